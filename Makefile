@@ -1,0 +1,140 @@
+# SPDX-License-Identifier: MIT
+# One non-recursive Makefile.  `make` builds build/confpol and
+# build/confpol-run; `make check` runs every test; see README.md.
+
+BUILD    ?= build
+CC       ?= cc
+BISON    ?= bison
+FLEX     ?= flex
+PREFIX   ?= /usr/local
+PKG_CONFIG ?= pkg-config
+
+WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+            -Wformat=2 -Wswitch-enum -Werror
+CFLAGS   ?= -O2 -g
+CPPFLAGS += -D_GNU_SOURCE -I$(BUILD)/grammar -Icompiler -Ibackends -Iruntime
+ALL_CFLAGS = -std=c11 $(WARN) $(CFLAGS) $(EXTRA_CFLAGS)
+DEPS_CFLAGS := $(shell $(PKG_CONFIG) --cflags libcjson libcrypto 2>/dev/null)
+DEPS_LIBS   := $(shell $(PKG_CONFIG) --libs libcjson libcrypto 2>/dev/null || echo -lcjson -lcrypto)
+CHECK_CFLAGS := $(shell $(PKG_CONFIG) --cflags check 2>/dev/null)
+CHECK_LIBS   := $(shell $(PKG_CONFIG) --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -lpthread)
+
+GEN_SRCS := $(BUILD)/grammar/parser.c $(BUILD)/grammar/lexer.c
+LIB_SRCS := $(sort $(wildcard compiler/*.c backends/*.c runtime/*.c))
+LIB_SRCS := $(filter-out runtime/confpol_run_main.c,$(LIB_SRCS))
+CLI_SRCS := $(sort $(wildcard cli/*.c))
+TEST_SRCS := $(sort $(wildcard tests/unit/*.c))
+
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(GEN_SRCS:.c=.o)
+CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/%.o)
+TEST_OBJS := $(TEST_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/tests/unit/suites.o
+
+LIB  := $(BUILD)/libconfpol.a
+BINS := $(BUILD)/confpol $(BUILD)/confpol-run
+
+.PHONY: all check check-unit check-sh check-asan check-valgrind demo deps \
+        install golden bench fuzz format clean
+
+all: $(BINS)
+
+# ---- generated front end -------------------------------------------------
+$(BUILD)/grammar/parser.c: grammar/parser.y
+	@mkdir -p $(@D)
+	$(BISON) -Wall -Werror -d -o $@ $<
+$(BUILD)/grammar/parser.h: $(BUILD)/grammar/parser.c
+$(BUILD)/grammar/lexer.c: grammar/lexer.l $(BUILD)/grammar/parser.h
+	@mkdir -p $(@D)
+	$(FLEX) -o $@ --header-file=$(BUILD)/grammar/lexer.h $<
+$(BUILD)/grammar/lexer.h: $(BUILD)/grammar/lexer.c
+
+# Everything that may include the generated headers waits for them.
+$(LIB_OBJS) $(CLI_OBJS) $(TEST_OBJS): | $(BUILD)/grammar/parser.h $(BUILD)/grammar/lexer.h
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(DEPS_CFLAGS) -MMD -MP -c -o $@ $<
+$(BUILD)/grammar/%.o: $(BUILD)/grammar/%.c
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+$(BUILD)/tests/unit/%.o: tests/unit/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(DEPS_CFLAGS) $(CHECK_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(LIB): $(LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/confpol: $(CLI_OBJS) $(LIB)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJS) $(LIB) $(DEPS_LIBS)
+
+# The runtime binary links only what runtime/ needs; the parser must not be
+# pulled in (checked by tests/sh/runtime-no-parser.sh).
+$(BUILD)/confpol-run: $(BUILD)/runtime/confpol_run_main.o $(LIB)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(DEPS_LIBS)
+
+# ---- tests ----------------------------------------------------------------
+# Each tests/unit/*.c defines `Suite *cp_test_NAME_suite(void)`; the runner
+# registers all of them.
+$(BUILD)/tests/unit/suites.c: $(TEST_SRCS)
+	@mkdir -p $(@D)
+	@{ echo '#include <check.h>'; \
+	   for n in $$(sed -n 's/^Suite \*cp_test_\([a-z0-9_]*\)_suite(void)$$/\1/p' $(TEST_SRCS) /dev/null); do \
+	     echo "Suite *cp_test_$${n}_suite(void);"; done; \
+	   echo 'Suite *(*const cp_test_suites[])(void) = {'; \
+	   for n in $$(sed -n 's/^Suite \*cp_test_\([a-z0-9_]*\)_suite(void)$$/\1/p' $(TEST_SRCS) /dev/null); do \
+	     echo "    cp_test_$${n}_suite,"; done; \
+	   echo '    0,'; echo '};'; } > $@.tmp && mv $@.tmp $@
+$(BUILD)/tests/unit/suites.o: $(BUILD)/tests/unit/suites.c
+	$(CC) $(CPPFLAGS) -std=c11 $(CFLAGS) $(CHECK_CFLAGS) -c -o $@ $<
+
+$(BUILD)/unit-tests: $(TEST_OBJS) $(LIB)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(TEST_OBJS) $(LIB) $(DEPS_LIBS) $(CHECK_LIBS)
+
+check: deps all $(BUILD)/unit-tests
+	$(BUILD)/unit-tests
+	BUILD=$(BUILD) sh tests/run.sh
+
+check-unit: all $(BUILD)/unit-tests
+	$(BUILD)/unit-tests
+
+check-sh: all
+	BUILD=$(BUILD) sh tests/run.sh
+
+check-asan:
+	$(MAKE) BUILD=build-asan CC=clang \
+	  CFLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
+	  LDFLAGS="-fsanitize=address,undefined" check
+
+check-valgrind: all $(BUILD)/unit-tests
+	CK_FORK=no valgrind --quiet --error-exitcode=99 --leak-check=full \
+	  --errors-for-leak-kinds=definite,indirect $(BUILD)/unit-tests
+	BUILD=$(BUILD) VALGRIND=1 sh tests/valgrind.sh
+
+golden: all
+	BUILD=$(BUILD) UPDATE=1 sh tests/golden/run.sh
+
+bench: all
+	BUILD=$(BUILD) sh tests/bench/run.sh
+
+fuzz:
+	BUILD=build-fuzz sh tests/fuzz/run.sh $(FUZZ_SECONDS)
+
+# ---- setup, demo, install --------------------------------------------------
+# Installs missing Debian packages when root; otherwise prints the command.
+deps:
+	@sh .ci/deps.sh
+
+demo: deps all
+	sh examples/demo.sh $(BUILD)
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 $(BUILD)/confpol $(BUILD)/confpol-run $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 spec/confpol.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h')
+
+clean:
+	rm -rf build build-asan build-fuzz
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/* The backend interface: each target lowers the resolved rule list (never
+ * the AST) into an artifact in memory and rates its fidelity per rule. */
+#ifndef CP_BACKEND_H
+#define CP_BACKEND_H
+
+#include <stdbool.h>
+
+#include "../compiler/arena.h"
+#include "../compiler/diag.h"
+#include "../compiler/policy.h"
+
+enum cp_fidelity {
+    CP_FID_EXACT,        /* enforced exactly as the decision model says */
+    CP_FID_STRICTER,     /* enforced, but the target denies more */
+    CP_FID_NOT_ENFORCED, /* this target does not enforce it (another does) */
+};
+
+struct cp_backend_opts {
+    bool expand_globs; /* bwrap: expand deny globs at apply time */
+    bool shell_format; /* bwrap: --format shell (readable command line) */
+};
+
+struct cp_backend {
+    const char *name;   /* "sbpl", "bwrap", "claude" */
+    const char *suffix; /* ".sb", ".bwrap", ".claude.json" */
+    /* Reports what the target cannot express (errors at the rule, fidelity
+     * warnings) and returns the number of errors. */
+    int (*check)(const struct cp_policy *p, const struct cp_backend_opts *o,
+                 struct cp_diags *d);
+    /* Fidelity of one rule on this target; *why: one line, static or arena. */
+    enum cp_fidelity (*fidelity)(const struct cp_policy *p,
+                                 const struct cp_rule *r, struct cp_arena *a,
+                                 const char **why);
+    /* Appends the artifact to out.  Returns false (with diagnostics) on
+     * failure.  Returns true with out->len == 0 when the target writes no
+     * file for this policy (e.g. an OS target and a cooperative policy);
+     * then it reports a note saying so. */
+    bool (*emit)(const struct cp_policy *p, const struct cp_backend_opts *o,
+                 struct cp_arena *a, struct cp_diags *d, struct cp_buf *out);
+};
+
+extern const struct cp_backend cp_backend_sbpl;
+extern const struct cp_backend cp_backend_bwrap;
+extern const struct cp_backend cp_backend_claude;
+
+/* NULL-terminated table in a stable order: sbpl, bwrap, claude. */
+extern const struct cp_backend *const cp_backends[];
+const struct cp_backend *cp_backend_find(const char *name);
+
+#endif

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/* Subcommands of `confpol` and the option parsing they share.  Each
+ * subcommand lives in cli/cmd_NAME.c and returns the process exit status:
+ * 0 clean, 1 the policy has errors (or a check failed), 2 usage or I/O. */
+#ifndef CP_CLI_H
+#define CP_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "confpol.h"
+
+enum cp_diag_format { CP_DFMT_TEXT, CP_DFMT_JSON, CP_DFMT_SARIF };
+
+/* Options common to the compiling subcommands. */
+struct cp_cli_common {
+    struct cp_define *defines; /* -D NAME=VALUE (heap) */
+    size_t ndefines;
+    bool werror;               /* -Werror */
+    const char **wopts;        /* -Wname / -Wno-name as written, without -W */
+    size_t nwopts;
+    enum cp_diag_format dfmt;  /* --diagnostics-format */
+};
+
+/* Tries to consume argv[*i] (and its value) as a common option.  Returns 1
+ * if consumed, 0 if not a common option, -1 on a usage error (message
+ * printed).  Accepts "-D NAME=VALUE", "-DNAME=VALUE", "-Werror", "-Wx",
+ * "-Wno-x", "--diagnostics-format F" and "--diagnostics-format=F". */
+int cp_cli_common_opt(struct cp_cli_common *c, int argc, char **argv, int *i);
+/* Applies the common options to a fresh context (defines, -W, -Werror);
+ * returns false (after printing) on an unknown warning name. */
+bool cp_cli_apply(const struct cp_cli_common *c, struct cp_ctx *cx);
+/* Prints the context's diagnostics in the chosen format to stderr (text)
+ * or stdout (json, sarif). */
+void cp_cli_print_diags(const struct cp_cli_common *c, struct cp_ctx *cx);
+void cp_cli_common_free(struct cp_cli_common *c);
+
+/* Writes `len` bytes to `path` atomically (temporary file in the same
+ * directory, fsync, rename).  Returns 0 or -1 with errno set. */
+int cp_cli_write_atomic(const char *path, const char *data, size_t len);
+
+int cp_cmd_check(int argc, char **argv);     /* cli/cmd_check.c */
+int cp_cmd_fmt(int argc, char **argv);       /* cli/cmd_fmt.c */
+int cp_cmd_explain(int argc, char **argv);   /* cli/cmd_explain.c */
+int cp_cmd_build(int argc, char **argv);     /* cli/cmd_build.c */
+int cp_cmd_run(int argc, char **argv);       /* cli/cmd_run.c */
+int cp_cmd_gate(int argc, char **argv);      /* cli/cmd_gate.c */
+int cp_cmd_install(int argc, char **argv);   /* cli/cmd_install.c */
+int cp_cmd_uninstall(int argc, char **argv); /* cli/cmd_install.c */
+int cp_cmd_verify(int argc, char **argv);    /* cli/cmd_install.c */
+
+#endif

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/* One arena per compilation, plus a growable byte buffer for emitted output. */
+#ifndef CP_ARENA_H
+#define CP_ARENA_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+struct cp_arena;
+
+/* Out of memory is fatal here and only here: callers never check NULL. */
+_Noreturn void cp_die_oom(void);
+void *cp_xmalloc(size_t n);
+void *cp_xcalloc(size_t n, size_t m);
+void *cp_xrealloc(void *p, size_t n);
+char *cp_xstrdup(const char *s);
+
+struct cp_arena *cp_arena_new(void);
+void cp_arena_free(struct cp_arena *a);
+/* Zeroed, aligned for any type.  Lives until cp_arena_free. */
+void *cp_arena_alloc(struct cp_arena *a, size_t n);
+char *cp_arena_strndup(struct cp_arena *a, const char *s, size_t n);
+char *cp_arena_strdup(struct cp_arena *a, const char *s);
+char *cp_arena_printf(struct cp_arena *a, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Interned strings: equal contents give the same pointer (compare with ==). */
+const char *cp_arena_intern(struct cp_arena *a, const char *s, size_t n);
+/* Bytes handed out so far (for benchmarks and limits). */
+size_t cp_arena_used(const struct cp_arena *a);
+
+/* Growable pointer array stored in the arena: push returns the new count. */
+struct cp_vec {
+    void **items;
+    size_t len, cap;
+};
+size_t cp_vec_push(struct cp_arena *a, struct cp_vec *v, void *item);
+
+/* Growable byte buffer on the heap (outputs outlive the arena). */
+struct cp_buf {
+    char *data; /* always NUL-terminated when non-NULL */
+    size_t len, cap;
+};
+void cp_buf_add(struct cp_buf *b, const void *p, size_t n);
+void cp_buf_addc(struct cp_buf *b, char c);
+void cp_buf_adds(struct cp_buf *b, const char *s);
+void cp_buf_printf(struct cp_buf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void cp_buf_vprintf(struct cp_buf *b, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
+void cp_buf_reset(struct cp_buf *b);
+void cp_buf_free(struct cp_buf *b);
+/* Take ownership of the data (NUL-terminated); b becomes empty. */
+char *cp_buf_steal(struct cp_buf *b, size_t *len);
+
+#endif

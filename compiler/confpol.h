@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/* The compiler's small public API: one context per compilation, phases that
+ * return their number of new errors, and a driver-level cp_compile(). */
+#ifndef CP_CONFPOL_H
+#define CP_CONFPOL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "arena.h"
+#include "diag.h"
+#include "policy.h"
+
+#define CP_VERSION "0.1.0"
+
+struct cp_file;
+
+struct cp_define { /* -D NAME=VALUE */
+    const char *name;
+    const char *value;
+};
+
+struct cp_options {
+    struct cp_define *defines;
+    size_t ndefines;
+    const char *outdir;      /* build -o DIR (control plane), or NULL */
+    bool expand_globs;       /* build --expand-globs */
+};
+
+struct cp_ctx {
+    struct cp_arena *arena;
+    struct cp_diags diags;
+    struct cp_options opts;
+    const char *main_path;   /* the policy file to compile */
+    const struct cp_source *main_src; /* set when compiling from memory */
+    struct cp_file *ast;     /* after cp_parse */
+    struct cp_policy *policy; /* after cp_resolve */
+};
+
+void cp_ctx_init(struct cp_ctx *cx);
+void cp_ctx_free(struct cp_ctx *cx);
+
+/* Phases; each returns the number of new errors. */
+int cp_parse(struct cp_ctx *cx);   /* compiler/parse.c: lex, parse, includes */
+int cp_resolve(struct cp_ctx *cx); /* compiler/resolve.c: names, types, paths, profiles -> policy */
+int cp_check(struct cp_ctx *cx);   /* compiler/check.c: overlap/containment analysis, expect */
+
+/* parse + resolve + check; stops between phases on errors.  Returns the
+ * number of errors (0: cx->policy is usable). */
+int cp_compile(struct cp_ctx *cx);
+
+/* fmt: canonical layout of one parsed file (compiler/fmt.c). */
+void cp_fmt_file(const struct cp_file *f, struct cp_buf *out);
+/* --print-effective: the resolved policy in confpol syntax, implicit rules
+ * marked with their origin (compiler/effective.c). */
+void cp_print_effective(const struct cp_policy *p, struct cp_buf *out);
+
+#endif

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+/* Diagnostics are records in a sink; renderers print them GCC-style, as JSON
+ * or as SARIF 2.1.0.  Every code is listed in compiler/diag_codes.def and in
+ * spec/diagnostics.md. */
+#ifndef CP_DIAG_H
+#define CP_DIAG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "source.h"
+
+enum cp_severity {
+    CP_SEV_NOTE,    /* informational, never changes the exit status */
+    CP_SEV_WARNING, /* exit 0 unless -Werror */
+    CP_SEV_ERROR,   /* exit 1 */
+};
+
+/* One row per diagnostic code.  ORDER: keep in sync with diag_codes.def. */
+enum cp_diag_code {
+#define CP_DIAG(id, name, sev, summary) id,
+#include "diag_codes.def"
+#undef CP_DIAG
+    CP_DIAG__COUNT
+};
+
+struct cp_diag_note {
+    struct cp_loc loc; /* loc.src may be NULL: note without location */
+    char *msg;
+};
+
+struct cp_diag {
+    enum cp_diag_code code;
+    enum cp_severity sev; /* after -W options and -Werror */
+    struct cp_loc loc;    /* loc.src may be NULL for command-line problems */
+    char *msg;
+    struct cp_diag_note *notes;
+    size_t nnotes;
+    char *suggestion;     /* one-line fix-it, printed as "note: ..." or NULL */
+};
+
+struct cp_diags {
+    struct cp_diag *items;
+    size_t len, cap;
+    size_t nerrors, nwarnings;
+    bool werror;                       /* -Werror */
+    signed char wstate[CP_DIAG__COUNT]; /* 0 default, 1 -Wname, -1 -Wno-name */
+};
+
+/* Static facts about a code. */
+const char *cp_diag_code_id(enum cp_diag_code c);   /* "CP0101" */
+const char *cp_diag_code_name(enum cp_diag_code c); /* "unknown-profile" */
+enum cp_severity cp_diag_code_default(enum cp_diag_code c);
+const char *cp_diag_code_summary(enum cp_diag_code c);
+/* -Wname / -Wno-name; returns false if no warning has that name. */
+bool cp_diags_set_warning(struct cp_diags *d, const char *name, bool on);
+
+void cp_diags_init(struct cp_diags *d);
+void cp_diags_free(struct cp_diags *d);
+
+/* Adds a record with the code's default severity (adjusted by -W options;
+ * a disabled warning or note returns NULL and records nothing).  `loc` may be
+ * NULL.  Returns the record so that notes can be attached. */
+struct cp_diag *cp_diag_report(struct cp_diags *d, enum cp_diag_code code,
+                               const struct cp_loc *loc, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void cp_diag_add_note(struct cp_diag *g, const struct cp_loc *loc,
+                      const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void cp_diag_set_suggestion(struct cp_diag *g, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+size_t cp_diag_errors(const struct cp_diags *d);
+
+/* Renderers.  Text: "file:line:col: error: msg [CPnnnn]" plus the source line
+ * and a caret line; see spec/diagnostics.md for the exact format. */
+void cp_diags_render_text(const struct cp_diags *d, FILE *out);
+void cp_diags_render_json(const struct cp_diags *d, FILE *out);
+void cp_diags_render_sarif(const struct cp_diags *d, FILE *out);
+
+#endif

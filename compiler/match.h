@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/* Pattern algorithms shared by the decision model, the analysis, the gate
+ * hook and the backends: matching a subject, and deciding containment and
+ * overlap between two patterns exactly (spec/semantics.md, "Patterns").
+ * Pure functions: no I/O, no globals. */
+#ifndef CP_MATCH_H
+#define CP_MATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "policy.h"
+
+struct cp_arena;
+
+/* Answer of a relation between two patterns. */
+enum cp_rel {
+    CP_REL_NO,
+    CP_REL_YES,
+    CP_REL_MAY, /* depends on the value of an unbound param (named in *why) */
+};
+
+/* ---- paths ----------------------------------------------------------- */
+
+/* Parses a path pattern text (as written in a policy, after ${NAME}
+ * interpolation of lets but with param roots kept) into *out.  `quoted`:
+ * the whole text is literal (no globs).  Accepts "/abs", "~", "~/x",
+ * "${NAME}", "${NAME}/x"; normalises doubled and trailing slashes.
+ * Returns NULL on success, else a static message ("relative path",
+ * "'..' segment", "NUL byte", ...) and *err_off, the byte offset of the
+ * problem. */
+const char *cp_path_parse(struct cp_arena *a, const char *text, size_t len,
+                          bool quoted, struct cp_path *out, size_t *err_off);
+
+/* Does pattern p cover the concrete absolute path `path` (p's param root
+ * replaced by `root_value`, which must be non-NULL when p->root is set)?
+ * A pattern covers every path it matches and everything beneath. */
+bool cp_path_covers(const struct cp_path *p, const char *root_value,
+                    const char *path, size_t len);
+
+/* Exact: is every path covered by `inner` also covered by `outer`
+ * (L(inner) ⊆ L(outer), both closed downwards)?  Params with different
+ * names are opaque: the answer is CP_REL_MAY unless it holds or fails for
+ * every binding; *param names the param whose binding would decide it. */
+enum cp_rel cp_path_contains(const struct cp_path *outer,
+                             const struct cp_path *inner, const char **param);
+/* Exact: do the two cover a common path? */
+enum cp_rel cp_path_overlaps(const struct cp_path *a, const struct cp_path *b,
+                             const char **param);
+/* Total order for indexes (root name, then segments bytewise, literal
+ * before glob); equal iff identical patterns. */
+int cp_path_cmp(const struct cp_path *a, const struct cp_path *b);
+/* Number of leading literal segments (the part a trie can index). */
+size_t cp_path_literal_prefix(const struct cp_path *p);
+
+/* ---- gate (command) patterns ----------------------------------------- */
+
+/* Parses a quoted word pattern or compiles a regex (`is_regex`).  Returns
+ * NULL on success, else a message (for regexes, regerror's text). */
+const char *cp_gate_parse(struct cp_arena *a, const char *text, size_t len,
+                          bool is_regex, struct cp_gate_pat *out);
+/* Splits a command line into simple commands at && || ; | |& & and
+ * newlines, respecting quotes, and each into words (quote removal done).
+ * Returns the number of parts; *parts[i] is a NULL-terminated word array. */
+size_t cp_gate_split(struct cp_arena *a, const char *line,
+                     const char ****parts);
+/* Does the pattern match the command line?  Word patterns: any part
+ * matches (also after stripping leading VAR=value assignments and the
+ * wrappers timeout, time, nice, nohup, stdbuf, command, builtin and env;
+ * the strictest reading wins); regex: the whole line. */
+bool cp_gate_matches(const struct cp_gate_pat *g, const char *line,
+                     struct cp_arena *a);
+/* Exact containment / overlap of two word patterns; any relation involving
+ * a regex is CP_REL_MAY. */
+enum cp_rel cp_gate_contains(const struct cp_gate_pat *outer,
+                             const struct cp_gate_pat *inner);
+enum cp_rel cp_gate_overlaps(const struct cp_gate_pat *a,
+                             const struct cp_gate_pat *b);
+
+/* ---- domains --------------------------------------------------------- */
+
+/* "example.com" or "*.example.com"; rejects "*", "*.com" (a public suffix
+ * with no registrable label), empty labels, bad characters.  Returns NULL
+ * on success, else a message. */
+const char *cp_domain_parse(struct cp_arena *a, const char *text, size_t len,
+                            struct cp_domain *out);
+bool cp_domain_matches(const struct cp_domain *d, const char *host);
+enum cp_rel cp_domain_contains(const struct cp_domain *outer,
+                               const struct cp_domain *inner);
+
+#endif

@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: MIT */
+/* The resolved policy: a flat list of typed rules with provenance.  This is
+ * the only input of the analysis, the decision model and every backend
+ * (backends never include ast.h). */
+#ifndef CP_POLICY_H
+#define CP_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "source.h"
+
+struct cp_arena;
+
+enum cp_profile {
+    CP_PROFILE_COOPERATIVE,
+    CP_PROFILE_CONFINED,
+    CP_PROFILE_EXCLUSIVE,
+};
+
+enum cp_fail {
+    CP_FAIL_CLOSED,
+    CP_FAIL_OPEN,
+};
+
+/* ---- path patterns --------------------------------------------------- */
+
+enum cp_seg_kind {
+    CP_SEG_LIT,  /* literal bytes (any byte but '/' and NUL) */
+    CP_SEG_GLOB, /* one segment with '*' (any run) and '?' (one byte);
+                    '\\' escapes the next byte ('\\*' is a literal '*') */
+    CP_SEG_ANY,  /* '**': any number (zero or more) of whole segments */
+};
+
+struct cp_seg {
+    enum cp_seg_kind kind;
+    const char *s; /* not NUL-terminated in general; use len */
+    size_t len;    /* 0 for CP_SEG_ANY */
+};
+
+/* A path pattern names each matching path AND everything beneath it.
+ * root == NULL: absolute.  Otherwise the interned name of a param
+ * ("HOME" for ~, "PROJECT", ...) whose value is an absolute canonical
+ * directory bound at apply time.  Zero segments denote the root itself
+ * ("/" or the param's directory).  Segments never are "", "." or "..". */
+struct cp_path {
+    const char *root;
+    struct cp_seg *segs;
+    size_t nsegs;
+    bool has_glob; /* any CP_SEG_GLOB or CP_SEG_ANY */
+};
+
+/* ---- command (gate) patterns ----------------------------------------- */
+
+enum cp_gate_pat_kind {
+    CP_GATE_WORDS, /* "git push --force *": words, '*' globs inside a word;
+                      a lone '*' word matches exactly one word, except as the
+                      LAST word where it matches zero or more further words */
+    CP_GATE_REGEX, /* re"...": POSIX ERE matched against the whole line */
+};
+
+struct cp_gate_pat {
+    enum cp_gate_pat_kind kind;
+    const char *text;   /* the pattern as written, unescaped (NUL-free) */
+    const char **words; /* CP_GATE_WORDS: each word, glob syntax as in CP_SEG_GLOB */
+    size_t nwords;
+    bool trailing_any;  /* CP_GATE_WORDS: last word was a lone '*' (not in words) */
+    void *regex;        /* CP_GATE_REGEX: compiled regex_t * (REG_EXTENDED|REG_NOSUB) */
+};
+
+/* ---- domain patterns ------------------------------------------------- */
+
+struct cp_domain {
+    const char *name; /* lower-case, no trailing dot: "example.com" */
+    bool wildcard;    /* "*.example.com": strict subdomains, any depth */
+};
+
+/* ---- rules ----------------------------------------------------------- */
+
+enum cp_rule_kind {
+    CP_R_WRITE,      /* write PATH      (allow write+read) */
+    CP_R_EXEC,       /* exec PATH       (allow exec; makes exec an allow-list) */
+    CP_R_DENY_READ,  /* deny read PATH */
+    CP_R_DENY_WRITE, /* deny write PATH */
+    CP_R_DENY_EXEC,  /* deny exec PATH */
+    CP_R_GATE_ASK,   /* gate ask PATTERN */
+    CP_R_GATE_DENY,  /* gate deny PATTERN */
+    CP_R_NET_ALLOW,  /* net allow DOMAIN */
+    CP_R_NET_DENY,   /* net deny (no argument) */
+};
+
+/* Where a rule came from. */
+enum cp_origin {
+    CP_ORIGIN_SOURCE,      /* written in a policy file at loc */
+    CP_ORIGIN_CONFINED,    /* implicit: added by profile confined (or exclusive) */
+    CP_ORIGIN_EXCLUSIVE,   /* implicit: added by profile exclusive */
+};
+
+#define CP_RF_REDUNDANT 0x1u /* analysis: contained in another rule of the same
+                                kind; backends may emit nothing for it */
+#define CP_RF_CONTROL   0x2u /* implicit control-plane protection */
+
+struct cp_rule {
+    unsigned id;            /* index in policy->rules; "rule #id" in messages */
+    enum cp_rule_kind kind;
+    enum cp_origin origin;
+    const char *why;        /* implicit rules: short reason, e.g. "policy source file" */
+    struct cp_loc loc;      /* the argument's span (src NULL for implicit rules) */
+    unsigned flags;         /* CP_RF_* */
+    const char *text;       /* the argument as written, for messages and fmt */
+    union {
+        struct cp_path path;     /* WRITE, EXEC, DENY_* */
+        struct cp_gate_pat gate; /* GATE_* */
+        struct cp_domain dom;    /* NET_ALLOW */
+    } u;
+};
+
+/* expect VERDICT ACCESS SUBJECT */
+enum cp_access {
+    CP_ACC_READ,
+    CP_ACC_WRITE,
+    CP_ACC_EXEC,
+    CP_ACC_NET,  /* subject: a domain name */
+    CP_ACC_GATE, /* subject: a command line */
+};
+
+enum cp_verdict {
+    CP_ALLOW,
+    CP_ASK,  /* gate only */
+    CP_DENY,
+};
+
+struct cp_expect {
+    enum cp_verdict verdict;
+    enum cp_access access;
+    const char *subject; /* path (param-rooted form "${PROJECT}/x" kept as text) */
+    struct cp_path path; /* read/write/exec: subject as a literal path */
+    struct cp_loc loc;
+};
+
+struct cp_param {
+    const char *name;  /* interned */
+    const char *value; /* bound with -D (absolute, canonical), or NULL */
+    struct cp_loc loc; /* declaration (src NULL for HOME and PROJECT) */
+    bool used;         /* some rule is rooted at it */
+};
+
+struct cp_policy {
+    const char *stem;          /* main file name without directory and .confpol */
+    const char *main_path;     /* main source path as given */
+    enum cp_profile profile;
+    bool profile_defaulted;    /* no profile statement */
+    enum cp_fail fail;
+    bool fail_written;
+    struct cp_param *params;   /* HOME and PROJECT first, then declared order */
+    size_t nparams;
+    struct cp_rule **rules;    /* source order, implicit rules after */
+    size_t nrules;
+    bool has_exec;             /* any CP_R_EXEC */
+    enum { CP_NET_ALL, CP_NET_NONE, CP_NET_LIST } net;
+    struct cp_expect *expects;
+    size_t nexpects;
+    const char **sources;      /* absolute paths of every policy source file */
+    size_t nsources;
+    const char *outdir;        /* absolute output directory of build, or NULL */
+};
+
+/* ---- the decision model (compiler/decide.c) -------------------------- */
+
+struct cp_decision {
+    enum cp_verdict verdict;
+    /* Rules that decided it: the deny/ask rules that match, or the allow
+     * rules that match when allowed.  Empty when decided by default. */
+    const struct cp_rule **rules;
+    size_t nrules;
+    bool by_default; /* no rule matched; the model's default applied */
+    /* Set when an unbound param makes the answer depend on its value: the
+     * answer given is the strictest possible; name of the param. */
+    const char *unbound_param;
+};
+
+/* `subject`: for read/write/exec an absolute path (no params: bind them
+ * first) or a path pattern text like "${PROJECT}/x" resolved against the
+ * policy's bound params; for net a domain; for gate a command line. */
+int cp_decide(const struct cp_policy *p, enum cp_access acc,
+              const char *subject, struct cp_arena *a, struct cp_decision *out);
+
+/* Printable forms, NUL-terminated in the arena. */
+const char *cp_path_format(struct cp_arena *a, const struct cp_path *p); /* confpol syntax */
+const char *cp_rule_kind_text(enum cp_rule_kind k);  /* "deny write" */
+const char *cp_access_text(enum cp_access a);        /* "write" */
+const char *cp_verdict_text(enum cp_verdict v);      /* "deny" */
+const char *cp_profile_text(enum cp_profile p);
+
+#endif

@@ -1,0 +1,26 @@
+#!/bin/sh
+# Runs every shell-level test: tests/sh/*.sh and tests/golden/run.sh.
+# Each script exits 0 (pass), 77 (skip, with the reason on stdout) or
+# anything else (fail).  Under CI=true a skip counts as a failure: CI must
+# prove the denies, not skip them.
+set -u
+BUILD=${BUILD:-build}
+export BUILD
+top=$(cd "$(dirname "$0")/.." && pwd)
+export CONFPOL="$top/$BUILD/confpol" CONFPOL_RUN="$top/$BUILD/confpol-run" TOP="$top"
+pass=0 fail=0 skip=0
+for t in "$top"/tests/golden/run.sh "$top"/tests/sh/*.sh; do
+    [ -f "$t" ] || continue
+    name=${t#"$top"/}
+    out=$(sh "$t" 2>&1); rc=$?
+    if [ $rc -eq 0 ]; then
+        pass=$((pass + 1)); echo "ok - $name"
+    elif [ $rc -eq 77 ] && [ "${CI:-}" != true ]; then
+        skip=$((skip + 1)); echo "ok - $name # SKIP $(printf '%s' "$out" | tail -n 1)"
+    else
+        fail=$((fail + 1)); echo "not ok - $name (exit $rc)"
+        printf '%s\n' "$out" | sed 's/^/#   /' | tail -n 60
+    fi
+done
+echo "$pass passed, $fail failed, $skip skipped"
+[ $fail -eq 0 ]
