@@ -52,6 +52,12 @@ enum cp_rel cp_path_overlaps(const struct cp_path *a, const struct cp_path *b,
 int cp_path_cmp(const struct cp_path *a, const struct cp_path *b);
 /* Number of leading literal segments (the part a trie can index). */
 size_t cp_path_literal_prefix(const struct cp_path *p);
+/* *out = p with its param root replaced by `root_value` (an absolute
+ * canonical directory): an absolute pattern sharing p's segments.  Absolute
+ * p is copied as is.  Returns NULL, or a message when root_value is not an
+ * absolute path without '.', '..' or '${'. */
+const char *cp_path_bind(struct cp_arena *a, const struct cp_path *p,
+                         const char *root_value, struct cp_path *out);
 
 /* ---- gate (command) patterns ----------------------------------------- */
 
@@ -59,6 +65,8 @@ size_t cp_path_literal_prefix(const struct cp_path *p);
  * NULL on success, else a message (for regexes, regerror's text). */
 const char *cp_gate_parse(struct cp_arena *a, const char *text, size_t len,
                           bool is_regex, struct cp_gate_pat *out);
+/* Frees a compiled regex (the arena does not own it); no-op otherwise. */
+void cp_gate_free(struct cp_gate_pat *g);
 /* Splits a command line into simple commands at && || ; | |& & and
  * newlines, respecting quotes, and each into words (quote removal done).
  * Returns the number of parts; *parts[i] is a NULL-terminated word array. */
@@ -87,5 +95,8 @@ const char *cp_domain_parse(struct cp_arena *a, const char *text, size_t len,
 bool cp_domain_matches(const struct cp_domain *d, const char *host);
 enum cp_rel cp_domain_contains(const struct cp_domain *outer,
                                const struct cp_domain *inner);
+/* Exact: does some host match both? */
+enum cp_rel cp_domain_overlaps(const struct cp_domain *a,
+                               const struct cp_domain *b);
 
 #endif

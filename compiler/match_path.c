@@ -1,0 +1,234 @@
+/* SPDX-License-Identifier: MIT */
+/* Path patterns: parsing, matching a concrete path, ordering
+ * (spec/patterns.md, "Path patterns").  The relations (containment and
+ * overlap) live in match_rel.c. */
+#include <string.h>
+
+#include "arena.h"
+#include "match.h"
+#include "match_int.h"
+
+static bool path_name_start(char c)
+{
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
+}
+
+static bool path_name_char(char c)
+{
+    return path_name_start(c) || (c >= '0' && c <= '9');
+}
+
+const char *cp_path_parse(struct cp_arena *a, const char *text, size_t len,
+                          bool quoted, struct cp_path *out, size_t *err_off)
+{
+    size_t i, pos;
+
+    memset(out, 0, sizeof *out);
+    *err_off = 0;
+    if (len == 0)
+        return "empty path";
+    if (len > CP_MAX_PATH_LEN) {
+        *err_off = CP_MAX_PATH_LEN;
+        return "path longer than 4096 bytes";
+    }
+    for (i = 0; i < len; i++)
+        if (text[i] == '\0') {
+            *err_off = i;
+            return "NUL byte in path";
+        }
+
+    /* The root. */
+    if (text[0] == '/') {
+        pos = 1;
+    } else if (text[0] == '~') {
+        if (len > 1 && text[1] != '/') {
+            *err_off = 1;
+            return "'~user' paths are not supported (use '~/' or a param)";
+        }
+        out->root = cp_arena_intern(a, "HOME", 4);
+        pos = 1;
+    } else if (len >= 2 && text[0] == '$' && text[1] == '{') {
+        size_t n = 2;
+        while (n < len && path_name_char(text[n]))
+            n++;
+        if (n == 2 || !path_name_start(text[2])) {
+            *err_off = 2;
+            return "bad param name after '${'";
+        }
+        if (n >= len || text[n] != '}') {
+            *err_off = n;
+            return "expected '}' after the param name";
+        }
+        if (n + 1 < len && text[n + 1] != '/') {
+            *err_off = n + 1;
+            return "expected '/' after '${NAME}'";
+        }
+        out->root = cp_arena_intern(a, text + 2, n - 2);
+        pos = n + 1;
+    } else {
+        return "relative path";
+    }
+
+    /* Count segments to size the array. */
+    size_t nseg = 0;
+    for (i = pos; i < len;) {
+        while (i < len && text[i] == '/')
+            i++;
+        if (i >= len)
+            break;
+        nseg++;
+        while (i < len && text[i] != '/')
+            i++;
+    }
+    out->segs = nseg ? cp_arena_alloc(a, nseg * sizeof *out->segs) : NULL;
+
+    char *copy = cp_arena_strndup(a, text, len);
+    size_t k = 0;
+    for (i = pos; i < len;) {
+        while (i < len && text[i] == '/')
+            i++;
+        if (i >= len)
+            break;
+        size_t s = i;
+        while (i < len && text[i] != '/')
+            i++;
+        size_t l = i - s;
+        struct cp_seg *sg = &out->segs[k++];
+        sg->s = copy + s;
+        sg->len = l;
+        sg->kind = CP_SEG_LIT;
+        if ((l == 1 && text[s] == '.') ||
+            (l == 2 && text[s] == '.' && text[s + 1] == '.')) {
+            *err_off = s;
+            memset(out, 0, sizeof *out);
+            return l == 1 ? "'.' segment in path" : "'..' segment in path";
+        }
+        for (size_t j = s; j < i; j++) {
+            if (text[j] == '$' && j + 1 < i && text[j + 1] == '{') {
+                *err_off = j;
+                memset(out, 0, sizeof *out);
+                return "'${NAME}' is only allowed at the start of a path";
+            }
+        }
+        if (quoted)
+            continue;
+        for (size_t j = s; j < i; j++) {
+            if (text[j] == '\\') {
+                *err_off = j;
+                memset(out, 0, sizeof *out);
+                return "backslash in unquoted path (quote the path to "
+                       "make it literal)";
+            }
+            if (text[j] == '*' || text[j] == '?')
+                sg->kind = CP_SEG_GLOB;
+            if (text[j] == '*' && j + 1 < i && text[j + 1] == '*' &&
+                !(l == 2)) {
+                *err_off = s;
+                memset(out, 0, sizeof *out);
+                return "'**' must be a whole segment";
+            }
+        }
+        if (l == 2 && text[s] == '*' && text[s + 1] == '*') {
+            sg->kind = CP_SEG_ANY;
+            sg->s = NULL;
+            sg->len = 0;
+        }
+        if (sg->kind != CP_SEG_LIT)
+            out->has_glob = true;
+    }
+    out->nsegs = k;
+    return NULL;
+}
+
+bool cp_path_covers(const struct cp_path *p, const char *root_value,
+                    const char *path, size_t len)
+{
+    if (p->root) {
+        if (!root_value || root_value[0] != '/')
+            return false;
+        size_t rl = strlen(root_value);
+        while (rl > 1 && root_value[rl - 1] == '/')
+            rl--;
+        if (rl > 1) {
+            if (len < rl || memcmp(path, root_value, rl) != 0)
+                return false;
+            if (len > rl && path[rl] != '/')
+                return false;
+            path += rl;
+            len -= rl;
+        }
+    } else if (len == 0 || path[0] != '/') {
+        return false;
+    }
+    return cp_match_segs(p->segs, p->nsegs, path, len);
+}
+
+static int path_seg_cmp(const struct cp_seg *x, const struct cp_seg *y)
+{
+    if (x->kind != y->kind)
+        return x->kind < y->kind ? -1 : 1;
+    size_t n = x->len < y->len ? x->len : y->len;
+    int c = n ? memcmp(x->s, y->s, n) : 0;
+    if (c)
+        return c < 0 ? -1 : 1;
+    if (x->len != y->len)
+        return x->len < y->len ? -1 : 1;
+    return 0;
+}
+
+int cp_path_cmp(const struct cp_path *a, const struct cp_path *b)
+{
+    if (a->root != b->root) {
+        if (!a->root)
+            return -1;
+        if (!b->root)
+            return 1;
+        int c = strcmp(a->root, b->root);
+        if (c)
+            return c < 0 ? -1 : 1;
+    }
+    size_t n = a->nsegs < b->nsegs ? a->nsegs : b->nsegs;
+    for (size_t i = 0; i < n; i++) {
+        int c = path_seg_cmp(&a->segs[i], &b->segs[i]);
+        if (c)
+            return c;
+    }
+    if (a->nsegs != b->nsegs)
+        return a->nsegs < b->nsegs ? -1 : 1;
+    return 0;
+}
+
+size_t cp_path_literal_prefix(const struct cp_path *p)
+{
+    size_t i = 0;
+    while (i < p->nsegs && p->segs[i].kind == CP_SEG_LIT)
+        i++;
+    return i;
+}
+
+const char *cp_path_bind(struct cp_arena *a, const struct cp_path *p,
+                         const char *root_value, struct cp_path *out)
+{
+    if (!p->root) {
+        *out = *p;
+        return NULL;
+    }
+    struct cp_path r;
+    size_t off;
+    const char *msg =
+        cp_path_parse(a, root_value, strlen(root_value), true, &r, &off);
+    if (msg)
+        return msg;
+    if (r.root)
+        return "param value is not an absolute path";
+    out->root = NULL;
+    out->nsegs = r.nsegs + p->nsegs;
+    out->segs = out->nsegs ? cp_arena_alloc(a, out->nsegs * sizeof *out->segs)
+                           : NULL;
+    if (r.nsegs)
+        memcpy(out->segs, r.segs, r.nsegs * sizeof *r.segs);
+    if (p->nsegs)
+        memcpy(out->segs + r.nsegs, p->segs, p->nsegs * sizeof *p->segs);
+    out->has_glob = p->has_glob;
+    return NULL;
+}
