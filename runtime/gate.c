@@ -1,0 +1,468 @@
+/* SPDX-License-Identifier: MIT */
+/* The gate hook without the parser: bounded stdin, strict input checks, the
+ * artifact's gate table, decisions over it and the answer JSON.
+ *
+ * Input is read with poll(2) against one overall deadline and a byte cap, and
+ * reading stops as soon as the bytes form one complete JSON object, so a
+ * client that leaves stdin open costs nothing and a silent one costs at most
+ * CP_GATE_READ_TIMEOUT_MS.  Every check that can fail returns a message; the
+ * caller turns it into deny or allow by the policy's fail mode. */
+#include "gate.h"
+
+#include <cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../compiler/match.h"
+
+static long cp_gate_ms_since(const struct timespec *t0)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long)(t.tv_sec - t0->tv_sec) * 1000 +
+           (t.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+static bool cp_gate_is_ws(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/* True when buf holds one whole JSON object or array and only whitespace
+ * after it.  Scalars are never "complete" early: "12" may go on as "123". */
+static bool cp_gate_json_complete(const char *buf, size_t len)
+{
+    size_t i = 0;
+    while (i < len && cp_gate_is_ws(buf[i]))
+        i++;
+    if (i == len || (buf[i] != '{' && buf[i] != '['))
+        return false;
+    if (memchr(buf, 0, len))
+        return false;
+    const char *end = NULL;
+    cJSON *v = cJSON_ParseWithLengthOpts(buf, len, &end, 0);
+    if (!v)
+        return false;
+    cJSON_Delete(v);
+    for (size_t j = (size_t)(end - buf); j < len; j++)
+        if (!cp_gate_is_ws(buf[j]))
+            return false;
+    return true;
+}
+
+enum cp_gate_rd cp_gate_read_input(int fd, size_t cap, int timeout_ms,
+                                   struct cp_buf *out)
+{
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    static char chunk[65536];
+    cp_buf_add(out, "", 0);
+    for (;;) {
+        long left = timeout_ms - cp_gate_ms_since(&t0);
+        if (left <= 0)
+            return CP_GATE_RD_TIMEOUT;
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        int n = poll(&p, 1, (int)left);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return CP_GATE_RD_ERROR;
+        }
+        if (n == 0)
+            return CP_GATE_RD_TIMEOUT;
+        if (p.revents & POLLNVAL) {
+            errno = EBADF;
+            return CP_GATE_RD_ERROR;
+        }
+        ssize_t r = read(fd, chunk, sizeof chunk);
+        if (r < 0) {
+            if (errno == EINTR || errno == EAGAIN)
+                continue;
+            return CP_GATE_RD_ERROR;
+        }
+        if (r == 0)
+            return CP_GATE_RD_OK;
+        if (out->len + (size_t)r > cap)
+            return CP_GATE_RD_TOOBIG;
+        cp_buf_add(out, chunk, (size_t)r);
+        if (cp_gate_json_complete(out->data, out->len))
+            return CP_GATE_RD_OK;
+    }
+}
+
+const char *cp_gate_rd_text(enum cp_gate_rd r)
+{
+    switch (r) {
+    case CP_GATE_RD_OK:
+        return "ok";
+    case CP_GATE_RD_TOOBIG:
+        return "input larger than 1 MiB";
+    case CP_GATE_RD_TIMEOUT:
+        return "input incomplete after 3 s (stdin left open?)";
+    case CP_GATE_RD_ERROR:
+        return "cannot read input";
+    }
+    return "cannot read input";
+}
+
+/* Does a JSON text contain the escape \u0000 inside a string?  cJSON would
+ * decode it into a C string cut short at the NUL, and the gate would match a
+ * different command than the one the shell runs. */
+static bool cp_gate_has_escaped_nul(const char *s, size_t len)
+{
+    bool in_str = false;
+    for (size_t i = 0; i < len; i++) {
+        if (!in_str) {
+            if (s[i] == '"')
+                in_str = true;
+            continue;
+        }
+        if (s[i] == '"') {
+            in_str = false;
+        } else if (s[i] == '\\' && i + 1 < len) {
+            if (s[i + 1] == 'u' && i + 5 < len &&
+                memcmp(s + i + 2, "0000", 4) == 0)
+                return true;
+            i++; /* skip the escaped byte */
+        }
+    }
+    return false;
+}
+
+/* Number of members named `key` (duplicates are refused: JSON parsers
+ * disagree on which one wins). */
+static int cp_gate_count_key(const cJSON *obj, const char *key)
+{
+    int n = 0;
+    for (const cJSON *c = obj->child; c; c = c->next)
+        if (c->string && strcmp(c->string, key) == 0)
+            n++;
+    return n;
+}
+
+const char *cp_gate_parse_input(struct cp_arena *a, const char *text,
+                                size_t len, struct cp_gate_input *in)
+{
+    in->tool = NULL;
+    in->command = NULL;
+    if (memchr(text, 0, len))
+        return "input contains a NUL byte";
+    if (cp_gate_has_escaped_nul(text, len))
+        return "input contains an escaped NUL character";
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+    if (!root)
+        return "input is not JSON";
+    const char *err = NULL;
+    for (size_t j = (size_t)(end - text); j < len; j++)
+        if (!cp_gate_is_ws(text[j])) {
+            err = "input has data after the JSON value";
+            goto out;
+        }
+    if (!cJSON_IsObject(root)) {
+        err = "input is not a JSON object";
+        goto out;
+    }
+    static const char *const once[] = {"hook_event_name", "tool_name",
+                                       "tool_input"};
+    for (size_t k = 0; k < sizeof once / sizeof once[0]; k++)
+        if (cp_gate_count_key(root, once[k]) > 1) {
+            err = "input has a duplicate key";
+            goto out;
+        }
+    const cJSON *ev = cJSON_GetObjectItemCaseSensitive(root, "hook_event_name");
+    if (ev && !(cJSON_IsString(ev) && strcmp(ev->valuestring, "PreToolUse") == 0)) {
+        err = "hook_event_name is not \"PreToolUse\"";
+        goto out;
+    }
+    const cJSON *tool = cJSON_GetObjectItemCaseSensitive(root, "tool_name");
+    if (!cJSON_IsString(tool)) {
+        err = "tool_name is missing or not a string";
+        goto out;
+    }
+    in->tool = cp_arena_strdup(a, tool->valuestring);
+    const cJSON *ti = cJSON_GetObjectItemCaseSensitive(root, "tool_input");
+    if (!cJSON_IsObject(ti)) {
+        err = "tool_input is missing or not an object";
+        goto out;
+    }
+    if (strcmp(in->tool, "Bash") == 0) {
+        if (cp_gate_count_key(ti, "command") > 1) {
+            err = "input has a duplicate key";
+            goto out;
+        }
+        const cJSON *cmd = cJSON_GetObjectItemCaseSensitive(ti, "command");
+        if (!cJSON_IsString(cmd)) {
+            err = "tool_input.command is missing or not a string";
+            goto out;
+        }
+        in->command = cp_arena_strdup(a, cmd->valuestring);
+    }
+out:
+    cJSON_Delete(root);
+    return err;
+}
+
+/* ---- the artifact's gate table --------------------------------------- */
+
+static const char *cp_gate_str(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+const char *cp_gate_table_parse(struct cp_arena *a, const char *text,
+                                size_t len, struct cp_gate_table *t)
+{
+    memset(t, 0, sizeof *t);
+    if (memchr(text, 0, len))
+        return "artifact contains a NUL byte";
+    cJSON *root = cJSON_ParseWithLength(text, len);
+    if (!root)
+        return "artifact is not JSON";
+    const char *err = NULL;
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(root, "confpol");
+    if (!cJSON_IsObject(c)) {
+        err = "artifact has no \"confpol\" gate table object";
+        goto out;
+    }
+    const cJSON *ver = cJSON_GetObjectItemCaseSensitive(c, "version");
+    if (!cJSON_IsNumber(ver) || ver->valuedouble != 1) {
+        err = "gate table version is not 1";
+        goto out;
+    }
+    const char *stem = cp_gate_str(c, "stem");
+    if (!stem) {
+        err = "gate table has no \"stem\" string";
+        goto out;
+    }
+    t->stem = cp_arena_strdup(a, stem);
+    const cJSON *fc = cJSON_GetObjectItemCaseSensitive(c, "failClosed");
+    if (!cJSON_IsBool(fc)) {
+        err = "gate table has no \"failClosed\" boolean";
+        goto out;
+    }
+    t->fail_closed = cJSON_IsTrue(fc);
+    const cJSON *gates = cJSON_GetObjectItemCaseSensitive(c, "gates");
+    if (!cJSON_IsArray(gates)) {
+        err = "gate table has no \"gates\" array";
+        goto out;
+    }
+    size_t n = (size_t)cJSON_GetArraySize(gates);
+    t->gates = cp_arena_alloc(a, (n ? n : 1) * sizeof *t->gates);
+    size_t i = 0;
+    for (const cJSON *g = gates->child; g; g = g->next, i++) {
+        struct cp_gate_entry *e = &t->gates[i];
+        const char *id = cp_gate_str(g, "id"), *verdict = cp_gate_str(g, "verdict");
+        const char *kind = cp_gate_str(g, "kind"), *pat = cp_gate_str(g, "pattern");
+        const char *where = cp_gate_str(g, "where");
+        if (!cJSON_IsObject(g) || !id || !verdict || !kind || !pat || !where) {
+            err = cp_arena_printf(a, "gate table entry %zu is not an object "
+                                     "with string id, verdict, kind, pattern "
+                                     "and where", i + 1);
+            goto out;
+        }
+        if (strcmp(verdict, "ask") == 0)
+            e->verdict = CP_ASK;
+        else if (strcmp(verdict, "deny") == 0)
+            e->verdict = CP_DENY;
+        else {
+            err = cp_arena_printf(a, "%s: verdict is not \"ask\" or \"deny\"", id);
+            goto out;
+        }
+        bool is_re;
+        if (strcmp(kind, "regex") == 0)
+            is_re = true;
+        else if (strcmp(kind, "words") == 0)
+            is_re = false;
+        else {
+            err = cp_arena_printf(a, "%s: kind is not \"words\" or \"regex\"", id);
+            goto out;
+        }
+        const char *perr = cp_gate_parse(a, pat, strlen(pat), is_re, &e->pat);
+        if (perr) {
+            err = cp_arena_printf(a, "%s: invalid pattern: %s", id, perr);
+            goto out;
+        }
+        e->id = cp_arena_strdup(a, id);
+        e->where = cp_arena_strdup(a, where);
+        t->ngates = i + 1; /* counts compiled rows, also on a later error */
+    }
+out:
+    cJSON_Delete(root);
+    return err;
+}
+
+void cp_gate_table_free(struct cp_gate_table *t)
+{
+    for (size_t i = 0; i < t->ngates; i++)
+        cp_gate_free(&t->gates[i].pat);
+    t->ngates = 0;
+}
+
+const char *cp_gate_table_load(struct cp_arena *a, const char *path,
+                               struct cp_gate_table *t)
+{
+    memset(t, 0, sizeof *t);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return cp_arena_printf(a, "cannot open '%s': %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return cp_arena_printf(a, "'%s' is not a regular file", path);
+    }
+    if ((unsigned long long)st.st_size > CP_GATE_MAX_ARTIFACT) {
+        close(fd);
+        return cp_arena_printf(a, "'%s' is larger than 64 MiB", path);
+    }
+    size_t size = (size_t)st.st_size, got = 0;
+    char *buf = cp_arena_alloc(a, size + 1);
+    while (got < size) {
+        ssize_t r = read(fd, buf + got, size - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            int e = r < 0 ? errno : EIO;
+            close(fd);
+            return cp_arena_printf(a, "cannot read '%s': %s", path, strerror(e));
+        }
+        got += (size_t)r;
+    }
+    close(fd);
+    const char *err = cp_gate_table_parse(a, buf, size, t);
+    if (err)
+        return cp_arena_printf(a, "'%s': %s", path, err);
+    return NULL;
+}
+
+const char *cp_gate_rule_id(struct cp_arena *a, const struct cp_policy *p,
+                            const struct cp_rule *r)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < p->nrules; i++) {
+        const struct cp_rule *q = p->rules[i];
+        if (q->kind == CP_R_GATE_ASK || q->kind == CP_R_GATE_DENY)
+            n++;
+        if (q == r)
+            break;
+    }
+    return cp_arena_printf(a, "gate#%zu", n);
+}
+
+const char *cp_gate_reason(struct cp_arena *a, const char *id,
+                           const char *where, enum cp_gate_pat_kind kind,
+                           const char *pattern)
+{
+    if (kind == CP_GATE_REGEX)
+        return cp_arena_printf(a, "rule %s (%s): re\"%s\"", id, where, pattern);
+    return cp_arena_printf(a, "rule %s (%s): %s", id, where, pattern);
+}
+
+void cp_gate_table_decide(const struct cp_gate_table *t, const char *cmd,
+                          struct cp_arena *a, struct cp_gate_answer *ans)
+{
+    ans->verdict = CP_ALLOW;
+    ans->rule = NULL;
+    ans->reason = NULL;
+    static const enum cp_verdict order[] = {CP_DENY, CP_ASK};
+    for (size_t k = 0; k < 2; k++)
+        for (size_t i = 0; i < t->ngates; i++) {
+            const struct cp_gate_entry *e = &t->gates[i];
+            if (e->verdict != order[k] || !cp_gate_matches(&e->pat, cmd, a))
+                continue;
+            ans->verdict = e->verdict;
+            ans->rule = e->id;
+            ans->reason = cp_gate_reason(a, e->id, e->where, e->pat.kind,
+                                         e->pat.text);
+            return;
+        }
+}
+
+/* ---- answer JSON ------------------------------------------------------ */
+
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 if invalid. */
+static size_t cp_gate_utf8_len(const unsigned char *s, size_t n)
+{
+    unsigned c = s[0];
+    size_t len;
+    unsigned min;
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xc2 && c <= 0xdf)
+        len = 2, min = 0x80;
+    else if (c >= 0xe0 && c <= 0xef)
+        len = 3, min = 0x800;
+    else if (c >= 0xf0 && c <= 0xf4)
+        len = 4, min = 0x10000;
+    else
+        return 0;
+    if (n < len)
+        return 0;
+    unsigned cp = c & (0x3f >> (len - 1));
+    for (size_t i = 1; i < len; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (s[i] & 0x3f);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+        return 0;
+    return len;
+}
+
+/* A JSON string literal that is valid JSON whatever the bytes: invalid
+ * UTF-8 becomes U+FFFD, so an ask or deny can never be lost to a client
+ * that rejects the output. */
+void cp_gate_json_str(struct cp_buf *out, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t n = strlen(s);
+    cp_buf_addc(out, '"');
+    for (size_t i = 0; i < n;) {
+        unsigned c = p[i];
+        if (c == '"' || c == '\\') {
+            cp_buf_addc(out, '\\');
+            cp_buf_addc(out, (char)c);
+            i++;
+        } else if (c == '\n') {
+            cp_buf_adds(out, "\\n");
+            i++;
+        } else if (c == '\t') {
+            cp_buf_adds(out, "\\t");
+            i++;
+        } else if (c == '\r') {
+            cp_buf_adds(out, "\\r");
+            i++;
+        } else if (c < 0x20 || c == 0x7f) {
+            cp_buf_printf(out, "\\u%04x", c);
+            i++;
+        } else {
+            size_t l = cp_gate_utf8_len(p + i, n - i);
+            if (l == 0) {
+                cp_buf_adds(out, "\\ufffd");
+                i++;
+            } else {
+                cp_buf_add(out, p + i, l);
+                i += l;
+            }
+        }
+    }
+    cp_buf_addc(out, '"');
+}
+
+void cp_gate_format_answer(struct cp_buf *out, enum cp_verdict v,
+                           const char *reason)
+{
+    if (v == CP_ALLOW)
+        return;
+    cp_buf_adds(out, "{\"hookSpecificOutput\": {\"hookEventName\": "
+                     "\"PreToolUse\", \"permissionDecision\": ");
+    cp_buf_adds(out, v == CP_DENY ? "\"deny\"" : "\"ask\"");
+    cp_buf_adds(out, ", \"permissionDecisionReason\": ");
+    cp_gate_json_str(out, reason ? reason : "");
+    cp_buf_adds(out, "}}\n");
+}

@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: MIT */
+/* The gate hook's parts that need no parser: bounded reading and checking
+ * of Claude Code's PreToolUse input, the artifact's gate table, the answer
+ * JSON and the hash-chained decision log (spec/gate.md). */
+#ifndef CP_GATE_H
+#define CP_GATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "../compiler/arena.h"
+#include "../compiler/policy.h"
+
+/* The hook input is one small JSON object: anything larger is refused
+ * rather than buffered without bound. */
+#define CP_GATE_MAX_INPUT (1024u * 1024u)
+/* The client writes the whole input at once; silence this long on a pipe
+ * that is neither closed nor holding a complete object is an error, so a
+ * stdin left open never hangs the hook. */
+#define CP_GATE_READ_TIMEOUT_MS 3000
+/* Artifacts are read whole; a gate table larger than this is invalid. */
+#define CP_GATE_MAX_ARTIFACT (64u * 1024u * 1024u)
+
+enum cp_gate_rd {
+    CP_GATE_RD_OK,
+    CP_GATE_RD_TOOBIG,  /* more than `cap` bytes */
+    CP_GATE_RD_TIMEOUT, /* no EOF and no complete object before the deadline */
+    CP_GATE_RD_ERROR,   /* read(2) or poll(2) failed (errno set) */
+};
+
+/* Reads fd until EOF, until the bytes read form one complete JSON value
+ * followed only by whitespace, or until `timeout_ms` have passed in all.
+ * out receives the bytes (NUL-terminated). */
+enum cp_gate_rd cp_gate_read_input(int fd, size_t cap, int timeout_ms,
+                                   struct cp_buf *out);
+const char *cp_gate_rd_text(enum cp_gate_rd r);
+
+/* The parts of the hook input the gate uses. */
+struct cp_gate_input {
+    const char *tool;    /* tool_name */
+    const char *command; /* tool_input.command when tool is "Bash", else NULL */
+};
+
+/* Checks and extracts the hook input.  Returns NULL on success, else a
+ * static message naming the malformation ("input is not JSON", ...); then
+ * in->tool may still be set when tool_name was readable. */
+const char *cp_gate_parse_input(struct cp_arena *a, const char *text,
+                                size_t len, struct cp_gate_input *in);
+
+/* One row of the gate table. */
+struct cp_gate_entry {
+    const char *id;          /* "gate#N" */
+    enum cp_verdict verdict; /* CP_ASK or CP_DENY */
+    struct cp_gate_pat pat;
+    const char *where;       /* "FILE:LINE" */
+};
+
+struct cp_gate_table {
+    const char *stem;
+    bool fail_closed;
+    struct cp_gate_entry *gates;
+    size_t ngates;
+};
+
+/* Reads the gate table from a `.claude.json` artifact's top-level
+ * "confpol" object.  Returns NULL on success, else a message (arena). */
+const char *cp_gate_table_parse(struct cp_arena *a, const char *text,
+                                size_t len, struct cp_gate_table *t);
+/* Frees the compiled regexes (the arena owns the rest); safe to repeat. */
+void cp_gate_table_free(struct cp_gate_table *t);
+/* Same as cp_gate_table_parse, from a file (at most CP_GATE_MAX_ARTIFACT
+ * bytes).  The table must be freed with cp_gate_table_free either way. */
+const char *cp_gate_table_load(struct cp_arena *a, const char *path,
+                               struct cp_gate_table *t);
+
+/* The gate's answer for one tool call. */
+struct cp_gate_answer {
+    enum cp_verdict verdict;
+    const char *rule;   /* deciding rule id ("gate#N") or NULL */
+    const char *reason; /* permissionDecisionReason, or NULL for allow */
+};
+
+/* The decision model's gate decision over a table: deny if any deny
+ * pattern matches, else ask if any ask pattern matches, else allow.  The
+ * first matching row in table order gives the reason. */
+void cp_gate_table_decide(const struct cp_gate_table *t, const char *cmd,
+                          struct cp_arena *a, struct cp_gate_answer *ans);
+
+/* The id of a gate rule in answers, logs and the artifact: "gate#N", N the
+ * 1-based position of the rule among the policy's gate rules (ask and deny
+ * together) in rule order. */
+const char *cp_gate_rule_id(struct cp_arena *a, const struct cp_policy *p,
+                            const struct cp_rule *r);
+
+/* "rule gate#N (FILE:LINE): PATTERN" (regexes shown as re"..."). */
+const char *cp_gate_reason(struct cp_arena *a, const char *id,
+                           const char *where, enum cp_gate_pat_kind kind,
+                           const char *pattern);
+
+/* Appends the answer's stdout text: nothing for allow, else the
+ * hookSpecificOutput object on one line with a trailing newline. */
+void cp_gate_format_answer(struct cp_buf *out, enum cp_verdict v,
+                           const char *reason);
+/* Appends s as a JSON string literal; invalid UTF-8 becomes U+FFFD so the
+ * output is always valid JSON. */
+void cp_gate_json_str(struct cp_buf *out, const char *s);
+
+/* ---- decision log (runtime/gatelog.c) --------------------------------- */
+
+#define CP_SHA256_HEX 65 /* 64 hex digits and a NUL */
+
+void cp_sha256_hex(const void *data, size_t len, char out[CP_SHA256_HEX]);
+
+struct cp_gatelog_rec {
+    time_t time;
+    const char *decision; /* "allow", "ask", "deny" */
+    const char *rule;     /* or NULL */
+    const char *cmd;      /* the command line (hashed, never written) or NULL */
+    size_t cmdlen;
+    const char *tool;     /* or NULL */
+};
+
+/* Appends one line to the log at `path` (absolute), holding an exclusive
+ * flock while it reads the last line and writes the new one.  Returns 0,
+ * or -1 with a message in err. */
+int cp_gatelog_append(const char *path, const struct cp_gatelog_rec *r,
+                      char *err, size_t errlen);
+/* Verifies the chain.  Returns 0 intact (summary on `out`), 1 broken
+ * ("FILE:LINE: ..." on `msgs`), 2 I/O error (message on `msgs`). */
+int cp_gatelog_verify(const char *path, FILE *out, FILE *msgs);
+
+#endif

@@ -1,0 +1,290 @@
+/* SPDX-License-Identifier: MIT */
+/* The gate's decision log: one JSON line per decision, each carrying the
+ * SHA-256 of the line before it, so that editing, inserting or deleting a
+ * line breaks the chain at a line `--verify-log` can name.
+ *
+ * Appends hold an exclusive flock(2) on the log while they hash the last
+ * line and write the new one with a single write(2) on an O_APPEND
+ * descriptor, so concurrent hooks serialise and never interleave.  The
+ * command line itself is never written, only its hash. */
+#include "gate.h"
+
+#include <cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <openssl/evp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char cp_hex[] = "0123456789abcdef";
+
+static void cp_hex_encode(const unsigned char *md, unsigned n, char *out)
+{
+    for (unsigned i = 0; i < n; i++) {
+        out[2 * i] = cp_hex[md[i] >> 4];
+        out[2 * i + 1] = cp_hex[md[i] & 15];
+    }
+    out[2 * n] = '\0';
+}
+
+void cp_sha256_hex(const void *data, size_t len, char out[CP_SHA256_HEX])
+{
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned n = 0;
+    if (!EVP_Digest(data, len, md, &n, EVP_sha256(), NULL) || n != 32)
+        cp_die_oom(); /* only fails when libcrypto cannot allocate */
+    cp_hex_encode(md, n, out);
+}
+
+/* Waits for the lock at most this long: a hook must never hang, and a log
+ * that cannot be locked is reported and skipped. */
+#define CP_GATELOG_LOCK_MS 2000
+
+static int cp_gatelog_lock(int fd)
+{
+    for (int waited = 0;; waited += 5) {
+        if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+            return 0;
+        if (errno != EWOULDBLOCK && errno != EINTR)
+            return -1;
+        if (waited >= CP_GATELOG_LOCK_MS) {
+            errno = ETIMEDOUT;
+            return -1;
+        }
+        usleep(5000);
+    }
+}
+
+/* Hashes the file's last line (without its newline) into out; *partial is
+ * set when the file does not end with a newline.  Reads backwards in
+ * blocks to find the line start, then forwards to hash it: cost linear in
+ * the last line only. */
+static int cp_gatelog_last_hash(int fd, off_t size, char out[CP_SHA256_HEX],
+                                bool *partial)
+{
+    char blk[4096];
+    *partial = false;
+    if (size == 0) {
+        memset(out, '0', 64);
+        out[64] = '\0';
+        return 0;
+    }
+    char last;
+    if (pread(fd, &last, 1, size - 1) != 1)
+        return -1;
+    off_t end = last == '\n' ? size - 1 : size; /* line is [start, end) */
+    *partial = last != '\n';
+    off_t start = 0, pos = end;
+    while (pos > 0) {
+        size_t n = pos > (off_t)sizeof blk ? sizeof blk : (size_t)pos;
+        if (pread(fd, blk, n, pos - (off_t)n) != (ssize_t)n)
+            return -1;
+        char *nl = memrchr(blk, '\n', n);
+        if (nl) {
+            start = pos - (off_t)n + (nl - blk) + 1;
+            break;
+        }
+        pos -= (off_t)n;
+    }
+    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    if (!ctx || !EVP_DigestInit_ex(ctx, EVP_sha256(), NULL))
+        cp_die_oom();
+    for (off_t at = start; at < end;) {
+        size_t n = end - at > (off_t)sizeof blk ? sizeof blk : (size_t)(end - at);
+        if (pread(fd, blk, n, at) != (ssize_t)n) {
+            EVP_MD_CTX_free(ctx);
+            return -1;
+        }
+        EVP_DigestUpdate(ctx, blk, n);
+        at += (off_t)n;
+    }
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned mdn = 0;
+    EVP_DigestFinal_ex(ctx, md, &mdn);
+    EVP_MD_CTX_free(ctx);
+    cp_hex_encode(md, mdn, out);
+    return 0;
+}
+
+static void cp_gatelog_nullable(struct cp_buf *b, const char *s)
+{
+    if (s)
+        cp_gate_json_str(b, s);
+    else
+        cp_buf_adds(b, "null");
+}
+
+int cp_gatelog_append(const char *path, const struct cp_gatelog_rec *r,
+                      char *err, size_t errlen)
+{
+    int fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK,
+                  0600);
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "'%s' is not a regular file", path);
+        close(fd);
+        return -1;
+    }
+    if (cp_gatelog_lock(fd) < 0) {
+        snprintf(err, errlen, "cannot lock '%s': %s", path, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    char prev[CP_SHA256_HEX];
+    bool partial;
+    if (fstat(fd, &st) < 0 ||
+        cp_gatelog_last_hash(fd, st.st_size, prev, &partial) < 0) {
+        snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    struct tm tm;
+    char tbuf[32];
+    gmtime_r(&r->time, &tm);
+    strftime(tbuf, sizeof tbuf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+
+    struct cp_buf b = {0};
+    if (partial) /* keep the torn line apart; verification will flag it */
+        cp_buf_addc(&b, '\n');
+    cp_buf_printf(&b, "{\"time\": \"%s\", \"decision\": ", tbuf);
+    cp_gate_json_str(&b, r->decision);
+    cp_buf_adds(&b, ", \"rule\": ");
+    cp_gatelog_nullable(&b, r->rule);
+    cp_buf_adds(&b, ", \"cmd_sha256\": ");
+    if (r->cmd) {
+        char h[CP_SHA256_HEX];
+        cp_sha256_hex(r->cmd, r->cmdlen, h);
+        cp_buf_printf(&b, "\"%s\"", h);
+    } else {
+        cp_buf_adds(&b, "null");
+    }
+    cp_buf_printf(&b, ", \"prev\": \"%s\", \"tool\": ", prev);
+    cp_gatelog_nullable(&b, r->tool);
+    cp_buf_adds(&b, "}\n");
+    ssize_t w;
+    do
+        w = write(fd, b.data, b.len);
+    while (w < 0 && errno == EINTR);
+    int rc = 0;
+    if (w != (ssize_t)b.len) {
+        snprintf(err, errlen, "cannot append to '%s': %s", path,
+                 w < 0 ? strerror(errno) : "short write");
+        rc = -1;
+    }
+    cp_buf_free(&b);
+    close(fd); /* releases the lock */
+    return rc;
+}
+
+/* ---- verification ------------------------------------------------------ */
+
+static bool cp_is_hex64(const char *s)
+{
+    if (strlen(s) != 64)
+        return false;
+    for (size_t i = 0; i < 64; i++)
+        if (!strchr(cp_hex, s[i]) || s[i] == '\0')
+            return false;
+    return true;
+}
+
+static bool cp_is_rfc3339_utc(const char *s)
+{
+    /* YYYY-MM-DDTHH:MM:SSZ */
+    static const char shape[] = "dddd-dd-ddTdd:dd:ddZ";
+    if (strlen(s) != sizeof shape - 1)
+        return false;
+    for (size_t i = 0; shape[i]; i++)
+        if (shape[i] == 'd' ? !(s[i] >= '0' && s[i] <= '9') : s[i] != shape[i])
+            return false;
+    return true;
+}
+
+/* NULL if the record's fields are well-formed, else what is wrong. */
+static const char *cp_gatelog_check_rec(const cJSON *o, const char **prev)
+{
+    *prev = NULL;
+    if (!cJSON_IsObject(o))
+        return "not a JSON object";
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, "time");
+    if (!cJSON_IsString(v) || !cp_is_rfc3339_utc(v->valuestring))
+        return "\"time\" is missing or not an RFC 3339 UTC time";
+    v = cJSON_GetObjectItemCaseSensitive(o, "decision");
+    if (!cJSON_IsString(v) || (strcmp(v->valuestring, "allow") != 0 &&
+                               strcmp(v->valuestring, "ask") != 0 &&
+                               strcmp(v->valuestring, "deny") != 0))
+        return "\"decision\" is not \"allow\", \"ask\" or \"deny\"";
+    v = cJSON_GetObjectItemCaseSensitive(o, "rule");
+    if (!cJSON_IsString(v) && !cJSON_IsNull(v))
+        return "\"rule\" is missing or not a string or null";
+    v = cJSON_GetObjectItemCaseSensitive(o, "cmd_sha256");
+    if (!cJSON_IsNull(v) && !(cJSON_IsString(v) && cp_is_hex64(v->valuestring)))
+        return "\"cmd_sha256\" is missing or not a SHA-256 hex digest or null";
+    v = cJSON_GetObjectItemCaseSensitive(o, "tool");
+    if (!cJSON_IsString(v) && !cJSON_IsNull(v))
+        return "\"tool\" is missing or not a string or null";
+    v = cJSON_GetObjectItemCaseSensitive(o, "prev");
+    if (!cJSON_IsString(v) || !cp_is_hex64(v->valuestring))
+        return "\"prev\" is missing or not a SHA-256 hex digest";
+    *prev = v->valuestring;
+    return NULL;
+}
+
+int cp_gatelog_verify(const char *path, FILE *out, FILE *msgs)
+{
+    FILE *f = fopen(path, "re");
+    if (!f) {
+        fprintf(msgs, "%s: cannot open: %s\n", path, strerror(errno));
+        return 2;
+    }
+    char expect[CP_SHA256_HEX];
+    memset(expect, '0', 64);
+    expect[64] = '\0';
+    char *line = NULL;
+    size_t cap = 0, n = 0;
+    ssize_t len;
+    int rc = 0;
+    while ((len = getline(&line, &cap, f)) >= 0) {
+        n++;
+        bool terminated = len > 0 && line[len - 1] == '\n';
+        size_t body = terminated ? (size_t)len - 1 : (size_t)len;
+        const char *why = NULL, *prev = NULL;
+        cJSON *o = NULL;
+        if (memchr(line, 0, body))
+            why = "line contains a NUL byte";
+        else if (!(o = cJSON_ParseWithLength(line, body)))
+            why = "not a JSON object";
+        else
+            why = cp_gatelog_check_rec(o, &prev);
+        if (!why && strcmp(prev, expect) != 0)
+            why = n == 1 ? "\"prev\" of the first line is not 64 zeros"
+                         : "\"prev\" does not match the SHA-256 of the line "
+                           "before (a line was changed, inserted or removed)";
+        if (!why && !terminated)
+            why = "last line is not terminated by a newline (torn write)";
+        cJSON_Delete(o);
+        if (why) {
+            fprintf(msgs, "%s:%zu: %s\n", path, n, why);
+            rc = 1;
+            break;
+        }
+        cp_sha256_hex(line, body, expect);
+    }
+    if (rc == 0 && ferror(f)) {
+        fprintf(msgs, "%s: cannot read: %s\n", path, strerror(errno));
+        rc = 2;
+    }
+    free(line);
+    fclose(f);
+    if (rc == 0)
+        fprintf(out, "%s: %zu lines, chain intact; last line sha256 %s\n",
+                path, n, expect);
+    return rc;
+}
