@@ -99,15 +99,24 @@ check-unit: all $(BUILD)/unit-tests
 check-sh: all
 	BUILD=$(BUILD) sh tests/run.sh
 
+# Sanitizers: an ASan+UBSan build in build-asan runs the unit tests and every
+# shell test; tests/sanitize.sh sets ASAN_OPTIONS/UBSAN_OPTIONS and fails on
+# any sanitizer report (reports go to log files so that exact-stderr tests
+# are not what catches them).
+SAN_CFLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
+              -fno-omit-frame-pointer
 check-asan:
-	$(MAKE) BUILD=build-asan CC=clang \
-	  CFLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
-	  LDFLAGS="-fsanitize=address,undefined" check
+	$(MAKE) BUILD=build-asan CC=clang CFLAGS="$(SAN_CFLAGS)" \
+	  LDFLAGS="-fsanitize=address,undefined" all build-asan/unit-tests
+	BUILD=build-asan sh tests/sanitize.sh
 
+# Valgrind memcheck: the unit tests (without fork) and tests/valgrind.sh
+# (check/build/fmt/explain on every example and front-end test input);
+# zero errors and zero definite or indirect leaks.
 check-valgrind: all $(BUILD)/unit-tests
 	CK_FORK=no valgrind --quiet --error-exitcode=99 --leak-check=full \
 	  --errors-for-leak-kinds=definite,indirect $(BUILD)/unit-tests
-	BUILD=$(BUILD) VALGRIND=1 sh tests/valgrind.sh
+	BUILD=$(BUILD) sh tests/valgrind.sh
 
 golden: all
 	BUILD=$(BUILD) UPDATE=1 sh tests/golden/run.sh
@@ -115,6 +124,7 @@ golden: all
 bench: all
 	BUILD=$(BUILD) sh tests/bench/run.sh
 
+FUZZ_SECONDS ?= 60
 fuzz:
 	BUILD=build-fuzz sh tests/fuzz/run.sh $(FUZZ_SECONDS)
 
