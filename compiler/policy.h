@@ -136,6 +136,7 @@ struct cp_expect {
     const char *subject; /* path (param-rooted form "${PROJECT}/x" kept as text) */
     struct cp_path path; /* read/write/exec: subject as a literal path */
     struct cp_loc loc;
+    size_t rules_before; /* rules resolved before it (orders diagnostics) */
 };
 
 struct cp_param {
@@ -150,6 +151,7 @@ struct cp_policy {
     const char *main_path;     /* main source path as given */
     enum cp_profile profile;
     bool profile_defaulted;    /* no profile statement */
+    struct cp_loc profile_loc; /* the profile statement (src NULL if defaulted) */
     enum cp_fail fail;
     bool fail_written;
     struct cp_param *params;   /* HOME and PROJECT first, then declared order */
@@ -191,5 +193,9 @@ const char *cp_rule_kind_text(enum cp_rule_kind k);  /* "deny write" */
 const char *cp_access_text(enum cp_access a);        /* "write" */
 const char *cp_verdict_text(enum cp_verdict v);      /* "deny" */
 const char *cp_profile_text(enum cp_profile p);
+
+/* Frees what the arena does not own (compiled regexes); the context's owner
+ * calls it before freeing the arena.  NULL is allowed. */
+void cp_policy_free(struct cp_policy *p);
 
 #endif

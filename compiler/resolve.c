@@ -1,9 +1,1195 @@
 /* SPDX-License-Identifier: MIT */
-/* PLACEHOLDER until implemented: AST -> resolved policy. */
+/* Resolution: AST -> policy (spec/semantics.md).
+ *
+ * Two walks over the statements in source order, descending into an included
+ * file at its include statement.  The first walk only collects the names
+ * that params and lets declare (so that -D can be validated and a use before
+ * a definition can name the later definition).  The second walk does
+ * everything else: profile and fail, names, ${NAME} interpolation, decoding
+ * of quoted arguments, path parsing, typing of every argument (path,
+ * command or domain pattern), regex compilation, and -D substitution; it
+ * appends one rule per argument.  Then the profile is resolved into explicit
+ * implicit rules carrying their origin.  Every problem is reported at its
+ * source span and the walk goes on, so one run reports all of them. */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ast.h"
 #include "confpol.h"
+#include "match.h"
+#include "sema.h"
+
+enum rs_name_kind { RS_PARAM, RS_LET };
+
+struct rs_name {
+    const char *name;      /* interned */
+    enum rs_name_kind kind;
+    struct cp_loc loc;     /* the declared NAME */
+    bool defined;          /* the second walk has passed its declaration */
+    bool ok;               /* let: value resolved without error */
+    struct cp_path path;   /* let: the value; param: root or bound value */
+    size_t param_index;    /* param: index in params */
+};
+
+struct rs {
+    struct cp_ctx *cx;
+    struct cp_arena *a;
+    struct cp_diags *d;
+    struct cp_policy *p;
+    struct cp_vec names;   /* struct rs_name * */
+    struct cp_vec params;  /* struct cp_param * */
+    struct cp_vec rules;   /* struct cp_rule * */
+    struct cp_vec expects; /* struct cp_expect * */
+    struct cp_vec sources; /* const char * (absolute) */
+    const struct cp_stmt *profile_stmt, *fail_stmt;
+    bool net_allow, net_deny;
+    const char *defining;  /* the let whose value is being resolved */
+};
+
+/* ---- names ------------------------------------------------------------ */
+
+static struct rs_name *rs_find(struct rs *r, const char *name)
+{
+    for (size_t i = 0; i < r->names.len; i++) {
+        struct rs_name *n = r->names.items[i];
+        if (n->name == name)
+            return n;
+    }
+    return NULL;
+}
+
+static struct rs_name *rs_add_name(struct rs *r, const char *name,
+                                   enum rs_name_kind kind,
+                                   const struct cp_loc *loc)
+{
+    struct rs_name *n = cp_arena_alloc(r->a, sizeof *n);
+    n->name = name;
+    n->kind = kind;
+    if (loc)
+        n->loc = *loc;
+    cp_vec_push(r->a, &r->names, n);
+    return n;
+}
+
+static struct cp_param *rs_add_param(struct rs *r, const char *name,
+                                     const struct cp_loc *loc)
+{
+    struct cp_param *pm = cp_arena_alloc(r->a, sizeof *pm);
+    pm->name = name;
+    if (loc)
+        pm->loc = *loc;
+    cp_vec_push(r->a, &r->params, pm);
+    return pm;
+}
+
+/* First walk: declarations only (first declaration of each name wins). */
+static void rs_collect(struct rs *r, const struct cp_file *f)
+{
+    if (!f)
+        return;
+    for (size_t i = 0; i < f->nstmts; i++) {
+        const struct cp_stmt *s = f->stmts[i];
+        if (s->n.kind == CP_N_INCLUDE) {
+            rs_collect(r, s->included);
+        } else if ((s->n.kind == CP_N_PARAM || s->n.kind == CP_N_LET) &&
+                   s->name.text) {
+            const char *nm = cp_arena_intern(r->a, s->name.text,
+                                             strlen(s->name.text));
+            if (!rs_find(r, nm))
+                rs_add_name(r, nm,
+                            s->n.kind == CP_N_PARAM ? RS_PARAM : RS_LET,
+                            &s->name.loc);
+        }
+    }
+}
+
+/* ---- locations inside an argument -------------------------------------- */
+
+static size_t rs_prefix(const struct cp_arg *arg)
+{
+    switch (arg->kind) {
+    case CP_ARG_BARE:
+        return 0;
+    case CP_ARG_QUOTED:
+        return 1;
+    case CP_ARG_REGEX:
+        return 3;
+    }
+    return 0;
+}
+
+/* The span of raw bytes [off, off+n) of the argument's text (n >= 1). */
+static struct cp_loc rs_sub(const struct cp_arg *arg, size_t off, size_t n)
+{
+    struct cp_loc l = arg->n.loc;
+    if (l.line != l.end_line || !l.src)
+        return l;
+    if (off > arg->len)
+        off = arg->len;
+    if (n == 0)
+        n = 1;
+    unsigned col = l.col + (unsigned)(rs_prefix(arg) + off);
+    unsigned end = col + (unsigned)n - 1;
+    if (end > l.end_col)
+        end = l.end_col;
+    if (col > end)
+        col = end;
+    l.col = col;
+    l.end_col = end;
+    return l;
+}
+
+/* The argument as written, quotes and prefix included. */
+static const char *rs_written(struct rs *r, const struct cp_arg *arg)
+{
+    switch (arg->kind) {
+    case CP_ARG_BARE:
+        return cp_arena_strndup(r->a, arg->text, arg->len);
+    case CP_ARG_QUOTED:
+        return cp_arena_printf(r->a, "\"%.*s\"", (int)arg->len, arg->text);
+    case CP_ARG_REGEX:
+        return cp_arena_printf(r->a, "re\"%.*s\"", (int)arg->len, arg->text);
+    }
+    return "";
+}
+
+/* ---- decoding --------------------------------------------------------- */
+
+static int rs_hex(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* Decodes a quoted argument (\" \\ \xHH; the lexer rejected every other
+ * escape) into *out and *outlen; map[i] is the raw offset of decoded byte i.
+ * A regex only unescapes \" (its backslashes belong to the regex).  Returns
+ * false after reporting a decoded NUL byte. */
+static bool rs_decode(struct rs *r, const struct cp_arg *arg, char **out,
+                      size_t *outlen, size_t **map)
+{
+    char *buf = cp_arena_alloc(r->a, arg->len + 1);
+    size_t *m = cp_arena_alloc(r->a, (arg->len + 1) * sizeof *m);
+    size_t k = 0;
+    for (size_t i = 0; i < arg->len; i++) {
+        char c = arg->text[i];
+        m[k] = i;
+        if (arg->kind == CP_ARG_BARE || c != '\\' || i + 1 >= arg->len) {
+            buf[k++] = c;
+            continue;
+        }
+        char nx = arg->text[i + 1];
+        if (arg->kind == CP_ARG_REGEX) {
+            if (nx == '"') {
+                buf[k++] = '"';
+                i++;
+            } else {
+                buf[k++] = c;
+            }
+            continue;
+        }
+        if (nx == '"' || nx == '\\') {
+            buf[k++] = nx;
+            i++;
+        } else if (nx == 'x' && i + 3 < arg->len &&
+                   rs_hex(arg->text[i + 2]) >= 0 &&
+                   rs_hex(arg->text[i + 3]) >= 0) {
+            int v = rs_hex(arg->text[i + 2]) * 16 + rs_hex(arg->text[i + 3]);
+            if (v == 0) {
+                struct cp_loc l = rs_sub(arg, i, 4);
+                cp_diag_report(r->d, CP0416, &l,
+                               "'\\x00' decodes to a NUL byte, which no "
+                               "path, command or domain may hold");
+                return false;
+            }
+            buf[k++] = (char)v;
+            i += 3;
+        } else {
+            buf[k++] = c;
+        }
+    }
+    m[k] = arg->len;
+    buf[k] = '\0';
+    *out = buf;
+    *outlen = k;
+    if (map)
+        *map = m;
+    return true;
+}
+
+/* ---- argument kinds ---------------------------------------------------- */
+
+static bool rs_pathlike(const char *s, size_t n)
+{
+    return n > 0 && (s[0] == '/' || s[0] == '~' ||
+                     (n > 1 && s[0] == '$' && s[1] == '{'));
+}
+
+static bool rs_domainlike(const char *s, size_t n)
+{
+    bool dot = false;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (c == '.')
+            dot = true;
+        else if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                   (c >= '0' && c <= '9') || c == '-' || c == '*'))
+            return false;
+    }
+    return dot;
+}
+
+/* What an argument looks like, for type-mismatch messages. */
+static const char *rs_kind_of(const struct cp_arg *arg)
+{
+    if (arg->kind == CP_ARG_REGEX)
+        return "a regex";
+    if (rs_pathlike(arg->text, arg->len))
+        return "a path pattern";
+    if (arg->kind == CP_ARG_QUOTED)
+        return "a quoted string";
+    if (memchr(arg->text, '/', arg->len))
+        return "a path pattern";
+    if (rs_domainlike(arg->text, arg->len))
+        return "a domain pattern";
+    return "a bare word";
+}
+
+static void rs_mismatch(struct rs *r, const struct cp_arg *arg,
+                        const char *expected)
+{
+    struct cp_diag *g = cp_diag_report(r->d, CP0410, &arg->n.loc,
+                                       "expected %s, found %s '%s'", expected,
+                                       rs_kind_of(arg), rs_written(r, arg));
+    if (strcmp(expected, "a command pattern") == 0 &&
+        arg->kind == CP_ARG_BARE)
+        cp_diag_set_suggestion(g, "quote a command pattern: \"%.*s\"",
+                               (int)arg->len, arg->text);
+    else if (strcmp(expected, "a domain pattern") == 0 &&
+             arg->kind == CP_ARG_QUOTED && rs_domainlike(arg->text, arg->len))
+        cp_diag_set_suggestion(g, "write the domain without quotes: %.*s",
+                               (int)arg->len, arg->text);
+}
+
+/* ---- paths ------------------------------------------------------------- */
+
+/* Lexical normal form of an absolute text with '.' and '..' segments, for
+ * the suggestion of a dot-segment error. */
+static const char *rs_normalise(struct rs *r, const char *prefix,
+                                const char *rest, size_t n)
+{
+    const char **segs = cp_arena_alloc(r->a, (n + 1) * sizeof *segs);
+    size_t *lens = cp_arena_alloc(r->a, (n + 1) * sizeof *lens);
+    size_t k = 0;
+    for (size_t i = 0; i < n;) {
+        while (i < n && rest[i] == '/')
+            i++;
+        size_t s = i;
+        while (i < n && rest[i] != '/')
+            i++;
+        size_t l = i - s;
+        if (l == 0 || (l == 1 && rest[s] == '.'))
+            continue;
+        if (l == 2 && rest[s] == '.' && rest[s + 1] == '.') {
+            if (k)
+                k--;
+            continue;
+        }
+        segs[k] = rest + s;
+        lens[k++] = l;
+    }
+    struct cp_buf b = {0};
+    cp_buf_adds(&b, prefix);
+    for (size_t i = 0; i < k; i++) {
+        cp_buf_addc(&b, '/');
+        cp_buf_add(&b, segs[i], lens[i]);
+    }
+    if (b.len == 0)
+        cp_buf_addc(&b, '/');
+    const char *res = cp_arena_strndup(r->a, b.data, b.len);
+    cp_buf_free(&b);
+    return res;
+}
+
+static void rs_mark_used(struct rs *r, const char *root)
+{
+    if (!root)
+        return;
+    for (size_t i = 0; i < r->params.len; i++) {
+        struct cp_param *pm = r->params.items[i];
+        if (strcmp(pm->name, root) == 0)
+            pm->used = true;
+    }
+}
+
+static bool rs_quoted_written(const struct cp_arg *arg)
+{
+    return arg->kind == CP_ARG_QUOTED;
+}
+
+/* Resolves a path argument (bare or quoted) into *out.  `concrete`: an
+ * expect subject (no globs).  Returns false after reporting. */
+static bool rs_path(struct rs *r, const struct cp_arg *arg, bool concrete,
+                    struct cp_path *out)
+{
+    if (arg->kind == CP_ARG_REGEX) {
+        rs_mismatch(r, arg, concrete ? "a path" : "a path pattern");
+        return false;
+    }
+    char *t;
+    size_t n, *map;
+    if (!rs_decode(r, arg, &t, &n, &map))
+        return false;
+    bool quoted = rs_quoted_written(arg);
+    struct cp_path base = {0};
+    size_t rest = 0; /* decoded offset where the part after the root starts */
+    const char *prefix = "";
+
+    if (n >= 2 && t[0] == '$' && t[1] == '{') {
+        size_t e = 2;
+        while (e < n && t[e] != '}')
+            e++;
+        if (e >= n) {
+            struct cp_loc l = rs_sub(arg, 0, map[n] - map[0]);
+            cp_diag_report(r->d, CP0409, &l, "'${' without its closing '}'");
+            return false;
+        }
+        const char *nm = cp_arena_intern(r->a, t + 2, e - 2);
+        struct cp_loc nl = rs_sub(arg, map[0], map[e] - map[0] + 1);
+        struct rs_name *nd = rs_find(r, nm);
+        if (!nd) {
+            struct cp_diag *g = cp_diag_report(
+                r->d, CP0405, &nl, "undefined name '%s'", nm);
+            cp_diag_set_suggestion(g, "declare it with 'param %s' or "
+                                      "'let %s = PATH' before this line",
+                                   nm, nm);
+            return false;
+        }
+        if (r->defining == nm) {
+            cp_diag_report(r->d, CP0406, &nl, "let '%s' refers to itself",
+                           nm);
+            return false;
+        }
+        if (!nd->defined) {
+            struct cp_diag *g =
+                cp_diag_report(r->d, CP0406, &nl,
+                               "'%s' is used before its definition", nm);
+            cp_diag_add_note(g, &nd->loc, "'%s' is defined here", nm);
+            cp_diag_set_suggestion(g, "move the definition of '%s' above "
+                                      "its first use",
+                                   nm);
+            return false;
+        }
+        if (nd->kind == RS_LET && !nd->ok)
+            return false; /* already reported at the let */
+        base = nd->path;
+        prefix = cp_arena_printf(r->a, "${%s}", nm);
+        rest = e + 1;
+    } else if (n >= 1 && t[0] == '~') {
+        if (n > 1 && t[1] != '/') {
+            struct cp_loc l = rs_sub(arg, map[0], map[n] - map[0]);
+            cp_diag_report(r->d, CP0409, &l,
+                           "'~user' paths are not supported; write '~/' "
+                           "for the home directory or an absolute path");
+            return false;
+        }
+        struct rs_name *h = rs_find(r, cp_arena_intern(r->a, "HOME", 4));
+        base = h->path;
+        prefix = "~";
+        rest = 1;
+    } else if (n >= 1 && t[0] == '/') {
+        rest = 0;
+    } else {
+        struct cp_diag *g = cp_diag_report(
+            r->d, CP0407, &arg->n.loc,
+            "relative path '%s'; a path starts with '/', '~' or '${NAME}'",
+            rs_written(r, arg));
+        const char *fix = rs_normalise(r, "${PROJECT}", t, n);
+        struct cp_buf b = {0};
+        if (quoted)
+            cp_sema_quote(&b, fix, strlen(fix));
+        else
+            cp_buf_adds(&b, fix);
+        cp_diag_set_suggestion(g, "write '%s' for a path in the project",
+                               b.data);
+        cp_buf_free(&b);
+        return false;
+    }
+
+    const char *rt = t + rest;
+    size_t rn = n - rest;
+    if (rn > 0 && rt[0] != '/') {
+        struct cp_loc l = rs_sub(arg, map[rest], 1);
+        cp_diag_report(r->d, CP0409, &l,
+                       "expected '/' after '%s'", prefix);
+        return false;
+    }
+    /* '.' and '..' segments: reported here with the normal form. */
+    for (size_t i = 0; i < rn;) {
+        while (i < rn && rt[i] == '/')
+            i++;
+        size_t s = i;
+        while (i < rn && rt[i] != '/')
+            i++;
+        size_t l = i - s;
+        if ((l == 1 && rt[s] == '.') ||
+            (l == 2 && rt[s] == '.' && rt[s + 1] == '.')) {
+            struct cp_loc sl =
+                rs_sub(arg, map[rest + s], map[rest + s + l] - map[rest + s]);
+            struct cp_diag *g = cp_diag_report(
+                r->d, CP0408, &sl, "'%s' segment in path '%s'",
+                l == 1 ? "." : "..", rs_written(r, arg));
+            const char *fix = rs_normalise(r, prefix, rt, rn);
+            struct cp_buf b = {0};
+            if (quoted)
+                cp_sema_quote(&b, fix, strlen(fix));
+            else
+                cp_buf_adds(&b, fix);
+            cp_diag_set_suggestion(g, "write '%s'", b.data);
+            cp_buf_free(&b);
+            return false;
+        }
+    }
+    struct cp_path tail = {0};
+    if (rn > 0) {
+        size_t off = 0;
+        const char *msg = cp_path_parse(r->a, rt, rn, quoted, &tail, &off);
+        if (msg) {
+            size_t ro = rest + (off < rn ? off : rn);
+            struct cp_loc l = rs_sub(arg, map[ro], 1);
+            cp_diag_report(r->d, strstr(msg, "longer") ? CP0417 : CP0409, &l,
+                           "%s", msg);
+            return false;
+        }
+    }
+    out->root = base.root;
+    out->nsegs = base.nsegs + tail.nsegs;
+    out->segs = out->nsegs ? cp_arena_alloc(r->a, out->nsegs * sizeof(struct cp_seg))
+                           : NULL;
+    if (base.nsegs)
+        memcpy(out->segs, base.segs, base.nsegs * sizeof(struct cp_seg));
+    if (tail.nsegs)
+        memcpy(out->segs + base.nsegs, tail.segs,
+               tail.nsegs * sizeof(struct cp_seg));
+    out->has_glob = base.has_glob || tail.has_glob;
+    size_t total = 0;
+    for (size_t i = 0; i < out->nsegs; i++)
+        total += out->segs[i].len + (out->segs[i].kind == CP_SEG_ANY ? 3 : 1);
+    if (total > CP_MAX_PATH_LEN) {
+        cp_diag_report(r->d, CP0417, &arg->n.loc,
+                       "path longer than %u bytes after interpolation",
+                       (unsigned)CP_MAX_PATH_LEN);
+        return false;
+    }
+    if (concrete && out->has_glob) {
+        struct cp_diag *g = cp_diag_report(
+            r->d, CP0415, &arg->n.loc,
+            "the subject of an expect must be one concrete path, found the "
+            "glob '%s'",
+            rs_written(r, arg));
+        cp_diag_set_suggestion(g, "name one path the pattern matches");
+        return false;
+    }
+    rs_mark_used(r, out->root);
+    return true;
+}
+
+/* ---- rules ------------------------------------------------------------- */
+
+static struct cp_rule *rs_rule(struct rs *r, enum cp_rule_kind kind,
+                               const struct cp_arg *arg)
+{
+    struct cp_rule *ru = cp_arena_alloc(r->a, sizeof *ru);
+    ru->kind = kind;
+    ru->origin = CP_ORIGIN_SOURCE;
+    if (arg) {
+        ru->loc = arg->n.loc;
+        ru->text = rs_written(r, arg);
+    }
+    return ru;
+}
+
+static void rs_push(struct rs *r, struct cp_rule *ru)
+{
+    ru->id = (unsigned)r->rules.len;
+    cp_vec_push(r->a, &r->rules, ru);
+    if (ru->kind == CP_R_EXEC)
+        r->p->has_exec = true;
+}
+
+static void rs_path_rules(struct rs *r, const struct cp_stmt *s,
+                          enum cp_rule_kind kind)
+{
+    for (size_t i = 0; i < s->nargs; i++) {
+        struct cp_path path;
+        if (!rs_path(r, s->args[i], false, &path))
+            continue;
+        struct cp_rule *ru = rs_rule(r, kind, s->args[i]);
+        ru->u.path = path;
+        rs_push(r, ru);
+    }
+}
+
+static bool rs_gate_arg(struct rs *r, const struct cp_arg *arg,
+                        struct cp_gate_pat *out)
+{
+    if (arg->kind == CP_ARG_BARE) {
+        rs_mismatch(r, arg, "a command pattern");
+        return false;
+    }
+    char *t;
+    size_t n;
+    if (!rs_decode(r, arg, &t, &n, NULL))
+        return false;
+    bool re = arg->kind == CP_ARG_REGEX;
+    const char *msg = cp_gate_parse(r->a, t, n, re, out);
+    if (msg) {
+        if (re)
+            cp_diag_report(r->d, CP0411, &arg->n.loc, "invalid regex '%s': %s",
+                           rs_written(r, arg), msg);
+        else
+            cp_diag_report(r->d, CP0412, &arg->n.loc,
+                           "invalid command pattern '%s': %s",
+                           rs_written(r, arg), msg);
+        return false;
+    }
+    return true;
+}
+
+static bool rs_domain_arg(struct rs *r, const struct cp_arg *arg,
+                          struct cp_domain *out)
+{
+    if (arg->kind != CP_ARG_BARE || rs_pathlike(arg->text, arg->len) ||
+        memchr(arg->text, '/', arg->len)) {
+        rs_mismatch(r, arg, "a domain pattern");
+        return false;
+    }
+    const char *msg = cp_domain_parse(r->a, arg->text, arg->len, out);
+    if (msg) {
+        cp_diag_report(r->d, CP0413, &arg->n.loc, "invalid domain '%.*s': %s",
+                       (int)arg->len, arg->text, msg);
+        return false;
+    }
+    return true;
+}
+
+/* A fixed word: returns its index in `words` (NULL-terminated) or -1 after
+ * reporting "unknown WHAT 'x'; expected a, b or c". */
+static int rs_word(struct rs *r, const struct cp_stmt *s,
+                   const struct cp_word *w, const char *what,
+                   const char *after, const char *const *words)
+{
+    struct cp_buf list = {0};
+    size_t nw = 0;
+    while (words[nw])
+        nw++;
+    for (size_t i = 0; i < nw; i++) {
+        if (i)
+            cp_buf_adds(&list, i + 1 == nw ? " or " : ", ");
+        cp_buf_adds(&list, words[i]);
+    }
+    if (!w->text) {
+        cp_diag_report(r->d, CP0414, &s->n.loc, "'%s' needs %s; expected %s",
+                       s->keyword.text ? s->keyword.text : "statement", what,
+                       list.data);
+        cp_buf_free(&list);
+        return -1;
+    }
+    for (size_t i = 0; i < nw; i++)
+        if (strcmp(w->text, words[i]) == 0) {
+            cp_buf_free(&list);
+            return (int)i;
+        }
+    cp_diag_report(r->d, strcmp(what, "profile") == 0 ? CP0401 : CP0403,
+                   &w->loc, "unknown %s '%s'%s; expected %s", what, w->text,
+                   after, list.data);
+    cp_buf_free(&list);
+    return -1;
+}
+
+static void rs_duplicate(struct rs *r, const struct cp_stmt *s,
+                         const struct cp_stmt **prev, const char *kw)
+{
+    if (*prev) {
+        struct cp_diag *g = cp_diag_report(r->d, CP0402, &s->n.loc,
+                                           "duplicate '%s' statement", kw);
+        cp_diag_add_note(g, &(*prev)->n.loc, "the first '%s' statement is here",
+                         kw);
+        cp_diag_set_suggestion(g, "keep one '%s' statement", kw);
+        return;
+    }
+    *prev = s;
+}
+
+static void rs_expect(struct rs *r, const struct cp_stmt *s)
+{
+    static const char *const verdicts[] = {"allow", "ask", "deny", NULL};
+    static const char *const accesses[] = {"read", "write", "exec", "net",
+                                           "gate", NULL};
+    int v = rs_word(r, s, &s->sub, "verdict", " in 'expect'", verdicts);
+    int ac = rs_word(r, s, &s->access, "access", " in 'expect'", accesses);
+    if (v < 0 || ac < 0)
+        return;
+    if (s->nargs != 1) {
+        cp_diag_report(r->d, CP0414, s->nargs ? &s->args[1]->n.loc : &s->n.loc,
+                       "'expect' takes exactly one subject, found %zu",
+                       s->nargs);
+        return;
+    }
+    struct cp_expect *e = cp_arena_alloc(r->a, sizeof *e);
+    e->verdict = (enum cp_verdict)v;
+    e->access = (enum cp_access)ac;
+    e->loc = s->n.loc;
+    e->rules_before = r->rules.len;
+    if (e->verdict == CP_ASK && e->access != CP_ACC_GATE) {
+        struct cp_diag *g = cp_diag_report(
+            r->d, CP0415, &s->sub.loc,
+            "'ask' is a verdict of gate only; %s is allowed or denied",
+            cp_access_text(e->access));
+        cp_diag_set_suggestion(g, "expect allow or deny");
+        return;
+    }
+    const struct cp_arg *arg = s->args[0];
+    switch (e->access) {
+    case CP_ACC_READ:
+    case CP_ACC_WRITE:
+    case CP_ACC_EXEC: {
+        if (!rs_path(r, arg, true, &e->path))
+            return;
+        e->subject = cp_path_format(r->a, &e->path);
+        break;
+    }
+    case CP_ACC_NET: {
+        struct cp_domain dm;
+        if (!rs_domain_arg(r, arg, &dm))
+            return;
+        if (dm.wildcard) {
+            cp_diag_report(r->d, CP0415, &arg->n.loc,
+                           "the subject of 'expect ... net' must be one host "
+                           "name, found the pattern '%.*s'",
+                           (int)arg->len, arg->text);
+            return;
+        }
+        e->subject = dm.name;
+        break;
+    }
+    case CP_ACC_GATE: {
+        if (arg->kind != CP_ARG_QUOTED) {
+            struct cp_diag *g = cp_diag_report(
+                r->d, CP0410, &arg->n.loc,
+                "expected a quoted command line, found %s '%s'",
+                rs_kind_of(arg), rs_written(r, arg));
+            if (arg->kind == CP_ARG_BARE)
+                cp_diag_set_suggestion(g, "quote the command line: \"%.*s\"",
+                                       (int)arg->len, arg->text);
+            return;
+        }
+        char *t;
+        size_t n;
+        if (!rs_decode(r, arg, &t, &n, NULL))
+            return;
+        e->subject = t;
+        break;
+    }
+    }
+    cp_vec_push(r->a, &r->expects, e);
+}
+
+static void rs_file(struct rs *r, const struct cp_file *f);
+
+static void rs_stmt(struct rs *r, const struct cp_stmt *s)
+{
+    static const char *const profiles[] = {"cooperative", "confined",
+                                           "exclusive", NULL};
+    static const char *const fails[] = {"closed", "open", NULL};
+    static const char *const denies[] = {"read", "write", "exec", NULL};
+    static const char *const gates[] = {"ask", "deny", NULL};
+    static const char *const nets[] = {"deny", "allow", NULL};
+
+    switch (s->n.kind) {
+    case CP_N_PROFILE: {
+        int v = rs_word(r, s, &s->sub, "profile", "", profiles);
+        rs_duplicate(r, s, &r->profile_stmt, "profile");
+        if (v >= 0 && r->profile_stmt == s)
+            r->p->profile = (enum cp_profile)v;
+        break;
+    }
+    case CP_N_FAIL: {
+        int v = rs_word(r, s, &s->sub, "fail mode", "", fails);
+        rs_duplicate(r, s, &r->fail_stmt, "fail");
+        if (v >= 0 && r->fail_stmt == s)
+            r->p->fail = (enum cp_fail)v;
+        break;
+    }
+    case CP_N_PARAM:
+    case CP_N_LET: {
+        if (!s->name.text)
+            break;
+        const char *nm =
+            cp_arena_intern(r->a, s->name.text, strlen(s->name.text));
+        struct rs_name *nd = rs_find(r, nm);
+        bool first = nd && !nd->defined && nd->loc.src == s->name.loc.src &&
+                     nd->loc.line == s->name.loc.line &&
+                     nd->loc.col == s->name.loc.col;
+        if (!first) {
+            struct cp_diag *g = cp_diag_report(
+                r->d, CP0404, &s->name.loc, "'%s' is already declared", nm);
+            if (nd && nd->loc.src)
+                cp_diag_add_note(g, &nd->loc, "'%s' is first declared here",
+                                 nm);
+            else
+                cp_diag_add_note(g, NULL, "'%s' is a param that every policy "
+                                          "has",
+                                 nm);
+            cp_diag_set_suggestion(g, "choose another name");
+            break;
+        }
+        if (s->n.kind == CP_N_PARAM) {
+            struct cp_param *pm = rs_add_param(r, nm, &s->name.loc);
+            nd->param_index = r->params.len - 1;
+            nd->path.root = nm;
+            for (size_t i = 0; i < r->cx->opts.ndefines; i++)
+                if (strcmp(r->cx->opts.defines[i].name, nm) == 0)
+                    pm->value = r->cx->opts.defines[i].value;
+            nd->ok = true;
+            nd->defined = true;
+            break;
+        }
+        /* let NAME = PATH */
+        if (s->nargs != 1) {
+            cp_diag_report(r->d, CP0414, &s->n.loc,
+                           "'let' takes exactly one path");
+            nd->defined = true;
+            break;
+        }
+        r->defining = nm;
+        nd->ok = rs_path(r, s->args[0], false, &nd->path);
+        r->defining = NULL;
+        nd->defined = true;
+        break;
+    }
+    case CP_N_INCLUDE:
+        rs_file(r, s->included);
+        break;
+    case CP_N_WRITE:
+        rs_path_rules(r, s, CP_R_WRITE);
+        break;
+    case CP_N_EXEC:
+        rs_path_rules(r, s, CP_R_EXEC);
+        break;
+    case CP_N_DENY: {
+        int v = rs_word(r, s, &s->sub, "access", " after 'deny'", denies);
+        if (v >= 0)
+            rs_path_rules(r, s,
+                          v == 0   ? CP_R_DENY_READ
+                          : v == 1 ? CP_R_DENY_WRITE
+                                   : CP_R_DENY_EXEC);
+        break;
+    }
+    case CP_N_GATE: {
+        int v = rs_word(r, s, &s->sub, "verdict", " after 'gate'", gates);
+        if (v < 0)
+            break;
+        for (size_t i = 0; i < s->nargs; i++) {
+            struct cp_gate_pat g;
+            if (!rs_gate_arg(r, s->args[i], &g))
+                continue;
+            struct cp_rule *ru =
+                rs_rule(r, v == 0 ? CP_R_GATE_ASK : CP_R_GATE_DENY, s->args[i]);
+            ru->u.gate = g;
+            rs_push(r, ru);
+        }
+        break;
+    }
+    case CP_N_NET: {
+        int v = rs_word(r, s, &s->sub, "mode", " after 'net'", nets);
+        if (v < 0)
+            break;
+        if (v == 0) {
+            if (s->nargs) {
+                cp_diag_report(r->d, CP0414, &s->args[0]->n.loc,
+                               "'net deny' takes no argument");
+                break;
+            }
+            struct cp_rule *ru = rs_rule(r, CP_R_NET_DENY, NULL);
+            ru->loc = s->n.loc;
+            ru->text = "";
+            r->net_deny = true;
+            rs_push(r, ru);
+            break;
+        }
+        if (!s->nargs) {
+            cp_diag_report(r->d, CP0414, &s->n.loc,
+                           "'net allow' needs at least one domain");
+            break;
+        }
+        for (size_t i = 0; i < s->nargs; i++) {
+            struct cp_domain dm;
+            if (!rs_domain_arg(r, s->args[i], &dm))
+                continue;
+            struct cp_rule *ru = rs_rule(r, CP_R_NET_ALLOW, s->args[i]);
+            ru->u.dom = dm;
+            r->net_allow = true;
+            rs_push(r, ru);
+        }
+        break;
+    }
+    case CP_N_EXPECT:
+        rs_expect(r, s);
+        break;
+    case CP_N_FILE:
+    case CP_N_ARG:
+        break;
+    }
+}
+
+static void rs_add_source(struct rs *r, const struct cp_source *src);
+
+static void rs_file(struct rs *r, const struct cp_file *f)
+{
+    if (!f)
+        return;
+    rs_add_source(r, f->src);
+    for (size_t i = 0; i < f->nstmts; i++)
+        rs_stmt(r, f->stmts[i]);
+}
+
+/* ---- sources and the control plane ------------------------------------- */
+
+static char *rs_cwd(void)
+{
+    char *c = getcwd(NULL, 0);
+    if (!c)
+        return NULL;
+    char *rp = realpath(c, NULL);
+    free(c);
+    return rp;
+}
+
+/* Absolute form of a source (its canonical path when the file exists). */
+static const char *rs_abs(struct rs *r, const struct cp_source *src)
+{
+    if (src->abspath)
+        return src->abspath;
+    if (!src->path || src->path[0] == '<')
+        return NULL;
+    if (src->path[0] == '/')
+        return rs_normalise(r, "", src->path, strlen(src->path));
+    char *c = rs_cwd();
+    if (!c)
+        return NULL;
+    const char *full = cp_arena_printf(r->a, "%s/%s", c, src->path);
+    free(c);
+    return rs_normalise(r, "", full, strlen(full));
+}
+
+static void rs_add_source(struct rs *r, const struct cp_source *src)
+{
+    if (!src)
+        return;
+    const char *ab = rs_abs(r, src);
+    if (!ab)
+        return;
+    for (size_t i = 0; i < r->sources.len; i++)
+        if (strcmp(r->sources.items[i], ab) == 0)
+            return;
+    cp_vec_push(r->a, &r->sources, (void *)ab);
+}
+
+/* The spelling of a control-plane path (spec/semantics.md, "Implicit
+ * rules"): ${PROJECT}/REL under PROJECT's value, or under the current
+ * directory when PROJECT is unbound; else the absolute path. */
+static const char *rs_spell(struct rs *r, const char *abs)
+{
+    const char *proj = NULL;
+    for (size_t i = 0; i < r->params.len; i++) {
+        struct cp_param *pm = r->params.items[i];
+        if (strcmp(pm->name, "PROJECT") == 0)
+            proj = pm->value;
+    }
+    char *cwd = NULL;
+    if (!proj)
+        proj = cwd = rs_cwd();
+    const char *res = abs;
+    if (proj) {
+        size_t pl = strlen(proj);
+        if (pl == 1 && proj[0] == '/')
+            pl = 0;
+        if (strncmp(abs, proj, pl) == 0 && abs[pl] == '/')
+            res = cp_arena_printf(r->a, "${PROJECT}%s", abs + pl);
+        else if (strcmp(abs, proj) == 0)
+            res = "${PROJECT}";
+    }
+    free(cwd);
+    return res;
+}
+
+static void rs_implicit(struct rs *r, enum cp_rule_kind kind,
+                        enum cp_origin origin, const char *text,
+                        const char *why, unsigned flags)
+{
+    struct cp_path path;
+    size_t off;
+    if (cp_path_parse(r->a, text, strlen(text), true, &path, &off) != NULL)
+        return; /* not a path confpol can name: never for a realpath */
+    struct cp_rule *ru = cp_arena_alloc(r->a, sizeof *ru);
+    ru->kind = kind;
+    ru->origin = origin;
+    ru->why = why;
+    ru->flags = flags;
+    ru->text = cp_path_format(r->a, &path); /* before binding: ${PROJECT}/x */
+    cp_sema_bind(r->a, r->p, &path);
+    ru->u.path = path;
+    rs_push(r, ru);
+}
+
+static void rs_profile(struct rs *r)
+{
+    struct cp_policy *p = r->p;
+    if (p->profile == CP_PROFILE_COOPERATIVE)
+        return;
+    for (size_t i = 0; i < r->sources.len; i++)
+        rs_implicit(r, CP_R_DENY_WRITE, CP_ORIGIN_CONFINED,
+                    rs_spell(r, r->sources.items[i]), "policy source file",
+                    CP_RF_CONTROL);
+    if (p->outdir)
+        rs_implicit(r, CP_R_DENY_WRITE, CP_ORIGIN_CONFINED,
+                    rs_spell(r, p->outdir), "build output directory",
+                    CP_RF_CONTROL);
+    rs_implicit(r, CP_R_DENY_READ, CP_ORIGIN_CONFINED, "~/.config/confpol",
+                "confpol key and config directory", CP_RF_CONTROL);
+    rs_implicit(r, CP_R_DENY_WRITE, CP_ORIGIN_CONFINED, "~/.config/confpol",
+                "confpol key and config directory", CP_RF_CONTROL);
+    if (p->profile != CP_PROFILE_EXCLUSIVE)
+        return;
+    static const char *const creds[] = {
+        "~/.ssh",           "~/.aws",        "~/.gnupg",
+        "~/.kube",          "~/.config/gcloud", "~/.azure",
+        "~/.docker/config.json", "~/.netrc", "~/.git-credentials",
+        "~/.config/gh",     "~/.npmrc",      "~/.pypirc",
+    };
+    for (size_t i = 0; i < sizeof creds / sizeof creds[0]; i++)
+        rs_implicit(r, CP_R_DENY_READ, CP_ORIGIN_EXCLUSIVE, creds[i],
+                    "credential store", 0);
+    if (!r->net_allow && !r->net_deny) {
+        struct cp_rule *ru = cp_arena_alloc(r->a, sizeof *ru);
+        ru->kind = CP_R_NET_DENY;
+        ru->origin = CP_ORIGIN_EXCLUSIVE;
+        ru->why = "no 'net allow' in an exclusive policy";
+        ru->text = "";
+        rs_push(r, ru);
+        r->net_deny = true;
+    }
+}
+
+/* ---- -D ------------------------------------------------------------------ */
+
+static bool rs_canonical_text(const char *v)
+{
+    size_t n = strlen(v);
+    if (n == 0 || v[0] != '/')
+        return false;
+    if (n > 1 && v[n - 1] == '/')
+        return false;
+    if (strstr(v, "//") || strstr(v, "/./") || strstr(v, "/../"))
+        return false;
+    if ((n >= 2 && strcmp(v + n - 2, "/.") == 0) ||
+        (n >= 3 && strcmp(v + n - 3, "/..") == 0))
+        return false;
+    return true;
+}
+
+static void rs_defines(struct rs *r)
+{
+    const struct cp_options *o = &r->cx->opts;
+    for (size_t i = 0; i < o->ndefines; i++) {
+        const struct cp_define *df = &o->defines[i];
+        const char *nm = cp_arena_intern(r->a, df->name, strlen(df->name));
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(o->defines[j].name, df->name) == 0) {
+                cp_diag_report(r->d, CP0804, NULL,
+                               "-D %s is given twice; bind each param once",
+                               df->name);
+                goto next;
+            }
+        struct rs_name *nd = rs_find(r, nm);
+        if (!nd || nd->kind != RS_PARAM) {
+            struct cp_diag *g = cp_diag_report(
+                r->d, CP0802, NULL, "-D %s=%s: '%s' is %s", df->name,
+                df->value, df->name,
+                nd ? "a let, not a param" : "not a param of this policy");
+            if (nd && nd->loc.src)
+                cp_diag_add_note(g, &nd->loc, "'%s' is declared here",
+                                 df->name);
+            else
+                cp_diag_set_suggestion(g, "declare it with 'param %s' or "
+                                          "remove -D %s",
+                                       df->name, df->name);
+            goto next;
+        }
+        if (df->value[0] != '/') {
+            cp_diag_report(r->d, CP0803, NULL,
+                           "-D %s=%s: the value must be an absolute path",
+                           df->name, df->value);
+            goto next;
+        }
+        if (!rs_canonical_text(df->value)) {
+            struct cp_diag *g = cp_diag_report(
+                r->d, CP0803, NULL,
+                "-D %s=%s: the value is not canonical (it holds '//', '.', "
+                "'..' or a trailing '/')",
+                df->name, df->value);
+            cp_diag_set_suggestion(
+                g, "write -D %s=%s", df->name,
+                rs_normalise(r, "", df->value, strlen(df->value)));
+            goto next;
+        }
+        char *rp = realpath(df->value, NULL);
+        if (rp && strcmp(rp, df->value) != 0) {
+            struct cp_diag *g = cp_diag_report(
+                r->d, CP0803, NULL,
+                "-D %s=%s: the value is not canonical: it resolves to '%s'",
+                df->name, df->value, rp);
+            cp_diag_set_suggestion(g, "write -D %s=%s", df->name, rp);
+        }
+        free(rp);
+    next:;
+    }
+}
+
+/* ---- entry ----------------------------------------------------------------- */
+
+static const char *rs_stem(struct rs *r, const char *path)
+{
+    const char *b = strrchr(path, '/');
+    b = b ? b + 1 : path;
+    size_t n = strlen(b);
+    if (n > 8 && strcmp(b + n - 8, ".confpol") == 0)
+        n -= 8;
+    return cp_arena_strndup(r->a, b, n);
+}
 
 int cp_resolve(struct cp_ctx *cx)
 {
-    (void)cx;
-    return 0;
+    size_t before = cp_diag_errors(&cx->diags);
+    struct rs r = {0};
+    r.cx = cx;
+    r.a = cx->arena;
+    r.d = &cx->diags;
+    struct cp_policy *p = cp_arena_alloc(r.a, sizeof *p);
+    r.p = p;
+    cx->policy = p;
+    p->profile = CP_PROFILE_CONFINED;
+    p->fail = CP_FAIL_CLOSED;
+    p->net = CP_NET_ALL;
+
+    const char *home = cp_arena_intern(r.a, "HOME", 4);
+    const char *proj = cp_arena_intern(r.a, "PROJECT", 7);
+    struct rs_name *nh = rs_add_name(&r, home, RS_PARAM, NULL);
+    struct rs_name *np = rs_add_name(&r, proj, RS_PARAM, NULL);
+    rs_add_param(&r, home, NULL);
+    rs_add_param(&r, proj, NULL);
+    nh->defined = np->defined = nh->ok = np->ok = true;
+    nh->path.root = home;
+    np->path.root = proj;
+    nh->param_index = 0;
+    np->param_index = 1;
+    for (size_t i = 0; i < cx->opts.ndefines; i++) {
+        struct cp_param *pm = NULL;
+        if (strcmp(cx->opts.defines[i].name, "HOME") == 0)
+            pm = r.params.items[0];
+        else if (strcmp(cx->opts.defines[i].name, "PROJECT") == 0)
+            pm = r.params.items[1];
+        if (pm)
+            pm->value = cx->opts.defines[i].value;
+    }
+
+    rs_collect(&r, cx->ast);
+    rs_defines(&r);
+    bool defines_ok = cp_diag_errors(&cx->diags) == before;
+
+    if (cx->ast) {
+        const struct cp_source *ms = cx->ast->src;
+        p->main_path = cx->main_path ? cx->main_path : ms ? ms->path : "";
+    } else {
+        p->main_path = cx->main_path ? cx->main_path : "";
+    }
+    p->stem = rs_stem(&r, p->main_path);
+    if (cx->opts.outdir) {
+        char *rp = realpath(cx->opts.outdir, NULL);
+        if (rp) {
+            p->outdir = cp_arena_strdup(r.a, rp);
+            free(rp);
+        } else if (cx->opts.outdir[0] == '/') {
+            p->outdir = rs_normalise(&r, "", cx->opts.outdir,
+                                     strlen(cx->opts.outdir));
+        } else {
+            char *c = rs_cwd();
+            const char *full = cp_arena_printf(r.a, "%s/%s", c ? c : "",
+                                               cx->opts.outdir);
+            free(c);
+            p->outdir = rs_normalise(&r, "", full, strlen(full));
+        }
+    }
+
+    if (cx->ast)
+        rs_file(&r, cx->ast);
+
+    /* Bound params are substituted into every path now, so that the
+     * analysis and the decisions are exact (spec/semantics.md). */
+    p->nparams = r.params.len;
+    p->params = cp_arena_alloc(r.a, p->nparams * sizeof *p->params);
+    for (size_t i = 0; i < r.params.len; i++) {
+        p->params[i] = *(struct cp_param *)r.params.items[i];
+        if (!defines_ok)
+            p->params[i].value = NULL;
+    }
+    for (size_t i = 0; i < r.rules.len; i++) {
+        struct cp_rule *ru = r.rules.items[i];
+        if (ru->kind <= CP_R_DENY_EXEC)
+            cp_sema_bind(r.a, p, &ru->u.path);
+    }
+
+    p->profile_defaulted = r.profile_stmt == NULL;
+    if (r.profile_stmt)
+        p->profile_loc = r.profile_stmt->n.loc;
+    p->fail_written = r.fail_stmt != NULL;
+    p->sources = cp_arena_alloc(r.a, (r.sources.len + 1) * sizeof(char *));
+    for (size_t i = 0; i < r.sources.len; i++)
+        p->sources[i] = r.sources.items[i];
+    p->nsources = r.sources.len;
+
+    rs_profile(&r);
+    p->net = r.net_deny ? CP_NET_NONE : r.net_allow ? CP_NET_LIST : CP_NET_ALL;
+
+    p->nrules = r.rules.len;
+    p->rules = (struct cp_rule **)r.rules.items;
+    p->nexpects = r.expects.len;
+    p->expects = cp_arena_alloc(r.a, (p->nexpects + 1) * sizeof *p->expects);
+    for (size_t i = 0; i < r.expects.len; i++) {
+        struct cp_expect *e = r.expects.items[i];
+        if (e->access <= CP_ACC_EXEC) {
+            cp_sema_bind(r.a, p, &e->path);
+        }
+        p->expects[i] = *e;
+    }
+
+    if (p->profile_defaulted && cx->ast) {
+        struct cp_loc hl = cx->ast->header;
+        struct cp_diag *g = cp_diag_report(
+            r.d, CP0420, hl.src ? &hl : NULL,
+            "no 'profile' statement: the profile is confined, but the gate "
+            "hook stays fail-open");
+        cp_diag_set_suggestion(g, "write 'profile confined' to make it fail "
+                                  "closed");
+    }
+    return (int)(cp_diag_errors(&cx->diags) - before);
 }

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/* Helpers shared by the semantic phases (resolve, decide, check, effective,
+ * explain); not part of the public API. */
+#ifndef CP_SEMA_H
+#define CP_SEMA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "arena.h"
+#include "policy.h"
+
+/* Parses a concrete subject ("/abs", "~", "~/x", "${NAME}", "${NAME}/x"; no
+ * globs, every byte literal) and substitutes the params `p` binds.  Returns
+ * NULL or a message. */
+const char *cp_sema_subject(struct cp_arena *a, const struct cp_policy *p,
+                            const char *text, size_t len, struct cp_path *out);
+
+/* Replaces a bound param root by its value's segments (in the arena). */
+void cp_sema_bind(struct cp_arena *a, const struct cp_policy *p,
+                  struct cp_path *path);
+
+/* The value of param `name` in `p`, or NULL when unbound or unknown. */
+const char *cp_sema_param_value(const struct cp_policy *p, const char *name);
+
+/* Appends `s` as a confpol quoted string: "...", with \" \\ and \xHH. */
+void cp_sema_quote(struct cp_buf *b, const char *s, size_t n);
+
+/* "deny write ${PROJECT}/x" for messages (the argument as written). */
+const char *cp_sema_rule_text(struct cp_arena *a, const struct cp_rule *r);
+
+/* "profile confined" or "profile exclusive": the origin of an implicit rule. */
+const char *cp_sema_origin_text(enum cp_origin o);
+
+#endif
