@@ -55,6 +55,8 @@ struct cp_arg {
     const char *text;      /* raw bytes as written (between the quotes) */
     size_t len;
     struct cp_comment *trailing; /* '# ...' after it on the same line, in braces */
+    struct cp_comment **leading; /* comment lines before it inside braces */
+    size_t nleading;
 };
 
 /* A word in a keyword position (profile name, access, verdict...): kept as
@@ -78,6 +80,11 @@ struct cp_stmt {
     size_t nleading;
     struct cp_comment *trailing; /* comment on the statement's last line */
     struct cp_file *included;    /* include: the parsed file, NULL on error */
+    bool blank_before;           /* a blank line preceded it or its leading
+                                    comments (fmt keeps one) */
+    struct cp_comment **inner_trailing; /* comments after the last argument,
+                                           before the closing '}' */
+    size_t ninner_trailing;
 };
 
 struct cp_file {
@@ -91,6 +98,8 @@ struct cp_file {
     size_t nstmts;
     struct cp_comment **trailing; /* comments after the last statement */
     size_t ntrailing;
+    struct cp_comment *header_trailing; /* comment on the header line */
+    bool header_blank_before;  /* a blank line between leading comments and header */
 };
 
 /* Constructors used by the grammar (compiler/ast.c). */
@@ -100,6 +109,8 @@ struct cp_stmt *cp_ast_new_stmt(struct cp_arena *a, enum cp_node_kind kind,
 struct cp_arg *cp_ast_new_arg(struct cp_arena *a, enum cp_arg_kind kind,
                               const char *text, size_t len,
                               const struct cp_loc *loc);
+/* A span from the start of `a` to the end of `b`. */
+struct cp_loc cp_loc_span(const struct cp_loc *a, const struct cp_loc *b);
 /* Stable S-expression dump for tests and --dump=ast. */
 void cp_ast_dump(const struct cp_file *f, FILE *out);
 

@@ -25,6 +25,7 @@ struct cp_options {
     size_t ndefines;
     const char *outdir;      /* build -o DIR (control plane), or NULL */
     bool expand_globs;       /* build --expand-globs */
+    bool no_includes;        /* cp_parse: do not follow includes (fmt) */
 };
 
 struct cp_ctx {
@@ -42,6 +43,10 @@ void cp_ctx_free(struct cp_ctx *cx);
 
 /* Phases; each returns the number of new errors. */
 int cp_parse(struct cp_ctx *cx);   /* compiler/parse.c: lex, parse, includes */
+/* Parses an in-memory buffer as the main file (fuzzers, tests): sets
+ * cx->main_src to a copy of it and runs cp_parse. */
+int cp_parse_memory(struct cp_ctx *cx, const char *name, const char *text,
+                    size_t len);
 int cp_resolve(struct cp_ctx *cx); /* compiler/resolve.c: names, types, paths, profiles -> policy */
 int cp_check(struct cp_ctx *cx);   /* compiler/check.c: overlap/containment analysis, expect */
 

@@ -1,22 +1,375 @@
 /* SPDX-License-Identifier: MIT */
-/* PLACEHOLDER grammar until the front end lands. */
+/* The confpol grammar (spec/language.md, section Grammar).  Actions only
+ * build nodes; names, words and paths are checked in compiler/resolve.c.
+ * Statement-level error recovery: after an error the parser skips to the
+ * end of the statement (newline or ';'; a braced list is skipped whole
+ * because the scanner emits no newline inside braces). */
 %require "3.6"
 %define api.pure full
 %define api.prefix {cp_yy}
+%define api.location.type {struct cp_loc}
 %locations
 %define parse.error detailed
+%define parse.lac full
 %expect 0
-%code requires { struct cp_parse_state; }
-%parse-param { struct cp_parse_state *st }
-%code {
-int cp_yylex(CP_YYSTYPE *lval, CP_YYLTYPE *lloc);
-static void cp_yyerror(CP_YYLTYPE *l, struct cp_parse_state *st, const char *m);
+
+%code requires {
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "arena.h"
+#include "ast.h"
+#include "diag.h"
+#include "source.h"
+
+/* Per-parse state shared by the scanner (yyextra) and the parser
+ * (parse-param); no globals. */
+struct cp_lex {
+    struct cp_arena *arena;
+    struct cp_diags *diags;
+    const struct cp_source *src;
+    struct cp_file *file;
+    struct cp_vec stmts;     /* struct cp_stmt * in source order */
+    struct cp_vec comments;  /* struct cp_comment * in source order */
+    struct cp_vec headers;   /* struct cp_stmt * of kind CP_N_FILE: headers */
+    /* scanner position of the next byte */
+    unsigned line, col;
+    size_t off;
+    int depth;               /* brace nesting */
+    struct cp_loc brace;     /* the open '{' */
+    bool bol;                /* the next token starts a statement */
+    bool eof_nl;             /* synthetic end of line sent at end of file */
+    bool done;
+    int last_tok;            /* kind of the previous token */
+    size_t last_end;         /* byte offset after the previous token */
+    /* the most recent token, for error messages */
+    const char *tok_text;
+    size_t tok_len;
+    bool tok_bol;
+    struct cp_loc first;     /* first token of the file */
+    int first_tok;           /* and its kind */
+    bool have_first;
+};
+
+/* An argument list and whether it was written in braces. */
+struct cp_alist {
+    struct cp_vec v;
+    bool braced;
+};
+
+struct cp_tok {
+    const char *text; /* interned for words; raw bytes for strings */
+    size_t len;
+};
+
+#define YYLLOC_DEFAULT(Cur, Rhs, N)                                         \
+    do {                                                                    \
+        if (N) {                                                            \
+            (Cur) = YYRHSLOC(Rhs, 1);                                       \
+            (Cur).end_line = YYRHSLOC(Rhs, N).end_line;                     \
+            (Cur).end_col = YYRHSLOC(Rhs, N).end_col;                       \
+        } else {                                                            \
+            (Cur) = YYRHSLOC(Rhs, 0);                                       \
+            (Cur).line = (Cur).end_line;                                    \
+            (Cur).col = (Cur).end_col;                                      \
+        }                                                                   \
+    } while (0)
 }
+
+%code provides {
+#define YYSTYPE CP_YYSTYPE
+#define YYLTYPE CP_YYLTYPE
+int cp_yylex(CP_YYSTYPE *lval, CP_YYLTYPE *lloc, void *scanner);
+}
+
+%param {void *scanner}
+%parse-param {struct cp_lex *st}
+
+%code {
+#include <string.h>
+
+static void cp_yyerror(CP_YYLTYPE *l, void *scanner, struct cp_lex *st,
+                       const char *m);
+static struct cp_stmt *cp_p_stmt(struct cp_lex *st, enum cp_node_kind k,
+                                 const struct cp_loc *kw,
+                                 const struct cp_tok *kwt,
+                                 const struct cp_loc *last);
+static void cp_p_word(struct cp_word *w, const struct cp_tok *t,
+                      const struct cp_loc *l);
+static void cp_p_args(struct cp_stmt *s, const struct cp_vec *v,
+                      bool braced);
+static void cp_p_missing(struct cp_lex *st, const struct cp_loc *after,
+                         const char *what);
+}
+
+%union {
+    struct cp_tok tok;
+    struct cp_arg *arg;
+    struct cp_vec list;
+    struct cp_alist alist;
+}
+
 %token END 0 "end of file"
+%token NL "end of line"
+%token SEMI "';'"
+%token LBRACE "'{'"
+%token RBRACE "'}'"
+%token EQ "'='"
+%token <tok> WORD "word"
+%token <tok> STRING "string"
+%token <tok> REGEX "regex"
+%token <tok> KW_CONFPOL "'confpol'"
+%token <tok> KW_PROFILE "'profile'"
+%token <tok> KW_FAIL "'fail'"
+%token <tok> KW_PARAM "'param'"
+%token <tok> KW_LET "'let'"
+%token <tok> KW_INCLUDE "'include'"
+%token <tok> KW_WRITE "'write'"
+%token <tok> KW_EXEC "'exec'"
+%token <tok> KW_DENY "'deny'"
+%token <tok> KW_GATE "'gate'"
+%token <tok> KW_NET "'net'"
+%token <tok> KW_EXPECT "'expect'"
+
+%type <arg> arg
+%type <list> list blist
+%type <alist> args
+
 %%
-file: %empty ;
+
+file
+    : %empty
+    | file item
+    ;
+
+item
+    : NL
+    | SEMI
+    | stmt end
+    | error end { yyerrok; }
+    ;
+
+end
+    : NL
+    | SEMI
+    ;
+
+stmt
+    : KW_CONFPOL WORD {
+          struct cp_stmt *s = cp_p_stmt(st, CP_N_FILE, &@1, &$1, &@2);
+          cp_p_word(&s->sub, &$2, &@2);
+          cp_vec_push(st->arena, &st->headers, s);
+      }
+    | KW_CONFPOL { cp_p_missing(st, &@1, "a version number after 'confpol'"); }
+    | KW_PROFILE WORD {
+          struct cp_stmt *s = cp_p_stmt(st, CP_N_PROFILE, &@1, &$1, &@2);
+          cp_p_word(&s->sub, &$2, &@2);
+      }
+    | KW_PROFILE { cp_p_missing(st, &@1, "a profile name after 'profile'"); }
+    | KW_FAIL WORD {
+          struct cp_stmt *s = cp_p_stmt(st, CP_N_FAIL, &@1, &$1, &@2);
+          cp_p_word(&s->sub, &$2, &@2);
+      }
+    | KW_FAIL { cp_p_missing(st, &@1, "'closed' or 'open' after 'fail'"); }
+    | KW_PARAM WORD {
+          struct cp_stmt *s = cp_p_stmt(st, CP_N_PARAM, &@1, &$1, &@2);
+          cp_p_word(&s->name, &$2, &@2);
+      }
+    | KW_PARAM { cp_p_missing(st, &@1, "a name after 'param'"); }
+    | KW_LET WORD EQ arg {
+          struct cp_stmt *s = cp_p_stmt(st, CP_N_LET, &@1, &$1, &@4);
+          cp_p_word(&s->name, &$2, &@2);
+          struct cp_vec v = {0};
+          cp_vec_push(st->arena, &v, $4);
+          cp_p_args(s, &v, false);
+      }
+    | KW_LET { cp_p_missing(st, &@1, "a name after 'let'"); }
+    | KW_LET WORD { cp_p_missing(st, &@2, "'=' after the name"); }
+    | KW_LET WORD EQ { cp_p_missing(st, &@3, "a value after '='"); }
+    | KW_INCLUDE arg {
+          struct cp_stmt *s = cp_p_stmt(st, CP_N_INCLUDE, &@1, &$1, &@2);
+          struct cp_vec v = {0};
+          cp_vec_push(st->arena, &v, $2);
+          cp_p_args(s, &v, false);
+      }
+    | KW_INCLUDE { cp_p_missing(st, &@1, "a quoted file name after 'include'"); }
+    | KW_WRITE args {
+          struct cp_stmt *s = cp_p_stmt(st, CP_N_WRITE, &@1, &$1, &@2);
+          cp_p_args(s, &$2.v, $2.braced);
+      }
+    | KW_WRITE { cp_p_missing(st, &@1, "a path after 'write'"); }
+    | KW_EXEC args {
+          struct cp_stmt *s = cp_p_stmt(st, CP_N_EXEC, &@1, &$1, &@2);
+          cp_p_args(s, &$2.v, $2.braced);
+      }
+    | KW_EXEC { cp_p_missing(st, &@1, "a path after 'exec'"); }
+    | KW_DENY WORD args {
+          struct cp_stmt *s = cp_p_stmt(st, CP_N_DENY, &@1, &$1, &@3);
+          cp_p_word(&s->sub, &$2, &@2);
+          cp_p_args(s, &$3.v, $3.braced);
+      }
+    | KW_DENY { cp_p_missing(st, &@1, "'read', 'write' or 'exec' after 'deny'"); }
+    | KW_DENY WORD { cp_p_missing(st, &@2, "a path after the access"); }
+    | KW_GATE WORD args {
+          struct cp_stmt *s = cp_p_stmt(st, CP_N_GATE, &@1, &$1, &@3);
+          cp_p_word(&s->sub, &$2, &@2);
+          cp_p_args(s, &$3.v, $3.braced);
+      }
+    | KW_GATE { cp_p_missing(st, &@1, "'ask' or 'deny' after 'gate'"); }
+    | KW_GATE WORD { cp_p_missing(st, &@2, "a pattern after the verdict"); }
+    | KW_NET WORD {
+          struct cp_stmt *s = cp_p_stmt(st, CP_N_NET, &@1, &$1, &@2);
+          cp_p_word(&s->sub, &$2, &@2);
+      }
+    | KW_NET WORD args {
+          struct cp_stmt *s = cp_p_stmt(st, CP_N_NET, &@1, &$1, &@3);
+          cp_p_word(&s->sub, &$2, &@2);
+          cp_p_args(s, &$3.v, $3.braced);
+      }
+    | KW_NET { cp_p_missing(st, &@1, "'deny' or 'allow' after 'net'"); }
+    | KW_EXPECT WORD WORD arg {
+          struct cp_stmt *s = cp_p_stmt(st, CP_N_EXPECT, &@1, &$1, &@4);
+          cp_p_word(&s->sub, &$2, &@2);
+          cp_p_word(&s->access, &$3, &@3);
+          struct cp_vec v = {0};
+          cp_vec_push(st->arena, &v, $4);
+          cp_p_args(s, &v, false);
+      }
+    | KW_EXPECT { cp_p_missing(st, &@1, "'allow', 'deny' or 'ask' after 'expect'"); }
+    | KW_EXPECT WORD { cp_p_missing(st, &@2, "an access after the verdict"); }
+    | KW_EXPECT WORD WORD { cp_p_missing(st, &@3, "a subject after the access"); }
+    ;
+
+/* The argument list of write/exec/deny/gate/net. */
+args
+    : list { $$.v = $1; $$.braced = false; }
+    | LBRACE blist RBRACE { $$.v = $2; $$.braced = true; }
+    | LBRACE RBRACE {
+          $$.v = (struct cp_vec){0};
+          $$.braced = true;
+          cp_diag_report(st->diags, CP0204, &@1,
+                         "empty list; write at least one argument between "
+                         "'{' and '}'");
+          YYERROR;
+      }
+    ;
+
+list
+    : arg { $$ = (struct cp_vec){0}; cp_vec_push(st->arena, &$$, $1); }
+    | list arg { $$ = $1; cp_vec_push(st->arena, &$$, $2); }
+    ;
+
+blist
+    : arg { $$ = (struct cp_vec){0}; cp_vec_push(st->arena, &$$, $1); }
+    | blist arg { $$ = $1; cp_vec_push(st->arena, &$$, $2); }
+    ;
+
+arg
+    : WORD { $$ = cp_ast_new_arg(st->arena, CP_ARG_BARE, $1.text, $1.len, &@1); }
+    | STRING { $$ = cp_ast_new_arg(st->arena, CP_ARG_QUOTED, $1.text, $1.len, &@1); }
+    | REGEX { $$ = cp_ast_new_arg(st->arena, CP_ARG_REGEX, $1.text, $1.len, &@1); }
+    ;
+
 %%
-static void cp_yyerror(CP_YYLTYPE *l, struct cp_parse_state *st, const char *m)
+
+static struct cp_stmt *cp_p_stmt(struct cp_lex *st, enum cp_node_kind k,
+                                 const struct cp_loc *kw,
+                                 const struct cp_tok *kwt,
+                                 const struct cp_loc *last)
 {
-    (void)l; (void)st; (void)m;
+    struct cp_loc l = cp_loc_span(kw, last);
+    struct cp_stmt *s = cp_ast_new_stmt(st->arena, k, &l);
+    if (kwt)
+        cp_p_word(&s->keyword, kwt, kw);
+    if (k == CP_N_FILE)
+        return s; /* headers are kept apart (parse.c checks them) */
+    cp_vec_push(st->arena, &st->stmts, s);
+    return s;
+}
+
+static void cp_p_word(struct cp_word *w, const struct cp_tok *t,
+                      const struct cp_loc *l)
+{
+    w->text = t->text;
+    w->loc = *l;
+}
+
+static void cp_p_args(struct cp_stmt *s, const struct cp_vec *v,
+                      bool braced)
+{
+    s->args = (struct cp_arg **)v->items;
+    s->nargs = v->len;
+    s->braced = braced;
+}
+
+/* A statement that stops before a required word or argument: the caret goes
+ * just after the last token that was written. */
+static void cp_p_missing(struct cp_lex *st, const struct cp_loc *after,
+                         const char *what)
+{
+    struct cp_loc l = *after;
+    l.line = l.end_line;
+    l.col = l.end_col + 1;
+    l.end_col = l.col;
+    cp_diag_report(st->diags, CP0203, &l, "expected %s", what);
+}
+
+/* Bison's detailed message is "syntax error, unexpected X[, expecting A or
+ * B...]"; it is rewritten as "unexpected 'TEXT'; expected A, B or C", with
+ * the text of the offending word, and a word at the start of a statement is
+ * reported as an unknown statement. */
+static void cp_yyerror(CP_YYLTYPE *l, void *scanner, struct cp_lex *st,
+                       const char *m)
+{
+    (void)scanner;
+    const char *u = strstr(m, "unexpected ");
+    if (!u) {
+        cp_diag_report(st->diags, CP0201, l, "%s", m);
+        return;
+    }
+    u += strlen("unexpected ");
+    const char *e = strstr(u, ", expecting ");
+    size_t ulen = e ? (size_t)(e - u) : strlen(u);
+    bool is_arg = (ulen == 4 && strncmp(u, "word", 4) == 0) ||
+                  (ulen == 6 && strncmp(u, "string", 6) == 0) ||
+                  (ulen == 5 && strncmp(u, "regex", 5) == 0);
+    struct cp_buf b = {0};
+    if (is_arg && st->tok_text) {
+        size_t n = st->tok_len;
+        bool cut = n > 40;
+        if (cut)
+            n = 37;
+        if (st->tok_bol && ulen == 4) {
+            cp_buf_adds(&b, "unknown statement '");
+            cp_buf_add(&b, st->tok_text, n);
+            cp_buf_adds(&b, cut ? "...'" : "'");
+            cp_diag_report(st->diags, CP0202, l, "%s", b.data);
+            cp_buf_free(&b);
+            return;
+        }
+        cp_buf_printf(&b, "unexpected %.*s '", (int)ulen, u);
+        cp_buf_add(&b, st->tok_text, n);
+        cp_buf_adds(&b, cut ? "...'" : "'");
+    } else {
+        cp_buf_printf(&b, "unexpected %.*s", (int)ulen, u);
+    }
+    if (e) {
+        /* "A or B or C" -> "A, B or C" */
+        const char *x = e + strlen(", expecting ");
+        cp_buf_adds(&b, "; expected ");
+        for (;;) {
+            const char *o = strstr(x, " or ");
+            if (!o) {
+                cp_buf_adds(&b, x);
+                break;
+            }
+            cp_buf_add(&b, x, (size_t)(o - x));
+            cp_buf_adds(&b, strstr(o + 4, " or ") ? ", " : " or ");
+            x = o + 4;
+        }
+    } else if (st->tok_bol) {
+        cp_buf_adds(&b, "; expected a statement");
+    }
+    cp_diag_report(st->diags, CP0201, l, "%s", b.data);
+    cp_buf_free(&b);
 }

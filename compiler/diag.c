@@ -1,0 +1,282 @@
+/* SPDX-License-Identifier: MIT */
+/* The diagnostic sink (records on the heap, so they outlive the arena's
+ * users) and the GCC-style text renderer; spec/diagnostics.md is the
+ * normative description of the format.  JSON and SARIF live in
+ * diag_json.c. */
+#include "diag.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+
+static const struct {
+    const char *id, *name, *summary;
+    enum cp_severity sev;
+} cp_codes[] = {
+#define CP_DIAG(id, name, sev, summary) {#id, name, summary, sev},
+#include "diag_codes.def"
+#undef CP_DIAG
+};
+
+const char *cp_diag_code_id(enum cp_diag_code c)
+{
+    return (size_t)c < CP_DIAG__COUNT ? cp_codes[c].id : "CP0000";
+}
+
+const char *cp_diag_code_name(enum cp_diag_code c)
+{
+    return (size_t)c < CP_DIAG__COUNT ? cp_codes[c].name : "unknown";
+}
+
+enum cp_severity cp_diag_code_default(enum cp_diag_code c)
+{
+    return (size_t)c < CP_DIAG__COUNT ? cp_codes[c].sev : CP_SEV_ERROR;
+}
+
+const char *cp_diag_code_summary(enum cp_diag_code c)
+{
+    return (size_t)c < CP_DIAG__COUNT ? cp_codes[c].summary : "";
+}
+
+bool cp_diags_set_warning(struct cp_diags *d, const char *name, bool on)
+{
+    bool found = false;
+    for (size_t i = 0; i < CP_DIAG__COUNT; i++) {
+        if (cp_codes[i].sev == CP_SEV_ERROR ||
+            strcmp(cp_codes[i].name, name) != 0)
+            continue;
+        d->wstate[i] = on ? 1 : -1;
+        found = true;
+    }
+    return found;
+}
+
+void cp_diags_init(struct cp_diags *d)
+{
+    memset(d, 0, sizeof(*d));
+}
+
+void cp_diags_free(struct cp_diags *d)
+{
+    for (size_t i = 0; i < d->len; i++) {
+        struct cp_diag *g = &d->items[i];
+        free(g->msg);
+        for (size_t j = 0; j < g->nnotes; j++)
+            free(g->notes[j].msg);
+        free(g->notes);
+        free(g->suggestion);
+    }
+    free(d->items);
+    d->items = NULL;
+    d->len = d->cap = 0;
+    d->nerrors = d->nwarnings = 0;
+}
+
+static char *cp_vfmt(const char *fmt, va_list ap)
+    __attribute__((format(printf, 1, 0)));
+static char *cp_vfmt(const char *fmt, va_list ap)
+{
+    struct cp_buf b = {0};
+    cp_buf_vprintf(&b, fmt, ap);
+    return cp_buf_steal(&b, NULL);
+}
+
+/* The returned record stays valid until the next cp_diag_report on the same
+ * sink (the array may move): attach notes right away. */
+struct cp_diag *cp_diag_report(struct cp_diags *d, enum cp_diag_code code,
+                               const struct cp_loc *loc, const char *fmt, ...)
+{
+    enum cp_severity sev = cp_diag_code_default(code);
+    if (sev != CP_SEV_ERROR) {
+        if ((size_t)code < CP_DIAG__COUNT && d->wstate[code] < 0)
+            return NULL;
+        if (sev == CP_SEV_WARNING && d->werror)
+            sev = CP_SEV_ERROR;
+    }
+    if (d->len == d->cap) {
+        d->cap = d->cap ? d->cap * 2 : 16;
+        d->items = cp_xrealloc(d->items, d->cap * sizeof(*d->items));
+    }
+    struct cp_diag *g = &d->items[d->len++];
+    memset(g, 0, sizeof(*g));
+    g->code = code;
+    g->sev = sev;
+    if (loc)
+        g->loc = *loc;
+    va_list ap;
+    va_start(ap, fmt);
+    g->msg = cp_vfmt(fmt, ap);
+    va_end(ap);
+    if (sev == CP_SEV_ERROR)
+        d->nerrors++;
+    else if (sev == CP_SEV_WARNING)
+        d->nwarnings++;
+    return g;
+}
+
+void cp_diag_add_note(struct cp_diag *g, const struct cp_loc *loc,
+                      const char *fmt, ...)
+{
+    if (!g)
+        return;
+    g->notes = cp_xrealloc(g->notes, (g->nnotes + 1) * sizeof(*g->notes));
+    struct cp_diag_note *n = &g->notes[g->nnotes++];
+    memset(n, 0, sizeof(*n));
+    if (loc)
+        n->loc = *loc;
+    va_list ap;
+    va_start(ap, fmt);
+    n->msg = cp_vfmt(fmt, ap);
+    va_end(ap);
+}
+
+void cp_diag_set_suggestion(struct cp_diag *g, const char *fmt, ...)
+{
+    if (!g)
+        return;
+    free(g->suggestion);
+    va_list ap;
+    va_start(ap, fmt);
+    g->suggestion = cp_vfmt(fmt, ap);
+    va_end(ap);
+}
+
+size_t cp_diag_errors(const struct cp_diags *d)
+{
+    return d->nerrors;
+}
+
+/* ---- text renderer ----------------------------------------------------- */
+
+static const char *cp_sev_word(enum cp_severity s)
+{
+    switch (s) {
+    case CP_SEV_NOTE:
+        return "note";
+    case CP_SEV_WARNING:
+        return "warning";
+    case CP_SEV_ERROR:
+        return "error";
+    }
+    return "error";
+}
+
+static unsigned cp_ndigits(unsigned v)
+{
+    unsigned n = 1;
+    while (v >= 10) {
+        v /= 10;
+        n++;
+    }
+    return n;
+}
+
+/* Echoes one source line: control bytes other than tab are printed as '?'
+ * so that the output stays text (one byte each, columns unchanged). */
+static void cp_put_line(const char *s, size_t n, FILE *out)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if ((c < 0x20 && c != '\t') || c == 0x7f)
+            c = '?';
+        fputc(c, out);
+    }
+}
+
+/* The caret line for columns [from, to] (1-based bytes, inclusive) of the
+ * source line `s`: tabs before the span are copied so that the caret lines
+ * up in any tab setting; `first` puts '^' at the first column. */
+static void cp_put_caret(const char *s, size_t n, unsigned from, unsigned to,
+                         bool first, FILE *out)
+{
+    for (unsigned c = 1; c < from; c++)
+        fputc(c - 1 < n && s[c - 1] == '\t' ? '\t' : ' ', out);
+    for (unsigned c = from; c <= to; c++)
+        fputc(c == from && first ? '^' : '~', out);
+}
+
+/* Source excerpt for `loc`: every line of the span when it has at most three
+ * lines, otherwise the first line, a "..." line and the last line. */
+static void cp_render_excerpt(const struct cp_loc *loc, FILE *out)
+{
+    const struct cp_source *src = loc->src;
+    if (!src || loc->line == 0)
+        return;
+    unsigned last = loc->end_line >= loc->line ? loc->end_line : loc->line;
+    unsigned w = cp_ndigits(last);
+    if (w < 4)
+        w = 4;
+    for (unsigned ln = loc->line; ln <= last; ln++) {
+        if (last - loc->line + 1 > 3 && ln == loc->line + 1) {
+            fprintf(out, " %*s |\n", (int)w, "...");
+            ln = last - 1;
+            continue;
+        }
+        size_t n;
+        const char *s = cp_source_line(src, ln, &n);
+        fprintf(out, " %*u | ", (int)w, ln);
+        cp_put_line(s, n, out);
+        fputc('\n', out);
+        unsigned from, to;
+        if (ln == loc->line) {
+            from = loc->col ? loc->col : 1;
+        } else {
+            /* Continuation lines are underlined from their first non-blank
+             * byte. */
+            from = 1;
+            while (from <= n && (s[from - 1] == ' ' || s[from - 1] == '\t'))
+                from++;
+        }
+        if (ln == last && loc->end_line >= loc->line)
+            to = loc->end_col;
+        else
+            to = (unsigned)n;
+        if (to < from)
+            to = from;
+        fprintf(out, " %*s | ", (int)w, "");
+        cp_put_caret(s, n, from, to, ln == loc->line, out);
+        fputc('\n', out);
+    }
+}
+
+static void cp_render_prefix(const struct cp_loc *loc, FILE *out)
+{
+    if (loc->src && loc->line)
+        fprintf(out, "%s:%u:%u: ", loc->src->path, loc->line, loc->col);
+    else if (loc->src)
+        fprintf(out, "%s: ", loc->src->path);
+    else
+        fputs("confpol: ", out);
+}
+
+void cp_diags_render_text(const struct cp_diags *d, FILE *out)
+{
+    for (size_t i = 0; i < d->len; i++) {
+        const struct cp_diag *g = &d->items[i];
+        cp_render_prefix(&g->loc, out);
+        fprintf(out, "%s: %s [%s]\n", cp_sev_word(g->sev), g->msg,
+                cp_diag_code_id(g->code));
+        cp_render_excerpt(&g->loc, out);
+        for (size_t j = 0; j < g->nnotes; j++) {
+            cp_render_prefix(&g->notes[j].loc, out);
+            fprintf(out, "note: %s\n", g->notes[j].msg);
+            cp_render_excerpt(&g->notes[j].loc, out);
+        }
+        if (g->suggestion) {
+            cp_render_prefix(&g->loc, out);
+            fprintf(out, "note: %s\n", g->suggestion);
+        }
+    }
+    if (d->nerrors > 1) {
+        if (d->nwarnings == 1)
+            fprintf(out, "1 warning and %zu errors generated.\n", d->nerrors);
+        else if (d->nwarnings > 1)
+            fprintf(out, "%zu warnings and %zu errors generated.\n",
+                    d->nwarnings, d->nerrors);
+        else
+            fprintf(out, "%zu errors generated.\n", d->nerrors);
+    }
+}

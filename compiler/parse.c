@@ -1,0 +1,438 @@
+/* SPDX-License-Identifier: MIT */
+/* Phase 1: lex and parse the main file, then every included file.
+ *
+ * Each file is scanned and parsed whole (the grammar recovers at statement
+ * level, so every syntax error of a file is reported in one run); then its
+ * header is checked, its comments are attached to the nearest statement or
+ * argument (for fmt), and finally its include statements are followed in
+ * source order, depth first.  The chain of files being included is kept on
+ * the C stack, so a cycle is reported at the include that closes it with a
+ * note at every include of the cycle. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "confpol.h"
+
+#include "ast.h"
+#include "parser.h"
+#include "lexer.h"
+
+int cp_yyparse(void *scanner, struct cp_lex *st);
+
+/* One file on the include chain: `inc` is the include statement (in the
+ * parent) that brought `src` in, NULL for the main file. */
+struct cp_frame {
+    const struct cp_source *src;
+    const struct cp_stmt *inc;
+    const struct cp_frame *up;
+};
+
+static struct cp_file *cp_parse_source(struct cp_ctx *cx,
+                                       const struct cp_source *src,
+                                       const struct cp_frame *fr, int depth);
+
+static int cp_pos_cmp(unsigned l1, unsigned c1, unsigned l2, unsigned c2)
+{
+    if (l1 != l2)
+        return l1 < l2 ? -1 : 1;
+    if (c1 != c2)
+        return c1 < c2 ? -1 : 1;
+    return 0;
+}
+
+/* ---- header ------------------------------------------------------------ */
+
+static void cp_check_header(struct cp_ctx *cx, struct cp_lex *st,
+                            struct cp_file *f, int first_tok)
+{
+    struct cp_stmt **h = (struct cp_stmt **)st->headers.items;
+    size_t nh = st->headers.len;
+    size_t i = 0;
+    if (nh > 0 &&
+        (f->nstmts == 0 ||
+         cp_pos_cmp(h[0]->n.loc.line, h[0]->n.loc.col,
+                    f->stmts[0]->n.loc.line, f->stmts[0]->n.loc.col) < 0)) {
+        f->header = h[0]->n.loc;
+        const char *v = h[0]->sub.text;
+        if (strcmp(v, "1") == 0) {
+            f->version = 1;
+        } else {
+            cp_diag_report(&cx->diags, CP0208, &h[0]->sub.loc,
+                           "unsupported language version '%s'; this "
+                           "confpol reads version 1",
+                           v);
+        }
+        i = 1;
+    } else if (first_tok != KW_CONFPOL) {
+        /* A header that failed to parse ('confpol' alone) was already
+         * reported; do not report it twice. */
+        struct cp_loc l = st->first;
+        if (!st->have_first) {
+            l.src = st->src;
+            l.line = l.end_line = 1;
+            l.col = l.end_col = 1;
+        }
+        struct cp_diag *g = cp_diag_report(
+            &cx->diags, CP0207, &l,
+            "missing header; a policy file must start with 'confpol 1'");
+        cp_diag_set_suggestion(g, "add the line 'confpol 1' before the "
+                                  "first statement");
+    }
+    for (; i < nh; i++) {
+        struct cp_diag *g = cp_diag_report(
+            &cx->diags, CP0209, &h[i]->keyword.loc,
+            f->header.src ? "duplicate 'confpol' header"
+                          : "the 'confpol' header must come before every "
+                            "statement");
+        if (f->header.src)
+            cp_diag_add_note(g, &f->header, "the header is here");
+    }
+}
+
+/* ---- comments ---------------------------------------------------------- */
+
+static bool cp_line_blank(const struct cp_source *s, unsigned line)
+{
+    size_t n;
+    const char *p = cp_source_line(s, line, &n);
+    for (size_t i = 0; i < n; i++)
+        if (p[i] != ' ' && p[i] != '\t' && p[i] != '\r')
+            return false;
+    return true;
+}
+
+/* Is any line strictly between `a` and `b` blank? */
+static bool cp_blank_between(const struct cp_source *s, unsigned a, unsigned b)
+{
+    for (unsigned l = a + 1; l < b; l++)
+        if (cp_line_blank(s, l))
+            return true;
+    return false;
+}
+
+/* Comment lists are short in practice, but a huge braced list with a
+ * comment on every line must not go quadratic: vectors are used while
+ * attaching and copied into the nodes afterwards. */
+static void cp_attach_comments(struct cp_arena *a, struct cp_lex *st,
+                               struct cp_file *f)
+{
+    struct cp_comment **cs = (struct cp_comment **)st->comments.items;
+    size_t nc = st->comments.len;
+    struct cp_stmt **ss = f->stmts;
+    size_t ns = f->nstmts;
+    struct cp_vec *lead = cp_arena_alloc(a, (ns + 1) * sizeof(*lead));
+    struct cp_vec *inner = cp_arena_alloc(a, (ns + 1) * sizeof(*inner));
+    struct cp_vec *alead = NULL; /* per argument of the current statement */
+    size_t alead_for = (size_t)-1;
+    struct cp_vec file_lead = {0}, file_trail = {0};
+    size_t i = 0; /* first statement not ending before the comment */
+    size_t j = 0; /* first argument of ss[i] not ending before it */
+    for (size_t k = 0; k < nc; k++) {
+        struct cp_comment *c = cs[k];
+        unsigned cl = c->loc.line, cc = c->loc.col;
+        while (i < ns && cp_pos_cmp(ss[i]->n.loc.end_line,
+                                    ss[i]->n.loc.end_col, cl, cc) < 0) {
+            i++;
+            j = 0;
+        }
+        if (f->header.src && cl == f->header.end_line &&
+            f->header.end_col < cc && !f->header_trailing) {
+            f->header_trailing = c;
+            continue;
+        }
+        if (f->header.src && cl < f->header.line) {
+            cp_vec_push(a, &file_lead, c);
+            continue;
+        }
+        if (i > 0 && ss[i - 1]->n.loc.end_line == cl &&
+            !ss[i - 1]->trailing) {
+            ss[i - 1]->trailing = c;
+            continue;
+        }
+        if (i < ns && cp_pos_cmp(ss[i]->n.loc.line, ss[i]->n.loc.col, cl,
+                                 cc) < 0) {
+            /* Inside a braced list. */
+            struct cp_stmt *s = ss[i];
+            while (j < s->nargs &&
+                   cp_pos_cmp(s->args[j]->n.loc.end_line,
+                              s->args[j]->n.loc.end_col, cl, cc) < 0)
+                j++;
+            if (j > 0 && s->args[j - 1]->n.loc.end_line == cl &&
+                !s->args[j - 1]->trailing) {
+                s->args[j - 1]->trailing = c;
+            } else if (j < s->nargs) {
+                if (alead_for != i) {
+                    alead = cp_arena_alloc(a, s->nargs * sizeof(*alead));
+                    alead_for = i;
+                }
+                cp_vec_push(a, &alead[j], c);
+                s->args[j]->leading = (struct cp_comment **)alead[j].items;
+                s->args[j]->nleading = alead[j].len;
+            } else {
+                cp_vec_push(a, &inner[i], c);
+            }
+            continue;
+        }
+        if (i < ns)
+            cp_vec_push(a, &lead[i], c);
+        else
+            cp_vec_push(a, &file_trail, c);
+    }
+    for (size_t k = 0; k < ns; k++) {
+        ss[k]->leading = (struct cp_comment **)lead[k].items;
+        ss[k]->nleading = lead[k].len;
+        ss[k]->inner_trailing = (struct cp_comment **)inner[k].items;
+        ss[k]->ninner_trailing = inner[k].len;
+    }
+    f->leading = (struct cp_comment **)file_lead.items;
+    f->nleading = file_lead.len;
+    f->trailing = (struct cp_comment **)file_trail.items;
+    f->ntrailing = file_trail.len;
+
+    /* Blank lines: each item remembers whether the source had a blank line
+     * between it and the item before it. */
+    const struct cp_source *src = f->src;
+    unsigned prev = 0; /* last line of the previous item, 0 before any */
+    for (size_t k = 0; k < f->nleading; k++) {
+        f->leading[k]->blank_before =
+            prev && cp_blank_between(src, prev, f->leading[k]->loc.line);
+        prev = f->leading[k]->loc.line;
+    }
+    if (f->header.src) {
+        f->header_blank_before =
+            prev && cp_blank_between(src, prev, f->header.line);
+        prev = f->header.end_line;
+    }
+    for (size_t k = 0; k < ns; k++) {
+        struct cp_stmt *s = ss[k];
+        unsigned first = s->nleading ? s->leading[0]->loc.line : s->n.loc.line;
+        s->blank_before = prev && cp_blank_between(src, prev, first);
+        for (size_t m = 0; m < s->nleading; m++) {
+            s->leading[m]->blank_before =
+                prev && cp_blank_between(src, prev, s->leading[m]->loc.line);
+            prev = s->leading[m]->loc.line;
+        }
+        prev = s->n.loc.end_line;
+    }
+    for (size_t k = 0; k < f->ntrailing; k++) {
+        f->trailing[k]->blank_before =
+            prev && cp_blank_between(src, prev, f->trailing[k]->loc.line);
+        prev = f->trailing[k]->loc.line;
+    }
+}
+
+/* ---- includes ---------------------------------------------------------- */
+
+static int cp_hexval(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* Decodes the escapes of a quoted string (already validated by the
+ * scanner).  Returns NULL if the result would hold a NUL byte. */
+static char *cp_unquote(struct cp_arena *a, const char *s, size_t n,
+                        size_t *outlen)
+{
+    char *o = cp_arena_alloc(a, n + 1);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (c == '\\' && i + 1 < n) {
+            if (s[i + 1] == 'x' && i + 3 < n) {
+                c = (char)(cp_hexval(s[i + 2]) * 16 + cp_hexval(s[i + 3]));
+                i += 3;
+            } else {
+                c = s[++i];
+            }
+        }
+        if (c == '\0')
+            return NULL;
+        o[k++] = c;
+    }
+    o[k] = '\0';
+    *outlen = k;
+    return o;
+}
+
+static const char *cp_include_path(struct cp_arena *a,
+                                   const struct cp_source *from,
+                                   const char *name)
+{
+    if (name[0] == '/')
+        return name;
+    const char *slash = strrchr(from->path, '/');
+    if (!slash)
+        return name;
+    return cp_arena_printf(a, "%.*s/%s", (int)(slash - from->path + 1) - 1,
+                           from->path, name);
+}
+
+static void cp_follow_include(struct cp_ctx *cx, struct cp_stmt *s,
+                              const struct cp_frame *fr, int depth)
+{
+    if (s->nargs != 1)
+        return;
+    struct cp_arg *arg = s->args[0];
+    const struct cp_loc *at = &arg->n.loc;
+    if (arg->kind != CP_ARG_QUOTED) {
+        struct cp_diag *g = cp_diag_report(
+            &cx->diags, CP0306, at,
+            "the file name after 'include' must be a quoted string");
+        if (arg->kind == CP_ARG_BARE)
+            cp_diag_set_suggestion(g, "write include \"%s\"", arg->text);
+        return;
+    }
+    size_t len = 0;
+    char *name = cp_unquote(cx->arena, arg->text, arg->len, &len);
+    if (!name || len == 0) {
+        cp_diag_report(&cx->diags, CP0307, at,
+                       name ? "empty file name after 'include'"
+                            : "the file name after 'include' holds a NUL "
+                              "byte");
+        return;
+    }
+    if (depth + 1 > CP_MAX_INCLUDE_DEPTH) {
+        cp_diag_report(&cx->diags, CP0305, at,
+                       "includes nested deeper than %d files",
+                       CP_MAX_INCLUDE_DEPTH);
+        return;
+    }
+    const char *path = cp_include_path(cx->arena, fr->src, name);
+    struct cp_source *src = cp_source_load(cx->arena, &cx->diags, path, at);
+    if (!src)
+        return;
+    for (const struct cp_frame *a = fr; a; a = a->up) {
+        if (strcmp(a->src->abspath, src->abspath) != 0)
+            continue;
+        struct cp_diag *g;
+        if (a == fr) {
+            g = cp_diag_report(&cx->diags, CP0304, at,
+                               "include cycle: '%s' includes itself",
+                               fr->src->path);
+            return;
+        }
+        /* The chain, top down: a -> ... -> fr -> a. */
+        struct cp_buf b = {0};
+        size_t n = 0;
+        for (const struct cp_frame *x = fr; x != a; x = x->up)
+            n++;
+        const struct cp_frame **chain = cp_xcalloc(n + 1, sizeof(*chain));
+        size_t k = n + 1;
+        for (const struct cp_frame *x = fr; ; x = x->up) {
+            chain[--k] = x;
+            if (x == a)
+                break;
+        }
+        for (size_t m = 0; m <= n; m++)
+            cp_buf_printf(&b, "'%s' -> ", chain[m]->src->path);
+        cp_buf_printf(&b, "'%s'", a->src->path);
+        g = cp_diag_report(&cx->diags, CP0304, at, "include cycle: %s",
+                           b.data);
+        for (size_t m = 1; m <= n; m++)
+            cp_diag_add_note(g, &chain[m]->inc->args[0]->n.loc,
+                             "'%s' includes '%s' here",
+                             chain[m - 1]->src->path, chain[m]->src->path);
+        free(chain);
+        cp_buf_free(&b);
+        return;
+    }
+    src->includer = fr->src;
+    src->include_line = s->n.loc.line;
+    struct cp_frame child = {src, s, fr};
+    s->included = cp_parse_source(cx, src, &child, depth + 1);
+}
+
+/* ---- one file ---------------------------------------------------------- */
+
+/* The header check runs after the parse, so its records may follow later
+ * syntax errors: restore source order for the records of one file (stable
+ * insertion sort; they are nearly sorted). */
+static void cp_sort_diags(struct cp_diags *d, size_t from)
+{
+    for (size_t i = from + 1; i < d->len; i++) {
+        struct cp_diag x = d->items[i];
+        size_t j = i;
+        while (j > from &&
+               cp_pos_cmp(d->items[j - 1].loc.line, d->items[j - 1].loc.col,
+                          x.loc.line, x.loc.col) > 0) {
+            d->items[j] = d->items[j - 1];
+            j--;
+        }
+        d->items[j] = x;
+    }
+}
+
+static struct cp_file *cp_parse_source(struct cp_ctx *cx,
+                                       const struct cp_source *src,
+                                       const struct cp_frame *fr, int depth)
+{
+    struct cp_lex st;
+    memset(&st, 0, sizeof(st));
+    st.arena = cx->arena;
+    st.diags = &cx->diags;
+    st.src = src;
+    st.line = 1;
+    st.col = 1;
+    st.bol = true;
+    st.last_end = (size_t)-1;
+    struct cp_file *f = cp_ast_new_file(cx->arena, src);
+    st.file = f;
+
+    size_t ndiags = cx->diags.len;
+    yyscan_t sc;
+    if (cp_yylex_init_extra(&st, &sc) != 0)
+        cp_die_oom();
+    YY_BUFFER_STATE buf = cp_yy_scan_bytes(src->text, (int)src->len, sc);
+    int first_tok = 0;
+    cp_yyparse(sc, &st);
+    cp_yy_delete_buffer(buf, sc);
+    cp_yylex_destroy(sc);
+
+    f->stmts = (struct cp_stmt **)st.stmts.items;
+    f->nstmts = st.stmts.len;
+    if (st.have_first)
+        first_tok = st.first_tok;
+    cp_check_header(cx, &st, f, first_tok);
+    cp_sort_diags(&cx->diags, ndiags);
+    cp_attach_comments(cx->arena, &st, f);
+    if (!cx->opts.no_includes) {
+        for (size_t i = 0; i < f->nstmts; i++)
+            if (f->stmts[i]->n.kind == CP_N_INCLUDE)
+                cp_follow_include(cx, f->stmts[i], fr, depth);
+    }
+    return f;
+}
+
+int cp_parse(struct cp_ctx *cx)
+{
+    size_t before = cp_diag_errors(&cx->diags);
+    const struct cp_source *src = cx->main_src;
+    if (!src) {
+        if (!cx->main_path) {
+            cp_diag_report(&cx->diags, CP0301, NULL, "no policy file given");
+            return 1;
+        }
+        src = cp_source_load(cx->arena, &cx->diags, cx->main_path, NULL);
+        if (!src)
+            return (int)(cp_diag_errors(&cx->diags) - before);
+        cx->main_src = src;
+    }
+    struct cp_frame top = {src, NULL, NULL};
+    cx->ast = cp_parse_source(cx, src, &top, 0);
+    return (int)(cp_diag_errors(&cx->diags) - before);
+}
+
+int cp_parse_memory(struct cp_ctx *cx, const char *name, const char *text,
+                    size_t len)
+{
+    cx->main_src = cp_source_from_memory(cx->arena, name, text, len);
+    if (!cx->main_path)
+        cx->main_path = cx->main_src->path;
+    return cp_parse(cx);
+}

@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: MIT */
+/* Source files: read whole with fopen/fread (no mmap, so a file that changes
+ * while we read it cannot fault us), index the line starts, hand out lines. */
+#include "source.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "arena.h"
+#include "diag.h"
+
+static void cp_source_index(struct cp_arena *a, struct cp_source *s)
+{
+    size_t n = 1;
+    for (size_t i = 0; i < s->len; i++)
+        if (s->text[i] == '\n')
+            n++;
+    s->line_start = cp_arena_alloc(a, n * sizeof(*s->line_start));
+    s->line_start[0] = 0;
+    size_t k = 1;
+    for (size_t i = 0; i < s->len; i++)
+        if (s->text[i] == '\n')
+            s->line_start[k++] = i + 1;
+    s->nlines = n;
+}
+
+static const char *cp_source_abspath(struct cp_arena *a, const char *path)
+{
+    char *r = realpath(path, NULL);
+    if (!r)
+        return cp_arena_strdup(a, path);
+    const char *p = cp_arena_strdup(a, r);
+    free(r);
+    return p;
+}
+
+struct cp_source *cp_source_load(struct cp_arena *a, struct cp_diags *d,
+                                 const char *path, const struct cp_loc *at)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        int e = errno;
+        cp_diag_report(d, CP0301, at, "cannot open '%s': %s", path,
+                       strerror(e));
+        return NULL;
+    }
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0) {
+        if (S_ISDIR(st.st_mode)) {
+            cp_diag_report(d, CP0302, at, "'%s' is a directory, not a file",
+                           path);
+            fclose(f);
+            return NULL;
+        }
+        if (S_ISREG(st.st_mode) && (unsigned long long)st.st_size >
+                                       (unsigned long long)CP_MAX_FILE_SIZE) {
+            cp_diag_report(d, CP0303, at,
+                           "'%s' is larger than the limit of %u bytes", path,
+                           CP_MAX_FILE_SIZE);
+            fclose(f);
+            return NULL;
+        }
+    }
+    /* Read in blocks: st_size is only a hint (pipes, growing files). */
+    struct cp_buf b = {0};
+    char block[65536];
+    for (;;) {
+        size_t n = fread(block, 1, sizeof(block), f);
+        if (n)
+            cp_buf_add(&b, block, n);
+        if (b.len > CP_MAX_FILE_SIZE) {
+            cp_diag_report(d, CP0303, at,
+                           "'%s' is larger than the limit of %u bytes", path,
+                           CP_MAX_FILE_SIZE);
+            cp_buf_free(&b);
+            fclose(f);
+            return NULL;
+        }
+        if (n < sizeof(block)) {
+            if (ferror(f)) {
+                int e = errno;
+                cp_diag_report(d, CP0301, at, "cannot read '%s': %s", path,
+                               strerror(e ? e : EIO));
+                cp_buf_free(&b);
+                fclose(f);
+                return NULL;
+            }
+            break;
+        }
+    }
+    fclose(f);
+    struct cp_source *s = cp_arena_alloc(a, sizeof(*s));
+    s->path = cp_arena_strdup(a, path);
+    s->abspath = cp_source_abspath(a, path);
+    char *text = cp_arena_alloc(a, b.len + 1);
+    if (b.len)
+        memcpy(text, b.data, b.len);
+    text[b.len] = '\0';
+    s->text = text;
+    s->len = b.len;
+    cp_buf_free(&b);
+    cp_source_index(a, s);
+    return s;
+}
+
+struct cp_source *cp_source_from_memory(struct cp_arena *a, const char *name,
+                                        const char *text, size_t len)
+{
+    struct cp_source *s = cp_arena_alloc(a, sizeof(*s));
+    s->path = cp_arena_strdup(a, name);
+    s->abspath = cp_source_abspath(a, name);
+    char *t = cp_arena_alloc(a, len + 1);
+    if (len)
+        memcpy(t, text, len);
+    t[len] = '\0';
+    s->text = t;
+    s->len = len;
+    cp_source_index(a, s);
+    return s;
+}
+
+const char *cp_source_line(const struct cp_source *s, unsigned line,
+                           size_t *len)
+{
+    if (!s || line == 0 || line > s->nlines) {
+        if (len)
+            *len = 0;
+        return "";
+    }
+    size_t start = s->line_start[line - 1];
+    size_t end = line < s->nlines ? s->line_start[line] - 1 : s->len;
+    /* A CR before the LF is part of the line ending, not of the line. */
+    if (end > start && s->text[end - 1] == '\r' && end < s->len)
+        end--;
+    if (len)
+        *len = end - start;
+    return s->text + start;
+}
