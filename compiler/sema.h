@@ -32,4 +32,9 @@ const char *cp_sema_rule_text(struct cp_arena *a, const struct cp_rule *r);
 /* "profile confined" or "profile exclusive": the origin of an implicit rule. */
 const char *cp_sema_origin_text(enum cp_origin o);
 
+/* cp_decide for a parsed path subject (read, write or exec). */
+void cp_sema_decide_path(const struct cp_policy *p, enum cp_access acc,
+                         const struct cp_path *subj, struct cp_arena *a,
+                         struct cp_decision *out);
+
 #endif

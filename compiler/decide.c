@@ -1,0 +1,219 @@
+/* SPDX-License-Identifier: MIT */
+/* The decision model (spec/semantics.md, "Decisions"): one function answers
+ * every question, for explain, expect, the gate hook and the tests.
+ *
+ * A path question scans the path rules once.  A rule whose root equals the
+ * subject's is first filtered by its literal prefix (a byte comparison of
+ * its leading literal segments with the subject's), and only the survivors
+ * go through the exact relation cp_path_contains(rule, subject), which for
+ * a concrete subject is "the rule covers it".  A rule with another root is
+ * related exactly by cp_path_contains as well; CP_REL_MAY there means an
+ * unbound param decides, and the documented assumption (params name
+ * directories unrelated to every other root) treats it as no match while
+ * recording the param when another binding would change the verdict. */
+#include <ctype.h>
+#include <string.h>
+
+#include "match.h"
+#include "policy.h"
+#include "sema.h"
+
+struct dc_set {
+    struct cp_vec yes;     /* rules that match */
+    bool may;              /* some rule may match, depending on a param */
+    const char *may_param; /* the first such param */
+};
+
+static bool dc_same_root(const char *x, const char *y)
+{
+    if (!x || !y)
+        return x == y;
+    return x == y || strcmp(x, y) == 0;
+}
+
+static enum cp_rel dc_rel(const struct cp_path *rule,
+                          const struct cp_path *subj, const char **param)
+{
+    *param = NULL;
+    if (dc_same_root(rule->root, subj->root)) {
+        size_t k = cp_path_literal_prefix(rule);
+        if (k > subj->nsegs)
+            return CP_REL_NO;
+        for (size_t i = 0; i < k; i++) {
+            const struct cp_seg *x = &rule->segs[i], *y = &subj->segs[i];
+            if (x->len != y->len || memcmp(x->s, y->s, x->len) != 0)
+                return CP_REL_NO;
+        }
+    }
+    enum cp_rel r = cp_path_contains(rule, subj, param);
+    if (r == CP_REL_MAY && !*param)
+        *param = subj->root ? subj->root : rule->root;
+    return r;
+}
+
+static void dc_add(struct cp_arena *a, struct dc_set *s,
+                   const struct cp_rule *r, enum cp_rel rel, const char *param)
+{
+    if (rel == CP_REL_YES) {
+        cp_vec_push(a, &s->yes, (void *)r);
+    } else if (rel == CP_REL_MAY) {
+        if (!s->may)
+            s->may_param = param;
+        s->may = true;
+    }
+}
+
+static void dc_out(struct cp_decision *out, enum cp_verdict v,
+                   const struct cp_vec *rules)
+{
+    out->verdict = v;
+    out->rules = rules ? (const struct cp_rule **)rules->items : NULL;
+    out->nrules = rules ? rules->len : 0;
+    out->by_default = out->nrules == 0;
+}
+
+/* The verdict of a path access from "a deny matches" and "an allow matches"
+ * (allow_list: the access is an allow-list). */
+static enum cp_verdict dc_verdict(bool deny, bool allow, bool allow_list)
+{
+    if (deny)
+        return CP_DENY;
+    if (allow_list && !allow)
+        return CP_DENY;
+    return CP_ALLOW;
+}
+
+void cp_sema_decide_path(const struct cp_policy *p, enum cp_access acc,
+                         const struct cp_path *subjp, struct cp_arena *a,
+                         struct cp_decision *out)
+{
+    const struct cp_path subj = *subjp;
+    memset(out, 0, sizeof *out);
+    struct dc_set deny = {0}, allow = {0};
+    bool allow_list = acc == CP_ACC_WRITE || (acc == CP_ACC_EXEC && p->has_exec);
+    for (size_t i = 0; i < p->nrules; i++) {
+        const struct cp_rule *r = p->rules[i];
+        struct dc_set *set = NULL;
+        switch (r->kind) {
+        case CP_R_WRITE:
+            set = acc == CP_ACC_WRITE ? &allow : NULL;
+            break;
+        case CP_R_EXEC:
+            set = acc == CP_ACC_EXEC ? &allow : NULL;
+            break;
+        case CP_R_DENY_READ:
+            set = acc == CP_ACC_READ || acc == CP_ACC_EXEC ? &deny : NULL;
+            break;
+        case CP_R_DENY_WRITE:
+            set = acc == CP_ACC_WRITE ? &deny : NULL;
+            break;
+        case CP_R_DENY_EXEC:
+            set = acc == CP_ACC_EXEC ? &deny : NULL;
+            break;
+        case CP_R_GATE_ASK:
+        case CP_R_GATE_DENY:
+        case CP_R_NET_ALLOW:
+        case CP_R_NET_DENY:
+            break;
+        }
+        if (!set)
+            continue;
+        const char *param;
+        enum cp_rel rel = dc_rel(&r->u.path, &subj, &param);
+        dc_add(a, set, r, rel, param);
+    }
+    bool dy = deny.yes.len > 0, ay = allow.yes.len > 0;
+    enum cp_verdict v = dc_verdict(dy, ay, allow_list);
+    if (v == CP_DENY && dy)
+        dc_out(out, v, &deny.yes);
+    else if (v == CP_ALLOW && allow_list)
+        dc_out(out, v, &allow.yes);
+    else
+        dc_out(out, v, NULL);
+    /* Would a binding that makes a MAY relation hold change the verdict? */
+    if (deny.may && dc_verdict(true, ay, allow_list) != v)
+        out->unbound_param = deny.may_param;
+    else if (allow.may && dc_verdict(dy, true, allow_list) != v)
+        out->unbound_param = allow.may_param;
+    else if (deny.may && allow.may && dc_verdict(true, true, allow_list) != v)
+        out->unbound_param = deny.may_param;
+}
+
+static int dc_net(const struct cp_policy *p, const char *subject,
+                  struct cp_arena *a, struct cp_decision *out)
+{
+    size_t n = strlen(subject);
+    if (n == 0)
+        return -1;
+    char *host = cp_arena_strndup(a, subject, n);
+    for (size_t i = 0; i < n; i++)
+        host[i] = (char)tolower((unsigned char)host[i]);
+    if (n > 1 && host[n - 1] == '.')
+        host[n - 1] = '\0';
+    struct cp_vec deny = {0}, allow = {0};
+    bool any_allow = false;
+    for (size_t i = 0; i < p->nrules; i++) {
+        const struct cp_rule *r = p->rules[i];
+        if (r->kind == CP_R_NET_DENY)
+            cp_vec_push(a, &deny, (void *)r);
+        else if (r->kind == CP_R_NET_ALLOW) {
+            any_allow = true;
+            if (cp_domain_matches(&r->u.dom, host))
+                cp_vec_push(a, &allow, (void *)r);
+        }
+    }
+    if (deny.len)
+        dc_out(out, CP_DENY, &deny);
+    else if (!any_allow)
+        dc_out(out, CP_ALLOW, NULL);
+    else if (allow.len)
+        dc_out(out, CP_ALLOW, &allow);
+    else
+        dc_out(out, CP_DENY, NULL);
+    return 0;
+}
+
+static int dc_gate(const struct cp_policy *p, const char *line,
+                   struct cp_arena *a, struct cp_decision *out)
+{
+    struct cp_vec deny = {0}, ask = {0};
+    for (size_t i = 0; i < p->nrules; i++) {
+        const struct cp_rule *r = p->rules[i];
+        if (r->kind != CP_R_GATE_ASK && r->kind != CP_R_GATE_DENY)
+            continue;
+        if (!cp_gate_matches(&r->u.gate, line, a))
+            continue;
+        cp_vec_push(a, r->kind == CP_R_GATE_DENY ? &deny : &ask, (void *)r);
+    }
+    if (deny.len)
+        dc_out(out, CP_DENY, &deny);
+    else if (ask.len)
+        dc_out(out, CP_ASK, &ask);
+    else
+        dc_out(out, CP_ALLOW, NULL);
+    return 0;
+}
+
+int cp_decide(const struct cp_policy *p, enum cp_access acc,
+              const char *subject, struct cp_arena *a, struct cp_decision *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!subject)
+        return -1;
+    switch (acc) {
+    case CP_ACC_READ:
+    case CP_ACC_WRITE:
+    case CP_ACC_EXEC: {
+        struct cp_path subj;
+        if (cp_sema_subject(a, p, subject, strlen(subject), &subj) != NULL)
+            return -1;
+        cp_sema_decide_path(p, acc, &subj, a, out);
+        return 0;
+    }
+    case CP_ACC_NET:
+        return dc_net(p, subject, a, out);
+    case CP_ACC_GATE:
+        return dc_gate(p, subject, a, out);
+    }
+    return -1;
+}
