@@ -32,6 +32,11 @@ struct cp_backend {
     enum cp_fidelity (*fidelity)(const struct cp_policy *p,
                                  const struct cp_rule *r, struct cp_arena *a,
                                  const char **why);
+    /* Fidelity of every rule at once (fid[i], why[i] for p->rules[i]) under
+     * the given options; optional (NULL: use `fidelity` per rule). */
+    void (*fidelity_all)(const struct cp_policy *p,
+                         const struct cp_backend_opts *o, struct cp_arena *a,
+                         enum cp_fidelity *fid, const char **why);
     /* Appends the artifact to out.  Returns false (with diagnostics) on
      * failure.  Returns true with out->len == 0 when the target writes no
      * file for this policy (e.g. an OS target and a cooperative policy);

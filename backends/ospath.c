@@ -1,0 +1,316 @@
+/* SPDX-License-Identifier: MIT */
+/* Path helpers of the OS backends.  The order of cp_ospath_cmp makes the
+ * subtree of a path a contiguous run right after it, so "is some member an
+ * ancestor of p" is one binary search per prefix of p and "is some member
+ * beneath p" is one binary search: no pairwise scan, whatever the size of
+ * the policy. */
+#include "ospath.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int root_cmp(const char *a, const char *b)
+{
+    if (a == b)
+        return 0;
+    if (!a)
+        return -1;
+    if (!b)
+        return 1;
+    return strcmp(a, b);
+}
+
+static bool root_eq(const char *a, const char *b)
+{
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+static int seg_cmp(const struct cp_seg *a, const struct cp_seg *b)
+{
+    /* Kinds first so that a literal never equals a glob spelt alike. */
+    if (a->kind != b->kind)
+        return a->kind < b->kind ? -1 : 1;
+    size_t n = a->len < b->len ? a->len : b->len;
+    int c = n ? memcmp(a->s, b->s, n) : 0;
+    if (c)
+        return c;
+    return a->len < b->len ? -1 : a->len > b->len;
+}
+
+int cp_ospath_cmp(const struct cp_path *a, const struct cp_path *b)
+{
+    int c = root_cmp(a->root, b->root);
+    if (c)
+        return c;
+    size_t n = a->nsegs < b->nsegs ? a->nsegs : b->nsegs;
+    for (size_t i = 0; i < n; i++) {
+        c = seg_cmp(&a->segs[i], &b->segs[i]);
+        if (c)
+            return c;
+    }
+    return a->nsegs < b->nsegs ? -1 : a->nsegs > b->nsegs;
+}
+
+size_t cp_ospath_depth(const struct cp_path *p)
+{
+    return p->nsegs + (p->root ? 1 : 0);
+}
+
+bool cp_ospath_is_prefix(const struct cp_path *anc, const struct cp_path *p)
+{
+    if (!root_eq(anc->root, p->root) || anc->nsegs > p->nsegs)
+        return false;
+    for (size_t i = 0; i < anc->nsegs; i++)
+        if (seg_cmp(&anc->segs[i], &p->segs[i]) != 0)
+            return false;
+    return true;
+}
+
+struct cp_path cp_ospath_prefix(const struct cp_path *p, size_t k)
+{
+    struct cp_path q = *p;
+    q.nsegs = k < p->nsegs ? k : p->nsegs;
+    q.has_glob = false;
+    for (size_t i = 0; i < q.nsegs; i++)
+        if (q.segs[i].kind != CP_SEG_LIT)
+            q.has_glob = true;
+    return q;
+}
+
+void cp_ospath_text(struct cp_buf *b, const struct cp_path *p)
+{
+    if (p->root && strcmp(p->root, "HOME") == 0)
+        cp_buf_addc(b, '~');
+    else if (p->root)
+        cp_buf_printf(b, "${%s}", p->root);
+    for (size_t i = 0; i < p->nsegs; i++) {
+        cp_buf_addc(b, '/');
+        if (p->segs[i].kind == CP_SEG_ANY)
+            cp_buf_adds(b, "**");
+        else
+            cp_buf_add(b, p->segs[i].s, p->segs[i].len);
+    }
+    if (!p->root && p->nsegs == 0)
+        cp_buf_addc(b, '/');
+}
+
+const char *cp_ospath_str(struct cp_arena *a, const struct cp_path *p)
+{
+    struct cp_buf b = {0};
+    cp_ospath_text(&b, p);
+    const char *s = cp_arena_strndup(a, b.data ? b.data : "", b.len);
+    cp_buf_free(&b);
+    return s;
+}
+
+/* ---- sorted sets --------------------------------------------------------- */
+
+static int cmp_pp(const void *x, const void *y)
+{
+    const struct cp_path *const *a = x, *const *b = y;
+    return cp_ospath_cmp(*a, *b);
+}
+
+void cp_pathset_init(struct cp_arena *a, struct cp_pathset *s,
+                     const struct cp_path **v, size_t n)
+{
+    s->v = v;
+    s->n = 0;
+    s->roots = NULL;
+    s->nroots = 0;
+    if (n == 0)
+        return;
+    qsort(v, n, sizeof *v, cmp_pp);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (k == 0 || cp_ospath_cmp(v[k - 1], v[i]) != 0)
+            v[k++] = v[i];
+    s->n = k;
+    /* Distinct roots: members are sorted by root first. */
+    size_t nr = 0;
+    for (size_t i = 0; i < k; i++)
+        if (i == 0 || !root_eq(v[i - 1]->root, v[i]->root))
+            nr++;
+    s->roots = cp_arena_alloc(a, nr * sizeof *s->roots);
+    for (size_t i = 0; i < k; i++)
+        if (i == 0 || !root_eq(v[i - 1]->root, v[i]->root))
+            s->roots[s->nroots++] = v[i]->root;
+}
+
+size_t cp_pathset_lower(const struct cp_pathset *s, const struct cp_path *p)
+{
+    size_t lo = 0, hi = s->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (cp_ospath_cmp(s->v[mid], p) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+bool cp_pathset_has(const struct cp_pathset *s, const struct cp_path *p)
+{
+    size_t i = cp_pathset_lower(s, p);
+    return i < s->n && cp_ospath_cmp(s->v[i], p) == 0;
+}
+
+static size_t literal_prefix(const struct cp_path *p)
+{
+    size_t k = 0;
+    while (k < p->nsegs && p->segs[k].kind == CP_SEG_LIT)
+        k++;
+    return k;
+}
+
+const struct cp_path *cp_pathset_ancestor_or_self(const struct cp_pathset *s,
+                                                  const struct cp_path *p)
+{
+    size_t lp = literal_prefix(p);
+    for (size_t k = 0; k <= lp; k++) {
+        struct cp_path q = cp_ospath_prefix(p, k);
+        size_t i = cp_pathset_lower(s, &q);
+        if (i < s->n && cp_ospath_cmp(s->v[i], &q) == 0)
+            return s->v[i];
+    }
+    return NULL;
+}
+
+const struct cp_path *cp_pathset_outermost_strict_ancestor(
+    const struct cp_pathset *s, const struct cp_path *p)
+{
+    size_t lp = literal_prefix(p);
+    if (lp == p->nsegs && lp > 0)
+        lp--; /* strict: not p itself */
+    else if (lp == p->nsegs)
+        return NULL;
+    for (size_t k = 0; k <= lp; k++) {
+        struct cp_path q = cp_ospath_prefix(p, k);
+        size_t i = cp_pathset_lower(s, &q);
+        if (i < s->n && cp_ospath_cmp(s->v[i], &q) == 0)
+            return s->v[i];
+    }
+    return NULL;
+}
+
+bool cp_pathset_descendant_or_self(const struct cp_pathset *s,
+                                   const struct cp_path *p)
+{
+    size_t i = cp_pathset_lower(s, p);
+    return i < s->n && cp_ospath_is_prefix(p, s->v[i]);
+}
+
+bool cp_pathset_other_root(const struct cp_pathset *s, const char *root)
+{
+    for (size_t i = 0; i < s->nroots; i++)
+        if (!root_eq(s->roots[i], root))
+            return true;
+    return false;
+}
+
+/* One glob segment against one literal segment, bytewise: '*' any run, '?'
+ * one byte, '\\' makes the next byte literal. */
+static bool glob_seg_match(const char *g, size_t gn, const char *t, size_t tn)
+{
+    size_t gi = 0, ti = 0, star_g = (size_t)-1, star_t = 0;
+    while (ti < tn) {
+        if (gi < gn && g[gi] == '*') {
+            star_g = ++gi;
+            star_t = ti;
+            continue;
+        }
+        if (gi < gn) {
+            char c = g[gi];
+            size_t adv = 1;
+            bool any = false;
+            if (c == '\\' && gi + 1 < gn) {
+                c = g[gi + 1];
+                adv = 2;
+            } else if (c == '?') {
+                any = true;
+            }
+            if (any || c == t[ti]) {
+                gi += adv;
+                ti++;
+                continue;
+            }
+        }
+        if (star_g != (size_t)-1) {
+            gi = star_g;
+            ti = ++star_t;
+            continue;
+        }
+        return false;
+    }
+    while (gi < gn && g[gi] == '*')
+        gi++;
+    return gi == gn;
+}
+
+static bool seg_matches(const struct cp_seg *g, const struct cp_seg *lit)
+{
+    switch (g->kind) {
+    case CP_SEG_LIT:
+        return g->len == lit->len && memcmp(g->s, lit->s, g->len) == 0;
+    case CP_SEG_GLOB:
+        return glob_seg_match(g->s, g->len, lit->s, lit->len);
+    case CP_SEG_ANY:
+        return true;
+    }
+    return false;
+}
+
+/* Do glob g (closed downwards) and the subtree of literal w share a path?
+ * Same root assumed.  Reachability over (i in w, j in g): they overlap iff
+ * g is consumed (w is in or beneath a match) or w is consumed (a match
+ * lies beneath w: the rest of g is always satisfiable). */
+static bool glob_overlaps_literal(const struct cp_path *g,
+                                  const struct cp_path *w)
+{
+    size_t nw = w->nsegs, ng = g->nsegs;
+    size_t cols = ng + 1;
+    bool *r = calloc((nw + 1) * cols, 1);
+    if (!r)
+        cp_die_oom();
+    r[0] = true;
+    bool hit = false;
+    for (size_t i = 0; i <= nw && !hit; i++)
+        for (size_t j = 0; j <= ng; j++) {
+            if (!r[i * cols + j])
+                continue;
+            if (j == ng || i == nw) {
+                hit = true;
+                break;
+            }
+            const struct cp_seg *gs = &g->segs[j];
+            if (gs->kind == CP_SEG_ANY) {
+                r[i * cols + j + 1] = true;       /* zero segments */
+                r[(i + 1) * cols + j] = true;     /* one more */
+            } else if (seg_matches(gs, &w->segs[i])) {
+                r[(i + 1) * cols + j + 1] = true;
+            }
+        }
+    free(r);
+    return hit;
+}
+
+enum cp_ospath_rel cp_pathset_overlaps(const struct cp_pathset *s,
+                                       const struct cp_path *p)
+{
+    if (cp_pathset_ancestor_or_self(s, p))
+        return CP_OSREL_YES;
+    size_t lp = literal_prefix(p);
+    struct cp_path l = cp_ospath_prefix(p, lp);
+    for (size_t i = cp_pathset_lower(s, &l);
+         i < s->n && cp_ospath_is_prefix(&l, s->v[i]); i++) {
+        if (!p->has_glob || glob_overlaps_literal(p, s->v[i]))
+            return CP_OSREL_YES;
+    }
+    return cp_pathset_other_root(s, p->root) ? CP_OSREL_MAY : CP_OSREL_NO;
+}
+
+bool cp_pathset_contains(const struct cp_pathset *s, const struct cp_path *p)
+{
+    return cp_pathset_ancestor_or_self(s, p) != NULL;
+}
