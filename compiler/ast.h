@@ -80,8 +80,9 @@ struct cp_stmt {
     size_t nleading;
     struct cp_comment *trailing; /* comment on the statement's last line */
     struct cp_file *included;    /* include: the parsed file, NULL on error */
-    bool blank_before;           /* a blank line preceded it or its leading
-                                    comments (fmt keeps one) */
+    bool blank_before;           /* a blank line between it and the item
+                                    before it (its last leading comment, or
+                                    the previous statement); fmt keeps one */
     struct cp_comment **inner_trailing; /* comments after the last argument,
                                            before the closing '}' */
     size_t ninner_trailing;

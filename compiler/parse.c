@@ -205,13 +205,12 @@ static void cp_attach_comments(struct cp_arena *a, struct cp_lex *st,
     }
     for (size_t k = 0; k < ns; k++) {
         struct cp_stmt *s = ss[k];
-        unsigned first = s->nleading ? s->leading[0]->loc.line : s->n.loc.line;
-        s->blank_before = prev && cp_blank_between(src, prev, first);
         for (size_t m = 0; m < s->nleading; m++) {
             s->leading[m]->blank_before =
                 prev && cp_blank_between(src, prev, s->leading[m]->loc.line);
             prev = s->leading[m]->loc.line;
         }
+        s->blank_before = prev && cp_blank_between(src, prev, s->n.loc.line);
         prev = s->n.loc.end_line;
     }
     for (size_t k = 0; k < f->ntrailing; k++) {
