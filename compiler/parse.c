@@ -272,11 +272,13 @@ static const char *cp_include_path(struct cp_arena *a,
                            from->path, name);
 }
 
-static void cp_follow_include(struct cp_ctx *cx, struct cp_stmt *s,
-                              const struct cp_frame *fr, int depth)
+/* Checks and loads the file of one include statement; reports at the
+ * include's argument and returns NULL on any problem. */
+static struct cp_source *cp_load_include(struct cp_ctx *cx, struct cp_stmt *s,
+                                         const struct cp_frame *fr, int depth)
 {
     if (s->nargs != 1)
-        return;
+        return NULL;
     struct cp_arg *arg = s->args[0];
     const struct cp_loc *at = &arg->n.loc;
     if (arg->kind != CP_ARG_QUOTED) {
@@ -285,7 +287,7 @@ static void cp_follow_include(struct cp_ctx *cx, struct cp_stmt *s,
             "the file name after 'include' must be a quoted string");
         if (arg->kind == CP_ARG_BARE)
             cp_diag_set_suggestion(g, "write include \"%s\"", arg->text);
-        return;
+        return NULL;
     }
     size_t len = 0;
     char *name = cp_unquote(cx->arena, arg->text, arg->len, &len);
@@ -294,18 +296,18 @@ static void cp_follow_include(struct cp_ctx *cx, struct cp_stmt *s,
                        name ? "empty file name after 'include'"
                             : "the file name after 'include' holds a NUL "
                               "byte");
-        return;
+        return NULL;
     }
     if (depth + 1 > CP_MAX_INCLUDE_DEPTH) {
         cp_diag_report(&cx->diags, CP0305, at,
                        "includes nested deeper than %d files",
                        CP_MAX_INCLUDE_DEPTH);
-        return;
+        return NULL;
     }
     const char *path = cp_include_path(cx->arena, fr->src, name);
     struct cp_source *src = cp_source_load(cx->arena, &cx->diags, path, at);
     if (!src)
-        return;
+        return NULL;
     for (const struct cp_frame *a = fr; a; a = a->up) {
         if (strcmp(a->src->abspath, src->abspath) != 0)
             continue;
@@ -314,7 +316,7 @@ static void cp_follow_include(struct cp_ctx *cx, struct cp_stmt *s,
             g = cp_diag_report(&cx->diags, CP0304, at,
                                "include cycle: '%s' includes itself",
                                fr->src->path);
-            return;
+            return NULL;
         }
         /* The chain, top down: a -> ... -> fr -> a. */
         struct cp_buf b = {0};
@@ -339,12 +341,11 @@ static void cp_follow_include(struct cp_ctx *cx, struct cp_stmt *s,
                              chain[m - 1]->src->path, chain[m]->src->path);
         free(chain);
         cp_buf_free(&b);
-        return;
+        return NULL;
     }
     src->includer = fr->src;
     src->include_line = s->n.loc.line;
-    struct cp_frame child = {src, s, fr};
-    s->included = cp_parse_source(cx, src, &child, depth + 1);
+    return src;
 }
 
 /* ---- one file ---------------------------------------------------------- */
@@ -398,12 +399,24 @@ static struct cp_file *cp_parse_source(struct cp_ctx *cx,
     if (st.have_first)
         first_tok = st.first_tok;
     cp_check_header(cx, &st, f, first_tok);
-    cp_sort_diags(&cx->diags, ndiags);
     cp_attach_comments(cx->arena, &st, f);
-    if (!cx->opts.no_includes) {
-        for (size_t i = 0; i < f->nstmts; i++)
-            if (f->stmts[i]->n.kind == CP_N_INCLUDE)
-                cp_follow_include(cx, f->stmts[i], fr, depth);
+    if (cx->opts.no_includes) {
+        cp_sort_diags(&cx->diags, ndiags);
+        return f;
+    }
+    /* Every problem at an include site is reported (in source order with
+     * the file's other diagnostics) before any included file is parsed. */
+    struct cp_source **inc = cp_arena_alloc(
+        cx->arena, (f->nstmts ? f->nstmts : 1) * sizeof(*inc));
+    for (size_t i = 0; i < f->nstmts; i++)
+        if (f->stmts[i]->n.kind == CP_N_INCLUDE)
+            inc[i] = cp_load_include(cx, f->stmts[i], fr, depth);
+    cp_sort_diags(&cx->diags, ndiags);
+    for (size_t i = 0; i < f->nstmts; i++) {
+        if (!inc[i])
+            continue;
+        struct cp_frame child = {inc[i], f->stmts[i], fr};
+        f->stmts[i]->included = cp_parse_source(cx, inc[i], &child, depth + 1);
     }
     return f;
 }

@@ -354,18 +354,35 @@ static void cp_yyerror(CP_YYLTYPE *l, void *scanner, struct cp_lex *st,
         cp_buf_printf(&b, "unexpected %.*s", (int)ulen, u);
     }
     if (e) {
-        /* "A or B or C" -> "A, B or C" */
+        /* "A or B or C" -> "A, B or C".  Where a word could also be
+         * missing (the statement may end here only to be reported as
+         * incomplete), the end of the statement is not offered. */
+        const char *names[8];
+        size_t nn = 0;
         const char *x = e + strlen(", expecting ");
-        cp_buf_adds(&b, "; expected ");
-        for (;;) {
+        bool has_other = false;
+        while (nn < 8) {
             const char *o = strstr(x, " or ");
-            if (!o) {
-                cp_buf_adds(&b, x);
+            size_t n = o ? (size_t)(o - x) : strlen(x);
+            names[nn++] = cp_arena_strndup(st->arena, x, n);
+            if (!o)
                 break;
-            }
-            cp_buf_add(&b, x, (size_t)(o - x));
-            cp_buf_adds(&b, strstr(o + 4, " or ") ? ", " : " or ");
             x = o + 4;
+        }
+        for (size_t i = 0; i < nn; i++)
+            if (strcmp(names[i], "end of line") != 0 &&
+                strcmp(names[i], "';'") != 0)
+                has_other = true;
+        size_t kept = 0;
+        for (size_t i = 0; i < nn; i++)
+            if (!has_other || (strcmp(names[i], "end of line") != 0 &&
+                               strcmp(names[i], "';'") != 0))
+                names[kept++] = names[i];
+        cp_buf_adds(&b, "; expected ");
+        for (size_t i = 0; i < kept; i++) {
+            if (i)
+                cp_buf_adds(&b, i + 1 == kept ? " or " : ", ");
+            cp_buf_adds(&b, names[i]);
         }
     } else if (st->tok_bol) {
         cp_buf_adds(&b, "; expected a statement");
