@@ -16,4 +16,9 @@ bool cp_match_glob_seg(const char *pat, size_t plen, const char *s, size_t n);
 bool cp_match_segs(const struct cp_seg *segs, size_t nsegs, const char *path,
                    size_t len);
 
+/* Gate word globs ('*' any run of bytes, other bytes literal, NUL-
+ * terminated): exact language inclusion L(inner) ⊆ L(outer) and overlap. */
+bool cp_match_word_contains(const char *outer, const char *inner);
+bool cp_match_word_overlaps(const char *a, const char *b);
+
 #endif
