@@ -49,6 +49,10 @@ extern const struct cp_backend cp_backend_sbpl;
 extern const struct cp_backend cp_backend_bwrap;
 extern const struct cp_backend cp_backend_claude;
 
+/* Number of mount records (bind, pin, pinro, ro, mask) of a .bwrap record
+ * stream (backends/bwrap.c). */
+size_t cp_bwrap_count_mounts(const char *data, size_t len);
+
 /* NULL-terminated table in a stable order: sbpl, bwrap, claude. */
 extern const struct cp_backend *const cp_backends[];
 const struct cp_backend *cp_backend_find(const char *name);

@@ -1,42 +1,883 @@
 /* SPDX-License-Identifier: MIT */
-/* PLACEHOLDER until implemented: the bwrap backend. */
+/* The bwrap backend: lowers the resolved rule list to the record stream of
+ * spec/artifacts.md (or, with --format shell, a readable bwrap command
+ * line); spec/backends.md, "bwrap", has the lowering table.
+ *
+ * Algorithm: classify the path rules into literal sets (write roots W,
+ * deny-write D, deny-read R) kept sorted so that a subtree is a contiguous
+ * run (backends/ospath.c); then keep only the mounts the policy needs:
+ *   bind  W  unless W lies in another write root, a deny-write or a mask;
+ *   ro    D  unless D lies in another deny-write or a mask, or reaches no
+ *            write root (the whole host is already read-only);
+ *   mask  R  unless R lies in another mask;
+ *   pin   the ancestors between a write root and a protected path (a mount
+ *         point cannot be renamed); pinro when a param makes the enclosing
+ *         write root unknown at compile time.
+ * Every query is a binary search, so the cost is O(n log n) in the number
+ * of rules.  Classes are emitted broad before narrow (depth, then path
+ * order): pinro, bind, pin, ro, roglob, mask, maskglob, exec, so a deny
+ * always comes after the allow it restricts. */
+#include <openssl/evp.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "backend.h"
+#include "ospath.h"
+
+/* bwrap's hard limit is 9,000 arguments (bwrap.md §4); keep room for the
+ * runtime's own words and the command. */
+#define BW_MAX_MOUNTS 2900
+#define BW_MAX_ARGS 8800
+
+struct bw_item {
+    const struct cp_rule *r;
+    const struct cp_path *path;
+};
+
+struct bw_list {
+    struct bw_item *v;
+    size_t n, cap;
+};
+
+struct bw {
+    const struct cp_policy *p;
+    const struct cp_backend_opts *o;
+    struct cp_arena *a;
+    struct cp_diags *d; /* NULL: analyse silently */
+    enum cp_fidelity *fid;
+    const char **why;
+    int errors;
+    /* inputs, by class */
+    struct bw_list w, dw, dr, x, gdw, gdr;
+    /* outputs, by record class */
+    struct bw_list binds, pins, pinros, ros, roglobs, masks, maskglobs, execs;
+    struct cp_pathset wset, dset, rset, bset, xset;
+    bool bind_root; /* a write root is "/": /dev and /proc are re-created */
+};
+
+static void push(struct cp_arena *a, struct bw_list *l, const struct cp_rule *r,
+                 const struct cp_path *path)
+{
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 16;
+        struct bw_item *v = cp_arena_alloc(a, cap * sizeof *v);
+        if (l->n)
+            memcpy(v, l->v, l->n * sizeof *v);
+        l->v = v;
+        l->cap = cap;
+    }
+    l->v[l->n].r = r;
+    l->v[l->n].path = path;
+    l->n++;
+}
+
+static int depth_cmp(const void *x, const void *y)
+{
+    const struct bw_item *a = x, *b = y;
+    size_t da = cp_ospath_depth(a->path), db = cp_ospath_depth(b->path);
+    if (da != db)
+        return da < db ? -1 : 1;
+    return cp_ospath_cmp(a->path, b->path);
+}
+
+/* Broad before narrow; drops duplicate paths. */
+static void order(struct bw_list *l)
+{
+    if (l->n < 2)
+        return;
+    qsort(l->v, l->n, sizeof *l->v, depth_cmp);
+    size_t k = 1;
+    for (size_t i = 1; i < l->n; i++)
+        if (cp_ospath_cmp(l->v[k - 1].path, l->v[i].path) != 0)
+            l->v[k++] = l->v[i];
+    l->n = k;
+}
+
+static void set_of(struct cp_arena *a, struct cp_pathset *s,
+                   const struct bw_list *l)
+{
+    const struct cp_path **v = cp_arena_alloc(a, (l->n + 1) * sizeof *v);
+    for (size_t i = 0; i < l->n; i++)
+        v[i] = l->v[i].path;
+    cp_pathset_init(a, s, v, l->n);
+}
+
+/* Has a member that is a strict ancestor of p. */
+static bool strict_anc(const struct cp_pathset *s, const struct cp_path *p)
+{
+    if (p->nsegs == 0)
+        return false;
+    struct cp_path q = cp_ospath_prefix(p, p->nsegs - 1);
+    return cp_pathset_ancestor_or_self(s, &q) != NULL;
+}
+
+static void set_fid(struct bw *b, const struct cp_rule *r, enum cp_fidelity f,
+                    const char *why)
+{
+    if (b->why[r->id] && f <= b->fid[r->id])
+        return;
+    b->fid[r->id] = f;
+    b->why[r->id] = why;
+}
+
+static const char *rule_text(struct bw *b, const struct cp_rule *r)
+{
+    if (r->text)
+        return r->text;
+    return cp_ospath_str(b->a, &r->u.path);
+}
+
+static struct cp_diag *report(struct bw *b, enum cp_diag_code c,
+                              const struct cp_rule *r, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static struct cp_diag *report(struct bw *b, enum cp_diag_code c,
+                              const struct cp_rule *r, const char *fmt, ...)
+{
+    if (!b->d)
+        return NULL;
+    struct cp_buf m = {0};
+    va_list ap;
+    va_start(ap, fmt);
+    cp_buf_vprintf(&m, fmt, ap);
+    va_end(ap);
+    const struct cp_loc *loc = r && r->loc.src ? &r->loc : NULL;
+    struct cp_diag *g = cp_diag_report(b->d, c, loc, "%s", m.data ? m.data : "");
+    cp_buf_free(&m);
+    if (g && r && !r->loc.src && r->why)
+        cp_diag_add_note(g, NULL, "implicit rule: %s", r->why);
+    return g;
+}
+
+static bool seg_is(const struct cp_seg *s, const char *lit)
+{
+    return s->kind == CP_SEG_LIT && s->len == strlen(lit) &&
+           memcmp(s->s, lit, s->len) == 0;
+}
+
+/* bwrap's --dev provides these nodes (and /dev/pts, /dev/shm), writable. */
+static bool dev_provided(const struct cp_path *p)
+{
+    static const char *const nodes[] = {"null", "zero", "full", "random",
+                                        "urandom", "tty", "pts", "shm",
+                                        "stdin", "stdout", "stderr", "fd"};
+    if (p->nsegs < 2)
+        return false;
+    for (size_t i = 0; i < sizeof nodes / sizeof *nodes; i++)
+        if (seg_is(&p->segs[1], nodes[i]))
+            return true;
+    return false;
+}
+
+/* The protected-path pins of one deny-write region (literal path, or the
+ * literal prefix of a glob when `upto_self`). */
+static void pins_for(struct bw *b, const struct cp_rule *r,
+                     const struct cp_path *p, bool upto_self)
+{
+    enum cp_ospath_rel rel = cp_pathset_overlaps(&b->bset, p);
+    if (rel == CP_OSREL_NO)
+        return;
+    size_t end = upto_self ? p->nsegs + 1 : p->nsegs;
+    size_t start;
+    bool may = cp_pathset_other_root(&b->bset, p->root);
+    if (may) {
+        /* A param decides which ancestors are writable: pin every one with
+         * a read-only self-bind placed before the write roots (buried
+         * under a later bind, it still makes rename fail with EBUSY). */
+        start = p->root ? 0 : 1;
+    } else {
+        const struct cp_path *w =
+            cp_pathset_outermost_strict_ancestor(&b->bset, p);
+        if (!w)
+            return; /* p contains its write roots: nothing to rename */
+        start = w->nsegs + 1;
+    }
+    for (size_t k = start; k < end; k++) {
+        struct cp_path *q = cp_arena_alloc(b->a, sizeof *q);
+        *q = cp_ospath_prefix(p, k);
+        if (cp_pathset_has(&b->bset, q) || strict_anc(&b->dset, q) ||
+            cp_pathset_ancestor_or_self(&b->rset, q))
+            continue; /* already a mount point, or read-only */
+        push(b->a, may ? &b->pinros : &b->pins, r, q);
+    }
+}
+
+static void analyse(struct bw *b)
+{
+    const struct cp_policy *p = b->p;
+    struct cp_arena *a = b->a;
+    b->fid = cp_arena_alloc(a, (p->nrules + 1) * sizeof *b->fid);
+    b->why = cp_arena_alloc(a, (p->nrules + 1) * sizeof *b->why);
+    bool coop = p->profile == CP_PROFILE_COOPERATIVE;
+
+    /* 1. Classify. */
+    struct cp_pathset xs;
+    bool xs_ready = false, glob_exec = false;
+    for (size_t i = 0; i < p->nrules; i++) {
+        const struct cp_rule *r = p->rules[i];
+        const struct cp_path *path = &r->u.path;
+        if (coop) {
+            set_fid(b, r, CP_FID_NOT_ENFORCED,
+                    "cooperative profile: no bwrap artifact is emitted");
+            continue;
+        }
+        switch (r->kind) {
+        case CP_R_WRITE:
+            if (path->has_glob) {
+                set_fid(b, r, CP_FID_STRICTER,
+                        "a glob cannot be a mount: the write is not granted");
+                report(b, CP0705, r,
+                       "bwrap: write glob '%s' cannot be a mount: the write "
+                       "is not granted",
+                       rule_text(b, r));
+            } else if (!path->root && path->nsegs >= 1 &&
+                       (seg_is(&path->segs[0], "dev") ||
+                        seg_is(&path->segs[0], "proc"))) {
+                if (seg_is(&path->segs[0], "dev") && dev_provided(path)) {
+                    set_fid(b, r, CP_FID_EXACT,
+                            "provided writable by --dev /dev");
+                } else {
+                    set_fid(b, r, CP_FID_STRICTER,
+                            "the sandbox has its own /dev and /proc: the "
+                            "host's node is not available");
+                    report(b, CP0712, r,
+                           "bwrap: '%s' is not provided by the sandbox's own "
+                           "/dev and /proc: the write is not granted",
+                           rule_text(b, r));
+                }
+            } else {
+                push(a, &b->w, r, path);
+                set_fid(b, r, CP_FID_EXACT, "--bind P P");
+            }
+            break;
+        case CP_R_EXEC:
+            if (path->has_glob) {
+                set_fid(b, r, CP_FID_STRICTER,
+                        "a glob cannot be a Landlock rule: the exec is not "
+                        "granted");
+                report(b, CP0708, r,
+                       "bwrap: exec glob '%s' cannot be a Landlock rule: the "
+                       "exec is not granted",
+                       rule_text(b, r));
+            } else {
+                push(a, &b->x, r, path);
+                set_fid(b, r, CP_FID_EXACT,
+                        "exec record: Landlock execute right, applied by the "
+                        "runtime inside the sandbox");
+            }
+            break;
+        case CP_R_DENY_WRITE:
+            push(a, path->has_glob ? &b->gdw : &b->dw, r, path);
+            set_fid(b, r, CP_FID_EXACT,
+                    "--ro-bind P P after the write roots, ancestors pinned; "
+                    "no mount outside the write roots");
+            break;
+        case CP_R_DENY_READ:
+            push(a, path->has_glob ? &b->gdr : &b->dr, r, path);
+            set_fid(b, r, CP_FID_EXACT,
+                    "mask: --tmpfs P --remount-ro P, or /dev/null for a file");
+            break;
+        case CP_R_DENY_EXEC:
+            /* Under an exec allow-list that never reaches the path, the
+             * allow-list already denies it. */
+            if (p->has_exec) {
+                if (!xs_ready) {
+                    const struct cp_path **xv =
+                        cp_arena_alloc(a, (p->nrules + 1) * sizeof *xv);
+                    size_t nx = 0;
+                    for (size_t j = 0; j < p->nrules; j++)
+                        if (p->rules[j]->kind == CP_R_EXEC) {
+                            xv[nx] = &p->rules[j]->u.path;
+                            glob_exec |= xv[nx]->has_glob;
+                            nx++;
+                        }
+                    cp_pathset_init(a, &xs, xv, nx);
+                    xs_ready = true;
+                }
+                if (!glob_exec &&
+                    cp_pathset_overlaps(&xs, path) == CP_OSREL_NO) {
+                    set_fid(b, r, CP_FID_EXACT,
+                            "outside the exec allow-list: already denied");
+                    break;
+                }
+            }
+            push(a, path->has_glob ? &b->gdr : &b->dr, r, path);
+            set_fid(b, r, CP_FID_STRICTER,
+                    "Landlock cannot subtract from a grant: masked, so "
+                    "reading is denied too");
+            report(b, CP0707, r,
+                   "bwrap: deny exec '%s' is lowered as a deny-read mask: "
+                   "reading it is denied too",
+                   rule_text(b, r));
+            break;
+        case CP_R_GATE_ASK:
+        case CP_R_GATE_DENY:
+            set_fid(b, r, CP_FID_NOT_ENFORCED,
+                    "gates are enforced by the claude target's hook");
+            break;
+        case CP_R_NET_DENY:
+            set_fid(b, r, CP_FID_EXACT, "--unshare-net");
+            break;
+        case CP_R_NET_ALLOW:
+            set_fid(b, r, CP_FID_STRICTER,
+                    "bwrap cannot filter by domain name: --unshare-net");
+            report(b, CP0704, r,
+                   "bwrap: cannot allow network access to '%s' only: all "
+                   "network access is denied",
+                   r->u.dom.name);
+            break;
+        }
+    }
+    if (coop)
+        return;
+
+    /* 2. Sets and minimal mounts. */
+    set_of(a, &b->wset, &b->w);
+    set_of(a, &b->dset, &b->dw);
+    set_of(a, &b->rset, &b->dr);
+    set_of(a, &b->xset, &b->x);
+
+    for (size_t i = 0; i < b->w.n; i++) {
+        const struct cp_path *q = b->w.v[i].path;
+        if (strict_anc(&b->wset, q) || cp_pathset_ancestor_or_self(&b->dset, q) ||
+            cp_pathset_ancestor_or_self(&b->rset, q))
+            continue;
+        push(a, &b->binds, b->w.v[i].r, q);
+        if (!q->root && q->nsegs == 0)
+            b->bind_root = true;
+    }
+    set_of(a, &b->bset, &b->binds);
+
+    for (size_t i = 0; i < b->dw.n; i++) {
+        const struct bw_item *it = &b->dw.v[i];
+        if (strict_anc(&b->dset, it->path))
+            continue; /* inside another deny-write */
+        if (cp_pathset_overlaps(&b->bset, it->path) == CP_OSREL_NO)
+            continue; /* read-only already: --ro-bind / / */
+        pins_for(b, it->r, it->path, false);
+        if (cp_pathset_ancestor_or_self(&b->rset, it->path))
+            continue; /* the mask is read-only too */
+        push(a, &b->ros, it->r, it->path);
+    }
+
+    for (size_t i = 0; i < b->dr.n; i++) {
+        const struct bw_item *it = &b->dr.v[i];
+        if (strict_anc(&b->rset, it->path))
+            continue;
+        push(a, &b->masks, it->r, it->path);
+        if (it->r->kind == CP_R_DENY_READ &&
+            cp_pathset_overlaps(&b->bset, it->path) == CP_OSREL_YES &&
+            !cp_pathset_ancestor_or_self(&b->dset, it->path)) {
+            set_fid(b, it->r, CP_FID_STRICTER,
+                    "the mask is read-only: writing is denied too");
+            report(b, CP0709, it->r,
+                   "bwrap: '%s' lies inside a write root and its mask is "
+                   "read-only: writing it is denied too",
+                   rule_text(b, it->r));
+        }
+    }
+
+    /* 3. Globs under deny. */
+    for (size_t i = 0; i < b->gdw.n; i++) {
+        const struct bw_item *it = &b->gdw.v[i];
+        if (cp_pathset_contains(&b->dset, it->path) ||
+            cp_pathset_contains(&b->rset, it->path))
+            continue;
+        if (cp_pathset_overlaps(&b->bset, it->path) == CP_OSREL_NO)
+            continue;
+        if (!b->o || !b->o->expand_globs) {
+            b->errors++;
+            set_fid(b, it->r, CP_FID_NOT_ENFORCED,
+                    "a glob cannot be a mount (see --expand-globs)");
+            struct cp_diag *g = report(
+                b, CP0702, it->r,
+                "bwrap: deny glob '%s' inside a write root cannot be a mount",
+                rule_text(b, it->r));
+            if (g)
+                cp_diag_set_suggestion(
+                    g, "pass --expand-globs to protect the matches that exist "
+                       "when the sandbox starts, or deny a directory instead");
+            continue;
+        }
+        size_t lp = 0;
+        while (lp < it->path->nsegs && it->path->segs[lp].kind == CP_SEG_LIT)
+            lp++;
+        struct cp_path *pre = cp_arena_alloc(a, sizeof *pre);
+        *pre = cp_ospath_prefix(it->path, lp);
+        pins_for(b, it->r, pre, true);
+        push(a, &b->roglobs, it->r, it->path);
+        set_fid(b, it->r, CP_FID_STRICTER,
+                "expanded when the sandbox starts: paths created later are "
+                "not covered");
+        report(b, CP0706, it->r,
+               "bwrap: deny glob '%s' is expanded when the sandbox starts: "
+               "files created later are not covered",
+               rule_text(b, it->r));
+    }
+    for (size_t i = 0; i < b->gdr.n; i++) {
+        const struct bw_item *it = &b->gdr.v[i];
+        if (cp_pathset_contains(&b->rset, it->path))
+            continue;
+        if (!b->o || !b->o->expand_globs) {
+            b->errors++;
+            set_fid(b, it->r, CP_FID_NOT_ENFORCED,
+                    "a glob cannot be a mount (see --expand-globs)");
+            struct cp_diag *g = report(
+                b, CP0702, it->r, "bwrap: deny glob '%s' cannot be a mount",
+                rule_text(b, it->r));
+            if (g)
+                cp_diag_set_suggestion(
+                    g, "pass --expand-globs to mask the matches that exist "
+                       "when the sandbox starts, or deny a directory instead");
+            continue;
+        }
+        push(a, &b->maskglobs, it->r, it->path);
+        set_fid(b, it->r, CP_FID_STRICTER,
+                "expanded when the sandbox starts: paths created later are "
+                "not covered");
+        report(b, CP0706, it->r,
+               "bwrap: deny glob '%s' is expanded when the sandbox starts: "
+               "files created later are not covered",
+               rule_text(b, it->r));
+    }
+
+    /* 4. The exec allow-list, without entries inside other entries. */
+    for (size_t i = 0; i < b->x.n; i++)
+        if (!strict_anc(&b->xset, b->x.v[i].path))
+            push(a, &b->execs, b->x.v[i].r, b->x.v[i].path);
+
+    order(&b->pinros);
+    order(&b->binds);
+    order(&b->pins);
+    order(&b->ros);
+    order(&b->roglobs);
+    order(&b->masks);
+    order(&b->maskglobs);
+    order(&b->execs);
+
+    size_t mounts = b->pinros.n + b->binds.n + b->pins.n + b->ros.n +
+                    b->masks.n;
+    size_t args = 3 * (mounts - b->masks.n) + 4 * b->masks.n + 32;
+    if (mounts > BW_MAX_MOUNTS || args > BW_MAX_ARGS) {
+        b->errors++;
+        if (b->d) {
+            struct cp_diag *g = cp_diag_report(
+                b->d, CP0703, NULL,
+                "bwrap: the policy needs %zu mounts (about %zu bwrap "
+                "arguments); bwrap accepts at most 9000 arguments, so at most "
+                "%d mounts",
+                mounts, args, BW_MAX_MOUNTS);
+            if (g)
+                cp_diag_set_suggestion(
+                    g, "deny or allow whole directories instead of many files");
+        }
+    }
+}
+
+static void bw_init(struct bw *b, const struct cp_policy *p,
+                    const struct cp_backend_opts *o, struct cp_arena *a,
+                    struct cp_diags *d)
+{
+    memset(b, 0, sizeof *b);
+    b->p = p;
+    b->o = o;
+    b->a = a;
+    b->d = d;
+    analyse(b);
+}
+
+/* ---- records -------------------------------------------------------------- */
+
+/* One record of the artifact: a tag and up to two fields. */
+struct rec {
+    const char *tag;
+    const char *f[2];
+    size_t nf;
+    const struct cp_path *path; /* path records: the path (for shell form) */
+    bool glob;
+};
+
+struct recs {
+    struct rec *v;
+    size_t n, cap;
+};
+
+static struct rec *rec_add(struct cp_arena *a, struct recs *rs, const char *tag)
+{
+    if (rs->n == rs->cap) {
+        size_t cap = rs->cap ? rs->cap * 2 : 64;
+        struct rec *v = cp_arena_alloc(a, cap * sizeof *v);
+        if (rs->n)
+            memcpy(v, rs->v, rs->n * sizeof *v);
+        rs->v = v;
+        rs->cap = cap;
+    }
+    struct rec *r = &rs->v[rs->n++];
+    memset(r, 0, sizeof *r);
+    r->tag = tag;
+    return r;
+}
+
+static void rec_arg(struct cp_arena *a, struct recs *rs, const char *word)
+{
+    struct rec *r = rec_add(a, rs, "arg");
+    r->f[0] = word;
+    r->nf = 1;
+}
+
+/* REST of a path: "" or "/seg/seg"; glob segments keep their syntax
+ * ('\\' escapes), literal segments that hold '*', '?' or '\\' in a glob
+ * pattern are escaped so the pattern reads back unambiguously. */
+static const char *rest_of(struct cp_arena *a, const struct cp_path *p,
+                           bool pattern)
+{
+    struct cp_buf b = {0};
+    for (size_t i = 0; i < p->nsegs; i++) {
+        const struct cp_seg *s = &p->segs[i];
+        cp_buf_addc(&b, '/');
+        if (s->kind == CP_SEG_ANY) {
+            cp_buf_adds(&b, "**");
+            continue;
+        }
+        for (size_t j = 0; j < s->len; j++) {
+            char c = s->s[j];
+            if (pattern && s->kind == CP_SEG_LIT &&
+                (c == '*' || c == '?' || c == '\\'))
+                cp_buf_addc(&b, '\\');
+            cp_buf_addc(&b, c);
+        }
+    }
+    const char *r = cp_arena_strndup(a, b.data ? b.data : "", b.len);
+    cp_buf_free(&b);
+    return r;
+}
+
+static void rec_path(struct cp_arena *a, struct recs *rs, const char *tag,
+                     const struct bw_list *l, bool pattern)
+{
+    for (size_t i = 0; i < l->n; i++) {
+        struct rec *r = rec_add(a, rs, tag);
+        r->f[0] = l->v[i].path->root ? l->v[i].path->root : "";
+        r->f[1] = rest_of(a, l->v[i].path, pattern);
+        r->nf = 2;
+        r->path = l->v[i].path;
+        r->glob = pattern;
+    }
+}
+
+static const char *const bw_base[] = {
+    "--ro-bind", "/", "/",           /* the host, read-only */
+    "--dev", "/dev",                 /* a private minimal /dev */
+    "--proc", "/proc",               /* procfs of the new pid namespace */
+    "--unshare-user",                /* also when run as root */
+    "--disable-userns",              /* no nested user namespaces */
+    "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+    "--die-with-parent",             /* no orphaned sandbox */
+    "--new-session",                 /* no TIOCSTI (CVE-2017-5226) */
+    "--cap-drop", "ALL",             /* no capabilities, also as root */
+};
+
+static bool param_used(const struct recs *rs, const char *name)
+{
+    for (size_t i = 0; i < rs->n; i++)
+        if (rs->v[i].path && rs->v[i].path->root &&
+            strcmp(rs->v[i].path->root, name) == 0)
+            return true;
+    return false;
+}
+
+/* The lowering order of spec/artifacts.md, without the header records. */
+static void build_records(struct bw *b, struct recs *rs)
+{
+    struct cp_arena *a = b->a;
+    for (size_t i = 0; i < sizeof bw_base / sizeof *bw_base; i++)
+        rec_arg(a, rs, bw_base[i]);
+    rec_path(a, rs, "pinro", &b->pinros, false);
+    rec_path(a, rs, "bind", &b->binds, false);
+    if (b->bind_root) {
+        /* "write /" replaced the whole tree: re-create /dev and /proc. */
+        rec_arg(a, rs, "--dev");
+        rec_arg(a, rs, "/dev");
+        rec_arg(a, rs, "--proc");
+        rec_arg(a, rs, "/proc");
+    }
+    rec_path(a, rs, "pin", &b->pins, false);
+    rec_path(a, rs, "ro", &b->ros, false);
+    rec_path(a, rs, "roglob", &b->roglobs, true);
+    rec_path(a, rs, "mask", &b->masks, false);
+    rec_path(a, rs, "maskglob", &b->maskglobs, true);
+    rec_path(a, rs, "exec", &b->execs, false);
+    if (b->p->net != CP_NET_ALL)
+        rec_arg(a, rs, "--unshare-net");
+}
+
+static void field(struct cp_buf *out, const char *s)
+{
+    cp_buf_adds(out, s);
+    cp_buf_addc(out, '\0');
+}
+
+static void emit_stream(struct bw *b, const struct recs *rs,
+                        struct cp_buf *out)
+{
+    const struct cp_policy *p = b->p;
+    size_t start = out->len, nrec = 0;
+    field(out, "confpol-bwrap");
+    field(out, "1");
+    nrec++;
+    field(out, "profile");
+    field(out, cp_profile_text(p->profile));
+    nrec++;
+    field(out, "fail");
+    field(out, p->fail == CP_FAIL_OPEN ? "open" : "closed");
+    nrec++;
+    for (size_t i = 0; i < p->nparams; i++)
+        if (param_used(rs, p->params[i].name)) {
+            field(out, "param");
+            field(out, p->params[i].name);
+            nrec++;
+        }
+    for (size_t i = 0; i < rs->n; i++) {
+        field(out, rs->v[i].tag);
+        for (size_t k = 0; k < rs->v[i].nf; k++)
+            field(out, rs->v[i].f[k]);
+        nrec++;
+    }
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int mdlen = 0;
+    if (!EVP_Digest(out->data + start, out->len - start, md, &mdlen,
+                    EVP_sha256(), NULL))
+        cp_die_oom();
+    char hex[2 * EVP_MAX_MD_SIZE + 1];
+    for (unsigned i = 0; i < mdlen; i++)
+        snprintf(hex + 2 * i, 3, "%02x", md[i]);
+    field(out, "end");
+    cp_buf_printf(out, "%zu", nrec);
+    cp_buf_addc(out, '\0');
+    field(out, hex);
+}
+
+/* ---- --format shell --------------------------------------------------------- */
+
+static bool shell_safe(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+           (c >= '0' && c <= '9') || strchr("_./:=@%+,-", c);
+}
+
+static void sh_quote(struct cp_buf *out, const char *s)
+{
+    bool safe = *s != '\0';
+    for (const char *q = s; *q; q++)
+        if (!shell_safe((unsigned char)*q))
+            safe = false;
+    if (safe) {
+        cp_buf_adds(out, s);
+        return;
+    }
+    cp_buf_addc(out, '\'');
+    for (const char *q = s; *q; q++) {
+        if (*q == '\'')
+            cp_buf_adds(out, "'\\''");
+        else
+            cp_buf_addc(out, *q);
+    }
+    cp_buf_addc(out, '\'');
+}
+
+/* A path word: "$ROOT" followed by the quoted rest. */
+static void sh_path(struct cp_buf *out, const struct rec *r)
+{
+    if (r->f[0][0]) {
+        cp_buf_printf(out, "\"$%s\"", r->f[0]);
+        if (r->f[1][0])
+            sh_quote(out, r->f[1]);
+    } else {
+        sh_quote(out, r->f[1][0] ? r->f[1] : "/");
+    }
+}
+
+/* Comment text: control bytes and backslashes escaped, so that a path
+ * cannot end the comment. */
+static void sh_comment_path(struct cp_buf *out, const struct rec *r)
+{
+    struct cp_buf w = {0};
+    sh_path(&w, r);
+    for (size_t i = 0; i < w.len; i++) {
+        unsigned char c = (unsigned char)w.data[i];
+        if (c == '\\')
+            cp_buf_adds(out, "\\\\");
+        else if (c < 0x20 || c == 0x7f)
+            cp_buf_printf(out, "\\x%02x", c);
+        else
+            cp_buf_addc(out, (char)c);
+    }
+    cp_buf_free(&w);
+}
+
+static void emit_shell(struct bw *b, const struct recs *rs, struct cp_buf *out)
+{
+    const struct cp_policy *p = b->p;
+    cp_buf_printf(out, "# bwrap command line of %s.confpol (profile %s, fail %s)"
+                       "\n# generated by confpol build --format shell: for "
+                       "reading; confpol-run applies the .bwrap artifact\n",
+                  p->stem ? p->stem : "policy", cp_profile_text(p->profile),
+                  p->fail == CP_FAIL_OPEN ? "open" : "closed");
+    bool any = false;
+    for (size_t i = 0; i < p->nparams; i++)
+        if (param_used(rs, p->params[i].name)) {
+            cp_buf_adds(out, any ? " " : "# params (set before use):");
+            cp_buf_printf(out, " %s", p->params[i].name);
+            any = true;
+        }
+    if (any)
+        cp_buf_addc(out, '\n');
+    for (size_t i = 0; i < rs->n; i++) {
+        const struct rec *r = &rs->v[i];
+        const char *what = NULL;
+        if (strcmp(r->tag, "exec") == 0)
+            what = "# exec allowed (Landlock, applied by confpol-run): ";
+        else if (strcmp(r->tag, "maskglob") == 0)
+            what = "# masked when the sandbox starts, each match of: ";
+        else if (strcmp(r->tag, "roglob") == 0)
+            what = "# read-only when the sandbox starts, each match of: ";
+        if (what) {
+            cp_buf_adds(out, what);
+            sh_comment_path(out, r);
+            cp_buf_addc(out, '\n');
+        }
+    }
+    cp_buf_adds(out, "bwrap");
+    for (size_t i = 0; i < rs->n; i++) {
+        const struct rec *r = &rs->v[i];
+        if (strcmp(r->tag, "arg") == 0) {
+            if (r->f[0][0] == '-' && r->f[0][1] == '-')
+                cp_buf_adds(out, " \\\n    ");
+            else
+                cp_buf_addc(out, ' ');
+            sh_quote(out, r->f[0]);
+            continue;
+        }
+        const char *opt = NULL;
+        if (strcmp(r->tag, "bind") == 0 || strcmp(r->tag, "pin") == 0)
+            opt = "--bind";
+        else if (strcmp(r->tag, "ro") == 0 || strcmp(r->tag, "pinro") == 0)
+            opt = "--ro-bind";
+        if (opt) {
+            cp_buf_printf(out, " \\\n    %s ", opt);
+            sh_path(out, r);
+            cp_buf_addc(out, ' ');
+            sh_path(out, r);
+        } else if (strcmp(r->tag, "mask") == 0) {
+            cp_buf_adds(out, " \\\n    --tmpfs ");
+            sh_path(out, r);
+            cp_buf_adds(out, " --remount-ro ");
+            sh_path(out, r);
+        }
+    }
+    cp_buf_adds(out, " \\\n    -- \"$@\"\n");
+}
+
+/* ---- the backend ------------------------------------------------------------ */
 
 static int cp_bwrap_check(const struct cp_policy *p,
-                         const struct cp_backend_opts *o, struct cp_diags *d)
+                          const struct cp_backend_opts *o, struct cp_diags *d)
 {
-    (void)p;
-    (void)o;
-    (void)d;
-    return 1;
+    struct cp_arena *a = cp_arena_new();
+    struct bw b;
+    bw_init(&b, p, o, a, d);
+    int n = b.errors;
+    cp_arena_free(a);
+    return n;
+}
+
+static void cp_bwrap_fidelity_all(const struct cp_policy *p,
+                                  const struct cp_backend_opts *o,
+                                  struct cp_arena *a, enum cp_fidelity *fid,
+                                  const char **why)
+{
+    struct bw b;
+    bw_init(&b, p, o, a, NULL);
+    for (size_t i = 0; i < p->nrules; i++) {
+        unsigned id = p->rules[i]->id;
+        fid[i] = b.fid[id];
+        why[i] = b.why[id] ? b.why[id] : "";
+    }
 }
 
 static enum cp_fidelity cp_bwrap_fidelity(const struct cp_policy *p,
-                                         const struct cp_rule *r,
-                                         struct cp_arena *a, const char **why)
+                                          const struct cp_rule *r,
+                                          struct cp_arena *a, const char **why)
 {
-    (void)p;
-    (void)r;
-    (void)a;
-    *why = "not implemented";
-    return CP_FID_NOT_ENFORCED;
+    struct cp_backend_opts o = {.expand_globs = true};
+    struct bw b;
+    bw_init(&b, p, &o, a, NULL);
+    *why = b.why[r->id] ? b.why[r->id] : "";
+    return b.fid[r->id];
 }
 
 static bool cp_bwrap_emit(const struct cp_policy *p,
-                         const struct cp_backend_opts *o, struct cp_arena *a,
-                         struct cp_diags *d, struct cp_buf *out)
+                          const struct cp_backend_opts *o, struct cp_arena *a,
+                          struct cp_diags *d, struct cp_buf *out)
 {
-    (void)p;
-    (void)o;
-    (void)a;
-    (void)d;
-    (void)out;
-    return false;
+    if (p->profile == CP_PROFILE_COOPERATIVE) {
+        if (d)
+            cp_diag_report(d, CP0720, NULL,
+                           "bwrap: policy '%s' is cooperative: no bwrap "
+                           "artifact is written",
+                           p->stem ? p->stem : "");
+        return true;
+    }
+    struct bw b;
+    bw_init(&b, p, o, a, NULL);
+    if (b.errors)
+        return false;
+    struct recs rs = {0};
+    build_records(&b, &rs);
+    if (o && o->shell_format)
+        emit_shell(&b, &rs, out);
+    else
+        emit_stream(&b, &rs, out);
+    return true;
+}
+
+size_t cp_bwrap_count_mounts(const char *data, size_t len)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < len;) {
+        const char *f = data + i;
+        size_t fl = strnlen(f, len - i);
+        if (strcmp(f, "bind") == 0 || strcmp(f, "pin") == 0 ||
+            strcmp(f, "pinro") == 0 || strcmp(f, "ro") == 0 ||
+            strcmp(f, "mask") == 0) {
+            n++;
+            /* skip the two path fields */
+            for (int k = 0; k < 3 && i < len; k++)
+                i += strnlen(data + i, len - i) + 1;
+            continue;
+        }
+        if (strcmp(f, "arg") == 0 || strcmp(f, "param") == 0 ||
+            strcmp(f, "profile") == 0 || strcmp(f, "fail") == 0 ||
+            strcmp(f, "confpol-bwrap") == 0) {
+            for (int k = 0; k < 2 && i < len; k++)
+                i += strnlen(data + i, len - i) + 1;
+            continue;
+        }
+        if (strcmp(f, "end") == 0)
+            break;
+        /* maskglob, roglob, exec: tag + 2 fields */
+        for (int k = 0; k < 3 && i < len; k++)
+            i += strnlen(data + i, len - i) + 1;
+        (void)fl;
+    }
+    return n;
 }
 
 const struct cp_backend cp_backend_bwrap = {
     .name = "bwrap",
+    .suffix = ".bwrap",
     .check = cp_bwrap_check,
     .fidelity = cp_bwrap_fidelity,
+    .fidelity_all = cp_bwrap_fidelity_all,
     .emit = cp_bwrap_emit,
 };
