@@ -1,9 +1,906 @@
 /* SPDX-License-Identifier: MIT */
-/* PLACEHOLDER until implemented: overlap and containment analysis. */
+/* The analysis (spec/semantics.md, "Analysis"): shadowed, redundant,
+ * conflicting, unreadable-write and vacuous rules, the same for gate
+ * patterns and domains, and the expect statements.
+ *
+ * Not quadratic.  Path rules are indexed in a trie keyed by root and then by
+ * literal segment: a rule sits at the node of its literal prefix (its
+ * leading literal segments).  If rule q contains rule r, q's literal prefix
+ * is a prefix of r's (a glob of r could otherwise be instantiated with a
+ * segment q's literal does not accept), so the containers of r are found
+ * among the rules at r's node and its ancestors.  If q and r overlap, their
+ * literal prefixes are prefix-related, so q sits at an ancestor of r's node
+ * or in its subtree.  Only these candidates go through the exact relations
+ * of compiler/match.h (spec/patterns.md).  Across roots: an unbound param
+ * can be bound anywhere, so a param-rooted pattern is contained in, or
+ * certainly overlaps, only absolute patterns without literal prefix (they
+ * sit at the absolute root node, visited as an extra ancestor of every
+ * param root); every other cross-root relation is "may".
+ *
+ * Findings are collected as (code, subject, partner), sorted by the source
+ * position of the rule they are reported at (the later of the two source
+ * rules), and reported grouped, with capped note lists. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "confpol.h"
+#include "match.h"
+#include "sema.h"
+
+#define CK_NONE UINT32_MAX
+#define CK_MAX_NOTES 4 /* partner notes per diagnostic before "and N more" */
+
+struct ck_node {
+    uint32_t parent, first_child, next_sibling, rules;
+    const char *seg; /* root name ("" absolute) for a root node */
+    size_t len;
+};
+
+enum ck_code {
+    CK_SHADOWED,
+    CK_REDUNDANT,
+    CK_CONFLICT_EXEC,
+    CK_CONFLICT_WRITE,
+    CK_UNREADABLE,
+    CK_VACUOUS,
+    CK_SHADOWED_GATE,
+    CK_REDUNDANT_GATE,
+    CK_SHADOWED_NET,
+    CK_EXPECT,
+};
+
+struct ck_find {
+    uint64_t key;     /* order of the reporting position */
+    uint32_t code;
+    uint32_t subject; /* rule id (expect index for CK_EXPECT) */
+    uint32_t partner; /* rule id or CK_NONE */
+};
+
+struct ck {
+    struct cp_ctx *cx;
+    struct cp_arena *a;
+    struct cp_policy *p;
+    struct cp_diags *d;
+    struct ck_node *nodes;
+    size_t nnodes, capnodes;
+    uint32_t *ht; /* node ids, CK_NONE empty */
+    size_t htcap;
+    uint32_t *rule_node, *rule_next;
+    uint32_t abs_root;
+    bool *shadowed; /* per rule: a write/exec rule contained in a deny */
+    struct ck_find *finds;
+    size_t nfinds, capfinds;
+    uint32_t *stack;
+    size_t nstack, capstack;
+    size_t nwrite, nexec;
+    struct ck_rootcount {
+        const char *root; /* NULL: absolute */
+        size_t write, exec;
+    } *roots;
+    size_t nroots;
+};
+
+/* ---- the trie ------------------------------------------------------------ */
+
+static uint64_t ck_hash(uint32_t parent, const char *s, size_t n)
+{
+    uint64_t h = 1469598103934665603ull ^ parent;
+    for (size_t i = 0; i < n; i++) {
+        h ^= (unsigned char)s[i];
+        h *= 1099511628211ull;
+    }
+    return h ^ (h >> 29);
+}
+
+static void ck_ht_grow(struct ck *c)
+{
+    size_t cap = c->htcap ? c->htcap * 2 : 1024;
+    uint32_t *ht = cp_xmalloc(cap * sizeof *ht);
+    memset(ht, 0xff, cap * sizeof *ht);
+    for (size_t i = 0; i < c->htcap; i++) {
+        uint32_t id = c->ht[i];
+        if (id == CK_NONE)
+            continue;
+        const struct ck_node *nd = &c->nodes[id];
+        size_t h = ck_hash(nd->parent, nd->seg, nd->len) & (cap - 1);
+        while (ht[h] != CK_NONE)
+            h = (h + 1) & (cap - 1);
+        ht[h] = id;
+    }
+    free(c->ht);
+    c->ht = ht;
+    c->htcap = cap;
+}
+
+static uint32_t ck_child(struct ck *c, uint32_t parent, const char *s,
+                         size_t n)
+{
+    if ((c->nnodes + 1) * 2 > c->htcap)
+        ck_ht_grow(c);
+    size_t h = ck_hash(parent, s, n) & (c->htcap - 1);
+    for (;;) {
+        uint32_t id = c->ht[h];
+        if (id == CK_NONE)
+            break;
+        const struct ck_node *nd = &c->nodes[id];
+        if (nd->parent == parent && nd->len == n &&
+            memcmp(nd->seg, s, n) == 0)
+            return id;
+        h = (h + 1) & (c->htcap - 1);
+    }
+    if (c->nnodes == c->capnodes) {
+        c->capnodes = c->capnodes ? c->capnodes * 2 : 256;
+        c->nodes = cp_xrealloc(c->nodes, c->capnodes * sizeof *c->nodes);
+    }
+    uint32_t id = (uint32_t)c->nnodes++;
+    struct ck_node *nd = &c->nodes[id];
+    nd->parent = parent;
+    nd->seg = s;
+    nd->len = n;
+    nd->first_child = CK_NONE;
+    nd->rules = CK_NONE;
+    nd->next_sibling = CK_NONE;
+    if (parent != CK_NONE) {
+        nd->next_sibling = c->nodes[parent].first_child;
+        c->nodes[parent].first_child = id;
+    }
+    c->ht[h] = id;
+    return id;
+}
+
+static uint32_t ck_root(struct ck *c, const char *root)
+{
+    const char *s = root ? root : "";
+    return ck_child(c, CK_NONE, s, strlen(s));
+}
+
+/* Allow rules per root (few distinct roots: a linear list). */
+static struct ck_rootcount *ck_rootcount(struct ck *c, const char *root)
+{
+    for (size_t i = 0; i < c->nroots; i++) {
+        const char *x = c->roots[i].root;
+        if ((!x && !root) || (x && root && strcmp(x, root) == 0))
+            return &c->roots[i];
+    }
+    c->roots = cp_xrealloc(c->roots, (c->nroots + 1) * sizeof *c->roots);
+    struct ck_rootcount *rc = &c->roots[c->nroots++];
+    rc->root = root;
+    rc->write = rc->exec = 0;
+    return rc;
+}
+
+static bool ck_is_path(const struct cp_rule *r)
+{
+    return r->kind <= CP_R_DENY_EXEC;
+}
+
+static void ck_index(struct ck *c)
+{
+    size_t n = c->p->nrules;
+    c->rule_node = cp_xcalloc(n + 1, sizeof *c->rule_node);
+    c->rule_next = cp_xcalloc(n + 1, sizeof *c->rule_next);
+    c->abs_root = ck_root(c, NULL);
+    /* Insert in reverse so that each node's list is in rule order. */
+    for (size_t i = n; i-- > 0;) {
+        const struct cp_rule *r = c->p->rules[i];
+        c->rule_node[i] = CK_NONE;
+        if (!ck_is_path(r))
+            continue;
+        const struct cp_path *pa = &r->u.path;
+        uint32_t nd = ck_root(c, pa->root);
+        size_t k = cp_path_literal_prefix(pa);
+        for (size_t j = 0; j < k; j++)
+            nd = ck_child(c, nd, pa->segs[j].s, pa->segs[j].len);
+        c->rule_node[i] = nd;
+        c->rule_next[i] = c->nodes[nd].rules;
+        c->nodes[nd].rules = (uint32_t)i;
+        if (r->kind != CP_R_WRITE && r->kind != CP_R_EXEC)
+            continue;
+        struct ck_rootcount *rc = ck_rootcount(c, pa->root);
+        if (r->kind == CP_R_WRITE) {
+            c->nwrite++;
+            rc->write++;
+        } else {
+            c->nexec++;
+            rc->exec++;
+        }
+    }
+}
+
+/* Calls fn for each path rule of `kind` at r's node and its ancestors (the
+ * candidates to contain r); stops when fn returns true. */
+typedef bool (*ck_visit)(struct ck *c, const struct cp_rule *r,
+                         const struct cp_rule *q, void *arg);
+
+static bool ck_up(struct ck *c, const struct cp_rule *r, enum cp_rule_kind kind,
+                  ck_visit fn, void *arg)
+{
+    uint32_t nd = c->rule_node[r->id];
+    bool param_root = r->u.path.root != NULL;
+    while (nd != CK_NONE) {
+        for (uint32_t q = c->nodes[nd].rules; q != CK_NONE; q = c->rule_next[q]) {
+            const struct cp_rule *qr = c->p->rules[q];
+            if (qr->kind == kind && qr != r && fn(c, r, qr, arg))
+                return true;
+        }
+        uint32_t up = c->nodes[nd].parent;
+        if (up == CK_NONE && param_root) {
+            up = c->abs_root;
+            param_root = false;
+        }
+        nd = up;
+    }
+    return false;
+}
+
+/* Calls fn for each rule of `kind` in the subtree below r's node (the node
+ * itself excluded: ck_up covers it).  Below the absolute root lie, for this
+ * purpose, the param roots. */
+static bool ck_down(struct ck *c, const struct cp_rule *r,
+                    enum cp_rule_kind kind, ck_visit fn, void *arg)
+{
+    uint32_t start = c->rule_node[r->id];
+    c->nstack = 0;
+    for (uint32_t ch = c->nodes[start].first_child; ch != CK_NONE;
+         ch = c->nodes[ch].next_sibling) {
+        if (c->nstack == c->capstack) {
+            c->capstack = c->capstack ? c->capstack * 2 : 64;
+            c->stack = cp_xrealloc(c->stack, c->capstack * sizeof *c->stack);
+        }
+        c->stack[c->nstack++] = ch;
+    }
+    if (start == c->abs_root) {
+        for (size_t i = 0; i < c->nnodes; i++)
+            if (c->nodes[i].parent == CK_NONE && i != c->abs_root) {
+                if (c->nstack == c->capstack) {
+                    c->capstack = c->capstack ? c->capstack * 2 : 64;
+                    c->stack =
+                        cp_xrealloc(c->stack, c->capstack * sizeof *c->stack);
+                }
+                c->stack[c->nstack++] = (uint32_t)i;
+            }
+    }
+    while (c->nstack) {
+        uint32_t nd = c->stack[--c->nstack];
+        for (uint32_t q = c->nodes[nd].rules; q != CK_NONE; q = c->rule_next[q]) {
+            const struct cp_rule *qr = c->p->rules[q];
+            if (qr->kind == kind && qr != r && fn(c, r, qr, arg))
+                return true;
+        }
+        for (uint32_t ch = c->nodes[nd].first_child; ch != CK_NONE;
+             ch = c->nodes[ch].next_sibling) {
+            if (c->nstack == c->capstack) {
+                c->capstack = c->capstack ? c->capstack * 2 : 64;
+                c->stack = cp_xrealloc(c->stack, c->capstack * sizeof *c->stack);
+            }
+            c->stack[c->nstack++] = ch;
+        }
+    }
+    return false;
+}
+
+/* ---- findings -------------------------------------------------------------- */
+
+static bool ck_src(const struct cp_rule *r)
+{
+    return r->origin == CP_ORIGIN_SOURCE;
+}
+
+/* Which of two rules to keep when they name the same paths: implicit rules
+ * (the profile's) first, then the earlier one. */
+static bool ck_keep_before(const struct cp_rule *a, const struct cp_rule *b)
+{
+    if (ck_src(a) != ck_src(b))
+        return !ck_src(a);
+    return a->id < b->id;
+}
+
+static void ck_add(struct ck *c, enum ck_code code, const struct cp_rule *subj,
+                   const struct cp_rule *partner)
+{
+    const struct cp_rule *at = subj;
+    if (partner && ck_src(partner) && (!ck_src(subj) || partner->id > subj->id))
+        at = partner;
+    if (!ck_src(at))
+        return; /* implicit rules are never the place of a report */
+    if (c->nfinds == c->capfinds) {
+        c->capfinds = c->capfinds ? c->capfinds * 2 : 64;
+        c->finds = cp_xrealloc(c->finds, c->capfinds * sizeof *c->finds);
+    }
+    struct ck_find *f = &c->finds[c->nfinds++];
+    f->key = 2 * (uint64_t)at->id + 1;
+    f->code = code;
+    f->subject = subj->id;
+    f->partner = partner ? partner->id : CK_NONE;
+}
+
+/* ---- path analyses ------------------------------------------------------- */
+
+struct ck_acc {
+    enum ck_code code;
+    bool any;
+    bool identical_only; /* conflict: write identical to a deny write */
+};
+
+static bool ck_contained_in(struct ck *c, const struct cp_rule *r,
+                            const struct cp_rule *q, void *arg)
+{
+    struct ck_acc *acc = arg;
+    const char *param;
+    if (acc->identical_only) {
+        if (cp_path_cmp(&q->u.path, &r->u.path) != 0)
+            return false;
+    } else if (cp_path_contains(&q->u.path, &r->u.path, &param) != CP_REL_YES) {
+        return false;
+    }
+    acc->any = true;
+    ck_add(c, acc->code, r, q);
+    return false;
+}
+
+/* A redundancy partner: q contains r, and r is the one to drop (q does not
+ * name the same paths, or q is kept before r). */
+static bool ck_redundant_in(struct ck *c, const struct cp_rule *r,
+                            const struct cp_rule *q, void *arg)
+{
+    struct ck_acc *acc = arg;
+    const char *param;
+    if (cp_path_contains(&q->u.path, &r->u.path, &param) != CP_REL_YES)
+        return false;
+    if (!ck_keep_before(q, r) &&
+        cp_path_contains(&r->u.path, &q->u.path, &param) == CP_REL_YES)
+        return false; /* same paths, r is kept: q is the redundant one */
+    acc->any = true;
+    c->p->rules[r->id]->flags |= CP_RF_REDUNDANT;
+    if (ck_src(r))
+        ck_add(c, CK_REDUNDANT, r, q);
+    return false;
+}
+
+static bool ck_overlap_any(struct ck *c, const struct cp_rule *r,
+                           const struct cp_rule *q, void *arg)
+{
+    (void)c;
+    (void)arg;
+    const char *param;
+    return cp_path_overlaps(&q->u.path, &r->u.path, &param) != CP_REL_NO;
+}
+
+static bool ck_unreadable(struct ck *c, const struct cp_rule *r,
+                          const struct cp_rule *q, void *arg)
+{
+    (void)arg;
+    const char *param;
+    /* r: deny read, q: write */
+    if (c->shadowed[q->id])
+        return false;
+    if (cp_path_overlaps(&q->u.path, &r->u.path, &param) == CP_REL_YES)
+        ck_add(c, CK_UNREADABLE, q, r);
+    return false;
+}
+
+static bool ck_cover_true(struct ck *c, const struct cp_rule *r,
+                          const struct cp_rule *q, void *arg)
+{
+    (void)c;
+    (void)arg;
+    const char *param;
+    return cp_path_contains(&q->u.path, &r->u.path, &param) == CP_REL_YES;
+}
+
+/* Could some allow rule of `kind` reach deny rule r?  Cross-root pairs
+ * involving an unbound param may always overlap. */
+static bool ck_reachable(struct ck *c, const struct cp_rule *r,
+                         enum cp_rule_kind kind, size_t nkind)
+{
+    if (nkind == 0)
+        return false;
+    if (ck_up(c, r, kind, ck_overlap_any, NULL) ||
+        ck_down(c, r, kind, ck_overlap_any, NULL))
+        return true;
+    /* Allow rules with another root: "may" unless none exists. */
+    struct ck_rootcount *rc = ck_rootcount(c, r->u.path.root);
+    return (kind == CP_R_WRITE ? rc->write : rc->exec) < nkind;
+}
+
+static void ck_paths(struct ck *c)
+{
+    struct cp_policy *p = c->p;
+    c->shadowed = cp_xcalloc(p->nrules + 1, sizeof *c->shadowed);
+    /* Allow rules first: their shadowed flags feed unreadable-write. */
+    for (size_t i = 0; i < p->nrules; i++) {
+        struct cp_rule *r = p->rules[i];
+        struct ck_acc acc = {0};
+        if (r->kind == CP_R_WRITE) {
+            acc.code = CK_CONFLICT_WRITE;
+            acc.identical_only = true;
+            ck_up(c, r, CP_R_DENY_WRITE, ck_contained_in, &acc);
+            bool conflict = acc.any;
+            acc = (struct ck_acc){.code = CK_SHADOWED};
+            if (!conflict)
+                ck_up(c, r, CP_R_DENY_WRITE, ck_contained_in, &acc);
+            c->shadowed[i] = conflict || acc.any;
+        } else if (r->kind == CP_R_EXEC) {
+            acc.code = CK_CONFLICT_EXEC;
+            ck_up(c, r, CP_R_DENY_READ, ck_contained_in, &acc);
+            bool conflict = acc.any;
+            acc = (struct ck_acc){.code = CK_SHADOWED};
+            if (!conflict)
+                ck_up(c, r, CP_R_DENY_EXEC, ck_contained_in, &acc);
+            c->shadowed[i] = conflict || acc.any;
+        }
+    }
+    for (size_t i = 0; i < p->nrules; i++) {
+        struct cp_rule *r = p->rules[i];
+        if (!ck_is_path(r))
+            continue;
+        struct ck_acc acc = {.code = CK_REDUNDANT};
+        if (!c->shadowed[i])
+            ck_up(c, r, r->kind, ck_redundant_in, &acc);
+        if (r->kind == CP_R_DENY_READ) {
+            /* unreadable-write, unless a deny write covers the region */
+            if (!ck_up(c, r, CP_R_DENY_WRITE, ck_cover_true, NULL)) {
+                ck_up(c, r, CP_R_WRITE, ck_unreadable, NULL);
+                ck_down(c, r, CP_R_WRITE, ck_unreadable, NULL);
+            }
+        } else if (r->kind == CP_R_DENY_WRITE && ck_src(r)) {
+            if (!ck_reachable(c, r, CP_R_WRITE, c->nwrite))
+                ck_add(c, CK_VACUOUS, r, NULL);
+        } else if (r->kind == CP_R_DENY_EXEC && ck_src(r) && p->has_exec) {
+            if (!ck_reachable(c, r, CP_R_EXEC, c->nexec))
+                ck_add(c, CK_VACUOUS, r, NULL);
+        }
+    }
+}
+
+/* ---- gate patterns and domains ------------------------------------------ */
+
+static bool ck_word_literal(const char *w)
+{
+    return w && !strpbrk(w, "*?\\");
+}
+
+struct ck_pair {
+    const char *w;
+    uint32_t id;
+};
+
+static int ck_pair_cmp(const void *x, const void *y)
+{
+    const struct ck_pair *a = x, *b = y;
+    int r = strcmp(a->w, b->w);
+    if (r)
+        return r;
+    return a->id < b->id ? -1 : a->id > b->id;
+}
+
+static bool ck_is_words(const struct cp_rule *r)
+{
+    return (r->kind == CP_R_GATE_ASK || r->kind == CP_R_GATE_DENY) &&
+           r->u.gate.kind == CP_GATE_WORDS;
+}
+
+/* Gate word patterns are bucketed by their first word when it is literal (a
+ * pattern whose first word is literal contains only patterns with the same
+ * first word); patterns with a glob first word are candidates for all.
+ * Regexes are related to nothing ("may"), so they are not compared. */
+static void ck_gates(struct ck *c)
+{
+    struct cp_policy *p = c->p;
+    size_t n = p->nrules, m = 0;
+    struct ck_pair *pr = cp_xmalloc((n + 1) * sizeof *pr);
+    struct cp_vec wild = {0};
+    for (size_t i = 0; i < n; i++) {
+        const struct cp_rule *r = p->rules[i];
+        if (!ck_is_words(r))
+            continue;
+        if (r->u.gate.nwords && ck_word_literal(r->u.gate.words[0])) {
+            pr[m].w = r->u.gate.words[0];
+            pr[m++].id = (uint32_t)i;
+        } else {
+            cp_vec_push(c->a, &wild, (void *)r);
+        }
+    }
+    qsort(pr, m, sizeof *pr, ck_pair_cmp);
+    for (size_t i = 0; i < n; i++) {
+        struct cp_rule *r = p->rules[i];
+        if (!ck_is_words(r))
+            continue;
+        size_t lo = 0, hi = 0;
+        const char *w0 = r->u.gate.nwords ? r->u.gate.words[0] : NULL;
+        if (ck_word_literal(w0)) {
+            size_t l = 0, h = m;
+            while (l < h) {
+                size_t mid = (l + h) / 2;
+                if (strcmp(pr[mid].w, w0) < 0)
+                    l = mid + 1;
+                else
+                    h = mid;
+            }
+            lo = hi = l;
+            while (hi < m && strcmp(pr[hi].w, w0) == 0)
+                hi++;
+        }
+        bool shadowed = false;
+        for (int pass = 0; pass < 2; pass++) {
+            size_t cnt = pass == 0 ? hi - lo : wild.len;
+            for (size_t j = 0; j < cnt; j++) {
+                const struct cp_rule *q = pass == 0 ? p->rules[pr[lo + j].id]
+                                                    : wild.items[j];
+                if (q != r && q->kind == CP_R_GATE_DENY &&
+                    r->kind == CP_R_GATE_ASK &&
+                    cp_gate_contains(&q->u.gate, &r->u.gate) == CP_REL_YES) {
+                    ck_add(c, CK_SHADOWED_GATE, r, q);
+                    shadowed = true;
+                }
+            }
+        }
+        for (int pass = 0; pass < 2 && !shadowed; pass++) {
+            size_t cnt = pass == 0 ? hi - lo : wild.len;
+            for (size_t j = 0; j < cnt; j++) {
+                const struct cp_rule *q = pass == 0 ? p->rules[pr[lo + j].id]
+                                                    : wild.items[j];
+                if (q == r || q->kind != r->kind ||
+                    cp_gate_contains(&q->u.gate, &r->u.gate) != CP_REL_YES)
+                    continue;
+                if (!ck_keep_before(q, r) &&
+                    cp_gate_contains(&r->u.gate, &q->u.gate) == CP_REL_YES)
+                    continue;
+                r->flags |= CP_RF_REDUNDANT;
+                ck_add(c, CK_REDUNDANT_GATE, r, q);
+            }
+        }
+    }
+    free(pr);
+}
+
+/* net allow: shadowed by net deny; redundant when another allowed domain
+ * contains it.  Candidates come from a sorted list of names: a container of
+ * D is D itself or a wildcard on one of D's parent domains. */
+static int ck_dom_cmp(const void *x, const void *y)
+{
+    return ck_pair_cmp(x, y);
+}
+
+static void ck_net(struct ck *c)
+{
+    struct cp_policy *p = c->p;
+    size_t n = p->nrules, m = 0;
+    const struct cp_rule *deny = NULL;
+    struct ck_pair *pr = cp_xmalloc((n + 1) * sizeof *pr);
+    for (size_t i = 0; i < n; i++) {
+        const struct cp_rule *r = p->rules[i];
+        if (r->kind == CP_R_NET_DENY) {
+            if (deny && ck_src(r))
+                ck_add(c, CK_REDUNDANT, r, deny);
+            if (!deny)
+                deny = r;
+        } else if (r->kind == CP_R_NET_ALLOW) {
+            pr[m].w = r->u.dom.name;
+            pr[m++].id = (uint32_t)i;
+        }
+    }
+    qsort(pr, m, sizeof *pr, ck_dom_cmp);
+    for (size_t i = 0; i < n; i++) {
+        struct cp_rule *r = p->rules[i];
+        if (r->kind != CP_R_NET_ALLOW)
+            continue;
+        if (deny) {
+            ck_add(c, CK_SHADOWED_NET, r, deny);
+            continue;
+        }
+        const char *name = r->u.dom.name;
+        for (const char *sfx = name; sfx; ) {
+            size_t l = 0, h = m;
+            while (l < h) {
+                size_t mid = (l + h) / 2;
+                if (strcmp(pr[mid].w, sfx) < 0)
+                    l = mid + 1;
+                else
+                    h = mid;
+            }
+            for (; l < m && strcmp(pr[l].w, sfx) == 0; l++) {
+                const struct cp_rule *q = p->rules[pr[l].id];
+                if (q == r ||
+                    cp_domain_contains(&q->u.dom, &r->u.dom) != CP_REL_YES)
+                    continue;
+                if (!ck_keep_before(q, r) &&
+                    cp_domain_contains(&r->u.dom, &q->u.dom) == CP_REL_YES)
+                    continue;
+                r->flags |= CP_RF_REDUNDANT;
+                ck_add(c, CK_REDUNDANT, r, q);
+            }
+            sfx = strchr(sfx, '.');
+            if (sfx)
+                sfx++;
+        }
+    }
+    free(pr);
+}
+
+/* ---- expect ---------------------------------------------------------------- */
+
+static void ck_expects(struct ck *c)
+{
+    for (size_t i = 0; i < c->p->nexpects; i++) {
+        const struct cp_expect *e = &c->p->expects[i];
+        struct cp_decision dc;
+        if (e->access <= CP_ACC_EXEC)
+            cp_sema_decide_path(c->p, e->access, &e->path, c->a, &dc);
+        else if (cp_decide(c->p, e->access, e->subject, c->a, &dc) != 0)
+            continue;
+        if (dc.verdict == e->verdict)
+            continue;
+        if (c->nfinds == c->capfinds) {
+            c->capfinds = c->capfinds ? c->capfinds * 2 : 64;
+            c->finds = cp_xrealloc(c->finds, c->capfinds * sizeof *c->finds);
+        }
+        struct ck_find *f = &c->finds[c->nfinds++];
+        f->key = 2 * (uint64_t)e->rules_before;
+        f->code = CK_EXPECT;
+        f->subject = (uint32_t)i;
+        f->partner = CK_NONE;
+    }
+}
+
+/* ---- reporting ------------------------------------------------------------- */
+
+static int ck_find_cmp(const void *x, const void *y)
+{
+    const struct ck_find *a = x, *b = y;
+    if (a->key != b->key)
+        return a->key < b->key ? -1 : 1;
+    if (a->code != b->code)
+        return a->code < b->code ? -1 : 1;
+    if (a->subject != b->subject)
+        return a->subject < b->subject ? -1 : 1;
+    if (a->partner != b->partner)
+        return a->partner < b->partner ? -1 : 1;
+    return 0;
+}
+
+static const char *ck_rt(struct ck *c, const struct cp_rule *r)
+{
+    return cp_sema_rule_text(c->a, r);
+}
+
+/* A note for the partner of a finding: at its source, or for an implicit
+ * rule at the profile statement (or without location) naming the profile. */
+static void ck_note_rule(struct ck *c, struct cp_diag *g,
+                         const struct cp_rule *r)
+{
+    if (ck_src(r)) {
+        cp_diag_add_note(g, &r->loc, "'%s' is here", ck_rt(c, r));
+        return;
+    }
+    const struct cp_loc *pl = c->p->profile_loc.src ? &c->p->profile_loc : NULL;
+    cp_diag_add_note(g, pl, "'%s' is added by %s (%s)", ck_rt(c, r),
+                     cp_sema_origin_text(r->origin), r->why ? r->why : "");
+}
+
+static void ck_promote_note(struct ck *c, struct cp_diag *g)
+{
+    if (!g || g->sev != CP_SEV_NOTE || c->d->wstate[g->code] <= 0)
+        return;
+    if (c->d->werror) {
+        g->sev = CP_SEV_ERROR;
+        c->d->nerrors++;
+    } else {
+        g->sev = CP_SEV_WARNING;
+        c->d->nwarnings++;
+    }
+}
+
+static const char *ck_default_why(enum cp_access acc, enum cp_verdict v,
+                                  const struct cp_policy *p)
+{
+    switch (acc) {
+    case CP_ACC_READ:
+        return "no 'deny read' rule matches; reading is allowed by default";
+    case CP_ACC_WRITE:
+        return "no 'write' rule matches; writing is denied by default";
+    case CP_ACC_EXEC:
+        if (p->has_exec)
+            return "no 'exec' rule matches; exec is an allow-list in this "
+                   "policy";
+        return "no 'deny exec' or 'deny read' rule matches; exec is allowed "
+               "by default";
+    case CP_ACC_NET:
+        return v == CP_ALLOW ? "the policy has no net rule; the network is open"
+                             : "no 'net allow' domain matches";
+    case CP_ACC_GATE:
+        return "no gate pattern matches; the command is allowed";
+    }
+    return "";
+}
+
+static void ck_report_expect(struct ck *c, const struct cp_expect *e)
+{
+    struct cp_decision dc;
+    if (e->access <= CP_ACC_EXEC)
+        cp_sema_decide_path(c->p, e->access, &e->path, c->a, &dc);
+    else
+        cp_decide(c->p, e->access, e->subject, c->a, &dc);
+    static const char *const says[] = {"allows it", "asks about it",
+                                       "denies it"};
+    struct cp_buf subj = {0};
+    if (e->access == CP_ACC_GATE)
+        cp_sema_quote(&subj, e->subject, strlen(e->subject));
+    else
+        cp_buf_adds(&subj, e->subject);
+    struct cp_diag *g = cp_diag_report(
+        c->d, CP0601, &e->loc, "expect %s %s %s failed: the policy %s",
+        cp_verdict_text(e->verdict), cp_access_text(e->access), subj.data,
+        says[dc.verdict]);
+    cp_buf_free(&subj);
+    for (size_t i = 0; i < dc.nrules && i < CK_MAX_NOTES; i++) {
+        const struct cp_rule *r = dc.rules[i];
+        if (ck_src(r))
+            cp_diag_add_note(g, &r->loc, "decided by '%s'", ck_rt(c, r));
+        else
+            cp_diag_add_note(
+                g, c->p->profile_loc.src ? &c->p->profile_loc : NULL,
+                "decided by '%s', added by %s (%s)", ck_rt(c, r),
+                cp_sema_origin_text(r->origin), r->why ? r->why : "");
+    }
+    if (dc.nrules > CK_MAX_NOTES)
+        cp_diag_add_note(g, NULL, "and %zu more rules",
+                         dc.nrules - CK_MAX_NOTES);
+    if (dc.by_default)
+        cp_diag_add_note(g, NULL, "%s",
+                         ck_default_why(e->access, dc.verdict, c->p));
+    if (dc.unbound_param)
+        cp_diag_add_note(g, NULL,
+                         "the answer may differ with another value of %s: "
+                         "bind it with -D %s=DIR to decide",
+                         dc.unbound_param, dc.unbound_param);
+    cp_diag_set_suggestion(g, "fix the policy or the expectation");
+}
+
+/* One diagnostic for a run of findings with the same place, code and
+ * subject; the partners become notes (capped). */
+static void ck_report(struct ck *c, const struct ck_find *f, size_t n)
+{
+    const struct cp_policy *p = c->p;
+    if (f->code == CK_EXPECT) {
+        ck_report_expect(c, &p->expects[f->subject]);
+        return;
+    }
+    const struct cp_rule *r = p->rules[f->subject];
+    const struct cp_rule *q = f->partner != CK_NONE ? p->rules[f->partner] : NULL;
+    const struct cp_rule *at = p->rules[(f->key - 1) / 2];
+    const char *rt = ck_rt(c, r), *qt = q ? ck_rt(c, q) : "";
+    const char *more = n > 1 ? cp_arena_printf(c->a, " (and %zu more)", n - 1)
+                             : "";
+    struct cp_diag *g = NULL;
+    switch ((enum ck_code)f->code) {
+    case CK_SHADOWED:
+        g = cp_diag_report(c->d, CP0501, &at->loc,
+                           "'%s' is shadowed: every path it names is denied "
+                           "by '%s'%s",
+                           rt, qt, more);
+        cp_diag_set_suggestion(g, "remove '%s': a deny always wins", rt);
+        break;
+    case CK_SHADOWED_NET:
+        g = cp_diag_report(c->d, CP0501, &at->loc,
+                           "'%s' is shadowed: 'net deny' turns the network off",
+                           rt);
+        cp_diag_set_suggestion(g, "remove '%s' or 'net deny'", rt);
+        break;
+    case CK_REDUNDANT:
+        g = cp_diag_report(c->d, CP0502, &at->loc,
+                           "'%s' is redundant: '%s'%s already covers every "
+                           "path it names",
+                           rt, qt, more);
+        if (r->kind == CP_R_NET_ALLOW || r->kind == CP_R_NET_DENY)
+            cp_diag_set_suggestion(g, "remove the repeated rule");
+        else
+            cp_diag_set_suggestion(g, "remove '%s'", at == r ? rt : qt);
+        break;
+    case CK_CONFLICT_EXEC:
+        g = cp_diag_report(c->d, CP0503, &at->loc,
+                           "'%s' conflicts with '%s': every path it names is "
+                           "denied for reading, so none can be executed",
+                           rt, qt);
+        cp_diag_set_suggestion(g, "remove the exec rule or narrow the deny");
+        break;
+    case CK_CONFLICT_WRITE:
+        g = cp_diag_report(c->d, CP0503, &at->loc,
+                           "'%s' conflicts with '%s': the same paths are "
+                           "allowed and denied",
+                           rt, qt);
+        cp_diag_set_suggestion(g, "remove one of the two rules");
+        break;
+    case CK_UNREADABLE:
+        g = cp_diag_report(c->d, CP0504, &at->loc,
+                           "'%s' overlaps '%s': paths there can be written "
+                           "but not read",
+                           rt, qt);
+        cp_diag_set_suggestion(g, "add 'deny write %s' so that the region is "
+                                  "neither read nor written",
+                               q->text);
+        break;
+    case CK_VACUOUS:
+        if (r->kind == CP_R_DENY_EXEC)
+            g = cp_diag_report(c->d, CP0505, &at->loc,
+                               "'%s' is never reached: no exec rule names a "
+                               "path it covers, and exec is an allow-list",
+                               rt);
+        else
+            g = cp_diag_report(c->d, CP0505, &at->loc,
+                               "'%s' is never reached: no write rule names a "
+                               "path it covers, and writing is denied by "
+                               "default",
+                               rt);
+        ck_promote_note(c, g);
+        cp_diag_set_suggestion(g, "remove it, or add the allow rule it is "
+                                  "meant to restrict");
+        break;
+    case CK_SHADOWED_GATE:
+        g = cp_diag_report(c->d, CP0506, &at->loc,
+                           "'%s' is shadowed: '%s'%s refuses every command it "
+                           "matches",
+                           rt, qt, more);
+        cp_diag_set_suggestion(g, "remove '%s': a gate deny always wins", rt);
+        break;
+    case CK_REDUNDANT_GATE:
+        g = cp_diag_report(c->d, CP0507, &at->loc,
+                           "'%s' is redundant: '%s'%s already matches every "
+                           "command it matches",
+                           rt, qt, more);
+        cp_diag_set_suggestion(g, "remove '%s'", at == r ? rt : qt);
+        break;
+    case CK_EXPECT:
+        break;
+    }
+    if (!g)
+        return;
+    /* Notes: the other rule of each pair. */
+    for (size_t i = 0; i < n && i < CK_MAX_NOTES; i++) {
+        const struct cp_rule *pr =
+            f[i].partner != CK_NONE ? p->rules[f[i].partner] : NULL;
+        if (!pr)
+            continue;
+        ck_note_rule(c, g, pr == at ? r : pr);
+    }
+    if (n > CK_MAX_NOTES)
+        cp_diag_add_note(g, NULL, "and %zu more", n - CK_MAX_NOTES);
+}
 
 int cp_check(struct cp_ctx *cx)
 {
-    (void)cx;
-    return 0;
+    size_t before = cp_diag_errors(&cx->diags);
+    if (!cx->policy)
+        return 0;
+    struct ck c = {0};
+    c.cx = cx;
+    c.a = cx->arena;
+    c.p = cx->policy;
+    c.d = &cx->diags;
+    ck_index(&c);
+    ck_paths(&c);
+    ck_gates(&c);
+    ck_net(&c);
+    ck_expects(&c);
+    qsort(c.finds, c.nfinds, sizeof *c.finds, ck_find_cmp);
+    for (size_t i = 0; i < c.nfinds;) {
+        size_t j = i + 1;
+        while (j < c.nfinds && c.finds[j].key == c.finds[i].key &&
+               c.finds[j].code == c.finds[i].code &&
+               c.finds[j].subject == c.finds[i].subject &&
+               c.finds[i].code != CK_EXPECT)
+            j++;
+        ck_report(&c, &c.finds[i], j - i);
+        i = j;
+    }
+    free(c.nodes);
+    free(c.ht);
+    free(c.rule_node);
+    free(c.rule_next);
+    free(c.shadowed);
+    free(c.finds);
+    free(c.stack);
+    free(c.roots);
+    return (int)(cp_diag_errors(&cx->diags) - before);
 }
