@@ -201,7 +201,10 @@ static void cp_dump_file(const struct cp_file *f, int depth, FILE *out)
     if (f->ntrailing) {
         fputc('\n', out);
         cp_indent(depth + 1, out);
-        cp_dump_comments("trailing", f->trailing, f->ntrailing, out);
+        fputs("(trailing", out);
+        for (size_t i = 0; i < f->ntrailing; i++)
+            cp_dump_comment(f->trailing[i], out);
+        fputc(')', out);
     }
     fputc(')', out);
 }

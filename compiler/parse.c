@@ -135,6 +135,11 @@ static void cp_attach_comments(struct cp_arena *a, struct cp_lex *st,
             i++;
             j = 0;
         }
+        if (i > 0 && ss[i - 1]->n.loc.end_line == cl &&
+            !ss[i - 1]->trailing) {
+            ss[i - 1]->trailing = c;
+            continue;
+        }
         if (f->header.src && cl == f->header.end_line &&
             f->header.end_col < cc && !f->header_trailing) {
             f->header_trailing = c;
@@ -142,11 +147,6 @@ static void cp_attach_comments(struct cp_arena *a, struct cp_lex *st,
         }
         if (f->header.src && cl < f->header.line) {
             cp_vec_push(a, &file_lead, c);
-            continue;
-        }
-        if (i > 0 && ss[i - 1]->n.loc.end_line == cl &&
-            !ss[i - 1]->trailing) {
-            ss[i - 1]->trailing = c;
             continue;
         }
         if (i < ns && cp_pos_cmp(ss[i]->n.loc.line, ss[i]->n.loc.col, cl,

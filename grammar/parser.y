@@ -107,6 +107,7 @@ static void cp_p_missing(struct cp_lex *st, const struct cp_loc *after,
     struct cp_arg *arg;
     struct cp_vec list;
     struct cp_alist alist;
+    struct cp_stmt *stmt;
 }
 
 %token END 0 "end of file"
@@ -134,6 +135,7 @@ static void cp_p_missing(struct cp_lex *st, const struct cp_loc *after,
 %type <arg> arg
 %type <list> list blist
 %type <alist> args
+%type <stmt> stmt
 
 %%
 
@@ -145,7 +147,13 @@ file
 item
     : NL
     | SEMI
-    | stmt end
+    | stmt end {
+          /* Only a statement that ends well joins the file. */
+          if ($1)
+              cp_vec_push(st->arena,
+                          $1->n.kind == CP_N_FILE ? &st->headers : &st->stmts,
+                          $1);
+      }
     | error end { yyerrok; }
     ;
 
@@ -158,75 +166,86 @@ stmt
     : KW_CONFPOL WORD {
           struct cp_stmt *s = cp_p_stmt(st, CP_N_FILE, &@1, &$1, &@2);
           cp_p_word(&s->sub, &$2, &@2);
-          cp_vec_push(st->arena, &st->headers, s);
+          $$ = s;
       }
-    | KW_CONFPOL { cp_p_missing(st, &@1, "a version number after 'confpol'"); }
+    | KW_CONFPOL { cp_p_missing(st, &@1, "a version number after 'confpol'"); $$ = NULL; }
     | KW_PROFILE WORD {
           struct cp_stmt *s = cp_p_stmt(st, CP_N_PROFILE, &@1, &$1, &@2);
           cp_p_word(&s->sub, &$2, &@2);
+          $$ = s;
       }
-    | KW_PROFILE { cp_p_missing(st, &@1, "a profile name after 'profile'"); }
+    | KW_PROFILE { cp_p_missing(st, &@1, "a profile name after 'profile'"); $$ = NULL; }
     | KW_FAIL WORD {
           struct cp_stmt *s = cp_p_stmt(st, CP_N_FAIL, &@1, &$1, &@2);
           cp_p_word(&s->sub, &$2, &@2);
+          $$ = s;
       }
-    | KW_FAIL { cp_p_missing(st, &@1, "'closed' or 'open' after 'fail'"); }
+    | KW_FAIL { cp_p_missing(st, &@1, "'closed' or 'open' after 'fail'"); $$ = NULL; }
     | KW_PARAM WORD {
           struct cp_stmt *s = cp_p_stmt(st, CP_N_PARAM, &@1, &$1, &@2);
           cp_p_word(&s->name, &$2, &@2);
+          $$ = s;
       }
-    | KW_PARAM { cp_p_missing(st, &@1, "a name after 'param'"); }
+    | KW_PARAM { cp_p_missing(st, &@1, "a name after 'param'"); $$ = NULL; }
     | KW_LET WORD EQ arg {
           struct cp_stmt *s = cp_p_stmt(st, CP_N_LET, &@1, &$1, &@4);
           cp_p_word(&s->name, &$2, &@2);
           struct cp_vec v = {0};
           cp_vec_push(st->arena, &v, $4);
           cp_p_args(s, &v, false);
+          $$ = s;
       }
-    | KW_LET { cp_p_missing(st, &@1, "a name after 'let'"); }
-    | KW_LET WORD { cp_p_missing(st, &@2, "'=' after the name"); }
-    | KW_LET WORD EQ { cp_p_missing(st, &@3, "a value after '='"); }
+    | KW_LET { cp_p_missing(st, &@1, "a name after 'let'"); $$ = NULL; }
+    | KW_LET WORD { cp_p_missing(st, &@2, "'=' after the name"); $$ = NULL; }
+    | KW_LET WORD EQ { cp_p_missing(st, &@3, "a value after '='"); $$ = NULL; }
     | KW_INCLUDE arg {
           struct cp_stmt *s = cp_p_stmt(st, CP_N_INCLUDE, &@1, &$1, &@2);
           struct cp_vec v = {0};
           cp_vec_push(st->arena, &v, $2);
           cp_p_args(s, &v, false);
+          $$ = s;
       }
-    | KW_INCLUDE { cp_p_missing(st, &@1, "a quoted file name after 'include'"); }
+    | KW_INCLUDE { cp_p_missing(st, &@1, "a quoted file name after 'include'"); $$ = NULL; }
     | KW_WRITE args {
           struct cp_stmt *s = cp_p_stmt(st, CP_N_WRITE, &@1, &$1, &@2);
           cp_p_args(s, &$2.v, $2.braced);
+          $$ = s;
       }
-    | KW_WRITE { cp_p_missing(st, &@1, "a path after 'write'"); }
+    | KW_WRITE { cp_p_missing(st, &@1, "a path after 'write'"); $$ = NULL; }
     | KW_EXEC args {
           struct cp_stmt *s = cp_p_stmt(st, CP_N_EXEC, &@1, &$1, &@2);
           cp_p_args(s, &$2.v, $2.braced);
+          $$ = s;
       }
-    | KW_EXEC { cp_p_missing(st, &@1, "a path after 'exec'"); }
+    | KW_EXEC { cp_p_missing(st, &@1, "a path after 'exec'"); $$ = NULL; }
     | KW_DENY WORD args {
           struct cp_stmt *s = cp_p_stmt(st, CP_N_DENY, &@1, &$1, &@3);
           cp_p_word(&s->sub, &$2, &@2);
           cp_p_args(s, &$3.v, $3.braced);
+          $$ = s;
       }
-    | KW_DENY { cp_p_missing(st, &@1, "'read', 'write' or 'exec' after 'deny'"); }
-    | KW_DENY WORD { cp_p_missing(st, &@2, "a path after the access"); }
+    | KW_DENY { cp_p_missing(st, &@1, "'read', 'write' or 'exec' after 'deny'"); $$ = NULL; }
+    | KW_DENY WORD { cp_p_missing(st, &@2, "a path after the access"); $$ = NULL; }
     | KW_GATE WORD args {
           struct cp_stmt *s = cp_p_stmt(st, CP_N_GATE, &@1, &$1, &@3);
           cp_p_word(&s->sub, &$2, &@2);
           cp_p_args(s, &$3.v, $3.braced);
+          $$ = s;
       }
-    | KW_GATE { cp_p_missing(st, &@1, "'ask' or 'deny' after 'gate'"); }
-    | KW_GATE WORD { cp_p_missing(st, &@2, "a pattern after the verdict"); }
+    | KW_GATE { cp_p_missing(st, &@1, "'ask' or 'deny' after 'gate'"); $$ = NULL; }
+    | KW_GATE WORD { cp_p_missing(st, &@2, "a pattern after the verdict"); $$ = NULL; }
     | KW_NET WORD {
           struct cp_stmt *s = cp_p_stmt(st, CP_N_NET, &@1, &$1, &@2);
           cp_p_word(&s->sub, &$2, &@2);
+          $$ = s;
       }
     | KW_NET WORD args {
           struct cp_stmt *s = cp_p_stmt(st, CP_N_NET, &@1, &$1, &@3);
           cp_p_word(&s->sub, &$2, &@2);
           cp_p_args(s, &$3.v, $3.braced);
+          $$ = s;
       }
-    | KW_NET { cp_p_missing(st, &@1, "'deny' or 'allow' after 'net'"); }
+    | KW_NET { cp_p_missing(st, &@1, "'deny' or 'allow' after 'net'"); $$ = NULL; }
     | KW_EXPECT WORD WORD arg {
           struct cp_stmt *s = cp_p_stmt(st, CP_N_EXPECT, &@1, &$1, &@4);
           cp_p_word(&s->sub, &$2, &@2);
@@ -234,10 +253,11 @@ stmt
           struct cp_vec v = {0};
           cp_vec_push(st->arena, &v, $4);
           cp_p_args(s, &v, false);
+          $$ = s;
       }
-    | KW_EXPECT { cp_p_missing(st, &@1, "'allow', 'deny' or 'ask' after 'expect'"); }
-    | KW_EXPECT WORD { cp_p_missing(st, &@2, "an access after the verdict"); }
-    | KW_EXPECT WORD WORD { cp_p_missing(st, &@3, "a subject after the access"); }
+    | KW_EXPECT { cp_p_missing(st, &@1, "'allow', 'deny' or 'ask' after 'expect'"); $$ = NULL; }
+    | KW_EXPECT WORD { cp_p_missing(st, &@2, "an access after the verdict"); $$ = NULL; }
+    | KW_EXPECT WORD WORD { cp_p_missing(st, &@3, "a subject after the access"); $$ = NULL; }
     ;
 
 /* The argument list of write/exec/deny/gate/net. */
@@ -281,9 +301,6 @@ static struct cp_stmt *cp_p_stmt(struct cp_lex *st, enum cp_node_kind k,
     struct cp_stmt *s = cp_ast_new_stmt(st->arena, k, &l);
     if (kwt)
         cp_p_word(&s->keyword, kwt, kw);
-    if (k == CP_N_FILE)
-        return s; /* headers are kept apart (parse.c checks them) */
-    cp_vec_push(st->arena, &st->stmts, s);
     return s;
 }
 

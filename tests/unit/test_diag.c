@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: MIT */
+/* Diagnostics: records, -W switches, -Werror, and the exact text rendering
+ * (caret under the span, tabs copied, multi-line spans, notes, summary). */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "confpol.h"
+
+static struct cp_arena *ar;
+static struct cp_diags d;
+
+static void setup(void)
+{
+    ar = cp_arena_new();
+    cp_diags_init(&d);
+}
+
+static void teardown(void)
+{
+    cp_diags_free(&d);
+    cp_arena_free(ar);
+}
+
+static const char *render(void)
+{
+    char *p = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&p, &n);
+    cp_diags_render_text(&d, f);
+    fclose(f);
+    const char *r = cp_arena_strdup(ar, p);
+    free(p);
+    return r;
+}
+
+static struct cp_loc loc(const struct cp_source *s, unsigned l, unsigned c,
+                         unsigned el, unsigned ec)
+{
+    struct cp_loc x = {s, l, c, el, ec};
+    return x;
+}
+
+START_TEST(caret_under_span)
+{
+    const char *t = "confpol 1\n\n\n\n\n\nprofile confinded\n";
+    const struct cp_source *s =
+        cp_source_from_memory(ar, "policy.confpol", t, strlen(t));
+    struct cp_loc l = loc(s, 7, 9, 7, 17);
+    cp_diag_report(&d, CP0201, &l, "unknown profile '%s'", "confinded");
+    ck_assert_str_eq(render(),
+                     "policy.confpol:7:9: error: unknown profile 'confinded' "
+                     "[CP0201]\n"
+                     "    7 | profile confinded\n"
+                     "      |         ^~~~~~~~~\n");
+    ck_assert_uint_eq(cp_diag_errors(&d), 1);
+}
+END_TEST
+
+START_TEST(tabs_are_copied)
+{
+    const struct cp_source *s =
+        cp_source_from_memory(ar, "t.confpol", "\twrite\t/a /b\n", 13);
+    struct cp_loc l = loc(s, 1, 8, 1, 9);
+    cp_diag_report(&d, CP0201, &l, "x");
+    ck_assert_str_eq(render(), "t.confpol:1:8: error: x [CP0201]\n"
+                               "    1 | \twrite\t/a /b\n"
+                               "      | \t     \t^~\n");
+}
+END_TEST
+
+START_TEST(multi_line_span)
+{
+    const char *t = "deny write {\n    /a\n}\n";
+    const struct cp_source *s = cp_source_from_memory(ar, "t.confpol", t,
+                                                      strlen(t));
+    struct cp_loc l = loc(s, 1, 1, 3, 1);
+    cp_diag_report(&d, CP0201, &l, "x");
+    ck_assert_str_eq(render(), "t.confpol:1:1: error: x [CP0201]\n"
+                               "    1 | deny write {\n"
+                               "      | ^~~~~~~~~~~~\n"
+                               "    2 |     /a\n"
+                               "      |     ~~\n"
+                               "    3 | }\n"
+                               "      | ~\n");
+}
+END_TEST
+
+START_TEST(long_span_elided)
+{
+    const char *t = "deny write {\n/a\n/b\n/c\n}\n";
+    const struct cp_source *s = cp_source_from_memory(ar, "t.confpol", t,
+                                                      strlen(t));
+    struct cp_loc l = loc(s, 1, 6, 5, 1);
+    cp_diag_report(&d, CP0201, &l, "x");
+    ck_assert_str_eq(render(), "t.confpol:1:6: error: x [CP0201]\n"
+                               "    1 | deny write {\n"
+                               "      |      ^~~~~~~\n"
+                               "  ... |\n"
+                               "    5 | }\n"
+                               "      | ~\n");
+}
+END_TEST
+
+START_TEST(caret_after_end_of_line)
+{
+    const struct cp_source *s =
+        cp_source_from_memory(ar, "t.confpol", "write\n", 6);
+    struct cp_loc l = loc(s, 1, 6, 1, 6);
+    cp_diag_report(&d, CP0203, &l, "expected a path after 'write'");
+    ck_assert_str_eq(render(), "t.confpol:1:6: error: expected a path after "
+                               "'write' [CP0203]\n"
+                               "    1 | write\n"
+                               "      |      ^\n");
+}
+END_TEST
+
+START_TEST(wide_line_numbers)
+{
+    struct cp_buf b = {0};
+    for (int i = 0; i < 12344; i++)
+        cp_buf_addc(&b, '\n');
+    cp_buf_adds(&b, "write x\n");
+    const struct cp_source *s = cp_source_from_memory(ar, "t", b.data, b.len);
+    cp_buf_free(&b);
+    struct cp_loc l = loc(s, 12345, 7, 12345, 7);
+    cp_diag_report(&d, CP0201, &l, "x");
+    ck_assert_str_eq(render(), "t:12345:7: error: x [CP0201]\n"
+                               " 12345 | write x\n"
+                               "       |       ^\n");
+}
+END_TEST
+
+START_TEST(control_bytes_echoed_as_question_marks)
+{
+    const struct cp_source *s =
+        cp_source_from_memory(ar, "t", "write /a\0b\n", 11);
+    struct cp_loc l = loc(s, 1, 9, 1, 9);
+    cp_diag_report(&d, CP0101, &l, "NUL byte in the source");
+    ck_assert_str_eq(render(), "t:1:9: error: NUL byte in the source [CP0101]\n"
+                               "    1 | write /a?b\n"
+                               "      |         ^\n");
+}
+END_TEST
+
+START_TEST(notes_and_suggestion)
+{
+    const char *t = "confpol 1\nconfpol 1\n";
+    const struct cp_source *s = cp_source_from_memory(ar, "t.confpol", t,
+                                                      strlen(t));
+    struct cp_loc l = loc(s, 2, 1, 2, 7), h = loc(s, 1, 1, 1, 9);
+    struct cp_diag *g = cp_diag_report(&d, CP0209, &l, "duplicate header");
+    cp_diag_add_note(g, &h, "the header is here");
+    cp_diag_add_note(g, NULL, "unlocated note");
+    cp_diag_set_suggestion(g, "delete line %d", 2);
+    ck_assert_str_eq(render(), "t.confpol:2:1: error: duplicate header "
+                               "[CP0209]\n"
+                               "    2 | confpol 1\n"
+                               "      | ^~~~~~~\n"
+                               "t.confpol:1:1: note: the header is here\n"
+                               "    1 | confpol 1\n"
+                               "      | ^~~~~~~~~\n"
+                               "confpol: note: unlocated note\n"
+                               "t.confpol:2:1: note: delete line 2\n");
+}
+END_TEST
+
+START_TEST(summary_only_for_several_errors)
+{
+    cp_diag_report(&d, CP0301, NULL, "one");
+    ck_assert_str_eq(render(), "confpol: error: one [CP0301]\n");
+    cp_diag_report(&d, CP0301, NULL, "two");
+    ck_assert_str_eq(render(), "confpol: error: one [CP0301]\n"
+                               "confpol: error: two [CP0301]\n"
+                               "2 errors generated.\n");
+}
+END_TEST
+
+START_TEST(code_tables)
+{
+    ck_assert_str_eq(cp_diag_code_id(CP0101), "CP0101");
+    ck_assert_str_eq(cp_diag_code_name(CP0101), "nul-byte");
+    ck_assert_int_eq(cp_diag_code_default(CP0304), CP_SEV_ERROR);
+    ck_assert_str_eq(cp_diag_code_summary(CP0205),
+                     "a '{' list not closed before the end of the file");
+    /* Errors cannot be switched off. */
+    ck_assert(!cp_diags_set_warning(&d, "nul-byte", false));
+    ck_assert(!cp_diags_set_warning(&d, "no-such-warning", false));
+}
+END_TEST
+
+/* Warnings: find any code whose default is a warning, so that the test does
+ * not depend on one other phase's table. */
+static int first_warning(void)
+{
+    for (int c = 0; c < CP_DIAG__COUNT; c++)
+        if (cp_diag_code_default((enum cp_diag_code)c) == CP_SEV_WARNING)
+            return c;
+    return -1;
+}
+
+START_TEST(warning_switches)
+{
+    int w = first_warning();
+    if (w < 0)
+        return; /* no warning codes defined yet */
+    enum cp_diag_code c = (enum cp_diag_code)w;
+    const char *name = cp_diag_code_name(c);
+    ck_assert_ptr_nonnull(cp_diag_report(&d, c, NULL, "w"));
+    ck_assert_uint_eq(d.nwarnings, 1);
+    ck_assert_uint_eq(d.nerrors, 0);
+    ck_assert(cp_diags_set_warning(&d, name, false));
+    ck_assert_ptr_null(cp_diag_report(&d, c, NULL, "w"));
+    ck_assert_uint_eq(d.len, 1);
+    ck_assert(cp_diags_set_warning(&d, name, true));
+    d.werror = true;
+    struct cp_diag *g = cp_diag_report(&d, c, NULL, "w");
+    ck_assert_ptr_nonnull(g);
+    ck_assert_int_eq(g->sev, CP_SEV_ERROR);
+    ck_assert_uint_eq(d.nerrors, 1);
+}
+END_TEST
+
+Suite *cp_test_diag_suite(void); /* collected by the Makefile */
+Suite *cp_test_diag_suite(void)
+{
+    Suite *s = suite_create("diag");
+    TCase *tc = tcase_create("text");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, caret_under_span);
+    tcase_add_test(tc, tabs_are_copied);
+    tcase_add_test(tc, multi_line_span);
+    tcase_add_test(tc, long_span_elided);
+    tcase_add_test(tc, caret_after_end_of_line);
+    tcase_add_test(tc, wide_line_numbers);
+    tcase_add_test(tc, control_bytes_echoed_as_question_marks);
+    tcase_add_test(tc, notes_and_suggestion);
+    tcase_add_test(tc, summary_only_for_several_errors);
+    tcase_add_test(tc, code_tables);
+    tcase_add_test(tc, warning_switches);
+    suite_add_tcase(s, tc);
+    return s;
+}
