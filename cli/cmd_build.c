@@ -1,13 +1,457 @@
 /* SPDX-License-Identifier: MIT */
-/* PLACEHOLDER until implemented: confpol build. */
+/* confpol build: compile a policy, run each target's check and emit into
+ * memory, and only when the whole run has no error write DIR/STEM.sb,
+ * DIR/STEM.bwrap and DIR/STEM.claude.json: every temporary file first, then
+ * the renames, with signals blocked across that phase, so that DIR either
+ * gets every new file or stays unchanged (spec/backends.md, "Common"). */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "backend.h"
 #include "cli.h"
+
+static void cp_build_usage(FILE *out)
+{
+    fputs("usage: confpol build --target sbpl|bwrap|claude|all [OPTIONS] "
+          "-o DIR FILE\n"
+          "       confpol build --target bwrap --format shell [OPTIONS] FILE\n"
+          "\n"
+          "Compiles the policy and writes DIR/STEM.sb, DIR/STEM.bwrap and\n"
+          "DIR/STEM.claude.json (STEM = FILE's name without .confpol) for the\n"
+          "chosen targets.  Files are written only when the whole build has no\n"
+          "error, atomically; on any error no file in DIR changes.\n"
+          "\n"
+          "options:\n"
+          "  --target T                sbpl, bwrap, claude or all (repeatable)\n"
+          "  -o DIR                    output directory (must exist)\n"
+          "  -D NAME=VALUE             bind a param (analysis and claude)\n"
+          "  -Wname, -Wno-name         enable or disable a warning\n"
+          "  -Werror                   make every warning, fidelity losses\n"
+          "                            included, an error\n"
+          "  --expand-globs            bwrap: expand deny globs when the\n"
+          "                            sandbox starts\n"
+          "  --fidelity                print per rule and target: exact,\n"
+          "                            stricter or not enforced, and why\n"
+          "  --format shell            with --target bwrap: print a readable\n"
+          "                            bwrap command line instead of writing\n"
+          "  -v, --verbose             report the mount count of bwrap\n"
+          "  --diagnostics-format F    text (default), json or sarif\n"
+          "  --help                    print this help\n"
+          "\n"
+          "exit status: 0 written, 1 the policy has errors, 2 usage or I/O "
+          "error\n",
+          out);
+}
+
+enum { T_SBPL = 1, T_BWRAP = 2, T_CLAUDE = 4, T_ALL = 7 };
+
+struct out_file {
+    const struct cp_backend *be;
+    struct cp_buf buf;
+    char *path; /* DIR/STEM.suffix */
+    char *tmp;  /* temporary file, while it exists */
+};
+
+static int parse_target(const char *v, unsigned *mask)
+{
+    if (strcmp(v, "sbpl") == 0)
+        *mask |= T_SBPL;
+    else if (strcmp(v, "bwrap") == 0)
+        *mask |= T_BWRAP;
+    else if (strcmp(v, "claude") == 0)
+        *mask |= T_CLAUDE;
+    else if (strcmp(v, "all") == 0)
+        *mask |= T_ALL;
+    else
+        return -1;
+    return 0;
+}
+
+static const char *fid_text(enum cp_fidelity f)
+{
+    switch (f) {
+    case CP_FID_EXACT:
+        return "exact";
+    case CP_FID_STRICTER:
+        return "stricter";
+    case CP_FID_NOT_ENFORCED:
+        return "not enforced by this target";
+    }
+    return "?";
+}
+
+static const char *origin_text(const struct cp_rule *r)
+{
+    switch (r->origin) {
+    case CP_ORIGIN_SOURCE:
+        return "source";
+    case CP_ORIGIN_CONFINED:
+        return "profile confined";
+    case CP_ORIGIN_EXCLUSIVE:
+        return "profile exclusive";
+    }
+    return "?";
+}
+
+/* Prints the fidelity table: one line per rule and target. */
+static void print_fidelity(struct cp_ctx *cx, const struct cp_backend *const *bes,
+                           size_t nbe, const struct cp_backend_opts *o)
+{
+    const struct cp_policy *p = cx->policy;
+    struct cp_arena *a = cx->arena;
+    enum cp_fidelity *fid = cp_arena_alloc(a, (p->nrules + 1) * sizeof *fid);
+    const char **why = cp_arena_alloc(a, (p->nrules + 1) * sizeof *why);
+    printf("# fidelity of %s (profile %s)\n", p->main_path ? p->main_path : "",
+           cp_profile_text(p->profile));
+    printf("# rule\ttarget\tfidelity\treason\n");
+    for (size_t k = 0; k < nbe; k++) {
+        const struct cp_backend *be = bes[k];
+        if (be->fidelity_all) {
+            be->fidelity_all(p, o, a, fid, why);
+        } else {
+            for (size_t i = 0; i < p->nrules; i++)
+                fid[i] = be->fidelity(p, p->rules[i], a, &why[i]);
+        }
+        for (size_t i = 0; i < p->nrules; i++) {
+            const struct cp_rule *r = p->rules[i];
+            const char *text = r->text;
+            if (r->kind == CP_R_NET_DENY)
+                text = "";
+            else if (r->kind == CP_R_NET_ALLOW && !text)
+                text = r->u.dom.name;
+            else if (!text && r->kind != CP_R_GATE_ASK &&
+                     r->kind != CP_R_GATE_DENY)
+                text = cp_path_format(a, &r->u.path);
+            char where[PATH_MAX + 32];
+            if (r->loc.src)
+                snprintf(where, sizeof where, "%s:%u", r->loc.src->path,
+                         r->loc.line);
+            else
+                snprintf(where, sizeof where, "(%s%s%s)", origin_text(r),
+                         r->why ? ": " : "", r->why ? r->why : "");
+            printf("%s: %s%s%s\t%s\t%s\t%s\n", where, cp_rule_kind_text(r->kind),
+                   text && *text ? " " : "", text ? text : "", be->name,
+                   fid_text(fid[i]), why[i] ? why[i] : "");
+        }
+    }
+    fflush(stdout);
+}
+
+/* Writes all the buffers into temporary files in their directory, then
+ * renames them into place.  Signals that would end the process are held
+ * across the whole phase; if one arrived before the renames, the temporary
+ * files are removed and the process then dies of it with DIR unchanged.
+ * Returns 0, or -1 after printing an error (no file changed). */
+static int write_all(struct out_file *f, size_t n)
+{
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGHUP);
+    sigaddset(&block, SIGQUIT);
+    sigaddset(&block, SIGPIPE);
+    sigprocmask(SIG_BLOCK, &block, &old);
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        if (!f[i].buf.len)
+            continue;
+        size_t len = strlen(f[i].path);
+        f[i].tmp = cp_xmalloc(len + 16);
+        memcpy(f[i].tmp, f[i].path, len);
+        memcpy(f[i].tmp + len, ".tmp.XXXXXX", 12);
+        int fd = mkstemp(f[i].tmp);
+        if (fd < 0) {
+            fprintf(stderr, "confpol build: cannot create a file in the "
+                            "output directory for '%s': %s\n",
+                    f[i].path, strerror(errno));
+            free(f[i].tmp);
+            f[i].tmp = NULL;
+            rc = -1;
+            break;
+        }
+        int err = 0;
+        for (size_t off = 0; off < f[i].buf.len && !err;) {
+            ssize_t w = write(fd, f[i].buf.data + off, f[i].buf.len - off);
+            if (w < 0 && errno != EINTR)
+                err = errno;
+            else if (w > 0)
+                off += (size_t)w;
+        }
+        if (!err && fchmod(fd, 0644) != 0)
+            err = errno;
+        if (!err && fsync(fd) != 0)
+            err = errno;
+        if (close(fd) != 0 && !err)
+            err = errno;
+        if (err) {
+            fprintf(stderr, "confpol build: cannot write '%s': %s\n",
+                    f[i].path, strerror(err));
+            rc = -1;
+        }
+    }
+    sigset_t pend;
+    sigemptyset(&pend);
+    sigpending(&pend);
+    bool interrupted = false;
+    for (int s = 1; s < NSIG; s++)
+        if (sigismember(&block, s) && sigismember(&pend, s) &&
+            !sigismember(&old, s))
+            interrupted = true;
+    if (rc == 0 && !interrupted) {
+        for (size_t i = 0; i < n && rc == 0; i++) {
+            if (!f[i].tmp)
+                continue;
+            if (rename(f[i].tmp, f[i].path) != 0) {
+                fprintf(stderr, "confpol build: cannot rename into '%s': %s\n",
+                        f[i].path, strerror(errno));
+                rc = -1;
+                break;
+            }
+            free(f[i].tmp);
+            f[i].tmp = NULL;
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        if (f[i].tmp) {
+            unlink(f[i].tmp);
+            free(f[i].tmp);
+            f[i].tmp = NULL;
+        }
+    if (rc == 0 && !interrupted && n) {
+        char *dir = cp_xstrdup(f[0].path);
+        char *slash = strrchr(dir, '/');
+        if (slash)
+            *slash = '\0';
+        int dfd = open(dir[0] ? dir : "/", O_RDONLY | O_DIRECTORY);
+        if (dfd >= 0) {
+            (void)fsync(dfd);
+            close(dfd);
+        }
+        free(dir);
+    }
+    /* A pending signal is delivered here and ends the process. */
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    return interrupted ? -1 : rc;
+}
 
 int cp_cmd_build(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fputs("confpol build: not implemented yet\n", stderr);
-    return 2;
+    struct cp_cli_common c = {0};
+    unsigned targets = 0;
+    const char *outdir = NULL, *file = NULL;
+    bool fidelity = false, shell = false, verbose = false, expand = false;
+    bool opts_done = false;
+    int rc = 0;
+    struct cp_ctx cx;
+    bool have_cx = false;
+    struct out_file files[3];
+    size_t nfiles = 0;
+    char *absdir = NULL;
+    memset(files, 0, sizeof files);
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (opts_done || a[0] != '-') {
+            if (file) {
+                fprintf(stderr, "confpol build: more than one policy file "
+                                "('%s' and '%s')\n",
+                        file, a);
+                rc = 2;
+                goto out;
+            }
+            file = a;
+            continue;
+        }
+        if (strcmp(a, "--") == 0) {
+            opts_done = true;
+        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            cp_build_usage(stdout);
+            goto out;
+        } else if (strcmp(a, "--target") == 0 || strncmp(a, "--target=", 9) == 0) {
+            const char *v = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
+            if (!v || parse_target(v, &targets) != 0) {
+                fprintf(stderr, "confpol build: --target needs sbpl, bwrap, "
+                                "claude or all%s%s%s\n",
+                        v ? " (got '" : "", v ? v : "", v ? "')" : "");
+                rc = 2;
+                goto out;
+            }
+        } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
+            if (i + 1 >= argc) {
+                fputs("confpol build: -o needs a directory\n", stderr);
+                rc = 2;
+                goto out;
+            }
+            outdir = argv[++i];
+        } else if (strncmp(a, "-o", 2) == 0 && a[2]) {
+            outdir = a + 2;
+        } else if (strcmp(a, "--format") == 0 || strncmp(a, "--format=", 9) == 0) {
+            const char *v = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
+            if (!v || (strcmp(v, "shell") != 0 && strcmp(v, "artifact") != 0)) {
+                fputs("confpol build: --format needs 'shell' or 'artifact'\n",
+                      stderr);
+                rc = 2;
+                goto out;
+            }
+            shell = strcmp(v, "shell") == 0;
+        } else if (strcmp(a, "--fidelity") == 0) {
+            fidelity = true;
+        } else if (strcmp(a, "--expand-globs") == 0) {
+            expand = true;
+        } else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
+            verbose = true;
+        } else {
+            int r = cp_cli_common_opt(&c, argc, argv, &i);
+            if (r < 0) {
+                rc = 2;
+                goto out;
+            }
+            if (r == 0) {
+                fprintf(stderr, "confpol build: unknown option '%s'\n", a);
+                cp_build_usage(stderr);
+                rc = 2;
+                goto out;
+            }
+        }
+    }
+    if (!file) {
+        fputs("confpol build: no policy file given\n", stderr);
+        cp_build_usage(stderr);
+        rc = 2;
+        goto out;
+    }
+    if (!targets) {
+        fputs("confpol build: no --target given (sbpl, bwrap, claude or all)\n",
+              stderr);
+        rc = 2;
+        goto out;
+    }
+    if (shell && targets != T_BWRAP) {
+        fputs("confpol build: --format shell needs --target bwrap alone\n",
+              stderr);
+        rc = 2;
+        goto out;
+    }
+    if (!outdir && !shell) {
+        fputs("confpol build: no output directory given (-o DIR)\n", stderr);
+        rc = 2;
+        goto out;
+    }
+    if (outdir) {
+        struct stat st;
+        absdir = realpath(outdir, NULL);
+        if (!absdir || stat(absdir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+            fprintf(stderr, "confpol build: output directory '%s': %s\n", outdir,
+                    absdir ? "not a directory" : strerror(errno));
+            rc = 2;
+            goto out;
+        }
+    }
+
+    cp_ctx_init(&cx);
+    have_cx = true;
+    if (!cp_cli_apply(&c, &cx)) {
+        rc = 2;
+        goto out;
+    }
+    cx.main_path = file;
+    cx.opts.outdir = absdir ? cp_arena_strdup(cx.arena, absdir) : NULL;
+    cx.opts.expand_globs = expand;
+    if (cp_compile(&cx) || !cx.policy) {
+        cp_cli_print_diags(&c, &cx);
+        rc = cp_diag_errors(&cx.diags) ? 1 : 2;
+        goto out;
+    }
+
+    struct cp_backend_opts bo = {.expand_globs = expand, .shell_format = shell};
+    const struct cp_policy *p = cx.policy;
+    const struct cp_backend *bes[3];
+    size_t nbe = 0;
+    for (size_t i = 0; cp_backends[i]; i++) {
+        const char *n = cp_backends[i]->name;
+        unsigned bit = strcmp(n, "sbpl") == 0    ? T_SBPL
+                       : strcmp(n, "bwrap") == 0 ? T_BWRAP
+                                                 : T_CLAUDE;
+        if (targets & bit)
+            bes[nbe++] = cp_backends[i];
+    }
+
+    bool has_gate = false;
+    for (size_t i = 0; i < p->nrules; i++)
+        if (p->rules[i]->kind == CP_R_GATE_ASK ||
+            p->rules[i]->kind == CP_R_GATE_DENY)
+            has_gate = true;
+    if (has_gate && !(targets & T_CLAUDE) &&
+        p->profile != CP_PROFILE_COOPERATIVE)
+        cp_diag_report(&cx.diags, CP0721, NULL,
+                       "the policy's gates are not enforced by the %s "
+                       "target%s; build --target claude for the gate hook",
+                       nbe == 2 ? "sbpl and bwrap" : bes[0]->name,
+                       nbe == 2 ? "s" : "");
+
+    for (size_t k = 0; k < nbe; k++) {
+        const struct cp_backend *be = bes[k];
+        size_t before = cp_diag_errors(&cx.diags);
+        be->check(p, &bo, &cx.diags);
+        struct out_file *f = &files[nfiles++];
+        f->be = be;
+        if (cp_diag_errors(&cx.diags) != before)
+            continue;
+        if (!be->emit(p, &bo, cx.arena, &cx.diags, &f->buf)) {
+            if (cp_diag_errors(&cx.diags) == before)
+                fprintf(stderr, "confpol build: the %s target failed\n",
+                        be->name);
+            rc = 1;
+            continue;
+        }
+        if (f->buf.len && strcmp(be->name, "bwrap") == 0 && !shell &&
+            (verbose || fidelity))
+            cp_diag_report(&cx.diags, CP0722, NULL, "bwrap: %zu mounts",
+                           cp_bwrap_count_mounts(f->buf.data, f->buf.len));
+        if (outdir && !shell)
+            f->path = cp_arena_printf(cx.arena, "%s/%s%s", absdir,
+                                      p->stem ? p->stem : "policy",
+                                      be->suffix ? be->suffix : "");
+    }
+    if (fidelity)
+        print_fidelity(&cx, bes, nbe, &bo);
+    cp_cli_print_diags(&c, &cx);
+    if (cp_diag_errors(&cx.diags) || rc) {
+        rc = 1;
+        goto out;
+    }
+    if (shell) {
+        for (size_t i = 0; i < nfiles; i++)
+            if (files[i].buf.len)
+                fwrite(files[i].buf.data, 1, files[i].buf.len, stdout);
+        if (fflush(stdout) != 0)
+            rc = 2;
+        goto out;
+    }
+    struct out_file w[3];
+    size_t nw = 0;
+    for (size_t i = 0; i < nfiles; i++)
+        if (files[i].buf.len)
+            w[nw++] = files[i];
+    if (write_all(w, nw) != 0)
+        rc = 2;
+    for (size_t i = 0; i < nw; i++)
+        files[i].tmp = NULL;
+
+out:
+    for (size_t i = 0; i < nfiles; i++)
+        cp_buf_free(&files[i].buf);
+    if (have_cx)
+        cp_ctx_free(&cx);
+    free(absdir);
+    cp_cli_common_free(&c);
+    return rc;
 }
