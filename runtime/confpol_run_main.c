@@ -1,9 +1,133 @@
 /* SPDX-License-Identifier: MIT */
-/* PLACEHOLDER until implemented: main of confpol-run. */
+/* confpol-run: applies a prebuilt artifact and runs a command confined.
+ * Links only the runtime (no parser): see tests/sh/runtime-no-parser.sh. */
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
-int main(void)
+#include "confpol.h"
+#include "runtime.h"
+
+static const char usage[] =
+    "usage: confpol-run [-D NAME=VALUE]... [--allow-unenforced] ARTIFACT.bwrap|ARTIFACT.sb "
+    "-- CMD [ARG]...\n"
+    "\n"
+    "Runs CMD confined by a prebuilt confpol artifact: on Linux a .bwrap artifact through\n"
+    "bubblewrap and Landlock, on macOS a .sb profile through sandbox-exec.\n"
+    "\n"
+    "  -D NAME=VALUE       bind a policy param (absolute canonical directory); HOME comes\n"
+    "                      from the environment and PROJECT from the current directory\n"
+    "  --allow-unenforced  run even when the policy cannot be enforced (with a warning)\n"
+    "  --help, --version\n"
+    "\n"
+    "Exit status: CMD's own (128+N when killed by signal N); 125 runtime error (bad\n"
+    "artifact, params or usage), 126 cannot enforce, 127 CMD not found.\n";
+
+static bool has_suffix(const char *s, const char *suf)
 {
-    fputs("confpol-run: not implemented yet\n", stderr);
-    return 125;
+    size_t a = strlen(s), b = strlen(suf);
+    return a >= b && !strcmp(s + a - b, suf);
+}
+
+int main(int argc, char **argv)
+{
+    /* 0, 1 and 2 must be open so that no descriptor we create lands there. */
+    for (int fd = 0; fd < 3; fd++)
+        if (fcntl(fd, F_GETFD) < 0 && open("/dev/null", O_RDWR) != fd)
+            return CP_RT_EXIT_ERROR;
+    if (argc >= 2 && !strcmp(argv[1], "--stage"))
+        return cp_rt_stage_main(argc - 2, argv + 2);
+
+    struct cp_rt_define defs[64];
+    size_t ndefs = 0;
+    bool allow_unenforced = false;
+    const char *artifact = NULL;
+    struct cp_rt_err e = {0};
+    int i = 1;
+    for (; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help")) {
+            fputs(usage, stdout);
+            return 0;
+        } else if (!strcmp(a, "--version")) {
+            printf("confpol-run %s\n", CP_VERSION);
+            return 0;
+        } else if (!strcmp(a, "--allow-unenforced")) {
+            allow_unenforced = true;
+        } else if (!strcmp(a, "-D") || !strncmp(a, "-D", 2)) {
+            const char *kv = a[2] ? a + 2 : (i + 1 < argc ? argv[++i] : NULL);
+            if (!kv) {
+                fputs("confpol-run: -D needs NAME=VALUE\n", stderr);
+                return CP_RT_EXIT_ERROR;
+            }
+            if (ndefs == sizeof defs / sizeof defs[0]) {
+                fputs("confpol-run: too many -D options\n", stderr);
+                return CP_RT_EXIT_ERROR;
+            }
+            if (cp_rt_define_split(kv, &defs[ndefs], &e)) {
+                fprintf(stderr, "confpol-run: %s\n", e.msg);
+                return e.status;
+            }
+            ndefs++;
+        } else if (!strcmp(a, "--")) {
+            i++;
+            break;
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "confpol-run: unknown option '%s'\n%s", a, usage);
+            return CP_RT_EXIT_ERROR;
+        } else if (!artifact) {
+            artifact = a;
+        } else {
+            fprintf(stderr, "confpol-run: expected '--' before the command ('%s')\n", a);
+            return CP_RT_EXIT_ERROR;
+        }
+    }
+    if (!artifact || i >= argc) {
+        fprintf(stderr, "confpol-run: %s\n%s", !artifact ? "no artifact given" : "no command given",
+                usage);
+        return CP_RT_EXIT_ERROR;
+    }
+    char **cmd = argv + i;
+    size_t ncmd = (size_t)(argc - i);
+
+    if (has_suffix(artifact, ".sb"))
+        return cp_rt_run_sbpl("confpol-run", artifact, defs, ndefs, cmd, ncmd);
+
+    struct cp_rt_artifact art;
+    if (cp_rt_artifact_load(&art, artifact, &e)) {
+        fprintf(stderr, "confpol-run: %s\n", e.msg);
+        return e.status;
+    }
+    char cwd[PATH_MAX];
+    const char *cwdp = getcwd(cwd, sizeof cwd);
+    struct cp_rt_params params;
+    if (cp_rt_params_bind(&params, art.params, art.nparams, defs, ndefs, getenv("HOME"), cwdp,
+                          &e)) {
+        fprintf(stderr, "confpol-run: %s\n", e.msg);
+        cp_rt_artifact_free(&art);
+        return e.status;
+    }
+    char *self = realpath("/proc/self/exe", NULL);
+    if (!self) {
+        perror("confpol-run: /proc/self/exe");
+        cp_rt_params_free(&params);
+        cp_rt_artifact_free(&art);
+        return CP_RT_EXIT_ERROR;
+    }
+    static const char *const stage_argv[] = {"--stage"};
+    struct cp_rt_launch l = {
+        .prog = "confpol-run",
+        .stage = {.exe = self, .argv = stage_argv, .nargv = 1},
+        .cmd = cmd,
+        .ncmd = ncmd,
+        .allow_unenforced = allow_unenforced,
+    };
+    int rc = cp_rt_run_bwrap(&art, &params, &l);
+    free(self);
+    cp_rt_params_free(&params);
+    cp_rt_artifact_free(&art);
+    return rc;
 }

@@ -1,0 +1,313 @@
+/* SPDX-License-Identifier: MIT */
+/* Reads a .bwrap record stream (spec/artifacts.md) and validates all of it
+ * before anything is applied: a defect anywhere rejects the whole file. */
+#include "runtime.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <openssl/evp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "arena.h"
+
+int cp_rt_fail(struct cp_rt_err *e, int status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+    va_end(ap);
+    e->status = status;
+    return status;
+}
+
+/* ORDER: enum cp_rt_tag. */
+static const struct {
+    const char *name;
+    int arity;
+} cp_rt_tags[] = {
+    [CP_RT_T_HEADER] = {"confpol-bwrap", 1}, [CP_RT_T_PROFILE] = {"profile", 1},
+    [CP_RT_T_FAIL] = {"fail", 1},            [CP_RT_T_PARAM] = {"param", 1},
+    [CP_RT_T_ARG] = {"arg", 1},              [CP_RT_T_BIND] = {"bind", 2},
+    [CP_RT_T_RO] = {"ro", 2},                [CP_RT_T_PIN] = {"pin", 2},
+    [CP_RT_T_MASK] = {"mask", 2},            [CP_RT_T_MASKGLOB] = {"maskglob", 2},
+    [CP_RT_T_ROGLOB] = {"roglob", 2},        [CP_RT_T_EXEC] = {"exec", 2},
+    [CP_RT_T_END] = {"end", 2},
+};
+#define CP_RT_NTAGS (sizeof cp_rt_tags / sizeof cp_rt_tags[0])
+
+const char *cp_rt_tag_name(enum cp_rt_tag t)
+{
+    return (size_t)t < CP_RT_NTAGS ? cp_rt_tags[t].name : "?";
+}
+
+static bool is_ident(const char *s)
+{
+    if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || *s == '_'))
+        return false;
+    for (s++; *s; s++)
+        if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') ||
+              (*s >= '0' && *s <= '9') || *s == '_'))
+            return false;
+    return true;
+}
+
+/* REST (or PATTERN): empty, or '/'-led segments, none empty, '.' or '..'. */
+static const char *rest_problem(const char *s)
+{
+    if (!*s)
+        return NULL;
+    if (*s != '/')
+        return "does not start with '/'";
+    const char *p = s;
+    while (*p) {
+        const char *seg = ++p;
+        while (*p && *p != '/')
+            p++;
+        size_t n = (size_t)(p - seg);
+        if (n == 0)
+            return *p || p == s + 1 ? "has an empty segment" : "ends with '/'";
+        if ((n == 1 && seg[0] == '.') || (n == 2 && seg[0] == '.' && seg[1] == '.'))
+            return "has a '.' or '..' segment";
+    }
+    return NULL;
+}
+
+static bool name_in(const char *const *v, size_t n, const char *s)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(v[i], s))
+            return true;
+    return false;
+}
+
+void cp_rt_artifact_free(struct cp_rt_artifact *a)
+{
+    free(a->buf);
+    free(a->recs);
+    free(a->params);
+    memset(a, 0, sizeof *a);
+}
+
+/* Formats first (the message may quote fields of buf), then frees. */
+#define BAD(...) (cp_rt_fail(e, CP_RT_EXIT_ERROR, "invalid artifact: " __VA_ARGS__), \
+                  cp_rt_artifact_free(a), CP_RT_EXIT_ERROR)
+
+int cp_rt_artifact_parse(struct cp_rt_artifact *a, const void *data,
+                         size_t len, struct cp_rt_err *e)
+{
+    memset(a, 0, sizeof *a);
+    if (len == 0)
+        return BAD("empty file");
+    if (len > CP_RT_MAX_ARTIFACT)
+        return BAD("larger than %u bytes", CP_RT_MAX_ARTIFACT);
+    if (((const char *)data)[len - 1] != '\0')
+        return BAD("truncated: the last field is not terminated by a NUL byte");
+    a->buf = cp_xmalloc(len);
+    memcpy(a->buf, data, len);
+    a->len = len;
+
+    /* Split into records; each field is a C string inside buf. */
+    size_t cap = 16, pos = 0;
+    a->recs = cp_xmalloc(cap * sizeof *a->recs);
+    while (pos < len) {
+        size_t off = pos;
+        const char *tag = a->buf + pos;
+        pos += strlen(tag) + 1;
+        size_t t = 0;
+        while (t < CP_RT_NTAGS && strcmp(cp_rt_tags[t].name, tag))
+            t++;
+        size_t idx = a->nrecs;
+        if (t == CP_RT_NTAGS) {
+            if (idx == 0)
+                return BAD("not a confpol bwrap artifact (no 'confpol-bwrap' header)");
+            return BAD("record %zu (offset %zu): unknown tag '%.64s'", idx + 1, off, tag);
+        }
+        const char *f[2] = {"", ""};
+        for (int i = 0; i < cp_rt_tags[t].arity; i++) {
+            if (pos >= len)
+                return BAD("truncated: record %zu '%s' (offset %zu) has %d of its %d fields",
+                           idx + 1, tag, off, i, cp_rt_tags[t].arity);
+            f[i] = a->buf + pos;
+            pos += strlen(f[i]) + 1;
+        }
+        if (a->nrecs == cap) {
+            cap *= 2;
+            a->recs = cp_xrealloc(a->recs, cap * sizeof *a->recs);
+        }
+        a->recs[a->nrecs++] = (struct cp_rt_rec){(enum cp_rt_tag)t, f[0], f[1], off};
+        if (t == CP_RT_T_END)
+            break;
+    }
+
+    /* Structure: header first, end last, end's count and digest. */
+    if (a->recs[0].tag != CP_RT_T_HEADER)
+        return BAD("not a confpol bwrap artifact (no 'confpol-bwrap' header)");
+    if (strcmp(a->recs[0].f1, "1"))
+        return BAD("unsupported version '%.32s' (this runtime reads version 1)",
+                   a->recs[0].f1);
+    const struct cp_rt_rec *end = &a->recs[a->nrecs - 1];
+    if (end->tag != CP_RT_T_END)
+        return BAD("truncated: no 'end' trailer");
+    if (pos != len)
+        return BAD("%zu bytes of data after the 'end' trailer (offset %zu)",
+                   len - pos, pos);
+    size_t count = 0;
+    const char *c = end->f1;
+    if (!*c || (c[0] == '0' && c[1]) || strspn(c, "0123456789") != strlen(c) ||
+        strlen(c) > 9)
+        return BAD("trailer count '%.32s' is not a number", c);
+    count = (size_t)strtoul(c, NULL, 10);
+    if (count != a->nrecs - 1)
+        return BAD("trailer says %zu records, the file has %zu", count, a->nrecs - 1);
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int mdlen = 0;
+    if (!EVP_Digest(a->buf, end->off, md, &mdlen, EVP_sha256(), NULL) || mdlen != 32)
+        return BAD("cannot compute SHA-256");
+    char hex[65];
+    for (unsigned i = 0; i < 32; i++)
+        snprintf(hex + 2 * i, 3, "%02x", md[i]);
+    if (strcmp(hex, end->f2))
+        return BAD("SHA-256 mismatch: the trailer says '%.64s', the content hashes to %s "
+                   "(corrupted or edited)", end->f2, hex);
+
+    /* Records. */
+    size_t pcap = 4;
+    a->params = cp_xmalloc(pcap * sizeof *a->params);
+    bool seen_profile = false, seen_fail = false;
+    for (size_t i = 0; i < a->nrecs; i++) {
+        const struct cp_rt_rec *r = &a->recs[i];
+        const char *tn = cp_rt_tags[r->tag].name;
+        switch (r->tag) {
+        case CP_RT_T_HEADER:
+            if (i != 0)
+                return BAD("record %zu (offset %zu): second 'confpol-bwrap' header", i + 1, r->off);
+            break;
+        case CP_RT_T_END:
+            break;
+        case CP_RT_T_PROFILE:
+            if (seen_profile)
+                return BAD("record %zu (offset %zu): second 'profile'", i + 1, r->off);
+            seen_profile = true;
+            if (strcmp(r->f1, "confined") && strcmp(r->f1, "exclusive"))
+                return BAD("record %zu (offset %zu): unknown profile '%.64s'", i + 1, r->off, r->f1);
+            a->profile = r->f1;
+            break;
+        case CP_RT_T_FAIL:
+            if (seen_fail)
+                return BAD("record %zu (offset %zu): second 'fail'", i + 1, r->off);
+            seen_fail = true;
+            if (!strcmp(r->f1, "open"))
+                a->fail_open = true;
+            else if (strcmp(r->f1, "closed"))
+                return BAD("record %zu (offset %zu): 'fail' must be 'closed' or 'open', not '%.64s'",
+                           i + 1, r->off, r->f1);
+            break;
+        case CP_RT_T_PARAM:
+            if (!is_ident(r->f1))
+                return BAD("record %zu (offset %zu): bad param name '%.64s'", i + 1, r->off, r->f1);
+            if (name_in(a->params, a->nparams, r->f1))
+                return BAD("record %zu (offset %zu): param '%s' declared twice", i + 1, r->off, r->f1);
+            if (a->nparams == pcap) {
+                pcap *= 2;
+                a->params = cp_xrealloc(a->params, pcap * sizeof *a->params);
+            }
+            a->params[a->nparams++] = r->f1;
+            break;
+        case CP_RT_T_ARG:
+            break;
+        case CP_RT_T_EXEC:
+            a->has_exec = true;
+            /* fall through */
+        case CP_RT_T_BIND:
+        case CP_RT_T_RO:
+        case CP_RT_T_PIN:
+        case CP_RT_T_MASK:
+        case CP_RT_T_MASKGLOB:
+        case CP_RT_T_ROGLOB: {
+            const char *why = rest_problem(r->f2);
+            if (why)
+                return BAD("record %zu '%s' (offset %zu): path '%.200s' %s", i + 1, tn,
+                           r->off, r->f2, why);
+            if (*r->f1 && !is_ident(r->f1))
+                return BAD("record %zu '%s' (offset %zu): bad param name '%.64s'", i + 1, tn,
+                           r->off, r->f1);
+            break;
+        }
+        }
+    }
+    /* Every root must be declared, except HOME and PROJECT (always known). */
+    for (size_t i = 0; i < a->nrecs; i++) {
+        const struct cp_rt_rec *r = &a->recs[i];
+        if (r->tag < CP_RT_T_BIND || r->tag > CP_RT_T_EXEC || !*r->f1 ||
+            name_in(a->params, a->nparams, r->f1))
+            continue;
+        if (strcmp(r->f1, "HOME") && strcmp(r->f1, "PROJECT"))
+            return BAD("record %zu '%s' (offset %zu): param '%.64s' is not declared", i + 1,
+                       cp_rt_tags[r->tag].name, r->off, r->f1);
+        if (a->nparams == pcap) {
+            pcap *= 2;
+            a->params = cp_xrealloc(a->params, pcap * sizeof *a->params);
+        }
+        a->params[a->nparams++] = r->f1;
+    }
+    return 0;
+}
+
+int cp_rt_artifact_load(struct cp_rt_artifact *a, const char *path,
+                        struct cp_rt_err *e)
+{
+    memset(a, 0, sizeof *a);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return cp_rt_fail(e, CP_RT_EXIT_ERROR, "cannot open '%s': %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return cp_rt_fail(e, CP_RT_EXIT_ERROR, "'%s' is not a regular file", path);
+    }
+    if ((unsigned long long)st.st_size > CP_RT_MAX_ARTIFACT) {
+        close(fd);
+        return cp_rt_fail(e, CP_RT_EXIT_ERROR, "'%s': invalid artifact: larger than %u bytes",
+                          path, CP_RT_MAX_ARTIFACT);
+    }
+    size_t cap = (size_t)st.st_size + 1, len = 0;
+    char *buf = cp_xmalloc(cap);
+    for (;;) {
+        if (len == cap) {
+            if (cap > CP_RT_MAX_ARTIFACT) {
+                free(buf);
+                close(fd);
+                return cp_rt_fail(e, CP_RT_EXIT_ERROR, "'%s': invalid artifact: larger than %u bytes",
+                                  path, CP_RT_MAX_ARTIFACT);
+            }
+            cap *= 2;
+            buf = cp_xrealloc(buf, cap);
+        }
+        ssize_t n = read(fd, buf + len, cap - len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            int err = errno;
+            free(buf);
+            close(fd);
+            return cp_rt_fail(e, CP_RT_EXIT_ERROR, "cannot read '%s': %s", path, strerror(err));
+        }
+        if (n == 0)
+            break;
+        len += (size_t)n;
+    }
+    close(fd);
+    int rc = cp_rt_artifact_parse(a, buf, len, e);
+    free(buf);
+    if (rc) {
+        char tmp[sizeof e->msg];
+        snprintf(tmp, sizeof tmp, "'%.200s': %.1800s", path, e->msg);
+        memcpy(e->msg, tmp, sizeof tmp);
+    }
+    return rc;
+}

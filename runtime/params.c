@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: MIT */
+/* Binds the params an artifact uses: HOME from the environment, PROJECT
+ * from the current directory, anything else (or an override) from -D.
+ * Every value must already be canonical: the runtime never "fixes" one,
+ * because a value that differs from its realpath means the caller and the
+ * policy disagree about which directory is meant. */
+#include "runtime.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "arena.h"
+
+int cp_rt_define_split(const char *text, struct cp_rt_define *out,
+                       struct cp_rt_err *e)
+{
+    const char *eq = strchr(text, '=');
+    if (!eq || eq == text)
+        return cp_rt_fail(e, CP_RT_EXIT_ERROR, "-D expects NAME=VALUE, got '%.200s'", text);
+    size_t n = (size_t)(eq - text);
+    if (n >= sizeof out->name)
+        return cp_rt_fail(e, CP_RT_EXIT_ERROR, "-D: param name too long");
+    for (size_t i = 0; i < n; i++) {
+        char c = text[i];
+        bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_' ||
+                  (i > 0 && c >= '0' && c <= '9');
+        if (!ok)
+            return cp_rt_fail(e, CP_RT_EXIT_ERROR, "-D: bad param name '%.*s'", (int)(n > 64 ? 64 : n),
+                              text);
+    }
+    memcpy(out->name, text, n);
+    out->name[n] = '\0';
+    out->value = eq + 1;
+    return 0;
+}
+
+int cp_rt_param_check(const char *name, const char *value, struct cp_rt_err *e)
+{
+    for (const unsigned char *p = (const unsigned char *)value; *p; p++)
+        if (*p < 0x20 || *p == 0x7f)
+            return cp_rt_fail(e, CP_RT_EXIT_ERROR,
+                              "param %s: value contains a control byte (0x%02x); values must be "
+                              "plain absolute paths", name, *p);
+    if (value[0] != '/')
+        return cp_rt_fail(e, CP_RT_EXIT_ERROR, "param %s: '%.400s' is not an absolute path",
+                          name, value);
+    char *real = realpath(value, NULL);
+    if (!real)
+        return cp_rt_fail(e, CP_RT_EXIT_ERROR, "param %s: '%.400s': %s", name, value,
+                          strerror(errno));
+    if (strcmp(real, value)) {
+        cp_rt_fail(e, CP_RT_EXIT_ERROR,
+                   "param %s: '%.400s' is not canonical (it resolves to '%.400s'); pass the "
+                   "resolved path", name, value, real);
+        free(real);
+        return CP_RT_EXIT_ERROR;
+    }
+    free(real);
+    struct stat st;
+    if (stat(value, &st) < 0 || !S_ISDIR(st.st_mode))
+        return cp_rt_fail(e, CP_RT_EXIT_ERROR, "param %s: '%.400s' is not a directory", name,
+                          value);
+    return 0;
+}
+
+static void bind_add(struct cp_rt_params *p, const char *name, const char *value)
+{
+    p->v = cp_xrealloc(p->v, (p->n + 1) * sizeof *p->v);
+    p->v[p->n].name = cp_xstrdup(name);
+    p->v[p->n].value = cp_xstrdup(value);
+    p->n++;
+}
+
+int cp_rt_params_bind(struct cp_rt_params *out, const char *const *needed,
+                      size_t nneeded, const struct cp_rt_define *defines,
+                      size_t ndefines, const char *home_env, const char *cwd,
+                      struct cp_rt_err *e)
+{
+    memset(out, 0, sizeof *out);
+    for (size_t i = 0; i < ndefines; i++) {
+        const char *n = defines[i].name;
+        bool known = !strcmp(n, "HOME") || !strcmp(n, "PROJECT");
+        for (size_t j = 0; !known && j < nneeded; j++)
+            known = !strcmp(needed[j], n);
+        if (!known) {
+            cp_rt_params_free(out);
+            return cp_rt_fail(e, CP_RT_EXIT_ERROR, "-D %.64s: the policy has no param '%.64s'",
+                              n, n);
+        }
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(defines[j].name, n)) {
+                cp_rt_params_free(out);
+                return cp_rt_fail(e, CP_RT_EXIT_ERROR, "-D %.64s given twice", n);
+            }
+        if (cp_rt_param_check(n, defines[i].value, e)) {
+            cp_rt_params_free(out);
+            return e->status;
+        }
+        bind_add(out, n, defines[i].value);
+    }
+    for (size_t j = 0; j < nneeded; j++) {
+        const char *n = needed[j];
+        if (cp_rt_params_get(out, n))
+            continue;
+        const char *v = NULL, *from = NULL;
+        if (!strcmp(n, "HOME")) {
+            v = home_env;
+            from = "the environment (HOME)";
+        } else if (!strcmp(n, "PROJECT")) {
+            v = cwd;
+            from = "the current directory";
+        }
+        if (!v) {
+            cp_rt_params_free(out);
+            if (!strcmp(n, "HOME"))
+                return cp_rt_fail(e, CP_RT_EXIT_ERROR,
+                                  "param HOME is unbound: HOME is not set; pass -D HOME=DIR");
+            return cp_rt_fail(e, CP_RT_EXIT_ERROR, "param %.64s is unbound; pass -D %.64s=DIR",
+                              n, n);
+        }
+        if (cp_rt_param_check(n, v, e)) {
+            char tmp[sizeof e->msg];
+            snprintf(tmp, sizeof tmp, "%.1800s (taken from %s; pass -D %.64s=DIR)", e->msg, from, n);
+            memcpy(e->msg, tmp, sizeof tmp);
+            cp_rt_params_free(out);
+            return e->status;
+        }
+        bind_add(out, n, v);
+    }
+    return 0;
+}
+
+const char *cp_rt_params_get(const struct cp_rt_params *p, const char *name)
+{
+    for (size_t i = 0; i < p->n; i++)
+        if (!strcmp(p->v[i].name, name))
+            return p->v[i].value;
+    return NULL;
+}
+
+void cp_rt_params_free(struct cp_rt_params *p)
+{
+    for (size_t i = 0; i < p->n; i++) {
+        free(p->v[i].name);
+        free(p->v[i].value);
+    }
+    free(p->v);
+    memset(p, 0, sizeof *p);
+}

@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: MIT */
+/* The runtime API: read and validate a .bwrap artifact, bind its params,
+ * derive the bwrap argv from the records and the host state, and launch
+ * the command confined (bwrap, then a Landlock stage inside the sandbox).
+ * Behaviour is specified in spec/runtime.md.  Nothing here depends on the
+ * parser: confpol-run links only libc, libcrypto and this directory. */
+#ifndef CP_RUNTIME_H
+#define CP_RUNTIME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Exit statuses of the runtime's own failures (spec/runtime.md). */
+#define CP_RT_EXIT_ERROR 125    /* bad artifact, bad params, internal error */
+#define CP_RT_EXIT_CANNOT 126   /* cannot enforce (bwrap, userns, Landlock) */
+#define CP_RT_EXIT_NOTFOUND 127 /* the command was not found */
+
+/* bubblewrap's MAX_ARGS (bubblewrap.c): every word it parses counts, also
+ * those read through --args. */
+#define CP_RT_MAX_BWRAP_ARGS 9000
+/* Refuse artifacts larger than this before reading them into memory. */
+#define CP_RT_MAX_ARTIFACT (64u * 1024 * 1024)
+
+struct cp_rt_err {
+    int status;     /* 0, CP_RT_EXIT_ERROR or CP_RT_EXIT_CANNOT */
+    char msg[2048]; /* one line, no prefix, no final period */
+};
+
+/* Fills e (status and message) and returns status. */
+int cp_rt_fail(struct cp_rt_err *e, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* ---- artifact (runtime/artifact.c) ----------------------------------- */
+
+enum cp_rt_tag {
+    CP_RT_T_HEADER,   /* confpol-bwrap VERSION */
+    CP_RT_T_PROFILE,  /* profile NAME */
+    CP_RT_T_FAIL,     /* fail closed|open */
+    CP_RT_T_PARAM,    /* param NAME */
+    CP_RT_T_ARG,      /* arg WORD */
+    CP_RT_T_BIND,     /* bind ROOT REST */
+    CP_RT_T_RO,       /* ro ROOT REST */
+    CP_RT_T_PIN,      /* pin ROOT REST */
+    CP_RT_T_MASK,     /* mask ROOT REST */
+    CP_RT_T_MASKGLOB, /* maskglob ROOT PATTERN */
+    CP_RT_T_ROGLOB,   /* roglob ROOT PATTERN */
+    CP_RT_T_EXEC,     /* exec ROOT REST */
+    CP_RT_T_END,      /* end COUNT SHA256 */
+};
+
+struct cp_rt_rec {
+    enum cp_rt_tag tag;
+    const char *f1; /* first field after the tag, or "" */
+    const char *f2; /* second field, or "" */
+    size_t off;     /* byte offset of the tag field */
+};
+
+struct cp_rt_artifact {
+    char *buf; /* owned copy of the bytes; fields point into it */
+    size_t len;
+    struct cp_rt_rec *recs; /* every record, header and end included */
+    size_t nrecs;
+    const char *profile;    /* "confined", "exclusive" or NULL */
+    bool fail_open;
+    const char **params;    /* names the runtime must bind (declared or used) */
+    size_t nparams;
+    bool has_exec;
+};
+
+/* Validates the whole stream (encoding, tags, arities, field syntax,
+ * params, trailer count and SHA-256) before anything else may use it.
+ * Returns 0, or CP_RT_EXIT_ERROR with e->msg saying what and where. */
+int cp_rt_artifact_parse(struct cp_rt_artifact *a, const void *data,
+                         size_t len, struct cp_rt_err *e);
+/* Reads a file (at most CP_RT_MAX_ARTIFACT bytes) and parses it. */
+int cp_rt_artifact_load(struct cp_rt_artifact *a, const char *path,
+                        struct cp_rt_err *e);
+void cp_rt_artifact_free(struct cp_rt_artifact *a);
+const char *cp_rt_tag_name(enum cp_rt_tag t);
+
+/* ---- params (runtime/params.c) --------------------------------------- */
+
+struct cp_rt_define { /* -D NAME=VALUE, split */
+    char name[128];
+    const char *value;
+};
+
+struct cp_rt_binding {
+    char *name;
+    char *value;
+};
+
+struct cp_rt_params {
+    struct cp_rt_binding *v;
+    size_t n;
+};
+
+/* Splits "NAME=VALUE"; returns 0 or CP_RT_EXIT_ERROR. */
+int cp_rt_define_split(const char *text, struct cp_rt_define *out,
+                       struct cp_rt_err *e);
+/* Checks one value: absolute, no control byte, equal to its realpath (so
+ * no '..', '.', '//', trailing '/' or symlink), and a directory. */
+int cp_rt_param_check(const char *name, const char *value,
+                      struct cp_rt_err *e);
+/* Binds every name in `needed`: from `defines` first, else HOME from
+ * `home_env`, PROJECT from `cwd`.  Defines naming neither a needed param
+ * nor HOME/PROJECT are errors, so are unbound needed params.  Explicit
+ * defines are checked even when not needed. */
+int cp_rt_params_bind(struct cp_rt_params *out, const char *const *needed,
+                      size_t nneeded, const struct cp_rt_define *defines,
+                      size_t ndefines, const char *home_env, const char *cwd,
+                      struct cp_rt_err *e);
+const char *cp_rt_params_get(const struct cp_rt_params *p, const char *name);
+void cp_rt_params_free(struct cp_rt_params *p);
+
+/* ---- plan: records + host state -> bwrap words (runtime/launch.c) ------ */
+
+/* How planning creates a placeholder directory on the host.  Returns 0,
+ * or an errno value (EROFS, EACCES, EPERM: the parent cannot be written
+ * at all, so the sandbox cannot create there either). */
+struct cp_rt_host {
+    int (*make_placeholder)(void *ctx, const char *path);
+    void *ctx;
+};
+
+struct cp_rt_strv {
+    char **v;
+    size_t n, cap;
+};
+void cp_rt_strv_push(struct cp_rt_strv *s, const char *str);
+void cp_rt_strv_free(struct cp_rt_strv *s);
+
+struct cp_rt_plan {
+    struct cp_rt_strv words;        /* bwrap words, in order, before "--" */
+    struct cp_rt_strv exec;         /* Landlock EXECUTE grants (canonical) */
+    struct cp_rt_strv verify_ro;    /* checked read-only inside the sandbox */
+    struct cp_rt_strv placeholders; /* created on the host */
+    struct cp_rt_strv warnings;     /* printed on stderr before launch */
+    bool exec_on;                   /* an exec allow-list is in force */
+};
+
+/* Derives the words from the records in order.  `unenforced_ok`: a record
+ * that cannot be enforced soundly is applied as far as possible with a
+ * warning instead of failing with CP_RT_EXIT_CANNOT. */
+int cp_rt_plan_build(struct cp_rt_plan *pl, const struct cp_rt_artifact *a,
+                     const struct cp_rt_params *p, const struct cp_rt_host *h,
+                     bool unenforced_ok, struct cp_rt_err *e);
+void cp_rt_plan_free(struct cp_rt_plan *pl);
+
+/* Two NUL-separated streams, each passed in an inherited memfd: `bwrap`
+ * gets the runtime's fixed words and the plan words through `--args FD`;
+ * the stage gets its options (--landlock, --exec P, --verify-ro P), "--"
+ * and the command.  bubblewrap 0.8 ignores a command inside an --args file,
+ * so bwrap's own argv is only `bwrap --args FD -- STAGE... FD FD FD`.
+ * Returns 0, or CP_RT_EXIT_ERROR when bwrap's argument cap would be
+ * exceeded. */
+struct cp_rt_stage {
+    const char *exe;          /* binary that runs the stage inside */
+    const char *const *argv;  /* words after exe before the stage args */
+    size_t nargv;             /* e.g. {"--stage"} or {"run", "--stage"} */
+};
+int cp_rt_args_stream(const struct cp_rt_plan *pl, char *const *cmd, size_t ncmd,
+                      struct cp_rt_strv *bwrap_words, struct cp_rt_strv *stage_words,
+                      struct cp_rt_err *e);
+
+/* ---- launch (runtime/launch.c) --------------------------------------- */
+
+struct cp_rt_launch {
+    const char *prog;         /* message prefix: "confpol-run", "confpol run" */
+    struct cp_rt_stage stage;
+    char *const *cmd;         /* CMD [ARG]..., NULL-terminated */
+    size_t ncmd;
+    bool allow_unenforced;    /* --allow-unenforced */
+};
+
+/* Applies the artifact and runs the command; returns the exit status to
+ * use (the command's, or 125/126/127).  May not return: when it runs the
+ * command unconfined (fail open) it execs it. */
+int cp_rt_run_bwrap(const struct cp_rt_artifact *a, const struct cp_rt_params *p,
+                    const struct cp_rt_launch *l);
+/* Runs the command without any confinement (exec); returns 126/127 only
+ * when the exec fails. */
+int cp_rt_exec_unconfined(const char *prog, char *const *cmd);
+/* Hint for a bwrap error text (bwrap.md §11), or NULL. */
+const char *cp_rt_bwrap_hint(const char *bwrap_stderr);
+
+/* ---- Landlock stage (runtime/landlock.c) ------------------------------- */
+
+/* ABI version, or -errno (ENOSYS, EOPNOTSUPP) when unavailable. */
+int cp_rt_landlock_abi(void);
+/* The stage inside the sandbox: argv = STATUS_FD ERR_FD ARGS_FD, where
+ * ARGS_FD holds [--landlock] [--exec P]... [--verify-ro P]... -- CMD
+ * [ARG]... NUL-separated.  Never returns on success. */
+int cp_rt_stage_main(int argc, char **argv);
+/* PT_INTERP of an ELF file into buf; returns 0 or -1 (not ELF, static). */
+int cp_rt_elf_interp(const char *path, char *buf, size_t size);
+
+/* ---- macOS Seatbelt (runtime/seatbelt.c) ------------------------------- */
+
+/* Names from the profile's ";; confpol-param NAME" lines, in order. */
+int cp_rt_sb_params(const char *text, size_t len, struct cp_rt_strv *names,
+                    struct cp_rt_err *e);
+/* sandbox-exec -f PROFILE -D NAME=VALUE... -- CMD [ARG]... */
+int cp_rt_sb_argv(const char *profile_path, const struct cp_rt_strv *names,
+                  const struct cp_rt_params *p, char *const *cmd, size_t ncmd,
+                  struct cp_rt_strv *out, struct cp_rt_err *e);
+/* Binds the params of a .sb file and runs sandbox-exec (macOS), or
+ * explains that it needs macOS and returns 126. */
+int cp_rt_run_sbpl(const char *prog, const char *profile_path,
+                   const struct cp_rt_define *defines, size_t ndefines,
+                   char *const *cmd, size_t ncmd);
+
+#endif
