@@ -1,13 +1,238 @@
 /* SPDX-License-Identifier: MIT */
-/* PLACEHOLDER until implemented: confpol explain. */
+/* confpol explain: decide one access with the decision model and show the
+ * rules that decided it (spec/cli.md, "explain"). */
+#include <cJSON.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "../compiler/sema.h"
 #include "cli.h"
+
+static void cp_explain_usage(FILE *out)
+{
+    fputs("usage: confpol explain [OPTIONS] FILE ACCESS SUBJECT\n"
+          "\n"
+          "Decides one access with the policy's decision model and prints\n"
+          "the verdict (allow, deny or ask) on the first line, then the\n"
+          "rules that decided it.  ACCESS is read, write or exec (SUBJECT a\n"
+          "path: /abs, ~/x or ${NAME}/x), net (SUBJECT a host name) or gate\n"
+          "(SUBJECT a command line).\n"
+          "\n"
+          "options:\n"
+          "  -D NAME=VALUE             bind a param\n"
+          "  --format text|json        output format (default text)\n"
+          "  --diagnostics-format F    text (default), json or sarif\n"
+          "  --help                    print this help\n"
+          "\n"
+          "exit status: 0 the decision was printed, 1 the policy has errors,\n"
+          "2 usage or I/O error\n",
+          out);
+}
+
+static bool cp_explain_access(const char *s, enum cp_access *out)
+{
+    static const struct {
+        const char *name;
+        enum cp_access acc;
+    } tab[] = {{"read", CP_ACC_READ},
+               {"write", CP_ACC_WRITE},
+               {"exec", CP_ACC_EXEC},
+               {"net", CP_ACC_NET},
+               {"gate", CP_ACC_GATE}};
+    for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++)
+        if (strcmp(s, tab[i].name) == 0) {
+            *out = tab[i].acc;
+            return true;
+        }
+    return false;
+}
+
+static void cp_explain_text(struct cp_ctx *cx, enum cp_access acc,
+                            const struct cp_decision *dc)
+{
+    const struct cp_policy *p = cx->policy;
+    printf("%s\n", cp_verdict_text(dc->verdict));
+    for (size_t i = 0; i < dc->nrules; i++) {
+        const struct cp_rule *r = dc->rules[i];
+        const char *rt = cp_sema_rule_text(cx->arena, r);
+        if (r->origin == CP_ORIGIN_SOURCE && r->loc.src)
+            printf("  by '%s' at %s:%u:%u\n", rt, r->loc.src->path,
+                   r->loc.line, r->loc.col);
+        else
+            printf("  by '%s', added by %s (%s)\n", rt,
+                   cp_sema_origin_text(r->origin), r->why ? r->why : "");
+    }
+    if (dc->by_default)
+        printf("  by default: %s\n", cp_sema_default_why(acc, dc->verdict, p));
+    if (dc->unbound_param)
+        printf("  note: the answer may differ with another value of %s: "
+               "bind it with -D %s=DIR to decide\n",
+               dc->unbound_param, dc->unbound_param);
+}
+
+static void cp_explain_json(struct cp_ctx *cx, enum cp_access acc,
+                            const char *subject, const struct cp_decision *dc)
+{
+    const struct cp_policy *p = cx->policy;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "decision", cp_verdict_text(dc->verdict));
+    cJSON_AddStringToObject(o, "access", cp_access_text(acc));
+    cJSON_AddStringToObject(o, "subject", subject);
+    cJSON_AddBoolToObject(o, "byDefault", dc->by_default);
+    if (dc->by_default)
+        cJSON_AddStringToObject(o, "reason",
+                                cp_sema_default_why(acc, dc->verdict, p));
+    else
+        cJSON_AddNullToObject(o, "reason");
+    cJSON *arr = cJSON_AddArrayToObject(o, "rules");
+    for (size_t i = 0; i < dc->nrules; i++) {
+        const struct cp_rule *r = dc->rules[i];
+        cJSON *j = cJSON_CreateObject();
+        cJSON_AddStringToObject(j, "rule", cp_sema_rule_text(cx->arena, r));
+        cJSON_AddStringToObject(j, "kind", cp_rule_kind_text(r->kind));
+        cJSON_AddStringToObject(j, "origin",
+                                r->origin == CP_ORIGIN_SOURCE
+                                    ? "source"
+                                    : cp_sema_origin_text(r->origin));
+        if (r->why)
+            cJSON_AddStringToObject(j, "why", r->why);
+        else
+            cJSON_AddNullToObject(j, "why");
+        if (r->loc.src) {
+            cJSON_AddStringToObject(j, "file", r->loc.src->path);
+            cJSON_AddNumberToObject(j, "line", r->loc.line);
+            cJSON_AddNumberToObject(j, "column", r->loc.col);
+        } else {
+            cJSON_AddNullToObject(j, "file");
+            cJSON_AddNumberToObject(j, "line", 0);
+            cJSON_AddNumberToObject(j, "column", 0);
+        }
+        cJSON_AddItemToArray(arr, j);
+    }
+    if (dc->unbound_param)
+        cJSON_AddStringToObject(o, "unboundParam", dc->unbound_param);
+    else
+        cJSON_AddNullToObject(o, "unboundParam");
+    char *s = cJSON_PrintUnformatted(o);
+    if (!s)
+        cp_die_oom();
+    puts(s);
+    free(s);
+    cJSON_Delete(o);
+}
 
 int cp_cmd_explain(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fputs("confpol explain: not implemented yet\n", stderr);
-    return 2;
+    struct cp_cli_common c = {0};
+    const char *pos[3];
+    size_t npos = 0;
+    bool json = false, opts_done = false;
+    int rc = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (opts_done || a[0] != '-' || npos >= 1) {
+            /* After FILE every word is positional: a SUBJECT may start
+             * with '-' (a command line such as "-rf"). */
+            if (npos == 3) {
+                fprintf(stderr, "confpol explain: unexpected argument '%s'\n",
+                        a);
+                cp_explain_usage(stderr);
+                rc = 2;
+                goto out;
+            }
+            pos[npos++] = a;
+            continue;
+        }
+        if (strcmp(a, "--") == 0) {
+            opts_done = true;
+            continue;
+        }
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            cp_explain_usage(stdout);
+            goto out;
+        }
+        if (strcmp(a, "--format") == 0 || strncmp(a, "--format=", 9) == 0) {
+            const char *v = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : "");
+            if (strcmp(v, "json") == 0) {
+                json = true;
+            } else if (strcmp(v, "text") == 0) {
+                json = false;
+            } else {
+                fprintf(stderr,
+                        "confpol explain: --format expects text or json, got "
+                        "'%s'\n",
+                        v);
+                rc = 2;
+                goto out;
+            }
+            continue;
+        }
+        int r = cp_cli_common_opt(&c, argc, argv, &i);
+        if (r < 0) {
+            rc = 2;
+            goto out;
+        }
+        if (r == 0) {
+            fprintf(stderr, "confpol explain: unknown option '%s'\n", a);
+            cp_explain_usage(stderr);
+            rc = 2;
+            goto out;
+        }
+    }
+    if (npos != 3) {
+        fputs("confpol explain: expected FILE ACCESS SUBJECT\n", stderr);
+        cp_explain_usage(stderr);
+        rc = 2;
+        goto out;
+    }
+    enum cp_access acc;
+    if (!cp_explain_access(pos[1], &acc)) {
+        fprintf(stderr,
+                "confpol explain: unknown access '%s'; expected read, write, "
+                "exec, net or gate\n",
+                pos[1]);
+        rc = 2;
+        goto out;
+    }
+    struct cp_ctx cx;
+    cp_ctx_init(&cx);
+    if (!cp_cli_apply(&c, &cx)) {
+        cp_ctx_free(&cx);
+        rc = 2;
+        goto out;
+    }
+    cx.main_path = pos[0];
+    /* The decision needs the resolved policy only: analysis findings and
+     * expect failures are check's business, so that explain can show why
+     * an expect fails. */
+    if (cp_parse(&cx) || cp_diag_errors(&cx.diags) || !cx.ast ||
+        cp_resolve(&cx) || cp_diag_errors(&cx.diags)) {
+        cp_cli_print_diags(&c, &cx);
+        rc = cx.ast ? 1 : 2;
+        cp_policy_free(cx.policy);
+        cp_ctx_free(&cx);
+        goto out;
+    }
+    struct cp_decision dc;
+    if (cp_decide(cx.policy, acc, pos[2], cx.arena, &dc) != 0) {
+        fprintf(stderr,
+                "confpol explain: invalid %s subject '%s'%s\n",
+                cp_access_text(acc), pos[2],
+                acc <= CP_ACC_EXEC
+                    ? ": expected a path /abs, ~/x or ${NAME}/x of a param "
+                      "of the policy, without '.' or '..' segments"
+                    : "");
+        rc = 2;
+    } else if (json) {
+        cp_explain_json(&cx, acc, pos[2], &dc);
+    } else {
+        cp_explain_text(&cx, acc, &dc);
+    }
+    cp_policy_free(cx.policy);
+    cp_ctx_free(&cx);
+out:
+    fflush(stdout);
+    cp_cli_common_free(&c);
+    return rc;
 }

@@ -692,29 +692,6 @@ static void ck_promote_note(struct ck *c, struct cp_diag *g)
     }
 }
 
-static const char *ck_default_why(enum cp_access acc, enum cp_verdict v,
-                                  const struct cp_policy *p)
-{
-    switch (acc) {
-    case CP_ACC_READ:
-        return "no 'deny read' rule matches; reading is allowed by default";
-    case CP_ACC_WRITE:
-        return "no 'write' rule matches; writing is denied by default";
-    case CP_ACC_EXEC:
-        if (p->has_exec)
-            return "no 'exec' rule matches; exec is an allow-list in this "
-                   "policy";
-        return "no 'deny exec' or 'deny read' rule matches; exec is allowed "
-               "by default";
-    case CP_ACC_NET:
-        return v == CP_ALLOW ? "the policy has no net rule; the network is open"
-                             : "no 'net allow' domain matches";
-    case CP_ACC_GATE:
-        return "no gate pattern matches; the command is allowed";
-    }
-    return "";
-}
-
 static void ck_report_expect(struct ck *c, const struct cp_expect *e)
 {
     struct cp_decision dc;
@@ -749,7 +726,7 @@ static void ck_report_expect(struct ck *c, const struct cp_expect *e)
                          dc.nrules - CK_MAX_NOTES);
     if (dc.by_default)
         cp_diag_add_note(g, NULL, "%s",
-                         ck_default_why(e->access, dc.verdict, c->p));
+                         cp_sema_default_why(e->access, dc.verdict, c->p));
     if (dc.unbound_param)
         cp_diag_add_note(g, NULL,
                          "the answer may differ with another value of %s: "

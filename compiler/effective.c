@@ -1,9 +1,121 @@
 /* SPDX-License-Identifier: MIT */
-/* PLACEHOLDER until implemented: --print-effective. */
+/* --print-effective: the resolved policy in confpol syntax, one rule per
+ * line, bound params substituted, each rule followed by a comment naming
+ * where it comes from (file:line, or the profile that added it and why).
+ * The output parses as a confpol policy (spec/semantics.md, "Effective
+ * policy"). */
+#include <string.h>
+
 #include "confpol.h"
+#include "sema.h"
+
+static void ef_origin(struct cp_buf *b, const struct cp_rule *r)
+{
+    if (r->origin != CP_ORIGIN_SOURCE) {
+        cp_buf_printf(b, "  # implicit: %s: %s", cp_sema_origin_text(r->origin),
+                      r->why ? r->why : "");
+    } else if (r->loc.src) {
+        cp_buf_printf(b, "  # %s:%u", r->loc.src->path, r->loc.line);
+    }
+    if (r->flags & CP_RF_REDUNDANT)
+        cp_buf_adds(b, r->origin == CP_ORIGIN_SOURCE && r->loc.src
+                           ? " (redundant: covered by another rule)"
+                           : "  # redundant: covered by another rule");
+    cp_buf_addc(b, '\n');
+}
+
+static void ef_regex(struct cp_buf *b, const char *t)
+{
+    cp_buf_adds(b, "re\"");
+    for (; *t; t++) {
+        if (*t == '"')
+            cp_buf_addc(b, '\\');
+        cp_buf_addc(b, *t);
+    }
+    cp_buf_addc(b, '"');
+}
+
+static void ef_domain(struct cp_buf *b, const struct cp_domain *d)
+{
+    cp_buf_printf(b, "%s%s", d->wildcard ? "*." : "", d->name);
+}
 
 void cp_print_effective(const struct cp_policy *p, struct cp_buf *out)
 {
-    (void)p;
-    cp_buf_adds(out, "# not implemented\n");
+    struct cp_arena *a = cp_arena_new();
+    cp_buf_printf(out, "# effective policy of %s: every rule confpol "
+                       "enforces\nconfpol 1\n\n",
+                  p->main_path ? p->main_path : "");
+    if (p->profile_defaulted)
+        cp_buf_printf(out, "# profile %s (defaulted: no profile statement, "
+                           "the gate hook stays fail-open)\n",
+                      cp_profile_text(p->profile));
+    else
+        cp_buf_printf(out, "profile %s\n", cp_profile_text(p->profile));
+    if (p->fail_written)
+        cp_buf_printf(out, "fail %s\n",
+                      p->fail == CP_FAIL_OPEN ? "open" : "closed");
+    else
+        cp_buf_printf(out, "# fail %s (the default)\n",
+                      p->fail == CP_FAIL_OPEN ? "open" : "closed");
+    cp_buf_addc(out, '\n');
+    for (size_t i = 0; i < p->nparams; i++) {
+        const struct cp_param *pm = &p->params[i];
+        bool builtin = !pm->loc.src;
+        if (builtin)
+            cp_buf_printf(out, "# param %s", pm->name);
+        else
+            cp_buf_printf(out, "param %s", pm->name);
+        if (pm->value)
+            cp_buf_printf(out, "  # bound with -D %s=%s\n", pm->name,
+                          pm->value);
+        else
+            cp_buf_printf(out, "%s# unbound: bound when the policy is applied\n",
+                          builtin ? " " : "  ");
+    }
+    if (p->nrules)
+        cp_buf_addc(out, '\n');
+    for (size_t i = 0; i < p->nrules; i++) {
+        const struct cp_rule *r = p->rules[i];
+        cp_buf_adds(out, cp_rule_kind_text(r->kind));
+        switch (r->kind) {
+        case CP_R_WRITE:
+        case CP_R_EXEC:
+        case CP_R_DENY_READ:
+        case CP_R_DENY_WRITE:
+        case CP_R_DENY_EXEC:
+            cp_buf_printf(out, " %s", cp_path_format(a, &r->u.path));
+            break;
+        case CP_R_GATE_ASK:
+        case CP_R_GATE_DENY:
+            cp_buf_addc(out, ' ');
+            if (r->u.gate.kind == CP_GATE_REGEX)
+                ef_regex(out, r->u.gate.text);
+            else
+                cp_sema_quote(out, r->u.gate.text, strlen(r->u.gate.text));
+            break;
+        case CP_R_NET_ALLOW:
+            cp_buf_addc(out, ' ');
+            ef_domain(out, &r->u.dom);
+            break;
+        case CP_R_NET_DENY:
+            break;
+        }
+        ef_origin(out, r);
+    }
+    if (p->nexpects)
+        cp_buf_addc(out, '\n');
+    for (size_t i = 0; i < p->nexpects; i++) {
+        const struct cp_expect *e = &p->expects[i];
+        cp_buf_printf(out, "expect %s %s ", cp_verdict_text(e->verdict),
+                      cp_access_text(e->access));
+        if (e->access <= CP_ACC_EXEC)
+            cp_buf_adds(out, cp_path_format(a, &e->path));
+        else if (e->access == CP_ACC_GATE)
+            cp_sema_quote(out, e->subject, strlen(e->subject));
+        else
+            cp_buf_adds(out, e->subject);
+        cp_buf_addc(out, '\n');
+    }
+    cp_arena_free(a);
 }

@@ -236,3 +236,26 @@ const char *cp_sema_subject(struct cp_arena *a, const struct cp_policy *p,
     cp_sema_bind(a, p, out);
     return NULL;
 }
+
+const char *cp_sema_default_why(enum cp_access acc, enum cp_verdict v,
+                                const struct cp_policy *p)
+{
+    switch (acc) {
+    case CP_ACC_READ:
+        return "no 'deny read' rule matches; reading is allowed by default";
+    case CP_ACC_WRITE:
+        return "no 'write' rule matches; writing is denied by default";
+    case CP_ACC_EXEC:
+        if (p->has_exec)
+            return "no 'exec' rule matches; exec is an allow-list in this "
+                   "policy";
+        return "no 'deny exec' or 'deny read' rule matches; exec is allowed "
+               "by default";
+    case CP_ACC_NET:
+        return v == CP_ALLOW ? "the policy has no net rule; the network is open"
+                             : "no 'net allow' domain matches";
+    case CP_ACC_GATE:
+        return "no gate pattern matches; the command is allowed";
+    }
+    return "";
+}

@@ -37,4 +37,8 @@ void cp_sema_decide_path(const struct cp_policy *p, enum cp_access acc,
                          const struct cp_path *subj, struct cp_arena *a,
                          struct cp_decision *out);
 
+/* Why a decision fell to the model's default (no rule matched). */
+const char *cp_sema_default_why(enum cp_access acc, enum cp_verdict v,
+                                const struct cp_policy *p);
+
 #endif
