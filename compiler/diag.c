@@ -252,10 +252,26 @@ static void cp_render_prefix(const struct cp_loc *loc, FILE *out)
         fputs("confpol: ", out);
 }
 
+/* GCC's include context, innermost includer first, printed when a
+ * diagnostic is in an included file other than the previous one's. */
+static void cp_render_included_from(const struct cp_source *s, FILE *out)
+{
+    const char *lead = "In file included from";
+    for (const struct cp_source *x = s; x && x->includer; x = x->includer) {
+        fprintf(out, "%s %s:%u%s\n", lead, x->includer->path, x->include_line,
+                x->includer->includer ? "," : ":");
+        lead = "                 from";
+    }
+}
+
 void cp_diags_render_text(const struct cp_diags *d, FILE *out)
 {
+    const struct cp_source *last = NULL;
     for (size_t i = 0; i < d->len; i++) {
         const struct cp_diag *g = &d->items[i];
+        if (g->loc.src && g->loc.src != last)
+            cp_render_included_from(g->loc.src, out);
+        last = g->loc.src;
         cp_render_prefix(&g->loc, out);
         fprintf(out, "%s: %s [%s]\n", cp_sev_word(g->sev), g->msg,
                 cp_diag_code_id(g->code));

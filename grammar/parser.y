@@ -80,12 +80,15 @@ struct cp_tok {
 #define YYSTYPE CP_YYSTYPE
 #define YYLTYPE CP_YYLTYPE
 int cp_yylex(CP_YYSTYPE *lval, CP_YYLTYPE *lloc, void *scanner);
+/* The statement keyword nearest to a misspelt word, or NULL (lexer.l). */
+const char *cp_lex_keyword_near(const char *w, size_t n);
 }
 
 %param {void *scanner}
 %parse-param {struct cp_lex *st}
 
 %code {
+#include <stdarg.h>
 #include <string.h>
 
 static void cp_yyerror(CP_YYLTYPE *l, void *scanner, struct cp_lex *st,
@@ -99,7 +102,8 @@ static void cp_p_word(struct cp_word *w, const struct cp_tok *t,
 static void cp_p_args(struct cp_stmt *s, const struct cp_vec *v,
                       bool braced);
 static void cp_p_missing(struct cp_lex *st, const struct cp_loc *after,
-                         const char *what);
+                         const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 }
 
 %union {
@@ -196,7 +200,7 @@ stmt
           $$ = s;
       }
     | KW_LET { cp_p_missing(st, &@1, "a name after 'let'"); $$ = NULL; }
-    | KW_LET WORD { cp_p_missing(st, &@2, "'=' after the name"); $$ = NULL; }
+    | KW_LET WORD { cp_p_missing(st, &@2, "'=' after 'let %s'", $2.text); $$ = NULL; }
     | KW_LET WORD EQ { cp_p_missing(st, &@3, "a value after '='"); $$ = NULL; }
     | KW_INCLUDE arg {
           struct cp_stmt *s = cp_p_stmt(st, CP_N_INCLUDE, &@1, &$1, &@2);
@@ -225,7 +229,7 @@ stmt
           $$ = s;
       }
     | KW_DENY { cp_p_missing(st, &@1, "'read', 'write' or 'exec' after 'deny'"); $$ = NULL; }
-    | KW_DENY WORD { cp_p_missing(st, &@2, "a path after the access"); $$ = NULL; }
+    | KW_DENY WORD { cp_p_missing(st, &@2, "a path after 'deny %s'", $2.text); $$ = NULL; }
     | KW_GATE WORD args {
           struct cp_stmt *s = cp_p_stmt(st, CP_N_GATE, &@1, &$1, &@3);
           cp_p_word(&s->sub, &$2, &@2);
@@ -233,7 +237,7 @@ stmt
           $$ = s;
       }
     | KW_GATE { cp_p_missing(st, &@1, "'ask' or 'deny' after 'gate'"); $$ = NULL; }
-    | KW_GATE WORD { cp_p_missing(st, &@2, "a pattern after the verdict"); $$ = NULL; }
+    | KW_GATE WORD { cp_p_missing(st, &@2, "a pattern after 'gate %s'", $2.text); $$ = NULL; }
     | KW_NET WORD {
           struct cp_stmt *s = cp_p_stmt(st, CP_N_NET, &@1, &$1, &@2);
           cp_p_word(&s->sub, &$2, &@2);
@@ -256,8 +260,8 @@ stmt
           $$ = s;
       }
     | KW_EXPECT { cp_p_missing(st, &@1, "'allow', 'deny' or 'ask' after 'expect'"); $$ = NULL; }
-    | KW_EXPECT WORD { cp_p_missing(st, &@2, "an access after the verdict"); $$ = NULL; }
-    | KW_EXPECT WORD WORD { cp_p_missing(st, &@3, "a subject after the access"); $$ = NULL; }
+    | KW_EXPECT WORD { cp_p_missing(st, &@2, "an access after 'expect %s'", $2.text); $$ = NULL; }
+    | KW_EXPECT WORD WORD { cp_p_missing(st, &@3, "a subject after 'expect %s %s'", $2.text, $3.text); $$ = NULL; }
     ;
 
 /* The argument list of write/exec/deny/gate/net. */
@@ -322,13 +326,19 @@ static void cp_p_args(struct cp_stmt *s, const struct cp_vec *v,
 /* A statement that stops before a required word or argument: the caret goes
  * just after the last token that was written. */
 static void cp_p_missing(struct cp_lex *st, const struct cp_loc *after,
-                         const char *what)
+                         const char *fmt, ...)
 {
     struct cp_loc l = *after;
     l.line = l.end_line;
     l.col = l.end_col + 1;
     l.end_col = l.col;
-    cp_diag_report(st->diags, CP0203, &l, "expected %s", what);
+    struct cp_buf b = {0};
+    va_list ap;
+    va_start(ap, fmt);
+    cp_buf_vprintf(&b, fmt, ap);
+    va_end(ap);
+    cp_diag_report(st->diags, CP0203, &l, "expected %s", b.data);
+    cp_buf_free(&b);
 }
 
 /* Bison's detailed message is "syntax error, unexpected X[, expecting A or
@@ -360,7 +370,11 @@ static void cp_yyerror(CP_YYLTYPE *l, void *scanner, struct cp_lex *st,
             cp_buf_adds(&b, "unknown statement '");
             cp_buf_add(&b, st->tok_text, n);
             cp_buf_adds(&b, cut ? "...'" : "'");
-            cp_diag_report(st->diags, CP0202, l, "%s", b.data);
+            struct cp_diag *g = cp_diag_report(st->diags, CP0202, l, "%s",
+                                               b.data);
+            const char *near = cp_lex_keyword_near(st->tok_text, st->tok_len);
+            if (near)
+                cp_diag_set_suggestion(g, "did you mean '%s'?", near);
             cp_buf_free(&b);
             return;
         }
@@ -404,6 +418,9 @@ static void cp_yyerror(CP_YYLTYPE *l, void *scanner, struct cp_lex *st,
     } else if (st->tok_bol) {
         cp_buf_adds(&b, "; expected a statement");
     }
-    cp_diag_report(st->diags, CP0201, l, "%s", b.data);
+    struct cp_diag *g = cp_diag_report(st->diags, CP0201, l, "%s", b.data);
+    if (ulen == 3 && strncmp(u, "'='", 3) == 0)
+        cp_diag_set_suggestion(g, "'=' belongs to 'let'; quote a path or "
+                                  "pattern that contains it");
     cp_buf_free(&b);
 }
