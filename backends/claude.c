@@ -1,41 +1,717 @@
 /* SPDX-License-Identifier: MIT */
-/* PLACEHOLDER until implemented: the claude backend. */
+/* The claude backend: lowers the resolved rules to one Claude Code settings
+ * object (spec/backends.md, "Claude Code settings").
+ *
+ * One pass over the rules fills the lists of the object and, for each rule,
+ * a fidelity verdict with its reason; check() turns the verdicts into
+ * diagnostics, fidelity() returns one of them, emit() prints the object.
+ * Paths are spelled so that they mean the same in sandbox lists and in
+ * permission rules (the single-leading-'/' trap of the reference sheet):
+ * '//abs', '~/x', and for the unbound PROJECT './x' in sandbox lists and
+ * '/x' in rules, both of which mean the project only in a project settings
+ * file (the artifact says so in "confpol.projectRelative").  Permission
+ * rules are gitignore patterns: a literal byte that such a pattern would
+ * read as syntax becomes '?', which matches it and more, so a deny rule
+ * can only grow. */
+#include <stdio.h>
+#include <string.h>
+
 #include "backend.h"
+#include "match.h"
+#include "settings.h"
+
+/* Writable for Bash whatever the settings say (the sandbox runtime's own
+ * defaults, measured; spec/backends.md). */
+static const char *const cl_runtime_writable[] = {
+    "~/.claude/debug",
+    "~/.npm/_logs",
+    "/tmp/claude",
+};
+
+struct cl_fid {
+    enum cp_fidelity fid;
+    const char *why;
+    enum cp_diag_code code; /* warning to report, or CP_DIAG__COUNT */
+};
+
+struct cl {
+    const struct cp_policy *p;
+    struct cp_arena *a;
+    size_t cur;              /* index of the rule being lowered */
+    struct cp_diags *d;      /* NULL: no diagnostics */
+    bool warnings;           /* report warnings and notes too */
+    int errors;
+    bool coop;
+    bool project_relative;
+    struct cl_fid *fids;     /* per rule */
+    /* The object's lists. */
+    struct cp_jnode *allow_write, *deny_write, *deny_read, *domains;
+    struct cp_jnode *perm_deny, *perm_ask, *gates;
+    bool net_restricted;
+};
+
+static void cl_report(struct cl *c, enum cp_diag_code code,
+                      const struct cp_rule *r, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void cl_report(struct cl *c, enum cp_diag_code code,
+                      const struct cp_rule *r, const char *fmt, ...)
+{
+    bool err = cp_diag_code_default(code) == CP_SEV_ERROR;
+    if (err)
+        c->errors++;
+    if (!c->d || (!err && !c->warnings))
+        return;
+    char msg[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    const struct cp_loc *loc = r && r->loc.src ? &r->loc : NULL;
+    struct cp_diag *g = cp_diag_report(c->d, code, loc, "%s", msg);
+    if (g && r && !r->loc.src && r->why)
+        cp_diag_add_note(g, NULL, "rule '%s%s%s' is implicit: %s",
+                         cp_rule_kind_text(r->kind),
+                         r->text && *r->text ? " " : "",
+                         r->text ? r->text : "", r->why);
+}
+
+static void cl_fid(struct cl *c, const struct cp_rule *r, enum cp_fidelity f,
+                   enum cp_diag_code code, const char *why)
+{
+    struct cl_fid *x = &c->fids[c->cur];
+    (void)r;
+    /* Keep the weakest verdict (not enforced < stricter < exact). */
+    int rank[] = {[CP_FID_EXACT] = 2, [CP_FID_STRICTER] = 1,
+                  [CP_FID_NOT_ENFORCED] = 0};
+    if (x->why && rank[f] >= rank[x->fid]) {
+        if (rank[f] == rank[x->fid] && f != CP_FID_EXACT)
+            x->why = cp_arena_printf(c->a, "%s; %s", x->why, why);
+        return;
+    }
+    x->fid = f;
+    x->why = why;
+    x->code = code;
+}
+
+/* ---- path spelling ------------------------------------------------------ */
+
+enum cl_root { CL_ABS, CL_HOME, CL_PROJECT };
+
+struct cl_path {
+    const char *sandbox; /* for sandbox.filesystem lists */
+    const char *rule;    /* base for Read(...)/Edit(...), without the tool */
+    bool root_only;      /* the pattern is a root: only the beneath-rule */
+    bool glob;           /* Claude reads the sandbox entry as a glob */
+    bool widened;        /* the rule replaced bytes by '?' */
+};
+
+static bool cl_meta(char ch)
+{
+    return ch == '*' || ch == '?' || ch == '[';
+}
+
+/* A byte of a permission-rule path: gitignore syntax, the rule's closing
+ * parenthesis (the schema rejects ')' in rule content) and control bytes
+ * become '?'. */
+static void cl_rule_byte(struct cp_buf *b, char ch, bool *widened)
+{
+    if (ch == '[' || ch == ']' || ch == '\\' || ch == ')' ||
+        (unsigned char)ch < 0x20 || ch == 0x7f) {
+        cp_buf_addc(b, '?');
+        *widened = true;
+    } else {
+        cp_buf_addc(b, ch);
+    }
+}
+
+/* Returns false (after reporting) when the path cannot be spelled. */
+static bool cl_spell(struct cl *c, const struct cp_rule *r, struct cl_path *o)
+{
+    const struct cp_path *pp = &r->u.path;
+    enum cl_root root = CL_ABS;
+    memset(o, 0, sizeof *o);
+    if (pp->root) {
+        if (strcmp(pp->root, "HOME") == 0) {
+            root = CL_HOME;
+        } else if (strcmp(pp->root, "PROJECT") == 0) {
+            root = CL_PROJECT;
+        } else {
+            cl_report(c, CP0750, r,
+                      "param '%s' is not bound: the claude target needs its "
+                      "value (-D %s=/abs/path)",
+                      pp->root, pp->root);
+            return false;
+        }
+    }
+    size_t n = pp->nsegs;
+    while (n > 0 && pp->segs[n - 1].kind == CP_SEG_ANY)
+        n--; /* a trailing any-segment adds nothing */
+    struct cp_buf sb = {0}, rb = {0};
+    switch (root) {
+    case CL_ABS:
+        cp_buf_adds(&rb, "/");
+        break;
+    case CL_HOME:
+        cp_buf_adds(&sb, "~");
+        cp_buf_adds(&rb, "~");
+        break;
+    case CL_PROJECT:
+        cp_buf_adds(&sb, ".");
+        c->project_relative = true;
+        break;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const struct cp_seg *s = &pp->segs[i];
+        cp_buf_addc(&sb, '/');
+        cp_buf_addc(&rb, '/');
+        switch (s->kind) {
+        case CP_SEG_ANY:
+            cp_buf_adds(&sb, "**");
+            cp_buf_adds(&rb, "**");
+            o->glob = true;
+            break;
+        case CP_SEG_LIT:
+            for (size_t j = 0; j < s->len; j++) {
+                o->glob |= cl_meta(s->s[j]);
+                cp_buf_addc(&sb, s->s[j]);
+                cl_rule_byte(&rb, s->s[j], &o->widened);
+            }
+            break;
+        case CP_SEG_GLOB:
+            o->glob = true;
+            for (size_t j = 0; j < s->len; j++) {
+                char ch = s->s[j];
+                if (ch == '\\' && j + 1 < s->len)
+                    ch = s->s[++j]; /* an escaped byte: '*' or '?' stay
+                                       wildcards, which match it too */
+                else if (ch == '*' || ch == '?') {
+                    cp_buf_addc(&sb, ch);
+                    cp_buf_addc(&rb, ch);
+                    continue;
+                }
+                cp_buf_addc(&sb, ch == '[' || ch == ']' ? '?' : ch);
+                cl_rule_byte(&rb, ch, &o->widened);
+            }
+            break;
+        }
+    }
+    if (root == CL_ABS && n > 0) {
+        /* "/a/b" -> "//a/b": absolute in both places. */
+        struct cp_buf t = {0};
+        cp_buf_addc(&t, '/');
+        cp_buf_add(&t, sb.data, sb.len);
+        cp_buf_free(&sb);
+        sb = t;
+    }
+    o->root_only = n == 0 && root != CL_HOME;
+    if (n == 0 && root == CL_ABS) {
+        /* The root directory: "/" in sandbox lists, "//" in rules. */
+        cp_buf_reset(&sb);
+        cp_buf_adds(&sb, "/");
+        cp_buf_reset(&rb);
+        cp_buf_adds(&rb, "//");
+    }
+    /* A trailing blank would be stripped by gitignore. */
+    if (rb.len && (rb.data[rb.len - 1] == ' ' || rb.data[rb.len - 1] == '\t')) {
+        rb.data[rb.len - 1] = '?';
+        o->widened = true;
+    }
+    bool ok = cp_json_utf8_valid(sb.data, sb.len);
+    if (!ok)
+        cl_report(c, CP0751, r,
+                  "path '%s' is not valid UTF-8: a JSON settings file cannot "
+                  "hold it",
+                  r->text ? r->text : "");
+    o->sandbox = cp_arena_strndup(c->a, sb.data, sb.len);
+    o->rule = cp_arena_strndup(c->a, rb.data ? rb.data : "", rb.len);
+    cp_buf_free(&sb);
+    cp_buf_free(&rb);
+    return ok;
+}
+
+static void cl_push(struct cl *c, struct cp_jnode *arr, const char *s)
+{
+    cp_json_push_unique(c->a, arr, s, strlen(s));
+}
+
+/* Read(...) or Edit(...) deny rules for a path: the path and beneath. */
+static void cl_mirror(struct cl *c, const char *tool, const struct cl_path *o)
+{
+    if (!o->root_only)
+        cl_push(c, c->perm_deny, cp_arena_printf(c->a, "%s(%s)", tool, o->rule));
+    bool slash = o->rule[0] && o->rule[strlen(o->rule) - 1] == '/';
+    cl_push(c, c->perm_deny,
+            cp_arena_printf(c->a, "%s(%s%s**)", tool, o->rule, slash ? "" : "/"));
+}
+
+/* Does a deny-write pattern reach one of the runtime's writable dirs? */
+static const char *cl_runtime_overlap(struct cl *c, const struct cp_path *pp)
+{
+    for (size_t i = 0; i < 3; i++) {
+        struct cp_path q;
+        size_t off;
+        const char *param;
+        if (cp_path_parse(c->a, cl_runtime_writable[i],
+                          strlen(cl_runtime_writable[i]), true, &q, &off))
+            continue;
+        /* Only a sure overlap: with PROJECT = HOME every project path
+         * "may" overlap; the policy-wide warning covers that case. */
+        if (cp_path_overlaps(pp, &q, &param) == CP_REL_YES)
+            return cl_runtime_writable[i];
+    }
+    return NULL;
+}
+
+/* ---- rules --------------------------------------------------------------- */
+
+static void cl_path_rule(struct cl *c, const struct cp_rule *r)
+{
+    struct cl_path o;
+    if (!cl_spell(c, r, &o))
+        return;
+    switch (r->kind) {
+    case CP_R_WRITE:
+        if (c->coop) {
+            cl_fid(c, r, CP_FID_EXACT, CP_DIAG__COUNT,
+                   "cooperative: writes are not confined");
+        } else if (o.glob) {
+            cl_fid(c, r, CP_FID_STRICTER, CP0752,
+                   "a write glob is not granted: Claude Code skips globs in "
+                   "allowWrite on Linux, so the claude target omits it");
+        } else {
+            cl_push(c, c->allow_write, o.sandbox);
+            cl_fid(c, r, CP_FID_EXACT, CP_DIAG__COUNT,
+                   "sandbox.filesystem.allowWrite");
+        }
+        return;
+    case CP_R_DENY_WRITE:
+        if (!c->coop)
+            cl_push(c, c->deny_write, o.sandbox);
+        cl_mirror(c, "Edit", &o);
+        if (c->coop)
+            cl_fid(c, r, CP_FID_NOT_ENFORCED, CP_DIAG__COUNT,
+                   "cooperative: no sandbox, so Bash may write it; only "
+                   "Claude Code's file tools are denied (Edit rules)");
+        else if (o.glob)
+            cl_fid(c, r, CP_FID_NOT_ENFORCED, CP0753,
+                   "Claude Code skips globs in denyWrite on Linux: Bash may "
+                   "write matching paths there; file tools are denied by "
+                   "Edit rules, and macOS Seatbelt enforces the glob");
+        else
+            cl_fid(c, r, CP_FID_EXACT, CP_DIAG__COUNT,
+                   "sandbox.filesystem.denyWrite and Edit deny rules");
+        if (!c->coop) {
+            const char *rw = cl_runtime_overlap(c, &r->u.path);
+            if (rw)
+                cl_fid(c, r, CP_FID_NOT_ENFORCED, CP0756,
+                       cp_arena_printf(c->a,
+                                       "Claude Code's sandbox runtime keeps "
+                                       "%s writable for Bash",
+                                       rw));
+        }
+        break;
+    case CP_R_DENY_READ:
+        if (!c->coop)
+            cl_push(c, c->deny_read, o.sandbox);
+        cl_mirror(c, "Read", &o);
+        if (c->coop)
+            cl_fid(c, r, CP_FID_NOT_ENFORCED, CP_DIAG__COUNT,
+                   "cooperative: no sandbox, so Bash may read it; only "
+                   "Claude Code's file tools are denied (Read rules)");
+        else if (o.glob)
+            cl_fid(c, r, CP_FID_NOT_ENFORCED, CP0754,
+                   "Claude Code expands denyRead globs when the sandbox "
+                   "starts on Linux: files created later are readable from "
+                   "Bash; file tools are denied by Read rules");
+        else
+            cl_fid(c, r, CP_FID_EXACT, CP_DIAG__COUNT,
+                   "sandbox.filesystem.denyRead and Read deny rules");
+        break;
+    case CP_R_EXEC:
+    case CP_R_DENY_EXEC:
+        cl_fid(c, r, CP_FID_NOT_ENFORCED, CP0755,
+               "Claude Code's sandbox has no exec control (confpol run "
+               "enforces exec rules with Landlock)");
+        return;
+    case CP_R_GATE_ASK:
+    case CP_R_GATE_DENY:
+    case CP_R_NET_ALLOW:
+    case CP_R_NET_DENY:
+        return;
+    }
+    if (o.widened)
+        cl_fid(c, r, CP_FID_STRICTER, CP0760,
+               "bytes that a permission rule would read as syntax are "
+               "written as '?': the file-tool rule denies more paths");
+}
+
+/* A word Claude's Bash rule syntax matches literally. */
+static bool cl_plain_word(const char *w)
+{
+    if (!*w)
+        return false;
+    for (const char *p = w; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+              (*p >= '0' && *p <= '9') || strchr("_./=,@%+-:", *p)))
+            return false;
+    return true;
+}
+
+static void cl_gate(struct cl *c, const struct cp_rule *r, unsigned ordinal)
+{
+    const struct cp_gate_pat *g = &r->u.gate;
+    bool deny = r->kind == CP_R_GATE_DENY;
+    if (!g->text || !cp_json_utf8_valid(g->text, strlen(g->text))) {
+        cl_report(c, CP0751, r,
+                  "gate pattern is not valid UTF-8: a JSON settings file "
+                  "cannot hold it");
+        return;
+    }
+    struct cp_jnode *e = cp_json_new(c->a, CP_J_OBJ);
+    const char *id = cp_arena_printf(c->a, "gate#%u", ordinal);
+    const char *where;
+    if (r->loc.src) {
+        const char *f = r->loc.src->path ? r->loc.src->path : "";
+        where = cp_json_utf8_valid(f, strlen(f))
+                    ? cp_arena_printf(c->a, "%s:%u", f, r->loc.line)
+                    : cp_arena_printf(c->a, "(file name not UTF-8):%u",
+                                      r->loc.line);
+    } else {
+        where = "(implicit)";
+    }
+    const char *kind = g->kind == CP_GATE_REGEX ? "regex" : "words";
+    cp_json_set(c->a, e, "id", cp_json_str(c->a, id, strlen(id)));
+    cp_json_set(c->a, e, "kind", cp_json_str(c->a, kind, strlen(kind)));
+    cp_json_set(c->a, e, "pattern", cp_json_str(c->a, g->text, strlen(g->text)));
+    cp_json_set(c->a, e, "verdict", cp_json_str(c->a, deny ? "deny" : "ask",
+                                                deny ? 4 : 3));
+    cp_json_set(c->a, e, "where", cp_json_str(c->a, where, strlen(where)));
+    cp_json_push(c->a, c->gates, e);
+
+    /* A Bash rule too, when Claude's syntax says exactly the same. */
+    bool plain = g->kind == CP_GATE_WORDS && g->nwords > 0;
+    for (size_t i = 0; plain && i < g->nwords; i++)
+        plain = cl_plain_word(g->words[i]);
+    if (plain && g->words[g->nwords - 1][strlen(g->words[g->nwords - 1]) - 1] == ':')
+        plain = false; /* "x:" before " *" would read as the legacy ":*" */
+    const char *how = "the PreToolUse hook runs 'confpol gate' with the "
+                      "matcher of 'confpol explain'";
+    if (plain) {
+        struct cp_buf b = {0};
+        for (size_t i = 0; i < g->nwords; i++) {
+            if (i)
+                cp_buf_addc(&b, ' ');
+            cp_buf_adds(&b, g->words[i]);
+        }
+        struct cp_jnode *list = deny ? c->perm_deny : c->perm_ask;
+        cl_push(c, list, cp_arena_printf(c->a, "Bash(%s)", b.data));
+        if (g->trailing_any)
+            cl_push(c, list, cp_arena_printf(c->a, "Bash(%s *)", b.data));
+        cp_buf_free(&b);
+        how = cp_arena_printf(c->a, "%s; also permissions.%s Bash rules",
+                              how, deny ? "deny" : "ask");
+    }
+    cl_fid(c, r, CP_FID_EXACT, CP_DIAG__COUNT, how);
+}
+
+static void cl_net(struct cl *c, const struct cp_rule *r)
+{
+    c->net_restricted = true;
+    if (r->kind == CP_R_NET_ALLOW) {
+        const struct cp_domain *dm = &r->u.dom;
+        const char *s = cp_arena_printf(c->a, "%s%s", dm->wildcard ? "*." : "",
+                                        dm->name);
+        if (!c->coop)
+            cl_push(c, c->domains, s);
+    }
+    if (c->coop) {
+        cl_fid(c, r, CP_FID_NOT_ENFORCED, CP_DIAG__COUNT,
+               "cooperative: no sandbox, so Bash may reach any host; only "
+               "the WebFetch tool is denied");
+        return;
+    }
+    cl_fid(c, r, CP_FID_NOT_ENFORCED, CP0759,
+           "Claude Code honours strictAllowlist only in user, managed and "
+           "--settings files: in a project settings file Bash may reach "
+           "other hosts once the user approves a prompt (the WebFetch tool "
+           "is denied outright)");
+}
+
+/* ---- the whole policy ------------------------------------------------------ */
+
+static bool cl_fail_closed(const struct cp_policy *p)
+{
+    return p->profile != CP_PROFILE_COOPERATIVE && !p->profile_defaulted &&
+           p->fail == CP_FAIL_CLOSED;
+}
+
+/* The project root as a pattern (bound: absolute). */
+static bool cl_project_root(struct cl *c, struct cp_path *out)
+{
+    for (size_t i = 0; i < c->p->nparams; i++) {
+        const struct cp_param *pm = &c->p->params[i];
+        if (strcmp(pm->name, "PROJECT") != 0)
+            continue;
+        if (pm->value) {
+            size_t off;
+            return cp_path_parse(c->a, pm->value, strlen(pm->value), true, out,
+                                 &off) == NULL;
+        }
+        memset(out, 0, sizeof *out);
+        out->root = pm->name;
+        return true;
+    }
+    return false;
+}
+
+/* Bash may always write the working directory (taken to be PROJECT). */
+static void cl_default_write(struct cl *c)
+{
+    struct cp_path proj;
+    const char *param;
+    bool contained = false, overlap = false;
+    if (!cl_project_root(c, &proj))
+        return;
+    for (size_t i = 0; i < c->p->nrules; i++) {
+        const struct cp_rule *r = c->p->rules[i];
+        if (r->kind != CP_R_WRITE)
+            continue;
+        if (!r->u.path.has_glob &&
+            cp_path_contains(&r->u.path, &proj, &param) == CP_REL_YES)
+            contained = true;
+        if (cp_path_overlaps(&r->u.path, &proj, &param) != CP_REL_NO)
+            overlap = true;
+    }
+    if (contained)
+        return;
+    if (!overlap) {
+        /* Nothing in the project may be written: say so to Claude too. */
+        struct cp_rule fake = {.kind = CP_R_DENY_WRITE, .u.path = proj};
+        struct cl_path o;
+        if (cl_spell(c, &fake, &o)) {
+            cl_push(c, c->deny_write, o.sandbox);
+            cl_mirror(c, "Edit", &o);
+        }
+        return;
+    }
+    cl_report(c, CP0757, NULL,
+              "claude: Bash may write anywhere in the working directory "
+              "(Claude Code's sandbox always allows it), but the policy "
+              "allows only parts of the project");
+}
+
+static bool cl_run(struct cl *c)
+{
+    const struct cp_policy *p = c->p;
+    c->coop = p->profile == CP_PROFILE_COOPERATIVE;
+    c->fids = cp_arena_alloc(c->a, (p->nrules ? p->nrules : 1) * sizeof *c->fids);
+    c->allow_write = cp_json_new(c->a, CP_J_ARR);
+    c->deny_write = cp_json_new(c->a, CP_J_ARR);
+    c->deny_read = cp_json_new(c->a, CP_J_ARR);
+    c->domains = cp_json_new(c->a, CP_J_ARR);
+    c->perm_deny = cp_json_new(c->a, CP_J_ARR);
+    c->perm_ask = cp_json_new(c->a, CP_J_ARR);
+    c->gates = cp_json_new(c->a, CP_J_ARR);
+
+    if (!p->stem || !cp_json_utf8_valid(p->stem, strlen(p->stem)))
+        cl_report(c, CP0751, NULL,
+                  "the policy file name is not valid UTF-8: a JSON settings "
+                  "file cannot hold it");
+    unsigned ngate = 0;
+    for (size_t i = 0; i < p->nrules; i++) {
+        const struct cp_rule *r = p->rules[i];
+        c->cur = i;
+        switch (r->kind) {
+        case CP_R_WRITE:
+        case CP_R_EXEC:
+        case CP_R_DENY_READ:
+        case CP_R_DENY_WRITE:
+        case CP_R_DENY_EXEC:
+            cl_path_rule(c, r);
+            break;
+        case CP_R_GATE_ASK:
+        case CP_R_GATE_DENY:
+            cl_gate(c, r, ++ngate);
+            break;
+        case CP_R_NET_ALLOW:
+        case CP_R_NET_DENY:
+            cl_net(c, r);
+            break;
+        }
+    }
+    if (c->net_restricted)
+        cl_push(c, c->perm_deny, "WebFetch");
+    if (!c->coop)
+        cl_default_write(c);
+
+    /* Diagnostics, in rule order, then the policy-wide ones. */
+    for (size_t i = 0; i < p->nrules; i++) {
+        const struct cp_rule *r = p->rules[i];
+        const struct cl_fid *f = &c->fids[i];
+        if (f->why && f->code != CP_DIAG__COUNT)
+            cl_report(c, f->code, r, "claude: rule '%s%s%s' is %s: %s",
+                      cp_rule_kind_text(r->kind),
+                      r->text && *r->text ? " " : "", r->text ? r->text : "",
+                      f->fid == CP_FID_STRICTER ? "enforced stricter"
+                                                : "not fully enforced",
+                      f->why);
+    }
+    if (!c->coop) {
+        cl_report(c, CP0756, NULL,
+                  "claude: Claude Code's sandbox runtime keeps ~/.claude/debug, "
+                  "~/.npm/_logs and /tmp/claude writable for Bash when they "
+                  "exist, whatever the policy says");
+        cl_report(c, CP0758, NULL,
+                  "claude: Claude Code's Edit and Write tools are not "
+                  "sandboxed: outside the write roots they ask the user "
+                  "instead of denying (write denies are mirrored as Edit "
+                  "deny rules)");
+    } else {
+        cl_report(c, CP0761, NULL,
+                  "claude: cooperative policy: no sandbox block, only "
+                  "permission rules and the gate hook");
+    }
+    if (c->project_relative && c->net_restricted && !c->coop)
+        cl_report(c, CP0759, NULL,
+                  "claude: the artifact limits the network and spells "
+                  "PROJECT paths relative to the project: no settings file "
+                  "enforces both, so confpol install refuses it; build with "
+                  "-D PROJECT=/abs/path and install into ~/.claude/settings.json");
+    if (c->project_relative)
+        cl_report(c, CP0762, NULL,
+                  "claude: paths under PROJECT are written relative to the "
+                  "project ('./x', '/x'): install the artifact only into "
+                  "PROJECT/.claude/settings.json or settings.local.json, or "
+                  "build with -D PROJECT=/abs/path");
+    return c->errors == 0;
+}
+
+static void cl_init(struct cl *c, const struct cp_policy *p, struct cp_arena *a,
+                    struct cp_diags *d, bool warnings)
+{
+    memset(c, 0, sizeof *c);
+    c->p = p;
+    c->a = a;
+    c->d = d;
+    c->warnings = warnings;
+}
+
+/* ---- the backend interface -------------------------------------------------- */
 
 static int cp_claude_check(const struct cp_policy *p,
-                         const struct cp_backend_opts *o, struct cp_diags *d)
+                           const struct cp_backend_opts *o, struct cp_diags *d)
 {
-    (void)p;
     (void)o;
-    (void)d;
-    return 1;
+    struct cp_arena *a = cp_arena_new();
+    struct cl c;
+    cl_init(&c, p, a, d, true);
+    cl_run(&c);
+    int errors = c.errors;
+    cp_arena_free(a);
+    return errors;
 }
 
 static enum cp_fidelity cp_claude_fidelity(const struct cp_policy *p,
-                                         const struct cp_rule *r,
-                                         struct cp_arena *a, const char **why)
+                                           const struct cp_rule *r,
+                                           struct cp_arena *a, const char **why)
 {
-    (void)p;
-    (void)r;
-    (void)a;
-    *why = "not implemented";
+    struct cl c;
+    cl_init(&c, p, a, NULL, false);
+    cl_run(&c);
+    for (size_t i = 0; i < p->nrules; i++)
+        if (p->rules[i] == r && c.fids[i].why) {
+            *why = c.fids[i].why;
+            return c.fids[i].fid;
+        }
+    *why = "not lowered (the rule cannot be spelled for this target)";
     return CP_FID_NOT_ENFORCED;
 }
 
-static bool cp_claude_emit(const struct cp_policy *p,
-                         const struct cp_backend_opts *o, struct cp_arena *a,
-                         struct cp_diags *d, struct cp_buf *out)
+static struct cp_jnode *cl_bool(struct cl *c, bool v)
 {
-    (void)p;
+    return cp_json_bool(c->a, v);
+}
+
+static bool cp_claude_emit(const struct cp_policy *p,
+                           const struct cp_backend_opts *o, struct cp_arena *a,
+                           struct cp_diags *d, struct cp_buf *out)
+{
     (void)o;
-    (void)a;
-    (void)d;
-    (void)out;
-    return false;
+    struct cl c;
+    cl_init(&c, p, a, d, false);
+    if (!cl_run(&c))
+        return false;
+
+    struct cp_jnode *root = cp_json_new(a, CP_J_OBJ);
+    /* Keys in byte order at every level (the seed's sort_keys layout). */
+    struct cp_jnode *conf = cp_json_new(a, CP_J_OBJ);
+    cp_json_set(a, conf, "failClosed", cl_bool(&c, cl_fail_closed(p)));
+    cp_json_set(a, conf, "gates", c.gates);
+    const char *prof = cp_profile_text(p->profile);
+    cp_json_set(a, conf, "profile", cp_json_str(a, prof, strlen(prof)));
+    cp_json_set(a, conf, "projectRelative", cl_bool(&c, c.project_relative));
+    cp_json_set(a, conf, "stem", cp_json_str(a, p->stem, strlen(p->stem)));
+    cp_json_set(a, conf, "version", cp_json_int(a, 1));
+    cp_json_set(a, root, "confpol", conf);
+
+    if (c.gates->n) {
+        struct cp_buf cmd = {0};
+        cp_buf_adds(&cmd, "confpol gate ");
+        cp_settings_shell_quote(&cmd, cp_arena_printf(a, "%s.claude.json",
+                                                      p->stem));
+        struct cp_jnode *h = cp_json_new(a, CP_J_OBJ);
+        cp_json_set(a, h, "command", cp_json_str(a, cmd.data, cmd.len));
+        cp_json_set(a, h, "type", cp_json_str(a, "command", 7));
+        cp_buf_free(&cmd);
+        struct cp_jnode *hs = cp_json_new(a, CP_J_ARR);
+        cp_json_push(a, hs, h);
+        struct cp_jnode *grp = cp_json_new(a, CP_J_OBJ);
+        cp_json_set(a, grp, "hooks", hs);
+        cp_json_set(a, grp, "matcher", cp_json_str(a, "Bash", 4));
+        struct cp_jnode *pre = cp_json_new(a, CP_J_ARR);
+        cp_json_push(a, pre, grp);
+        struct cp_jnode *hooks = cp_json_new(a, CP_J_OBJ);
+        cp_json_set(a, hooks, "PreToolUse", pre);
+        cp_json_set(a, root, "hooks", hooks);
+    }
+
+    if (c.perm_ask->n || c.perm_deny->n) {
+        struct cp_jnode *perm = cp_json_new(a, CP_J_OBJ);
+        if (c.perm_ask->n)
+            cp_json_set(a, perm, "ask", c.perm_ask);
+        if (c.perm_deny->n)
+            cp_json_set(a, perm, "deny", c.perm_deny);
+        cp_json_set(a, root, "permissions", perm);
+    }
+
+    if (!c.coop) {
+        struct cp_jnode *sb = cp_json_new(a, CP_J_OBJ);
+        cp_json_set(a, sb, "allowUnsandboxedCommands", cl_bool(&c, false));
+        cp_json_set(a, sb, "autoAllowBashIfSandboxed", cl_bool(&c, false));
+        cp_json_set(a, sb, "enabled", cl_bool(&c, true));
+        cp_json_set(a, sb, "failIfUnavailable",
+                    cl_bool(&c, p->fail == CP_FAIL_CLOSED));
+        struct cp_jnode *fs = cp_json_new(a, CP_J_OBJ);
+        cp_json_set(a, fs, "allowWrite", c.allow_write);
+        cp_json_set(a, fs, "denyRead", c.deny_read);
+        cp_json_set(a, fs, "denyWrite", c.deny_write);
+        cp_json_set(a, sb, "filesystem", fs);
+        if (c.net_restricted) {
+            struct cp_jnode *net = cp_json_new(a, CP_J_OBJ);
+            cp_json_set(a, net, "allowedDomains", c.domains);
+            cp_json_set(a, net, "strictAllowlist", cl_bool(&c, true));
+            cp_json_set(a, sb, "network", net);
+        }
+        cp_json_set(a, root, "sandbox", sb);
+    }
+    cp_json_print(out, root, "", "  ", false);
+    cp_buf_addc(out, '\n');
+    return true;
 }
 
 const struct cp_backend cp_backend_claude = {
     .name = "claude",
+    .suffix = ".claude.json",
     .check = cp_claude_check,
     .fidelity = cp_claude_fidelity,
     .emit = cp_claude_emit,

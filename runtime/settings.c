@@ -1751,6 +1751,7 @@ static bool gates_equal(const struct cp_jnode *x, const struct cp_jnode *y)
 }
 
 struct vfy {
+    const struct cp_settings_env *env;
     struct cp_arena *a;
     struct cp_buf *rep;
     int gaps;
@@ -1876,6 +1877,12 @@ static void verify_sandbox(struct vfy *v, const struct cp_jnode *root,
         if (live_true(cp_json_get(anet, "strictAllowlist", NULL)) &&
             !live_true(cp_json_get(net, "strictAllowlist", NULL)))
             gap(v, "sandbox.network.strictAllowlist is not true");
+        if (live_true(cp_json_get(anet, "strictAllowlist", NULL)) &&
+            is_project_settings(v->env->settings_path, v->env->home))
+            gap(v, "sandbox.network.strictAllowlist is ignored in a project "
+                   "settings file: Claude Code asks about other hosts instead "
+                   "of denying them (build with -D PROJECT=/abs/path and use "
+                   "~/.claude/settings.json)");
         x = cp_json_get(net, "allowAllUnixSockets", NULL);
         if (live_true(x))
             gap(v, "sandbox.network.allowAllUnixSockets is true");
@@ -1941,7 +1948,7 @@ int cp_settings_verify(const struct cp_settings_env *env, const char *live,
                        struct cp_buf *report)
 {
     struct cp_arena *a = cp_arena_new();
-    struct vfy v = {.a = a, .rep = report};
+    struct vfy v = {.env = env, .a = a, .rep = report};
     struct art t;
     struct cp_jnode *root = NULL;
     int rc = -1;
