@@ -73,13 +73,21 @@ void cp_gate_free(struct cp_gate_pat *g);
 size_t cp_gate_split(struct cp_arena *a, const char *line,
                      const char ****parts);
 /* Does the pattern match the command line?  Word patterns: any part
- * matches (also after stripping leading VAR=value assignments and the
- * wrappers timeout, time, nice, nohup, stdbuf, command, builtin and env;
- * the strictest reading wins); regex: the whole line. */
+ * matches (also after stripping leading VAR=value assignments, reserved
+ * words, a directory from the command name and the wrappers listed in
+ * spec/patterns.md such as sudo, env, timeout, nice, nohup, xargs; and
+ * the commands inside `sh -c STRING` and `eval`; the strictest reading
+ * wins); regex: the whole line.  Allocates in `a`. */
 bool cp_gate_matches(const struct cp_gate_pat *g, const char *line,
                      struct cp_arena *a);
-/* Exact containment / overlap of two word patterns; any relation involving
- * a regex is CP_REL_MAY. */
+/* The same with the line already split by cp_gate_split (split once, match
+ * many patterns). */
+bool cp_gate_matches_parts(const struct cp_gate_pat *g, const char *line,
+                           const char ***parts, size_t nparts,
+                           struct cp_arena *a);
+/* Exact containment / overlap of two word patterns as languages of word
+ * sequences (wrapper stripping is not taken into account); any relation
+ * involving a regex is CP_REL_MAY. */
 enum cp_rel cp_gate_contains(const struct cp_gate_pat *outer,
                              const struct cp_gate_pat *inner);
 enum cp_rel cp_gate_overlaps(const struct cp_gate_pat *a,

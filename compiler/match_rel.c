@@ -271,7 +271,8 @@ struct nst {
 struct nfa {
     struct nst *st;
     size_t n, cap;
-    bool words; /* a gate word glob: no separator, no path validity */
+    bool words; /* a gate word glob: no separator, no path validity, and
+                   the last state is not a universal tail */
     struct nst local[96];
 };
 
@@ -592,7 +593,7 @@ static bool nfa_included(const struct nfa *x, const struct nfa *y)
     struct alpha al;
     alpha_build(&al, x, y);
     size_t words = (y->n + 63) / 64;
-    size_t tail = y->n - 1;
+    size_t tail = y->words ? SIZE_MAX : y->n - 1;
     struct visit vis;
     visit_init(&vis, words);
     uint64_t local[2 * 8];
@@ -609,7 +610,7 @@ static bool nfa_included(const struct nfa *x, const struct nfa *y)
         size_t xs = (size_t)(e[0] >> 3);
         int v = (int)(e[0] & 7);
         memcpy(sy, e + 1, words * sizeof *sy);
-        if (BIT_GET(sy, tail))
+        if (tail != SIZE_MAX && BIT_GET(sy, tail))
             continue; /* y accepts every continuation */
         const struct nst *s = &x->st[xs];
         if (s->acc && vacc(v) && !set_has_acc(y, sy)) {

@@ -1,0 +1,511 @@
+/* SPDX-License-Identifier: MIT */
+/* Gate patterns: parsing, splitting command lines, matching and the word
+ * pattern relations. */
+#include <check.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+#include "match.h"
+
+static struct cp_arena *ar;
+
+static void setup(void)
+{
+    ar = cp_arena_new();
+}
+
+static void teardown(void)
+{
+    cp_arena_free(ar);
+}
+
+/* "re:..." is a regex, anything else a word pattern.  Regexes are freed at
+ * teardown through this list. */
+static struct cp_gate_pat pats[64];
+static size_t npats;
+
+static struct cp_gate_pat *G(const char *text)
+{
+    bool re = strncmp(text, "re:", 3) == 0;
+    if (re)
+        text += 3;
+    ck_assert_uint_lt(npats, 64);
+    struct cp_gate_pat *g = &pats[npats++];
+    const char *msg = cp_gate_parse(ar, text, strlen(text), re, g);
+    ck_assert_msg(msg == NULL, "parse '%s': %s", text, msg);
+    return g;
+}
+
+static void free_pats(void)
+{
+    for (size_t i = 0; i < npats; i++)
+        cp_gate_free(&pats[i]);
+    npats = 0;
+    teardown();
+}
+
+/* ---- parsing ------------------------------------------------------------ */
+
+START_TEST(parse_words)
+{
+    struct cp_gate_pat *g = G("  git   push --force *  ");
+    ck_assert_int_eq(g->kind, CP_GATE_WORDS);
+    ck_assert_uint_eq(g->nwords, 3);
+    ck_assert_str_eq(g->words[0], "git");
+    ck_assert_str_eq(g->words[2], "--force");
+    ck_assert(g->trailing_any);
+    ck_assert_str_eq(g->text, "  git   push --force *  ");
+
+    g = G("git * main");
+    ck_assert_uint_eq(g->nwords, 3);
+    ck_assert_str_eq(g->words[1], "*");
+    ck_assert(!g->trailing_any);
+
+    g = G("*");
+    ck_assert_uint_eq(g->nwords, 0);
+    ck_assert(g->trailing_any);
+
+    g = G("ls*");
+    ck_assert_uint_eq(g->nwords, 1);
+    ck_assert(!g->trailing_any);
+
+    g = G("re:curl[^|]*[|][[:space:]]*(ba)?sh");
+    ck_assert_int_eq(g->kind, CP_GATE_REGEX);
+    ck_assert_ptr_nonnull(g->regex);
+    cp_gate_free(g);
+    ck_assert_ptr_null(g->regex);
+    cp_gate_free(g); /* twice is harmless */
+}
+END_TEST
+
+static const struct {
+    const char *text;
+    size_t len; /* 0: strlen */
+    bool re;
+    const char *msg; /* NULL: any message (regerror's) */
+} gate_errors[] = {
+    {"", 0, false, "empty pattern"},
+    {"   ", 0, false, "empty pattern"},
+    {"", 0, true, "empty pattern"},
+    {"git\0push", 8, false, "NUL byte in pattern"},
+    {"echo 'a b'", 0, false,
+     "quote or backslash in a word pattern (commands are matched after quote "
+     "removal; use a regex for such text)"},
+    {"echo a\\ b", 0, false,
+     "quote or backslash in a word pattern (commands are matched after quote "
+     "removal; use a regex for such text)"},
+    {"curl * | sh", 0, false,
+     "shell operator in a word pattern (each simple command is matched on "
+     "its own; use a regex to match across commands)"},
+    {"a && b", 0, false,
+     "shell operator in a word pattern (each simple command is matched on "
+     "its own; use a regex to match across commands)"},
+    {"ls >x", 0, false,
+     "shell operator in a word pattern (each simple command is matched on "
+     "its own; use a regex to match across commands)"},
+    {"(a", 0, true, NULL},
+    {"a{1", 0, true, NULL},
+    {"[z-a]", 0, true, NULL},
+};
+
+START_TEST(parse_error)
+{
+    struct cp_gate_pat g;
+    size_t len = gate_errors[_i].len ? gate_errors[_i].len
+                                     : strlen(gate_errors[_i].text);
+    const char *msg =
+        cp_gate_parse(ar, gate_errors[_i].text, len, gate_errors[_i].re, &g);
+    ck_assert_ptr_nonnull(msg);
+    if (gate_errors[_i].msg)
+        ck_assert_str_eq(msg, gate_errors[_i].msg);
+    else
+        ck_assert_uint_gt(strlen(msg), 3);
+}
+END_TEST
+
+/* ---- splitting ---------------------------------------------------------- */
+
+static const char *render(const char *line)
+{
+    const char ***parts;
+    size_t n = cp_gate_split(ar, line, &parts);
+    struct cp_buf b = {0};
+    cp_buf_adds(&b, "");
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            cp_buf_adds(&b, " ; ");
+        for (size_t j = 0; parts[i][j]; j++)
+            cp_buf_printf(&b, "[%s]", parts[i][j]);
+    }
+    const char *r = cp_arena_strdup(ar, b.data);
+    cp_buf_free(&b);
+    return r;
+}
+
+static const struct {
+    const char *line, *parts;
+} split_cases[] = {
+    {"git push --force origin", "[git][push][--force][origin]"},
+    {"a && b || c ; d | e |& f & g\nh",
+     "[a] ; [b] ; [c] ; [d] ; [e] ; [f] ; [g] ; [h]"},
+    {"a&&b||c;d|e", "[a] ; [b] ; [c] ; [d] ; [e]"},
+    {"echo 'a && b' \"c ; d\"", "[echo][a && b][c ; d]"},
+    {"echo a\\ b \\; c", "[echo][a b][;][c]"},
+    {"echo \"x \\\" y\" 'it''s' \"a\\b\"", "[echo][x \" y][its][a\\b]"},
+    {"echo $(git push --force) done",
+     "[git][push][--force] ; [echo][$(git push --force)][done]"},
+    {"echo `rm -rf x`", "[rm][-rf][x] ; [echo][`rm -rf x`]"},
+    {"echo \"$(git push)\"", "[git][push] ; [echo][$(git push)]"},
+    {"echo $(echo $(rm -rf x))",
+     "[rm][-rf][x] ; [echo][$(rm -rf x)] ; [echo][$(echo $(rm -rf x))]"},
+    {"echo $(a ')' b) c", "[a][)][b] ; [echo][$(a ')' b)][c]"},
+    {"cat <(curl x) > out 2>&1", "[curl][x] ; [cat][<(curl x)]"},
+    {"ls >file; ls 2> err -l; ls &>/dev/null; ls a>b 3<&0",
+     "[ls] ; [ls][-l] ; [ls] ; [ls][a]"},
+    {"cat <<EOF\ngit push\nEOF", "[cat] ; [git][push] ; [EOF]"},
+    {"echo a#b # comment && rm x\nrm y", "[echo][a#b] ; [rm][y]"},
+    {"(cd x && make) | tee log", "[cd][x] ; [make] ; [tee][log]"},
+    {"FOO=1 BAR='a b' git push", "[FOO=1][BAR=a b][git][push]"},
+    {"echo '' \"\"", "[echo][][]"},
+    {"", ""},
+    {" ;; && ", ""},
+    {"a\\\nb", "[ab]"},
+    {"echo 'abc", "[echo][abc]"},
+    {"echo \"abc", "[echo][abc]"},
+    {"echo $(rm x", "[rm][x] ; [echo][$(rm x]"},
+    {"git commit -m \"fix; rm -rf /\"", "[git][commit][-m][fix; rm -rf /]"},
+    {"echo \"`git push`\"", "[git][push] ; [echo][`git push`]"},
+    {"echo `echo \\`rm x\\``",
+     "[rm][x] ; [echo][`rm x`] ; [echo][`echo \\`rm x\\``]"},
+    {"x=1; y=2", "[x=1] ; [y=2]"},
+    {"trailing\\", "[trailing\\]"},
+};
+
+START_TEST(split)
+{
+    ck_assert_str_eq(render(split_cases[_i].line), split_cases[_i].parts);
+}
+END_TEST
+
+START_TEST(split_deep)
+{
+    /* nesting beyond the limit stays one word instead of recursing */
+    struct cp_buf b = {0};
+    for (int i = 0; i < 200; i++)
+        cp_buf_adds(&b, "$(");
+    cp_buf_adds(&b, "rm x");
+    for (int i = 0; i < 200; i++)
+        cp_buf_adds(&b, ")");
+    const char ***parts;
+    size_t n = cp_gate_split(ar, b.data, &parts);
+    ck_assert_uint_gt(n, 10);
+    ck_assert_uint_lt(n, 30);
+    cp_buf_free(&b);
+}
+END_TEST
+
+/* ---- matching ----------------------------------------------------------- */
+
+static const struct {
+    const char *pat, *line;
+    bool match;
+} match_cases[] = {
+    /* the word syntax */
+    {"git push --force *", "git push --force origin main", true},
+    {"git push --force *", "git push --force", true},
+    {"git push --force *", "git push origin --force", false},
+    {"git push --force", "git push --force origin", false},
+    {"git * main", "git push main", true},
+    {"git * main", "git push origin main", false},
+    {"ls *", "lsof", false},
+    {"ls*", "lsof -i", false},
+    {"ls*", "lsof", true},
+    {"ls* *", "lsof -i", true},
+    {"git push --force*", "git push --force-with-lease", true},
+    {"*", "", true},
+    {"*", "anything at all", true},
+    {"* --force *", "git --force x", true},
+    {"rm -rf *", "rm -rf /", true},
+    {"rm -rf *", "rm -r -f /", false},
+    {"rm -rf *", "echo rm -rf /", false},
+    {"rm -rf *", "grep 'rm -rf' notes.txt", false},
+    {"rm -rf *", "echo 'rm -rf /'", false},
+    {"rm -rf *", "rm '-rf' /", true},
+    {"rm -rf *", "r\\m -rf /", true},
+    {"echo a?", "echo ab", false}, /* '?' is an ordinary byte */
+    {"echo a?", "echo a?", true},
+    /* every part of a compound line */
+    {"git push --force *", "cd repo && git push --force", true},
+    {"git push --force *", "make; git push --force x | tee log", true},
+    {"git push --force *", "echo $(git push --force)", true},
+    {"git push --force *", "echo \"`git push --force`\"", true},
+    {"git push --force *", "echo 'git push --force'", false},
+    {"git push --force *", "git push --force 2>&1 >/dev/null", true},
+    {"git push --force *", "if git push --force; then :; fi", true},
+    {"git push --force *", "! git push --force", true},
+    {"git push --force *", "{ git push --force; }", true},
+    /* assignments, paths and wrappers */
+    {"rm -rf *", "FOO=1 BAR=2 rm -rf x", true},
+    {"rm -rf *", "/bin/rm -rf x", true},
+    {"rm -rf *", "sudo rm -rf /", true},
+    {"rm -rf *", "sudo -u root -E rm -rf /", true},
+    {"rm -rf *", "/usr/bin/sudo -- rm -rf /", true},
+    {"rm -rf *", "doas rm -rf /", true},
+    {"rm -rf *", "env -i FOO=1 rm -rf /", true},
+    {"rm -rf *", "timeout 5 rm -rf /", true},
+    {"rm -rf *", "timeout -s KILL 5s rm -rf /", true},
+    {"rm -rf *", "nice -n 10 nohup rm -rf / &", true},
+    {"rm -rf *", "stdbuf -o L rm -rf /", true},
+    {"rm -rf *", "time -p rm -rf /", true},
+    {"rm -rf *", "command rm -rf /", true},
+    {"rm -rf *", "builtin rm -rf /", true},
+    {"rm -rf *", "exec rm -rf /", true},
+    {"rm -rf *", "xargs -I{} rm -rf {}", true},
+    {"rm -rf *", "sh -c 'rm -rf /'", true},
+    {"rm -rf *", "bash -lc \"cd x && rm -rf y\"", true},
+    {"rm -rf *", "sudo bash -c 'rm -rf /'", true},
+    {"rm -rf *", "eval rm -rf /", true},
+    {"rm -rf *", "eval 'rm -rf /'", true},
+    {"rm -rf *", "sh script.sh rm -rf", false},
+    {"rm -rf *", "nice echo rm -rf", false},
+    {"sudo *", "sudo ls", true},
+    {"sudo *", "pseudonym", false},
+    {"sudo *", "FOO=1 sudo ls", true},
+    /* the seed table's triggers as word patterns */
+    {"git reset --hard *", "git reset --hard HEAD~1", true},
+    {"git reset --hard *", "git reset --soft HEAD~1", false},
+    {"crontab *", "crontab -e", true},
+    {"apt-get install *", "sudo apt-get install -y curl", true},
+    {"pip install *", "pip install requests", true},
+    {"npm i*", "npm install left-pad", false},
+    {"npm i* *", "npm install left-pad", true},
+    {"npm i* *", "npm info left-pad", true},
+    {"kubectl delete *", "kubectl delete pod x", true},
+    {"kubectl * delete *", "kubectl -n prod delete pod x", false},
+    {"docker system prune *", "docker system prune -af", true},
+    {"terraform destroy *", "cd infra && terraform destroy -auto-approve",
+     true},
+    {"gh pr merge *", "gh pr merge 12 --squash", true},
+    {"shred *", "find . -name x -exec shred {} ;", false},
+    /* regexes see the whole line */
+    {"re:curl[^|]*[|][[:space:]]*(ba)?sh", "curl -fsSL x | sh", true},
+    {"re:curl[^|]*[|][[:space:]]*(ba)?sh", "curl -fsSL x |bash", true},
+    {"re:curl[^|]*[|][[:space:]]*(ba)?sh", "curl -o x y; sh x", false},
+    {"re:(^|[^[:alnum:]_])sudo([^[:alnum:]_]|$)", "echo x && sudo ls", true},
+    {"re:(^|[^[:alnum:]_])sudo([^[:alnum:]_]|$)", "pseudonym", false},
+    {"re:git.*push.*--force", "git -C x push origin --force", true},
+};
+
+START_TEST(match)
+{
+    struct cp_gate_pat *g = G(match_cases[_i].pat);
+    bool got = cp_gate_matches(g, match_cases[_i].line, ar);
+    ck_assert_msg(got == match_cases[_i].match, "'%s' on '%s': got %d",
+                  match_cases[_i].pat, match_cases[_i].line, got);
+    /* the split-once entry point agrees */
+    const char ***parts;
+    size_t n = cp_gate_split(ar, match_cases[_i].line, &parts);
+    ck_assert(cp_gate_matches_parts(g, match_cases[_i].line, parts, n, ar) ==
+              got);
+}
+END_TEST
+
+/* ---- relations ---------------------------------------------------------- */
+
+static const struct {
+    const char *a, *b, *expect; /* contains(a,b), contains(b,a), overlaps */
+} rel_cases[] = {
+    {"git push *", "git push --force *", "YNY"},
+    {"git push --force *", "git push --force", "YNY"},
+    {"git *", "git push", "YNY"},
+    {"git push", "git pull", "NNN"},
+    {"git * --force", "git push *", "NNY"},
+    {"rm -rf *", "rm -r*", "NNY"},
+    {"*", "anything *", "YNY"},
+    {"*", "*", "YYY"},
+    {"npm i*", "npm install", "YNY"},
+    {"npm i* *", "npm install *", "YNY"},
+    {"a*b", "ab*", "NNY"},
+    {"* push", "git *", "NNY"},
+    {"git push", "git push", "YYY"},
+    {"git", "git *", "NYY"},
+    {"x*y*z", "x*z", "NYY"},
+    {"git * *", "git *", "NYY"},
+    {"ls -l", "ls -la", "NNN"},
+    {"ls -l*", "ls -la", "YNY"},
+    {"git push * *", "git push", "NNN"},
+    {"a *", "b *", "NNN"},
+    {"*a*", "*b*", "NNY"},
+    {"a**", "a*", "YYY"},
+    {"re:sudo", "sudo *", "MMM"},
+    {"re:a", "re:a", "MMM"},
+};
+
+static char rel_char(enum cp_rel r)
+{
+    return r == CP_REL_YES ? 'Y' : r == CP_REL_NO ? 'N' : 'M';
+}
+
+START_TEST(relations)
+{
+    struct cp_gate_pat *a = G(rel_cases[_i].a), *b = G(rel_cases[_i].b);
+    char got[4] = {rel_char(cp_gate_contains(a, b)),
+                   rel_char(cp_gate_contains(b, a)),
+                   rel_char(cp_gate_overlaps(a, b)), 0};
+    ck_assert_msg(strcmp(got, rel_cases[_i].expect) == 0,
+                  "'%s' vs '%s': got %s, want %s", rel_cases[_i].a,
+                  rel_cases[_i].b, got, rel_cases[_i].expect);
+    ck_assert_int_eq(rel_char(cp_gate_overlaps(b, a)), got[2]);
+}
+END_TEST
+
+/* Word globs against every word of up to 6 bytes over {a, b, c}, and word
+ * sequences of up to 3 words over a few words. */
+static uint32_t rnd(uint32_t *s)
+{
+    *s = *s * 1103515245u + 12345u;
+    return (*s >> 16) & 0x7fff;
+}
+
+START_TEST(brute_force_words)
+{
+    enum { NP = 60, NW = 1 + 3 + 9 + 27 + 81 + 243 + 729 };
+    static char words[NW][8];
+    size_t nw = 0;
+    for (int len = 0; len <= 6; len++) {
+        int tot = 1;
+        for (int k = 0; k < len; k++)
+            tot *= 3;
+        for (int v = 0; v < tot; v++) {
+            int x = v;
+            for (int k = 0; k < len; k++, x /= 3)
+                words[nw][k] = (char)('a' + x % 3);
+            words[nw][len] = '\0';
+            nw++;
+        }
+    }
+    char texts[NP][8];
+    uint32_t seed = 7;
+    for (int i = 0; i < NP; i++) {
+        int len = 1 + (int)(rnd(&seed) % 4);
+        for (int k = 0; k < len; k++)
+            texts[i][k] = "ab**"[rnd(&seed) % 4];
+        texts[i][len] = '\0';
+    }
+    static struct cp_gate_pat g[NP];
+    static bool m[NP][NW];
+    for (int i = 0; i < NP; i++) {
+        ck_assert_ptr_null(
+            cp_gate_parse(ar, texts[i], strlen(texts[i]), false, &g[i]));
+        for (size_t w = 0; w < nw; w++)
+            m[i][w] = cp_gate_matches(&g[i], words[w][0] ? words[w] : "''",
+                                      ar);
+    }
+    for (int i = 0; i < NP; i++) {
+        for (int j = 0; j < NP; j++) {
+            if (g[i].trailing_any || g[j].trailing_any)
+                continue; /* "*" alone: a sequence pattern, not a word */
+            bool sub = true, meet = false;
+            for (size_t w = 0; w < nw; w++) {
+                if (m[j][w] && !m[i][w])
+                    sub = false;
+                if (m[i][w] && m[j][w])
+                    meet = true;
+            }
+            ck_assert_msg(cp_gate_contains(&g[i], &g[j]) ==
+                              (sub ? CP_REL_YES : CP_REL_NO),
+                          "contains('%s', '%s')", texts[i], texts[j]);
+            ck_assert_msg(cp_gate_overlaps(&g[i], &g[j]) ==
+                              (meet ? CP_REL_YES : CP_REL_NO),
+                          "overlaps('%s', '%s')", texts[i], texts[j]);
+        }
+    }
+}
+END_TEST
+
+START_TEST(brute_force_sequences)
+{
+    static const char *const items[] = {"a", "b", "a*", "*", "*b", "ab"};
+    static const char *const lines[] = {"a", "b", "ab", "aab", "c"};
+    enum { NP = 50 };
+    char texts[NP][32];
+    uint32_t seed = 99;
+    for (int i = 0; i < NP; i++) {
+        int n = 1 + (int)(rnd(&seed) % 3);
+        texts[i][0] = '\0';
+        for (int k = 0; k < n; k++) {
+            if (k)
+                strcat(texts[i], " ");
+            strcat(texts[i], items[rnd(&seed) % 6]);
+        }
+    }
+    /* every sequence of 0..4 words from `lines` */
+    char seqs[1 + 5 + 25 + 125 + 625][24];
+    size_t ns = 0;
+    for (int len = 0; len <= 4; len++) {
+        int tot = 1;
+        for (int k = 0; k < len; k++)
+            tot *= 5;
+        for (int v = 0; v < tot; v++) {
+            int x = v;
+            seqs[ns][0] = '\0';
+            for (int k = 0; k < len; k++, x /= 5) {
+                if (k)
+                    strcat(seqs[ns], " ");
+                strcat(seqs[ns], lines[x % 5]);
+            }
+            ns++;
+        }
+    }
+    struct cp_gate_pat g[NP];
+    for (int i = 0; i < NP; i++)
+        ck_assert_ptr_null(
+            cp_gate_parse(ar, texts[i], strlen(texts[i]), false, &g[i]));
+    static bool m[NP][1 + 5 + 25 + 125 + 625];
+    for (int i = 0; i < NP; i++)
+        for (size_t s = 0; s < ns; s++)
+            m[i][s] = cp_gate_matches(&g[i], seqs[s], ar);
+    for (int i = 0; i < NP; i++) {
+        for (int j = 0; j < NP; j++) {
+            bool sub = true, meet = false;
+            for (size_t s = 0; s < ns; s++) {
+                if (m[j][s] && !m[i][s])
+                    sub = false;
+                if (m[i][s] && m[j][s])
+                    meet = true;
+            }
+            ck_assert_msg(cp_gate_contains(&g[i], &g[j]) ==
+                              (sub ? CP_REL_YES : CP_REL_NO),
+                          "contains('%s', '%s')", texts[i], texts[j]);
+            ck_assert_msg(cp_gate_overlaps(&g[i], &g[j]) ==
+                              (meet ? CP_REL_YES : CP_REL_NO),
+                          "overlaps('%s', '%s')", texts[i], texts[j]);
+        }
+    }
+}
+END_TEST
+
+Suite *cp_test_match_gate_suite(void); /* collected by the Makefile */
+Suite *cp_test_match_gate_suite(void)
+{
+    Suite *s = suite_create("match_gate");
+    TCase *tc = tcase_create("gate");
+    tcase_add_checked_fixture(tc, setup, free_pats);
+    tcase_add_test(tc, parse_words);
+    tcase_add_loop_test(tc, parse_error, 0,
+                        sizeof gate_errors / sizeof gate_errors[0]);
+    tcase_add_loop_test(tc, split, 0,
+                        sizeof split_cases / sizeof split_cases[0]);
+    tcase_add_test(tc, split_deep);
+    tcase_add_loop_test(tc, match, 0,
+                        sizeof match_cases / sizeof match_cases[0]);
+    tcase_add_loop_test(tc, relations, 0,
+                        sizeof rel_cases / sizeof rel_cases[0]);
+    tcase_add_test(tc, brute_force_words);
+    tcase_add_test(tc, brute_force_sequences);
+    suite_add_tcase(s, tc);
+    return s;
+}
