@@ -1,29 +1,399 @@
 /* SPDX-License-Identifier: MIT */
-/* PLACEHOLDER until implemented: confpol install, uninstall, verify. */
+/* confpol install, uninstall and verify --claude: the file side of the
+ * settings wiring of runtime/settings.c (spec/settings-wiring.md).  Reads
+ * the files, resolves the paths the hook needs, writes atomically and
+ * keeps SETTINGS.bak. */
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "backend.h"
 #include "cli.h"
+#include "settings.h"
+
+/* Settings files and artifacts are small; anything larger is refused. */
+#define CP_INSTALL_MAX_FILE (64u * 1024 * 1024)
+
+enum cp_inst_cmd { CMD_INSTALL, CMD_UNINSTALL, CMD_VERIFY };
+
+static const char *const cp_inst_names[] = {"install", "uninstall", "verify"};
+
+static void cp_inst_usage(enum cp_inst_cmd c, FILE *out)
+{
+    switch (c) {
+    case CMD_INSTALL:
+        fputs("usage: confpol install --claude SETTINGS.json ARTIFACT.claude.json\n"
+              "\n"
+              "Merges the artifact of 'confpol build --target claude' into a live\n"
+              "Claude Code settings file: sets the sandbox switches, adds the\n"
+              "sandbox lists and permission rules that are missing, and wires the\n"
+              "PreToolUse hook 'confpol gate ARTIFACT' once (absolute paths).  Every\n"
+              "other key keeps its bytes.  What was added is recorded under the\n"
+              "top-level key \"confpolInstalled\" so that uninstall removes exactly\n"
+              "that.  The file is replaced atomically and its previous content kept\n"
+              "in SETTINGS.json.bak.  Refuses (exit 1, file unchanged) a file that is\n"
+              "not valid JSON, has the wrong type where install writes, or would\n"
+              "still not enforce the policy afterwards.  A second install changes\n"
+              "nothing.\n"
+              "\n"
+              "Exit status: 0 installed (or nothing to do), 1 refused, 2 usage or I/O.\n",
+              out);
+        return;
+    case CMD_UNINSTALL:
+        fputs("usage: confpol uninstall --claude SETTINGS.json ARTIFACT.claude.json\n"
+              "\n"
+              "Removes from the settings file exactly what 'confpol install' added\n"
+              "for this artifact (as recorded under \"confpolInstalled\"); entries\n"
+              "that were there before, or that were changed since, stay.  Writes\n"
+              "atomically and keeps SETTINGS.json.bak.  The artifact file itself is\n"
+              "not needed.\n"
+              "\n"
+              "Exit status: 0 removed (or nothing installed), 1 refused, 2 usage or I/O.\n",
+              out);
+        return;
+    case CMD_VERIFY:
+        fputs("usage: confpol verify --claude [-D NAME=VALUE]... SETTINGS.json FILE\n"
+              "\n"
+              "Checks that the live settings file enforces the policy.  FILE is a\n"
+              "policy (NAME.confpol, compiled in memory with the claude backend and\n"
+              "the given -D bindings) or an artifact (NAME.claude.json).  Checks\n"
+              "the sandbox switches, every deny list entry and permission rule,\n"
+              "entries that would loosen the policy (extra allowWrite, allowRead,\n"
+              "excludedCommands, Edit allow rules, ...) and that the PreToolUse hook\n"
+              "runs an existing confpol on an artifact with the same gate table.\n"
+              "Prints one line per gap.\n"
+              "\n"
+              "Exit status: 0 enforced, 1 gaps (or the policy has errors), 2 usage or I/O.\n",
+              out);
+        return;
+    }
+}
+
+static bool cp_inst_read(const char *path, struct cp_buf *out, bool *missing)
+{
+    FILE *f = fopen(path, "rb");
+    if (missing)
+        *missing = false;
+    if (!f) {
+        if (missing && errno == ENOENT)
+            *missing = true;
+        return false;
+    }
+    char chunk[65536];
+    size_t n;
+    bool ok = true;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        if (out->len + n > CP_INSTALL_MAX_FILE) {
+            errno = EFBIG;
+            ok = false;
+            break;
+        }
+        cp_buf_add(out, chunk, n);
+    }
+    if (ferror(f))
+        ok = false;
+    fclose(f);
+    if (ok && !out->data)
+        cp_buf_adds(out, "");
+    return ok;
+}
+
+static bool cp_inst_read_cb(const char *path, struct cp_buf *out, void *ud)
+{
+    (void)ud;
+    return cp_inst_read(path, out, NULL);
+}
+
+static bool cp_inst_is_exec(const char *path, void *ud)
+{
+    struct stat st;
+    (void)ud;
+    return path[0] == '/' && stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+           access(path, X_OK) == 0;
+}
+
+/* Absolute path of `path`: realpath when it exists, else realpath of its
+ * directory plus its name.  Heap; NULL (errno) on failure. */
+static char *cp_inst_abspath(const char *path)
+{
+    char *r = realpath(path, NULL);
+    if (r || errno != ENOENT)
+        return r;
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    if (!*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0) {
+        errno = EINVAL;
+        return NULL;
+    }
+    char *dir = slash ? cp_xstrdup(path) : cp_xstrdup(".");
+    if (slash)
+        dir[slash - path == 0 ? 1 : slash - path] = '\0';
+    char *rd = realpath(dir, NULL);
+    free(dir);
+    if (!rd)
+        return NULL;
+    size_t n = strlen(rd) + strlen(base) + 2;
+    char *res = cp_xmalloc(n);
+    snprintf(res, n, "%s%s%s", rd, strcmp(rd, "/") == 0 ? "" : "/", base);
+    free(rd);
+    return res;
+}
+
+static int cp_inst_write(const char *cmd, const char *settings,
+                         const struct cp_buf *prev, bool existed,
+                         const struct cp_buf *next)
+{
+    if (existed) {
+        size_t n = strlen(settings) + 5;
+        char *bak = cp_xmalloc(n);
+        snprintf(bak, n, "%s.bak", settings);
+        int r = cp_cli_write_atomic(bak, prev->data ? prev->data : "", prev->len);
+        if (r != 0)
+            fprintf(stderr, "confpol %s: %s: %s\n", cmd, bak, strerror(errno));
+        free(bak);
+        if (r != 0)
+            return 2;
+    }
+    if (cp_cli_write_atomic(settings, next->data ? next->data : "", next->len)) {
+        fprintf(stderr, "confpol %s: %s: %s\n", cmd, settings, strerror(errno));
+        return 2;
+    }
+    return 0;
+}
+
+static void cp_inst_print_lines(FILE *out, const char *prefix,
+                                const struct cp_buf *b)
+{
+    const char *p = b->data ? b->data : "";
+    while (*p) {
+        size_t l = strcspn(p, "\n");
+        fprintf(out, "%s: %.*s\n", prefix, (int)l, p);
+        p += l;
+        if (*p)
+            p++;
+    }
+}
+
+static bool cp_inst_suffix(const char *s, const char *suf)
+{
+    size_t l = strlen(s), k = strlen(suf);
+    return l >= k && strcmp(s + l - k, suf) == 0;
+}
+
+/* Compiles a policy in memory and lowers it with the claude backend. */
+static int cp_inst_compile(struct cp_cli_common *c, const char *file,
+                           struct cp_buf *art)
+{
+    struct cp_ctx cx;
+    int rc = 0;
+    cp_ctx_init(&cx);
+    if (!cp_cli_apply(c, &cx)) {
+        cp_ctx_free(&cx);
+        return 2;
+    }
+    cx.main_path = file;
+    if (cp_compile(&cx) || !cx.policy) {
+        rc = cp_diag_errors(&cx.diags) ? 1 : 2;
+    } else {
+        struct cp_backend_opts bo = {0};
+        if (!cp_backend_claude.emit(cx.policy, &bo, cx.arena, &cx.diags, art))
+            rc = 1;
+    }
+    if (rc)
+        cp_cli_print_diags(c, &cx);
+    cp_ctx_free(&cx);
+    return rc;
+}
+
+static int cp_inst_main(enum cp_inst_cmd cmd, int argc, char **argv)
+{
+    const char *name = cp_inst_names[cmd];
+    struct cp_cli_common c = {0};
+    const char *pos[2] = {NULL, NULL};
+    size_t npos = 0;
+    bool claude = false;
+    int rc = 2;
+    char *settings = NULL, *artpath = NULL, *self = NULL;
+    struct cp_buf live = {0}, art = {0}, out = {0}, msg = {0};
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            cp_inst_usage(cmd, stdout);
+            rc = 0;
+            goto done;
+        } else if (strcmp(a, "--claude") == 0) {
+            claude = true;
+        } else if (strcmp(a, "--") == 0) {
+            for (i++; i < argc; i++) {
+                if (npos == 2)
+                    goto too_many;
+                pos[npos++] = argv[i];
+            }
+        } else if (a[0] == '-' && a[1]) {
+            int r = cmd == CMD_VERIFY ? cp_cli_common_opt(&c, argc, argv, &i) : 0;
+            if (r < 0)
+                goto done;
+            if (r == 0) {
+                fprintf(stderr, "confpol %s: unknown option '%s'\n", name, a);
+                cp_inst_usage(cmd, stderr);
+                goto done;
+            }
+        } else {
+            if (npos == 2)
+                goto too_many;
+            pos[npos++] = a;
+        }
+    }
+    if (!claude) {
+        fprintf(stderr, "confpol %s: say which settings: --claude (the only "
+                        "kind supported)\n", name);
+        cp_inst_usage(cmd, stderr);
+        goto done;
+    }
+    if (npos != 2) {
+        fprintf(stderr, "confpol %s: expected SETTINGS.json and %s\n", name,
+                cmd == CMD_VERIFY ? "FILE" : "ARTIFACT.claude.json");
+        cp_inst_usage(cmd, stderr);
+        goto done;
+    }
+
+    settings = cp_inst_abspath(pos[0]);
+    if (!settings) {
+        fprintf(stderr, "confpol %s: %s: %s\n", name, pos[0], strerror(errno));
+        goto done;
+    }
+    bool missing = false;
+    bool have_live = cp_inst_read(settings, &live, &missing);
+    if (!have_live && !missing) {
+        fprintf(stderr, "confpol %s: %s: %s\n", name, pos[0], strerror(errno));
+        goto done;
+    }
+
+    struct cp_settings_env env = {
+        .settings_path = settings,
+        .home = getenv("HOME"),
+        .read_file = cp_inst_read_cb,
+        .is_exec = cp_inst_is_exec,
+    };
+
+    if (cmd == CMD_VERIFY) {
+        if (cp_inst_suffix(pos[1], ".confpol")) {
+            int r = cp_inst_compile(&c, pos[1], &art);
+            if (r) {
+                rc = r;
+                goto done;
+            }
+        } else if (!cp_inst_read(pos[1], &art, NULL)) {
+            fprintf(stderr, "confpol verify: %s: %s\n", pos[1], strerror(errno));
+            goto done;
+        }
+        if (!have_live) {
+            fprintf(stdout, "%s: gap: the settings file does not exist\n",
+                    pos[0]);
+            rc = 1;
+            goto done;
+        }
+        int gaps = cp_settings_verify(&env, live.data, live.len, art.data,
+                                      art.len, &msg);
+        if (gaps < 0) {
+            cp_inst_print_lines(stderr, pos[0], &msg);
+            rc = 1;
+        } else {
+            cp_inst_print_lines(stdout, pos[0], &msg);
+            rc = gaps ? 1 : 0;
+        }
+        goto done;
+    }
+
+    artpath = cp_inst_abspath(pos[1]);
+    if (!artpath) {
+        fprintf(stderr, "confpol %s: %s: %s\n", name, pos[1], strerror(errno));
+        goto done;
+    }
+    env.artifact_path = artpath;
+
+    if (cmd == CMD_INSTALL) {
+        if (!cp_inst_read(artpath, &art, NULL)) {
+            fprintf(stderr, "confpol install: %s: %s\n", pos[1], strerror(errno));
+            goto done;
+        }
+        char buf[PATH_MAX];
+        ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+        if (n <= 0) {
+            fprintf(stderr, "confpol install: cannot find the confpol binary "
+                            "(/proc/self/exe): %s\n", strerror(errno));
+            goto done;
+        }
+        buf[n] = '\0';
+        self = cp_xstrdup(buf);
+        env.confpol_path = self;
+        if (cp_settings_install(&env, have_live ? live.data : NULL, live.len,
+                                art.data, art.len, &out, &msg) != 0) {
+            cp_inst_print_lines(stderr, pos[0], &msg);
+            rc = 1;
+            goto done;
+        }
+        if (have_live && out.len == live.len &&
+            memcmp(out.data, live.data, live.len) == 0) {
+            rc = 0; /* already installed: nothing to write */
+            goto done;
+        }
+        rc = cp_inst_write(name, settings, &live, have_live, &out);
+        goto done;
+    }
+
+    /* uninstall */
+    if (!have_live) {
+        fprintf(stderr, "confpol uninstall: %s: no such file\n", pos[0]);
+        goto done;
+    }
+    size_t removed = 0;
+    if (cp_settings_uninstall(&env, live.data, live.len, &out, &removed,
+                              &msg) != 0) {
+        cp_inst_print_lines(stderr, pos[0], &msg);
+        rc = 1;
+        goto done;
+    }
+    if (out.len == live.len && memcmp(out.data, live.data, live.len) == 0) {
+        fprintf(stderr, "confpol uninstall: %s holds nothing installed from "
+                        "%s\n", pos[0], artpath);
+        rc = 0;
+        goto done;
+    }
+    rc = cp_inst_write(name, settings, &live, true, &out);
+    goto done;
+
+too_many:
+    fprintf(stderr, "confpol %s: too many arguments\n", name);
+    cp_inst_usage(cmd, stderr);
+done:
+    free(settings);
+    free(artpath);
+    free(self);
+    cp_buf_free(&live);
+    cp_buf_free(&art);
+    cp_buf_free(&out);
+    cp_buf_free(&msg);
+    cp_cli_common_free(&c);
+    return rc;
+}
 
 int cp_cmd_install(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fputs("confpol install: not implemented yet\n", stderr);
-    return 2;
+    return cp_inst_main(CMD_INSTALL, argc, argv);
 }
 
 int cp_cmd_uninstall(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fputs("confpol uninstall: not implemented yet\n", stderr);
-    return 2;
+    return cp_inst_main(CMD_UNINSTALL, argc, argv);
 }
 
 int cp_cmd_verify(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fputs("confpol verify: not implemented yet\n", stderr);
-    return 2;
+    return cp_inst_main(CMD_VERIFY, argc, argv);
 }

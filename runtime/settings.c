@@ -875,8 +875,23 @@ enum want { W_OBJ, W_BOOL, W_STRARR, W_OBJARR };
 /* Checks the place at path and every object on the way: right type when
  * present, no duplicate keys.  Appends a reason to err and returns false
  * otherwise. */
+static bool check_place1(const struct doc *d, const char *const *path,
+                         size_t n, enum want w, struct cp_buf *err);
+
+/* As check_place1, but a reason already given is not repeated. */
 static bool check_place(const struct doc *d, const char *const *path,
                         size_t n, enum want w, struct cp_buf *err)
+{
+    struct cp_buf one = {0};
+    bool ok = check_place1(d, path, n, w, &one);
+    if (!ok && !(err->data && strstr(err->data, one.data)))
+        cp_buf_add(err, one.data, one.len);
+    cp_buf_free(&one);
+    return ok;
+}
+
+static bool check_place1(const struct doc *d, const char *const *path,
+                         size_t n, enum want w, struct cp_buf *err)
 {
     const struct cp_jnode *x = d->root;
     for (size_t i = 0; i < n; i++) {
