@@ -860,7 +860,8 @@ int cp_check(struct cp_ctx *cx)
     ck_gates(&c);
     ck_net(&c);
     ck_expects(&c);
-    qsort(c.finds, c.nfinds, sizeof *c.finds, ck_find_cmp);
+    if (c.nfinds > 1) /* c.finds is NULL when there is nothing to report */
+        qsort(c.finds, c.nfinds, sizeof *c.finds, ck_find_cmp);
     for (size_t i = 0; i < c.nfinds;) {
         size_t j = i + 1;
         while (j < c.nfinds && c.finds[j].key == c.finds[i].key &&
