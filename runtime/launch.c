@@ -484,7 +484,8 @@ static void gwalk_run(struct gwalk *g, const char *dir, size_t i)
             cp_rt_strv_push(&names, de->d_name);
     closedir(d);
     /* Sorted: the emitted mounts do not depend on directory order. */
-    qsort(names.v, names.n, sizeof *names.v, cmp_str);
+    if (names.n > 1) /* names.v is NULL for an empty directory */
+        qsort(names.v, names.n, sizeof *names.v, cmp_str);
     for (size_t k = 0; k < names.n && !g->overflow; k++) {
         size_t dl = strlen(dir);
         char *child = cp_xmalloc(dl + strlen(names.v[k]) + 2);
