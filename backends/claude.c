@@ -172,9 +172,11 @@ static bool cl_spell(struct cl *c, const struct cp_rule *r, struct cl_path *o)
             break;
         case CP_SEG_LIT:
             for (size_t j = 0; j < s->len; j++) {
-                o->glob |= cl_meta(s->s[j]);
-                cp_buf_addc(&sb, s->s[j]);
-                cl_rule_byte(&rb, s->s[j], &o->widened);
+                char ch = s->s[j];
+                o->glob |= cl_meta(ch);
+                /* Claude reads '[' as a class: '?' matches the byte too. */
+                cp_buf_addc(&sb, ch == '[' || ch == ']' ? '?' : ch);
+                cl_rule_byte(&rb, ch, &o->widened);
             }
             break;
         case CP_SEG_GLOB:
@@ -479,7 +481,11 @@ static void cl_default_write(struct cl *c)
         if (!r->u.path.has_glob &&
             cp_path_contains(&r->u.path, &proj, &param) == CP_REL_YES)
             contained = true;
-        if (cp_path_overlaps(&r->u.path, &proj, &param) != CP_REL_NO)
+        /* Only a sure partial overlap leaves part of the project
+         * writable that the policy does not: where it depends on the
+         * value of an unbound param, the deny below is the stricter
+         * choice (spec/backends.md). */
+        if (cp_path_overlaps(&r->u.path, &proj, &param) == CP_REL_YES)
             overlap = true;
     }
     if (contained)
