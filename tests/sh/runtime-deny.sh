@@ -1,0 +1,212 @@
+#!/bin/sh
+# Real deny tests: confpol-run applies an artifact with the real bwrap and
+# the running kernel's Landlock, and every deny is proved by a real
+# operation paired with its allowed counterpart (spec/runtime.md).
+# Exit 77 (skip) when bwrap, user namespaces or Landlock are missing.
+set -u
+TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+RUN=${CONFPOL_RUN:-$TOP/build/confpol-run}
+MK="python3 $TOP/tests/runtime/mkartifact.py"
+
+command -v bwrap >/dev/null 2>&1 || { echo "bwrap is not installed"; exit 77; }
+bwrap --ro-bind / / --unshare-user --unshare-pid --unshare-net true 2>/dev/null ||
+    { echo "bwrap cannot create namespaces here: $(bwrap --ro-bind / / --unshare-user true 2>&1 | head -n 1)"; exit 77; }
+abi=$(python3 -c 'import ctypes; print(ctypes.CDLL(None).syscall(444, None, 0, 1))')
+[ "${abi:-0}" -ge 1 ] 2>/dev/null || { echo "Landlock is unavailable (ABI probe: $abi)"; exit 77; }
+[ -x "$RUN" ] || { echo "confpol-run not built: $RUN"; exit 1; }
+
+# Not under /tmp, not under the repository: a throwaway tree.
+T=$(mktemp -d /var/tmp/confpol-deny.XXXXXX)
+LPID=
+cleanup() {
+    [ -n "$LPID" ] && kill "$LPID" 2>/dev/null
+    rm -rf "$T"
+}
+trap cleanup EXIT INT TERM
+P=$T/proj H=$T/home O=$T/outside
+mkdir -p "$P/.git/hooks" "$P/sub/keep" "$P/other" "$P/bin" "$H/.ssh" "$H/pub" "$O" \
+         "$T/awsreal"
+echo ref > "$P/.git/HEAD"; echo hook > "$P/.git/hooks/pre-commit"
+echo keep > "$P/sub/keep/file"; echo del > "$P/deleteme"
+echo KEY > "$H/.ssh/id_rsa"; echo TOKEN > "$H/secret.txt"; echo hello > "$H/public.txt"
+echo pub > "$H/pub/readme"; echo AWS > "$T/awsreal/credentials"; ln -s "$T/awsreal" "$H/.aws"
+cp /bin/true "$P/bin/mytrue"
+chmod 755 "$T" "$H"
+
+cat > "$T/a.txt" <<EOT
+profile confined
+fail closed
+param PROJECT
+param HOME
+arg --ro-bind
+arg /
+arg /
+arg --dev
+arg /dev
+arg --proc
+arg /proc
+arg --chdir
+arg $P
+bind PROJECT ''
+pin PROJECT /sub
+ro PROJECT /.git
+ro PROJECT /sub/keep
+ro PROJECT /.claude/settings.local.json
+mask PROJECT /.env
+mask HOME /.ssh
+mask HOME /secret.txt
+mask HOME /.aws
+mask HOME /.gnupg
+exec '' /usr/bin
+exec '' /bin
+exec '' /usr/local/bin
+arg --unshare-net
+EOT
+$MK "$T/a.txt" "$T/a.bwrap" || exit 1
+
+fails=0 n=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+bad() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; }
+run() { "$RUN" -D PROJECT="$P" -D HOME="$H" "$T/a.bwrap" -- "$@"; }
+# allow DESC SHELL-COMMAND: must succeed inside.  deny: must fail inside.
+allow() { if run sh -c "$2" >"$T/out" 2>&1; then ok "allowed: $1"; else bad "allowed: $1 ($(cat "$T/out"))"; fi; }
+deny() { if run sh -c "$2" >"$T/out" 2>&1; then bad "denied: $1 (it succeeded)"; else ok "denied: $1"; fi; }
+expect_rc() { # DESC WANT CMD...
+    d=$1 want=$2; shift 2
+    "$@" >"$T/out" 2>&1; rc=$?
+    if [ "$rc" = "$want" ]; then ok "$d (exit $rc)"; else bad "$d: exit $rc, want $want: $(head -c 400 "$T/out")"; fi
+}
+
+# Write root and outside.
+allow "write inside the write root" "echo x > '$P/new.txt'"
+[ -f "$P/new.txt" ] && ok "the write reached the host" || bad "the write reached the host"
+deny "write outside the write root" "echo x > '$O/f'"
+[ ! -e "$O/f" ] && ok "nothing written outside" || bad "nothing written outside"
+allow "write in a sibling directory of a carve-out" "echo x > '$P/other/f'"
+allow "rename a sibling directory" "mv '$P/other' '$P/other2' && mv '$P/other2' '$P/other'"
+allow "delete a file in the root" "rm '$P/deleteme'"
+allow "write beside a carve-out in a pinned ancestor" "echo x > '$P/sub/free.txt'"
+
+# Carve-outs.
+deny "write into the carve-out" "echo x > '$P/.git/HEAD'"
+deny "create in the carve-out" "echo x > '$P/.git/hooks/post-commit'"
+deny "delete in the carve-out" "rm -f '$P/.git/hooks/pre-commit'"
+deny "rename the carve-out" "mv '$P/.git' '$P/git-old'"
+deny "delete the carve-out" "rm -rf '$P/.git'"
+deny "move the carve-out's parent aside" "mv '$P/sub' '$P/sub-old'"
+deny "write into the nested carve-out" "echo x > '$P/sub/keep/file'"
+[ "$(cat "$P/.git/HEAD")" = ref ] && [ -f "$P/.git/hooks/pre-commit" ] && [ -d "$P/sub/keep" ] &&
+    ok "carve-outs unchanged on the host" || bad "carve-outs unchanged on the host"
+
+# Deny read.
+allow "read a readable file" "cat '$H/public.txt'"
+deny "read the deny-read file" "cat '$H/secret.txt'"
+allow "list a readable directory" "ls -A '$H/pub' | grep -q readme"
+deny "read a file in the deny-read directory" "cat '$H/.ssh/id_rsa'"
+deny "list the deny-read directory" "ls -A '$H/.ssh' | grep -q id_rsa"
+deny "write into the deny-read directory" "echo x > '$H/.ssh/new'"
+deny "read through a symlinked deny-read directory" "cat '$H/.aws/credentials'"
+deny "read the symlink's target directly" "cat '$T/awsreal/credentials'"
+
+# Missing deny targets: the command runs, nothing can be created, nothing remains.
+allow "the command runs although deny targets are missing" "true"
+deny "create the missing deny-write target" "mkdir -p '$P/.claude' && echo x > '$P/.claude/settings.local.json'"
+deny "create beneath the placeholder" "mkdir '$P/.claude/sub'"
+deny "remove the placeholder" "rmdir '$P/.claude'"
+deny "rename the placeholder" "mv '$P/.claude' '$P/claude2'"
+deny "create the missing deny-read target" "echo x > '$P/.env'"
+allow "create a missing path that is not denied" "echo x > '$P/.envrc' && rm '$P/.envrc'"
+[ ! -e "$P/.claude" ] && [ ! -e "$P/.env" ] && [ ! -e "$H/.gnupg" ] &&
+    ok "no placeholder remains on the host" || bad "no placeholder remains: $(ls -A "$P" "$H")"
+
+# Placeholders vanish even when confpol-run is SIGKILLed.
+"$RUN" -D PROJECT="$P" -D HOME="$H" "$T/a.bwrap" -- sleep 30 >/dev/null 2>&1 &
+rp=$!
+i=0; while [ ! -d "$P/.claude" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+[ -d "$P/.claude" ] && ok "placeholder exists while the command runs" || bad "placeholder exists while the command runs"
+kill -9 $rp; wait $rp 2>/dev/null
+i=0; while { [ -e "$P/.claude" ] || [ -e "$P/.env" ]; } && [ $i -lt 140 ]; do sleep 0.05; i=$((i + 1)); done
+[ ! -e "$P/.claude" ] && [ ! -e "$P/.env" ] && ok "janitor removed placeholders after SIGKILL" ||
+    bad "janitor removed placeholders after SIGKILL"
+pgrep -f "^sleep 30$" >/dev/null && bad "the sandboxed command died with the runtime" ||
+    ok "the sandboxed command died with the runtime"
+
+# Exec allow-list.
+allow "exec a binary inside the allow-list" "/usr/bin/true"
+deny "exec a binary outside the allow-list" "'$P/bin/mytrue'"
+expect_rc "exec outside the allow-list as the command" 126 run "$P/bin/mytrue"
+expect_rc "command not found" 127 run no-such-command-xyz
+
+# Network: prove the listener is reachable from outside first.
+python3 - "$T/port" <<'PY' &
+import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(16)
+open(sys.argv[1] + ".tmp", "w").write(str(s.getsockname()[1]))
+import os; os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+s.settimeout(0.5); end = time.time() + 20
+while time.time() < end:
+    try:
+        c, _ = s.accept(); c.close()
+    except OSError:
+        pass
+PY
+LPID=$!
+i=0; while [ ! -f "$T/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+PORT=$(cat "$T/port" 2>/dev/null)
+CONNECT="import socket,sys; socket.create_connection(('127.0.0.1', int(sys.argv[1])), timeout=2)"
+if python3 -c "$CONNECT" "$PORT" 2>/dev/null; then ok "listener reachable outside the sandbox"; else bad "listener reachable outside the sandbox"; fi
+deny "connect to the host's 127.0.0.1 listener under net deny" "python3 -c \"$CONNECT\" $PORT"
+kill "$LPID" 2>/dev/null; LPID=
+
+# Symlinks cannot lead a write outside the roots.
+deny "write through a symlink in the root pointing outside" "ln -s '$O' '$P/out-link' && echo x > '$P/out-link/f'"
+rm -f "$P/out-link"
+[ ! -e "$O/f" ] && ok "nothing written through the symlink" || bad "nothing written through the symlink"
+
+# Exit statuses.
+expect_rc "the command's exit status passes through" 7 run sh -c 'exit 7'
+expect_rc "a signal death gives 128+N" 143 run sh -c 'kill -TERM $$'
+printf 'garbage' > "$T/bad.bwrap"
+expect_rc "a corrupted artifact is refused" 125 "$RUN" "$T/bad.bwrap" -- true
+head -c 100 "$T/a.bwrap" > "$T/trunc.bwrap"
+expect_rc "a truncated artifact is refused" 125 "$RUN" -D PROJECT="$P" -D HOME="$H" "$T/trunc.bwrap" -- true
+expect_rc "a relative -D value is refused" 125 "$RUN" -D PROJECT=proj -D HOME="$H" "$T/a.bwrap" -- true
+expect_rc "a '..' -D value is refused" 125 "$RUN" -D PROJECT="$P/../proj" -D HOME="$H" "$T/a.bwrap" -- true
+ln -s "$P" "$T/plink"
+expect_rc "a symlinked -D value is refused" 125 "$RUN" -D PROJECT="$T/plink" -D HOME="$H" "$T/a.bwrap" -- true
+expect_rc "a -D value with a newline is refused" 125 "$RUN" -D PROJECT="$P
+/etc" -D HOME="$H" "$T/a.bwrap" -- true
+expect_rc "an unknown -D name is refused" 125 "$RUN" -D NOPE=/ -D PROJECT="$P" -D HOME="$H" "$T/a.bwrap" -- true
+expect_rc "bwrap missing: cannot enforce" 126 env PATH=/nonexistent "$RUN" -D PROJECT="$P" -D HOME="$H" "$T/a.bwrap" -- /bin/true
+grep -q "bubblewrap (bwrap) is not installed" "$T/out" && ok "says bwrap is missing" || bad "says bwrap is missing"
+expect_rc "bwrap missing with --allow-unenforced runs unconfined" 0 env PATH=/nonexistent "$RUN" --allow-unenforced -D PROJECT="$P" -D HOME="$H" "$T/a.bwrap" -- /bin/true
+grep -q "UNCONFINED" "$T/out" && ok "warns it runs unconfined" || bad "warns it runs unconfined"
+expect_rc "a .sb profile needs macOS" 126 "$RUN" "$T/x.sb" -- true
+
+# A deny-write target through a replaceable symlink cannot be enforced.
+mkdir -p "$T/real-cfg"; ln -s "$T/real-cfg" "$P/cfg"
+$MK - "$T/s.bwrap" <<EOT
+param PROJECT
+arg --ro-bind
+arg /
+arg /
+bind PROJECT ''
+ro PROJECT /cfg
+EOT
+expect_rc "deny-write through a writable symlink: cannot enforce" 126 "$RUN" -D PROJECT="$P" "$T/s.bwrap" -- true
+expect_rc "... runs with --allow-unenforced" 0 "$RUN" --allow-unenforced -D PROJECT="$P" "$T/s.bwrap" -- true
+grep -q "not enforced" "$T/out" && ok "warns what is not enforced" || bad "warns what is not enforced"
+rm "$P/cfg"
+
+# SIGTERM reaches the command.
+"$RUN" -D PROJECT="$P" -D HOME="$H" "$T/a.bwrap" -- \
+    sh -c 'trap "echo got-term; exit 42" TERM; echo ready; while :; do sleep 0.1; done' >"$T/sig" 2>&1 &
+rp=$!
+i=0; while ! grep -q ready "$T/sig" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+kill -TERM $rp
+wait $rp; rc=$?
+[ $rc = 42 ] && grep -q got-term "$T/sig" && ok "SIGTERM forwarded to the command (exit 42)" ||
+    bad "SIGTERM forwarded to the command: exit $rc, $(cat "$T/sig")"
+
+echo "1..$n"
+[ $fails -eq 0 ]
