@@ -1405,6 +1405,12 @@ int cp_settings_install(const struct cp_settings_env *env, const char *live,
     if (!art_load(a, art, alen, &t, err) ||
         !doc_open(&in.d, a, live, llen, err))
         goto out;
+    if (!cp_json_utf8_valid(env->artifact_path, strlen(env->artifact_path)) ||
+        !cp_json_utf8_valid(env->confpol_path, strlen(env->confpol_path))) {
+        cp_buf_adds(err, "the artifact's or confpol's path is not valid UTF-8: "
+                         "a settings file cannot name it\n");
+        goto out;
+    }
     if (t.project_relative &&
         !is_project_settings(env->settings_path, env->home)) {
         cp_buf_printf(err,
@@ -1909,6 +1915,7 @@ static void verify_hook(struct vfy *v, const struct cp_settings_env *env,
 {
     const struct cp_jnode *hooks = cp_json_get(root, "hooks", NULL);
     const struct cp_jnode *pre = cp_json_get(hooks, "PreToolUse", NULL);
+    const char *problem = NULL; /* of the first 'confpol gate' hook seen */
     if (live_true(cp_json_get(root, "disableAllHooks", NULL)))
         gap(v, "disableAllHooks is true: the gate hook never runs");
     for (size_t i = 0; pre && pre->type == CP_J_ARR && i < pre->n; i++) {
@@ -1922,6 +1929,7 @@ static void verify_hook(struct vfy *v, const struct cp_settings_env *env,
             const struct cp_jnode *h = hs->items[j];
             const struct cp_jnode *c = cp_json_get(h, "command", NULL);
             const char *w[4];
+            const char *bad = NULL;
             if (!str_is(cp_json_get(h, "type", NULL), "command", 7) || !c ||
                 c->type != CP_J_STR || strlen(c->s) != c->len ||
                 cp_json_get(h, "args", NULL))
@@ -1929,33 +1937,41 @@ static void verify_hook(struct vfy *v, const struct cp_settings_env *env,
             if (shell_split(v->a, c->s, w, 4) != 3 || strcmp(w[1], "gate"))
                 continue;
             if (!env->is_exec || !env->is_exec(w[0], env->ud)) {
-                gap(v, "the gate hook runs '%s', which is not an executable "
-                       "file", w[0]);
-                return;
+                bad = cp_arena_printf(v->a, "the gate hook runs '%s', which "
+                                            "is not an executable file",
+                                      w[0]);
+            } else {
+                struct cp_buf ab = {0}, aerr = {0};
+                struct art ht;
+                bool ok = env->read_file &&
+                          env->read_file(w[2], &ab, env->ud) &&
+                          art_load(v->a, ab.data ? ab.data : "", ab.len, &ht,
+                                   &aerr);
+                cp_buf_free(&ab);
+                cp_buf_free(&aerr);
+                if (!ok)
+                    bad = cp_arena_printf(v->a, "the gate hook reads '%s', "
+                                                "which is missing or not a "
+                                                "confpol artifact",
+                                          w[2]);
+                else if (!gates_equal(ht.gates, t->gates) ||
+                         ht.fail_closed != t->fail_closed)
+                    bad = cp_arena_printf(v->a, "the gate hook reads '%s', "
+                                                "whose gate table differs "
+                                                "from the policy's",
+                                          w[2]);
             }
-            struct cp_buf ab = {0}, aerr = {0};
-            struct art ht;
-            bool ok = env->read_file && env->read_file(w[2], &ab, env->ud) &&
-                      art_load(v->a, ab.data ? ab.data : "", ab.len, &ht,
-                               &aerr);
-            cp_buf_free(&ab);
-            cp_buf_free(&aerr);
-            if (!ok) {
-                gap(v, "the gate hook reads '%s', which is missing or not a "
-                       "confpol artifact", w[2]);
-                return;
-            }
-            if (!gates_equal(ht.gates, t->gates) ||
-                ht.fail_closed != t->fail_closed) {
-                gap(v, "the gate hook reads '%s', whose gate table differs "
-                       "from the policy's", w[2]);
-                return;
-            }
-            return; /* wired */
+            if (!bad)
+                return; /* wired */
+            if (!problem)
+                problem = bad;
         }
     }
-    gap(v, "no PreToolUse hook for Bash runs 'confpol gate' on this policy's "
-           "artifact");
+    if (problem)
+        gap(v, "%s", problem);
+    else
+        gap(v, "no PreToolUse hook for Bash runs 'confpol gate' on this "
+               "policy's artifact");
 }
 
 int cp_settings_verify(const struct cp_settings_env *env, const char *live,

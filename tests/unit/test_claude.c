@@ -12,6 +12,8 @@
 
 static struct cp_arena *ar;
 static struct cp_diags dg;
+static struct cp_gate_pat *regexes[16]; /* compiled: freed in teardown */
+static size_t nregexes;
 
 static void setup(void)
 {
@@ -21,6 +23,8 @@ static void setup(void)
 
 static void teardown(void)
 {
+    while (nregexes)
+        cp_gate_free(regexes[--nregexes]);
     cp_diags_free(&dg);
     cp_arena_free(ar);
 }
@@ -75,6 +79,14 @@ static struct cp_rule *gate_rule(struct cp_policy *p, enum cp_rule_kind k,
     struct cp_rule *r = rule(p, k, text);
     const char *e = cp_gate_parse(ar, text, strlen(text), regex, &r->u.gate);
     ck_assert_msg(e == NULL, "%s: %s", text, e ? e : "");
+    if (regex) {
+        ck_assert_uint_lt(nregexes, 16);
+        regexes[nregexes++] = &r->u.gate;
+    }
+    if (regex) {
+        ck_assert_uint_lt(nregexes, 16);
+        regexes[nregexes++] = &r->u.gate;
+    }
     return r;
 }
 
