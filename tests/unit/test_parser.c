@@ -377,6 +377,19 @@ START_TEST(main_file_missing)
 }
 END_TEST
 
+START_TEST(file_too_large)
+{
+    /* A sparse file one byte over the limit: rejected before reading. */
+    write_file("big.confpol", "confpol 1\n");
+    char p[128];
+    snprintf(p, sizeof(p), "%s/big.confpol", dir);
+    ck_assert_int_eq(truncate(p, (off_t)CP_MAX_FILE_SIZE + 1), 0);
+    write_file("a.confpol", "confpol 1\ninclude \"big.confpol\"\n");
+    ck_assert_int_eq(parse_main("a.confpol"), 1);
+    ck_assert_str_eq(codes(), "2:9 CP0303");
+}
+END_TEST
+
 START_TEST(no_includes_option)
 {
     write_file("a.confpol", "confpol 1\ninclude \"missing.confpol\"\n");
@@ -418,6 +431,7 @@ Suite *cp_test_parser_suite(void)
     tcase_add_test(tc, include_depth_limit);
     tcase_add_test(tc, main_file_missing);
     tcase_add_test(tc, no_includes_option);
+    tcase_add_test(tc, file_too_large);
     suite_add_tcase(s, tc);
     return s;
 }
