@@ -125,7 +125,7 @@ static const char *rule_text(struct bw *b, const struct cp_rule *r)
 {
     if (r->text)
         return r->text;
-    return cp_ospath_str(b->a, &r->u.path);
+    return cp_path_format(b->a, &r->u.path);
 }
 
 static struct cp_diag *report(struct bw *b, enum cp_diag_code c,
@@ -339,9 +339,18 @@ static void analyse(struct bw *b)
 
     for (size_t i = 0; i < b->w.n; i++) {
         const struct cp_path *q = b->w.v[i].path;
-        if (strict_anc(&b->wset, q) || cp_pathset_ancestor_or_self(&b->dset, q) ||
-            cp_pathset_ancestor_or_self(&b->rset, q))
+        if (strict_anc(&b->wset, q) || cp_pathset_ancestor_or_self(&b->dset, q))
             continue;
+        if (cp_pathset_ancestor_or_self(&b->rset, q)) {
+            set_fid(b, b->w.v[i].r, CP_FID_STRICTER,
+                    "inside a deny-read mask, which is read-only: the write "
+                    "is not granted");
+            report(b, CP0709, b->w.v[i].r,
+                   "bwrap: write root '%s' lies inside a deny-read mask, "
+                   "which is read-only: the write is not granted",
+                   rule_text(b, b->w.v[i].r));
+            continue;
+        }
         push(a, &b->binds, b->w.v[i].r, q);
         if (!q->root && q->nsegs == 0)
             b->bind_root = true;

@@ -1,0 +1,573 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Readers and evaluators of the OS artifacts, for the tests.
+
+* An SBPL reader (TinyScheme string rules: \\\\ \\" \\n \\t \\r \\xHH, any
+  other \\c is c; #"..." raw strings; ; comments) and an evaluator with
+  last-match-wins over the rules, literal/subpath/regex filters and
+  string-append / param / regex-quote expressions.
+* A .bwrap record reader (checks the record arities, the count and the
+  SHA-256 of the trailer) and a replay of the mounts on a model file system.
+
+Commands:
+  osmodel.py decide POLICY OUTDIR ARTIFACT-STEM CONFPOL
+      compares every probe's decision by `confpol explain` with both
+      artifacts; exits 1 if an artifact is looser than explain.
+  osmodel.py sbpl-strings FILE.sb       prints every string literal, one
+                                        per line, escaped as Python repr
+  osmodel.py bwrap-fields FILE.bwrap    prints every record as a repr list
+"""
+import hashlib
+import os
+import re
+import subprocess
+import sys
+
+# ---------------------------------------------------------------- SBPL ----
+
+
+class Str(str):
+    """A string literal (as opposed to a symbol)."""
+
+
+def sbpl_read(text):
+    i, n = 0, len(text)
+    stack = [[]]
+    while i < n:
+        c = text[i]
+        if c in ' \t\r\n':
+            i += 1
+        elif c == ';':
+            while i < n and text[i] != '\n':
+                i += 1
+        elif c == '(':
+            stack.append([])
+            i += 1
+        elif c == ')':
+            if len(stack) < 2:
+                raise ValueError('unbalanced ) at %d' % i)
+            top = stack.pop()
+            stack[-1].append(top)
+            i += 1
+        elif c == '"' or text.startswith('#"', i):
+            raw = c == '#'
+            i += 2 if raw else 1
+            out = []
+            while True:
+                if i >= n:
+                    raise ValueError('unterminated string')
+                c = text[i]
+                if c == '"':
+                    i += 1
+                    break
+                if c == '\\' and not raw:
+                    e = text[i + 1]
+                    i += 2
+                    if e == 'n':
+                        out.append('\n')
+                    elif e == 't':
+                        out.append('\t')
+                    elif e == 'r':
+                        out.append('\r')
+                    elif e == 'x':
+                        out.append(chr(int(text[i:i + 2], 16)))
+                        i += 2
+                    else:
+                        out.append(e)
+                    continue
+                out.append(c)
+                i += 1
+            stack[-1].append(Str(''.join(out)))
+        else:
+            j = i
+            while j < n and text[j] not in ' \t\r\n();"':
+                j += 1
+            stack[-1].append(text[i:j])
+            i = j
+    if len(stack) != 1:
+        raise ValueError('unbalanced (')
+    return stack[0]
+
+
+def sbpl_strings(forms):
+    for f in forms:
+        if isinstance(f, Str):
+            yield str(f)
+        elif isinstance(f, list):
+            yield from sbpl_strings(f)
+
+
+REGEX_META = '.*+?^$|\\()[]{}'
+
+
+def regex_quote(s):
+    return ''.join('\\' + c if c in REGEX_META else c for c in s)
+
+
+def sbpl_expr(e, params):
+    if isinstance(e, Str):
+        return str(e)
+    if isinstance(e, list) and e:
+        h = e[0]
+        if h == 'param':
+            if e[1] not in params:
+                raise KeyError('unbound param ' + e[1])
+            return params[e[1]]
+        if h == 'string-append':
+            return ''.join(sbpl_expr(x, params) for x in e[1:])
+        if h == 'regex-quote':
+            return regex_quote(sbpl_expr(e[1], params))
+    raise ValueError('bad expression %r' % (e,))
+
+
+OPS_PARENT = {
+    'file-read-data': ['file-read*', 'file*'],
+    'file-write-data': ['file-write*', 'file*'],
+    'file-write-unlink': ['file-write*', 'file*'],
+    'file-write-create': ['file-write*', 'file*'],
+    'process-exec': ['process-exec*', 'process*'],
+    'network-outbound': ['network*'],
+}
+
+
+def sbpl_filter_match(f, path, params):
+    kind = f[0]
+    if kind in ('literal', 'path'):
+        return path == sbpl_expr(f[1], params)
+    if kind == 'subpath':
+        s = sbpl_expr(f[1], params)
+        return path == s or path.startswith(s.rstrip('/') + '/')
+    if kind in ('regex', 'path-regex'):
+        return re.search(sbpl_expr(f[1], params), path) is not None
+    if kind == 'require-not':
+        return not sbpl_filter_match(f[1], path, params)
+    if kind == 'require-all':
+        return all(sbpl_filter_match(x, path, params) for x in f[1:])
+    if kind == 'require-any':
+        return any(sbpl_filter_match(x, path, params) for x in f[1:])
+    raise ValueError('unknown filter %r' % (f,))
+
+
+def sbpl_decide(forms, op, path, params):
+    """allow or deny, and the deciding rule."""
+    if not forms or forms[0] != ['version', '1']:
+        raise ValueError('profile does not start with (version 1)')
+    names = [op] + OPS_PARENT.get(op, [])
+    default = None
+    last_unfiltered = None
+    last_filtered = None
+    seen_filtered = set()
+    for f in forms[1:]:
+        action = f[0]
+        if action not in ('allow', 'deny'):
+            raise ValueError('unexpected form %r' % (f,))
+        ops = [x for x in f[1:] if isinstance(x, str) and not isinstance(x, Str)]
+        filters = [x for x in f[1:] if isinstance(x, list)]
+        if ops == ['default']:
+            default = action
+            continue
+        opmatch = any(o in names for o in ops)
+        if not filters:
+            for o in ops:
+                # the canonical shape: no unfiltered rule after a filtered
+                # rule of the opposite action on an overlapping operation
+                if (o, 'allow' if action == 'deny' else 'deny') in seen_filtered:
+                    raise ValueError('unfiltered %s %s after a filtered %s' %
+                                     (action, o, o))
+            if opmatch:
+                last_unfiltered = (action, f)
+            continue
+        for o in ops:
+            seen_filtered.add((o, action))
+        if opmatch and any(sbpl_filter_match(x, path, params) for x in filters):
+            last_filtered = (action, f)
+    for r in (last_filtered, last_unfiltered):
+        if r:
+            return r[0]
+    return default or 'deny'
+
+
+def macos_path(p):
+    for d in ('/tmp', '/var', '/etc'):
+        if p == d or p.startswith(d + '/'):
+            return '/private' + p
+    return p
+
+
+def linux_path(p):
+    for d in ('/tmp', '/var', '/etc'):
+        if p == '/private' + d or p.startswith('/private' + d + '/'):
+            return p[len('/private'):]
+    return p
+
+# --------------------------------------------------------------- bwrap ----
+
+
+ARITY = {'confpol-bwrap': 1, 'profile': 1, 'fail': 1, 'param': 1, 'arg': 1,
+         'bind': 2, 'ro': 2, 'pin': 2, 'pinro': 2, 'mask': 2, 'maskglob': 2,
+         'roglob': 2, 'exec': 2, 'end': 2}
+
+
+def bwrap_read(data):
+    if not data.endswith(b'\0'):
+        raise ValueError('artifact does not end with NUL')
+    fields = data[:-1].split(b'\0')
+    recs, i, off = [], 0, 0
+    while i < len(fields):
+        tag = fields[i].decode()
+        if tag not in ARITY:
+            raise ValueError('unknown tag %r' % tag)
+        k = ARITY[tag]
+        rec = [tag] + fields[i + 1:i + 1 + k]
+        if len(rec) != k + 1:
+            raise ValueError('short record %r' % tag)
+        if tag == 'end':
+            if int(rec[1]) != len(recs):
+                raise ValueError('record count %s != %d' % (rec[1], len(recs)))
+            h = hashlib.sha256(data[:off]).hexdigest()
+            if rec[2].decode() != h:
+                raise ValueError('sha256 mismatch')
+            if i + 1 + k != len(fields):
+                raise ValueError('data after end')
+            return recs
+        recs.append(rec)
+        off += sum(len(x) + 1 for x in fields[i:i + 1 + k])
+        i += 1 + k
+    raise ValueError('no end record')
+
+
+def glob_regex(root, pat, exact=False):
+    out = []
+    segs = pat.split('/')[1:] if pat else []
+    for s in segs:
+        if s == '**':
+            out.append('(/[^/]+)*')
+            continue
+        out.append('/')
+        j = 0
+        while j < len(s):
+            c = s[j]
+            if c == '\\' and j + 1 < len(s):
+                out.append(re.escape(s[j + 1]))
+                j += 2
+                continue
+            out.append('[^/]*' if c == '*' else '[^/]' if c == '?' else
+                       re.escape(c))
+            j += 1
+    return '^' + re.escape(root) + ''.join(out) + ('$' if exact else '(/.*)?$')
+
+
+def under(p, q):
+    return p == q or q == '/' or p.startswith(q + '/')
+
+
+class BwrapModel:
+    def __init__(self, recs, params):
+        self.params = params
+        self.mounts = []  # (path or regex, kind, is_glob)
+        self.execs = []
+        self.net = True
+        args = [r[1].decode() for r in recs if r[0] == 'arg']
+        a = 0
+        seq = []
+        for r in recs:
+            t = r[0]
+            if t == 'arg':
+                seq.append(('arg', r[1].decode()))
+            elif t in ('bind', 'pin', 'ro', 'pinro', 'mask', 'maskglob',
+                       'roglob', 'exec'):
+                root = r[1].decode()
+                rest = r[2].decode('utf-8', 'surrogateescape')
+                base = params[root] if root else ''
+                seq.append((t, base, rest))
+        i = 0
+        while i < len(seq):
+            s = seq[i]
+            if s[0] == 'arg':
+                w = s[1]
+                if w in ('--ro-bind', '--bind'):
+                    src, dst = seq[i + 1][1], seq[i + 2][1]
+                    assert src == dst
+                    self.mounts.append((dst, 'rw' if w == '--bind' else 'ro',
+                                        False))
+                    i += 3
+                    continue
+                if w in ('--dev', '--proc'):
+                    self.mounts.append((seq[i + 1][1], 'virt', False))
+                    i += 2
+                    continue
+                if w == '--unshare-net':
+                    self.net = False
+                i += 1
+                continue
+            t, base, rest = s
+            path = base + rest if (base or rest) else '/'
+            if t in ('bind', 'pin'):
+                self.mounts.append((path, 'rw', False))
+            elif t in ('ro', 'pinro'):
+                self.mounts.append((path, 'ro', False))
+            elif t == 'mask':
+                self.mounts.append((path, 'mask', False))
+            elif t == 'roglob':
+                self.mounts.append((glob_regex(base, rest), 'ro', True))
+            elif t == 'maskglob':
+                self.mounts.append((glob_regex(base, rest), 'mask', True))
+            elif t == 'exec':
+                self.execs.append(path)
+            i += 1
+        del args, a
+
+    def covering(self, p):
+        kind = None
+        for path, k, glob in self.mounts:
+            if glob:
+                # an expanded glob mounts each existing match; the model
+                # file system holds every probe
+                parts = p.split('/')
+                for n in range(1, len(parts) + 1):
+                    q = '/'.join(parts[:n]) or '/'
+                    if re.match(path.replace('(/.*)?$', '$'), q):
+                        kind = k
+                        break
+            elif under(p, path):
+                kind = k
+        return kind
+
+    def decide(self, acc, p):
+        k = self.covering(p)
+        if acc == 'read':
+            return 'deny' if k == 'mask' else 'allow'
+        if acc == 'write':
+            return 'allow' if k == 'rw' else 'deny'
+        if acc == 'exec':
+            if k == 'mask':
+                return 'deny'
+            if self.execs and not any(under(p, e) for e in self.execs):
+                return 'deny'
+            return 'allow'
+        raise ValueError(acc)
+
+# --------------------------------------------------------- decisions ----
+
+
+PARAMS = {'HOME': '/home/u', 'PROJECT': '/home/u/proj'}
+
+
+def probes_from(paths):
+    out = set()
+    for p in paths:
+        if not p.startswith('/'):
+            continue
+        p = p.rstrip('/') or '/'
+        out.add(p)
+        out.add((p if p != '/' else '') + '/probe-child')
+        par = os.path.dirname(p)
+        out.add(par)
+        out.add((par if par != '/' else '') + '/probe-sibling')
+    out.update(['/etc/passwd', '/home/u/notes.txt', '/home/u/proj/src/a.c',
+                '/usr/bin/ls', '/tmp/x', '/opt/x', '/home/u/.ssh/id_rsa',
+                '/home/u/.cache/x', '/'])
+    return sorted(x for x in out if not under(x, '/dev') and
+                  not under(x, '/proc'))
+
+
+def instantiate(base, pat):
+    segs = []
+    for s in (pat.split('/')[1:] if pat else []):
+        if s == '**':
+            segs.append('d1')
+            continue
+        t, j = [], 0
+        while j < len(s):
+            if s[j] == '\\' and j + 1 < len(s):
+                t.append(s[j + 1])
+                j += 2
+                continue
+            t.append('a' if s[j] in '*?' else s[j])
+            j += 1
+        segs.append(''.join(t))
+    return base + ''.join('/' + x for x in segs)
+
+
+def effective_paths(confpol, policy):
+    """Paths of every path rule of `confpol check --print-effective`, params
+    replaced, globs instantiated."""
+    r = subprocess.run([confpol, 'check', '--print-effective', policy],
+                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    out = []
+    for line in r.stdout.decode('utf-8', 'surrogateescape').split('\n'):
+        m = re.match(r'(write|exec|deny read|deny write|deny exec) (.*)$',
+                     line)
+        if not m:
+            continue
+        arg = m.group(2)
+        if arg.startswith('"'):
+            t, j = [], 1
+            while j < len(arg) and arg[j] != '"':
+                if arg[j] == '\\' and arg[j + 1] == 'x':
+                    t.append(chr(int(arg[j + 2:j + 4], 16)))
+                    j += 4
+                elif arg[j] == '\\':
+                    t.append(arg[j + 1])
+                    j += 2
+                else:
+                    t.append(arg[j])
+                    j += 1
+            text, glob = ''.join(t), False
+        else:
+            text, glob = arg.split(' ', 1)[0], True
+        if text.startswith('~'):
+            text = '${HOME}' + text[1:]
+        m2 = re.match(r'\$\{([A-Za-z_][A-Za-z0-9_]*)\}(.*)$', text)
+        base, rest = ('', text) if not m2 else (PARAMS.get(m2.group(1), '/p'),
+                                                 m2.group(2))
+        if glob and re.search(r'[*?]', rest):
+            out.append(instantiate(base, rest))
+        else:
+            out.append(base + rest if base + rest else '/')
+    return out
+
+
+def explain(confpol, policy, acc, path):
+    args = [confpol, 'explain']
+    for k, v in PARAMS.items():
+        args += ['-D', '%s=%s' % (k, v)]
+    r = subprocess.run(args + [policy, acc, path], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE)
+    if r.returncode != 0:
+        raise RuntimeError('explain failed: %s' % r.stderr.decode())
+    return r.stdout.decode().split('\n', 1)[0].strip()
+
+
+class Oracle:
+    """explain's decisions: the batch helper (same cp_decide call) for
+    every query, and the real `confpol explain` for a sample of them."""
+
+    def __init__(self, confpol, helper, policy):
+        self.confpol, self.helper, self.policy = confpol, helper, policy
+        self.cache = {}
+
+    def prefetch(self, queries):
+        qs = [q for q in queries if q not in self.cache]
+        if not qs:
+            return
+        args = [self.helper, self.policy] + \
+            ['%s=%s' % kv for kv in PARAMS.items()]
+        inp = ''.join('%s %s\n' % q for q in qs)
+        r = subprocess.run(args, input=inp.encode(), stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE)
+        if r.returncode != 0:
+            raise RuntimeError('decide_batch failed: %s' % r.stderr.decode())
+        for q, v in zip(qs, r.stdout.decode().split('\n')):
+            self.cache[q] = v
+        for q in qs[::max(1, len(qs) // 3)]:
+            real = explain(self.confpol, self.policy, q[0], q[1])
+            if real != self.cache[q]:
+                raise RuntimeError('helper and explain disagree on %r' % (q,))
+
+    def __call__(self, acc, path):
+        self.prefetch([(acc, path)])
+        return self.cache[(acc, path)]
+
+
+def cmd_decide(policy, outdir, stem, confpol, fidelity_file, helper):
+    sb = os.path.join(outdir, stem + '.sb')
+    bw = os.path.join(outdir, stem + '.bwrap')
+    params = dict(PARAMS)
+    paths = []
+    forms = None
+    model = None
+    if os.path.exists(sb):
+        forms = sbpl_read(open(sb, encoding='utf-8').read())
+        for f in forms[1:]:
+            for x in f[1:]:
+                if isinstance(x, list) and x[0] in ('literal', 'subpath'):
+                    paths.append(linux_path(sbpl_expr(x[1], params)))
+    if os.path.exists(bw):
+        recs = bwrap_read(open(bw, 'rb').read())
+        model = BwrapModel(recs, params)
+        for r in recs:
+            if r[0] in ('bind', 'pin', 'ro', 'pinro', 'mask', 'exec'):
+                root = r[1].decode()
+                paths.append((params[root] if root else '') +
+                             r[2].decode('utf-8', 'surrogateescape'))
+            if r[0] in ('maskglob', 'roglob'):
+                root = r[1].decode()
+                paths.append(instantiate(params[root] if root else '',
+                                         r[2].decode()))
+    paths += effective_paths(confpol, policy)
+    stricter_ok = {}
+    for line in open(fidelity_file, encoding='utf-8'):
+        cols = line.rstrip('\n').split('\t')
+        if len(cols) >= 3 and cols[2] == 'stricter':
+            stricter_ok[cols[1]] = True
+    bad = 0
+    stricter = 0
+    oracle = Oracle(confpol, helper, policy)
+    oracle.prefetch([(acc, p) for p in probes_from(paths)
+                     for acc in ('read', 'write', 'exec')])
+    for p in probes_from(paths):
+        for acc in ('read', 'write', 'exec'):
+            want = oracle(acc, p)
+            for name, got in (
+                    ('sbpl', forms and sbpl_decide(
+                        forms, {'read': 'file-read-data',
+                                'write': 'file-write-data',
+                                'exec': 'process-exec'}[acc],
+                        macos_path(p), params)),
+                    ('bwrap', model and model.decide(acc, p))):
+                if not got:
+                    continue
+                if want == 'deny' and got == 'allow':
+                    print('LOOSER: %s %s %s: explain denies, %s allows' %
+                          (name, acc, p, name))
+                    bad += 1
+                elif want == 'allow' and got == 'deny':
+                    # The build's implicit control plane (its output
+                    # directory and, relative to the working directory, the
+                    # policy sources) is denied by the artifacts; explain
+                    # with other param values places it elsewhere.
+                    implicit = (under(p, os.path.realpath(outdir)) or
+                                re.search(r'\.confpol(/|$)', p))
+                    if not implicit and not stricter_ok.get(name):
+                        print('UNANNOUNCED STRICTER: %s %s %s' % (name, acc, p))
+                        bad += 1
+                    stricter += 1
+    want = explain(confpol, policy, 'net', 'example.com')
+    if model and want == 'deny' and model.net:
+        print('LOOSER: bwrap net: explain denies example.com, network shared')
+        bad += 1
+    if forms and want == 'deny':
+        if sbpl_decide(forms, 'network-outbound', '', params) != 'deny':
+            print('LOOSER: sbpl net')
+            bad += 1
+    print('%s: %d probes x 3 accesses, %d stricter, %d failures' %
+          (policy, len(probes_from(paths)), stricter, bad))
+    return 1 if bad else 0
+
+
+def main():
+    cmd = sys.argv[1]
+    if cmd == 'decide':
+        sys.exit(cmd_decide(*sys.argv[2:8]))
+    if cmd == 'sbpl-strings':
+        forms = sbpl_read(open(sys.argv[2], encoding='utf-8').read())
+        for s in sbpl_strings(forms):
+            print(repr(s))
+        return
+    if cmd == 'sbpl-eval':
+        # sbpl-eval FILE OP PATH [NAME=VALUE...]
+        forms = sbpl_read(open(sys.argv[2], encoding='utf-8').read())
+        params = dict(x.split('=', 1) for x in sys.argv[5:])
+        print(sbpl_decide(forms, sys.argv[3], sys.argv[4], params))
+        return
+    if cmd == 'bwrap-fields':
+        for r in bwrap_read(open(sys.argv[2], 'rb').read()):
+            print(repr([x if isinstance(x, str) else x.decode(
+                'utf-8', 'surrogateescape') for x in r]))
+        return
+    sys.exit('unknown command ' + cmd)
+
+
+if __name__ == '__main__':
+    main()
