@@ -1,13 +1,175 @@
 /* SPDX-License-Identifier: MIT */
-/* PLACEHOLDER until implemented: confpol run. */
+/* confpol run: compiles a policy in memory, lowers it with the bwrap
+ * backend into a buffer, and applies that buffer through the same runtime
+ * API as confpol-run (spec/runtime.md).  Also hosts the sandbox-side
+ * stage when re-executed as `confpol run --stage ...`. */
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
+#include "backend.h"
 #include "cli.h"
+#include "runtime.h"
+
+static void run_usage(FILE *f)
+{
+    fputs("usage: confpol run [-D NAME=VALUE]... [--allow-unenforced] FILE -- CMD [ARG]...\n"
+          "\n"
+          "Compiles FILE and runs CMD confined by it (bubblewrap and Landlock), exactly as\n"
+          "confpol-run applies the .bwrap artifact `confpol build` would write.\n"
+          "\n"
+          "  -D NAME=VALUE       bind a param (absolute canonical directory); HOME comes\n"
+          "                      from the environment and PROJECT from the current directory\n"
+          "  --allow-unenforced  run even when the policy cannot be enforced (with a warning)\n"
+          "  -Wname, -Wno-name, -Werror, --diagnostics-format F   as for confpol check\n"
+          "\n"
+          "Exit status: CMD's own (128+N when killed by signal N); 125 the policy has errors\n"
+          "or another runtime error, 126 cannot enforce, 127 CMD not found.\n",
+          f);
+}
 
 int cp_cmd_run(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fputs("confpol run: not implemented yet\n", stderr);
-    return 2;
+    if (argc >= 2 && strcmp(argv[1], "--stage") == 0)
+        return cp_rt_stage_main(argc - 2, argv + 2);
+
+    struct cp_cli_common c = {0};
+    const char *file = NULL;
+    bool allow_unenforced = false;
+    int i = 1;
+    for (; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--") == 0) {
+            i++;
+            break;
+        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            run_usage(stdout);
+            cp_cli_common_free(&c);
+            return 0;
+        } else if (strcmp(a, "--allow-unenforced") == 0) {
+            allow_unenforced = true;
+        } else if (a[0] == '-' && a[1]) {
+            int r = cp_cli_common_opt(&c, argc, argv, &i);
+            if (r <= 0) {
+                if (r == 0)
+                    fprintf(stderr, "confpol run: unknown option '%s'\n", a);
+                run_usage(stderr);
+                cp_cli_common_free(&c);
+                return CP_RT_EXIT_ERROR;
+            }
+        } else if (!file) {
+            file = a;
+        } else {
+            fprintf(stderr, "confpol run: expected '--' before the command ('%s')\n", a);
+            cp_cli_common_free(&c);
+            return CP_RT_EXIT_ERROR;
+        }
+    }
+    if (!file || i >= argc) {
+        fprintf(stderr, "confpol run: %s\n", !file ? "no policy file given" : "no command given");
+        run_usage(stderr);
+        cp_cli_common_free(&c);
+        return CP_RT_EXIT_ERROR;
+    }
+    char **cmd = argv + i;
+    size_t ncmd = (size_t)(argc - i);
+
+    /* The runtime's -D view: the same bindings, checked canonical. */
+    struct cp_rt_err e = {0};
+    struct cp_rt_define *defs = cp_xcalloc(c.ndefines + 1, sizeof *defs);
+    for (size_t k = 0; k < c.ndefines; k++) {
+        if (strlen(c.defines[k].name) >= sizeof defs[k].name) {
+            fprintf(stderr, "confpol run: -D: param name too long\n");
+            free(defs);
+            cp_cli_common_free(&c);
+            return CP_RT_EXIT_ERROR;
+        }
+        strcpy(defs[k].name, c.defines[k].name);
+        defs[k].value = c.defines[k].value;
+    }
+
+    struct cp_ctx cx;
+    cp_ctx_init(&cx);
+    int rc = CP_RT_EXIT_ERROR;
+    struct cp_buf art = {0};
+    if (!cp_cli_apply(&c, &cx))
+        goto out;
+    cx.main_path = file;
+    cx.opts.expand_globs = true; /* the runtime expands them at start-up */
+    if (cp_compile(&cx) || !cx.policy) {
+        cp_cli_print_diags(&c, &cx);
+        fprintf(stderr, "confpol run: '%s' has errors; nothing was run\n", file);
+        goto out;
+    }
+    const struct cp_policy *p = cx.policy;
+    struct cp_backend_opts bo = {.expand_globs = true};
+    if (cp_backend_bwrap.check(p, &bo, &cx.diags) || cp_diag_errors(&cx.diags) ||
+        !cp_backend_bwrap.emit(p, &bo, cx.arena, &cx.diags, &art) ||
+        cp_diag_errors(&cx.diags)) {
+        cp_cli_print_diags(&c, &cx);
+        fprintf(stderr, "confpol run: '%s' cannot be lowered for bwrap; nothing was run\n", file);
+        goto out;
+    }
+    cp_cli_print_diags(&c, &cx); /* warnings and notes */
+    if (art.len == 0) {
+        if (p->profile == CP_PROFILE_COOPERATIVE) {
+            fprintf(stderr, "confpol run: note: cooperative policy: no OS boundary is "
+                            "requested; running %s unconfined\n", cmd[0]);
+            fflush(NULL);
+            rc = cp_rt_exec_unconfined("confpol run", cmd);
+        } else {
+            fputs("confpol run: internal error: the bwrap backend emitted nothing\n", stderr);
+        }
+        goto out;
+    }
+
+    struct cp_rt_artifact a;
+    if (cp_rt_artifact_parse(&a, art.data, art.len, &e)) {
+        fprintf(stderr, "confpol run: internal error: %s\n", e.msg);
+        goto out;
+    }
+    char cwd[PATH_MAX];
+    const char *cwdp = getcwd(cwd, sizeof cwd);
+    struct cp_rt_params params;
+    if (cp_rt_params_bind(&params, a.params, a.nparams, defs, c.ndefines, getenv("HOME"), cwdp,
+                          &e)) {
+        fprintf(stderr, "confpol run: %s\n", e.msg);
+        rc = e.status;
+        cp_rt_artifact_free(&a);
+        goto out;
+    }
+    char *self = realpath("/proc/self/exe", NULL);
+    if (!self) {
+        perror("confpol run: /proc/self/exe");
+        cp_rt_params_free(&params);
+        cp_rt_artifact_free(&a);
+        goto out;
+    }
+    /* The compiler is no longer needed: free it before the command runs. */
+    cp_buf_free(&art);
+    cp_ctx_free(&cx);
+    cp_cli_common_free(&c);
+    static const char *const stage_argv[] = {"run", "--stage"};
+    struct cp_rt_launch l = {
+        .prog = "confpol run",
+        .stage = {.exe = self, .argv = stage_argv, .nargv = 2},
+        .cmd = cmd,
+        .ncmd = ncmd,
+        .allow_unenforced = allow_unenforced,
+    };
+    rc = cp_rt_run_bwrap(&a, &params, &l);
+    free(self);
+    free(defs);
+    cp_rt_params_free(&params);
+    cp_rt_artifact_free(&a);
+    return rc;
+
+out:
+    cp_buf_free(&art);
+    cp_ctx_free(&cx);
+    free(defs);
+    cp_cli_common_free(&c);
+    return rc;
 }

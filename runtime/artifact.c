@@ -34,6 +34,7 @@ static const struct {
     [CP_RT_T_FAIL] = {"fail", 1},            [CP_RT_T_PARAM] = {"param", 1},
     [CP_RT_T_ARG] = {"arg", 1},              [CP_RT_T_BIND] = {"bind", 2},
     [CP_RT_T_RO] = {"ro", 2},                [CP_RT_T_PIN] = {"pin", 2},
+    [CP_RT_T_PINRO] = {"pinro", 2},
     [CP_RT_T_MASK] = {"mask", 2},            [CP_RT_T_MASKGLOB] = {"maskglob", 2},
     [CP_RT_T_ROGLOB] = {"roglob", 2},        [CP_RT_T_EXEC] = {"exec", 2},
     [CP_RT_T_END] = {"end", 2},
@@ -226,6 +227,7 @@ int cp_rt_artifact_parse(struct cp_rt_artifact *a, const void *data,
         case CP_RT_T_BIND:
         case CP_RT_T_RO:
         case CP_RT_T_PIN:
+        case CP_RT_T_PINRO:
         case CP_RT_T_MASK:
         case CP_RT_T_MASKGLOB:
         case CP_RT_T_ROGLOB: {

@@ -24,6 +24,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -329,9 +330,13 @@ int cp_rt_stage_main(int sargc, char **sargv)
         } else if (!strcmp(argv[i], "--verify-ro") && i + 1 < argc) {
             /* Verify after apply: the mount really is read-only. */
             const char *p = argv[++i];
-            if (access(p, W_OK) == 0 || errno != EROFS)
-                stage_report('E', CP_RT_EXIT_CANNOT, "verification failed: '%s' is not read-only "
-                           "inside the sandbox (%s)", p, strerror(errno));
+            struct statvfs sv;
+            if (statvfs(p, &sv) < 0)
+                stage_report('E', CP_RT_EXIT_CANNOT, "verification failed: '%s': %s", p,
+                             strerror(errno));
+            if (!(sv.f_flag & ST_RDONLY))
+                stage_report('E', CP_RT_EXIT_CANNOT, "verification failed: '%s' is not on a "
+                             "read-only mount inside the sandbox", p);
         } else {
             stage_report('E', CP_RT_EXIT_ERROR, "stage: unknown argument '%.100s'", argv[i]);
         }

@@ -461,7 +461,9 @@ static void gwalk_run(struct gwalk *g, const char *dir, size_t i)
     }
     const char *seg = g->segs[i];
     if (g->lit[i]) {
-        char *child = join(dir, seg);
+        size_t dl = strlen(dir);
+        char *child = cp_xmalloc(dl + strlen(seg) + 2);
+        sprintf(child, "%s/%s", dl == 1 ? "" : dir, seg);
         struct stat st;
         if (lstat(child, &st) == 0)
             gwalk_run(g, child, i + 1);
@@ -628,14 +630,18 @@ int cp_rt_plan_build(struct cp_rt_plan *pl, const struct cp_rt_artifact *a,
             }
             break;
         case CP_RT_T_BIND:
-        case CP_RT_T_PIN: {
-            /* Missing: skipped (nothing to write; the parent's mount holds). */
+        case CP_RT_T_PIN:
+        case CP_RT_T_PINRO: {
+            /* Missing: skipped (nothing to write; the parent's mount holds).
+             * pinro: a read-only self-bind placed before the write roots,
+             * buried under them but still a mount point (rename: EBUSY). */
             char *real = realpath(path, NULL);
             if (real) {
-                cp_rt_strv_push(&pl->words, "--bind");
+                bool ro = r->tag == CP_RT_T_PINRO;
+                cp_rt_strv_push(&pl->words, ro ? "--ro-bind" : "--bind");
                 cp_rt_strv_push(&pl->words, real);
                 cp_rt_strv_push(&pl->words, real);
-                sim_push(&P.sim, real, MK_RW);
+                sim_push(&P.sim, real, ro ? MK_RO : MK_RW);
                 free(real);
             } else if (errno != ENOENT && errno != ENOTDIR) {
                 rc = unenforceable(&P, "%s '%s': %s",

@@ -42,6 +42,7 @@ enum cp_rt_tag {
     CP_RT_T_BIND,     /* bind ROOT REST */
     CP_RT_T_RO,       /* ro ROOT REST */
     CP_RT_T_PIN,      /* pin ROOT REST */
+    CP_RT_T_PINRO,    /* pinro ROOT REST (emitted by backends/bwrap.c) */
     CP_RT_T_MASK,     /* mask ROOT REST */
     CP_RT_T_MASKGLOB, /* maskglob ROOT PATTERN */
     CP_RT_T_ROGLOB,   /* roglob ROOT PATTERN */

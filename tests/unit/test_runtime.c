@@ -527,12 +527,13 @@ START_TEST(plan_globs)
     mk("proj/sub/keep/c.key", "k");
     mk("proj/sub/d.txt", "t");
     ck_assert_int_eq(plan("param|PROJECT\nbind|PROJECT|\nmaskglob|PROJECT|/**/*.key\n"
-                          "roglob|PROJECT|/s?b/*.txt",
+                          "roglob|PROJECT|/s?b/*.txt\nmaskglob|PROJECT|/sub/keep/*.key",
                           &pl, &fh, false, &e), 0);
     ck_assert_str_eq(joined(&pl.words),
                      "--bind @/proj @/proj --ro-bind /dev/null @/proj/a.key "
                      "--ro-bind /dev/null @/proj/sub/b.key --ro-bind /dev/null @/proj/sub/keep/c.key "
-                     "--ro-bind @/proj/sub/d.txt @/proj/sub/d.txt");
+                     "--ro-bind @/proj/sub/d.txt @/proj/sub/d.txt "
+                     "--ro-bind /dev/null @/proj/sub/keep/c.key");
     cp_rt_plan_free(&pl);
 }
 END_TEST
