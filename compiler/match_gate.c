@@ -637,10 +637,15 @@ enum cp_rel cp_gate_contains(const struct cp_gate_pat *outer,
         return CP_REL_NO;
     if (outer->trailing_any ? m > n : m != n)
         return CP_REL_NO;
-    for (size_t i = 0; i < m; i++)
-        if (!cp_match_word_contains(outer->words[i], inner->words[i]))
+    enum cp_rel r = CP_REL_YES;
+    for (size_t i = 0; i < m; i++) {
+        int t = cp_match_word_contains(outer->words[i], inner->words[i]);
+        if (t == 0)
             return CP_REL_NO;
-    return CP_REL_YES;
+        if (t < 0)
+            r = CP_REL_MAY;
+    }
+    return r;
 }
 
 enum cp_rel cp_gate_overlaps(const struct cp_gate_pat *a,
@@ -656,8 +661,13 @@ enum cp_rel cp_gate_overlaps(const struct cp_gate_pat *a,
     if (a->trailing_any && !b->trailing_any && n < m)
         return CP_REL_NO;
     size_t k = m < n ? m : n;
-    for (size_t i = 0; i < k; i++)
-        if (!cp_match_word_overlaps(a->words[i], b->words[i]))
+    enum cp_rel r = CP_REL_YES;
+    for (size_t i = 0; i < k; i++) {
+        int t = cp_match_word_overlaps(a->words[i], b->words[i]);
+        if (t == 0)
             return CP_REL_NO;
-    return CP_REL_YES;
+        if (t < 0)
+            r = CP_REL_MAY;
+    }
+    return r;
 }

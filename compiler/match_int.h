@@ -17,8 +17,9 @@ bool cp_match_segs(const struct cp_seg *segs, size_t nsegs, const char *path,
                    size_t len);
 
 /* Gate word globs ('*' any run of bytes, other bytes literal, NUL-
- * terminated): exact language inclusion L(inner) ⊆ L(outer) and overlap. */
-bool cp_match_word_contains(const char *outer, const char *inner);
-bool cp_match_word_overlaps(const char *a, const char *b);
+ * terminated): exact language inclusion L(inner) ⊆ L(outer) and overlap.
+ * 1 yes, 0 no, -1 too costly to decide. */
+int cp_match_word_contains(const char *outer, const char *inner);
+int cp_match_word_overlaps(const char *a, const char *b);
 
 #endif

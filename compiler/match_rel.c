@@ -585,11 +585,299 @@ static bool visit_add(struct visit *v, uint64_t key, const uint64_t *set)
     return fresh;
 }
 
+/* ---- the small engine: outer automaton of at most 64 states ---------- */
+
+/* With at most 64 states a subset is one word, and because every
+ * transition goes to the same state or the next one and every epsilon edge
+ * one or two states ahead, a step on a byte class is two shifts and a
+ * closure a few more.  This is the engine used for all but very long
+ * patterns. */
+struct small {
+    size_t ncls;
+    uint8_t cls[258];
+    uint64_t fwd[258], self[258]; /* per class: states moving on / staying */
+    uint64_t e1, e2;              /* epsilon edges of length 1 and 2 */
+    uint64_t acc;
+    uint64_t tail; /* universal state (path automata), or 0 */
+};
+
+static bool small_init(struct small *sm, const struct nfa *x,
+                       const struct nfa *y)
+{
+    if (y->n > 64)
+        return false;
+    struct alpha al;
+    alpha_build(&al, x, y);
+    sm->ncls = al.n;
+    memcpy(sm->cls, al.c, al.n);
+    sm->e1 = sm->e2 = sm->acc = 0;
+    for (size_t k = 0; k < al.n; k++)
+        sm->fwd[k] = sm->self[k] = 0;
+    for (size_t j = 0; j < y->n; j++) {
+        const struct nst *st = &y->st[j];
+        uint64_t bit = (uint64_t)1 << j;
+        if (st->acc)
+            sm->acc |= bit;
+        if (st->eps == (int32_t)j + 1)
+            sm->e1 |= bit;
+        else if (st->eps == (int32_t)j + 2)
+            sm->e2 |= bit;
+        else if (st->eps >= 0)
+            return false;
+        if (st->to != (int32_t)j && st->to != (int32_t)j + 1)
+            return false;
+        for (size_t k = 0; k < al.n; k++)
+            if (lab_accepts(st, al.c[k])) {
+                if (st->to == (int32_t)j)
+                    sm->self[k] |= bit;
+                else
+                    sm->fwd[k] |= bit;
+            }
+    }
+    sm->tail = y->words ? 0 : (uint64_t)1 << (y->n - 1);
+    return true;
+}
+
+static uint64_t small_close(const struct small *sm, uint64_t s)
+{
+    for (;;) {
+        uint64_t t = s | (s & sm->e1) << 1 | (s & sm->e2) << 2;
+        if (t == s)
+            return s;
+        s = t;
+    }
+}
+
+static uint64_t small_step(const struct small *sm, uint64_t s, size_t k)
+{
+    uint64_t t = (s & sm->fwd[k]) << 1 | (s & sm->self[k]);
+    return t ? small_close(sm, t) : 0;
+}
+
+/* Visited (x, v, set) triples: open addressing on a growing table. */
+struct svisit {
+    uint64_t *set;
+    uint32_t *xv;
+    size_t n, cap;
+    uint32_t *tab; /* index + 1 */
+    size_t tabcap;
+    uint64_t set_local[128];
+    uint32_t xv_local[128];
+    uint32_t tab_local[256];
+};
+
+static void svisit_init(struct svisit *v)
+{
+    v->set = v->set_local;
+    v->xv = v->xv_local;
+    v->n = 0;
+    v->cap = 128;
+    v->tab = v->tab_local;
+    v->tabcap = 256;
+    memset(v->tab_local, 0, sizeof v->tab_local);
+}
+
+static void svisit_fini(struct svisit *v)
+{
+    if (v->set != v->set_local) {
+        free(v->set);
+        free(v->xv);
+    }
+    if (v->tab != v->tab_local)
+        free(v->tab);
+}
+
+static size_t svisit_hash(uint64_t set, uint32_t xv, size_t mask)
+{
+    uint64_t h = (set ^ ((uint64_t)xv << 40 | xv)) * 0x9e3779b97f4a7c15u;
+    return (size_t)(h >> 29) & mask;
+}
+
+static void svisit_add(struct svisit *v, uint32_t xv, uint64_t set)
+{
+    size_t mask = v->tabcap - 1, h = svisit_hash(set, xv, mask);
+    while (v->tab[h]) {
+        size_t i = v->tab[h] - 1;
+        if (v->set[i] == set && v->xv[i] == xv)
+            return;
+        h = (h + 1) & mask;
+    }
+    if (v->n == v->cap) {
+        size_t cap = v->cap * 2;
+        uint64_t *ns = cp_xmalloc(cap * sizeof *ns);
+        uint32_t *nx = cp_xmalloc(cap * sizeof *nx);
+        memcpy(ns, v->set, v->n * sizeof *ns);
+        memcpy(nx, v->xv, v->n * sizeof *nx);
+        if (v->set != v->set_local) {
+            free(v->set);
+            free(v->xv);
+        }
+        v->set = ns;
+        v->xv = nx;
+        v->cap = cap;
+    }
+    v->set[v->n] = set;
+    v->xv[v->n] = xv;
+    v->n++;
+    v->tab[h] = (uint32_t)v->n;
+    if (v->n * 2 > v->tabcap) {
+        size_t cap = v->tabcap * 2;
+        uint32_t *tab = cp_xcalloc(cap, sizeof *tab);
+        for (size_t i = 0; i < v->n; i++) {
+            size_t g = svisit_hash(v->set[i], v->xv[i], cap - 1);
+            while (tab[g])
+                g = (g + 1) & (cap - 1);
+            tab[g] = (uint32_t)(i + 1);
+        }
+        if (v->tab != v->tab_local)
+            free(v->tab);
+        v->tab = tab;
+        v->tabcap = cap;
+    }
+}
+
+enum { SEEK_MISS, SEEK_MEET };
+
+/* Product states one question may explore.  Subset construction is
+ * exponential in the worst case (an outer pattern "**, a, *, *, *, ...");
+ * past this budget the answer is "unknown" (-1), reported as CP_REL_MAY
+ * with no param.  Realistic patterns need a few dozen states. */
+#define MATCH_BUDGET 250000
+
+/* Explores x (state by state) against y (as subsets, from `ystart`) over
+ * canonical paths.  SEEK_MISS: is there a path x accepts and y does not?
+ * SEEK_MEET: one both accept? */
+static int small_seek(const struct small *sm, const struct nfa *x,
+                      uint64_t ystart, int mode, size_t *budget)
+{
+    struct svisit vis;
+    svisit_init(&vis);
+    int found = 0;
+    svisit_add(&vis, (uint32_t)V_B, small_close(sm, ystart));
+    for (size_t q = 0; q < vis.n; q++) {
+        if (*budget == 0) {
+            found = -1;
+            break;
+        }
+        --*budget;
+        uint64_t sy = vis.set[q];
+        size_t xs = vis.xv[q] >> 3;
+        int v = (int)(vis.xv[q] & 7);
+        if (mode == SEEK_MISS && (sy & sm->tail))
+            continue; /* y accepts every continuation */
+        if (mode == SEEK_MEET && !sy)
+            continue; /* y accepts no continuation */
+        const struct nst *st = &x->st[xs];
+        if (st->acc && vacc(v) &&
+            (mode == SEEK_MISS ? !(sy & sm->acc) : (sy & sm->acc) != 0)) {
+            found = 1;
+            break;
+        }
+        if (st->eps >= 0)
+            svisit_add(&vis, (uint32_t)st->eps << 3 | (uint32_t)v, sy);
+        for (size_t k = 0; k < sm->ncls; k++) {
+            uint8_t c = sm->cls[k];
+            if (!lab_accepts(st, c))
+                continue;
+            int nv = vstep_for(x, v, c);
+            if (nv == V_DEAD)
+                continue;
+            svisit_add(&vis, (uint32_t)st->to << 3 | (uint32_t)nv,
+                       small_step(sm, sy, k));
+        }
+    }
+    svisit_fini(&vis);
+    return found;
+}
+
+/* Overlap needs no subsets: for each state of x and of the path automaton,
+ * the union of the states of y reachable together with it.  Steps
+ * distribute over unions, so a worklist fixpoint on these unions decides
+ * emptiness of the product in polynomial time.  1 met, 0 not, -1 over
+ * budget. */
+static int small_meet(const struct small *sm, const struct nfa *x,
+                      uint64_t ystart, size_t *budget)
+{
+    size_t nk = x->n * 6;
+    uint64_t rloc[64 * 6];
+    uint32_t qloc[64 * 6];
+    bool inloc[64 * 6];
+    uint64_t *r = nk <= 64 * 6 ? rloc : cp_xmalloc(nk * sizeof *r);
+    uint32_t *queue = nk <= 64 * 6 ? qloc : cp_xmalloc(nk * sizeof *queue);
+    bool *inq = nk <= 64 * 6 ? inloc : cp_xmalloc(nk * sizeof *inq);
+    memset(r, 0, nk * sizeof *r);
+    memset(inq, 0, nk * sizeof *inq);
+    size_t qh = 0, qn = 0; /* circular queue of keys x*6+v */
+    int met = 0;
+
+#define MERGE(key, set)                                                       \
+    do {                                                                      \
+        uint64_t s_ = (set);                                                  \
+        size_t k_ = (key);                                                    \
+        if (s_ & ~r[k_]) {                                                    \
+            r[k_] |= s_;                                                      \
+            if (!inq[k_]) {                                                   \
+                inq[k_] = true;                                               \
+                queue[(qh + qn++) % nk] = (uint32_t)k_;                       \
+            }                                                                 \
+        }                                                                     \
+    } while (0)
+
+    MERGE(0 * 6 + V_B, small_close(sm, ystart));
+    while (qn > 0) {
+        if (*budget == 0) {
+            met = -1;
+            break;
+        }
+        --*budget;
+        size_t key = queue[qh];
+        qh = (qh + 1) % nk;
+        qn--;
+        inq[key] = false;
+        size_t xs = key / 6;
+        int v = (int)(key % 6);
+        uint64_t sy = r[key];
+        const struct nst *st = &x->st[xs];
+        if (st->acc && vacc(v) && (sy & sm->acc)) {
+            met = 1;
+            break;
+        }
+        if (st->eps >= 0)
+            MERGE((size_t)st->eps * 6 + (size_t)v, sy);
+        for (size_t k = 0; k < sm->ncls; k++) {
+            uint8_t c = sm->cls[k];
+            if (!lab_accepts(st, c))
+                continue;
+            int nv = vstep_for(x, v, c);
+            if (nv == V_DEAD)
+                continue;
+            uint64_t ns = small_step(sm, sy, k);
+            if (ns)
+                MERGE((size_t)st->to * 6 + (size_t)nv, ns);
+        }
+    }
+#undef MERGE
+    if (r != rloc)
+        free(r);
+    if (queue != qloc)
+        free(queue);
+    if (inq != inloc)
+        free(inq);
+    return met;
+}
+
 /* ---- inclusion -------------------------------------------------------- */
 
-/* Is every canonical path accepted by x also accepted by y? */
-static bool nfa_included(const struct nfa *x, const struct nfa *y)
+/* Is every canonical path accepted by x also accepted by y?  1 yes, 0 no,
+ * -1 over budget. */
+static int nfa_included(const struct nfa *x, const struct nfa *y,
+                        size_t *budget)
 {
+    struct small sm;
+    if (small_init(&sm, x, y)) {
+        int r = small_seek(&sm, x, 1, SEEK_MISS, budget);
+        return r < 0 ? -1 : !r;
+    }
     struct alpha al;
     alpha_build(&al, x, y);
     size_t words = (y->n + 63) / 64;
@@ -599,13 +887,18 @@ static bool nfa_included(const struct nfa *x, const struct nfa *y)
     uint64_t local[2 * 8];
     uint64_t *sy = words <= 8 ? local : cp_xcalloc(2 * words, sizeof *sy);
     uint64_t *ny = sy + words;
-    bool ok = true;
+    int ok = 1;
 
     memset(sy, 0, words * sizeof *sy);
     BIT_SET(sy, 0);
     set_close(y, sy);
     visit_add(&vis, (uint64_t)0 << 3 | V_B, sy);
-    for (size_t q = 0; q < vis.nent && ok; q++) {
+    for (size_t q = 0; q < vis.nent && ok == 1; q++) {
+        if (*budget == 0) {
+            ok = -1;
+            break;
+        }
+        --*budget;
         const uint64_t *e = visit_at(&vis, q);
         size_t xs = (size_t)(e[0] >> 3);
         int v = (int)(e[0] & 7);
@@ -614,7 +907,7 @@ static bool nfa_included(const struct nfa *x, const struct nfa *y)
             continue; /* y accepts every continuation */
         const struct nst *s = &x->st[xs];
         if (s->acc && vacc(v) && !set_has_acc(y, sy)) {
-            ok = false;
+            ok = 0;
             break;
         }
         if (s->eps >= 0)
@@ -640,14 +933,17 @@ static bool nfa_included(const struct nfa *x, const struct nfa *y)
 
 /* Is some canonical path accepted by x (from its start) and by y from any
  * state of `ystart` (NULL: y's start)? */
-static bool nfa_meet(const struct nfa *x, const struct nfa *y,
-                     const uint64_t *ystart)
+static int nfa_meet(const struct nfa *x, const struct nfa *y,
+                    const uint64_t *ystart, size_t *budget)
 {
+    struct small sm;
+    if (small_init(&sm, x, y))
+        return small_meet(&sm, x, ystart ? ystart[0] : 1, budget);
     struct alpha al;
     alpha_build(&al, x, y);
     struct visit vis;
     visit_init(&vis, 0);
-    bool met = false;
+    int met = 0;
     uint64_t ny = (uint64_t)y->n;
 #define PAIR(a, b, v) ((((uint64_t)(a) * ny + (uint64_t)(b)) << 3) | (uint64_t)(v))
     if (ystart) {
@@ -658,12 +954,17 @@ static bool nfa_meet(const struct nfa *x, const struct nfa *y,
         visit_add(&vis, PAIR(0, 0, V_B), NULL);
     }
     for (size_t q = 0; q < vis.nent; q++) {
+        if (*budget == 0) {
+            met = -1;
+            break;
+        }
+        --*budget;
         uint64_t key = visit_at(&vis, q)[0];
         int v = (int)(key & 7);
         size_t xs = (size_t)((key >> 3) / ny), ys = (size_t)((key >> 3) % ny);
         const struct nst *a = &x->st[xs], *b = &y->st[ys];
         if (a->acc && b->acc && vacc(v)) {
-            met = true;
+            met = 1;
             break;
         }
         if (a->eps >= 0)
@@ -686,8 +987,9 @@ static bool nfa_meet(const struct nfa *x, const struct nfa *y,
 
 /* For every canonical path r, does r·L(q) meet L(a)?  Explores the subset
  * construction of a over r and tests the overlap at each segment
- * boundary. */
-static bool forall_root_meet(const struct nfa *a, const struct nfa *q)
+ * boundary.  1 yes, 0 no, -1 over budget. */
+static int forall_root_meet(const struct nfa *a, const struct nfa *q,
+                            size_t *budget)
 {
     struct alpha al;
     alpha_build(&al, a, q);
@@ -698,28 +1000,36 @@ static bool forall_root_meet(const struct nfa *a, const struct nfa *q)
     uint64_t local[2 * 8];
     uint64_t *sa = words <= 8 ? local : cp_xcalloc(2 * words, sizeof *sa);
     uint64_t *na = sa + words;
-    bool ok = true;
+    int ok = 1;
 
     memset(sa, 0, words * sizeof *sa);
     BIT_SET(sa, 0);
     set_close(a, sa);
     visit_add(&vis, V_B, sa);
-    for (size_t i = 0; i < vis.nent && ok; i++) {
+    for (size_t i = 0; i < vis.nent && ok == 1; i++) {
+        if (*budget == 0) {
+            ok = -1;
+            break;
+        }
+        --*budget;
         const uint64_t *e = visit_at(&vis, i);
         int v = (int)e[0];
         memcpy(sa, e + 1, words * sizeof *sa);
         if (BIT_GET(sa, tail))
             continue; /* a covers everything below r */
-        if (vacc(v) && !nfa_meet(q, a, sa)) {
-            ok = false;
-            break;
+        if (vacc(v)) {
+            int m = nfa_meet(q, a, sa, budget);
+            if (m != 1) {
+                ok = m < 0 ? -1 : 0;
+                break;
+            }
         }
         for (size_t k = 0; k < al.n; k++) {
             int nv = vstep(v, al.c[k]);
             if (nv == V_DEAD)
                 continue;
             if (!set_step(a, sa, al.c[k], na, words)) {
-                ok = false; /* r can be completed with no state of a left */
+                ok = 0; /* r can be completed with no state of a left */
                 break;
             }
             visit_add(&vis, (uint64_t)nv, na);
@@ -748,32 +1058,34 @@ static void nfa_build_word(struct nfa *f, const char *w)
             nfa_add(f, L_BYTE, (uint8_t)w[i], j + 1, -1);
         }
     }
-    /* final state: consumes nothing ('/' never follows: dead label) */
+    /* final state: consumes nothing (NUL is never in the alphabet) */
     nfa_add(f, L_BYTE, 0, (int32_t)f->n, -1);
     f->st[f->n - 1].acc = 1;
 }
 
-bool cp_match_word_contains(const char *outer, const char *inner)
+int cp_match_word_contains(const char *outer, const char *inner)
 {
     if (!strchr(outer, '*'))
         return !strchr(inner, '*') && strcmp(outer, inner) == 0;
     struct nfa x, y;
     nfa_build_word(&x, inner);
     nfa_build_word(&y, outer);
-    bool r = nfa_included(&x, &y);
+    size_t budget = MATCH_BUDGET;
+    int r = nfa_included(&x, &y, &budget);
     nfa_fini(&x);
     nfa_fini(&y);
     return r;
 }
 
-bool cp_match_word_overlaps(const char *a, const char *b)
+int cp_match_word_overlaps(const char *a, const char *b)
 {
     if (!strchr(a, '*') && !strchr(b, '*'))
         return strcmp(a, b) == 0;
     struct nfa x, y;
     nfa_build_word(&x, a);
     nfa_build_word(&y, b);
-    bool r = nfa_meet(&x, &y, NULL);
+    size_t budget = MATCH_BUDGET;
+    int r = nfa_meet(&x, &y, NULL, &budget);
     nfa_fini(&x);
     nfa_fini(&y);
     return r;
@@ -783,29 +1095,42 @@ bool cp_match_word_overlaps(const char *a, const char *b)
 
 static const struct cp_seg seg_any = {.kind = CP_SEG_ANY};
 
-static bool segs_contain(const struct cp_seg *o, size_t m,
-                         const struct cp_seg *in, size_t n, bool in_any_root)
+/* A trailing '**' adds nothing to a set that is closed downwards. */
+static size_t trim_any(const struct cp_seg *s, size_t n)
 {
+    while (n > 0 && s[n - 1].kind == CP_SEG_ANY)
+        n--;
+    return n;
+}
+
+/* L(in) ⊆ L(o) (with "**" before `in` when in_any_root): 1, 0, or -1 when
+ * over budget. */
+static int segs_contain(const struct cp_seg *o, size_t m,
+                        const struct cp_seg *in, size_t n, bool in_any_root,
+                        size_t *budget)
+{
+    m = trim_any(o, m);
+    n = trim_any(in, n);
     struct seginfo io, ii;
     seg_info(o, m, &io);
     seg_info(in, n, &ii);
     if (!ii.sat)
-        return true;
+        return 1;
     if (!io.sat)
-        return false;
+        return 0;
     if (!in_any_root && io.plain && ii.plain) {
         size_t k = 0;
         while (k < m && k < n && o[k].kind == CP_SEG_LIT &&
                in[k].kind == CP_SEG_LIT) {
             if (o[k].len != in[k].len ||
                 memcmp(o[k].s, in[k].s, o[k].len) != 0)
-                return false;
+                return 0;
             k++;
         }
         if (k == m)
-            return true; /* outer is a literal prefix of inner */
+            return 1; /* outer is a literal prefix of inner */
         if (io.literal)
-            return false; /* inner varies (or stops) where outer is fixed */
+            return 0; /* inner varies (or stops) where outer is fixed */
         if (ii.literal) {
             struct segsrc src = {.lits = in + k, .nlits = n - k};
             bool hit, alive;
@@ -820,31 +1145,33 @@ static bool segs_contain(const struct cp_seg *o, size_t m,
     struct nfa x, y;
     nfa_build(&x, &seg_any, in_any_root ? 1 : 0, in, n);
     nfa_build(&y, NULL, 0, o, m);
-    bool r = nfa_included(&x, &y);
+    int r = nfa_included(&x, &y, budget);
     nfa_fini(&x);
     nfa_fini(&y);
     return r;
 }
 
-static bool segs_overlap(const struct cp_seg *a, size_t m,
-                         const struct cp_seg *b, size_t n)
+static int segs_overlap(const struct cp_seg *a, size_t m,
+                        const struct cp_seg *b, size_t n, size_t *budget)
 {
+    m = trim_any(a, m);
+    n = trim_any(b, n);
     struct seginfo ia, ib;
     seg_info(a, m, &ia);
     seg_info(b, n, &ib);
     if (!ia.sat || !ib.sat)
-        return false;
+        return 0;
     if (ia.plain && ib.plain) {
         size_t k = 0;
         while (k < m && k < n && a[k].kind == CP_SEG_LIT &&
                b[k].kind == CP_SEG_LIT) {
             if (a[k].len != b[k].len ||
                 memcmp(a[k].s, b[k].s, a[k].len) != 0)
-                return false;
+                return 0;
             k++;
         }
         if (k == m || k == n)
-            return true; /* one is a literal prefix of the other */
+            return 1; /* one is a literal prefix of the other */
         if (ia.literal || ib.literal) {
             const struct cp_seg *lit = ia.literal ? a : b;
             const struct cp_seg *pat = ia.literal ? b : a;
@@ -862,7 +1189,7 @@ static bool segs_overlap(const struct cp_seg *a, size_t m,
     struct nfa x, y;
     nfa_build(&x, NULL, 0, a, m);
     nfa_build(&y, NULL, 0, b, n);
-    bool r = nfa_meet(&x, &y, NULL);
+    int r = nfa_meet(&x, &y, NULL, budget);
     nfa_fini(&x);
     nfa_fini(&y);
     return r;
@@ -885,18 +1212,24 @@ static const char *pick_param(const char *a, const char *b)
     return strcmp(a, b) <= 0 ? a : b;
 }
 
+static enum cp_rel tri_rel(int t)
+{
+    return t < 0 ? CP_REL_MAY : t ? CP_REL_YES : CP_REL_NO;
+}
+
 enum cp_rel cp_path_contains(const struct cp_path *outer,
                              const struct cp_path *inner, const char **param)
 {
     const char *dummy;
+    size_t budget = MATCH_BUDGET;
     if (!param)
         param = &dummy;
     *param = NULL;
+    if (same_root(outer->root, inner->root) && cp_path_cmp(outer, inner) == 0)
+        return CP_REL_YES; /* also spares the search on identical patterns */
     if (same_root(outer->root, inner->root))
-        return segs_contain(outer->segs, outer->nsegs, inner->segs,
-                            inner->nsegs, false)
-                   ? CP_REL_YES
-                   : CP_REL_NO;
+        return tri_rel(segs_contain(outer->segs, outer->nsegs, inner->segs,
+                                    inner->nsegs, false, &budget));
     struct seginfo io, ii;
     seg_info(outer->segs, outer->nsegs, &io);
     seg_info(inner->segs, inner->nsegs, &ii);
@@ -907,23 +1240,29 @@ enum cp_rel cp_path_contains(const struct cp_path *outer,
     if (!outer->root) {
         /* r·L(inner) ⊆ L(outer) for every r iff L(** inner) ⊆ L(outer);
          * r inside outer's region makes it hold, so never NO. */
-        if (segs_contain(outer->segs, outer->nsegs, inner->segs, inner->nsegs,
-                         true))
+        int t = segs_contain(outer->segs, outer->nsegs, inner->segs,
+                             inner->nsegs, true, &budget);
+        if (t == 1)
             return CP_REL_YES;
-        *param = inner->root;
+        if (t == 0)
+            *param = inner->root;
         return CP_REL_MAY;
     }
     if (!inner->root) {
         /* L(inner) ⊆ r·L(outer) needs r to prefix every path of inner:
          * r is one of inner's fixed leading segments (or "/").  A deeper
          * unrelated r always makes it fail, so never YES. */
-        for (size_t k = 0; k <= ii.single; k++)
-            if (segs_contain(outer->segs, outer->nsegs, inner->segs + k,
-                             inner->nsegs - k, false)) {
+        bool unknown = false;
+        for (size_t k = 0; k <= ii.single; k++) {
+            int t = segs_contain(outer->segs, outer->nsegs, inner->segs + k,
+                                 inner->nsegs - k, false, &budget);
+            if (t == 1) {
                 *param = outer->root;
                 return CP_REL_MAY;
             }
-        return CP_REL_NO;
+            unknown |= t < 0;
+        }
+        return unknown ? CP_REL_MAY : CP_REL_NO;
     }
     /* Two independent params: r2 inside r1's region contains, unrelated
      * values do not. */
@@ -935,12 +1274,13 @@ enum cp_rel cp_path_overlaps(const struct cp_path *a, const struct cp_path *b,
                              const char **param)
 {
     const char *dummy;
+    size_t budget = MATCH_BUDGET;
     if (!param)
         param = &dummy;
     *param = NULL;
     if (same_root(a->root, b->root))
-        return segs_overlap(a->segs, a->nsegs, b->segs, b->nsegs) ? CP_REL_YES
-                                                                  : CP_REL_NO;
+        return tri_rel(
+            segs_overlap(a->segs, a->nsegs, b->segs, b->nsegs, &budget));
     struct seginfo ia, ib;
     seg_info(a->segs, a->nsegs, &ia);
     seg_info(b->segs, b->nsegs, &ib);
@@ -954,13 +1294,14 @@ enum cp_rel cp_path_overlaps(const struct cp_path *a, const struct cp_path *b,
      * inside A's region, so never NO; YES iff it holds for every value. */
     const struct cp_path *abs = a->root ? b : a, *rel = a->root ? a : b;
     struct nfa x, q;
-    nfa_build(&x, NULL, 0, abs->segs, abs->nsegs);
-    nfa_build(&q, NULL, 0, rel->segs, rel->nsegs);
-    bool all = forall_root_meet(&x, &q);
+    nfa_build(&x, NULL, 0, abs->segs, trim_any(abs->segs, abs->nsegs));
+    nfa_build(&q, NULL, 0, rel->segs, trim_any(rel->segs, rel->nsegs));
+    int all = forall_root_meet(&x, &q, &budget);
     nfa_fini(&x);
     nfa_fini(&q);
-    if (all)
+    if (all == 1)
         return CP_REL_YES;
-    *param = rel->root;
+    if (all == 0)
+        *param = rel->root;
     return CP_REL_MAY;
 }

@@ -761,6 +761,27 @@ START_TEST(long_patterns)
 }
 END_TEST
 
+/* The subset construction is exponential on "**, a, then k stars" as the
+ * outer pattern when the question needs every subset: the work is capped
+ * and the answer is "unknown" (MAY without a param), never a guess. */
+START_TEST(budget)
+{
+    char o[200] = "/**/a", in[200];
+    for (int i = 0; i < 22; i++)
+        strcat(o, "/*");
+    strcpy(in, o);
+    strcat(in, "/x");
+    struct cp_path po = P(o), pi = P(in);
+    const char *pr = "x";
+    ck_assert_int_eq(cp_path_contains(&po, &pi, &pr), CP_REL_MAY);
+    ck_assert_ptr_null(pr);
+    /* the counterexample lies 23 segments deep behind a wide frontier */
+    ck_assert_int_ne(cp_path_contains(&pi, &po, &pr), CP_REL_YES);
+    ck_assert_int_eq(cp_path_overlaps(&po, &pi, &pr), CP_REL_YES);
+    ck_assert_int_eq(cp_path_contains(&po, &po, &pr), CP_REL_YES);
+}
+END_TEST
+
 Suite *cp_test_match_path_suite(void); /* collected by the Makefile */
 Suite *cp_test_match_path_suite(void)
 {
@@ -784,6 +805,7 @@ Suite *cp_test_match_path_suite(void)
     tcase_add_test(tc, brute_force_same_root);
     tcase_add_test(tc, brute_force_params);
     tcase_add_test(tc, long_patterns);
+    tcase_add_test(tc, budget);
     suite_add_tcase(s, tc);
     return s;
 }
