@@ -17,7 +17,10 @@ struct cp_arena;
 enum cp_rel {
     CP_REL_NO,
     CP_REL_YES,
-    CP_REL_MAY, /* depends on the value of an unbound param (named in *why) */
+    CP_REL_MAY, /* depends on the value of an unbound param (named in
+                   *param); with *param NULL: too costly to decide (a
+                   pathological pattern exhausted the work budget, see
+                   spec/patterns.md) or a regex is involved */
 };
 
 /* ---- paths ----------------------------------------------------------- */
@@ -39,9 +42,13 @@ bool cp_path_covers(const struct cp_path *p, const char *root_value,
                     const char *path, size_t len);
 
 /* Exact: is every path covered by `inner` also covered by `outer`
- * (L(inner) ⊆ L(outer), both closed downwards)?  Params with different
- * names are opaque: the answer is CP_REL_MAY unless it holds or fails for
- * every binding; *param names the param whose binding would decide it. */
+ * (L(inner) ⊆ L(outer), both closed downwards, over canonical paths)?
+ * Params with different names are opaque: the answer is CP_REL_MAY unless
+ * it holds or fails for every binding (every absolute canonical directory,
+ * "/" included); *param names the param whose binding would decide it
+ * (both, when two differ: the name that sorts first).  `param` may be
+ * NULL.  Typically 50 ns when one side is literal, a few µs glob against
+ * glob; bind params first (cp_path_bind) to get YES/NO. */
 enum cp_rel cp_path_contains(const struct cp_path *outer,
                              const struct cp_path *inner, const char **param);
 /* Exact: do the two cover a common path? */
