@@ -112,17 +112,25 @@ const char *cp_path_parse(struct cp_arena *a, const char *text, size_t len,
         }
         if (quoted)
             continue;
+        /* Unquoted: '*' and '?' are globs; '\' escapes one of '*', '?',
+         * '\'; "**" alone is any number of segments. */
+        bool wild = false, esc = false;
         for (size_t j = s; j < i; j++) {
             if (text[j] == '\\') {
-                *err_off = j;
-                memset(out, 0, sizeof *out);
-                return "backslash in unquoted path (quote the path to "
-                       "make it literal)";
+                if (j + 1 >= i || (text[j + 1] != '*' && text[j + 1] != '?' &&
+                                   text[j + 1] != '\\')) {
+                    *err_off = j;
+                    memset(out, 0, sizeof *out);
+                    return "backslash must be followed by '*', '?' or '\\' "
+                           "(quote the path to make it literal)";
+                }
+                esc = true;
+                j++;
+                continue;
             }
             if (text[j] == '*' || text[j] == '?')
-                sg->kind = CP_SEG_GLOB;
-            if (text[j] == '*' && j + 1 < i && text[j + 1] == '*' &&
-                !(l == 2)) {
+                wild = true;
+            if (text[j] == '*' && j + 1 < i && text[j + 1] == '*' && l != 2) {
                 *err_off = s;
                 memset(out, 0, sizeof *out);
                 return "'**' must be a whole segment";
@@ -132,6 +140,19 @@ const char *cp_path_parse(struct cp_arena *a, const char *text, size_t len,
             sg->kind = CP_SEG_ANY;
             sg->s = NULL;
             sg->len = 0;
+        } else if (wild) {
+            sg->kind = CP_SEG_GLOB; /* escapes kept: CP_SEG_GLOB syntax */
+        } else if (esc) {
+            /* no glob left: store the literal bytes */
+            char *lit = cp_arena_alloc(a, l);
+            size_t n = 0;
+            for (size_t j = s; j < i; j++) {
+                if (text[j] == '\\')
+                    j++;
+                lit[n++] = text[j];
+            }
+            sg->s = lit;
+            sg->len = n;
         }
         if (sg->kind != CP_SEG_LIT)
             out->has_glob = true;

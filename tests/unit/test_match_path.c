@@ -88,6 +88,21 @@ START_TEST(parse_forms)
     ck_assert_uint_eq(p.segs[0].len, 3);
     ck_assert(memcmp(p.segs[2].s, "**", 2) == 0);
     ck_assert(memcmp(p.segs[3].s, "d\\e?", 4) == 0);
+    /* unquoted escapes: a segment left without globs is literal */
+    p = P("/a/b\\*c/\\*\\*/x\\\\y");
+    ck_assert(!p.has_glob);
+    ck_assert_uint_eq(p.nsegs, 4);
+    ck_assert_int_eq(p.segs[1].kind, CP_SEG_LIT);
+    ck_assert_uint_eq(p.segs[1].len, 3);
+    ck_assert(memcmp(p.segs[1].s, "b*c", 3) == 0);
+    ck_assert_int_eq(p.segs[2].kind, CP_SEG_LIT);
+    ck_assert(memcmp(p.segs[2].s, "**", 2) == 0);
+    ck_assert_uint_eq(p.segs[3].len, 3);
+    ck_assert(memcmp(p.segs[3].s, "x\\y", 3) == 0);
+    p = P("/a/x\\?*");
+    ck_assert(p.has_glob);
+    ck_assert_int_eq(p.segs[1].kind, CP_SEG_GLOB);
+    ck_assert_uint_eq(p.segs[1].len, 4);
     p = P("q:${HOME}/x y");
     ck_assert_str_eq(p.root, "HOME");
     p = P("/a$b/c$"); /* '$' not followed by '{' is a plain byte */
@@ -119,8 +134,18 @@ static const struct {
     {"${A", false, "expected '}' after the param name", 3},
     {"${A-B}", false, "expected '}' after the param name", 3},
     {"${A}x", false, "expected '/' after '${NAME}'", 4},
-    {"/a/b\\*", false,
-     "backslash in unquoted path (quote the path to make it literal)", 4},
+    {"/a/b\\x", false,
+     "backslash must be followed by '*', '?' or '\\' (quote the path to "
+     "make it literal)",
+     4},
+    {"/a/b\\", false,
+     "backslash must be followed by '*', '?' or '\\' (quote the path to "
+     "make it literal)",
+     4},
+    {"/a/\\.", false,
+     "backslash must be followed by '*', '?' or '\\' (quote the path to "
+     "make it literal)",
+     3},
     {"/a/x**", false, "'**' must be a whole segment", 3},
     {"/***", false, "'**' must be a whole segment", 1},
     {"/a/**b/c", false, "'**' must be a whole segment", 3},
@@ -191,6 +216,10 @@ START_TEST(covers_cases)
     ck_assert(!covers("/a/*", NULL, "/a"));
     ck_assert(covers("q:/a/*", NULL, "/a/*"));
     ck_assert(!covers("q:/a/*", NULL, "/a/b"));
+    ck_assert(covers("/a/x\\?*", NULL, "/a/x?yz"));
+    ck_assert(!covers("/a/x\\?*", NULL, "/a/xayz"));
+    ck_assert(covers("/a/\\*", NULL, "/a/*"));
+    ck_assert(!covers("/a/\\*", NULL, "/a/b"));
     ck_assert(!covers("/a", NULL, "a"));
     ck_assert(!covers("/a", NULL, ""));
 
@@ -260,6 +289,10 @@ static const struct {
     {"/a/b/c", "/a/b", "NYY", NULL},
     {"q:/a/*", "/a/*", "NYY", NULL},
     {"q:/a/**", "/a/b", "NNN", NULL},
+    {"/a/\\*", "/a/*", "NYY", NULL},
+    {"/a/x\\?*", "/a/x\\?", "YNY", NULL},
+    {"/a/x\\?*", "/a/x?", "NNY", NULL},
+    {"/a/x\\?*", "/a/x?*", "NYY", NULL},
     /* glob versus literal */
     {"/a/*", "/a/b", "YNY", NULL},
     {"/a/*", "/a", "NYY", NULL},
