@@ -546,6 +546,127 @@ def cmd_decide(policy, outdir, stem, confpol, fidelity_file, helper):
     return 1 if bad else 0
 
 
+# ------------------------------------------------------- adversarial ----
+
+ADV_NAMES = ['q"uote', 'back\\slash', 'a\\"b', '(paren)', 'semi;colon',
+             'sp ace', '-leading', '--', '\u00fcn\u00ef', '[1]',
+             're.*+?^$|{}', "'single'", '$(cmd)', '`tick`', '#hash',
+             ') (allow default', '"; rm -rf / #']
+ADV_CONTROL = ['new\nline', 'tab\tx', 'cr\rx']
+ADV_GLOB = '${PROJECT}/a.b+c/*.key'
+
+
+def adv_quote(n):
+    out = []
+    for ch in n:
+        if ch in '"\\':
+            out.append('\\' + ch)
+        elif ord(ch) < 0x20:
+            out.append('\\x%02x' % ord(ch))
+        else:
+            out.append(ch)
+    return '"${PROJECT}/' + ''.join(out) + '"'
+
+
+def adv_corpus(d):
+    for fname, names in (('all.confpol', ADV_NAMES + ADV_CONTROL),
+                         ('printable.confpol', ADV_NAMES)):
+        with open(os.path.join(d, fname), 'w', encoding='utf-8') as f:
+            f.write('confpol 1\nprofile confined\nwrite ${PROJECT}\n')
+            for n in names:
+                f.write('deny write %s\n' % adv_quote(n))
+            f.write('deny read %s\n' % ADV_GLOB)
+
+
+def adv_check_bwrap(d):
+    recs = bwrap_read(open(os.path.join(d, 'out', 'all.bwrap'), 'rb').read())
+    got = set(r[2].decode('utf-8') for r in recs
+              if r[0] == 'ro' and r[1] == b'PROJECT')
+    want = set('/' + n for n in ADV_NAMES + ADV_CONTROL)
+    want.update(['/all.confpol', '/out'])
+    ok = True
+    if got != want:
+        print('bwrap ro paths differ: missing %r, extra %r' %
+              (sorted(want - got), sorted(got - want)))
+        ok = False
+    globs = [r for r in recs if r[0] == 'maskglob']
+    if len(globs) != 1 or globs[0][2] != b'/a.b+c/*.key':
+        print('bwrap maskglob differs: %r' % globs)
+        ok = False
+    return 0 if ok else 1
+
+
+def adv_check_shell(d):
+    recs = bwrap_read(open(os.path.join(d, 'out', 'all.bwrap'), 'rb').read())
+    params = {'HOME': '/home/u', 'PROJECT': '/home/u/pro j'}
+    want = []
+    for r in recs:
+        t = r[0]
+        if t == 'arg':
+            want.append(r[1].decode())
+            continue
+        if t not in ('bind', 'pin', 'ro', 'pinro', 'mask'):
+            continue
+        root = r[1].decode()
+        p = (params[root] if root else '') + r[2].decode('utf-8')
+        if t in ('bind', 'pin'):
+            want += ['--bind', p, p]
+        elif t in ('ro', 'pinro'):
+            want += ['--ro-bind', p, p]
+        else:
+            want += ['--tmpfs', p, '--remount-ro', p]
+    want.append('--')
+    data = open(os.path.join(d, 'shell.argv'), 'rb').read()
+    got = data.decode('utf-8').split('\0')[:-1]
+    if got != want:
+        for i, (a, b) in enumerate(zip(got, want)):
+            if a != b:
+                print('shell form word %d: got %r, want %r' % (i, a, b))
+                break
+        print('shell form argv differs (%d vs %d words)' % (len(got), len(want)))
+        return 1
+    return 0
+
+
+def adv_check_sbpl(d):
+    text = open(os.path.join(d, 'sbout', 'printable.sb'), encoding='utf-8').read()
+    forms = sbpl_read(text)
+    params = {'HOME': '/home/u', 'PROJECT': '/home/u/proj'}
+    strings = set(sbpl_strings(forms))
+    ok = True
+    for n in ADV_NAMES:
+        if '/' + n not in strings:
+            print('sbpl: string %r not read back' % ('/' + n))
+            ok = False
+        p = '/home/u/proj/' + n
+        for q, want in ((p, 'deny'), (p + '/x', 'deny'), (p + 'x', 'allow'),
+                        ('/home/u/proj/x' + n, 'allow')):
+            got = sbpl_decide(forms, 'file-write-data', q, params)
+            if got != want:
+                print('sbpl: write %r: got %s, want %s' % (q, got, want))
+                ok = False
+    for q, want in (('/home/u/proj/a.b+c/k.key', 'deny'),
+                    ('/home/u/proj/a.b+c/k.key/x', 'deny'),
+                    ('/home/u/proj/aXb+c/k.key', 'allow'),
+                    ('/home/u/proj/a.bbc/k.key', 'allow'),
+                    ('/home/u/proj/a.b+c/kXkey', 'allow'),
+                    ('/home/u/proj/a.b+c/d/k.key', 'allow')):
+        got = sbpl_decide(forms, 'file-read-data', q, params)
+        if got != want:
+            print('sbpl: read %r: got %s, want %s' % (q, got, want))
+            ok = False
+    # A param value with regex metacharacters is matched literally.
+    params2 = {'HOME': '/home/u', 'PROJECT': '/home/u/p.r+j'}
+    for q, want in (('/home/u/p.r+j/a.b+c/k.key', 'deny'),
+                    ('/home/u/pXrrj/a.b+c/k.key', 'allow')):
+        got = sbpl_decide(forms, 'file-read-data', q, params2)
+        if got != want:
+            print('sbpl: read %r with PROJECT=%s: got %s, want %s' %
+                  (q, params2['PROJECT'], got, want))
+            ok = False
+    return 0 if ok else 1
+
+
 def main():
     cmd = sys.argv[1]
     if cmd == 'decide':
@@ -566,6 +687,15 @@ def main():
             print(repr([x if isinstance(x, str) else x.decode(
                 'utf-8', 'surrogateescape') for x in r]))
         return
+    if cmd == 'adversarial-corpus':
+        adv_corpus(sys.argv[2])
+        return
+    if cmd == 'adversarial-check-bwrap':
+        sys.exit(adv_check_bwrap(sys.argv[2]))
+    if cmd == 'adversarial-check-shell':
+        sys.exit(adv_check_shell(sys.argv[2]))
+    if cmd == 'adversarial-check-sbpl':
+        sys.exit(adv_check_sbpl(sys.argv[2]))
     sys.exit('unknown command ' + cmd)
 
 
