@@ -69,8 +69,13 @@ ok() { n=$((n + 1)); echo "ok $n - $1"; }
 bad() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; }
 run() { "$RUN" -D PROJECT="$P" -D HOME="$H" "$T/a.bwrap" -- "$@"; }
 # allow DESC SHELL-COMMAND: must succeed inside.  deny: must fail inside.
-allow() { if run sh -c "$2" >"$T/out" 2>&1; then ok "allowed: $1"; else bad "allowed: $1 ($(cat "$T/out"))"; fi; }
-deny() { if run sh -c "$2" >"$T/out" 2>&1; then bad "denied: $1 (it succeeded)"; else ok "denied: $1"; fi; }
+# A deny counts only when the shell really ran inside (marker) and failed.
+allow() { if run sh -c "echo ran-inside; $2" >"$T/out" 2>&1; then ok "allowed: $1"; else bad "allowed: $1 ($(cat "$T/out"))"; fi; }
+deny() {
+    if run sh -c "echo ran-inside; $2" >"$T/out" 2>&1; then bad "denied: $1 (it succeeded)"
+    elif ! grep -q '^ran-inside$' "$T/out"; then bad "denied: $1: the shell did not run: $(cat "$T/out")"
+    else ok "denied: $1"; fi
+}
 expect_rc() { # DESC WANT CMD...
     d=$1 want=$2; shift 2
     "$@" >"$T/out" 2>&1; rc=$?

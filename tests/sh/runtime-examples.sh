@@ -1,0 +1,98 @@
+#!/bin/sh
+# `confpol run` of each agentteams example confines a shell the way the
+# seed describes (shared/seed and seed-material/bwrap-argv): the control
+# plane is read-only, the operator key directory unreadable, credential
+# directories unreadable under exclusive, project writes allowed, the
+# network open under confined and closed under exclusive; cooperative runs
+# unconfined.  Throwaway PROJECT and HOME trees; real bwrap and Landlock.
+set -u
+TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+CONFPOL=${CONFPOL:-$TOP/build/confpol}
+command -v bwrap >/dev/null 2>&1 || { echo "bwrap is not installed"; exit 77; }
+bwrap --ro-bind / / --unshare-user --unshare-pid --unshare-net true 2>/dev/null ||
+    { echo "bwrap cannot create namespaces here"; exit 77; }
+[ -x "$CONFPOL" ] || { echo "confpol not built: $CONFPOL"; exit 1; }
+
+T=$(mktemp -d /var/tmp/confpol-ex.XXXXXX)
+LPID=
+cleanup() { [ -n "$LPID" ] && kill "$LPID" 2>/dev/null; rm -rf "$T"; }
+trap cleanup EXIT INT TERM
+P=$T/proj H=$T/home
+R=$P/.claude/agents/references
+mkdir -p "$R/authorized-verify-keys" "$P/.claude/hooks" "$P/src" "$H/.ssh" "$H/.aws" \
+         "$H/.config/agentteams/keys"
+echo '{"profile":"confined"}' > "$R/agent-privilege.json"
+echo README > "$R/authorized-verify-keys/README"
+echo gate > "$P/.claude/hooks/constitutional-gate.py"
+echo '{}' > "$P/.claude/settings.json"
+echo code > "$P/src/main.py"
+echo SSHKEY > "$H/.ssh/id_rsa"; echo AWSKEY > "$H/.aws/credentials"
+echo SIGNKEY > "$H/.config/agentteams/keys/operator.pem"
+echo LEGACY > "$H/.config/agentteams/legacy.pem"; echo notes > "$H/.config/agentteams/notes.txt"
+chmod 755 "$T"
+
+python3 - "$T/port" <<'PY' &
+import os, socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(16)
+open(sys.argv[1] + ".tmp", "w").write(str(s.getsockname()[1])); os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+s.settimeout(0.5); end = time.time() + 25
+while time.time() < end:
+    try:
+        c, _ = s.accept(); c.close()
+    except OSError:
+        pass
+PY
+LPID=$!
+i=0; while [ ! -f "$T/port" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+PORT=$(cat "$T/port" 2>/dev/null)
+# /dev/tcp is bash-only: use python3 for the connection.
+NET="python3 -c \"import socket; socket.create_connection(('127.0.0.1', $PORT), timeout=2)\""
+
+fails=0 n=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+bad() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; }
+# check PROFILE allow|deny DESC SHELL-COMMAND
+check() {
+    prof=$1 want=$2 d=$3
+    (cd "$P" && "$CONFPOL" run -D PROJECT="$P" -D HOME="$H" \
+        "$TOP/examples/agentteams-$prof.confpol" -- sh -c "echo ran-inside; $4") >"$T/out" 2>&1
+    rc=$?
+    # A deny counts only when the shell really ran inside and the operation failed.
+    if ! grep -q '^ran-inside$' "$T/out"; then bad "$prof: $d: the shell did not run (exit $rc): $(tail -n 3 "$T/out")"
+    elif [ "$want" = allow ] && [ $rc = 0 ]; then ok "$prof: allowed: $d"
+    elif [ "$want" = deny ] && [ $rc != 0 ]; then ok "$prof: denied: $d"
+    else bad "$prof: $want: $d (exit $rc): $(tail -n 3 "$T/out")"; fi
+}
+
+eval "$NET" && ok "listener reachable outside the sandbox" || bad "listener reachable outside the sandbox"
+for prof in confined exclusive; do
+    check $prof allow "write in the project" "echo x > '$P/src/new-$prof.py'"
+    check $prof deny "rewrite the privilege switch" "echo x > '$R/agent-privilege.json'"
+    check $prof deny "plant a key in the verify-key store" "echo k > '$R/authorized-verify-keys/op.pub.pem'"
+    check $prof deny "rewrite the gate hook" "echo x > '$P/.claude/hooks/constitutional-gate.py'"
+    check $prof deny "create .claude/settings.local.json" "echo '{}' > '$P/.claude/settings.local.json'"
+    check $prof deny "rename .claude" "mv '$P/.claude' '$P/claude-old'"
+    check $prof deny "rename .claude/agents" "mv '$P/.claude/agents' '$P/.claude/agents-old'"
+    check $prof allow "read the settings" "cat '$P/.claude/settings.json'"
+    check $prof deny "read the operator signing key" "cat '$H/.config/agentteams/keys/operator.pem'"
+    check $prof deny "read a legacy key (glob expanded at start)" "cat '$H/.config/agentteams/legacy.pem'"
+    check $prof allow "read a non-key file beside it" "cat '$H/.config/agentteams/notes.txt'"
+    check $prof deny "write outside the project" "echo x > '$H/outside'"
+    check $prof deny "create a missing framework directory" "mkdir -p '$P/.codex/agents/references' && echo x > '$P/.codex/config.toml'"
+done
+check confined allow "read ~/.ssh" "cat '$H/.ssh/id_rsa'"
+check exclusive deny "read ~/.ssh" "cat '$H/.ssh/id_rsa'"
+check confined allow "read ~/.aws" "cat '$H/.aws/credentials'"
+check exclusive deny "read ~/.aws" "cat '$H/.aws/credentials'"
+check confined allow "connect to 127.0.0.1 outside" "$NET"
+check exclusive deny "connect to 127.0.0.1 outside" "$NET"
+[ "$(cat "$R/agent-privilege.json")" = '{"profile":"confined"}' ] && [ ! -e "$P/.claude/settings.local.json" ] &&
+    [ ! -e "$P/claude-old" ] && [ ! -e "$P/.codex" ] && [ ! -e "$P/.goose" ] && [ ! -e "$P/.github" ] &&
+    ok "host tree unchanged, no placeholder left" || bad "host tree unchanged: $(ls -A "$P")"
+
+(cd "$P" && "$CONFPOL" run "$TOP/examples/agentteams-cooperative.confpol" -- sh -c "echo x > '$H/coop'") >"$T/out" 2>&1
+[ $? = 0 ] && [ -f "$H/coop" ] && grep -q "running sh unconfined" "$T/out" &&
+    ok "cooperative: runs unconfined with a note" || bad "cooperative: $(cat "$T/out")"
+
+echo "1..$n"
+[ $fails -eq 0 ]
