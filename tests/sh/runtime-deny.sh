@@ -186,6 +186,29 @@ expect_rc "bwrap missing: cannot enforce" 126 env PATH=/nonexistent "$RUN" -D PR
 grep -q "bubblewrap (bwrap) is not installed" "$T/out" && ok "says bwrap is missing" || bad "says bwrap is missing"
 expect_rc "bwrap missing with --allow-unenforced runs unconfined" 0 env PATH=/nonexistent "$RUN" --allow-unenforced -D PROJECT="$P" -D HOME="$H" "$T/a.bwrap" -- /bin/true
 grep -q "UNCONFINED" "$T/out" && ok "warns it runs unconfined" || bad "warns it runs unconfined"
+# bwrap fails during setup: never mistaken for the command's status.
+$MK - "$T/setup.bwrap" <<EOT
+arg --ro-bind
+arg /
+arg /
+arg --ro-bind
+arg $T/does-not-exist
+arg /mnt
+EOT
+expect_rc "bwrap setup failure: cannot enforce" 126 "$RUN" "$T/setup.bwrap" -- sh -c 'exit 3'
+grep -q "bwrap failed before the command started" "$T/out" && grep -q "Can't find source path" "$T/out" &&
+    ok "relays bwrap's error and says the command did not start" || bad "relays bwrap's error: $(cat "$T/out")"
+$MK - "$T/setup-open.bwrap" <<EOT
+fail open
+arg --ro-bind
+arg /
+arg /
+arg --ro-bind
+arg $T/does-not-exist
+arg /mnt
+EOT
+expect_rc "bwrap setup failure under 'fail open' runs the command unconfined" 3 "$RUN" "$T/setup-open.bwrap" -- sh -c 'exit 3'
+grep -q "running sh UNCONFINED ('fail open' in the policy)" "$T/out" && ok "warns about 'fail open'" || bad "warns about 'fail open': $(cat "$T/out")"
 expect_rc "a .sb profile needs macOS" 126 "$RUN" "$T/x.sb" -- true
 
 # A deny-write target through a replaceable symlink cannot be enforced.

@@ -402,12 +402,13 @@ START_TEST(plan_words)
     struct cp_rt_plan pl;
     struct cp_rt_err e = {0};
     ck_assert_int_eq(plan("param|PROJECT\nparam|HOME\narg|--ro-bind\narg|/\narg|/\n"
-                          "bind|PROJECT|\npin|PROJECT|/sub\nro|PROJECT|/.git\nro|PROJECT|/sub/keep\n"
+                          "pinro|HOME|\npinro|HOME|/nope\nbind|PROJECT|\npin|PROJECT|/sub\nro|PROJECT|/.git\nro|PROJECT|/sub/keep\n"
                           "mask|HOME|/.ssh\nmask|PROJECT|/.env\nbind|PROJECT|/nope\n"
                           "exec||/usr/bin\narg|--unshare-net",
                           &pl, &fh, false, &e), 0);
     ck_assert_str_eq(joined(&pl.words),
-                     "--ro-bind / / --bind @/proj @/proj --bind @/proj/sub @/proj/sub "
+                     "--ro-bind / / --ro-bind @/home @/home --bind @/proj @/proj "
+                     "--bind @/proj/sub @/proj/sub "
                      "--ro-bind @/proj/.git @/proj/.git --ro-bind @/proj/sub/keep @/proj/sub/keep "
                      "--tmpfs @/home/.ssh --remount-ro @/home/.ssh "
                      "--ro-bind /dev/null @/proj/.env --unshare-net");
