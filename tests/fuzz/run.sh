@@ -24,7 +24,15 @@ SAN="-fsanitize=address,undefined -fno-sanitize-recover=all"
 FLAGS="-O1 -g -fno-omit-frame-pointer $SAN"
 echo "== building the library with clang -fsanitize=fuzzer-no-link,address,undefined"
 make -s BUILD="$BUILD" CC=clang CFLAGS="$FLAGS -fsanitize=fuzzer-no-link" \
-    LDFLAGS="$SAN" "$BUILD/libconfpol.a" || exit 2
+    LDFLAGS="$SAN" "$BUILD/libconfpol.a" "$BUILD/confpol" || exit 2
+
+# Artifacts of the examples seed the artifact, gate and settings harnesses.
+built="$out/examples-built"
+rm -rf "$built" && mkdir -p "$built"
+for f in examples/*.confpol; do
+    "$BUILD/confpol" build --target all --expand-globs -o "$built" "$f" \
+        >/dev/null 2>&1 || echo "note: cannot build $f for the seeds"
+done
 
 LIBS=$(pkg-config --libs libcjson libcrypto 2>/dev/null || echo -lcjson -lcrypto)
 CFLAGS_DEPS=$(pkg-config --cflags libcjson libcrypto 2>/dev/null)
@@ -50,21 +58,33 @@ seed() { # NAME DIR
     gate)
         find tests -path tests/fuzz/regressions -prune -o -name '*.json' \
             -size -16k -type f -print
+        find "$built" -name '*.claude.json'
         find tests/fuzz/seeds/gate -type f 2>/dev/null ;;
     settings)
         find tests -path tests/fuzz/regressions -prune -o -name '*.json' \
             -size -64k -type f -print
+        find "$built" -name '*.claude.json'
         find tests/fuzz/seeds/settings -type f 2>/dev/null ;;
+    artifact)
+        # Whole artifacts, and the same without the trailer (the harness
+        # appends a valid one, so mutations reach past the digest).
+        for f in "$built"/*.bwrap; do
+            [ -f "$f" ] || continue
+            echo "$f"
+            python3 -c 'import sys; d=open(sys.argv[1],"rb").read().split(b"\0"); open(sys.argv[2],"wb").write(b"\0".join(d[:-4])+b"\0")' \
+                "$f" "$f.body" && echo "$f.body"
+        done
+        find tests -name '*.bwrap' -size -64k -type f ;;
     *)
         find "tests/fuzz/seeds/$1" -type f 2>/dev/null ;;
     esac | sort | while IFS= read -r f; do
-        cp "$f" "$2/$(printf '%s' "$f" | tr '/' '_')"
+        cp "$f" "$2/$(printf '%s' "${f#"$out"/}" | tr '/' '_')"
     done
 }
 
 maxlen() {
     case $1 in
-    compile) echo 16384 ;;
+    compile | artifact | settings) echo 16384 ;;
     *) echo 8192 ;;
     esac
 }
@@ -72,7 +92,7 @@ maxlen() {
 fail=0
 # Regressions first: every committed input must run clean.
 for name in $harnesses; do
-    reg="tests/fuzz/regressions/$name"
+    reg="$top/tests/fuzz/regressions/$name"
     [ -d "$reg" ] || continue
     files=$(find "$reg" -type f ! -name '*.md' | sort)
     [ -n "$files" ] || continue
@@ -93,12 +113,12 @@ run_one() { # NAME
     mkdir -p "$corpus" "$arts"
     seed "$name" "$seeds"
     dict=""
-    [ -f "tests/fuzz/$name.dict" ] && dict="-dict=tests/fuzz/$name.dict"
+    [ -f "tests/fuzz/$name.dict" ] && dict="-dict=$top/tests/fuzz/$name.dict"
     # shellcheck disable=SC2086
     "$out/fuzz_$name" "$corpus" "$seeds" $dict \
         -max_total_time="$SECS" -max_len="$(maxlen "$name")" -timeout=10 \
         -rss_limit_mb=2048 -malloc_limit_mb=2048 -print_final_stats=1 \
-        -artifact_prefix="$arts/" >"$out/run-$name.log" 2>&1
+        -artifact_prefix="$arts/" </dev/null >"$out/run-$name.log" 2>&1
     echo $? >"$out/rc-$name"
 }
 

@@ -16,6 +16,7 @@ import re
 import sys
 
 H = b'confpol 1\n'
+HP = H + b'profile confined\n'
 CASES = {}
 
 
@@ -27,7 +28,7 @@ def case(fn):
 @case
 def big_10mb_rules(d):
     # 10 MB of distinct rules; the last line has a lexical error.
-    out = [b'# 10 MB of rules, then an unterminated string on the last line\n', H]
+    out = [b'# 10 MB of rules, then an unterminated string on the last line\n', HP]
     size = sum(map(len, out))
     i = 0
     while size < 10 * 1024 * 1024:
@@ -51,7 +52,7 @@ def big_10mb_comments(d):
 @case
 def many_rules_100k(d):
     # 100,000 rules reach the analysis; the failing expect is decided there.
-    out = [b'# 100,000 rules, then an expect the policy does not satisfy\n', H,
+    out = [b'# 100,000 rules, then an expect the policy does not satisfy\n', HP,
            b'write /data\n']
     out += [b'deny write /data/f%06d\n' % i for i in range(100000)]
     out.append(b'expect allow write /data/f099999/x\n')
@@ -60,7 +61,7 @@ def many_rules_100k(d):
 
 @case
 def many_errors(d):
-    out = [b'# 200 independent errors, each reported at its line\n', H]
+    out = [b'# 200 independent errors, each reported at its line\n', HP]
     out += [b'write rel%03d/x\n' % i for i in range(200)]
     return b''.join(out)
 
@@ -73,44 +74,44 @@ def line_100k_comment(d):
 
 @case
 def line_100k_path(d):
-    return (b'# a 100,000-character path\n' + H +
+    return (b'# a 100,000-character path\n' + HP +
             b'write ' + b'/a' * 50000 + b'\n')
 
 
 @case
 def line_100k_segment(d):
-    return (b'# a path with one 100,000-character segment\n' + H +
+    return (b'# a path with one 100,000-character segment\n' + HP +
             b'deny read /' + b's' * 100000 + b'\n')
 
 
 @case
 def line_100k_quoted(d):
-    return (b'# a 100,000-character quoted path\n' + H +
+    return (b'# a 100,000-character quoted path\n' + HP +
             b'deny read "' + b'/q' * 50000 + b'"\n')
 
 
 @case
 def line_100k_keyword(d):
-    return (b'# a 100,000-character statement keyword\n' + H +
+    return (b'# a 100,000-character statement keyword\n' + HP +
             b'k' * 100000 + b' /tmp\n')
 
 
 @case
 def line_100k_regex(d):
-    return (b'# a 100,000-character regex with an unclosed parenthesis\n' + H +
+    return (b'# a 100,000-character regex with an unclosed parenthesis\n' + HP +
             b'gate deny re"' + b'a' * 100000 + b'("\n')
 
 
 @case
 def line_100k_include(d):
-    return (b'# an include of a 100,000-character path\n' + H +
+    return (b'# an include of a 100,000-character path\n' + HP +
             b'include "' + b'/d' * 50000 + b'.confpol"\n')
 
 
 @case
 def let_chain_long(d):
     # Each let adds a segment: the path outgrows the limit partway through.
-    out = [b'# 10,000 lets, each one segment longer than the last\n', H,
+    out = [b'# 10,000 lets, each one segment longer than the last\n', HP,
            b'let L0 = /x\n']
     out += [b'let L%d = ${L%d}/x\n' % (i, i - 1) for i in range(1, 10000)]
     out.append(b'write ${L9999}\n')
@@ -119,7 +120,7 @@ def let_chain_long(d):
 
 @case
 def deep_braces_100k(d):
-    return (b'# 100,000 nested opening braces\n' + H +
+    return (b'# 100,000 nested opening braces\n' + HP +
             b'write ' + b'{' * 100000 + b'\n')
 
 
@@ -128,9 +129,9 @@ def include_depth(d):
     # A chain of 40 includes: deeper than the include depth limit.
     for i in range(1, 41):
         with open(os.path.join(d, 'chain%02d.inc' % i), 'wb') as f:
-            f.write(b'# link %d of an include chain\n' % i + H +
+            f.write(b'# link %d of an include chain\n' % i + HP +
                     (b'include "chain%02d.inc"\n' % (i + 1) if i < 40 else b''))
-    return b'# the head of a chain of 40 includes\n' + H + b'include "chain01.inc"\n'
+    return b'# the head of a chain of 40 includes\n' + HP + b'include "chain01.inc"\n'
 
 
 @case
@@ -138,7 +139,7 @@ def include_huge(d):
     # A sparse file over the per-file size limit (64 MiB).
     with open(os.path.join(d, 'huge.inc'), 'wb') as f:
         f.truncate(65 * 1024 * 1024)
-    return b'# an include of a 65 MiB file\n' + H + b'include "huge.inc"\n'
+    return b'# an include of a 65 MiB file\n' + HP + b'include "huge.inc"\n'
 
 
 @case

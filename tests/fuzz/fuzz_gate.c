@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: MIT */
+/* libFuzzer harness: the gate hook's stdin handling (runtime/gate.h).  The
+ * input is the hook's stdin: it goes through the bounded reader over a
+ * pipe, the input checks, the decision over a fixed gate table, and the
+ * answer JSON, which must always be one valid JSON object line.  The same
+ * bytes are also read as a gate-table artifact (the hook's other input).
+ *
+ * Properties checked beyond "no crash, no leak": the reader returns the
+ * bytes unchanged; an answer is empty for allow and otherwise parses as
+ * JSON with the expected decision; the decision is deterministic. */
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gate.h"
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* A gate table like the one the claude backend emits: word patterns and
+ * regexes, ask and deny, including the seed's review triggers. */
+static const char cp_fuzz_artifact[] =
+    "{\"confpol\": {\"version\": 1, \"stem\": \"fuzz\", \"failClosed\": true,"
+    " \"gates\": ["
+    "{\"id\": \"gate#1\", \"verdict\": \"deny\", \"kind\": \"words\","
+    " \"pattern\": \"git push --force *\", \"where\": \"fuzz.confpol:3\"},"
+    "{\"id\": \"gate#2\", \"verdict\": \"ask\", \"kind\": \"words\","
+    " \"pattern\": \"rm -r* *\", \"where\": \"fuzz.confpol:4\"},"
+    "{\"id\": \"gate#3\", \"verdict\": \"ask\", \"kind\": \"regex\","
+    " \"pattern\": \"curl[^|]*[|][[:space:]]*(ba)?sh\", \"where\": \"fuzz.confpol:5\"},"
+    "{\"id\": \"gate#4\", \"verdict\": \"deny\", \"kind\": \"words\","
+    " \"pattern\": \"sudo *\", \"where\": \"fuzz.confpol:6\"},"
+    "{\"id\": \"gate#5\", \"verdict\": \"ask\", \"kind\": \"words\","
+    " \"pattern\": \"g?t re*t --hard\", \"where\": \"fuzz.confpol:7\"},"
+    "{\"id\": \"gate#6\", \"verdict\": \"deny\", \"kind\": \"regex\","
+    " \"pattern\": \"(^|[;&|])[[:space:]]*:[[:space:]]*>\", \"where\": \"fuzz.confpol:8\"}"
+    "]}}";
+
+static struct cp_arena *cp_fuzz_table_arena;
+static struct cp_gate_table cp_fuzz_table;
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    cp_fuzz_table_arena = cp_arena_new();
+    const char *err = cp_gate_table_parse(cp_fuzz_table_arena, cp_fuzz_artifact,
+                                          sizeof cp_fuzz_artifact - 1,
+                                          &cp_fuzz_table);
+    if (err) {
+        fprintf(stderr, "fuzz_gate: fixed table rejected: %s\n", err);
+        abort();
+    }
+    return 0;
+}
+
+/* The answer must be empty (allow) or one line of JSON with the verdict. */
+static void cp_fuzz_check_answer(const struct cp_gate_answer *ans)
+{
+    struct cp_buf out = {0};
+    cp_gate_format_answer(&out, ans->verdict, ans->reason);
+    if (ans->verdict == CP_ALLOW) {
+        if (out.len != 0)
+            abort();
+        cp_buf_free(&out);
+        return;
+    }
+    if (out.len == 0 || out.data[out.len - 1] != '\n' ||
+        memchr(out.data, '\n', out.len) != out.data + out.len - 1)
+        abort();
+    cJSON *j = cJSON_ParseWithLength(out.data, out.len);
+    const cJSON *h = j ? cJSON_GetObjectItemCaseSensitive(j, "hookSpecificOutput") : NULL;
+    const cJSON *d = h ? cJSON_GetObjectItemCaseSensitive(h, "permissionDecision") : NULL;
+    const char *want = ans->verdict == CP_DENY ? "deny" : "ask";
+    if (!cJSON_IsString(d) || strcmp(d->valuestring, want) != 0) {
+        fprintf(stderr, "fuzz_gate: answer is not valid JSON or has the wrong "
+                "decision:\n%s", out.data);
+        abort();
+    }
+    cJSON_Delete(j);
+    cp_buf_free(&out);
+}
+
+/* The bounded reader over a pipe (the input is below the pipe buffer,
+ * so one write suffices and no second thread is needed). */
+static void cp_fuzz_reader(const uint8_t *data, size_t size)
+{
+    int p[2];
+    if (size > 60000 || pipe(p) != 0)
+        return;
+    if (size && write(p[1], data, size) != (ssize_t)size)
+        abort();
+    close(p[1]);
+    struct cp_buf in = {0};
+    enum cp_gate_rd r = cp_gate_read_input(p[0], CP_GATE_MAX_INPUT, 1000, &in);
+    close(p[0]);
+    (void)cp_gate_rd_text(r);
+    /* EOF came with every byte: the reader returns them all, or stops
+     * early only after a complete value (a prefix of the input). */
+    bool early_ok = true;
+    if (r == CP_GATE_RD_OK && in.len < size) {
+        cJSON *v = cJSON_ParseWithLength(in.data, in.len);
+        early_ok = v != NULL;
+        cJSON_Delete(v);
+    }
+    if (r != CP_GATE_RD_OK || in.len > size || !early_ok ||
+        (in.len && memcmp(in.data, data, in.len) != 0)) {
+        fprintf(stderr, "fuzz_gate: reader returned %d with %zu of %zu bytes\n",
+                (int)r, in.len, size);
+        abort();
+    }
+    cp_buf_free(&in);
+    /* Over the cap: refused, never truncated silently. */
+    if (size > 8 && pipe(p) == 0) {
+        if (write(p[1], data, size) != (ssize_t)size)
+            abort();
+        close(p[1]);
+        r = cp_gate_read_input(p[0], size - 1, 1000, &in);
+        close(p[0]);
+        /* A complete JSON value may end before the cap; else too big. */
+        if (r != CP_GATE_RD_OK && r != CP_GATE_RD_TOOBIG)
+            abort();
+        cp_buf_free(&in);
+    }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    const char *text = (const char *)data;
+    cp_fuzz_reader(data, size);
+
+    struct cp_arena *a = cp_arena_new();
+    struct cp_gate_input in;
+    const char *err = cp_gate_parse_input(a, text, size, &in);
+    if (!err && in.command) {
+        struct cp_gate_answer ans, again;
+        cp_gate_table_decide(&cp_fuzz_table, in.command, a, &ans);
+        cp_gate_table_decide(&cp_fuzz_table, in.command, a, &again);
+        if (ans.verdict != again.verdict ||
+            (ans.rule != again.rule &&
+             (!ans.rule || !again.rule || strcmp(ans.rule, again.rule) != 0)))
+            abort();
+        cp_fuzz_check_answer(&ans);
+    } else if (err) {
+        /* Malformed input: the hook answers deny under a fail-closed table;
+         * the reason it gives must still be valid JSON. */
+        struct cp_gate_answer ans = {.verdict = CP_DENY, .reason = err};
+        cp_fuzz_check_answer(&ans);
+    }
+    /* The raw bytes as a command line, too (quoting, splitting). */
+    if (size < 4096 && !memchr(text, 0, size)) {
+        char *cmd = cp_arena_strndup(a, text, size);
+        struct cp_gate_answer ans;
+        cp_gate_table_decide(&cp_fuzz_table, cmd, a, &ans);
+        cp_fuzz_check_answer(&ans);
+        struct cp_buf js = {0};
+        cp_gate_json_str(&js, cmd);
+        cJSON *j = cJSON_ParseWithLength(js.data, js.len);
+        if (!cJSON_IsString(j))
+            abort();
+        cJSON_Delete(j);
+        cp_buf_free(&js);
+    }
+
+    /* The same bytes as an artifact's gate table. */
+    struct cp_gate_table t;
+    if (!cp_gate_table_parse(a, text, size, &t)) {
+        struct cp_gate_answer ans;
+        cp_gate_table_decide(&t, "git push --force origin main; curl x | sh", a, &ans);
+        cp_fuzz_check_answer(&ans);
+    }
+    cp_gate_table_free(&t);
+    cp_arena_free(a);
+    return 0;
+}
