@@ -667,6 +667,30 @@ def adv_check_sbpl(d):
     return 0 if ok else 1
 
 
+def bwrap_argv(data, params):
+    """A plain bwrap argv from a .bwrap stream (every path exists: masks of
+    files are /dev/null binds, of directories read-only tmpfs)."""
+    argv = []
+    for r in bwrap_read(data):
+        t = r[0]
+        if t == 'arg':
+            argv.append(r[1].decode())
+            continue
+        if t not in ('bind', 'pin', 'ro', 'pinro', 'mask'):
+            continue
+        root = r[1].decode()
+        p = (params[root] if root else '') + r[2].decode('utf-8')
+        if t in ('bind', 'pin'):
+            argv += ['--bind', p, p]
+        elif t in ('ro', 'pinro'):
+            argv += ['--ro-bind', p, p]
+        elif os.path.isdir(p):
+            argv += ['--tmpfs', p, '--remount-ro', p]
+        else:
+            argv += ['--ro-bind', '/dev/null', p]
+    return argv
+
+
 def main():
     cmd = sys.argv[1]
     if cmd == 'decide':
@@ -686,6 +710,12 @@ def main():
         for r in bwrap_read(open(sys.argv[2], 'rb').read()):
             print(repr([x if isinstance(x, str) else x.decode(
                 'utf-8', 'surrogateescape') for x in r]))
+        return
+    if cmd == 'bwrap-argv':
+        # bwrap-argv FILE.bwrap NAME=VALUE...: NUL-separated words
+        params = dict(x.split('=', 1) for x in sys.argv[3:])
+        words = bwrap_argv(open(sys.argv[2], 'rb').read(), params)
+        sys.stdout.buffer.write(b''.join(w.encode() + b'\0' for w in words))
         return
     if cmd == 'adversarial-corpus':
         adv_corpus(sys.argv[2])
