@@ -1053,12 +1053,22 @@ static int make_memfd(const struct cp_rt_strv *words, struct cp_rt_err *e)
     return fd;
 }
 
-static void forward_signal(int sig, pid_t cmd_pid, int cmd_pidfd, pid_t bwrap_pid)
+/* cmd_pidfd: -1 with cmd_gone when the command already exited (its pid may
+ * be reused: never signal it by number then); -1 without cmd_gone when the
+ * kernel lacks pidfd_open (before 5.3): signal by pid. */
+static void forward_signal(int sig, pid_t cmd_pid, int cmd_pidfd, bool cmd_gone,
+                           pid_t bwrap_pid)
 {
-    if (cmd_pidfd >= 0 && syscall(SYS_pidfd_send_signal, cmd_pidfd, sig, NULL, 0) == 0)
+    if (cmd_pidfd >= 0) {
+        syscall(SYS_pidfd_send_signal, cmd_pidfd, sig, NULL, 0);
         return;
-    if (cmd_pid > 0 && cmd_pidfd < 0 && kill(cmd_pid, sig) == 0)
+    }
+    if (cmd_gone)
+        return; /* bwrap is about to exit with the command's status */
+    if (cmd_pid > 0) {
+        kill(cmd_pid, sig);
         return;
+    }
     /* The command has not started: stop the whole setup. */
     kill(bwrap_pid, sig);
 }
@@ -1223,7 +1233,7 @@ int cp_rt_run_bwrap(const struct cp_rt_artifact *a, const struct cp_rt_params *p
     char errtext[8192];
     size_t errlen = 0;
     int wstatus = 0, got_signal = 0, cmd_pidfd = -1;
-    bool reaped = false, ep_open = true;
+    bool reaped = false, ep_open = true, cmd_gone = false;
     while (!reaped) {
         struct pollfd pf[3] = {{.fd = sigfd, .events = POLLIN},
                                {.fd = ss.eof ? -1 : st[0], .events = POLLIN},
@@ -1233,8 +1243,10 @@ int cp_rt_run_bwrap(const struct cp_rt_artifact *a, const struct cp_rt_params *p
         if (pf[1].revents) {
             bool was = ss.started;
             status_read(st[0], &ss);
-            if (!was && ss.started && ss.cmd_pid > 0)
+            if (!was && ss.started && ss.cmd_pid > 0) {
                 cmd_pidfd = (int)syscall(SYS_pidfd_open, ss.cmd_pid, 0);
+                cmd_gone = cmd_pidfd < 0 && errno == ESRCH;
+            }
         }
         if (pf[2].revents) {
             char b[4096];
@@ -1260,7 +1272,7 @@ int cp_rt_run_bwrap(const struct cp_rt_artifact *a, const struct cp_rt_params *p
             } else {
                 if (!ss.started)
                     got_signal = sig;
-                forward_signal(sig, ss.cmd_pid, cmd_pidfd, child);
+                forward_signal(sig, ss.cmd_pid, cmd_pidfd, cmd_gone, child);
             }
         }
         if (!reaped && waitpid(child, &wstatus, WNOHANG) == child)
