@@ -201,10 +201,13 @@ static int write_all(struct out_file *f, size_t n)
     sigemptyset(&pend);
     sigpending(&pend);
     bool interrupted = false;
-    for (int s = 1; s < NSIG; s++)
+    for (int s = 1; s < NSIG; s++) {
+        struct sigaction sa;
         if (sigismember(&block, s) && sigismember(&pend, s) &&
-            !sigismember(&old, s))
+            !sigismember(&old, s) && sigaction(s, NULL, &sa) == 0 &&
+            sa.sa_handler != SIG_IGN)
             interrupted = true;
+    }
     if (rc == 0 && !interrupted) {
         for (size_t i = 0; i < n && rc == 0; i++) {
             if (!f[i].tmp)
