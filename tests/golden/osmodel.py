@@ -691,6 +691,46 @@ def bwrap_argv(data, params):
     return argv
 
 
+def parity(ours_file, seed_file):
+    """Every path the seed's goose profile protects (write, rename of
+    ancestors, read, network) is protected the same way by our profile."""
+    seed = sbpl_read(open(seed_file, encoding='utf-8').read())
+    ours = sbpl_read(open(ours_file, encoding='utf-8').read())
+    sp = {'WORKSPACE_ROOT': '/Users/a/proj', 'HOME_DIR': '/Users/a'}
+    op = {'PROJECT': '/Users/a/proj', 'HOME': '/Users/a'}
+    bad = 0
+    checked = 0
+    for f in seed[1:]:
+        if f[0] != 'deny':
+            continue
+        ops = [x for x in f[1:] if isinstance(x, str) and not isinstance(x, Str)]
+        paths = [sbpl_expr(x[1], sp) for x in f[1:] if isinstance(x, list)]
+        if ops == ['network*'] and not paths:
+            if sbpl_decide(ours, 'network-outbound', '', op) != 'deny':
+                print('parity: the seed denies the network, ours does not')
+                bad += 1
+            checked += 1
+            continue
+        if ops == ['file-write*']:
+            queries = ['file-write-data', 'file-write-unlink']
+        elif ops == ['file-write-unlink', 'file-write-create']:
+            queries = ['file-write-unlink', 'file-write-create']
+        elif ops == ['file-read*']:
+            queries = ['file-read-data']
+        else:
+            continue
+        for p in paths:
+            for q in queries:
+                checked += 1
+                if sbpl_decide(ours, q, p, op) != 'deny':
+                    print('parity: the seed denies %s on %s, ours allows it' %
+                          (q, p))
+                    bad += 1
+    print('%s: %d seed protections checked, %d missing' %
+          (os.path.basename(seed_file), checked, bad))
+    return 1 if bad or not checked else 0
+
+
 def main():
     cmd = sys.argv[1]
     if cmd == 'decide':
@@ -717,6 +757,8 @@ def main():
         words = bwrap_argv(open(sys.argv[2], 'rb').read(), params)
         sys.stdout.buffer.write(b''.join(w.encode() + b'\0' for w in words))
         return
+    if cmd == 'parity':
+        sys.exit(parity(sys.argv[2], sys.argv[3]))
     if cmd == 'adversarial-corpus':
         adv_corpus(sys.argv[2])
         return
