@@ -17,8 +17,10 @@
 #include "match.h"
 #include "match_int.h"
 
-/* Nesting limits: command substitutions inside substitutions, and wrapper
- * or `sh -c` unwrapping.  Deeper text is still matched as plain words. */
+/* Nesting limits: command substitutions inside substitutions (deeper ones
+ * are read with '$(', '`' and ')' as plain separators, so their words
+ * still form commands), and wrapper, eval or `sh -c` unwrapping (deeper
+ * nesting counts as a match: the strictest answer). */
 #define GATE_MAX_DEPTH 16
 
 /* ---- parsing ------------------------------------------------------------ */
@@ -191,8 +193,7 @@ static size_t skip_paren(const char *s, size_t len, size_t i)
 /* A command substitution body: its commands are parts too. */
 static void lv_subst(struct level *lv, const char *body, size_t n)
 {
-    if (lv->depth < GATE_MAX_DEPTH)
-        split_text(lv->sp, body, n, lv->depth + 1);
+    split_text(lv->sp, body, n, lv->depth + 1);
 }
 
 /* Backquoted body: '\' keeps its meaning only before '$', '`' and '\'. */
@@ -214,6 +215,8 @@ static void lv_backquote(struct level *lv, const char *body, size_t n)
 static size_t lv_try_subst(struct level *lv, const char *s, size_t len,
                            size_t i)
 {
+    if (lv->depth >= GATE_MAX_DEPTH)
+        return i;
     if (s[i] == '$' && i + 1 < len && s[i + 1] == '(') {
         size_t e = skip_paren(s, len, i + 2);
         size_t body_end = (e <= len && e > i + 2 && s[e - 1] == ')') ? e - 1 : e;
@@ -337,7 +340,8 @@ static void split_text(struct splitter *sp, const char *s, size_t len,
             i = e;
             continue;
         }
-        if ((c == '<' || c == '>') && i + 1 < len && s[i + 1] == '(') {
+        if ((c == '<' || c == '>') && i + 1 < len && s[i + 1] == '(' &&
+            depth < GATE_MAX_DEPTH) {
             /* process substitution <(...) >(...) */
             e = skip_paren(s, len, i + 2);
             size_t body_end = (e > i + 2 && s[e - 1] == ')') ? e - 1 : e;
@@ -362,7 +366,7 @@ static void split_text(struct splitter *sp, const char *s, size_t len,
             continue;
         }
         if (c == '\n' || c == ';' || c == '&' || c == '|' || c == '(' ||
-            c == ')') {
+            c == ')' || c == '`') {
             lv_end_part(&lv);
             i++;
             if ((c == '&' || c == '|') && i < len &&
@@ -539,16 +543,17 @@ static bool try_words(const struct cp_gate_pat *g, const char *first,
                       const char *const *rest, size_t nrest,
                       struct cp_arena *a, int depth)
 {
-    if (words_match(g, first, rest, nrest))
+    /* Each reading below is tried once per level and they exclude each
+     * other (an assignment is no wrapper, a wrapper no shell), so the work
+     * is linear in the line for each of the GATE_MAX_DEPTH levels. */
+    const char *name = base_name(first);
+    if (words_match(g, first, rest, nrest) ||
+        (name != first && words_match(g, name, rest, nrest)))
         return true;
     if (depth >= GATE_MAX_DEPTH)
-        return false;
+        return true; /* hostile nesting: strictest answer */
     if (is_assignment(first) || in_list(lead_words, first))
-        if (try_from(g, rest, nrest, 0, a, depth))
-            return true;
-    const char *name = base_name(first);
-    if (name != first && try_words(g, name, rest, nrest, a, depth + 1))
-        return true;
+        return try_from(g, rest, nrest, 0, a, depth);
 
     for (size_t k = 0; k < sizeof wrappers / sizeof wrappers[0]; k++) {
         const struct wrapper *wr = &wrappers[k];
@@ -566,8 +571,7 @@ static bool try_words(const struct cp_gate_pat *g, const char *first,
             j++;
         while (wr->assigns && j < nrest && is_assignment(rest[j]))
             j++;
-        if (try_from(g, rest, nrest, j, a, depth))
-            return true;
+        return try_from(g, rest, nrest, j, a, depth);
     }
 
     /* sh -c 'STRING' and eval ARGS: the string is a command line. */
