@@ -27,11 +27,14 @@ enum cp_rel {
 
 /* Parses a path pattern text (as written in a policy, after ${NAME}
  * interpolation of lets but with param roots kept) into *out.  `quoted`:
- * the whole text is literal (no globs).  Accepts "/abs", "~", "~/x",
- * "${NAME}", "${NAME}/x"; normalises doubled and trailing slashes.
- * Returns NULL on success, else a static message ("relative path",
- * "'..' segment", "NUL byte", ...) and *err_off, the byte offset of the
- * problem. */
+ * the whole text is literal (no globs; the root is still recognised).
+ * Accepts "/abs", "~", "~/x", "${NAME}", "${NAME}/x"; normalises doubled
+ * and trailing slashes.  Unquoted, '\' escapes '*', '?' or '\'; a
+ * segment left without globs is stored as CP_SEG_LIT with the escapes
+ * removed, so a literal segment may hold '*', '?' and '\' bytes.  Returns
+ * NULL on success, else a static message (table in spec/patterns.md) and
+ * *err_off, the byte offset of the problem.  Segments point into an arena
+ * copy of the text. */
 const char *cp_path_parse(struct cp_arena *a, const char *text, size_t len,
                           bool quoted, struct cp_path *out, size_t *err_off);
 
@@ -74,9 +77,12 @@ const char *cp_gate_parse(struct cp_arena *a, const char *text, size_t len,
                           bool is_regex, struct cp_gate_pat *out);
 /* Frees a compiled regex (the arena does not own it); no-op otherwise. */
 void cp_gate_free(struct cp_gate_pat *g);
-/* Splits a command line into simple commands at && || ; | |& & and
- * newlines, respecting quotes, and each into words (quote removal done).
- * Returns the number of parts; *parts[i] is a NULL-terminated word array. */
+/* Splits a command line into simple commands at && || ; | |& & ( ) and
+ * newlines, respecting quotes and escapes, and each into words (quote
+ * removal done, redirections removed).  The bodies of $(...), `...`,
+ * <(...) and >(...) are further commands, listed before the command that
+ * holds them.  Returns the number of parts; (*parts)[i] is a
+ * NULL-terminated word array, all in the arena. */
 size_t cp_gate_split(struct cp_arena *a, const char *line,
                      const char ****parts);
 /* Does the pattern match the command line?  Word patterns: any part
