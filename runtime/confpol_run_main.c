@@ -21,6 +21,7 @@ static const char usage[] =
     "  -D NAME=VALUE       bind a policy param (absolute canonical directory); HOME comes\n"
     "                      from the environment and PROJECT from the current directory\n"
     "  --allow-unenforced  run even when the policy cannot be enforced (with a warning)\n"
+    "  --check             report whether bwrap, user namespaces and Landlock are usable\n"
     "  --help, --version\n"
     "\n"
     "Exit status: CMD's own (128+N when killed by signal N); 125 runtime error (bad\n"
@@ -55,6 +56,8 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--version")) {
             printf("confpol-run %s\n", CP_VERSION);
             return 0;
+        } else if (!strcmp(a, "--check")) {
+            return cp_rt_check(stdout);
         } else if (!strcmp(a, "--allow-unenforced")) {
             allow_unenforced = true;
         } else if (!strcmp(a, "-D") || !strncmp(a, "-D", 2)) {

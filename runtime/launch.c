@@ -967,6 +967,64 @@ static char *find_bwrap(void)
     return NULL;
 }
 
+int cp_rt_check(FILE *out)
+{
+    int rc = 0;
+    char *bwrap = find_bwrap();
+    if (!bwrap) {
+        fputs("bwrap: not found on PATH (install bubblewrap)\n", out);
+        rc = CP_RT_EXIT_CANNOT;
+    } else {
+        fprintf(out, "bwrap: %s\n", bwrap);
+        /* A minimal sandbox: user, pid and network namespaces. */
+        int ep[2];
+        if (pipe2(ep, O_CLOEXEC) < 0) {
+            free(bwrap);
+            return CP_RT_EXIT_ERROR;
+        }
+        fflush(NULL);
+        pid_t pid = fork();
+        if (pid == 0) {
+            dup2(ep[1], 1);
+            dup2(ep[1], 2);
+            char *argv[] = {"bwrap", "--ro-bind", "/", "/", "--unshare-user", "--unshare-pid",
+                            "--unshare-net", "--die-with-parent", "--", "/bin/true", NULL};
+            execve(bwrap, argv, environ);
+            _exit(127);
+        }
+        close(ep[1]);
+        char text[4096];
+        size_t len = 0;
+        ssize_t n;
+        while ((n = read(ep[0], text + len, sizeof text - 1 - len)) > 0)
+            len += (size_t)n;
+        text[len] = '\0';
+        close(ep[0]);
+        int ws = 0;
+        while (pid > 0 && waitpid(pid, &ws, 0) < 0 && errno == EINTR)
+            ;
+        if (pid > 0 && WIFEXITED(ws) && WEXITSTATUS(ws) == 0) {
+            fputs("user namespaces: usable by bwrap\n", out);
+        } else {
+            const char *hint = cp_rt_bwrap_hint(text);
+            fprintf(out, "user namespaces: bwrap cannot create its sandbox: %s%s%s\n",
+                    len ? strtok(text, "\n") : "no error text", hint ? "; " : "",
+                    hint ? hint : "");
+            rc = CP_RT_EXIT_CANNOT;
+        }
+        free(bwrap);
+    }
+    int abi = cp_rt_landlock_abi();
+    if (abi >= 1)
+        fprintf(out, "landlock: ABI %d (exec allow-lists are enforced)\n", abi);
+    else {
+        fprintf(out, "landlock: unavailable (%s): policies with exec rules are refused\n",
+                strerror(-abi));
+        rc = rc ? rc : CP_RT_EXIT_CANNOT;
+    }
+    return rc;
+}
+
 /* Status messages from inside: 'S' (stage started; credentials carry its
  * pid), 'E' CODE ' ' MESSAGE (could not enforce), 'X' CODE ' ' MESSAGE (the
  * command could not be executed), 'B' ERRNO (the forked child could not

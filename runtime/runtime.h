@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 /* Exit statuses of the runtime's own failures (spec/runtime.md). */
@@ -183,6 +184,9 @@ int cp_rt_run_bwrap(const struct cp_rt_artifact *a, const struct cp_rt_params *p
 /* Runs the command without any confinement (exec); returns 126/127 only
  * when the exec fails. */
 int cp_rt_exec_unconfined(const char *prog, char *const *cmd);
+/* `confpol-run --check`: reports bwrap, user namespaces and the Landlock
+ * ABI on `out`; returns 0 when all are usable, else 126. */
+int cp_rt_check(FILE *out);
 /* Hint for a bwrap error text (bwrap.md §11), or NULL. */
 const char *cp_rt_bwrap_hint(const char *bwrap_stderr);
 

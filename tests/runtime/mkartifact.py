@@ -9,6 +9,7 @@ The 'confpol-bwrap 1' header is added unless the first record is a header;
 the 'end COUNT SHA256' trailer is always computed and appended.
 
 usage: mkartifact.py [IN.txt|-] [OUT.bwrap|-]
+       mkartifact.py IN.txt OUT.bwrap [IN.txt OUT.bwrap]...
 """
 import hashlib
 import shlex
@@ -29,9 +30,7 @@ def build(text):
     return body + b'end\0' + str(len(recs)).encode() + b'\0' + digest.encode() + b'\0'
 
 
-def main(argv):
-    src = argv[1] if len(argv) > 1 else '-'
-    dst = argv[2] if len(argv) > 2 else '-'
+def convert(src, dst):
     text = sys.stdin.read() if src == '-' else open(src, encoding='utf-8').read()
     data = build(text)
     if dst == '-':
@@ -39,6 +38,16 @@ def main(argv):
     else:
         with open(dst, 'wb') as f:
             f.write(data)
+
+
+def main(argv):
+    if len(argv) > 3:
+        if len(argv) % 2 != 1:
+            sys.exit('mkartifact.py: IN OUT pairs expected')
+        for i in range(1, len(argv), 2):
+            convert(argv[i], argv[i + 1])
+        return
+    convert(argv[1] if len(argv) > 1 else '-', argv[2] if len(argv) > 2 else '-')
 
 
 if __name__ == '__main__':

@@ -31,22 +31,18 @@ echo SIGNKEY > "$H/.config/agentteams/keys/operator.pem"
 echo LEGACY > "$H/.config/agentteams/legacy.pem"; echo notes > "$H/.config/agentteams/notes.txt"
 chmod 755 "$T"
 
-python3 - "$T/port" <<'PY' &
-import os, socket, sys, time
-s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(16)
-open(sys.argv[1] + ".tmp", "w").write(str(s.getsockname()[1])); os.rename(sys.argv[1] + ".tmp", sys.argv[1])
-s.settimeout(0.5); end = time.time() + 25
-while time.time() < end:
-    try:
-        c, _ = s.accept(); c.close()
-    except OSError:
-        pass
-PY
+# A listener on 127.0.0.1 for at most 25 s (perl starts fast; IO::Socket is in perl-base).
+perl -MIO::Socket::INET -e '
+    my $s = IO::Socket::INET->new(LocalAddr => "127.0.0.1", LocalPort => 0, Listen => 16,
+                                  ReuseAddr => 1) or die "listen: $!";
+    open(my $f, ">", "$ARGV[0].tmp") or die; print $f $s->sockport; close $f;
+    rename("$ARGV[0].tmp", $ARGV[0]);
+    local $SIG{ALRM} = sub { exit 0 }; alarm 25;
+    while (my $c = $s->accept) { close $c }' "$T/port" &
 LPID=$!
 i=0; while [ ! -f "$T/port" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
 PORT=$(cat "$T/port" 2>/dev/null)
-# /dev/tcp is bash-only: use python3 for the connection.
-NET="python3 -c \"import socket; socket.create_connection(('127.0.0.1', $PORT), timeout=2)\""
+NET="timeout 5 bash -c 'exec 3<>/dev/tcp/127.0.0.1/$PORT'"
 
 fails=0 n=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
