@@ -1,0 +1,147 @@
+#!/bin/sh
+# The benchmark suite (`make bench`; figures in BENCHMARKS.md).  Prints
+# figures only: no time is asserted anywhere.
+#   1. generates policies of 10 .. 1,000,000 rules (tests/bench/gen.py)
+#   2. times `confpol check` and `confpol build --target all` on each:
+#      median wall time, peak RSS, growth factor between sizes
+#   3. times confpol-run launching true, bare bwrap with the same argv and
+#      a direct true, interleaved in one run
+#   4. counts the mounts of each generated policy's .bwrap artifact
+#   5. times `confpol gate` answering one hook call, process start included
+# BENCH_SIZES="10 1000" overrides the sizes (for a quick run).
+set -u
+BUILD=${BUILD:-build}
+top=$(cd "$(dirname "$0")/../.." && pwd)
+C="$top/$BUILD/confpol"
+R="$top/$BUILD/confpol-run"
+SIZES=${BENCH_SIZES:-"10 1000 10000 100000 1000000"}
+tmp=$(mktemp -d /tmp/confpol-bench.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+B="$tmp/bench"
+cc -O2 -std=c11 -Wall -Wextra -Werror -o "$B" "$top/tests/bench/bench.c" || exit 1
+
+# field NAME LINE: the value of NAME=VALUE in a bench output line
+field() { printf '%s\n' "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else printf "-" }'; }
+mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
+
+echo "== machine"
+echo "date:    $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+echo "commit:  $(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+echo "cpu:     $(nproc) x $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
+echo "memory:  $(awk '/^MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)"
+echo "kernel:  $(uname -sr)"
+echo "bwrap:   $(bwrap --version 2>/dev/null || echo missing)"
+echo "load:    $(cut -d' ' -f1-3 /proc/loadavg) (1/5/15 min, at start)"
+echo
+
+echo "== 1. generate"
+t0=$(date +%s)
+python3 "$top/tests/bench/gen.py" "$tmp/p" $SIZES || exit 1
+echo "generated $SIZES rules in $(($(date +%s) - t0)) s"
+for n in $SIZES; do
+    printf '  %8s rules: %s\n' "$n" "$(cat "$tmp/p/$n"/*.confpol | wc -c | awk '{ printf "%.1f MiB", $1 / 1048576 }')"
+done
+echo
+
+# PROJECT is bound as a CI job would: with it unbound, a deny write of an
+# absolute path may lie above a ${PROJECT} write root, and the bwrap
+# backend must emit a mount for it.
+P="$tmp/project"
+mkdir -p "$P"
+echo "== 2. check and build --target all -D PROJECT=DIR --expand-globs (median wall ms, peak RSS MiB, growth vs previous size)"
+printf '%9s %6s | %10s %9s %7s | %10s %9s %7s | %s\n' rules runs check_ms check_MiB growth build_ms build_MiB growth notes
+pc= pb= pn=
+for n in $SIZES; do
+    d="$tmp/p/$n" o="$tmp/o/$n"
+    mkdir -p "$o"
+    case $n in
+    10) runs=21 w=2 ;;
+    1000) runs=11 w=1 ;;
+    1000000) runs=3 w=0 ;;
+    *) runs=5 w=0 ;;
+    esac
+    notes=
+    "$C" build --target all --expand-globs -D PROJECT="$P" -o "$o" "$d/main.confpol" >/dev/null 2>"$tmp/err" ||
+        notes="build fails: $(grep -m1 'error' "$tmp/err" | cut -c1-100)"
+    c=$("$B" -n $runs -w $w -- "$C" check -D PROJECT="$P" "$d/main.confpol")
+    b=$("$B" -n $runs -w $w -- "$C" build --target all --expand-globs -D PROJECT="$P" -o "$o" "$d/main.confpol")
+    cm=$(field median_ms "$c") cr=$(field rss_kb "$c")
+    bm=$(field median_ms "$b") br=$(field rss_kb "$b")
+    [ "$(field fails "$c")" = 0 ] || notes="$notes check exit!=0;"
+    gc=- gb=-
+    if [ -n "$pn" ]; then
+        gc=$(ratio "$cm" "$pc")x gb=$(ratio "$bm" "$pb")x
+    fi
+    printf '%9s %6s | %10s %9s %7s | %10s %9s %7s | %s\n' "$n" "$runs" "$cm" "$(mib "$cr")" "$gc" "$bm" "$(mib "$br")" "$gb" "$notes"
+    pc=$cm pb=$bm pn=$n
+done
+echo
+
+echo "== 4. mounts in the .bwrap artifact per generated policy"
+for n in $SIZES; do
+    if [ -f "$tmp/o/$n/main.bwrap" ]; then
+        printf '%9s rules: %s\n' "$n" "$(python3 "$top/tests/bench/util.py" mounts "$tmp/o/$n/main.bwrap" "$tmp/p/$n/covered.txt" "$n" "$P" 2>&1)"
+    else
+        printf '%9s rules: no artifact\n' "$n"
+    fi
+done
+echo
+
+echo "== 3. launch: confpol-run vs bare bwrap (same argv) vs direct true (interleaved)"
+L="$tmp/launch"
+mkdir -p "$L/proj/out/keep" "$L/proj/.git" "$L/scratch/ro" "$L/o"
+cat >"$L/launch.confpol" <<EOF
+confpol 1
+profile confined
+write \${PROJECT}/out
+deny write \${PROJECT}/out/keep
+deny write \${PROJECT}/.git
+deny read ~/.ssh
+deny read \${PROJECT}/secret.txt
+write $L/scratch
+deny write $L/scratch/ro
+deny read /srv/confpol-bench-missing
+EOF
+echo "launch.confpol: $(grep -c '^\(write\|deny\)' "$L/launch.confpol") rules"
+if "$C" build --target bwrap -o "$L/o" "$L/launch.confpol" >/dev/null 2>"$tmp/err" &&
+    "$C" build --target bwrap --format shell "$L/launch.confpol" >"$L/shell" 2>/dev/null &&
+    python3 "$top/tests/bench/util.py" argv "$L/shell" "$HOME" "$L/proj" >"$L/argv"; then
+    echo "bare bwrap argv: $(wc -l <"$L/argv") words, $(grep -c '^--\(bind\|ro-bind\|tmpfs\)$' "$L/argv") mounts"
+    set --
+    while IFS= read -r a; do set -- "$@" "$a"; done <"$L/argv"
+    if (cd "$L/proj" && "$R" "$L/o/launch.bwrap" -- /bin/true) >/dev/null 2>"$tmp/err"; then
+        res=$(cd "$L/proj" && "$B" -n 31 -w 3 -- "$R" "$L/o/launch.bwrap" -- /bin/true :: "$@" /bin/true :: /bin/true)
+        r1=$(echo "$res" | sed -n 1p) r2=$(echo "$res" | sed -n 2p) r3=$(echo "$res" | sed -n 3p)
+        printf '%-26s %10s ms (min %s, fails %s)\n' "confpol-run ... true" "$(field median_ms "$r1")" "$(field min_ms "$r1")" "$(field fails "$r1")"
+        printf '%-26s %10s ms (min %s, fails %s)\n' "bwrap ARGV true" "$(field median_ms "$r2")" "$(field min_ms "$r2")" "$(field fails "$r2")"
+        printf '%-26s %10s ms (min %s, fails %s)\n' "true" "$(field median_ms "$r3")" "$(field min_ms "$r3")" "$(field fails "$r3")"
+        echo "ratio confpol-run / bare bwrap: $(ratio "$(field median_ms "$r1")" "$(field median_ms "$r2")")"
+        echo "ratio bare bwrap / true:        $(ratio "$(field median_ms "$r2")" "$(field median_ms "$r3")")"
+    else
+        echo "confpol-run cannot launch here: $(head -c 300 "$tmp/err")"
+    fi
+else
+    echo "cannot build the launch artifact: $(grep -m1 error "$tmp/err" | cut -c1-200)"
+fi
+echo
+
+echo "== 5. confpol gate: one hook call, process start included (interleaved)"
+G="$tmp/gate"
+mkdir -p "$G/o"
+python3 -c 'import json; print(json.dumps({"session_id": "s", "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "git push --force origin main", "description": "push"}}))' >"$G/ask.json"
+python3 -c 'import json; print(json.dumps({"session_id": "s", "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "make -j2 && ./run-tests --verbose | tee log.txt", "description": "test"}}))' >"$G/allow.json"
+ex="$top/examples/agentteams-confined.confpol"
+"$C" build --target claude --expand-globs -o "$G/o" "$ex" >/dev/null 2>&1 || echo "note: cannot build the example's .claude.json"
+art="$G/o/agentteams-confined.claude.json"
+for input in allow ask; do
+    res=$("$B" -n 101 -w 5 -i "$G/$input.json" -- "$C" gate "$ex" :: "$C" gate "$art" :: "$C" gate "$top/tests/gate/seed-gates.confpol" :: "$C" --version :: /bin/true)
+    i=0
+    for label in "gate example policy" "gate example artifact" "gate seed-gates.confpol" "confpol --version" "true"; do
+        i=$((i + 1))
+        r=$(echo "$res" | sed -n ${i}p)
+        printf '%-6s %-26s %8s ms (min %s, peak RSS %s MiB, fails %s)\n' "$input" "$label" "$(field median_ms "$r")" "$(field min_ms "$r")" "$(mib "$(field rss_kb "$r")")" "$(field fails "$r")"
+    done
+done
+echo
+echo "load:    $(cut -d' ' -f1-3 /proc/loadavg) (1/5/15 min, at end)"
