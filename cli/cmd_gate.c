@@ -159,9 +159,11 @@ static int cp_gate_with_policy(struct cp_gate_run *g,
         goto out;
     }
     const char *id = cp_gate_rule_id(cx.arena, p, r);
-    const char *where = cp_arena_printf(
-        cx.arena, "%s:%u", r->loc.src ? r->loc.src->path : p->main_path,
-        r->loc.line);
+    /* As the Claude backend writes "where" into the artifact. */
+    const char *where =
+        r->loc.src ? cp_arena_printf(cx.arena, "%s:%u", r->loc.src->path,
+                                     r->loc.line)
+                   : "(implicit)";
     rc = cp_gate_answer(g, d.verdict, id,
                         cp_gate_reason(cx.arena, id, where, r->u.gate.kind,
                                        r->u.gate.text));

@@ -4,6 +4,13 @@
 with re.search(..., re.IGNORECASE)) translated to POSIX ERE.
 
   seed-gates.py emit        prints tests/gate/seed-gates.confpol
+  seed-gates.py artifact POLICY-PATH
+                            prints a .claude.json gate table for the emitted
+                            policy (as the Claude backend writes it)
+  seed-gates.py gate CONFPOL TARGET [TARGET2]
+                            runs `CONFPOL gate TARGET` on every sample of
+                            samples.tsv and checks each answer exactly;
+                            with TARGET2, its answers must be the same bytes
   seed-gates.py check N     differential test over N generated commands and
                             the sample commands of samples.tsv: wherever a
                             seed row matches, its ERE must match too (the
@@ -249,6 +256,65 @@ def check(rows, n, samples_path):
     return 1 if looser or bad or 0 in hits else 0
 
 
+def artifact(rows, policy_path):
+    import json
+    gates = []
+    with open(policy_path, encoding="utf-8") as f:
+        for lineno, line in enumerate(f, 1):
+            if line.startswith('gate ask re"'):
+                gates.append({"id": "gate#%d" % (len(gates) + 1), "verdict": "ask",
+                              "kind": "regex", "pattern": line[len('gate ask re"'):-2],
+                              "where": "%s:%d" % (policy_path, lineno)})
+    print(json.dumps({"confpol": {"version": 1, "stem": "seed-gates",
+                                  "failClosed": True, "gates": gates}},
+                     indent=2, ensure_ascii=False))
+
+
+def gate(confpol, target, target2=None):
+    import json
+    import subprocess
+    bad = n = 0
+    with open(sys.path[0] + "/samples.tsv", encoding="utf-8") as f:
+        samples = [l for l in f if l.strip() and not l.startswith("#")]
+    for line in samples:
+        expect, row = line.split("\t")[:2]
+        cmd = sample_cmd(line)
+        hook = json.dumps({"session_id": "s", "hook_event_name": "PreToolUse",
+                           "tool_name": "Bash", "tool_use_id": "t",
+                           "tool_input": {"command": cmd, "description": "d"}})
+        p = subprocess.run([confpol, "gate", target], input=hook.encode(),
+                           capture_output=True, timeout=10)
+        n += 1
+        why = None
+        if p.returncode != 0:
+            why = "exit %d" % p.returncode
+        elif expect == "allow":
+            if p.stdout:
+                why = "output for an allow: %r" % p.stdout
+        else:
+            try:
+                out = json.loads(p.stdout)
+                h = out["hookSpecificOutput"]
+                if (list(out) != ["hookSpecificOutput"] or h["hookEventName"] != "PreToolUse"
+                        or h["permissionDecision"] != expect
+                        or not h["permissionDecisionReason"].startswith(
+                            "rule gate#%s (" % row)):
+                    why = "wrong answer %r" % p.stdout
+            except (ValueError, KeyError) as e:
+                why = "not the answer JSON (%s): %r" % (e, p.stdout)
+        if not why and target2:
+            q = subprocess.run([confpol, "gate", target2], input=hook.encode(),
+                               capture_output=True, timeout=10)
+            if (q.returncode, q.stdout) != (p.returncode, p.stdout):
+                why = "%s answers %r (exit %d), %s %r (exit %d)" % (
+                    target, p.stdout, p.returncode, target2, q.stdout, q.returncode)
+        if why:
+            bad += 1
+            print("%s %r: %s; stderr %r" % (expect, cmd, why, p.stderr))
+    print("%d samples through `confpol gate %s`: %d wrong" % (n, target, bad))
+    return 1 if bad else 0
+
+
 def main():
     here = sys.path[0]
     rows = seed_rows(here + "/seed-gate-rows.tsv")
@@ -258,6 +324,11 @@ def main():
     if sys.argv[1:2] == ["emit"]:
         emit(rows)
         return 0
+    if sys.argv[1:2] == ["artifact"]:
+        artifact(rows, sys.argv[2])
+        return 0
+    if sys.argv[1:2] == ["gate"]:
+        return gate(sys.argv[2], sys.argv[3], sys.argv[4] if len(sys.argv) > 4 else None)
     if sys.argv[1:2] == ["check"]:
         return check(rows, int(sys.argv[2]), here + "/samples.tsv")
     sys.exit(__doc__)

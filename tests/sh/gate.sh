@@ -20,12 +20,21 @@ python3 "$TOP/tests/gate/seed-gates.py" emit | cmp -s - "$seed" ||
     fail "tests/gate/seed-gates.confpol is not what seed-gates.py emits"
 python3 "$TOP/tests/gate/seed-gates.py" check 5000 >"$tmp/check.out" 2>&1 ||
     { cat "$tmp/check.out"; fail "the ERE translation is looser than the seed"; }
-(cd "$TOP" && python3 tests/gate/seed-gates.py gate "$CONFPOL" tests/gate/seed-gates.confpol) \
-    >"$tmp/gate.out" 2>&1 || { cat "$tmp/gate.out"; fail "seed samples (policy)"; }
-(cd "$TOP" && python3 tests/gate/seed-gates.py artifact tests/gate/seed-gates.confpol) \
-    >"$tmp/seed.claude.json"
-(cd "$TOP" && python3 tests/gate/seed-gates.py gate "$CONFPOL" "$tmp/seed.claude.json") \
-    >"$tmp/gate2.out" 2>&1 || { cat "$tmp/gate2.out"; fail "seed samples (artifact)"; }
+# every sample through the policy, and through the artifact that `confpol
+# build` writes from it, which must answer byte for byte the same
+mkdir "$tmp/built"
+cp "$seed" "$tmp/built/seed.confpol"
+if (cd "$tmp/built" && "$CONFPOL" build --target claude -o . seed.confpol) >"$tmp/build.out" 2>&1; then
+    (cd "$tmp/built" && python3 "$TOP/tests/gate/seed-gates.py" gate "$CONFPOL" seed.confpol seed.claude.json) \
+        >"$tmp/gate.out" 2>&1 || { cat "$tmp/gate.out"; fail "seed samples (policy, and built artifact vs policy)"; }
+else
+    cat "$tmp/build.out"
+    fail "confpol build --target claude of the seed gate table"
+    (cd "$TOP" && python3 tests/gate/seed-gates.py artifact tests/gate/seed-gates.confpol) \
+        >"$tmp/seed.claude.json"
+    (cd "$TOP" && python3 tests/gate/seed-gates.py gate "$CONFPOL" tests/gate/seed-gates.confpol "$tmp/seed.claude.json") \
+        >"$tmp/gate.out" 2>&1 || { cat "$tmp/gate.out"; fail "seed samples (policy vs table)"; }
+fi
 
 # hook CMDLINE: the hook input for a Bash call
 hook() {
