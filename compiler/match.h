@@ -105,6 +105,13 @@ enum cp_rel cp_gate_contains(const struct cp_gate_pat *outer,
                              const struct cp_gate_pat *inner);
 enum cp_rel cp_gate_overlaps(const struct cp_gate_pat *a,
                              const struct cp_gate_pat *b);
+/* Number of leading words without '*' (0 for a regex): the part a trie
+ * can index.  If outer contains inner, outer's leading literal words equal
+ * inner's words at the same positions; if two word patterns overlap, their
+ * literal words agree wherever both have one.  So, as for paths, the
+ * candidates of a containment sit at the ancestors of a pattern's trie
+ * node, and those of an overlap at its ancestors and descendants. */
+size_t cp_gate_literal_prefix(const struct cp_gate_pat *g);
 
 /* ---- domains --------------------------------------------------------- */
 

@@ -631,6 +631,16 @@ bool cp_gate_matches(const struct cp_gate_pat *g, const char *line,
 
 /* ---- relations ---------------------------------------------------------- */
 
+size_t cp_gate_literal_prefix(const struct cp_gate_pat *g)
+{
+    if (g->kind != CP_GATE_WORDS)
+        return 0;
+    size_t i = 0;
+    while (i < g->nwords && !strchr(g->words[i], '*'))
+        i++;
+    return i;
+}
+
 enum cp_rel cp_gate_contains(const struct cp_gate_pat *outer,
                              const struct cp_gate_pat *inner)
 {

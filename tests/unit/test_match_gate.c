@@ -395,6 +395,23 @@ START_TEST(relations)
                   "'%s' vs '%s': got %s, want %s", rel_cases[_i].a,
                   rel_cases[_i].b, got, rel_cases[_i].expect);
     ck_assert_int_eq(rel_char(cp_gate_overlaps(b, a)), got[2]);
+    /* the indexing property of cp_gate_literal_prefix */
+    if (got[0] == 'Y' && a->kind == CP_GATE_WORDS) {
+        size_t k = cp_gate_literal_prefix(a);
+        ck_assert_uint_le(k, b->nwords);
+        for (size_t i = 0; i < k; i++)
+            ck_assert_str_eq(a->words[i], b->words[i]);
+    }
+}
+END_TEST
+
+START_TEST(literal_prefix)
+{
+    ck_assert_uint_eq(cp_gate_literal_prefix(G("git push --force *")), 3);
+    ck_assert_uint_eq(cp_gate_literal_prefix(G("git * main")), 1);
+    ck_assert_uint_eq(cp_gate_literal_prefix(G("npm i*")), 1);
+    ck_assert_uint_eq(cp_gate_literal_prefix(G("*")), 0);
+    ck_assert_uint_eq(cp_gate_literal_prefix(G("re:git")), 0);
 }
 END_TEST
 
@@ -539,6 +556,7 @@ Suite *cp_test_match_gate_suite(void)
     tcase_add_loop_test(tc, match, 0,
                         sizeof match_cases / sizeof match_cases[0]);
     tcase_add_test(tc, hostile_lines);
+    tcase_add_test(tc, literal_prefix);
     tcase_add_loop_test(tc, relations, 0,
                         sizeof rel_cases / sizeof rel_cases[0]);
     tcase_add_test(tc, brute_force_words);
