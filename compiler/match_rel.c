@@ -167,13 +167,14 @@ static void seg_info(const struct cp_seg *s, size_t n, struct seginfo *in)
 struct segsrc {
     const char *path;
     size_t len, pos;
+    bool is_lits; /* else a path string */
     const struct cp_seg *lits;
     size_t nlits, idx;
 };
 
 static bool segsrc_next(struct segsrc *src, const char **s, size_t *n)
 {
-    if (src->lits) {
+    if (src->is_lits) {
         if (src->idx >= src->nlits)
             return false;
         *s = src->lits[src->idx].s;
@@ -1105,10 +1106,17 @@ static size_t trim_any(const struct cp_seg *s, size_t n)
 
 /* L(in) ⊆ L(o) (with "**" before `in` when in_any_root): 1, 0, or -1 when
  * over budget. */
+/* Zero segments may come with a NULL array; pointer arithmetic on it is
+ * undefined even for offset 0. */
+static const struct cp_seg no_segs[1];
+#define SEGS(x) ((x) ? (x) : no_segs)
+
 static int segs_contain(const struct cp_seg *o, size_t m,
                         const struct cp_seg *in, size_t n, bool in_any_root,
                         size_t *budget)
 {
+    o = SEGS(o);
+    in = SEGS(in);
     m = trim_any(o, m);
     n = trim_any(in, n);
     struct seginfo io, ii;
@@ -1132,7 +1140,8 @@ static int segs_contain(const struct cp_seg *o, size_t m,
         if (io.literal)
             return 0; /* inner varies (or stops) where outer is fixed */
         if (ii.literal) {
-            struct segsrc src = {.lits = in + k, .nlits = n - k};
+            struct segsrc src = {.is_lits = true, .lits = in + k,
+                                 .nlits = n - k};
             bool hit, alive;
             match_run(o + k, m - k, &src, &hit, &alive);
             return hit;
@@ -1154,6 +1163,8 @@ static int segs_contain(const struct cp_seg *o, size_t m,
 static int segs_overlap(const struct cp_seg *a, size_t m,
                         const struct cp_seg *b, size_t n, size_t *budget)
 {
+    a = SEGS(a);
+    b = SEGS(b);
     m = trim_any(a, m);
     n = trim_any(b, n);
     struct seginfo ia, ib;
@@ -1176,7 +1187,8 @@ static int segs_overlap(const struct cp_seg *a, size_t m,
             const struct cp_seg *lit = ia.literal ? a : b;
             const struct cp_seg *pat = ia.literal ? b : a;
             size_t nl = ia.literal ? m : n, np = ia.literal ? n : m;
-            struct segsrc src = {.lits = lit + k, .nlits = nl - k};
+            struct segsrc src = {.is_lits = true, .lits = lit + k,
+                                 .nlits = nl - k};
             bool hit, alive;
             match_run(pat + k, np - k, &src, &hit, &alive);
             return hit || alive;
@@ -1254,8 +1266,9 @@ enum cp_rel cp_path_contains(const struct cp_path *outer,
          * unrelated r always makes it fail, so never YES. */
         bool unknown = false;
         for (size_t k = 0; k <= ii.single; k++) {
-            int t = segs_contain(outer->segs, outer->nsegs, inner->segs + k,
-                                 inner->nsegs - k, false, &budget);
+            int t = segs_contain(outer->segs, outer->nsegs,
+                                 SEGS(inner->segs) + k, inner->nsegs - k,
+                                 false, &budget);
             if (t == 1) {
                 *param = outer->root;
                 return CP_REL_MAY;
