@@ -168,6 +168,7 @@ static int cp_gate_with_policy(struct cp_gate_run *g,
                         cp_gate_reason(cx.arena, id, where, r->u.gate.kind,
                                        r->u.gate.text));
 out:
+    cp_policy_free(cx.policy); /* compiled regexes: not in the arena */
     cp_ctx_free(&cx);
     return rc;
 }
