@@ -13,6 +13,7 @@
  * rules are gitignore patterns: a literal byte that such a pattern would
  * read as syntax becomes '?', which matches it and more, so a deny rule
  * can only grow. */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -34,6 +35,45 @@ struct cl_fid {
     enum cp_diag_code code; /* warning to report, or CP_DIAG__COUNT */
 };
 
+/* A set of strings for de-duplicating the lists in linear time. */
+struct cl_set {
+    const char **slots; /* open addressing, power-of-two size */
+    size_t cap, n;
+};
+
+static uint64_t cl_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+/* Adds s; returns false when it was there already. */
+static bool cl_set_add(struct cp_arena *a, struct cl_set *t, const char *s)
+{
+    if (2 * (t->n + 1) > t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 64;
+        const char **sl = cp_arena_alloc(a, cap * sizeof *sl);
+        for (size_t i = 0; i < t->cap; i++)
+            if (t->slots[i]) {
+                size_t k = cl_hash(t->slots[i]) & (cap - 1);
+                while (sl[k])
+                    k = (k + 1) & (cap - 1);
+                sl[k] = t->slots[i];
+            }
+        t->slots = sl;
+        t->cap = cap;
+    }
+    size_t k = cl_hash(s) & (t->cap - 1);
+    for (; t->slots[k]; k = (k + 1) & (t->cap - 1))
+        if (strcmp(t->slots[k], s) == 0)
+            return false;
+    t->slots[k] = s;
+    t->n++;
+    return true;
+}
+
 struct cl {
     const struct cp_policy *p;
     struct cp_arena *a;
@@ -47,6 +87,9 @@ struct cl {
     /* The object's lists. */
     struct cp_jnode *allow_write, *deny_write, *deny_read, *domains;
     struct cp_jnode *perm_deny, *perm_ask, *gates;
+    struct cl_set seen[6]; /* per list above, in that order */
+    struct cp_path runtime_paths[3];
+    bool runtime_ok[3];
     bool net_restricted;
 };
 
@@ -233,7 +276,14 @@ static bool cl_spell(struct cl *c, const struct cp_rule *r, struct cl_path *o)
 
 static void cl_push(struct cl *c, struct cp_jnode *arr, const char *s)
 {
-    cp_json_push_unique(c->a, arr, s, strlen(s));
+    struct cp_jnode *lists[6] = {c->allow_write, c->deny_write, c->deny_read,
+                                 c->domains,     c->perm_deny,  c->perm_ask};
+    for (size_t i = 0; i < 6; i++)
+        if (lists[i] == arr) {
+            if (cl_set_add(c->a, &c->seen[i], s))
+                cp_json_push(c->a, arr, cp_json_str(c->a, s, strlen(s)));
+            return;
+        }
 }
 
 /* Read(...) or Edit(...) deny rules for a path: the path and beneath. */
@@ -250,15 +300,11 @@ static void cl_mirror(struct cl *c, const char *tool, const struct cl_path *o)
 static const char *cl_runtime_overlap(struct cl *c, const struct cp_path *pp)
 {
     for (size_t i = 0; i < 3; i++) {
-        struct cp_path q;
-        size_t off;
         const char *param;
-        if (cp_path_parse(c->a, cl_runtime_writable[i],
-                          strlen(cl_runtime_writable[i]), true, &q, &off))
-            continue;
         /* Only a sure overlap: with PROJECT = HOME every project path
          * "may" overlap; the policy-wide warning covers that case. */
-        if (cp_path_overlaps(pp, &q, &param) == CP_REL_YES)
+        if (c->runtime_ok[i] &&
+            cp_path_overlaps(pp, &c->runtime_paths[i], &param) == CP_REL_YES)
             return cl_runtime_writable[i];
     }
     return NULL;
@@ -506,6 +552,45 @@ static void cl_default_write(struct cl *c)
               "allows only parts of the project");
 }
 
+/* The runtime's writable directories the policy does not let Bash write
+ * (allowed: inside a plain write root, and no deny write surely reaches
+ * them), as "a, b and c"; NULL when there are none. */
+static const char *cl_runtime_lost(struct cl *c)
+{
+    const char *names[3];
+    size_t n = 0;
+    for (size_t i = 0; i < 3; i++) {
+        bool allowed = false, denied = false;
+        const char *param;
+        for (size_t k = 0; c->runtime_ok[i] && k < c->p->nrules; k++) {
+            const struct cp_rule *r = c->p->rules[k];
+            if (r->kind == CP_R_WRITE && !r->u.path.has_glob &&
+                cp_path_contains(&r->u.path, &c->runtime_paths[i], &param) ==
+                    CP_REL_YES)
+                allowed = true;
+            /* As for the rules: a sure overlap (an unbound PROJECT
+             * inside ~/.npm/_logs is not worth a warning per build). */
+            if (r->kind == CP_R_DENY_WRITE &&
+                cp_path_overlaps(&r->u.path, &c->runtime_paths[i], &param) ==
+                    CP_REL_YES)
+                denied = true;
+        }
+        if (!allowed || denied)
+            names[n++] = cl_runtime_writable[i];
+    }
+    switch (n) {
+    case 0:
+        return NULL;
+    case 1:
+        return names[0];
+    case 2:
+        return cp_arena_printf(c->a, "%s and %s", names[0], names[1]);
+    default:
+        return cp_arena_printf(c->a, "%s, %s and %s", names[0], names[1],
+                               names[2]);
+    }
+}
+
 static bool cl_run(struct cl *c)
 {
     const struct cp_policy *p = c->p;
@@ -518,6 +603,13 @@ static bool cl_run(struct cl *c)
     c->perm_deny = cp_json_new(c->a, CP_J_ARR);
     c->perm_ask = cp_json_new(c->a, CP_J_ARR);
     c->gates = cp_json_new(c->a, CP_J_ARR);
+    for (size_t i = 0; i < 3; i++) {
+        size_t off;
+        c->runtime_ok[i] =
+            cp_path_parse(c->a, cl_runtime_writable[i],
+                          strlen(cl_runtime_writable[i]), true,
+                          &c->runtime_paths[i], &off) == NULL;
+    }
 
     if (!p->stem || !cp_json_utf8_valid(p->stem, strlen(p->stem)))
         cl_report(c, CP0751, NULL,
@@ -563,10 +655,12 @@ static bool cl_run(struct cl *c)
                       f->why);
     }
     if (!c->coop) {
-        cl_report(c, CP0756, NULL,
-                  "claude: Claude Code's sandbox runtime keeps ~/.claude/debug, "
-                  "~/.npm/_logs and /tmp/claude writable for Bash when they "
-                  "exist, whatever the policy says");
+        const char *lost = cl_runtime_lost(c);
+        if (lost)
+            cl_report(c, CP0756, NULL,
+                      "claude: Claude Code's sandbox runtime keeps %s writable "
+                      "for Bash (where present), whatever the policy says",
+                      lost);
         cl_report(c, CP0758, NULL,
                   "claude: Claude Code's Edit and Write tools are not "
                   "sandboxed: outside the write roots they ask the user "
@@ -631,6 +725,23 @@ static enum cp_fidelity cp_claude_fidelity(const struct cp_policy *p,
         }
     *why = "not lowered (the rule cannot be spelled for this target)";
     return CP_FID_NOT_ENFORCED;
+}
+
+static void cp_claude_fidelity_all(const struct cp_policy *p,
+                                   const struct cp_backend_opts *o,
+                                   struct cp_arena *a, enum cp_fidelity *fid,
+                                   const char **why)
+{
+    (void)o;
+    struct cl c;
+    cl_init(&c, p, a, NULL, false);
+    cl_run(&c);
+    for (size_t i = 0; i < p->nrules; i++) {
+        fid[i] = c.fids[i].why ? c.fids[i].fid : CP_FID_NOT_ENFORCED;
+        why[i] = c.fids[i].why ? c.fids[i].why
+                               : "not lowered (the rule cannot be spelled "
+                                 "for this target)";
+    }
 }
 
 static struct cp_jnode *cl_bool(struct cl *c, bool v)
@@ -720,5 +831,6 @@ const struct cp_backend cp_backend_claude = {
     .suffix = ".claude.json",
     .check = cp_claude_check,
     .fidelity = cp_claude_fidelity,
+    .fidelity_all = cp_claude_fidelity_all,
     .emit = cp_claude_emit,
 };
