@@ -174,15 +174,28 @@ static unsigned cp_ndigits(unsigned v)
     return n;
 }
 
+/* The renderer builds the text in memory and writes it with one fwrite per
+ * diagnostic: stderr is unbuffered, and a byte-at-a-time write made long
+ * lines with many errors take minutes. */
+static void cp_buf_addc_(int c, struct cp_buf *b)
+{
+    cp_buf_addc(b, (char)c);
+}
+
+static void cp_buf_adds_(const char *s, struct cp_buf *b)
+{
+    cp_buf_adds(b, s);
+}
+
 /* Echoes one source line: control bytes other than tab are printed as '?'
  * so that the output stays text (one byte each, columns unchanged). */
-static void cp_put_line(const char *s, size_t n, FILE *out)
+static void cp_put_line(const char *s, size_t n, struct cp_buf *out)
 {
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
         if ((c < 0x20 && c != '\t') || c == 0x7f)
             c = '?';
-        fputc(c, out);
+        cp_buf_addc_(c, out);
     }
 }
 
@@ -190,17 +203,17 @@ static void cp_put_line(const char *s, size_t n, FILE *out)
  * source line `s`: tabs before the span are copied so that the caret lines
  * up in any tab setting; `first` puts '^' at the first column. */
 static void cp_put_caret(const char *s, size_t n, unsigned from, unsigned to,
-                         bool first, FILE *out)
+                         bool first, struct cp_buf *out)
 {
     for (unsigned c = 1; c < from; c++)
-        fputc(c - 1 < n && s[c - 1] == '\t' ? '\t' : ' ', out);
+        cp_buf_addc_(c - 1 < n && s[c - 1] == '\t' ? '\t' : ' ', out);
     for (unsigned c = from; c <= to; c++)
-        fputc(c == from && first ? '^' : '~', out);
+        cp_buf_addc_(c == from && first ? '^' : '~', out);
 }
 
 /* Source excerpt for `loc`: every line of the span when it has at most three
  * lines, otherwise the first line, a "..." line and the last line. */
-static void cp_render_excerpt(const struct cp_loc *loc, FILE *out)
+static void cp_render_excerpt(const struct cp_loc *loc, struct cp_buf *out)
 {
     const struct cp_source *src = loc->src;
     if (!src || loc->line == 0)
@@ -211,15 +224,15 @@ static void cp_render_excerpt(const struct cp_loc *loc, FILE *out)
         w = 4;
     for (unsigned ln = loc->line; ln <= last; ln++) {
         if (last - loc->line + 1 > 3 && ln == loc->line + 1) {
-            fprintf(out, " %*s |\n", (int)w, "...");
+            cp_buf_printf(out, " %*s |\n", (int)w, "...");
             ln = last - 1;
             continue;
         }
         size_t n;
         const char *s = cp_source_line(src, ln, &n);
-        fprintf(out, " %*u | ", (int)w, ln);
+        cp_buf_printf(out, " %*u | ", (int)w, ln);
         cp_put_line(s, n, out);
-        fputc('\n', out);
+        cp_buf_addc_('\n', out);
         unsigned from, to;
         if (ln == loc->line) {
             from = loc->col ? loc->col : 1;
@@ -236,36 +249,44 @@ static void cp_render_excerpt(const struct cp_loc *loc, FILE *out)
             to = (unsigned)n;
         if (to < from)
             to = from;
-        fprintf(out, " %*s | ", (int)w, "");
+        cp_buf_printf(out, " %*s | ", (int)w, "");
         cp_put_caret(s, n, from, to, ln == loc->line, out);
-        fputc('\n', out);
+        cp_buf_addc_('\n', out);
     }
 }
 
-static void cp_render_prefix(const struct cp_loc *loc, FILE *out)
+static void cp_render_prefix(const struct cp_loc *loc, struct cp_buf *out)
 {
     if (loc->src && loc->line)
-        fprintf(out, "%s:%u:%u: ", loc->src->path, loc->line, loc->col);
+        cp_buf_printf(out, "%s:%u:%u: ", loc->src->path, loc->line, loc->col);
     else if (loc->src)
-        fprintf(out, "%s: ", loc->src->path);
+        cp_buf_printf(out, "%s: ", loc->src->path);
     else
-        fputs("confpol: ", out);
+        cp_buf_adds_("confpol: ", out);
 }
 
 /* GCC's include context, innermost includer first, printed when a
  * diagnostic is in an included file other than the previous one's. */
-static void cp_render_included_from(const struct cp_source *s, FILE *out)
+static void cp_render_included_from(const struct cp_source *s, struct cp_buf *out)
 {
     const char *lead = "In file included from";
     for (const struct cp_source *x = s; x && x->includer; x = x->includer) {
-        fprintf(out, "%s %s:%u%s\n", lead, x->includer->path, x->include_line,
+        cp_buf_printf(out, "%s %s:%u%s\n", lead, x->includer->path, x->include_line,
                 x->includer->includer ? "," : ":");
         lead = "                 from";
     }
 }
 
-void cp_diags_render_text(const struct cp_diags *d, FILE *out)
+static void cp_flush(struct cp_buf *b, FILE *out)
 {
+    if (b->len)
+        fwrite(b->data, 1, b->len, out);
+    cp_buf_reset(b);
+}
+
+void cp_diags_render_text(const struct cp_diags *d, FILE *fout)
+{
+    struct cp_buf buf = {0}, *out = &buf;
     const struct cp_source *last = NULL;
     for (size_t i = 0; i < d->len; i++) {
         const struct cp_diag *g = &d->items[i];
@@ -273,26 +294,30 @@ void cp_diags_render_text(const struct cp_diags *d, FILE *out)
             cp_render_included_from(g->loc.src, out);
         last = g->loc.src;
         cp_render_prefix(&g->loc, out);
-        fprintf(out, "%s: %s [%s]\n", cp_sev_word(g->sev), g->msg,
-                cp_diag_code_id(g->code));
+        cp_buf_printf(out, "%s: %s [%s]\n", cp_sev_word(g->sev), g->msg,
+                      cp_diag_code_id(g->code));
         cp_render_excerpt(&g->loc, out);
         for (size_t j = 0; j < g->nnotes; j++) {
             cp_render_prefix(&g->notes[j].loc, out);
-            fprintf(out, "note: %s\n", g->notes[j].msg);
+            cp_buf_printf(out, "note: %s\n", g->notes[j].msg);
             cp_render_excerpt(&g->notes[j].loc, out);
         }
         if (g->suggestion) {
             cp_render_prefix(&g->loc, out);
-            fprintf(out, "note: %s\n", g->suggestion);
+            cp_buf_printf(out, "note: %s\n", g->suggestion);
         }
+        cp_flush(out, fout);
     }
     if (d->nerrors > 1) {
         if (d->nwarnings == 1)
-            fprintf(out, "1 warning and %zu errors generated.\n", d->nerrors);
+            cp_buf_printf(out, "1 warning and %zu errors generated.\n",
+                          d->nerrors);
         else if (d->nwarnings > 1)
-            fprintf(out, "%zu warnings and %zu errors generated.\n",
-                    d->nwarnings, d->nerrors);
+            cp_buf_printf(out, "%zu warnings and %zu errors generated.\n",
+                          d->nwarnings, d->nerrors);
         else
-            fprintf(out, "%zu errors generated.\n", d->nerrors);
+            cp_buf_printf(out, "%zu errors generated.\n", d->nerrors);
     }
+    cp_flush(out, fout);
+    cp_buf_free(out);
 }

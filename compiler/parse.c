@@ -381,6 +381,7 @@ static struct cp_file *cp_parse_source(struct cp_ctx *cx,
     st.col = 1;
     st.bol = true;
     st.last_end = (size_t)-1;
+    st.err0 = cp_diag_errors(&cx->diags);
     struct cp_file *f = cp_ast_new_file(cx->arena, src);
     st.file = f;
 
@@ -398,7 +399,8 @@ static struct cp_file *cp_parse_source(struct cp_ctx *cx,
     f->nstmts = st.stmts.len;
     if (st.have_first)
         first_tok = st.first_tok;
-    cp_check_header(cx, &st, f, first_tok);
+    if (!st.stopped)
+        cp_check_header(cx, &st, f, first_tok);
     cp_attach_comments(cx->arena, &st, f);
     if (cx->opts.no_includes) {
         cp_sort_diags(&cx->diags, ndiags);

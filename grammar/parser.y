@@ -37,6 +37,9 @@ struct cp_lex {
     size_t off;
     int depth;               /* brace nesting */
     struct cp_loc brace;     /* the open '{' */
+    bool brace_err;          /* a ';' or '{' was reported in this list */
+    size_t err0;             /* errors in the sink before this file */
+    bool stopped;            /* CP_MAX_PARSE_ERRORS reached: stop */
     bool bol;                /* the next token starts a statement */
     bool eof_nl;             /* synthetic end of line sent at end of file */
     bool done;
@@ -56,6 +59,11 @@ struct cp_alist {
     struct cp_vec v;
     bool braced;
 };
+
+/* Syntax and lexical errors reported in one file before the parser gives
+ * up on it (clang's -ferror-limit, larger): past this, a garbage file only
+ * produces output quadratic in its line length. */
+#define CP_MAX_PARSE_ERRORS 100
 
 struct cp_tok {
     const char *text; /* interned for words; raw bytes for strings */
@@ -328,6 +336,8 @@ static void cp_p_args(struct cp_stmt *s, const struct cp_vec *v,
 static void cp_p_missing(struct cp_lex *st, const struct cp_loc *after,
                          const char *fmt, ...)
 {
+    if (st->stopped)
+        return;
     struct cp_loc l = *after;
     l.line = l.end_line;
     l.col = l.end_col + 1;
@@ -349,6 +359,8 @@ static void cp_yyerror(CP_YYLTYPE *l, void *scanner, struct cp_lex *st,
                        const char *m)
 {
     (void)scanner;
+    if (st->stopped)
+        return;
     const char *u = strstr(m, "unexpected ");
     if (!u) {
         cp_diag_report(st->diags, CP0201, l, "%s", m);

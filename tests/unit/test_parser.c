@@ -218,6 +218,27 @@ START_TEST(header_after_statement)
 }
 END_TEST
 
+START_TEST(error_limit)
+{
+    struct cp_buf b = {0};
+    cp_buf_adds(&b, "confpol 1\n");
+    for (int i = 0; i < 150; i++)
+        cp_buf_adds(&b, "wirte /x\n");
+    ck_assert_int_eq(cp_parse_memory(&cx, "t.confpol", b.data, b.len), 101);
+    cp_buf_free(&b);
+    ck_assert_uint_eq(cx.diags.items[99].code, CP0202);
+    ck_assert_uint_eq(cx.diags.items[100].code, CP0210);
+    ck_assert_uint_eq(cx.diags.items[100].loc.line, 101);
+}
+END_TEST
+
+START_TEST(nested_braces_reported_once)
+{
+    ck_assert_int_eq(parse("confpol 1\ndeny write { { { /a } } ; }\n"), 1);
+    ck_assert_str_eq(codes(), "2:14 CP0206");
+}
+END_TEST
+
 START_TEST(empty_braces)
 {
     ck_assert_int_eq(parse("confpol 1\nwrite { }\n"), 1);
@@ -421,6 +442,8 @@ Suite *cp_test_parser_suite(void)
     tcase_add_test(tc, wrong_version);
     tcase_add_test(tc, header_after_statement);
     tcase_add_test(tc, empty_braces);
+    tcase_add_test(tc, error_limit);
+    tcase_add_test(tc, nested_braces_reported_once);
     tcase_add_test(tc, unclosed_brace);
     suite_add_tcase(s, tc);
     tc = tcase_create("include");
