@@ -63,7 +63,8 @@ def argv(path, home, project):
     with open(path) as f:
         text = f.read()
     lines = [l for l in text.splitlines() if not l.lstrip().startswith("#")]
-    text = "\n".join(lines).replace("$HOME", home).replace("$PROJECT", project)
+    text = "\n".join(lines).replace("\\\n", " ")
+    text = text.replace("$HOME", home).replace("$PROJECT", project)
     words = shlex.split(text, posix=True)
     if not words or words[0] != "bwrap" or words[-2:] != ["--", "$@"]:
         raise ValueError("unexpected shell form")
