@@ -7,7 +7,9 @@
  *   bench [-n RUNS] [-w WARMUP] [-i STDIN-FILE] -- CMD [ARG]... [:: CMD [ARG]...]...
  *
  * Output, one line per command in the order given:
- *   median_ms=M min_ms=M max_ms=M rss_kb=K fails=F
+ *   median_ms=M min_ms=M max_ms=M cpu_ms=M rss_kb=K fails=F
+ * cpu_ms is the median user+system CPU time of the child (rusage): unlike
+ * wall time it does not grow when other processes compete for the CPU.
  * A run "fails" when the command exits non-zero or by a signal; timing is
  * still recorded.  stdout and stderr of the commands go to /dev/null. */
 #define _GNU_SOURCE
@@ -24,6 +26,7 @@
 struct cmd {
     char **argv;
     double *ms;
+    double *cpu;
     long rss_kb;
     int fails;
 };
@@ -41,7 +44,12 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static double run_once(struct cmd *c, const char *input)
+static double median(const double *v, int n)
+{
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static double run_once(struct cmd *c, const char *input, double *cpu)
 {
     double t0 = now_ms();
     pid_t pid = fork();
@@ -67,6 +75,8 @@ static double run_once(struct cmd *c, const char *input)
         exit(2);
     }
     double ms = now_ms() - t0;
+    *cpu = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+           (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
     if (ru.ru_maxrss > c->rss_kb)
         c->rss_kb = ru.ru_maxrss;
     if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
@@ -115,29 +125,32 @@ int main(int argc, char **argv)
     ncmds++;
     for (int k = 0; k < ncmds; k++) {
         cmds[k].ms = calloc((size_t)runs, sizeof(double));
+        cmds[k].cpu = calloc((size_t)runs, sizeof(double));
         cmds[k].rss_kb = 0;
         cmds[k].fails = 0;
-        if (!cmds[k].ms || !cmds[k].argv[0]) {
+        if (!cmds[k].ms || !cmds[k].cpu || !cmds[k].argv[0]) {
             fprintf(stderr, "bench: empty command\n");
             return 2;
         }
     }
+    double scratch;
     for (int r = 0; r < warmup; r++)
         for (int k = 0; k < ncmds; k++)
-            run_once(&cmds[k], input);
+            run_once(&cmds[k], input, &scratch);
     for (int k = 0; k < ncmds; k++)
         cmds[k].fails = 0;
     for (int r = 0; r < runs; r++)
         for (int k = 0; k < ncmds; k++)
-            cmds[k].ms[r] = run_once(&cmds[k], input);
+            cmds[k].ms[r] = run_once(&cmds[k], input, &cmds[k].cpu[r]);
     for (int k = 0; k < ncmds; k++) {
         qsort(cmds[k].ms, (size_t)runs, sizeof(double), cmp_double);
-        double med = runs % 2 ? cmds[k].ms[runs / 2]
-                              : (cmds[k].ms[runs / 2 - 1] + cmds[k].ms[runs / 2]) / 2;
-        printf("median_ms=%.3f min_ms=%.3f max_ms=%.3f rss_kb=%ld fails=%d\n",
-               med, cmds[k].ms[0], cmds[k].ms[runs - 1], cmds[k].rss_kb,
-               cmds[k].fails);
+        qsort(cmds[k].cpu, (size_t)runs, sizeof(double), cmp_double);
+        printf("median_ms=%.3f min_ms=%.3f max_ms=%.3f cpu_ms=%.3f rss_kb=%ld "
+               "fails=%d\n",
+               median(cmds[k].ms, runs), cmds[k].ms[0], cmds[k].ms[runs - 1],
+               median(cmds[k].cpu, runs), cmds[k].rss_kb, cmds[k].fails);
         free(cmds[k].ms);
+        free(cmds[k].cpu);
     }
     return 0;
 }

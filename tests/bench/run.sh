@@ -128,9 +128,9 @@ if "$C" build --target bwrap -o "$L/o" "$L/launch.confpol" >/dev/null 2>"$tmp/er
     else
         res=$("$B" -n 31 -w 3 -- "$R" "$L/o/launch.bwrap" -- /bin/true :: "$@" /bin/true :: /bin/true)
         r1=$(echo "$res" | sed -n 1p) r2=$(echo "$res" | sed -n 2p) r3=$(echo "$res" | sed -n 3p)
-        printf '%-26s %10s ms (min %s, fails %s)\n' "confpol-run ... true" "$(field median_ms "$r1")" "$(field min_ms "$r1")" "$(field fails "$r1")"
-        printf '%-26s %10s ms (min %s, fails %s)\n' "bwrap ARGV true" "$(field median_ms "$r2")" "$(field min_ms "$r2")" "$(field fails "$r2")"
-        printf '%-26s %10s ms (min %s, fails %s)\n' "true" "$(field median_ms "$r3")" "$(field min_ms "$r3")" "$(field fails "$r3")"
+        printf '%-22s %9s ms wall (min %s), %7s ms CPU, fails %s\n' "confpol-run ... true" "$(field median_ms "$r1")" "$(field min_ms "$r1")" "$(field cpu_ms "$r1")" "$(field fails "$r1")"
+        printf '%-22s %9s ms wall (min %s), %7s ms CPU, fails %s\n' "bwrap ARGV true" "$(field median_ms "$r2")" "$(field min_ms "$r2")" "$(field cpu_ms "$r2")" "$(field fails "$r2")"
+        printf '%-22s %9s ms wall (min %s), %7s ms CPU, fails %s\n' "true" "$(field median_ms "$r3")" "$(field min_ms "$r3")" "$(field cpu_ms "$r3")" "$(field fails "$r3")"
         echo "ratio confpol-run / bare bwrap: $(ratio "$(field median_ms "$r1")" "$(field median_ms "$r2")")"
         echo "ratio bare bwrap / true:        $(ratio "$(field median_ms "$r2")" "$(field median_ms "$r3")")"
     fi
@@ -154,7 +154,7 @@ for input in allow ask; do
     for label in "gate example policy" "gate example artifact" "gate seed-gates.confpol" "confpol --version" "true"; do
         i=$((i + 1))
         r=$(echo "$res" | sed -n ${i}p)
-        printf '%-6s %-26s %8s ms (min %s, peak RSS %s MiB, fails %s)\n' "$input" "$label" "$(field median_ms "$r")" "$(field min_ms "$r")" "$(mib "$(field rss_kb "$r")")" "$(field fails "$r")"
+        printf '%-6s %-24s %8s ms wall (min %s), %7s ms CPU, peak RSS %s MiB, fails %s\n' "$input" "$label" "$(field median_ms "$r")" "$(field min_ms "$r")" "$(field cpu_ms "$r")" "$(mib "$(field rss_kb "$r")")" "$(field fails "$r")"
     done
 done
 echo
