@@ -148,6 +148,18 @@ static bool jp_string(struct jp *p, const char **s, size_t *n)
 {
     struct cp_buf b = {0};
     p->pos++; /* '"' */
+    /* Fast path: no escape before the closing quote. */
+    for (size_t e = p->pos; e < p->len; e++) {
+        unsigned char c = (unsigned char)p->t[e];
+        if (c == '\\' || c < 0x20)
+            break;
+        if (c == '"') {
+            *n = e - p->pos;
+            *s = cp_arena_strndup(p->a, p->t + p->pos, *n);
+            p->pos = e + 1;
+            return true;
+        }
+    }
     for (;;) {
         if (p->pos >= p->len) {
             jp_fail(p, "unterminated string");
@@ -467,6 +479,70 @@ void cp_json_set(struct cp_arena *a, struct cp_jnode *obj, const char *key,
     m->val = v;
 }
 
+/* A set of byte strings (open addressing) for linear-time list
+ * operations: settings lists can hold many thousands of entries. */
+struct strset {
+    const struct cp_jnode **slots;
+    size_t cap, n;
+};
+
+static uint64_t bytes_hash(const char *s, size_t len)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+    return h;
+}
+
+static bool strset_has(const struct strset *t, const char *s, size_t len)
+{
+    if (!t->cap)
+        return false;
+    for (size_t k = bytes_hash(s, len) & (t->cap - 1); t->slots[k];
+         k = (k + 1) & (t->cap - 1))
+        if (t->slots[k]->len == len && memcmp(t->slots[k]->s, s, len) == 0)
+            return true;
+    return false;
+}
+
+/* Adds a string node; returns false when an equal one was there. */
+static bool strset_add(struct cp_arena *a, struct strset *t,
+                       const struct cp_jnode *v)
+{
+    if (strset_has(t, v->s, v->len))
+        return false;
+    if (2 * (t->n + 1) > t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 16;
+        const struct cp_jnode **sl = cp_arena_alloc(a, cap * sizeof *sl);
+        for (size_t i = 0; i < t->cap; i++)
+            if (t->slots[i]) {
+                size_t k = bytes_hash(t->slots[i]->s, t->slots[i]->len) &
+                           (cap - 1);
+                while (sl[k])
+                    k = (k + 1) & (cap - 1);
+                sl[k] = t->slots[i];
+            }
+        t->slots = sl;
+        t->cap = cap;
+    }
+    size_t k = bytes_hash(v->s, v->len) & (t->cap - 1);
+    while (t->slots[k])
+        k = (k + 1) & (t->cap - 1);
+    t->slots[k] = v;
+    t->n++;
+    return true;
+}
+
+/* The strings of an array (other elements are skipped). */
+static struct strset strset_of(struct cp_arena *a, const struct cp_jnode *arr)
+{
+    struct strset t = {0};
+    for (size_t i = 0; arr && arr->type == CP_J_ARR && i < arr->n; i++)
+        if (arr->items[i]->type == CP_J_STR)
+            strset_add(a, &t, arr->items[i]);
+    return t;
+}
+
 static bool str_is(const struct cp_jnode *n, const char *s, size_t len)
 {
     return n && n->type == CP_J_STR && n->len == len &&
@@ -635,12 +711,44 @@ bool cp_json_equal(const struct cp_jnode *x, const struct cp_jnode *y)
     return false;
 }
 
+static struct cp_jnode *json_copy(struct cp_arena *a, const struct cp_jnode *v)
+{
+    struct cp_jnode *n = cp_json_new(a, v->type);
+    n->oneline = v->oneline;
+    switch (v->type) {
+    case CP_J_NULL:
+    case CP_J_TRUE:
+    case CP_J_FALSE:
+        break;
+    case CP_J_NUM:
+    case CP_J_STR:
+        n->s = cp_arena_strndup(a, v->s, v->len);
+        n->len = v->len;
+        break;
+    case CP_J_ARR:
+        for (size_t i = 0; i < v->n; i++)
+            cp_json_push(a, n, json_copy(a, v->items[i]));
+        break;
+    case CP_J_OBJ:
+        for (size_t i = 0; i < v->n; i++) {
+            cp_json_set(a, n, cp_arena_strndup(a, v->members[i].key,
+                                               v->members[i].klen),
+                        json_copy(a, v->members[i].val));
+            n->members[n->n - 1].klen = v->members[i].klen;
+        }
+        break;
+    }
+    return n;
+}
+
 /* ======================================================================
  * Document editing by splices
  * ====================================================================== */
 
 struct doc {
-    struct cp_arena *a;
+    struct cp_arena *a;  /* lives as long as the operation */
+    struct cp_arena *ta; /* the current tree after a splice (NULL: the
+                            first tree, which is in `a`) */
     struct cp_buf text;
     struct cp_jnode *root;
     char unit[64];
@@ -648,9 +756,16 @@ struct doc {
     bool broken; /* a splice produced invalid JSON: internal error */
 };
 
+/* Each splice is followed by a new tree; the previous one is freed, so
+ * nodes of a tree must not be kept across a splice (the first tree, in
+ * d->a, stays: uninstall's record is read from it). */
 static bool doc_reparse(struct doc *d)
 {
-    if (cp_json_parse(d->a, d->text.data ? d->text.data : "", d->text.len,
+    struct cp_arena *old = d->ta;
+    d->ta = cp_arena_new();
+    if (old)
+        cp_arena_free(old);
+    if (cp_json_parse(d->ta, d->text.data ? d->text.data : "", d->text.len,
                       &d->root) != NULL) {
         d->broken = true;
         return false;
@@ -1151,7 +1266,8 @@ struct chg {
     enum chg_op op;
     const char *path[MAXPATH];
     size_t np;
-    struct cp_jnode *value; /* SET: the value written; ADD: the string */
+    struct cp_jnode *value; /* SET: the value written */
+    struct cp_jnode *values; /* ADD: the strings appended, in order */
     struct cp_jnode *prev;  /* SET: the value replaced, or NULL */
     const char *command;    /* HOOK */
 };
@@ -1196,17 +1312,17 @@ static bool do_union(struct inst *in, const char *const *path, size_t np,
     struct cp_jnode *arr = ensure(in, path, np, CP_J_ARR);
     if (!arr)
         return false;
-    struct cp_jnode missing = {.type = CP_J_ARR};
+    struct strset have = strset_of(in->d.a, arr);
+    struct cp_jnode *missing = cp_json_new(in->d.a, CP_J_ARR);
     for (size_t i = 0; i < want->n; i++) {
         const struct cp_jnode *w = want->items[i];
-        bool have = false;
-        for (size_t j = 0; j < arr->n && !have; j++)
-            have = str_is(arr->items[j], w->s, w->len);
-        if (!have && cp_json_push_unique(in->d.a, &missing, w->s, w->len))
-            chg_new(in, CH_ADD, path, np)->value =
-                missing.items[missing.n - 1];
+        if (strset_add(in->d.a, &have, w))
+            cp_json_push(in->d.a, missing, cp_json_str(in->d.a, w->s, w->len));
     }
-    return append_items(&in->d, arr, missing.items, missing.n);
+    if (missing->n == 0)
+        return true;
+    chg_new(in, CH_ADD, path, np)->values = missing;
+    return append_items(&in->d, arr, missing->items, missing->n);
 }
 
 static bool do_set(struct inst *in, const char *const *path, size_t np,
@@ -1220,7 +1336,7 @@ static bool do_set(struct inst *in, const char *const *path, size_t np,
     struct chg *c = chg_new(in, CH_SET, path, np);
     c->value = val;
     if (cur) {
-        c->prev = cur;
+        c->prev = json_copy(in->d.a, cur); /* the tree goes with the splice */
         return set_value(&in->d, cur, val);
     }
     struct cp_jnode *parent = doc_at(&in->d, path, np - 1);
@@ -1267,6 +1383,8 @@ static struct cp_jnode *chg_node(struct cp_arena *a, const struct chg *c)
         cp_json_set(a, o, "previous", c->prev);
     if (c->value)
         cp_json_set(a, o, "value", c->value);
+    if (c->values)
+        cp_json_set(a, o, "values", c->values);
     return o;
 }
 
@@ -1519,6 +1637,8 @@ broken:
 out:
     if (rc != 0 && err->len == err0)
         cp_buf_adds(err, "install refused\n");
+    if (in.d.ta)
+        cp_arena_free(in.d.ta);
     cp_buf_free(&in.d.text);
     cp_arena_free(a);
     return rc;
@@ -1551,6 +1671,7 @@ static bool chg_parse(struct cp_arena *a, const struct cp_jnode *n,
         c->path[i] = p->items[i]->s;
     }
     c->value = cp_json_get(n, "value", NULL);
+    c->values = cp_json_get(n, "values", NULL);
     c->prev = cp_json_get(n, "previous", NULL);
     const struct cp_jnode *cmd = cp_json_get(n, "command", NULL);
     if (cmd && cmd->type == CP_J_STR)
@@ -1561,12 +1682,39 @@ static bool chg_parse(struct cp_arena *a, const struct cp_jnode *n,
     case CH_SET:
         return c->value != NULL;
     case CH_ADD:
-        return c->value && c->value->type == CP_J_STR;
+        if (!c->values || c->values->type != CP_J_ARR)
+            return false;
+        for (size_t i = 0; i < c->values->n; i++)
+            if (c->values->items[i]->type != CP_J_STR)
+                return false;
+        return true;
     case CH_HOOK:
         return c->command != NULL;
     }
     (void)a;
     return false;
+}
+
+/* An add whose values are still the last elements of the array, in
+ * order (the usual case: nobody touched it since install appended them),
+ * goes in one splice.  Returns false, changing nothing, otherwise. */
+static bool undo_tail(struct doc *d, const struct chg *c, size_t *removed)
+{
+    struct cp_jnode *x = doc_at(d, c->path, c->np);
+    size_t k = c->values->n;
+    if (!x || x->type != CP_J_ARR || x->n < k || k == 0)
+        return false;
+    size_t base = x->n - k;
+    for (size_t i = 0; i < k; i++)
+        if (!str_is(x->items[base + i], c->values->items[i]->s,
+                    c->values->items[i]->len))
+            return false;
+    *removed += k;
+    if (base == 0)
+        doc_splice(d, x->start, x->end, "[]", 2);
+    else
+        doc_splice(d, x->items[base - 1]->end, x->items[x->n - 1]->end, "", 0);
+    return true;
 }
 
 /* Undoes one change when what it wrote is still there. */
@@ -1594,11 +1742,21 @@ static bool undo(struct doc *d, const struct chg *c, size_t *removed)
     case CH_ADD:
         if (!x || x->type != CP_J_ARR)
             return true;
-        for (i = x->n; i-- > 0;)
-            if (str_is(x->items[i], c->value->s, c->value->len)) {
-                ++*removed;
-                return remove_item(d, x, i);
-            }
+        if (undo_tail(d, c, removed))
+            return !d->broken;
+        /* Someone changed the array since: each value, last first, by its
+         * last occurrence. */
+        for (size_t k = c->values->n; k-- > 0;) {
+            const struct cp_jnode *v = c->values->items[k];
+            x = doc_at(d, c->path, c->np);
+            for (i = x && x->type == CP_J_ARR ? x->n : 0; i-- > 0;)
+                if (str_is(x->items[i], v->s, v->len)) {
+                    ++*removed;
+                    if (!remove_item(d, x, i))
+                        return false;
+                    break;
+                }
+        }
         return true;
     case CH_HOOK:
         if (hook_present(x, c->command, &i)) {
@@ -1667,6 +1825,8 @@ int cp_settings_uninstall(const struct cp_settings_env *env, const char *live,
 broken:
     cp_buf_adds(err, "internal error: an edit produced invalid JSON\n");
 out:
+    if (d.ta)
+        cp_arena_free(d.ta);
     cp_buf_free(&d.text);
     cp_arena_free(a);
     return rc;
@@ -1796,14 +1956,6 @@ static bool live_true(const struct cp_jnode *x)
     return x && x->type == CP_J_TRUE;
 }
 
-static bool arr_has(const struct cp_jnode *arr, const struct cp_jnode *s)
-{
-    for (size_t i = 0; arr && arr->type == CP_J_ARR && i < arr->n; i++)
-        if (str_is(arr->items[i], s->s, s->len))
-            return true;
-    return false;
-}
-
 static const char *jstr(struct cp_arena *a, const struct cp_jnode *s)
 {
     struct cp_buf b = {0};
@@ -1817,8 +1969,9 @@ static const char *jstr(struct cp_arena *a, const struct cp_jnode *s)
 static void need_all(struct vfy *v, const struct cp_jnode *have,
                      const struct cp_jnode *want, const char *where)
 {
+    struct strset h = strset_of(v->a, have);
     for (size_t i = 0; want && i < want->n; i++)
-        if (!arr_has(have, want->items[i]))
+        if (!strset_has(&h, want->items[i]->s, want->items[i]->len))
             gap(v, "%s lacks %s", where, jstr(v->a, want->items[i]));
 }
 
@@ -1827,11 +1980,12 @@ static void only_these(struct vfy *v, const struct cp_jnode *have,
                        const struct cp_jnode *allowed, const char *where,
                        const char *why)
 {
+    struct strset al = strset_of(v->a, allowed);
     for (size_t i = 0; have && have->type == CP_J_ARR && i < have->n; i++) {
         const struct cp_jnode *x = have->items[i];
         if (x->type != CP_J_STR)
             gap(v, "%s holds a non-string", where);
-        else if (!arr_has(allowed, x))
+        else if (!strset_has(&al, x->s, x->len))
             gap(v, "%s holds %s, %s", where, jstr(v->a, x), why);
     }
 }
@@ -2015,9 +2169,12 @@ int cp_settings_verify(const struct cp_settings_env *env, const char *live,
     const struct cp_jnode *adeny = cp_json_get(t.perm, "deny", NULL);
     const struct cp_jnode *aask = cp_json_get(t.perm, "ask", NULL);
     need_all(&v, ldeny, adeny, "permissions.deny");
-    for (size_t i = 0; aask && i < aask->n; i++)
-        if (!arr_has(lask, aask->items[i]) && !arr_has(ldeny, aask->items[i]))
-            gap(&v, "permissions.ask lacks %s", jstr(a, aask->items[i]));
+    struct strset sask = strset_of(a, lask), sdeny = strset_of(a, ldeny);
+    for (size_t i = 0; aask && i < aask->n; i++) {
+        const struct cp_jnode *r = aask->items[i];
+        if (!strset_has(&sask, r->s, r->len) && !strset_has(&sdeny, r->s, r->len))
+            gap(&v, "permissions.ask lacks %s", jstr(a, r));
+    }
     const struct cp_jnode *allow = cp_json_get(perm, "allow", NULL);
     for (size_t i = 0; t.sandbox && allow && allow->type == CP_J_ARR &&
                        i < allow->n; i++) {

@@ -405,6 +405,59 @@ START_TEST(two_artifacts)
 }
 END_TEST
 
+START_TEST(uninstall_after_user_edits)
+{
+    struct cp_settings_env e = env();
+    char *out = inst(&e, "{\"permissions\": {\"deny\": [\"Read(x)\"]}}", ART, NULL);
+    ck_assert_ptr_nonnull(out);
+    /* The user appends an entry after confpol's and flips a switch. */
+    char *s = strstr(out, "\"Edit(/.claude/**)\"");
+    ck_assert_ptr_nonnull(s);
+    s += strlen("\"Edit(/.claude/**)\"");
+    char *mod = cp_arena_printf(ar, "%.*s, \"Bash(mine)\"%s", (int)(s - out), out, s);
+    char *en = strstr(mod, "\"enabled\": true");
+    memcpy(en, "\"enabled\":false", 15);
+    char *back = uninst(&e, mod, NULL);
+    ck_assert_ptr_nonnull(strstr(back, "\"Read(x)\""));
+    ck_assert_ptr_nonnull(strstr(back, "\"Bash(mine)\""));
+    ck_assert_ptr_null(strstr(back, "Edit(/.claude"));
+    /* A changed value is the user's now: it stays, and so does its object. */
+    ck_assert_ptr_nonnull(strstr(back, "\"enabled\":false"));
+    ck_assert_ptr_null(strstr(back, CP_SETTINGS_RECORD_KEY));
+    struct cp_jnode *v;
+    ck_assert_ptr_null(cp_json_parse(ar, back, strlen(back), &v));
+}
+END_TEST
+
+/* Linear list operations: a large artifact installs and uninstalls fast
+ * (seconds would mean a quadratic step). */
+START_TEST(large_lists)
+{
+    enum { N = 10000 };
+    struct cp_buf art = {0};
+    cp_buf_adds(&art, "{\"confpol\": {\"failClosed\": true, \"gates\": [], "
+                      "\"projectRelative\": false, \"stem\": \"big\", \"version\": 1}, "
+                      "\"permissions\": {\"deny\": [");
+    for (int i = 0; i < N; i++)
+        cp_buf_printf(&art, "%s\"Edit(//data/d%d)\"", i ? ", " : "", i);
+    cp_buf_adds(&art, "]}, \"sandbox\": {\"enabled\": true, \"filesystem\": "
+                      "{\"denyWrite\": [");
+    for (int i = 0; i < N; i++)
+        cp_buf_printf(&art, "%s\"//data/d%d\"", i ? ", " : "", i);
+    cp_buf_adds(&art, "]}}}");
+    struct cp_settings_env e = env();
+    e.settings_path = "/home/u/.claude/settings.json";
+    hook_art = art.data;
+    char *err;
+    char *out = inst(&e, "{\"model\": \"x\"}\n", art.data, &err);
+    ck_assert_msg(out != NULL, "%s", err);
+    char *rep;
+    ck_assert_int_eq(verify(&e, out, art.data, &rep), 0);
+    ck_assert_str_eq(uninst(&e, out, NULL), "{\"model\": \"x\"}\n");
+    cp_buf_free(&art);
+}
+END_TEST
+
 Suite *cp_test_settings_suite(void); /* collected by the Makefile */
 Suite *cp_test_settings_suite(void)
 {
@@ -421,6 +474,8 @@ Suite *cp_test_settings_suite(void)
     tcase_add_test(t, hook_quoting);
     tcase_add_test(t, verify_gaps);
     tcase_add_test(t, two_artifacts);
+    tcase_add_test(t, uninstall_after_user_edits);
+    tcase_add_test(t, large_lists);
     suite_add_tcase(s, t);
     return s;
 }
