@@ -213,8 +213,8 @@ int cp_cmd_gate(int argc, char **argv)
         if (strcmp(a, "--verify-log") == 0) {
             if (i + 1 >= argc) {
                 fputs("confpol gate: --verify-log needs a FILE\n", stderr);
-                usage_err = true;
-                break;
+                cp_cli_common_free(&common);
+                return 2;
             }
             verify = argv[++i];
             continue;
@@ -242,9 +242,11 @@ int cp_cmd_gate(int argc, char **argv)
         cp_cli_common_free(&common);
         return cp_gatelog_verify(verify, stdout, stderr);
     }
-    if (verify && !usage_err) {
-        fputs("confpol gate: --verify-log takes only FILE\n", stderr);
-        usage_err = true;
+    if (verify) { /* not a hook call: a plain usage error */
+        if (!usage_err)
+            fputs("confpol gate: --verify-log takes only FILE\n", stderr);
+        cp_cli_common_free(&common);
+        return 2;
     }
 
     struct cp_gate_run g = {.arena = cp_arena_new()};
