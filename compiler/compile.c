@@ -14,6 +14,7 @@ void cp_ctx_init(struct cp_ctx *cx)
 
 void cp_ctx_free(struct cp_ctx *cx)
 {
+    cp_policy_free(cx->policy); /* compiled regexes live outside the arena */
     cp_diags_free(&cx->diags);
     cp_arena_free(cx->arena);
     memset(cx, 0, sizeof(*cx));
