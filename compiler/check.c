@@ -32,7 +32,7 @@
 #define CK_MAX_NOTES 4 /* partner notes per diagnostic before "and N more" */
 
 struct ck_node {
-    uint32_t parent, first_child, next_sibling, rules;
+    uint32_t parent, first_child, next_sibling, rules, depth;
     const char *seg; /* root name ("" absolute) for a root node */
     size_t len;
 };
@@ -67,6 +67,20 @@ struct ck {
     uint32_t *ht; /* node ids, CK_NONE empty */
     size_t htcap;
     uint32_t *rule_node, *rule_next;
+    /* Containment buckets: (node, kind, key) where key is the rule's first
+     * literal segment after its literal prefix, or "" when it has none. */
+    struct ck_bucket {
+        uint32_t node, head;
+        unsigned kind;
+        const char *s;
+        size_t len;
+    } *buckets;
+    size_t nbuckets, capbuckets;
+    uint32_t *bht; /* bucket ids */
+    size_t bhtcap;
+    uint32_t *rule_bnext;
+    uint64_t *sig;    /* per path rule: one bit per literal segment (hash) */
+    uint32_t *minlen; /* per path rule: segments every named path has */
     uint32_t abs_root;
     bool *shadowed; /* per rule: a write/exec rule contained in a deny */
     struct ck_find *finds;
@@ -90,7 +104,13 @@ static uint64_t ck_hash(uint32_t parent, const char *s, size_t n)
         h ^= (unsigned char)s[i];
         h *= 1099511628211ull;
     }
-    return h ^ (h >> 29);
+    /* splitmix64 finalizer: keys that differ only in `parent` must not
+     * land in consecutive slots (linear probing). */
+    h ^= h >> 30;
+    h *= 0xbf58476d1ce4e5b9ull;
+    h ^= h >> 27;
+    h *= 0x94d049bb133111ebull;
+    return h ^ (h >> 31);
 }
 
 static void ck_ht_grow(struct ck *c)
@@ -141,6 +161,7 @@ static uint32_t ck_child(struct ck *c, uint32_t parent, const char *s,
     nd->first_child = CK_NONE;
     nd->rules = CK_NONE;
     nd->next_sibling = CK_NONE;
+    nd->depth = parent == CK_NONE ? 0 : c->nodes[parent].depth + 1;
     if (parent != CK_NONE) {
         nd->next_sibling = c->nodes[parent].first_child;
         c->nodes[parent].first_child = id;
@@ -153,6 +174,49 @@ static uint32_t ck_root(struct ck *c, const char *root)
 {
     const char *s = root ? root : "";
     return ck_child(c, CK_NONE, s, strlen(s));
+}
+
+static uint32_t ck_bucket_find(struct ck *c, uint32_t node, unsigned kind,
+                               const char *s, size_t n, bool create)
+{
+    if (create && (c->nbuckets + 1) * 2 > c->bhtcap) {
+        size_t cap = c->bhtcap ? c->bhtcap * 2 : 1024;
+        uint32_t *ht = cp_xmalloc(cap * sizeof *ht);
+        memset(ht, 0xff, cap * sizeof *ht);
+        for (size_t i = 0; i < c->nbuckets; i++) {
+            const struct ck_bucket *b = &c->buckets[i];
+            size_t h = ck_hash(b->node * 16u + b->kind, b->s, b->len) & (cap - 1);
+            while (ht[h] != CK_NONE)
+                h = (h + 1) & (cap - 1);
+            ht[h] = (uint32_t)i;
+        }
+        free(c->bht);
+        c->bht = ht;
+        c->bhtcap = cap;
+    }
+    if (!c->bhtcap)
+        return CK_NONE;
+    size_t h = ck_hash(node * 16u + kind, s, n) & (c->bhtcap - 1);
+    for (;;) {
+        uint32_t id = c->bht[h];
+        if (id == CK_NONE)
+            break;
+        const struct ck_bucket *b = &c->buckets[id];
+        if (b->node == node && b->kind == kind && b->len == n &&
+            memcmp(b->s, s, n) == 0)
+            return id;
+        h = (h + 1) & (c->bhtcap - 1);
+    }
+    if (!create)
+        return CK_NONE;
+    if (c->nbuckets == c->capbuckets) {
+        c->capbuckets = c->capbuckets ? c->capbuckets * 2 : 256;
+        c->buckets = cp_xrealloc(c->buckets, c->capbuckets * sizeof *c->buckets);
+    }
+    uint32_t id = (uint32_t)c->nbuckets++;
+    c->buckets[id] = (struct ck_bucket){node, CK_NONE, kind, s, n};
+    c->bht[h] = id;
+    return id;
 }
 
 /* Allow rules per root (few distinct roots: a linear list). */
@@ -180,6 +244,9 @@ static void ck_index(struct ck *c)
     size_t n = c->p->nrules;
     c->rule_node = cp_xcalloc(n + 1, sizeof *c->rule_node);
     c->rule_next = cp_xcalloc(n + 1, sizeof *c->rule_next);
+    c->sig = cp_xcalloc(n + 1, sizeof *c->sig);
+    c->rule_bnext = cp_xcalloc(n + 1, sizeof *c->rule_bnext);
+    c->minlen = cp_xcalloc(n + 1, sizeof *c->minlen);
     c->abs_root = ck_root(c, NULL);
     /* Insert in reverse so that each node's list is in rule order. */
     for (size_t i = n; i-- > 0;) {
@@ -192,9 +259,33 @@ static void ck_index(struct ck *c)
         size_t k = cp_path_literal_prefix(pa);
         for (size_t j = 0; j < k; j++)
             nd = ck_child(c, nd, pa->segs[j].s, pa->segs[j].len);
+        uint64_t sig = 0;
+        uint32_t ml = 0;
+        for (size_t j = 0; j < pa->nsegs; j++) {
+            if (pa->segs[j].kind == CP_SEG_LIT)
+                sig |= 1ull << (ck_hash(0, pa->segs[j].s, pa->segs[j].len) & 63);
+            if (pa->segs[j].kind != CP_SEG_ANY)
+                ml++;
+        }
+        c->sig[i] = sig;
+        c->minlen[i] = ml;
         c->rule_node[i] = nd;
-        c->rule_next[i] = c->nodes[nd].rules;
-        c->nodes[nd].rules = (uint32_t)i;
+        c->nodes[nd].rules = (uint32_t)i; /* non-empty marker */
+        const char *key = "";
+        size_t keylen = 0;
+        for (size_t j = k; j < pa->nsegs; j++)
+            if (pa->segs[j].kind == CP_SEG_LIT) {
+                key = pa->segs[j].s;
+                keylen = pa->segs[j].len;
+                break;
+            }
+        uint32_t b = ck_bucket_find(c, nd, r->kind, key, keylen, true);
+        c->rule_bnext[i] = c->buckets[b].head;
+        c->buckets[b].head = (uint32_t)i;
+        /* every rule of this kind at this node: kind + 8, key "" */
+        b = ck_bucket_find(c, nd, r->kind + 8u, "", 0, true);
+        c->rule_next[i] = c->buckets[b].head;
+        c->buckets[b].head = (uint32_t)i;
         if (r->kind != CP_R_WRITE && r->kind != CP_R_EXEC)
             continue;
         struct ck_rootcount *rc = ck_rootcount(c, pa->root);
@@ -219,10 +310,65 @@ static bool ck_up(struct ck *c, const struct cp_rule *r, enum cp_rule_kind kind,
     uint32_t nd = c->rule_node[r->id];
     bool param_root = r->u.path.root != NULL;
     while (nd != CK_NONE) {
-        for (uint32_t q = c->nodes[nd].rules; q != CK_NONE; q = c->rule_next[q]) {
+        uint32_t b = c->nodes[nd].rules == CK_NONE
+                         ? CK_NONE
+                         : ck_bucket_find(c, nd, kind + 8u, "", 0, false);
+        for (uint32_t q = b == CK_NONE ? CK_NONE : c->buckets[b].head;
+             q != CK_NONE; q = c->rule_next[q]) {
             const struct cp_rule *qr = c->p->rules[q];
-            if (qr->kind == kind && qr != r && fn(c, r, qr, arg))
+            if (qr != r && fn(c, r, qr, arg))
                 return true;
+        }
+        uint32_t up = c->nodes[nd].parent;
+        if (up == CK_NONE && param_root) {
+            up = c->abs_root;
+            param_root = false;
+        }
+        nd = up;
+    }
+    return false;
+}
+
+/* As ck_up, for containment queries only: at each node, only the rules
+ * without a literal beyond their prefix and those whose first such literal
+ * is a literal segment of r (a container's literals all are, see
+ * ck_may_contain). */
+static bool ck_upc(struct ck *c, const struct cp_rule *r,
+                   enum cp_rule_kind kind, ck_visit fn, void *arg)
+{
+    const struct cp_path *rp = &r->u.path;
+    uint32_t nd = c->rule_node[r->id];
+    bool param_root = rp->root != NULL;
+    while (nd != CK_NONE) {
+        /* q's key follows its literal prefix (the path's first depth
+         * segments), so it can only be one of r's literals from there. */
+        size_t from = c->nodes[nd].depth;
+        for (size_t j = from; j <= rp->nsegs; j++) {
+            const char *key = "";
+            size_t len = 0;
+            if (j < rp->nsegs) {
+                const struct cp_seg *sg = &rp->segs[j];
+                if (sg->kind != CP_SEG_LIT)
+                    continue;
+                bool dup = false;
+                for (size_t i = from; i < j && !dup; i++)
+                    dup = rp->segs[i].kind == CP_SEG_LIT &&
+                          rp->segs[i].len == sg->len &&
+                          memcmp(rp->segs[i].s, sg->s, sg->len) == 0;
+                if (dup)
+                    continue;
+                key = sg->s;
+                len = sg->len;
+            }
+            uint32_t b = ck_bucket_find(c, nd, kind, key, len, false);
+            if (b == CK_NONE)
+                continue;
+            for (uint32_t q = c->buckets[b].head; q != CK_NONE;
+                 q = c->rule_bnext[q]) {
+                const struct cp_rule *qr = c->p->rules[q];
+                if (qr != r && fn(c, r, qr, arg))
+                    return true;
+            }
         }
         uint32_t up = c->nodes[nd].parent;
         if (up == CK_NONE && param_root) {
@@ -263,9 +409,13 @@ static bool ck_down(struct ck *c, const struct cp_rule *r,
     }
     while (c->nstack) {
         uint32_t nd = c->stack[--c->nstack];
-        for (uint32_t q = c->nodes[nd].rules; q != CK_NONE; q = c->rule_next[q]) {
+        uint32_t b = c->nodes[nd].rules == CK_NONE
+                         ? CK_NONE
+                         : ck_bucket_find(c, nd, kind + 8u, "", 0, false);
+        for (uint32_t q = b == CK_NONE ? CK_NONE : c->buckets[b].head;
+             q != CK_NONE; q = c->rule_next[q]) {
             const struct cp_rule *qr = c->p->rules[q];
-            if (qr->kind == kind && qr != r && fn(c, r, qr, arg))
+            if (qr != r && fn(c, r, qr, arg))
                 return true;
         }
         for (uint32_t ch = c->nodes[nd].first_child; ch != CK_NONE;
@@ -278,6 +428,49 @@ static bool ck_down(struct ck *c, const struct cp_rule *r,
         }
     }
     return false;
+}
+
+/* A necessary condition for "q contains r", cheap enough to run on every
+ * candidate before the exact procedure: every literal segment of q is a
+ * literal segment of r (a glob or '**' of r can be instantiated to avoid
+ * it), and when q has no '**', every path r names has at least as many
+ * segments as q needs.  Never rejects a true containment. */
+static bool ck_may_contain(const struct ck *c, const struct cp_rule *q,
+                           const struct cp_rule *r)
+{
+    if (c->sig[q->id] & ~c->sig[r->id])
+        return false;
+    const struct cp_path *qp = &q->u.path, *rp = &r->u.path;
+    bool any = false;
+    for (size_t j = 0; j < qp->nsegs && !any; j++)
+        any = qp->segs[j].kind == CP_SEG_ANY;
+    if (!any && qp->nsegs > c->minlen[r->id])
+        return false;
+    /* The signature may collide: check the literals beyond q's literal
+     * prefix exactly (the prefix itself is shared by construction). */
+    for (size_t j = cp_path_literal_prefix(qp); j < qp->nsegs; j++) {
+        const struct cp_seg *x = &qp->segs[j];
+        if (x->kind != CP_SEG_LIT)
+            continue;
+        bool found = false;
+        for (size_t k = 0; k < rp->nsegs && !found; k++)
+            found = rp->segs[k].kind == CP_SEG_LIT && rp->segs[k].len == x->len &&
+                    memcmp(rp->segs[k].s, x->s, x->len) == 0;
+        if (!found)
+            return false;
+    }
+    return true;
+}
+
+static enum cp_rel ck_contains(const struct ck *c, const struct cp_rule *q,
+                               const struct cp_rule *r)
+{
+    const char *param;
+    if (!ck_may_contain(c, q, r))
+        return CP_REL_NO;
+    if (cp_path_cmp(&q->u.path, &r->u.path) == 0)
+        return CP_REL_YES;
+    return cp_path_contains(&q->u.path, &r->u.path, &param);
 }
 
 /* ---- findings -------------------------------------------------------------- */
@@ -327,11 +520,10 @@ static bool ck_contained_in(struct ck *c, const struct cp_rule *r,
                             const struct cp_rule *q, void *arg)
 {
     struct ck_acc *acc = arg;
-    const char *param;
     if (acc->identical_only) {
         if (cp_path_cmp(&q->u.path, &r->u.path) != 0)
             return false;
-    } else if (cp_path_contains(&q->u.path, &r->u.path, &param) != CP_REL_YES) {
+    } else if (ck_contains(c, q, r) != CP_REL_YES) {
         return false;
     }
     acc->any = true;
@@ -345,11 +537,9 @@ static bool ck_redundant_in(struct ck *c, const struct cp_rule *r,
                             const struct cp_rule *q, void *arg)
 {
     struct ck_acc *acc = arg;
-    const char *param;
-    if (cp_path_contains(&q->u.path, &r->u.path, &param) != CP_REL_YES)
+    if (ck_contains(c, q, r) != CP_REL_YES)
         return false;
-    if (!ck_keep_before(q, r) &&
-        cp_path_contains(&r->u.path, &q->u.path, &param) == CP_REL_YES)
+    if (!ck_keep_before(q, r) && ck_contains(c, r, q) == CP_REL_YES)
         return false; /* same paths, r is kept: q is the redundant one */
     acc->any = true;
     c->p->rules[r->id]->flags |= CP_RF_REDUNDANT;
@@ -383,10 +573,8 @@ static bool ck_unreadable(struct ck *c, const struct cp_rule *r,
 static bool ck_cover_true(struct ck *c, const struct cp_rule *r,
                           const struct cp_rule *q, void *arg)
 {
-    (void)c;
     (void)arg;
-    const char *param;
-    return cp_path_contains(&q->u.path, &r->u.path, &param) == CP_REL_YES;
+    return ck_contains(c, q, r) == CP_REL_YES;
 }
 
 /* Could some allow rule of `kind` reach deny rule r?  Cross-root pairs
@@ -415,19 +603,19 @@ static void ck_paths(struct ck *c)
         if (r->kind == CP_R_WRITE) {
             acc.code = CK_CONFLICT_WRITE;
             acc.identical_only = true;
-            ck_up(c, r, CP_R_DENY_WRITE, ck_contained_in, &acc);
+            ck_upc(c, r, CP_R_DENY_WRITE, ck_contained_in, &acc);
             bool conflict = acc.any;
             acc = (struct ck_acc){.code = CK_SHADOWED};
             if (!conflict)
-                ck_up(c, r, CP_R_DENY_WRITE, ck_contained_in, &acc);
+                ck_upc(c, r, CP_R_DENY_WRITE, ck_contained_in, &acc);
             c->shadowed[i] = conflict || acc.any;
         } else if (r->kind == CP_R_EXEC) {
             acc.code = CK_CONFLICT_EXEC;
-            ck_up(c, r, CP_R_DENY_READ, ck_contained_in, &acc);
+            ck_upc(c, r, CP_R_DENY_READ, ck_contained_in, &acc);
             bool conflict = acc.any;
             acc = (struct ck_acc){.code = CK_SHADOWED};
             if (!conflict)
-                ck_up(c, r, CP_R_DENY_EXEC, ck_contained_in, &acc);
+                ck_upc(c, r, CP_R_DENY_EXEC, ck_contained_in, &acc);
             c->shadowed[i] = conflict || acc.any;
         }
     }
@@ -437,10 +625,10 @@ static void ck_paths(struct ck *c)
             continue;
         struct ck_acc acc = {.code = CK_REDUNDANT};
         if (!c->shadowed[i])
-            ck_up(c, r, r->kind, ck_redundant_in, &acc);
+            ck_upc(c, r, r->kind, ck_redundant_in, &acc);
         if (r->kind == CP_R_DENY_READ) {
             /* unreadable-write, unless a deny write covers the region */
-            if (!ck_up(c, r, CP_R_DENY_WRITE, ck_cover_true, NULL)) {
+            if (!ck_upc(c, r, CP_R_DENY_WRITE, ck_cover_true, NULL)) {
                 ck_up(c, r, CP_R_WRITE, ck_unreadable, NULL);
                 ck_down(c, r, CP_R_WRITE, ck_unreadable, NULL);
             }
@@ -473,6 +661,24 @@ static int ck_pair_cmp(const void *x, const void *y)
     if (r)
         return r;
     return a->id < b->id ? -1 : a->id > b->id;
+}
+
+/* Necessary for "q contains r" (both word patterns): compatible word
+ * counts, and equal words wherever both are literal. */
+static bool ck_gate_may_contain(const struct cp_gate_pat *q,
+                                const struct cp_gate_pat *r)
+{
+    if (!q->trailing_any) {
+        if (r->trailing_any || r->nwords != q->nwords)
+            return false;
+    } else if (r->nwords < q->nwords) {
+        return false;
+    }
+    for (size_t i = 0; i < q->nwords; i++)
+        if (ck_word_literal(q->words[i]) && ck_word_literal(r->words[i]) &&
+            strcmp(q->words[i], r->words[i]) != 0)
+            return false;
+    return true;
 }
 
 static bool ck_is_words(const struct cp_rule *r)
@@ -530,6 +736,7 @@ static void ck_gates(struct ck *c)
                                                     : wild.items[j];
                 if (q != r && q->kind == CP_R_GATE_DENY &&
                     r->kind == CP_R_GATE_ASK &&
+                    ck_gate_may_contain(&q->u.gate, &r->u.gate) &&
                     cp_gate_contains(&q->u.gate, &r->u.gate) == CP_REL_YES) {
                     ck_add(c, CK_SHADOWED_GATE, r, q);
                     shadowed = true;
@@ -542,6 +749,7 @@ static void ck_gates(struct ck *c)
                 const struct cp_rule *q = pass == 0 ? p->rules[pr[lo + j].id]
                                                     : wild.items[j];
                 if (q == r || q->kind != r->kind ||
+                    !ck_gate_may_contain(&q->u.gate, &r->u.gate) ||
                     cp_gate_contains(&q->u.gate, &r->u.gate) != CP_REL_YES)
                     continue;
                 if (!ck_keep_before(q, r) &&
@@ -876,6 +1084,11 @@ int cp_check(struct cp_ctx *cx)
     free(c.ht);
     free(c.rule_node);
     free(c.rule_next);
+    free(c.sig);
+    free(c.rule_bnext);
+    free(c.buckets);
+    free(c.bht);
+    free(c.minlen);
     free(c.shadowed);
     free(c.finds);
     free(c.stack);

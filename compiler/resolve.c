@@ -156,6 +156,9 @@ static const char *rs_written(struct rs *r, const struct cp_arg *arg)
     return "";
 }
 
+/* Raw offset of decoded byte i (NULL map: identity). */
+#define RS_MAP(map, i) ((map) ? (map)[i] : (size_t)(i))
+
 /* ---- decoding --------------------------------------------------------- */
 
 static int rs_hex(char c)
@@ -176,6 +179,14 @@ static int rs_hex(char c)
 static bool rs_decode(struct rs *r, const struct cp_arg *arg, char **out,
                       size_t *outlen, size_t **map)
 {
+    if (arg->kind == CP_ARG_BARE || !memchr(arg->text, '\\', arg->len)) {
+        /* Nothing to decode: the raw text itself, identity offsets. */
+        *out = (char *)arg->text;
+        *outlen = arg->len;
+        if (map)
+            *map = NULL;
+        return true;
+    }
     char *buf = cp_arena_alloc(r->a, arg->len + 1);
     size_t *m = cp_arena_alloc(r->a, (arg->len + 1) * sizeof *m);
     size_t k = 0;
@@ -358,12 +369,12 @@ static bool rs_path(struct rs *r, const struct cp_arg *arg, bool concrete,
         while (e < n && t[e] != '}')
             e++;
         if (e >= n) {
-            struct cp_loc l = rs_sub(arg, 0, map[n] - map[0]);
+            struct cp_loc l = rs_sub(arg, 0, RS_MAP(map, n) - RS_MAP(map, 0));
             cp_diag_report(r->d, CP0409, &l, "'${' without its closing '}'");
             return false;
         }
         const char *nm = cp_arena_intern(r->a, t + 2, e - 2);
-        struct cp_loc nl = rs_sub(arg, map[0], map[e] - map[0] + 1);
+        struct cp_loc nl = rs_sub(arg, RS_MAP(map, 0), RS_MAP(map, e) - RS_MAP(map, 0) + 1);
         struct rs_name *nd = rs_find(r, nm);
         if (!nd) {
             struct cp_diag *g = cp_diag_report(
@@ -395,7 +406,7 @@ static bool rs_path(struct rs *r, const struct cp_arg *arg, bool concrete,
         rest = e + 1;
     } else if (n >= 1 && t[0] == '~') {
         if (n > 1 && t[1] != '/') {
-            struct cp_loc l = rs_sub(arg, map[0], map[n] - map[0]);
+            struct cp_loc l = rs_sub(arg, RS_MAP(map, 0), RS_MAP(map, n) - RS_MAP(map, 0));
             cp_diag_report(r->d, CP0409, &l,
                            "'~user' paths are not supported; write '~/' "
                            "for the home directory or an absolute path");
@@ -427,7 +438,7 @@ static bool rs_path(struct rs *r, const struct cp_arg *arg, bool concrete,
     const char *rt = t + rest;
     size_t rn = n - rest;
     if (rn > 0 && rt[0] != '/') {
-        struct cp_loc l = rs_sub(arg, map[rest], 1);
+        struct cp_loc l = rs_sub(arg, RS_MAP(map, rest), 1);
         cp_diag_report(r->d, CP0409, &l,
                        "expected '/' after '%s'", prefix);
         return false;
@@ -443,7 +454,7 @@ static bool rs_path(struct rs *r, const struct cp_arg *arg, bool concrete,
         if ((l == 1 && rt[s] == '.') ||
             (l == 2 && rt[s] == '.' && rt[s + 1] == '.')) {
             struct cp_loc sl =
-                rs_sub(arg, map[rest + s], map[rest + s + l] - map[rest + s]);
+                rs_sub(arg, RS_MAP(map, rest + s), RS_MAP(map, rest + s + l) - RS_MAP(map, rest + s));
             struct cp_diag *g = cp_diag_report(
                 r->d, CP0408, &sl, "'%s' segment in path '%s'",
                 l == 1 ? "." : "..", rs_written(r, arg));
@@ -464,7 +475,7 @@ static bool rs_path(struct rs *r, const struct cp_arg *arg, bool concrete,
         const char *msg = cp_path_parse(r->a, rt, rn, quoted, &tail, &off);
         if (msg) {
             size_t ro = rest + (off < rn ? off : rn);
-            struct cp_loc l = rs_sub(arg, map[ro], 1);
+            struct cp_loc l = rs_sub(arg, RS_MAP(map, ro), 1);
             cp_diag_report(r->d, strstr(msg, "longer") ? CP0417 : CP0409, &l,
                            "%s", msg);
             return false;
@@ -696,7 +707,7 @@ static void rs_expect(struct rs *r, const struct cp_stmt *s)
         size_t n;
         if (!rs_decode(r, arg, &t, &n, NULL))
             return;
-        e->subject = t;
+        e->subject = cp_arena_strndup(r->a, t, n);
         break;
     }
     }
