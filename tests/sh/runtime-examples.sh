@@ -90,5 +90,12 @@ check exclusive deny "connect to 127.0.0.1 outside" "$NET"
 [ $? = 0 ] && [ -f "$H/coop" ] && grep -q "running sh unconfined" "$T/out" &&
     ok "cooperative: runs unconfined with a note" || bad "cooperative: $(cat "$T/out")"
 
+# A policy with errors runs nothing (125), and says so.
+printf 'confpol 1\nprofile bogus\n' > "$T/bad.confpol"
+"$CONFPOL" run "$T/bad.confpol" -- sh -c "echo x > '$H/ran'" >"$T/out" 2>&1
+rc=$?
+[ $rc = 125 ] && [ ! -e "$H/ran" ] && grep -q "has errors; nothing was run" "$T/out" &&
+    ok "a policy with errors runs nothing (exit 125)" || bad "a policy with errors: exit $rc: $(cat "$T/out")"
+
 echo "1..$n"
 [ $fails -eq 0 ]

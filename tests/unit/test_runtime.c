@@ -490,6 +490,10 @@ START_TEST(plan_symlinks)
     ck_assert_int_eq(plan("param|PROJECT\nro|PROJECT|/cfg", &pl, &fh, false, &e), 0);
     ck_assert_str_eq(joined(&pl.words), "--ro-bind @/ro @/ro");
     cp_rt_plan_free(&pl);
+    /* A write root through a symlink: its target is bound, at its real path. */
+    ck_assert_int_eq(plan("param|PROJECT\nbind|PROJECT|/cfg", &pl, &fh, false, &e), 0);
+    ck_assert_str_eq(joined(&pl.words), "--bind @/ro @/ro");
+    cp_rt_plan_free(&pl);
     /* Hard links: another name could be writable. */
     snprintf(a, sizeof a, "%s/proj/.env", tdir);
     snprintf(b, sizeof b, "%s/proj/env2", tdir);
