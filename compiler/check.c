@@ -976,12 +976,12 @@ static void ck_report(struct ck *c, const struct ck_find *f, size_t n)
     case CK_REDUNDANT:
         g = cp_diag_report(c->d, CP0502, &at->loc,
                            "'%s' is redundant: '%s'%s already covers every "
-                           "path it names",
-                           rt, qt, more);
-        if (r->kind == CP_R_NET_ALLOW || r->kind == CP_R_NET_DENY)
-            cp_diag_set_suggestion(g, "remove the repeated rule");
-        else
-            cp_diag_set_suggestion(g, "remove '%s'", at == r ? rt : qt);
+                           "%s it names",
+                           rt, qt, more,
+                           r->kind == CP_R_NET_ALLOW || r->kind == CP_R_NET_DENY
+                               ? "host"
+                               : "path");
+        cp_diag_set_suggestion(g, "remove '%s'", rt);
         break;
     case CK_CONFLICT_EXEC:
         g = cp_diag_report(c->d, CP0503, &at->loc,
@@ -1034,7 +1034,7 @@ static void ck_report(struct ck *c, const struct ck_find *f, size_t n)
                            "'%s' is redundant: '%s'%s already matches every "
                            "command it matches",
                            rt, qt, more);
-        cp_diag_set_suggestion(g, "remove '%s'", at == r ? rt : qt);
+        cp_diag_set_suggestion(g, "remove '%s'", rt);
         break;
     case CK_EXPECT:
         break;

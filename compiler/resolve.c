@@ -888,9 +888,11 @@ static char *rs_cwd(void)
 /* Absolute form of a source (its canonical path when the file exists). */
 static const char *rs_abs(struct rs *r, const struct cp_source *src)
 {
-    if (src->abspath)
+    if (src->abspath && src->abspath[0] == '/')
         return src->abspath;
-    if (!src->path || src->path[0] == '<')
+    /* In-memory sources and files that vanished: the name made absolute
+     * lexically against the current directory. */
+    if (!src->path || !src->path[0] || src->path[0] == '<')
         return NULL;
     if (src->path[0] == '/')
         return rs_normalise(r, "", src->path, strlen(src->path));
