@@ -14,8 +14,10 @@ cd "$TOP" || exit 1
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
 helper="$tmp/decide_batch"
-${CC:-cc} -std=c11 -D_GNU_SOURCE -I"$TOP/compiler" -o "$helper" \
-    "$TOP/tests/golden/decide_batch.c" "$TOP/$BUILD/libconfpol.a" \
+# CFLAGS/LDFLAGS: under make check-asan the library is instrumented.
+# shellcheck disable=SC2086
+${CC:-cc} ${CFLAGS:-} -std=c11 -D_GNU_SOURCE -I"$TOP/compiler" -o "$helper" \
+    "$TOP/tests/golden/decide_batch.c" "$TOP/$BUILD/libconfpol.a" ${LDFLAGS:-} \
     -lcjson -lcrypto || { echo "FAIL: cannot build the decision helper"; exit 1; }
 fail=0
 for f in examples/*.confpol tests/claude/*.confpol; do
