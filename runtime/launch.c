@@ -115,6 +115,8 @@ static char *join(const char *root, const char *rest)
 
 enum mkind {
     MK_RW,    /* writable host bind: creating here writes the host */
+    MK_RW_MOVED, /* writable bind of another host path (--bind S D, S != D):
+                    a placeholder at D would not be where bwrap looks */
     MK_RO,    /* read-only: nothing can be created beneath */
     MK_TMPFS, /* writable tmpfs: creations stay inside the sandbox */
 };
@@ -200,11 +202,12 @@ static const struct {
 
 static void sim_apply_opt(struct sim *s, const char *opt, char **av)
 {
-    if (!strcmp(opt, "--bind") || !strcmp(opt, "--dev-bind"))
-        sim_push(s, av[1], MK_RW);
-    else if (!strcmp(opt, "--bind-try") || !strcmp(opt, "--dev-bind-try")) {
-        if (access(av[0], F_OK) == 0)
-            sim_push(s, av[1], MK_RW);
+    if (!strcmp(opt, "--bind") || !strcmp(opt, "--dev-bind") ||
+        ((!strcmp(opt, "--bind-try") || !strcmp(opt, "--dev-bind-try")) &&
+         access(av[0], F_OK) == 0)) {
+        char *src = realpath(av[0], NULL);
+        sim_push(s, av[1], src && !strcmp(src, av[1]) ? MK_RW : MK_RW_MOVED);
+        free(src);
     } else if (!strcmp(opt, "--ro-bind"))
         sim_push(s, av[1], MK_RO);
     else if (!strcmp(opt, "--ro-bind-try")) {
@@ -415,6 +418,10 @@ static int deny_target(struct planner *P, const char *path, bool mask, int depth
         }
         break;
     }
+    case MK_RW_MOVED:
+        rc = unenforceable(P, "%s '%s' does not exist and lies in a writable bind of another "
+                           "host directory, where no placeholder can be placed", what, path);
+        break;
     }
     free(creal);
     return rc;
@@ -1336,6 +1343,9 @@ int cp_rt_run_bwrap(const struct cp_rt_artifact *a, const struct cp_rt_params *p
         if (!reaped && waitpid(child, &wstatus, WNOHANG) == child)
             reaped = true;
     }
+    if (!reaped)
+        while (waitpid(child, &wstatus, 0) < 0 && errno == EINTR)
+            ;
     /* Everything the sandbox wrote before it ended is buffered: drain. */
     status_read(st[0], &ss);
     for (;;) {

@@ -447,6 +447,13 @@ START_TEST(plan_missing_targets)
     rmdir(tp("/proj/.claude"));
     cp_rt_plan_free(&pl);
 
+    /* Under a writable bind of another host directory: cannot enforce. */
+    ck_assert_int_eq(plan("param|PROJECT\narg|--bind\narg|/\narg|/mnt\nmask||/mnt/cp-rt-none",
+                          &pl, &fh, false, &e), 126);
+    ck_assert_str_eq(e.msg, "cannot enforce: deny-read target '/mnt/cp-rt-none' does not exist "
+                            "and lies in a writable bind of another host directory, where no "
+                            "placeholder can be placed");
+
     /* A parent nobody may write: skipped; another error: cannot enforce. */
     fh = (struct fake_host){.err = EROFS};
     ck_assert_int_eq(plan("param|PROJECT\nbind|PROJECT|\nro|PROJECT|/a", &pl, &fh, false, &e), 0);
