@@ -737,8 +737,6 @@ static void svisit_add(struct svisit *v, uint32_t xv, uint64_t set)
     }
 }
 
-enum { SEEK_MISS, SEEK_MEET };
-
 /* Product states one question may explore.  Subset construction is
  * exponential in the worst case (an outer pattern "**, a, *, *, *, ...");
  * past this budget the answer is "unknown" (-1), reported as CP_REL_MAY
@@ -746,10 +744,10 @@ enum { SEEK_MISS, SEEK_MEET };
 #define MATCH_BUDGET 250000
 
 /* Explores x (state by state) against y (as subsets, from `ystart`) over
- * canonical paths.  SEEK_MISS: is there a path x accepts and y does not?
- * SEEK_MEET: one both accept? */
+ * canonical paths: is there a path x accepts and y does not?  1 yes, 0 no,
+ * -1 over budget. */
 static int small_seek(const struct small *sm, const struct nfa *x,
-                      uint64_t ystart, int mode, size_t *budget)
+                      uint64_t ystart, size_t *budget)
 {
     struct svisit vis;
     svisit_init(&vis);
@@ -764,13 +762,10 @@ static int small_seek(const struct small *sm, const struct nfa *x,
         uint64_t sy = vis.set[q];
         size_t xs = vis.xv[q] >> 3;
         int v = (int)(vis.xv[q] & 7);
-        if (mode == SEEK_MISS && (sy & sm->tail))
+        if (sy & sm->tail)
             continue; /* y accepts every continuation */
-        if (mode == SEEK_MEET && !sy)
-            continue; /* y accepts no continuation */
         const struct nst *st = &x->st[xs];
-        if (st->acc && vacc(v) &&
-            (mode == SEEK_MISS ? !(sy & sm->acc) : (sy & sm->acc) != 0)) {
+        if (st->acc && vacc(v) && !(sy & sm->acc)) {
             found = 1;
             break;
         }
@@ -876,7 +871,7 @@ static int nfa_included(const struct nfa *x, const struct nfa *y,
 {
     struct small sm;
     if (small_init(&sm, x, y)) {
-        int r = small_seek(&sm, x, 1, SEEK_MISS, budget);
+        int r = small_seek(&sm, x, 1, budget);
         return r < 0 ? -1 : !r;
     }
     struct alpha al;
