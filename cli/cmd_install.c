@@ -217,7 +217,7 @@ static int cp_inst_main(enum cp_inst_cmd cmd, int argc, char **argv)
     size_t npos = 0;
     bool claude = false;
     int rc = 2;
-    char *settings = NULL, *artpath = NULL, *self = NULL;
+    char *settings = NULL, *artpath = NULL, *self = NULL, *home = NULL;
     struct cp_buf live = {0}, art = {0}, out = {0}, msg = {0};
 
     for (int i = 1; i < argc; i++) {
@@ -274,9 +274,13 @@ static int cp_inst_main(enum cp_inst_cmd cmd, int argc, char **argv)
         goto done;
     }
 
+    /* Canonical, like SETTINGS: a symlinked $HOME must still be recognised
+     * as the directory of the user settings file. */
+    const char *envhome = getenv("HOME");
+    home = envhome ? realpath(envhome, NULL) : NULL;
     struct cp_settings_env env = {
         .settings_path = settings,
-        .home = getenv("HOME"),
+        .home = home ? home : envhome,
         .read_file = cp_inst_read_cb,
         .is_exec = cp_inst_is_exec,
     };
@@ -372,6 +376,7 @@ too_many:
     fprintf(stderr, "confpol %s: too many arguments\n", name);
     cp_inst_usage(cmd, stderr);
 done:
+    free(home);
     free(settings);
     free(artpath);
     free(self);

@@ -116,6 +116,13 @@ printf '{}\n' >"$tmp/user.json"
 HOME="$tmp/home" "$CONFPOL" install --claude "$tmp/user.json" "$art" >"$tmp/r.out" 2>&1
 [ $? -eq 1 ] || fail "install of project-relative paths into a non-project file"
 grep -q 'rebuild with -D PROJECT=/abs/dir' "$tmp/r.out" || fail "message for a non-project file"
+# Also when $HOME is reached through a symlink.
+ln -s "$tmp/home" "$tmp/homelink"
+printf '{}\n' >"$tmp/home/.claude/settings.json"
+HOME="$tmp/homelink" "$CONFPOL" install --claude "$tmp/homelink/.claude/settings.json" "$art" \
+    >"$tmp/r.out" 2>&1
+[ $? -eq 1 ] || fail "install of project-relative paths into the user file via a symlinked HOME"
+rm "$tmp/home/.claude/settings.json"
 # With PROJECT bound the artifact is absolute and goes anywhere.
 mkdir "$tmp/abs"
 (cd "$proj" && "$CONFPOL" build --target claude -D PROJECT="$proj" -o "$tmp/abs" policy.confpol) 2>/dev/null ||
