@@ -455,6 +455,25 @@ static void analyse(struct bw *b)
         if (!strict_anc(&b->xset, b->x.v[i].path))
             push(a, &b->execs, b->x.v[i].r, b->x.v[i].path);
 
+    /* An exec allow-list whose every entry is a glob grants nothing on
+     * Linux; without exec records the runtime would not restrict exec at
+     * all, so refuse rather than be looser. */
+    if (p->has_exec && b->x.n == 0) {
+        b->errors++;
+        const struct cp_rule *first = NULL;
+        for (size_t i = 0; i < p->nrules && !first; i++)
+            if (p->rules[i]->kind == CP_R_EXEC)
+                first = p->rules[i];
+        struct cp_diag *g = report(
+            b, CP0713, first,
+            "bwrap: every exec rule is a glob, which Landlock cannot "
+            "express: the sandbox could execute nothing");
+        if (g)
+            cp_diag_set_suggestion(
+                g, "allow the directories that hold the binaries, e.g. "
+                   "'exec /usr/bin'");
+    }
+
     order(&b->pinros);
     order(&b->binds);
     order(&b->pins);

@@ -460,7 +460,7 @@ class Oracle:
             raise RuntimeError('decide_batch failed: %s' % r.stderr.decode())
         for q, v in zip(qs, r.stdout.decode().split('\n')):
             self.cache[q] = v
-        for q in qs[::max(1, len(qs) // 3)]:
+        for q in qs[::max(1, len(qs) // 2)]:
             real = explain(self.confpol, self.policy, q[0], q[1])
             if real != self.cache[q]:
                 raise RuntimeError('helper and explain disagree on %r' % (q,))

@@ -205,6 +205,18 @@ START_TEST(test_bwrap_exec)
 }
 END_TEST
 
+/* Only glob exec rules: no exec record could express the allow-list. */
+START_TEST(test_bwrap_exec_all_globs)
+{
+    struct cp_policy *p = pol(CP_PROFILE_CONFINED, 4);
+    prule(p, CP_R_EXEC, "/usr/bin/*");
+    struct cp_backend_opts o = {0};
+    ck_assert_int_eq(cp_backend_bwrap.check(p, &o, &dg), 1);
+    ck_assert(has_code("CP0713"));
+    ck_assert(has_code("CP0708"));
+}
+END_TEST
+
 START_TEST(test_bwrap_limit)
 {
     size_t n = 3001;
@@ -283,6 +295,7 @@ Suite *cp_test_bwrap_suite(void)
     tcase_add_test(tc, test_bwrap_pinro);
     tcase_add_test(tc, test_bwrap_globs);
     tcase_add_test(tc, test_bwrap_exec);
+    tcase_add_test(tc, test_bwrap_exec_all_globs);
     tcase_add_test(tc, test_bwrap_limit);
     tcase_add_test(tc, test_bwrap_cooperative);
     tcase_add_test(tc, test_bwrap_shell);
