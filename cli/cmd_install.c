@@ -217,7 +217,7 @@ static int cp_inst_main(enum cp_inst_cmd cmd, int argc, char **argv)
     size_t npos = 0;
     bool claude = false;
     int rc = 2;
-    char *settings = NULL, *artpath = NULL, *self = NULL, *home = NULL;
+    char *settings = NULL, *artpath = NULL, *self = NULL, *home = NULL, *cfgdir = NULL;
     struct cp_buf live = {0}, art = {0}, out = {0}, msg = {0};
 
     for (int i = 1; i < argc; i++) {
@@ -276,11 +276,13 @@ static int cp_inst_main(enum cp_inst_cmd cmd, int argc, char **argv)
 
     /* Canonical, like SETTINGS: a symlinked $HOME must still be recognised
      * as the directory of the user settings file. */
-    const char *envhome = getenv("HOME");
+    const char *envhome = getenv("HOME"), *envcd = getenv("CLAUDE_CONFIG_DIR");
     home = envhome ? realpath(envhome, NULL) : NULL;
+    cfgdir = envcd && *envcd ? realpath(envcd, NULL) : NULL;
     struct cp_settings_env env = {
         .settings_path = settings,
         .home = home ? home : envhome,
+        .config_dir = cfgdir ? cfgdir : envcd,
         .read_file = cp_inst_read_cb,
         .is_exec = cp_inst_is_exec,
     };
@@ -377,6 +379,7 @@ too_many:
     cp_inst_usage(cmd, stderr);
 done:
     free(home);
+    free(cfgdir);
     free(settings);
     free(artpath);
     free(self);

@@ -1200,7 +1200,24 @@ out:
 /* A project settings file: DIR/.claude/settings.json or
  * DIR/.claude/settings.local.json with DIR not $HOME (whose .claude holds
  * the user settings, where "./x" means ~/.claude/x). */
-static bool is_project_settings(const char *path, const char *home)
+static bool is_project_settings1(const char *path, const char *home);
+
+/* Nor a file directly in $CLAUDE_CONFIG_DIR, the user settings then. */
+static bool is_project_settings(const struct cp_settings_env *env)
+{
+    const char *path = env->settings_path, *cd = env->config_dir;
+    if (cd && *cd) {
+        size_t cl = strlen(cd);
+        while (cl > 1 && cd[cl - 1] == '/')
+            cl--;
+        const char *slash = strrchr(path, '/');
+        if (slash && (size_t)(slash - path) == cl && strncmp(path, cd, cl) == 0)
+            return false;
+    }
+    return is_project_settings1(path, env->home);
+}
+
+static bool is_project_settings1(const char *path, const char *home)
 {
     static const char *const tails[] = {"/.claude/settings.json",
                                         "/.claude/settings.local.json"};
@@ -1530,7 +1547,7 @@ int cp_settings_install(const struct cp_settings_env *env, const char *live,
         goto out;
     }
     if (t.project_relative &&
-        !is_project_settings(env->settings_path, env->home)) {
+        !is_project_settings(env)) {
         cp_buf_printf(err,
                       "the artifact has project-relative paths ('./x', "
                       "'/x'), which mean the project only in a project "
@@ -2053,7 +2070,7 @@ static void verify_sandbox(struct vfy *v, const struct cp_jnode *root,
             !live_true(cp_json_get(net, "strictAllowlist", NULL)))
             gap(v, "sandbox.network.strictAllowlist is not true");
         if (live_true(cp_json_get(anet, "strictAllowlist", NULL)) &&
-            is_project_settings(v->env->settings_path, v->env->home))
+            is_project_settings(v->env))
             gap(v, "sandbox.network.strictAllowlist is ignored in a project "
                    "settings file: Claude Code asks about other hosts instead "
                    "of denying them (build with -D PROJECT=/abs/path and use "
@@ -2153,7 +2170,7 @@ int cp_settings_verify(const struct cp_settings_env *env, const char *live,
         goto out;
     }
     if (t.project_relative &&
-        !is_project_settings(env->settings_path, env->home))
+        !is_project_settings(env))
         gap(&v, "the artifact's project-relative paths ('./x', '/x') do not "
                 "mean the project in '%s' (not PROJECT/.claude/settings.json "
                 "or settings.local.json)",

@@ -100,6 +100,8 @@ struct cp_settings_env {
     const char *artifact_path; /* absolute canonical path of the artifact */
     const char *confpol_path;  /* absolute path of the confpol binary */
     const char *home;          /* $HOME (absolute), or NULL */
+    const char *config_dir;    /* $CLAUDE_CONFIG_DIR (absolute: it holds the
+                                  user settings instead of ~/.claude), or NULL */
     /* verify: reads a file the hook refers to; returns false if unreadable. */
     bool (*read_file)(const char *path, struct cp_buf *out, void *ud);
     /* verify: is path an executable regular file? */

@@ -299,6 +299,10 @@ START_TEST(project_relative)
     ck_assert_ptr_null(inst(&e, "{}", ART, &err));
     e.settings_path = "/home/u/proj/.claude/settings.local.json";
     ck_assert_ptr_nonnull(inst(&e, "{}", ART, &err));
+    /* $CLAUDE_CONFIG_DIR holds the user settings instead of ~/.claude. */
+    e.config_dir = "/home/u/proj/.claude/";
+    ck_assert_ptr_null(inst(&e, "{}", ART, &err));
+    e.config_dir = NULL;
     /* Absolute spellings go anywhere. */
     char *art = cp_arena_strdup(ar, ART);
     char *f = strstr(art, "\"projectRelative\": true");
