@@ -31,18 +31,6 @@ echo SIGNKEY > "$H/.config/agentteams/keys/operator.pem"
 echo LEGACY > "$H/.config/agentteams/legacy.pem"; echo notes > "$H/.config/agentteams/notes.txt"
 chmod 755 "$T"
 
-# A listener on 127.0.0.1 for at most 25 s (perl starts fast; IO::Socket is in perl-base).
-perl -MIO::Socket::INET -e '
-    my $s = IO::Socket::INET->new(LocalAddr => "127.0.0.1", LocalPort => 0, Listen => 16,
-                                  ReuseAddr => 1) or die "listen: $!";
-    open(my $f, ">", "$ARGV[0].tmp") or die; print $f $s->sockport; close $f;
-    rename("$ARGV[0].tmp", $ARGV[0]);
-    local $SIG{ALRM} = sub { exit 0 }; alarm 25;
-    while (my $c = $s->accept) { close $c }' "$T/port" &
-LPID=$!
-i=0; while [ ! -f "$T/port" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
-PORT=$(cat "$T/port" 2>/dev/null)
-NET="timeout 5 bash -c 'exec 3<>/dev/tcp/127.0.0.1/$PORT'"
 
 fails=0 n=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
@@ -60,7 +48,6 @@ check() {
     else bad "$prof: $want: $d (exit $rc): $(tail -n 3 "$T/out")"; fi
 }
 
-eval "$NET" && ok "listener reachable outside the sandbox" || bad "listener reachable outside the sandbox"
 for prof in confined exclusive; do
     check $prof allow "write in the project" "echo x > '$P/src/new-$prof.py'"
     check $prof deny "rewrite the privilege switch" "echo x > '$R/agent-privilege.json'"
@@ -80,6 +67,19 @@ check confined allow "read ~/.ssh" "cat '$H/.ssh/id_rsa'"
 check exclusive deny "read ~/.ssh" "cat '$H/.ssh/id_rsa'"
 check confined allow "read ~/.aws" "cat '$H/.aws/credentials'"
 check exclusive deny "read ~/.aws" "cat '$H/.aws/credentials'"
+# A listener on 127.0.0.1 for at most 20 s (perl starts fast; IO::Socket is in perl-base).
+perl -MIO::Socket::INET -e '
+    my $s = IO::Socket::INET->new(LocalAddr => "127.0.0.1", LocalPort => 0, Listen => 16,
+                                  ReuseAddr => 1) or die "listen: $!";
+    open(my $f, ">", "$ARGV[0].tmp") or die; print $f $s->sockport; close $f;
+    rename("$ARGV[0].tmp", $ARGV[0]);
+    local $SIG{ALRM} = sub { exit 0 }; alarm 20;
+    while (my $c = $s->accept) { close $c }' "$T/port" &
+LPID=$!
+i=0; while [ ! -f "$T/port" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+PORT=$(cat "$T/port" 2>/dev/null)
+NET="timeout 5 bash -c 'exec 3<>/dev/tcp/127.0.0.1/$PORT'"
+eval "$NET" && ok "listener reachable outside the sandbox" || bad "listener reachable outside the sandbox"
 check confined allow "connect to 127.0.0.1 outside" "$NET"
 check exclusive deny "connect to 127.0.0.1 outside" "$NET"
 [ "$(cat "$R/agent-privilege.json")" = '{"profile":"confined"}' ] && [ ! -e "$P/.claude/settings.local.json" ] &&
