@@ -61,7 +61,8 @@ void cp_diags_free(struct cp_diags *d);
 
 /* Adds a record with the code's default severity (adjusted by -W options;
  * a disabled warning or note returns NULL and records nothing).  `loc` may be
- * NULL.  Returns the record so that notes can be attached. */
+ * NULL.  Returns the record so that notes can be attached; the pointer is
+ * valid until the next cp_diag_report on the same sink. */
 struct cp_diag *cp_diag_report(struct cp_diags *d, enum cp_diag_code code,
                                const struct cp_loc *loc, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));

@@ -389,7 +389,15 @@ static struct cp_file *cp_parse_source(struct cp_ctx *cx,
     yyscan_t sc;
     if (cp_yylex_init_extra(&st, &sc) != 0)
         cp_die_oom();
-    YY_BUFFER_STATE buf = cp_yy_scan_bytes(src->text, (int)src->len, sc);
+    /* A UTF-8 byte order mark is skipped; it still counts 3 columns. */
+    size_t skip = 0;
+    if (src->len >= 3 && memcmp(src->text, "\xef\xbb\xbf", 3) == 0) {
+        skip = 3;
+        st.off = 3;
+        st.col = 4;
+    }
+    YY_BUFFER_STATE buf =
+        cp_yy_scan_bytes(src->text + skip, (int)(src->len - skip), sc);
     int first_tok = 0;
     cp_yyparse(sc, &st);
     cp_yy_delete_buffer(buf, sc);
