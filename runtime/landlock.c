@@ -330,8 +330,15 @@ int cp_rt_stage_main(int sargc, char **sargv)
         } else if (!strcmp(argv[i], "--verify-ro") && i + 1 < argc) {
             /* Verify after apply: the mount really is read-only. */
             const char *p = argv[++i];
+            /* Hidden by a later mount (e.g. a mask of a parent): the mount
+             * that now covers it must be read-only. */
+            char q[PATH_MAX];
+            snprintf(q, sizeof q, "%s", p);
             struct statvfs sv;
-            if (statvfs(p, &sv) < 0)
+            int r;
+            while ((r = statvfs(q, &sv)) < 0 && errno == ENOENT && strrchr(q, '/') != q)
+                *strrchr(q, '/') = '\0';
+            if (r < 0)
                 stage_report('E', CP_RT_EXIT_CANNOT, "verification failed: '%s': %s", p,
                              strerror(errno));
             if (!(sv.f_flag & ST_RDONLY))
