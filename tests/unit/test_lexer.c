@@ -303,9 +303,10 @@ END_TEST
 
 START_TEST(crlf_line_endings)
 {
-    ck_assert_str_eq(lex("confpol 1\r\nwrite /a\r\n"),
+    ck_assert_str_eq(lex("confpol 1\r\nwrite /a # c\r\n# d\r\n"),
                      "CONFPOL@1:1-1:7 WORD@1:9-1:9=1 NL@1:11-1:11 "
-                     "WRITE@2:1-2:5 WORD@2:7-2:8=/a NL@2:10-2:10");
+                     "WRITE@2:1-2:5 WORD@2:7-2:8=/a NL@2:14-2:14");
+    ck_assert_uint_eq(cx.diags.len, 0);
 }
 END_TEST
 
