@@ -12,7 +12,9 @@
 # plane).  UPDATE=1 rewrites the
 # golden files (make golden).
 set -u
-: "${CONFPOL:?}" "${TOP:?}"
+# `make golden` runs it without the environment of tests/run.sh.
+TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+CONFPOL=${CONFPOL:-$TOP/${BUILD:-build}/confpol}
 cd "$TOP" || exit 1
 g=tests/golden
 # A fixed parent, so that the ancestors of the output directory (part of the
