@@ -281,6 +281,77 @@ static size_t lv_redirect(struct level *lv, const char *s, size_t len,
     return i;
 }
 
+static int hex_val(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* $'...' (ANSI-C quoting) from its body at s[i]: decodes the escapes bash
+ * knows (\a \b \e \E \f \n \r \t \v \\ \' \" \? \xHH \NNN \cX; \u and
+ * \U are kept as written).  Returns the index after the closing quote. */
+static size_t lv_ansi_c(struct level *lv, const char *s, size_t len, size_t i)
+{
+    lv->inword = true;
+    lv->quoted = true;
+    while (i < len && s[i] != '\'') {
+        char c = s[i];
+        if (c != '\\' || i + 1 >= len) {
+            lv_add(lv, s + i, 1);
+            i++;
+            continue;
+        }
+        char e = s[i + 1], out;
+        i += 2;
+        switch (e) {
+        case 'a': out = '\a'; break;
+        case 'b': out = '\b'; break;
+        case 'e':
+        case 'E': out = 0x1b; break;
+        case 'f': out = '\f'; break;
+        case 'n': out = '\n'; break;
+        case 'r': out = '\r'; break;
+        case 't': out = '\t'; break;
+        case 'v': out = '\v'; break;
+        case 'c':
+            out = i < len ? (char)(s[i++] & 0x1f) : 'c';
+            break;
+        case 'x': {
+            int v = 0, nd = 0;
+            while (nd < 2 && i < len && hex_val(s[i]) >= 0)
+                v = v * 16 + hex_val(s[i++]), nd++;
+            out = nd ? (char)v : 'x';
+            if (!nd) {
+                lv_add(lv, "\\", 1);
+            }
+            break;
+        }
+        default:
+            if (e >= '0' && e <= '7') {
+                int v = e - '0', nd = 1;
+                while (nd < 3 && i < len && s[i] >= '0' && s[i] <= '7')
+                    v = v * 8 + (s[i++] - '0'), nd++;
+                out = (char)v;
+            } else if (e == 'u' || e == 'U') {
+                lv_add(lv, s + i - 2, 1);
+                out = e;
+            } else {
+                out = e; /* \\ \' \" \? and unknown escapes */
+                if (e != '\\' && e != '\'' && e != '"' && e != '?')
+                    lv_add(lv, "\\", 1);
+            }
+        }
+        if (out != '\0')
+            lv_add(lv, &out, 1);
+    }
+    return i < len ? i + 1 : len;
+}
+
 static void split_text(struct splitter *sp, const char *s, size_t len,
                        int depth)
 {
@@ -301,6 +372,14 @@ static void split_text(struct splitter *sp, const char *s, size_t len,
                 lv_add(&lv, s + i, 1);
                 i++;
             }
+            continue;
+        }
+        if (c == '$' && i + 1 < len && s[i + 1] == '\'') {
+            i = lv_ansi_c(&lv, s, len, i + 2);
+            continue;
+        }
+        if (c == '$' && i + 1 < len && s[i + 1] == '"') {
+            i++; /* $"...": a translated string, read as "..." */
             continue;
         }
         if (c == '\'') {
@@ -417,15 +496,73 @@ static bool word_glob(const char *p, const char *s)
     return *p == '\0';
 }
 
+/* Length of the parameter expansion or substitution at w ('$' or '`'),
+ * 0 when the '$' is a plain byte. */
+static size_t expansion_len(const char *w)
+{
+    if (*w == '`') {
+        const char *e = strchr(w + 1, '`');
+        return e ? (size_t)(e - w) + 1 : strlen(w);
+    }
+    char c = w[1];
+    if (c == '{' || c == '(') {
+        char close = c == '{' ? '}' : ')';
+        int nest = 0;
+        size_t i = 1;
+        for (; w[i]; i++) {
+            if (w[i] == c)
+                nest++;
+            else if (w[i] == close && --nest == 0)
+                return i + 1;
+        }
+        return i;
+    }
+    if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_') {
+        size_t i = 2;
+        while ((w[i] >= 'A' && w[i] <= 'Z') || (w[i] >= 'a' && w[i] <= 'z') ||
+               (w[i] >= '0' && w[i] <= '9') || w[i] == '_')
+            i++;
+        return i;
+    }
+    if ((c >= '0' && c <= '9') || (c && strchr("@*#?$!-", c)))
+        return 2;
+    return 0;
+}
+
+/* A command word holding expansions ($X, ${X}, $(cmd), `cmd`) could be
+ * any text there: it is read as a glob with '*' in their place, and it
+ * matches a pattern word when the two globs share a string (strictest
+ * reading; an undecidable case counts as a match). */
+static bool word_match(const char *pat, const char *w, struct cp_arena *a)
+{
+    if (!strpbrk(w, "$`"))
+        return word_glob(pat, w);
+    size_t n = strlen(w);
+    char *g = cp_arena_alloc(a, n + 1);
+    size_t k = 0;
+    for (size_t i = 0; i < n;) {
+        size_t e = (w[i] == '$' || w[i] == '`') ? expansion_len(w + i) : 0;
+        if (e) {
+            g[k++] = '*';
+            i += e;
+        } else {
+            g[k++] = w[i++];
+        }
+    }
+    g[k] = '\0';
+    return cp_match_word_overlaps(pat, g) != 0;
+}
+
 /* Matches the word list (first, rest[0..nrest)) against the pattern. */
 static bool words_match(const struct cp_gate_pat *g, const char *first,
-                        const char *const *rest, size_t nrest)
+                        const char *const *rest, size_t nrest,
+                        struct cp_arena *a)
 {
     size_t n = nrest + 1;
     if (g->trailing_any ? n < g->nwords : n != g->nwords)
         return false;
     for (size_t i = 0; i < g->nwords; i++)
-        if (!word_glob(g->words[i], i == 0 ? first : rest[i - 1]))
+        if (!word_match(g->words[i], i == 0 ? first : rest[i - 1], a))
             return false;
     return true;
 }
@@ -547,8 +684,8 @@ static bool try_words(const struct cp_gate_pat *g, const char *first,
      * other (an assignment is no wrapper, a wrapper no shell), so the work
      * is linear in the line for each of the GATE_MAX_DEPTH levels. */
     const char *name = base_name(first);
-    if (words_match(g, first, rest, nrest) ||
-        (name != first && words_match(g, name, rest, nrest)))
+    if (words_match(g, first, rest, nrest, a) ||
+        (name != first && words_match(g, name, rest, nrest, a)))
         return true;
     if (depth >= GATE_MAX_DEPTH)
         return true; /* hostile nesting: strictest answer */

@@ -182,6 +182,8 @@ static const struct {
      "[rm][x] ; [echo][`rm x`] ; [echo][`echo \\`rm x\\``]"},
     {"x=1; y=2", "[x=1] ; [y=2]"},
     {"trailing\\", "[trailing\\]"},
+    {"echo $'a\\tb\\x41\\101\\'\\\\' $\"x y\"", "[echo][a\tbAA'\\][x y]"},
+    {"echo $'\\q\\x' $'un", "[echo][\\q\\x][un]"},
 };
 
 START_TEST(split)
@@ -280,6 +282,22 @@ static const struct {
     {"sudo *", "sudo ls", true},
     {"sudo *", "pseudonym", false},
     {"sudo *", "FOO=1 sudo ls", true},
+    /* ANSI-C quoting is decoded; expansions may be anything */
+    {"git push --force *", "git push $'--force'", true},
+    {"git push --force *", "git push $'\\x2d-force'", true},
+    {"git push --force *", "git push $'\\055\\055force' x", true},
+    {"git push --force *", "git push $F", true},
+    {"git push --force *", "$GIT push --force", true},
+    {"git push --force *", "git push ${FLAG:-x}", true},
+    {"git push --force *", "git push --forc$1", true},
+    {"git push --force *", "git push -$X", true},
+    {"git push --force *", "git push x$X", false},
+    {"git push --force *", "git pull $F", false},
+    {"git push --force *", "git push '$F'", true}, /* read as expansion */
+    {"git push --force *", "git push price$", false},
+    {"rm -rf *", "rm $X", true},
+    {"echo hello", "echo $(date)", true},
+    {"echo hello", "echo `date`", true},
     /* the seed table's triggers as word patterns */
     {"git reset --hard *", "git reset --hard HEAD~1", true},
     {"git reset --hard *", "git reset --soft HEAD~1", false},
