@@ -86,8 +86,18 @@ arg /
 bind PROJECT ''
 ro PROJECT /cfg
 EOT
+# A deny-write target hidden by a later mask of its parent.
+cat > "$T/v.txt" <<EOT
+param HOME
+arg --ro-bind
+arg /
+arg /
+bind HOME ''
+ro HOME /.ssh/id_rsa
+mask HOME /.ssh
+EOT
 $MK "$T/a.txt" "$T/a.bwrap" "$T/setup.txt" "$T/setup.bwrap" "$T/setup-open.txt" "$T/setup-open.bwrap" \
-    "$T/s.txt" "$T/s.bwrap" || exit 1
+    "$T/s.txt" "$T/s.bwrap" "$T/v.txt" "$T/v.bwrap" || exit 1
 
 fails=0 n=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
@@ -280,6 +290,12 @@ flush
 expect_rc "... runs with --allow-unenforced" 0 "$RUN" --allow-unenforced -D PROJECT="$P" "$T/s.bwrap" -- true
 grep -q "not enforced" "$T/out" && ok "warns what is not enforced" || bad "warns what is not enforced"
 rm "$P/cfg"
+
+# Verification accepts a read-only target hidden by a read-only mask.
+expect_rc "read-only target under a mask: verified, runs" 0 "$RUN" -D HOME="$H" "$T/v.bwrap" -- sh -c "echo ran-inside"
+expect_rc "... and the hidden target stays unwritable" 9 "$RUN" -D HOME="$H" "$T/v.bwrap" -- \
+    sh -c "echo x > '$H/.ssh/id_rsa' || exit 9"
+[ "$(cat "$H/.ssh/id_rsa")" = KEY ] && ok "the key is unchanged on the host" || bad "the key is unchanged on the host"
 
 # SIGTERM reaches the command.
 flush
