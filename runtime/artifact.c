@@ -264,7 +264,9 @@ int cp_rt_artifact_load(struct cp_rt_artifact *a, const char *path,
                         struct cp_rt_err *e)
 {
     memset(a, 0, sizeof *a);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: opening a FIFO must not wait for a writer; fstat below
+     * refuses anything but a regular file, where the flag has no effect. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         return cp_rt_fail(e, CP_RT_EXIT_ERROR, "cannot open '%s': %s", path, strerror(errno));
     struct stat st;

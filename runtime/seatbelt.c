@@ -99,7 +99,7 @@ int cp_rt_run_sbpl(const char *prog, const char *profile_path,
     return CP_RT_EXIT_CANNOT;
 #else
     struct cp_rt_err e = {0};
-    int fd = open(profile_path, O_RDONLY | O_CLOEXEC);
+    int fd = open(profile_path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
         (unsigned long long)st.st_size > CP_RT_MAX_ARTIFACT) {
