@@ -19,7 +19,8 @@ CONFPOL="$top/$BUILD/confpol"
 command -v valgrind >/dev/null || { echo "valgrind.sh: valgrind not installed"; exit 2; }
 JOBS=${JOBS:-2}
 tmp=$(mktemp -d) || exit 2
-trap 'rm -rf "$tmp"' EXIT INT TERM
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM
 
 VG="valgrind --quiet --error-exitcode=99 --leak-check=full --show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect --track-origins=yes"
 

@@ -8,7 +8,8 @@ set -u
 : "${CONFPOL:?}" "${TOP:?}"
 reg="$TOP/tests/fuzz/regressions"
 tmp=$(mktemp -d) || exit 2
-trap 'rm -rf "$tmp"' EXIT INT TERM
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM
 fail=0 n=0
 
 # run WHAT ALLOWED-STATUSES CMD...: runs CMD (stdin from $tmp/stdin).

@@ -25,7 +25,8 @@ tmp=$(mktemp -d) || exit 2
 INJ_W=/tmp/cpinj-$$-w INJ_R=/var/tmp/cpinj-$$-r
 export INJ_W INJ_R
 cleanup() { rm -rf "$tmp" "$INJ_W" "$INJ_R"; }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT
+trap 'exit 130' INT TERM
 fail=0
 rb="$TOP/tests/injection/readback.py"
 

@@ -19,7 +19,8 @@ cleanup() {
     for m in $mounts; do umount "$m" 2>/dev/null; done
     rm -rf "$tmp"
 }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT
+trap 'exit 130' INT TERM
 fail=0
 
 # snap DIR: a listing that changes when anything in DIR does.
