@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -119,6 +120,13 @@ static int cp_gate_with_policy(struct cp_gate_run *g,
     cp_ctx_init(&cx);
     cx.main_path = path;
     int rc;
+    struct stat st;
+    /* A FIFO or device would block or never end: refuse before reading. */
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        rc = cp_gate_fail(g, cp_arena_printf(g->arena, "policy '%s' is not "
+                                                       "a regular file", path));
+        goto out;
+    }
     if (!cp_cli_apply(common, &cx)) {
         rc = cp_gate_fail(g, "invalid command-line options");
         goto out;

@@ -308,7 +308,8 @@ const char *cp_gate_table_load(struct cp_arena *a, const char *path,
                                struct cp_gate_table *t)
 {
     memset(t, 0, sizeof *t);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: opening a FIFO must not wait for a writer (never hang) */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         return cp_arena_printf(a, "cannot open '%s': %s", path, strerror(errno));
     struct stat st;

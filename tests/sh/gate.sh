@@ -142,6 +142,9 @@ printf 'confpol 1\nprofile cooperative\ngate ask re"("\n' >broken.confpol
 expect "policy with an error" 2 "$(ans deny "confpol gate: policy 'broken.confpol' does not compile; denying (no policy to decide with)")" -- broken.confpol <sudo.json
 printf '{"confpol": {"version": 1}}' >broken.claude.json
 expect "invalid artifact" 2 "$(ans deny "confpol gate: 'broken.claude.json': gate table has no \\\"stem\\\" string; denying (no policy to decide with)")" -- broken.claude.json <sudo.json
+mkfifo fifo-policy.confpol fifo-policy.claude.json
+expect "policy is a FIFO" 2 "$(ans deny "confpol gate: policy 'fifo-policy.confpol' is not a regular file; denying (no policy to decide with)")" -- fifo-policy.confpol <sudo.json
+expect "artifact is a FIFO" 2 "$(ans deny "confpol gate: 'fifo-policy.claude.json' is not a regular file; denying (no policy to decide with)")" -- fifo-policy.claude.json <sudo.json
 expect "no argument" 2 "$(ans deny "confpol gate: usage error in the hook command; denying (no policy to decide with)")" -- <sudo.json
 
 # ---- stdin left open ----------------------------------------------------------
