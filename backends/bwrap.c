@@ -389,11 +389,21 @@ static void analyse(struct bw *b)
     /* 3. Globs under deny. */
     for (size_t i = 0; i < b->gdw.n; i++) {
         const struct bw_item *it = &b->gdw.v[i];
-        if (cp_pathset_contains(&b->dset, it->path) ||
-            cp_pathset_contains(&b->rset, it->path))
-            continue;
+        if (cp_pathset_contains(&b->dset, it->path))
+            continue; /* the deny-write path's pins cover it */
         if (cp_pathset_overlaps(&b->bset, it->path) == CP_OSREL_NO)
             continue;
+        size_t lp = 0;
+        while (lp < it->path->nsegs && it->path->segs[lp].kind == CP_SEG_LIT)
+            lp++;
+        struct cp_path *pre = cp_arena_alloc(a, sizeof *pre);
+        *pre = cp_ospath_prefix(it->path, lp);
+        if (cp_pathset_contains(&b->rset, it->path)) {
+            /* Read-only inside the mask; the mask moves with a renamed
+             * parent, so the parents above it are pinned. */
+            pins_for(b, it->r, pre, true);
+            continue;
+        }
         if (!b->o || !b->o->expand_globs) {
             b->errors++;
             set_fid(b, it->r, CP_FID_NOT_ENFORCED,
@@ -408,11 +418,6 @@ static void analyse(struct bw *b)
                        "when the sandbox starts, or deny a directory instead");
             continue;
         }
-        size_t lp = 0;
-        while (lp < it->path->nsegs && it->path->segs[lp].kind == CP_SEG_LIT)
-            lp++;
-        struct cp_path *pre = cp_arena_alloc(a, sizeof *pre);
-        *pre = cp_ospath_prefix(it->path, lp);
         pins_for(b, it->r, pre, true);
         push(a, &b->roglobs, it->r, it->path);
         set_fid(b, it->r, CP_FID_STRICTER,

@@ -189,6 +189,20 @@ START_TEST(test_bwrap_globs)
 }
 END_TEST
 
+/* A deny-write glob inside a mask needs no roglob, but the mask moves with
+ * a renamed parent: the parents above it are pinned. */
+START_TEST(test_bwrap_glob_in_mask)
+{
+    struct cp_policy *p = pol(CP_PROFILE_CONFINED, 8);
+    prule(p, CP_R_WRITE, "/w");
+    prule(p, CP_R_DENY_READ, "/w/a/s");
+    prule(p, CP_R_DENY_WRITE, "/w/a/s/*.lock");
+    ck_assert_str_eq(records(p, false), "bind  /w\n"
+                                        "pin  /w/a\n"
+                                        "mask  /w/a/s\n");
+}
+END_TEST
+
 START_TEST(test_bwrap_exec)
 {
     struct cp_policy *p = pol(CP_PROFILE_CONFINED, 8);
@@ -294,6 +308,7 @@ Suite *cp_test_bwrap_suite(void)
     tcase_add_test(tc, test_bwrap_minimal_mounts);
     tcase_add_test(tc, test_bwrap_pinro);
     tcase_add_test(tc, test_bwrap_globs);
+    tcase_add_test(tc, test_bwrap_glob_in_mask);
     tcase_add_test(tc, test_bwrap_exec);
     tcase_add_test(tc, test_bwrap_exec_all_globs);
     tcase_add_test(tc, test_bwrap_limit);
