@@ -316,7 +316,7 @@ static const char *rule_text(struct sb *s, const struct cp_rule *r)
 {
     if (r->text)
         return r->text;
-    return cp_ospath_str(s->a, &r->u.path);
+    return cp_path_format(s->a, &r->u.path);
 }
 
 static struct cp_diag *warn(struct sb *s, enum cp_diag_code c,
