@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ast.h"
 #include "cli.h"
 
 static void cp_check_usage(FILE *out)
@@ -21,6 +22,8 @@ static void cp_check_usage(FILE *out)
           "  --diagnostics-format F    text (default), json or sarif\n"
           "  --print-effective         print the resolved policy, implicit\n"
           "                            rules marked with their origin\n"
+          "  --dump=ast                parse only and print the syntax tree\n"
+          "                            (includes expanded) as an S-expression\n"
           "  --help                    print this help\n"
           "\n"
           "exit status: 0 no errors, 1 the policy has errors, 2 usage or I/O "
@@ -31,7 +34,7 @@ static void cp_check_usage(FILE *out)
 int cp_cmd_check(int argc, char **argv)
 {
     struct cp_cli_common c = {0};
-    bool effective = false, opts_done = false;
+    bool effective = false, opts_done = false, dump_ast = false;
     const char **files = cp_xcalloc((size_t)argc, sizeof(*files));
     size_t nfiles = 0;
     int rc = 0;
@@ -51,6 +54,10 @@ int cp_cmd_check(int argc, char **argv)
         }
         if (strcmp(a, "--print-effective") == 0) {
             effective = true;
+            continue;
+        }
+        if (strcmp(a, "--dump=ast") == 0) {
+            dump_ast = true;
             continue;
         }
         int r = cp_cli_common_opt(&c, argc, argv, &i);
@@ -80,14 +87,23 @@ int cp_cmd_check(int argc, char **argv)
             goto out;
         }
         cx.main_path = files[k];
-        int errors = cp_compile(&cx);
+        int errors;
+        if (dump_ast) {
+            errors = cp_parse(&cx) ? 1 : (int)cp_diag_errors(&cx.diags);
+            if (cx.ast) {
+                cp_ast_dump(cx.ast, stdout);
+                fflush(stdout);
+            }
+        } else {
+            errors = cp_compile(&cx);
+        }
         cp_cli_print_diags(&c, &cx);
         if (!cx.ast) {
             rc = 2; /* the main file could not be read */
         } else if (errors) {
             if (rc < 1)
                 rc = 1;
-        } else if (effective && cx.policy) {
+        } else if (effective && cx.policy && !dump_ast) {
             struct cp_buf b = {0};
             cp_print_effective(cx.policy, &b);
             if (b.len)
