@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Pattern algorithms shared by the decision model, the analysis, the gate
  * hook and the backends: matching a subject, and deciding containment and
- * overlap between two patterns exactly (spec/semantics.md, "Patterns").
+ * overlap between two patterns exactly (spec/patterns.md).
  * Pure functions: no I/O, no globals. */
 #ifndef CP_MATCH_H
 #define CP_MATCH_H
