@@ -77,32 +77,6 @@ struct cp_path cp_ospath_prefix(const struct cp_path *p, size_t k)
     return q;
 }
 
-void cp_ospath_text(struct cp_buf *b, const struct cp_path *p)
-{
-    if (p->root && strcmp(p->root, "HOME") == 0)
-        cp_buf_addc(b, '~');
-    else if (p->root)
-        cp_buf_printf(b, "${%s}", p->root);
-    for (size_t i = 0; i < p->nsegs; i++) {
-        cp_buf_addc(b, '/');
-        if (p->segs[i].kind == CP_SEG_ANY)
-            cp_buf_adds(b, "**");
-        else
-            cp_buf_add(b, p->segs[i].s, p->segs[i].len);
-    }
-    if (!p->root && p->nsegs == 0)
-        cp_buf_addc(b, '/');
-}
-
-const char *cp_ospath_str(struct cp_arena *a, const struct cp_path *p)
-{
-    struct cp_buf b = {0};
-    cp_ospath_text(&b, p);
-    const char *s = cp_arena_strndup(a, b.data ? b.data : "", b.len);
-    cp_buf_free(&b);
-    return s;
-}
-
 /* ---- sorted sets --------------------------------------------------------- */
 
 static int cmp_pp(const void *x, const void *y)

@@ -23,9 +23,6 @@ size_t cp_ospath_depth(const struct cp_path *p);
 bool cp_ospath_is_prefix(const struct cp_path *anc, const struct cp_path *p);
 /* The first k segments of p (shares p's segments). */
 struct cp_path cp_ospath_prefix(const struct cp_path *p, size_t k);
-/* Confpol syntax for messages: "/a/b", "~/x", "${PROJECT}/x". */
-void cp_ospath_text(struct cp_buf *b, const struct cp_path *p);
-const char *cp_ospath_str(struct cp_arena *a, const struct cp_path *p);
 
 /* A sorted, de-duplicated set of literal paths. */
 struct cp_pathset {
@@ -64,11 +61,5 @@ enum cp_ospath_rel cp_pathset_overlaps(const struct cp_pathset *s,
 /* Is the pattern certainly contained in some member (a literal member is
  * an ancestor-or-self of p's literal prefix)? */
 bool cp_pathset_contains(const struct cp_pathset *s, const struct cp_path *p);
-
-/* True if p has a glob segment. */
-static inline bool cp_ospath_is_glob(const struct cp_path *p)
-{
-    return p->has_glob;
-}
 
 #endif
