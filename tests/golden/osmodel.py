@@ -471,6 +471,18 @@ class Oracle:
 
 
 def cmd_decide(policy, outdir, stem, confpol, fidelity_file, helper):
+    """Both bindings: ~ outside the project, and the project = ~ (where the
+    "may" relations between roots become real)."""
+    global PARAMS
+    rc = 0
+    for binding in ({'HOME': '/home/u', 'PROJECT': '/home/u/proj'},
+                    {'HOME': '/home/u', 'PROJECT': '/home/u'}):
+        PARAMS = binding
+        rc |= decide_one(policy, outdir, stem, confpol, fidelity_file, helper)
+    return rc
+
+
+def decide_one(policy, outdir, stem, confpol, fidelity_file, helper):
     sb = os.path.join(outdir, stem + '.sb')
     bw = os.path.join(outdir, stem + '.bwrap')
     params = dict(PARAMS)
@@ -541,8 +553,8 @@ def cmd_decide(policy, outdir, stem, confpol, fidelity_file, helper):
         if sbpl_decide(forms, 'network-outbound', '', params) != 'deny':
             print('LOOSER: sbpl net')
             bad += 1
-    print('%s: %d probes x 3 accesses, %d stricter, %d failures' %
-          (policy, len(probes_from(paths)), stricter, bad))
+    print('%s (PROJECT=%s): %d probes x 3 accesses, %d stricter, %d failures'
+          % (policy, PARAMS['PROJECT'], len(probes_from(paths)), stricter, bad))
     return 1 if bad else 0
 
 
