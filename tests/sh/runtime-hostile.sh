@@ -97,11 +97,11 @@ def put(name, data):
 bounds = [i + 1 for i, b in enumerate(a) if b == 0][:-1]
 for k in bounds:
     put('cut%04d' % k, a[:k])
-for k in range(1, len(a), 7):
+for k in range(1, len(a), 13):
     put('cut%04d' % k, a[:k])
 put('empty', b'')
 # Single bytes changed: every 5th byte, also in the fail-open artifact.
-for k in range(0, len(a), 5):
+for k in range(0, len(a), 9):
     b = bytearray(a); b[k] ^= 0x20; put('flip%04d' % k, bytes(b))
 for k in range(0, len(o), 11):
     b = bytearray(o); b[k] ^= 0x01; put('openflip%04d' % k, bytes(b))
