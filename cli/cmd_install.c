@@ -4,7 +4,9 @@
  * the files, resolves the paths the hook needs, writes atomically and
  * keeps SETTINGS.bak. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,30 +75,68 @@ static void cp_inst_usage(enum cp_inst_cmd c, FILE *out)
     }
 }
 
+/* Set when the last failed read met a FIFO, device or socket. */
+static bool cp_inst_notreg;
+
+/* The reason of the last failed cp_inst_read. */
+static const char *cp_inst_err(void)
+{
+    return cp_inst_notreg && errno == EINVAL ? "not a regular file"
+                                             : strerror(errno);
+}
+
+/* Reads a regular file whole (a FIFO or device named by a settings file
+ * must not block or feed verify: refused with EINVAL). */
 static bool cp_inst_read(const char *path, struct cp_buf *out, bool *missing)
 {
-    FILE *f = fopen(path, "rb");
     if (missing)
         *missing = false;
-    if (!f) {
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
         if (missing && errno == ENOENT)
             *missing = true;
         return false;
     }
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return false;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        cp_inst_notreg = !S_ISDIR(st.st_mode);
+        errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+        return false;
+    }
+    if ((uintmax_t)st.st_size > CP_INSTALL_MAX_FILE) {
+        close(fd);
+        errno = EFBIG;
+        return false;
+    }
     char chunk[65536];
-    size_t n;
     bool ok = true;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
-        if (out->len + n > CP_INSTALL_MAX_FILE) {
+    for (;;) {
+        ssize_t n = read(fd, chunk, sizeof chunk);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            ok = false;
+            break;
+        }
+        if (n == 0)
+            break;
+        if (out->len + (size_t)n > CP_INSTALL_MAX_FILE) {
             errno = EFBIG;
             ok = false;
             break;
         }
-        cp_buf_add(out, chunk, n);
+        cp_buf_add(out, chunk, (size_t)n);
     }
-    if (ferror(f))
-        ok = false;
-    fclose(f);
+    int e = errno;
+    close(fd);
+    errno = e;
     if (ok && !out->data)
         cp_buf_adds(out, "");
     return ok;
@@ -295,7 +335,7 @@ static int cp_inst_main(enum cp_inst_cmd cmd, int argc, char **argv)
                 goto done;
             }
         } else if (!cp_inst_read(pos[1], &art, NULL)) {
-            fprintf(stderr, "confpol verify: %s: %s\n", pos[1], strerror(errno));
+            fprintf(stderr, "confpol verify: %s: %s\n", pos[1], cp_inst_err());
             goto done;
         }
         if (!have_live) {
@@ -325,7 +365,7 @@ static int cp_inst_main(enum cp_inst_cmd cmd, int argc, char **argv)
 
     if (cmd == CMD_INSTALL) {
         if (!cp_inst_read(artpath, &art, NULL)) {
-            fprintf(stderr, "confpol install: %s: %s\n", pos[1], strerror(errno));
+            fprintf(stderr, "confpol install: %s: %s\n", pos[1], cp_inst_err());
             goto done;
         }
         char buf[PATH_MAX];

@@ -89,6 +89,15 @@ mv "$art" "$tmp/moved.json"
 [ $? -eq 1 ] || fail "verify with the hook's artifact missing should exit 1"
 grep -q 'missing or not a confpol artifact' "$tmp/v2.out" || { cat "$tmp/v2.out"; fail "verify names the missing artifact"; }
 mv "$tmp/moved.json" "$art"
+# A hook that names a FIFO must not hang verify.
+mkfifo "$tmp/fifo.claude.json"
+sed "s|gate $art|gate $tmp/fifo.claude.json|" "$set_" >"$proj/.claude/settings.local.json"
+timeout 10 "$CONFPOL" verify --claude "$proj/.claude/settings.local.json" "$art" >"$tmp/v3.out" 2>&1
+[ $? -eq 1 ] || fail "verify with the hook naming a FIFO should exit 1 (not hang)"
+grep -q 'missing or not a confpol artifact' "$tmp/v3.out" || { cat "$tmp/v3.out"; fail "verify names the FIFO"; }
+timeout 10 "$CONFPOL" install --claude "$set_" "$tmp/fifo.claude.json" 2>"$tmp/r.out"
+[ $? -eq 2 ] || fail "install of a FIFO artifact should exit 2"
+grep -q 'not a regular file' "$tmp/r.out" || fail "message for a FIFO artifact"
 
 "$CONFPOL" uninstall --claude "$set_" "$art" || fail "uninstall"
 cmp -s "$set_" "$tmp/orig.json" || { diff "$tmp/orig.json" "$set_"; fail "uninstall did not give back the original bytes"; }
