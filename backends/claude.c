@@ -46,6 +46,11 @@ static uint64_t cl_hash(const char *s)
     uint64_t h = 1469598103934665603ull; /* FNV-1a */
     for (; *s; s++)
         h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    /* FNV's low bits depend only on the low bits of its state: mix the
+     * high bits down before masking (murmur3's finaliser). */
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
     return h;
 }
 

@@ -491,6 +491,11 @@ static uint64_t bytes_hash(const char *s, size_t len)
     uint64_t h = 1469598103934665603ull; /* FNV-1a */
     for (size_t i = 0; i < len; i++)
         h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+    /* FNV's low bits depend only on the low bits of its state: mix the
+     * high bits down before masking (murmur3's finaliser). */
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
     return h;
 }
 
