@@ -10,7 +10,7 @@ paths, 100,000 rules, deep nesting and long include chains.
     gen.py --compress F DIR  print file F as a template (inverse of --expand)
 
 Expected diagnostics live in tests/hostile/gen/NAME.err as templates:
-@DIR@ stands for OUTDIR, @REP:HEX:N@ for N copies of the byte 0xHEX."""
+@DIR@ stands for OUTDIR, @REP:HEX:N@ for N copies of the 1 to 4 bytes HEX."""
 import os
 import re
 import sys
@@ -153,15 +153,17 @@ def many_includes_same(d):
 
 def expand(t, outdir):
     t = t.replace(b'@DIR@', outdir.encode())
-    return re.sub(rb'@REP:([0-9a-f]{2}):([0-9]+)@',
-                  lambda m: bytes([int(m.group(1), 16)]) * int(m.group(2)), t)
+    return re.sub(rb'@REP:((?:[0-9a-f]{2}){1,4}):([0-9]+)@',
+                  lambda m: bytes.fromhex(m.group(1).decode()) * int(m.group(2)), t)
 
 
 def compress(t, outdir):
-    t = re.sub(rb'(.)\1{63,}',
-               lambda m: b'@REP:%02x:%d@' % (m.group(1)[0], len(m.group(0))), t,
-               flags=re.S)
-    return t.replace(outdir.encode(), b'@DIR@')
+    # Runs of a unit of 1 to 4 bytes repeated at least 64 times.
+    t = t.replace(outdir.encode(), b'@DIR@')
+    return re.sub(rb'(.{1,4}?)\1{63,}',
+                  lambda m: b'@REP:%s:%d@' % (m.group(1).hex().encode(),
+                                              len(m.group(0)) // len(m.group(1))),
+                  t, flags=re.S)
 
 
 def main():
