@@ -389,9 +389,17 @@ static struct cp_file *cp_parse_source(struct cp_ctx *cx,
     yyscan_t sc;
     if (cp_yylex_init_extra(&st, &sc) != 0)
         cp_die_oom();
-    /* A UTF-8 byte order mark is skipped; it still counts 3 columns. */
+    /* A UTF-8 byte order mark is an error (one encoding, one layout); it is
+     * then skipped so that the rest of the file is still checked.  It
+     * counts 3 columns. */
     size_t skip = 0;
     if (src->len >= 3 && memcmp(src->text, "\xef\xbb\xbf", 3) == 0) {
+        struct cp_loc bom = {src, 1, 1, 1, 3};
+        struct cp_diag *g = cp_diag_report(
+            &cx->diags, CP0109, &bom,
+            "UTF-8 byte order mark at the start of the file");
+        cp_diag_set_suggestion(g, "save the file as UTF-8 without a byte "
+                                  "order mark");
         skip = 3;
         st.off = 3;
         st.col = 4;

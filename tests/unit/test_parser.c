@@ -148,9 +148,11 @@ START_TEST(last_line_without_newline)
 }
 END_TEST
 
-START_TEST(byte_order_mark_skipped)
+START_TEST(byte_order_mark_rejected)
 {
-    ck_assert_int_eq(parse("\xef\xbb\xbf" "confpol 1\nwrite /a\n"), 0);
+    /* Reported once, then skipped: the rest of the file parses. */
+    ck_assert_int_eq(parse("\xef\xbb\xbf" "confpol 1\nwrite /a\n"), 1);
+    ck_assert_str_eq(codes(), "1:1 CP0109");
     ck_assert_uint_eq(cx.ast->header.col, 4);
     ck_assert_uint_eq(cx.ast->stmts[0]->n.loc.col, 1);
 }
@@ -438,7 +440,7 @@ Suite *cp_test_parser_suite(void)
     tcase_add_test(tc, braced_list_and_comments);
     tcase_add_test(tc, semicolons_separate_statements);
     tcase_add_test(tc, last_line_without_newline);
-    tcase_add_test(tc, byte_order_mark_skipped);
+    tcase_add_test(tc, byte_order_mark_rejected);
     tcase_add_test(tc, fmt_canonical_layout);
     suite_add_tcase(s, tc);
     tc = tcase_create("recovery");
