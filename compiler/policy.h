@@ -177,7 +177,8 @@ struct cp_decision {
     size_t nrules;
     bool by_default; /* no rule matched; the model's default applied */
     /* Set when an unbound param makes the answer depend on its value: the
-     * answer given is the strictest possible; name of the param. */
+     * answer given assumes params name directories unrelated to every
+     * other root (spec/semantics.md 2.1); name of the param. */
     const char *unbound_param;
 };
 
