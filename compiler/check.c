@@ -651,16 +651,48 @@ static bool ck_word_literal(const char *w)
 
 struct ck_pair {
     const char *w;
+    const char *w2; /* gates: the literal second word, or "" */
     uint32_t id;
 };
+
+static int ck_key_cmp(const struct ck_pair *a, const char *w, const char *w2)
+{
+    int r = strcmp(a->w, w);
+    return r ? r : strcmp(a->w2, w2);
+}
 
 static int ck_pair_cmp(const void *x, const void *y)
 {
     const struct ck_pair *a = x, *b = y;
-    int r = strcmp(a->w, b->w);
+    int r = ck_key_cmp(a, b->w, b->w2);
     if (r)
         return r;
     return a->id < b->id ? -1 : a->id > b->id;
+}
+
+/* The run of pairs with key (w, w2) in the sorted array: [*lo, *hi). */
+static void ck_range(const struct ck_pair *pr, size_t m, const char *w,
+                     const char *w2, size_t *lo, size_t *hi)
+{
+    size_t l = 0, h = m;
+    while (l < h) {
+        size_t mid = (l + h) / 2;
+        if (ck_key_cmp(&pr[mid], w, w2) < 0)
+            l = mid + 1;
+        else
+            h = mid;
+    }
+    *lo = *hi = l;
+    while (*hi < m && ck_key_cmp(&pr[*hi], w, w2) == 0)
+        (*hi)++;
+}
+
+/* Gate bucket key: the first word, and the second when literal.  A
+ * container of r has r's literal first word and either no literal second
+ * word or r's. */
+static const char *ck_w2(const struct cp_gate_pat *g)
+{
+    return g->nwords >= 2 && !strpbrk(g->words[1], "*?\\") ? g->words[1] : "";
 }
 
 /* Necessary for "q contains r" (both word patterns): compatible word
@@ -703,6 +735,7 @@ static void ck_gates(struct ck *c)
             continue;
         if (r->u.gate.nwords && ck_word_literal(r->u.gate.words[0])) {
             pr[m].w = r->u.gate.words[0];
+            pr[m].w2 = ck_w2(&r->u.gate);
             pr[m++].id = (uint32_t)i;
         } else {
             cp_vec_push(c->a, &wild, (void *)r);
@@ -713,27 +746,22 @@ static void ck_gates(struct ck *c)
         struct cp_rule *r = p->rules[i];
         if (!ck_is_words(r))
             continue;
-        size_t lo = 0, hi = 0;
+        size_t lo = 0, hi = 0, lo2 = 0, hi2 = 0;
         const char *w0 = r->u.gate.nwords ? r->u.gate.words[0] : NULL;
         if (ck_word_literal(w0)) {
-            size_t l = 0, h = m;
-            while (l < h) {
-                size_t mid = (l + h) / 2;
-                if (strcmp(pr[mid].w, w0) < 0)
-                    l = mid + 1;
-                else
-                    h = mid;
-            }
-            lo = hi = l;
-            while (hi < m && strcmp(pr[hi].w, w0) == 0)
-                hi++;
+            const char *w2 = ck_w2(&r->u.gate);
+            ck_range(pr, m, w0, "", &lo, &hi);
+            if (*w2)
+                ck_range(pr, m, w0, w2, &lo2, &hi2);
         }
         bool shadowed = false;
-        for (int pass = 0; pass < 2; pass++) {
-            size_t cnt = pass == 0 ? hi - lo : wild.len;
+        for (int pass = 0; pass < 3; pass++) {
+            size_t cnt = pass == 0 ? hi - lo : pass == 1 ? hi2 - lo2 : wild.len;
             for (size_t j = 0; j < cnt; j++) {
-                const struct cp_rule *q = pass == 0 ? p->rules[pr[lo + j].id]
-                                                    : wild.items[j];
+                const struct cp_rule *q =
+                    pass == 0   ? p->rules[pr[lo + j].id]
+                    : pass == 1 ? p->rules[pr[lo2 + j].id]
+                                : wild.items[j];
                 if (q != r && q->kind == CP_R_GATE_DENY &&
                     r->kind == CP_R_GATE_ASK &&
                     ck_gate_may_contain(&q->u.gate, &r->u.gate) &&
@@ -743,11 +771,13 @@ static void ck_gates(struct ck *c)
                 }
             }
         }
-        for (int pass = 0; pass < 2 && !shadowed; pass++) {
-            size_t cnt = pass == 0 ? hi - lo : wild.len;
+        for (int pass = 0; pass < 3 && !shadowed; pass++) {
+            size_t cnt = pass == 0 ? hi - lo : pass == 1 ? hi2 - lo2 : wild.len;
             for (size_t j = 0; j < cnt; j++) {
-                const struct cp_rule *q = pass == 0 ? p->rules[pr[lo + j].id]
-                                                    : wild.items[j];
+                const struct cp_rule *q =
+                    pass == 0   ? p->rules[pr[lo + j].id]
+                    : pass == 1 ? p->rules[pr[lo2 + j].id]
+                                : wild.items[j];
                 if (q == r || q->kind != r->kind ||
                     !ck_gate_may_contain(&q->u.gate, &r->u.gate) ||
                     cp_gate_contains(&q->u.gate, &r->u.gate) != CP_REL_YES)
@@ -786,6 +816,7 @@ static void ck_net(struct ck *c)
                 deny = r;
         } else if (r->kind == CP_R_NET_ALLOW) {
             pr[m].w = r->u.dom.name;
+            pr[m].w2 = "";
             pr[m++].id = (uint32_t)i;
         }
     }
@@ -800,15 +831,9 @@ static void ck_net(struct ck *c)
         }
         const char *name = r->u.dom.name;
         for (const char *sfx = name; sfx; ) {
-            size_t l = 0, h = m;
-            while (l < h) {
-                size_t mid = (l + h) / 2;
-                if (strcmp(pr[mid].w, sfx) < 0)
-                    l = mid + 1;
-                else
-                    h = mid;
-            }
-            for (; l < m && strcmp(pr[l].w, sfx) == 0; l++) {
+            size_t l, h;
+            ck_range(pr, m, sfx, "", &l, &h);
+            for (; l < h; l++) {
                 const struct cp_rule *q = p->rules[pr[l].id];
                 if (q == r ||
                     cp_domain_contains(&q->u.dom, &r->u.dom) != CP_REL_YES)
