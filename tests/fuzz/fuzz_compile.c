@@ -5,13 +5,17 @@
  * is re-parsed (a file that parsed must format to a file that parses and
  * formats identically), and diagnostics are rendered in every format.
  *
- * Includes: the process works in an empty private directory, so a relative
- * include names nothing and fails cleanly; the front end refuses files that
- * are not regular files. */
+ * Includes must not escape to the host: the process works in an empty
+ * private directory, so a relative include names nothing, and (when it may,
+ * as root) it moves into a private mount namespace with empty /dev, /run
+ * and /tmp, so an absolute include of a device or FIFO fails cleanly
+ * instead of reading the host's. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <unistd.h>
 
 #include "backend.h"
@@ -34,6 +38,12 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     (void)argc;
     (void)argv;
     cp_fuzz_null = fopen("/dev/null", "w");
+    if (unshare(CLONE_NEWNS) == 0 &&
+        mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0) {
+        /* Best effort: without privileges the fuzzer still runs. */
+        (void)mount("tmpfs", "/dev", "tmpfs", MS_NOSUID | MS_NOEXEC, "size=64k");
+        (void)mount("tmpfs", "/run", "tmpfs", MS_NOSUID | MS_NOEXEC, "size=64k");
+    }
     if (!cp_fuzz_null || !mkdtemp(cp_fuzz_dir) || chdir(cp_fuzz_dir) != 0) {
         perror("fuzz_compile: setup");
         abort();

@@ -116,7 +116,7 @@ run_one() { # NAME
     [ -f "tests/fuzz/$name.dict" ] && dict="-dict=$top/tests/fuzz/$name.dict"
     # shellcheck disable=SC2086
     "$out/fuzz_$name" "$corpus" "$seeds" $dict \
-        -max_total_time="$SECS" -max_len="$(maxlen "$name")" -timeout=10 \
+        -max_total_time="$SECS" -max_len="$(maxlen "$name")" -timeout=25 \
         -rss_limit_mb=2048 -malloc_limit_mb=2048 -print_final_stats=1 \
         -artifact_prefix="$arts/" </dev/null >"$out/run-$name.log" 2>&1
     echo $? >"$out/rc-$name"
