@@ -173,5 +173,17 @@ for input in allow ask; do
         printf '%-6s %-24s %8s ms wall (min %s), %7s ms CPU, peak RSS %s MiB, fails %s\n' "$input" "$label" "$(field median_ms "$r")" "$(field min_ms "$r")" "$(field cpu_ms "$r")" "$(mib "$(field rss_kb "$r")")" "$(field fails "$r")"
     done
 done
+# the same work inside one process: what remains without process start
+if cc -O2 -std=c11 -D_GNU_SOURCE -I"$top/compiler" -I"$top/runtime" $(pkg-config --cflags libcjson 2>/dev/null) \
+    -o "$tmp/gate_inproc" "$top/tests/bench/gate_inproc.c" "$top/$BUILD/libconfpol.a" \
+    $(pkg-config --libs libcjson libcrypto 2>/dev/null || echo -lcjson -lcrypto) 2>"$tmp/err"; then
+    for cmd in "make -j2 && ./run-tests --verbose | tee log.txt" "git push --force origin main"; do
+        r=$("$tmp/gate_inproc" 201 "$art" "$cmd")
+        printf 'in-process (no process start), example artifact, %-5s %8s ms (min %s)\n' \
+            "$(field verdict "$r"):" "$(field median_ms "$r")" "$(field min_ms "$r")"
+    done
+else
+    echo "cannot build tests/bench/gate_inproc.c: $(head -c 200 "$tmp/err")"
+fi
 echo
 echo "load:    $(cut -d' ' -f1-3 /proc/loadavg) (1/5/15 min, at end)"
