@@ -703,8 +703,10 @@ static struct cp_path bf_bind(const struct cp_path *p, const struct cp_path *r,
         return *p;
     struct cp_path out = {.segs = buf, .nsegs = r->nsegs + p->nsegs,
                           .has_glob = p->has_glob};
-    memcpy(buf, r->segs, r->nsegs * sizeof *buf);
-    memcpy(buf + r->nsegs, p->segs, p->nsegs * sizeof *buf);
+    if (r->nsegs) /* segs may be NULL when empty: memcpy(NULL) is undefined */
+        memcpy(buf, r->segs, r->nsegs * sizeof *buf);
+    if (p->nsegs)
+        memcpy(buf + r->nsegs, p->segs, p->nsegs * sizeof *buf);
     return out;
 }
 
