@@ -18,6 +18,12 @@ export LSAN_OPTIONS="exitcode=99:log_path=$logs/lsan"
 # Tests that cap memory with `ulimit -v` cannot do so under ASan (it reserves
 # terabytes of shadow address space); they read this to skip only the cap.
 export CONFPOL_SANITIZER=asan
+# Tests that link helpers against $BUILD/libconfpol.a use ${CC:-cc}: the
+# sanitizer runtimes must be linked in too.
+export CC="clang -fsanitize=address,undefined"
+
+# Sanitized code runs several times slower than Check's 4 s default allows.
+export CK_TIMEOUT_MULTIPLIER=${CK_TIMEOUT_MULTIPLIER:-10}
 
 rc=0
 echo "== unit tests (ASan+UBSan, Check fork mode)"
