@@ -72,6 +72,7 @@ void cp_rt_plan_free(struct cp_rt_plan *pl)
     cp_rt_strv_free(&pl->verify_ro);
     cp_rt_strv_free(&pl->placeholders);
     cp_rt_strv_free(&pl->warnings);
+    cp_rt_strv_free(&pl->stricter);
 }
 
 /* ---- paths ------------------------------------------------------------------ */
@@ -643,7 +644,16 @@ int cp_rt_plan_build(struct cp_rt_plan *pl, const struct cp_rt_artifact *a,
              * pinro: a read-only self-bind placed before the write roots,
              * buried under them but still a mount point (rename: EBUSY). */
             char *real = realpath(path, NULL);
-            if (real) {
+            if (real && r->tag != CP_RT_T_PINRO && strcmp(real, path) != 0) {
+                /* A writable bind follows symlinks: binding the target would
+                 * make a place writable that the policy never names.  The
+                 * path stays read-only (stricter), and we say so. */
+                strv_pushf(&pl->stricter,
+                           "%s '%s' resolves to '%s' through a symlink: left "
+                           "read-only (name '%s' in the policy to allow writes there)",
+                           r->tag == CP_RT_T_BIND ? "write root" : "pinned ancestor",
+                           path, real, real);
+            } else if (real) {
                 bool ro = r->tag == CP_RT_T_PINRO;
                 cp_rt_strv_push(&pl->words, ro ? "--ro-bind" : "--bind");
                 cp_rt_strv_push(&pl->words, real);
@@ -1187,6 +1197,8 @@ int cp_rt_run_bwrap(const struct cp_rt_artifact *a, const struct cp_rt_params *p
                         e.status == CP_RT_EXIT_CANNOT ? "; refusing to run (use "
                                                         "--allow-unenforced to run anyway)" : "");
     }
+    for (size_t i = 0; i < pl.stricter.n; i++)
+        warn(prog, "%s", pl.stricter.v[i]);
     for (size_t i = 0; i < pl.warnings.n; i++)
         warn(prog, "%s (%s)", pl.warnings.v[i], open_why);
     if (!enforce_exec) {

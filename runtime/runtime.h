@@ -139,6 +139,7 @@ struct cp_rt_plan {
     struct cp_rt_strv verify_ro;    /* checked read-only inside the sandbox */
     struct cp_rt_strv placeholders; /* created on the host */
     struct cp_rt_strv warnings;     /* printed on stderr before launch */
+    struct cp_rt_strv stricter;     /* enforced more strictly than written: printed too */
     bool exec_on;                   /* an exec allow-list is in force */
 };
 
