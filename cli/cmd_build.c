@@ -208,19 +208,80 @@ static int write_all(struct out_file *f, size_t n)
             sa.sa_handler != SIG_IGN)
             interrupted = true;
     }
+    /* Every destination must be absent or a regular file before the first
+     * rename, so that a later rename cannot fail on it halfway through. */
+    for (size_t i = 0; i < n && rc == 0 && !interrupted; i++) {
+        struct stat st;
+        if (!f[i].tmp)
+            continue;
+        if (lstat(f[i].path, &st) == 0 && !S_ISREG(st.st_mode)) {
+            fprintf(stderr, "confpol build: cannot replace '%s': not a regular file\n",
+                    f[i].path);
+            rc = -1;
+        } else if (lstat(f[i].path, &st) != 0 && errno != ENOENT) {
+            fprintf(stderr, "confpol build: cannot replace '%s': %s\n", f[i].path,
+                    strerror(errno));
+            rc = -1;
+        }
+    }
     if (rc == 0 && !interrupted) {
-        for (size_t i = 0; i < n && rc == 0; i++) {
+        /* Existing outputs are kept as hard links until every rename has
+         * succeeded; if one fails, the earlier ones are undone. */
+        char **bak = cp_xcalloc(n, sizeof(*bak));
+        size_t done = 0;
+        for (size_t i = 0; i < n && rc == 0; i++, done = i) {
             if (!f[i].tmp)
                 continue;
-            if (rename(f[i].tmp, f[i].path) != 0) {
-                fprintf(stderr, "confpol build: cannot rename into '%s': %s\n",
-                        f[i].path, strerror(errno));
+            size_t len = strlen(f[i].path);
+            bak[i] = cp_xmalloc(len + 16);
+            memcpy(bak[i], f[i].path, len);
+            memcpy(bak[i] + len, ".bak.XXXXXX", 12);
+            int bfd = mkstemp(bak[i]);
+            if (bfd >= 0) {
+                close(bfd);
+                unlink(bak[i]);
+            }
+            if (bfd < 0 || (link(f[i].path, bak[i]) != 0 && errno != ENOENT)) {
+                fprintf(stderr, "confpol build: cannot replace '%s': %s\n", f[i].path,
+                        strerror(errno));
+                free(bak[i]);
+                bak[i] = NULL;
                 rc = -1;
                 break;
             }
-            free(f[i].tmp);
-            f[i].tmp = NULL;
+            if (access(bak[i], F_OK) != 0) {
+                free(bak[i]); /* nothing was there: undo is an unlink */
+                bak[i] = cp_xstrdup("");
+            }
+            if (rename(f[i].tmp, f[i].path) != 0) {
+                fprintf(stderr, "confpol build: cannot rename into '%s': %s\n",
+                        f[i].path, strerror(errno));
+                if (bak[i][0])
+                    unlink(bak[i]);
+                free(bak[i]);
+                bak[i] = NULL;
+                rc = -1;
+                break;
+            }
         }
+        for (size_t i = 0; i < n; i++) {
+            if (!bak[i])
+                continue;
+            if (rc != 0 && i < done) {
+                if (bak[i][0])
+                    (void)rename(bak[i], f[i].path);
+                else
+                    (void)unlink(f[i].path);
+            } else if (bak[i][0]) {
+                unlink(bak[i]);
+            }
+            free(bak[i]);
+            if (rc == 0) {
+                free(f[i].tmp);
+                f[i].tmp = NULL;
+            }
+        }
+        free(bak);
     }
     for (size_t i = 0; i < n; i++)
         if (f[i].tmp) {
