@@ -687,14 +687,6 @@ static void ck_range(const struct ck_pair *pr, size_t m, const char *w,
         (*hi)++;
 }
 
-/* Gate bucket key: the first word, and the second when literal.  A
- * container of r has r's literal first word and either no literal second
- * word or r's. */
-static const char *ck_w2(const struct cp_gate_pat *g)
-{
-    return g->nwords >= 2 && !strpbrk(g->words[1], "*?\\") ? g->words[1] : "";
-}
-
 /* Necessary for "q contains r" (both word patterns): compatible word
  * counts, and equal words wherever both are literal. */
 static bool ck_gate_may_contain(const struct cp_gate_pat *q,
@@ -719,78 +711,119 @@ static bool ck_is_words(const struct cp_rule *r)
            r->u.gate.kind == CP_GATE_WORDS;
 }
 
-/* Gate word patterns are bucketed by their first word when it is literal (a
- * pattern whose first word is literal contains only patterns with the same
- * first word); patterns with a glob first word are candidates for all.
- * Regexes are related to nothing ("may"), so they are not compared. */
+/* Gate word patterns are indexed by their leading literal words P (the
+ * words before the first one holding a glob).  Words are position-aligned
+ * (a lone '*' is one word, only a trailing '*' spans several), so q can
+ * contain r only if every literal word of q equals r's word at the same
+ * place: P(q) is then a prefix of P(r).  The candidates for r are the
+ * patterns whose P is one of the |P(r)|+1 prefixes of P(r), found by binary
+ * search in the sorted keys.  Regexes are related to nothing ("may"), so
+ * they are not compared. */
+struct ck_gkey {
+    const char *k; /* the words of P, each as a 4-byte length then bytes */
+    size_t len;
+    uint32_t id;
+};
+
+static int ck_bytes_cmp(const char *a, size_t al, const char *b, size_t bl)
+{
+    int r = memcmp(a, b, al < bl ? al : bl);
+    return r ? r : (al > bl) - (al < bl);
+}
+
+static int ck_gkey_cmp(const void *x, const void *y)
+{
+    const struct ck_gkey *a = x, *b = y;
+    int r = ck_bytes_cmp(a->k, a->len, b->k, b->len);
+    return r ? r : (a->id > b->id) - (a->id < b->id);
+}
+
+/* Encodes P(g); off[j] (j <= nlit) is the key length of the first j words. */
+static char *ck_gate_key(struct cp_arena *a, const struct cp_gate_pat *g,
+                         size_t *nlit, size_t **off)
+{
+    size_t k = 0, len = 0;
+    while (k < g->nwords && ck_word_literal(g->words[k]))
+        len += 4 + strlen(g->words[k++]);
+    char *key = cp_arena_alloc(a, len + 1);
+    size_t *o = cp_arena_alloc(a, (k + 1) * sizeof *o);
+    size_t at = 0;
+    for (size_t i = 0; i < k; i++) {
+        uint32_t wl = (uint32_t)strlen(g->words[i]);
+        o[i] = at;
+        memcpy(key + at, &wl, 4);
+        memcpy(key + at + 4, g->words[i], wl);
+        at += 4 + wl;
+    }
+    o[k] = at;
+    *nlit = k;
+    *off = o;
+    return key;
+}
+
 static void ck_gates(struct ck *c)
 {
     struct cp_policy *p = c->p;
     size_t n = p->nrules, m = 0;
-    struct ck_pair *pr = cp_xmalloc((n + 1) * sizeof *pr);
-    struct cp_vec wild = {0};
+    struct ck_gkey *ks = cp_xmalloc((n + 1) * sizeof *ks);
+    char **rkey = cp_xcalloc(n + 1, sizeof *rkey);
+    size_t **roff = cp_xcalloc(n + 1, sizeof *roff);
+    size_t *rlit = cp_xcalloc(n + 1, sizeof *rlit);
     for (size_t i = 0; i < n; i++) {
         const struct cp_rule *r = p->rules[i];
         if (!ck_is_words(r))
             continue;
-        if (r->u.gate.nwords && ck_word_literal(r->u.gate.words[0])) {
-            pr[m].w = r->u.gate.words[0];
-            pr[m].w2 = ck_w2(&r->u.gate);
-            pr[m++].id = (uint32_t)i;
-        } else {
-            cp_vec_push(c->a, &wild, (void *)r);
-        }
+        rkey[i] = ck_gate_key(c->a, &r->u.gate, &rlit[i], &roff[i]);
+        ks[m].k = rkey[i];
+        ks[m].len = roff[i][rlit[i]];
+        ks[m++].id = (uint32_t)i;
     }
-    qsort(pr, m, sizeof *pr, ck_pair_cmp);
+    qsort(ks, m, sizeof *ks, ck_gkey_cmp);
+    struct cp_vec cand = {0};
     for (size_t i = 0; i < n; i++) {
         struct cp_rule *r = p->rules[i];
         if (!ck_is_words(r))
             continue;
-        size_t lo = 0, hi = 0, lo2 = 0, hi2 = 0;
-        const char *w0 = r->u.gate.nwords ? r->u.gate.words[0] : NULL;
-        if (ck_word_literal(w0)) {
-            const char *w2 = ck_w2(&r->u.gate);
-            ck_range(pr, m, w0, "", &lo, &hi);
-            if (*w2)
-                ck_range(pr, m, w0, w2, &lo2, &hi2);
+        cand.len = 0;
+        for (size_t j = 0; j <= rlit[i]; j++) {
+            size_t klen = roff[i][j], l = 0, h = m;
+            while (l < h) {
+                size_t mid = (l + h) / 2;
+                if (ck_bytes_cmp(ks[mid].k, ks[mid].len, rkey[i], klen) < 0)
+                    l = mid + 1;
+                else
+                    h = mid;
+            }
+            for (; l < m && ck_bytes_cmp(ks[l].k, ks[l].len, rkey[i], klen) == 0; l++)
+                cp_vec_push(c->a, &cand, p->rules[ks[l].id]);
         }
         bool shadowed = false;
-        for (int pass = 0; pass < 3; pass++) {
-            size_t cnt = pass == 0 ? hi - lo : pass == 1 ? hi2 - lo2 : wild.len;
-            for (size_t j = 0; j < cnt; j++) {
-                const struct cp_rule *q =
-                    pass == 0   ? p->rules[pr[lo + j].id]
-                    : pass == 1 ? p->rules[pr[lo2 + j].id]
-                                : wild.items[j];
-                if (q != r && q->kind == CP_R_GATE_DENY &&
-                    r->kind == CP_R_GATE_ASK &&
-                    ck_gate_may_contain(&q->u.gate, &r->u.gate) &&
-                    cp_gate_contains(&q->u.gate, &r->u.gate) == CP_REL_YES) {
-                    ck_add(c, CK_SHADOWED_GATE, r, q);
-                    shadowed = true;
-                }
+        for (size_t j = 0; j < cand.len; j++) {
+            const struct cp_rule *q = cand.items[j];
+            if (q != r && q->kind == CP_R_GATE_DENY && r->kind == CP_R_GATE_ASK &&
+                ck_gate_may_contain(&q->u.gate, &r->u.gate) &&
+                cp_gate_contains(&q->u.gate, &r->u.gate) == CP_REL_YES) {
+                ck_add(c, CK_SHADOWED_GATE, r, q);
+                shadowed = true;
             }
         }
-        for (int pass = 0; pass < 3 && !shadowed; pass++) {
-            size_t cnt = pass == 0 ? hi - lo : pass == 1 ? hi2 - lo2 : wild.len;
-            for (size_t j = 0; j < cnt; j++) {
-                const struct cp_rule *q =
-                    pass == 0   ? p->rules[pr[lo + j].id]
-                    : pass == 1 ? p->rules[pr[lo2 + j].id]
-                                : wild.items[j];
-                if (q == r || q->kind != r->kind ||
-                    !ck_gate_may_contain(&q->u.gate, &r->u.gate) ||
-                    cp_gate_contains(&q->u.gate, &r->u.gate) != CP_REL_YES)
-                    continue;
-                if (!ck_keep_before(q, r) &&
-                    cp_gate_contains(&r->u.gate, &q->u.gate) == CP_REL_YES)
-                    continue;
-                r->flags |= CP_RF_REDUNDANT;
-                ck_add(c, CK_REDUNDANT_GATE, r, q);
-            }
+        for (size_t j = 0; j < cand.len && !shadowed; j++) {
+            const struct cp_rule *q = cand.items[j];
+            if (q == r || q->kind != r->kind ||
+                !ck_gate_may_contain(&q->u.gate, &r->u.gate) ||
+                cp_gate_contains(&q->u.gate, &r->u.gate) != CP_REL_YES)
+                continue;
+            if (!ck_keep_before(q, r) &&
+                cp_gate_contains(&r->u.gate, &q->u.gate) == CP_REL_YES)
+                continue;
+            r->flags |= CP_RF_REDUNDANT;
+            ck_add(c, CK_REDUNDANT_GATE, r, q);
         }
     }
-    free(pr);
+    free(ks);
+    free(rkey);
+    free(roff);
+    free(rlit);
 }
 
 /* net allow: shadowed by net deny; redundant when another allowed domain

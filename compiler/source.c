@@ -4,11 +4,13 @@
 #include "source.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "arena.h"
 #include "diag.h"
@@ -41,14 +43,32 @@ static const char *cp_source_abspath(struct cp_arena *a, const char *path)
 struct cp_source *cp_source_load(struct cp_arena *a, struct cp_diags *d,
                                  const char *path, const struct cp_loc *at)
 {
-    FILE *f = fopen(path, "rb");
+    /* O_NONBLOCK: opening a FIFO must not hang; an included file must be a
+     * regular file (the main file may also be a pipe, e.g. /dev/stdin). */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    FILE *f = NULL;
+    struct stat st;
+    if (fd >= 0 && fstat(fd, &st) == 0 && at && !S_ISREG(st.st_mode) &&
+        !S_ISDIR(st.st_mode)) {
+        cp_diag_report(d, CP0301, at, "cannot include '%s': not a regular file",
+                       path);
+        close(fd);
+        return NULL;
+    }
+    if (fd >= 0) {
+        int fl = fcntl(fd, F_GETFL);
+        if (fl >= 0)
+            (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+        f = fdopen(fd, "rb");
+        if (!f)
+            close(fd);
+    }
     if (!f) {
         int e = errno;
         cp_diag_report(d, CP0301, at, "cannot open '%s': %s", path,
                        strerror(e));
         return NULL;
     }
-    struct stat st;
     if (fstat(fileno(f), &st) == 0) {
         if (S_ISDIR(st.st_mode)) {
             cp_diag_report(d, CP0302, at, "'%s' is a directory, not a file",
