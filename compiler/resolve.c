@@ -746,6 +746,19 @@ static void rs_stmt(struct rs *r, const struct cp_stmt *s)
             break;
         const char *nm =
             cp_arena_intern(r->a, s->name.text, strlen(s->name.text));
+        bool valid = (nm[0] == '_' || (nm[0] >= 'A' && nm[0] <= 'Z') ||
+                      (nm[0] >= 'a' && nm[0] <= 'z'));
+        for (const char *c = nm; valid && *c; c++)
+            valid = *c == '_' || (*c >= 'A' && *c <= 'Z') ||
+                    (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9');
+        if (!valid) {
+            struct cp_diag *g = cp_diag_report(
+                r->d, CP0418, &s->name.loc,
+                "'%s' is not a valid name: names are letters, digits and '_', "
+                "not starting with a digit", nm);
+            cp_diag_set_suggestion(g, "rename it, e.g. 'MY_NAME'");
+            break;
+        }
         struct rs_name *nd = rs_find(r, nm);
         bool first = nd && !nd->defined && nd->loc.src == s->name.loc.src &&
                      nd->loc.line == s->name.loc.line &&
