@@ -33,7 +33,7 @@ echo '{}' > "$proj/.claude/settings.json"
 set +e
 "$C" run -D PROJECT="$proj" "$P" -- /bin/sh -c '
     echo "print(1)" > "$0/src/main.py" && echo "write src/main.py: allowed"
-    if echo "{}" > "$0/.claude/settings.json" 2>/dev/null; then
+    if (echo "{}" > "$0/.claude/settings.json") 2>/dev/null; then
         echo "write .claude/settings.json: ALLOWED (unexpected)"; exit 1
     else
         echo "write .claude/settings.json: denied"
