@@ -653,6 +653,7 @@ int cp_rt_plan_build(struct cp_rt_plan *pl, const struct cp_rt_artifact *a,
                            "read-only (name '%s' in the policy to allow writes there)",
                            r->tag == CP_RT_T_BIND ? "write root" : "pinned ancestor",
                            path, real, real);
+                free(real);
             } else if (real) {
                 bool ro = r->tag == CP_RT_T_PINRO;
                 cp_rt_strv_push(&pl->words, ro ? "--ro-bind" : "--bind");
