@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "fidelity.h"
 #include "ospath.h"
 
 /* bwrap's hard limit is 9,000 arguments (bwrap.md §4); keep room for the
@@ -45,8 +46,7 @@ struct bw {
     const struct cp_backend_opts *o;
     struct cp_arena *a;
     struct cp_diags *d; /* NULL: analyse silently */
-    enum cp_fidelity *fid;
-    const char **why;
+    struct cp_fidtab ft;
     int errors;
     /* inputs, by class */
     struct bw_list w, dw, dr, x, gdw, gdr;
@@ -112,40 +112,16 @@ static bool strict_anc(const struct cp_pathset *s, const struct cp_path *p)
     return cp_pathset_ancestor_or_self(s, &q) != NULL;
 }
 
-static void set_fid(struct bw *b, const struct cp_rule *r, enum cp_fidelity f,
-                    const char *why)
-{
-    if (b->why[r->id] && f <= b->fid[r->id])
-        return;
-    b->fid[r->id] = f;
-    b->why[r->id] = why;
-}
-
-static const char *rule_text(struct bw *b, const struct cp_rule *r)
-{
-    if (r->text)
-        return r->text;
-    return cp_path_format(b->a, &r->u.path);
-}
-
 static struct cp_diag *report(struct bw *b, enum cp_diag_code c,
                               const struct cp_rule *r, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 static struct cp_diag *report(struct bw *b, enum cp_diag_code c,
                               const struct cp_rule *r, const char *fmt, ...)
 {
-    if (!b->d)
-        return NULL;
-    struct cp_buf m = {0};
     va_list ap;
     va_start(ap, fmt);
-    cp_buf_vprintf(&m, fmt, ap);
+    struct cp_diag *g = cp_backend_vreport(b->d, c, r, fmt, ap);
     va_end(ap);
-    const struct cp_loc *loc = r && r->loc.src ? &r->loc : NULL;
-    struct cp_diag *g = cp_diag_report(b->d, c, loc, "%s", m.data ? m.data : "");
-    cp_buf_free(&m);
-    if (g && r && !r->loc.src && r->why)
-        cp_diag_add_note(g, NULL, "implicit rule: %s", r->why);
     return g;
 }
 
@@ -206,8 +182,7 @@ static void analyse(struct bw *b)
 {
     const struct cp_policy *p = b->p;
     struct cp_arena *a = b->a;
-    b->fid = cp_arena_alloc(a, (p->nrules + 1) * sizeof *b->fid);
-    b->why = cp_arena_alloc(a, (p->nrules + 1) * sizeof *b->why);
+    cp_fidtab_init(&b->ft, a, p->nrules);
     bool coop = p->profile == CP_PROFILE_COOPERATIVE;
 
     /* 1. Classify. */
@@ -217,64 +192,64 @@ static void analyse(struct bw *b)
         const struct cp_rule *r = p->rules[i];
         const struct cp_path *path = &r->u.path;
         if (coop) {
-            set_fid(b, r, CP_FID_NOT_ENFORCED,
+            cp_fidtab_set(&b->ft, r, CP_FID_NOT_ENFORCED,
                     "cooperative profile: no bwrap artifact is emitted");
             continue;
         }
         switch (r->kind) {
         case CP_R_WRITE:
             if (path->has_glob) {
-                set_fid(b, r, CP_FID_STRICTER,
+                cp_fidtab_set(&b->ft, r, CP_FID_STRICTER,
                         "a glob cannot be a mount: the write is not granted");
                 report(b, CP0705, r,
                        "bwrap: write glob '%s' cannot be a mount: the write "
                        "is not granted",
-                       rule_text(b, r));
+                       cp_backend_rule_text(b->a, r));
             } else if (!path->root && path->nsegs >= 1 &&
                        (seg_is(&path->segs[0], "dev") ||
                         seg_is(&path->segs[0], "proc"))) {
                 if (seg_is(&path->segs[0], "dev") && dev_provided(path)) {
-                    set_fid(b, r, CP_FID_EXACT,
+                    cp_fidtab_set(&b->ft, r, CP_FID_EXACT,
                             "provided writable by --dev /dev");
                 } else {
-                    set_fid(b, r, CP_FID_STRICTER,
+                    cp_fidtab_set(&b->ft, r, CP_FID_STRICTER,
                             "the sandbox has its own /dev and /proc: the "
                             "host's node is not available");
                     report(b, CP0712, r,
                            "bwrap: '%s' is not provided by the sandbox's own "
                            "/dev and /proc: the write is not granted",
-                           rule_text(b, r));
+                           cp_backend_rule_text(b->a, r));
                 }
             } else {
                 push(a, &b->w, r, path);
-                set_fid(b, r, CP_FID_EXACT, "--bind P P");
+                cp_fidtab_set(&b->ft, r, CP_FID_EXACT, "--bind P P");
             }
             break;
         case CP_R_EXEC:
             if (path->has_glob) {
-                set_fid(b, r, CP_FID_STRICTER,
+                cp_fidtab_set(&b->ft, r, CP_FID_STRICTER,
                         "a glob cannot be a Landlock rule: the exec is not "
                         "granted");
                 report(b, CP0708, r,
                        "bwrap: exec glob '%s' cannot be a Landlock rule: the "
                        "exec is not granted",
-                       rule_text(b, r));
+                       cp_backend_rule_text(b->a, r));
             } else {
                 push(a, &b->x, r, path);
-                set_fid(b, r, CP_FID_EXACT,
+                cp_fidtab_set(&b->ft, r, CP_FID_EXACT,
                         "exec record: Landlock execute right, applied by the "
                         "runtime inside the sandbox");
             }
             break;
         case CP_R_DENY_WRITE:
             push(a, path->has_glob ? &b->gdw : &b->dw, r, path);
-            set_fid(b, r, CP_FID_EXACT,
+            cp_fidtab_set(&b->ft, r, CP_FID_EXACT,
                     "--ro-bind P P after the write roots, ancestors pinned; "
                     "no mount outside the write roots");
             break;
         case CP_R_DENY_READ:
             push(a, path->has_glob ? &b->gdr : &b->dr, r, path);
-            set_fid(b, r, CP_FID_EXACT,
+            cp_fidtab_set(&b->ft, r, CP_FID_EXACT,
                     "mask: --tmpfs P --remount-ro P, or /dev/null for a file");
             break;
         case CP_R_DENY_EXEC:
@@ -296,30 +271,30 @@ static void analyse(struct bw *b)
                 }
                 if (!glob_exec &&
                     cp_pathset_overlaps(&xs, path) == CP_OSREL_NO) {
-                    set_fid(b, r, CP_FID_EXACT,
+                    cp_fidtab_set(&b->ft, r, CP_FID_EXACT,
                             "outside the exec allow-list: already denied");
                     break;
                 }
             }
             push(a, path->has_glob ? &b->gdr : &b->dr, r, path);
-            set_fid(b, r, CP_FID_STRICTER,
+            cp_fidtab_set(&b->ft, r, CP_FID_STRICTER,
                     "Landlock cannot subtract from a grant: masked, so "
                     "reading is denied too");
             report(b, CP0707, r,
                    "bwrap: deny exec '%s' is lowered as a deny-read mask: "
                    "reading it is denied too",
-                   rule_text(b, r));
+                   cp_backend_rule_text(b->a, r));
             break;
         case CP_R_GATE_ASK:
         case CP_R_GATE_DENY:
-            set_fid(b, r, CP_FID_NOT_ENFORCED,
+            cp_fidtab_set(&b->ft, r, CP_FID_NOT_ENFORCED,
                     "gates are enforced by the claude target's hook");
             break;
         case CP_R_NET_DENY:
-            set_fid(b, r, CP_FID_EXACT, "--unshare-net");
+            cp_fidtab_set(&b->ft, r, CP_FID_EXACT, "--unshare-net");
             break;
         case CP_R_NET_ALLOW:
-            set_fid(b, r, CP_FID_STRICTER,
+            cp_fidtab_set(&b->ft, r, CP_FID_STRICTER,
                     "bwrap cannot filter by domain name: --unshare-net");
             report(b, CP0704, r,
                    "bwrap: cannot allow network access to '%s' only: all "
@@ -342,13 +317,13 @@ static void analyse(struct bw *b)
         if (strict_anc(&b->wset, q) || cp_pathset_ancestor_or_self(&b->dset, q))
             continue;
         if (cp_pathset_ancestor_or_self(&b->rset, q)) {
-            set_fid(b, b->w.v[i].r, CP_FID_STRICTER,
+            cp_fidtab_set(&b->ft, b->w.v[i].r, CP_FID_STRICTER,
                     "inside a deny-read mask, which is read-only: the write "
                     "is not granted");
             report(b, CP0709, b->w.v[i].r,
                    "bwrap: write root '%s' lies inside a deny-read mask, "
                    "which is read-only: the write is not granted",
-                   rule_text(b, b->w.v[i].r));
+                   cp_backend_rule_text(b->a, b->w.v[i].r));
             continue;
         }
         push(a, &b->binds, b->w.v[i].r, q);
@@ -377,12 +352,12 @@ static void analyse(struct bw *b)
         if (it->r->kind == CP_R_DENY_READ &&
             cp_pathset_overlaps(&b->bset, it->path) == CP_OSREL_YES &&
             !cp_pathset_ancestor_or_self(&b->dset, it->path)) {
-            set_fid(b, it->r, CP_FID_STRICTER,
+            cp_fidtab_set(&b->ft, it->r, CP_FID_STRICTER,
                     "the mask is read-only: writing is denied too");
             report(b, CP0709, it->r,
                    "bwrap: '%s' lies inside a write root and its mask is "
                    "read-only: writing it is denied too",
-                   rule_text(b, it->r));
+                   cp_backend_rule_text(b->a, it->r));
         }
     }
 
@@ -406,12 +381,12 @@ static void analyse(struct bw *b)
         }
         if (!b->o || !b->o->expand_globs) {
             b->errors++;
-            set_fid(b, it->r, CP_FID_NOT_ENFORCED,
+            cp_fidtab_set(&b->ft, it->r, CP_FID_NOT_ENFORCED,
                     "a glob cannot be a mount (see --expand-globs)");
             struct cp_diag *g = report(
                 b, CP0702, it->r,
                 "bwrap: deny glob '%s' inside a write root cannot be a mount",
-                rule_text(b, it->r));
+                cp_backend_rule_text(b->a, it->r));
             if (g)
                 cp_diag_set_suggestion(
                     g, "pass --expand-globs to protect the matches that exist "
@@ -420,13 +395,13 @@ static void analyse(struct bw *b)
         }
         pins_for(b, it->r, pre, true);
         push(a, &b->roglobs, it->r, it->path);
-        set_fid(b, it->r, CP_FID_STRICTER,
+        cp_fidtab_set(&b->ft, it->r, CP_FID_STRICTER,
                 "expanded when the sandbox starts: paths created later are "
                 "not covered");
         report(b, CP0706, it->r,
                "bwrap: deny glob '%s' is expanded when the sandbox starts: "
                "files created later are not covered",
-               rule_text(b, it->r));
+               cp_backend_rule_text(b->a, it->r));
     }
     for (size_t i = 0; i < b->gdr.n; i++) {
         const struct bw_item *it = &b->gdr.v[i];
@@ -434,11 +409,11 @@ static void analyse(struct bw *b)
             continue;
         if (!b->o || !b->o->expand_globs) {
             b->errors++;
-            set_fid(b, it->r, CP_FID_NOT_ENFORCED,
+            cp_fidtab_set(&b->ft, it->r, CP_FID_NOT_ENFORCED,
                     "a glob cannot be a mount (see --expand-globs)");
             struct cp_diag *g = report(
                 b, CP0702, it->r, "bwrap: deny glob '%s' cannot be a mount",
-                rule_text(b, it->r));
+                cp_backend_rule_text(b->a, it->r));
             if (g)
                 cp_diag_set_suggestion(
                     g, "pass --expand-globs to mask the matches that exist "
@@ -446,13 +421,13 @@ static void analyse(struct bw *b)
             continue;
         }
         push(a, &b->maskglobs, it->r, it->path);
-        set_fid(b, it->r, CP_FID_STRICTER,
+        cp_fidtab_set(&b->ft, it->r, CP_FID_STRICTER,
                 "expanded when the sandbox starts: paths created later are "
                 "not covered");
         report(b, CP0706, it->r,
                "bwrap: deny glob '%s' is expanded when the sandbox starts: "
                "files created later are not covered",
-               rule_text(b, it->r));
+               cp_backend_rule_text(b->a, it->r));
     }
 
     /* 4. The exec allow-list, without entries inside other entries. */
@@ -831,11 +806,7 @@ static void cp_bwrap_fidelity_all(const struct cp_policy *p,
 {
     struct bw b;
     bw_init(&b, p, o, a, NULL);
-    for (size_t i = 0; i < p->nrules; i++) {
-        unsigned id = p->rules[i]->id;
-        fid[i] = b.fid[id];
-        why[i] = b.why[id] ? b.why[id] : "";
-    }
+    cp_fidtab_copy(&b.ft, p, fid, why);
 }
 
 static enum cp_fidelity cp_bwrap_fidelity(const struct cp_policy *p,
@@ -845,8 +816,7 @@ static enum cp_fidelity cp_bwrap_fidelity(const struct cp_policy *p,
     struct cp_backend_opts o = {.expand_globs = true};
     struct bw b;
     bw_init(&b, p, &o, a, NULL);
-    *why = b.why[r->id] ? b.why[r->id] : "";
-    return b.fid[r->id];
+    return cp_fidtab_get(&b.ft, r, why);
 }
 
 static bool cp_bwrap_emit(const struct cp_policy *p,

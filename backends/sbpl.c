@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "fidelity.h"
 #include "ospath.h"
 
 /* One lowered path rule: the rule and its path, canonical for macOS. */
@@ -41,8 +42,7 @@ struct sb {
     struct sb_list anc;      /* rename protection: unlink+create denied */
     struct sb_list selfunl;  /* deny-read regions: unlink denied */
     struct cp_pathset wset;  /* literal write roots */
-    enum cp_fidelity *fid;   /* per rule id */
-    const char **why;
+    struct cp_fidtab ft;     /* per rule id */
     bool protects;           /* some deny overlaps a write root */
     int errors;
 };
@@ -302,41 +302,16 @@ static void rule(struct cp_buf *b, const char *head, const struct sb_list *l,
 
 /* ---- analysis ------------------------------------------------------------ */
 
-static void set_fid(struct sb *s, const struct cp_rule *r, enum cp_fidelity f,
-                    const char *why)
-{
-    /* The strictest finding wins; one of equal rank keeps the first. */
-    if (s->why[r->id] && f <= s->fid[r->id])
-        return;
-    s->fid[r->id] = f;
-    s->why[r->id] = why;
-}
-
-static const char *rule_text(struct sb *s, const struct cp_rule *r)
-{
-    if (r->text)
-        return r->text;
-    return cp_path_format(s->a, &r->u.path);
-}
-
 static struct cp_diag *warn(struct sb *s, enum cp_diag_code c,
                             const struct cp_rule *r, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 static struct cp_diag *warn(struct sb *s, enum cp_diag_code c,
                             const struct cp_rule *r, const char *fmt, ...)
 {
-    if (!s->d)
-        return NULL;
-    struct cp_buf m = {0};
     va_list ap;
     va_start(ap, fmt);
-    cp_buf_vprintf(&m, fmt, ap);
+    struct cp_diag *g = cp_backend_vreport(s->d, c, r, fmt, ap);
     va_end(ap);
-    struct cp_diag *g = cp_diag_report(s->d, c, r->loc.src ? &r->loc : NULL,
-                                       "%s", m.data ? m.data : "");
-    cp_buf_free(&m);
-    if (g && !r->loc.src && r->why)
-        cp_diag_add_note(g, NULL, "implicit rule: %s", r->why);
     return g;
 }
 
@@ -367,14 +342,13 @@ static void protect_ancestors(struct sb *s, const struct sb_item *it,
 static void analyse(struct sb *s)
 {
     const struct cp_policy *p = s->p;
-    s->fid = cp_arena_alloc(s->a, (p->nrules + 1) * sizeof *s->fid);
-    s->why = cp_arena_alloc(s->a, (p->nrules + 1) * sizeof *s->why);
+    cp_fidtab_init(&s->ft, s->a, p->nrules);
     bool coop = p->profile == CP_PROFILE_COOPERATIVE;
 
     for (size_t i = 0; i < p->nrules; i++) {
         const struct cp_rule *r = p->rules[i];
         if (coop) {
-            set_fid(s, r, CP_FID_NOT_ENFORCED,
+            cp_fidtab_set(&s->ft, r, CP_FID_NOT_ENFORCED,
                     "cooperative profile: no sandbox profile is emitted");
             continue;
         }
@@ -382,36 +356,36 @@ static void analyse(struct sb *s)
         switch (r->kind) {
         case CP_R_WRITE:
             l = &s->writes;
-            set_fid(s, r, CP_FID_EXACT, "(allow file-write* ...)");
+            cp_fidtab_set(&s->ft, r, CP_FID_EXACT, "(allow file-write* ...)");
             break;
         case CP_R_EXEC:
             l = &s->execs;
-            set_fid(s, r, CP_FID_EXACT,
+            cp_fidtab_set(&s->ft, r, CP_FID_EXACT,
                     "(allow process-exec* ...) after (deny process-exec*)");
             break;
         case CP_R_DENY_WRITE:
             l = &s->dwrites;
-            set_fid(s, r, CP_FID_EXACT, "(deny file-write* ...), emitted last");
+            cp_fidtab_set(&s->ft, r, CP_FID_EXACT, "(deny file-write* ...), emitted last");
             break;
         case CP_R_DENY_READ:
             l = &s->dreads;
-            set_fid(s, r, CP_FID_EXACT,
+            cp_fidtab_set(&s->ft, r, CP_FID_EXACT,
                     "(deny file-read* ...) and (deny process-exec* ...)");
             break;
         case CP_R_DENY_EXEC:
             l = &s->dexecs;
-            set_fid(s, r, CP_FID_EXACT, "(deny process-exec* ...), emitted last");
+            cp_fidtab_set(&s->ft, r, CP_FID_EXACT, "(deny process-exec* ...), emitted last");
             break;
         case CP_R_GATE_ASK:
         case CP_R_GATE_DENY:
-            set_fid(s, r, CP_FID_NOT_ENFORCED,
+            cp_fidtab_set(&s->ft, r, CP_FID_NOT_ENFORCED,
                     "gates are enforced by the claude target's hook");
             break;
         case CP_R_NET_DENY:
-            set_fid(s, r, CP_FID_EXACT, "(deny network*)");
+            cp_fidtab_set(&s->ft, r, CP_FID_EXACT, "(deny network*)");
             break;
         case CP_R_NET_ALLOW:
-            set_fid(s, r, CP_FID_STRICTER,
+            cp_fidtab_set(&s->ft, r, CP_FID_STRICTER,
                     "SBPL cannot filter by domain name: (deny network*)");
             warn(s, CP0704, r,
                  "sbpl: cannot allow network access to '%s' only: all network "
@@ -424,12 +398,12 @@ static void analyse(struct sb *s)
         const char *bad = unencodable(s->a, &r->u.path);
         if (bad) {
             s->errors++;
-            s->fid[r->id] = CP_FID_NOT_ENFORCED;
-            s->why[r->id] = "the path cannot be written in an SBPL string";
+            s->ft.fid[r->id] = CP_FID_NOT_ENFORCED;
+            s->ft.why[r->id] = "the path cannot be written in an SBPL string";
             struct cp_diag *g = warn(
                 s, CP0701, r,
                 "sbpl: path '%s' holds a %s, which an SBPL string cannot carry",
-                rule_text(s, r), bad);
+                cp_backend_rule_text(s->a, r), bad);
             if (g)
                 cp_diag_set_suggestion(
                     g, "rename the file, or build only the other targets");
@@ -463,7 +437,7 @@ static void analyse(struct sb *s)
             bool any_glob;
             protect_ancestors(s, it, rel, &any_glob);
             if (any_glob && rel == CP_OSREL_YES) {
-                set_fid(s, it->r, CP_FID_STRICTER,
+                cp_fidtab_set(&s->ft, it->r, CP_FID_STRICTER,
                         "rename protection of the directories a '**' can "
                         "match: nothing beneath the glob's prefix can be "
                         "renamed or deleted");
@@ -471,18 +445,18 @@ static void analyse(struct sb *s)
                      "sbpl: to protect '%s' against renaming its parents, "
                      "nothing beneath the glob's literal prefix can be "
                      "renamed or deleted",
-                     rule_text(s, it->r));
+                     cp_backend_rule_text(s->a, it->r));
             }
             if (k == 1) {
                 list_push(s->a, &s->selfunl, it->r, it->path);
                 if (rel == CP_OSREL_YES) {
-                    set_fid(s, it->r, CP_FID_STRICTER,
+                    cp_fidtab_set(&s->ft, it->r, CP_FID_STRICTER,
                             "inside a write root: deleting or renaming "
                             "beneath it is denied too");
                     warn(s, CP0710, it->r,
                          "sbpl: '%s' lies inside a write root: deleting or "
                          "renaming it or anything beneath it is denied too",
-                         rule_text(s, it->r));
+                         cp_backend_rule_text(s->a, it->r));
                 }
             }
         }
@@ -528,11 +502,7 @@ static void cp_sbpl_fidelity_all(const struct cp_policy *p,
     (void)o;
     struct sb s;
     sb_init(&s, p, a, NULL);
-    for (size_t i = 0; i < p->nrules; i++) {
-        unsigned id = p->rules[i]->id;
-        fid[i] = s.fid[id];
-        why[i] = s.why[id] ? s.why[id] : "";
-    }
+    cp_fidtab_copy(&s.ft, p, fid, why);
 }
 
 static enum cp_fidelity cp_sbpl_fidelity(const struct cp_policy *p,
@@ -541,8 +511,7 @@ static enum cp_fidelity cp_sbpl_fidelity(const struct cp_policy *p,
 {
     struct sb s;
     sb_init(&s, p, a, NULL);
-    *why = s.why[r->id] ? s.why[r->id] : "";
-    return s.fid[r->id];
+    return cp_fidtab_get(&s.ft, r, why);
 }
 
 static bool uses_param(const struct sb_list *l, const char *name)
