@@ -23,78 +23,10 @@ import re
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
+from sbpl_reader import Str, is_symbol, sbpl_read, sbpl_strings  # noqa: E402
+
 # ---------------------------------------------------------------- SBPL ----
-
-
-class Str(str):
-    """A string literal (as opposed to a symbol)."""
-
-
-def sbpl_read(text):
-    i, n = 0, len(text)
-    stack = [[]]
-    while i < n:
-        c = text[i]
-        if c in ' \t\r\n':
-            i += 1
-        elif c == ';':
-            while i < n and text[i] != '\n':
-                i += 1
-        elif c == '(':
-            stack.append([])
-            i += 1
-        elif c == ')':
-            if len(stack) < 2:
-                raise ValueError('unbalanced ) at %d' % i)
-            top = stack.pop()
-            stack[-1].append(top)
-            i += 1
-        elif c == '"' or text.startswith('#"', i):
-            raw = c == '#'
-            i += 2 if raw else 1
-            out = []
-            while True:
-                if i >= n:
-                    raise ValueError('unterminated string')
-                c = text[i]
-                if c == '"':
-                    i += 1
-                    break
-                if c == '\\' and not raw:
-                    e = text[i + 1]
-                    i += 2
-                    if e == 'n':
-                        out.append('\n')
-                    elif e == 't':
-                        out.append('\t')
-                    elif e == 'r':
-                        out.append('\r')
-                    elif e == 'x':
-                        out.append(chr(int(text[i:i + 2], 16)))
-                        i += 2
-                    else:
-                        out.append(e)
-                    continue
-                out.append(c)
-                i += 1
-            stack[-1].append(Str(''.join(out)))
-        else:
-            j = i
-            while j < n and text[j] not in ' \t\r\n();"':
-                j += 1
-            stack[-1].append(text[i:j])
-            i = j
-    if len(stack) != 1:
-        raise ValueError('unbalanced (')
-    return stack[0]
-
-
-def sbpl_strings(forms):
-    for f in forms:
-        if isinstance(f, Str):
-            yield str(f)
-        elif isinstance(f, list):
-            yield from sbpl_strings(f)
 
 
 REGEX_META = '.*+?^$|\\()[]{}'
@@ -161,7 +93,7 @@ def sbpl_decide(forms, op, path, params):
         action = f[0]
         if action not in ('allow', 'deny'):
             raise ValueError('unexpected form %r' % (f,))
-        ops = [x for x in f[1:] if isinstance(x, str) and not isinstance(x, Str)]
+        ops = [x for x in f[1:] if is_symbol(x)]
         filters = [x for x in f[1:] if isinstance(x, list)]
         if ops == ['default']:
             default = action
@@ -715,7 +647,7 @@ def parity(ours_file, seed_file):
     for f in seed[1:]:
         if f[0] != 'deny':
             continue
-        ops = [x for x in f[1:] if isinstance(x, str) and not isinstance(x, Str)]
+        ops = [x for x in f[1:] if is_symbol(x)]
         paths = [sbpl_expr(x[1], sp) for x in f[1:] if isinstance(x, list)]
         if ops == ['network*'] and not paths:
             if sbpl_decide(ours, 'network-outbound', '', op) != 'deny':

@@ -17,6 +17,9 @@ import re
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'lib'))
+from sbpl_reader import Str, is_symbol, sbpl_read, sbpl_strings  # noqa: E402
+
 errors = []
 W = os.environ['INJ_W']
 R = os.environ['INJ_R']
@@ -26,81 +29,19 @@ def err(msg):
     errors.append(msg)
 
 
-# ---- SBPL: a reader for what TinyScheme accepts ---------------------------
+# ---- SBPL (the reader is tests/lib/sbpl_reader.py) --------------------------
 
-def sbpl_read(text):
-    """Returns the list of top-level forms; strings become ('str', value),
-    raw strings ('raw', value), symbols plain str, lists Python lists."""
-    i, n = 0, len(text)
-    stack = [[]]
-    while i < n:
-        c = text[i]
-        if c in ' \t\r\n':
-            i += 1
-        elif c == ';':
-            while i < n and text[i] != '\n':
-                i += 1
-        elif text.startswith('#|', i):
-            j = text.find('|#', i + 2)
-            if j < 0:
-                raise ValueError('unterminated block comment at %d' % i)
-            i = j + 2
-        elif c == '(':
-            stack.append([])
-            i += 1
-        elif c == ')':
-            if len(stack) < 2:
-                raise ValueError('unbalanced ) at %d' % i)
-            form = stack.pop()
-            stack[-1].append(form)
-            i += 1
-        elif c == '"' or text.startswith('#"', i):
-            raw = c == '#'
-            i += 2 if raw else 1
-            out = []
-            while True:
-                if i >= n:
-                    raise ValueError('unterminated string')
-                c = text[i]
-                if c == '"':
-                    i += 1
-                    break
-                if c == '\\' and not raw:
-                    e = text[i + 1]
-                    # TinyScheme: \n \t \r \xHH are escapes; any other \c is c.
-                    if e in 'ntrx':
-                        err('sbpl: string uses the escape \\%s, which only '
-                            'TinyScheme understands that way' % e)
-                    out.append(e)
-                    i += 2
-                    continue
-                out.append(c)
-                i += 1
-            stack[-1].append(('raw' if raw else 'str', ''.join(out)))
-        else:
-            j = i
-            while j < n and text[j] not in ' \t\r\n()";':
-                j += 1
-            stack[-1].append(text[i:j])
-            i = j
-    if len(stack) != 1:
-        raise ValueError('unbalanced (: %d open' % (len(stack) - 1))
-    return stack[0]
-
-
-def sbpl_strings(form, out):
-    if isinstance(form, tuple):
-        out.append(form[1])
-    elif isinstance(form, list):
-        for f in form:
-            sbpl_strings(f, out)
-    return out
+def sbpl_escape(e):
+    # TinyScheme: \n \t \r \xHH are escapes; confpol never emits them.
+    if e in 'ntrx':
+        err('sbpl: string uses the escape \\%s, which only '
+            'TinyScheme understands that way' % e)
 
 
 def sbpl_skeleton(form):
     """The form with every string replaced by a placeholder."""
-    if isinstance(form, tuple):
-        return form[0]
+    if isinstance(form, Str):
+        return 'raw' if form.raw else 'str'
     if isinstance(form, list):
         return '(' + ' '.join(sbpl_skeleton(f) for f in form) + ')'
     return form
@@ -112,10 +53,10 @@ def sbpl_filters(forms):
     for f in forms:
         if not isinstance(f, list) or not f or f[0] not in ('allow', 'deny'):
             continue
-        ops = [x for x in f[1:] if isinstance(x, str)]
+        ops = [x for x in f[1:] if is_symbol(x)]
         for flt in f[1:]:
             if isinstance(flt, list) and flt and isinstance(flt[0], str):
-                for s in sbpl_strings(flt, []):
+                for s in sbpl_strings(flt):
                     for op in ops:
                         res.append((f[0], op, flt[0], s))
     return res
@@ -123,8 +64,8 @@ def sbpl_filters(forms):
 
 def check_sbpl(weird, base, names):
     try:
-        wf = sbpl_read(open(weird, encoding='utf-8', newline='').read())
-        bf = sbpl_read(open(base, encoding='utf-8', newline='').read())
+        wf = sbpl_read(open(weird, encoding='utf-8', newline='').read(), sbpl_escape)
+        bf = sbpl_read(open(base, encoding='utf-8', newline='').read(), sbpl_escape)
     except ValueError as e:
         err('sbpl: the profile does not read: %s' % e)
         return
