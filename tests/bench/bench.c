@@ -4,7 +4,10 @@
  * machine's load hits every command alike), and prints per command the
  * median and minimum wall time and the peak RSS of the child (wait4).
  *
- *   bench [-n RUNS] [-w WARMUP] [-i STDIN-FILE] -- CMD [ARG]... [:: CMD [ARG]...]...
+ *   bench [-n RUNS] [-w WARMUP] [-i STDIN-FILE] [-p PREP] -- CMD [ARG]... [:: CMD [ARG]...]...
+ *
+ * PREP, if given, is a shell command run (untimed) before every run of
+ * every command, e.g. to empty an output directory.
  *
  * Output, one line per command in the order given:
  *   median_ms=M min_ms=M max_ms=M cpu_ms=M rss_kb=K fails=F
@@ -49,8 +52,13 @@ static double median(const double *v, int n)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-static double run_once(struct cmd *c, const char *input, double *cpu)
+static double run_once(struct cmd *c, const char *input, const char *prep,
+                       double *cpu)
 {
+    if (prep && system(prep) != 0) {
+        fprintf(stderr, "bench: '%s' failed\n", prep);
+        exit(2);
+    }
     double t0 = now_ms();
     pid_t pid = fork();
     if (pid < 0) {
@@ -87,7 +95,7 @@ static double run_once(struct cmd *c, const char *input, double *cpu)
 int main(int argc, char **argv)
 {
     int runs = 10, warmup = 1;
-    const char *input = NULL;
+    const char *input = NULL, *prep = NULL;
     int i = 1;
     for (; i < argc; i++) {
         if (strcmp(argv[i], "-n") == 0 && i + 1 < argc)
@@ -96,11 +104,13 @@ int main(int argc, char **argv)
             warmup = atoi(argv[++i]);
         else if (strcmp(argv[i], "-i") == 0 && i + 1 < argc)
             input = argv[++i];
+        else if (strcmp(argv[i], "-p") == 0 && i + 1 < argc)
+            prep = argv[++i];
         else if (strcmp(argv[i], "--") == 0) {
             i++;
             break;
         } else {
-            fprintf(stderr, "usage: bench [-n RUNS] [-w WARMUP] [-i FILE] -- "
+            fprintf(stderr, "usage: bench [-n RUNS] [-w WARMUP] [-i FILE] [-p PREP] -- "
                             "CMD [ARG]... [:: CMD [ARG]...]...\n");
             return 2;
         }
@@ -136,12 +146,12 @@ int main(int argc, char **argv)
     double scratch;
     for (int r = 0; r < warmup; r++)
         for (int k = 0; k < ncmds; k++)
-            run_once(&cmds[k], input, &scratch);
+            run_once(&cmds[k], input, prep, &scratch);
     for (int k = 0; k < ncmds; k++)
         cmds[k].fails = 0;
     for (int r = 0; r < runs; r++)
         for (int k = 0; k < ncmds; k++)
-            cmds[k].ms[r] = run_once(&cmds[k], input, &cmds[k].cpu[r]);
+            cmds[k].ms[r] = run_once(&cmds[k], input, prep, &cmds[k].cpu[r]);
     for (int k = 0; k < ncmds; k++) {
         qsort(cmds[k].ms, (size_t)runs, sizeof(double), cmp_double);
         qsort(cmds[k].cpu, (size_t)runs, sizeof(double), cmp_double);

@@ -3,7 +3,9 @@
 # figures only: no time is asserted anywhere.
 #   1. generates policies of 10 .. 1,000,000 rules (tests/bench/gen.py)
 #   2. times `confpol check` and `confpol build --target all` on each:
-#      median wall time, peak RSS, growth factor between sizes
+#      median wall time, peak RSS, growth factor between sizes; for 10
+#      and 10,000 rules also build into an empty directory against build
+#      over its own unchanged outputs
 #   3. times confpol-run launching true, bare bwrap with the same argv and
 #      a direct true, interleaved in one run
 #   4. counts the mounts of each generated policy's .bwrap artifact
@@ -97,6 +99,19 @@ for n in $SIZES; do
     if [ $el -ge $((BENCH_BUDGET * 4)) ]; then
         skip="$n rules took ${el} s"
     fi
+done
+echo
+
+echo "== 2b. build --target all: into an empty directory vs over its own unchanged outputs (interleaved)"
+for n in $SIZES; do
+    case $n in 10|10000) ;; *) continue ;; esac
+    d="$tmp/p/$n" e="$tmp/e/$n" o="$tmp/o/$n"
+    mkdir -p "$e"
+    r=$("$B" -n 11 -w 1 -p "rm -f '$e'/*" -- "$C" build --target all --expand-globs -D PROJECT="$P" -o "$e" "$d/main.confpol" \
+        :: "$C" build --target all --expand-globs -D PROJECT="$P" -o "$o" "$d/main.confpol")
+    r1=$(echo "$r" | sed -n 1p) r2=$(echo "$r" | sed -n 2p)
+    printf '%9s rules: empty directory %8s ms wall (%s ms CPU) | unchanged outputs %8s ms wall (%s ms CPU)\n' "$n" \
+        "$(field median_ms "$r1")" "$(field cpu_ms "$r1")" "$(field median_ms "$r2")" "$(field cpu_ms "$r2")"
 done
 echo
 
