@@ -147,7 +147,7 @@ static const char *rs_written(struct rs *r, const struct cp_arg *arg)
 {
     switch (arg->kind) {
     case CP_ARG_BARE:
-        return cp_arena_strndup(r->a, arg->text, arg->len);
+        return arg->text; /* NUL-terminated in the arena (cp_ast_new_arg) */
     case CP_ARG_QUOTED:
         return cp_arena_printf(r->a, "\"%.*s\"", (int)arg->len, arg->text);
     case CP_ARG_REGEX:
@@ -483,13 +483,15 @@ static bool rs_path(struct rs *r, const struct cp_arg *arg, bool concrete,
     }
     out->root = base.root;
     out->nsegs = base.nsegs + tail.nsegs;
-    out->segs = out->nsegs ? cp_arena_alloc(r->a, out->nsegs * sizeof(struct cp_seg))
-                           : NULL;
-    if (base.nsegs)
+    if (!base.nsegs) {
+        out->segs = tail.segs; /* nothing to prepend: no copy */
+    } else {
+        out->segs = cp_arena_alloc(r->a, out->nsegs * sizeof(struct cp_seg));
         memcpy(out->segs, base.segs, base.nsegs * sizeof(struct cp_seg));
-    if (tail.nsegs)
-        memcpy(out->segs + base.nsegs, tail.segs,
-               tail.nsegs * sizeof(struct cp_seg));
+        if (tail.nsegs)
+            memcpy(out->segs + base.nsegs, tail.segs,
+                   tail.nsegs * sizeof(struct cp_seg));
+    }
     out->has_glob = base.has_glob || tail.has_glob;
     size_t total = 0;
     for (size_t i = 0; i < out->nsegs; i++)
