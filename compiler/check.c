@@ -31,10 +31,13 @@
 #define CK_NONE UINT32_MAX
 #define CK_MAX_NOTES 4 /* partner notes per diagnostic before "and N more" */
 
+#define CK_NKINDS 5 /* path rule kinds: CP_R_WRITE .. CP_R_DENY_EXEC */
+
 struct ck_node {
-    uint32_t parent, first_child, next_sibling, rules, depth;
+    uint32_t parent, first_child, next_sibling, depth;
+    uint32_t head[CK_NKINDS]; /* first rule of each kind here (rule_next) */
+    uint32_t len;
     const char *seg; /* root name ("" absolute) for a root node */
-    size_t len;
 };
 
 enum ck_code {
@@ -71,9 +74,8 @@ struct ck {
      * literal segment after its literal prefix, or "" when it has none. */
     struct ck_bucket {
         uint32_t node, head;
-        unsigned kind;
+        uint32_t kind, len;
         const char *s;
-        size_t len;
     } *buckets;
     size_t nbuckets, capbuckets;
     uint32_t *bht; /* bucket ids */
@@ -157,9 +159,10 @@ static uint32_t ck_child(struct ck *c, uint32_t parent, const char *s,
     struct ck_node *nd = &c->nodes[id];
     nd->parent = parent;
     nd->seg = s;
-    nd->len = n;
+    nd->len = (uint32_t)n;
     nd->first_child = CK_NONE;
-    nd->rules = CK_NONE;
+    for (size_t k = 0; k < CK_NKINDS; k++)
+        nd->head[k] = CK_NONE;
     nd->next_sibling = CK_NONE;
     nd->depth = parent == CK_NONE ? 0 : c->nodes[parent].depth + 1;
     if (parent != CK_NONE) {
@@ -214,7 +217,7 @@ static uint32_t ck_bucket_find(struct ck *c, uint32_t node, unsigned kind,
         c->buckets = cp_xrealloc(c->buckets, c->capbuckets * sizeof *c->buckets);
     }
     uint32_t id = (uint32_t)c->nbuckets++;
-    c->buckets[id] = (struct ck_bucket){node, CK_NONE, kind, s, n};
+    c->buckets[id] = (struct ck_bucket){node, CK_NONE, kind, (uint32_t)n, s};
     c->bht[h] = id;
     return id;
 }
@@ -270,7 +273,6 @@ static void ck_index(struct ck *c)
         c->sig[i] = sig;
         c->minlen[i] = ml;
         c->rule_node[i] = nd;
-        c->nodes[nd].rules = (uint32_t)i; /* non-empty marker */
         const char *key = "";
         size_t keylen = 0;
         for (size_t j = k; j < pa->nsegs; j++)
@@ -282,10 +284,9 @@ static void ck_index(struct ck *c)
         uint32_t b = ck_bucket_find(c, nd, r->kind, key, keylen, true);
         c->rule_bnext[i] = c->buckets[b].head;
         c->buckets[b].head = (uint32_t)i;
-        /* every rule of this kind at this node: kind + 8, key "" */
-        b = ck_bucket_find(c, nd, r->kind + 8u, "", 0, true);
-        c->rule_next[i] = c->buckets[b].head;
-        c->buckets[b].head = (uint32_t)i;
+        /* every rule of this kind at this node */
+        c->rule_next[i] = c->nodes[nd].head[r->kind];
+        c->nodes[nd].head[r->kind] = (uint32_t)i;
         if (r->kind != CP_R_WRITE && r->kind != CP_R_EXEC)
             continue;
         struct ck_rootcount *rc = ck_rootcount(c, pa->root);
@@ -299,6 +300,19 @@ static void ck_index(struct ck *c)
     }
 }
 
+/* The next node up from `nd` on the way from a rule's node to the roots:
+ * its parent, and past a param root the absolute root (where the absolute
+ * patterns without literal prefix sit), once. */
+static uint32_t ck_parent(const struct ck *c, uint32_t nd, bool *param_root)
+{
+    uint32_t up = c->nodes[nd].parent;
+    if (up == CK_NONE && *param_root) {
+        *param_root = false;
+        return c->abs_root;
+    }
+    return up;
+}
+
 /* Calls fn for each path rule of `kind` at r's node and its ancestors (the
  * candidates to contain r); stops when fn returns true. */
 typedef bool (*ck_visit)(struct ck *c, const struct cp_rule *r,
@@ -307,24 +321,15 @@ typedef bool (*ck_visit)(struct ck *c, const struct cp_rule *r,
 static bool ck_up(struct ck *c, const struct cp_rule *r, enum cp_rule_kind kind,
                   ck_visit fn, void *arg)
 {
-    uint32_t nd = c->rule_node[r->id];
     bool param_root = r->u.path.root != NULL;
-    while (nd != CK_NONE) {
-        uint32_t b = c->nodes[nd].rules == CK_NONE
-                         ? CK_NONE
-                         : ck_bucket_find(c, nd, kind + 8u, "", 0, false);
-        for (uint32_t q = b == CK_NONE ? CK_NONE : c->buckets[b].head;
-             q != CK_NONE; q = c->rule_next[q]) {
+    for (uint32_t nd = c->rule_node[r->id]; nd != CK_NONE;
+         nd = ck_parent(c, nd, &param_root)) {
+        for (uint32_t q = c->nodes[nd].head[kind]; q != CK_NONE;
+             q = c->rule_next[q]) {
             const struct cp_rule *qr = c->p->rules[q];
             if (qr != r && fn(c, r, qr, arg))
                 return true;
         }
-        uint32_t up = c->nodes[nd].parent;
-        if (up == CK_NONE && param_root) {
-            up = c->abs_root;
-            param_root = false;
-        }
-        nd = up;
     }
     return false;
 }
@@ -337,9 +342,11 @@ static bool ck_upc(struct ck *c, const struct cp_rule *r,
                    enum cp_rule_kind kind, ck_visit fn, void *arg)
 {
     const struct cp_path *rp = &r->u.path;
-    uint32_t nd = c->rule_node[r->id];
     bool param_root = rp->root != NULL;
-    while (nd != CK_NONE) {
+    for (uint32_t nd = c->rule_node[r->id]; nd != CK_NONE;
+         nd = ck_parent(c, nd, &param_root)) {
+        if (c->nodes[nd].head[kind] == CK_NONE)
+            continue; /* no rule of this kind here: no bucket either */
         /* q's key follows its literal prefix (the path's first depth
          * segments), so it can only be one of r's literals from there. */
         size_t from = c->nodes[nd].depth;
@@ -370,12 +377,6 @@ static bool ck_upc(struct ck *c, const struct cp_rule *r,
                     return true;
             }
         }
-        uint32_t up = c->nodes[nd].parent;
-        if (up == CK_NONE && param_root) {
-            up = c->abs_root;
-            param_root = false;
-        }
-        nd = up;
     }
     return false;
 }
@@ -409,11 +410,8 @@ static bool ck_down(struct ck *c, const struct cp_rule *r,
     }
     while (c->nstack) {
         uint32_t nd = c->stack[--c->nstack];
-        uint32_t b = c->nodes[nd].rules == CK_NONE
-                         ? CK_NONE
-                         : ck_bucket_find(c, nd, kind + 8u, "", 0, false);
-        for (uint32_t q = b == CK_NONE ? CK_NONE : c->buckets[b].head;
-             q != CK_NONE; q = c->rule_next[q]) {
+        for (uint32_t q = c->nodes[nd].head[kind]; q != CK_NONE;
+             q = c->rule_next[q]) {
             const struct cp_rule *qr = c->p->rules[q];
             if (qr != r && fn(c, r, qr, arg))
                 return true;
