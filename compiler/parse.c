@@ -383,7 +383,9 @@ static struct cp_file *cp_parse_source(struct cp_ctx *cx,
 {
     struct cp_lex st;
     memset(&st, 0, sizeof(st));
-    st.arena = cx->arena;
+    if (!cx->ast_arena)
+        cx->ast_arena = cp_arena_new();
+    st.arena = cx->ast_arena;
     st.diags = &cx->diags;
     st.src = src;
     st.line = 1;
@@ -391,7 +393,7 @@ static struct cp_file *cp_parse_source(struct cp_ctx *cx,
     st.bol = true;
     st.last_end = (size_t)-1;
     st.err0 = cp_diag_errors(&cx->diags);
-    struct cp_file *f = cp_ast_new_file(cx->arena, src);
+    struct cp_file *f = cp_ast_new_file(cx->ast_arena, src);
     st.file = f;
 
     size_t ndiags = cx->diags.len;
@@ -426,7 +428,7 @@ static struct cp_file *cp_parse_source(struct cp_ctx *cx,
         first_tok = st.first_tok;
     if (!st.stopped)
         cp_check_header(cx, &st, f, first_tok);
-    cp_attach_comments(cx->arena, &st, f);
+    cp_attach_comments(cx->ast_arena, &st, f);
     if (cx->opts.no_includes) {
         cp_sort_diags(&cx->diags, ndiags);
         return f;

@@ -147,7 +147,7 @@ static const char *rs_written(struct rs *r, const struct cp_arg *arg)
 {
     switch (arg->kind) {
     case CP_ARG_BARE:
-        return arg->text; /* NUL-terminated in the arena (cp_ast_new_arg) */
+        return cp_arena_strndup(r->a, arg->text, arg->len);
     case CP_ARG_QUOTED:
         return cp_arena_printf(r->a, "\"%.*s\"", (int)arg->len, arg->text);
     case CP_ARG_REGEX:
