@@ -176,14 +176,19 @@ char *cp_arena_strdup(struct cp_arena *a, const char *s)
     return cp_arena_strndup(a, s, strlen(s));
 }
 
+/* Formats once into a stack buffer and copies; only a longer text is
+ * formatted a second time, into the arena. */
 char *cp_arena_printf(struct cp_arena *a, const char *fmt, ...)
 {
+    char tmp[256];
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
+    int n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
     va_end(ap);
     if (n < 0)
         cp_die_oom();
+    if ((size_t)n < sizeof(tmp))
+        return cp_arena_strndup(a, tmp, (size_t)n);
     char *p = cp_arena_take(a, (size_t)n + 1, 1);
     va_start(ap, fmt);
     vsnprintf(p, (size_t)n + 1, fmt, ap);
@@ -284,16 +289,22 @@ void cp_buf_adds(struct cp_buf *b, const char *s)
     cp_buf_add(b, s, strlen(s));
 }
 
+/* Formats straight into the free space; only a text that does not fit is
+ * formatted a second time, after growing. */
 void cp_buf_vprintf(struct cp_buf *b, const char *fmt, va_list ap)
 {
+    cp_buf_grow(b, 64);
     va_list aq;
     va_copy(aq, ap);
-    int n = vsnprintf(NULL, 0, fmt, aq);
+    size_t room = b->cap - b->len;
+    int n = vsnprintf(b->data + b->len, room, fmt, aq);
     va_end(aq);
     if (n < 0)
         cp_die_oom();
-    cp_buf_grow(b, (size_t)n);
-    vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+    if ((size_t)n >= room) {
+        cp_buf_grow(b, (size_t)n);
+        vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+    }
     b->len += (size_t)n;
 }
 

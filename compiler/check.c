@@ -84,6 +84,8 @@ struct ck {
     uint64_t *sig;    /* per path rule: one bit per literal segment (hash) */
     uint32_t *minlen; /* per path rule: segments every named path has */
     uint32_t abs_root;
+    const char *last_root; /* ck_root's cache */
+    uint32_t last_root_node;
     bool *shadowed; /* per rule: a write/exec rule contained in a deny */
     struct ck_find *finds;
     size_t nfinds, capfinds;
@@ -173,10 +175,15 @@ static uint32_t ck_child(struct ck *c, uint32_t parent, const char *s,
     return id;
 }
 
+/* Roots are interned and few: the last one looked up is remembered. */
 static uint32_t ck_root(struct ck *c, const char *root)
 {
+    if (c->last_root_node != CK_NONE && c->last_root == root)
+        return c->last_root_node;
     const char *s = root ? root : "";
-    return ck_child(c, CK_NONE, s, strlen(s));
+    c->last_root = root;
+    c->last_root_node = ck_child(c, CK_NONE, s, strlen(s));
+    return c->last_root_node;
 }
 
 static uint32_t ck_bucket_find(struct ck *c, uint32_t node, unsigned kind,
@@ -250,6 +257,22 @@ static void ck_index(struct ck *c)
     c->sig = cp_xcalloc(n + 1, sizeof *c->sig);
     c->rule_bnext = cp_xcalloc(n + 1, sizeof *c->rule_bnext);
     c->minlen = cp_xcalloc(n + 1, sizeof *c->minlen);
+    /* Room for the worst case (a node per root and literal prefix segment,
+     * a bucket per rule and kind), allocated once: pages never used are
+     * never touched, and nothing is copied by growing. */
+    size_t maxnodes = 1, maxbuckets = 1;
+    for (size_t i = 0; i < n; i++) {
+        const struct cp_rule *r = c->p->rules[i];
+        if (!ck_is_path(r))
+            continue;
+        maxnodes += 1 + cp_path_literal_prefix(&r->u.path);
+        maxbuckets++;
+    }
+    c->capnodes = maxnodes;
+    c->nodes = cp_xmalloc(maxnodes * sizeof *c->nodes);
+    c->capbuckets = maxbuckets;
+    c->buckets = cp_xmalloc(maxbuckets * sizeof *c->buckets);
+    c->last_root_node = CK_NONE;
     c->abs_root = ck_root(c, NULL);
     /* Insert in reverse so that each node's list is in rule order. */
     for (size_t i = n; i-- > 0;) {

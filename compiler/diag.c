@@ -191,12 +191,16 @@ static void cp_buf_adds_(const char *s, struct cp_buf *b)
  * so that the output stays text (one byte each, columns unchanged). */
 static void cp_put_line(const char *s, size_t n, struct cp_buf *out)
 {
+    size_t run = 0; /* start of the bytes not yet copied */
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
-        if ((c < 0x20 && c != '\t') || c == 0x7f)
-            c = '?';
-        cp_buf_addc_(c, out);
+        if ((c < 0x20 && c != '\t') || c == 0x7f) {
+            cp_buf_add(out, s + run, i - run);
+            cp_buf_addc_('?', out);
+            run = i + 1;
+        }
     }
+    cp_buf_add(out, s + run, n - run);
 }
 
 /* The caret line for columns [from, to] (1-based bytes, inclusive) of the
@@ -205,10 +209,19 @@ static void cp_put_line(const char *s, size_t n, struct cp_buf *out)
 static void cp_put_caret(const char *s, size_t n, unsigned from, unsigned to,
                          bool first, struct cp_buf *out)
 {
-    for (unsigned c = 1; c < from; c++)
-        cp_buf_addc_(c - 1 < n && s[c - 1] == '\t' ? '\t' : ' ', out);
-    for (unsigned c = from; c <= to; c++)
-        cp_buf_addc_(c == from && first ? '^' : '~', out);
+    char tmp[256]; /* bytes are added in blocks, not one by one */
+    size_t k = 0;
+    for (unsigned c = 1; c <= to || c < from; c++) {
+        if (c < from)
+            tmp[k++] = c - 1 < n && s[c - 1] == '\t' ? '\t' : ' ';
+        else
+            tmp[k++] = c == from && first ? '^' : '~';
+        if (k == sizeof(tmp)) {
+            cp_buf_add(out, tmp, k);
+            k = 0;
+        }
+    }
+    cp_buf_add(out, tmp, k);
 }
 
 /* Source excerpt for `loc`: every line of the span when it has at most three
