@@ -67,7 +67,7 @@ struct ck {
     struct cp_diags *d;
     struct ck_node *nodes;
     size_t nnodes, capnodes;
-    uint32_t *ht; /* node ids, CK_NONE empty */
+    struct ck_slot *ht; /* node ids */
     size_t htcap;
     uint32_t *rule_node, *rule_next;
     /* Containment buckets: (node, kind, key) where key is the rule's first
@@ -78,7 +78,7 @@ struct ck {
         const char *s;
     } *buckets;
     size_t nbuckets, capbuckets;
-    uint32_t *bht; /* bucket ids */
+    struct ck_slot *bht; /* bucket ids */
     size_t bhtcap;
     uint32_t *rule_bnext;
     uint64_t *sig;    /* per path rule: one bit per literal segment (hash) */
@@ -117,40 +117,52 @@ static uint64_t ck_hash(uint32_t parent, const char *s, size_t n)
     return h ^ (h >> 31);
 }
 
-static void ck_ht_grow(struct ck *c)
+/* Hash tables of ids: each slot keeps the low 32 bits of its key's hash,
+ * so that a probe past another key and a rehash touch neither the node nor
+ * the bucket it names (they are cache misses in a large policy). */
+struct ck_slot {
+    uint32_t id; /* CK_NONE: empty */
+    uint32_t hash;
+};
+
+/* A table of `cap` (a power of two) empty slots holding `old`'s entries. */
+static struct ck_slot *ck_slots_grow(struct ck_slot *old, size_t oldcap,
+                                     size_t cap)
 {
-    size_t cap = c->htcap ? c->htcap * 2 : 1024;
-    uint32_t *ht = cp_xmalloc(cap * sizeof *ht);
-    memset(ht, 0xff, cap * sizeof *ht);
-    for (size_t i = 0; i < c->htcap; i++) {
-        uint32_t id = c->ht[i];
-        if (id == CK_NONE)
+    struct ck_slot *t = cp_xmalloc(cap * sizeof *t);
+    memset(t, 0xff, cap * sizeof *t);
+    for (size_t i = 0; i < oldcap; i++) {
+        if (old[i].id == CK_NONE)
             continue;
-        const struct ck_node *nd = &c->nodes[id];
-        size_t h = ck_hash(nd->parent, nd->seg, nd->len) & (cap - 1);
-        while (ht[h] != CK_NONE)
+        size_t h = old[i].hash & (cap - 1);
+        while (t[h].id != CK_NONE)
             h = (h + 1) & (cap - 1);
-        ht[h] = id;
+        t[h] = old[i];
     }
-    free(c->ht);
-    c->ht = ht;
-    c->htcap = cap;
+    free(old);
+    return t;
 }
 
 static uint32_t ck_child(struct ck *c, uint32_t parent, const char *s,
                          size_t n)
 {
-    if ((c->nnodes + 1) * 2 > c->htcap)
-        ck_ht_grow(c);
-    size_t h = ck_hash(parent, s, n) & (c->htcap - 1);
+    if ((c->nnodes + 1) * 2 > c->htcap) {
+        size_t cap = c->htcap ? c->htcap * 2 : 1024;
+        c->ht = ck_slots_grow(c->ht, c->htcap, cap);
+        c->htcap = cap;
+    }
+    uint32_t hv = (uint32_t)ck_hash(parent, s, n);
+    size_t h = hv & (c->htcap - 1);
     for (;;) {
-        uint32_t id = c->ht[h];
-        if (id == CK_NONE)
+        struct ck_slot sl = c->ht[h];
+        if (sl.id == CK_NONE)
             break;
-        const struct ck_node *nd = &c->nodes[id];
-        if (nd->parent == parent && nd->len == n &&
-            memcmp(nd->seg, s, n) == 0)
-            return id;
+        if (sl.hash == hv) {
+            const struct ck_node *nd = &c->nodes[sl.id];
+            if (nd->parent == parent && nd->len == n &&
+                memcmp(nd->seg, s, n) == 0)
+                return sl.id;
+        }
         h = (h + 1) & (c->htcap - 1);
     }
     if (c->nnodes == c->capnodes) {
@@ -171,7 +183,7 @@ static uint32_t ck_child(struct ck *c, uint32_t parent, const char *s,
         nd->next_sibling = c->nodes[parent].first_child;
         c->nodes[parent].first_child = id;
     }
-    c->ht[h] = id;
+    c->ht[h] = (struct ck_slot){id, hv};
     return id;
 }
 
@@ -191,30 +203,23 @@ static uint32_t ck_bucket_find(struct ck *c, uint32_t node, unsigned kind,
 {
     if (create && (c->nbuckets + 1) * 2 > c->bhtcap) {
         size_t cap = c->bhtcap ? c->bhtcap * 2 : 1024;
-        uint32_t *ht = cp_xmalloc(cap * sizeof *ht);
-        memset(ht, 0xff, cap * sizeof *ht);
-        for (size_t i = 0; i < c->nbuckets; i++) {
-            const struct ck_bucket *b = &c->buckets[i];
-            size_t h = ck_hash(b->node * 16u + b->kind, b->s, b->len) & (cap - 1);
-            while (ht[h] != CK_NONE)
-                h = (h + 1) & (cap - 1);
-            ht[h] = (uint32_t)i;
-        }
-        free(c->bht);
-        c->bht = ht;
+        c->bht = ck_slots_grow(c->bht, c->bhtcap, cap);
         c->bhtcap = cap;
     }
     if (!c->bhtcap)
         return CK_NONE;
-    size_t h = ck_hash(node * 16u + kind, s, n) & (c->bhtcap - 1);
+    uint32_t hv = (uint32_t)ck_hash(node * 16u + kind, s, n);
+    size_t h = hv & (c->bhtcap - 1);
     for (;;) {
-        uint32_t id = c->bht[h];
-        if (id == CK_NONE)
+        struct ck_slot sl = c->bht[h];
+        if (sl.id == CK_NONE)
             break;
-        const struct ck_bucket *b = &c->buckets[id];
-        if (b->node == node && b->kind == kind && b->len == n &&
-            memcmp(b->s, s, n) == 0)
-            return id;
+        if (sl.hash == hv) {
+            const struct ck_bucket *b = &c->buckets[sl.id];
+            if (b->node == node && b->kind == kind && b->len == n &&
+                memcmp(b->s, s, n) == 0)
+                return sl.id;
+        }
         h = (h + 1) & (c->bhtcap - 1);
     }
     if (!create)
@@ -225,7 +230,7 @@ static uint32_t ck_bucket_find(struct ck *c, uint32_t node, unsigned kind,
     }
     uint32_t id = (uint32_t)c->nbuckets++;
     c->buckets[id] = (struct ck_bucket){node, CK_NONE, kind, (uint32_t)n, s};
-    c->bht[h] = id;
+    c->bht[h] = (struct ck_slot){id, hv};
     return id;
 }
 
@@ -737,86 +742,101 @@ static bool ck_is_words(const struct cp_rule *r)
  * (a lone '*' is one word, only a trailing '*' spans several), so q can
  * contain r only if every literal word of q equals r's word at the same
  * place: P(q) is then a prefix of P(r).  The candidates for r are the
- * patterns whose P is one of the |P(r)|+1 prefixes of P(r), found by binary
- * search in the sorted keys.  Regexes are related to nothing ("may"), so
- * they are not compared. */
-struct ck_gkey {
-    const char *k; /* the words of P, each as a 4-byte length then bytes */
-    size_t len;
-    uint32_t id;
+ * patterns whose P is one of the |P(r)|+1 prefixes of P(r), found by one
+ * hash lookup each (the patterns with the same P are chained).  Regexes are
+ * related to nothing ("may"), so they are not compared. */
+
+/* Number of leading literal words. */
+static size_t ck_gate_nlit(const struct cp_gate_pat *g)
+{
+    size_t k = 0;
+    while (k < g->nwords && ck_word_literal(g->words[k]))
+        k++;
+    return k;
+}
+
+/* Hash of the first j words, extended by one word. */
+static uint32_t ck_gate_hash(uint64_t h, const char *w)
+{
+    return (uint32_t)ck_hash((uint32_t)h, w, strlen(w) + 1);
+}
+
+struct ck_gindex {
+    struct ck_slot *t; /* id: the first rule of a chain (its P is the key) */
+    size_t cap;
+    uint32_t *next;    /* per rule: the next rule with the same P */
+    uint32_t *nlit;    /* per rule: |P| */
 };
 
-static int ck_bytes_cmp(const char *a, size_t al, const char *b, size_t bl)
+static bool ck_gate_same_prefix(const struct cp_gate_pat *a,
+                                const struct cp_gate_pat *b, size_t j)
 {
-    int r = memcmp(a, b, al < bl ? al : bl);
-    return r ? r : (al > bl) - (al < bl);
+    for (size_t i = 0; i < j; i++)
+        if (strcmp(a->words[i], b->words[i]) != 0)
+            return false;
+    return true;
 }
 
-static int ck_gkey_cmp(const void *x, const void *y)
+/* The slot for the patterns whose P is the first j words of g (hash hv). */
+static struct ck_slot *ck_gate_slot(const struct ck *c,
+                                    const struct ck_gindex *x,
+                                    const struct cp_gate_pat *g, size_t j,
+                                    uint32_t hv)
 {
-    const struct ck_gkey *a = x, *b = y;
-    int r = ck_bytes_cmp(a->k, a->len, b->k, b->len);
-    return r ? r : (a->id > b->id) - (a->id < b->id);
-}
-
-/* Encodes P(g); off[j] (j <= nlit) is the key length of the first j words. */
-static char *ck_gate_key(struct cp_arena *a, const struct cp_gate_pat *g,
-                         size_t *nlit, size_t **off)
-{
-    size_t k = 0, len = 0;
-    while (k < g->nwords && ck_word_literal(g->words[k]))
-        len += 4 + strlen(g->words[k++]);
-    char *key = cp_arena_alloc(a, len + 1);
-    size_t *o = cp_arena_alloc(a, (k + 1) * sizeof *o);
-    size_t at = 0;
-    for (size_t i = 0; i < k; i++) {
-        uint32_t wl = (uint32_t)strlen(g->words[i]);
-        o[i] = at;
-        memcpy(key + at, &wl, 4);
-        memcpy(key + at + 4, g->words[i], wl);
-        at += 4 + wl;
+    size_t h = hv & (x->cap - 1);
+    for (;; h = (h + 1) & (x->cap - 1)) {
+        struct ck_slot *sl = &x->t[h];
+        if (sl->id == CK_NONE)
+            return sl;
+        if (sl->hash == hv && x->nlit[sl->id] == j &&
+            ck_gate_same_prefix(&c->p->rules[sl->id]->u.gate, g, j))
+            return sl;
     }
-    o[k] = at;
-    *nlit = k;
-    *off = o;
-    return key;
 }
 
 static void ck_gates(struct ck *c)
 {
     struct cp_policy *p = c->p;
     size_t n = p->nrules, m = 0;
-    struct ck_gkey *ks = cp_xmalloc((n + 1) * sizeof *ks);
-    char **rkey = cp_xcalloc(n + 1, sizeof *rkey);
-    size_t **roff = cp_xcalloc(n + 1, sizeof *roff);
-    size_t *rlit = cp_xcalloc(n + 1, sizeof *rlit);
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++)
+        m += ck_is_words(p->rules[i]);
+    struct ck_gindex x = {0};
+    x.cap = 16;
+    while (x.cap < 2 * m)
+        x.cap *= 2;
+    x.t = cp_xmalloc(x.cap * sizeof *x.t);
+    memset(x.t, 0xff, x.cap * sizeof *x.t);
+    x.next = cp_xmalloc((n + 1) * sizeof *x.next);
+    x.nlit = cp_xmalloc((n + 1) * sizeof *x.nlit);
+    /* Chains in rule order: insert in reverse. */
+    for (size_t i = n; i-- > 0;) {
         const struct cp_rule *r = p->rules[i];
         if (!ck_is_words(r))
             continue;
-        rkey[i] = ck_gate_key(c->a, &r->u.gate, &rlit[i], &roff[i]);
-        ks[m].k = rkey[i];
-        ks[m].len = roff[i][rlit[i]];
-        ks[m++].id = (uint32_t)i;
+        const struct cp_gate_pat *g = &r->u.gate;
+        size_t k = ck_gate_nlit(g);
+        uint32_t hv = (uint32_t)ck_hash(0, "", 0);
+        for (size_t j = 0; j < k; j++)
+            hv = ck_gate_hash(hv, g->words[j]);
+        x.nlit[i] = (uint32_t)k;
+        struct ck_slot *sl = ck_gate_slot(c, &x, g, k, hv);
+        x.next[i] = sl->id;
+        *sl = (struct ck_slot){(uint32_t)i, hv};
     }
-    qsort(ks, m, sizeof *ks, ck_gkey_cmp);
     struct cp_vec cand = {0};
     for (size_t i = 0; i < n; i++) {
         struct cp_rule *r = p->rules[i];
         if (!ck_is_words(r))
             continue;
+        const struct cp_gate_pat *g = &r->u.gate;
         cand.len = 0;
-        for (size_t j = 0; j <= rlit[i]; j++) {
-            size_t klen = roff[i][j], l = 0, h = m;
-            while (l < h) {
-                size_t mid = (l + h) / 2;
-                if (ck_bytes_cmp(ks[mid].k, ks[mid].len, rkey[i], klen) < 0)
-                    l = mid + 1;
-                else
-                    h = mid;
-            }
-            for (; l < m && ck_bytes_cmp(ks[l].k, ks[l].len, rkey[i], klen) == 0; l++)
-                cp_vec_push(c->a, &cand, p->rules[ks[l].id]);
+        uint32_t hv = (uint32_t)ck_hash(0, "", 0);
+        for (size_t j = 0; j <= x.nlit[i]; j++) {
+            if (j)
+                hv = ck_gate_hash(hv, g->words[j - 1]);
+            for (uint32_t q = ck_gate_slot(c, &x, g, j, hv)->id; q != CK_NONE;
+                 q = x.next[q])
+                cp_vec_push(c->a, &cand, p->rules[q]);
         }
         bool shadowed = false;
         for (size_t j = 0; j < cand.len; j++) {
@@ -841,10 +861,9 @@ static void ck_gates(struct ck *c)
             ck_add(c, CK_REDUNDANT_GATE, r, q);
         }
     }
-    free(ks);
-    free(rkey);
-    free(roff);
-    free(rlit);
+    free(x.t);
+    free(x.next);
+    free(x.nlit);
 }
 
 /* net allow: shadowed by net deny; redundant when another allowed domain
