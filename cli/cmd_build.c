@@ -301,6 +301,12 @@ static int write_all(struct out_file *f, size_t n)
         }
         free(dir);
     }
+    if (rc == 0 && !interrupted)
+        return 0; /* Every new file is in place: from here on a signal is
+                     too late to stop the build, and dying of it would
+                     report a failure for a DIR that was updated.  They
+                     stay held until the process exits (only cleanup is
+                     left), which discards them. */
     /* A pending signal is delivered here and ends the process. */
     sigprocmask(SIG_SETMASK, &old, NULL);
     return interrupted ? -1 : rc;

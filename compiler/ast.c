@@ -166,9 +166,13 @@ static void cp_dump_stmt(const struct cp_stmt *s, int depth, FILE *out)
     if (s->braced)
         fputs(" braced", out);
     cp_dump_comments("leading", s->leading, s->nleading, out);
-    cp_dump_word(s->n.kind == CP_N_EXPECT ? "verdict" : "word", &s->sub, out);
+    bool named = s->n.kind == CP_N_PARAM || s->n.kind == CP_N_LET;
+    if (!named)
+        cp_dump_word(s->n.kind == CP_N_EXPECT ? "verdict" : "word", &s->sub,
+                     out);
     cp_dump_word("access", &s->access, out);
-    cp_dump_word("name", &s->name, out);
+    if (named)
+        cp_dump_word("name", &s->name, out);
     for (size_t i = 0; i < s->nargs; i++)
         cp_dump_arg(s->args[i], out);
     cp_dump_comments("inner", s->inner_trailing, s->ninner_trailing, out);

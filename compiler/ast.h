@@ -69,23 +69,24 @@ struct cp_word {
 struct cp_stmt {
     struct cp_node n;            /* kind: CP_N_PROFILE .. CP_N_EXPECT */
     struct cp_word keyword;      /* the statement keyword itself */
-    struct cp_word sub;          /* profile/fail/deny/gate/net: the word after
+    union {
+        struct cp_word sub;      /* profile/fail/deny/gate/net: the word after
                                     the keyword; expect: the verdict */
+        struct cp_word name;     /* param/let: NAME (never both: one field) */
+    };
     struct cp_word access;       /* expect only: read|write|exec|net|gate */
-    struct cp_word name;         /* param/let: NAME */
     struct cp_arg **args;        /* let: 1 value; include: 1; lists: n */
     size_t nargs;
-    bool braced;                 /* list written as { ... } */
     struct cp_comment **leading; /* comment lines directly before it */
-    size_t nleading;
     struct cp_comment *trailing; /* comment on the statement's last line */
     struct cp_file *included;    /* include: the parsed file, NULL on error */
+    struct cp_comment **inner_trailing; /* comments after the last argument,
+                                           before the closing '}' */
+    unsigned nleading, ninner_trailing;
+    bool braced;                 /* list written as { ... } */
     bool blank_before;           /* a blank line between it and the item
                                     before it (its last leading comment, or
                                     the previous statement); fmt keeps one */
-    struct cp_comment **inner_trailing; /* comments after the last argument,
-                                           before the closing '}' */
-    size_t ninner_trailing;
 };
 
 struct cp_file {

@@ -31,10 +31,13 @@
 #define CK_NONE UINT32_MAX
 #define CK_MAX_NOTES 4 /* partner notes per diagnostic before "and N more" */
 
+#define CK_NKINDS 5 /* path rule kinds: CP_R_WRITE .. CP_R_DENY_EXEC */
+
 struct ck_node {
-    uint32_t parent, first_child, next_sibling, rules, depth;
+    uint32_t parent, first_child, next_sibling, depth;
+    uint32_t head[CK_NKINDS]; /* first rule of each kind here (rule_next) */
+    uint32_t len;
     const char *seg; /* root name ("" absolute) for a root node */
-    size_t len;
 };
 
 enum ck_code {
@@ -64,24 +67,25 @@ struct ck {
     struct cp_diags *d;
     struct ck_node *nodes;
     size_t nnodes, capnodes;
-    uint32_t *ht; /* node ids, CK_NONE empty */
+    struct ck_slot *ht; /* node ids */
     size_t htcap;
     uint32_t *rule_node, *rule_next;
     /* Containment buckets: (node, kind, key) where key is the rule's first
      * literal segment after its literal prefix, or "" when it has none. */
     struct ck_bucket {
         uint32_t node, head;
-        unsigned kind;
+        uint32_t kind, len;
         const char *s;
-        size_t len;
     } *buckets;
     size_t nbuckets, capbuckets;
-    uint32_t *bht; /* bucket ids */
+    struct ck_slot *bht; /* bucket ids */
     size_t bhtcap;
     uint32_t *rule_bnext;
     uint64_t *sig;    /* per path rule: one bit per literal segment (hash) */
     uint32_t *minlen; /* per path rule: segments every named path has */
     uint32_t abs_root;
+    const char *last_root; /* ck_root's cache */
+    uint32_t last_root_node;
     bool *shadowed; /* per rule: a write/exec rule contained in a deny */
     struct ck_find *finds;
     size_t nfinds, capfinds;
@@ -113,40 +117,52 @@ static uint64_t ck_hash(uint32_t parent, const char *s, size_t n)
     return h ^ (h >> 31);
 }
 
-static void ck_ht_grow(struct ck *c)
+/* Hash tables of ids: each slot keeps the low 32 bits of its key's hash,
+ * so that a probe past another key and a rehash touch neither the node nor
+ * the bucket it names (they are cache misses in a large policy). */
+struct ck_slot {
+    uint32_t id; /* CK_NONE: empty */
+    uint32_t hash;
+};
+
+/* A table of `cap` (a power of two) empty slots holding `old`'s entries. */
+static struct ck_slot *ck_slots_grow(struct ck_slot *old, size_t oldcap,
+                                     size_t cap)
 {
-    size_t cap = c->htcap ? c->htcap * 2 : 1024;
-    uint32_t *ht = cp_xmalloc(cap * sizeof *ht);
-    memset(ht, 0xff, cap * sizeof *ht);
-    for (size_t i = 0; i < c->htcap; i++) {
-        uint32_t id = c->ht[i];
-        if (id == CK_NONE)
+    struct ck_slot *t = cp_xmalloc(cap * sizeof *t);
+    memset(t, 0xff, cap * sizeof *t);
+    for (size_t i = 0; i < oldcap; i++) {
+        if (old[i].id == CK_NONE)
             continue;
-        const struct ck_node *nd = &c->nodes[id];
-        size_t h = ck_hash(nd->parent, nd->seg, nd->len) & (cap - 1);
-        while (ht[h] != CK_NONE)
+        size_t h = old[i].hash & (cap - 1);
+        while (t[h].id != CK_NONE)
             h = (h + 1) & (cap - 1);
-        ht[h] = id;
+        t[h] = old[i];
     }
-    free(c->ht);
-    c->ht = ht;
-    c->htcap = cap;
+    free(old);
+    return t;
 }
 
 static uint32_t ck_child(struct ck *c, uint32_t parent, const char *s,
                          size_t n)
 {
-    if ((c->nnodes + 1) * 2 > c->htcap)
-        ck_ht_grow(c);
-    size_t h = ck_hash(parent, s, n) & (c->htcap - 1);
+    if ((c->nnodes + 1) * 2 > c->htcap) {
+        size_t cap = c->htcap ? c->htcap * 2 : 1024;
+        c->ht = ck_slots_grow(c->ht, c->htcap, cap);
+        c->htcap = cap;
+    }
+    uint32_t hv = (uint32_t)ck_hash(parent, s, n);
+    size_t h = hv & (c->htcap - 1);
     for (;;) {
-        uint32_t id = c->ht[h];
-        if (id == CK_NONE)
+        struct ck_slot sl = c->ht[h];
+        if (sl.id == CK_NONE)
             break;
-        const struct ck_node *nd = &c->nodes[id];
-        if (nd->parent == parent && nd->len == n &&
-            memcmp(nd->seg, s, n) == 0)
-            return id;
+        if (sl.hash == hv) {
+            const struct ck_node *nd = &c->nodes[sl.id];
+            if (nd->parent == parent && nd->len == n &&
+                memcmp(nd->seg, s, n) == 0)
+                return sl.id;
+        }
         h = (h + 1) & (c->htcap - 1);
     }
     if (c->nnodes == c->capnodes) {
@@ -157,23 +173,29 @@ static uint32_t ck_child(struct ck *c, uint32_t parent, const char *s,
     struct ck_node *nd = &c->nodes[id];
     nd->parent = parent;
     nd->seg = s;
-    nd->len = n;
+    nd->len = (uint32_t)n;
     nd->first_child = CK_NONE;
-    nd->rules = CK_NONE;
+    for (size_t k = 0; k < CK_NKINDS; k++)
+        nd->head[k] = CK_NONE;
     nd->next_sibling = CK_NONE;
     nd->depth = parent == CK_NONE ? 0 : c->nodes[parent].depth + 1;
     if (parent != CK_NONE) {
         nd->next_sibling = c->nodes[parent].first_child;
         c->nodes[parent].first_child = id;
     }
-    c->ht[h] = id;
+    c->ht[h] = (struct ck_slot){id, hv};
     return id;
 }
 
+/* Roots are interned and few: the last one looked up is remembered. */
 static uint32_t ck_root(struct ck *c, const char *root)
 {
+    if (c->last_root_node != CK_NONE && c->last_root == root)
+        return c->last_root_node;
     const char *s = root ? root : "";
-    return ck_child(c, CK_NONE, s, strlen(s));
+    c->last_root = root;
+    c->last_root_node = ck_child(c, CK_NONE, s, strlen(s));
+    return c->last_root_node;
 }
 
 static uint32_t ck_bucket_find(struct ck *c, uint32_t node, unsigned kind,
@@ -181,30 +203,23 @@ static uint32_t ck_bucket_find(struct ck *c, uint32_t node, unsigned kind,
 {
     if (create && (c->nbuckets + 1) * 2 > c->bhtcap) {
         size_t cap = c->bhtcap ? c->bhtcap * 2 : 1024;
-        uint32_t *ht = cp_xmalloc(cap * sizeof *ht);
-        memset(ht, 0xff, cap * sizeof *ht);
-        for (size_t i = 0; i < c->nbuckets; i++) {
-            const struct ck_bucket *b = &c->buckets[i];
-            size_t h = ck_hash(b->node * 16u + b->kind, b->s, b->len) & (cap - 1);
-            while (ht[h] != CK_NONE)
-                h = (h + 1) & (cap - 1);
-            ht[h] = (uint32_t)i;
-        }
-        free(c->bht);
-        c->bht = ht;
+        c->bht = ck_slots_grow(c->bht, c->bhtcap, cap);
         c->bhtcap = cap;
     }
     if (!c->bhtcap)
         return CK_NONE;
-    size_t h = ck_hash(node * 16u + kind, s, n) & (c->bhtcap - 1);
+    uint32_t hv = (uint32_t)ck_hash(node * 16u + kind, s, n);
+    size_t h = hv & (c->bhtcap - 1);
     for (;;) {
-        uint32_t id = c->bht[h];
-        if (id == CK_NONE)
+        struct ck_slot sl = c->bht[h];
+        if (sl.id == CK_NONE)
             break;
-        const struct ck_bucket *b = &c->buckets[id];
-        if (b->node == node && b->kind == kind && b->len == n &&
-            memcmp(b->s, s, n) == 0)
-            return id;
+        if (sl.hash == hv) {
+            const struct ck_bucket *b = &c->buckets[sl.id];
+            if (b->node == node && b->kind == kind && b->len == n &&
+                memcmp(b->s, s, n) == 0)
+                return sl.id;
+        }
         h = (h + 1) & (c->bhtcap - 1);
     }
     if (!create)
@@ -214,8 +229,8 @@ static uint32_t ck_bucket_find(struct ck *c, uint32_t node, unsigned kind,
         c->buckets = cp_xrealloc(c->buckets, c->capbuckets * sizeof *c->buckets);
     }
     uint32_t id = (uint32_t)c->nbuckets++;
-    c->buckets[id] = (struct ck_bucket){node, CK_NONE, kind, s, n};
-    c->bht[h] = id;
+    c->buckets[id] = (struct ck_bucket){node, CK_NONE, kind, (uint32_t)n, s};
+    c->bht[h] = (struct ck_slot){id, hv};
     return id;
 }
 
@@ -247,6 +262,22 @@ static void ck_index(struct ck *c)
     c->sig = cp_xcalloc(n + 1, sizeof *c->sig);
     c->rule_bnext = cp_xcalloc(n + 1, sizeof *c->rule_bnext);
     c->minlen = cp_xcalloc(n + 1, sizeof *c->minlen);
+    /* Room for the worst case (a node per root and literal prefix segment,
+     * a bucket per rule and kind), allocated once: pages never used are
+     * never touched, and nothing is copied by growing. */
+    size_t maxnodes = 1, maxbuckets = 1;
+    for (size_t i = 0; i < n; i++) {
+        const struct cp_rule *r = c->p->rules[i];
+        if (!ck_is_path(r))
+            continue;
+        maxnodes += 1 + cp_path_literal_prefix(&r->u.path);
+        maxbuckets++;
+    }
+    c->capnodes = maxnodes;
+    c->nodes = cp_xmalloc(maxnodes * sizeof *c->nodes);
+    c->capbuckets = maxbuckets;
+    c->buckets = cp_xmalloc(maxbuckets * sizeof *c->buckets);
+    c->last_root_node = CK_NONE;
     c->abs_root = ck_root(c, NULL);
     /* Insert in reverse so that each node's list is in rule order. */
     for (size_t i = n; i-- > 0;) {
@@ -270,7 +301,6 @@ static void ck_index(struct ck *c)
         c->sig[i] = sig;
         c->minlen[i] = ml;
         c->rule_node[i] = nd;
-        c->nodes[nd].rules = (uint32_t)i; /* non-empty marker */
         const char *key = "";
         size_t keylen = 0;
         for (size_t j = k; j < pa->nsegs; j++)
@@ -282,10 +312,9 @@ static void ck_index(struct ck *c)
         uint32_t b = ck_bucket_find(c, nd, r->kind, key, keylen, true);
         c->rule_bnext[i] = c->buckets[b].head;
         c->buckets[b].head = (uint32_t)i;
-        /* every rule of this kind at this node: kind + 8, key "" */
-        b = ck_bucket_find(c, nd, r->kind + 8u, "", 0, true);
-        c->rule_next[i] = c->buckets[b].head;
-        c->buckets[b].head = (uint32_t)i;
+        /* every rule of this kind at this node */
+        c->rule_next[i] = c->nodes[nd].head[r->kind];
+        c->nodes[nd].head[r->kind] = (uint32_t)i;
         if (r->kind != CP_R_WRITE && r->kind != CP_R_EXEC)
             continue;
         struct ck_rootcount *rc = ck_rootcount(c, pa->root);
@@ -299,6 +328,19 @@ static void ck_index(struct ck *c)
     }
 }
 
+/* The next node up from `nd` on the way from a rule's node to the roots:
+ * its parent, and past a param root the absolute root (where the absolute
+ * patterns without literal prefix sit), once. */
+static uint32_t ck_parent(const struct ck *c, uint32_t nd, bool *param_root)
+{
+    uint32_t up = c->nodes[nd].parent;
+    if (up == CK_NONE && *param_root) {
+        *param_root = false;
+        return c->abs_root;
+    }
+    return up;
+}
+
 /* Calls fn for each path rule of `kind` at r's node and its ancestors (the
  * candidates to contain r); stops when fn returns true. */
 typedef bool (*ck_visit)(struct ck *c, const struct cp_rule *r,
@@ -307,24 +349,15 @@ typedef bool (*ck_visit)(struct ck *c, const struct cp_rule *r,
 static bool ck_up(struct ck *c, const struct cp_rule *r, enum cp_rule_kind kind,
                   ck_visit fn, void *arg)
 {
-    uint32_t nd = c->rule_node[r->id];
     bool param_root = r->u.path.root != NULL;
-    while (nd != CK_NONE) {
-        uint32_t b = c->nodes[nd].rules == CK_NONE
-                         ? CK_NONE
-                         : ck_bucket_find(c, nd, kind + 8u, "", 0, false);
-        for (uint32_t q = b == CK_NONE ? CK_NONE : c->buckets[b].head;
-             q != CK_NONE; q = c->rule_next[q]) {
+    for (uint32_t nd = c->rule_node[r->id]; nd != CK_NONE;
+         nd = ck_parent(c, nd, &param_root)) {
+        for (uint32_t q = c->nodes[nd].head[kind]; q != CK_NONE;
+             q = c->rule_next[q]) {
             const struct cp_rule *qr = c->p->rules[q];
             if (qr != r && fn(c, r, qr, arg))
                 return true;
         }
-        uint32_t up = c->nodes[nd].parent;
-        if (up == CK_NONE && param_root) {
-            up = c->abs_root;
-            param_root = false;
-        }
-        nd = up;
     }
     return false;
 }
@@ -337,9 +370,11 @@ static bool ck_upc(struct ck *c, const struct cp_rule *r,
                    enum cp_rule_kind kind, ck_visit fn, void *arg)
 {
     const struct cp_path *rp = &r->u.path;
-    uint32_t nd = c->rule_node[r->id];
     bool param_root = rp->root != NULL;
-    while (nd != CK_NONE) {
+    for (uint32_t nd = c->rule_node[r->id]; nd != CK_NONE;
+         nd = ck_parent(c, nd, &param_root)) {
+        if (c->nodes[nd].head[kind] == CK_NONE)
+            continue; /* no rule of this kind here: no bucket either */
         /* q's key follows its literal prefix (the path's first depth
          * segments), so it can only be one of r's literals from there. */
         size_t from = c->nodes[nd].depth;
@@ -370,12 +405,6 @@ static bool ck_upc(struct ck *c, const struct cp_rule *r,
                     return true;
             }
         }
-        uint32_t up = c->nodes[nd].parent;
-        if (up == CK_NONE && param_root) {
-            up = c->abs_root;
-            param_root = false;
-        }
-        nd = up;
     }
     return false;
 }
@@ -409,11 +438,8 @@ static bool ck_down(struct ck *c, const struct cp_rule *r,
     }
     while (c->nstack) {
         uint32_t nd = c->stack[--c->nstack];
-        uint32_t b = c->nodes[nd].rules == CK_NONE
-                         ? CK_NONE
-                         : ck_bucket_find(c, nd, kind + 8u, "", 0, false);
-        for (uint32_t q = b == CK_NONE ? CK_NONE : c->buckets[b].head;
-             q != CK_NONE; q = c->rule_next[q]) {
+        for (uint32_t q = c->nodes[nd].head[kind]; q != CK_NONE;
+             q = c->rule_next[q]) {
             const struct cp_rule *qr = c->p->rules[q];
             if (qr != r && fn(c, r, qr, arg))
                 return true;
@@ -716,86 +742,101 @@ static bool ck_is_words(const struct cp_rule *r)
  * (a lone '*' is one word, only a trailing '*' spans several), so q can
  * contain r only if every literal word of q equals r's word at the same
  * place: P(q) is then a prefix of P(r).  The candidates for r are the
- * patterns whose P is one of the |P(r)|+1 prefixes of P(r), found by binary
- * search in the sorted keys.  Regexes are related to nothing ("may"), so
- * they are not compared. */
-struct ck_gkey {
-    const char *k; /* the words of P, each as a 4-byte length then bytes */
-    size_t len;
-    uint32_t id;
+ * patterns whose P is one of the |P(r)|+1 prefixes of P(r), found by one
+ * hash lookup each (the patterns with the same P are chained).  Regexes are
+ * related to nothing ("may"), so they are not compared. */
+
+/* Number of leading literal words. */
+static size_t ck_gate_nlit(const struct cp_gate_pat *g)
+{
+    size_t k = 0;
+    while (k < g->nwords && ck_word_literal(g->words[k]))
+        k++;
+    return k;
+}
+
+/* Hash of the first j words, extended by one word. */
+static uint32_t ck_gate_hash(uint64_t h, const char *w)
+{
+    return (uint32_t)ck_hash((uint32_t)h, w, strlen(w) + 1);
+}
+
+struct ck_gindex {
+    struct ck_slot *t; /* id: the first rule of a chain (its P is the key) */
+    size_t cap;
+    uint32_t *next;    /* per rule: the next rule with the same P */
+    uint32_t *nlit;    /* per rule: |P| */
 };
 
-static int ck_bytes_cmp(const char *a, size_t al, const char *b, size_t bl)
+static bool ck_gate_same_prefix(const struct cp_gate_pat *a,
+                                const struct cp_gate_pat *b, size_t j)
 {
-    int r = memcmp(a, b, al < bl ? al : bl);
-    return r ? r : (al > bl) - (al < bl);
+    for (size_t i = 0; i < j; i++)
+        if (strcmp(a->words[i], b->words[i]) != 0)
+            return false;
+    return true;
 }
 
-static int ck_gkey_cmp(const void *x, const void *y)
+/* The slot for the patterns whose P is the first j words of g (hash hv). */
+static struct ck_slot *ck_gate_slot(const struct ck *c,
+                                    const struct ck_gindex *x,
+                                    const struct cp_gate_pat *g, size_t j,
+                                    uint32_t hv)
 {
-    const struct ck_gkey *a = x, *b = y;
-    int r = ck_bytes_cmp(a->k, a->len, b->k, b->len);
-    return r ? r : (a->id > b->id) - (a->id < b->id);
-}
-
-/* Encodes P(g); off[j] (j <= nlit) is the key length of the first j words. */
-static char *ck_gate_key(struct cp_arena *a, const struct cp_gate_pat *g,
-                         size_t *nlit, size_t **off)
-{
-    size_t k = 0, len = 0;
-    while (k < g->nwords && ck_word_literal(g->words[k]))
-        len += 4 + strlen(g->words[k++]);
-    char *key = cp_arena_alloc(a, len + 1);
-    size_t *o = cp_arena_alloc(a, (k + 1) * sizeof *o);
-    size_t at = 0;
-    for (size_t i = 0; i < k; i++) {
-        uint32_t wl = (uint32_t)strlen(g->words[i]);
-        o[i] = at;
-        memcpy(key + at, &wl, 4);
-        memcpy(key + at + 4, g->words[i], wl);
-        at += 4 + wl;
+    size_t h = hv & (x->cap - 1);
+    for (;; h = (h + 1) & (x->cap - 1)) {
+        struct ck_slot *sl = &x->t[h];
+        if (sl->id == CK_NONE)
+            return sl;
+        if (sl->hash == hv && x->nlit[sl->id] == j &&
+            ck_gate_same_prefix(&c->p->rules[sl->id]->u.gate, g, j))
+            return sl;
     }
-    o[k] = at;
-    *nlit = k;
-    *off = o;
-    return key;
 }
 
 static void ck_gates(struct ck *c)
 {
     struct cp_policy *p = c->p;
     size_t n = p->nrules, m = 0;
-    struct ck_gkey *ks = cp_xmalloc((n + 1) * sizeof *ks);
-    char **rkey = cp_xcalloc(n + 1, sizeof *rkey);
-    size_t **roff = cp_xcalloc(n + 1, sizeof *roff);
-    size_t *rlit = cp_xcalloc(n + 1, sizeof *rlit);
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++)
+        m += ck_is_words(p->rules[i]);
+    struct ck_gindex x = {0};
+    x.cap = 16;
+    while (x.cap < 2 * m)
+        x.cap *= 2;
+    x.t = cp_xmalloc(x.cap * sizeof *x.t);
+    memset(x.t, 0xff, x.cap * sizeof *x.t);
+    x.next = cp_xmalloc((n + 1) * sizeof *x.next);
+    x.nlit = cp_xmalloc((n + 1) * sizeof *x.nlit);
+    /* Chains in rule order: insert in reverse. */
+    for (size_t i = n; i-- > 0;) {
         const struct cp_rule *r = p->rules[i];
         if (!ck_is_words(r))
             continue;
-        rkey[i] = ck_gate_key(c->a, &r->u.gate, &rlit[i], &roff[i]);
-        ks[m].k = rkey[i];
-        ks[m].len = roff[i][rlit[i]];
-        ks[m++].id = (uint32_t)i;
+        const struct cp_gate_pat *g = &r->u.gate;
+        size_t k = ck_gate_nlit(g);
+        uint32_t hv = (uint32_t)ck_hash(0, "", 0);
+        for (size_t j = 0; j < k; j++)
+            hv = ck_gate_hash(hv, g->words[j]);
+        x.nlit[i] = (uint32_t)k;
+        struct ck_slot *sl = ck_gate_slot(c, &x, g, k, hv);
+        x.next[i] = sl->id;
+        *sl = (struct ck_slot){(uint32_t)i, hv};
     }
-    qsort(ks, m, sizeof *ks, ck_gkey_cmp);
     struct cp_vec cand = {0};
     for (size_t i = 0; i < n; i++) {
         struct cp_rule *r = p->rules[i];
         if (!ck_is_words(r))
             continue;
+        const struct cp_gate_pat *g = &r->u.gate;
         cand.len = 0;
-        for (size_t j = 0; j <= rlit[i]; j++) {
-            size_t klen = roff[i][j], l = 0, h = m;
-            while (l < h) {
-                size_t mid = (l + h) / 2;
-                if (ck_bytes_cmp(ks[mid].k, ks[mid].len, rkey[i], klen) < 0)
-                    l = mid + 1;
-                else
-                    h = mid;
-            }
-            for (; l < m && ck_bytes_cmp(ks[l].k, ks[l].len, rkey[i], klen) == 0; l++)
-                cp_vec_push(c->a, &cand, p->rules[ks[l].id]);
+        uint32_t hv = (uint32_t)ck_hash(0, "", 0);
+        for (size_t j = 0; j <= x.nlit[i]; j++) {
+            if (j)
+                hv = ck_gate_hash(hv, g->words[j - 1]);
+            for (uint32_t q = ck_gate_slot(c, &x, g, j, hv)->id; q != CK_NONE;
+                 q = x.next[q])
+                cp_vec_push(c->a, &cand, p->rules[q]);
         }
         bool shadowed = false;
         for (size_t j = 0; j < cand.len; j++) {
@@ -820,10 +861,9 @@ static void ck_gates(struct ck *c)
             ck_add(c, CK_REDUNDANT_GATE, r, q);
         }
     }
-    free(ks);
-    free(rkey);
-    free(roff);
-    free(rlit);
+    free(x.t);
+    free(x.next);
+    free(x.nlit);
 }
 
 /* net allow: shadowed by net deny; redundant when another allowed domain

@@ -3,6 +3,7 @@
  * between phases as soon as one reported an error. */
 #include <string.h>
 
+#include "ast.h"
 #include "confpol.h"
 
 void cp_ctx_init(struct cp_ctx *cx)
@@ -16,8 +17,27 @@ void cp_ctx_free(struct cp_ctx *cx)
 {
     cp_policy_free(cx->policy); /* compiled regexes live outside the arena */
     cp_diags_free(&cx->diags);
+    cp_arena_free(cx->ast_arena);
     cp_arena_free(cx->arena);
     memset(cx, 0, sizeof(*cx));
+}
+
+/* The policy keeps nothing of the syntax tree (resolve copies what it
+ * keeps into cx->arena; locations point at sources, which live there too),
+ * so the tree, about half of the memory of a large policy, goes before the
+ * analysis allocates its indexes. */
+static void cp_ast_release(struct cp_ctx *cx)
+{
+    if (cx->ast) {
+        struct cp_file *f = cp_arena_alloc(cx->arena, sizeof(*f));
+        f->n = cx->ast->n;
+        f->src = cx->ast->src;
+        f->header = cx->ast->header;
+        f->version = cx->ast->version;
+        cx->ast = f;
+    }
+    cp_arena_free(cx->ast_arena);
+    cx->ast_arena = NULL;
 }
 
 int cp_compile(struct cp_ctx *cx)
@@ -26,6 +46,7 @@ int cp_compile(struct cp_ctx *cx)
         return (int)cp_diag_errors(&cx->diags);
     if (cp_resolve(cx) || cp_diag_errors(&cx->diags))
         return (int)cp_diag_errors(&cx->diags);
+    cp_ast_release(cx);
     cp_check(cx);
     return (int)cp_diag_errors(&cx->diags);
 }

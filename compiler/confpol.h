@@ -30,6 +30,7 @@ struct cp_options {
 
 struct cp_ctx {
     struct cp_arena *arena;
+    struct cp_arena *ast_arena; /* the syntax tree only (see cp_compile) */
     struct cp_diags diags;
     struct cp_options opts;
     const char *main_path;   /* the policy file to compile */
@@ -51,7 +52,11 @@ int cp_resolve(struct cp_ctx *cx); /* compiler/resolve.c: names, types, paths, p
 int cp_check(struct cp_ctx *cx);   /* compiler/check.c: overlap/containment analysis, expect */
 
 /* parse + resolve + check; stops between phases on errors.  Returns the
- * number of errors (0: cx->policy is usable). */
+ * number of errors (0: cx->policy is usable).  Once resolution succeeded,
+ * nothing reads the syntax tree again: its memory is freed before the
+ * analysis, and cx->ast is left as the main file without its statements
+ * (source and header only).  Callers that need the tree run the phases
+ * themselves. */
 int cp_compile(struct cp_ctx *cx);
 
 /* fmt: canonical layout of one parsed file (compiler/fmt.c). */

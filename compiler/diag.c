@@ -174,9 +174,9 @@ static unsigned cp_ndigits(unsigned v)
     return n;
 }
 
-/* The renderer builds the text in memory and writes it with one fwrite per
- * diagnostic: stderr is unbuffered, and a byte-at-a-time write made long
- * lines with many errors take minutes. */
+/* The renderer builds the text in memory and writes it in blocks of 64 KiB:
+ * stderr is unbuffered, and a byte-at-a-time write made long lines with
+ * many errors take minutes (a write per diagnostic was the next cost). */
 static void cp_buf_addc_(int c, struct cp_buf *b)
 {
     cp_buf_addc(b, (char)c);
@@ -191,12 +191,16 @@ static void cp_buf_adds_(const char *s, struct cp_buf *b)
  * so that the output stays text (one byte each, columns unchanged). */
 static void cp_put_line(const char *s, size_t n, struct cp_buf *out)
 {
+    size_t run = 0; /* start of the bytes not yet copied */
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
-        if ((c < 0x20 && c != '\t') || c == 0x7f)
-            c = '?';
-        cp_buf_addc_(c, out);
+        if ((c < 0x20 && c != '\t') || c == 0x7f) {
+            cp_buf_add(out, s + run, i - run);
+            cp_buf_addc_('?', out);
+            run = i + 1;
+        }
     }
+    cp_buf_add(out, s + run, n - run);
 }
 
 /* The caret line for columns [from, to] (1-based bytes, inclusive) of the
@@ -205,10 +209,46 @@ static void cp_put_line(const char *s, size_t n, struct cp_buf *out)
 static void cp_put_caret(const char *s, size_t n, unsigned from, unsigned to,
                          bool first, struct cp_buf *out)
 {
-    for (unsigned c = 1; c < from; c++)
-        cp_buf_addc_(c - 1 < n && s[c - 1] == '\t' ? '\t' : ' ', out);
-    for (unsigned c = from; c <= to; c++)
-        cp_buf_addc_(c == from && first ? '^' : '~', out);
+    char tmp[256]; /* bytes are added in blocks, not one by one */
+    size_t k = 0;
+    for (unsigned c = 1; c <= to || c < from; c++) {
+        if (c < from)
+            tmp[k++] = c - 1 < n && s[c - 1] == '\t' ? '\t' : ' ';
+        else
+            tmp[k++] = c == from && first ? '^' : '~';
+        if (k == sizeof(tmp)) {
+            cp_buf_add(out, tmp, k);
+            k = 0;
+        }
+    }
+    cp_buf_add(out, tmp, k);
+}
+
+/* `v` in decimal, right-aligned in `w` columns (the "%*u" of printf). */
+static void cp_put_uint(unsigned v, unsigned w, struct cp_buf *out)
+{
+    char tmp[16];
+    size_t k = sizeof(tmp);
+    do {
+        tmp[--k] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (sizeof(tmp) - k < w && k > 0)
+        tmp[--k] = ' ';
+    cp_buf_add(out, tmp + k, sizeof(tmp) - k);
+}
+
+/* The gutter of an excerpt line: " NNNN | ", or blank for a caret line. */
+static void cp_put_gutter(unsigned ln, unsigned w, struct cp_buf *out)
+{
+    cp_buf_addc_(' ', out);
+    if (ln) {
+        cp_put_uint(ln, w, out);
+    } else {
+        for (unsigned i = 0; i < w; i++)
+            cp_buf_addc_(' ', out);
+    }
+    cp_buf_add(out, " | ", 3);
 }
 
 /* Source excerpt for `loc`: every line of the span when it has at most three
@@ -230,7 +270,7 @@ static void cp_render_excerpt(const struct cp_loc *loc, struct cp_buf *out)
         }
         size_t n;
         const char *s = cp_source_line(src, ln, &n);
-        cp_buf_printf(out, " %*u | ", (int)w, ln);
+        cp_put_gutter(ln, w, out);
         cp_put_line(s, n, out);
         cp_buf_addc_('\n', out);
         unsigned from, to;
@@ -249,7 +289,7 @@ static void cp_render_excerpt(const struct cp_loc *loc, struct cp_buf *out)
             to = (unsigned)n;
         if (to < from)
             to = from;
-        cp_buf_printf(out, " %*s | ", (int)w, "");
+        cp_put_gutter(0, w, out);
         cp_put_caret(s, n, from, to, ln == loc->line, out);
         cp_buf_addc_('\n', out);
     }
@@ -257,9 +297,14 @@ static void cp_render_excerpt(const struct cp_loc *loc, struct cp_buf *out)
 
 static void cp_render_prefix(const struct cp_loc *loc, struct cp_buf *out)
 {
-    if (loc->src && loc->line)
-        cp_buf_printf(out, "%s:%u:%u: ", loc->src->path, loc->line, loc->col);
-    else if (loc->src)
+    if (loc->src && loc->line) {
+        cp_buf_adds_(loc->src->path, out);
+        cp_buf_addc_(':', out);
+        cp_put_uint(loc->line, 0, out);
+        cp_buf_addc_(':', out);
+        cp_put_uint(loc->col, 0, out);
+        cp_buf_add(out, ": ", 2);
+    } else if (loc->src)
         cp_buf_printf(out, "%s: ", loc->src->path);
     else
         cp_buf_adds_("confpol: ", out);
@@ -277,11 +322,14 @@ static void cp_render_included_from(const struct cp_source *s, struct cp_buf *ou
     }
 }
 
-static void cp_flush(struct cp_buf *b, FILE *out)
+/* Writes the buffer once it holds `min` bytes (stderr is unbuffered: one
+ * write per block, not per diagnostic or byte). */
+static void cp_flush(struct cp_buf *b, FILE *out, size_t min)
 {
-    if (b->len)
+    if (b->len && b->len >= min) {
         fwrite(b->data, 1, b->len, out);
-    cp_buf_reset(b);
+        cp_buf_reset(b);
+    }
 }
 
 void cp_diags_render_text(const struct cp_diags *d, FILE *fout)
@@ -294,19 +342,27 @@ void cp_diags_render_text(const struct cp_diags *d, FILE *fout)
             cp_render_included_from(g->loc.src, out);
         last = g->loc.src;
         cp_render_prefix(&g->loc, out);
-        cp_buf_printf(out, "%s: %s [%s]\n", cp_sev_word(g->sev), g->msg,
-                      cp_diag_code_id(g->code));
+        cp_buf_adds_(cp_sev_word(g->sev), out);
+        cp_buf_add(out, ": ", 2);
+        cp_buf_adds_(g->msg, out);
+        cp_buf_add(out, " [", 2);
+        cp_buf_adds_(cp_diag_code_id(g->code), out);
+        cp_buf_add(out, "]\n", 2);
         cp_render_excerpt(&g->loc, out);
         for (size_t j = 0; j < g->nnotes; j++) {
             cp_render_prefix(&g->notes[j].loc, out);
-            cp_buf_printf(out, "note: %s\n", g->notes[j].msg);
+            cp_buf_add(out, "note: ", 6);
+            cp_buf_adds_(g->notes[j].msg, out);
+            cp_buf_addc_('\n', out);
             cp_render_excerpt(&g->notes[j].loc, out);
         }
         if (g->suggestion) {
             cp_render_prefix(&g->loc, out);
-            cp_buf_printf(out, "note: %s\n", g->suggestion);
+            cp_buf_add(out, "note: ", 6);
+            cp_buf_adds_(g->suggestion, out);
+            cp_buf_addc_('\n', out);
         }
-        cp_flush(out, fout);
+        cp_flush(out, fout, 1 << 16);
     }
     if (d->nerrors > 1) {
         if (d->nwarnings == 1)
@@ -318,6 +374,6 @@ void cp_diags_render_text(const struct cp_diags *d, FILE *fout)
         else
             cp_buf_printf(out, "%zu errors generated.\n", d->nerrors);
     }
-    cp_flush(out, fout);
+    cp_flush(out, fout, 0);
     cp_buf_free(out);
 }

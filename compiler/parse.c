@@ -112,7 +112,9 @@ static bool cp_blank_between(const struct cp_source *s, unsigned a, unsigned b)
 
 /* Comment lists are short in practice, but a huge braced list with a
  * comment on every line must not go quadratic: vectors are used while
- * attaching and copied into the nodes afterwards. */
+ * attaching.  Comments come in source order, so the comments of one
+ * statement (or argument) arrive together: one vector at a time, for the
+ * item being filled, and nothing per statement without comments. */
 static void cp_attach_comments(struct cp_arena *a, struct cp_lex *st,
                                struct cp_file *f)
 {
@@ -120,8 +122,8 @@ static void cp_attach_comments(struct cp_arena *a, struct cp_lex *st,
     size_t nc = st->comments.len;
     struct cp_stmt **ss = f->stmts;
     size_t ns = f->nstmts;
-    struct cp_vec *lead = cp_arena_alloc(a, (ns + 1) * sizeof(*lead));
-    struct cp_vec *inner = cp_arena_alloc(a, (ns + 1) * sizeof(*inner));
+    struct cp_vec lead = {0}, inner = {0}; /* of statement lead_for, inner_for */
+    size_t lead_for = (size_t)-1, inner_for = (size_t)-1;
     struct cp_vec *alead = NULL; /* per argument of the current statement */
     size_t alead_for = (size_t)-1;
     struct cp_vec file_lead = {0}, file_trail = {0};
@@ -169,20 +171,27 @@ static void cp_attach_comments(struct cp_arena *a, struct cp_lex *st,
                 s->args[j]->leading = (struct cp_comment **)alead[j].items;
                 s->args[j]->nleading = alead[j].len;
             } else {
-                cp_vec_push(a, &inner[i], c);
+                if (inner_for != i) {
+                    inner = (struct cp_vec){0};
+                    inner_for = i;
+                }
+                cp_vec_push(a, &inner, c);
+                s->inner_trailing = (struct cp_comment **)inner.items;
+                s->ninner_trailing = inner.len;
             }
             continue;
         }
-        if (i < ns)
-            cp_vec_push(a, &lead[i], c);
-        else
+        if (i < ns) {
+            if (lead_for != i) {
+                lead = (struct cp_vec){0};
+                lead_for = i;
+            }
+            cp_vec_push(a, &lead, c);
+            ss[i]->leading = (struct cp_comment **)lead.items;
+            ss[i]->nleading = lead.len;
+        } else {
             cp_vec_push(a, &file_trail, c);
-    }
-    for (size_t k = 0; k < ns; k++) {
-        ss[k]->leading = (struct cp_comment **)lead[k].items;
-        ss[k]->nleading = lead[k].len;
-        ss[k]->inner_trailing = (struct cp_comment **)inner[k].items;
-        ss[k]->ninner_trailing = inner[k].len;
+        }
     }
     f->leading = (struct cp_comment **)file_lead.items;
     f->nleading = file_lead.len;
@@ -374,7 +383,9 @@ static struct cp_file *cp_parse_source(struct cp_ctx *cx,
 {
     struct cp_lex st;
     memset(&st, 0, sizeof(st));
-    st.arena = cx->arena;
+    if (!cx->ast_arena)
+        cx->ast_arena = cp_arena_new();
+    st.arena = cx->ast_arena;
     st.diags = &cx->diags;
     st.src = src;
     st.line = 1;
@@ -382,7 +393,7 @@ static struct cp_file *cp_parse_source(struct cp_ctx *cx,
     st.bol = true;
     st.last_end = (size_t)-1;
     st.err0 = cp_diag_errors(&cx->diags);
-    struct cp_file *f = cp_ast_new_file(cx->arena, src);
+    struct cp_file *f = cp_ast_new_file(cx->ast_arena, src);
     st.file = f;
 
     size_t ndiags = cx->diags.len;
@@ -417,15 +428,14 @@ static struct cp_file *cp_parse_source(struct cp_ctx *cx,
         first_tok = st.first_tok;
     if (!st.stopped)
         cp_check_header(cx, &st, f, first_tok);
-    cp_attach_comments(cx->arena, &st, f);
+    cp_attach_comments(cx->ast_arena, &st, f);
     if (cx->opts.no_includes) {
         cp_sort_diags(&cx->diags, ndiags);
         return f;
     }
     /* Every problem at an include site is reported (in source order with
      * the file's other diagnostics) before any included file is parsed. */
-    struct cp_source **inc = cp_arena_alloc(
-        cx->arena, (f->nstmts ? f->nstmts : 1) * sizeof(*inc));
+    struct cp_source **inc = cp_xcalloc(f->nstmts + 1, sizeof(*inc));
     for (size_t i = 0; i < f->nstmts; i++)
         if (f->stmts[i]->n.kind == CP_N_INCLUDE)
             inc[i] = cp_load_include(cx, f->stmts[i], fr, depth);
@@ -436,6 +446,7 @@ static struct cp_file *cp_parse_source(struct cp_ctx *cx,
         struct cp_frame child = {inc[i], f->stmts[i], fr};
         f->stmts[i]->included = cp_parse_source(cx, inc[i], &child, depth + 1);
     }
+    free(inc);
     return f;
 }
 

@@ -61,10 +61,10 @@ enum cp_gate_pat_kind {
 
 struct cp_gate_pat {
     enum cp_gate_pat_kind kind;
+    bool trailing_any;  /* CP_GATE_WORDS: last word was a lone '*' (not in words) */
     const char *text;   /* the pattern as written, unescaped (NUL-free) */
     const char **words; /* CP_GATE_WORDS: each word, glob syntax as in CP_SEG_GLOB */
     size_t nwords;
-    bool trailing_any;  /* CP_GATE_WORDS: last word was a lone '*' (not in words) */
     void *regex;        /* CP_GATE_REGEX: compiled regex_t * (REG_EXTENDED|REG_NOSUB) */
 };
 
@@ -104,9 +104,9 @@ struct cp_rule {
     unsigned id;            /* index in policy->rules; "rule #id" in messages */
     enum cp_rule_kind kind;
     enum cp_origin origin;
+    unsigned flags;         /* CP_RF_* */
     const char *why;        /* implicit rules: short reason, e.g. "policy source file" */
     struct cp_loc loc;      /* the argument's span (src NULL for implicit rules) */
-    unsigned flags;         /* CP_RF_* */
     const char *text;       /* the argument as written, for messages and fmt */
     union {
         struct cp_path path;     /* WRITE, EXEC, DENY_* */

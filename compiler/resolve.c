@@ -149,9 +149,14 @@ static const char *rs_written(struct rs *r, const struct cp_arg *arg)
     case CP_ARG_BARE:
         return cp_arena_strndup(r->a, arg->text, arg->len);
     case CP_ARG_QUOTED:
-        return cp_arena_printf(r->a, "\"%.*s\"", (int)arg->len, arg->text);
-    case CP_ARG_REGEX:
-        return cp_arena_printf(r->a, "re\"%.*s\"", (int)arg->len, arg->text);
+    case CP_ARG_REGEX: {
+        size_t pre = arg->kind == CP_ARG_QUOTED ? 1 : 3;
+        char *t = cp_arena_alloc(r->a, pre + arg->len + 2); /* zeroed */
+        memcpy(t, arg->kind == CP_ARG_QUOTED ? "\"" : "re\"", pre);
+        memcpy(t + pre, arg->text, arg->len);
+        t[pre + arg->len] = '"';
+        return t;
+    }
     }
     return "";
 }
@@ -483,13 +488,15 @@ static bool rs_path(struct rs *r, const struct cp_arg *arg, bool concrete,
     }
     out->root = base.root;
     out->nsegs = base.nsegs + tail.nsegs;
-    out->segs = out->nsegs ? cp_arena_alloc(r->a, out->nsegs * sizeof(struct cp_seg))
-                           : NULL;
-    if (base.nsegs)
+    if (!base.nsegs) {
+        out->segs = tail.segs; /* nothing to prepend: no copy */
+    } else {
+        out->segs = cp_arena_alloc(r->a, out->nsegs * sizeof(struct cp_seg));
         memcpy(out->segs, base.segs, base.nsegs * sizeof(struct cp_seg));
-    if (tail.nsegs)
-        memcpy(out->segs + base.nsegs, tail.segs,
-               tail.nsegs * sizeof(struct cp_seg));
+        if (tail.nsegs)
+            memcpy(out->segs + base.nsegs, tail.segs,
+                   tail.nsegs * sizeof(struct cp_seg));
+    }
     out->has_glob = base.has_glob || tail.has_glob;
     size_t total = 0;
     for (size_t i = 0; i < out->nsegs; i++)
@@ -598,10 +605,15 @@ static int rs_word(struct rs *r, const struct cp_stmt *s,
                    const struct cp_word *w, const char *what,
                    const char *after, const char *const *words)
 {
-    struct cp_buf list = {0};
     size_t nw = 0;
     while (words[nw])
         nw++;
+    if (w->text)
+        for (size_t i = 0; i < nw; i++)
+            if (strcmp(w->text, words[i]) == 0)
+                return (int)i;
+    /* An error: the list of the expected words for the message. */
+    struct cp_buf list = {0};
     for (size_t i = 0; i < nw; i++) {
         if (i)
             cp_buf_adds(&list, i + 1 == nw ? " or " : ", ");
@@ -614,11 +626,6 @@ static int rs_word(struct rs *r, const struct cp_stmt *s,
         cp_buf_free(&list);
         return -1;
     }
-    for (size_t i = 0; i < nw; i++)
-        if (strcmp(w->text, words[i]) == 0) {
-            cp_buf_free(&list);
-            return (int)i;
-        }
     cp_diag_report(r->d, strcmp(what, "profile") == 0 ? CP0401 : CP0403,
                    &w->loc, "unknown %s '%s'%s; expected %s", what, w->text,
                    after, list.data);

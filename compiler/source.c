@@ -17,16 +17,15 @@
 
 static void cp_source_index(struct cp_arena *a, struct cp_source *s)
 {
+    const char *t = s->text, *end = s->text + s->len, *p;
     size_t n = 1;
-    for (size_t i = 0; i < s->len; i++)
-        if (s->text[i] == '\n')
-            n++;
+    for (p = t; (p = memchr(p, '\n', (size_t)(end - p))) != NULL; p++)
+        n++;
     s->line_start = cp_arena_alloc(a, n * sizeof(*s->line_start));
     s->line_start[0] = 0;
     size_t k = 1;
-    for (size_t i = 0; i < s->len; i++)
-        if (s->text[i] == '\n')
-            s->line_start[k++] = i + 1;
+    for (p = t; (p = memchr(p, '\n', (size_t)(end - p))) != NULL; p++)
+        s->line_start[k++] = (size_t)(p - t) + 1;
     s->nlines = n;
 }
 

@@ -66,7 +66,8 @@ struct cp_alist {
 #define CP_MAX_PARSE_ERRORS 100
 
 struct cp_tok {
-    const char *text; /* interned for words; raw bytes for strings */
+    const char *text; /* the bytes in the source text (not NUL-terminated;
+                         for strings and regexes: between the quotes) */
     size_t len;
 };
 
@@ -105,8 +106,8 @@ static struct cp_stmt *cp_p_stmt(struct cp_lex *st, enum cp_node_kind k,
                                  const struct cp_loc *kw,
                                  const struct cp_tok *kwt,
                                  const struct cp_loc *last);
-static void cp_p_word(struct cp_word *w, const struct cp_tok *t,
-                      const struct cp_loc *l);
+static void cp_p_word(struct cp_lex *st, struct cp_word *w,
+                      const struct cp_tok *t, const struct cp_loc *l);
 static void cp_p_args(struct cp_stmt *s, const struct cp_vec *v,
                       bool braced);
 static void cp_p_missing(struct cp_lex *st, const struct cp_loc *after,
@@ -177,38 +178,38 @@ end
 stmt
     : KW_CONFPOL WORD {
           struct cp_stmt *s = cp_p_stmt(st, CP_N_FILE, &@1, &$1, &@2);
-          cp_p_word(&s->sub, &$2, &@2);
+          cp_p_word(st, &s->sub, &$2, &@2);
           $$ = s;
       }
     | KW_CONFPOL { cp_p_missing(st, &@1, "a version number after 'confpol'"); $$ = NULL; }
     | KW_PROFILE WORD {
           struct cp_stmt *s = cp_p_stmt(st, CP_N_PROFILE, &@1, &$1, &@2);
-          cp_p_word(&s->sub, &$2, &@2);
+          cp_p_word(st, &s->sub, &$2, &@2);
           $$ = s;
       }
     | KW_PROFILE { cp_p_missing(st, &@1, "a profile name after 'profile'"); $$ = NULL; }
     | KW_FAIL WORD {
           struct cp_stmt *s = cp_p_stmt(st, CP_N_FAIL, &@1, &$1, &@2);
-          cp_p_word(&s->sub, &$2, &@2);
+          cp_p_word(st, &s->sub, &$2, &@2);
           $$ = s;
       }
     | KW_FAIL { cp_p_missing(st, &@1, "'closed' or 'open' after 'fail'"); $$ = NULL; }
     | KW_PARAM WORD {
           struct cp_stmt *s = cp_p_stmt(st, CP_N_PARAM, &@1, &$1, &@2);
-          cp_p_word(&s->name, &$2, &@2);
+          cp_p_word(st, &s->name, &$2, &@2);
           $$ = s;
       }
     | KW_PARAM { cp_p_missing(st, &@1, "a name after 'param'"); $$ = NULL; }
     | KW_LET WORD EQ arg {
           struct cp_stmt *s = cp_p_stmt(st, CP_N_LET, &@1, &$1, &@4);
-          cp_p_word(&s->name, &$2, &@2);
+          cp_p_word(st, &s->name, &$2, &@2);
           struct cp_vec v = {0};
           cp_vec_push(st->arena, &v, $4);
           cp_p_args(s, &v, false);
           $$ = s;
       }
     | KW_LET { cp_p_missing(st, &@1, "a name after 'let'"); $$ = NULL; }
-    | KW_LET WORD { cp_p_missing(st, &@2, "'=' after 'let %s'", $2.text); $$ = NULL; }
+    | KW_LET WORD { cp_p_missing(st, &@2, "'=' after 'let %.*s'", (int)$2.len, $2.text); $$ = NULL; }
     | KW_LET WORD EQ { cp_p_missing(st, &@3, "a value after '='"); $$ = NULL; }
     | KW_INCLUDE arg {
           struct cp_stmt *s = cp_p_stmt(st, CP_N_INCLUDE, &@1, &$1, &@2);
@@ -232,44 +233,44 @@ stmt
     | KW_EXEC { cp_p_missing(st, &@1, "a path after 'exec'"); $$ = NULL; }
     | KW_DENY WORD args {
           struct cp_stmt *s = cp_p_stmt(st, CP_N_DENY, &@1, &$1, &@3);
-          cp_p_word(&s->sub, &$2, &@2);
+          cp_p_word(st, &s->sub, &$2, &@2);
           cp_p_args(s, &$3.v, $3.braced);
           $$ = s;
       }
     | KW_DENY { cp_p_missing(st, &@1, "'read', 'write' or 'exec' after 'deny'"); $$ = NULL; }
-    | KW_DENY WORD { cp_p_missing(st, &@2, "a path after 'deny %s'", $2.text); $$ = NULL; }
+    | KW_DENY WORD { cp_p_missing(st, &@2, "a path after 'deny %.*s'", (int)$2.len, $2.text); $$ = NULL; }
     | KW_GATE WORD args {
           struct cp_stmt *s = cp_p_stmt(st, CP_N_GATE, &@1, &$1, &@3);
-          cp_p_word(&s->sub, &$2, &@2);
+          cp_p_word(st, &s->sub, &$2, &@2);
           cp_p_args(s, &$3.v, $3.braced);
           $$ = s;
       }
     | KW_GATE { cp_p_missing(st, &@1, "'ask' or 'deny' after 'gate'"); $$ = NULL; }
-    | KW_GATE WORD { cp_p_missing(st, &@2, "a pattern after 'gate %s'", $2.text); $$ = NULL; }
+    | KW_GATE WORD { cp_p_missing(st, &@2, "a pattern after 'gate %.*s'", (int)$2.len, $2.text); $$ = NULL; }
     | KW_NET WORD {
           struct cp_stmt *s = cp_p_stmt(st, CP_N_NET, &@1, &$1, &@2);
-          cp_p_word(&s->sub, &$2, &@2);
+          cp_p_word(st, &s->sub, &$2, &@2);
           $$ = s;
       }
     | KW_NET WORD args {
           struct cp_stmt *s = cp_p_stmt(st, CP_N_NET, &@1, &$1, &@3);
-          cp_p_word(&s->sub, &$2, &@2);
+          cp_p_word(st, &s->sub, &$2, &@2);
           cp_p_args(s, &$3.v, $3.braced);
           $$ = s;
       }
     | KW_NET { cp_p_missing(st, &@1, "'deny' or 'allow' after 'net'"); $$ = NULL; }
     | KW_EXPECT WORD WORD arg {
           struct cp_stmt *s = cp_p_stmt(st, CP_N_EXPECT, &@1, &$1, &@4);
-          cp_p_word(&s->sub, &$2, &@2);
-          cp_p_word(&s->access, &$3, &@3);
+          cp_p_word(st, &s->sub, &$2, &@2);
+          cp_p_word(st, &s->access, &$3, &@3);
           struct cp_vec v = {0};
           cp_vec_push(st->arena, &v, $4);
           cp_p_args(s, &v, false);
           $$ = s;
       }
     | KW_EXPECT { cp_p_missing(st, &@1, "'allow', 'deny' or 'ask' after 'expect'"); $$ = NULL; }
-    | KW_EXPECT WORD { cp_p_missing(st, &@2, "an access after 'expect %s'", $2.text); $$ = NULL; }
-    | KW_EXPECT WORD WORD { cp_p_missing(st, &@3, "a subject after 'expect %s %s'", $2.text, $3.text); $$ = NULL; }
+    | KW_EXPECT WORD { cp_p_missing(st, &@2, "an access after 'expect %.*s'", (int)$2.len, $2.text); $$ = NULL; }
+    | KW_EXPECT WORD WORD { cp_p_missing(st, &@3, "a subject after 'expect %.*s %.*s'", (int)$2.len, $2.text, (int)$3.len, $3.text); $$ = NULL; }
     ;
 
 /* The argument list of write/exec/deny/gate/net. */
@@ -312,14 +313,14 @@ static struct cp_stmt *cp_p_stmt(struct cp_lex *st, enum cp_node_kind k,
     struct cp_loc l = cp_loc_span(kw, last);
     struct cp_stmt *s = cp_ast_new_stmt(st->arena, k, &l);
     if (kwt)
-        cp_p_word(&s->keyword, kwt, kw);
+        cp_p_word(st, &s->keyword, kwt, kw);
     return s;
 }
 
-static void cp_p_word(struct cp_word *w, const struct cp_tok *t,
-                      const struct cp_loc *l)
+static void cp_p_word(struct cp_lex *st, struct cp_word *w,
+                      const struct cp_tok *t, const struct cp_loc *l)
 {
-    w->text = t->text;
+    w->text = cp_arena_intern(st->arena, t->text, t->len);
     w->loc = *l;
 }
 
