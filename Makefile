@@ -14,8 +14,8 @@ WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 CFLAGS   ?= -O2 -g
 CPPFLAGS += -D_GNU_SOURCE -I$(BUILD)/grammar -Icompiler -Ibackends -Iruntime
 ALL_CFLAGS = -std=c11 $(WARN) $(CFLAGS) $(EXTRA_CFLAGS)
-DEPS_CFLAGS := $(shell $(PKG_CONFIG) --cflags libcjson libcrypto 2>/dev/null)
-DEPS_LIBS   := $(shell $(PKG_CONFIG) --libs libcjson libcrypto 2>/dev/null || echo -lcjson -lcrypto)
+DEPS_CFLAGS := $(shell $(PKG_CONFIG) --cflags libcjson 2>/dev/null)
+DEPS_LIBS   := $(shell $(PKG_CONFIG) --libs libcjson 2>/dev/null || echo -lcjson)
 CHECK_CFLAGS := $(shell $(PKG_CONFIG) --cflags check 2>/dev/null)
 CHECK_LIBS   := $(shell $(PKG_CONFIG) --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -lpthread)
 

@@ -12,6 +12,7 @@
 
 #include "../compiler/arena.h"
 #include "../compiler/policy.h"
+#include "sha256.h"
 
 /* The hook input is one small JSON object: anything larger is refused
  * rather than buffered without bound. */
@@ -108,10 +109,6 @@ void cp_gate_format_answer(struct cp_buf *out, enum cp_verdict v,
 void cp_gate_json_str(struct cp_buf *out, const char *s);
 
 /* ---- decision log (runtime/gatelog.c) --------------------------------- */
-
-#define CP_SHA256_HEX 65 /* 64 hex digits and a NUL */
-
-void cp_sha256_hex(const void *data, size_t len, char out[CP_SHA256_HEX]);
 
 struct cp_gatelog_rec {
     time_t time;
