@@ -1106,22 +1106,29 @@ static int make_memfd(const struct cp_rt_strv *words, struct cp_rt_err *e)
     int fd = memfd_create("confpol-bwrap-args", MFD_CLOEXEC);
     if (fd < 0)
         return -cp_rt_fail(e, CP_RT_EXIT_ERROR, "memfd_create: %s", strerror(errno));
+    /* One buffer, one write: a write per word was a system call per word. */
+    size_t total = 0;
+    for (size_t i = 0; i < words->n; i++)
+        total += strlen(words->v[i]) + 1; /* with its NUL */
+    char *buf = cp_xmalloc(total ? total : 1), *p = buf;
     for (size_t i = 0; i < words->n; i++) {
-        const char *p = words->v[i];
-        size_t left = strlen(p) + 1; /* with its NUL */
-        while (left) {
-            ssize_t w = write(fd, p, left);
-            if (w < 0 && errno == EINTR)
-                continue;
-            if (w < 0) {
-                close(fd);
-                return -cp_rt_fail(e, CP_RT_EXIT_ERROR, "writing the bwrap arguments: %s",
-                                   strerror(errno));
-            }
-            p += w;
-            left -= (size_t)w;
-        }
+        size_t n = strlen(words->v[i]) + 1;
+        memcpy(p, words->v[i], n);
+        p += n;
     }
+    for (size_t off = 0; off < total;) {
+        ssize_t w = write(fd, buf + off, total - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0) {
+            free(buf);
+            close(fd);
+            return -cp_rt_fail(e, CP_RT_EXIT_ERROR, "writing the bwrap arguments: %s",
+                               strerror(errno));
+        }
+        off += (size_t)w;
+    }
+    free(buf);
     if (lseek(fd, 0, SEEK_SET) < 0) {
         close(fd);
         return -cp_rt_fail(e, CP_RT_EXIT_ERROR, "lseek: %s", strerror(errno));
