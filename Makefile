@@ -14,8 +14,8 @@ WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 CFLAGS   ?= -O2 -g
 CPPFLAGS += -D_GNU_SOURCE -I$(BUILD)/grammar -Icompiler -Ibackends -Iruntime
 ALL_CFLAGS = -std=c11 $(WARN) $(CFLAGS) $(EXTRA_CFLAGS)
-DEPS_CFLAGS := $(shell $(PKG_CONFIG) --cflags libcjson libcrypto 2>/dev/null)
-DEPS_LIBS   := $(shell $(PKG_CONFIG) --libs libcjson libcrypto 2>/dev/null || echo -lcjson -lcrypto)
+DEPS_CFLAGS := $(shell $(PKG_CONFIG) --cflags libcjson 2>/dev/null)
+DEPS_LIBS   := $(shell $(PKG_CONFIG) --libs libcjson 2>/dev/null || echo -lcjson)
 CHECK_CFLAGS := $(shell $(PKG_CONFIG) --cflags check 2>/dev/null)
 CHECK_LIBS   := $(shell $(PKG_CONFIG) --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -lpthread)
 
@@ -67,9 +67,14 @@ $(BUILD)/confpol: $(CLI_OBJS) $(LIB)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJS) $(LIB) $(DEPS_LIBS)
 
 # The runtime binary links only what runtime/ needs; the parser must not be
-# pulled in (checked by tests/sh/runtime-no-parser.sh).
+# pulled in (checked by tests/sh/runtime-no-parser.sh).  It needs nothing
+# but libc, and it is started twice per launch (the runtime, then its stage
+# inside the sandbox), so it is linked static-pie: no dynamic loader, no
+# shared-object mapping or relocation at either start (spec/runtime.md §11).
+# RUN_LDFLAGS= links it dynamically (sanitizer builds do).
+RUN_LDFLAGS ?= -static-pie
 $(BUILD)/confpol-run: $(BUILD)/runtime/confpol_run_main.o $(LIB)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(DEPS_LIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) $(RUN_LDFLAGS) -o $@ $< $(LIB)
 
 # ---- tests ----------------------------------------------------------------
 # Each tests/unit/*.c defines `Suite *cp_test_NAME_suite(void)`; the runner
@@ -107,7 +112,7 @@ SAN_CFLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
               -fno-omit-frame-pointer
 check-asan:
 	$(MAKE) BUILD=build-asan CC=clang CFLAGS="$(SAN_CFLAGS)" \
-	  LDFLAGS="-fsanitize=address,undefined" all build-asan/unit-tests
+	  LDFLAGS="-fsanitize=address,undefined" RUN_LDFLAGS= all build-asan/unit-tests
 	BUILD=build-asan sh tests/sanitize.sh
 
 # Valgrind memcheck: the unit tests (without fork) and tests/valgrind.sh

@@ -17,7 +17,6 @@
  * of rules.  Classes are emitted broad before narrow (depth, then path
  * order): pinro, bind, pin, ro, roglob, mask, maskglob, exec, so a deny
  * always comes after the allow it restricts. */
-#include <openssl/evp.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +24,7 @@
 #include "backend.h"
 #include "fidelity.h"
 #include "ospath.h"
+#include "sha256.h"
 
 /* bwrap's hard limit is 9,000 arguments (bwrap.md §4); keep room for the
  * runtime's own words and the command. */
@@ -651,14 +651,8 @@ static void emit_stream(struct bw *b, const struct recs *rs,
             field(out, rs->v[i].f[k]);
         nrec++;
     }
-    unsigned char md[EVP_MAX_MD_SIZE];
-    unsigned int mdlen = 0;
-    if (!EVP_Digest(out->data + start, out->len - start, md, &mdlen,
-                    EVP_sha256(), NULL))
-        cp_die_oom();
-    char hex[2 * EVP_MAX_MD_SIZE + 1];
-    for (unsigned i = 0; i < mdlen; i++)
-        snprintf(hex + 2 * i, 3, "%02x", md[i]);
+    char hex[CP_SHA256_HEX];
+    cp_sha256_hex(out->data + start, out->len - start, hex);
     field(out, "end");
     cp_buf_printf(out, "%zu", nrec);
     cp_buf_addc(out, '\0');

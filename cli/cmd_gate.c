@@ -199,7 +199,13 @@ static int cp_gate_with_artifact(struct cp_gate_run *g, const char *path,
         } else {
             struct cp_gate_answer ans;
             cp_gate_table_decide(&t, g->command, g->arena, &ans);
-            rc = cp_gate_answer(g, ans.verdict, ans.rule, ans.reason);
+            if (ans.error) { /* a deferred regcomp failed: as at load */
+                g->loaded = false;
+                rc = cp_gate_fail(g, cp_arena_printf(g->arena, "'%s': %s",
+                                                     path, ans.error));
+            } else {
+                rc = cp_gate_answer(g, ans.verdict, ans.rule, ans.reason);
+            }
         }
     }
     cp_gate_table_free(&t);

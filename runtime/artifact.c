@@ -5,7 +5,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <openssl/evp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +13,7 @@
 #include <unistd.h>
 
 #include "arena.h"
+#include "sha256.h"
 
 int cp_rt_fail(struct cp_rt_err *e, int status, const char *fmt, ...)
 {
@@ -165,13 +165,8 @@ int cp_rt_artifact_parse(struct cp_rt_artifact *a, const void *data,
     count = (size_t)strtoul(c, NULL, 10);
     if (count != a->nrecs - 1)
         return BAD("trailer says %zu records, the file has %zu", count, a->nrecs - 1);
-    unsigned char md[EVP_MAX_MD_SIZE];
-    unsigned int mdlen = 0;
-    if (!EVP_Digest(a->buf, end->off, md, &mdlen, EVP_sha256(), NULL) || mdlen != 32)
-        return BAD("cannot compute SHA-256");
-    char hex[65];
-    for (unsigned i = 0; i < 32; i++)
-        snprintf(hex + 2 * i, 3, "%02x", md[i]);
+    char hex[CP_SHA256_HEX];
+    cp_sha256_hex(a->buf, end->off, hex);
     if (strcmp(hex, end->f2))
         return BAD("SHA-256 mismatch: the trailer says '%.64s', the content hashes to %s "
                    "(corrupted or edited)", end->f2, hex);

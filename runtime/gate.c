@@ -283,7 +283,16 @@ const char *cp_gate_table_parse(struct cp_arena *a, const char *text,
             err = cp_arena_printf(a, "%s: kind is not \"words\" or \"regex\"", id);
             goto out;
         }
-        const char *perr = cp_gate_parse(a, pat, strlen(pat), is_re, &e->pat);
+        /* A regex in the scanner's subset is known to compile: its
+         * regcomp waits until a command line meets its condition. */
+        e->req = is_re ? cp_gate_rx_scan(a, pat) : NULL;
+        const char *perr = NULL;
+        if (e->req) {
+            e->pat.kind = CP_GATE_REGEX;
+            e->pat.text = cp_arena_strdup(a, pat);
+        } else {
+            perr = cp_gate_parse(a, pat, strlen(pat), is_re, &e->pat);
+        }
         if (perr) {
             err = cp_arena_printf(a, "%s: invalid pattern: %s", id, perr);
             goto out;
@@ -364,17 +373,66 @@ const char *cp_gate_reason(struct cp_arena *a, const char *id,
     return cp_arena_printf(a, "rule %s (%s): %s", id, where, pattern);
 }
 
+/* Does row e match?  Word patterns match against the line split once
+ * (*parts, on first need); regexes are first tested against their
+ * necessary condition, then compiled if need be and run.  Returns -1 with
+ * *err set when a deferred regcomp fails. */
+static int cp_gate_row_matches(struct cp_gate_entry *e, const char *cmd,
+                               const char *folded, size_t len,
+                               bool *split, const char ****parts,
+                               size_t *nparts, struct cp_arena *a,
+                               const char **err)
+{
+    if (e->pat.kind == CP_GATE_REGEX) {
+        if (e->req && !cp_gate_rx_may_match(e->req, folded, len))
+            return 0;
+        if (!e->pat.regex) {
+            struct cp_gate_pat p;
+            const char *perr = cp_gate_parse(a, e->pat.text, strlen(e->pat.text),
+                                             true, &p);
+            if (perr) {
+                *err = cp_arena_printf(a, "%s: invalid pattern: %s", e->id, perr);
+                return -1;
+            }
+            e->pat.regex = p.regex; /* the text stays the table's own */
+        }
+        return cp_gate_matches(&e->pat, cmd, a);
+    }
+    if (!*split) {
+        *nparts = cp_gate_split(a, cmd, parts);
+        *split = true;
+    }
+    return cp_gate_matches_parts(&e->pat, cmd, *parts, *nparts, a);
+}
+
 void cp_gate_table_decide(const struct cp_gate_table *t, const char *cmd,
                           struct cp_arena *a, struct cp_gate_answer *ans)
 {
     ans->verdict = CP_ALLOW;
     ans->rule = NULL;
     ans->reason = NULL;
+    ans->error = NULL;
+    const char *folded = cp_gate_rx_fold_line(a, cmd);
+    size_t len = strlen(folded);
+    const char ***parts = NULL;
+    size_t nparts = 0;
+    bool split = false;
     static const enum cp_verdict order[] = {CP_DENY, CP_ASK};
     for (size_t k = 0; k < 2; k++)
         for (size_t i = 0; i < t->ngates; i++) {
-            const struct cp_gate_entry *e = &t->gates[i];
-            if (e->verdict != order[k] || !cp_gate_matches(&e->pat, cmd, a))
+            struct cp_gate_entry *e = &t->gates[i];
+            if (e->verdict != order[k])
+                continue;
+            const char *err = NULL;
+            int m = cp_gate_row_matches(e, cmd, folded, len, &split, &parts,
+                                        &nparts, a, &err);
+            if (m < 0) {
+                ans->verdict = CP_DENY;
+                ans->rule = NULL;
+                ans->reason = ans->error = err;
+                return;
+            }
+            if (!m)
                 continue;
             ans->verdict = e->verdict;
             ans->rule = e->id;

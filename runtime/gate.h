@@ -12,6 +12,7 @@
 
 #include "../compiler/arena.h"
 #include "../compiler/policy.h"
+#include "sha256.h"
 
 /* The hook input is one small JSON object: anything larger is refused
  * rather than buffered without bound. */
@@ -49,11 +50,16 @@ struct cp_gate_input {
 const char *cp_gate_parse_input(struct cp_arena *a, const char *text,
                                 size_t len, struct cp_gate_input *in);
 
+/* A necessary condition for a regex to match (runtime/gate_rx.c). */
+struct cp_gate_rx_req;
+
 /* One row of the gate table. */
 struct cp_gate_entry {
     const char *id;          /* "gate#N" */
     enum cp_verdict verdict; /* CP_ASK or CP_DENY */
-    struct cp_gate_pat pat;
+    struct cp_gate_pat pat;  /* a regex in the scanned subset is compiled
+                                on first use: pat.regex NULL until then */
+    const struct cp_gate_rx_req *req; /* regexes: NULL when not scanned */
     const char *where;       /* "FILE:LINE" */
 };
 
@@ -80,13 +86,33 @@ struct cp_gate_answer {
     enum cp_verdict verdict;
     const char *rule;   /* deciding rule id ("gate#N") or NULL */
     const char *reason; /* permissionDecisionReason, or NULL for allow */
+    /* A regex compiled on first use failed to compile (the scanner's
+     * subset should make that impossible): the table is invalid, as if
+     * loading had failed; "'gate#N: invalid pattern: ..." (arena).  The
+     * verdict is then CP_DENY with this as the reason. */
+    const char *error;
 };
 
 /* The decision model's gate decision over a table: deny if any deny
  * pattern matches, else ask if any ask pattern matches, else allow.  The
- * first matching row in table order gives the reason. */
+ * first matching row in table order gives the reason.  Regexes whose
+ * necessary condition fails on cmd are neither compiled nor run; the
+ * others are compiled into the table on first use (so `t`'s rows change,
+ * and cp_gate_table_free frees them). */
 void cp_gate_table_decide(const struct cp_gate_table *t, const char *cmd,
                           struct cp_arena *a, struct cp_gate_answer *ans);
+
+/* ---- regex prefilter (runtime/gate_rx.c) ------------------------------- */
+
+/* The necessary condition of a regex in the scanned ERE subset, or NULL
+ * when the pattern is outside it (then it must be compiled to be checked).
+ * Within the subset regcomp(REG_EXTENDED) cannot fail. */
+const struct cp_gate_rx_req *cp_gate_rx_scan(struct cp_arena *a, const char *re);
+/* The line with ASCII letters folded to lower case (arena). */
+char *cp_gate_rx_fold_line(struct cp_arena *a, const char *line);
+/* false: the regex cannot match the line whose folded copy is given. */
+bool cp_gate_rx_may_match(const struct cp_gate_rx_req *r, const char *folded,
+                          size_t len);
 
 /* The id of a gate rule in answers, logs and the artifact: "gate#N", N the
  * 1-based position of the rule among the policy's gate rules (ask and deny
@@ -108,10 +134,6 @@ void cp_gate_format_answer(struct cp_buf *out, enum cp_verdict v,
 void cp_gate_json_str(struct cp_buf *out, const char *s);
 
 /* ---- decision log (runtime/gatelog.c) --------------------------------- */
-
-#define CP_SHA256_HEX 65 /* 64 hex digits and a NUL */
-
-void cp_sha256_hex(const void *data, size_t len, char out[CP_SHA256_HEX]);
 
 struct cp_gatelog_rec {
     time_t time;

@@ -12,32 +12,11 @@
 #include <cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <openssl/evp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-static const char cp_hex[] = "0123456789abcdef";
-
-static void cp_hex_encode(const unsigned char *md, unsigned n, char *out)
-{
-    for (unsigned i = 0; i < n; i++) {
-        out[2 * i] = cp_hex[md[i] >> 4];
-        out[2 * i + 1] = cp_hex[md[i] & 15];
-    }
-    out[2 * n] = '\0';
-}
-
-void cp_sha256_hex(const void *data, size_t len, char out[CP_SHA256_HEX])
-{
-    unsigned char md[EVP_MAX_MD_SIZE];
-    unsigned n = 0;
-    if (!EVP_Digest(data, len, md, &n, EVP_sha256(), NULL) || n != 32)
-        cp_die_oom(); /* only fails when libcrypto cannot allocate */
-    cp_hex_encode(md, n, out);
-}
 
 /* Waits for the lock at most this long: a hook must never hang, and a log
  * that cannot be locked is reported and skipped. */
@@ -89,23 +68,18 @@ static int cp_gatelog_last_hash(int fd, off_t size, char out[CP_SHA256_HEX],
         }
         pos -= (off_t)n;
     }
-    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-    if (!ctx || !EVP_DigestInit_ex(ctx, EVP_sha256(), NULL))
-        cp_die_oom();
+    struct cp_sha256 ctx;
+    cp_sha256_init(&ctx);
     for (off_t at = start; at < end;) {
         size_t n = end - at > (off_t)sizeof blk ? sizeof blk : (size_t)(end - at);
-        if (pread(fd, blk, n, at) != (ssize_t)n) {
-            EVP_MD_CTX_free(ctx);
+        if (pread(fd, blk, n, at) != (ssize_t)n)
             return -1;
-        }
-        EVP_DigestUpdate(ctx, blk, n);
+        cp_sha256_update(&ctx, blk, n);
         at += (off_t)n;
     }
-    unsigned char md[EVP_MAX_MD_SIZE];
-    unsigned mdn = 0;
-    EVP_DigestFinal_ex(ctx, md, &mdn);
-    EVP_MD_CTX_free(ctx);
-    cp_hex_encode(md, mdn, out);
+    unsigned char md[CP_SHA256_LEN];
+    cp_sha256_final(&ctx, md);
+    cp_sha256_hex_encode(md, out);
     return 0;
 }
 
@@ -184,6 +158,8 @@ int cp_gatelog_append(const char *path, const struct cp_gatelog_rec *r,
 }
 
 /* ---- verification ------------------------------------------------------ */
+
+static const char cp_hex[] = "0123456789abcdef";
 
 static bool cp_is_hex64(const char *s)
 {

@@ -1106,22 +1106,29 @@ static int make_memfd(const struct cp_rt_strv *words, struct cp_rt_err *e)
     int fd = memfd_create("confpol-bwrap-args", MFD_CLOEXEC);
     if (fd < 0)
         return -cp_rt_fail(e, CP_RT_EXIT_ERROR, "memfd_create: %s", strerror(errno));
+    /* One buffer, one write: a write per word was a system call per word. */
+    size_t total = 0;
+    for (size_t i = 0; i < words->n; i++)
+        total += strlen(words->v[i]) + 1; /* with its NUL */
+    char *buf = cp_xmalloc(total ? total : 1), *p = buf;
     for (size_t i = 0; i < words->n; i++) {
-        const char *p = words->v[i];
-        size_t left = strlen(p) + 1; /* with its NUL */
-        while (left) {
-            ssize_t w = write(fd, p, left);
-            if (w < 0 && errno == EINTR)
-                continue;
-            if (w < 0) {
-                close(fd);
-                return -cp_rt_fail(e, CP_RT_EXIT_ERROR, "writing the bwrap arguments: %s",
-                                   strerror(errno));
-            }
-            p += w;
-            left -= (size_t)w;
-        }
+        size_t n = strlen(words->v[i]) + 1;
+        memcpy(p, words->v[i], n);
+        p += n;
     }
+    for (size_t off = 0; off < total;) {
+        ssize_t w = write(fd, buf + off, total - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0) {
+            free(buf);
+            close(fd);
+            return -cp_rt_fail(e, CP_RT_EXIT_ERROR, "writing the bwrap arguments: %s",
+                               strerror(errno));
+        }
+        off += (size_t)w;
+    }
+    free(buf);
     if (lseek(fd, 0, SEEK_SET) < 0) {
         close(fd);
         return -cp_rt_fail(e, CP_RT_EXIT_ERROR, "lseek: %s", strerror(errno));
@@ -1147,6 +1154,54 @@ static void forward_signal(int sig, pid_t cmd_pid, int cmd_pidfd, bool cmd_gone,
     }
     /* The command has not started: stop the whole setup. */
     kill(bwrap_pid, sig);
+}
+
+/* What the bwrap child needs; all of it prepared by the parent. */
+struct bwrap_spawn {
+    pid_t parent;
+    const sigset_t *oldmask;
+    int err_fd;     /* becomes the child's stderr */
+    int inherit[4]; /* lose close-on-exec: bwrap and the stage need them */
+    int status_fd;  /* 'B' ERRNO when bwrap cannot be executed */
+    const char *bwrap;
+    char *const *argv;
+};
+
+/* The child between vfork and execve: it runs on the parent's memory (the
+ * parent is suspended until the exec), so it only makes system calls on
+ * its own process state and writes nothing but its stack. */
+static _Noreturn void bwrap_child(const struct bwrap_spawn *s)
+{
+    /* bwrap dies with us; terminal signals reach only the runtime, which
+     * forwards them to the command. */
+    setpgid(0, 0);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != s->parent)
+        _exit(CP_RT_EXIT_ERROR);
+    for (int sig = 1; sig < NSIG; sig++)
+        if (sig != SIGKILL && sig != SIGSTOP)
+            signal(sig, SIG_DFL);
+    sigprocmask(SIG_SETMASK, s->oldmask, NULL);
+    bool ok = dup2(s->err_fd, 2) >= 0;
+    for (int i = 0; ok && i < 4; i++)
+        ok = fcntl(s->inherit[i], F_SETFD, 0) >= 0;
+    if (ok)
+        execve(s->bwrap, s->argv, environ);
+    char b[32];
+    int m = snprintf(b, sizeof b, "B%d", errno);
+    send(s->status_fd, b, (size_t)m, MSG_NOSIGNAL);
+    _exit(CP_RT_EXIT_CANNOT);
+}
+
+/* vfork, not fork: no copy of the page tables and no copy-on-write faults
+ * afterwards, which on a small VM cost more than the exec itself.  Kept
+ * out of line so that no caller variable lives across the vfork. */
+static __attribute__((noinline)) pid_t spawn_bwrap(const struct bwrap_spawn *s)
+{
+    pid_t pid = vfork();
+    if (pid == 0)
+        bwrap_child(s);
+    return pid;
 }
 
 int cp_rt_run_bwrap(const struct cp_rt_artifact *a, const struct cp_rt_params *p,
@@ -1245,55 +1300,36 @@ int cp_rt_run_bwrap(const struct cp_rt_artifact *a, const struct cp_rt_params *p
         goto out;
     }
 
-    pid_t parent = getpid();
+    /* bwrap --args FD -- EXE STAGE-ARGV... STATUS ERR ARGS, built before
+     * the child exists: it shares our memory until it execs. */
+    char fds[4][16];
+    snprintf(fds[0], sizeof fds[0], "%d", args_fd);
+    snprintf(fds[1], sizeof fds[1], "%d", st[1]);
+    snprintf(fds[2], sizeof fds[2], "%d", orig_err);
+    snprintf(fds[3], sizeof fds[3], "%d", stage_fd);
+    const char *bargv[16];
+    size_t nb = 0;
+    bargv[nb++] = "bwrap";
+    bargv[nb++] = "--args";
+    bargv[nb++] = fds[0];
+    bargv[nb++] = "--";
+    bargv[nb++] = l->stage.exe;
+    for (size_t k = 0; k < l->stage.nargv && k < 8; k++)
+        bargv[nb++] = l->stage.argv[k];
+    bargv[nb++] = fds[1];
+    bargv[nb++] = fds[2];
+    bargv[nb++] = fds[3];
+    bargv[nb] = NULL;
+    struct bwrap_spawn sp = {
+        .parent = getpid(), .oldmask = &oldmask, .err_fd = ep[1],
+        .inherit = {args_fd, stage_fd, st[1], orig_err}, .status_fd = st[1],
+        .bwrap = bwrap, .argv = (char *const *)bargv,
+    };
     fflush(NULL);
-    pid_t child = fork();
+    pid_t child = spawn_bwrap(&sp);
     if (child < 0) {
         status = fail_msg(prog, CP_RT_EXIT_ERROR, "fork: %s", strerror(errno));
         goto out;
-    }
-    if (child == 0) {
-        /* bwrap dies with us; terminal signals reach only the runtime,
-         * which forwards them to the command. */
-        setpgid(0, 0);
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (getppid() != parent)
-            _exit(CP_RT_EXIT_ERROR);
-        for (int s = 1; s < NSIG; s++)
-            if (s != SIGKILL && s != SIGSTOP)
-                signal(s, SIG_DFL);
-        sigprocmask(SIG_SETMASK, &oldmask, NULL);
-        if (dup2(ep[1], 2) < 0 || fcntl(args_fd, F_SETFD, 0) < 0 ||
-            fcntl(stage_fd, F_SETFD, 0) < 0 || fcntl(st[1], F_SETFD, 0) < 0 ||
-            fcntl(orig_err, F_SETFD, 0) < 0) {
-            char b[32];
-            int n = snprintf(b, sizeof b, "B%d", errno);
-            send(st[1], b, (size_t)n, MSG_NOSIGNAL);
-            _exit(CP_RT_EXIT_CANNOT);
-        }
-        char fds[4][16];
-        snprintf(fds[0], sizeof fds[0], "%d", args_fd);
-        snprintf(fds[1], sizeof fds[1], "%d", st[1]);
-        snprintf(fds[2], sizeof fds[2], "%d", orig_err);
-        snprintf(fds[3], sizeof fds[3], "%d", stage_fd);
-        const char *argv[16];
-        size_t n = 0;
-        argv[n++] = "bwrap";
-        argv[n++] = "--args";
-        argv[n++] = fds[0];
-        argv[n++] = "--";
-        argv[n++] = l->stage.exe;
-        for (size_t k = 0; k < l->stage.nargv && k < 8; k++)
-            argv[n++] = l->stage.argv[k];
-        argv[n++] = fds[1];
-        argv[n++] = fds[2];
-        argv[n++] = fds[3];
-        argv[n] = NULL;
-        execve(bwrap, (char *const *)argv, environ);
-        char b[32];
-        int m = snprintf(b, sizeof b, "B%d", errno);
-        send(st[1], b, (size_t)m, MSG_NOSIGNAL);
-        _exit(CP_RT_EXIT_CANNOT);
     }
     janitor_tell_pid(&jan, child);
     close(st[1]);

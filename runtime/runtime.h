@@ -3,7 +3,7 @@
  * derive the bwrap argv from the records and the host state, and launch
  * the command confined (bwrap, then a Landlock stage inside the sandbox).
  * Behaviour is specified in spec/runtime.md.  Nothing here depends on the
- * parser: confpol-run links only libc, libcrypto and this directory. */
+ * parser: confpol-run links only libc and this directory. */
 #ifndef CP_RUNTIME_H
 #define CP_RUNTIME_H
 

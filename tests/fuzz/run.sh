@@ -34,8 +34,8 @@ for f in examples/*.confpol; do
         >/dev/null 2>&1 || echo "note: cannot build $f for the seeds"
 done
 
-LIBS=$(pkg-config --libs libcjson libcrypto 2>/dev/null || echo -lcjson -lcrypto)
-CFLAGS_DEPS=$(pkg-config --cflags libcjson libcrypto 2>/dev/null)
+LIBS=$(pkg-config --libs libcjson 2>/dev/null || echo -lcjson)
+CFLAGS_DEPS=$(pkg-config --cflags libcjson 2>/dev/null)
 WARN="-Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Wswitch-enum -Werror"
 harnesses=""
 for src in tests/fuzz/fuzz_*.c; do

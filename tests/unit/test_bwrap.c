@@ -4,7 +4,6 @@
  * --expand-globs, deny exec, the mount limit, the shell form and the
  * cost of a large policy. */
 #include <check.h>
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +11,7 @@
 
 #include "backend.h"
 #include "match.h"
+#include "sha256.h"
 
 static struct cp_arena *ar;
 static struct cp_diags dg;
@@ -88,12 +88,8 @@ static char *records(struct cp_policy *p, bool expand)
     ck_assert_str_eq(f[nf - 3], "end");
     /* the hash covers every byte before the end record */
     size_t body = (size_t)(f[nf - 3] - out.data);
-    unsigned char md[32];
-    unsigned int mdlen;
-    EVP_Digest(out.data, body, md, &mdlen, EVP_sha256(), NULL);
-    char hex[65];
-    for (int i = 0; i < 32; i++)
-        snprintf(hex + 2 * i, 3, "%02x", md[i]);
+    char hex[CP_SHA256_HEX];
+    cp_sha256_hex(out.data, body, hex);
     ck_assert_str_eq(f[nf - 1], hex);
     struct cp_buf s = {0};
     size_t nrec = 0, i = 0;

@@ -5,7 +5,6 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <openssl/evp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +14,7 @@
 
 #include "arena.h"
 #include "runtime.h"
+#include "sha256.h"
 
 Suite *cp_test_runtime_suite(void);
 
@@ -44,12 +44,9 @@ static struct bytes art(const char *spec)
         s += len + (nl ? 1 : 0);
     }
     fflush(f);
-    unsigned char md[32];
-    unsigned int mdlen;
-    EVP_Digest(b.p, b.n, md, &mdlen, EVP_sha256(), NULL);
-    fprintf(f, "end%c%zu%c", 0, nrec, 0);
-    for (int i = 0; i < 32; i++)
-        fprintf(f, "%02x", md[i]);
+    char hex[CP_SHA256_HEX];
+    cp_sha256_hex(b.p, b.n, hex);
+    fprintf(f, "end%c%zu%c%s", 0, nrec, 0, hex);
     fputc('\0', f);
     fclose(f);
     return b;

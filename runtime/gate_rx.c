@@ -1,0 +1,299 @@
+/* SPDX-License-Identifier: MIT */
+/* A necessary condition for a gate regex to match, so that the gate need
+ * not compile (regcomp) or run a regex that cannot match the command line
+ * (spec/gate.md, "Cost").
+ *
+ * The scanner reads a deliberately small subset of POSIX ERE: ordinary
+ * printable ASCII characters and, outside brackets, bytes 0x80-0xff (the
+ * process never calls setlocale: regcomp runs in the C locale, where every
+ * byte is one character), '.', '^', '$', groups, alternation, the
+ * quantifiers '*', '+' and '?' after an atom, and bracket expressions of
+ * plain characters, ascending ranges and the standard [:classes:].  Within
+ * that subset regcomp(REG_EXTENDED) cannot fail, which is what lets the
+ * gate table accept such a pattern without compiling it.  Anything else
+ * (backslashes, intervals, braces, collating elements, an empty branch or
+ * group, a quantifier with nothing to repeat, control bytes)
+ * makes the scanner give up, and the pattern is compiled at load as before.
+ *
+ * The condition is a formula over required substrings: each branch needs
+ * every run of consecutive single-character atoms that no quantifier makes
+ * optional, and every group it contains unless the group is optional; an
+ * alternation needs one of its branches.  A bracket counts as a single
+ * character when its members differ only by ASCII case ([gG]); the
+ * substrings and the line are compared with ASCII letters folded to lower
+ * case, which only weakens the condition.  So: if the condition fails, the
+ * regex cannot match (tests/unit/test_gate_rx.c checks this against
+ * regexec on mutated patterns and lines). */
+#include "gate.h"
+
+#include <string.h>
+
+#define CP_RX_MAX_DEPTH 32
+#define CP_RX_MAX_LEN 8192
+
+enum cp_rx_kind {
+    CP_RX_TRUE, /* no condition */
+    CP_RX_LIT,  /* the folded line contains lit */
+    CP_RX_AND,
+    CP_RX_OR,
+};
+
+struct cp_gate_rx_req {
+    enum cp_rx_kind kind;
+    const char *lit;
+    size_t len;
+    const struct cp_gate_rx_req **kids;
+    size_t nkids;
+};
+
+struct cp_rx {
+    struct cp_arena *a;
+    const char *p;
+    size_t i, n;
+};
+
+static const struct cp_gate_rx_req cp_rx_true = {.kind = CP_RX_TRUE};
+
+static char cp_rx_fold(char c)
+{
+    return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+}
+
+static bool cp_rx_plain(unsigned char c)
+{
+    return c >= 0x20 && c < 0x7f;
+}
+
+/* AND or OR of the kids collected in v; TRUE kids drop out of an AND and
+ * make an OR true. */
+static const struct cp_gate_rx_req *cp_rx_join(struct cp_arena *a,
+                                               enum cp_rx_kind kind,
+                                               struct cp_vec *v)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < v->len; i++) {
+        const struct cp_gate_rx_req *r = v->items[i];
+        if (r->kind == CP_RX_TRUE) {
+            if (kind == CP_RX_OR)
+                return &cp_rx_true;
+            continue;
+        }
+        v->items[k++] = v->items[i];
+    }
+    if (k == 0)
+        return &cp_rx_true;
+    if (k == 1)
+        return v->items[0];
+    struct cp_gate_rx_req *r = cp_arena_alloc(a, sizeof *r);
+    r->kind = kind;
+    r->kids = (const struct cp_gate_rx_req **)v->items;
+    r->nkids = k;
+    return r;
+}
+
+static void cp_rx_flush(struct cp_rx *x, struct cp_buf *run, struct cp_vec *and)
+{
+    if (run->len == 0)
+        return;
+    struct cp_gate_rx_req *r = cp_arena_alloc(x->a, sizeof *r);
+    r->kind = CP_RX_LIT;
+    r->lit = cp_arena_strndup(x->a, run->data, run->len);
+    r->len = run->len;
+    cp_vec_push(x->a, and, r);
+    run->len = 0;
+}
+
+/* A bracket expression at x->i ('['): returns 0 outside the subset, 1 for
+ * a set of several characters, 2 for one character up to ASCII case (in
+ * *single, folded). */
+static int cp_rx_bracket(struct cp_rx *x, char *single)
+{
+    static const char *const classes[] = {"alpha", "upper", "lower", "digit",
+                                          "xdigit", "space", "print", "punct",
+                                          "graph", "cntrl", "blank", "alnum"};
+    x->i++;
+    bool neg = false, multi = false, first = true;
+    int one = -1;
+    if (x->i < x->n && x->p[x->i] == '^') {
+        neg = true;
+        x->i++;
+    }
+    for (;;) {
+        if (x->i >= x->n)
+            return 0; /* unterminated */
+        unsigned char c = (unsigned char)x->p[x->i];
+        if (c == ']' && !first) {
+            x->i++;
+            break;
+        }
+        if (!cp_rx_plain(c) || c == '\\')
+            return 0;
+        if (c == '[') {
+            if (x->i + 1 >= x->n || x->p[x->i + 1] != ':')
+                return 0; /* '[', '[.' or '[=': not in the subset */
+            const char *s = x->p + x->i + 2;
+            const char *e = strstr(s, ":]");
+            if (!e)
+                return 0;
+            size_t len = (size_t)(e - s), k = 0;
+            while (k < sizeof classes / sizeof classes[0] &&
+                   !(strlen(classes[k]) == len && memcmp(classes[k], s, len) == 0))
+                k++;
+            if (k == sizeof classes / sizeof classes[0])
+                return 0;
+            x->i = (size_t)(e - x->p) + 2;
+            multi = true;
+            first = false;
+            continue;
+        }
+        bool last = x->i + 1 < x->n && x->p[x->i + 1] == ']';
+        if (c == '-' && !first && !last)
+            return 0; /* a '-' that is neither first, last nor a range */
+        x->i++;
+        if (x->i + 1 < x->n && x->p[x->i] == '-' && x->p[x->i + 1] != ']') {
+            unsigned char hi = (unsigned char)x->p[x->i + 1];
+            if (c == '-' || c == ']' || !cp_rx_plain(hi) || hi == '\\' ||
+                hi == '[' || hi == '-' || hi < c)
+                return 0;
+            x->i += 2;
+            multi = true;
+        } else if (one < 0) {
+            one = (unsigned char)cp_rx_fold((char)c);
+        } else if (one != (unsigned char)cp_rx_fold((char)c)) {
+            multi = true;
+        }
+        first = false;
+    }
+    if (neg || multi || one < 0)
+        return 1;
+    *single = (char)one;
+    return 2;
+}
+
+static const struct cp_gate_rx_req *cp_rx_alt(struct cp_rx *x, int depth);
+
+/* One branch: up to '|', ')' or the end.  NULL outside the subset. */
+static const struct cp_gate_rx_req *cp_rx_branch(struct cp_rx *x, int depth)
+{
+    struct cp_vec and = {0};
+    struct cp_buf run = {0};
+    size_t natoms = 0;
+    const struct cp_gate_rx_req *fail = NULL, *res;
+    while (x->i < x->n && x->p[x->i] != '|' && x->p[x->i] != ')') {
+        unsigned char c = (unsigned char)x->p[x->i];
+        enum { A_CHAR, A_ANY, A_ANCHOR, A_GROUP } kind;
+        char ch = 0;
+        const struct cp_gate_rx_req *sub = NULL;
+        if (c == '(') {
+            x->i++;
+            if (depth >= CP_RX_MAX_DEPTH || x->i >= x->n || x->p[x->i] == ')')
+                goto out;
+            sub = cp_rx_alt(x, depth + 1);
+            if (!sub || x->i >= x->n || x->p[x->i] != ')')
+                goto out;
+            x->i++;
+            kind = A_GROUP;
+        } else if (c == '[') {
+            int b = cp_rx_bracket(x, &ch);
+            if (b == 0)
+                goto out;
+            kind = b == 2 ? A_CHAR : A_ANY;
+        } else if (c == '.') {
+            x->i++;
+            kind = A_ANY;
+        } else if (c == '^' || c == '$') {
+            x->i++;
+            kind = A_ANCHOR;
+        } else if ((!cp_rx_plain(c) && c < 0x80) || strchr("*+?{}\\", c)) {
+            goto out; /* nothing to repeat, an interval, an escape, a byte */
+        } else {
+            x->i++;
+            kind = A_CHAR;
+            ch = cp_rx_fold((char)c);
+        }
+        char q = 0;
+        if (x->i < x->n && strchr("*+?", x->p[x->i])) {
+            q = x->p[x->i++];
+            if (kind == A_ANCHOR)
+                goto out;
+        }
+        if (x->i < x->n && strchr("*+?{}", x->p[x->i]))
+            goto out; /* stacked quantifiers, intervals */
+        if (kind == A_CHAR && q != '*' && q != '?') {
+            cp_buf_addc(&run, ch);
+            if (q == '+')
+                cp_rx_flush(x, &run, &and); /* "ab+c" needs "ab", then "c" */
+        } else {
+            cp_rx_flush(x, &run, &and);
+            if (kind == A_GROUP && q != '*' && q != '?')
+                cp_vec_push(x->a, &and, (void *)sub);
+        }
+        natoms++;
+    }
+    if (natoms == 0)
+        goto out; /* empty branch */
+    cp_rx_flush(x, &run, &and);
+    res = cp_rx_join(x->a, CP_RX_AND, &and);
+    cp_buf_free(&run);
+    return res;
+out:
+    cp_buf_free(&run);
+    return fail;
+}
+
+static const struct cp_gate_rx_req *cp_rx_alt(struct cp_rx *x, int depth)
+{
+    struct cp_vec or = {0};
+    for (;;) {
+        const struct cp_gate_rx_req *b = cp_rx_branch(x, depth);
+        if (!b)
+            return NULL;
+        cp_vec_push(x->a, &or, (void *)b);
+        if (x->i < x->n && x->p[x->i] == '|') {
+            x->i++;
+            continue;
+        }
+        return cp_rx_join(x->a, CP_RX_OR, &or);
+    }
+}
+
+const struct cp_gate_rx_req *cp_gate_rx_scan(struct cp_arena *a, const char *re)
+{
+    struct cp_rx x = {.a = a, .p = re, .i = 0, .n = strlen(re)};
+    if (x.n == 0 || x.n > CP_RX_MAX_LEN || strspn(re, " ") == x.n)
+        return NULL; /* empty or blank: cp_gate_parse has the message */
+    const struct cp_gate_rx_req *r = cp_rx_alt(&x, 0);
+    if (!r || x.i != x.n)
+        return NULL; /* e.g. an unmatched ')' */
+    return r;
+}
+
+char *cp_gate_rx_fold_line(struct cp_arena *a, const char *line)
+{
+    char *f = cp_arena_strdup(a, line);
+    for (char *s = f; *s; s++)
+        *s = cp_rx_fold(*s);
+    return f;
+}
+
+bool cp_gate_rx_may_match(const struct cp_gate_rx_req *r, const char *folded,
+                          size_t len)
+{
+    switch (r->kind) {
+    case CP_RX_TRUE:
+        return true;
+    case CP_RX_LIT:
+        return memmem(folded, len, r->lit, r->len) != NULL;
+    case CP_RX_AND:
+        for (size_t i = 0; i < r->nkids; i++)
+            if (!cp_gate_rx_may_match(r->kids[i], folded, len))
+                return false;
+        return true;
+    case CP_RX_OR:
+        for (size_t i = 0; i < r->nkids; i++)
+            if (cp_gate_rx_may_match(r->kids[i], folded, len))
+                return true;
+        return false;
+    }
+    return true;
+}

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: MIT */
+/* runtime/sha256.c: the FIPS 180-2 / NIST example vectors, streaming in
+ * pieces of every size, and every length 0..300 (each block edge and the
+ * padding edge at 55/56 bytes) cross-checked against python3's hashlib. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sha256.h"
+
+static void hex_of(const void *p, size_t n, char out[CP_SHA256_HEX])
+{
+    cp_sha256_hex(p, n, out);
+}
+
+START_TEST(nist_vectors)
+{
+    static const struct {
+        const char *msg;
+        const char *hex;
+    } v[] = {
+        {"", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"},
+        {"abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},
+        {"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+         "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"},
+        {"abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnop"
+         "jklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu",
+         "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1"},
+    };
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        char h[CP_SHA256_HEX];
+        hex_of(v[i].msg, strlen(v[i].msg), h);
+        ck_assert_str_eq(h, v[i].hex);
+    }
+    /* NULL with length 0 is the empty message */
+    char h[CP_SHA256_HEX];
+    hex_of(NULL, 0, h);
+    ck_assert_str_eq(h, v[0].hex);
+}
+END_TEST
+
+START_TEST(million_a)
+{
+    const char *want = "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0";
+    size_t n = 1000000;
+    char *a = malloc(n);
+    ck_assert_ptr_nonnull(a);
+    memset(a, 'a', n);
+    char h[CP_SHA256_HEX];
+    hex_of(a, n, h);
+    ck_assert_str_eq(h, want);
+    /* the same in uneven pieces */
+    struct cp_sha256 c;
+    cp_sha256_init(&c);
+    for (size_t at = 0, k = 1; at < n; k = k * 7 % 1000 + 1) {
+        size_t m = n - at < k ? n - at : k;
+        cp_sha256_update(&c, a + at, m);
+        at += m;
+    }
+    unsigned char md[CP_SHA256_LEN];
+    cp_sha256_final(&c, md);
+    cp_sha256_hex_encode(md, h);
+    ck_assert_str_eq(h, want);
+    free(a);
+}
+END_TEST
+
+static unsigned char msg_byte(size_t i)
+{
+    return (unsigned char)(i * 131 + 7);
+}
+
+/* Every split point of every length up to 200 gives the one-shot digest. */
+START_TEST(streaming_splits)
+{
+    unsigned char m[200];
+    for (size_t i = 0; i < sizeof m; i++)
+        m[i] = msg_byte(i);
+    for (size_t len = 0; len <= sizeof m; len++) {
+        char whole[CP_SHA256_HEX];
+        hex_of(m, len, whole);
+        for (size_t cut = 0; cut <= len; cut++) {
+            struct cp_sha256 c;
+            unsigned char md[CP_SHA256_LEN];
+            char h[CP_SHA256_HEX];
+            cp_sha256_init(&c);
+            cp_sha256_update(&c, m, cut);
+            cp_sha256_update(&c, NULL, 0);
+            cp_sha256_update(&c, m + cut, len - cut);
+            cp_sha256_final(&c, md);
+            cp_sha256_hex_encode(md, h);
+            ck_assert_msg(strcmp(h, whole) == 0, "len %zu cut %zu", len, cut);
+        }
+    }
+}
+END_TEST
+
+/* An independent implementation: python3's hashlib over the same bytes. */
+START_TEST(lengths_vs_hashlib)
+{
+    enum { MAXLEN = 300 };
+    const char *py =
+        "python3 -c 'import hashlib\n"
+        "m = bytes((i * 131 + 7) & 255 for i in range(300))\n"
+        "for n in range(301): print(hashlib.sha256(m[:n]).hexdigest())'";
+    FILE *p = popen(py, "r");
+    ck_assert_ptr_nonnull(p);
+    unsigned char m[MAXLEN];
+    for (size_t i = 0; i < sizeof m; i++)
+        m[i] = msg_byte(i);
+    char line[128];
+    size_t n = 0;
+    for (; n <= MAXLEN && fgets(line, sizeof line, p); n++) {
+        line[strcspn(line, "\n")] = '\0';
+        char h[CP_SHA256_HEX];
+        hex_of(m, n, h);
+        ck_assert_msg(strcmp(h, line) == 0, "length %zu: %s, hashlib %s", n, h, line);
+    }
+    ck_assert_int_eq(pclose(p), 0);
+    ck_assert_uint_eq(n, MAXLEN + 1);
+}
+END_TEST
+
+Suite *cp_test_sha256_suite(void); /* collected by the Makefile */
+Suite *cp_test_sha256_suite(void)
+{
+    Suite *s = suite_create("sha256");
+    TCase *tc = tcase_create("sha256");
+    tcase_add_test(tc, nist_vectors);
+    tcase_add_test(tc, million_a);
+    tcase_add_test(tc, streaming_splits);
+    tcase_add_test(tc, lengths_vs_hashlib);
+    tcase_set_timeout(tc, 30);
+    suite_add_tcase(s, tc);
+    return s;
+}
