@@ -180,9 +180,11 @@ flush
 [ ! -e "$P/.claude" ] && [ ! -e "$P/.env" ] && [ ! -e "$H/.gnupg" ] &&
     ok "no placeholder remains on the host" || bad "no placeholder remains: $(ls -A "$P" "$H")"
 
-# Placeholders vanish even when confpol-run is SIGKILLed.
+# Placeholders vanish even when confpol-run is SIGKILLed.  The sleep's
+# duration is unique to this run, so that pgrep sees no other test's sleep.
 flush
-"$RUN" -D PROJECT="$P" -D HOME="$H" "$T/a.bwrap" -- sleep 30 >/dev/null 2>&1 &
+nap="30.$$"
+"$RUN" -D PROJECT="$P" -D HOME="$H" "$T/a.bwrap" -- sleep "$nap" >/dev/null 2>&1 &
 rp=$!
 i=0; while [ ! -d "$P/.claude" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 flush
@@ -192,7 +194,7 @@ i=0; while { [ -e "$P/.claude" ] || [ -e "$P/.env" ]; } && [ $i -lt 140 ]; do sl
 flush
 [ ! -e "$P/.claude" ] && [ ! -e "$P/.env" ] && ok "janitor removed placeholders after SIGKILL" ||
     bad "janitor removed placeholders after SIGKILL"
-pgrep -f "^sleep 30$" >/dev/null && bad "the sandboxed command died with the runtime" ||
+pgrep -f "^sleep $nap\$" >/dev/null && bad "the sandboxed command died with the runtime" ||
     ok "the sandboxed command died with the runtime"
 
 # Exec allow-list.
