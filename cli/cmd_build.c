@@ -37,6 +37,8 @@ static void cp_build_usage(FILE *out)
           "                            included, an error\n"
           "  --expand-globs            bwrap: expand deny globs when the\n"
           "                            sandbox starts\n"
+          "  --fsync                   make the written files durable (fsync\n"
+          "                            them and DIR) before exiting\n"
           "  --fidelity                print per rule and target: exact,\n"
           "                            stricter or not enforced, and why\n"
           "  --format shell            with --target bwrap: print a readable\n"
@@ -144,12 +146,57 @@ static void print_fidelity(struct cp_ctx *cx, const struct cp_backend *const *be
     fflush(stdout);
 }
 
+/* Is the file at `path` already a regular file of mode 0644 holding
+ * exactly `len` bytes `data`?  Then the output is unchanged and is not
+ * rewritten.  With `durable`, such a file is fsync'ed all the same (an
+ * earlier build may have left it in the page cache only). */
+static bool same_file(const char *path, const char *data, size_t len,
+                      bool durable)
+{
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    struct stat st;
+    bool same = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+                (st.st_mode & 07777) == 0644 && (size_t)st.st_size == len;
+    char chunk[1 << 16];
+    for (size_t off = 0; same && off < len;) {
+        size_t want = len - off < sizeof chunk ? len - off : sizeof chunk;
+        ssize_t r = read(fd, chunk, want);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0 || memcmp(chunk, data + off, (size_t)r) != 0)
+            same = false;
+        else
+            off += (size_t)r;
+    }
+    if (same && durable && fsync(fd) != 0)
+        same = false;
+    close(fd);
+    return same;
+}
+
+/* How a destination was replaced, for the undo of a failed run. */
+enum repl {
+    R_NONE,     /* not (yet) replaced */
+    R_CREATED,  /* there was no file: undo removes it */
+    R_EXCHANGED, /* renameat2(RENAME_EXCHANGE): the old file is at tmp */
+    R_LINKED,   /* the old file is kept as the hard link bak */
+};
+
 /* Writes all the buffers into temporary files in their directory, then
- * renames them into place.  Signals that would end the process are held
- * across the whole phase; if one arrived before the renames, the temporary
- * files are removed and the process then dies of it with DIR unchanged.
- * Returns 0, or -1 after printing an error (no file changed). */
-static int write_all(struct out_file *f, size_t n)
+ * renames them into place.  An output whose destination already holds
+ * exactly its bytes (mode 0644) is left alone.  Signals that would end the
+ * process are held across the whole phase; if one arrived before the
+ * renames, the temporary files are removed and the process then dies of it
+ * with DIR unchanged.  Replacing an existing file exchanges it with the
+ * temporary file (renameat2 RENAME_EXCHANGE), so that the old file stays
+ * under the temporary name until every rename has succeeded, and a failed
+ * rename undoes the earlier ones; where the exchange is unsupported, the
+ * old file is kept as a hard link instead.  fsync of the files and of DIR
+ * only with `durable` (--fsync; spec/cli.md).  Returns 0, or -1 after
+ * printing an error (no file changed). */
+static int write_all(struct out_file *f, size_t n, bool durable)
 {
     sigset_t block, old;
     sigemptyset(&block);
@@ -160,9 +207,15 @@ static int write_all(struct out_file *f, size_t n)
     sigaddset(&block, SIGPIPE);
     sigprocmask(SIG_BLOCK, &block, &old);
     int rc = 0;
+    bool *same = cp_xcalloc(n ? n : 1, sizeof *same);
+    size_t nchanged = 0;
     for (size_t i = 0; i < n && rc == 0; i++) {
         if (!f[i].buf.len)
             continue;
+        same[i] = same_file(f[i].path, f[i].buf.data, f[i].buf.len, durable);
+        if (same[i])
+            continue;
+        nchanged++;
         size_t len = strlen(f[i].path);
         f[i].tmp = cp_xmalloc(len + 16);
         memcpy(f[i].tmp, f[i].path, len);
@@ -187,7 +240,7 @@ static int write_all(struct out_file *f, size_t n)
         }
         if (!err && fchmod(fd, 0644) != 0)
             err = errno;
-        if (!err && fsync(fd) != 0)
+        if (!err && durable && fsync(fd) != 0)
             err = errno;
         if (close(fd) != 0 && !err)
             err = errno;
@@ -210,78 +263,112 @@ static int write_all(struct out_file *f, size_t n)
     }
     /* Every destination must be absent or a regular file before the first
      * rename, so that a later rename cannot fail on it halfway through. */
+    bool *exists = cp_xcalloc(n ? n : 1, sizeof *exists);
     for (size_t i = 0; i < n && rc == 0 && !interrupted; i++) {
         struct stat st;
         if (!f[i].tmp)
             continue;
-        if (lstat(f[i].path, &st) == 0 && !S_ISREG(st.st_mode)) {
-            fprintf(stderr, "confpol build: cannot replace '%s': not a regular file\n",
-                    f[i].path);
-            rc = -1;
-        } else if (lstat(f[i].path, &st) != 0 && errno != ENOENT) {
-            fprintf(stderr, "confpol build: cannot replace '%s': %s\n", f[i].path,
-                    strerror(errno));
+        if (lstat(f[i].path, &st) == 0) {
+            exists[i] = true;
+            if (!S_ISREG(st.st_mode)) {
+                fprintf(stderr, "confpol build: cannot replace '%s': not a "
+                                "regular file\n",
+                        f[i].path);
+                rc = -1;
+            }
+        } else if (errno != ENOENT) {
+            fprintf(stderr, "confpol build: cannot replace '%s': %s\n",
+                    f[i].path, strerror(errno));
             rc = -1;
         }
     }
-    if (rc == 0 && !interrupted) {
-        /* Existing outputs are kept as hard links until every rename has
-         * succeeded; if one fails, the earlier ones are undone. */
-        char **bak = cp_xcalloc(n, sizeof(*bak));
-        size_t done = 0;
-        for (size_t i = 0; i < n && rc == 0; i++, done = i) {
+    if (rc == 0 && !interrupted && nchanged) {
+        enum repl *how = cp_xcalloc(n, sizeof *how);
+        char **bak = cp_xcalloc(n, sizeof *bak);
+        for (size_t i = 0; i < n && rc == 0; i++) {
             if (!f[i].tmp)
                 continue;
-            size_t len = strlen(f[i].path);
-            bak[i] = cp_xmalloc(len + 16);
-            memcpy(bak[i], f[i].path, len);
-            memcpy(bak[i] + len, ".bak.XXXXXX", 12);
-            int bfd = mkstemp(bak[i]);
-            if (bfd >= 0) {
-                close(bfd);
-                unlink(bak[i]);
-            }
-            if (bfd < 0 || (link(f[i].path, bak[i]) != 0 && errno != ENOENT)) {
-                fprintf(stderr, "confpol build: cannot replace '%s': %s\n", f[i].path,
-                        strerror(errno));
-                free(bak[i]);
-                bak[i] = NULL;
-                rc = -1;
-                break;
-            }
-            if (access(bak[i], F_OK) != 0) {
-                free(bak[i]); /* nothing was there: undo is an unlink */
-                bak[i] = cp_xstrdup("");
+            if (exists[i]) {
+#ifdef RENAME_EXCHANGE
+                if (renameat2(AT_FDCWD, f[i].tmp, AT_FDCWD, f[i].path,
+                              RENAME_EXCHANGE) == 0) {
+                    how[i] = R_EXCHANGED;
+                    continue;
+                }
+                if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP &&
+                    errno != ENOENT) {
+                    fprintf(stderr, "confpol build: cannot rename into "
+                                    "'%s': %s\n",
+                            f[i].path, strerror(errno));
+                    rc = -1;
+                    break;
+                }
+#endif
+                /* No exchange on this file system: keep the old file as
+                 * a hard link until every rename has succeeded. */
+                size_t len = strlen(f[i].path);
+                bak[i] = cp_xmalloc(len + 16);
+                memcpy(bak[i], f[i].path, len);
+                memcpy(bak[i] + len, ".bak.XXXXXX", 12);
+                int bfd = mkstemp(bak[i]);
+                if (bfd >= 0) {
+                    close(bfd);
+                    unlink(bak[i]);
+                }
+                if (bfd < 0 ||
+                    (link(f[i].path, bak[i]) != 0 && errno != ENOENT)) {
+                    fprintf(stderr, "confpol build: cannot replace '%s': %s\n",
+                            f[i].path, strerror(errno));
+                    free(bak[i]);
+                    bak[i] = NULL;
+                    rc = -1;
+                    break;
+                }
+                if (access(bak[i], F_OK) != 0) {
+                    free(bak[i]); /* nothing was there: undo is an unlink */
+                    bak[i] = NULL;
+                }
             }
             if (rename(f[i].tmp, f[i].path) != 0) {
                 fprintf(stderr, "confpol build: cannot rename into '%s': %s\n",
                         f[i].path, strerror(errno));
-                if (bak[i][0])
+                if (bak[i])
                     unlink(bak[i]);
-                free(bak[i]);
-                bak[i] = NULL;
                 rc = -1;
                 break;
             }
+            free(f[i].tmp);
+            f[i].tmp = NULL;
+            how[i] = bak[i] ? R_LINKED : R_CREATED;
         }
         for (size_t i = 0; i < n; i++) {
-            if (!bak[i])
-                continue;
-            if (rc != 0 && i < done) {
-                if (bak[i][0])
-                    (void)rename(bak[i], f[i].path);
-                else
+            if (rc != 0) {
+                /* Undo: every destination gets its old state back. */
+                switch (how[i]) {
+                case R_NONE:
+                    break;
+                case R_CREATED:
                     (void)unlink(f[i].path);
-            } else if (bak[i][0]) {
+                    break;
+                case R_EXCHANGED:
+                    if (rename(f[i].tmp, f[i].path) == 0) {
+                        free(f[i].tmp);
+                        f[i].tmp = NULL;
+                    }
+                    break;
+                case R_LINKED:
+                    (void)rename(bak[i], f[i].path);
+                    break;
+                }
+            } else if (bak[i]) {
                 unlink(bak[i]);
             }
+            /* After an exchange the temporary name holds the old file,
+             * which the cleanup below removes. */
             free(bak[i]);
-            if (rc == 0) {
-                free(f[i].tmp);
-                f[i].tmp = NULL;
-            }
         }
         free(bak);
+        free(how);
     }
     for (size_t i = 0; i < n; i++)
         if (f[i].tmp) {
@@ -289,7 +376,7 @@ static int write_all(struct out_file *f, size_t n)
             free(f[i].tmp);
             f[i].tmp = NULL;
         }
-    if (rc == 0 && !interrupted && n) {
+    if (rc == 0 && !interrupted && durable && n) {
         char *dir = cp_xstrdup(f[0].path);
         char *slash = strrchr(dir, '/');
         if (slash)
@@ -301,6 +388,8 @@ static int write_all(struct out_file *f, size_t n)
         }
         free(dir);
     }
+    free(exists);
+    free(same);
     /* A pending signal is delivered here and ends the process. */
     sigprocmask(SIG_SETMASK, &old, NULL);
     return interrupted ? -1 : rc;
@@ -312,6 +401,7 @@ int cp_cmd_build(int argc, char **argv)
     unsigned targets = 0;
     const char *outdir = NULL, *file = NULL;
     bool fidelity = false, shell = false, verbose = false, expand = false;
+    bool durable = false;
     bool opts_done = false;
     int rc = 0;
     struct cp_ctx cx;
@@ -370,6 +460,8 @@ int cp_cmd_build(int argc, char **argv)
             fidelity = true;
         } else if (strcmp(a, "--expand-globs") == 0) {
             expand = true;
+        } else if (strcmp(a, "--fsync") == 0) {
+            durable = true;
         } else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
             verbose = true;
         } else {
@@ -510,7 +602,7 @@ int cp_cmd_build(int argc, char **argv)
     for (size_t i = 0; i < nfiles; i++)
         if (files[i].buf.len)
             w[nw++] = files[i];
-    if (write_all(w, nw) != 0)
+    if (write_all(w, nw, durable) != 0)
         rc = 2;
     for (size_t i = 0; i < nw; i++)
         files[i].tmp = NULL;
