@@ -24,6 +24,10 @@ struct cp_backend_opts {
 struct cp_backend {
     const char *name;   /* "sbpl", "bwrap", "claude" */
     const char *suffix; /* ".sb", ".bwrap", ".claude.json" */
+    /* Every reader rejects the artifact when it is cut short (the .bwrap
+     * trailer, JSON's closing brace), so a write that a crash truncates
+     * fails closed and build need not fsync it (spec/cli.md). */
+    bool truncation_detected;
     /* Reports what the target cannot express (errors at the rule, fidelity
      * warnings) and returns the number of errors. */
     int (*check)(const struct cp_policy *p, const struct cp_backend_opts *o,

@@ -879,6 +879,7 @@ size_t cp_bwrap_count_mounts(const char *data, size_t len)
 const struct cp_backend cp_backend_bwrap = {
     .name = "bwrap",
     .suffix = ".bwrap",
+    .truncation_detected = true,
     .check = cp_bwrap_check,
     .fidelity = cp_bwrap_fidelity,
     .fidelity_all = cp_bwrap_fidelity_all,

@@ -834,6 +834,7 @@ static bool cp_claude_emit(const struct cp_policy *p,
 const struct cp_backend cp_backend_claude = {
     .name = "claude",
     .suffix = ".claude.json",
+    .truncation_detected = true,
     .check = cp_claude_check,
     .fidelity = cp_claude_fidelity,
     .fidelity_all = cp_claude_fidelity_all,

@@ -59,6 +59,7 @@ struct out_file {
     struct cp_buf buf;
     char *path; /* DIR/STEM.suffix */
     char *tmp;  /* temporary file, while it exists */
+    bool sync;  /* fsync it before the rename */
 };
 
 static int parse_target(const char *v, unsigned *mask)
@@ -193,9 +194,11 @@ enum repl {
  * temporary file (renameat2 RENAME_EXCHANGE), so that the old file stays
  * under the temporary name until every rename has succeeded, and a failed
  * rename undoes the earlier ones; where the exchange is unsupported, the
- * old file is kept as a hard link instead.  fsync of the files and of DIR
- * only with `durable` (--fsync; spec/cli.md).  Returns 0, or -1 after
- * printing an error (no file changed). */
+ * old file is kept as a hard link instead.  Files are fsync'ed before
+ * their rename when `durable` (--fsync) or marked `sync` (an artifact whose
+ * readers cannot tell it was cut short), DIR only when `durable`
+ * (spec/cli.md).  Returns 0, or -1 after printing an error (no file
+ * changed). */
 static int write_all(struct out_file *f, size_t n, bool durable)
 {
     sigset_t block, old;
@@ -240,7 +243,7 @@ static int write_all(struct out_file *f, size_t n, bool durable)
         }
         if (!err && fchmod(fd, 0644) != 0)
             err = errno;
-        if (!err && durable && fsync(fd) != 0)
+        if (!err && (durable || f[i].sync) && fsync(fd) != 0)
             err = errno;
         if (close(fd) != 0 && !err)
             err = errno;
@@ -577,6 +580,7 @@ int cp_cmd_build(int argc, char **argv)
             (verbose || fidelity))
             cp_diag_report(&cx.diags, CP0722, NULL, "bwrap: %zu mounts",
                            cp_bwrap_count_mounts(f->buf.data, f->buf.len));
+        f->sync = !be->truncation_detected;
         if (outdir && !shell)
             f->path = cp_arena_printf(cx.arena, "%s/%s%s", absdir,
                                       p->stem ? p->stem : "policy",
