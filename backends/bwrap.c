@@ -819,29 +819,59 @@ static enum cp_fidelity cp_bwrap_fidelity(const struct cp_policy *p,
     return cp_fidtab_get(&b.ft, r, why);
 }
 
+static void bw_note_coop(const struct cp_policy *p, struct cp_diags *d)
+{
+    if (d)
+        cp_diag_report(d, CP0720, NULL,
+                       "bwrap: policy '%s' is cooperative: no bwrap "
+                       "artifact is written",
+                       p->stem ? p->stem : "");
+}
+
+/* Appends the artifact of an analysed, error-free, non-cooperative policy. */
+static void bw_write(struct bw *b, struct cp_buf *out)
+{
+    struct recs rs = {0};
+    build_records(b, &rs);
+    if (b->o && b->o->shell_format)
+        emit_shell(b, &rs, out);
+    else
+        emit_stream(b, &rs, out);
+}
+
 static bool cp_bwrap_emit(const struct cp_policy *p,
                           const struct cp_backend_opts *o, struct cp_arena *a,
                           struct cp_diags *d, struct cp_buf *out)
 {
     if (p->profile == CP_PROFILE_COOPERATIVE) {
-        if (d)
-            cp_diag_report(d, CP0720, NULL,
-                           "bwrap: policy '%s' is cooperative: no bwrap "
-                           "artifact is written",
-                           p->stem ? p->stem : "");
+        bw_note_coop(p, d);
         return true;
     }
     struct bw b;
     bw_init(&b, p, o, a, NULL);
     if (b.errors)
         return false;
-    struct recs rs = {0};
-    build_records(&b, &rs);
-    if (o && o->shell_format)
-        emit_shell(&b, &rs, out);
-    else
-        emit_stream(&b, &rs, out);
+    bw_write(&b, out);
     return true;
+}
+
+static int cp_bwrap_build(const struct cp_policy *p,
+                          const struct cp_backend_opts *o, struct cp_diags *d,
+                          struct cp_buf *out)
+{
+    struct cp_arena *a = cp_arena_new();
+    size_t before = cp_diag_errors(d);
+    struct bw b;
+    bw_init(&b, p, o, a, d);
+    int n = b.errors;
+    if (!n && cp_diag_errors(d) == before) {
+        if (p->profile == CP_PROFILE_COOPERATIVE)
+            bw_note_coop(p, d);
+        else
+            bw_write(&b, out);
+    }
+    cp_arena_free(a);
+    return n;
 }
 
 size_t cp_bwrap_count_mounts(const char *data, size_t len)
@@ -884,4 +914,5 @@ const struct cp_backend cp_backend_bwrap = {
     .fidelity = cp_bwrap_fidelity,
     .fidelity_all = cp_bwrap_fidelity_all,
     .emit = cp_bwrap_emit,
+    .build = cp_bwrap_build,
 };

@@ -754,16 +754,12 @@ static struct cp_jnode *cl_bool(struct cl *c, bool v)
     return cp_json_bool(c->a, v);
 }
 
-static bool cp_claude_emit(const struct cp_policy *p,
-                           const struct cp_backend_opts *o, struct cp_arena *a,
-                           struct cp_diags *d, struct cp_buf *out)
+/* Appends the settings object of a lowered, error-free policy. */
+static void cl_write(struct cl *cp, struct cp_buf *out)
 {
-    (void)o;
-    struct cl c;
-    cl_init(&c, p, a, d, false);
-    if (!cl_run(&c))
-        return false;
-
+    const struct cp_policy *p = cp->p;
+    struct cp_arena *a = cp->a;
+    struct cl c = *cp;
     struct cp_jnode *root = cp_json_new(a, CP_J_OBJ);
     /* Keys in byte order at every level (the seed's sort_keys layout). */
     struct cp_jnode *conf = cp_json_new(a, CP_J_OBJ);
@@ -828,7 +824,37 @@ static bool cp_claude_emit(const struct cp_policy *p,
     }
     cp_json_print(out, root, "", "  ", false);
     cp_buf_addc(out, '\n');
+}
+
+
+static bool cp_claude_emit(const struct cp_policy *p,
+                           const struct cp_backend_opts *o, struct cp_arena *a,
+                           struct cp_diags *d, struct cp_buf *out)
+{
+    (void)o;
+    struct cl c;
+    cl_init(&c, p, a, d, false);
+    if (!cl_run(&c))
+        return false;
+    cl_write(&c, out);
     return true;
+}
+
+static int cp_claude_build(const struct cp_policy *p,
+                           const struct cp_backend_opts *o, struct cp_diags *d,
+                           struct cp_buf *out)
+{
+    (void)o;
+    struct cp_arena *a = cp_arena_new();
+    size_t before = cp_diag_errors(d);
+    struct cl c;
+    cl_init(&c, p, a, d, true);
+    cl_run(&c);
+    int errors = c.errors;
+    if (!errors && cp_diag_errors(d) == before)
+        cl_write(&c, out);
+    cp_arena_free(a);
+    return errors;
 }
 
 const struct cp_backend cp_backend_claude = {
@@ -839,4 +865,5 @@ const struct cp_backend cp_backend_claude = {
     .fidelity = cp_claude_fidelity,
     .fidelity_all = cp_claude_fidelity_all,
     .emit = cp_claude_emit,
+    .build = cp_claude_build,
 };

@@ -522,24 +522,12 @@ static bool uses_param(const struct sb_list *l, const char *name)
     return false;
 }
 
-static bool cp_sbpl_emit(const struct cp_policy *p,
-                         const struct cp_backend_opts *o, struct cp_arena *a,
-                         struct cp_diags *d, struct cp_buf *out)
+/* Appends the profile of an analysed, error-free, non-cooperative policy. */
+static void sb_write(const struct sb *sp, struct cp_arena *a,
+                     struct cp_buf *out)
 {
-    (void)o;
-    if (p->profile == CP_PROFILE_COOPERATIVE) {
-        if (d)
-            cp_diag_report(d, CP0720, NULL,
-                           "sbpl: policy '%s' is cooperative: no SBPL profile "
-                           "is written",
-                           p->stem ? p->stem : "");
-        return true;
-    }
-    struct sb s;
-    sb_init(&s, p, a, NULL);
-    if (s.errors)
-        return false;
-
+    const struct cp_policy *p = sp->p;
+    const struct sb s = *sp;
     cp_buf_adds(out, "(version 1)\n");
     const struct sb_list *all[] = {&s.writes, &s.execs, &s.dwrites,
                                    &s.dreads, &s.dexecs};
@@ -579,7 +567,52 @@ static bool cp_sbpl_emit(const struct cp_policy *p,
     rule(out, "deny process-exec*", &dx, SB_SUBTREE_DENY);
     rule(out, "deny file-write-unlink", &s.selfunl, SB_SUBTREE_DENY);
     rule(out, "deny file-write-unlink file-write-create", &s.anc, SB_EXACT);
+}
+
+static void sb_note_coop(const struct cp_policy *p, struct cp_diags *d)
+{
+    if (d)
+        cp_diag_report(d, CP0720, NULL,
+                       "sbpl: policy '%s' is cooperative: no SBPL profile "
+                       "is written",
+                       p->stem ? p->stem : "");
+}
+
+static bool cp_sbpl_emit(const struct cp_policy *p,
+                         const struct cp_backend_opts *o, struct cp_arena *a,
+                         struct cp_diags *d, struct cp_buf *out)
+{
+    (void)o;
+    if (p->profile == CP_PROFILE_COOPERATIVE) {
+        sb_note_coop(p, d);
+        return true;
+    }
+    struct sb s;
+    sb_init(&s, p, a, NULL);
+    if (s.errors)
+        return false;
+    sb_write(&s, a, out);
     return true;
+}
+
+static int cp_sbpl_build(const struct cp_policy *p,
+                         const struct cp_backend_opts *o, struct cp_diags *d,
+                         struct cp_buf *out)
+{
+    (void)o;
+    struct cp_arena *a = cp_arena_new();
+    size_t before = cp_diag_errors(d);
+    struct sb s;
+    sb_init(&s, p, a, d);
+    int n = s.errors;
+    if (!n && cp_diag_errors(d) == before) {
+        if (p->profile == CP_PROFILE_COOPERATIVE)
+            sb_note_coop(p, d);
+        else
+            sb_write(&s, a, out);
+    }
+    cp_arena_free(a);
+    return n;
 }
 
 const struct cp_backend cp_backend_sbpl = {
@@ -589,4 +622,5 @@ const struct cp_backend cp_backend_sbpl = {
     .fidelity = cp_sbpl_fidelity,
     .fidelity_all = cp_sbpl_fidelity_all,
     .emit = cp_sbpl_emit,
+    .build = cp_sbpl_build,
 };

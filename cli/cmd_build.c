@@ -559,20 +559,14 @@ int cp_cmd_build(int argc, char **argv)
     for (size_t k = 0; k < nbe; k++) {
         const struct cp_backend *be = bes[k];
         size_t before = cp_diag_errors(&cx.diags);
-        int nerr = be->check(p, &bo, &cx.diags);
         struct out_file *f = &files[nfiles++];
         f->be = be;
+        int nerr = be->build(p, &bo, &cx.diags, &f->buf);
         if (cp_diag_errors(&cx.diags) != before || nerr) {
             if (cp_diag_errors(&cx.diags) == before)
                 fprintf(stderr, "confpol build: the %s target failed\n",
                         be->name);
-            rc = 1;
-            continue;
-        }
-        if (!be->emit(p, &bo, cx.arena, &cx.diags, &f->buf)) {
-            if (cp_diag_errors(&cx.diags) == before)
-                fprintf(stderr, "confpol build: the %s target failed\n",
-                        be->name);
+            cp_buf_free(&f->buf);
             rc = 1;
             continue;
         }
