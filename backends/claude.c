@@ -19,6 +19,7 @@
 
 #include "backend.h"
 #include "match.h"
+#include "outbuf.h"
 #include "settings.h"
 
 /* Writable for Bash whatever the settings say (the sandbox runtime's own
@@ -165,10 +166,10 @@ static void cl_rule_byte(struct cp_buf *b, char ch, bool *widened)
 {
     if (ch == '[' || ch == ']' || ch == '\\' || ch == ')' ||
         (unsigned char)ch < 0x20 || ch == 0x7f) {
-        cp_buf_addc(b, '?');
+        cp_ob_addc(b, '?');
         *widened = true;
     } else {
-        cp_buf_addc(b, ch);
+        cp_ob_addc(b, ch);
     }
 }
 
@@ -197,25 +198,25 @@ static bool cl_spell(struct cl *c, const struct cp_rule *r, struct cl_path *o)
     struct cp_buf sb = {0}, rb = {0};
     switch (root) {
     case CL_ABS:
-        cp_buf_adds(&rb, "/");
+        cp_ob_adds(&rb, "/");
         break;
     case CL_HOME:
-        cp_buf_adds(&sb, "~");
-        cp_buf_adds(&rb, "~");
+        cp_ob_adds(&sb, "~");
+        cp_ob_adds(&rb, "~");
         break;
     case CL_PROJECT:
-        cp_buf_adds(&sb, ".");
+        cp_ob_adds(&sb, ".");
         c->project_relative = true;
         break;
     }
     for (size_t i = 0; i < n; i++) {
         const struct cp_seg *s = &pp->segs[i];
-        cp_buf_addc(&sb, '/');
-        cp_buf_addc(&rb, '/');
+        cp_ob_addc(&sb, '/');
+        cp_ob_addc(&rb, '/');
         switch (s->kind) {
         case CP_SEG_ANY:
-            cp_buf_adds(&sb, "**");
-            cp_buf_adds(&rb, "**");
+            cp_ob_adds(&sb, "**");
+            cp_ob_adds(&rb, "**");
             o->glob = true;
             break;
         case CP_SEG_LIT:
@@ -223,7 +224,7 @@ static bool cl_spell(struct cl *c, const struct cp_rule *r, struct cl_path *o)
                 char ch = s->s[j];
                 o->glob |= cl_meta(ch);
                 /* Claude reads '[' as a class: '?' matches the byte too. */
-                cp_buf_addc(&sb, ch == '[' || ch == ']' ? '?' : ch);
+                cp_ob_addc(&sb, ch == '[' || ch == ']' ? '?' : ch);
                 cl_rule_byte(&rb, ch, &o->widened);
             }
             break;
@@ -235,11 +236,11 @@ static bool cl_spell(struct cl *c, const struct cp_rule *r, struct cl_path *o)
                     ch = s->s[++j]; /* an escaped byte: '*' or '?' stay
                                        wildcards, which match it too */
                 else if (ch == '*' || ch == '?') {
-                    cp_buf_addc(&sb, ch);
-                    cp_buf_addc(&rb, ch);
+                    cp_ob_addc(&sb, ch);
+                    cp_ob_addc(&rb, ch);
                     continue;
                 }
-                cp_buf_addc(&sb, ch == '[' || ch == ']' ? '?' : ch);
+                cp_ob_addc(&sb, ch == '[' || ch == ']' ? '?' : ch);
                 cl_rule_byte(&rb, ch, &o->widened);
             }
             break;
@@ -248,8 +249,8 @@ static bool cl_spell(struct cl *c, const struct cp_rule *r, struct cl_path *o)
     if (root == CL_ABS && n > 0) {
         /* "/a/b" -> "//a/b": absolute in both places. */
         struct cp_buf t = {0};
-        cp_buf_addc(&t, '/');
-        cp_buf_add(&t, sb.data, sb.len);
+        cp_ob_addc(&t, '/');
+        cp_ob_add(&t, sb.data, sb.len);
         cp_buf_free(&sb);
         sb = t;
     }
@@ -257,9 +258,9 @@ static bool cl_spell(struct cl *c, const struct cp_rule *r, struct cl_path *o)
     if (n == 0 && root == CL_ABS) {
         /* The root directory: "/" in sandbox lists, "//" in rules. */
         cp_buf_reset(&sb);
-        cp_buf_adds(&sb, "/");
+        cp_ob_adds(&sb, "/");
         cp_buf_reset(&rb);
-        cp_buf_adds(&rb, "//");
+        cp_ob_adds(&rb, "//");
     }
     /* A trailing blank would be stripped by gitignore. */
     if (rb.len && (rb.data[rb.len - 1] == ' ' || rb.data[rb.len - 1] == '\t')) {
@@ -291,14 +292,69 @@ static void cl_push(struct cl *c, struct cp_jnode *arr, const char *s)
         }
 }
 
+/* "TOOL(BASE)", or with `beneath` the same with "/" "**" appended inside
+ * the parentheses (only "**" after a trailing slash), in the arena. */
+static const char *cl_rule_text(struct cp_arena *a, const char *tool,
+                                const char *base, size_t blen, bool beneath,
+                                bool slash)
+{
+    size_t tl = strlen(tool);
+    size_t n = tl + 1 + blen + (beneath ? (slash ? 2 : 3) : 0) + 1;
+    char *t = cp_arena_alloc(a, n + 1);
+    char *q = t;
+    memcpy(q, tool, tl);
+    q += tl;
+    *q++ = '(';
+    memcpy(q, base, blen);
+    q += blen;
+    if (beneath) {
+        if (!slash)
+            *q++ = '/';
+        *q++ = '*';
+        *q++ = '*';
+    }
+    *q++ = ')';
+    *q = '\0';
+    return t;
+}
+
 /* Read(...) or Edit(...) deny rules for a path: the path and beneath. */
 static void cl_mirror(struct cl *c, const char *tool, const struct cl_path *o)
 {
+    size_t rl = strlen(o->rule);
     if (!o->root_only)
-        cl_push(c, c->perm_deny, cp_arena_printf(c->a, "%s(%s)", tool, o->rule));
-    bool slash = o->rule[0] && o->rule[strlen(o->rule) - 1] == '/';
-    cl_push(c, c->perm_deny,
-            cp_arena_printf(c->a, "%s(%s%s**)", tool, o->rule, slash ? "" : "/"));
+        cl_push(c, c->perm_deny,
+                cl_rule_text(c->a, tool, o->rule, rl, false, false));
+    bool slash = rl && o->rule[rl - 1] == '/';
+    cl_push(c, c->perm_deny, cl_rule_text(c->a, tool, o->rule, rl, true, slash));
+}
+
+/* False when the relation of pattern pp to the runtime directory rt (a
+ * literal path without unsatisfiable segments) surely is not CP_REL_YES,
+ * for both cp_path_contains (either way round) and cp_path_overlaps; true
+ * when it must be asked.  The relations build automata when the roots
+ * differ, which a whole policy's worth of rules makes the bulk of the
+ * work; these cases need none:
+ *   - pp absolute with a literal first segment, rt at a param: a binding
+ *     of the param outside that segment shares no path with pp;
+ *   - pp at a param, rt absolute below "/": likewise, a binding outside
+ *     rt's first segment;
+ *   - two different params: the answer depends on their values (MAY);
+ *   - same root and different literal first segments: disjoint. */
+static bool cl_may_be_yes(const struct cp_path *pp, const struct cp_path *rt)
+{
+    bool pl = pp->nsegs > 0 && pp->segs[0].kind == CP_SEG_LIT;
+    if (!pp->root && rt->root)
+        return !pl;
+    if (pp->root && !rt->root)
+        return rt->nsegs == 0;
+    if (pp->root && rt->root && strcmp(pp->root, rt->root) != 0)
+        return false;
+    if (pl && rt->nsegs > 0 && rt->segs[0].kind == CP_SEG_LIT &&
+        (pp->segs[0].len != rt->segs[0].len ||
+         memcmp(pp->segs[0].s, rt->segs[0].s, pp->segs[0].len) != 0))
+        return false;
+    return true;
 }
 
 /* Does a deny-write pattern reach one of the runtime's writable dirs? */
@@ -308,7 +364,7 @@ static const char *cl_runtime_overlap(struct cl *c, const struct cp_path *pp)
         const char *param;
         /* Only a sure overlap: with PROJECT = HOME every project path
          * "may" overlap; the policy-wide warning covers that case. */
-        if (c->runtime_ok[i] &&
+        if (c->runtime_ok[i] && cl_may_be_yes(pp, &c->runtime_paths[i]) &&
             cp_path_overlaps(pp, &c->runtime_paths[i], &param) == CP_REL_YES)
             return cl_runtime_writable[i];
     }
@@ -453,8 +509,8 @@ static void cl_gate(struct cl *c, const struct cp_rule *r, unsigned ordinal)
         struct cp_buf b = {0};
         for (size_t i = 0; i < g->nwords; i++) {
             if (i)
-                cp_buf_addc(&b, ' ');
-            cp_buf_adds(&b, g->words[i]);
+                cp_ob_addc(&b, ' ');
+            cp_ob_adds(&b, g->words[i]);
         }
         struct cp_jnode *list = deny ? c->perm_deny : c->perm_ask;
         cl_push(c, list, cp_arena_printf(c->a, "Bash(%s)", b.data));
@@ -569,6 +625,10 @@ static const char *cl_runtime_lost(struct cl *c)
         const char *param;
         for (size_t k = 0; c->runtime_ok[i] && k < c->p->nrules; k++) {
             const struct cp_rule *r = c->p->rules[k];
+            if (r->kind != CP_R_WRITE && r->kind != CP_R_DENY_WRITE)
+                continue;
+            if (!cl_may_be_yes(&r->u.path, &c->runtime_paths[i]))
+                continue;
             if (r->kind == CP_R_WRITE && !r->u.path.has_glob &&
                 cp_path_contains(&r->u.path, &c->runtime_paths[i], &param) ==
                     CP_REL_YES)
@@ -754,6 +814,115 @@ static struct cp_jnode *cl_bool(struct cl *c, bool v)
     return cp_json_bool(c->a, v);
 }
 
+/* ---- printing ------------------------------------------------------------ */
+
+/* A JSON string exactly as cp_json_quote writes it (runtime/settings.c),
+ * with runs of bytes that need no escape copied at once. */
+static void cl_quote(struct cp_buf *b, const char *s, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    cp_ob_addc(b, '"');
+    for (size_t i = 0; i < len;) {
+        size_t j = i;
+        while (j < len && p[j] >= 0x20 && p[j] < 0x80 && p[j] != '"' &&
+               p[j] != '\\')
+            j++;
+        if (j > i) {
+            cp_ob_add(b, s + i, j - i);
+            i = j;
+            continue;
+        }
+        unsigned c = p[i];
+        char esc[16];
+        if (c >= 0x80) {
+            uint32_t cp;
+            size_t n = c >= 0xf0 ? 3 : c >= 0xe0 ? 2 : 1;
+            cp = c & (n == 3 ? 0x07 : n == 2 ? 0x0f : 0x1f);
+            for (size_t k = 1; k <= n && i + k < len; k++)
+                cp = (cp << 6) | (p[i + k] & 0x3f);
+            i += n + 1;
+            if (cp >= 0x10000) {
+                cp -= 0x10000;
+                snprintf(esc, sizeof esc, "\\u%04x\\u%04x",
+                         (unsigned)(0xd800 + (cp >> 10)),
+                         (unsigned)(0xdc00 + (cp & 0x3ff)));
+            } else {
+                snprintf(esc, sizeof esc, "\\u%04x", (unsigned)cp);
+            }
+            cp_ob_adds(b, esc);
+            continue;
+        }
+        i++;
+        switch (c) {
+        case '"': cp_ob_adds(b, "\\\""); break;
+        case '\\': cp_ob_adds(b, "\\\\"); break;
+        case '\b': cp_ob_adds(b, "\\b"); break;
+        case '\f': cp_ob_adds(b, "\\f"); break;
+        case '\n': cp_ob_adds(b, "\\n"); break;
+        case '\r': cp_ob_adds(b, "\\r"); break;
+        case '\t': cp_ob_adds(b, "\\t"); break;
+        default:
+            snprintf(esc, sizeof esc, "\\u%04x", c);
+            cp_ob_adds(b, esc);
+        }
+    }
+    cp_ob_addc(b, '"');
+}
+
+/* The canonical layout of cp_json_print (runtime/settings.c) with a
+ * two-space unit, byte for byte: the artifact's bytes must not depend on
+ * which of the two printed it. */
+static void cl_print(struct cp_buf *b, const struct cp_jnode *v,
+                     size_t depth, bool compact)
+{
+    switch (v->type) {
+    case CP_J_NULL: cp_ob_adds(b, "null"); return;
+    case CP_J_TRUE: cp_ob_adds(b, "true"); return;
+    case CP_J_FALSE: cp_ob_adds(b, "false"); return;
+    case CP_J_NUM: cp_ob_add(b, v->s, v->len); return;
+    case CP_J_STR: cl_quote(b, v->s, v->len); return;
+    case CP_J_ARR:
+    case CP_J_OBJ:
+        break;
+    }
+    bool obj = v->type == CP_J_OBJ;
+    compact = compact || v->oneline;
+    if (v->n == 0) {
+        cp_ob_adds(b, obj ? "{}" : "[]");
+        return;
+    }
+    cp_ob_addc(b, obj ? '{' : '[');
+    size_t inner = compact ? depth : depth + 1;
+    for (size_t i = 0; i < v->n; i++) {
+        if (i)
+            cp_ob_adds(b, compact ? ", " : ",");
+        if (!compact) {
+            char *d = cp_ob_room(b, 1 + 2 * inner);
+            d[0] = '\n';
+            memset(d + 1, ' ', 2 * inner);
+            b->len += 1 + 2 * inner;
+            b->data[b->len] = '\0';
+        }
+        const struct cp_jnode *x;
+        if (obj) {
+            cl_quote(b, v->members[i].key, v->members[i].klen);
+            cp_ob_add(b, ": ", 2);
+            x = v->members[i].val;
+        } else {
+            x = v->items[i];
+        }
+        cl_print(b, x, inner, compact);
+    }
+    if (!compact) {
+        char *d = cp_ob_room(b, 1 + 2 * depth);
+        d[0] = '\n';
+        memset(d + 1, ' ', 2 * depth);
+        b->len += 1 + 2 * depth;
+        b->data[b->len] = '\0';
+    }
+    cp_ob_addc(b, obj ? '}' : ']');
+}
+
 /* Appends the settings object of a lowered, error-free policy. */
 static void cl_write(struct cl *cp, struct cp_buf *out)
 {
@@ -774,7 +943,7 @@ static void cl_write(struct cl *cp, struct cp_buf *out)
 
     if (c.gates->n) {
         struct cp_buf cmd = {0};
-        cp_buf_adds(&cmd, "confpol gate ");
+        cp_ob_adds(&cmd, "confpol gate ");
         cp_settings_shell_quote(&cmd, cp_arena_printf(a, "%s.claude.json",
                                                       p->stem));
         struct cp_jnode *h = cp_json_new(a, CP_J_OBJ);
@@ -822,8 +991,8 @@ static void cl_write(struct cl *cp, struct cp_buf *out)
         }
         cp_json_set(a, root, "sandbox", sb);
     }
-    cp_json_print(out, root, "", "  ", false);
-    cp_buf_addc(out, '\n');
+    cl_print(out, root, 0, false);
+    cp_ob_addc(out, '\n');
 }
 
 
