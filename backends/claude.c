@@ -80,6 +80,25 @@ static bool cl_set_add(struct cp_arena *a, struct cl_set *t, const char *s)
     return true;
 }
 
+/* A list of the settings object: strings in first-seen order, each once.
+ * Built as plain string vectors and printed directly, without a JSON
+ * tree (which held every string twice, plus a node per string). */
+struct cl_list {
+    const char **v;
+    size_t n, cap;
+    struct cl_set seen;
+};
+
+/* One entry of confpol.gates. */
+struct cl_gate_out {
+    const char *id, *kind, *pattern, *verdict, *where;
+};
+
+struct cl_gates {
+    struct cl_gate_out *v;
+    size_t n, cap;
+};
+
 struct cl {
     const struct cp_policy *p;
     struct cp_arena *a;
@@ -90,10 +109,10 @@ struct cl {
     bool coop;
     bool project_relative;
     struct cl_fid *fids;     /* per rule */
-    /* The object's lists. */
-    struct cp_jnode *allow_write, *deny_write, *deny_read, *domains;
-    struct cp_jnode *perm_deny, *perm_ask, *gates;
-    struct cl_set seen[6]; /* per list above, in that order */
+    /* The object's lists (arena strings, de-duplicated). */
+    struct cl_list allow_write, deny_write, deny_read, domains;
+    struct cl_list perm_deny, perm_ask;
+    struct cl_gates gates;
     struct cp_path runtime_paths[3];
     bool runtime_ok[3];
     bool net_restricted;
@@ -280,16 +299,19 @@ static bool cl_spell(struct cl *c, const struct cp_rule *r, struct cl_path *o)
     return ok;
 }
 
-static void cl_push(struct cl *c, struct cp_jnode *arr, const char *s)
+static void cl_push(struct cl *c, struct cl_list *l, const char *s)
 {
-    struct cp_jnode *lists[6] = {c->allow_write, c->deny_write, c->deny_read,
-                                 c->domains,     c->perm_deny,  c->perm_ask};
-    for (size_t i = 0; i < 6; i++)
-        if (lists[i] == arr) {
-            if (cl_set_add(c->a, &c->seen[i], s))
-                cp_json_push(c->a, arr, cp_json_str(c->a, s, strlen(s)));
-            return;
-        }
+    if (!cl_set_add(c->a, &l->seen, s))
+        return;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 64;
+        const char **v = cp_arena_alloc(c->a, cap * sizeof *v);
+        if (l->n)
+            memcpy(v, l->v, l->n * sizeof *v);
+        l->v = v;
+        l->cap = cap;
+    }
+    l->v[l->n++] = s;
 }
 
 /* "TOOL(BASE)", or with `beneath` the same with "/" "**" appended inside
@@ -323,10 +345,10 @@ static void cl_mirror(struct cl *c, const char *tool, const struct cl_path *o)
 {
     size_t rl = strlen(o->rule);
     if (!o->root_only)
-        cl_push(c, c->perm_deny,
+        cl_push(c, &c->perm_deny,
                 cl_rule_text(c->a, tool, o->rule, rl, false, false));
     bool slash = rl && o->rule[rl - 1] == '/';
-    cl_push(c, c->perm_deny, cl_rule_text(c->a, tool, o->rule, rl, true, slash));
+    cl_push(c, &c->perm_deny, cl_rule_text(c->a, tool, o->rule, rl, true, slash));
 }
 
 /* False when the relation of pattern pp to the runtime directory rt (a
@@ -388,14 +410,14 @@ static void cl_path_rule(struct cl *c, const struct cp_rule *r)
                    "a write glob is not granted: Claude Code skips globs in "
                    "allowWrite on Linux, so the claude target omits it");
         } else {
-            cl_push(c, c->allow_write, o.sandbox);
+            cl_push(c, &c->allow_write, o.sandbox);
             cl_fid(c, r, CP_FID_EXACT, CP_DIAG__COUNT,
                    "sandbox.filesystem.allowWrite");
         }
         return;
     case CP_R_DENY_WRITE:
         if (!c->coop)
-            cl_push(c, c->deny_write, o.sandbox);
+            cl_push(c, &c->deny_write, o.sandbox);
         cl_mirror(c, "Edit", &o);
         if (c->coop)
             cl_fid(c, r, CP_FID_NOT_ENFORCED, CP_DIAG__COUNT,
@@ -421,7 +443,7 @@ static void cl_path_rule(struct cl *c, const struct cp_rule *r)
         break;
     case CP_R_DENY_READ:
         if (!c->coop)
-            cl_push(c, c->deny_read, o.sandbox);
+            cl_push(c, &c->deny_read, o.sandbox);
         cl_mirror(c, "Read", &o);
         if (c->coop)
             cl_fid(c, r, CP_FID_NOT_ENFORCED, CP_DIAG__COUNT,
@@ -476,8 +498,9 @@ static void cl_gate(struct cl *c, const struct cp_rule *r, unsigned ordinal)
                   "cannot hold it");
         return;
     }
-    struct cp_jnode *e = cp_json_new(c->a, CP_J_OBJ);
-    const char *id = cp_arena_printf(c->a, "gate#%u", ordinal);
+    char idb[32];
+    snprintf(idb, sizeof idb, "gate#%u", ordinal);
+    const char *id = cp_arena_strdup(c->a, idb);
     const char *where;
     if (r->loc.src) {
         const char *f = r->loc.src->path ? r->loc.src->path : "";
@@ -488,14 +511,22 @@ static void cl_gate(struct cl *c, const struct cp_rule *r, unsigned ordinal)
     } else {
         where = "(implicit)";
     }
-    const char *kind = g->kind == CP_GATE_REGEX ? "regex" : "words";
-    cp_json_set(c->a, e, "id", cp_json_str(c->a, id, strlen(id)));
-    cp_json_set(c->a, e, "kind", cp_json_str(c->a, kind, strlen(kind)));
-    cp_json_set(c->a, e, "pattern", cp_json_str(c->a, g->text, strlen(g->text)));
-    cp_json_set(c->a, e, "verdict", cp_json_str(c->a, deny ? "deny" : "ask",
-                                                deny ? 4 : 3));
-    cp_json_set(c->a, e, "where", cp_json_str(c->a, where, strlen(where)));
-    cp_json_push(c->a, c->gates, e);
+    struct cl_gates *gs = &c->gates;
+    if (gs->n == gs->cap) {
+        size_t cap = gs->cap ? 2 * gs->cap : 16;
+        struct cl_gate_out *v = cp_arena_alloc(c->a, cap * sizeof *v);
+        if (gs->n)
+            memcpy(v, gs->v, gs->n * sizeof *v);
+        gs->v = v;
+        gs->cap = cap;
+    }
+    gs->v[gs->n++] = (struct cl_gate_out){
+        .id = id,
+        .kind = g->kind == CP_GATE_REGEX ? "regex" : "words",
+        .pattern = g->text,
+        .verdict = deny ? "deny" : "ask",
+        .where = where,
+    };
 
     /* A Bash rule too, when Claude's syntax says exactly the same. */
     bool plain = g->kind == CP_GATE_WORDS && g->nwords > 0;
@@ -512,7 +543,7 @@ static void cl_gate(struct cl *c, const struct cp_rule *r, unsigned ordinal)
                 cp_ob_addc(&b, ' ');
             cp_ob_adds(&b, g->words[i]);
         }
-        struct cp_jnode *list = deny ? c->perm_deny : c->perm_ask;
+        struct cl_list *list = deny ? &c->perm_deny : &c->perm_ask;
         cl_push(c, list, cp_arena_printf(c->a, "Bash(%s)", b.data));
         if (g->trailing_any)
             cl_push(c, list, cp_arena_printf(c->a, "Bash(%s *)", b.data));
@@ -531,7 +562,7 @@ static void cl_net(struct cl *c, const struct cp_rule *r)
         const char *s = cp_arena_printf(c->a, "%s%s", dm->wildcard ? "*." : "",
                                         dm->name);
         if (!c->coop)
-            cl_push(c, c->domains, s);
+            cl_push(c, &c->domains, s);
     }
     if (c->coop) {
         cl_fid(c, r, CP_FID_NOT_ENFORCED, CP_DIAG__COUNT,
@@ -602,7 +633,7 @@ static void cl_default_write(struct cl *c)
         struct cp_rule fake = {.kind = CP_R_DENY_WRITE, .u.path = proj};
         struct cl_path o;
         if (cl_spell(c, &fake, &o)) {
-            cl_push(c, c->deny_write, o.sandbox);
+            cl_push(c, &c->deny_write, o.sandbox);
             cl_mirror(c, "Edit", &o);
         }
         return;
@@ -661,13 +692,6 @@ static bool cl_run(struct cl *c)
     const struct cp_policy *p = c->p;
     c->coop = p->profile == CP_PROFILE_COOPERATIVE;
     c->fids = cp_arena_alloc(c->a, (p->nrules ? p->nrules : 1) * sizeof *c->fids);
-    c->allow_write = cp_json_new(c->a, CP_J_ARR);
-    c->deny_write = cp_json_new(c->a, CP_J_ARR);
-    c->deny_read = cp_json_new(c->a, CP_J_ARR);
-    c->domains = cp_json_new(c->a, CP_J_ARR);
-    c->perm_deny = cp_json_new(c->a, CP_J_ARR);
-    c->perm_ask = cp_json_new(c->a, CP_J_ARR);
-    c->gates = cp_json_new(c->a, CP_J_ARR);
     for (size_t i = 0; i < 3; i++) {
         size_t off;
         c->runtime_ok[i] =
@@ -703,7 +727,7 @@ static bool cl_run(struct cl *c)
         }
     }
     if (c->net_restricted)
-        cl_push(c, c->perm_deny, "WebFetch");
+        cl_push(c, &c->perm_deny, "WebFetch");
     if (!c->coop)
         cl_default_write(c);
 
@@ -809,11 +833,6 @@ static void cp_claude_fidelity_all(const struct cp_policy *p,
     }
 }
 
-static struct cp_jnode *cl_bool(struct cl *c, bool v)
-{
-    return cp_json_bool(c->a, v);
-}
-
 /* ---- printing ------------------------------------------------------------ */
 
 /* A JSON string exactly as cp_json_quote writes it (runtime/settings.c),
@@ -870,131 +889,185 @@ static void cl_quote(struct cp_buf *b, const char *s, size_t len)
 }
 
 /* The canonical layout of cp_json_print (runtime/settings.c) with a
- * two-space unit, byte for byte: the artifact's bytes must not depend on
- * which of the two printed it. */
-static void cl_print(struct cp_buf *b, const struct cp_jnode *v,
-                     size_t depth, bool compact)
+ * two-space unit, written as it goes: a member or element starts with ","
+ * unless first, a newline and the indentation; a non-empty container ends
+ * with a newline, the outer indentation and its bracket; an empty one is
+ * "[]".  The artifact's bytes must be those of that printer. */
+struct cl_jw {
+    struct cp_buf *b;
+    size_t depth;
+    bool first;
+};
+
+static void jw_sep(struct cl_jw *w)
 {
-    switch (v->type) {
-    case CP_J_NULL: cp_ob_adds(b, "null"); return;
-    case CP_J_TRUE: cp_ob_adds(b, "true"); return;
-    case CP_J_FALSE: cp_ob_adds(b, "false"); return;
-    case CP_J_NUM: cp_ob_add(b, v->s, v->len); return;
-    case CP_J_STR: cl_quote(b, v->s, v->len); return;
-    case CP_J_ARR:
-    case CP_J_OBJ:
-        break;
-    }
-    bool obj = v->type == CP_J_OBJ;
-    compact = compact || v->oneline;
-    if (v->n == 0) {
-        cp_ob_adds(b, obj ? "{}" : "[]");
+    size_t ind = 2 * w->depth;
+    char *d = cp_ob_room(w->b, 2 + ind);
+    size_t k = 0;
+    if (!w->first)
+        d[k++] = ',';
+    d[k++] = '\n';
+    memset(d + k, ' ', ind);
+    w->b->len += k + ind;
+    w->b->data[w->b->len] = '\0';
+    w->first = false;
+}
+
+static void jw_key(struct cl_jw *w, const char *key)
+{
+    jw_sep(w);
+    cl_quote(w->b, key, strlen(key));
+    cp_ob_add(w->b, ": ", 2);
+}
+
+static void jw_open(struct cl_jw *w, char ch)
+{
+    cp_ob_addc(w->b, ch);
+    w->depth++;
+    w->first = true;
+}
+
+static void jw_close(struct cl_jw *w, char ch)
+{
+    w->depth--;
+    w->first = true; /* no comma before the closing line */
+    jw_sep(w);
+    cp_ob_addc(w->b, ch);
+}
+
+static void jw_str(struct cl_jw *w, const char *s)
+{
+    cl_quote(w->b, s, strlen(s));
+}
+
+static void jw_bool(struct cl_jw *w, const char *key, bool v)
+{
+    jw_key(w, key);
+    cp_ob_adds(w->b, v ? "true" : "false");
+}
+
+static void jw_list(struct cl_jw *w, const char *key, const struct cl_list *l)
+{
+    jw_key(w, key);
+    if (!l->n) {
+        cp_ob_add(w->b, "[]", 2);
         return;
     }
-    cp_ob_addc(b, obj ? '{' : '[');
-    size_t inner = compact ? depth : depth + 1;
-    for (size_t i = 0; i < v->n; i++) {
-        if (i)
-            cp_ob_adds(b, compact ? ", " : ",");
-        if (!compact) {
-            char *d = cp_ob_room(b, 1 + 2 * inner);
-            d[0] = '\n';
-            memset(d + 1, ' ', 2 * inner);
-            b->len += 1 + 2 * inner;
-            b->data[b->len] = '\0';
-        }
-        const struct cp_jnode *x;
-        if (obj) {
-            cl_quote(b, v->members[i].key, v->members[i].klen);
-            cp_ob_add(b, ": ", 2);
-            x = v->members[i].val;
-        } else {
-            x = v->items[i];
-        }
-        cl_print(b, x, inner, compact);
+    jw_open(w, '[');
+    for (size_t i = 0; i < l->n; i++) {
+        jw_sep(w);
+        jw_str(w, l->v[i]);
     }
-    if (!compact) {
-        char *d = cp_ob_room(b, 1 + 2 * depth);
-        d[0] = '\n';
-        memset(d + 1, ' ', 2 * depth);
-        b->len += 1 + 2 * depth;
-        b->data[b->len] = '\0';
-    }
-    cp_ob_addc(b, obj ? '}' : ']');
+    jw_close(w, ']');
 }
 
-/* Appends the settings object of a lowered, error-free policy. */
-static void cl_write(struct cl *cp, struct cp_buf *out)
+/* Appends the settings object of a lowered, error-free policy.  Keys in
+ * byte order at every level (the seed's sort_keys layout). */
+static void cl_write(const struct cl *c, struct cp_buf *out)
 {
-    const struct cp_policy *p = cp->p;
-    struct cp_arena *a = cp->a;
-    struct cl c = *cp;
-    struct cp_jnode *root = cp_json_new(a, CP_J_OBJ);
-    /* Keys in byte order at every level (the seed's sort_keys layout). */
-    struct cp_jnode *conf = cp_json_new(a, CP_J_OBJ);
-    cp_json_set(a, conf, "failClosed", cl_bool(&c, cl_fail_closed(p)));
-    cp_json_set(a, conf, "gates", c.gates);
-    const char *prof = cp_profile_text(p->profile);
-    cp_json_set(a, conf, "profile", cp_json_str(a, prof, strlen(prof)));
-    cp_json_set(a, conf, "projectRelative", cl_bool(&c, c.project_relative));
-    cp_json_set(a, conf, "stem", cp_json_str(a, p->stem, strlen(p->stem)));
-    cp_json_set(a, conf, "version", cp_json_int(a, 1));
-    cp_json_set(a, root, "confpol", conf);
+    const struct cp_policy *p = c->p;
+    struct cl_jw w = {.b = out, .depth = 0, .first = true};
+    jw_open(&w, '{');
 
-    if (c.gates->n) {
+    jw_key(&w, "confpol");
+    jw_open(&w, '{');
+    jw_bool(&w, "failClosed", cl_fail_closed(p));
+    jw_key(&w, "gates");
+    if (!c->gates.n) {
+        cp_ob_add(out, "[]", 2);
+    } else {
+        jw_open(&w, '[');
+        for (size_t i = 0; i < c->gates.n; i++) {
+            const struct cl_gate_out *g = &c->gates.v[i];
+            jw_sep(&w);
+            jw_open(&w, '{');
+            jw_key(&w, "id");
+            jw_str(&w, g->id);
+            jw_key(&w, "kind");
+            jw_str(&w, g->kind);
+            jw_key(&w, "pattern");
+            jw_str(&w, g->pattern);
+            jw_key(&w, "verdict");
+            jw_str(&w, g->verdict);
+            jw_key(&w, "where");
+            jw_str(&w, g->where);
+            jw_close(&w, '}');
+        }
+        jw_close(&w, ']');
+    }
+    jw_key(&w, "profile");
+    jw_str(&w, cp_profile_text(p->profile));
+    jw_bool(&w, "projectRelative", c->project_relative);
+    jw_key(&w, "stem");
+    jw_str(&w, p->stem);
+    jw_key(&w, "version");
+    cp_ob_addc(out, '1');
+    jw_close(&w, '}');
+
+    if (c->gates.n) {
         struct cp_buf cmd = {0};
         cp_ob_adds(&cmd, "confpol gate ");
-        cp_settings_shell_quote(&cmd, cp_arena_printf(a, "%s.claude.json",
+        cp_settings_shell_quote(&cmd, cp_arena_printf(c->a, "%s.claude.json",
                                                       p->stem));
-        struct cp_jnode *h = cp_json_new(a, CP_J_OBJ);
-        cp_json_set(a, h, "command", cp_json_str(a, cmd.data, cmd.len));
-        cp_json_set(a, h, "type", cp_json_str(a, "command", 7));
+        jw_key(&w, "hooks");
+        jw_open(&w, '{');
+        jw_key(&w, "PreToolUse");
+        jw_open(&w, '[');
+        jw_sep(&w);
+        jw_open(&w, '{');
+        jw_key(&w, "hooks");
+        jw_open(&w, '[');
+        jw_sep(&w);
+        jw_open(&w, '{');
+        jw_key(&w, "command");
+        cl_quote(out, cmd.data, cmd.len);
+        jw_key(&w, "type");
+        jw_str(&w, "command");
+        jw_close(&w, '}');
+        jw_close(&w, ']');
+        jw_key(&w, "matcher");
+        jw_str(&w, "Bash");
+        jw_close(&w, '}');
+        jw_close(&w, ']');
+        jw_close(&w, '}');
         cp_buf_free(&cmd);
-        struct cp_jnode *hs = cp_json_new(a, CP_J_ARR);
-        cp_json_push(a, hs, h);
-        struct cp_jnode *grp = cp_json_new(a, CP_J_OBJ);
-        cp_json_set(a, grp, "hooks", hs);
-        cp_json_set(a, grp, "matcher", cp_json_str(a, "Bash", 4));
-        struct cp_jnode *pre = cp_json_new(a, CP_J_ARR);
-        cp_json_push(a, pre, grp);
-        struct cp_jnode *hooks = cp_json_new(a, CP_J_OBJ);
-        cp_json_set(a, hooks, "PreToolUse", pre);
-        cp_json_set(a, root, "hooks", hooks);
     }
 
-    if (c.perm_ask->n || c.perm_deny->n) {
-        struct cp_jnode *perm = cp_json_new(a, CP_J_OBJ);
-        if (c.perm_ask->n)
-            cp_json_set(a, perm, "ask", c.perm_ask);
-        if (c.perm_deny->n)
-            cp_json_set(a, perm, "deny", c.perm_deny);
-        cp_json_set(a, root, "permissions", perm);
+    if (c->perm_ask.n || c->perm_deny.n) {
+        jw_key(&w, "permissions");
+        jw_open(&w, '{');
+        if (c->perm_ask.n)
+            jw_list(&w, "ask", &c->perm_ask);
+        if (c->perm_deny.n)
+            jw_list(&w, "deny", &c->perm_deny);
+        jw_close(&w, '}');
     }
 
-    if (!c.coop) {
-        struct cp_jnode *sb = cp_json_new(a, CP_J_OBJ);
-        cp_json_set(a, sb, "allowUnsandboxedCommands", cl_bool(&c, false));
-        cp_json_set(a, sb, "autoAllowBashIfSandboxed", cl_bool(&c, false));
-        cp_json_set(a, sb, "enabled", cl_bool(&c, true));
-        cp_json_set(a, sb, "failIfUnavailable",
-                    cl_bool(&c, p->fail == CP_FAIL_CLOSED));
-        struct cp_jnode *fs = cp_json_new(a, CP_J_OBJ);
-        cp_json_set(a, fs, "allowWrite", c.allow_write);
-        cp_json_set(a, fs, "denyRead", c.deny_read);
-        cp_json_set(a, fs, "denyWrite", c.deny_write);
-        cp_json_set(a, sb, "filesystem", fs);
-        if (c.net_restricted) {
-            struct cp_jnode *net = cp_json_new(a, CP_J_OBJ);
-            cp_json_set(a, net, "allowedDomains", c.domains);
-            cp_json_set(a, net, "strictAllowlist", cl_bool(&c, true));
-            cp_json_set(a, sb, "network", net);
+    if (!c->coop) {
+        jw_key(&w, "sandbox");
+        jw_open(&w, '{');
+        jw_bool(&w, "allowUnsandboxedCommands", false);
+        jw_bool(&w, "autoAllowBashIfSandboxed", false);
+        jw_bool(&w, "enabled", true);
+        jw_bool(&w, "failIfUnavailable", p->fail == CP_FAIL_CLOSED);
+        jw_key(&w, "filesystem");
+        jw_open(&w, '{');
+        jw_list(&w, "allowWrite", &c->allow_write);
+        jw_list(&w, "denyRead", &c->deny_read);
+        jw_list(&w, "denyWrite", &c->deny_write);
+        jw_close(&w, '}');
+        if (c->net_restricted) {
+            jw_key(&w, "network");
+            jw_open(&w, '{');
+            jw_list(&w, "allowedDomains", &c->domains);
+            jw_bool(&w, "strictAllowlist", true);
+            jw_close(&w, '}');
         }
-        cp_json_set(a, root, "sandbox", sb);
+        jw_close(&w, '}');
     }
-    cl_print(out, root, 0, false);
+    jw_close(&w, '}');
     cp_ob_addc(out, '\n');
 }
-
 
 static bool cp_claude_emit(const struct cp_policy *p,
                            const struct cp_backend_opts *o, struct cp_arena *a,
