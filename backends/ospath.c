@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Path helpers of the OS backends.  The order of cp_ospath_cmp makes the
- * subtree of a path a contiguous run right after it, so "is some member an
- * ancestor of p" is one binary search per prefix of p and "is some member
- * beneath p" is one binary search: no pairwise scan, whatever the size of
- * the policy. */
+ * subtree of a path a contiguous run right after it, so "is some member
+ * beneath p" is one binary search; "is some member an ancestor of p" is one
+ * probe of a hash index per prefix of p, the prefix hashes extended a
+ * segment at a time: no pairwise scan, whatever the size of the policy. */
 #include "ospath.h"
 
 #include <stdlib.h>
@@ -85,6 +85,60 @@ static int cmp_pp(const void *x, const void *y)
     return cp_ospath_cmp(*a, *b);
 }
 
+/* Hash of a path's prefixes, extended one segment at a time (FNV-1a over
+ * the root name, then each segment's kind and bytes, finalised). */
+static uint64_t hash_root(const char *root)
+{
+    uint64_t h = 1469598103934665603ull;
+    if (root) {
+        h = (h ^ 0x2f) * 1099511628211ull;
+        for (const unsigned char *q = (const unsigned char *)root; *q; q++)
+            h = (h ^ *q) * 1099511628211ull;
+    }
+    return h;
+}
+
+static uint64_t hash_seg(uint64_t h, const struct cp_seg *g)
+{
+    h = (h ^ (0x100u + (unsigned)g->kind)) * 1099511628211ull;
+    const unsigned char *q = (const unsigned char *)g->s;
+    for (size_t i = 0; i < g->len; i++)
+        h = (h ^ q[i]) * 1099511628211ull;
+    return (h ^ 0x1ffu) * 1099511628211ull;
+}
+
+static uint64_t hash_fin(uint64_t h)
+{
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    return h;
+}
+
+/* The member equal to the first k segments of p (same root), or NULL;
+ * h: hash of that prefix before hash_fin. */
+static const struct cp_path *find_prefix(const struct cp_pathset *s,
+                                         uint64_t h, const struct cp_path *p,
+                                         size_t k)
+{
+    if (!s->mask)
+        return NULL;
+    uint64_t f = hash_fin(h);
+    for (size_t i = f & s->mask; s->slots[i].idx; i = (i + 1) & s->mask) {
+        if (s->slots[i].h != f)
+            continue;
+        const struct cp_path *m = s->v[s->slots[i].idx - 1];
+        if (m->nsegs != k || !root_eq(m->root, p->root))
+            continue;
+        bool eq = true;
+        for (size_t j = 0; j < k && eq; j++)
+            eq = seg_cmp(&m->segs[j], &p->segs[j]) == 0;
+        if (eq)
+            return m;
+    }
+    return NULL;
+}
+
 void cp_pathset_init(struct cp_arena *a, struct cp_pathset *s,
                      const struct cp_path **v, size_t n)
 {
@@ -92,6 +146,8 @@ void cp_pathset_init(struct cp_arena *a, struct cp_pathset *s,
     s->n = 0;
     s->roots = NULL;
     s->nroots = 0;
+    s->slots = NULL;
+    s->mask = 0;
     if (n == 0)
         return;
     qsort(v, n, sizeof *v, cmp_pp);
@@ -109,6 +165,22 @@ void cp_pathset_init(struct cp_arena *a, struct cp_pathset *s,
     for (size_t i = 0; i < k; i++)
         if (i == 0 || !root_eq(v[i - 1]->root, v[i]->root))
             s->roots[s->nroots++] = v[i]->root;
+    size_t cap = 16;
+    while (cap < 2 * k)
+        cap *= 2;
+    s->slots = cp_arena_alloc(a, cap * sizeof *s->slots);
+    s->mask = cap - 1;
+    for (size_t i = 0; i < k; i++) {
+        uint64_t h = hash_root(v[i]->root);
+        for (size_t j = 0; j < v[i]->nsegs; j++)
+            h = hash_seg(h, &v[i]->segs[j]);
+        uint64_t f = hash_fin(h);
+        size_t at = f & s->mask;
+        while (s->slots[at].idx)
+            at = (at + 1) & s->mask;
+        s->slots[at].h = f;
+        s->slots[at].idx = i + 1;
+    }
 }
 
 size_t cp_pathset_lower(const struct cp_pathset *s, const struct cp_path *p)
@@ -126,8 +198,10 @@ size_t cp_pathset_lower(const struct cp_pathset *s, const struct cp_path *p)
 
 bool cp_pathset_has(const struct cp_pathset *s, const struct cp_path *p)
 {
-    size_t i = cp_pathset_lower(s, p);
-    return i < s->n && cp_ospath_cmp(s->v[i], p) == 0;
+    uint64_t h = hash_root(p->root);
+    for (size_t j = 0; j < p->nsegs; j++)
+        h = hash_seg(h, &p->segs[j]);
+    return find_prefix(s, h, p, p->nsegs) != NULL;
 }
 
 static size_t literal_prefix(const struct cp_path *p)
@@ -142,11 +216,13 @@ const struct cp_path *cp_pathset_ancestor_or_self(const struct cp_pathset *s,
                                                   const struct cp_path *p)
 {
     size_t lp = literal_prefix(p);
+    uint64_t h = hash_root(p->root);
     for (size_t k = 0; k <= lp; k++) {
-        struct cp_path q = cp_ospath_prefix(p, k);
-        size_t i = cp_pathset_lower(s, &q);
-        if (i < s->n && cp_ospath_cmp(s->v[i], &q) == 0)
-            return s->v[i];
+        if (k)
+            h = hash_seg(h, &p->segs[k - 1]);
+        const struct cp_path *m = find_prefix(s, h, p, k);
+        if (m)
+            return m;
     }
     return NULL;
 }
@@ -159,11 +235,13 @@ const struct cp_path *cp_pathset_outermost_strict_ancestor(
         lp--; /* strict: not p itself */
     else if (lp == p->nsegs)
         return NULL;
+    uint64_t h = hash_root(p->root);
     for (size_t k = 0; k <= lp; k++) {
-        struct cp_path q = cp_ospath_prefix(p, k);
-        size_t i = cp_pathset_lower(s, &q);
-        if (i < s->n && cp_ospath_cmp(s->v[i], &q) == 0)
-            return s->v[i];
+        if (k)
+            h = hash_seg(h, &p->segs[k - 1]);
+        const struct cp_path *m = find_prefix(s, h, p, k);
+        if (m)
+            return m;
     }
     return NULL;
 }

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "../compiler/arena.h"
 #include "../compiler/policy.h"
@@ -30,6 +31,15 @@ struct cp_pathset {
     size_t n;
     const char **roots; /* distinct roots present (NULL = absolute) */
     size_t nroots;
+    /* Hash index of the members for the exact and ancestor queries (one
+     * probe per prefix instead of a binary search each). */
+    struct cp_pathset_slot *slots;
+    size_t mask; /* slots: mask + 1, a power of two; 0 when empty */
+};
+
+struct cp_pathset_slot {
+    uint64_t h;
+    size_t idx; /* member index + 1; 0: empty */
 };
 
 /* Sorts and de-duplicates v (arena-owned array of n pointers). */
