@@ -22,6 +22,7 @@
 #include "backend.h"
 #include "fidelity.h"
 #include "ospath.h"
+#include "outbuf.h"
 
 /* One lowered path rule: the rule and its path, canonical for macOS. */
 struct sb_item {
@@ -161,10 +162,17 @@ static const char *unencodable(struct cp_arena *a, const struct cp_path *p)
 /* Appends bytes to an SBPL string body: only `\\` and `\"` are escaped. */
 static void str_body(struct cp_buf *b, const char *s, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] == '\\' || s[i] == '"')
-            cp_buf_addc(b, '\\');
-        cp_buf_addc(b, s[i]);
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j < n && s[j] != '\\' && s[j] != '"')
+            j++;
+        cp_ob_add(b, s + i, j - i);
+        if (j < n) {
+            char e[2] = {'\\', s[j]};
+            cp_ob_add(b, e, 2);
+            j++;
+        }
+        i = j;
     }
 }
 
@@ -184,23 +192,23 @@ static void re_segs(struct cp_buf *b, const struct cp_path *p)
         const struct cp_seg *s = &p->segs[i];
         switch (s->kind) {
         case CP_SEG_ANY:
-            cp_buf_adds(b, "(/[^/]+)*");
+            cp_ob_adds(b, "(/[^/]+)*");
             break;
         case CP_SEG_LIT:
-            cp_buf_addc(b, '/');
+            cp_ob_addc(b, '/');
             for (size_t j = 0; j < s->len; j++)
                 re_lit(b, s->s[j]);
             break;
         case CP_SEG_GLOB:
-            cp_buf_addc(b, '/');
+            cp_ob_addc(b, '/');
             for (size_t j = 0; j < s->len; j++) {
                 char c = s->s[j];
                 if (c == '\\' && j + 1 < s->len)
                     re_lit(b, s->s[++j]);
                 else if (c == '*')
-                    cp_buf_adds(b, "[^/]*");
+                    cp_ob_adds(b, "[^/]*");
                 else if (c == '?')
-                    cp_buf_adds(b, "[^/]");
+                    cp_ob_adds(b, "[^/]");
                 else
                     re_lit(b, c);
             }
@@ -210,32 +218,34 @@ static void re_segs(struct cp_buf *b, const struct cp_path *p)
 }
 
 /* A string expression naming the literal path p. */
+static void str_segs(struct cp_buf *b, const struct cp_path *p)
+{
+    for (size_t i = 0; i < p->nsegs; i++) {
+        cp_ob_addc(b, '/');
+        str_body(b, p->segs[i].s, p->segs[i].len);
+    }
+}
+
 static void str_expr(struct cp_buf *b, const struct cp_path *p)
 {
-    struct cp_buf rest = {0};
-    for (size_t i = 0; i < p->nsegs; i++) {
-        cp_buf_addc(&rest, '/');
-        str_body(&rest, p->segs[i].s, p->segs[i].len);
-    }
     if (!p->root) {
-        cp_buf_addc(b, '"');
-        if (rest.len)
-            cp_buf_add(b, rest.data, rest.len);
+        cp_ob_addc(b, '"');
+        if (p->nsegs)
+            str_segs(b, p);
         else
-            cp_buf_addc(b, '/');
-        cp_buf_addc(b, '"');
-    } else if (!rest.len) {
-        cp_buf_adds(b, "(param \"");
+            cp_ob_addc(b, '/');
+        cp_ob_addc(b, '"');
+    } else if (!p->nsegs) {
+        cp_ob_adds(b, "(param \"");
         str_body(b, p->root, strlen(p->root));
-        cp_buf_adds(b, "\")");
+        cp_ob_adds(b, "\")");
     } else {
-        cp_buf_adds(b, "(string-append (param \"");
+        cp_ob_adds(b, "(string-append (param \"");
         str_body(b, p->root, strlen(p->root));
-        cp_buf_adds(b, "\") \"");
-        cp_buf_add(b, rest.data, rest.len);
-        cp_buf_adds(b, "\")");
+        cp_ob_adds(b, "\") \"");
+        str_segs(b, p);
+        cp_ob_adds(b, "\")");
     }
-    cp_buf_free(&rest);
 }
 
 /* A regex expression for pattern p: anchored, and followed by (/.*)? when
@@ -244,19 +254,19 @@ static void re_expr(struct cp_buf *b, const struct cp_path *p, bool beneath)
 {
     const char *tail = beneath ? "(/.*)?$" : "$";
     if (!p->root) {
-        cp_buf_adds(b, "\"^");
+        cp_ob_adds(b, "\"^");
         re_segs(b, p);
         if (p->nsegs == 0 && !beneath)
-            cp_buf_addc(b, '/');
-        cp_buf_adds(b, tail);
-        cp_buf_addc(b, '"');
+            cp_ob_addc(b, '/');
+        cp_ob_adds(b, tail);
+        cp_ob_addc(b, '"');
     } else {
-        cp_buf_adds(b, "(string-append \"^\" (regex-quote (param \"");
+        cp_ob_adds(b, "(string-append \"^\" (regex-quote (param \"");
         str_body(b, p->root, strlen(p->root));
-        cp_buf_adds(b, "\")) \"");
+        cp_ob_adds(b, "\")) \"");
         re_segs(b, p);
-        cp_buf_adds(b, tail);
-        cp_buf_adds(b, "\")");
+        cp_ob_adds(b, tail);
+        cp_ob_adds(b, "\")");
     }
 }
 
@@ -268,24 +278,24 @@ enum sb_form {
 
 static void filter(struct cp_buf *b, const struct cp_path *p, enum sb_form f)
 {
-    cp_buf_adds(b, "\n    ");
+    cp_ob_adds(b, "\n    ");
     if (p->has_glob) {
-        cp_buf_adds(b, "(regex ");
+        cp_ob_adds(b, "(regex ");
         re_expr(b, p, f != SB_EXACT);
-        cp_buf_addc(b, ')');
+        cp_ob_addc(b, ')');
         return;
     }
     if (f == SB_SUBTREE_DENY || f == SB_EXACT) {
-        cp_buf_adds(b, "(literal ");
+        cp_ob_adds(b, "(literal ");
         str_expr(b, p);
-        cp_buf_addc(b, ')');
+        cp_ob_addc(b, ')');
         if (f == SB_EXACT)
             return;
-        cp_buf_adds(b, " ");
+        cp_ob_adds(b, " ");
     }
-    cp_buf_adds(b, "(subpath ");
+    cp_ob_adds(b, "(subpath ");
     str_expr(b, p);
-    cp_buf_addc(b, ')');
+    cp_ob_addc(b, ')');
 }
 
 /* `(ACTION OPS filter...)` for a list; nothing when the list is empty. */
@@ -297,7 +307,7 @@ static void rule(struct cp_buf *b, const char *head, const struct sb_list *l,
     cp_buf_printf(b, "(%s", head);
     for (size_t i = 0; i < l->n; i++)
         filter(b, &l->v[i].path, f);
-    cp_buf_adds(b, ")\n");
+    cp_ob_adds(b, ")\n");
 }
 
 /* ---- analysis ------------------------------------------------------------ */
@@ -528,7 +538,7 @@ static void sb_write(const struct sb *sp, struct cp_arena *a,
 {
     const struct cp_policy *p = sp->p;
     const struct sb s = *sp;
-    cp_buf_adds(out, "(version 1)\n");
+    cp_ob_adds(out, "(version 1)\n");
     const struct sb_list *all[] = {&s.writes, &s.execs, &s.dwrites,
                                    &s.dreads, &s.dexecs};
     for (size_t i = 0; i < p->nparams; i++) {
@@ -542,13 +552,13 @@ static void sb_write(const struct sb *sp, struct cp_arena *a,
                   p->stem ? p->stem : "policy", cp_profile_text(p->profile));
 
     /* Unfiltered rules first. */
-    cp_buf_adds(out, "(allow default)\n(deny file-write*)\n");
+    cp_ob_adds(out, "(allow default)\n(deny file-write*)\n");
     if (p->has_exec)
-        cp_buf_adds(out, "(deny process-exec*)\n");
+        cp_ob_adds(out, "(deny process-exec*)\n");
     if (p->net != CP_NET_ALL)
-        cp_buf_adds(out, "(deny network*)\n");
+        cp_ob_adds(out, "(deny network*)\n");
     if (s.protects)
-        cp_buf_adds(out, "(deny file-link)\n");
+        cp_ob_adds(out, "(deny file-link)\n");
 
     /* Filtered allows. */
     rule(out, "allow file-write*", &s.writes, SB_SUBTREE);
