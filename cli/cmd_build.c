@@ -57,9 +57,13 @@ enum { T_SBPL = 1, T_BWRAP = 2, T_CLAUDE = 4, T_ALL = 7 };
 struct out_file {
     const struct cp_backend *be;
     struct cp_buf buf;
-    char *path; /* DIR/STEM.suffix */
-    char *tmp;  /* temporary file, while it exists */
-    bool sync;  /* fsync it before the rename */
+    char *path;  /* DIR/STEM.suffix */
+    char *tmp;   /* temporary file, while it exists */
+    bool sync;   /* fsync it before the rename */
+    bool output; /* the target wrote an artifact (buf may be freed) */
+    bool same;   /* the destination holds exactly these bytes */
+    int err;     /* staging failed with this errno */
+    bool err_create; /* ... creating the temporary file (else writing) */
 };
 
 static int parse_target(const char *v, unsigned *mask)
@@ -185,89 +189,123 @@ enum repl {
     R_LINKED,   /* the old file is kept as the hard link bak */
 };
 
-/* Writes all the buffers into temporary files in their directory, then
- * renames them into place.  An output whose destination already holds
- * exactly its bytes (mode 0644) is left alone.  Signals that would end the
- * process are held across the whole phase; if one arrived before the
- * renames, the temporary files are removed and the process then dies of it
- * with DIR unchanged.  Replacing an existing file exchanges it with the
- * temporary file (renameat2 RENAME_EXCHANGE), so that the old file stays
- * under the temporary name until every rename has succeeded, and a failed
- * rename undoes the earlier ones; where the exchange is unsupported, the
- * old file is kept as a hard link instead.  Files are fsync'ed before
- * their rename when `durable` (--fsync) or marked `sync` (an artifact whose
- * readers cannot tell it was cut short), DIR only when `durable`
- * (spec/cli.md).  Returns 0, or -1 after printing an error (no file
- * changed). */
-static int write_all(struct out_file *f, size_t n, bool durable)
+/* The signals that would end the process, held from the first temporary
+ * file to the last rename. */
+static void fatal_signals(sigset_t *set)
 {
-    sigset_t block, old;
-    sigemptyset(&block);
-    sigaddset(&block, SIGINT);
-    sigaddset(&block, SIGTERM);
-    sigaddset(&block, SIGHUP);
-    sigaddset(&block, SIGQUIT);
-    sigaddset(&block, SIGPIPE);
-    sigprocmask(SIG_BLOCK, &block, &old);
-    int rc = 0;
-    bool *same = cp_xcalloc(n ? n : 1, sizeof *same);
-    size_t nchanged = 0;
-    for (size_t i = 0; i < n && rc == 0; i++) {
-        if (!f[i].buf.len)
-            continue;
-        same[i] = same_file(f[i].path, f[i].buf.data, f[i].buf.len, durable);
-        if (same[i])
-            continue;
-        nchanged++;
-        size_t len = strlen(f[i].path);
-        f[i].tmp = cp_xmalloc(len + 16);
-        memcpy(f[i].tmp, f[i].path, len);
-        memcpy(f[i].tmp + len, ".tmp.XXXXXX", 12);
-        int fd = mkstemp(f[i].tmp);
-        if (fd < 0) {
-            fprintf(stderr, "confpol build: cannot create a file in the "
-                            "output directory for '%s': %s\n",
-                    f[i].path, strerror(errno));
-            free(f[i].tmp);
-            f[i].tmp = NULL;
-            rc = -1;
-            break;
-        }
-        int err = 0;
-        for (size_t off = 0; off < f[i].buf.len && !err;) {
-            ssize_t w = write(fd, f[i].buf.data + off, f[i].buf.len - off);
-            if (w < 0 && errno != EINTR)
-                err = errno;
-            else if (w > 0)
-                off += (size_t)w;
-        }
-        if (!err && fchmod(fd, 0644) != 0)
-            err = errno;
-        if (!err && (durable || f[i].sync) && fsync(fd) != 0)
-            err = errno;
-        if (close(fd) != 0 && !err)
-            err = errno;
-        if (err) {
-            fprintf(stderr, "confpol build: cannot write '%s': %s\n",
-                    f[i].path, strerror(err));
-            rc = -1;
-        }
-    }
+    sigemptyset(set);
+    sigaddset(set, SIGINT);
+    sigaddset(set, SIGTERM);
+    sigaddset(set, SIGHUP);
+    sigaddset(set, SIGQUIT);
+    sigaddset(set, SIGPIPE);
+}
+
+/* Has one of them arrived (and would it end the process)? */
+static bool interrupted(const sigset_t *block, const sigset_t *old)
+{
     sigset_t pend;
     sigemptyset(&pend);
     sigpending(&pend);
-    bool interrupted = false;
     for (int s = 1; s < NSIG; s++) {
         struct sigaction sa;
-        if (sigismember(&block, s) && sigismember(&pend, s) &&
-            !sigismember(&old, s) && sigaction(s, NULL, &sa) == 0 &&
+        if (sigismember(block, s) && sigismember(&pend, s) &&
+            !sigismember(old, s) && sigaction(s, NULL, &sa) == 0 &&
             sa.sa_handler != SIG_IGN)
-            interrupted = true;
+            return true;
     }
+    return false;
+}
+
+/* Stages one output as soon as its target has emitted it, so that only
+ * one artifact is ever held in memory: an unchanged destination is noted,
+ * anything else goes to a temporary file in DIR (invisible until the
+ * rename).  The buffer is freed.  A failure is recorded in f->err and
+ * reported by commit_all, after the diagnostics, like every I/O error.
+ * Signals must be held (fatal_signals) while temporary files exist. */
+static void stage(struct out_file *f, bool durable)
+{
+    f->output = true;
+    f->same = same_file(f->path, f->buf.data, f->buf.len, durable);
+    if (!f->same) {
+        size_t len = strlen(f->path);
+        f->tmp = cp_xmalloc(len + 16);
+        memcpy(f->tmp, f->path, len);
+        memcpy(f->tmp + len, ".tmp.XXXXXX", 12);
+        int fd = mkstemp(f->tmp);
+        if (fd < 0) {
+            f->err = errno;
+            f->err_create = true;
+            free(f->tmp);
+            f->tmp = NULL;
+        } else {
+            int err = 0;
+            for (size_t off = 0; off < f->buf.len && !err;) {
+                ssize_t w = write(fd, f->buf.data + off, f->buf.len - off);
+                if (w < 0 && errno != EINTR)
+                    err = errno;
+                else if (w > 0)
+                    off += (size_t)w;
+            }
+            if (!err && fchmod(fd, 0644) != 0)
+                err = errno;
+            if (!err && (durable || f->sync) && fsync(fd) != 0)
+                err = errno;
+            if (close(fd) != 0 && !err)
+                err = errno;
+            f->err = err;
+        }
+    }
+    cp_buf_free(&f->buf);
+}
+
+/* Removes the temporary files of staged outputs. */
+static void unstage(struct out_file *f, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (f[i].tmp) {
+            unlink(f[i].tmp);
+            free(f[i].tmp);
+            f[i].tmp = NULL;
+        }
+}
+
+/* Renames the staged outputs into place.  A staging error or a signal that
+ * arrived makes it remove the temporary files with DIR unchanged.
+ * Replacing an existing file exchanges it with the temporary file
+ * (renameat2 RENAME_EXCHANGE), so that the old file stays under the
+ * temporary name until every rename has succeeded, and a failed rename
+ * undoes the earlier ones; where the exchange is unsupported, the old file
+ * is kept as a hard link instead.  Files were fsync'ed when staged if
+ * `durable` (--fsync) or marked `sync` (an artifact whose readers cannot
+ * tell it was cut short); DIR is fsync'ed only when `durable`
+ * (spec/cli.md).  Returns 0, or -1 after printing an error (no file
+ * changed), or -1 with a fatal signal pending (delivered when the caller
+ * restores the signal mask). */
+static int commit_all(struct out_file *f, size_t n, bool durable,
+                      const sigset_t *block, const sigset_t *old)
+{
+    int rc = 0;
+    size_t nchanged = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        if (f[i].err) {
+            if (f[i].err_create)
+                fprintf(stderr, "confpol build: cannot create a file in the "
+                                "output directory for '%s': %s\n",
+                        f[i].path, strerror(f[i].err));
+            else
+                fprintf(stderr, "confpol build: cannot write '%s': %s\n",
+                        f[i].path, strerror(f[i].err));
+            rc = -1;
+        }
+        if (f[i].tmp)
+            nchanged++;
+    }
+    bool intr = interrupted(block, old);
     /* Every destination must be absent or a regular file before the first
      * rename, so that a later rename cannot fail on it halfway through. */
     bool *exists = cp_xcalloc(n ? n : 1, sizeof *exists);
-    for (size_t i = 0; i < n && rc == 0 && !interrupted; i++) {
+    for (size_t i = 0; i < n && rc == 0 && !intr; i++) {
         struct stat st;
         if (!f[i].tmp)
             continue;
@@ -285,7 +323,7 @@ static int write_all(struct out_file *f, size_t n, bool durable)
             rc = -1;
         }
     }
-    if (rc == 0 && !interrupted && nchanged) {
+    if (rc == 0 && !intr && nchanged) {
         enum repl *how = cp_xcalloc(n, sizeof *how);
         char **bak = cp_xcalloc(n, sizeof *bak);
         for (size_t i = 0; i < n && rc == 0; i++) {
@@ -367,19 +405,14 @@ static int write_all(struct out_file *f, size_t n, bool durable)
                 unlink(bak[i]);
             }
             /* After an exchange the temporary name holds the old file,
-             * which the cleanup below removes. */
+             * which unstage removes. */
             free(bak[i]);
         }
         free(bak);
         free(how);
     }
-    for (size_t i = 0; i < n; i++)
-        if (f[i].tmp) {
-            unlink(f[i].tmp);
-            free(f[i].tmp);
-            f[i].tmp = NULL;
-        }
-    if (rc == 0 && !interrupted && durable && n) {
+    unstage(f, n);
+    if (rc == 0 && !intr && durable && n) {
         char *dir = cp_xstrdup(f[0].path);
         char *slash = strrchr(dir, '/');
         if (slash)
@@ -392,10 +425,7 @@ static int write_all(struct out_file *f, size_t n, bool durable)
         free(dir);
     }
     free(exists);
-    free(same);
-    /* A pending signal is delivered here and ends the process. */
-    sigprocmask(SIG_SETMASK, &old, NULL);
-    return interrupted ? -1 : rc;
+    return intr ? -1 : rc;
 }
 
 int cp_cmd_build(int argc, char **argv)
@@ -556,6 +586,14 @@ int cp_cmd_build(int argc, char **argv)
                        nbe == 2 ? "sbpl and bwrap" : bes[0]->name,
                        nbe == 2 ? "s" : "");
 
+    /* Outputs are staged as soon as each target has emitted them (one
+     * artifact in memory at a time), so the signals that would end the
+     * process are held from here to the last rename. */
+    bool staging = outdir && !shell, stage_failed = false;
+    sigset_t block, old;
+    fatal_signals(&block);
+    if (staging)
+        sigprocmask(SIG_BLOCK, &block, &old);
     for (size_t k = 0; k < nbe; k++) {
         const struct cp_backend *be = bes[k];
         size_t before = cp_diag_errors(&cx.diags);
@@ -575,15 +613,35 @@ int cp_cmd_build(int argc, char **argv)
             cp_diag_report(&cx.diags, CP0722, NULL, "bwrap: %zu mounts",
                            cp_bwrap_count_mounts(f->buf.data, f->buf.len));
         f->sync = !be->truncation_detected;
-        if (outdir && !shell)
+        if (staging && f->buf.len) {
             f->path = cp_arena_printf(cx.arena, "%s/%s%s", absdir,
                                       p->stem ? p->stem : "policy",
                                       be->suffix ? be->suffix : "");
+            if (stage_failed) {
+                f->output = true;
+                cp_buf_free(&f->buf);
+            } else {
+                stage(f, durable);
+                stage_failed = f->err != 0;
+            }
+        }
+        if (staging && interrupted(&block, &old))
+            break; /* commit_all sees it and removes what was staged */
+    }
+    if (staging && interrupted(&block, &old)) {
+        unstage(files, nfiles);
+        sigprocmask(SIG_SETMASK, &old, NULL); /* ends the process */
+        rc = 2;
+        goto out;
     }
     if (fidelity)
         print_fidelity(&cx, bes, nbe, &bo);
     cp_cli_print_diags(&c, &cx);
     if (cp_diag_errors(&cx.diags) || rc) {
+        if (staging) {
+            unstage(files, nfiles);
+            sigprocmask(SIG_SETMASK, &old, NULL);
+        }
         rc = 1;
         goto out;
     }
@@ -598,12 +656,12 @@ int cp_cmd_build(int argc, char **argv)
     struct out_file w[3];
     size_t nw = 0;
     for (size_t i = 0; i < nfiles; i++)
-        if (files[i].buf.len)
+        if (files[i].output)
             w[nw++] = files[i];
-    if (write_all(w, nw, durable) != 0)
+    if (commit_all(w, nw, durable, &block, &old) != 0)
         rc = 2;
-    for (size_t i = 0; i < nw; i++)
-        files[i].tmp = NULL;
+    /* A pending signal is delivered here and ends the process. */
+    sigprocmask(SIG_SETMASK, &old, NULL);
 
 out:
     for (size_t i = 0; i < nfiles; i++)
