@@ -13,6 +13,7 @@
  * rules are gitignore patterns: a literal byte that such a pattern would
  * read as syntax becomes '?', which matches it and more, so a deny rule
  * can only grow. */
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -80,6 +81,43 @@ static bool cl_set_add(struct cp_arena *a, struct cl_set *t, const char *s)
     return true;
 }
 
+/* The concatenation of the NULL-terminated list of strings, in the arena
+ * (rule texts and reasons are built per rule: no format parsing). */
+static const char *cl_cat(struct cp_arena *a, ...)
+{
+    va_list ap;
+    size_t n = 0;
+    va_start(ap, a);
+    for (const char *x; (x = va_arg(ap, const char *));)
+        n += strlen(x);
+    va_end(ap);
+    char *t = cp_arena_alloc(a, n + 1), *q = t;
+    va_start(ap, a);
+    for (const char *x; (x = va_arg(ap, const char *));) {
+        size_t l = strlen(x);
+        memcpy(q, x, l);
+        q += l;
+    }
+    va_end(ap);
+    *q = '\0';
+    return t;
+}
+
+/* Decimal of v in buf (24 bytes); returns buf. */
+static const char *cl_utoa(char *buf, unsigned long v)
+{
+    char tmp[24];
+    size_t n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    for (size_t i = 0; i < n; i++)
+        buf[i] = tmp[n - 1 - i];
+    buf[n] = '\0';
+    return buf;
+}
+
 /* A list of the settings object: strings in first-seen order, each once.
  * Built as plain string vectors and printed directly, without a JSON
  * tree (which held every string twice, plus a node per string). */
@@ -118,22 +156,26 @@ struct cl {
     bool net_restricted;
 };
 
-static void cl_report(struct cl *c, enum cp_diag_code code,
-                      const struct cp_rule *r, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void cl_report(struct cl *c, enum cp_diag_code code,
-                      const struct cp_rule *r, const char *fmt, ...)
+/* Counts an error; true when the diagnostic is to be reported. */
+static bool cl_reporting(struct cl *c, enum cp_diag_code code)
 {
     bool err = cp_diag_code_default(code) == CP_SEV_ERROR;
     if (err)
         c->errors++;
-    if (!c->d || (!err && !c->warnings))
-        return;
-    char msg[2048];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
+    return c->d && (err || c->warnings);
+}
+
+/* Reports msg (cut to 2047 bytes, as the formatted form always was). */
+static void cl_report_msg(struct cl *c, enum cp_diag_code code,
+                          const struct cp_rule *r, const char *msg)
+{
+    char cut[2048];
+    size_t n = strlen(msg);
+    if (n >= sizeof cut) {
+        memcpy(cut, msg, sizeof cut - 1);
+        cut[sizeof cut - 1] = '\0';
+        msg = cut;
+    }
     const struct cp_loc *loc = r && r->loc.src ? &r->loc : NULL;
     struct cp_diag *g = cp_diag_report(c->d, code, loc, "%s", msg);
     if (g && r && !r->loc.src && r->why)
@@ -141,6 +183,22 @@ static void cl_report(struct cl *c, enum cp_diag_code code,
                          cp_rule_kind_text(r->kind),
                          r->text && *r->text ? " " : "",
                          r->text ? r->text : "", r->why);
+}
+
+static void cl_report(struct cl *c, enum cp_diag_code code,
+                      const struct cp_rule *r, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void cl_report(struct cl *c, enum cp_diag_code code,
+                      const struct cp_rule *r, const char *fmt, ...)
+{
+    if (!cl_reporting(c, code))
+        return;
+    char msg[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    cl_report_msg(c, code, r, msg);
 }
 
 static void cl_fid(struct cl *c, const struct cp_rule *r, enum cp_fidelity f,
@@ -153,7 +211,7 @@ static void cl_fid(struct cl *c, const struct cp_rule *r, enum cp_fidelity f,
                   [CP_FID_NOT_ENFORCED] = 0};
     if (x->why && rank[f] >= rank[x->fid]) {
         if (rank[f] == rank[x->fid] && f != CP_FID_EXACT)
-            x->why = cp_arena_printf(c->a, "%s; %s", x->why, why);
+            x->why = cl_cat(c->a, x->why, "; ", why, (char *)NULL);
         return;
     }
     x->fid = f;
@@ -498,14 +556,14 @@ static void cl_gate(struct cl *c, const struct cp_rule *r, unsigned ordinal)
                   "cannot hold it");
         return;
     }
-    char idb[32];
-    snprintf(idb, sizeof idb, "gate#%u", ordinal);
-    const char *id = cp_arena_strdup(c->a, idb);
+    char num[24];
+    const char *id = cl_cat(c->a, "gate#", cl_utoa(num, ordinal), (char *)NULL);
     const char *where;
     if (r->loc.src) {
         const char *f = r->loc.src->path ? r->loc.src->path : "";
+        cl_utoa(num, r->loc.line);
         where = cp_json_utf8_valid(f, strlen(f))
-                    ? cp_arena_printf(c->a, "%s:%u", f, r->loc.line)
+                    ? cl_cat(c->a, f, ":", num, (char *)NULL)
                     : cp_arena_printf(c->a, "(file name not UTF-8):%u",
                                       r->loc.line);
     } else {
@@ -544,12 +602,13 @@ static void cl_gate(struct cl *c, const struct cp_rule *r, unsigned ordinal)
             cp_ob_adds(&b, g->words[i]);
         }
         struct cl_list *list = deny ? &c->perm_deny : &c->perm_ask;
-        cl_push(c, list, cp_arena_printf(c->a, "Bash(%s)", b.data));
+        cl_push(c, list, cl_cat(c->a, "Bash(", b.data, ")", (char *)NULL));
         if (g->trailing_any)
-            cl_push(c, list, cp_arena_printf(c->a, "Bash(%s *)", b.data));
+            cl_push(c, list,
+                    cl_cat(c->a, "Bash(", b.data, " *)", (char *)NULL));
         cp_buf_free(&b);
-        how = cp_arena_printf(c->a, "%s; also permissions.%s Bash rules",
-                              how, deny ? "deny" : "ask");
+        how = cl_cat(c->a, how, "; also permissions.", deny ? "deny" : "ask",
+                     " Bash rules", (char *)NULL);
     }
     cl_fid(c, r, CP_FID_EXACT, CP_DIAG__COUNT, how);
 }
@@ -559,8 +618,8 @@ static void cl_net(struct cl *c, const struct cp_rule *r)
     c->net_restricted = true;
     if (r->kind == CP_R_NET_ALLOW) {
         const struct cp_domain *dm = &r->u.dom;
-        const char *s = cp_arena_printf(c->a, "%s%s", dm->wildcard ? "*." : "",
-                                        dm->name);
+        const char *s = cl_cat(c->a, dm->wildcard ? "*." : "", dm->name,
+                               (char *)NULL);
         if (!c->coop)
             cl_push(c, &c->domains, s);
     }
@@ -736,12 +795,15 @@ static bool cl_run(struct cl *c)
         const struct cp_rule *r = p->rules[i];
         const struct cl_fid *f = &c->fids[i];
         if (f->why && f->code != CP_DIAG__COUNT)
-            cl_report(c, f->code, r, "claude: rule '%s%s%s' is %s: %s",
-                      cp_rule_kind_text(r->kind),
-                      r->text && *r->text ? " " : "", r->text ? r->text : "",
-                      f->fid == CP_FID_STRICTER ? "enforced stricter"
-                                                : "not fully enforced",
-                      f->why);
+            if (cl_reporting(c, f->code))
+                cl_report_msg(
+                    c, f->code, r,
+                    cl_cat(c->a, "claude: rule '", cp_rule_kind_text(r->kind),
+                           r->text && *r->text ? " " : "",
+                           r->text ? r->text : "", "' is ",
+                           f->fid == CP_FID_STRICTER ? "enforced stricter"
+                                                     : "not fully enforced",
+                           ": ", f->why, (char *)NULL));
     }
     if (!c->coop) {
         const char *lost = cl_runtime_lost(c);
