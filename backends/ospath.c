@@ -77,13 +77,86 @@ struct cp_path cp_ospath_prefix(const struct cp_path *p, size_t k)
     return q;
 }
 
-/* ---- sorted sets --------------------------------------------------------- */
+/* ---- sorting by encoded keys ----------------------------------------------- */
 
-static int cmp_pp(const void *x, const void *y)
+/* The key of a path: [depth, 2 bytes big-endian, with by_depth], then the
+ * root (0x00 absolute; 0x01 NAME 0x00 at a param), then per segment its
+ * kind + 1 and its bytes followed by 0x00.  Neither root names nor segments
+ * hold a NUL, so comparing keys bytewise (a shorter key first when it is a
+ * prefix) compares roots with strcmp, then segment by segment kind first
+ * and bytes with a shorter segment first, then a shorter path first:
+ * cp_ospath_cmp's order. */
+struct okey {
+    const unsigned char *k;
+    size_t len;
+    size_t i;
+};
+
+static int okey_cmp(const void *x, const void *y)
 {
-    const struct cp_path *const *a = x, *const *b = y;
-    return cp_ospath_cmp(*a, *b);
+    const struct okey *a = x, *b = y;
+    size_t n = a->len < b->len ? a->len : b->len;
+    int c = memcmp(a->k, b->k, n);
+    if (c)
+        return c;
+    if (a->len != b->len)
+        return a->len < b->len ? -1 : 1;
+    return a->i < b->i ? -1 : a->i > b->i; /* stable */
 }
+
+void cp_ospath_sort(const struct cp_path *const *paths, size_t n,
+                    bool by_depth, size_t *perm)
+{
+    if (n < 2) {
+        if (n)
+            perm[0] = 0;
+        return;
+    }
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct cp_path *p = paths[i];
+        total += 3 + (p->root ? strlen(p->root) + 2 : 1);
+        for (size_t j = 0; j < p->nsegs; j++)
+            total += p->segs[j].len + 2;
+    }
+    unsigned char *buf = cp_xmalloc(total ? total : 1);
+    struct okey *keys = cp_xmalloc(n * sizeof *keys);
+    unsigned char *q = buf;
+    for (size_t i = 0; i < n; i++) {
+        const struct cp_path *p = paths[i];
+        keys[i].k = q;
+        keys[i].i = i;
+        if (by_depth) {
+            size_t d = cp_ospath_depth(p);
+            if (d > 0xffff)
+                d = 0xffff; /* deeper than any path the parser accepts */
+            *q++ = (unsigned char)(d >> 8);
+            *q++ = (unsigned char)d;
+        }
+        if (p->root) {
+            size_t rl = strlen(p->root);
+            *q++ = 1;
+            memcpy(q, p->root, rl);
+            q += rl;
+        }
+        *q++ = 0;
+        for (size_t j = 0; j < p->nsegs; j++) {
+            *q++ = (unsigned char)(p->segs[j].kind + 1);
+            if (p->segs[j].len)
+                memcpy(q, p->segs[j].s, p->segs[j].len);
+            q += p->segs[j].len;
+            *q++ = 0;
+        }
+        keys[i].len = (size_t)(q - keys[i].k);
+    }
+    qsort(keys, n, sizeof *keys, okey_cmp);
+    for (size_t i = 0; i < n; i++)
+        perm[i] = keys[i].i;
+    free(keys);
+    free(buf);
+}
+
+/* ---- sorted sets --------------------------------------------------------- */
 
 /* Hash of a path's prefixes, extended one segment at a time (FNV-1a over
  * the root name, then each segment's kind and bytes, finalised). */
@@ -150,7 +223,13 @@ void cp_pathset_init(struct cp_arena *a, struct cp_pathset *s,
     s->mask = 0;
     if (n == 0)
         return;
-    qsort(v, n, sizeof *v, cmp_pp);
+    size_t *perm = cp_xmalloc(n * sizeof *perm);
+    cp_ospath_sort(v, n, false, perm);
+    const struct cp_path **sorted = cp_arena_alloc(a, n * sizeof *sorted);
+    for (size_t i = 0; i < n; i++)
+        sorted[i] = v[perm[i]];
+    free(perm);
+    memcpy(v, sorted, n * sizeof *v);
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
         if (k == 0 || cp_ospath_cmp(v[k - 1], v[i]) != 0)

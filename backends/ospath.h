@@ -25,6 +25,13 @@ bool cp_ospath_is_prefix(const struct cp_path *anc, const struct cp_path *p);
 /* The first k segments of p (shares p's segments). */
 struct cp_path cp_ospath_prefix(const struct cp_path *p, size_t k);
 
+/* Sets perm[0..n) to the indices of paths[0..n) in cp_ospath_cmp order
+ * or, with `by_depth`, by cp_ospath_depth first.  Each path is encoded
+ * once as a byte string whose bytewise order is that order, so a
+ * comparison is one memcmp.  Stable: equal paths keep their order. */
+void cp_ospath_sort(const struct cp_path *const *paths, size_t n,
+                    bool by_depth, size_t *perm);
+
 /* A sorted, de-duplicated set of literal paths. */
 struct cp_pathset {
     const struct cp_path **v;

@@ -16,6 +16,7 @@
  * escaped.  Only `\\` and `\"` are ever emitted as string escapes; a path
  * with a control character or invalid UTF-8 is rejected (CP0701). */
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,23 +65,28 @@ static void list_push(struct cp_arena *a, struct sb_list *l,
     l->n++;
 }
 
-static int item_cmp(const void *x, const void *y)
-{
-    const struct sb_item *a = x, *b = y;
-    return cp_ospath_cmp(&a->path, &b->path);
-}
-
 /* Sorts and drops duplicate paths. */
-static void list_sort(struct sb_list *l)
+static void list_sort(struct cp_arena *a, struct sb_list *l)
 {
     if (l->n < 2)
         return;
-    qsort(l->v, l->n, sizeof *l->v, item_cmp);
-    size_t k = 1;
-    for (size_t i = 1; i < l->n; i++)
-        if (cp_ospath_cmp(&l->v[k - 1].path, &l->v[i].path) != 0)
-            l->v[k++] = l->v[i];
+    const struct cp_path **pv = cp_xmalloc(l->n * sizeof *pv);
+    size_t *perm = cp_xmalloc(l->n * sizeof *perm);
+    for (size_t i = 0; i < l->n; i++)
+        pv[i] = &l->v[i].path;
+    cp_ospath_sort(pv, l->n, false, perm);
+    struct sb_item *v = cp_arena_alloc(a, l->n * sizeof *v);
+    size_t k = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        const struct sb_item *it = &l->v[perm[i]];
+        if (k == 0 || cp_ospath_cmp(&v[k - 1].path, &it->path) != 0)
+            v[k++] = *it;
+    }
+    free(perm);
+    free(pv);
+    l->v = v;
     l->n = k;
+    l->cap = k;
 }
 
 /* /tmp, /var and /etc are symlinks into /private on macOS; the kernel
@@ -471,13 +477,13 @@ static void analyse(struct sb *s)
             }
         }
 
-    list_sort(&s->writes);
-    list_sort(&s->execs);
-    list_sort(&s->dwrites);
-    list_sort(&s->dreads);
-    list_sort(&s->dexecs);
-    list_sort(&s->anc);
-    list_sort(&s->selfunl);
+    list_sort(s->a, &s->writes);
+    list_sort(s->a, &s->execs);
+    list_sort(s->a, &s->dwrites);
+    list_sort(s->a, &s->dreads);
+    list_sort(s->a, &s->dexecs);
+    list_sort(s->a, &s->anc);
+    list_sort(s->a, &s->selfunl);
 }
 
 static void sb_init(struct sb *s, const struct cp_policy *p,
@@ -573,7 +579,7 @@ static void sb_write(const struct sb *sp, struct cp_arena *a,
         list_push(a, &dx, s.dreads.v[i].r, s.dreads.v[i].path);
     for (size_t i = 0; i < s.dexecs.n; i++)
         list_push(a, &dx, s.dexecs.v[i].r, s.dexecs.v[i].path);
-    list_sort(&dx);
+    list_sort(a, &dx);
     rule(out, "deny process-exec*", &dx, SB_SUBTREE_DENY);
     rule(out, "deny file-write-unlink", &s.selfunl, SB_SUBTREE_DENY);
     rule(out, "deny file-write-unlink file-write-create", &s.anc, SB_EXACT);
