@@ -592,8 +592,10 @@ static void cl_gate(struct cl *c, const struct cp_rule *r, unsigned ordinal)
         plain = cl_plain_word(g->words[i]);
     if (plain && g->words[g->nwords - 1][strlen(g->words[g->nwords - 1]) - 1] == ':')
         plain = false; /* "x:" before " *" would read as the legacy ":*" */
-    const char *how = "the PreToolUse hook runs 'confpol gate' with the "
-                      "matcher of 'confpol explain'";
+#define CL_GATE_HOW                                                            \
+    "the PreToolUse hook runs 'confpol gate' with the matcher of 'confpol "    \
+    "explain'"
+    const char *how = CL_GATE_HOW;
     if (plain) {
         struct cp_buf b = {0};
         for (size_t i = 0; i < g->nwords; i++) {
@@ -607,8 +609,8 @@ static void cl_gate(struct cl *c, const struct cp_rule *r, unsigned ordinal)
             cl_push(c, list,
                     cl_cat(c->a, "Bash(", b.data, " *)", (char *)NULL));
         cp_buf_free(&b);
-        how = cl_cat(c->a, how, "; also permissions.", deny ? "deny" : "ask",
-                     " Bash rules", (char *)NULL);
+        how = deny ? CL_GATE_HOW "; also permissions.deny Bash rules"
+                   : CL_GATE_HOW "; also permissions.ask Bash rules";
     }
     cl_fid(c, r, CP_FID_EXACT, CP_DIAG__COUNT, how);
 }
