@@ -626,7 +626,7 @@ int cp_cmd_build(int argc, char **argv)
             }
         }
         if (staging && interrupted(&block, &old))
-            break; /* commit_all sees it and removes what was staged */
+            break; /* the rest is not built: see below */
     }
     if (staging && interrupted(&block, &old)) {
         unstage(files, nfiles);
