@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "backend.h"
@@ -658,8 +659,21 @@ int cp_cmd_build(int argc, char **argv)
     for (size_t i = 0; i < nfiles; i++)
         if (files[i].output)
             w[nw++] = files[i];
-    if (commit_all(w, nw, durable, &block, &old) != 0)
+    if (commit_all(w, nw, durable, &block, &old) != 0) {
         rc = 2;
+    } else {
+        /* The renames are done: DIR holds every new output, so a signal
+         * that arrived since the last check must not end the process with
+         * a failure status.  Consume it (spec/backends.md). */
+        sigset_t late;
+        sigemptyset(&late);
+        for (int sg = 1; sg < NSIG; sg++)
+            if (sigismember(&block, sg) && !sigismember(&old, sg))
+                sigaddset(&late, sg);
+        struct timespec zero = {0, 0};
+        while (sigtimedwait(&late, NULL, &zero) > 0)
+            ;
+    }
     /* A pending signal is delivered here and ends the process. */
     sigprocmask(SIG_SETMASK, &old, NULL);
 

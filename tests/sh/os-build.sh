@@ -136,6 +136,23 @@ if command -v strace >/dev/null; then
         grep -Eq 'rename(at2)?\(' strace.log && no "$mode: files were renamed after SIGINT"
         [ "$(snap ds)" = "$before" ] || { no "$mode: SIGINT while writing changed DIR"; ls -la ds; }
     done
+    # SIGINT after the renames (while the replaced file is removed): the
+    # build completes, exits 0 and DIR holds the new outputs.
+    rm -rf ds strace.log
+    mkdir ds; echo old >ds/p.sb
+    env --default-signal=INT strace -f -o strace.log -e trace=unlink \
+        -e inject=unlink:delay_enter=300000 \
+        "$CONFPOL" build --target all -o ds p.confpol 2>/dev/null &
+    pid=$!
+    i=0
+    until grep -q 'unlink(' strace.log 2>/dev/null || [ $i -ge 100 ]; do
+        sleep 0.05; i=$((i + 1))
+    done
+    pkill -INT -P $pid 2>/dev/null || kill -INT $pid
+    wait $pid; rc=$?
+    [ $rc -eq 0 ] || no "late SIGINT: exit $rc, want 0"
+    grep -q '^(version 1)' ds/p.sb || no "late SIGINT: p.sb is not the new one"
+    [ "$(ls -A ds | wc -l)" -eq 3 ] || { no "late SIGINT: files left in DIR"; ls -A ds; }
 elif [ "${CI:-}" = true ]; then
     no "strace is needed for the SIGINT case"
 fi
