@@ -24,6 +24,10 @@ struct cp_backend_opts {
 struct cp_backend {
     const char *name;   /* "sbpl", "bwrap", "claude" */
     const char *suffix; /* ".sb", ".bwrap", ".claude.json" */
+    /* Every reader rejects the artifact when it is cut short (the .bwrap
+     * trailer, JSON's closing brace), so a write that a crash truncates
+     * fails closed and build need not fsync it (spec/cli.md). */
+    bool truncation_detected;
     /* Reports what the target cannot express (errors at the rule, fidelity
      * warnings) and returns the number of errors. */
     int (*check)(const struct cp_policy *p, const struct cp_backend_opts *o,
@@ -43,6 +47,12 @@ struct cp_backend {
      * then it reports a note saying so. */
     bool (*emit)(const struct cp_policy *p, const struct cp_backend_opts *o,
                  struct cp_arena *a, struct cp_diags *d, struct cp_buf *out);
+    /* check, then emit when it added no error to d, from one analysis:
+     * the diagnostics and bytes of the two calls in a row.  Returns the
+     * number of errors check would return; out is left empty unless the
+     * artifact was emitted.  Scratch memory is freed before returning. */
+    int (*build)(const struct cp_policy *p, const struct cp_backend_opts *o,
+                 struct cp_diags *d, struct cp_buf *out);
 };
 
 extern const struct cp_backend cp_backend_sbpl;

@@ -72,26 +72,28 @@ static void push(struct cp_arena *a, struct bw_list *l, const struct cp_rule *r,
     l->n++;
 }
 
-static int depth_cmp(const void *x, const void *y)
-{
-    const struct bw_item *a = x, *b = y;
-    size_t da = cp_ospath_depth(a->path), db = cp_ospath_depth(b->path);
-    if (da != db)
-        return da < db ? -1 : 1;
-    return cp_ospath_cmp(a->path, b->path);
-}
-
 /* Broad before narrow; drops duplicate paths. */
-static void order(struct bw_list *l)
+static void order(struct cp_arena *a, struct bw_list *l)
 {
     if (l->n < 2)
         return;
-    qsort(l->v, l->n, sizeof *l->v, depth_cmp);
-    size_t k = 1;
-    for (size_t i = 1; i < l->n; i++)
-        if (cp_ospath_cmp(l->v[k - 1].path, l->v[i].path) != 0)
-            l->v[k++] = l->v[i];
+    const struct cp_path **pv = cp_xmalloc(l->n * sizeof *pv);
+    size_t *perm = cp_xmalloc(l->n * sizeof *perm);
+    for (size_t i = 0; i < l->n; i++)
+        pv[i] = l->v[i].path;
+    cp_ospath_sort(pv, l->n, true, perm);
+    struct bw_item *v = cp_arena_alloc(a, l->n * sizeof *v);
+    size_t k = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        const struct bw_item *it = &l->v[perm[i]];
+        if (k == 0 || cp_ospath_cmp(v[k - 1].path, it->path) != 0)
+            v[k++] = *it;
+    }
+    free(perm);
+    free(pv);
+    l->v = v;
     l->n = k;
+    l->cap = k;
 }
 
 static void set_of(struct cp_arena *a, struct cp_pathset *s,
@@ -454,14 +456,14 @@ static void analyse(struct bw *b)
                    "'exec /usr/bin'");
     }
 
-    order(&b->pinros);
-    order(&b->binds);
-    order(&b->pins);
-    order(&b->ros);
-    order(&b->roglobs);
-    order(&b->masks);
-    order(&b->maskglobs);
-    order(&b->execs);
+    order(a, &b->pinros);
+    order(a, &b->binds);
+    order(a, &b->pins);
+    order(a, &b->ros);
+    order(a, &b->roglobs);
+    order(a, &b->masks);
+    order(a, &b->maskglobs);
+    order(a, &b->execs);
 
     size_t mounts = b->pinros.n + b->binds.n + b->pins.n + b->ros.n +
                     b->masks.n;
@@ -813,29 +815,59 @@ static enum cp_fidelity cp_bwrap_fidelity(const struct cp_policy *p,
     return cp_fidtab_get(&b.ft, r, why);
 }
 
+static void bw_note_coop(const struct cp_policy *p, struct cp_diags *d)
+{
+    if (d)
+        cp_diag_report(d, CP0720, NULL,
+                       "bwrap: policy '%s' is cooperative: no bwrap "
+                       "artifact is written",
+                       p->stem ? p->stem : "");
+}
+
+/* Appends the artifact of an analysed, error-free, non-cooperative policy. */
+static void bw_write(struct bw *b, struct cp_buf *out)
+{
+    struct recs rs = {0};
+    build_records(b, &rs);
+    if (b->o && b->o->shell_format)
+        emit_shell(b, &rs, out);
+    else
+        emit_stream(b, &rs, out);
+}
+
 static bool cp_bwrap_emit(const struct cp_policy *p,
                           const struct cp_backend_opts *o, struct cp_arena *a,
                           struct cp_diags *d, struct cp_buf *out)
 {
     if (p->profile == CP_PROFILE_COOPERATIVE) {
-        if (d)
-            cp_diag_report(d, CP0720, NULL,
-                           "bwrap: policy '%s' is cooperative: no bwrap "
-                           "artifact is written",
-                           p->stem ? p->stem : "");
+        bw_note_coop(p, d);
         return true;
     }
     struct bw b;
     bw_init(&b, p, o, a, NULL);
     if (b.errors)
         return false;
-    struct recs rs = {0};
-    build_records(&b, &rs);
-    if (o && o->shell_format)
-        emit_shell(&b, &rs, out);
-    else
-        emit_stream(&b, &rs, out);
+    bw_write(&b, out);
     return true;
+}
+
+static int cp_bwrap_build(const struct cp_policy *p,
+                          const struct cp_backend_opts *o, struct cp_diags *d,
+                          struct cp_buf *out)
+{
+    struct cp_arena *a = cp_arena_new();
+    size_t before = cp_diag_errors(d);
+    struct bw b;
+    bw_init(&b, p, o, a, d);
+    int n = b.errors;
+    if (!n && cp_diag_errors(d) == before) {
+        if (p->profile == CP_PROFILE_COOPERATIVE)
+            bw_note_coop(p, d);
+        else
+            bw_write(&b, out);
+    }
+    cp_arena_free(a);
+    return n;
 }
 
 size_t cp_bwrap_count_mounts(const char *data, size_t len)
@@ -873,8 +905,10 @@ size_t cp_bwrap_count_mounts(const char *data, size_t len)
 const struct cp_backend cp_backend_bwrap = {
     .name = "bwrap",
     .suffix = ".bwrap",
+    .truncation_detected = true,
     .check = cp_bwrap_check,
     .fidelity = cp_bwrap_fidelity,
     .fidelity_all = cp_bwrap_fidelity_all,
     .emit = cp_bwrap_emit,
+    .build = cp_bwrap_build,
 };

@@ -13,12 +13,14 @@
  * rules are gitignore patterns: a literal byte that such a pattern would
  * read as syntax becomes '?', which matches it and more, so a deny rule
  * can only grow. */
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "backend.h"
 #include "match.h"
+#include "outbuf.h"
 #include "settings.h"
 
 /* Writable for Bash whatever the settings say (the sandbox runtime's own
@@ -79,6 +81,62 @@ static bool cl_set_add(struct cp_arena *a, struct cl_set *t, const char *s)
     return true;
 }
 
+/* The concatenation of the NULL-terminated list of strings, in the arena
+ * (rule texts and reasons are built per rule: no format parsing). */
+static const char *cl_cat(struct cp_arena *a, ...)
+{
+    va_list ap;
+    size_t n = 0;
+    va_start(ap, a);
+    for (const char *x; (x = va_arg(ap, const char *));)
+        n += strlen(x);
+    va_end(ap);
+    char *t = cp_arena_alloc(a, n + 1), *q = t;
+    va_start(ap, a);
+    for (const char *x; (x = va_arg(ap, const char *));) {
+        size_t l = strlen(x);
+        memcpy(q, x, l);
+        q += l;
+    }
+    va_end(ap);
+    *q = '\0';
+    return t;
+}
+
+/* Decimal of v in buf (24 bytes); returns buf. */
+static const char *cl_utoa(char *buf, unsigned long v)
+{
+    char tmp[24];
+    size_t n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    for (size_t i = 0; i < n; i++)
+        buf[i] = tmp[n - 1 - i];
+    buf[n] = '\0';
+    return buf;
+}
+
+/* A list of the settings object: strings in first-seen order, each once.
+ * Built as plain string vectors and printed directly, without a JSON
+ * tree (which held every string twice, plus a node per string). */
+struct cl_list {
+    const char **v;
+    size_t n, cap;
+    struct cl_set seen;
+};
+
+/* One entry of confpol.gates. */
+struct cl_gate_out {
+    const char *id, *kind, *pattern, *verdict, *where;
+};
+
+struct cl_gates {
+    struct cl_gate_out *v;
+    size_t n, cap;
+};
+
 struct cl {
     const struct cp_policy *p;
     struct cp_arena *a;
@@ -89,31 +147,35 @@ struct cl {
     bool coop;
     bool project_relative;
     struct cl_fid *fids;     /* per rule */
-    /* The object's lists. */
-    struct cp_jnode *allow_write, *deny_write, *deny_read, *domains;
-    struct cp_jnode *perm_deny, *perm_ask, *gates;
-    struct cl_set seen[6]; /* per list above, in that order */
+    /* The object's lists (arena strings, de-duplicated). */
+    struct cl_list allow_write, deny_write, deny_read, domains;
+    struct cl_list perm_deny, perm_ask;
+    struct cl_gates gates;
     struct cp_path runtime_paths[3];
     bool runtime_ok[3];
     bool net_restricted;
 };
 
-static void cl_report(struct cl *c, enum cp_diag_code code,
-                      const struct cp_rule *r, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void cl_report(struct cl *c, enum cp_diag_code code,
-                      const struct cp_rule *r, const char *fmt, ...)
+/* Counts an error; true when the diagnostic is to be reported. */
+static bool cl_reporting(struct cl *c, enum cp_diag_code code)
 {
     bool err = cp_diag_code_default(code) == CP_SEV_ERROR;
     if (err)
         c->errors++;
-    if (!c->d || (!err && !c->warnings))
-        return;
-    char msg[2048];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
+    return c->d && (err || c->warnings);
+}
+
+/* Reports msg (cut to 2047 bytes, as the formatted form always was). */
+static void cl_report_msg(struct cl *c, enum cp_diag_code code,
+                          const struct cp_rule *r, const char *msg)
+{
+    char cut[2048];
+    size_t n = strlen(msg);
+    if (n >= sizeof cut) {
+        memcpy(cut, msg, sizeof cut - 1);
+        cut[sizeof cut - 1] = '\0';
+        msg = cut;
+    }
     const struct cp_loc *loc = r && r->loc.src ? &r->loc : NULL;
     struct cp_diag *g = cp_diag_report(c->d, code, loc, "%s", msg);
     if (g && r && !r->loc.src && r->why)
@@ -121,6 +183,22 @@ static void cl_report(struct cl *c, enum cp_diag_code code,
                          cp_rule_kind_text(r->kind),
                          r->text && *r->text ? " " : "",
                          r->text ? r->text : "", r->why);
+}
+
+static void cl_report(struct cl *c, enum cp_diag_code code,
+                      const struct cp_rule *r, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void cl_report(struct cl *c, enum cp_diag_code code,
+                      const struct cp_rule *r, const char *fmt, ...)
+{
+    if (!cl_reporting(c, code))
+        return;
+    char msg[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    cl_report_msg(c, code, r, msg);
 }
 
 static void cl_fid(struct cl *c, const struct cp_rule *r, enum cp_fidelity f,
@@ -133,7 +211,7 @@ static void cl_fid(struct cl *c, const struct cp_rule *r, enum cp_fidelity f,
                   [CP_FID_NOT_ENFORCED] = 0};
     if (x->why && rank[f] >= rank[x->fid]) {
         if (rank[f] == rank[x->fid] && f != CP_FID_EXACT)
-            x->why = cp_arena_printf(c->a, "%s; %s", x->why, why);
+            x->why = cl_cat(c->a, x->why, "; ", why, (char *)NULL);
         return;
     }
     x->fid = f;
@@ -165,10 +243,10 @@ static void cl_rule_byte(struct cp_buf *b, char ch, bool *widened)
 {
     if (ch == '[' || ch == ']' || ch == '\\' || ch == ')' ||
         (unsigned char)ch < 0x20 || ch == 0x7f) {
-        cp_buf_addc(b, '?');
+        cp_ob_addc(b, '?');
         *widened = true;
     } else {
-        cp_buf_addc(b, ch);
+        cp_ob_addc(b, ch);
     }
 }
 
@@ -197,25 +275,25 @@ static bool cl_spell(struct cl *c, const struct cp_rule *r, struct cl_path *o)
     struct cp_buf sb = {0}, rb = {0};
     switch (root) {
     case CL_ABS:
-        cp_buf_adds(&rb, "/");
+        cp_ob_adds(&rb, "/");
         break;
     case CL_HOME:
-        cp_buf_adds(&sb, "~");
-        cp_buf_adds(&rb, "~");
+        cp_ob_adds(&sb, "~");
+        cp_ob_adds(&rb, "~");
         break;
     case CL_PROJECT:
-        cp_buf_adds(&sb, ".");
+        cp_ob_adds(&sb, ".");
         c->project_relative = true;
         break;
     }
     for (size_t i = 0; i < n; i++) {
         const struct cp_seg *s = &pp->segs[i];
-        cp_buf_addc(&sb, '/');
-        cp_buf_addc(&rb, '/');
+        cp_ob_addc(&sb, '/');
+        cp_ob_addc(&rb, '/');
         switch (s->kind) {
         case CP_SEG_ANY:
-            cp_buf_adds(&sb, "**");
-            cp_buf_adds(&rb, "**");
+            cp_ob_adds(&sb, "**");
+            cp_ob_adds(&rb, "**");
             o->glob = true;
             break;
         case CP_SEG_LIT:
@@ -223,7 +301,7 @@ static bool cl_spell(struct cl *c, const struct cp_rule *r, struct cl_path *o)
                 char ch = s->s[j];
                 o->glob |= cl_meta(ch);
                 /* Claude reads '[' as a class: '?' matches the byte too. */
-                cp_buf_addc(&sb, ch == '[' || ch == ']' ? '?' : ch);
+                cp_ob_addc(&sb, ch == '[' || ch == ']' ? '?' : ch);
                 cl_rule_byte(&rb, ch, &o->widened);
             }
             break;
@@ -235,11 +313,11 @@ static bool cl_spell(struct cl *c, const struct cp_rule *r, struct cl_path *o)
                     ch = s->s[++j]; /* an escaped byte: '*' or '?' stay
                                        wildcards, which match it too */
                 else if (ch == '*' || ch == '?') {
-                    cp_buf_addc(&sb, ch);
-                    cp_buf_addc(&rb, ch);
+                    cp_ob_addc(&sb, ch);
+                    cp_ob_addc(&rb, ch);
                     continue;
                 }
-                cp_buf_addc(&sb, ch == '[' || ch == ']' ? '?' : ch);
+                cp_ob_addc(&sb, ch == '[' || ch == ']' ? '?' : ch);
                 cl_rule_byte(&rb, ch, &o->widened);
             }
             break;
@@ -248,8 +326,8 @@ static bool cl_spell(struct cl *c, const struct cp_rule *r, struct cl_path *o)
     if (root == CL_ABS && n > 0) {
         /* "/a/b" -> "//a/b": absolute in both places. */
         struct cp_buf t = {0};
-        cp_buf_addc(&t, '/');
-        cp_buf_add(&t, sb.data, sb.len);
+        cp_ob_addc(&t, '/');
+        cp_ob_add(&t, sb.data, sb.len);
         cp_buf_free(&sb);
         sb = t;
     }
@@ -257,9 +335,9 @@ static bool cl_spell(struct cl *c, const struct cp_rule *r, struct cl_path *o)
     if (n == 0 && root == CL_ABS) {
         /* The root directory: "/" in sandbox lists, "//" in rules. */
         cp_buf_reset(&sb);
-        cp_buf_adds(&sb, "/");
+        cp_ob_adds(&sb, "/");
         cp_buf_reset(&rb);
-        cp_buf_adds(&rb, "//");
+        cp_ob_adds(&rb, "//");
     }
     /* A trailing blank would be stripped by gitignore. */
     if (rb.len && (rb.data[rb.len - 1] == ' ' || rb.data[rb.len - 1] == '\t')) {
@@ -279,26 +357,84 @@ static bool cl_spell(struct cl *c, const struct cp_rule *r, struct cl_path *o)
     return ok;
 }
 
-static void cl_push(struct cl *c, struct cp_jnode *arr, const char *s)
+static void cl_push(struct cl *c, struct cl_list *l, const char *s)
 {
-    struct cp_jnode *lists[6] = {c->allow_write, c->deny_write, c->deny_read,
-                                 c->domains,     c->perm_deny,  c->perm_ask};
-    for (size_t i = 0; i < 6; i++)
-        if (lists[i] == arr) {
-            if (cl_set_add(c->a, &c->seen[i], s))
-                cp_json_push(c->a, arr, cp_json_str(c->a, s, strlen(s)));
-            return;
-        }
+    if (!cl_set_add(c->a, &l->seen, s))
+        return;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 64;
+        const char **v = cp_arena_alloc(c->a, cap * sizeof *v);
+        if (l->n)
+            memcpy(v, l->v, l->n * sizeof *v);
+        l->v = v;
+        l->cap = cap;
+    }
+    l->v[l->n++] = s;
+}
+
+/* "TOOL(BASE)", or with `beneath` the same with "/" "**" appended inside
+ * the parentheses (only "**" after a trailing slash), in the arena. */
+static const char *cl_rule_text(struct cp_arena *a, const char *tool,
+                                const char *base, size_t blen, bool beneath,
+                                bool slash)
+{
+    size_t tl = strlen(tool);
+    size_t n = tl + 1 + blen + (beneath ? (slash ? 2 : 3) : 0) + 1;
+    char *t = cp_arena_alloc(a, n + 1);
+    char *q = t;
+    memcpy(q, tool, tl);
+    q += tl;
+    *q++ = '(';
+    memcpy(q, base, blen);
+    q += blen;
+    if (beneath) {
+        if (!slash)
+            *q++ = '/';
+        *q++ = '*';
+        *q++ = '*';
+    }
+    *q++ = ')';
+    *q = '\0';
+    return t;
 }
 
 /* Read(...) or Edit(...) deny rules for a path: the path and beneath. */
 static void cl_mirror(struct cl *c, const char *tool, const struct cl_path *o)
 {
+    size_t rl = strlen(o->rule);
     if (!o->root_only)
-        cl_push(c, c->perm_deny, cp_arena_printf(c->a, "%s(%s)", tool, o->rule));
-    bool slash = o->rule[0] && o->rule[strlen(o->rule) - 1] == '/';
-    cl_push(c, c->perm_deny,
-            cp_arena_printf(c->a, "%s(%s%s**)", tool, o->rule, slash ? "" : "/"));
+        cl_push(c, &c->perm_deny,
+                cl_rule_text(c->a, tool, o->rule, rl, false, false));
+    bool slash = rl && o->rule[rl - 1] == '/';
+    cl_push(c, &c->perm_deny, cl_rule_text(c->a, tool, o->rule, rl, true, slash));
+}
+
+/* False when the relation of pattern pp to the runtime directory rt (a
+ * literal path without unsatisfiable segments) surely is not CP_REL_YES,
+ * for both cp_path_contains (either way round) and cp_path_overlaps; true
+ * when it must be asked.  The relations build automata when the roots
+ * differ, which a whole policy's worth of rules makes the bulk of the
+ * work; these cases need none:
+ *   - pp absolute with a literal first segment, rt at a param: a binding
+ *     of the param outside that segment shares no path with pp;
+ *   - pp at a param, rt absolute below "/": likewise, a binding outside
+ *     rt's first segment;
+ *   - two different params: the answer depends on their values (MAY);
+ *   - same root and different literal first segments: disjoint. */
+static bool cl_may_be_yes(const struct cp_path *pp, const struct cp_path *rt)
+{
+    bool pl = pp->nsegs > 0 && pp->segs[0].kind == CP_SEG_LIT;
+    if (!pp->root && rt->root)
+        return !pl;
+    if (pp->root && !rt->root)
+        return rt->nsegs == 0;
+    if (pp->root && rt->root && strcmp(pp->root, rt->root) != 0)
+        return false;
+    if (pl && rt->nsegs > 0 && rt->segs[0].kind == CP_SEG_LIT &&
+        (pp->segs[0].len != rt->segs[0].len ||
+         memcmp(pp->segs[0].s, rt->segs[0].s, pp->segs[0].len) != 0))
+        return false;
+    return true;
 }
 
 /* Does a deny-write pattern reach one of the runtime's writable dirs? */
@@ -308,7 +444,7 @@ static const char *cl_runtime_overlap(struct cl *c, const struct cp_path *pp)
         const char *param;
         /* Only a sure overlap: with PROJECT = HOME every project path
          * "may" overlap; the policy-wide warning covers that case. */
-        if (c->runtime_ok[i] &&
+        if (c->runtime_ok[i] && cl_may_be_yes(pp, &c->runtime_paths[i]) &&
             cp_path_overlaps(pp, &c->runtime_paths[i], &param) == CP_REL_YES)
             return cl_runtime_writable[i];
     }
@@ -332,14 +468,14 @@ static void cl_path_rule(struct cl *c, const struct cp_rule *r)
                    "a write glob is not granted: Claude Code skips globs in "
                    "allowWrite on Linux, so the claude target omits it");
         } else {
-            cl_push(c, c->allow_write, o.sandbox);
+            cl_push(c, &c->allow_write, o.sandbox);
             cl_fid(c, r, CP_FID_EXACT, CP_DIAG__COUNT,
                    "sandbox.filesystem.allowWrite");
         }
         return;
     case CP_R_DENY_WRITE:
         if (!c->coop)
-            cl_push(c, c->deny_write, o.sandbox);
+            cl_push(c, &c->deny_write, o.sandbox);
         cl_mirror(c, "Edit", &o);
         if (c->coop)
             cl_fid(c, r, CP_FID_NOT_ENFORCED, CP_DIAG__COUNT,
@@ -365,7 +501,7 @@ static void cl_path_rule(struct cl *c, const struct cp_rule *r)
         break;
     case CP_R_DENY_READ:
         if (!c->coop)
-            cl_push(c, c->deny_read, o.sandbox);
+            cl_push(c, &c->deny_read, o.sandbox);
         cl_mirror(c, "Read", &o);
         if (c->coop)
             cl_fid(c, r, CP_FID_NOT_ENFORCED, CP_DIAG__COUNT,
@@ -420,26 +556,35 @@ static void cl_gate(struct cl *c, const struct cp_rule *r, unsigned ordinal)
                   "cannot hold it");
         return;
     }
-    struct cp_jnode *e = cp_json_new(c->a, CP_J_OBJ);
-    const char *id = cp_arena_printf(c->a, "gate#%u", ordinal);
+    char num[24];
+    const char *id = cl_cat(c->a, "gate#", cl_utoa(num, ordinal), (char *)NULL);
     const char *where;
     if (r->loc.src) {
         const char *f = r->loc.src->path ? r->loc.src->path : "";
+        cl_utoa(num, r->loc.line);
         where = cp_json_utf8_valid(f, strlen(f))
-                    ? cp_arena_printf(c->a, "%s:%u", f, r->loc.line)
+                    ? cl_cat(c->a, f, ":", num, (char *)NULL)
                     : cp_arena_printf(c->a, "(file name not UTF-8):%u",
                                       r->loc.line);
     } else {
         where = "(implicit)";
     }
-    const char *kind = g->kind == CP_GATE_REGEX ? "regex" : "words";
-    cp_json_set(c->a, e, "id", cp_json_str(c->a, id, strlen(id)));
-    cp_json_set(c->a, e, "kind", cp_json_str(c->a, kind, strlen(kind)));
-    cp_json_set(c->a, e, "pattern", cp_json_str(c->a, g->text, strlen(g->text)));
-    cp_json_set(c->a, e, "verdict", cp_json_str(c->a, deny ? "deny" : "ask",
-                                                deny ? 4 : 3));
-    cp_json_set(c->a, e, "where", cp_json_str(c->a, where, strlen(where)));
-    cp_json_push(c->a, c->gates, e);
+    struct cl_gates *gs = &c->gates;
+    if (gs->n == gs->cap) {
+        size_t cap = gs->cap ? 2 * gs->cap : 16;
+        struct cl_gate_out *v = cp_arena_alloc(c->a, cap * sizeof *v);
+        if (gs->n)
+            memcpy(v, gs->v, gs->n * sizeof *v);
+        gs->v = v;
+        gs->cap = cap;
+    }
+    gs->v[gs->n++] = (struct cl_gate_out){
+        .id = id,
+        .kind = g->kind == CP_GATE_REGEX ? "regex" : "words",
+        .pattern = g->text,
+        .verdict = deny ? "deny" : "ask",
+        .where = where,
+    };
 
     /* A Bash rule too, when Claude's syntax says exactly the same. */
     bool plain = g->kind == CP_GATE_WORDS && g->nwords > 0;
@@ -447,22 +592,25 @@ static void cl_gate(struct cl *c, const struct cp_rule *r, unsigned ordinal)
         plain = cl_plain_word(g->words[i]);
     if (plain && g->words[g->nwords - 1][strlen(g->words[g->nwords - 1]) - 1] == ':')
         plain = false; /* "x:" before " *" would read as the legacy ":*" */
-    const char *how = "the PreToolUse hook runs 'confpol gate' with the "
-                      "matcher of 'confpol explain'";
+#define CL_GATE_HOW                                                            \
+    "the PreToolUse hook runs 'confpol gate' with the matcher of 'confpol "    \
+    "explain'"
+    const char *how = CL_GATE_HOW;
     if (plain) {
         struct cp_buf b = {0};
         for (size_t i = 0; i < g->nwords; i++) {
             if (i)
-                cp_buf_addc(&b, ' ');
-            cp_buf_adds(&b, g->words[i]);
+                cp_ob_addc(&b, ' ');
+            cp_ob_adds(&b, g->words[i]);
         }
-        struct cp_jnode *list = deny ? c->perm_deny : c->perm_ask;
-        cl_push(c, list, cp_arena_printf(c->a, "Bash(%s)", b.data));
+        struct cl_list *list = deny ? &c->perm_deny : &c->perm_ask;
+        cl_push(c, list, cl_cat(c->a, "Bash(", b.data, ")", (char *)NULL));
         if (g->trailing_any)
-            cl_push(c, list, cp_arena_printf(c->a, "Bash(%s *)", b.data));
+            cl_push(c, list,
+                    cl_cat(c->a, "Bash(", b.data, " *)", (char *)NULL));
         cp_buf_free(&b);
-        how = cp_arena_printf(c->a, "%s; also permissions.%s Bash rules",
-                              how, deny ? "deny" : "ask");
+        how = deny ? CL_GATE_HOW "; also permissions.deny Bash rules"
+                   : CL_GATE_HOW "; also permissions.ask Bash rules";
     }
     cl_fid(c, r, CP_FID_EXACT, CP_DIAG__COUNT, how);
 }
@@ -472,10 +620,10 @@ static void cl_net(struct cl *c, const struct cp_rule *r)
     c->net_restricted = true;
     if (r->kind == CP_R_NET_ALLOW) {
         const struct cp_domain *dm = &r->u.dom;
-        const char *s = cp_arena_printf(c->a, "%s%s", dm->wildcard ? "*." : "",
-                                        dm->name);
+        const char *s = cl_cat(c->a, dm->wildcard ? "*." : "", dm->name,
+                               (char *)NULL);
         if (!c->coop)
-            cl_push(c, c->domains, s);
+            cl_push(c, &c->domains, s);
     }
     if (c->coop) {
         cl_fid(c, r, CP_FID_NOT_ENFORCED, CP_DIAG__COUNT,
@@ -546,7 +694,7 @@ static void cl_default_write(struct cl *c)
         struct cp_rule fake = {.kind = CP_R_DENY_WRITE, .u.path = proj};
         struct cl_path o;
         if (cl_spell(c, &fake, &o)) {
-            cl_push(c, c->deny_write, o.sandbox);
+            cl_push(c, &c->deny_write, o.sandbox);
             cl_mirror(c, "Edit", &o);
         }
         return;
@@ -569,6 +717,10 @@ static const char *cl_runtime_lost(struct cl *c)
         const char *param;
         for (size_t k = 0; c->runtime_ok[i] && k < c->p->nrules; k++) {
             const struct cp_rule *r = c->p->rules[k];
+            if (r->kind != CP_R_WRITE && r->kind != CP_R_DENY_WRITE)
+                continue;
+            if (!cl_may_be_yes(&r->u.path, &c->runtime_paths[i]))
+                continue;
             if (r->kind == CP_R_WRITE && !r->u.path.has_glob &&
                 cp_path_contains(&r->u.path, &c->runtime_paths[i], &param) ==
                     CP_REL_YES)
@@ -601,13 +753,6 @@ static bool cl_run(struct cl *c)
     const struct cp_policy *p = c->p;
     c->coop = p->profile == CP_PROFILE_COOPERATIVE;
     c->fids = cp_arena_alloc(c->a, (p->nrules ? p->nrules : 1) * sizeof *c->fids);
-    c->allow_write = cp_json_new(c->a, CP_J_ARR);
-    c->deny_write = cp_json_new(c->a, CP_J_ARR);
-    c->deny_read = cp_json_new(c->a, CP_J_ARR);
-    c->domains = cp_json_new(c->a, CP_J_ARR);
-    c->perm_deny = cp_json_new(c->a, CP_J_ARR);
-    c->perm_ask = cp_json_new(c->a, CP_J_ARR);
-    c->gates = cp_json_new(c->a, CP_J_ARR);
     for (size_t i = 0; i < 3; i++) {
         size_t off;
         c->runtime_ok[i] =
@@ -643,7 +788,7 @@ static bool cl_run(struct cl *c)
         }
     }
     if (c->net_restricted)
-        cl_push(c, c->perm_deny, "WebFetch");
+        cl_push(c, &c->perm_deny, "WebFetch");
     if (!c->coop)
         cl_default_write(c);
 
@@ -652,12 +797,15 @@ static bool cl_run(struct cl *c)
         const struct cp_rule *r = p->rules[i];
         const struct cl_fid *f = &c->fids[i];
         if (f->why && f->code != CP_DIAG__COUNT)
-            cl_report(c, f->code, r, "claude: rule '%s%s%s' is %s: %s",
-                      cp_rule_kind_text(r->kind),
-                      r->text && *r->text ? " " : "", r->text ? r->text : "",
-                      f->fid == CP_FID_STRICTER ? "enforced stricter"
-                                                : "not fully enforced",
-                      f->why);
+            if (cl_reporting(c, f->code))
+                cl_report_msg(
+                    c, f->code, r,
+                    cl_cat(c->a, "claude: rule '", cp_rule_kind_text(r->kind),
+                           r->text && *r->text ? " " : "",
+                           r->text ? r->text : "", "' is ",
+                           f->fid == CP_FID_STRICTER ? "enforced stricter"
+                                                     : "not fully enforced",
+                           ": ", f->why, (char *)NULL));
     }
     if (!c->coop) {
         const char *lost = cl_runtime_lost(c);
@@ -749,9 +897,240 @@ static void cp_claude_fidelity_all(const struct cp_policy *p,
     }
 }
 
-static struct cp_jnode *cl_bool(struct cl *c, bool v)
+/* ---- printing ------------------------------------------------------------ */
+
+/* A JSON string exactly as cp_json_quote writes it (runtime/settings.c),
+ * with runs of bytes that need no escape copied at once. */
+static void cl_quote(struct cp_buf *b, const char *s, size_t len)
 {
-    return cp_json_bool(c->a, v);
+    const unsigned char *p = (const unsigned char *)s;
+    cp_ob_addc(b, '"');
+    for (size_t i = 0; i < len;) {
+        size_t j = i;
+        while (j < len && p[j] >= 0x20 && p[j] < 0x80 && p[j] != '"' &&
+               p[j] != '\\')
+            j++;
+        if (j > i) {
+            cp_ob_add(b, s + i, j - i);
+            i = j;
+            continue;
+        }
+        unsigned c = p[i];
+        char esc[16];
+        if (c >= 0x80) {
+            uint32_t cp;
+            size_t n = c >= 0xf0 ? 3 : c >= 0xe0 ? 2 : 1;
+            cp = c & (n == 3 ? 0x07 : n == 2 ? 0x0f : 0x1f);
+            for (size_t k = 1; k <= n && i + k < len; k++)
+                cp = (cp << 6) | (p[i + k] & 0x3f);
+            i += n + 1;
+            if (cp >= 0x10000) {
+                cp -= 0x10000;
+                snprintf(esc, sizeof esc, "\\u%04x\\u%04x",
+                         (unsigned)(0xd800 + (cp >> 10)),
+                         (unsigned)(0xdc00 + (cp & 0x3ff)));
+            } else {
+                snprintf(esc, sizeof esc, "\\u%04x", (unsigned)cp);
+            }
+            cp_ob_adds(b, esc);
+            continue;
+        }
+        i++;
+        switch (c) {
+        case '"': cp_ob_adds(b, "\\\""); break;
+        case '\\': cp_ob_adds(b, "\\\\"); break;
+        case '\b': cp_ob_adds(b, "\\b"); break;
+        case '\f': cp_ob_adds(b, "\\f"); break;
+        case '\n': cp_ob_adds(b, "\\n"); break;
+        case '\r': cp_ob_adds(b, "\\r"); break;
+        case '\t': cp_ob_adds(b, "\\t"); break;
+        default:
+            snprintf(esc, sizeof esc, "\\u%04x", c);
+            cp_ob_adds(b, esc);
+        }
+    }
+    cp_ob_addc(b, '"');
+}
+
+/* The canonical layout of cp_json_print (runtime/settings.c) with a
+ * two-space unit, written as it goes: a member or element starts with ","
+ * unless first, a newline and the indentation; a non-empty container ends
+ * with a newline, the outer indentation and its bracket; an empty one is
+ * "[]".  The artifact's bytes must be those of that printer. */
+struct cl_jw {
+    struct cp_buf *b;
+    size_t depth;
+    bool first;
+};
+
+static void jw_sep(struct cl_jw *w)
+{
+    size_t ind = 2 * w->depth;
+    char *d = cp_ob_room(w->b, 2 + ind);
+    size_t k = 0;
+    if (!w->first)
+        d[k++] = ',';
+    d[k++] = '\n';
+    memset(d + k, ' ', ind);
+    w->b->len += k + ind;
+    w->b->data[w->b->len] = '\0';
+    w->first = false;
+}
+
+static void jw_key(struct cl_jw *w, const char *key)
+{
+    jw_sep(w);
+    cl_quote(w->b, key, strlen(key));
+    cp_ob_add(w->b, ": ", 2);
+}
+
+static void jw_open(struct cl_jw *w, char ch)
+{
+    cp_ob_addc(w->b, ch);
+    w->depth++;
+    w->first = true;
+}
+
+static void jw_close(struct cl_jw *w, char ch)
+{
+    w->depth--;
+    w->first = true; /* no comma before the closing line */
+    jw_sep(w);
+    cp_ob_addc(w->b, ch);
+}
+
+static void jw_str(struct cl_jw *w, const char *s)
+{
+    cl_quote(w->b, s, strlen(s));
+}
+
+static void jw_bool(struct cl_jw *w, const char *key, bool v)
+{
+    jw_key(w, key);
+    cp_ob_adds(w->b, v ? "true" : "false");
+}
+
+static void jw_list(struct cl_jw *w, const char *key, const struct cl_list *l)
+{
+    jw_key(w, key);
+    if (!l->n) {
+        cp_ob_add(w->b, "[]", 2);
+        return;
+    }
+    jw_open(w, '[');
+    for (size_t i = 0; i < l->n; i++) {
+        jw_sep(w);
+        jw_str(w, l->v[i]);
+    }
+    jw_close(w, ']');
+}
+
+/* Appends the settings object of a lowered, error-free policy.  Keys in
+ * byte order at every level (the seed's sort_keys layout). */
+static void cl_write(const struct cl *c, struct cp_buf *out)
+{
+    const struct cp_policy *p = c->p;
+    struct cl_jw w = {.b = out, .depth = 0, .first = true};
+    jw_open(&w, '{');
+
+    jw_key(&w, "confpol");
+    jw_open(&w, '{');
+    jw_bool(&w, "failClosed", cl_fail_closed(p));
+    jw_key(&w, "gates");
+    if (!c->gates.n) {
+        cp_ob_add(out, "[]", 2);
+    } else {
+        jw_open(&w, '[');
+        for (size_t i = 0; i < c->gates.n; i++) {
+            const struct cl_gate_out *g = &c->gates.v[i];
+            jw_sep(&w);
+            jw_open(&w, '{');
+            jw_key(&w, "id");
+            jw_str(&w, g->id);
+            jw_key(&w, "kind");
+            jw_str(&w, g->kind);
+            jw_key(&w, "pattern");
+            jw_str(&w, g->pattern);
+            jw_key(&w, "verdict");
+            jw_str(&w, g->verdict);
+            jw_key(&w, "where");
+            jw_str(&w, g->where);
+            jw_close(&w, '}');
+        }
+        jw_close(&w, ']');
+    }
+    jw_key(&w, "profile");
+    jw_str(&w, cp_profile_text(p->profile));
+    jw_bool(&w, "projectRelative", c->project_relative);
+    jw_key(&w, "stem");
+    jw_str(&w, p->stem);
+    jw_key(&w, "version");
+    cp_ob_addc(out, '1');
+    jw_close(&w, '}');
+
+    if (c->gates.n) {
+        struct cp_buf cmd = {0};
+        cp_ob_adds(&cmd, "confpol gate ");
+        cp_settings_shell_quote(&cmd, cp_arena_printf(c->a, "%s.claude.json",
+                                                      p->stem));
+        jw_key(&w, "hooks");
+        jw_open(&w, '{');
+        jw_key(&w, "PreToolUse");
+        jw_open(&w, '[');
+        jw_sep(&w);
+        jw_open(&w, '{');
+        jw_key(&w, "hooks");
+        jw_open(&w, '[');
+        jw_sep(&w);
+        jw_open(&w, '{');
+        jw_key(&w, "command");
+        cl_quote(out, cmd.data, cmd.len);
+        jw_key(&w, "type");
+        jw_str(&w, "command");
+        jw_close(&w, '}');
+        jw_close(&w, ']');
+        jw_key(&w, "matcher");
+        jw_str(&w, "Bash");
+        jw_close(&w, '}');
+        jw_close(&w, ']');
+        jw_close(&w, '}');
+        cp_buf_free(&cmd);
+    }
+
+    if (c->perm_ask.n || c->perm_deny.n) {
+        jw_key(&w, "permissions");
+        jw_open(&w, '{');
+        if (c->perm_ask.n)
+            jw_list(&w, "ask", &c->perm_ask);
+        if (c->perm_deny.n)
+            jw_list(&w, "deny", &c->perm_deny);
+        jw_close(&w, '}');
+    }
+
+    if (!c->coop) {
+        jw_key(&w, "sandbox");
+        jw_open(&w, '{');
+        jw_bool(&w, "allowUnsandboxedCommands", false);
+        jw_bool(&w, "autoAllowBashIfSandboxed", false);
+        jw_bool(&w, "enabled", true);
+        jw_bool(&w, "failIfUnavailable", p->fail == CP_FAIL_CLOSED);
+        jw_key(&w, "filesystem");
+        jw_open(&w, '{');
+        jw_list(&w, "allowWrite", &c->allow_write);
+        jw_list(&w, "denyRead", &c->deny_read);
+        jw_list(&w, "denyWrite", &c->deny_write);
+        jw_close(&w, '}');
+        if (c->net_restricted) {
+            jw_key(&w, "network");
+            jw_open(&w, '{');
+            jw_list(&w, "allowedDomains", &c->domains);
+            jw_bool(&w, "strictAllowlist", true);
+            jw_close(&w, '}');
+        }
+        jw_close(&w, '}');
+    }
+    jw_close(&w, '}');
+    cp_ob_addc(out, '\n');
 }
 
 static bool cp_claude_emit(const struct cp_policy *p,
@@ -763,79 +1142,34 @@ static bool cp_claude_emit(const struct cp_policy *p,
     cl_init(&c, p, a, d, false);
     if (!cl_run(&c))
         return false;
-
-    struct cp_jnode *root = cp_json_new(a, CP_J_OBJ);
-    /* Keys in byte order at every level (the seed's sort_keys layout). */
-    struct cp_jnode *conf = cp_json_new(a, CP_J_OBJ);
-    cp_json_set(a, conf, "failClosed", cl_bool(&c, cl_fail_closed(p)));
-    cp_json_set(a, conf, "gates", c.gates);
-    const char *prof = cp_profile_text(p->profile);
-    cp_json_set(a, conf, "profile", cp_json_str(a, prof, strlen(prof)));
-    cp_json_set(a, conf, "projectRelative", cl_bool(&c, c.project_relative));
-    cp_json_set(a, conf, "stem", cp_json_str(a, p->stem, strlen(p->stem)));
-    cp_json_set(a, conf, "version", cp_json_int(a, 1));
-    cp_json_set(a, root, "confpol", conf);
-
-    if (c.gates->n) {
-        struct cp_buf cmd = {0};
-        cp_buf_adds(&cmd, "confpol gate ");
-        cp_settings_shell_quote(&cmd, cp_arena_printf(a, "%s.claude.json",
-                                                      p->stem));
-        struct cp_jnode *h = cp_json_new(a, CP_J_OBJ);
-        cp_json_set(a, h, "command", cp_json_str(a, cmd.data, cmd.len));
-        cp_json_set(a, h, "type", cp_json_str(a, "command", 7));
-        cp_buf_free(&cmd);
-        struct cp_jnode *hs = cp_json_new(a, CP_J_ARR);
-        cp_json_push(a, hs, h);
-        struct cp_jnode *grp = cp_json_new(a, CP_J_OBJ);
-        cp_json_set(a, grp, "hooks", hs);
-        cp_json_set(a, grp, "matcher", cp_json_str(a, "Bash", 4));
-        struct cp_jnode *pre = cp_json_new(a, CP_J_ARR);
-        cp_json_push(a, pre, grp);
-        struct cp_jnode *hooks = cp_json_new(a, CP_J_OBJ);
-        cp_json_set(a, hooks, "PreToolUse", pre);
-        cp_json_set(a, root, "hooks", hooks);
-    }
-
-    if (c.perm_ask->n || c.perm_deny->n) {
-        struct cp_jnode *perm = cp_json_new(a, CP_J_OBJ);
-        if (c.perm_ask->n)
-            cp_json_set(a, perm, "ask", c.perm_ask);
-        if (c.perm_deny->n)
-            cp_json_set(a, perm, "deny", c.perm_deny);
-        cp_json_set(a, root, "permissions", perm);
-    }
-
-    if (!c.coop) {
-        struct cp_jnode *sb = cp_json_new(a, CP_J_OBJ);
-        cp_json_set(a, sb, "allowUnsandboxedCommands", cl_bool(&c, false));
-        cp_json_set(a, sb, "autoAllowBashIfSandboxed", cl_bool(&c, false));
-        cp_json_set(a, sb, "enabled", cl_bool(&c, true));
-        cp_json_set(a, sb, "failIfUnavailable",
-                    cl_bool(&c, p->fail == CP_FAIL_CLOSED));
-        struct cp_jnode *fs = cp_json_new(a, CP_J_OBJ);
-        cp_json_set(a, fs, "allowWrite", c.allow_write);
-        cp_json_set(a, fs, "denyRead", c.deny_read);
-        cp_json_set(a, fs, "denyWrite", c.deny_write);
-        cp_json_set(a, sb, "filesystem", fs);
-        if (c.net_restricted) {
-            struct cp_jnode *net = cp_json_new(a, CP_J_OBJ);
-            cp_json_set(a, net, "allowedDomains", c.domains);
-            cp_json_set(a, net, "strictAllowlist", cl_bool(&c, true));
-            cp_json_set(a, sb, "network", net);
-        }
-        cp_json_set(a, root, "sandbox", sb);
-    }
-    cp_json_print(out, root, "", "  ", false);
-    cp_buf_addc(out, '\n');
+    cl_write(&c, out);
     return true;
+}
+
+static int cp_claude_build(const struct cp_policy *p,
+                           const struct cp_backend_opts *o, struct cp_diags *d,
+                           struct cp_buf *out)
+{
+    (void)o;
+    struct cp_arena *a = cp_arena_new();
+    size_t before = cp_diag_errors(d);
+    struct cl c;
+    cl_init(&c, p, a, d, true);
+    cl_run(&c);
+    int errors = c.errors;
+    if (!errors && cp_diag_errors(d) == before)
+        cl_write(&c, out);
+    cp_arena_free(a);
+    return errors;
 }
 
 const struct cp_backend cp_backend_claude = {
     .name = "claude",
     .suffix = ".claude.json",
+    .truncation_detected = true,
     .check = cp_claude_check,
     .fidelity = cp_claude_fidelity,
     .fidelity_all = cp_claude_fidelity_all,
     .emit = cp_claude_emit,
+    .build = cp_claude_build,
 };

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Path helpers of the OS backends.  The order of cp_ospath_cmp makes the
- * subtree of a path a contiguous run right after it, so "is some member an
- * ancestor of p" is one binary search per prefix of p and "is some member
- * beneath p" is one binary search: no pairwise scan, whatever the size of
- * the policy. */
+ * subtree of a path a contiguous run right after it, so "is some member
+ * beneath p" is one binary search; "is some member an ancestor of p" is one
+ * probe of a hash index per prefix of p, the prefix hashes extended a
+ * segment at a time: no pairwise scan, whatever the size of the policy. */
 #include "ospath.h"
 
 #include <stdlib.h>
@@ -77,12 +77,139 @@ struct cp_path cp_ospath_prefix(const struct cp_path *p, size_t k)
     return q;
 }
 
+/* ---- sorting by encoded keys ----------------------------------------------- */
+
+/* The key of a path: [depth, 2 bytes big-endian, with by_depth], then the
+ * root (0x00 absolute; 0x01 NAME 0x00 at a param), then per segment its
+ * kind + 1 and its bytes followed by 0x00.  Neither root names nor segments
+ * hold a NUL, so comparing keys bytewise (a shorter key first when it is a
+ * prefix) compares roots with strcmp, then segment by segment kind first
+ * and bytes with a shorter segment first, then a shorter path first:
+ * cp_ospath_cmp's order. */
+struct okey {
+    const unsigned char *k;
+    size_t len;
+    size_t i;
+};
+
+static int okey_cmp(const void *x, const void *y)
+{
+    const struct okey *a = x, *b = y;
+    size_t n = a->len < b->len ? a->len : b->len;
+    int c = memcmp(a->k, b->k, n);
+    if (c)
+        return c;
+    if (a->len != b->len)
+        return a->len < b->len ? -1 : 1;
+    return a->i < b->i ? -1 : a->i > b->i; /* stable */
+}
+
+void cp_ospath_sort(const struct cp_path *const *paths, size_t n,
+                    bool by_depth, size_t *perm)
+{
+    if (n < 2) {
+        if (n)
+            perm[0] = 0;
+        return;
+    }
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct cp_path *p = paths[i];
+        total += 3 + (p->root ? strlen(p->root) + 2 : 1);
+        for (size_t j = 0; j < p->nsegs; j++)
+            total += p->segs[j].len + 2;
+    }
+    unsigned char *buf = cp_xmalloc(total ? total : 1);
+    struct okey *keys = cp_xmalloc(n * sizeof *keys);
+    unsigned char *q = buf;
+    for (size_t i = 0; i < n; i++) {
+        const struct cp_path *p = paths[i];
+        keys[i].k = q;
+        keys[i].i = i;
+        if (by_depth) {
+            size_t d = cp_ospath_depth(p);
+            if (d > 0xffff)
+                d = 0xffff; /* deeper than any path the parser accepts */
+            *q++ = (unsigned char)(d >> 8);
+            *q++ = (unsigned char)d;
+        }
+        if (p->root) {
+            size_t rl = strlen(p->root);
+            *q++ = 1;
+            memcpy(q, p->root, rl);
+            q += rl;
+        }
+        *q++ = 0;
+        for (size_t j = 0; j < p->nsegs; j++) {
+            *q++ = (unsigned char)(p->segs[j].kind + 1);
+            if (p->segs[j].len)
+                memcpy(q, p->segs[j].s, p->segs[j].len);
+            q += p->segs[j].len;
+            *q++ = 0;
+        }
+        keys[i].len = (size_t)(q - keys[i].k);
+    }
+    qsort(keys, n, sizeof *keys, okey_cmp);
+    for (size_t i = 0; i < n; i++)
+        perm[i] = keys[i].i;
+    free(keys);
+    free(buf);
+}
+
 /* ---- sorted sets --------------------------------------------------------- */
 
-static int cmp_pp(const void *x, const void *y)
+/* Hash of a path's prefixes, extended one segment at a time (FNV-1a over
+ * the root name, then each segment's kind and bytes, finalised). */
+static uint64_t hash_root(const char *root)
 {
-    const struct cp_path *const *a = x, *const *b = y;
-    return cp_ospath_cmp(*a, *b);
+    uint64_t h = 1469598103934665603ull;
+    if (root) {
+        h = (h ^ 0x2f) * 1099511628211ull;
+        for (const unsigned char *q = (const unsigned char *)root; *q; q++)
+            h = (h ^ *q) * 1099511628211ull;
+    }
+    return h;
+}
+
+static uint64_t hash_seg(uint64_t h, const struct cp_seg *g)
+{
+    h = (h ^ (0x100u + (unsigned)g->kind)) * 1099511628211ull;
+    const unsigned char *q = (const unsigned char *)g->s;
+    for (size_t i = 0; i < g->len; i++)
+        h = (h ^ q[i]) * 1099511628211ull;
+    return (h ^ 0x1ffu) * 1099511628211ull;
+}
+
+static uint64_t hash_fin(uint64_t h)
+{
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    return h;
+}
+
+/* The member equal to the first k segments of p (same root), or NULL;
+ * h: hash of that prefix before hash_fin. */
+static const struct cp_path *find_prefix(const struct cp_pathset *s,
+                                         uint64_t h, const struct cp_path *p,
+                                         size_t k)
+{
+    if (!s->mask)
+        return NULL;
+    uint64_t f = hash_fin(h);
+    for (size_t i = f & s->mask; s->slots[i].idx; i = (i + 1) & s->mask) {
+        if (s->slots[i].h != f)
+            continue;
+        const struct cp_path *m = s->v[s->slots[i].idx - 1];
+        if (m->nsegs != k || !root_eq(m->root, p->root))
+            continue;
+        bool eq = true;
+        for (size_t j = 0; j < k && eq; j++)
+            eq = seg_cmp(&m->segs[j], &p->segs[j]) == 0;
+        if (eq)
+            return m;
+    }
+    return NULL;
 }
 
 void cp_pathset_init(struct cp_arena *a, struct cp_pathset *s,
@@ -92,9 +219,17 @@ void cp_pathset_init(struct cp_arena *a, struct cp_pathset *s,
     s->n = 0;
     s->roots = NULL;
     s->nroots = 0;
+    s->slots = NULL;
+    s->mask = 0;
     if (n == 0)
         return;
-    qsort(v, n, sizeof *v, cmp_pp);
+    size_t *perm = cp_xmalloc(n * sizeof *perm);
+    cp_ospath_sort(v, n, false, perm);
+    const struct cp_path **sorted = cp_arena_alloc(a, n * sizeof *sorted);
+    for (size_t i = 0; i < n; i++)
+        sorted[i] = v[perm[i]];
+    free(perm);
+    memcpy(v, sorted, n * sizeof *v);
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
         if (k == 0 || cp_ospath_cmp(v[k - 1], v[i]) != 0)
@@ -109,6 +244,22 @@ void cp_pathset_init(struct cp_arena *a, struct cp_pathset *s,
     for (size_t i = 0; i < k; i++)
         if (i == 0 || !root_eq(v[i - 1]->root, v[i]->root))
             s->roots[s->nroots++] = v[i]->root;
+    size_t cap = 16;
+    while (cap < 2 * k)
+        cap *= 2;
+    s->slots = cp_arena_alloc(a, cap * sizeof *s->slots);
+    s->mask = cap - 1;
+    for (size_t i = 0; i < k; i++) {
+        uint64_t h = hash_root(v[i]->root);
+        for (size_t j = 0; j < v[i]->nsegs; j++)
+            h = hash_seg(h, &v[i]->segs[j]);
+        uint64_t f = hash_fin(h);
+        size_t at = f & s->mask;
+        while (s->slots[at].idx)
+            at = (at + 1) & s->mask;
+        s->slots[at].h = f;
+        s->slots[at].idx = i + 1;
+    }
 }
 
 size_t cp_pathset_lower(const struct cp_pathset *s, const struct cp_path *p)
@@ -126,8 +277,10 @@ size_t cp_pathset_lower(const struct cp_pathset *s, const struct cp_path *p)
 
 bool cp_pathset_has(const struct cp_pathset *s, const struct cp_path *p)
 {
-    size_t i = cp_pathset_lower(s, p);
-    return i < s->n && cp_ospath_cmp(s->v[i], p) == 0;
+    uint64_t h = hash_root(p->root);
+    for (size_t j = 0; j < p->nsegs; j++)
+        h = hash_seg(h, &p->segs[j]);
+    return find_prefix(s, h, p, p->nsegs) != NULL;
 }
 
 static size_t literal_prefix(const struct cp_path *p)
@@ -142,11 +295,13 @@ const struct cp_path *cp_pathset_ancestor_or_self(const struct cp_pathset *s,
                                                   const struct cp_path *p)
 {
     size_t lp = literal_prefix(p);
+    uint64_t h = hash_root(p->root);
     for (size_t k = 0; k <= lp; k++) {
-        struct cp_path q = cp_ospath_prefix(p, k);
-        size_t i = cp_pathset_lower(s, &q);
-        if (i < s->n && cp_ospath_cmp(s->v[i], &q) == 0)
-            return s->v[i];
+        if (k)
+            h = hash_seg(h, &p->segs[k - 1]);
+        const struct cp_path *m = find_prefix(s, h, p, k);
+        if (m)
+            return m;
     }
     return NULL;
 }
@@ -159,11 +314,13 @@ const struct cp_path *cp_pathset_outermost_strict_ancestor(
         lp--; /* strict: not p itself */
     else if (lp == p->nsegs)
         return NULL;
+    uint64_t h = hash_root(p->root);
     for (size_t k = 0; k <= lp; k++) {
-        struct cp_path q = cp_ospath_prefix(p, k);
-        size_t i = cp_pathset_lower(s, &q);
-        if (i < s->n && cp_ospath_cmp(s->v[i], &q) == 0)
-            return s->v[i];
+        if (k)
+            h = hash_seg(h, &p->segs[k - 1]);
+        const struct cp_path *m = find_prefix(s, h, p, k);
+        if (m)
+            return m;
     }
     return NULL;
 }

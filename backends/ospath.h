@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "../compiler/arena.h"
 #include "../compiler/policy.h"
@@ -24,12 +25,28 @@ bool cp_ospath_is_prefix(const struct cp_path *anc, const struct cp_path *p);
 /* The first k segments of p (shares p's segments). */
 struct cp_path cp_ospath_prefix(const struct cp_path *p, size_t k);
 
+/* Sets perm[0..n) to the indices of paths[0..n) in cp_ospath_cmp order
+ * or, with `by_depth`, by cp_ospath_depth first.  Each path is encoded
+ * once as a byte string whose bytewise order is that order, so a
+ * comparison is one memcmp.  Stable: equal paths keep their order. */
+void cp_ospath_sort(const struct cp_path *const *paths, size_t n,
+                    bool by_depth, size_t *perm);
+
 /* A sorted, de-duplicated set of literal paths. */
 struct cp_pathset {
     const struct cp_path **v;
     size_t n;
     const char **roots; /* distinct roots present (NULL = absolute) */
     size_t nroots;
+    /* Hash index of the members for the exact and ancestor queries (one
+     * probe per prefix instead of a binary search each). */
+    struct cp_pathset_slot *slots;
+    size_t mask; /* slots: mask + 1, a power of two; 0 when empty */
+};
+
+struct cp_pathset_slot {
+    uint64_t h;
+    size_t idx; /* member index + 1; 0: empty */
 };
 
 /* Sorts and de-duplicates v (arena-owned array of n pointers). */

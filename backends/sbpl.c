@@ -16,12 +16,14 @@
  * escaped.  Only `\\` and `\"` are ever emitted as string escapes; a path
  * with a control character or invalid UTF-8 is rejected (CP0701). */
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "backend.h"
 #include "fidelity.h"
 #include "ospath.h"
+#include "outbuf.h"
 
 /* One lowered path rule: the rule and its path, canonical for macOS. */
 struct sb_item {
@@ -63,23 +65,28 @@ static void list_push(struct cp_arena *a, struct sb_list *l,
     l->n++;
 }
 
-static int item_cmp(const void *x, const void *y)
-{
-    const struct sb_item *a = x, *b = y;
-    return cp_ospath_cmp(&a->path, &b->path);
-}
-
 /* Sorts and drops duplicate paths. */
-static void list_sort(struct sb_list *l)
+static void list_sort(struct cp_arena *a, struct sb_list *l)
 {
     if (l->n < 2)
         return;
-    qsort(l->v, l->n, sizeof *l->v, item_cmp);
-    size_t k = 1;
-    for (size_t i = 1; i < l->n; i++)
-        if (cp_ospath_cmp(&l->v[k - 1].path, &l->v[i].path) != 0)
-            l->v[k++] = l->v[i];
+    const struct cp_path **pv = cp_xmalloc(l->n * sizeof *pv);
+    size_t *perm = cp_xmalloc(l->n * sizeof *perm);
+    for (size_t i = 0; i < l->n; i++)
+        pv[i] = &l->v[i].path;
+    cp_ospath_sort(pv, l->n, false, perm);
+    struct sb_item *v = cp_arena_alloc(a, l->n * sizeof *v);
+    size_t k = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        const struct sb_item *it = &l->v[perm[i]];
+        if (k == 0 || cp_ospath_cmp(&v[k - 1].path, &it->path) != 0)
+            v[k++] = *it;
+    }
+    free(perm);
+    free(pv);
+    l->v = v;
     l->n = k;
+    l->cap = k;
 }
 
 /* /tmp, /var and /etc are symlinks into /private on macOS; the kernel
@@ -161,10 +168,17 @@ static const char *unencodable(struct cp_arena *a, const struct cp_path *p)
 /* Appends bytes to an SBPL string body: only `\\` and `\"` are escaped. */
 static void str_body(struct cp_buf *b, const char *s, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] == '\\' || s[i] == '"')
-            cp_buf_addc(b, '\\');
-        cp_buf_addc(b, s[i]);
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j < n && s[j] != '\\' && s[j] != '"')
+            j++;
+        cp_ob_add(b, s + i, j - i);
+        if (j < n) {
+            char e[2] = {'\\', s[j]};
+            cp_ob_add(b, e, 2);
+            j++;
+        }
+        i = j;
     }
 }
 
@@ -184,23 +198,23 @@ static void re_segs(struct cp_buf *b, const struct cp_path *p)
         const struct cp_seg *s = &p->segs[i];
         switch (s->kind) {
         case CP_SEG_ANY:
-            cp_buf_adds(b, "(/[^/]+)*");
+            cp_ob_adds(b, "(/[^/]+)*");
             break;
         case CP_SEG_LIT:
-            cp_buf_addc(b, '/');
+            cp_ob_addc(b, '/');
             for (size_t j = 0; j < s->len; j++)
                 re_lit(b, s->s[j]);
             break;
         case CP_SEG_GLOB:
-            cp_buf_addc(b, '/');
+            cp_ob_addc(b, '/');
             for (size_t j = 0; j < s->len; j++) {
                 char c = s->s[j];
                 if (c == '\\' && j + 1 < s->len)
                     re_lit(b, s->s[++j]);
                 else if (c == '*')
-                    cp_buf_adds(b, "[^/]*");
+                    cp_ob_adds(b, "[^/]*");
                 else if (c == '?')
-                    cp_buf_adds(b, "[^/]");
+                    cp_ob_adds(b, "[^/]");
                 else
                     re_lit(b, c);
             }
@@ -210,32 +224,34 @@ static void re_segs(struct cp_buf *b, const struct cp_path *p)
 }
 
 /* A string expression naming the literal path p. */
+static void str_segs(struct cp_buf *b, const struct cp_path *p)
+{
+    for (size_t i = 0; i < p->nsegs; i++) {
+        cp_ob_addc(b, '/');
+        str_body(b, p->segs[i].s, p->segs[i].len);
+    }
+}
+
 static void str_expr(struct cp_buf *b, const struct cp_path *p)
 {
-    struct cp_buf rest = {0};
-    for (size_t i = 0; i < p->nsegs; i++) {
-        cp_buf_addc(&rest, '/');
-        str_body(&rest, p->segs[i].s, p->segs[i].len);
-    }
     if (!p->root) {
-        cp_buf_addc(b, '"');
-        if (rest.len)
-            cp_buf_add(b, rest.data, rest.len);
+        cp_ob_addc(b, '"');
+        if (p->nsegs)
+            str_segs(b, p);
         else
-            cp_buf_addc(b, '/');
-        cp_buf_addc(b, '"');
-    } else if (!rest.len) {
-        cp_buf_adds(b, "(param \"");
+            cp_ob_addc(b, '/');
+        cp_ob_addc(b, '"');
+    } else if (!p->nsegs) {
+        cp_ob_adds(b, "(param \"");
         str_body(b, p->root, strlen(p->root));
-        cp_buf_adds(b, "\")");
+        cp_ob_adds(b, "\")");
     } else {
-        cp_buf_adds(b, "(string-append (param \"");
+        cp_ob_adds(b, "(string-append (param \"");
         str_body(b, p->root, strlen(p->root));
-        cp_buf_adds(b, "\") \"");
-        cp_buf_add(b, rest.data, rest.len);
-        cp_buf_adds(b, "\")");
+        cp_ob_adds(b, "\") \"");
+        str_segs(b, p);
+        cp_ob_adds(b, "\")");
     }
-    cp_buf_free(&rest);
 }
 
 /* A regex expression for pattern p: anchored, and followed by (/.*)? when
@@ -244,19 +260,19 @@ static void re_expr(struct cp_buf *b, const struct cp_path *p, bool beneath)
 {
     const char *tail = beneath ? "(/.*)?$" : "$";
     if (!p->root) {
-        cp_buf_adds(b, "\"^");
+        cp_ob_adds(b, "\"^");
         re_segs(b, p);
         if (p->nsegs == 0 && !beneath)
-            cp_buf_addc(b, '/');
-        cp_buf_adds(b, tail);
-        cp_buf_addc(b, '"');
+            cp_ob_addc(b, '/');
+        cp_ob_adds(b, tail);
+        cp_ob_addc(b, '"');
     } else {
-        cp_buf_adds(b, "(string-append \"^\" (regex-quote (param \"");
+        cp_ob_adds(b, "(string-append \"^\" (regex-quote (param \"");
         str_body(b, p->root, strlen(p->root));
-        cp_buf_adds(b, "\")) \"");
+        cp_ob_adds(b, "\")) \"");
         re_segs(b, p);
-        cp_buf_adds(b, tail);
-        cp_buf_adds(b, "\")");
+        cp_ob_adds(b, tail);
+        cp_ob_adds(b, "\")");
     }
 }
 
@@ -268,24 +284,24 @@ enum sb_form {
 
 static void filter(struct cp_buf *b, const struct cp_path *p, enum sb_form f)
 {
-    cp_buf_adds(b, "\n    ");
+    cp_ob_adds(b, "\n    ");
     if (p->has_glob) {
-        cp_buf_adds(b, "(regex ");
+        cp_ob_adds(b, "(regex ");
         re_expr(b, p, f != SB_EXACT);
-        cp_buf_addc(b, ')');
+        cp_ob_addc(b, ')');
         return;
     }
     if (f == SB_SUBTREE_DENY || f == SB_EXACT) {
-        cp_buf_adds(b, "(literal ");
+        cp_ob_adds(b, "(literal ");
         str_expr(b, p);
-        cp_buf_addc(b, ')');
+        cp_ob_addc(b, ')');
         if (f == SB_EXACT)
             return;
-        cp_buf_adds(b, " ");
+        cp_ob_adds(b, " ");
     }
-    cp_buf_adds(b, "(subpath ");
+    cp_ob_adds(b, "(subpath ");
     str_expr(b, p);
-    cp_buf_addc(b, ')');
+    cp_ob_addc(b, ')');
 }
 
 /* `(ACTION OPS filter...)` for a list; nothing when the list is empty. */
@@ -297,7 +313,7 @@ static void rule(struct cp_buf *b, const char *head, const struct sb_list *l,
     cp_buf_printf(b, "(%s", head);
     for (size_t i = 0; i < l->n; i++)
         filter(b, &l->v[i].path, f);
-    cp_buf_adds(b, ")\n");
+    cp_ob_adds(b, ")\n");
 }
 
 /* ---- analysis ------------------------------------------------------------ */
@@ -461,13 +477,13 @@ static void analyse(struct sb *s)
             }
         }
 
-    list_sort(&s->writes);
-    list_sort(&s->execs);
-    list_sort(&s->dwrites);
-    list_sort(&s->dreads);
-    list_sort(&s->dexecs);
-    list_sort(&s->anc);
-    list_sort(&s->selfunl);
+    list_sort(s->a, &s->writes);
+    list_sort(s->a, &s->execs);
+    list_sort(s->a, &s->dwrites);
+    list_sort(s->a, &s->dreads);
+    list_sort(s->a, &s->dexecs);
+    list_sort(s->a, &s->anc);
+    list_sort(s->a, &s->selfunl);
 }
 
 static void sb_init(struct sb *s, const struct cp_policy *p,
@@ -522,25 +538,13 @@ static bool uses_param(const struct sb_list *l, const char *name)
     return false;
 }
 
-static bool cp_sbpl_emit(const struct cp_policy *p,
-                         const struct cp_backend_opts *o, struct cp_arena *a,
-                         struct cp_diags *d, struct cp_buf *out)
+/* Appends the profile of an analysed, error-free, non-cooperative policy. */
+static void sb_write(const struct sb *sp, struct cp_arena *a,
+                     struct cp_buf *out)
 {
-    (void)o;
-    if (p->profile == CP_PROFILE_COOPERATIVE) {
-        if (d)
-            cp_diag_report(d, CP0720, NULL,
-                           "sbpl: policy '%s' is cooperative: no SBPL profile "
-                           "is written",
-                           p->stem ? p->stem : "");
-        return true;
-    }
-    struct sb s;
-    sb_init(&s, p, a, NULL);
-    if (s.errors)
-        return false;
-
-    cp_buf_adds(out, "(version 1)\n");
+    const struct cp_policy *p = sp->p;
+    const struct sb s = *sp;
+    cp_ob_adds(out, "(version 1)\n");
     const struct sb_list *all[] = {&s.writes, &s.execs, &s.dwrites,
                                    &s.dreads, &s.dexecs};
     for (size_t i = 0; i < p->nparams; i++) {
@@ -554,13 +558,13 @@ static bool cp_sbpl_emit(const struct cp_policy *p,
                   p->stem ? p->stem : "policy", cp_profile_text(p->profile));
 
     /* Unfiltered rules first. */
-    cp_buf_adds(out, "(allow default)\n(deny file-write*)\n");
+    cp_ob_adds(out, "(allow default)\n(deny file-write*)\n");
     if (p->has_exec)
-        cp_buf_adds(out, "(deny process-exec*)\n");
+        cp_ob_adds(out, "(deny process-exec*)\n");
     if (p->net != CP_NET_ALL)
-        cp_buf_adds(out, "(deny network*)\n");
+        cp_ob_adds(out, "(deny network*)\n");
     if (s.protects)
-        cp_buf_adds(out, "(deny file-link)\n");
+        cp_ob_adds(out, "(deny file-link)\n");
 
     /* Filtered allows. */
     rule(out, "allow file-write*", &s.writes, SB_SUBTREE);
@@ -575,11 +579,56 @@ static bool cp_sbpl_emit(const struct cp_policy *p,
         list_push(a, &dx, s.dreads.v[i].r, s.dreads.v[i].path);
     for (size_t i = 0; i < s.dexecs.n; i++)
         list_push(a, &dx, s.dexecs.v[i].r, s.dexecs.v[i].path);
-    list_sort(&dx);
+    list_sort(a, &dx);
     rule(out, "deny process-exec*", &dx, SB_SUBTREE_DENY);
     rule(out, "deny file-write-unlink", &s.selfunl, SB_SUBTREE_DENY);
     rule(out, "deny file-write-unlink file-write-create", &s.anc, SB_EXACT);
+}
+
+static void sb_note_coop(const struct cp_policy *p, struct cp_diags *d)
+{
+    if (d)
+        cp_diag_report(d, CP0720, NULL,
+                       "sbpl: policy '%s' is cooperative: no SBPL profile "
+                       "is written",
+                       p->stem ? p->stem : "");
+}
+
+static bool cp_sbpl_emit(const struct cp_policy *p,
+                         const struct cp_backend_opts *o, struct cp_arena *a,
+                         struct cp_diags *d, struct cp_buf *out)
+{
+    (void)o;
+    if (p->profile == CP_PROFILE_COOPERATIVE) {
+        sb_note_coop(p, d);
+        return true;
+    }
+    struct sb s;
+    sb_init(&s, p, a, NULL);
+    if (s.errors)
+        return false;
+    sb_write(&s, a, out);
     return true;
+}
+
+static int cp_sbpl_build(const struct cp_policy *p,
+                         const struct cp_backend_opts *o, struct cp_diags *d,
+                         struct cp_buf *out)
+{
+    (void)o;
+    struct cp_arena *a = cp_arena_new();
+    size_t before = cp_diag_errors(d);
+    struct sb s;
+    sb_init(&s, p, a, d);
+    int n = s.errors;
+    if (!n && cp_diag_errors(d) == before) {
+        if (p->profile == CP_PROFILE_COOPERATIVE)
+            sb_note_coop(p, d);
+        else
+            sb_write(&s, a, out);
+    }
+    cp_arena_free(a);
+    return n;
 }
 
 const struct cp_backend cp_backend_sbpl = {
@@ -589,4 +638,5 @@ const struct cp_backend cp_backend_sbpl = {
     .fidelity = cp_sbpl_fidelity,
     .fidelity_all = cp_sbpl_fidelity_all,
     .emit = cp_sbpl_emit,
+    .build = cp_sbpl_build,
 };

@@ -111,10 +111,25 @@ bool cp_cli_apply(const struct cp_cli_common *c, struct cp_ctx *cx)
 void cp_cli_print_diags(const struct cp_cli_common *c, struct cp_ctx *cx)
 {
     switch (c->dfmt) {
-    case CP_DFMT_TEXT:
-        cp_diags_render_text(&cx->diags, stderr);
+    case CP_DFMT_TEXT: {
+        /* stderr is unbuffered: the renderer's one write per diagnostic
+         * would be one system call each (a million at scale).  Render
+         * through a fully buffered stream on the same descriptor. */
         fflush(stderr);
+        int fd = cx->diags.len > 1 ? dup(STDERR_FILENO) : -1;
+        FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+        if (fd >= 0 && !f)
+            close(fd);
+        if (f) {
+            setvbuf(f, NULL, _IOFBF, 1 << 16);
+            cp_diags_render_text(&cx->diags, f);
+            fclose(f);
+        } else {
+            cp_diags_render_text(&cx->diags, stderr);
+            fflush(stderr);
+        }
         break;
+    }
     case CP_DFMT_JSON:
         cp_diags_render_json(&cx->diags, stdout);
         fflush(stdout);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "backend.h"
@@ -37,6 +38,8 @@ static void cp_build_usage(FILE *out)
           "                            included, an error\n"
           "  --expand-globs            bwrap: expand deny globs when the\n"
           "                            sandbox starts\n"
+          "  --fsync                   make the written files durable (fsync\n"
+          "                            them and DIR) before exiting\n"
           "  --fidelity                print per rule and target: exact,\n"
           "                            stricter or not enforced, and why\n"
           "  --format shell            with --target bwrap: print a readable\n"
@@ -55,8 +58,13 @@ enum { T_SBPL = 1, T_BWRAP = 2, T_CLAUDE = 4, T_ALL = 7 };
 struct out_file {
     const struct cp_backend *be;
     struct cp_buf buf;
-    char *path; /* DIR/STEM.suffix */
-    char *tmp;  /* temporary file, while it exists */
+    char *path;  /* DIR/STEM.suffix */
+    char *tmp;   /* temporary file, while it exists */
+    bool sync;   /* fsync it before the rename */
+    bool output; /* the target wrote an artifact (buf may be freed) */
+    bool same;   /* the destination holds exactly these bytes */
+    int err;     /* staging failed with this errno */
+    bool err_create; /* ... creating the temporary file (else writing) */
 };
 
 static int parse_target(const char *v, unsigned *mask)
@@ -144,152 +152,268 @@ static void print_fidelity(struct cp_ctx *cx, const struct cp_backend *const *be
     fflush(stdout);
 }
 
-/* Writes all the buffers into temporary files in their directory, then
- * renames them into place.  Signals that would end the process are held
- * across the whole phase; if one arrived before the renames, the temporary
- * files are removed and the process then dies of it with DIR unchanged.
- * Returns 0, or -1 after printing an error (no file changed). */
-static int write_all(struct out_file *f, size_t n)
+/* Is the file at `path` already a regular file of mode 0644 holding
+ * exactly `len` bytes `data`?  Then the output is unchanged and is not
+ * rewritten.  With `durable`, such a file is fsync'ed all the same (an
+ * earlier build may have left it in the page cache only). */
+static bool same_file(const char *path, const char *data, size_t len,
+                      bool durable)
 {
-    sigset_t block, old;
-    sigemptyset(&block);
-    sigaddset(&block, SIGINT);
-    sigaddset(&block, SIGTERM);
-    sigaddset(&block, SIGHUP);
-    sigaddset(&block, SIGQUIT);
-    sigaddset(&block, SIGPIPE);
-    sigprocmask(SIG_BLOCK, &block, &old);
-    int rc = 0;
-    for (size_t i = 0; i < n && rc == 0; i++) {
-        if (!f[i].buf.len)
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    struct stat st;
+    bool same = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+                (st.st_mode & 07777) == 0644 && (size_t)st.st_size == len;
+    char chunk[1 << 16];
+    for (size_t off = 0; same && off < len;) {
+        size_t want = len - off < sizeof chunk ? len - off : sizeof chunk;
+        ssize_t r = read(fd, chunk, want);
+        if (r < 0 && errno == EINTR)
             continue;
-        size_t len = strlen(f[i].path);
-        f[i].tmp = cp_xmalloc(len + 16);
-        memcpy(f[i].tmp, f[i].path, len);
-        memcpy(f[i].tmp + len, ".tmp.XXXXXX", 12);
-        int fd = mkstemp(f[i].tmp);
-        if (fd < 0) {
-            fprintf(stderr, "confpol build: cannot create a file in the "
-                            "output directory for '%s': %s\n",
-                    f[i].path, strerror(errno));
-            free(f[i].tmp);
-            f[i].tmp = NULL;
-            rc = -1;
-            break;
-        }
-        int err = 0;
-        for (size_t off = 0; off < f[i].buf.len && !err;) {
-            ssize_t w = write(fd, f[i].buf.data + off, f[i].buf.len - off);
-            if (w < 0 && errno != EINTR)
-                err = errno;
-            else if (w > 0)
-                off += (size_t)w;
-        }
-        if (!err && fchmod(fd, 0644) != 0)
-            err = errno;
-        if (!err && fsync(fd) != 0)
-            err = errno;
-        if (close(fd) != 0 && !err)
-            err = errno;
-        if (err) {
-            fprintf(stderr, "confpol build: cannot write '%s': %s\n",
-                    f[i].path, strerror(err));
-            rc = -1;
-        }
+        if (r <= 0 || memcmp(chunk, data + off, (size_t)r) != 0)
+            same = false;
+        else
+            off += (size_t)r;
     }
+    if (same && durable && fsync(fd) != 0)
+        same = false;
+    close(fd);
+    return same;
+}
+
+/* How a destination was replaced, for the undo of a failed run. */
+enum repl {
+    R_NONE,     /* not (yet) replaced */
+    R_CREATED,  /* there was no file: undo removes it */
+    R_EXCHANGED, /* renameat2(RENAME_EXCHANGE): the old file is at tmp */
+    R_LINKED,   /* the old file is kept as the hard link bak */
+};
+
+/* The signals that would end the process, held from the first temporary
+ * file to the last rename. */
+static void fatal_signals(sigset_t *set)
+{
+    sigemptyset(set);
+    sigaddset(set, SIGINT);
+    sigaddset(set, SIGTERM);
+    sigaddset(set, SIGHUP);
+    sigaddset(set, SIGQUIT);
+    sigaddset(set, SIGPIPE);
+}
+
+/* Has one of them arrived (and would it end the process)? */
+static bool interrupted(const sigset_t *block, const sigset_t *old)
+{
     sigset_t pend;
     sigemptyset(&pend);
     sigpending(&pend);
-    bool interrupted = false;
     for (int s = 1; s < NSIG; s++) {
         struct sigaction sa;
-        if (sigismember(&block, s) && sigismember(&pend, s) &&
-            !sigismember(&old, s) && sigaction(s, NULL, &sa) == 0 &&
+        if (sigismember(block, s) && sigismember(&pend, s) &&
+            !sigismember(old, s) && sigaction(s, NULL, &sa) == 0 &&
             sa.sa_handler != SIG_IGN)
-            interrupted = true;
+            return true;
     }
-    /* Every destination must be absent or a regular file before the first
-     * rename, so that a later rename cannot fail on it halfway through. */
-    for (size_t i = 0; i < n && rc == 0 && !interrupted; i++) {
-        struct stat st;
-        if (!f[i].tmp)
-            continue;
-        if (lstat(f[i].path, &st) == 0 && !S_ISREG(st.st_mode)) {
-            fprintf(stderr, "confpol build: cannot replace '%s': not a regular file\n",
-                    f[i].path);
-            rc = -1;
-        } else if (lstat(f[i].path, &st) != 0 && errno != ENOENT) {
-            fprintf(stderr, "confpol build: cannot replace '%s': %s\n", f[i].path,
-                    strerror(errno));
-            rc = -1;
+    return false;
+}
+
+/* Stages one output as soon as its target has emitted it, so that only
+ * one artifact is ever held in memory: an unchanged destination is noted,
+ * anything else goes to a temporary file in DIR (invisible until the
+ * rename).  The buffer is freed.  A failure is recorded in f->err and
+ * reported by commit_all, after the diagnostics, like every I/O error.
+ * Signals must be held (fatal_signals) while temporary files exist. */
+static void stage(struct out_file *f, bool durable)
+{
+    f->output = true;
+    f->same = same_file(f->path, f->buf.data, f->buf.len, durable);
+    if (!f->same) {
+        size_t len = strlen(f->path);
+        f->tmp = cp_xmalloc(len + 16);
+        memcpy(f->tmp, f->path, len);
+        memcpy(f->tmp + len, ".tmp.XXXXXX", 12);
+        int fd = mkstemp(f->tmp);
+        if (fd < 0) {
+            f->err = errno;
+            f->err_create = true;
+            free(f->tmp);
+            f->tmp = NULL;
+        } else {
+            int err = 0;
+            for (size_t off = 0; off < f->buf.len && !err;) {
+                ssize_t w = write(fd, f->buf.data + off, f->buf.len - off);
+                if (w < 0 && errno != EINTR)
+                    err = errno;
+                else if (w > 0)
+                    off += (size_t)w;
+            }
+            if (!err && fchmod(fd, 0644) != 0)
+                err = errno;
+            if (!err && (durable || f->sync) && fsync(fd) != 0)
+                err = errno;
+            if (close(fd) != 0 && !err)
+                err = errno;
+            f->err = err;
         }
     }
-    if (rc == 0 && !interrupted) {
-        /* Existing outputs are kept as hard links until every rename has
-         * succeeded; if one fails, the earlier ones are undone. */
-        char **bak = cp_xcalloc(n, sizeof(*bak));
-        size_t done = 0;
-        for (size_t i = 0; i < n && rc == 0; i++, done = i) {
-            if (!f[i].tmp)
-                continue;
-            size_t len = strlen(f[i].path);
-            bak[i] = cp_xmalloc(len + 16);
-            memcpy(bak[i], f[i].path, len);
-            memcpy(bak[i] + len, ".bak.XXXXXX", 12);
-            int bfd = mkstemp(bak[i]);
-            if (bfd >= 0) {
-                close(bfd);
-                unlink(bak[i]);
-            }
-            if (bfd < 0 || (link(f[i].path, bak[i]) != 0 && errno != ENOENT)) {
-                fprintf(stderr, "confpol build: cannot replace '%s': %s\n", f[i].path,
-                        strerror(errno));
-                free(bak[i]);
-                bak[i] = NULL;
-                rc = -1;
-                break;
-            }
-            if (access(bak[i], F_OK) != 0) {
-                free(bak[i]); /* nothing was there: undo is an unlink */
-                bak[i] = cp_xstrdup("");
-            }
-            if (rename(f[i].tmp, f[i].path) != 0) {
-                fprintf(stderr, "confpol build: cannot rename into '%s': %s\n",
-                        f[i].path, strerror(errno));
-                if (bak[i][0])
-                    unlink(bak[i]);
-                free(bak[i]);
-                bak[i] = NULL;
-                rc = -1;
-                break;
-            }
-        }
-        for (size_t i = 0; i < n; i++) {
-            if (!bak[i])
-                continue;
-            if (rc != 0 && i < done) {
-                if (bak[i][0])
-                    (void)rename(bak[i], f[i].path);
-                else
-                    (void)unlink(f[i].path);
-            } else if (bak[i][0]) {
-                unlink(bak[i]);
-            }
-            free(bak[i]);
-            if (rc == 0) {
-                free(f[i].tmp);
-                f[i].tmp = NULL;
-            }
-        }
-        free(bak);
-    }
+    cp_buf_free(&f->buf);
+}
+
+/* Removes the temporary files of staged outputs. */
+static void unstage(struct out_file *f, size_t n)
+{
     for (size_t i = 0; i < n; i++)
         if (f[i].tmp) {
             unlink(f[i].tmp);
             free(f[i].tmp);
             f[i].tmp = NULL;
         }
-    if (rc == 0 && !interrupted && n) {
+}
+
+/* Renames the staged outputs into place.  A staging error or a signal that
+ * arrived makes it remove the temporary files with DIR unchanged.
+ * Replacing an existing file exchanges it with the temporary file
+ * (renameat2 RENAME_EXCHANGE), so that the old file stays under the
+ * temporary name until every rename has succeeded, and a failed rename
+ * undoes the earlier ones; where the exchange is unsupported, the old file
+ * is kept as a hard link instead.  Files were fsync'ed when staged if
+ * `durable` (--fsync) or marked `sync` (an artifact whose readers cannot
+ * tell it was cut short); DIR is fsync'ed only when `durable`
+ * (spec/cli.md).  Returns 0, or -1 after printing an error (no file
+ * changed), or -1 with a fatal signal pending (delivered when the caller
+ * restores the signal mask). */
+static int commit_all(struct out_file *f, size_t n, bool durable,
+                      const sigset_t *block, const sigset_t *old)
+{
+    int rc = 0;
+    size_t nchanged = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        if (f[i].err) {
+            if (f[i].err_create)
+                fprintf(stderr, "confpol build: cannot create a file in the "
+                                "output directory for '%s': %s\n",
+                        f[i].path, strerror(f[i].err));
+            else
+                fprintf(stderr, "confpol build: cannot write '%s': %s\n",
+                        f[i].path, strerror(f[i].err));
+            rc = -1;
+        }
+        if (f[i].tmp)
+            nchanged++;
+    }
+    bool intr = interrupted(block, old);
+    /* Every destination must be absent or a regular file before the first
+     * rename, so that a later rename cannot fail on it halfway through. */
+    bool *exists = cp_xcalloc(n ? n : 1, sizeof *exists);
+    for (size_t i = 0; i < n && rc == 0 && !intr; i++) {
+        struct stat st;
+        if (!f[i].tmp)
+            continue;
+        if (lstat(f[i].path, &st) == 0) {
+            exists[i] = true;
+            if (!S_ISREG(st.st_mode)) {
+                fprintf(stderr, "confpol build: cannot replace '%s': not a "
+                                "regular file\n",
+                        f[i].path);
+                rc = -1;
+            }
+        } else if (errno != ENOENT) {
+            fprintf(stderr, "confpol build: cannot replace '%s': %s\n",
+                    f[i].path, strerror(errno));
+            rc = -1;
+        }
+    }
+    if (rc == 0 && !intr && nchanged) {
+        enum repl *how = cp_xcalloc(n, sizeof *how);
+        char **bak = cp_xcalloc(n, sizeof *bak);
+        for (size_t i = 0; i < n && rc == 0; i++) {
+            if (!f[i].tmp)
+                continue;
+            if (exists[i]) {
+#ifdef RENAME_EXCHANGE
+                if (renameat2(AT_FDCWD, f[i].tmp, AT_FDCWD, f[i].path,
+                              RENAME_EXCHANGE) == 0) {
+                    how[i] = R_EXCHANGED;
+                    continue;
+                }
+                if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP &&
+                    errno != ENOENT) {
+                    fprintf(stderr, "confpol build: cannot rename into "
+                                    "'%s': %s\n",
+                            f[i].path, strerror(errno));
+                    rc = -1;
+                    break;
+                }
+#endif
+                /* No exchange on this file system: keep the old file as
+                 * a hard link until every rename has succeeded. */
+                size_t len = strlen(f[i].path);
+                bak[i] = cp_xmalloc(len + 16);
+                memcpy(bak[i], f[i].path, len);
+                memcpy(bak[i] + len, ".bak.XXXXXX", 12);
+                int bfd = mkstemp(bak[i]);
+                if (bfd >= 0) {
+                    close(bfd);
+                    unlink(bak[i]);
+                }
+                if (bfd < 0 ||
+                    (link(f[i].path, bak[i]) != 0 && errno != ENOENT)) {
+                    fprintf(stderr, "confpol build: cannot replace '%s': %s\n",
+                            f[i].path, strerror(errno));
+                    free(bak[i]);
+                    bak[i] = NULL;
+                    rc = -1;
+                    break;
+                }
+                if (access(bak[i], F_OK) != 0) {
+                    free(bak[i]); /* nothing was there: undo is an unlink */
+                    bak[i] = NULL;
+                }
+            }
+            if (rename(f[i].tmp, f[i].path) != 0) {
+                fprintf(stderr, "confpol build: cannot rename into '%s': %s\n",
+                        f[i].path, strerror(errno));
+                if (bak[i])
+                    unlink(bak[i]);
+                rc = -1;
+                break;
+            }
+            free(f[i].tmp);
+            f[i].tmp = NULL;
+            how[i] = bak[i] ? R_LINKED : R_CREATED;
+        }
+        for (size_t i = 0; i < n; i++) {
+            if (rc != 0) {
+                /* Undo: every destination gets its old state back. */
+                switch (how[i]) {
+                case R_NONE:
+                    break;
+                case R_CREATED:
+                    (void)unlink(f[i].path);
+                    break;
+                case R_EXCHANGED:
+                    if (rename(f[i].tmp, f[i].path) == 0) {
+                        free(f[i].tmp);
+                        f[i].tmp = NULL;
+                    }
+                    break;
+                case R_LINKED:
+                    (void)rename(bak[i], f[i].path);
+                    break;
+                }
+            } else if (bak[i]) {
+                unlink(bak[i]);
+            }
+            /* After an exchange the temporary name holds the old file,
+             * which unstage removes. */
+            free(bak[i]);
+        }
+        free(bak);
+        free(how);
+    }
+    unstage(f, n);
+    if (rc == 0 && !intr && durable && n) {
         char *dir = cp_xstrdup(f[0].path);
         char *slash = strrchr(dir, '/');
         if (slash)
@@ -301,15 +425,8 @@ static int write_all(struct out_file *f, size_t n)
         }
         free(dir);
     }
-    if (rc == 0 && !interrupted)
-        return 0; /* Every new file is in place: from here on a signal is
-                     too late to stop the build, and dying of it would
-                     report a failure for a DIR that was updated.  They
-                     stay held until the process exits (only cleanup is
-                     left), which discards them. */
-    /* A pending signal is delivered here and ends the process. */
-    sigprocmask(SIG_SETMASK, &old, NULL);
-    return interrupted ? -1 : rc;
+    free(exists);
+    return intr ? -1 : rc;
 }
 
 int cp_cmd_build(int argc, char **argv)
@@ -318,6 +435,7 @@ int cp_cmd_build(int argc, char **argv)
     unsigned targets = 0;
     const char *outdir = NULL, *file = NULL;
     bool fidelity = false, shell = false, verbose = false, expand = false;
+    bool durable = false;
     bool opts_done = false;
     int rc = 0;
     struct cp_ctx cx;
@@ -376,6 +494,8 @@ int cp_cmd_build(int argc, char **argv)
             fidelity = true;
         } else if (strcmp(a, "--expand-globs") == 0) {
             expand = true;
+        } else if (strcmp(a, "--fsync") == 0) {
+            durable = true;
         } else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
             verbose = true;
         } else {
@@ -467,23 +587,25 @@ int cp_cmd_build(int argc, char **argv)
                        nbe == 2 ? "sbpl and bwrap" : bes[0]->name,
                        nbe == 2 ? "s" : "");
 
+    /* Outputs are staged as soon as each target has emitted them (one
+     * artifact in memory at a time), so the signals that would end the
+     * process are held from here to the last rename. */
+    bool staging = outdir && !shell, stage_failed = false;
+    sigset_t block, old;
+    fatal_signals(&block);
+    if (staging)
+        sigprocmask(SIG_BLOCK, &block, &old);
     for (size_t k = 0; k < nbe; k++) {
         const struct cp_backend *be = bes[k];
         size_t before = cp_diag_errors(&cx.diags);
-        int nerr = be->check(p, &bo, &cx.diags);
         struct out_file *f = &files[nfiles++];
         f->be = be;
+        int nerr = be->build(p, &bo, &cx.diags, &f->buf);
         if (cp_diag_errors(&cx.diags) != before || nerr) {
             if (cp_diag_errors(&cx.diags) == before)
                 fprintf(stderr, "confpol build: the %s target failed\n",
                         be->name);
-            rc = 1;
-            continue;
-        }
-        if (!be->emit(p, &bo, cx.arena, &cx.diags, &f->buf)) {
-            if (cp_diag_errors(&cx.diags) == before)
-                fprintf(stderr, "confpol build: the %s target failed\n",
-                        be->name);
+            cp_buf_free(&f->buf);
             rc = 1;
             continue;
         }
@@ -491,15 +613,36 @@ int cp_cmd_build(int argc, char **argv)
             (verbose || fidelity))
             cp_diag_report(&cx.diags, CP0722, NULL, "bwrap: %zu mounts",
                            cp_bwrap_count_mounts(f->buf.data, f->buf.len));
-        if (outdir && !shell)
+        f->sync = !be->truncation_detected;
+        if (staging && f->buf.len) {
             f->path = cp_arena_printf(cx.arena, "%s/%s%s", absdir,
                                       p->stem ? p->stem : "policy",
                                       be->suffix ? be->suffix : "");
+            if (stage_failed) {
+                f->output = true;
+                cp_buf_free(&f->buf);
+            } else {
+                stage(f, durable);
+                stage_failed = f->err != 0;
+            }
+        }
+        if (staging && interrupted(&block, &old))
+            break; /* the rest is not built: see below */
+    }
+    if (staging && interrupted(&block, &old)) {
+        unstage(files, nfiles);
+        sigprocmask(SIG_SETMASK, &old, NULL); /* ends the process */
+        rc = 2;
+        goto out;
     }
     if (fidelity)
         print_fidelity(&cx, bes, nbe, &bo);
     cp_cli_print_diags(&c, &cx);
     if (cp_diag_errors(&cx.diags) || rc) {
+        if (staging) {
+            unstage(files, nfiles);
+            sigprocmask(SIG_SETMASK, &old, NULL);
+        }
         rc = 1;
         goto out;
     }
@@ -514,12 +657,25 @@ int cp_cmd_build(int argc, char **argv)
     struct out_file w[3];
     size_t nw = 0;
     for (size_t i = 0; i < nfiles; i++)
-        if (files[i].buf.len)
+        if (files[i].output)
             w[nw++] = files[i];
-    if (write_all(w, nw) != 0)
+    if (commit_all(w, nw, durable, &block, &old) != 0) {
         rc = 2;
-    for (size_t i = 0; i < nw; i++)
-        files[i].tmp = NULL;
+    } else {
+        /* The renames are done: DIR holds every new output, so a signal
+         * that arrived since the last check must not end the process with
+         * a failure status.  Consume it (spec/backends.md). */
+        sigset_t late;
+        sigemptyset(&late);
+        for (int sg = 1; sg < NSIG; sg++)
+            if (sigismember(&block, sg) && !sigismember(&old, sg))
+                sigaddset(&late, sg);
+        struct timespec zero = {0, 0};
+        while (sigtimedwait(&late, NULL, &zero) > 0)
+            ;
+    }
+    /* A pending signal is delivered here and ends the process. */
+    sigprocmask(SIG_SETMASK, &old, NULL);
 
 out:
     for (size_t i = 0; i < nfiles; i++)

@@ -90,25 +90,69 @@ elif [ "${CI:-}" = true ]; then
     no "cannot mount a small tmpfs for the full-directory case"
 fi
 
+# An output that already holds exactly the new bytes (mode 0644) is not
+# rewritten; a changed one, or one of another mode, is replaced, and no
+# temporary or backup file is left behind.
+mkdir u
+"$CONFPOL" build --target all -o u p.confpol 2>/dev/null || no "unchanged: first build"
+ids() { stat -c '%n %i %a' u/p.sb u/p.bwrap u/p.claude.json; }
+first=$(ids)
+"$CONFPOL" build --target all -o u p.confpol 2>/dev/null || no "unchanged: second build"
+[ "$(ids)" = "$first" ] || no "unchanged outputs were rewritten"
+cp u/p.bwrap keep.bwrap
+echo changed >u/p.sb
+chmod 600 u/p.claude.json
+"$CONFPOL" build --target all --fsync -o u p.confpol 2>/dev/null || no "changed: build"
+[ "$(stat -c %i u/p.bwrap)" = "$(echo "$first" | awk '/p.bwrap/ { print $2 }')" ] ||
+    no "the unchanged p.bwrap was rewritten"
+grep -q '^(version 1)' u/p.sb || no "the changed p.sb was not replaced"
+[ "$(stat -c %a u/p.claude.json)" = 644 ] || no "p.claude.json of mode 600 was not replaced"
+cmp -s u/p.bwrap keep.bwrap || no "p.bwrap changed"
+[ "$(ls -A u | wc -l)" -eq 3 ] || { no "temporary files left in DIR"; ls -A u; }
+
 # SIGINT while the files are written: the temporary files are removed and
-# DIR is unchanged (strace delays each fsync so that the signal lands there).
+# DIR is unchanged (strace delays each fchmod, or each fsync with --fsync,
+# so that the signal lands there).
 if command -v strace >/dev/null; then
+    for mode in default --fsync; do
+        call=fchmod opt=""
+        [ $mode = --fsync ] && call=fsync opt=--fsync
+        rm -rf ds strace.log
+        mkdir ds; echo old >ds/p.sb
+        before=$(snap ds)
+        # A background job starts with SIGINT ignored: restore the default.
+        env --default-signal=INT strace -f -o strace.log \
+            -e trace=$call,rename,renameat2 \
+            -e inject=$call:delay_enter=300000 \
+            "$CONFPOL" build --target all $opt -o ds p.confpol 2>/dev/null &
+        pid=$!
+        i=0
+        until grep -q "$call(" strace.log 2>/dev/null || [ $i -ge 100 ]; do
+            sleep 0.05; i=$((i + 1))
+        done
+        pkill -INT -P $pid 2>/dev/null || kill -INT $pid
+        wait $pid
+        grep -q 'killed by SIGINT' strace.log || no "$mode: the build was not ended by SIGINT"
+        grep -Eq 'rename(at2)?\(' strace.log && no "$mode: files were renamed after SIGINT"
+        [ "$(snap ds)" = "$before" ] || { no "$mode: SIGINT while writing changed DIR"; ls -la ds; }
+    done
+    # SIGINT after the renames (while the replaced file is removed): the
+    # build completes, exits 0 and DIR holds the new outputs.
+    rm -rf ds strace.log
     mkdir ds; echo old >ds/p.sb
-    before=$(snap ds)
-    # A background job starts with SIGINT ignored: restore the default.
-    env --default-signal=INT strace -f -o strace.log -e trace=fsync,rename \
-        -e inject=fsync:delay_enter=300000 \
+    env --default-signal=INT strace -f -o strace.log -e trace=unlink \
+        -e inject=unlink:delay_enter=300000 \
         "$CONFPOL" build --target all -o ds p.confpol 2>/dev/null &
     pid=$!
     i=0
-    until grep -q 'fsync(' strace.log 2>/dev/null || [ $i -ge 100 ]; do
+    until grep -q 'unlink(' strace.log 2>/dev/null || [ $i -ge 100 ]; do
         sleep 0.05; i=$((i + 1))
     done
     pkill -INT -P $pid 2>/dev/null || kill -INT $pid
-    wait $pid
-    grep -q 'killed by SIGINT' strace.log || no "the build was not ended by SIGINT"
-    grep -q 'rename(' strace.log && no "files were renamed after SIGINT"
-    [ "$(snap ds)" = "$before" ] || { no "SIGINT while writing changed DIR"; ls -la ds; }
+    wait $pid; rc=$?
+    [ $rc -eq 0 ] || no "late SIGINT: exit $rc, want 0"
+    grep -q '^(version 1)' ds/p.sb || no "late SIGINT: p.sb is not the new one"
+    [ "$(ls -A ds | wc -l)" -eq 3 ] || { no "late SIGINT: files left in DIR"; ls -A ds; }
 elif [ "${CI:-}" = true ]; then
     no "strace is needed for the SIGINT case"
 fi
