@@ -33,6 +33,10 @@ bool cp_cli_apply(const struct cp_cli_common *c, struct cp_ctx *cx);
 /* Prints the context's diagnostics in the chosen format to stderr (text)
  * or stdout (json, sarif). */
 void cp_cli_print_diags(const struct cp_cli_common *c, struct cp_ctx *cx);
+/* In text format, prints the diagnostics reported so far and releases them
+ * (a long build holds one phase's diagnostics at a time); cp_cli_print_diags
+ * prints the rest and the summary.  JSON and SARIF are printed whole. */
+void cp_cli_flush_diags(const struct cp_cli_common *c, struct cp_ctx *cx);
 void cp_cli_common_free(struct cp_cli_common *c);
 
 /* Writes `len` bytes to `path` atomically (temporary file in the same

@@ -108,28 +108,42 @@ bool cp_cli_apply(const struct cp_cli_common *c, struct cp_ctx *cx)
     return true;
 }
 
+/* The diagnostics of CX as text on stderr: all of them and the summary,
+ * or (FLUSH) those reported so far, which are then released. */
+static void print_text(struct cp_ctx *cx, bool flush)
+{
+    /* stderr is unbuffered: the renderer's one write per diagnostic would
+     * be one system call each (a million at scale).  Render through a fully
+     * buffered stream on the same descriptor. */
+    fflush(stderr);
+    int fd = cx->diags.len > 1 ? dup(STDERR_FILENO) : -1;
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (fd >= 0 && !f)
+        close(fd);
+    if (f)
+        setvbuf(f, NULL, _IOFBF, 1 << 16);
+    if (flush)
+        cp_diags_flush_text(&cx->diags, f ? f : stderr);
+    else
+        cp_diags_render_text(&cx->diags, f ? f : stderr);
+    if (f)
+        fclose(f);
+    else
+        fflush(stderr);
+}
+
+void cp_cli_flush_diags(const struct cp_cli_common *c, struct cp_ctx *cx)
+{
+    if (c->dfmt == CP_DFMT_TEXT && cx->diags.len)
+        print_text(cx, true);
+}
+
 void cp_cli_print_diags(const struct cp_cli_common *c, struct cp_ctx *cx)
 {
     switch (c->dfmt) {
-    case CP_DFMT_TEXT: {
-        /* stderr is unbuffered: the renderer's one write per diagnostic
-         * would be one system call each (a million at scale).  Render
-         * through a fully buffered stream on the same descriptor. */
-        fflush(stderr);
-        int fd = cx->diags.len > 1 ? dup(STDERR_FILENO) : -1;
-        FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-        if (fd >= 0 && !f)
-            close(fd);
-        if (f) {
-            setvbuf(f, NULL, _IOFBF, 1 << 16);
-            cp_diags_render_text(&cx->diags, f);
-            fclose(f);
-        } else {
-            cp_diags_render_text(&cx->diags, stderr);
-            fflush(stderr);
-        }
+    case CP_DFMT_TEXT:
+        print_text(cx, false);
         break;
-    }
     case CP_DFMT_JSON:
         cp_diags_render_json(&cx->diags, stdout);
         fflush(stdout);

@@ -561,6 +561,7 @@ int cp_cmd_build(int argc, char **argv)
         goto out;
     }
 
+    cp_cli_flush_diags(&c, &cx);
     struct cp_backend_opts bo = {.expand_globs = expand, .shell_format = shell};
     const struct cp_policy *p = cx.policy;
     const struct cp_backend *bes[3];
@@ -626,6 +627,7 @@ int cp_cmd_build(int argc, char **argv)
                 stage_failed = f->err != 0;
             }
         }
+        cp_cli_flush_diags(&c, &cx);
         if (staging && interrupted(&block, &old))
             break; /* the rest is not built: see below */
     }

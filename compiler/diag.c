@@ -59,7 +59,8 @@ void cp_diags_init(struct cp_diags *d)
     memset(d, 0, sizeof(*d));
 }
 
-void cp_diags_free(struct cp_diags *d)
+/* Frees the strings of every diagnostic held and empties the list. */
+static void cp_diags_release(struct cp_diags *d)
 {
     for (size_t i = 0; i < d->len; i++) {
         struct cp_diag *g = &d->items[i];
@@ -69,16 +70,37 @@ void cp_diags_free(struct cp_diags *d)
         free(g->notes);
         free(g->suggestion);
     }
+    d->len = 0;
+}
+
+void cp_diags_free(struct cp_diags *d)
+{
+    cp_diags_release(d);
     free(d->items);
     d->items = NULL;
     d->len = d->cap = 0;
     d->nerrors = d->nwarnings = 0;
+    d->flushed_src = NULL;
 }
 
 static char *cp_vfmt(const char *fmt, va_list ap)
     __attribute__((format(printf, 1, 0)));
 static char *cp_vfmt(const char *fmt, va_list ap)
 {
+    /* Exactly sized: a large policy keeps hundreds of thousands of these
+     * until it is rendered. */
+    char tmp[512];
+    va_list aq;
+    va_copy(aq, ap);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, aq);
+    va_end(aq);
+    if (n < 0)
+        cp_die_oom();
+    if ((size_t)n < sizeof tmp) {
+        char *m = cp_xmalloc((size_t)n + 1);
+        memcpy(m, tmp, (size_t)n + 1);
+        return m;
+    }
     struct cp_buf b = {0};
     cp_buf_vprintf(&b, fmt, ap);
     return cp_buf_steal(&b, NULL);
@@ -332,10 +354,11 @@ static void cp_flush(struct cp_buf *b, FILE *out, size_t min)
     }
 }
 
-void cp_diags_render_text(const struct cp_diags *d, FILE *fout)
+/* The diagnostics of D as text; returns the source of the last one. */
+static const struct cp_source *cp_render_items(const struct cp_diags *d,
+                                               struct cp_buf *out, FILE *fout)
 {
-    struct cp_buf buf = {0}, *out = &buf;
-    const struct cp_source *last = NULL;
+    const struct cp_source *last = d->flushed_src;
     for (size_t i = 0; i < d->len; i++) {
         const struct cp_diag *g = &d->items[i];
         if (g->loc.src && g->loc.src != last)
@@ -364,6 +387,22 @@ void cp_diags_render_text(const struct cp_diags *d, FILE *fout)
         }
         cp_flush(out, fout, 1 << 16);
     }
+    return last;
+}
+
+void cp_diags_flush_text(struct cp_diags *d, FILE *fout)
+{
+    struct cp_buf buf = {0};
+    d->flushed_src = cp_render_items(d, &buf, fout);
+    cp_flush(&buf, fout, 0);
+    cp_buf_free(&buf);
+    cp_diags_release(d);
+}
+
+void cp_diags_render_text(const struct cp_diags *d, FILE *fout)
+{
+    struct cp_buf buf = {0}, *out = &buf;
+    cp_render_items(d, out, fout);
     if (d->nerrors > 1) {
         if (d->nwarnings == 1)
             cp_buf_printf(out, "1 warning and %zu errors generated.\n",

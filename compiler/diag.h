@@ -46,6 +46,9 @@ struct cp_diags {
     size_t nerrors, nwarnings;
     bool werror;                       /* -Werror */
     signed char wstate[CP_DIAG__COUNT]; /* 0 default, 1 -Wname, -1 -Wno-name */
+    /* The source of the last diagnostic cp_diags_flush_text wrote: its
+     * "In file included from" lines are not repeated. */
+    const struct cp_source *flushed_src;
 };
 
 /* Static facts about a code. */
@@ -76,6 +79,11 @@ size_t cp_diag_errors(const struct cp_diags *d);
 /* Renderers.  Text: "file:line:col: error: msg [CPnnnn]" plus the source line
  * and a caret line; see spec/diagnostics.md for the exact format. */
 void cp_diags_render_text(const struct cp_diags *d, FILE *out);
+/* Renders as text every diagnostic reported so far and releases them (the
+ * counts stay): a long build writes its diagnostics phase by phase instead
+ * of holding them all.  cp_diags_render_text then renders the rest and the
+ * summary, as if nothing had been flushed. */
+void cp_diags_flush_text(struct cp_diags *d, FILE *out);
 void cp_diags_render_json(const struct cp_diags *d, FILE *out);
 void cp_diags_render_sarif(const struct cp_diags *d, FILE *out);
 
