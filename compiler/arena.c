@@ -259,7 +259,7 @@ size_t cp_vec_push(struct cp_arena *a, struct cp_vec *v, void *item)
     return v->len;
 }
 
-static void cp_buf_grow(struct cp_buf *b, size_t extra)
+void cp_buf_grow(struct cp_buf *b, size_t extra)
 {
     if (b->len + extra + 1 <= b->cap)
         return;
@@ -270,24 +270,10 @@ static void cp_buf_grow(struct cp_buf *b, size_t extra)
     b->cap = ncap;
 }
 
-void cp_buf_add(struct cp_buf *b, const void *p, size_t n)
-{
-    cp_buf_grow(b, n);
-    if (n)
-        memcpy(b->data + b->len, p, n);
-    b->len += n;
-    b->data[b->len] = '\0';
-}
-
-void cp_buf_addc(struct cp_buf *b, char c)
-{
-    cp_buf_add(b, &c, 1);
-}
-
-void cp_buf_adds(struct cp_buf *b, const char *s)
-{
-    cp_buf_add(b, s, strlen(s));
-}
+extern inline void cp_buf_add(struct cp_buf *b, const void *p, size_t n);
+extern inline void cp_buf_addc(struct cp_buf *b, char c);
+extern inline void cp_buf_adds(struct cp_buf *b, const char *s);
+extern inline char *cp_buf_extend(struct cp_buf *b, size_t n);
 
 /* Formats straight into the free space; only a text that does not fit is
  * formatted a second time, after growing. */

@@ -5,6 +5,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <string.h>
 
 struct cp_arena;
 
@@ -40,9 +41,48 @@ struct cp_buf {
     char *data; /* always NUL-terminated when non-NULL */
     size_t len, cap;
 };
-void cp_buf_add(struct cp_buf *b, const void *p, size_t n);
-void cp_buf_addc(struct cp_buf *b, char c);
-void cp_buf_adds(struct cp_buf *b, const char *s);
+/* Room for `extra` more bytes and the NUL; the slow path of the adders. */
+void cp_buf_grow(struct cp_buf *b, size_t extra);
+inline void cp_buf_add(struct cp_buf *b, const void *p, size_t n);
+inline void cp_buf_addc(struct cp_buf *b, char c);
+inline void cp_buf_adds(struct cp_buf *b, const char *s);
+/* Appends `n` bytes left for the caller to fill; returns where they start. */
+inline char *cp_buf_extend(struct cp_buf *b, size_t n);
+
+/* The adders are inline: the renderers and back ends call them for every
+ * few bytes of output.  arena.c holds their external definitions. */
+inline void cp_buf_add(struct cp_buf *b, const void *p, size_t n)
+{
+    if (b->len + n + 1 > b->cap)
+        cp_buf_grow(b, n);
+    if (n)
+        memcpy(b->data + b->len, p, n);
+    b->len += n;
+    b->data[b->len] = '\0';
+}
+
+inline void cp_buf_addc(struct cp_buf *b, char c)
+{
+    if (b->len + 2 > b->cap)
+        cp_buf_grow(b, 1);
+    b->data[b->len++] = c;
+    b->data[b->len] = '\0';
+}
+
+inline void cp_buf_adds(struct cp_buf *b, const char *s)
+{
+    cp_buf_add(b, s, strlen(s));
+}
+
+inline char *cp_buf_extend(struct cp_buf *b, size_t n)
+{
+    if (b->len + n + 1 > b->cap)
+        cp_buf_grow(b, n);
+    char *p = b->data + b->len;
+    b->len += n;
+    b->data[b->len] = '\0';
+    return p;
+}
 void cp_buf_printf(struct cp_buf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void cp_buf_vprintf(struct cp_buf *b, const char *fmt, va_list ap)

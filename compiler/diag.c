@@ -83,21 +83,93 @@ void cp_diags_free(struct cp_diags *d)
     d->flushed_src = NULL;
 }
 
+/* The message for the common formats, whose conversions are only %s, %u,
+ * %d, %zu and %%, without printf (which costs most of a report); returns
+ * NULL for any other format or a null %s, which go through vsnprintf. */
+static char *cp_fmt_simple(const char *fmt, va_list ap)
+{
+    char tmp[512];
+    size_t k = 0;
+    for (const char *f = fmt; *f;) {
+        const char *pct = strchr(f, '%');
+        size_t lit = pct ? (size_t)(pct - f) : strlen(f);
+        if (lit > sizeof tmp - k)
+            return NULL;
+        memcpy(tmp + k, f, lit);
+        k += lit;
+        if (!pct)
+            break;
+        const char *arg;
+        size_t alen;
+        char num[24];
+        f = pct + 1;
+        if (*f == 's') {
+            arg = va_arg(ap, const char *);
+            if (!arg)
+                return NULL;
+            alen = strlen(arg);
+            f++;
+        } else if (*f == '%') {
+            arg = "%";
+            alen = 1;
+            f++;
+        } else if (*f == 'u' || *f == 'd' || (f[0] == 'z' && f[1] == 'u')) {
+            unsigned long long v;
+            bool neg = false;
+            if (*f == 'u') {
+                v = va_arg(ap, unsigned);
+            } else if (*f == 'd') {
+                int x = va_arg(ap, int);
+                neg = x < 0;
+                v = neg ? 0ULL - (unsigned long long)x : (unsigned long long)x;
+            } else {
+                v = va_arg(ap, size_t);
+                f++;
+            }
+            f++;
+            size_t j = sizeof num;
+            do {
+                num[--j] = (char)('0' + v % 10);
+                v /= 10;
+            } while (v);
+            if (neg)
+                num[--j] = '-';
+            arg = num + j;
+            alen = sizeof num - j;
+        } else {
+            return NULL;
+        }
+        if (alen > sizeof tmp - k)
+            return NULL;
+        memcpy(tmp + k, arg, alen);
+        k += alen;
+    }
+    char *m = cp_xmalloc(k + 1);
+    memcpy(m, tmp, k);
+    m[k] = '\0';
+    return m;
+}
+
 static char *cp_vfmt(const char *fmt, va_list ap)
     __attribute__((format(printf, 1, 0)));
 static char *cp_vfmt(const char *fmt, va_list ap)
 {
+    va_list aq;
+    va_copy(aq, ap);
+    char *m = cp_fmt_simple(fmt, aq);
+    va_end(aq);
+    if (m)
+        return m;
     /* Exactly sized: a large policy keeps hundreds of thousands of these
      * until it is rendered. */
     char tmp[512];
-    va_list aq;
     va_copy(aq, ap);
     int n = vsnprintf(tmp, sizeof tmp, fmt, aq);
     va_end(aq);
     if (n < 0)
         cp_die_oom();
     if ((size_t)n < sizeof tmp) {
-        char *m = cp_xmalloc((size_t)n + 1);
+        m = cp_xmalloc((size_t)n + 1);
         memcpy(m, tmp, (size_t)n + 1);
         return m;
     }
@@ -231,19 +303,17 @@ static void cp_put_line(const char *s, size_t n, struct cp_buf *out)
 static void cp_put_caret(const char *s, size_t n, unsigned from, unsigned to,
                          bool first, struct cp_buf *out)
 {
-    char tmp[256]; /* bytes are added in blocks, not one by one */
-    size_t k = 0;
-    for (unsigned c = 1; c <= to || c < from; c++) {
-        if (c < from)
-            tmp[k++] = c - 1 < n && s[c - 1] == '\t' ? '\t' : ' ';
-        else
-            tmp[k++] = c == from && first ? '^' : '~';
-        if (k == sizeof(tmp)) {
-            cp_buf_add(out, tmp, k);
-            k = 0;
-        }
-    }
-    cp_buf_add(out, tmp, k);
+    size_t lead = from - 1;                 /* columns before the span */
+    size_t span = to >= from ? to - lead : 1; /* the callers keep to >= from */
+    char *p = cp_buf_extend(out, lead + span);
+    memset(p, ' ', lead);
+    size_t m = lead < n ? lead : n;
+    for (const char *t = memchr(s, '\t', m); t;
+         t = memchr(t + 1, '\t', m - (size_t)(t + 1 - s)))
+        p[t - s] = '\t';
+    memset(p + lead, '~', span);
+    if (first)
+        p[lead] = '^';
 }
 
 /* `v` in decimal, right-aligned in `w` columns (the "%*u" of printf). */
@@ -263,14 +333,16 @@ static void cp_put_uint(unsigned v, unsigned w, struct cp_buf *out)
 /* The gutter of an excerpt line: " NNNN | ", or blank for a caret line. */
 static void cp_put_gutter(unsigned ln, unsigned w, struct cp_buf *out)
 {
-    cp_buf_addc_(' ', out);
     if (ln) {
+        cp_buf_addc_(' ', out);
         cp_put_uint(ln, w, out);
+        cp_buf_add(out, " | ", 3);
     } else {
-        for (unsigned i = 0; i < w; i++)
-            cp_buf_addc_(' ', out);
+        char *p = cp_buf_extend(out, (size_t)w + 4);
+        memset(p, ' ', (size_t)w + 2);
+        p[w + 2] = '|';
+        p[w + 3] = ' ';
     }
-    cp_buf_add(out, " | ", 3);
 }
 
 /* Source excerpt for `loc`: every line of the span when it has at most three
