@@ -6,6 +6,7 @@
 #include "diag.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -286,12 +287,29 @@ static void cp_buf_adds_(const char *s, struct cp_buf *b)
 static void cp_put_line(const char *s, size_t n, struct cp_buf *out)
 {
     size_t run = 0; /* start of the bytes not yet copied */
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if ((c < 0x20 && c != '\t') || c == 0x7f) {
-            cp_buf_add(out, s + run, i - run);
-            cp_buf_addc_('?', out);
-            run = i + 1;
+    size_t i = 0;
+    for (;;) {
+        /* Eight bytes at a time while none is below 0x20 or 0x7f (a tab
+         * sends its word through the byte loop, which keeps it). */
+        const uint64_t ones = 0x0101010101010101u, highs = ones << 7;
+        while (i + 8 <= n) {
+            uint64_t x;
+            memcpy(&x, s + i, 8);
+            uint64_t y = x ^ (ones * 0x7f);
+            if ((((x - ones * 0x20) & ~x) | ((y - ones) & ~y)) & highs)
+                break;
+            i += 8;
+        }
+        size_t stop = i + 8 <= n ? i + 8 : n;
+        if (i == stop)
+            break;
+        for (; i < stop; i++) {
+            unsigned char c = (unsigned char)s[i];
+            if ((c < 0x20 && c != '\t') || c == 0x7f) {
+                cp_buf_add(out, s + run, i - run);
+                cp_buf_addc_('?', out);
+                run = i + 1;
+            }
         }
     }
     cp_buf_add(out, s + run, n - run);
