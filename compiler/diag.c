@@ -60,12 +60,50 @@ void cp_diags_init(struct cp_diags *d)
     memset(d, 0, sizeof(*d));
 }
 
+/* A block of message texts; see cp_diags.texts. */
+struct cp_diag_text {
+    struct cp_diag_text *next;
+    size_t used, size;
+    char data[];
+};
+
+enum { CP_DIAG_TEXT_BLOCK = 64 * 1024 };
+
+/* A copy of the `n` bytes at `s`, NUL-terminated, in the text blocks. */
+static char *cp_diags_text(struct cp_diags *d, const char *s, size_t n)
+{
+    struct cp_diag_text *t = d->texts;
+    if (!t || t->size - t->used < n + 1) {
+        size_t size = n + 1 > CP_DIAG_TEXT_BLOCK ? n + 1 : CP_DIAG_TEXT_BLOCK;
+        t = cp_xmalloc(sizeof(*t) + size);
+        t->used = 0;
+        t->size = size;
+        if (size > CP_DIAG_TEXT_BLOCK && d->texts) {
+            /* A long text: the current block stays first. */
+            t->next = d->texts->next;
+            d->texts->next = t;
+        } else {
+            t->next = d->texts;
+            d->texts = t;
+        }
+    }
+    char *p = t->data + t->used;
+    t->used += n + 1;
+    memcpy(p, s, n);
+    p[n] = '\0';
+    return p;
+}
+
 /* Frees the strings of every diagnostic held and empties the list. */
 static void cp_diags_release(struct cp_diags *d)
 {
+    while (d->texts) {
+        struct cp_diag_text *t = d->texts;
+        d->texts = t->next;
+        free(t);
+    }
     for (size_t i = 0; i < d->len; i++) {
         struct cp_diag *g = &d->items[i];
-        free(g->msg);
         for (size_t j = 0; j < g->nnotes; j++)
             free(g->notes[j].msg);
         free(g->notes);
@@ -84,18 +122,20 @@ void cp_diags_free(struct cp_diags *d)
     d->flushed_src = NULL;
 }
 
+enum { CP_FMT_MAX = 512 }; /* texts shorter than this are formatted once */
+
 /* The message for the common formats, whose conversions are only %s, %u,
  * %d, %zu and %%, without printf (which costs most of a report); returns
- * NULL for any other format or a null %s, which go through vsnprintf. */
-static char *cp_fmt_simple(const char *fmt, va_list ap)
+ * -1 for any other format, a null %s or a text of CP_FMT_MAX bytes or
+ * more, which go through vsnprintf. */
+static int cp_fmt_simple(char *tmp, const char *fmt, va_list ap)
 {
-    char tmp[512];
     size_t k = 0;
     for (const char *f = fmt; *f;) {
         const char *pct = strchr(f, '%');
         size_t lit = pct ? (size_t)(pct - f) : strlen(f);
-        if (lit > sizeof tmp - k)
-            return NULL;
+        if (lit >= CP_FMT_MAX - k)
+            return -1;
         memcpy(tmp + k, f, lit);
         k += lit;
         if (!pct)
@@ -107,7 +147,7 @@ static char *cp_fmt_simple(const char *fmt, va_list ap)
         if (*f == 's') {
             arg = va_arg(ap, const char *);
             if (!arg)
-                return NULL;
+                return -1;
             alen = strlen(arg);
             f++;
         } else if (*f == '%') {
@@ -138,45 +178,68 @@ static char *cp_fmt_simple(const char *fmt, va_list ap)
             arg = num + j;
             alen = sizeof num - j;
         } else {
-            return NULL;
+            return -1;
         }
-        if (alen > sizeof tmp - k)
-            return NULL;
+        if (alen >= CP_FMT_MAX - k)
+            return -1;
         memcpy(tmp + k, arg, alen);
         k += alen;
     }
-    char *m = cp_xmalloc(k + 1);
-    memcpy(m, tmp, k);
-    m[k] = '\0';
-    return m;
+    return (int)k;
+}
+
+/* Formats into `tmp` (CP_FMT_MAX bytes); returns the length of the whole
+ * text, which was cut if it is CP_FMT_MAX or more. */
+static size_t cp_fmt_tmp(char *tmp, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
+static size_t cp_fmt_tmp(char *tmp, const char *fmt, va_list ap)
+{
+    va_list aq;
+    va_copy(aq, ap);
+    int n = cp_fmt_simple(tmp, fmt, aq);
+    va_end(aq);
+    if (n < 0) {
+        va_copy(aq, ap);
+        n = vsnprintf(tmp, CP_FMT_MAX, fmt, aq);
+        va_end(aq);
+        if (n < 0)
+            cp_die_oom();
+    }
+    return (size_t)n;
 }
 
 static char *cp_vfmt(const char *fmt, va_list ap)
     __attribute__((format(printf, 1, 0)));
 static char *cp_vfmt(const char *fmt, va_list ap)
 {
-    va_list aq;
-    va_copy(aq, ap);
-    char *m = cp_fmt_simple(fmt, aq);
-    va_end(aq);
-    if (m)
-        return m;
     /* Exactly sized: a large policy keeps hundreds of thousands of these
      * until it is rendered. */
-    char tmp[512];
-    va_copy(aq, ap);
-    int n = vsnprintf(tmp, sizeof tmp, fmt, aq);
-    va_end(aq);
-    if (n < 0)
-        cp_die_oom();
-    if ((size_t)n < sizeof tmp) {
-        m = cp_xmalloc((size_t)n + 1);
-        memcpy(m, tmp, (size_t)n + 1);
+    char tmp[CP_FMT_MAX];
+    size_t n = cp_fmt_tmp(tmp, fmt, ap);
+    if (n < sizeof tmp) {
+        char *m = cp_xmalloc(n + 1);
+        memcpy(m, tmp, n);
+        m[n] = '\0';
         return m;
     }
     struct cp_buf b = {0};
     cp_buf_vprintf(&b, fmt, ap);
     return cp_buf_steal(&b, NULL);
+}
+
+/* The message of a record, in the sink's text blocks. */
+static char *cp_diags_vfmt(struct cp_diags *d, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
+static char *cp_diags_vfmt(struct cp_diags *d, const char *fmt, va_list ap)
+{
+    char tmp[CP_FMT_MAX];
+    size_t n = cp_fmt_tmp(tmp, fmt, ap);
+    if (n < sizeof tmp)
+        return cp_diags_text(d, tmp, n);
+    char *m = cp_vfmt(fmt, ap);
+    char *t = cp_diags_text(d, m, n);
+    free(m);
+    return t;
 }
 
 /* The returned record stays valid until the next cp_diag_report on the same
@@ -203,7 +266,7 @@ struct cp_diag *cp_diag_report(struct cp_diags *d, enum cp_diag_code code,
         g->loc = *loc;
     va_list ap;
     va_start(ap, fmt);
-    g->msg = cp_vfmt(fmt, ap);
+    g->msg = cp_diags_vfmt(d, fmt, ap);
     va_end(ap);
     if (sev == CP_SEV_ERROR)
         d->nerrors++;

@@ -49,6 +49,9 @@ struct cp_diags {
     /* The source of the last diagnostic cp_diags_flush_text wrote: its
      * "In file included from" lines are not repeated. */
     const struct cp_source *flushed_src;
+    /* The message texts, packed in blocks freed together (a large policy
+     * holds hundreds of thousands until they are rendered). */
+    struct cp_diag_text *texts;
 };
 
 /* Static facts about a code. */
