@@ -18,6 +18,11 @@ static bool path_name_char(char c)
     return path_name_start(c) || (c >= '0' && c <= '9');
 }
 
+/* The bytes that make a path segment more than a plain literal. */
+static const bool path_special[256] = {
+    ['$'] = true, ['\\'] = true, ['*'] = true, ['?'] = true,
+};
+
 const char *cp_path_parse(struct cp_arena *a, const char *text, size_t len,
                           bool quoted, struct cp_path *out, size_t *err_off)
 {
@@ -31,11 +36,11 @@ const char *cp_path_parse(struct cp_arena *a, const char *text, size_t len,
         *err_off = CP_MAX_PATH_LEN;
         return "path longer than 4096 bytes";
     }
-    for (i = 0; i < len; i++)
-        if (text[i] == '\0') {
-            *err_off = i;
-            return "NUL byte in path";
-        }
+    const char *nul = memchr(text, '\0', len);
+    if (nul) {
+        *err_off = (size_t)(nul - text);
+        return "NUL byte in path";
+    }
 
     /* The root. */
     if (text[0] == '/') {
@@ -83,6 +88,11 @@ const char *cp_path_parse(struct cp_arena *a, const char *text, size_t len,
     out->segs = nseg ? cp_arena_alloc(a, nseg * sizeof *out->segs) : NULL;
 
     char *copy = cp_arena_strndup(a, text, len);
+    /* Most paths hold none of '$', '\\', '*' and '?': their segments are
+     * plain literals and skip the two scans below. */
+    bool plain = true;
+    for (i = pos; i < len && plain; i++)
+        plain = !path_special[(unsigned char)text[i]];
     size_t k = 0;
     for (i = pos; i < len;) {
         while (i < len && text[i] == '/')
@@ -103,6 +113,8 @@ const char *cp_path_parse(struct cp_arena *a, const char *text, size_t len,
             memset(out, 0, sizeof *out);
             return l == 1 ? "'.' segment in path" : "'..' segment in path";
         }
+        if (plain)
+            continue;
         for (size_t j = s; j < i; j++) {
             if (text[j] == '$' && j + 1 < i && text[j + 1] == '{') {
                 *err_off = j;
