@@ -415,8 +415,7 @@ static struct cp_file *cp_parse_source(struct cp_ctx *cx,
         st.off = 3;
         st.col = 4;
     }
-    YY_BUFFER_STATE buf =
-        cp_yy_scan_bytes(src->text + skip, (int)(src->len - skip), sc);
+    YY_BUFFER_STATE buf = cp_lex_scan(src->text + skip, src->len - skip, sc);
     int first_tok = 0;
     cp_yyparse(sc, &st);
     cp_yy_delete_buffer(buf, sc);

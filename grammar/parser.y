@@ -91,6 +91,9 @@ struct cp_tok {
 int cp_yylex(CP_YYSTYPE *lval, CP_YYLTYPE *lloc, void *scanner);
 /* The statement keyword nearest to a misspelt word, or NULL (lexer.l). */
 const char *cp_lex_keyword_near(const char *w, size_t n);
+/* Starts `scanner` on a copy of the `len` bytes at `text` (lexer.l); the
+ * returned buffer is deleted with cp_yy_delete_buffer. */
+void *cp_lex_scan(const char *text, size_t len, void *scanner);
 }
 
 %param {void *scanner}
