@@ -128,30 +128,41 @@ void cp_arena_free(struct cp_arena *a)
     free(a);
 }
 
+/* `n` bytes from a new chunk (the slow path of cp_arena_take, out of line
+ * so that the fast path inlines into the allocators). */
+static __attribute__((noinline)) void *cp_arena_take_new(struct cp_arena *a,
+                                                         size_t n)
+{
+    size_t chunk = CP_ARENA_CHUNK;
+    while (chunk < CP_ARENA_CHUNK_MAX && chunk < a->used / 8)
+        chunk *= 2;
+    size_t size = n > chunk / 4 ? n : chunk;
+    struct cp_chunk *c = cp_chunk_new(size);
+    if (size == n && a->head) {
+        /* A large block: keep the current chunk at the head. */
+        c->next = a->head->next;
+        a->head->next = c;
+    } else {
+        c->next = a->head;
+        a->head = c;
+    }
+    c->used = n;
+    a->used += n;
+    return c->data;
+}
+
 /* `n` bytes aligned to `align` (a power of two).  Chunks come zeroed
  * (calloc or mmap) and the arena never hands a byte out twice, so an
  * allocation needs no memset of its own: fresh pages from the system are
  * already zero and are not written twice. */
-static void *cp_arena_take(struct cp_arena *a, size_t n, size_t align)
+static inline void *cp_arena_take(struct cp_arena *a, size_t n, size_t align)
 {
     struct cp_chunk *c = a->head;
-    size_t at = c ? (c->used + align - 1) & ~(align - 1) : 0;
-    if (!c || at > c->size || c->size - at < n) {
-        size_t chunk = CP_ARENA_CHUNK;
-        while (chunk < CP_ARENA_CHUNK_MAX && chunk < a->used / 8)
-            chunk *= 2;
-        size_t size = n > chunk / 4 ? n : chunk;
-        c = cp_chunk_new(size);
-        if (size == n && a->head) {
-            /* A large block: keep the current chunk at the head. */
-            c->next = a->head->next;
-            a->head->next = c;
-        } else {
-            c->next = a->head;
-            a->head = c;
-        }
-        at = 0;
-    }
+    if (!c)
+        return cp_arena_take_new(a, n);
+    size_t at = (c->used + align - 1) & ~(align - 1);
+    if (at > c->size || c->size - at < n)
+        return cp_arena_take_new(a, n);
     c->used = at + n;
     a->used += n;
     return (char *)c->data + at;
