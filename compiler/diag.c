@@ -397,15 +397,31 @@ static void cp_put_caret(const char *s, size_t n, unsigned from, unsigned to,
         p[lead] = '^';
 }
 
+/* "00" to "99", for cp_put_uint. */
+static const char cp_digit_pairs[] =
+    "0001020304050607080910111213141516171819"
+    "2021222324252627282930313233343536373839"
+    "4041424344454647484950515253545556575859"
+    "6061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
 /* `v` in decimal, right-aligned in `w` columns (the "%*u" of printf). */
 static void cp_put_uint(unsigned v, unsigned w, struct cp_buf *out)
 {
     char tmp[16];
     size_t k = sizeof(tmp);
-    do {
-        tmp[--k] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
+    while (v >= 100) { /* two digits per division */
+        unsigned r = v % 100;
+        v /= 100;
+        k -= 2;
+        memcpy(tmp + k, cp_digit_pairs + 2 * r, 2);
+    }
+    if (v >= 10) {
+        k -= 2;
+        memcpy(tmp + k, cp_digit_pairs + 2 * v, 2);
+    } else {
+        tmp[--k] = (char)('0' + v);
+    }
     while (sizeof(tmp) - k < w && k > 0)
         tmp[--k] = ' ';
     cp_buf_add(out, tmp + k, sizeof(tmp) - k);
