@@ -81,14 +81,10 @@ static void order(struct cp_arena *a, struct bw_list *l)
     size_t *perm = cp_xmalloc(l->n * sizeof *perm);
     for (size_t i = 0; i < l->n; i++)
         pv[i] = l->v[i].path;
-    cp_ospath_sort(pv, l->n, true, perm);
-    struct bw_item *v = cp_arena_alloc(a, l->n * sizeof *v);
-    size_t k = 0;
-    for (size_t i = 0; i < l->n; i++) {
-        const struct bw_item *it = &l->v[perm[i]];
-        if (k == 0 || cp_ospath_cmp(v[k - 1].path, it->path) != 0)
-            v[k++] = *it;
-    }
+    size_t k = cp_ospath_sort_uniq(pv, l->n, true, perm);
+    struct bw_item *v = cp_arena_alloc(a, k * sizeof *v);
+    for (size_t i = 0; i < k; i++)
+        v[i] = l->v[perm[i]];
     free(perm);
     free(pv);
     l->v = v;
