@@ -37,9 +37,16 @@ struct cl_fid {
     enum cp_diag_code code; /* warning to report, or CP_DIAG__COUNT */
 };
 
-/* A set of strings for de-duplicating the lists in linear time. */
+/* A set of strings for de-duplicating the lists in linear time.  Each slot
+ * keeps the string's hash: a probe compares strings only when the hashes
+ * agree, and growing rehashes no string. */
+struct cl_slot {
+    const char *s; /* NULL: empty */
+    uint64_t h;
+};
+
 struct cl_set {
-    const char **slots; /* open addressing, power-of-two size */
+    struct cl_slot *slots; /* open addressing, power-of-two size */
     size_t cap, n;
 };
 
@@ -61,22 +68,24 @@ static bool cl_set_add(struct cp_arena *a, struct cl_set *t, const char *s)
 {
     if (2 * (t->n + 1) > t->cap) {
         size_t cap = t->cap ? 2 * t->cap : 64;
-        const char **sl = cp_arena_alloc(a, cap * sizeof *sl);
+        struct cl_slot *sl = cp_arena_alloc(a, cap * sizeof *sl);
         for (size_t i = 0; i < t->cap; i++)
-            if (t->slots[i]) {
-                size_t k = cl_hash(t->slots[i]) & (cap - 1);
-                while (sl[k])
+            if (t->slots[i].s) {
+                size_t k = t->slots[i].h & (cap - 1);
+                while (sl[k].s)
                     k = (k + 1) & (cap - 1);
                 sl[k] = t->slots[i];
             }
         t->slots = sl;
         t->cap = cap;
     }
-    size_t k = cl_hash(s) & (t->cap - 1);
-    for (; t->slots[k]; k = (k + 1) & (t->cap - 1))
-        if (strcmp(t->slots[k], s) == 0)
+    uint64_t h = cl_hash(s);
+    size_t k = h & (t->cap - 1);
+    for (; t->slots[k].s; k = (k + 1) & (t->cap - 1))
+        if (t->slots[k].h == h && strcmp(t->slots[k].s, s) == 0)
             return false;
-    t->slots[k] = s;
+    t->slots[k].s = s;
+    t->slots[k].h = h;
     t->n++;
     return true;
 }
@@ -239,15 +248,23 @@ static bool cl_meta(char ch)
 /* A byte of a permission-rule path: gitignore syntax, the rule's closing
  * parenthesis (the schema rejects ')' in rule content) and control bytes
  * become '?'. */
-static void cl_rule_byte(struct cp_buf *b, char ch, bool *widened)
+static char cl_rule_byte(char ch, bool *widened)
 {
     if (ch == '[' || ch == ']' || ch == '\\' || ch == ')' ||
         (unsigned char)ch < 0x20 || ch == 0x7f) {
-        cp_ob_addc(b, '?');
         *widened = true;
-    } else {
-        cp_ob_addc(b, ch);
+        return '?';
     }
+    return ch;
+}
+
+/* A literal byte that both spellings copy as it is (no glob meaning, no
+ * rewriting): the common case, tested first. */
+static bool cl_plain_lit(char ch)
+{
+    unsigned char u = (unsigned char)ch;
+    return u > 0x20 && u != 0x7f && !cl_meta(ch) && ch != ']' &&
+           ch != '\\' && ch != ')';
 }
 
 /* Returns false (after reporting) when the path cannot be spelled. */
@@ -272,37 +289,52 @@ static bool cl_spell(struct cl *c, const struct cp_rule *r, struct cl_path *o)
     size_t n = pp->nsegs;
     while (n > 0 && pp->segs[n - 1].kind == CP_SEG_ANY)
         n--; /* a trailing any-segment adds nothing */
-    struct cp_buf sb = {0}, rb = {0};
+    /* Both spellings are written straight into the arena: a segment byte
+     * gives at most one byte of each, an any-segment two, a root one and
+     * the sandbox spelling of an absolute path a leading '/'. */
+    size_t bound = 3;
+    for (size_t i = 0; i < n; i++)
+        bound += 1 + (pp->segs[i].kind == CP_SEG_ANY ? 2 : pp->segs[i].len);
+    char *sbuf = cp_arena_alloc(c->a, 2 * bound + 1);
+    char *rbuf = sbuf + bound + 1;
+    char *sp = sbuf + 1, *rp = rbuf; /* sbuf[0]: the leading '/' */
     switch (root) {
     case CL_ABS:
-        cp_ob_adds(&rb, "/");
+        *rp++ = '/';
         break;
     case CL_HOME:
-        cp_ob_adds(&sb, "~");
-        cp_ob_adds(&rb, "~");
+        *sp++ = '~';
+        *rp++ = '~';
         break;
     case CL_PROJECT:
-        cp_ob_adds(&sb, ".");
+        *sp++ = '.';
         c->project_relative = true;
         break;
     }
     for (size_t i = 0; i < n; i++) {
         const struct cp_seg *s = &pp->segs[i];
-        cp_ob_addc(&sb, '/');
-        cp_ob_addc(&rb, '/');
+        *sp++ = '/';
+        *rp++ = '/';
         switch (s->kind) {
         case CP_SEG_ANY:
-            cp_ob_adds(&sb, "**");
-            cp_ob_adds(&rb, "**");
+            *sp++ = '*';
+            *sp++ = '*';
+            *rp++ = '*';
+            *rp++ = '*';
             o->glob = true;
             break;
         case CP_SEG_LIT:
             for (size_t j = 0; j < s->len; j++) {
                 char ch = s->s[j];
+                if (cl_plain_lit(ch)) {
+                    *sp++ = ch;
+                    *rp++ = ch;
+                    continue;
+                }
                 o->glob |= cl_meta(ch);
                 /* Claude reads '[' as a class: '?' matches the byte too. */
-                cp_ob_addc(&sb, ch == '[' || ch == ']' ? '?' : ch);
-                cl_rule_byte(&rb, ch, &o->widened);
+                *sp++ = ch == '[' || ch == ']' ? '?' : ch;
+                *rp++ = cl_rule_byte(ch, &o->widened);
             }
             break;
         case CP_SEG_GLOB:
@@ -313,47 +345,46 @@ static bool cl_spell(struct cl *c, const struct cp_rule *r, struct cl_path *o)
                     ch = s->s[++j]; /* an escaped byte: '*' or '?' stay
                                        wildcards, which match it too */
                 else if (ch == '*' || ch == '?') {
-                    cp_ob_addc(&sb, ch);
-                    cp_ob_addc(&rb, ch);
+                    *sp++ = ch;
+                    *rp++ = ch;
                     continue;
                 }
-                cp_ob_addc(&sb, ch == '[' || ch == ']' ? '?' : ch);
-                cl_rule_byte(&rb, ch, &o->widened);
+                *sp++ = ch == '[' || ch == ']' ? '?' : ch;
+                *rp++ = cl_rule_byte(ch, &o->widened);
             }
             break;
         }
     }
+    char *sstart = sbuf + 1;
     if (root == CL_ABS && n > 0) {
         /* "/a/b" -> "//a/b": absolute in both places. */
-        struct cp_buf t = {0};
-        cp_ob_addc(&t, '/');
-        cp_ob_add(&t, sb.data, sb.len);
-        cp_buf_free(&sb);
-        sb = t;
+        sbuf[0] = '/';
+        sstart = sbuf;
     }
     o->root_only = n == 0 && root != CL_HOME;
     if (n == 0 && root == CL_ABS) {
         /* The root directory: "/" in sandbox lists, "//" in rules. */
-        cp_buf_reset(&sb);
-        cp_ob_adds(&sb, "/");
-        cp_buf_reset(&rb);
-        cp_ob_adds(&rb, "//");
+        sp = sstart;
+        *sp++ = '/';
+        rp = rbuf;
+        *rp++ = '/';
+        *rp++ = '/';
     }
     /* A trailing blank would be stripped by gitignore. */
-    if (rb.len && (rb.data[rb.len - 1] == ' ' || rb.data[rb.len - 1] == '\t')) {
-        rb.data[rb.len - 1] = '?';
+    if (rp > rbuf && (rp[-1] == ' ' || rp[-1] == '\t')) {
+        rp[-1] = '?';
         o->widened = true;
     }
-    bool ok = cp_json_utf8_valid(sb.data, sb.len);
+    *sp = '\0';
+    *rp = '\0';
+    bool ok = cp_json_utf8_valid(sstart, (size_t)(sp - sstart));
     if (!ok)
         cl_report(c, CP0751, r,
                   "path '%s' is not valid UTF-8: a JSON settings file cannot "
                   "hold it",
                   r->text ? r->text : "");
-    o->sandbox = cp_arena_strndup(c->a, sb.data, sb.len);
-    o->rule = cp_arena_strndup(c->a, rb.data ? rb.data : "", rb.len);
-    cp_buf_free(&sb);
-    cp_buf_free(&rb);
+    o->sandbox = sstart;
+    o->rule = rbuf;
     return ok;
 }
 
@@ -899,6 +930,16 @@ static void cp_claude_fidelity_all(const struct cp_policy *p,
 
 /* ---- printing ------------------------------------------------------------ */
 
+/* Does one of the 8 bytes of x need an escape (below 0x20, '"', '\\') or
+ * start a multibyte sequence (0x80 and up)?  Exact per word, not per byte:
+ * a hit sends the caller bytewise. */
+static inline bool cl_word_special(uint64_t x)
+{
+    const uint64_t l = 0x0101010101010101ull, h = 0x8080808080808080ull;
+    uint64_t q = x ^ (l * '"'), b = x ^ (l * '\\');
+    return (((x - l * 0x20) & ~x) | x | ((q - l) & ~q) | ((b - l) & ~b)) & h;
+}
+
 /* A JSON string exactly as cp_json_quote writes it (runtime/settings.c),
  * with runs of bytes that need no escape copied at once. */
 static void cl_quote(struct cp_buf *b, const char *s, size_t len)
@@ -907,6 +948,8 @@ static void cl_quote(struct cp_buf *b, const char *s, size_t len)
     cp_ob_addc(b, '"');
     for (size_t i = 0; i < len;) {
         size_t j = i;
+        for (uint64_t x; j + 8 <= len && (memcpy(&x, p + j, 8), !cl_word_special(x));)
+            j += 8;
         while (j < len && p[j] >= 0x20 && p[j] < 0x80 && p[j] != '"' &&
                p[j] != '\\')
             j++;
