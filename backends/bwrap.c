@@ -537,24 +537,34 @@ static void rec_arg(struct cp_arena *a, struct recs *rs, const char *word)
 static const char *rest_of(struct cp_arena *a, const struct cp_path *p,
                            bool pattern)
 {
-    struct cp_buf b = {0};
+    /* Written straight into the arena: at most 1 + 2 * len bytes a
+     * segment. */
+    size_t bound = 1;
+    for (size_t i = 0; i < p->nsegs; i++)
+        bound += 1 + (p->segs[i].kind == CP_SEG_ANY ? 2 : 2 * p->segs[i].len);
+    char *r = cp_arena_alloc(a, bound), *q = r;
     for (size_t i = 0; i < p->nsegs; i++) {
         const struct cp_seg *s = &p->segs[i];
-        cp_buf_addc(&b, '/');
+        *q++ = '/';
         if (s->kind == CP_SEG_ANY) {
-            cp_buf_adds(&b, "**");
+            *q++ = '*';
+            *q++ = '*';
+            continue;
+        }
+        if (!pattern || s->kind != CP_SEG_LIT) {
+            if (s->len)
+                memcpy(q, s->s, s->len);
+            q += s->len;
             continue;
         }
         for (size_t j = 0; j < s->len; j++) {
             char c = s->s[j];
-            if (pattern && s->kind == CP_SEG_LIT &&
-                (c == '*' || c == '?' || c == '\\'))
-                cp_buf_addc(&b, '\\');
-            cp_buf_addc(&b, c);
+            if (c == '*' || c == '?' || c == '\\')
+                *q++ = '\\';
+            *q++ = c;
         }
     }
-    const char *r = cp_arena_strndup(a, b.data ? b.data : "", b.len);
-    cp_buf_free(&b);
+    *q = '\0';
     return r;
 }
 

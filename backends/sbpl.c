@@ -178,6 +178,20 @@ static void str_body(struct cp_buf *b, const char *s, size_t n)
     }
 }
 
+/* A byte that re_lit escapes in some way (a regex metacharacter or a
+ * string escape). */
+static bool re_special(char c)
+{
+    switch (c) {
+    case '.': case '*': case '+': case '?': case '^': case '$': case '|':
+    case '\\': case '(': case ')': case '[': case ']': case '{': case '}':
+    case '"':
+        return true;
+    default:
+        return false;
+    }
+}
+
 /* Regex-escapes one literal byte (sbpl.md §6), then string-escapes. */
 static void re_lit(struct cp_buf *b, char c)
 {
@@ -198,8 +212,16 @@ static void re_segs(struct cp_buf *b, const struct cp_path *p)
             break;
         case CP_SEG_LIT:
             cp_ob_addc(b, '/');
-            for (size_t j = 0; j < s->len; j++)
-                re_lit(b, s->s[j]);
+            for (size_t j = 0; j < s->len;) {
+                /* Runs of bytes that need no escape are copied at once. */
+                size_t k = j;
+                while (k < s->len && !re_special(s->s[k]))
+                    k++;
+                cp_ob_add(b, s->s + j, k - j);
+                if (k < s->len)
+                    re_lit(b, s->s[k++]);
+                j = k;
+            }
             break;
         case CP_SEG_GLOB:
             cp_ob_addc(b, '/');
