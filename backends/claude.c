@@ -52,11 +52,20 @@ struct cl_set {
 
 static uint64_t cl_hash(const char *s)
 {
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    /* FNV's low bits depend only on the low bits of its state: mix the
-     * high bits down before masking (murmur3's finaliser). */
+    /* Multiplicative, 8 bytes at a time (the strings are paths of tens of
+     * bytes), the length folded in. */
+    size_t n = strlen(s);
+    uint64_t h = 1469598103934665603ull ^ n;
+    for (; n >= 8; n -= 8, s += 8) {
+        uint64_t w;
+        memcpy(&w, s, 8);
+        h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+        h ^= h >> 29;
+    }
+    uint64_t w = 0;
+    memcpy(&w, s, n);
+    h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+    /* Mix the high bits down before masking (murmur3's finaliser). */
     h ^= h >> 33;
     h *= 0xff51afd7ed558ccdull;
     h ^= h >> 33;
@@ -110,6 +119,24 @@ static const char *cl_cat(struct cp_arena *a, ...)
     va_end(ap);
     *q = '\0';
     return t;
+}
+
+/* The concatenation of the NULL-terminated list of strings in buf (size
+ * bytes), cut to size - 1 bytes. */
+static void cl_cut_cat(char *buf, size_t size, ...)
+{
+    va_list ap;
+    size_t n = 0;
+    va_start(ap, size);
+    for (const char *x; (x = va_arg(ap, const char *)) && n + 1 < size;) {
+        size_t l = strlen(x);
+        if (l > size - 1 - n)
+            l = size - 1 - n;
+        memcpy(buf + n, x, l);
+        n += l;
+    }
+    va_end(ap);
+    buf[n] = '\0';
 }
 
 /* Decimal of v in buf (24 bytes); returns buf. */
@@ -829,14 +856,18 @@ static bool cl_run(struct cl *c)
         const struct cl_fid *f = &c->fids[i];
         if (f->why && f->code != CP_DIAG__COUNT)
             if (cl_reporting(c, f->code))
-                cl_report_msg(
-                    c, f->code, r,
-                    cl_cat(c->a, "claude: rule '", cp_rule_kind_text(r->kind),
+            {
+                /* Built in place, cut to 2047 bytes like any message. */
+                char msg[2048];
+                cl_cut_cat(msg, sizeof msg, "claude: rule '",
+                           cp_rule_kind_text(r->kind),
                            r->text && *r->text ? " " : "",
                            r->text ? r->text : "", "' is ",
                            f->fid == CP_FID_STRICTER ? "enforced stricter"
                                                      : "not fully enforced",
-                           ": ", f->why, (char *)NULL));
+                           ": ", f->why, (char *)NULL);
+                cl_report_msg(c, f->code, r, msg);
+            }
     }
     if (!c->coop) {
         const char *lost = cl_runtime_lost(c);

@@ -17,6 +17,7 @@
  * with a control character or invalid UTF-8 is rejected (CP0701). */
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -164,8 +165,18 @@ static const char *unencodable(struct cp_arena *a, const struct cp_path *p)
 /* Appends bytes to an SBPL string body: only `\\` and `\"` are escaped. */
 static void str_body(struct cp_buf *b, const char *s, size_t n)
 {
+    const uint64_t l = 0x0101010101010101ull, h = 0x8080808080808080ull;
     for (size_t i = 0; i < n;) {
         size_t j = i;
+        /* 8 bytes at a time while none is '\\' or '"' (a zero byte of
+         * x ^ c is such a byte; a false hit only means bytewise). */
+        for (uint64_t x; j + 8 <= n;) {
+            memcpy(&x, s + j, 8);
+            uint64_t q = x ^ (l * '"'), e = x ^ (l * '\\');
+            if ((((q - l) & ~q) | ((e - l) & ~e)) & h)
+                break;
+            j += 8;
+        }
         while (j < n && s[j] != '\\' && s[j] != '"')
             j++;
         cp_ob_add(b, s + i, j - i);
