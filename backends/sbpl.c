@@ -17,7 +17,6 @@
  * with a control character or invalid UTF-8 is rejected (CP0701). */
 #include <stdarg.h>
 #include <stddef.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -165,18 +164,8 @@ static const char *unencodable(struct cp_arena *a, const struct cp_path *p)
 /* Appends bytes to an SBPL string body: only `\\` and `\"` are escaped. */
 static void str_body(struct cp_buf *b, const char *s, size_t n)
 {
-    const uint64_t l = 0x0101010101010101ull, h = 0x8080808080808080ull;
     for (size_t i = 0; i < n;) {
         size_t j = i;
-        /* 8 bytes at a time while none is '\\' or '"' (a zero byte of
-         * x ^ c is such a byte; a false hit only means bytewise). */
-        for (uint64_t x; j + 8 <= n;) {
-            memcpy(&x, s + j, 8);
-            uint64_t q = x ^ (l * '"'), e = x ^ (l * '\\');
-            if ((((q - l) & ~q) | ((e - l) & ~e)) & h)
-                break;
-            j += 8;
-        }
         while (j < n && s[j] != '\\' && s[j] != '"')
             j++;
         cp_ob_add(b, s + i, j - i);
@@ -189,14 +178,12 @@ static void str_body(struct cp_buf *b, const char *s, size_t n)
     }
 }
 
-/* A byte that re_lit escapes in some way (a regex metacharacter or a
- * string escape). */
-static bool re_special(char c)
+/* A regex metacharacter (sbpl.md §6): re_lit escapes it. */
+static bool re_meta(char c)
 {
     switch (c) {
     case '.': case '*': case '+': case '?': case '^': case '$': case '|':
     case '\\': case '(': case ')': case '[': case ']': case '{': case '}':
-    case '"':
         return true;
     default:
         return false;
@@ -221,19 +208,25 @@ static void re_segs(struct cp_buf *b, const struct cp_path *p)
         case CP_SEG_ANY:
             cp_ob_adds(b, "(/[^/]+)*");
             break;
-        case CP_SEG_LIT:
-            cp_ob_addc(b, '/');
-            for (size_t j = 0; j < s->len;) {
-                /* Runs of bytes that need no escape are copied at once. */
-                size_t k = j;
-                while (k < s->len && !re_special(s->s[k]))
-                    k++;
-                cp_ob_add(b, s->s + j, k - j);
-                if (k < s->len)
-                    re_lit(b, s->s[k++]);
-                j = k;
+        case CP_SEG_LIT: {
+            /* Written in place: a byte takes at most 4 (a regex-escaped
+             * backslash, string-escaped: \\\\). */
+            char *d0 = cp_ob_room(b, 1 + 4 * s->len), *d = d0;
+            *d++ = '/';
+            for (size_t j = 0; j < s->len; j++) {
+                char c = s->s[j];
+                if (re_meta(c)) {
+                    *d++ = '\\';
+                    *d++ = '\\';
+                }
+                if (c == '\\' || c == '"')
+                    *d++ = '\\';
+                *d++ = c;
             }
+            b->len += (size_t)(d - d0);
+            b->data[b->len] = '\0';
             break;
+        }
         case CP_SEG_GLOB:
             cp_ob_addc(b, '/');
             for (size_t j = 0; j < s->len; j++) {
@@ -255,10 +248,23 @@ static void re_segs(struct cp_buf *b, const struct cp_path *p)
 /* A string expression naming the literal path p. */
 static void str_segs(struct cp_buf *b, const struct cp_path *p)
 {
+    /* Written in place: segments are short, a call per run costs more
+     * than the bytes. */
+    size_t bound = 0;
+    for (size_t i = 0; i < p->nsegs; i++)
+        bound += 1 + 2 * p->segs[i].len;
+    char *d0 = cp_ob_room(b, bound), *d = d0;
     for (size_t i = 0; i < p->nsegs; i++) {
-        cp_ob_addc(b, '/');
-        str_body(b, p->segs[i].s, p->segs[i].len);
+        *d++ = '/';
+        const char *q = p->segs[i].s;
+        for (size_t j = 0; j < p->segs[i].len; j++) {
+            if (q[j] == '\\' || q[j] == '"')
+                *d++ = '\\';
+            *d++ = q[j];
+        }
     }
+    b->len += (size_t)(d - d0);
+    b->data[b->len] = '\0';
 }
 
 static void str_expr(struct cp_buf *b, const struct cp_path *p)
