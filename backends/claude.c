@@ -103,16 +103,23 @@ static bool cl_set_add(struct cp_arena *a, struct cl_set *t, const char *s)
  * (rule texts and reasons are built per rule: no format parsing). */
 static const char *cl_cat(struct cp_arena *a, ...)
 {
+    /* The first lengths are kept from the measuring pass (the callers
+     * pass a handful of strings). */
+    size_t len[8], k = 0, n = 0;
     va_list ap;
-    size_t n = 0;
     va_start(ap, a);
-    for (const char *x; (x = va_arg(ap, const char *));)
-        n += strlen(x);
+    for (const char *x; (x = va_arg(ap, const char *)); k++) {
+        size_t l = strlen(x);
+        if (k < 8)
+            len[k] = l;
+        n += l;
+    }
     va_end(ap);
     char *t = cp_arena_alloc(a, n + 1), *q = t;
     va_start(ap, a);
-    for (const char *x; (x = va_arg(ap, const char *));) {
-        size_t l = strlen(x);
+    k = 0;
+    for (const char *x; (x = va_arg(ap, const char *)); k++) {
+        size_t l = k < 8 ? len[k] : strlen(x);
         memcpy(q, x, l);
         q += l;
     }
@@ -187,6 +194,8 @@ struct cl {
     struct cl_list allow_write, deny_write, deny_read, domains;
     struct cl_list perm_deny, perm_ask;
     struct cl_gates gates;
+    const void *where_src; /* source of the last gate, and whether */
+    bool where_ok;         /* its file name is valid UTF-8 */
     struct cp_path runtime_paths[3];
     bool runtime_ok[3];
     bool net_restricted;
@@ -620,7 +629,12 @@ static void cl_gate(struct cl *c, const struct cp_rule *r, unsigned ordinal)
     if (r->loc.src) {
         const char *f = r->loc.src->path ? r->loc.src->path : "";
         cl_utoa(num, r->loc.line);
-        where = cp_json_utf8_valid(f, strlen(f))
+        if (r->loc.src != c->where_src) {
+            /* Gates come in runs from one file: check its name once. */
+            c->where_src = r->loc.src;
+            c->where_ok = cp_json_utf8_valid(f, strlen(f));
+        }
+        where = c->where_ok
                     ? cl_cat(c->a, f, ":", num, (char *)NULL)
                     : cp_arena_printf(c->a, "(file name not UTF-8):%u",
                                       r->loc.line);
