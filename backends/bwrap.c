@@ -81,14 +81,10 @@ static void order(struct cp_arena *a, struct bw_list *l)
     size_t *perm = cp_xmalloc(l->n * sizeof *perm);
     for (size_t i = 0; i < l->n; i++)
         pv[i] = l->v[i].path;
-    cp_ospath_sort(pv, l->n, true, perm);
-    struct bw_item *v = cp_arena_alloc(a, l->n * sizeof *v);
-    size_t k = 0;
-    for (size_t i = 0; i < l->n; i++) {
-        const struct bw_item *it = &l->v[perm[i]];
-        if (k == 0 || cp_ospath_cmp(v[k - 1].path, it->path) != 0)
-            v[k++] = *it;
-    }
+    size_t k = cp_ospath_sort_uniq(pv, l->n, true, perm);
+    struct bw_item *v = cp_arena_alloc(a, k * sizeof *v);
+    for (size_t i = 0; i < k; i++)
+        v[i] = l->v[perm[i]];
     free(perm);
     free(pv);
     l->v = v;
@@ -541,24 +537,34 @@ static void rec_arg(struct cp_arena *a, struct recs *rs, const char *word)
 static const char *rest_of(struct cp_arena *a, const struct cp_path *p,
                            bool pattern)
 {
-    struct cp_buf b = {0};
+    /* Written straight into the arena: at most 1 + 2 * len bytes a
+     * segment. */
+    size_t bound = 1;
+    for (size_t i = 0; i < p->nsegs; i++)
+        bound += 1 + (p->segs[i].kind == CP_SEG_ANY ? 2 : 2 * p->segs[i].len);
+    char *r = cp_arena_alloc(a, bound), *q = r;
     for (size_t i = 0; i < p->nsegs; i++) {
         const struct cp_seg *s = &p->segs[i];
-        cp_buf_addc(&b, '/');
+        *q++ = '/';
         if (s->kind == CP_SEG_ANY) {
-            cp_buf_adds(&b, "**");
+            *q++ = '*';
+            *q++ = '*';
+            continue;
+        }
+        if (!pattern || s->kind != CP_SEG_LIT) {
+            if (s->len)
+                memcpy(q, s->s, s->len);
+            q += s->len;
             continue;
         }
         for (size_t j = 0; j < s->len; j++) {
             char c = s->s[j];
-            if (pattern && s->kind == CP_SEG_LIT &&
-                (c == '*' || c == '?' || c == '\\'))
-                cp_buf_addc(&b, '\\');
-            cp_buf_addc(&b, c);
+            if (c == '*' || c == '?' || c == '\\')
+                *q++ = '\\';
+            *q++ = c;
         }
     }
-    const char *r = cp_arena_strndup(a, b.data ? b.data : "", b.len);
-    cp_buf_free(&b);
+    *q = '\0';
     return r;
 }
 

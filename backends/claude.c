@@ -37,19 +37,35 @@ struct cl_fid {
     enum cp_diag_code code; /* warning to report, or CP_DIAG__COUNT */
 };
 
-/* A set of strings for de-duplicating the lists in linear time. */
+/* A set of strings for de-duplicating the lists in linear time.  Each slot
+ * keeps the string's hash: a probe compares strings only when the hashes
+ * agree, and growing rehashes no string. */
+struct cl_slot {
+    const char *s; /* NULL: empty */
+    uint64_t h;
+};
+
 struct cl_set {
-    const char **slots; /* open addressing, power-of-two size */
+    struct cl_slot *slots; /* open addressing, power-of-two size */
     size_t cap, n;
 };
 
 static uint64_t cl_hash(const char *s)
 {
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    /* FNV's low bits depend only on the low bits of its state: mix the
-     * high bits down before masking (murmur3's finaliser). */
+    /* Multiplicative, 8 bytes at a time (the strings are paths of tens of
+     * bytes), the length folded in. */
+    size_t n = strlen(s);
+    uint64_t h = 1469598103934665603ull ^ n;
+    for (; n >= 8; n -= 8, s += 8) {
+        uint64_t w;
+        memcpy(&w, s, 8);
+        h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+        h ^= h >> 29;
+    }
+    uint64_t w = 0;
+    memcpy(&w, s, n);
+    h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+    /* Mix the high bits down before masking (murmur3's finaliser). */
     h ^= h >> 33;
     h *= 0xff51afd7ed558ccdull;
     h ^= h >> 33;
@@ -61,22 +77,24 @@ static bool cl_set_add(struct cp_arena *a, struct cl_set *t, const char *s)
 {
     if (2 * (t->n + 1) > t->cap) {
         size_t cap = t->cap ? 2 * t->cap : 64;
-        const char **sl = cp_arena_alloc(a, cap * sizeof *sl);
+        struct cl_slot *sl = cp_arena_alloc(a, cap * sizeof *sl);
         for (size_t i = 0; i < t->cap; i++)
-            if (t->slots[i]) {
-                size_t k = cl_hash(t->slots[i]) & (cap - 1);
-                while (sl[k])
+            if (t->slots[i].s) {
+                size_t k = t->slots[i].h & (cap - 1);
+                while (sl[k].s)
                     k = (k + 1) & (cap - 1);
                 sl[k] = t->slots[i];
             }
         t->slots = sl;
         t->cap = cap;
     }
-    size_t k = cl_hash(s) & (t->cap - 1);
-    for (; t->slots[k]; k = (k + 1) & (t->cap - 1))
-        if (strcmp(t->slots[k], s) == 0)
+    uint64_t h = cl_hash(s);
+    size_t k = h & (t->cap - 1);
+    for (; t->slots[k].s; k = (k + 1) & (t->cap - 1))
+        if (t->slots[k].h == h && strcmp(t->slots[k].s, s) == 0)
             return false;
-    t->slots[k] = s;
+    t->slots[k].s = s;
+    t->slots[k].h = h;
     t->n++;
     return true;
 }
@@ -85,22 +103,47 @@ static bool cl_set_add(struct cp_arena *a, struct cl_set *t, const char *s)
  * (rule texts and reasons are built per rule: no format parsing). */
 static const char *cl_cat(struct cp_arena *a, ...)
 {
+    /* The first lengths are kept from the measuring pass (the callers
+     * pass a handful of strings). */
+    size_t len[8], k = 0, n = 0;
     va_list ap;
-    size_t n = 0;
     va_start(ap, a);
-    for (const char *x; (x = va_arg(ap, const char *));)
-        n += strlen(x);
+    for (const char *x; (x = va_arg(ap, const char *)); k++) {
+        size_t l = strlen(x);
+        if (k < 8)
+            len[k] = l;
+        n += l;
+    }
     va_end(ap);
     char *t = cp_arena_alloc(a, n + 1), *q = t;
     va_start(ap, a);
-    for (const char *x; (x = va_arg(ap, const char *));) {
-        size_t l = strlen(x);
+    k = 0;
+    for (const char *x; (x = va_arg(ap, const char *)); k++) {
+        size_t l = k < 8 ? len[k] : strlen(x);
         memcpy(q, x, l);
         q += l;
     }
     va_end(ap);
     *q = '\0';
     return t;
+}
+
+/* The concatenation of the NULL-terminated list of strings in buf (size
+ * bytes), cut to size - 1 bytes. */
+static void cl_cut_cat(char *buf, size_t size, ...)
+{
+    va_list ap;
+    size_t n = 0;
+    va_start(ap, size);
+    for (const char *x; (x = va_arg(ap, const char *)) && n + 1 < size;) {
+        size_t l = strlen(x);
+        if (l > size - 1 - n)
+            l = size - 1 - n;
+        memcpy(buf + n, x, l);
+        n += l;
+    }
+    va_end(ap);
+    buf[n] = '\0';
 }
 
 /* Decimal of v in buf (24 bytes); returns buf. */
@@ -151,6 +194,8 @@ struct cl {
     struct cl_list allow_write, deny_write, deny_read, domains;
     struct cl_list perm_deny, perm_ask;
     struct cl_gates gates;
+    const void *where_src; /* source of the last gate, and whether */
+    bool where_ok;         /* its file name is valid UTF-8 */
     struct cp_path runtime_paths[3];
     bool runtime_ok[3];
     bool net_restricted;
@@ -239,15 +284,23 @@ static bool cl_meta(char ch)
 /* A byte of a permission-rule path: gitignore syntax, the rule's closing
  * parenthesis (the schema rejects ')' in rule content) and control bytes
  * become '?'. */
-static void cl_rule_byte(struct cp_buf *b, char ch, bool *widened)
+static char cl_rule_byte(char ch, bool *widened)
 {
     if (ch == '[' || ch == ']' || ch == '\\' || ch == ')' ||
         (unsigned char)ch < 0x20 || ch == 0x7f) {
-        cp_ob_addc(b, '?');
         *widened = true;
-    } else {
-        cp_ob_addc(b, ch);
+        return '?';
     }
+    return ch;
+}
+
+/* A literal byte that both spellings copy as it is (no glob meaning, no
+ * rewriting): the common case, tested first. */
+static bool cl_plain_lit(char ch)
+{
+    unsigned char u = (unsigned char)ch;
+    return u > 0x20 && u != 0x7f && !cl_meta(ch) && ch != ']' &&
+           ch != '\\' && ch != ')';
 }
 
 /* Returns false (after reporting) when the path cannot be spelled. */
@@ -272,37 +325,52 @@ static bool cl_spell(struct cl *c, const struct cp_rule *r, struct cl_path *o)
     size_t n = pp->nsegs;
     while (n > 0 && pp->segs[n - 1].kind == CP_SEG_ANY)
         n--; /* a trailing any-segment adds nothing */
-    struct cp_buf sb = {0}, rb = {0};
+    /* Both spellings are written straight into the arena: a segment byte
+     * gives at most one byte of each, an any-segment two, a root one and
+     * the sandbox spelling of an absolute path a leading '/'. */
+    size_t bound = 3;
+    for (size_t i = 0; i < n; i++)
+        bound += 1 + (pp->segs[i].kind == CP_SEG_ANY ? 2 : pp->segs[i].len);
+    char *sbuf = cp_arena_alloc(c->a, 2 * bound + 1);
+    char *rbuf = sbuf + bound + 1;
+    char *sp = sbuf + 1, *rp = rbuf; /* sbuf[0]: the leading '/' */
     switch (root) {
     case CL_ABS:
-        cp_ob_adds(&rb, "/");
+        *rp++ = '/';
         break;
     case CL_HOME:
-        cp_ob_adds(&sb, "~");
-        cp_ob_adds(&rb, "~");
+        *sp++ = '~';
+        *rp++ = '~';
         break;
     case CL_PROJECT:
-        cp_ob_adds(&sb, ".");
+        *sp++ = '.';
         c->project_relative = true;
         break;
     }
     for (size_t i = 0; i < n; i++) {
         const struct cp_seg *s = &pp->segs[i];
-        cp_ob_addc(&sb, '/');
-        cp_ob_addc(&rb, '/');
+        *sp++ = '/';
+        *rp++ = '/';
         switch (s->kind) {
         case CP_SEG_ANY:
-            cp_ob_adds(&sb, "**");
-            cp_ob_adds(&rb, "**");
+            *sp++ = '*';
+            *sp++ = '*';
+            *rp++ = '*';
+            *rp++ = '*';
             o->glob = true;
             break;
         case CP_SEG_LIT:
             for (size_t j = 0; j < s->len; j++) {
                 char ch = s->s[j];
+                if (cl_plain_lit(ch)) {
+                    *sp++ = ch;
+                    *rp++ = ch;
+                    continue;
+                }
                 o->glob |= cl_meta(ch);
                 /* Claude reads '[' as a class: '?' matches the byte too. */
-                cp_ob_addc(&sb, ch == '[' || ch == ']' ? '?' : ch);
-                cl_rule_byte(&rb, ch, &o->widened);
+                *sp++ = ch == '[' || ch == ']' ? '?' : ch;
+                *rp++ = cl_rule_byte(ch, &o->widened);
             }
             break;
         case CP_SEG_GLOB:
@@ -313,47 +381,46 @@ static bool cl_spell(struct cl *c, const struct cp_rule *r, struct cl_path *o)
                     ch = s->s[++j]; /* an escaped byte: '*' or '?' stay
                                        wildcards, which match it too */
                 else if (ch == '*' || ch == '?') {
-                    cp_ob_addc(&sb, ch);
-                    cp_ob_addc(&rb, ch);
+                    *sp++ = ch;
+                    *rp++ = ch;
                     continue;
                 }
-                cp_ob_addc(&sb, ch == '[' || ch == ']' ? '?' : ch);
-                cl_rule_byte(&rb, ch, &o->widened);
+                *sp++ = ch == '[' || ch == ']' ? '?' : ch;
+                *rp++ = cl_rule_byte(ch, &o->widened);
             }
             break;
         }
     }
+    char *sstart = sbuf + 1;
     if (root == CL_ABS && n > 0) {
         /* "/a/b" -> "//a/b": absolute in both places. */
-        struct cp_buf t = {0};
-        cp_ob_addc(&t, '/');
-        cp_ob_add(&t, sb.data, sb.len);
-        cp_buf_free(&sb);
-        sb = t;
+        sbuf[0] = '/';
+        sstart = sbuf;
     }
     o->root_only = n == 0 && root != CL_HOME;
     if (n == 0 && root == CL_ABS) {
         /* The root directory: "/" in sandbox lists, "//" in rules. */
-        cp_buf_reset(&sb);
-        cp_ob_adds(&sb, "/");
-        cp_buf_reset(&rb);
-        cp_ob_adds(&rb, "//");
+        sp = sstart;
+        *sp++ = '/';
+        rp = rbuf;
+        *rp++ = '/';
+        *rp++ = '/';
     }
     /* A trailing blank would be stripped by gitignore. */
-    if (rb.len && (rb.data[rb.len - 1] == ' ' || rb.data[rb.len - 1] == '\t')) {
-        rb.data[rb.len - 1] = '?';
+    if (rp > rbuf && (rp[-1] == ' ' || rp[-1] == '\t')) {
+        rp[-1] = '?';
         o->widened = true;
     }
-    bool ok = cp_json_utf8_valid(sb.data, sb.len);
+    *sp = '\0';
+    *rp = '\0';
+    bool ok = cp_json_utf8_valid(sstart, (size_t)(sp - sstart));
     if (!ok)
         cl_report(c, CP0751, r,
                   "path '%s' is not valid UTF-8: a JSON settings file cannot "
                   "hold it",
                   r->text ? r->text : "");
-    o->sandbox = cp_arena_strndup(c->a, sb.data, sb.len);
-    o->rule = cp_arena_strndup(c->a, rb.data ? rb.data : "", rb.len);
-    cp_buf_free(&sb);
-    cp_buf_free(&rb);
+    o->sandbox = sstart;
+    o->rule = rbuf;
     return ok;
 }
 
@@ -562,7 +629,12 @@ static void cl_gate(struct cl *c, const struct cp_rule *r, unsigned ordinal)
     if (r->loc.src) {
         const char *f = r->loc.src->path ? r->loc.src->path : "";
         cl_utoa(num, r->loc.line);
-        where = cp_json_utf8_valid(f, strlen(f))
+        if (r->loc.src != c->where_src) {
+            /* Gates come in runs from one file: check its name once. */
+            c->where_src = r->loc.src;
+            c->where_ok = cp_json_utf8_valid(f, strlen(f));
+        }
+        where = c->where_ok
                     ? cl_cat(c->a, f, ":", num, (char *)NULL)
                     : cp_arena_printf(c->a, "(file name not UTF-8):%u",
                                       r->loc.line);
@@ -798,14 +870,18 @@ static bool cl_run(struct cl *c)
         const struct cl_fid *f = &c->fids[i];
         if (f->why && f->code != CP_DIAG__COUNT)
             if (cl_reporting(c, f->code))
-                cl_report_msg(
-                    c, f->code, r,
-                    cl_cat(c->a, "claude: rule '", cp_rule_kind_text(r->kind),
+            {
+                /* Built in place, cut to 2047 bytes like any message. */
+                char msg[2048];
+                cl_cut_cat(msg, sizeof msg, "claude: rule '",
+                           cp_rule_kind_text(r->kind),
                            r->text && *r->text ? " " : "",
                            r->text ? r->text : "", "' is ",
                            f->fid == CP_FID_STRICTER ? "enforced stricter"
                                                      : "not fully enforced",
-                           ": ", f->why, (char *)NULL));
+                           ": ", f->why, (char *)NULL);
+                cl_report_msg(c, f->code, r, msg);
+            }
     }
     if (!c->coop) {
         const char *lost = cl_runtime_lost(c);
@@ -899,6 +975,16 @@ static void cp_claude_fidelity_all(const struct cp_policy *p,
 
 /* ---- printing ------------------------------------------------------------ */
 
+/* Does one of the 8 bytes of x need an escape (below 0x20, '"', '\\') or
+ * start a multibyte sequence (0x80 and up)?  Exact per word, not per byte:
+ * a hit sends the caller bytewise. */
+static inline bool cl_word_special(uint64_t x)
+{
+    const uint64_t l = 0x0101010101010101ull, h = 0x8080808080808080ull;
+    uint64_t q = x ^ (l * '"'), b = x ^ (l * '\\');
+    return (((x - l * 0x20) & ~x) | x | ((q - l) & ~q) | ((b - l) & ~b)) & h;
+}
+
 /* A JSON string exactly as cp_json_quote writes it (runtime/settings.c),
  * with runs of bytes that need no escape copied at once. */
 static void cl_quote(struct cp_buf *b, const char *s, size_t len)
@@ -907,6 +993,8 @@ static void cl_quote(struct cp_buf *b, const char *s, size_t len)
     cp_ob_addc(b, '"');
     for (size_t i = 0; i < len;) {
         size_t j = i;
+        for (uint64_t x; j + 8 <= len && (memcpy(&x, p + j, 8), !cl_word_special(x));)
+            j += 8;
         while (j < len && p[j] >= 0x20 && p[j] < 0x80 && p[j] != '"' &&
                p[j] != '\\')
             j++;

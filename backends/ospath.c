@@ -85,47 +85,139 @@ struct cp_path cp_ospath_prefix(const struct cp_path *p, size_t k)
  * hold a NUL, so comparing keys bytewise (a shorter key first when it is a
  * prefix) compares roots with strcmp, then segment by segment kind first
  * and bytes with a shorter segment first, then a shorter path first:
- * cp_ospath_cmp's order. */
+ * cp_ospath_cmp's order.
+ *
+ * Each key is zero-padded to whole 64-bit words, read big-endian, so that
+ * comparing words as integers compares 8 bytes at once.  The padding keeps
+ * the order and tells no two keys apart that differ: a key that is a strict
+ * prefix of another ends with a 0x00 and the longer one goes on with a
+ * segment kind (>= 1) there.  The keys are sorted by a three-way radix
+ * quicksort on their words (Bentley and Sedgewick), which looks at the
+ * long common prefixes of sibling paths once per level instead of once per
+ * comparison; equal keys are ordered by index (stable). */
 struct okey {
-    const unsigned char *k;
-    size_t len;
+    const uint64_t *w;
+    size_t nw;
     size_t i;
 };
+
+static inline uint64_t okey_word(const struct okey *k, size_t d)
+{
+    return d < k->nw ? k->w[d] : 0;
+}
+
+/* Full order from word d on (the words before d are equal), then index. */
+static bool okey_less(const struct okey *a, const struct okey *b, size_t d)
+{
+    size_t n = a->nw > b->nw ? a->nw : b->nw;
+    for (; d < n; d++) {
+        uint64_t x = okey_word(a, d), y = okey_word(b, d);
+        if (x != y)
+            return x < y;
+    }
+    return a->i < b->i;
+}
 
 static int okey_cmp(const void *x, const void *y)
 {
     const struct okey *a = x, *b = y;
-    size_t n = a->len < b->len ? a->len : b->len;
-    int c = memcmp(a->k, b->k, n);
-    if (c)
-        return c;
-    if (a->len != b->len)
-        return a->len < b->len ? -1 : 1;
-    return a->i < b->i ? -1 : a->i > b->i; /* stable */
+    return okey_less(a, b, 0) ? -1 : okey_less(b, a, 0) ? 1 : 0;
 }
 
-void cp_ospath_sort(const struct cp_path *const *paths, size_t n,
-                    bool by_depth, size_t *perm)
+static int okey_cmp_index(const void *x, const void *y)
+{
+    const struct okey *a = x, *b = y;
+    return a->i < b->i ? -1 : a->i > b->i;
+}
+
+static void okey_isort(struct okey *v, size_t n, size_t d)
+{
+    for (size_t i = 1; i < n; i++) {
+        struct okey t = v[i];
+        size_t j = i;
+        for (; j > 0 && okey_less(&t, &v[j - 1], d); j--)
+            v[j] = v[j - 1];
+        v[j] = t;
+    }
+}
+
+static inline void okey_swap(struct okey *a, struct okey *b)
+{
+    struct okey t = *a;
+    *a = *b;
+    *b = t;
+}
+
+/* v[0..n) agree on their words before d.  `budget` bounds the recursion
+ * depth; past it, a comparison sort finishes the range. */
+static void okey_sort(struct okey *v, size_t n, size_t d, unsigned budget)
+{
+    while (n > 16) {
+        if (budget == 0) {
+            qsort(v, n, sizeof *v, okey_cmp);
+            return;
+        }
+        budget--;
+        uint64_t x = okey_word(&v[0], d), y = okey_word(&v[n / 2], d),
+                 z = okey_word(&v[n - 1], d);
+        uint64_t piv = x < y ? (y < z ? y : x < z ? z : x)
+                             : (x < z ? x : y < z ? z : y);
+        size_t lt = 0, i = 0, gt = n;
+        while (i < gt) {
+            uint64_t w = okey_word(&v[i], d);
+            if (w < piv)
+                okey_swap(&v[lt++], &v[i++]);
+            else if (w > piv)
+                okey_swap(&v[i], &v[--gt]);
+            else
+                i++;
+        }
+        okey_sort(v, lt, d, budget);
+        okey_sort(v + gt, n - gt, d, budget);
+        v += lt;
+        n = gt - lt;
+        bool ended = true;
+        for (size_t k = 0; k < n && ended; k++)
+            ended = v[k].nw <= d + 1;
+        if (ended) {
+            /* Equal keys: by index. */
+            qsort(v, n, sizeof *v, okey_cmp_index);
+            return;
+        }
+        d++;
+    }
+    okey_isort(v, n, d);
+}
+
+static bool okey_eq(const struct okey *a, const struct okey *b)
+{
+    return a->nw == b->nw && memcmp(a->w, b->w, a->nw * sizeof *a->w) == 0;
+}
+
+/* Sorts; with `uniq` keeps the first of each run of equal keys.  Returns
+ * the number of entries written to perm. */
+static size_t ospath_sort(const struct cp_path *const *paths, size_t n,
+                          bool by_depth, bool uniq, size_t *perm)
 {
     if (n < 2) {
         if (n)
             perm[0] = 0;
-        return;
+        return n;
     }
-    size_t total = 0;
+    size_t total = 0; /* words */
     for (size_t i = 0; i < n; i++) {
         const struct cp_path *p = paths[i];
-        total += 3 + (p->root ? strlen(p->root) + 2 : 1);
+        size_t len = 3 + (p->root ? strlen(p->root) + 2 : 1);
         for (size_t j = 0; j < p->nsegs; j++)
-            total += p->segs[j].len + 2;
+            len += p->segs[j].len + 2;
+        total += len / 8 + 1;
     }
-    unsigned char *buf = cp_xmalloc(total ? total : 1);
+    uint64_t *words = cp_xmalloc(total * sizeof *words);
     struct okey *keys = cp_xmalloc(n * sizeof *keys);
-    unsigned char *q = buf;
+    unsigned char *q = (unsigned char *)words;
     for (size_t i = 0; i < n; i++) {
         const struct cp_path *p = paths[i];
-        keys[i].k = q;
-        keys[i].i = i;
+        unsigned char *k0 = q;
         if (by_depth) {
             size_t d = cp_ospath_depth(p);
             if (d > 0xffff)
@@ -147,13 +239,41 @@ void cp_ospath_sort(const struct cp_path *const *paths, size_t n,
             q += p->segs[j].len;
             *q++ = 0;
         }
-        keys[i].len = (size_t)(q - keys[i].k);
+        size_t nw = ((size_t)(q - k0) + 7) / 8;
+        memset(q, 0, nw * 8 - (size_t)(q - k0));
+        uint64_t *w = (uint64_t *)(void *)k0;
+        for (size_t j = 0; j < nw; j++) {
+            const unsigned char *b = k0 + 8 * j;
+            w[j] = (uint64_t)b[0] << 56 | (uint64_t)b[1] << 48 |
+                   (uint64_t)b[2] << 40 | (uint64_t)b[3] << 32 |
+                   (uint64_t)b[4] << 24 | (uint64_t)b[5] << 16 |
+                   (uint64_t)b[6] << 8 | (uint64_t)b[7];
+        }
+        keys[i].w = w;
+        keys[i].nw = nw;
+        keys[i].i = i;
+        q = k0 + nw * 8;
     }
-    qsort(keys, n, sizeof *keys, okey_cmp);
+    okey_sort(keys, n, 0, 128);
+    size_t k = 0;
     for (size_t i = 0; i < n; i++)
-        perm[i] = keys[i].i;
+        if (!uniq || k == 0 || !okey_eq(&keys[i - 1], &keys[i]))
+            perm[k++] = keys[i].i;
     free(keys);
-    free(buf);
+    free(words);
+    return k;
+}
+
+void cp_ospath_sort(const struct cp_path *const *paths, size_t n,
+                    bool by_depth, size_t *perm)
+{
+    ospath_sort(paths, n, by_depth, false, perm);
+}
+
+size_t cp_ospath_sort_uniq(const struct cp_path *const *paths, size_t n,
+                           bool by_depth, size_t *perm)
+{
+    return ospath_sort(paths, n, by_depth, true, perm);
 }
 
 /* ---- sorted sets --------------------------------------------------------- */
@@ -224,16 +344,13 @@ void cp_pathset_init(struct cp_arena *a, struct cp_pathset *s,
     if (n == 0)
         return;
     size_t *perm = cp_xmalloc(n * sizeof *perm);
-    cp_ospath_sort(v, n, false, perm);
-    const struct cp_path **sorted = cp_arena_alloc(a, n * sizeof *sorted);
-    for (size_t i = 0; i < n; i++)
+    size_t k = cp_ospath_sort_uniq(v, n, false, perm);
+    const struct cp_path **sorted = cp_xmalloc(k * sizeof *sorted);
+    for (size_t i = 0; i < k; i++)
         sorted[i] = v[perm[i]];
     free(perm);
-    memcpy(v, sorted, n * sizeof *v);
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        if (k == 0 || cp_ospath_cmp(v[k - 1], v[i]) != 0)
-            v[k++] = v[i];
+    memcpy(v, sorted, k * sizeof *v);
+    free(sorted);
     s->n = k;
     /* Distinct roots: members are sorted by root first. */
     size_t nr = 0;

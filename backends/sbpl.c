@@ -74,14 +74,10 @@ static void list_sort(struct cp_arena *a, struct sb_list *l)
     size_t *perm = cp_xmalloc(l->n * sizeof *perm);
     for (size_t i = 0; i < l->n; i++)
         pv[i] = &l->v[i].path;
-    cp_ospath_sort(pv, l->n, false, perm);
-    struct sb_item *v = cp_arena_alloc(a, l->n * sizeof *v);
-    size_t k = 0;
-    for (size_t i = 0; i < l->n; i++) {
-        const struct sb_item *it = &l->v[perm[i]];
-        if (k == 0 || cp_ospath_cmp(&v[k - 1].path, &it->path) != 0)
-            v[k++] = *it;
-    }
+    size_t k = cp_ospath_sort_uniq(pv, l->n, false, perm);
+    struct sb_item *v = cp_arena_alloc(a, k * sizeof *v);
+    for (size_t i = 0; i < k; i++)
+        v[i] = l->v[perm[i]];
     free(perm);
     free(pv);
     l->v = v;
@@ -182,6 +178,18 @@ static void str_body(struct cp_buf *b, const char *s, size_t n)
     }
 }
 
+/* A regex metacharacter (sbpl.md §6): re_lit escapes it. */
+static bool re_meta(char c)
+{
+    switch (c) {
+    case '.': case '*': case '+': case '?': case '^': case '$': case '|':
+    case '\\': case '(': case ')': case '[': case ']': case '{': case '}':
+        return true;
+    default:
+        return false;
+    }
+}
+
 /* Regex-escapes one literal byte (sbpl.md §6), then string-escapes. */
 static void re_lit(struct cp_buf *b, char c)
 {
@@ -200,11 +208,25 @@ static void re_segs(struct cp_buf *b, const struct cp_path *p)
         case CP_SEG_ANY:
             cp_ob_adds(b, "(/[^/]+)*");
             break;
-        case CP_SEG_LIT:
-            cp_ob_addc(b, '/');
-            for (size_t j = 0; j < s->len; j++)
-                re_lit(b, s->s[j]);
+        case CP_SEG_LIT: {
+            /* Written in place: a byte takes at most 4 (a regex-escaped
+             * backslash, string-escaped: \\\\). */
+            char *d0 = cp_ob_room(b, 1 + 4 * s->len), *d = d0;
+            *d++ = '/';
+            for (size_t j = 0; j < s->len; j++) {
+                char c = s->s[j];
+                if (re_meta(c)) {
+                    *d++ = '\\';
+                    *d++ = '\\';
+                }
+                if (c == '\\' || c == '"')
+                    *d++ = '\\';
+                *d++ = c;
+            }
+            b->len += (size_t)(d - d0);
+            b->data[b->len] = '\0';
             break;
+        }
         case CP_SEG_GLOB:
             cp_ob_addc(b, '/');
             for (size_t j = 0; j < s->len; j++) {
@@ -226,10 +248,23 @@ static void re_segs(struct cp_buf *b, const struct cp_path *p)
 /* A string expression naming the literal path p. */
 static void str_segs(struct cp_buf *b, const struct cp_path *p)
 {
+    /* Written in place: segments are short, a call per run costs more
+     * than the bytes. */
+    size_t bound = 0;
+    for (size_t i = 0; i < p->nsegs; i++)
+        bound += 1 + 2 * p->segs[i].len;
+    char *d0 = cp_ob_room(b, bound), *d = d0;
     for (size_t i = 0; i < p->nsegs; i++) {
-        cp_ob_addc(b, '/');
-        str_body(b, p->segs[i].s, p->segs[i].len);
+        *d++ = '/';
+        const char *q = p->segs[i].s;
+        for (size_t j = 0; j < p->segs[i].len; j++) {
+            if (q[j] == '\\' || q[j] == '"')
+                *d++ = '\\';
+            *d++ = q[j];
+        }
     }
+    b->len += (size_t)(d - d0);
+    b->data[b->len] = '\0';
 }
 
 static void str_expr(struct cp_buf *b, const struct cp_path *p)
