@@ -975,71 +975,6 @@ static void cp_claude_fidelity_all(const struct cp_policy *p,
 
 /* ---- printing ------------------------------------------------------------ */
 
-/* Does one of the 8 bytes of x need an escape (below 0x20, '"', '\\') or
- * start a multibyte sequence (0x80 and up)?  Exact per word, not per byte:
- * a hit sends the caller bytewise. */
-static inline bool cl_word_special(uint64_t x)
-{
-    const uint64_t l = 0x0101010101010101ull, h = 0x8080808080808080ull;
-    uint64_t q = x ^ (l * '"'), b = x ^ (l * '\\');
-    return (((x - l * 0x20) & ~x) | x | ((q - l) & ~q) | ((b - l) & ~b)) & h;
-}
-
-/* A JSON string exactly as cp_json_quote writes it (runtime/settings.c),
- * with runs of bytes that need no escape copied at once. */
-static void cl_quote(struct cp_buf *b, const char *s, size_t len)
-{
-    const unsigned char *p = (const unsigned char *)s;
-    cp_ob_addc(b, '"');
-    for (size_t i = 0; i < len;) {
-        size_t j = i;
-        for (uint64_t x; j + 8 <= len && (memcpy(&x, p + j, 8), !cl_word_special(x));)
-            j += 8;
-        while (j < len && p[j] >= 0x20 && p[j] < 0x80 && p[j] != '"' &&
-               p[j] != '\\')
-            j++;
-        if (j > i) {
-            cp_ob_add(b, s + i, j - i);
-            i = j;
-            continue;
-        }
-        unsigned c = p[i];
-        char esc[16];
-        if (c >= 0x80) {
-            uint32_t cp;
-            size_t n = c >= 0xf0 ? 3 : c >= 0xe0 ? 2 : 1;
-            cp = c & (n == 3 ? 0x07 : n == 2 ? 0x0f : 0x1f);
-            for (size_t k = 1; k <= n && i + k < len; k++)
-                cp = (cp << 6) | (p[i + k] & 0x3f);
-            i += n + 1;
-            if (cp >= 0x10000) {
-                cp -= 0x10000;
-                snprintf(esc, sizeof esc, "\\u%04x\\u%04x",
-                         (unsigned)(0xd800 + (cp >> 10)),
-                         (unsigned)(0xdc00 + (cp & 0x3ff)));
-            } else {
-                snprintf(esc, sizeof esc, "\\u%04x", (unsigned)cp);
-            }
-            cp_ob_adds(b, esc);
-            continue;
-        }
-        i++;
-        switch (c) {
-        case '"': cp_ob_adds(b, "\\\""); break;
-        case '\\': cp_ob_adds(b, "\\\\"); break;
-        case '\b': cp_ob_adds(b, "\\b"); break;
-        case '\f': cp_ob_adds(b, "\\f"); break;
-        case '\n': cp_ob_adds(b, "\\n"); break;
-        case '\r': cp_ob_adds(b, "\\r"); break;
-        case '\t': cp_ob_adds(b, "\\t"); break;
-        default:
-            snprintf(esc, sizeof esc, "\\u%04x", c);
-            cp_ob_adds(b, esc);
-        }
-    }
-    cp_ob_addc(b, '"');
-}
-
 /* The canonical layout of cp_json_print (runtime/settings.c) with a
  * two-space unit, written as it goes: a member or element starts with ","
  * unless first, a newline and the indentation; a non-empty container ends
@@ -1068,7 +1003,7 @@ static void jw_sep(struct cl_jw *w)
 static void jw_key(struct cl_jw *w, const char *key)
 {
     jw_sep(w);
-    cl_quote(w->b, key, strlen(key));
+    cp_json_quote(w->b, key, strlen(key));
     cp_ob_add(w->b, ": ", 2);
 }
 
@@ -1089,7 +1024,7 @@ static void jw_close(struct cl_jw *w, char ch)
 
 static void jw_str(struct cl_jw *w, const char *s)
 {
-    cl_quote(w->b, s, strlen(s));
+    cp_json_quote(w->b, s, strlen(s));
 }
 
 static void jw_bool(struct cl_jw *w, const char *key, bool v)
@@ -1172,7 +1107,7 @@ static void cl_write(const struct cl *c, struct cp_buf *out)
         jw_sep(&w);
         jw_open(&w, '{');
         jw_key(&w, "command");
-        cl_quote(out, cmd.data, cmd.len);
+        cp_json_quote(out, cmd.data, cmd.len);
         jw_key(&w, "type");
         jw_str(&w, "command");
         jw_close(&w, '}');
