@@ -3,7 +3,7 @@
 # As root it runs apt-get; otherwise it prints the command and fails.
 # libclang-rt-14-dev: libFuzzer and the ASan/UBSan runtimes for clang 14.
 set -eu
-PKGS="build-essential flex bison libcjson-dev check pkg-config bubblewrap clang libclang-rt-14-dev valgrind python3 python3-jsonschema iproute2"
+PKGS="build-essential flex bison libcjson-dev check pkg-config bubblewrap clang libclang-rt-14-dev valgrind python3 python3-jsonschema iproute2 strace"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"
