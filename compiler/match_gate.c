@@ -31,6 +31,53 @@ static bool gate_space(char c)
            c == '\f';
 }
 
+/* Does the ERE t repeat a repetition ("a**", "(x)++", "a{2}+")?  POSIX
+ * leaves adjacent duplication symbols undefined, and glibc's regcomp copies
+ * the repeated tree once per '+' or interval, so a run of them makes the
+ * compiled regex grow exponentially (a few dozen '+' exhaust memory). */
+static bool gate_stacked_dup(const char *t, size_t n)
+{
+    bool dup = false; /* the previous token was a duplication symbol */
+    for (size_t i = 0; i < n; i++) {
+        char c = t[i];
+        if (c == '\\') {
+            i++;
+            dup = false;
+        } else if (c == '[') {
+            size_t j = i + 1;
+            if (j < n && t[j] == '^')
+                j++;
+            if (j < n && t[j] == ']')
+                j++;
+            while (j < n && t[j] != ']') {
+                if (t[j] == '[' && j + 1 < n &&
+                    (t[j + 1] == ':' || t[j + 1] == '.' || t[j + 1] == '=')) {
+                    char e = t[j + 1];
+                    j += 2;
+                    while (j + 1 < n && !(t[j] == e && t[j + 1] == ']'))
+                        j++;
+                    j += 2;
+                } else {
+                    j++;
+                }
+            }
+            i = j;
+            dup = false;
+        } else if (c == '*' || c == '+' || c == '?' ||
+                   (c == '{' && i + 1 < n && t[i + 1] >= '0' && t[i + 1] <= '9')) {
+            if (dup)
+                return true;
+            if (c == '{')
+                while (i < n && t[i] != '}')
+                    i++;
+            dup = true;
+        } else {
+            dup = false;
+        }
+    }
+    return false;
+}
+
 const char *cp_gate_parse(struct cp_arena *a, const char *text, size_t len,
                           bool is_regex, struct cp_gate_pat *out)
 {
@@ -44,6 +91,9 @@ const char *cp_gate_parse(struct cp_arena *a, const char *text, size_t len,
         return "empty pattern";
     const char *t = cp_arena_strndup(a, text, len);
     if (is_regex) {
+        if (gate_stacked_dup(t, len))
+            return "repetition of a repetition ('**', '+?', '{2}+'...): "
+                   "undefined in POSIX ERE; write a single operator";
         regex_t *re = cp_xmalloc(sizeof *re);
         int rc = regcomp(re, t, REG_EXTENDED | REG_NOSUB);
         if (rc != 0) {

@@ -87,6 +87,9 @@ static const struct {
     bool re;
     const char *msg; /* NULL: any message (regerror's) */
 } gate_errors[] = {
+#define CP_STACKED                                                            \
+    "repetition of a repetition ('**', '+?', '{2}+'...): undefined in POSIX " \
+    "ERE; write a single operator"
     {"", 0, false, "empty pattern"},
     {"   ", 0, false, "empty pattern"},
     {"", 0, true, "empty pattern"},
@@ -109,6 +112,11 @@ static const struct {
     {"(a", 0, true, NULL},
     {"a{1", 0, true, NULL},
     {"[z-a]", 0, true, NULL},
+    /* repetitions of repetitions: exponential in glibc's regcomp */
+    {"(a|b)+++++++++++++++++++++++++++++++++++++++++", 0, true, CP_STACKED},
+    {"a**", 0, true, CP_STACKED},
+    {"x.*?y", 0, true, CP_STACKED},
+    {"a{2}+", 0, true, CP_STACKED},
 };
 
 START_TEST(parse_error)
@@ -123,6 +131,18 @@ START_TEST(parse_error)
         ck_assert_str_eq(msg, gate_errors[_i].msg);
     else
         ck_assert_uint_gt(strlen(msg), 3);
+}
+END_TEST
+
+/* Near misses of the repetition check: one operator per atom, operators
+ * inside brackets or escaped, a group repeated once. */
+START_TEST(parse_single_repetition)
+{
+    G("re:(a+)?");
+    G("re:[+*]+x{2}[a-z]*");
+    G("re:a\\++");
+    G("re:[[:space:]]+[]+]*");
+    G("re:(a|b)+c?d*");
 }
 END_TEST
 
@@ -568,6 +588,7 @@ Suite *cp_test_match_gate_suite(void)
     tcase_add_test(tc, parse_words);
     tcase_add_loop_test(tc, parse_error, 0,
                         sizeof gate_errors / sizeof gate_errors[0]);
+    tcase_add_test(tc, parse_single_repetition);
     tcase_add_loop_test(tc, split, 0,
                         sizeof split_cases / sizeof split_cases[0]);
     tcase_add_test(tc, split_deep);
