@@ -31,18 +31,58 @@ static bool gate_space(char c)
            c == '\f';
 }
 
-/* Does the ERE t repeat a repetition ("a**", "(x)++", "a{2}+")?  POSIX
- * leaves adjacent duplication symbols undefined, and glibc's regcomp copies
- * the repeated tree once per '+' or interval, so a run of them makes the
- * compiled regex grow exponentially (a few dozen '+' exhaust memory). */
-static bool gate_stacked_dup(const char *t, size_t n)
+/* Why the ERE t is refused before regcomp sees it, or NULL.  POSIX leaves
+ * a repetition of a repetition ("a**", "(x)++", "a{2}+") undefined.  And
+ * glibc's regcomp copies a repeated subexpression once per '+' and per
+ * interval count, so repetitions of repetitions, adjacent or nested
+ * ("((x{200}){200}){200}"), grow the compiled regex multiplicatively: the
+ * size with every repetition expanded is bounded. */
+#define CP_GATE_RE_EXPANDED_MAX 200000.0
+#define CP_MAX_GROUP_DEPTH 64
+static const char *gate_regex_refused(const char *t, size_t n)
 {
+    double sum[CP_MAX_GROUP_DEPTH + 1], last[CP_MAX_GROUP_DEPTH + 1];
+    size_t d = 0;
+    sum[0] = last[0] = 0;
     bool dup = false; /* the previous token was a duplication symbol */
     for (size_t i = 0; i < n; i++) {
         char c = t[i];
+        double mult = 0; /* a duplication symbol's factor, 0 for none */
+        if (c == '*' || c == '?') {
+            mult = 1;
+        } else if (c == '+') {
+            mult = 2;
+        } else if (c == '{' && i + 1 < n && t[i + 1] >= '0' && t[i + 1] <= '9') {
+            double lo = 0, hi = -1;
+            for (i++; i < n && t[i] >= '0' && t[i] <= '9'; i++)
+                lo = lo * 10 + (t[i] - '0');
+            if (i < n && t[i] == ',') {
+                hi = 0;
+                for (i++; i < n && t[i] >= '0' && t[i] <= '9'; i++)
+                    hi = hi * 10 + (t[i] - '0');
+                if (hi == 0)
+                    hi = lo + 1; /* {m,}: m copies and a star */
+            }
+            mult = (hi > lo ? hi : lo) + 1;
+            while (i < n && t[i] != '}')
+                i++;
+        }
+        if (mult) {
+            if (dup)
+                return "repetition of a repetition ('**', '+?', '{2}+'...): "
+                       "undefined in POSIX ERE; write a single operator";
+            dup = true;
+            sum[d] += last[d] * (mult - 1);
+            last[d] *= mult;
+            if (sum[d] > CP_GATE_RE_EXPANDED_MAX)
+                return "too large once its repetitions are expanded (nested "
+                       "or large repetition counts); simplify it";
+            continue;
+        }
+        dup = false;
+        double atom = 1;
         if (c == '\\') {
             i++;
-            dup = false;
         } else if (c == '[') {
             size_t j = i + 1;
             if (j < n && t[j] == '^')
@@ -62,20 +102,23 @@ static bool gate_stacked_dup(const char *t, size_t n)
                 }
             }
             i = j;
-            dup = false;
-        } else if (c == '*' || c == '+' || c == '?' ||
-                   (c == '{' && i + 1 < n && t[i + 1] >= '0' && t[i + 1] <= '9')) {
-            if (dup)
-                return true;
-            if (c == '{')
-                while (i < n && t[i] != '}')
-                    i++;
-            dup = true;
-        } else {
-            dup = false;
+        } else if (c == '(') {
+            if (d == CP_MAX_GROUP_DEPTH)
+                return "groups nested too deeply";
+            d++;
+            sum[d] = last[d] = 0;
+            continue;
+        } else if (c == ')' && d > 0) {
+            atom = sum[d] ? sum[d] : 1;
+            d--;
+        } else if (c == '|') {
+            last[d] = 0;
+            continue;
         }
+        last[d] = atom;
+        sum[d] += atom;
     }
-    return false;
+    return NULL;
 }
 
 const char *cp_gate_parse(struct cp_arena *a, const char *text, size_t len,
@@ -91,9 +134,9 @@ const char *cp_gate_parse(struct cp_arena *a, const char *text, size_t len,
         return "empty pattern";
     const char *t = cp_arena_strndup(a, text, len);
     if (is_regex) {
-        if (gate_stacked_dup(t, len))
-            return "repetition of a repetition ('**', '+?', '{2}+'...): "
-                   "undefined in POSIX ERE; write a single operator";
+        const char *why = gate_regex_refused(t, len);
+        if (why)
+            return why;
         regex_t *re = cp_xmalloc(sizeof *re);
         int rc = regcomp(re, t, REG_EXTENDED | REG_NOSUB);
         if (rc != 0) {

@@ -117,6 +117,12 @@ static const struct {
     {"a**", 0, true, CP_STACKED},
     {"x.*?y", 0, true, CP_STACKED},
     {"a{2}+", 0, true, CP_STACKED},
+    {"((a{200}){200}){200}", 0, true,
+     "too large once its repetitions are expanded (nested or large "
+     "repetition counts); simplify it"},
+    {"((((((((((((((((((((x)+)+)+)+)+)+)+)+)+)+)+)+)+)+)+)+)+)+)+)+", 0, true,
+     "too large once its repetitions are expanded (nested or large "
+     "repetition counts); simplify it"},
 };
 
 START_TEST(parse_error)
@@ -143,6 +149,8 @@ START_TEST(parse_single_repetition)
     G("re:a\\++");
     G("re:[[:space:]]+[]+]*");
     G("re:(a|b)+c?d*");
+    G("re:a{1000}");
+    G("re:(x{100}){100}");
 }
 END_TEST
 
