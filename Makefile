@@ -32,7 +32,8 @@ TEST_OBJS := $(TEST_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/tests/unit/suites.o
 LIB  := $(BUILD)/libconfpol.a
 BINS := $(BUILD)/confpol $(BUILD)/confpol-run
 
-.PHONY: all check check-unit check-sh check-asan check-valgrind demo deps \
+.PHONY: all check check-run check-unit check-sh check-asan check-valgrind \
+        check-valgrind-run demo deps \
         install golden bench fuzz format clean
 
 all: $(BINS)
@@ -94,7 +95,14 @@ $(BUILD)/tests/unit/suites.o: $(BUILD)/tests/unit/suites.c
 $(BUILD)/unit-tests: $(TEST_OBJS) $(LIB)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(TEST_OBJS) $(LIB) $(DEPS_LIBS) $(CHECK_LIBS)
 
-check: deps all $(BUILD)/unit-tests
+# The entry points first install what they use (.ci/deps.sh GROUP), then
+# build in a second make: this one read the Makefile, and so ran pkg-config,
+# before the packages were there (a fresh machine's first run).
+check:
+	@sh .ci/deps.sh check
+	@$(MAKE) --no-print-directory check-run
+
+check-run: all $(BUILD)/unit-tests
 	$(BUILD)/unit-tests
 	BUILD=$(BUILD) sh tests/run.sh
 
@@ -111,6 +119,7 @@ check-sh: all
 SAN_CFLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
               -fno-omit-frame-pointer
 check-asan:
+	@sh .ci/deps.sh asan
 	$(MAKE) BUILD=build-asan CC=clang CFLAGS="$(SAN_CFLAGS)" \
 	  LDFLAGS="-fsanitize=address,undefined" RUN_LDFLAGS= all build-asan/unit-tests
 	BUILD=build-asan sh tests/sanitize.sh
@@ -118,7 +127,11 @@ check-asan:
 # Valgrind memcheck: the unit tests (without fork) and tests/valgrind.sh
 # (check/build/fmt/explain on every example and front-end test input);
 # zero errors and zero definite or indirect leaks.
-check-valgrind: all $(BUILD)/unit-tests
+check-valgrind:
+	@sh .ci/deps.sh valgrind
+	@$(MAKE) --no-print-directory check-valgrind-run
+
+check-valgrind-run: all $(BUILD)/unit-tests
 	CK_FORK=no valgrind --quiet --error-exitcode=99 --leak-check=full \
 	  --errors-for-leak-kinds=definite,indirect $(BUILD)/unit-tests
 	BUILD=$(BUILD) sh tests/valgrind.sh
@@ -131,14 +144,17 @@ bench: all
 
 FUZZ_SECONDS ?= 60
 fuzz:
+	@sh .ci/deps.sh fuzz
 	BUILD=build-fuzz sh tests/fuzz/run.sh $(FUZZ_SECONDS)
 
 # ---- setup, demo, install --------------------------------------------------
 # Installs missing Debian packages when root; otherwise prints the command.
 deps:
-	@sh .ci/deps.sh
+	@sh .ci/deps.sh check
 
-demo: deps all
+demo:
+	@sh .ci/deps.sh demo
+	@$(MAKE) --no-print-directory -j$$(nproc 2>/dev/null || echo 2) all
 	sh examples/demo.sh $(BUILD)
 
 install: all

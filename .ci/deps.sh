@@ -1,11 +1,29 @@
 #!/bin/sh
-# Installs the Debian packages confpol builds and tests with, when missing.
-# As root it runs apt-get; otherwise it prints the command and fails.
+# SPDX-License-Identifier: MIT
+# Installs the Debian packages that one make target needs, when missing:
+#   sh .ci/deps.sh GROUP...     GROUP: build demo check asan valgrind fuzz lint
+# Each target asks only for its own group (make demo does not pull in clang
+# or valgrind).  As root it runs apt-get; otherwise it prints the command
+# for exactly what is missing and fails.
 # libclang-rt-14-dev: libFuzzer and the ASan/UBSan runtimes for clang 14.
 set -eu
-PKGS="build-essential flex bison libcjson-dev check pkg-config bubblewrap clang libclang-rt-14-dev valgrind python3 python3-jsonschema iproute2 strace"
+pkgs_of() {
+    case $1 in
+    build)    echo "build-essential flex bison libcjson-dev pkg-config" ;;
+    demo)     pkgs_of build; echo "bubblewrap" ;;
+    check)    pkgs_of build; echo "check bubblewrap python3 python3-jsonschema iproute2 strace" ;;
+    asan)     pkgs_of check; echo "clang libclang-rt-14-dev" ;;
+    valgrind) pkgs_of check; echo "valgrind" ;;
+    fuzz)     pkgs_of build; echo "clang libclang-rt-14-dev" ;;
+    lint)     echo "cppcheck clang-tidy pmccabe" ;;
+    *)        echo "deps.sh: unknown group '$1'" >&2; exit 2 ;;
+    esac
+}
+[ $# -gt 0 ] || set -- check
+want=""
+for g in "$@"; do want="$want $(pkgs_of "$g")"; done
 missing=""
-for p in $PKGS; do
+for p in $(printf '%s\n' $want | sort -u); do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"
 done
 [ -z "$missing" ] && exit 0

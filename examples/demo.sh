@@ -9,7 +9,12 @@ C="$B/confpol"
 P=examples/agentteams-confined.confpol
 out="$B/demo"
 
-step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+# Bold headings on a terminal only: no escape codes into a pipe or a log.
+if [ -t 1 ] && [ -z "${NO_COLOR:-}" ]; then
+    step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+else
+    step() { printf '\n== %s\n' "$*"; }
+fi
 
 step "confpol check examples/*.confpol"
 "$C" check examples/*.confpol && echo "all examples clean"

@@ -2,7 +2,8 @@
 # Runs every shell-level test: tests/sh/*.sh and tests/golden/run.sh.
 # Each script exits 0 (pass), 77 (skip, with the reason on stdout) or
 # anything else (fail).  Under CI=true a skip counts as a failure: CI must
-# prove the denies, not skip them.
+# prove the denies, not skip them.  TEST_TIMEOUT (seconds, default 600)
+# bounds each script.
 set -u
 BUILD=${BUILD:-build}
 export BUILD
@@ -12,7 +13,9 @@ pass=0 fail=0 skip=0
 for t in "$top"/tests/golden/run.sh "$top"/tests/sh/*.sh; do
     [ -f "$t" ] || continue
     name=${t#"$top"/}
-    out=$(sh "$t" 2>&1); rc=$?
+    # Every script has a time limit, so that no test can hang a run: a
+    # script over it is killed and counts as failed (exit 124 or 137).
+    out=$(timeout -k 10 "${TEST_TIMEOUT:-600}" sh "$t" 2>&1); rc=$?
     if [ $rc -eq 0 ]; then
         pass=$((pass + 1)); echo "ok - $name"
     elif [ $rc -eq 77 ] && [ "${CI:-}" != true ]; then

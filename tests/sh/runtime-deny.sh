@@ -299,9 +299,14 @@ expect_rc "... and the hidden target stays unwritable" 9 "$RUN" -D HOME="$H" "$T
     sh -c "echo x > '$H/.ssh/id_rsa' || exit 9"
 [ "$(cat "$H/.ssh/id_rsa")" = KEY ] && ok "the key is unchanged on the host" || bad "the key is unchanged on the host"
 
-# SIGTERM reaches the command.
+# SIGTERM reaches the command.  Each case starts from a fresh marker file
+# (a stale "ready" would send the signal before the runtime is up), and the
+# runtime starts with default dispositions: a background job of a
+# non-interactive shell inherits SIGINT ignored, and a signal ignored on entry
+# can be neither caught nor trapped, so the case would wait forever.
 flush
-"$RUN" -D PROJECT="$P" -D HOME="$H" "$T/a.bwrap" -- \
+rm -f "$T/sig"
+env --default-signal=TERM,INT timeout -k 5 60 "$RUN" -D PROJECT="$P" -D HOME="$H" "$T/a.bwrap" -- \
     sh -c 'trap "echo got-term; exit 42" TERM; echo ready; while :; do sleep 0.1; done' >"$T/sig" 2>&1 &
 rp=$!
 i=0; while ! grep -q ready "$T/sig" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
@@ -313,7 +318,8 @@ flush
 
 # SIGINT too (a terminal's Ctrl-C reaches the runtime, which forwards it).
 flush
-"$RUN" -D PROJECT="$P" -D HOME="$H" "$T/a.bwrap" -- \
+rm -f "$T/sig"
+env --default-signal=TERM,INT timeout -k 5 60 "$RUN" -D PROJECT="$P" -D HOME="$H" "$T/a.bwrap" -- \
     sh -c 'trap "echo got-int; exit 41" INT; echo ready; while :; do sleep 0.1; done' >"$T/sig" 2>&1 &
 rp=$!
 i=0; while ! grep -q ready "$T/sig" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
