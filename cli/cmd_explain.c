@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../compiler/content.h"
 #include "../compiler/sema.h"
 #include "cli.h"
 
@@ -16,8 +17,9 @@ static void cp_explain_usage(FILE *out)
           "Decides one access with the policy's decision model and prints\n"
           "the verdict (allow, deny or ask) on the first line, then the\n"
           "rules that decided it.  ACCESS is read, write or exec (SUBJECT a\n"
-          "path: /abs, ~/x or ${NAME}/x), net (SUBJECT a host name) or gate\n"
-          "(SUBJECT a command line).\n"
+          "path: /abs, ~/x or ${NAME}/x), net (SUBJECT a host name), gate\n"
+          "(SUBJECT a command line) or content (SUBJECT text a file tool\n"
+          "would write, or @FILE to read it from FILE, @- from stdin).\n"
           "\n"
           "options:\n"
           "  -D NAME=VALUE             bind a param\n"
@@ -39,7 +41,8 @@ static bool cp_explain_access(const char *s, enum cp_access *out)
                {"write", CP_ACC_WRITE},
                {"exec", CP_ACC_EXEC},
                {"net", CP_ACC_NET},
-               {"gate", CP_ACC_GATE}};
+               {"gate", CP_ACC_GATE},
+               {"content", CP_ACC_CONTENT}};
     for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++)
         if (strcmp(s, tab[i].name) == 0) {
             *out = tab[i].acc;
@@ -122,6 +125,93 @@ static void cp_explain_json(struct cp_ctx *cx, enum cp_access acc,
     cJSON_Delete(o);
 }
 
+/* Reads SUBJECT of a content probe: "@FILE" (a regular file, at most
+ * 1 MiB as the gate reads), "@-" (stdin), else the text itself. */
+static bool cp_explain_content_text(const char *subj, struct cp_buf *out)
+{
+    if (subj[0] != '@') {
+        cp_buf_adds(out, subj);
+        return true;
+    }
+    FILE *f = strcmp(subj, "@-") == 0 ? stdin : fopen(subj + 1, "rbe");
+    if (!f) {
+        fprintf(stderr, "confpol explain: cannot open '%s': %m\n", subj + 1);
+        return false;
+    }
+    char chunk[65536];
+    size_t n;
+    bool ok = true;
+    cp_buf_add(out, "", 0);
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        if (out->len + n > 1024u * 1024u) {
+            fprintf(stderr, "confpol explain: '%s' is larger than 1 MiB (the "
+                            "gate refuses such input)\n", subj + 1);
+            ok = false;
+            break;
+        }
+        cp_buf_add(out, chunk, n);
+    }
+    if (ok && ferror(f)) {
+        fprintf(stderr, "confpol explain: cannot read '%s'\n", subj + 1);
+        ok = false;
+    }
+    if (f != stdin)
+        fclose(f);
+    return ok;
+}
+
+/* The content probe: the same scan as the gate's for a Write's content;
+ * the findings name classes, rules and lines, never the text. */
+static int cp_explain_content(struct cp_ctx *cx, const char *subj, bool json)
+{
+    const struct cp_policy *p = cx->policy;
+    struct cp_buf text = {0};
+    if (!cp_explain_content_text(subj, &text)) {
+        cp_buf_free(&text);
+        return 2;
+    }
+    struct cp_content_scan s = {0};
+    cp_content_scan(cx->arena, p->content_classes, p->content, p->ncontent,
+                    "content", text.data, text.len, &s);
+    cp_buf_free(&text);
+    enum cp_verdict v = s.n ? CP_DENY : CP_ALLOW;
+    if (json) {
+        struct cp_buf b = {0};
+        cp_buf_printf(&b, "{\"decision\": \"%s\", \"access\": \"content\", "
+                          "\"findings\": ", cp_verdict_text(v));
+        cp_content_findings_json(&b, &s);
+        cp_buf_adds(&b, ", \"reason\": ");
+        if (s.n)
+            cp_buf_adds(&b, "null");
+        else
+            cp_buf_printf(&b, "\"%s\"", cp_sema_default_why(CP_ACC_CONTENT, v, p));
+        cp_buf_adds(&b, "}");
+        puts(b.data);
+        cp_buf_free(&b);
+        return 0;
+    }
+    printf("%s\n", cp_verdict_text(v));
+    for (size_t i = 0; i < s.n; i++) {
+        const struct cp_content_finding *f = &s.v[i];
+        const char *lines = cp_content_lines_text(cx->arena, f);
+        if (f->rule)
+            printf("  by 'content deny %s%s\"' (%s) at %s:%u:%u: %s\n",
+                   f->rule->regex ? "re\"" : "\"", f->rule->text, f->rule->id,
+                   f->rule->loc.src ? f->rule->loc.src->path : "",
+                   f->rule->loc.line, f->rule->loc.col, lines);
+        else
+            printf("  by the built-in detector %s: %s\n", f->what, lines);
+    }
+    if (!s.n)
+        printf("  by default: %s\n", cp_sema_default_why(CP_ACC_CONTENT, v, p));
+    for (unsigned c = 0; c < CP_CC__COUNT; c++)
+        if (p->content_off_loc[c].src)
+            printf("  note: the detector %s is switched off at %s:%u:%u\n",
+                   cp_content_class_name(c), p->content_off_loc[c].src->path,
+                   p->content_off_loc[c].line, p->content_off_loc[c].col);
+    return 0;
+}
+
 int cp_cmd_explain(int argc, char **argv)
 {
     struct cp_cli_common c = {0};
@@ -190,7 +280,7 @@ int cp_cmd_explain(int argc, char **argv)
     if (!cp_explain_access(pos[1], &acc)) {
         fprintf(stderr,
                 "confpol explain: unknown access '%s'; expected read, write, "
-                "exec, net or gate\n",
+                "exec, net, gate or content\n",
                 pos[1]);
         rc = 2;
         goto out;
@@ -210,6 +300,12 @@ int cp_cmd_explain(int argc, char **argv)
         cp_resolve(&cx) || cp_diag_errors(&cx.diags)) {
         cp_cli_print_diags(&c, &cx);
         rc = cx.ast ? 1 : 2;
+        cp_policy_free(cx.policy);
+        cp_ctx_free(&cx);
+        goto out;
+    }
+    if (acc == CP_ACC_CONTENT) {
+        rc = cp_explain_content(&cx, pos[2], json);
         cp_policy_free(cx.policy);
         cp_ctx_free(&cx);
         goto out;

@@ -81,6 +81,8 @@ static const char *cp_kind_name(enum cp_node_kind k)
         return "net";
     case CP_N_EXPECT:
         return "expect";
+    case CP_N_CONTENT:
+        return "content";
     case CP_N_ARG:
         return "arg";
     }

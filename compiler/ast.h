@@ -26,6 +26,7 @@ enum cp_node_kind {
     CP_N_GATE,     /* gate WORD ARG...        (WORD: ask|deny) */
     CP_N_NET,      /* net WORD ARG...         (WORD: deny|allow) */
     CP_N_EXPECT,   /* expect WORD WORD ARG    (verdict, access, subject) */
+    CP_N_CONTENT,  /* content WORD ARG...     (WORD: deny|allow) */
     CP_N_ARG,      /* one argument: bare word, quoted string or re"..." */
 };
 
@@ -70,7 +71,7 @@ struct cp_stmt {
     struct cp_node n;            /* kind: CP_N_PROFILE .. CP_N_EXPECT */
     struct cp_word keyword;      /* the statement keyword itself */
     union {
-        struct cp_word sub;      /* profile/fail/deny/gate/net: the word after
+        struct cp_word sub;      /* profile/fail/deny/gate/net/content: the word after
                                     the keyword; expect: the verdict */
         struct cp_word name;     /* param/let: NAME (never both: one field) */
     };

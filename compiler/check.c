@@ -1008,7 +1008,7 @@ static void ck_report_expect(struct ck *c, const struct cp_expect *e)
     static const char *const says[] = {"allows it", "asks about it",
                                        "denies it"};
     struct cp_buf subj = {0};
-    if (e->access == CP_ACC_GATE)
+    if (e->access == CP_ACC_GATE || e->access == CP_ACC_CONTENT)
         cp_sema_quote(&subj, e->subject, strlen(e->subject));
     else
         cp_buf_adds(&subj, e->subject);

@@ -14,6 +14,7 @@
 #include <ctype.h>
 #include <string.h>
 
+#include "content.h"
 #include "match.h"
 #include "policy.h"
 #include "sema.h"
@@ -194,6 +195,19 @@ static int dc_gate(const struct cp_policy *p, const char *line,
     return 0;
 }
 
+/* Content: deny when a detector in force or a `content deny` pattern finds
+ * something in the text (the findings come from cp_content_scan; content
+ * rules are not in p->rules, so the decision lists no rule). */
+static int dc_content(const struct cp_policy *p, const char *text,
+                      struct cp_arena *a, struct cp_decision *out)
+{
+    struct cp_content_scan s = {0};
+    cp_content_scan(a, p->content_classes, p->content, p->ncontent, "content",
+                    text, strlen(text), &s);
+    dc_out(out, s.n ? CP_DENY : CP_ALLOW, NULL);
+    return 0;
+}
+
 int cp_decide(const struct cp_policy *p, enum cp_access acc,
               const char *subject, struct cp_arena *a, struct cp_decision *out)
 {
@@ -214,6 +228,8 @@ int cp_decide(const struct cp_policy *p, enum cp_access acc,
         return dc_net(p, subject, a, out);
     case CP_ACC_GATE:
         return dc_gate(p, subject, a, out);
+    case CP_ACC_CONTENT:
+        return dc_content(p, subject, a, out);
     }
     return -1;
 }

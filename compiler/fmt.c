@@ -89,6 +89,7 @@ static void cp_fmt_stmt(const struct cp_stmt *s, struct cp_buf *out)
     case CP_N_DENY:
     case CP_N_GATE:
     case CP_N_NET:
+    case CP_N_CONTENT:
         cp_fmt_word(&s->sub, out);
         break;
     case CP_N_FILE:

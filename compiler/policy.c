@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "content.h"
 #include "match.h"
 #include "policy.h"
 #include "sema.h"
@@ -46,6 +47,8 @@ const char *cp_access_text(enum cp_access a)
         return "net";
     case CP_ACC_GATE:
         return "gate";
+    case CP_ACC_CONTENT:
+        return "content";
     }
     return "?";
 }
@@ -152,6 +155,8 @@ void cp_policy_free(struct cp_policy *p)
         if (r->kind == CP_R_GATE_ASK || r->kind == CP_R_GATE_DENY)
             cp_gate_free(&r->u.gate);
     }
+    for (size_t i = 0; i < p->ncontent; i++)
+        cp_content_rule_free(&p->content[i]);
 }
 
 /* ---- sema.h ---------------------------------------------------------- */
@@ -265,6 +270,11 @@ const char *cp_sema_default_why(enum cp_access acc, enum cp_verdict v,
                              : "no 'net allow' domain matches";
     case CP_ACC_GATE:
         return "no gate pattern matches; the command is allowed";
+    case CP_ACC_CONTENT:
+        return v == CP_ALLOW ? "no content detector or 'content deny' pattern "
+                               "finds anything; the write is allowed"
+                             : "a content detector or 'content deny' pattern "
+                               "finds something; the write is denied";
     }
     return "";
 }

@@ -11,6 +11,7 @@
 #include "source.h"
 
 struct cp_arena;
+struct cp_content_rule;
 
 enum cp_profile {
     CP_PROFILE_COOPERATIVE,
@@ -122,6 +123,7 @@ enum cp_access {
     CP_ACC_EXEC,
     CP_ACC_NET,  /* subject: a domain name */
     CP_ACC_GATE, /* subject: a command line */
+    CP_ACC_CONTENT, /* subject: text a file tool would write (content rules) */
 };
 
 enum cp_verdict {
@@ -165,6 +167,14 @@ struct cp_policy {
     const char **sources;      /* absolute paths of every policy source file */
     size_t nsources;
     const char *outdir;        /* absolute output directory of build, or NULL */
+    /* Content rules (compiler/content.h): the built-in detector classes in
+     * force (a bit per enum cp_cc; all unless `content allow CLASS`), where
+     * each was switched off (src NULL: not switched off), and the
+     * `content deny` patterns in rule order. */
+    unsigned content_classes;
+    struct cp_loc *content_off_loc; /* CP_CC__COUNT entries */
+    struct cp_content_rule *content;
+    size_t ncontent;
 };
 
 /* ---- the decision model (compiler/decide.c) -------------------------- */

@@ -19,6 +19,7 @@
 
 #include "ast.h"
 #include "confpol.h"
+#include "content.h"
 #include "match.h"
 #include "sema.h"
 
@@ -44,6 +45,7 @@ struct rs {
     struct cp_vec rules;   /* struct cp_rule * */
     struct cp_vec expects; /* struct cp_expect * */
     struct cp_vec sources; /* const char * (absolute) */
+    struct cp_vec content; /* struct cp_content_rule * */
     const struct cp_stmt *profile_stmt, *fail_stmt;
     bool net_allow, net_deny;
     const char *defining;  /* the let whose value is being resolved */
@@ -647,11 +649,100 @@ static void rs_duplicate(struct rs *r, const struct cp_stmt *s,
     *prev = s;
 }
 
+/* content deny "TEXT" | re"ERE" | CLASS...;  content allow CLASS...
+ * (spec/language.md, "content").  A regex is checked by the gate's regex
+ * rules (cp_gate_parse: size and nesting bounds) before it is compiled for
+ * line-wise matching. */
+static void rs_content_class(struct rs *r, const struct cp_arg *arg, bool deny)
+{
+    unsigned mask;
+    if (!cp_content_class_mask(arg->text, arg->len, &mask)) {
+        struct cp_buf list = {0};
+        for (size_t i = 0; cp_content_names[i]; i++) {
+            if (i)
+                cp_buf_adds(&list, cp_content_names[i + 1] ? ", " : " or ");
+            cp_buf_adds(&list, cp_content_names[i]);
+        }
+        cp_diag_report(r->d, CP0403, &arg->n.loc,
+                       "unknown content class '%.*s'; expected %s",
+                       (int)arg->len, arg->text, list.data);
+        cp_buf_free(&list);
+        return;
+    }
+    struct cp_policy *p = r->p;
+    if (deny) {
+        p->content_classes |= mask;
+        for (unsigned c = 0; c < CP_CC__COUNT; c++)
+            if (mask & (1u << c))
+                p->content_off_loc[c] = (struct cp_loc){0};
+        return;
+    }
+    p->content_classes &= ~mask;
+    for (unsigned c = 0; c < CP_CC__COUNT; c++)
+        if (mask & (1u << c))
+            p->content_off_loc[c] = arg->n.loc;
+}
+
+static void rs_content(struct rs *r, const struct cp_stmt *s)
+{
+    static const char *const modes[] = {"deny", "allow", NULL};
+    int v = rs_word(r, s, &s->sub, "mode", " after 'content'", modes);
+    if (v < 0)
+        return;
+    for (size_t i = 0; i < s->nargs; i++) {
+        const struct cp_arg *arg = s->args[i];
+        if (arg->kind == CP_ARG_BARE) {
+            rs_content_class(r, arg, v == 0);
+            continue;
+        }
+        if (v == 1) {
+            cp_diag_report(r->d, CP0414, &arg->n.loc,
+                           "'content allow' takes built-in class names only; "
+                           "found %s '%s'",
+                           rs_kind_of(arg), rs_written(r, arg));
+            continue;
+        }
+        char *t;
+        size_t n;
+        if (!rs_decode(r, arg, &t, &n, NULL))
+            continue;
+        bool re = arg->kind == CP_ARG_REGEX;
+        if (n == 0) {
+            cp_diag_report(r->d, CP0412, &arg->n.loc,
+                           "empty content pattern: it would match every write");
+            continue;
+        }
+        struct cp_content_rule *cr = cp_arena_alloc(r->a, sizeof *cr);
+        cr->regex = re;
+        cr->text = cp_arena_strndup(r->a, t, n);
+        cr->len = n;
+        cr->loc = arg->n.loc;
+        if (re) {
+            struct cp_gate_pat g;
+            const char *msg = cp_gate_parse(r->a, t, n, true, &g);
+            if (!msg) {
+                cp_gate_free(&g);
+                msg = cp_content_rule_compile(r->a, cr);
+            }
+            if (msg) {
+                cp_diag_report(r->d, CP0411, &arg->n.loc,
+                               "invalid regex '%s': %s", rs_written(r, arg), msg);
+                continue;
+            }
+        }
+        cr->id = cp_arena_printf(r->a, "content#%zu", r->content.len + 1);
+        cr->where = cp_arena_printf(r->a, "%s:%u",
+                                    arg->n.loc.src ? arg->n.loc.src->path : "",
+                                    arg->n.loc.line);
+        cp_vec_push(r->a, &r->content, cr);
+    }
+}
+
 static void rs_expect(struct rs *r, const struct cp_stmt *s)
 {
     static const char *const verdicts[] = {"allow", "ask", "deny", NULL};
     static const char *const accesses[] = {"read", "write", "exec", "net",
-                                           "gate", NULL};
+                                           "gate", "content", NULL};
     int v = rs_word(r, s, &s->sub, "verdict", " in 'expect'", verdicts);
     int ac = rs_word(r, s, &s->access, "access", " in 'expect'", accesses);
     if (v < 0 || ac < 0)
@@ -699,7 +790,8 @@ static void rs_expect(struct rs *r, const struct cp_stmt *s)
         e->subject = dm.name;
         break;
     }
-    case CP_ACC_GATE: {
+    case CP_ACC_GATE:
+    case CP_ACC_CONTENT: {
         if (arg->kind != CP_ARG_QUOTED) {
             struct cp_diag *g = cp_diag_report(
                 r->d, CP0410, &arg->n.loc,
@@ -875,6 +967,9 @@ static void rs_stmt(struct rs *r, const struct cp_stmt *s)
     }
     case CP_N_EXPECT:
         rs_expect(r, s);
+        break;
+    case CP_N_CONTENT:
+        rs_content(r, s);
         break;
     case CP_N_FILE:
     case CP_N_ARG:
@@ -1123,6 +1218,9 @@ int cp_resolve(struct cp_ctx *cx)
     p->profile = CP_PROFILE_CONFINED;
     p->fail = CP_FAIL_CLOSED;
     p->net = CP_NET_ALL;
+    p->content_classes = CP_CC_ALL;
+    p->content_off_loc = cp_arena_alloc(r.a, CP_CC__COUNT *
+                                                 sizeof *p->content_off_loc);
 
     const char *home = cp_arena_intern(r.a, "HOME", 4);
     const char *proj = cp_arena_intern(r.a, "PROJECT", 7);
@@ -1191,6 +1289,11 @@ int cp_resolve(struct cp_ctx *cx)
             cp_sema_bind(r.a, p, &ru->u.path);
     }
 
+    p->ncontent = r.content.len;
+    p->content = cp_arena_alloc(r.a, (p->ncontent ? p->ncontent : 1) *
+                                         sizeof *p->content);
+    for (size_t i = 0; i < r.content.len; i++)
+        p->content[i] = *(struct cp_content_rule *)r.content.items[i];
     p->profile_defaulted = r.profile_stmt == NULL;
     if (r.profile_stmt)
         p->profile_loc = r.profile_stmt->n.loc;

@@ -147,6 +147,7 @@ static void cp_p_missing(struct cp_lex *st, const struct cp_loc *after,
 %token <tok> KW_GATE "'gate'"
 %token <tok> KW_NET "'net'"
 %token <tok> KW_EXPECT "'expect'"
+%token <tok> KW_CONTENT "'content'"
 
 %type <arg> arg
 %type <list> list blist
@@ -273,6 +274,14 @@ stmt
       }
     | KW_EXPECT { cp_p_missing(st, &@1, "'allow', 'deny' or 'ask' after 'expect'"); $$ = NULL; }
     | KW_EXPECT WORD { cp_p_missing(st, &@2, "an access after 'expect %.*s'", (int)$2.len, $2.text); $$ = NULL; }
+    | KW_CONTENT WORD args {
+          struct cp_stmt *s = cp_p_stmt(st, CP_N_CONTENT, &@1, &$1, &@3);
+          cp_p_word(st, &s->sub, &$2, &@2);
+          cp_p_args(s, &$3.v, $3.braced);
+          $$ = s;
+      }
+    | KW_CONTENT { cp_p_missing(st, &@1, "'deny' or 'allow' after 'content'"); $$ = NULL; }
+    | KW_CONTENT WORD { cp_p_missing(st, &@2, "a pattern or a class after 'content %.*s'", (int)$2.len, $2.text); $$ = NULL; }
     | KW_EXPECT WORD WORD { cp_p_missing(st, &@3, "a subject after 'expect %.*s %.*s'", (int)$2.len, $2.text, (int)$3.len, $3.text); $$ = NULL; }
     ;
 
