@@ -19,6 +19,8 @@
 #include <string.h>
 
 #include "backend.h"
+#include "content.h"
+#include "gate.h"
 #include "match.h"
 #include "outbuf.h"
 #include "settings.h"
@@ -859,6 +861,12 @@ static bool cl_run(struct cl *c)
             break;
         }
     }
+    for (size_t i = 0; i < p->ncontent; i++)
+        if (!cp_json_utf8_valid(p->content[i].text, p->content[i].len))
+            cl_report(c, CP0751, NULL,
+                      "%s (%s): content pattern is not valid UTF-8: a JSON "
+                      "settings file cannot hold it",
+                      p->content[i].id, p->content[i].where);
     if (c->net_restricted)
         cl_push(c, &c->perm_deny, "WebFetch");
     if (!c->coop)
@@ -1048,16 +1056,60 @@ static void jw_list(struct cl_jw *w, const char *key, const struct cl_list *l)
     jw_close(w, ']');
 }
 
+/* confpol.content: the detector classes in force and the content deny
+ * patterns, which the gate applies to what file tools write. */
+static void cl_write_content(struct cl_jw *w, const struct cp_policy *p)
+{
+    jw_key(w, "content");
+    jw_open(w, '{');
+    jw_key(w, "classes");
+    if (!p->content_classes) {
+        cp_ob_add(w->b, "[]", 2);
+    } else {
+        jw_open(w, '[');
+        for (unsigned c = 0; c < CP_CC__COUNT; c++)
+            if (p->content_classes & (1u << c)) {
+                jw_sep(w);
+                jw_str(w, cp_content_class_name(c));
+            }
+        jw_close(w, ']');
+    }
+    jw_key(w, "rules");
+    if (!p->ncontent) {
+        cp_ob_add(w->b, "[]", 2);
+    } else {
+        jw_open(w, '[');
+        for (size_t i = 0; i < p->ncontent; i++) {
+            const struct cp_content_rule *r = &p->content[i];
+            jw_sep(w);
+            jw_open(w, '{');
+            jw_key(w, "id");
+            jw_str(w, r->id);
+            jw_key(w, "kind");
+            jw_str(w, r->regex ? "regex" : "text");
+            jw_key(w, "pattern");
+            jw_str(w, r->text);
+            jw_key(w, "where");
+            jw_str(w, r->where);
+            jw_close(w, '}');
+        }
+        jw_close(w, ']');
+    }
+    jw_close(w, '}');
+}
+
 /* Appends the settings object of a lowered, error-free policy.  Keys in
  * byte order at every level (the seed's sort_keys layout). */
 static void cl_write(const struct cl *c, struct cp_buf *out)
 {
     const struct cp_policy *p = c->p;
+    size_t start = out->len, pin_at = 0;
     struct cl_jw w = {.b = out, .depth = 0, .first = true};
     jw_open(&w, '{');
 
     jw_key(&w, "confpol");
     jw_open(&w, '{');
+    cl_write_content(&w, p);
     jw_bool(&w, "failClosed", cl_fail_closed(p));
     jw_key(&w, "gates");
     if (!c->gates.n) {
@@ -1091,9 +1143,13 @@ static void cl_write(const struct cl *c, struct cp_buf *out)
     cp_ob_addc(out, '1');
     jw_close(&w, '}');
 
-    if (c->gates.n) {
+    if (c->gates.n || p->content_classes || p->ncontent) {
+        /* The pin is written as zeros, then patched with the digest of
+         * the finished artifact (cp_gate_pin_digest reads it as zeros). */
+        static const char pre[] = "confpol gate --sha256 ";
         struct cp_buf cmd = {0};
-        cp_ob_adds(&cmd, "confpol gate ");
+        cp_ob_adds(&cmd, pre);
+        cp_ob_adds(&cmd, "0000000000000000000000000000000000000000000000000000000000000000 ");
         cp_settings_shell_quote(&cmd, cp_arena_printf(c->a, "%s.claude.json",
                                                       p->stem));
         jw_key(&w, "hooks");
@@ -1107,13 +1163,14 @@ static void cl_write(const struct cl *c, struct cp_buf *out)
         jw_sep(&w);
         jw_open(&w, '{');
         jw_key(&w, "command");
+        pin_at = out->len + 1 + (sizeof pre - 1); /* after the quote */
         cp_json_quote(out, cmd.data, cmd.len);
         jw_key(&w, "type");
         jw_str(&w, "command");
         jw_close(&w, '}');
         jw_close(&w, ']');
         jw_key(&w, "matcher");
-        jw_str(&w, "Bash");
+        jw_str(&w, CP_GATE_HOOK_MATCHER);
         jw_close(&w, '}');
         jw_close(&w, ']');
         jw_close(&w, '}');
@@ -1154,6 +1211,11 @@ static void cl_write(const struct cl *c, struct cp_buf *out)
     }
     jw_close(&w, '}');
     cp_ob_addc(out, '\n');
+    if (pin_at) {
+        char hex[CP_SHA256_HEX];
+        cp_gate_pin_digest(out->data + start, out->len - start, hex);
+        memcpy(out->data + pin_at, hex, 64);
+    }
 }
 
 static bool cp_claude_emit(const struct cp_policy *p,

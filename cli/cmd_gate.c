@@ -16,19 +16,27 @@
 
 #include "cli.h"
 #include "gate.h"
+#include "hmac.h"
 
 static void cp_gate_usage(FILE *out)
 {
-    fputs("usage: confpol gate [-D NAME=VALUE]... POLICY.confpol|ARTIFACT.claude.json\n"
+    fputs("usage: confpol gate [-D NAME=VALUE]... POLICY.confpol\n"
+          "       confpol gate [--sha256 HEX] ARTIFACT.claude.json\n"
           "       confpol gate --verify-log FILE\n"
           "\n"
           "Answers one Claude Code PreToolUse hook call: reads the hook JSON on\n"
-          "stdin and, for Bash, matches tool_input.command against the policy's\n"
-          "gate patterns.  allow: no output; ask/deny: JSON on stdout; exit 0.\n"
+          "stdin; for Bash (and PowerShell) matches tool_input.command against\n"
+          "the policy's gate patterns; for Write, Edit, MultiEdit and\n"
+          "NotebookEdit scans what would be written with the content rules.\n"
+          "allow: no output; ask/deny: JSON on stdout; exit 0.\n"
           "On malformed input or an internal failure: deny (exit 2) when the\n"
           "policy fails closed, allow with a warning when it fails open.\n"
+          "--sha256 HEX pins the artifact: if it no longer matches, every call\n"
+          "is denied (fail-closed policy) or asked (otherwise).\n"
           "CONFPOL_GATE_LOG=/abs/file appends a hash-chained decision log;\n"
-          "--verify-log checks it (exit 0 intact, 1 broken, 2 I/O error).\n",
+          "CONFPOL_GATE_LOG_KEY adds a keyed input_hmac and line_hmac;\n"
+          "--verify-log checks it (exit 0 intact, 1 broken, 2 I/O error),\n"
+          "with the key when CONFPOL_GATE_LOG_KEY is set.\n",
           out);
 }
 
@@ -42,8 +50,13 @@ struct cp_gate_run {
     struct cp_arena *arena;
     const char *tool;
     const char *command;
+    const struct cp_gate_input *in;
     bool loaded;      /* the policy or artifact was read and is valid */
     bool fail_closed; /* meaningful when loaded */
+    const char *findings;   /* content findings (JSON) for the log, or NULL */
+    const char *input_hmac; /* keyed HMAC of the input, or NULL */
+    const char *key;        /* CONFPOL_GATE_LOG_KEY, or NULL */
+    const char *pin;        /* --sha256 HEX, or NULL */
 };
 
 static void cp_gate_log(const struct cp_gate_run *g, enum cp_verdict v,
@@ -64,6 +77,10 @@ static void cp_gate_log(const struct cp_gate_run *g, enum cp_verdict v,
         .cmd = g->command,
         .cmdlen = g->command ? strlen(g->command) : 0,
         .tool = g->tool,
+        .findings = g->findings,
+        .input_hmac = g->input_hmac,
+        .key = g->key,
+        .keylen = g->key ? strlen(g->key) : 0,
     };
     char err[512];
     if (cp_gatelog_append(path, &r, err, sizeof err) < 0)
@@ -103,6 +120,28 @@ static int cp_gate_fail(const struct cp_gate_run *g, const char *why)
     cp_gate_log(g, CP_DENY, NULL);
     return 2;
 }
+
+/* A file tool's call: deny when the content rules find anything, naming
+ * classes, rules and lines (never the content); else allow. */
+static int cp_gate_content(struct cp_gate_run *g, unsigned classes,
+                           const struct cp_content_rule *rules, size_t nrules)
+{
+    struct cp_content_scan s;
+    if (!cp_gate_scan_texts(g->arena, g->in, classes, rules, nrules, &s))
+        return cp_gate_answer(g, CP_ALLOW, NULL, NULL);
+    struct cp_buf b = {0};
+    cp_content_findings_json(&b, &s);
+    g->findings = cp_arena_strdup(g->arena, b.data);
+    cp_buf_free(&b);
+    return cp_gate_answer(g, CP_DENY, NULL, cp_content_reason(g->arena, &s));
+}
+
+/* PowerShell: the gate reads command lines as POSIX shells do, which a
+ * PowerShell line is not; a line no rule matches is asked about rather
+ * than allowed, whenever the policy has gate rules to apply. */
+#define CP_GATE_POWERSHELL_WHY                                                 \
+    "confpol gate: a PowerShell command line is read as POSIX shell text, "    \
+    "which it is not; no gate rule matched, asking rather than allowing"
 
 /* Fail-closed exactly when the profile was written as confined or
  * exclusive and the policy does not say `fail open` (spec/gate.md). */
@@ -144,6 +183,10 @@ static int cp_gate_with_policy(struct cp_gate_run *g,
         rc = cp_gate_fail(g, input_err);
         goto out;
     }
+    if (g->in->file_tool) {
+        rc = cp_gate_content(g, p->content_classes, p->content, p->ncontent);
+        goto out;
+    }
     if (!g->command) {
         rc = cp_gate_answer(g, CP_ALLOW, NULL, NULL);
         goto out;
@@ -154,7 +197,14 @@ static int cp_gate_with_policy(struct cp_gate_run *g,
         goto out;
     }
     if (d.verdict == CP_ALLOW) {
-        rc = cp_gate_answer(g, CP_ALLOW, NULL, NULL);
+        bool gates = false;
+        for (size_t i = 0; i < p->nrules && !gates; i++)
+            gates = p->rules[i]->kind == CP_R_GATE_ASK ||
+                    p->rules[i]->kind == CP_R_GATE_DENY;
+        if (gates && strcmp(g->tool, "PowerShell") == 0)
+            rc = cp_gate_answer(g, CP_ASK, NULL, CP_GATE_POWERSHELL_WHY);
+        else
+            rc = cp_gate_answer(g, CP_ALLOW, NULL, NULL);
         goto out;
     }
     const struct cp_rule *r = NULL;
@@ -185,15 +235,34 @@ static int cp_gate_with_artifact(struct cp_gate_run *g, const char *path,
                                  const char *input_err)
 {
     struct cp_gate_table t;
-    const char *err = cp_gate_table_load(g->arena, path, &t);
+    char digest[CP_SHA256_HEX];
+    const char *err = cp_gate_table_load_pinned(g->arena, path, &t,
+                                                g->pin ? digest : NULL);
     int rc;
-    if (err) {
+    if (g->pin && (!digest[0] || strcmp(digest, g->pin) != 0)) {
+        /* Never decide with a table that is not the one built: deny when
+         * the policy fails closed (as the table says, or when it cannot be
+         * read at all), else ask on every call until it is rebuilt. */
+        bool closed = err || t.fail_closed;
+        const char *why = cp_arena_printf(
+            g->arena, "confpol gate: the artifact '%s' does not match the "
+            "SHA-256 pinned in the hook command (changed after it was "
+            "built%s); %s", path, digest[0] ? "" : ", or unreadable",
+            closed ? "denying (the policy fails closed)"
+                   : "asking (the policy fails open)");
+        fprintf(stderr, "%s\n", why);
+        rc = cp_gate_answer(g, closed ? CP_DENY : CP_ASK, NULL, why);
+        if (closed && rc == 0)
+            rc = 2;
+    } else if (err) {
         rc = cp_gate_fail(g, err);
     } else {
         g->loaded = true;
         g->fail_closed = t.fail_closed;
         if (input_err) {
             rc = cp_gate_fail(g, input_err);
+        } else if (g->in->file_tool) {
+            rc = cp_gate_content(g, t.content_classes, t.content, t.ncontent);
         } else if (!g->command) {
             rc = cp_gate_answer(g, CP_ALLOW, NULL, NULL);
         } else {
@@ -203,6 +272,9 @@ static int cp_gate_with_artifact(struct cp_gate_run *g, const char *path,
                 g->loaded = false;
                 rc = cp_gate_fail(g, cp_arena_printf(g->arena, "'%s': %s",
                                                      path, ans.error));
+            } else if (ans.verdict == CP_ALLOW && t.ngates &&
+                       strcmp(g->tool, "PowerShell") == 0) {
+                rc = cp_gate_answer(g, CP_ASK, NULL, CP_GATE_POWERSHELL_WHY);
             } else {
                 rc = cp_gate_answer(g, ans.verdict, ans.rule, ans.reason);
             }
@@ -215,7 +287,7 @@ static int cp_gate_with_artifact(struct cp_gate_run *g, const char *path,
 int cp_cmd_gate(int argc, char **argv)
 {
     struct cp_cli_common common = {0};
-    const char *target = NULL, *verify = NULL;
+    const char *target = NULL, *verify = NULL, *pin = NULL;
     bool usage_err = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -223,6 +295,20 @@ int cp_cmd_gate(int argc, char **argv)
             cp_gate_usage(stdout);
             cp_cli_common_free(&common);
             return 0;
+        }
+        if (strcmp(a, "--sha256") == 0) {
+            const char *h = i + 1 < argc ? argv[++i] : "";
+            bool ok = strlen(h) == 64 && !pin;
+            for (size_t k = 0; ok && k < 64; k++)
+                ok = (h[k] >= '0' && h[k] <= '9') || (h[k] >= 'a' && h[k] <= 'f');
+            if (!ok) {
+                fprintf(stderr, "confpol gate: --sha256 needs one SHA-256 as "
+                                "64 lower-case hex digits\n");
+                usage_err = true;
+                break;
+            }
+            pin = h;
+            continue;
         }
         if (strcmp(a, "--verify-log") == 0) {
             if (i + 1 >= argc) {
@@ -252,9 +338,13 @@ int cp_cmd_gate(int argc, char **argv)
         }
         target = a;
     }
-    if (verify && !usage_err && !target && common.ndefines == 0) {
+    const char *key = getenv("CONFPOL_GATE_LOG_KEY");
+    if (key && !*key)
+        key = NULL;
+    if (verify && !usage_err && !target && !pin && common.ndefines == 0) {
         cp_cli_common_free(&common);
-        return cp_gatelog_verify(verify, stdout, stderr);
+        return cp_gatelog_verify_keyed(verify, key, key ? strlen(key) : 0,
+                                       stdout, stderr);
     }
     if (verify) { /* not a hook call: a plain usage error */
         if (!usage_err)
@@ -263,8 +353,15 @@ int cp_cmd_gate(int argc, char **argv)
         return 2;
     }
 
-    struct cp_gate_run g = {.arena = cp_arena_new()};
+    struct cp_gate_input hin = {0};
+    struct cp_gate_run g = {.arena = cp_arena_new(), .in = &hin, .key = key,
+                            .pin = pin};
     int rc;
+    if (!usage_err && target && pin && !cp_gate_has_suffix(target, ".json")) {
+        fputs("confpol gate: --sha256 pins an artifact (.json), not a policy "
+              "source\n", stderr);
+        usage_err = true;
+    }
     if (usage_err || !target) {
         if (!usage_err)
             fputs("confpol gate: no policy given\n", stderr);
@@ -277,8 +374,12 @@ int cp_cmd_gate(int argc, char **argv)
     struct cp_buf in = {0};
     enum cp_gate_rd rd = cp_gate_read_input(STDIN_FILENO, CP_GATE_MAX_INPUT,
                                             CP_GATE_READ_TIMEOUT_MS, &in);
-    struct cp_gate_input hin = {0};
     const char *input_err = NULL;
+    if (key) { /* of the bytes read, whatever they are */
+        char mac[CP_SHA256_HEX];
+        cp_hmac_sha256_hex(key, strlen(key), in.data ? in.data : "", in.len, mac);
+        g.input_hmac = cp_arena_strdup(g.arena, mac);
+    }
     if (rd != CP_GATE_RD_OK)
         input_err = cp_gate_rd_text(rd);
     else

@@ -144,11 +144,91 @@ static int cp_gate_count_key(const cJSON *obj, const char *key)
     return n;
 }
 
+/* A string member of a tool_input object, once: NULL with *err set when
+ * it is missing (and required), twice or not a string. */
+static const char *cp_gate_member(const cJSON *o, const char *key, bool required,
+                                  const char **err)
+{
+    static const char *const msgs[][2] = {
+        {"content", "tool_input.content is missing or not a string"},
+        {"new_string", "tool_input.new_string is missing or not a string"},
+        {"new_source", "tool_input.new_source is missing or not a string"},
+        {"command", "tool_input.command is missing or not a string"},
+    };
+    if (cp_gate_count_key(o, key) > 1) {
+        *err = "input has a duplicate key";
+        return NULL;
+    }
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (cJSON_IsString(v))
+        return v->valuestring;
+    if (!v && !required)
+        return NULL;
+    *err = "tool_input has a member of the wrong type";
+    for (size_t i = 0; i < sizeof msgs / sizeof msgs[0]; i++)
+        if (strcmp(msgs[i][0], key) == 0)
+            *err = msgs[i][1];
+    return NULL;
+}
+
+static void cp_gate_add_text(struct cp_arena *a, struct cp_gate_input *in,
+                             size_t cap, const char *field, const char *s)
+{
+    if (!in->texts)
+        in->texts = cp_arena_alloc(a, (cap ? cap : 1) * sizeof *in->texts);
+    in->texts[in->ntexts++] = (struct cp_gate_text){
+        .field = field, .text = cp_arena_strdup(a, s), .len = strlen(s)};
+}
+
+/* The texts a file tool would write (spec/gate.md, "Which tools"). */
+static const char *cp_gate_file_texts(struct cp_arena *a, const cJSON *ti,
+                                      struct cp_gate_input *in)
+{
+    const char *err = NULL, *s;
+    const char *tool = in->tool;
+    in->file_tool = true;
+    if (strcmp(tool, "Write") == 0) {
+        if ((s = cp_gate_member(ti, "content", true, &err)))
+            cp_gate_add_text(a, in, 1, "content", s);
+    } else if (strcmp(tool, "Edit") == 0) {
+        if ((s = cp_gate_member(ti, "new_string", true, &err)))
+            cp_gate_add_text(a, in, 1, "new_string", s);
+    } else if (strcmp(tool, "NotebookEdit") == 0) {
+        /* a deletion writes nothing and may leave new_source out */
+        const cJSON *m = cJSON_GetObjectItemCaseSensitive(ti, "edit_mode");
+        bool del = cJSON_IsString(m) && strcmp(m->valuestring, "delete") == 0;
+        if ((s = cp_gate_member(ti, "new_source", !del, &err)))
+            cp_gate_add_text(a, in, 1, "new_source", s);
+    } else { /* MultiEdit */
+        if (cp_gate_count_key(ti, "edits") > 1)
+            return "input has a duplicate key";
+        const cJSON *edits = cJSON_GetObjectItemCaseSensitive(ti, "edits");
+        if (!cJSON_IsArray(edits))
+            return "tool_input.edits is missing or not an array";
+        size_t n = (size_t)cJSON_GetArraySize(edits), i = 0;
+        for (const cJSON *e = edits->child; e && !err; e = e->next, i++) {
+            if (!cJSON_IsObject(e))
+                return "tool_input.edits has an edit that is not an object";
+            if (!(s = cp_gate_member(e, "new_string", true, &err)))
+                break;
+            cp_gate_add_text(a, in, n, cp_arena_printf(a, "edits[%zu].new_string", i), s);
+        }
+        if (err && strcmp(err, "tool_input.new_string is missing or not a string") == 0)
+            err = "tool_input.edits has an edit without a new_string string";
+    }
+    return err;
+}
+
+static bool cp_gate_is_file_tool(const char *tool)
+{
+    return strcmp(tool, "Write") == 0 || strcmp(tool, "Edit") == 0 ||
+           strcmp(tool, "MultiEdit") == 0 || strcmp(tool, "NotebookEdit") == 0;
+}
+
 const char *cp_gate_parse_input(struct cp_arena *a, const char *text,
                                 size_t len, struct cp_gate_input *in)
 {
-    in->tool = NULL;
-    in->command = NULL;
+    memset(in, 0, sizeof *in);
     if (memchr(text, 0, len))
         return "input contains a NUL byte";
     if (cp_gate_has_escaped_nul(text, len))
@@ -190,17 +270,12 @@ const char *cp_gate_parse_input(struct cp_arena *a, const char *text,
         err = "tool_input is missing or not an object";
         goto out;
     }
-    if (strcmp(in->tool, "Bash") == 0) {
-        if (cp_gate_count_key(ti, "command") > 1) {
-            err = "input has a duplicate key";
-            goto out;
-        }
-        const cJSON *cmd = cJSON_GetObjectItemCaseSensitive(ti, "command");
-        if (!cJSON_IsString(cmd)) {
-            err = "tool_input.command is missing or not a string";
-            goto out;
-        }
-        in->command = cp_arena_strdup(a, cmd->valuestring);
+    if (strcmp(in->tool, "Bash") == 0 || strcmp(in->tool, "PowerShell") == 0) {
+        const char *cmd = cp_gate_member(ti, "command", true, &err);
+        if (cmd)
+            in->command = cp_arena_strdup(a, cmd);
+    } else if (cp_gate_is_file_tool(in->tool)) {
+        err = cp_gate_file_texts(a, ti, in);
     }
 out:
     cJSON_Delete(root);
@@ -213,6 +288,65 @@ static const char *cp_gate_str(const cJSON *o, const char *key)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
     return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* "content": {"classes": [NAME...], "rules": [{"id", "kind": "regex" |
+ * "text", "pattern", "where"}...]}; absent: every built-in class, no rule
+ * (an artifact built before content rules existed is judged by the
+ * defaults, never by fewer checks). */
+static const char *cp_gate_table_content(struct cp_arena *a, const cJSON *c,
+                                         struct cp_gate_table *t)
+{
+    t->content_classes = CP_CC_ALL;
+    const cJSON *ct = cJSON_GetObjectItemCaseSensitive(c, "content");
+    if (!ct)
+        return NULL;
+    const cJSON *cls = cJSON_GetObjectItemCaseSensitive(ct, "classes");
+    const cJSON *rules = cJSON_GetObjectItemCaseSensitive(ct, "rules");
+    if (!cJSON_IsObject(ct) || !cJSON_IsArray(cls) || !cJSON_IsArray(rules))
+        return "gate table \"content\" is not an object with \"classes\" "
+               "and \"rules\" arrays";
+    t->content_classes = 0;
+    for (const cJSON *x = cls->child; x; x = x->next) {
+        unsigned m;
+        if (!cJSON_IsString(x) ||
+            !cp_content_class_mask(x->valuestring, strlen(x->valuestring), &m) ||
+            (m & (m - 1)) != 0)
+            return "gate table \"content\".\"classes\" holds an unknown "
+                   "class";
+        t->content_classes |= m;
+    }
+    size_t n = (size_t)cJSON_GetArraySize(rules);
+    t->content = cp_arena_alloc(a, (n ? n : 1) * sizeof *t->content);
+    for (const cJSON *x = rules->child; x; x = x->next) {
+        const char *id = cp_gate_str(x, "id"), *kind = cp_gate_str(x, "kind");
+        const char *pat = cp_gate_str(x, "pattern"), *where = cp_gate_str(x, "where");
+        if (!cJSON_IsObject(x) || !id || !kind || !pat || !where ||
+            (strcmp(kind, "regex") != 0 && strcmp(kind, "text") != 0) || !*pat)
+            return "gate table \"content\" has a rule that is not an object "
+                   "with string id, kind (\"regex\" or \"text\"), pattern "
+                   "and where";
+        struct cp_content_rule *r = &t->content[t->ncontent];
+        *r = (struct cp_content_rule){
+            .id = cp_arena_strdup(a, id), .where = cp_arena_strdup(a, where),
+            .regex = kind[0] == 'r', .text = cp_arena_strdup(a, pat),
+            .len = strlen(pat)};
+        const char *perr = NULL;
+        if (r->regex) {
+            struct cp_gate_pat g; /* the same bounds as the compiler's */
+            perr = cp_gate_parse(a, pat, strlen(pat), true, &g);
+            if (!perr)
+                cp_gate_free(&g);
+            else
+                perr = cp_arena_printf(a, "%s: invalid pattern: %s", id, perr);
+            if (!perr && (perr = cp_content_rule_compile(a, r)))
+                perr = cp_arena_printf(a, "%s: invalid pattern: %s", id, perr);
+        }
+        if (perr)
+            return perr;
+        t->ncontent++;
+    }
+    return NULL;
 }
 
 const char *cp_gate_table_parse(struct cp_arena *a, const char *text,
@@ -247,6 +381,9 @@ const char *cp_gate_table_parse(struct cp_arena *a, const char *text,
         goto out;
     }
     t->fail_closed = cJSON_IsTrue(fc);
+    err = cp_gate_table_content(a, c, t);
+    if (err)
+        goto out;
     const cJSON *gates = cJSON_GetObjectItemCaseSensitive(c, "gates");
     if (!cJSON_IsArray(gates)) {
         err = "gate table has no \"gates\" array";
@@ -311,12 +448,54 @@ void cp_gate_table_free(struct cp_gate_table *t)
     for (size_t i = 0; i < t->ngates; i++)
         cp_gate_free(&t->gates[i].pat);
     t->ngates = 0;
+    for (size_t i = 0; i < t->ncontent; i++)
+        cp_content_rule_free(&t->content[i]);
+    t->ncontent = 0;
 }
 
 const char *cp_gate_table_load(struct cp_arena *a, const char *path,
                                struct cp_gate_table *t)
 {
+    return cp_gate_table_load_pinned(a, path, t, NULL);
+}
+
+void cp_gate_pin_digest(const char *data, size_t len, char out[CP_SHA256_HEX])
+{
+    static const char mark[] = "gate --sha256 ";
+    const size_t ml = sizeof mark - 1;
+    static const char zeros[64] = "0000000000000000000000000000000000000000000000000000000000000000";
+    struct cp_sha256 c;
+    cp_sha256_init(&c);
+    size_t i = 0;
+    for (;;) {
+        const char *p = len - i >= ml ? memmem(data + i, len - i, mark, ml) : NULL;
+        size_t at = p ? (size_t)(p - data) + ml : len;
+        bool hex = p && len - at >= 64;
+        for (size_t k = 0; hex && k < 64; k++)
+            hex = (data[at + k] >= '0' && data[at + k] <= '9') ||
+                  (data[at + k] >= 'a' && data[at + k] <= 'f');
+        if (!p) {
+            cp_sha256_update(&c, data + i, len - i);
+            break;
+        }
+        cp_sha256_update(&c, data + i, at - i);
+        i = at;
+        if (hex) {
+            cp_sha256_update(&c, zeros, 64);
+            i += 64;
+        }
+    }
+    unsigned char md[CP_SHA256_LEN];
+    cp_sha256_final(&c, md);
+    cp_sha256_hex_encode(md, out);
+}
+
+const char *cp_gate_table_load_pinned(struct cp_arena *a, const char *path,
+                                      struct cp_gate_table *t, char *digest)
+{
     memset(t, 0, sizeof *t);
+    if (digest)
+        digest[0] = '\0';
     /* O_NONBLOCK: opening a FIFO must not wait for a writer (never hang) */
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
@@ -344,6 +523,8 @@ const char *cp_gate_table_load(struct cp_arena *a, const char *path,
         got += (size_t)r;
     }
     close(fd);
+    if (digest)
+        cp_gate_pin_digest(buf, size, digest);
     const char *err = cp_gate_table_parse(a, buf, size, t);
     if (err)
         return cp_arena_printf(a, "'%s': %s", path, err);
@@ -440,6 +621,17 @@ void cp_gate_table_decide(const struct cp_gate_table *t, const char *cmd,
                                          e->pat.text);
             return;
         }
+}
+
+bool cp_gate_scan_texts(struct cp_arena *a, const struct cp_gate_input *in,
+                        unsigned classes, const struct cp_content_rule *rules,
+                        size_t nrules, struct cp_content_scan *s)
+{
+    memset(s, 0, sizeof *s);
+    for (size_t i = 0; i < in->ntexts; i++)
+        cp_content_scan(a, classes, rules, nrules, in->texts[i].field,
+                        in->texts[i].text, in->texts[i].len, s);
+    return s->n > 0;
 }
 
 /* ---- answer JSON ------------------------------------------------------ */

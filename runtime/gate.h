@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "../compiler/arena.h"
+#include "../compiler/content.h"
 #include "../compiler/policy.h"
 #include "sha256.h"
 
@@ -38,11 +39,38 @@ enum cp_gate_rd cp_gate_read_input(int fd, size_t cap, int timeout_ms,
                                    struct cp_buf *out);
 const char *cp_gate_rd_text(enum cp_gate_rd r);
 
+/* One text a file tool would write, by its place in tool_input. */
+struct cp_gate_text {
+    const char *field; /* "content", "new_string", "edits[N].new_string",
+                          "new_source" */
+    const char *text;
+    size_t len;
+};
+
 /* The parts of the hook input the gate uses. */
 struct cp_gate_input {
     const char *tool;    /* tool_name */
-    const char *command; /* tool_input.command when tool is "Bash", else NULL */
+    const char *command; /* tool_input.command for Bash and PowerShell, else
+                            NULL */
+    bool file_tool;      /* Write, Edit, MultiEdit or NotebookEdit */
+    struct cp_gate_text *texts; /* what a file tool would write */
+    size_t ntexts;
 };
+
+/* The tools the hook answers, as the Claude backend's matcher lists them
+ * (spec/gate.md, "Which tools"). */
+#define CP_GATE_HOOK_MATCHER "Bash|PowerShell|Write|Edit|MultiEdit|NotebookEdit"
+
+/* Scans every text of a file-tool call with the content rules; true when
+ * something was found (then s holds the findings). */
+bool cp_gate_scan_texts(struct cp_arena *a, const struct cp_gate_input *in,
+                        unsigned classes, const struct cp_content_rule *rules,
+                        size_t nrules, struct cp_content_scan *s);
+
+/* The integrity pin of an artifact: the lower-case hex SHA-256 of its bytes
+ * with the 64 hex digits after each "gate --sha256 " replaced by '0' (the
+ * artifact holds its own hook command, which holds the pin). */
+void cp_gate_pin_digest(const char *data, size_t len, char out[CP_SHA256_HEX]);
 
 /* Checks and extracts the hook input.  Returns NULL on success, else a
  * static message naming the malformation ("input is not JSON", ...); then
@@ -68,6 +96,9 @@ struct cp_gate_table {
     bool fail_closed;
     struct cp_gate_entry *gates;
     size_t ngates;
+    unsigned content_classes;       /* "content"."classes"; all when absent */
+    struct cp_content_rule *content; /* "content"."rules", compiled */
+    size_t ncontent;
 };
 
 /* Reads the gate table from a `.claude.json` artifact's top-level
@@ -80,6 +111,11 @@ void cp_gate_table_free(struct cp_gate_table *t);
  * bytes).  The table must be freed with cp_gate_table_free either way. */
 const char *cp_gate_table_load(struct cp_arena *a, const char *path,
                                struct cp_gate_table *t);
+/* The same, and when `digest` is not NULL the file's pin digest
+ * (cp_gate_pin_digest), also when the table is invalid (then digest[0] is
+ * '\0' only when the file could not be read). */
+const char *cp_gate_table_load_pinned(struct cp_arena *a, const char *path,
+                                      struct cp_gate_table *t, char *digest);
 
 /* The gate's answer for one tool call. */
 struct cp_gate_answer {
@@ -142,6 +178,12 @@ struct cp_gatelog_rec {
     const char *cmd;      /* the command line (hashed, never written) or NULL */
     size_t cmdlen;
     const char *tool;     /* or NULL */
+    const char *findings; /* content findings as a JSON array, or NULL */
+    /* With a key (CONFPOL_GATE_LOG_KEY): input_hmac is the HMAC-SHA256 of
+     * the hook input, and the line is sealed with line_hmac. */
+    const char *input_hmac; /* hex, or NULL */
+    const char *key;
+    size_t keylen;
 };
 
 /* Appends one line to the log at `path` (absolute), holding an exclusive
@@ -152,5 +194,9 @@ int cp_gatelog_append(const char *path, const struct cp_gatelog_rec *r,
 /* Verifies the chain.  Returns 0 intact (summary on `out`), 1 broken
  * ("FILE:LINE: ..." on `msgs`), 2 I/O error (message on `msgs`). */
 int cp_gatelog_verify(const char *path, FILE *out, FILE *msgs);
+/* The same, and with a key (keylen > 0) every line must carry input_hmac
+ * and a line_hmac that the key reproduces. */
+int cp_gatelog_verify_keyed(const char *path, const char *key, size_t keylen,
+                            FILE *out, FILE *msgs);
 
 #endif

@@ -8,6 +8,7 @@
  * descriptor, so concurrent hooks serialise and never interleave.  The
  * command line itself is never written, only its hash. */
 #include "gate.h"
+#include "hmac.h"
 
 #include <cJSON.h>
 #include <errno.h>
@@ -17,6 +18,9 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#define CP_GATELOG_ZEROS                                                       \
+    "0000000000000000000000000000000000000000000000000000000000000000"
 
 /* Waits for the lock at most this long: a hook must never hang, and a log
  * that cannot be locked is reported and skipped. */
@@ -141,7 +145,22 @@ int cp_gatelog_append(const char *path, const struct cp_gatelog_rec *r,
     }
     cp_buf_printf(&b, ", \"prev\": \"%s\", \"tool\": ", prev);
     cp_gatelog_nullable(&b, r->tool);
-    cp_buf_adds(&b, "}\n");
+    if (r->findings) /* classes, fields and line numbers only */
+        cp_buf_printf(&b, ", \"findings\": %s", r->findings);
+    if (r->keylen) {
+        cp_buf_printf(&b, ", \"input_hmac\": \"%s\", \"line_hmac\": \"",
+                      r->input_hmac ? r->input_hmac : CP_GATELOG_ZEROS);
+        /* The seal covers the line with its own value as 64 zeros. */
+        size_t at = b.len;
+        cp_buf_adds(&b, CP_GATELOG_ZEROS "\"}");
+        size_t start = partial ? 1 : 0;
+        char mac[CP_SHA256_HEX];
+        cp_hmac_sha256_hex(r->key, r->keylen, b.data + start, b.len - start, mac);
+        memcpy(b.data + at, mac, 64);
+        cp_buf_addc(&b, '\n');
+    } else {
+        cp_buf_adds(&b, "}\n");
+    }
     ssize_t w;
     do
         w = write(fd, b.data, b.len);
@@ -183,6 +202,24 @@ static bool cp_is_rfc3339_utc(const char *s)
     return true;
 }
 
+static bool cp_gatelog_findings_ok(const cJSON *v)
+{
+    if (!cJSON_IsArray(v))
+        return false;
+    for (const cJSON *f = v->child; f; f = f->next) {
+        const cJSON *c = cJSON_GetObjectItemCaseSensitive(f, "class");
+        const cJSON *fl = cJSON_GetObjectItemCaseSensitive(f, "field");
+        const cJSON *ln = cJSON_GetObjectItemCaseSensitive(f, "lines");
+        if (!cJSON_IsObject(f) || !cJSON_IsString(c) || !cJSON_IsString(fl) ||
+            !cJSON_IsArray(ln))
+            return false;
+        for (const cJSON *n = ln->child; n; n = n->next)
+            if (!cJSON_IsNumber(n) || n->valuedouble < 1)
+                return false;
+    }
+    return true;
+}
+
 /* NULL if the record's fields are well-formed, else what is wrong. */
 static const char *cp_gatelog_check_rec(const cJSON *o, const char **prev)
 {
@@ -210,10 +247,54 @@ static const char *cp_gatelog_check_rec(const cJSON *o, const char **prev)
     if (!cJSON_IsString(v) || !cp_is_hex64(v->valuestring))
         return "\"prev\" is missing or not a SHA-256 hex digest";
     *prev = v->valuestring;
+    v = cJSON_GetObjectItemCaseSensitive(o, "findings");
+    if (v && !cp_gatelog_findings_ok(v))
+        return "\"findings\" is not an array of {class, field, lines}";
+    static const char *const macs[] = {"input_hmac", "line_hmac"};
+    for (size_t i = 0; i < 2; i++) {
+        v = cJSON_GetObjectItemCaseSensitive(o, macs[i]);
+        if (v && !(cJSON_IsString(v) && cp_is_hex64(v->valuestring)))
+            return i ? "\"line_hmac\" is not an HMAC-SHA256 hex digest"
+                     : "\"input_hmac\" is not an HMAC-SHA256 hex digest";
+    }
+    return NULL;
+}
+
+/* With the key: the line carries input_hmac and a line_hmac equal to the
+ * HMAC of the line with that value written as 64 zeros. */
+static const char *cp_gatelog_check_seal(const cJSON *o, const char *line,
+                                         size_t len, const char *key,
+                                         size_t keylen)
+{
+    const cJSON *in = cJSON_GetObjectItemCaseSensitive(o, "input_hmac");
+    const cJSON *lm = cJSON_GetObjectItemCaseSensitive(o, "line_hmac");
+    if (!in || !lm)
+        return "no \"input_hmac\" and \"line_hmac\" (the line was not "
+               "written with the key)";
+    static const char tail[] = "\"line_hmac\": \"";
+    const size_t tl = sizeof tail - 1;
+    /* the writer puts line_hmac last: '"line_hmac": "HEX"}' ends the line */
+    if (len < tl + 66 || memcmp(line + len - 66 - tl, tail, tl) != 0)
+        return "\"line_hmac\" is not the last member of the line";
+    char *copy = cp_xmalloc(len + 1);
+    memcpy(copy, line, len);
+    memset(copy + len - 66, '0', 64);
+    char mac[CP_SHA256_HEX];
+    cp_hmac_sha256_hex(key, keylen, copy, len, mac);
+    free(copy);
+    if (memcmp(mac, line + len - 66, 64) != 0)
+        return "\"line_hmac\" does not match the line under the key (the "
+               "line was changed, or written with another key)";
     return NULL;
 }
 
 int cp_gatelog_verify(const char *path, FILE *out, FILE *msgs)
+{
+    return cp_gatelog_verify_keyed(path, NULL, 0, out, msgs);
+}
+
+int cp_gatelog_verify_keyed(const char *path, const char *key, size_t keylen,
+                            FILE *out, FILE *msgs)
 {
     FILE *f = fopen(path, "re");
     if (!f) {
@@ -243,6 +324,8 @@ int cp_gatelog_verify(const char *path, FILE *out, FILE *msgs)
             why = n == 1 ? "\"prev\" of the first line is not 64 zeros"
                          : "\"prev\" does not match the SHA-256 of the line "
                            "before (a line was changed, inserted or removed)";
+        if (!why && keylen)
+            why = cp_gatelog_check_seal(o, line, body, key, keylen);
         if (!why && !terminated)
             why = "last line is not terminated by a newline (torn write)";
         cJSON_Delete(o);
@@ -260,7 +343,8 @@ int cp_gatelog_verify(const char *path, FILE *out, FILE *msgs)
     free(line);
     fclose(f);
     if (rc == 0)
-        fprintf(out, "%s: %zu lines, chain intact; last line sha256 %s\n",
-                path, n, expect);
+        fprintf(out, "%s: %zu lines, chain intact%s; last line sha256 %s\n",
+                path, n, keylen ? ", every line sealed with the key" : "",
+                expect);
     return rc;
 }
