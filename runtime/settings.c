@@ -13,6 +13,8 @@
  * under the top-level key "confpolInstalled". */
 #include "settings.h"
 
+#include "gate.h" /* the hook matcher and the artifact pin */
+
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -1288,11 +1290,17 @@ void cp_settings_shell_quote(struct cp_buf *b, const char *s)
 }
 
 char *cp_settings_hook_command(struct cp_arena *a, const char *confpol_path,
-                               const char *artifact_path)
+                               const char *artifact_path, const char *art,
+                               size_t alen)
 {
     struct cp_buf b = {0};
     cp_settings_shell_quote(&b, confpol_path);
     cp_buf_adds(&b, " gate ");
+    if (art) {
+        char pin[CP_SHA256_HEX];
+        cp_gate_pin_digest(art, alen, pin);
+        cp_buf_printf(&b, "--sha256 %s ", pin);
+    }
     cp_settings_shell_quote(&b, artifact_path);
     char *r = cp_arena_strdup(a, b.data);
     cp_buf_free(&b);
@@ -1395,7 +1403,11 @@ static bool hook_present(const struct cp_jnode *pre, const char *cmd,
         const struct cp_jnode *g = pre->items[i];
         const struct cp_jnode *m = cp_json_get(g, "matcher", NULL);
         const struct cp_jnode *hs = cp_json_get(g, "hooks", NULL);
-        if (!str_is(m, "Bash", 4) || !hs || hs->type != CP_J_ARR)
+        /* the matcher install writes, or the Bash-only one of earlier
+         * versions (so that uninstall finds what they installed) */
+        if ((!str_is(m, CP_GATE_HOOK_MATCHER, strlen(CP_GATE_HOOK_MATCHER)) &&
+             !str_is(m, "Bash", 4)) ||
+            !hs || hs->type != CP_J_ARR)
             continue;
         for (size_t j = 0; j < hs->n; j++) {
             const struct cp_jnode *h = hs->items[j];
@@ -1604,7 +1616,8 @@ int cp_settings_install(const struct cp_settings_env *env, const char *live,
     if (t.hooks) {
         const char *path[MAXPATH] = {"hooks", "PreToolUse"};
         const char *cmd = cp_settings_hook_command(a, env->confpol_path,
-                                                   env->artifact_path);
+                                                   env->artifact_path, art,
+                                                   alen);
         if (!ensure(&in, path, 1, CP_J_OBJ))
             goto broken;
         struct cp_jnode *pre = ensure(&in, path, 2, CP_J_ARR);
@@ -1618,7 +1631,9 @@ int cp_settings_install(const struct cp_settings_env *env, const char *live,
             cp_json_push(a, hs, h);
             struct cp_jnode *g = cp_json_new(a, CP_J_OBJ);
             cp_json_set(a, g, "hooks", hs);
-            cp_json_set(a, g, "matcher", cp_json_str(a, "Bash", 4));
+            cp_json_set(a, g, "matcher",
+                        cp_json_str(a, CP_GATE_HOOK_MATCHER,
+                                    strlen(CP_GATE_HOOK_MATCHER)));
             if (!append_items(&in.d, pre, &g, 1))
                 goto broken;
             chg_new(&in, CH_HOOK, path, 2)->command = cmd;
@@ -1934,8 +1949,9 @@ bad:
     return 0;
 }
 
-static bool matcher_covers_bash(const struct cp_jnode *m)
+static bool matcher_covers(const struct cp_jnode *m, const char *tool)
 {
+    size_t tl = strlen(tool);
     if (!m || (m->type == CP_J_STR && (m->len == 0 || strcmp(m->s, "*") == 0)))
         return true;
     if (m->type != CP_J_STR)
@@ -1953,7 +1969,7 @@ static bool matcher_covers_bash(const struct cp_jnode *m)
             q++;
         while (e > q && e[-1] == ' ')
             e--;
-        if (e - q == 4 && memcmp(q, "Bash", 4) == 0)
+        if ((size_t)(e - q) == tl && memcmp(q, tool, tl) == 0)
             return true;
         p += l;
         if (*p)
@@ -2121,21 +2137,39 @@ static void verify_hook(struct vfy *v, const struct cp_settings_env *env,
         const struct cp_jnode *g = pre->items[i];
         const struct cp_jnode *hs = cp_json_get(g, "hooks", NULL);
         if (g->type != CP_J_OBJ ||
-            !matcher_covers_bash(cp_json_get(g, "matcher", NULL)) || !hs ||
+            !matcher_covers(cp_json_get(g, "matcher", NULL), "Bash") || !hs ||
             hs->type != CP_J_ARR)
             continue;
         for (size_t j = 0; j < hs->n; j++) {
             const struct cp_jnode *h = hs->items[j];
             const struct cp_jnode *c = cp_json_get(h, "command", NULL);
-            const char *w[4];
-            const char *bad = NULL;
+            const char *w[6];
+            const char *bad = NULL, *pin = NULL;
             if (!str_is(cp_json_get(h, "type", NULL), "command", 7) || !c ||
                 c->type != CP_J_STR || strlen(c->s) != c->len ||
                 cp_json_get(h, "args", NULL))
                 continue;
-            if (shell_split(v->a, c->s, w, 4) != 3 || strcmp(w[1], "gate"))
+            size_t nw = shell_split(v->a, c->s, w, 6);
+            if (nw == 5 && strcmp(w[2], "--sha256") == 0) {
+                pin = w[3]; /* BIN gate --sha256 PIN ARTIFACT */
+                w[2] = w[4];
+            } else if (nw != 3) {
                 continue;
-            if (!env->is_exec || !env->is_exec(w[0], env->ud)) {
+            }
+            if (strcmp(w[1], "gate"))
+                continue;
+            static const char *const file_tools[] = {
+                "Write", "Edit", "MultiEdit", "NotebookEdit", NULL};
+            for (size_t k = 0; file_tools[k] && !bad; k++)
+                if (!matcher_covers(cp_json_get(g, "matcher", NULL),
+                                    file_tools[k]))
+                    bad = cp_arena_printf(v->a, "the gate hook's matcher does "
+                                                "not cover the %s tool (what "
+                                                "it writes is not scanned)",
+                                          file_tools[k]);
+            if (bad) {
+                /* reported below */
+            } else if (!env->is_exec || !env->is_exec(w[0], env->ud)) {
                 bad = cp_arena_printf(v->a, "the gate hook runs '%s', which "
                                             "is not an executable file",
                                       w[0]);
@@ -2146,12 +2180,22 @@ static void verify_hook(struct vfy *v, const struct cp_settings_env *env,
                           env->read_file(w[2], &ab, env->ud) &&
                           art_load(v->a, ab.data ? ab.data : "", ab.len, &ht,
                                    &aerr);
+                char digest[CP_SHA256_HEX];
+                cp_gate_pin_digest(ab.data ? ab.data : "", ab.len, digest);
+                bool pinned = !pin || strcmp(pin, digest) == 0;
                 cp_buf_free(&ab);
                 cp_buf_free(&aerr);
                 if (!ok)
                     bad = cp_arena_printf(v->a, "the gate hook reads '%s', "
                                                 "which is missing or not a "
                                                 "confpol artifact",
+                                          w[2]);
+                else if (!pinned)
+                    bad = cp_arena_printf(v->a, "the gate hook pins a SHA-256 "
+                                                "that '%s' no longer has (it "
+                                                "changed after install; the "
+                                                "hook denies or asks every "
+                                                "call)",
                                           w[2]);
                 else if (!gates_equal(ht.gates, t->gates) ||
                          ht.fail_closed != t->fail_closed)

@@ -113,9 +113,12 @@ struct cp_settings_env {
  * holds only [A-Za-z0-9_./:=+@%,-] (and does not start with '-'... or is
  * empty), else single-quoted with ' written as '\''. */
 void cp_settings_shell_quote(struct cp_buf *b, const char *s);
-/* The hook command install writes: 'BIN' gate 'ARTIFACT' (quoted). */
+/* The hook command install writes: 'BIN' gate --sha256 PIN 'ARTIFACT'
+ * (quoted), PIN the artifact's pin digest (cp_gate_pin_digest of the `alen`
+ * bytes at `art`); without the pin when art is NULL. */
 char *cp_settings_hook_command(struct cp_arena *a, const char *confpol_path,
-                               const char *artifact_path);
+                               const char *artifact_path, const char *art,
+                               size_t alen);
 
 /* Merges the artifact into the live document.  On success returns 0 and
  * out holds the new document (byte-identical to `live` when there was

@@ -5,7 +5,8 @@
 # from the top of the tree, and each artifact is compared with diff -u to
 # tests/golden/NAME.sb, NAME.bwrap.txt (the NUL-separated record stream
 # rendered one field per line after its trailer was checked) and
-# NAME.claude.json.  A golden file that does not exist means the target must
+# NAME.claude.json (its hook's --sha256 pin shown as @PIN@ after it was
+# checked).  A golden file that does not exist means the target must
 # write no file.  A build that fails is compared with NAME.err (its stderr)
 # and must leave OUT empty.  The output directory's path is replaced by
 # @OUT@ and its parent by @TMP@ (they are part of the implicit control
@@ -34,6 +35,20 @@ fields[-1] = b'@SHA256@'             # depends on @OUT@; checked above
 sys.stdout.buffer.write(b'\n'.join(fields) + b'\n')
 PY
 }
+render_claude() { # FILE: check the hook's pin, then show it as @PIN@
+    python3 - "$1" <<'PY' || return 1
+import hashlib, re, sys
+data = open(sys.argv[1], 'rb').read()
+# The pin is the SHA-256 of the file with every pin read as 64 zeros
+# (spec/gate.md, "Integrity"); it depends on @OUT@, so it is checked here.
+pat = re.compile(rb'(gate --sha256 )([0-9a-f]{64})')
+zeroed = pat.sub(lambda m: m.group(1) + b'0' * 64, data)
+digest = hashlib.sha256(zeroed).hexdigest().encode()
+if any(m.group(2) != digest for m in pat.finditer(data)):
+    sys.exit(1)
+sys.stdout.buffer.write(pat.sub(rb'\1@PIN@', data))
+PY
+}
 for f in examples/*.confpol $g/cases/*.confpol; do
     [ -f "$f" ] || continue
     name=$(basename "$f" .confpol)
@@ -58,7 +73,8 @@ for f in examples/*.confpol $g/cases/*.confpol; do
                    { render_bwrap "$out/$name.bwrap" | norm >"$got" ||
                      { echo "FAIL: $f: invalid .bwrap trailer"; fail=1; }; } ;;
         claude.json) [ -f "$out/$name.claude.json" ] &&
-                     norm <"$out/$name.claude.json" >"$got" ;;
+                     { render_claude "$out/$name.claude.json" | norm >"$got" ||
+                       { echo "FAIL: $f: the hook's --sha256 pin is not the artifact's digest"; fail=1; }; } ;;
         err) [ $rc -ne 0 ] && cp "$tmp/$name.err" "$got" ;;
         esac
         want="$g/$name.$kind"

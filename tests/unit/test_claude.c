@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "gate.h"
 #include "match.h"
 
 static struct cp_arena *ar;
@@ -279,11 +280,17 @@ START_TEST(gate_lowering)
     cJSON *pre = at(j, "hooks", "PreToolUse", NULL);
     ck_assert_int_eq(cJSON_GetArraySize(pre), 1);
     cJSON *g = cJSON_GetArrayItem(pre, 0);
-    ck_assert_str_eq(at(g, "matcher", NULL, NULL)->valuestring, "Bash");
+    ck_assert_str_eq(at(g, "matcher", NULL, NULL)->valuestring,
+                     "Bash|PowerShell|Write|Edit|MultiEdit|NotebookEdit");
     cJSON *h = cJSON_GetArrayItem(at(g, "hooks", NULL, NULL), 0);
     ck_assert_str_eq(at(h, "type", NULL, NULL)->valuestring, "command");
-    ck_assert_str_eq(at(h, "command", NULL, NULL)->valuestring,
-                     "confpol gate t.claude.json");
+    /* The hook pins the artifact's own digest (its pin read as zeros). */
+    const char *text = emit(p);
+    char pin[CP_SHA256_HEX];
+    cp_gate_pin_digest(text, strlen(text), pin);
+    char want[160];
+    snprintf(want, sizeof want, "confpol gate --sha256 %s t.claude.json", pin);
+    ck_assert_str_eq(at(h, "command", NULL, NULL)->valuestring, want);
     cJSON *gates = at(j, "confpol", "gates", NULL);
     ck_assert_int_eq(cJSON_GetArraySize(gates), 6);
     cJSON *g1 = cJSON_GetArrayItem(gates, 0), *g6 = cJSON_GetArrayItem(gates, 5);

@@ -275,7 +275,7 @@ START_TEST(unknown_words)
               "t.confpol:7:8: error: unknown verdict 'alow' in 'expect'; expected allow, ask or deny [CP0403]\n"
               "    7 | expect alow write /x\n"
               "      |        ^~~~\n"
-              "t.confpol:8:14: error: unknown access 'wirte' in 'expect'; expected read, write, exec, net or gate [CP0403]\n"
+              "t.confpol:8:14: error: unknown access 'wirte' in 'expect'; expected read, write, exec, net, gate or content [CP0403]\n"
               "    8 | expect allow wirte /x\n"
               "      |              ^~~~~\n"
               "6 errors generated.\n");
