@@ -262,7 +262,16 @@ static int cp_gate_with_artifact(struct cp_gate_run *g, const char *path,
         if (input_err) {
             rc = cp_gate_fail(g, input_err);
         } else if (g->in->file_tool) {
-            rc = cp_gate_content(g, t.content_classes, t.content, t.ncontent);
+            const char *cerr = cp_gate_content_compile(g->arena, t.content,
+                                                       t.ncontent);
+            if (cerr) { /* as a table that failed to load */
+                g->loaded = false;
+                rc = cp_gate_fail(g, cp_arena_printf(g->arena, "'%s': %s",
+                                                     path, cerr));
+            } else {
+                rc = cp_gate_content(g, t.content_classes, t.content,
+                                     t.ncontent);
+            }
         } else if (!g->command) {
             rc = cp_gate_answer(g, CP_ALLOW, NULL, NULL);
         } else {

@@ -332,14 +332,16 @@ static const char *cp_gate_table_content(struct cp_arena *a, const cJSON *c,
             .regex = kind[0] == 'r', .text = cp_arena_strdup(a, pat),
             .len = strlen(pat)};
         const char *perr = NULL;
-        if (r->regex) {
-            struct cp_gate_pat g; /* the same bounds as the compiler's */
+        /* Checked with the same bounds as the compiler's (cp_gate_parse);
+         * a regex in the prefilter's subset is known to compile, so it is
+         * compiled only when a file tool's text is scanned (a Bash call
+         * never pays for it). */
+        if (r->regex && !cp_gate_rx_scan(a, pat)) {
+            struct cp_gate_pat g;
             perr = cp_gate_parse(a, pat, strlen(pat), true, &g);
             if (!perr)
                 cp_gate_free(&g);
             else
-                perr = cp_arena_printf(a, "%s: invalid pattern: %s", id, perr);
-            if (!perr && (perr = cp_content_rule_compile(a, r)))
                 perr = cp_arena_printf(a, "%s: invalid pattern: %s", id, perr);
         }
         if (perr)
@@ -621,6 +623,17 @@ void cp_gate_table_decide(const struct cp_gate_table *t, const char *cmd,
                                          e->pat.text);
             return;
         }
+}
+
+const char *cp_gate_content_compile(struct cp_arena *a,
+                                    struct cp_content_rule *rules, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *e = cp_content_rule_compile(a, &rules[i]);
+        if (e)
+            return cp_arena_printf(a, "%s: invalid pattern: %s", rules[i].id, e);
+    }
+    return NULL;
 }
 
 bool cp_gate_scan_texts(struct cp_arena *a, const struct cp_gate_input *in,

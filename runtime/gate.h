@@ -61,6 +61,10 @@ struct cp_gate_input {
  * (spec/gate.md, "Which tools"). */
 #define CP_GATE_HOOK_MATCHER "Bash|PowerShell|Write|Edit|MultiEdit|NotebookEdit"
 
+/* Compiles the regex rules not compiled yet (an artifact's table defers
+ * them); NULL or "content#N: invalid pattern: ..." (arena). */
+const char *cp_gate_content_compile(struct cp_arena *a,
+                                    struct cp_content_rule *rules, size_t n);
 /* Scans every text of a file-tool call with the content rules; true when
  * something was found (then s holds the findings). */
 bool cp_gate_scan_texts(struct cp_arena *a, const struct cp_gate_input *in,
@@ -97,7 +101,8 @@ struct cp_gate_table {
     struct cp_gate_entry *gates;
     size_t ngates;
     unsigned content_classes;       /* "content"."classes"; all when absent */
-    struct cp_content_rule *content; /* "content"."rules", compiled */
+    struct cp_content_rule *content; /* "content"."rules"; regexes compiled
+                                        by cp_gate_content_compile */
     size_t ncontent;
 };
 

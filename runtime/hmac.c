@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* HMAC-SHA256 as RFC 2104 defines it: H((K' ^ opad) || H((K' ^ ipad) || m)),
  * K' the key hashed when longer than the 64-byte block, then padded with
- * zeros.  Checked against the RFC 4231 vectors (tests/unit/test_sha256.c). */
+ * zeros.  Checked against the RFC 4231 vectors (tests/unit/test_content.c). */
 #include "hmac.h"
 
 #include <string.h>

@@ -175,7 +175,9 @@ for grp in doc.get('hooks', {}).get('PreToolUse', []):
             r = subprocess.run(['sh', '-c', 'for a in ' + cmd + '; do printf "%s\\0" "$a"; done'],
                                capture_output=True)
             words = r.stdout.decode().split('\0')[:-1]
-        if len(words) >= 3 and words[-2] == 'gate' and words[-1] == sys.argv[2]:
+        # BIN gate --sha256 PIN ARTIFACT (spec/gate.md, "Integrity")
+        if len(words) == 5 and words[1] == 'gate' and words[2] == '--sha256' \
+                and len(words[3]) == 64 and words[-1] == sys.argv[2]:
             ok = True
         else:
             print('FAIL: installed hook command %r splits into %r' % (cmd, words))

@@ -91,7 +91,7 @@ grep -q 'missing or not a confpol artifact' "$tmp/v2.out" || { cat "$tmp/v2.out"
 mv "$tmp/moved.json" "$art"
 # A hook that names a FIFO must not hang verify.
 mkfifo "$tmp/fifo.claude.json"
-sed "s|gate $art|gate $tmp/fifo.claude.json|" "$set_" >"$proj/.claude/settings.local.json"
+sed "s|\(gate --sha256 [0-9a-f]*\) $art|\1 $tmp/fifo.claude.json|" "$set_" >"$proj/.claude/settings.local.json"
 timeout 10 "$CONFPOL" verify --claude "$proj/.claude/settings.local.json" "$art" >"$tmp/v3.out" 2>&1
 [ $? -eq 1 ] || fail "verify with the hook naming a FIFO should exit 1 (not hang)"
 grep -q 'missing or not a confpol artifact' "$tmp/v3.out" || { cat "$tmp/v3.out"; fail "verify names the FIFO"; }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gate.h"
 #include "settings.h"
 
 static struct cp_arena *ar;
@@ -36,6 +37,14 @@ static const char ART[] =
     "\"failIfUnavailable\": true, \"filesystem\": {\"allowWrite\": [\".\"], "
     "\"denyRead\": [\"~/.ssh\"], \"denyWrite\": [\"./.claude\"]}}\n"
     "}\n";
+
+/* "--sha256 PIN " of an artifact, as install writes it (spec/gate.md). */
+static const char *pin_of(const char *art)
+{
+    char pin[CP_SHA256_HEX];
+    cp_gate_pin_digest(art, strlen(art), pin);
+    return cp_arena_printf(ar, "--sha256 %s ", pin);
+}
 
 /* What the hook's artifact file holds, per test. */
 static const char *hook_art = ART;
@@ -195,8 +204,10 @@ START_TEST(install_keeps_bytes)
                                       "          \"command\": \"x\"}"));
     ck_assert_ptr_nonnull(strstr(out, "\"Read(./.env)\""));
     /* The hook command is absolute and bound to this artifact. */
-    ck_assert_ptr_nonnull(strstr(out, "\"command\": \"/usr/local/bin/confpol "
-                                      "gate /p/.claude/p.claude.json\""));
+    ck_assert_ptr_nonnull(strstr(
+        out, cp_arena_printf(ar, "\"command\": \"/usr/local/bin/confpol gate %s"
+                                 "/p/.claude/p.claude.json\"", pin_of(ART))));
+    ck_assert_ptr_nonnull(strstr(out, "\"matcher\": \"" CP_GATE_HOOK_MATCHER "\""));
     ck_assert_ptr_nonnull(strstr(out, "\"" CP_SETTINGS_RECORD_KEY "\""));
     /* A second install changes nothing. */
     char *again = inst(&e, out, ART, NULL);
@@ -323,8 +334,10 @@ START_TEST(hook_quoting)
     char *out = inst(&e, "{}", ART, &err);
     art_file = "/p/.claude/p.claude.json";
     ck_assert_msg(out != NULL, "%s", err);
-    ck_assert_ptr_nonnull(strstr(out, "\"command\": \"'/opt/my confpol/confpol' "
-                                      "gate '/p/it'\\\\''s/.claude/p.claude.json'\""));
+    ck_assert_ptr_nonnull(strstr(
+        out, cp_arena_printf(ar, "\"command\": \"'/opt/my confpol/confpol' gate %s"
+                                 "'/p/it'\\\\''s/.claude/p.claude.json'\"",
+                             pin_of(ART))));
     char *rep;
     art_file = "/p/it's/.claude/p.claude.json";
     ck_assert_int_eq(verify(&e, out, ART, &rep), 0);
@@ -385,7 +398,23 @@ START_TEST(verify_gaps)
     memcpy(strstr(other, "\"sudo\""), "\"doas\"", 6);
     hook_art = other;
     ck_assert_int_eq(verify(&e, out, ART, &rep), 1);
+    ck_assert_ptr_nonnull(strstr(rep, "pins a SHA-256 that"));
+    /* A hook without the pin (an earlier install) is compared by table. */
+    const char *pin = pin_of(ART);
+    char *s = strstr(out, pin);
+    ck_assert_ptr_nonnull(s);
+    char *unpinned = cp_arena_printf(ar, "%.*s%s", (int)(s - out), out,
+                                     s + strlen(pin));
+    ck_assert_int_eq(verify(&e, unpinned, ART, &rep), 1);
     ck_assert_ptr_nonnull(strstr(rep, "whose gate table differs"));
+    /* A hook whose matcher leaves out a file tool is a gap. */
+    hook_art = ART;
+    s = strstr(out, "|NotebookEdit\"");
+    ck_assert_ptr_nonnull(s);
+    char *narrow = cp_arena_printf(ar, "%.*s%s", (int)(s - out), out,
+                                   s + strlen("|NotebookEdit"));
+    ck_assert_int_eq(verify(&e, narrow, ART, &rep), 1);
+    ck_assert_ptr_nonnull(strstr(rep, "does not cover the NotebookEdit tool"));
 }
 END_TEST
 
@@ -397,7 +426,8 @@ START_TEST(two_artifacts)
     ck_assert_ptr_nonnull(one);
     char *two = inst(&b, one, ART, NULL);
     ck_assert_ptr_nonnull(two);
-    ck_assert_ptr_nonnull(strstr(two, "gate /p/.claude/q.claude.json"));
+    ck_assert_ptr_nonnull(strstr(two, cp_arena_printf(ar, "gate %s/p/.claude/q.claude.json",
+                                                      pin_of(ART))));
     /* Removing b leaves a's install as it was. */
     size_t rm;
     ck_assert_str_eq(uninst(&b, two, &rm), one);
