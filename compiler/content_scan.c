@@ -225,6 +225,40 @@ static size_t cc_putty(const char *t, size_t len, size_t at)
     return 22;
 }
 
+static bool cc_b64(unsigned char c)
+{
+    return cc_alnum(c) || c == '/' || c == '+';
+}
+
+/* The base64 body of a private key without its armor lines: the DER
+ * prefixes every key of the kind starts with (PKCS#1 RSA "MII...IBAAK",
+ * PKCS#8 RSA "MII...IBADANBgkqhkiG9w0BAQEFAAS"), at the start of a base64
+ * token.  The fixed prefixes (SEC1 EC, PKCS#8 EC and Ed25519, OpenSSH's
+ * "openssh-key-v1") are anchors of their own (cc_der_fixed). */
+static size_t cc_der_mii(const char *t, size_t len, size_t at)
+{
+    /* "MII" and three characters: the SEQUENCE header 30 82 HH LL */
+    if (!cc_starts(t, at, cc_b64) || len - at < 13 ||
+        !cc_b64((unsigned char)t[at + 3]) || !cc_b64((unsigned char)t[at + 4]) ||
+        !cc_b64((unsigned char)t[at + 5]))
+        return 0;
+    /* version 0, then the modulus' INTEGER header 02 81|82 (1024 bits
+     * and more); or version 0 and the rsaEncryption algorithm id */
+    static const char *const tails[] = {"IBAAK", "IBADANBgkqhkiG9w0BAQEFAAS"};
+    for (size_t k = 0; k < 2; k++) {
+        size_t n = strlen(tails[k]);
+        if (len - at - 6 >= n && memcmp(t + at + 6, tails[k], n) == 0)
+            return 6 + n;
+    }
+    return 0;
+}
+
+static size_t cc_der_fixed(const char *t, size_t len, size_t at)
+{
+    (void)len;
+    return cc_starts(t, at, cc_b64) ? 1 : 0;
+}
+
 /* AKIA/ASIA/ABIA/ACCA + 16 upper-case letters or digits, a whole token. */
 static size_t cc_aws_id(const char *t, size_t len, size_t at)
 {
@@ -237,11 +271,6 @@ static size_t cc_aws_id(const char *t, size_t len, size_t at)
     if (n != 16 || (at + 20 < len && cc_alnum((unsigned char)t[at + 20])))
         return 0;
     return 20;
-}
-
-static bool cc_b64(unsigned char c)
-{
-    return cc_alnum(c) || c == '/' || c == '+';
 }
 
 /* secret_access_key (any case, as in aws_secret_access_key or
@@ -577,6 +606,13 @@ void cp_content_scan(struct cp_arena *a, unsigned classes,
     } tab[] = {
         {CP_CC_PRIVATE_KEY, "-----BEGIN ", cc_pem},
         {CP_CC_PRIVATE_KEY, "PuTTY-User-Key-File-", cc_putty},
+        {CP_CC_PRIVATE_KEY, "MII", cc_der_mii},
+        {CP_CC_PRIVATE_KEY, "MHcCAQEEI", cc_der_fixed},   /* SEC1 P-256 */
+        {CP_CC_PRIVATE_KEY, "MIGkAgEBBD", cc_der_fixed},  /* SEC1 P-384 */
+        {CP_CC_PRIVATE_KEY, "MIHcAgEBBE", cc_der_fixed},  /* SEC1 P-521 */
+        {CP_CC_PRIVATE_KEY, "MIGHAgEAMBMGByqGSM49AgEG", cc_der_fixed}, /* PKCS#8 EC */
+        {CP_CC_PRIVATE_KEY, "MC4CAQAwBQYDK2VwBCIEI", cc_der_fixed},  /* PKCS#8 Ed25519 */
+        {CP_CC_PRIVATE_KEY, "b3BlbnNzaC1rZXktdjE", cc_der_fixed},    /* openssh-key-v1 */
         {CP_CC_AWS_KEY, "A", cc_aws_id},
         {CP_CC_AWS_KEY, "secret_access_key", cc_aws_secret},
         {CP_CC_AWS_KEY, "SECRET_ACCESS_KEY", cc_aws_secret},

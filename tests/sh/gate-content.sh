@@ -80,13 +80,13 @@ export CONFPOL_GATE_LOG="$tmp/gate.log"
 for target in "$tmp/p/pol.confpol" "$tmp/p/pol.claude.json"; do
     decide "$target" "$tmp/write.json"
     [ "$(decision)" = deny ] || fail "$target: Write of a private key: $(decision)"
-    [ "$(reason)" = "content check: private-key in content (line 2); the content is not shown" ] ||
+    [ "$(reason)" = "content check: private-key in content (lines 2, 3); the content is not shown" ] ||
         fail "$target: reason '$(reason)'"
     [ $rc -eq 0 ] || fail "$target: exit $rc for a content deny"
     nokey "$tmp/ans" "$tmp/err"
 done
 nokey "$tmp/gate.log"
-grep -q '"findings": \[{"class": "private-key", "field": "content", "lines": \[2\]}\]' "$tmp/gate.log" ||
+grep -q '"findings": \[{"class": "private-key", "field": "content", "lines": \[2, 3\]}\]' "$tmp/gate.log" ||
     { cat "$tmp/gate.log"; fail "the log records the class and the line"; }
 grep -c '"decision": "deny"' "$tmp/gate.log" | grep -qx 2 || fail "two denies logged"
 
@@ -136,6 +136,43 @@ printf 'deny\n  by the built-in detector private-key: line 3\n  note: the detect
 "$CONFPOL" explain --format json "$tmp/p/pol.confpol" content @- <"$tmp/probe.txt" >"$tmp/ex.json"
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["decision"]=="deny" and d["findings"]==[{"class":"private-key","field":"content","lines":[3]}], d' \
     "$tmp/ex.json" || fail "explain --format json content"
+
+# Real keys from openssl and ssh-keygen: denied with and without their armor
+# lines; their public halves and a certificate are allowed.
+if command -v openssl >/dev/null && command -v ssh-keygen >/dev/null; then
+    k="$tmp/keys"; mkdir "$k"
+    openssl genrsa -traditional 2048 >"$k/rsa1.pem" 2>/dev/null
+    openssl genrsa -traditional 1024 >"$k/rsa1k.pem" 2>/dev/null
+    openssl genrsa -traditional 4096 >"$k/rsa4k.pem" 2>/dev/null
+    openssl ecparam -name secp521r1 -genkey -noout >"$k/ec521.pem" 2>/dev/null
+    openssl genrsa 3072 >"$k/rsa8.pem" 2>/dev/null
+    openssl ecparam -name prime256v1 -genkey -noout >"$k/ec.pem" 2>/dev/null
+    openssl ecparam -name secp384r1 -genkey -noout >"$k/ec384.pem" 2>/dev/null
+    openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 >"$k/ec8.pem" 2>/dev/null
+    openssl genpkey -algorithm ed25519 >"$k/ed.pem" 2>/dev/null
+    ssh-keygen -q -t ed25519 -N '' -C t -f "$k/id_ed25519" >/dev/null
+    ssh-keygen -q -t rsa -b 2048 -N '' -C t -f "$k/id_rsa" >/dev/null
+    openssl req -x509 -key "$k/rsa8.pem" -subj /CN=t -days 1 -out "$k/cert.pem" 2>/dev/null
+    for f in rsa1.pem rsa1k.pem rsa4k.pem rsa8.pem ec.pem ec384.pem ec521.pem ec8.pem ed.pem \
+        id_ed25519 id_rsa; do
+        [ -s "$k/$f" ] || { fail "key generation: $f"; continue; }
+        "$CONFPOL" explain "$tmp/p/pol.confpol" content "@$k/$f" | head -n 2 >"$tmp/ex"
+        grep -qx deny "$tmp/ex" && grep -q "private-key" "$tmp/ex" || fail "real key $f: $(cat "$tmp/ex")"
+        grep -v -- '-----' "$k/$f" >"$k/$f.body"
+        "$CONFPOL" explain "$tmp/p/pol.confpol" content "@$k/$f.body" | head -n 1 | grep -qx deny ||
+            fail "real key $f without its armor lines is allowed"
+    done
+    openssl pkey -in "$k/rsa8.pem" -pubout >"$k/rsa.pub" 2>/dev/null
+    openssl pkey -in "$k/ed.pem" -pubout >"$k/ed.pub" 2>/dev/null
+    openssl pkey -in "$k/ec8.pem" -pubout >"$k/ec.pub" 2>/dev/null
+    for f in rsa.pub ed.pub ec.pub id_ed25519.pub id_rsa.pub cert.pem; do
+        [ -s "$k/$f" ] || { fail "public key generation: $f"; continue; }
+        "$CONFPOL" explain "$tmp/p/pol.confpol" content "@$k/$f" | head -n 1 | grep -qx allow ||
+            fail "public material $f is denied"
+    done
+else
+    echo "note: openssl or ssh-keygen missing; real-key cases not run"
+fi
 
 # ---- integrity --------------------------------------------------------------
 pin_of() { python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["hooks"]["PreToolUse"][0]["hooks"][0]["command"].split(); print(c[3] if c[2]=="--sha256" else "")' "$1"; }
