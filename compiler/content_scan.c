@@ -8,7 +8,7 @@
  * returns the matched bytes: a finding is a class and line numbers. */
 #include "content.h"
 
-#include <ctype.h>
+#include <stdint.h>
 #include <regex.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,22 +94,27 @@ struct cc_ctx {
     const char *field;
     const char *text;
     size_t len;
-    struct cp_content_finding *cur; /* finding of the class being scanned */
+    long cur; /* index in out->v of the finding of the rule or class being
+                 scanned, -1 before its first hit */
     struct cc_lines lines;
 };
 
 static void cc_begin(struct cc_ctx *c)
 {
-    c->cur = NULL;
+    c->cur = -1;
     c->lines = (struct cc_lines){.text = c->text, .pos = 0, .line = 1};
 }
 
-static void cc_hit(struct cc_ctx *c, const char *what,
-                   const struct cp_content_rule *rule, size_t at)
+/* Records a hit at `at` in the finding *slot (created on the first hit;
+ * an index, since out->v moves as it grows). */
+static void cc_hit_in(struct cc_ctx *c, long *slot, const char *what,
+                      const struct cp_content_rule *rule, size_t at)
 {
     unsigned line = cc_line_at(&c->lines, at);
-    struct cp_content_finding *f = c->cur;
-    if (!f) {
+    struct cp_content_finding *f;
+    if (*slot >= 0) {
+        f = &c->out->v[*slot];
+    } else {
         struct cp_content_scan *s = c->out;
         if (s->n == s->cap) {
             size_t cap = s->cap ? 2 * s->cap : 8;
@@ -119,7 +124,8 @@ static void cc_hit(struct cc_ctx *c, const char *what,
             s->v = v;
             s->cap = cap;
         }
-        f = c->cur = &s->v[s->n++];
+        *slot = (long)s->n;
+        f = &s->v[s->n++];
         memset(f, 0, sizeof *f);
         f->what = what;
         f->rule = rule;
@@ -130,6 +136,12 @@ static void cc_hit(struct cc_ctx *c, const char *what,
         return;
     if (f->nlines < CP_CONTENT_MAX_LINES)
         f->lines[f->nlines++] = line;
+}
+
+static void cc_hit(struct cc_ctx *c, const char *what,
+                   const struct cp_content_rule *rule, size_t at)
+{
+    cc_hit_in(c, &c->cur, what, rule, at);
 }
 
 /* ---- byte classes ------------------------------------------------------- */
@@ -166,29 +178,9 @@ static bool cc_starts(const char *t, size_t at, bool (*ok)(unsigned char))
     return at == 0 || !ok((unsigned char)t[at - 1]);
 }
 
-/* Calls `check` at every occurrence of `anchor`; check returns the number
- * of bytes matched (0: no match). */
+/* A detector's anchor: a fixed prefix, and the check of what follows it,
+ * returning the number of bytes matched (0: no match). */
 typedef size_t (*cc_check)(const char *t, size_t len, size_t at);
-
-static void cc_each(struct cc_ctx *c, unsigned cls, const char *anchor,
-                    cc_check check)
-{
-    size_t alen = strlen(anchor);
-    size_t i = 0;
-    while (i + alen <= c->len) {
-        const char *p = memmem(c->text + i, c->len - i, anchor, alen);
-        if (!p)
-            return;
-        size_t at = (size_t)(p - c->text);
-        size_t m = check(c->text, c->len, at);
-        if (m) {
-            cc_hit(c, cp_cc_names[cls], NULL, at);
-            i = at + m;
-        } else {
-            i = at + 1;
-        }
-    }
-}
 
 /* ---- the detectors ------------------------------------------------------ */
 
@@ -436,12 +428,18 @@ struct cc_word {
     size_t at;
 };
 
+/* ASCII letters only (the C locale's isalpha, without the call). */
+static bool cc_alpha(unsigned char c)
+{
+    return (unsigned char)((c | 0x20) - 'a') < 26;
+}
+
 /* Next word at or after *i; false at the end. */
 static bool cc_next_word(const char *t, size_t len, size_t *i, struct cc_word *w)
 {
     const unsigned char *u = (const unsigned char *)t;
     size_t j = *i;
-    while (j < len && !isalpha(u[j]))
+    while (j < len && !cc_alpha(u[j]))
         j++;
     if (j >= len)
         return false;
@@ -449,15 +447,15 @@ static bool cc_next_word(const char *t, size_t len, size_t *i, struct cc_word *w
     size_t k = 0;
     bool long_word = false;
     while (j < len) {
-        if (isalpha(u[j])) {
+        if (cc_alpha(u[j])) {
             if (k < CC_WORD_MAX)
-                w->w[k++] = (char)tolower(u[j]);
+                w->w[k++] = (char)(u[j] | 0x20);
             else
                 long_word = true;
             j++;
             continue;
         }
-        size_t z = cc_invisible(u + j, len - j);
+        size_t z = u[j] >= 0xc2 ? cc_invisible(u + j, len - j) : 0;
         if (!z)
             break;
         j += z;
@@ -471,8 +469,8 @@ static bool cc_next_word(const char *t, size_t len, size_t *i, struct cc_word *w
 
 static bool cc_in(const char *w, const char *const *set)
 {
-    for (; *set; set++)
-        if (strcmp(w, *set) == 0)
+    for (; *set; set++) /* first letters first: most words are no match */
+        if ((*set)[0] == w[0] && strcmp(w, *set) == 0)
             return true;
     return false;
 }
@@ -592,13 +590,20 @@ static void cc_literal_rule(struct cc_ctx *c, const struct cp_content_rule *r)
 
 /* ---- scan --------------------------------------------------------------- */
 
-void cp_content_scan(struct cp_arena *a, unsigned classes,
-                     const struct cp_content_rule *rules, size_t nrules,
-                     const char *field, const char *text, size_t len,
-                     struct cp_content_scan *out)
+static unsigned cc_class_of(const struct cp_content_finding *f)
 {
-    struct cc_ctx c = {.a = a, .out = out, .field = field, .text = text,
-                       .len = len};
+    for (unsigned c = 0; c < CP_CC__COUNT; c++)
+        if (f->what == cp_cc_names[c])
+            return c;
+    return CP_CC__COUNT;
+}
+
+/* Every anchored detector in one pass over the text: a table from a byte
+ * to the anchors that start with it, so each byte costs one lookup and the
+ * line count advances once.  An anchor that matched is not tried again
+ * inside its own match.  The findings are then put in class order. */
+static void cc_anchors(struct cc_ctx *c, unsigned classes)
+{
     static const struct {
         unsigned cls;
         const char *anchor;
@@ -627,22 +632,57 @@ void cp_content_scan(struct cp_arena *a, unsigned classes,
         {CP_CC_STRIPE_KEY, "rk_live_", cc_stripe},
         {CP_CC_NPM_TOKEN, "npm_", cc_npm},
     };
-    size_t k = 0;
-    for (unsigned cls = 0; cls < CP_CC__COUNT; cls++) {
-        if (!(classes & (1u << cls))) {
-            while (k < sizeof tab / sizeof tab[0] && tab[k].cls == cls)
-                k++;
-            continue;
+    enum { NT = sizeof tab / sizeof tab[0] };
+    _Static_assert(NT <= 32, "one bit per anchor");
+    uint32_t first[256] = {0};
+    size_t alen[NT], skip[NT] = {0};
+    for (size_t k = 0; k < NT; k++) {
+        alen[k] = strlen(tab[k].anchor);
+        if (classes & (1u << tab[k].cls))
+            first[(unsigned char)tab[k].anchor[0]] |= 1u << k;
+    }
+    long slot[CP_CC__COUNT];
+    for (size_t k = 0; k < CP_CC__COUNT; k++)
+        slot[k] = -1;
+    size_t n0 = c->out->n;
+    const char *t = c->text;
+    for (size_t i = 0; i < c->len; i++) {
+        uint32_t m = first[(unsigned char)t[i]];
+        while (m) {
+            unsigned k = (unsigned)__builtin_ctz(m);
+            m &= m - 1;
+            if (i < skip[k] || c->len - i < alen[k] ||
+                memcmp(t + i, tab[k].anchor, alen[k]) != 0)
+                continue;
+            size_t n = tab[k].check(t, c->len, i);
+            if (!n)
+                continue;
+            cc_hit_in(c, &slot[tab[k].cls], cp_cc_names[tab[k].cls], NULL, i);
+            skip[k] = i + n;
         }
+    }
+    /* class order (at most one finding per class: a few entries) */
+    struct cp_content_finding *v = c->out->v;
+    for (size_t i = n0 + 1; i < c->out->n; i++)
+        for (size_t j = i; j > n0 && cc_class_of(&v[j]) < cc_class_of(&v[j - 1]); j--) {
+            struct cp_content_finding x = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = x;
+        }
+}
+
+void cp_content_scan(struct cp_arena *a, unsigned classes,
+                     const struct cp_content_rule *rules, size_t nrules,
+                     const char *field, const char *text, size_t len,
+                     struct cp_content_scan *out)
+{
+    struct cc_ctx c = {.a = a, .out = out, .field = field, .text = text,
+                       .len = len};
+    cc_begin(&c);
+    cc_anchors(&c, classes);
+    if (classes & (1u << CP_CC_OVERRIDE_TEXT)) {
         cc_begin(&c);
-        if (cls == CP_CC_OVERRIDE_TEXT) {
-            cc_override(&c);
-            continue;
-        }
-        /* Anchors of one class share its finding; their hits may come out
-         * of order, which cc_line_at handles by recounting. */
-        for (; k < sizeof tab / sizeof tab[0] && tab[k].cls == cls; k++)
-            cc_each(&c, cls, tab[k].anchor, tab[k].check);
+        cc_override(&c);
     }
     for (size_t i = 0; i < nrules; i++) {
         cc_begin(&c);

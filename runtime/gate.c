@@ -89,7 +89,14 @@ enum cp_gate_rd cp_gate_read_input(int fd, size_t cap, int timeout_ms,
         if (out->len + (size_t)r > cap)
             return CP_GATE_RD_TOOBIG;
         cp_buf_add(out, chunk, (size_t)r);
-        if (cp_gate_json_complete(out->data, out->len))
+        /* A complete object or array ends with '}' or ']' and blanks: only
+         * then is it worth parsing (a large input arrives in many reads,
+         * and parsing each prefix would cost its square). */
+        size_t e = out->len;
+        while (e > 0 && cp_gate_is_ws(out->data[e - 1]))
+            e--;
+        if (e > 0 && (out->data[e - 1] == '}' || out->data[e - 1] == ']') &&
+            cp_gate_json_complete(out->data, out->len))
             return CP_GATE_RD_OK;
     }
 }

@@ -47,6 +47,21 @@ printf 'confpol 1\nprofile confined\nwrite /tmp\nexpect allow content "AKIAIOSFO
 grep -q 'expect allow content "AKIAIOSFODNN7EXAMPLE" failed: the policy denies it' "$tmp/chk2" ||
     { cat "$tmp/chk2"; fail "the failing content expect's message"; }
 
+# Bad content statements: each reported at its place, nothing built.
+printf 'confpol 1\nprofile confined\nwrite /tmp\ncontent allow "x"\ncontent allow privat-key\ncontent mayb x\ncontent deny re"("\ncontent deny ""\ncontent deny re"a**"\n' >"$tmp/bad2.confpol"
+"$CONFPOL" check "$tmp/bad2.confpol" >"$tmp/chk3" 2>&1 && fail "bad content statements pass check"
+for want in "bad2.confpol:4:15: error: 'content allow' takes built-in class names only" \
+    "bad2.confpol:5:15: error: unknown content class 'privat-key'; expected private-key," \
+    "bad2.confpol:6:9: error: unknown mode 'mayb' after 'content'; expected deny or allow" \
+    "bad2.confpol:7:14: error: invalid regex 're\"(\"'" \
+    "bad2.confpol:8:14: error: empty content pattern" \
+    "bad2.confpol:9:14: error: invalid regex 're\"a\*\*\"': repetition of a repetition"; do
+    grep -q -- "$want" "$tmp/chk3" || { cat "$tmp/chk3"; fail "diagnostic: $want"; }
+done
+mkdir "$tmp/nob"
+"$CONFPOL" build --target claude -o "$tmp/nob" "$tmp/bad2.confpol" >/dev/null 2>&1 && fail "bad content statements build"
+[ -z "$(ls -A "$tmp/nob")" ] || fail "a failed build wrote files"
+
 # the private key of the test (generated shape, not a real key)
 key_body1=b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW
 key_body2=QyNTUxOQAAACBqZ0CkV7Vqk3nqvW0p9gvQpZ0x2QmWn6XbGZ4Y8PqJtAAAAJgXrKxoF6ss
