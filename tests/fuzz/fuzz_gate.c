@@ -151,6 +151,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         struct cp_gate_answer ans = {.verdict = CP_DENY, .reason = err};
         cp_fuzz_check_answer(&ans);
     }
+    /* What a file tool writes: scanned with every detector; the deny
+     * reason must be valid JSON like every answer. */
+    if (!err && in.file_tool) {
+        struct cp_content_scan cs;
+        if (cp_gate_scan_texts(a, &in, CP_CC_ALL, NULL, 0, &cs)) {
+            struct cp_gate_answer ans = {.verdict = CP_DENY,
+                                         .reason = cp_content_reason(a, &cs)};
+            cp_fuzz_check_answer(&ans);
+        }
+    }
+    /* The raw bytes as a file tool's text, too (the detectors' bounds). */
+    {
+        struct cp_content_scan cs = {0};
+        cp_content_scan(a, CP_CC_ALL, NULL, 0, "content", text, size, &cs);
+        for (size_t i = 0; i < cs.n; i++)
+            if (!cs.v[i].nlines || cs.v[i].lines[0] < 1 || cs.v[i].total < cs.v[i].nlines)
+                abort();
+    }
     /* The raw bytes as a command line, too (quoting, splitting). */
     if (size < 4096 && !memchr(text, 0, size)) {
         char *cmd = cp_arena_strndup(a, text, size);
