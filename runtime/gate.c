@@ -277,7 +277,10 @@ const char *cp_gate_parse_input(struct cp_arena *a, const char *text,
         err = "tool_input is missing or not an object";
         goto out;
     }
-    if (strcmp(in->tool, "Bash") == 0 || strcmp(in->tool, "PowerShell") == 0) {
+    /* Monitor runs its command through the shell as Bash does (in the
+     * background, waking the model on each output line). */
+    if (strcmp(in->tool, "Bash") == 0 || strcmp(in->tool, "Monitor") == 0 ||
+        strcmp(in->tool, "PowerShell") == 0) {
         const char *cmd = cp_gate_member(ti, "command", true, &err);
         if (cmd)
             in->command = cp_arena_strdup(a, cmd);

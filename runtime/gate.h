@@ -50,8 +50,8 @@ struct cp_gate_text {
 /* The parts of the hook input the gate uses. */
 struct cp_gate_input {
     const char *tool;    /* tool_name */
-    const char *command; /* tool_input.command for Bash and PowerShell, else
-                            NULL */
+    const char *command; /* tool_input.command for Bash, Monitor and
+                            PowerShell, else NULL */
     bool file_tool;      /* Write, Edit, MultiEdit or NotebookEdit */
     struct cp_gate_text *texts; /* what a file tool would write */
     size_t ntexts;
@@ -59,7 +59,7 @@ struct cp_gate_input {
 
 /* The tools the hook answers, as the Claude backend's matcher lists them
  * (spec/gate.md, "Which tools"). */
-#define CP_GATE_HOOK_MATCHER "Bash|PowerShell|Write|Edit|MultiEdit|NotebookEdit"
+#define CP_GATE_HOOK_MATCHER "Bash|Monitor|PowerShell|Write|Edit|MultiEdit|NotebookEdit"
 
 /* Compiles the regex rules not compiled yet (an artifact's table defers
  * them); NULL or "content#N: invalid pattern: ..." (arena). */

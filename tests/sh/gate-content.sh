@@ -116,6 +116,8 @@ Benign|{\"tool_name\":\"Write\",\"tool_input\":{\"file_path\":\"/tmp/a\",\"conte
 Stripe|{\"tool_name\":\"Write\",\"tool_input\":{\"file_path\":\"/tmp/a\",\"content\":\"sk_live_abcdefghij0123456789\"}}|allow|
 PowerShell|{\"tool_name\":\"PowerShell\",\"tool_input\":{\"command\":\"Get-ChildItem\"}}|ask|confpol gate: a PowerShell command line is read as POSIX shell text, which it is not; no gate rule matched, asking rather than allowing
 PowerShellGate|{\"tool_name\":\"PowerShell\",\"tool_input\":{\"command\":\"git push --force origin\"}}|ask|
+Monitor|{\"tool_name\":\"Monitor\",\"tool_input\":{\"command\":\"git push --force origin\",\"timeout_ms\":60000}}|ask|rule gate#1 (pol.confpol:4): git push --force *
+MonitorBad|{\"tool_name\":\"Monitor\",\"tool_input\":{\"cmd\":\"ls\"}}|deny|confpol gate: tool_input.command is missing or not a string; denying (the policy fails closed)
 BashContent|{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"echo $ak\"}}|allow|"
 printf '%s\n' "$cases" | while IFS='|' read -r name json want why; do
     tool "$tmp/in.json" "$json"
@@ -192,7 +194,7 @@ fi
 # ---- integrity --------------------------------------------------------------
 pin_of() { python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["hooks"]["PreToolUse"][0]["hooks"][0]["command"].split(); print(c[3] if c[2]=="--sha256" else "")' "$1"; }
 matcher_of() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["hooks"]["PreToolUse"][0]["matcher"])' "$1"; }
-[ "$(matcher_of "$tmp/p/pol.claude.json")" = "Bash|PowerShell|Write|Edit|MultiEdit|NotebookEdit" ] ||
+[ "$(matcher_of "$tmp/p/pol.claude.json")" = "Bash|Monitor|PowerShell|Write|Edit|MultiEdit|NotebookEdit" ] ||
     fail "the hook's matcher: $(matcher_of "$tmp/p/pol.claude.json")"
 tool "$tmp/ls.json" '{"tool_name":"Bash","tool_input":{"command":"ls"}}'
 for d in p c; do
@@ -239,7 +241,7 @@ mkdir -p "$tmp/proj/.claude"
 printf '{}\n' >"$tmp/proj/.claude/settings.json"
 "$CONFPOL" install --claude "$tmp/proj/.claude/settings.json" "$tmp/p/pol.claude.json" >"$tmp/inst" 2>&1 ||
     { cat "$tmp/inst"; fail "install"; }
-icmd=$(python3 -c 'import json,sys; g=json.load(open(sys.argv[1]))["hooks"]["PreToolUse"][0]; assert g["matcher"]=="Bash|PowerShell|Write|Edit|MultiEdit|NotebookEdit", g; print(g["hooks"][0]["command"])' \
+icmd=$(python3 -c 'import json,sys; g=json.load(open(sys.argv[1]))["hooks"]["PreToolUse"][0]; assert g["matcher"]=="Bash|Monitor|PowerShell|Write|Edit|MultiEdit|NotebookEdit", g; print(g["hooks"][0]["command"])' \
     "$tmp/proj/.claude/settings.json") || fail "installed hook"
 sh -c "$icmd" <"$tmp/write.json" >"$tmp/ans" 2>"$tmp/err"
 [ "$(decision)" = deny ] || fail "installed hook: Write of a private key: $(decision) $(cat "$tmp/err")"

@@ -281,7 +281,7 @@ START_TEST(gate_lowering)
     ck_assert_int_eq(cJSON_GetArraySize(pre), 1);
     cJSON *g = cJSON_GetArrayItem(pre, 0);
     ck_assert_str_eq(at(g, "matcher", NULL, NULL)->valuestring,
-                     "Bash|PowerShell|Write|Edit|MultiEdit|NotebookEdit");
+                     "Bash|Monitor|PowerShell|Write|Edit|MultiEdit|NotebookEdit");
     cJSON *h = cJSON_GetArrayItem(at(g, "hooks", NULL, NULL), 0);
     ck_assert_str_eq(at(h, "type", NULL, NULL)->valuestring, "command");
     /* The hook pins the artifact's own digest (its pin read as zeros). */
