@@ -34,7 +34,8 @@ static void cp_gate_usage(FILE *out)
           "--sha256 HEX pins the artifact: if it no longer matches, every call\n"
           "is denied (fail-closed policy) or asked (otherwise).\n"
           "CONFPOL_GATE_LOG=/abs/file appends a hash-chained decision log;\n"
-          "CONFPOL_GATE_LOG_KEY adds a keyed input_hmac and line_hmac;\n"
+          "CONFPOL_GATE_LOG_KEY (or CONFPOL_GATE_LOG_KEY_FILE=/abs/file) adds\n"
+          "a keyed input_hmac and line_hmac;\n"
           "--verify-log checks it (exit 0 intact, 1 broken, 2 I/O error),\n"
           "with the key when CONFPOL_GATE_LOG_KEY is set.\n",
           out);
@@ -55,7 +56,8 @@ struct cp_gate_run {
     bool fail_closed; /* meaningful when loaded */
     const char *findings;   /* content findings (JSON) for the log, or NULL */
     const char *input_hmac; /* keyed HMAC of the input, or NULL */
-    const char *key;        /* CONFPOL_GATE_LOG_KEY, or NULL */
+    const char *key;        /* the log key, or NULL */
+    size_t keylen;
     const char *pin;        /* --sha256 HEX, or NULL */
 };
 
@@ -80,7 +82,7 @@ static void cp_gate_log(const struct cp_gate_run *g, enum cp_verdict v,
         .findings = g->findings,
         .input_hmac = g->input_hmac,
         .key = g->key,
-        .keylen = g->key ? strlen(g->key) : 0,
+        .keylen = g->keylen,
     };
     char err[512];
     if (cp_gatelog_append(path, &r, err, sizeof err) < 0)
@@ -293,6 +295,41 @@ static int cp_gate_with_artifact(struct cp_gate_run *g, const char *path,
     return rc;
 }
 
+/* The log key: CONFPOL_GATE_LOG_KEY's bytes, else the contents of the
+ * file CONFPOL_GATE_LOG_KEY_FILE names (an absolute path; at most 4 KiB; a
+ * final newline dropped), which a policy can keep the agent from reading
+ * while the hook, outside the sandbox, reads it.  NULL: no key (a key file
+ * that cannot be read is warned about; the lines are then unsealed, which
+ * --verify-log with the key reports). */
+static const char *cp_gate_log_key(struct cp_buf *b, size_t *len)
+{
+    const char *k = getenv("CONFPOL_GATE_LOG_KEY");
+    if (k && *k) {
+        *len = strlen(k);
+        return k;
+    }
+    const char *path = getenv("CONFPOL_GATE_LOG_KEY_FILE");
+    if (!path || !*path)
+        return NULL;
+    FILE *f = path[0] == '/' ? fopen(path, "rbe") : NULL;
+    char chunk[4097];
+    size_t n = f ? fread(chunk, 1, sizeof chunk, f) : 0;
+    bool ok = f && !ferror(f) && n > 0 && n < sizeof chunk;
+    if (f)
+        fclose(f);
+    if (ok && chunk[n - 1] == '\n')
+        n--;
+    if (!ok || n == 0) {
+        fprintf(stderr, "confpol gate: warning: CONFPOL_GATE_LOG_KEY_FILE='%s' "
+                        "is not an absolute path to a readable file of 1 to "
+                        "4096 bytes; no key\n", path);
+        return NULL;
+    }
+    cp_buf_add(b, chunk, n);
+    *len = n;
+    return b->data;
+}
+
 int cp_cmd_gate(int argc, char **argv)
 {
     struct cp_cli_common common = {0};
@@ -347,24 +384,26 @@ int cp_cmd_gate(int argc, char **argv)
         }
         target = a;
     }
-    const char *key = getenv("CONFPOL_GATE_LOG_KEY");
-    if (key && !*key)
-        key = NULL;
+    struct cp_buf keybuf = {0};
+    size_t keylen = 0;
+    const char *key = cp_gate_log_key(&keybuf, &keylen);
     if (verify && !usage_err && !target && !pin && common.ndefines == 0) {
         cp_cli_common_free(&common);
-        return cp_gatelog_verify_keyed(verify, key, key ? strlen(key) : 0,
-                                       stdout, stderr);
+        int vrc = cp_gatelog_verify_keyed(verify, key, keylen, stdout, stderr);
+        cp_buf_free(&keybuf);
+        return vrc;
     }
     if (verify) { /* not a hook call: a plain usage error */
         if (!usage_err)
             fputs("confpol gate: --verify-log takes only FILE\n", stderr);
         cp_cli_common_free(&common);
+        cp_buf_free(&keybuf);
         return 2;
     }
 
     struct cp_gate_input hin = {0};
     struct cp_gate_run g = {.arena = cp_arena_new(), .in = &hin, .key = key,
-                            .pin = pin};
+                            .keylen = keylen, .pin = pin};
     int rc;
     if (!usage_err && target && pin && !cp_gate_has_suffix(target, ".json")) {
         fputs("confpol gate: --sha256 pins an artifact (.json), not a policy "
@@ -386,7 +425,7 @@ int cp_cmd_gate(int argc, char **argv)
     const char *input_err = NULL;
     if (key) { /* of the bytes read, whatever they are */
         char mac[CP_SHA256_HEX];
-        cp_hmac_sha256_hex(key, strlen(key), in.data ? in.data : "", in.len, mac);
+        cp_hmac_sha256_hex(key, keylen, in.data ? in.data : "", in.len, mac);
         g.input_hmac = cp_arena_strdup(g.arena, mac);
     }
     if (rd != CP_GATE_RD_OK)
@@ -404,5 +443,6 @@ int cp_cmd_gate(int argc, char **argv)
 out:
     cp_arena_free(g.arena);
     cp_cli_common_free(&common);
+    cp_buf_free(&keybuf);
     return rc;
 }

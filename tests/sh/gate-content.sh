@@ -306,6 +306,17 @@ unset CONFPOL_GATE_LOG_KEY
 CONFPOL_GATE_LOG_KEY="k3y with spaces" "$CONFPOL" gate --verify-log "$tmp/keyed.log" >"$tmp/vl" 2>&1
 [ $? -eq 1 ] && grep -q 'keyed.log:4: no "input_hmac"' "$tmp/vl" || { cat "$tmp/vl"; fail "an unsealed line under the key"; }
 "$CONFPOL" gate --verify-log "$tmp/keyed.log" >/dev/null 2>&1 || fail "without the key the mixed log verifies"
+# the key from a file (one final newline dropped): the same seal
+printf 'k3y with spaces\n' >"$tmp/key"
+head -n 3 "$tmp/keyed.log" >"$tmp/keyed3.log"
+CONFPOL_GATE_LOG_KEY_FILE="$tmp/key" "$CONFPOL" gate --verify-log "$tmp/keyed3.log" >"$tmp/vl" 2>&1 ||
+    { cat "$tmp/vl"; fail "verify-log with CONFPOL_GATE_LOG_KEY_FILE"; }
+CONFPOL_GATE_LOG="$tmp/keyed3.log" CONFPOL_GATE_LOG_KEY_FILE="$tmp/key" "$CONFPOL" gate "$tmp/p/pol.claude.json" <"$tmp/ls.json" >/dev/null 2>&1
+CONFPOL_GATE_LOG_KEY="k3y with spaces" "$CONFPOL" gate --verify-log "$tmp/keyed3.log" >"$tmp/vl" 2>&1 ||
+    { cat "$tmp/vl"; fail "a line sealed with the key file"; }
+CONFPOL_GATE_LOG="$tmp/keyed3.log" CONFPOL_GATE_LOG_KEY_FILE="$tmp/nokey" "$CONFPOL" gate "$tmp/p/pol.claude.json" <"$tmp/ls.json" >/dev/null 2>"$tmp/err"
+grep -q "CONFPOL_GATE_LOG_KEY_FILE='$tmp/nokey' is not an absolute path to a readable file" "$tmp/err" ||
+    { cat "$tmp/err"; fail "an unreadable key file is warned about"; }
 
 [ $fails -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
 echo "gate-content: ok"
