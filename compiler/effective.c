@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "confpol.h"
+#include "content.h"
 #include "sema.h"
 
 static void ef_origin(struct cp_buf *b, const struct cp_rule *r)
@@ -38,6 +39,35 @@ static void ef_regex(struct cp_buf *b, const char *t)
 static void ef_domain(struct cp_buf *b, const struct cp_domain *d)
 {
     cp_buf_printf(b, "%s%s", d->wildcard ? "*." : "", d->name);
+}
+
+/* The content rules: the detector classes in force (a comment), each class
+ * switched off, each `content deny` pattern. */
+static void ef_content(const struct cp_policy *p, struct cp_buf *out)
+{
+    cp_buf_adds(out, "\n# content detectors in force (what file tools write is "
+                     "scanned):");
+    if (!p->content_classes)
+        cp_buf_adds(out, " none");
+    for (unsigned c = 0; c < CP_CC__COUNT; c++)
+        if (p->content_classes & (1u << c))
+            cp_buf_printf(out, " %s", cp_content_class_name(c));
+    cp_buf_addc(out, '\n');
+    for (unsigned c = 0; p->content_off_loc && c < CP_CC__COUNT; c++)
+        if (p->content_off_loc[c].src)
+            cp_buf_printf(out, "content allow %s  # %s:%u\n",
+                          cp_content_class_name(c),
+                          p->content_off_loc[c].src->path,
+                          p->content_off_loc[c].line);
+    for (size_t i = 0; i < p->ncontent; i++) {
+        const struct cp_content_rule *r = &p->content[i];
+        cp_buf_adds(out, "content deny ");
+        if (r->regex)
+            ef_regex(out, r->text);
+        else
+            cp_sema_quote(out, r->text, r->len);
+        cp_buf_printf(out, "  # %s (%s)\n", r->where, r->id);
+    }
 }
 
 void cp_print_effective(const struct cp_policy *p, struct cp_buf *out)
@@ -103,6 +133,7 @@ void cp_print_effective(const struct cp_policy *p, struct cp_buf *out)
         }
         ef_origin(out, r);
     }
+    ef_content(p, out);
     if (p->nexpects)
         cp_buf_addc(out, '\n');
     for (size_t i = 0; i < p->nexpects; i++) {
@@ -111,7 +142,7 @@ void cp_print_effective(const struct cp_policy *p, struct cp_buf *out)
                       cp_access_text(e->access));
         if (e->access <= CP_ACC_EXEC)
             cp_buf_adds(out, cp_path_format(a, &e->path));
-        else if (e->access == CP_ACC_GATE)
+        else if (e->access == CP_ACC_GATE || e->access == CP_ACC_CONTENT)
             cp_sema_quote(out, e->subject, strlen(e->subject));
         else
             cp_buf_adds(out, e->subject);
