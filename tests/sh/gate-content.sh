@@ -41,6 +41,16 @@ EOF
     { cat "$tmp/b2"; fail "build coop"; }
 "$CONFPOL" check "$tmp/p/pol.confpol" >"$tmp/chk" 2>&1 || { cat "$tmp/chk"; fail "check pol (its expects)"; }
 
+# --print-effective shows the content rules and parses again with them.
+"$CONFPOL" check --print-effective "$tmp/p/pol.confpol" >"$tmp/eff.confpol" 2>/dev/null
+grep -q '^content allow stripe-key  # .*pol.confpol:6$' "$tmp/eff.confpol" &&
+    grep -q '^content deny re"^internal-build: \[0-9\]+\$"  # .*pol.confpol:5 (content#1)$' "$tmp/eff.confpol" &&
+    grep -q '^# content detectors in force (what file tools write is scanned): private-key aws-key' "$tmp/eff.confpol" ||
+    { cat "$tmp/eff.confpol"; fail "--print-effective content lines"; }
+"$CONFPOL" check "$tmp/eff.confpol" >/dev/null 2>&1 || fail "the effective policy does not parse again"
+"$CONFPOL" explain "$tmp/eff.confpol" content "sk_live_abcdefghij0123456789" | head -n 1 | grep -qx allow ||
+    fail "the effective policy lost 'content allow stripe-key'"
+
 # A failing content expect is reported (the expects above can fail).
 printf 'confpol 1\nprofile confined\nwrite /tmp\nexpect allow content "AKIAIOSFODNN7EXAMPLE"\n' >"$tmp/bad.confpol"
 "$CONFPOL" check "$tmp/bad.confpol" >"$tmp/chk2" 2>&1 && fail "a failing 'expect allow content' passed"
