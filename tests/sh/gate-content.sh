@@ -153,6 +153,36 @@ decide "$tmp/c/coop.claude.json" "$tmp/in.json"
 decide "$tmp/c/coop.claude.json" "$tmp/write.json"
 [ "$(decision)" = deny ] || fail "a private key under a cooperative policy: $(decision)"
 
+# Patterns with quotes, backslashes, control bytes and UTF-8 reach the
+# artifact's table intact: the policy and the artifact answer alike.
+mkdir "$tmp/w"
+cat >"$tmp/w/weird.confpol" <<'EOF'
+confpol 1
+profile confined
+write /tmp
+content allow all
+content deny re"say \"hi\"[[:space:]]+\\x" "tab\x09here" "caf\xc3\xa9 \"q\" \\"
+EOF
+(cd "$tmp/w" && "$CONFPOL" build --target claude -o . weird.confpol) >"$tmp/b3" 2>&1 || { cat "$tmp/b3"; fail "build weird"; }
+python3 - "$tmp/w" <<'EOF' || fail "weird patterns: policy and artifact differ"
+import json, os, subprocess, sys
+d = sys.argv[1]
+texts = ['say "hi"  \\x', 'say "hi" x', 'a tab\there', 'tabhere', 'caf\u00e9 "q" \\', 'cafe "q" \\',
+         '-----BEGIN RSA PRIVATE KEY-----']
+want = [True, False, True, False, True, False, False]
+for t, w in zip(texts, want):
+    inp = json.dumps({"tool_name": "Write", "tool_input": {"file_path": "/tmp/x", "content": t}})
+    ans = []
+    for target in ('weird.confpol', 'weird.claude.json'):
+        r = subprocess.run([os.environ['CONFPOL'], 'gate', target], input=inp.encode(), cwd=d,
+                           capture_output=True)
+        ans.append(r.stdout.decode())
+    if ans[0] != ans[1]:
+        print('differ on %r: %r vs %r' % (t, ans[0], ans[1])); sys.exit(1)
+    if bool(ans[0]) != w:
+        print('text %r: %r, want deny=%s' % (t, ans[0], w)); sys.exit(1)
+EOF
+
 # explain content
 printf 'a\nb\n-----BEGIN EC PRIVATE KEY-----\n' >"$tmp/probe.txt"
 "$CONFPOL" explain "$tmp/p/pol.confpol" content "@$tmp/probe.txt" >"$tmp/ex" 2>&1
