@@ -26,6 +26,11 @@ enum cp_cc {
     CP_CC_OPENAI_KEY,     /* sk-, sk-proj-, sk-svcacct-, sk-admin- */
     CP_CC_STRIPE_KEY,     /* sk_live_ rk_live_ */
     CP_CC_NPM_TOKEN,      /* npm_ + 36 */
+    CP_CC_PYPI_TOKEN,     /* pypi-AgEIcHlwaS5vcmc... */
+    CP_CC_DOCKER_TOKEN,   /* dckr_pat_ */
+    CP_CC_HUGGINGFACE_TOKEN, /* hf_ + 34 */
+    CP_CC_DIGITALOCEAN_TOKEN, /* dop_v1_ doo_v1_ dor_v1_ + 64 hex */
+    CP_CC_AZURE_KEY,      /* AccountKey=...==, SharedAccessKey=...= */
     CP_CC_OVERRIDE_TEXT,  /* "ignore previous instructions" and its kin */
     CP_CC__COUNT,
 };

@@ -24,14 +24,20 @@ static const char *const cp_cc_names[CP_CC__COUNT] = {
     [CP_CC_OPENAI_KEY] = "openai-key",
     [CP_CC_STRIPE_KEY] = "stripe-key",
     [CP_CC_NPM_TOKEN] = "npm-token",
+    [CP_CC_PYPI_TOKEN] = "pypi-token",
+    [CP_CC_DOCKER_TOKEN] = "docker-token",
+    [CP_CC_HUGGINGFACE_TOKEN] = "huggingface-token",
+    [CP_CC_DIGITALOCEAN_TOKEN] = "digitalocean-token",
+    [CP_CC_AZURE_KEY] = "azure-key",
     [CP_CC_OVERRIDE_TEXT] = "override-text",
 };
 
 const char *const cp_content_names[] = {
     "private-key",   "aws-key",       "github-token",  "gitlab-token",
     "slack-token",   "google-api-key", "anthropic-key", "openai-key",
-    "stripe-key",    "npm-token",     "override-text", "access-token",
-    "all",           NULL,
+    "stripe-key",    "npm-token",     "pypi-token",    "docker-token",
+    "huggingface-token", "digitalocean-token", "azure-key", "override-text",
+    "access-token",  "all",           NULL,
 };
 
 #define CP_CC_TOKENS                                                           \
@@ -403,6 +409,62 @@ static size_t cc_npm(const char *t, size_t len, size_t at)
     return cc_fixed(t, len, at, 4, 36);
 }
 
+/* PREFIX + at least `min` of [A-Za-z0-9_-], a token start. */
+static size_t cc_urlsafe_min(const char *t, size_t len, size_t at, size_t plen,
+                             size_t min)
+{
+    if (!cc_starts(t, at, cc_urlsafe))
+        return 0;
+    size_t n = cc_run(t, len, at + plen, cc_urlsafe);
+    return n >= min ? plen + n : 0;
+}
+
+/* "pypi-AgEIcHlwaS5vcmc" (the macaroon of pypi.org) + 50 or more. */
+static size_t cc_pypi(const char *t, size_t len, size_t at)
+{
+    return cc_urlsafe_min(t, len, at, 20, 50);
+}
+
+static size_t cc_docker(const char *t, size_t len, size_t at)
+{
+    return cc_urlsafe_min(t, len, at, 9, 20);
+}
+
+static size_t cc_hf(const char *t, size_t len, size_t at)
+{
+    return cc_fixed(t, len, at, 3, 34);
+}
+
+static bool cc_hex(unsigned char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+}
+
+/* do[por]_v1_ + exactly 64 lower-case hex digits. */
+static size_t cc_digitalocean(const char *t, size_t len, size_t at)
+{
+    if (!cc_starts(t, at, cc_alnum) || len - at < 7 || t[at + 2] == '\0' ||
+        !strchr("por", t[at + 2]) || memcmp(t + at + 3, "_v1_", 4) != 0)
+        return 0;
+    size_t n = cc_run(t, len, at + 7, cc_hex);
+    if (n != 64 || (at + 71 < len && cc_alnum((unsigned char)t[at + 71])))
+        return 0;
+    return 71;
+}
+
+/* AccountKey= + 86 base64 + "==" (a storage account key, 64 bytes);
+ * SharedAccessKey= + 43 base64 + "=" (a SAS policy key, 32 bytes). */
+static size_t cc_azure(const char *t, size_t len, size_t at)
+{
+    bool account = t[at] == 'A';
+    size_t i = at + (account ? 11 : 16), want = account ? 86 : 43;
+    size_t n = cc_run(t, len, i, cc_b64);
+    size_t pad = account ? 2 : 1;
+    if (n != want || len - i - n < pad || memcmp(t + i + n, "==", pad) != 0)
+        return 0;
+    return i + n + pad - at;
+}
+
 /* ---- override text ------------------------------------------------------ */
 
 /* Words are runs of ASCII letters, folded to lower case.  Zero-width
@@ -631,6 +693,12 @@ static void cc_anchors(struct cc_ctx *c, unsigned classes)
         {CP_CC_STRIPE_KEY, "sk_live_", cc_stripe},
         {CP_CC_STRIPE_KEY, "rk_live_", cc_stripe},
         {CP_CC_NPM_TOKEN, "npm_", cc_npm},
+        {CP_CC_PYPI_TOKEN, "pypi-AgEIcHlwaS5vcmc", cc_pypi},
+        {CP_CC_DOCKER_TOKEN, "dckr_pat_", cc_docker},
+        {CP_CC_HUGGINGFACE_TOKEN, "hf_", cc_hf},
+        {CP_CC_DIGITALOCEAN_TOKEN, "do", cc_digitalocean},
+        {CP_CC_AZURE_KEY, "AccountKey=", cc_azure},
+        {CP_CC_AZURE_KEY, "SharedAccessKey=", cc_azure},
     };
     enum { NT = sizeof tab / sizeof tab[0] };
     _Static_assert(NT <= 32, "one bit per anchor");
