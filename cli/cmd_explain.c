@@ -124,7 +124,7 @@ static void cp_explain_json(struct cp_ctx *cx, enum cp_access acc,
 
 int cp_cmd_explain(int argc, char **argv)
 {
-    struct cp_cli_common c = {0};
+    struct cp_cli_common c = {.cmd = "explain"};
     const char *pos[3];
     size_t npos = 0;
     bool json = false, opts_done = false;
@@ -135,10 +135,8 @@ int cp_cmd_explain(int argc, char **argv)
             /* After FILE every word is positional: a SUBJECT may start
              * with '-' (a command line such as "-rf"). */
             if (npos == 3) {
-                fprintf(stderr, "confpol explain: unexpected argument '%s'\n",
-                        a);
-                cp_explain_usage(stderr);
-                rc = 2;
+                rc = cp_cli_usage_error("explain", "unexpected argument '%s'",
+                                        a);
                 goto out;
             }
             pos[npos++] = a;
@@ -159,11 +157,8 @@ int cp_cmd_explain(int argc, char **argv)
             } else if (strcmp(v, "text") == 0) {
                 json = false;
             } else {
-                fprintf(stderr,
-                        "confpol explain: --format expects text or json, got "
-                        "'%s'\n",
-                        v);
-                rc = 2;
+                rc = cp_cli_usage_error(
+                    "explain", "--format expects text or json, got '%s'", v);
                 goto out;
             }
             continue;
@@ -174,25 +169,25 @@ int cp_cmd_explain(int argc, char **argv)
             goto out;
         }
         if (r == 0) {
-            fprintf(stderr, "confpol explain: unknown option '%s'\n", a);
-            cp_explain_usage(stderr);
-            rc = 2;
+            static const char *const opts[] = {"--format", "--help", NULL};
+            rc = cp_cli_unknown_option("explain", a, opts, true);
             goto out;
         }
     }
     if (npos != 3) {
-        fputs("confpol explain: expected FILE ACCESS SUBJECT\n", stderr);
-        cp_explain_usage(stderr);
-        rc = 2;
+        rc = cp_cli_usage_error("explain", "expected FILE ACCESS SUBJECT");
         goto out;
     }
     enum cp_access acc;
     if (!cp_explain_access(pos[1], &acc)) {
-        fprintf(stderr,
-                "confpol explain: unknown access '%s'; expected read, write, "
-                "exec, net or gate\n",
-                pos[1]);
-        rc = 2;
+        static const char *const acc_words[] = {"read", "write", "exec",
+                                                "net", "gate", NULL};
+        const char *near = cp_nearest_word(pos[1], acc_words);
+        rc = cp_cli_usage_error("explain",
+                                "unknown access '%s'; expected read, write, "
+                                "exec, net or gate%s%s%s",
+                                pos[1], near ? "; did you mean '" : "",
+                                near ? near : "", near ? "'?" : "");
         goto out;
     }
     struct cp_ctx cx;
@@ -209,7 +204,7 @@ int cp_cmd_explain(int argc, char **argv)
     if (cp_parse(&cx) || cp_diag_errors(&cx.diags) || !cx.ast ||
         cp_resolve(&cx) || cp_diag_errors(&cx.diags)) {
         cp_cli_print_diags(&c, &cx);
-        rc = cx.ast ? 1 : 2;
+        rc = cx.ast ? cp_cli_error_status(&cx) : 2;
         cp_policy_free(cx.policy);
         cp_ctx_free(&cx);
         goto out;

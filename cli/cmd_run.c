@@ -35,7 +35,7 @@ int cp_cmd_run(int argc, char **argv)
     if (argc >= 2 && strcmp(argv[1], "--stage") == 0)
         return cp_rt_stage_main(argc - 2, argv + 2);
 
-    struct cp_cli_common c = {0};
+    struct cp_cli_common c = {.cmd = "run"};
     const char *file = NULL;
     bool allow_unenforced = false;
     int i = 1;
@@ -54,8 +54,7 @@ int cp_cmd_run(int argc, char **argv)
             int r = cp_cli_common_opt(&c, argc, argv, &i);
             if (r <= 0) {
                 if (r == 0)
-                    fprintf(stderr, "confpol run: unknown option '%s'\n", a);
-                run_usage(stderr);
+                    cp_cli_unknown_option("run", a, NULL, true);
                 cp_cli_common_free(&c);
                 return CP_RT_EXIT_ERROR;
             }
@@ -68,8 +67,7 @@ int cp_cmd_run(int argc, char **argv)
         }
     }
     if (!file || i >= argc) {
-        fprintf(stderr, "confpol run: %s\n", !file ? "no policy file given" : "no command given");
-        run_usage(stderr);
+        cp_cli_usage_error("run", "%s", !file ? "no policy file given" : "no command given");
         cp_cli_common_free(&c);
         return CP_RT_EXIT_ERROR;
     }

@@ -989,7 +989,7 @@ static void ck_promote_note(struct ck *c, struct cp_diag *g)
 {
     if (!g || g->sev != CP_SEV_NOTE || c->d->wstate[g->code] <= 0)
         return;
-    if (c->d->werror) {
+    if (c->d->werror || c->d->wstate[g->code] == 2) {
         g->sev = CP_SEV_ERROR;
         c->d->nerrors++;
     } else {
@@ -1041,6 +1041,13 @@ static void ck_report_expect(struct ck *c, const struct cp_expect *e)
     cp_diag_set_suggestion(g, "fix the policy or the expectation");
 }
 
+/* Whether R is the implicit deny write of the build output directory. */
+static bool ck_outdir_rule(const struct cp_rule *r)
+{
+    return r && !r->loc.src && r->why &&
+           strcmp(r->why, "build output directory") == 0;
+}
+
 /* One diagnostic for a run of findings with the same place, code and
  * subject; the partners become notes (capped). */
 static void ck_report(struct ck *c, const struct ck_find *f, size_t n)
@@ -1089,6 +1096,18 @@ static void ck_report(struct ck *c, const struct ck_find *f, size_t n)
         cp_diag_set_suggestion(g, "remove the exec rule or narrow the deny");
         break;
     case CK_CONFLICT_WRITE:
+        if (ck_outdir_rule(q) || ck_outdir_rule(r)) {
+            /* Not a conflict between two rules of the policy: the build
+             * output directory is where the policy allows writing. */
+            const struct cp_rule *w = ck_outdir_rule(q) ? r : q;
+            g = cp_diag_report(c->d, CP0503, &w->loc,
+                               "'%s' makes the build output directory "
+                               "writable: a confined process could rewrite "
+                               "its own sandbox",
+                               ck_rt(c, w));
+            cp_diag_set_suggestion(g, "choose -o outside the write roots");
+            return;
+        }
         g = cp_diag_report(c->d, CP0503, &at->loc,
                            "'%s' conflicts with '%s': the same paths are "
                            "allowed and denied",
