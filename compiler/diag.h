@@ -101,7 +101,8 @@ size_t cp_diag_errors(const struct cp_diags *d);
 
 /* compiler/nearest.c: the word nearest to W (N bytes) among COUNT entries
  * of a table (the word pointer at WORDS + k * STRIDE; a NULL one ends it),
- * within one edit for words of up to four bytes and two for longer ones;
+ * within one edit for words of three or four bytes, two for longer ones and
+ * none for shorter ones;
  * NULL when none is that near. */
 const char *cp_nearest(const char *w, size_t n, const void *words,
                        size_t count, size_t stride);

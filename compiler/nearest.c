@@ -53,8 +53,10 @@ const char *cp_nearest(const char *w, size_t n, const void *words,
             return kw;
         unsigned d = cp_osa(w, n, kw, m);
         /* One edit for short words, two from five bytes on: further is
-         * more often another word than a typo. */
-        if (d <= (m > 4 ? 2u : 1u) && d < bestd) {
+         * more often another word than a typo; none for two bytes or less
+         * ('-x' is not a misspelt '-D'). */
+        unsigned max = m > 4 ? 2u : m > 2 ? 1u : 0u;
+        if (d <= max && d < bestd) {
             best = kw;
             bestd = d;
         }

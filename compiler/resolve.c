@@ -51,6 +51,22 @@ struct rs {
 
 /* ---- names ------------------------------------------------------------ */
 
+/* The declared name nearest to NM (params only when PARAMS), for "did you
+ * mean"; NULL when none is near. */
+static const char *rs_near_name(struct rs *r, const char *nm, bool params)
+{
+    const char **names =
+        cp_arena_alloc(r->a, (r->names.len + 1) * sizeof *names);
+    size_t k = 0;
+    for (size_t i = 0; i < r->names.len; i++) {
+        const struct rs_name *n = r->names.items[i];
+        if (!params || n->kind == RS_PARAM)
+            names[k++] = n->name;
+    }
+    names[k] = NULL;
+    return cp_nearest_word(nm, names);
+}
+
 /* Letters, digits and '_', not starting with a digit (spec/language.md). */
 static bool rs_valid_name(const char *nm)
 {
@@ -404,12 +420,7 @@ static bool rs_path(struct rs *r, const struct cp_arg *arg, bool concrete,
                                      nm)
                     : cp_diag_report(r->d, CP0405, &nl,
                                      "'${}' names no param or let");
-            const char **names =
-                cp_arena_alloc(r->a, (r->names.len + 1) * sizeof *names);
-            for (size_t i = 0; i < r->names.len; i++)
-                names[i] = ((struct rs_name *)r->names.items[i])->name;
-            names[r->names.len] = NULL;
-            const char *near = *nm ? cp_nearest_word(nm, names) : NULL;
+            const char *near = *nm ? rs_near_name(r, nm, false) : NULL;
             if (near)
                 cp_diag_set_suggestion(g, "did you mean '${%s}'?", near);
             else if (*nm)
@@ -1122,9 +1133,13 @@ static void rs_defines(struct rs *r)
                 r->d, CP0802, NULL, "-D %s=%s: '%s' is %s", df->name,
                 df->value, df->name,
                 nd ? "a let, not a param" : "not a param of this policy");
+            const char *near = nd ? NULL : rs_near_name(r, nm, true);
             if (nd && nd->loc.src)
                 cp_diag_add_note(g, &nd->loc, "'%s' is declared here",
                                  df->name);
+            else if (near)
+                cp_diag_set_suggestion(g, "did you mean -D %s=%s?", near,
+                                       df->value);
             else
                 cp_diag_set_suggestion(g, "declare it with 'param %s' or "
                                           "remove -D %s",

@@ -72,6 +72,8 @@ run dval 2 "$CONFPOL" check -D PROJECT=rel clean.confpol
 printf "confpol: error: -D NOPE=/x: 'NOPE' is not a param of this policy [CP0802]\nconfpol: note: declare it with 'param NOPE' or remove -D NOPE\n1 error\n" >dname.err.exp
 run dname 2 "$CONFPOL" build --target sbpl -D NOPE=/x -o . clean.confpol
 [ -e clean.sb ] && { echo "FAIL a bad -D still wrote an artifact"; fail=$((fail + 1)); }
+printf "confpol: error: -D PROJCT=/tmp: 'PROJCT' is not a param of this policy [CP0802]\nconfpol: note: did you mean -D PROJECT=/tmp?\n1 error\n" >dnear.err.exp
+run dnear 2 "$CONFPOL" check -D PROJCT=/tmp clean.confpol
 
 # '-' is standard input: check and fmt.
 printf 'confpol 1\nprofile   confined\nwrite   /a\n' >ugly.confpol
