@@ -143,11 +143,10 @@ int cp_cmd_check(int argc, char **argv)
             done--;
         }
     }
-    if (usage)
-        ; /* an unknown -W name: nothing else is printed */
-    else if (!whole)
+    /* After an unknown -W name nothing else is printed. */
+    if (!usage && !whole) {
         cp_diags_render_summary(nerr, nwarn, stderr);
-    else if (done) {
+    } else if (!usage && done) {
         const struct cp_diags **ds = cp_xcalloc(done, sizeof *ds);
         for (size_t k = 0; k < done; k++)
             ds[k] = &cxs[k].diags;

@@ -71,12 +71,11 @@ static void dj_items(const struct cp_diags *d, cJSON *arr)
             cJSON_AddStringToObject(o, "suggestion", g->suggestion);
         else
             cJSON_AddNullToObject(o, "suggestion");
-        cJSON *flag = cJSON_CreateString(cp_diag_code_flag(g->code));
-        if (!cp_diag_code_flag(g->code)) {
-            cJSON_Delete(flag);
-            flag = cJSON_CreateNull();
-        }
-        cJSON_AddItemToObject(o, "flag", flag);
+        const char *flag = cp_diag_code_flag(g->code);
+        if (flag)
+            cJSON_AddStringToObject(o, "flag", flag);
+        else
+            cJSON_AddNullToObject(o, "flag");
         cJSON_AddItemToArray(arr, o);
     }
 }
@@ -141,6 +140,45 @@ static cJSON *dj_physical(const struct cp_loc *l)
     return pl;
 }
 
+/* One SARIF result for G; INDEX maps codes to their rules[] index. */
+static cJSON *dj_sarif_result(const struct cp_diag *g, const int *index)
+{
+    cJSON *res = cJSON_CreateObject();
+    cJSON_AddStringToObject(res, "ruleId", cp_diag_code_id(g->code));
+    cJSON_AddNumberToObject(res, "ruleIndex", index[g->code]);
+    cJSON_AddStringToObject(res, "level", dj_level(g->sev));
+    cJSON *msg = cJSON_AddObjectToObject(res, "message");
+    if (g->suggestion) {
+        size_t len = strlen(g->msg) + strlen(g->suggestion) + 16;
+        char *t = cp_xmalloc(len);
+        snprintf(t, len, "%s\nsuggestion: %s", g->msg, g->suggestion);
+        cJSON_AddStringToObject(msg, "text", t);
+        free(t);
+    } else {
+        cJSON_AddStringToObject(msg, "text", g->msg);
+    }
+    cJSON *locs = cJSON_AddArrayToObject(res, "locations");
+    if (g->loc.src) {
+        cJSON *l = cJSON_CreateObject();
+        cJSON_AddItemToObject(l, "physicalLocation", dj_physical(&g->loc));
+        cJSON_AddItemToArray(locs, l);
+    }
+    if (g->nnotes) {
+        cJSON *rel = cJSON_AddArrayToObject(res, "relatedLocations");
+        for (size_t j = 0; j < g->nnotes; j++) {
+            cJSON *l = cJSON_CreateObject();
+            cJSON_AddNumberToObject(l, "id", (double)j);
+            if (g->notes[j].loc.src)
+                cJSON_AddItemToObject(l, "physicalLocation",
+                                      dj_physical(&g->notes[j].loc));
+            cJSON *m = cJSON_AddObjectToObject(l, "message");
+            cJSON_AddStringToObject(m, "text", g->notes[j].msg);
+            cJSON_AddItemToArray(rel, l);
+        }
+    }
+    return res;
+}
+
 void cp_diags_render_sarif(const struct cp_diags *d, FILE *out)
 {
     cp_diags_render_sarif_many(&d, 1, out);
@@ -196,42 +234,8 @@ void cp_diags_render_sarif_many(const struct cp_diags *const *ds, size_t nd,
 
     cJSON *results = cJSON_AddArrayToObject(run, "results");
     for (size_t k = 0; k < nd; k++)
-    for (size_t i = 0; i < ds[k]->len; i++) {
-        const struct cp_diag *g = &ds[k]->items[i];
-        cJSON *res = cJSON_CreateObject();
-        cJSON_AddStringToObject(res, "ruleId", cp_diag_code_id(g->code));
-        cJSON_AddNumberToObject(res, "ruleIndex", index[g->code]);
-        cJSON_AddStringToObject(res, "level", dj_level(g->sev));
-        cJSON *msg = cJSON_AddObjectToObject(res, "message");
-        if (g->suggestion) {
-            size_t len = strlen(g->msg) + strlen(g->suggestion) + 16;
-            char *t = cp_xmalloc(len);
-            snprintf(t, len, "%s\nsuggestion: %s", g->msg, g->suggestion);
-            cJSON_AddStringToObject(msg, "text", t);
-            free(t);
-        } else {
-            cJSON_AddStringToObject(msg, "text", g->msg);
-        }
-        cJSON *locs = cJSON_AddArrayToObject(res, "locations");
-        if (g->loc.src) {
-            cJSON *l = cJSON_CreateObject();
-            cJSON_AddItemToObject(l, "physicalLocation", dj_physical(&g->loc));
-            cJSON_AddItemToArray(locs, l);
-        }
-        if (g->nnotes) {
-            cJSON *rel = cJSON_AddArrayToObject(res, "relatedLocations");
-            for (size_t j = 0; j < g->nnotes; j++) {
-                cJSON *l = cJSON_CreateObject();
-                cJSON_AddNumberToObject(l, "id", (double)j);
-                if (g->notes[j].loc.src)
-                    cJSON_AddItemToObject(l, "physicalLocation",
-                                          dj_physical(&g->notes[j].loc));
-                cJSON *m = cJSON_AddObjectToObject(l, "message");
-                cJSON_AddStringToObject(m, "text", g->notes[j].msg);
-                cJSON_AddItemToArray(rel, l);
-            }
-        }
-        cJSON_AddItemToArray(results, res);
-    }
+        for (size_t i = 0; i < ds[k]->len; i++)
+            cJSON_AddItemToArray(results,
+                                 dj_sarif_result(&ds[k]->items[i], index));
     dj_print(root, out);
 }
