@@ -143,15 +143,18 @@ int cp_cmd_fmt(int argc, char **argv)
             goto out;
         }
     }
+    size_t nerr = 0;
     for (size_t k = 0; k < nfiles; k++) {
         struct cp_ctx cx;
         cp_ctx_init(&cx);
         cx.diags.color = cp_cli_color(CP_COLOR_AUTO);
+        cx.diags.no_summary = true; /* one count for all the files */
         cx.opts.no_includes = true;
         cx.main_path = files[k];
         cp_parse(&cx);
         if (cp_diag_errors(&cx.diags) || !cx.ast) {
             cp_diags_render_text(&cx.diags, stderr);
+            nerr += cx.diags.nerrors;
             if (!cx.ast)
                 rc = 2;
             else if (rc < 1)
@@ -188,6 +191,7 @@ int cp_cmd_fmt(int argc, char **argv)
         cp_buf_free(&b);
         cp_ctx_free(&cx);
     }
+    cp_diags_render_summary(nerr, 0, stderr);
 out:
     fflush(stdout);
     free(files);

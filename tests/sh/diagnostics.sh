@@ -149,6 +149,8 @@ confpol: note: claude: paths under PROJECT are written relative to the project (
 E
 exact clean 0 "$CONFPOL" build --target claude -Werror -o out clean.confpol
 [ -s out/clean.claude.json ] || { echo "FAIL -Werror claude wrote no artifact"; fail=$((fail + 1)); }
+cp clean.exp clean-all.exp
+exact clean-all 0 "$CONFPOL" build --target all -Werror -o out clean.confpol
 
 # Suggestions: fixed words, names, '~/.ssh' for a dot file (never a path
 # in the project), no collapsed '..'.

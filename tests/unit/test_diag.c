@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "confpol.h"
+#include "sema.h"
 
 static struct cp_arena *ar;
 static struct cp_diags d;
@@ -358,6 +359,40 @@ START_TEST(colour)
 }
 END_TEST
 
+/* Did you mean: the nearest word within the allowed edits, none beyond
+ * them or for words of two bytes. */
+START_TEST(nearest_words)
+{
+    static const char *const w[] = {"cooperative", "confined", "exclusive",
+                                    "read", "-D", NULL};
+    ck_assert_str_eq(cp_nearest_word("confinde", w), "confined");
+    ck_assert_str_eq(cp_nearest_word("CONFINED", w), "confined");
+    ck_assert_str_eq(cp_nearest_word("raed", w), "read");
+    ck_assert_ptr_null(cp_nearest_word("rxyz", w));
+    ck_assert_ptr_null(cp_nearest_word("-x", w));
+    ck_assert_ptr_null(cp_nearest_word("inclusive-ish", w));
+}
+END_TEST
+
+/* The offending byte of a regex regcomp rejected. */
+START_TEST(regex_locate)
+{
+    ck_assert_uint_eq(cp_rx_locate("((", 2), 0);
+    ck_assert_uint_eq(cp_rx_locate("git (push|pull", 14), 4);
+    ck_assert_uint_eq(cp_rx_locate("a(b)(c", 6), 4);
+    ck_assert_uint_eq(cp_rx_locate("[abc", 4), 0);
+    ck_assert_uint_eq(cp_rx_locate("[]abc", 5), 0);
+    ck_assert_uint_eq(cp_rx_locate("x[[:alpha:]", 11), 1);
+    ck_assert_uint_eq(cp_rx_locate("*x", 2), 0);
+    ck_assert_uint_eq(cp_rx_locate("a|+", 3), 2);
+    ck_assert_uint_eq(cp_rx_locate("a**", 3), 2);
+    ck_assert_uint_eq(cp_rx_locate("a{1,x}", 6), 4);
+    ck_assert_uint_eq(cp_rx_locate("ab\\", 3), 2);
+    ck_assert_uint_eq(cp_rx_locate("a)b", 3), 1);
+    ck_assert_uint_eq(cp_rx_locate("[a]b(c)", 7), 7);
+}
+END_TEST
+
 Suite *cp_test_diag_suite(void); /* collected by the Makefile */
 Suite *cp_test_diag_suite(void)
 {
@@ -380,6 +415,8 @@ Suite *cp_test_diag_suite(void)
     tcase_add_test(tc, grouping);
     tcase_add_test(tc, grouping_large_count);
     tcase_add_test(tc, colour);
+    tcase_add_test(tc, nearest_words);
+    tcase_add_test(tc, regex_locate);
     suite_add_tcase(s, tc);
     return s;
 }
