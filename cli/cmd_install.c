@@ -279,7 +279,9 @@ static int cp_inst_main(enum cp_inst_cmd cmd, int argc, char **argv)
             if (r < 0)
                 goto done;
             if (r == 0) {
-                cp_cli_unknown_option(name, a, NULL, cmd == CMD_VERIFY);
+                cp_cli_unknown_option(
+                    name, a, (const char *const[]){"--claude", "--help", NULL},
+                    cmd == CMD_VERIFY);
                 goto done;
             }
         } else {

@@ -54,7 +54,11 @@ int cp_cmd_run(int argc, char **argv)
             int r = cp_cli_common_opt(&c, argc, argv, &i);
             if (r <= 0) {
                 if (r == 0)
-                    cp_cli_unknown_option("run", a, NULL, true);
+                    cp_cli_unknown_option(
+                        "run", a,
+                        (const char *const[]){"--allow-unenforced", "--help",
+                                              NULL},
+                        true);
                 cp_cli_common_free(&c);
                 return CP_RT_EXIT_ERROR;
             }

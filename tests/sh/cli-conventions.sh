@@ -60,6 +60,10 @@ printf "confpol build: --target needs sbpl, bwrap, claude or all (got 'sbp'); di
 run target 2 "$CONFPOL" build --target sbp -o . clean.confpol
 printf "confpol check: --color expects auto, always or never, got 'allways'; did you mean 'always'?\nsee 'confpol check --help'\n" >colorval.err.exp
 run colorval 2 "$CONFPOL" check --color=allways clean.confpol
+printf "confpol run: unknown option '--allow-unenforce'; did you mean '--allow-unenforced'?\nsee 'confpol run --help'\n" >runopt.err.exp
+run runopt 125 "$CONFPOL" run --allow-unenforce clean.confpol -- true
+printf "confpol install: unknown option '--claud'; did you mean '--claude'?\nsee 'confpol install --help'\n" >instopt.err.exp
+run instopt 2 "$CONFPOL" install --claud s.json a.claude.json
 printf "confpol check: no policy file given\nsee 'confpol check --help'\n" >nofile.err.exp
 run nofile 2 "$CONFPOL" check
 printf "confpol check: -D expects NAME=VALUE, got 'NOEQUALS'\nsee 'confpol check --help'\n" >dnoeq.err.exp
