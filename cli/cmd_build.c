@@ -644,6 +644,7 @@ int cp_cmd_build(int argc, char **argv)
     }
     if (fidelity)
         print_fidelity(&cx, bes, nbe, &bo);
+    cp_diags_sort(&cx.diags); /* the targets' records by rule, not by target */
     cp_cli_print_diags(&c, &cx);
     if (cp_diag_errors(&cx.diags) || rc) {
         if (staging) {

@@ -471,6 +471,52 @@ size_t cp_diag_errors(const struct cp_diags *d)
     return d->nerrors;
 }
 
+/* ---- source order ------------------------------------------------------ */
+
+/* A record's place in source order: its source (in the order the sources
+ * first occur in the sink), line, column, then the order it was reported. */
+struct cp_order {
+    size_t src, line, col, seq;
+};
+
+static int cp_order_cmp(const void *a, const void *b)
+{
+    const struct cp_order *x = a, *y = b;
+    if (x->src != y->src)
+        return x->src < y->src ? -1 : 1;
+    if (x->line != y->line)
+        return x->line < y->line ? -1 : 1;
+    if (x->col != y->col)
+        return x->col < y->col ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+void cp_diags_sort(struct cp_diags *d)
+{
+    size_t n = d->len;
+    struct cp_order *o = cp_xcalloc(n ? n : 1, sizeof *o);
+    const struct cp_source **srcs = cp_xcalloc(n ? n : 1, sizeof *srcs);
+    size_t nsrcs = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct cp_loc *l = &d->items[i].loc;
+        size_t k = 0;
+        while (k < nsrcs && srcs[k] != l->src)
+            k++;
+        if (k == nsrcs)
+            srcs[nsrcs++] = l->src;
+        o[i] = (struct cp_order){k, l->line, l->col, i};
+    }
+    qsort(o, n, sizeof *o, cp_order_cmp);
+    struct cp_diag *items = cp_xcalloc(n ? n : 1, sizeof *items);
+    for (size_t i = 0; i < n; i++)
+        items[i] = d->items[o[i].seq];
+    memcpy(d->items, items, n * sizeof *items);
+    d->gen++; /* the indexes kept for deduplication no longer hold */
+    free(items);
+    free(srcs);
+    free(o);
+}
+
 /* ---- text renderer ----------------------------------------------------- */
 
 #define CP_C_BOLD "\033[1m"

@@ -98,6 +98,11 @@ void cp_diag_add_note(struct cp_diag *g, const struct cp_loc *loc,
 void cp_diag_set_suggestion(struct cp_diag *g, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 size_t cp_diag_errors(const struct cp_diags *d);
+/* Puts the records held in source order (stable): their source, in the
+ * order the sources first occur, then line and column.  Used where phases
+ * or targets report in their own order (resolution after the parser's
+ * errors, each back end in turn). */
+void cp_diags_sort(struct cp_diags *d);
 
 /* compiler/nearest.c: the word nearest to W (N bytes) among COUNT entries
  * of a table (the word pointer at WORDS + k * STRIDE; a NULL one ends it),
