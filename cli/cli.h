@@ -42,6 +42,9 @@ int cp_cli_usage_error(const char *cmd, const char *fmt, ...)
  * added when COMMON). */
 int cp_cli_unknown_option(const char *cmd, const char *opt,
                           const char *const *opts, bool common);
+/* "--color", "--color=WHEN" (and "--colour"): 1 and *MODE set, 0 when A is
+ * not such an option, -1 after a usage error (an unknown WHEN). */
+int cp_cli_color_opt(const char *cmd, const char *a, enum cp_color *mode);
 /* Whether text on stderr gets colour escapes: --color=always, or auto on a
  * terminal when NO_COLOR is unset or empty and TERM is not "dumb". */
 bool cp_cli_color(enum cp_color mode);

@@ -115,6 +115,24 @@ static int cp_cli_colour(struct cp_cli_common *c, const char *v)
     return 1;
 }
 
+int cp_cli_color_opt(const char *cmd, const char *a, enum cp_color *mode)
+{
+    struct cp_cli_common c = {.cmd = cmd, .color = *mode};
+    int r;
+    if (strcmp(a, "--color") == 0 || strcmp(a, "--colour") == 0) {
+        c.color = CP_COLOR_ALWAYS;
+        r = 1;
+    } else if (strncmp(a, "--color=", 8) == 0) {
+        r = cp_cli_colour(&c, a + 8);
+    } else if (strncmp(a, "--colour=", 9) == 0) {
+        r = cp_cli_colour(&c, a + 9);
+    } else {
+        r = 0;
+    }
+    *mode = c.color;
+    return r;
+}
+
 int cp_cli_common_opt(struct cp_cli_common *c, int argc, char **argv, int *i)
 {
     const char *a = argv[*i];
@@ -146,14 +164,9 @@ int cp_cli_common_opt(struct cp_cli_common *c, int argc, char **argv, int *i)
     }
     if (strncmp(a, "--diagnostics-format=", 21) == 0)
         return cp_cli_dfmt(c, a + 21);
-    if (strcmp(a, "--color") == 0 || strcmp(a, "--colour") == 0) {
-        c->color = CP_COLOR_ALWAYS;
-        return 1;
-    }
-    if (strncmp(a, "--color=", 8) == 0)
-        return cp_cli_colour(c, a + 8);
-    if (strncmp(a, "--colour=", 9) == 0)
-        return cp_cli_colour(c, a + 9);
+    int r = cp_cli_color_opt(cp_cli_cmd(c), a, &c->color);
+    if (r != 0)
+        return r;
     if (strcmp(a, "--all-diagnostics") == 0) {
         c->all_diags = true;
         return 1;

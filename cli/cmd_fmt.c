@@ -29,6 +29,9 @@ static void cp_fmt_usage(FILE *out)
           "  -w, --write   rewrite each file whose layout differs, in place\n"
           "  --check       print nothing on stdout; list on stderr the files\n"
           "                whose layout differs and exit 1 if there is any\n"
+          "  --color[=WHEN]\n"
+          "                colour the diagnostics: auto (default), always\n"
+          "                or never\n"
           "  --help        print this help\n"
           "\n"
           "-l, -d and -w combine (-l -w lists what it rewrites).\n"
@@ -39,7 +42,8 @@ static void cp_fmt_usage(FILE *out)
 }
 
 static const char *const cp_fmt_opts[] = {"--list", "--diff", "--write",
-                                          "--check", "--help", NULL};
+                                          "--check", "--color", "--help",
+                                          NULL};
 
 /* Writes LEN bytes of DATA to a new temporary file; returns its name (heap)
  * or NULL. */
@@ -104,6 +108,8 @@ int cp_cmd_fmt(int argc, char **argv)
 {
     bool check = false, write = false, list = false, diff = false;
     bool opts_done = false;
+    enum cp_color color = CP_COLOR_AUTO;
+    int r;
     const char **files = cp_xcalloc((size_t)argc, sizeof(*files));
     size_t nfiles = 0;
     int rc = 0;
@@ -124,6 +130,11 @@ int cp_cmd_fmt(int argc, char **argv)
             list = true;
         } else if (strcmp(a, "--diff") == 0 || strcmp(a, "-d") == 0) {
             diff = true;
+        } else if ((r = cp_cli_color_opt("fmt", a, &color)) != 0) {
+            if (r < 0) {
+                rc = 2;
+                goto out;
+            }
         } else {
             rc = cp_cli_unknown_option("fmt", a, cp_fmt_opts, false);
             goto out;
@@ -147,7 +158,7 @@ int cp_cmd_fmt(int argc, char **argv)
     for (size_t k = 0; k < nfiles; k++) {
         struct cp_ctx cx;
         cp_ctx_init(&cx);
-        cx.diags.color = cp_cli_color(CP_COLOR_AUTO);
+        cx.diags.color = cp_cli_color(color);
         cx.diags.no_summary = true; /* one count for all the files */
         cx.opts.no_includes = true;
         cx.main_path = files[k];

@@ -117,6 +117,7 @@ run fmtl2 0 "$CONFPOL" fmt -l ugly.confpol
 # Colour: never into a pipe or a file, on a terminal by default, not with
 # NO_COLOR, always with --color=always.
 printf 'confpol 1\nprofile confinde\n' >bad.confpol
+printf 'confpol 1\nwirte /x\n' >syn.confpol
 esc=$(printf '\033')
 "$CONFPOL" check bad.confpol 2>pipe.err
 grep -q "$esc" pipe.err && { echo "FAIL escapes into a pipe"; fail=$((fail + 1)); }
@@ -132,6 +133,10 @@ if command -v script >/dev/null 2>&1; then
     grep -q "$esc" nocolor.out && { echo "FAIL NO_COLOR: escapes on a terminal"; fail=$((fail + 1)); }
     NO_COLOR=1 TERM=xterm script -qec "'$CONFPOL' check --color=always bad.confpol" /dev/null >forced.out 2>&1
     grep -q "$esc\[1;31merror:" forced.out || { echo "FAIL --color=always under NO_COLOR"; fail=$((fail + 1)); }
+    NO_COLOR=1 TERM=xterm script -qec "'$CONFPOL' fmt syn.confpol" /dev/null >fmtnc.out 2>&1
+    grep -q "$esc" fmtnc.out && { echo "FAIL fmt under NO_COLOR: escapes"; fail=$((fail + 1)); }
+    TERM=xterm script -qec "'$CONFPOL' fmt syn.confpol" /dev/null >fmttty.out 2>&1
+    grep -q "$esc\[1;31merror:" fmttty.out || { echo "FAIL fmt: no colour on a terminal"; fail=$((fail + 1)); }
     TERM=xterm script -qec "'$CONFPOL' check --color=never bad.confpol" /dev/null >never.out 2>&1
     grep -q "$esc" never.out && { echo "FAIL --color=never: escapes"; fail=$((fail + 1)); }
 else
