@@ -120,6 +120,8 @@ enum mkind {
                     a placeholder at D would not be where bwrap looks */
     MK_RO,    /* read-only: nothing can be created beneath */
     MK_TMPFS, /* writable tmpfs: creations stay inside the sandbox */
+    MK_MASK,  /* a deny-read mask (read-only, empty): nothing beneath is
+                 visible, so a deny target beneath needs no mount */
 };
 
 struct mnt {
@@ -151,6 +153,14 @@ static enum mkind sim_kind(const struct sim *s, const char *path)
         if (beneath(s->v[i].path, path))
             return s->v[i].kind;
     return MK_TMPFS;
+}
+
+static bool sim_is_mount(const struct sim *s, const char *path)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (!strcmp(s->v[i].path, path))
+            return true;
+    return false;
 }
 
 static void sim_free(struct sim *s)
@@ -285,6 +295,60 @@ static char *replaceable_symlink(struct planner *P, const char *path)
     return NULL;
 }
 
+/* Pins every ancestor of `target` that the sandbox could rename: one whose
+ * parent lies in a writable host bind and that is not a mount point yet
+ * gets a writable self-bind (a mount point cannot be renamed: EBUSY).
+ * Without it, renaming an ancestor moves the protected directory away and
+ * frees its name, which the sandbox may then create anew.  This runs on
+ * the bound paths, so a symbolic artifact bound at launch and an artifact
+ * built with the same -D values get the same pins (spec/runtime.md,
+ * "Pins").  Called before the target's own mount: a later self-bind of an
+ * ancestor would hide it. */
+static void pin_ancestors(struct planner *P, const char *target)
+{
+    char *q = cp_xstrdup(target);
+    for (char *s = q + 1; *s; s++) {
+        if (*s != '/')
+            continue;
+        *s = '\0';
+        char *slash = strrchr(q, '/');
+        char *parent = slash == q ? cp_xstrdup("/") : xstrndup(q, (size_t)(slash - q));
+        if (sim_kind(&P->sim, parent) == MK_RW && !sim_is_mount(&P->sim, q)) {
+            cp_rt_strv_push(&P->pl->words, "--bind");
+            cp_rt_strv_push(&P->pl->words, q);
+            cp_rt_strv_push(&P->pl->words, q);
+            sim_push(&P->sim, q, MK_RW);
+        }
+        free(parent);
+        *s = '/';
+    }
+    free(q);
+}
+
+/* Can the sandbox create the missing `path`: is its nearest existing
+ * ancestor covered by a writable host bind? */
+static bool creatable(struct planner *P, const char *path)
+{
+    char *q = cp_xstrdup(path);
+    char *real = NULL;
+    while (!real) {
+        char *slash = strrchr(q, '/');
+        if (!slash)
+            break;
+        if (slash == q)
+            slash[1] = '\0';
+        else
+            *slash = '\0';
+        real = realpath(q, NULL);
+        if (slash == q)
+            break;
+    }
+    bool w = real && sim_kind(&P->sim, real) == MK_RW;
+    free(real);
+    free(q);
+    return w;
+}
+
 /* A deny target (mask: deny read; else deny write).  spec/runtime.md,
  * "Deny targets". */
 static int deny_target(struct planner *P, const char *path, bool mask, int depth)
@@ -292,6 +356,10 @@ static int deny_target(struct planner *P, const char *path, bool mask, int depth
     struct cp_rt_plan *pl = P->pl;
     const char *what = mask ? "deny-read target" : "deny-write target";
     char *real = realpath(path, NULL);
+    if (real && sim_kind(&P->sim, real) == MK_MASK) {
+        free(real); /* beneath a mask: already hidden and read-only */
+        return 0;
+    }
     if (real) {
         int rc = 0;
         if (strcmp(real, path) && !mask) {
@@ -325,6 +393,7 @@ static int deny_target(struct planner *P, const char *path, bool mask, int depth
                 return rc;
             }
         }
+        pin_ancestors(P, real);
         if (mask && S_ISDIR(st.st_mode)) {
             cp_rt_strv_push(&pl->words, "--tmpfs");
             cp_rt_strv_push(&pl->words, real);
@@ -341,7 +410,7 @@ static int deny_target(struct planner *P, const char *path, bool mask, int depth
             if (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode))
                 cp_rt_strv_push(&pl->verify_ro, real);
         }
-        sim_push(&P->sim, real, MK_RO);
+        sim_push(&P->sim, real, mask ? MK_MASK : MK_RO);
         free(real);
         return 0;
     }
@@ -390,6 +459,7 @@ static int deny_target(struct planner *P, const char *path, bool mask, int depth
     int rc = 0;
     switch (sim_kind(&P->sim, creal)) {
     case MK_RO:
+    case MK_MASK:
         break; /* cannot be created inside anyway */
     case MK_TMPFS:
         /* bwrap creates the mount point inside the tmpfs, not on the host. */
@@ -397,12 +467,13 @@ static int deny_target(struct planner *P, const char *path, bool mask, int depth
         cp_rt_strv_push(&pl->words, creal);
         cp_rt_strv_push(&pl->words, "--remount-ro");
         cp_rt_strv_push(&pl->words, creal);
-        sim_push(&P->sim, creal, MK_RO);
+        sim_push(&P->sim, creal, mask ? MK_MASK : MK_RO);
         break;
     case MK_RW: {
         int err = P->h && P->h->make_placeholder ? P->h->make_placeholder(P->h->ctx, creal)
                                                  : ENOSYS;
         if (err == 0) {
+            pin_ancestors(P, creal);
             cp_rt_strv_push(&pl->placeholders, creal);
             cp_rt_strv_push(&pl->words, "--ro-bind");
             cp_rt_strv_push(&pl->words, creal);
@@ -665,6 +736,11 @@ int cp_rt_plan_build(struct cp_rt_plan *pl, const struct cp_rt_artifact *a,
                 rc = unenforceable(&P, "%s '%s': %s",
                                    r->tag == CP_RT_T_BIND ? "write root" : "pinned ancestor",
                                    path, strerror(errno));
+            } else if (r->tag == CP_RT_T_BIND && !creatable(&P, path)) {
+                /* Nothing to bind, and the sandbox cannot create it. */
+                strv_pushf(&pl->stricter,
+                           "write root '%s' does not exist: writing there is denied (create "
+                           "it before the launch)", path);
             }
             break;
         }
@@ -680,9 +756,22 @@ int cp_rt_plan_build(struct cp_rt_plan *pl, const struct cp_rt_artifact *a,
             rc = expand_glob(&P, root, r->f2, r->tag == CP_RT_T_MASKGLOB);
             break;
         }
-        case CP_RT_T_EXEC:
-            cp_rt_strv_push(&pl->exec, path);
+        case CP_RT_T_EXEC: {
+            /* Landlock follows symlinks: an entry that is (or passes
+             * through) a symlink would grant its target, a place the policy
+             * never names (a planted `node_modules/.bin -> /`).  Like a
+             * symlinked write root it grants nothing, and we say so. */
+            char *real = realpath(path, NULL);
+            if (real && strcmp(real, path)) {
+                strv_pushf(&pl->stricter,
+                           "exec entry '%s' resolves to '%s' through a symlink: not granted "
+                           "(name '%s' in the policy to allow it)", path, real, real);
+            } else {
+                cp_rt_strv_push(&pl->exec, path);
+            }
+            free(real);
             break;
+        }
         }
         free(path);
     }
@@ -1255,6 +1344,11 @@ int cp_rt_run_bwrap(const struct cp_rt_artifact *a, const struct cp_rt_params *p
     }
     for (size_t i = 0; i < pl.stricter.n; i++)
         warn(prog, "%s", pl.stricter.v[i]);
+    if (enforce_exec)
+        warn(prog, "the exec allow-list is not fully enforced: Landlock checks execve only, and "
+             "the ELF loader and the PT_INTERP interpreters of allowed binaries are granted, so "
+             "a readable binary outside the list runs through the loader "
+             "('ld.so /usr/bin/id'); see spec/threat-model.md");
     for (size_t i = 0; i < pl.warnings.n; i++)
         warn(prog, "%s (%s)", pl.warnings.v[i], open_why);
     if (!enforce_exec) {
