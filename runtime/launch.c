@@ -455,9 +455,44 @@ static int deny_target(struct planner *P, const char *path, bool mask, int depth
     }
     char *creal = join(preal, slash);
     free(preal);
+    /* The rest of the target below C (empty when C is the target). */
+    char *below = cp_xstrdup(path + strlen(c));
     free(c);
     int rc = 0;
-    switch (sim_kind(&P->sim, creal)) {
+    enum mkind ck = sim_kind(&P->sim, creal);
+    if (ck == MK_RW && *below && P->h && P->h->make_dir) {
+        /* Less collateral: C and the directories down to the target are
+         * ordinary directories (removed at exit when still empty), pinned
+         * by pin_ancestors; only the target is a read-only placeholder.
+         * A missing .git under 'deny write .git/hooks' stays usable. */
+        int err = P->h->make_dir(P->h->ctx, creal);
+        for (char *q = below + 1; !err && *q; q++) {
+            if (*q != '/')
+                continue;
+            *q = '\0';
+            char *d = join(creal, below);
+            err = P->h->make_dir(P->h->ctx, d);
+            free(d);
+            *q = '/';
+        }
+        if (err == EROFS || err == EACCES || err == EPERM) {
+            free(below);
+            free(creal);
+            return 0; /* not creatable by this user: not by the sandbox either */
+        }
+        if (err) {
+            rc = unenforceable(P, "%s '%s' does not exist and its directories cannot be "
+                               "created: %s", what, path, strerror(err));
+            free(below);
+            free(creal);
+            return rc;
+        }
+        char *full = join(creal, below);
+        free(creal);
+        creal = full;
+    }
+    free(below);
+    switch (ck) {
     case MK_RO:
     case MK_MASK:
         break; /* cannot be created inside anyway */
@@ -870,11 +905,11 @@ static _Noreturn void janitor_main(int sock)
         buf[n] = '\0';
         if (buf[0] == 'P') {
             pidfd = (int)syscall(SYS_pidfd_open, (pid_t)atol(buf + 1), 0);
-        } else if (buf[0] == 'M') {
+        } else if (buf[0] == 'M' || buf[0] == 'D') {
             int err = 0;
             if (paths.n >= sizeof devs / sizeof devs[0])
                 err = EMFILE;
-            else if (mkdir(buf + 1, 0555) < 0)
+            else if (mkdir(buf + 1, buf[0] == 'M' ? 0555 : 0755) < 0)
                 err = errno;
             else {
                 struct stat st;
@@ -938,7 +973,21 @@ static int janitor_start(struct janitor *j, struct cp_rt_err *e)
     return 0;
 }
 
+static int janitor_req(void *ctx, const char *path, char mode);
+
 static int janitor_make(void *ctx, const char *path)
+{
+    return janitor_req(ctx, path, 'M');
+}
+
+static int janitor_make_dir(void *ctx, const char *path)
+{
+    return janitor_req(ctx, path, 'D');
+}
+
+/* mode 'M': a placeholder (0555), 'D': an ordinary directory (0755); both
+ * removed at exit when still empty. */
+static int janitor_req(void *ctx, const char *path, char mode)
 {
     struct janitor *j = ctx;
     struct cp_rt_err e;
@@ -948,7 +997,7 @@ static int janitor_make(void *ctx, const char *path)
     if (n >= PATH_MAX)
         return ENAMETOOLONG;
     char *msg = cp_xmalloc(n + 2);
-    msg[0] = 'M';
+    msg[0] = mode;
     memcpy(msg + 1, path, n + 1);
     ssize_t w = send(j->sock, msg, n + 1, MSG_NOSIGNAL);
     free(msg);
@@ -1333,7 +1382,8 @@ int cp_rt_run_bwrap(const struct cp_rt_artifact *a, const struct cp_rt_params *p
     }
 
     struct janitor jan = {0};
-    struct cp_rt_host host = {.make_placeholder = janitor_make, .ctx = &jan};
+    struct cp_rt_host host = {.make_placeholder = janitor_make, .make_dir = janitor_make_dir,
+                              .ctx = &jan};
     struct cp_rt_plan pl;
     if (cp_rt_plan_build(&pl, a, p, &host, open_ok, &e)) {
         janitor_finish(&jan);

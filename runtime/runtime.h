@@ -135,6 +135,12 @@ void cp_rt_params_free(struct cp_rt_params *p);
  * at all, so the sandbox cannot create there either). */
 struct cp_rt_host {
     int (*make_placeholder)(void *ctx, const char *path);
+    /* Optional: creates an ordinary directory (mode 0755) that is removed
+     * at exit when it is still empty; the missing ancestors of a missing
+     * deny target are made with it, so that only the target itself is a
+     * read-only placeholder.  NULL: the first missing component is the
+     * placeholder. */
+    int (*make_dir)(void *ctx, const char *path);
     void *ctx;
 };
 

@@ -409,7 +409,7 @@ static int plan(const char *spec, struct cp_rt_plan *pl, struct fake_host *fh, b
     struct cp_rt_params p;
     ck_assert_int_eq(cp_rt_params_bind(&p, a.needed, a.nneeded, a.params, a.nparams, NULL, 0, tp("/home"),
                                        tp("/proj"), e), 0);
-    struct cp_rt_host h = {fake_make, fh};
+    struct cp_rt_host h = {.make_placeholder = fake_make, .ctx = fh};
     int rc = cp_rt_plan_build(pl, &a, &p, &h, ok_unenf, e);
     cp_rt_params_free(&p);
     cp_rt_artifact_free(&a);
