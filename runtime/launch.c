@@ -514,7 +514,7 @@ static int deny_target(struct planner *P, const char *path, bool mask, int depth
             cp_rt_strv_push(&pl->words, creal);
             cp_rt_strv_push(&pl->words, creal);
             cp_rt_strv_push(&pl->verify_ro, creal);
-            sim_push(&P->sim, creal, MK_RO);
+            sim_push(&P->sim, creal, mask ? MK_MASK : MK_RO);
         } else if (err == EEXIST && depth <= 2) {
             rc = deny_target(P, path, mask, depth + 1);
         } else if (err == EROFS || err == EACCES || err == EPERM) {
