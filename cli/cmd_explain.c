@@ -22,6 +22,8 @@ static void cp_explain_usage(FILE *out)
           "options:\n"
           "  -D NAME=VALUE             bind a param\n"
           "  --format text|json        output format (default text)\n"
+          "  --ignore-expect           with -D: answer even when an expect\n"
+          "                            line fails under the bindings\n"
           "  --diagnostics-format F    text (default), json or sarif\n"
           "  --help                    print this help\n"
           "\n"
@@ -127,7 +129,7 @@ int cp_cmd_explain(int argc, char **argv)
     struct cp_cli_common c = {.cmd = "explain"};
     const char *pos[3];
     size_t npos = 0;
-    bool json = false, opts_done = false;
+    bool json = false, opts_done = false, ignore_expect = false;
     int rc = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -149,6 +151,10 @@ int cp_cmd_explain(int argc, char **argv)
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             cp_explain_usage(stdout);
             goto out;
+        }
+        if (strcmp(a, "--ignore-expect") == 0) {
+            ignore_expect = true;
+            continue;
         }
         if (strcmp(a, "--format") == 0 || strncmp(a, "--format=", 9) == 0) {
             const char *v = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : "");
@@ -205,6 +211,18 @@ int cp_cmd_explain(int argc, char **argv)
         cp_resolve(&cx) || cp_diag_errors(&cx.diags)) {
         cp_cli_print_diags(&c, &cx);
         rc = cx.ast ? cp_cli_error_status(&cx) : 2;
+        cp_policy_free(cx.policy);
+        cp_ctx_free(&cx);
+        goto out;
+    }
+    /* With bindings, the expect lines are checked under them first: an
+     * answer for a binding the policy's own expectations reject is not
+     * given (spec/semantics.md 1.7). */
+    if (c.ndefines && !ignore_expect && cp_check_expects(&cx)) {
+        cp_cli_print_diags(&c, &cx);
+        fprintf(stderr, "confpol explain: an expect line fails under the given -D bindings; "
+                        "no answer\n");
+        rc = 1;
         cp_policy_free(cx.policy);
         cp_ctx_free(&cx);
         goto out;
