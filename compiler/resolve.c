@@ -740,10 +740,14 @@ static void rs_content_class(struct rs *r, const struct cp_arg *arg, bool deny)
                 cp_buf_adds(&list, cp_content_names[i + 1] ? ", " : " or ");
             cp_buf_adds(&list, cp_content_names[i]);
         }
-        cp_diag_report(r->d, CP0403, &arg->n.loc,
-                       "unknown content class '%.*s'; expected %s",
-                       (int)arg->len, arg->text, list.data);
+        struct cp_diag *g = cp_diag_report(
+            r->d, CP0403, &arg->n.loc, "unknown content class '%.*s'; expected %s",
+            (int)arg->len, arg->text, list.data);
         cp_buf_free(&list);
+        const char *near = cp_nearest_word(
+            cp_arena_strndup(r->a, arg->text, arg->len), cp_content_names);
+        if (near)
+            cp_diag_set_suggestion(g, "did you mean '%s'?", near);
         return;
     }
     struct cp_policy *p = r->p;

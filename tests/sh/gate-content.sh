@@ -62,6 +62,7 @@ printf 'confpol 1\nprofile confined\nwrite /tmp\ncontent allow "x"\ncontent allo
 "$CONFPOL" check "$tmp/bad2.confpol" >"$tmp/chk3" 2>&1 && fail "bad content statements pass check"
 for want in "bad2.confpol:4:15: error: 'content allow' takes built-in class names only" \
     "bad2.confpol:5:15: error: unknown content class 'privat-key'; expected private-key," \
+    "bad2.confpol:5:15: note: did you mean 'private-key'?" \
     "bad2.confpol:6:9: error: unknown mode 'mayb' after 'content'; expected deny or allow" \
     "bad2.confpol:7:14: error: invalid regex 're\"(\"'" \
     "bad2.confpol:8:14: error: empty content pattern" \
