@@ -201,4 +201,6 @@ else
     echo "cannot build tests/bench/gate_inproc.c: $(head -c 200 "$tmp/err")"
 fi
 echo
+BUILD="$BUILD" sh "$top/tests/bench/gate.sh" "$B"
+echo
 echo "load:    $(cut -d' ' -f1-3 /proc/loadavg) (1/5/15 min, at end)"
