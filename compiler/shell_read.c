@@ -995,14 +995,20 @@ static void rd_strings(struct rd *rd, const struct raw *r, size_t off,
                            "an expansion");
     } else if (strcmp(name, "su") == 0 || strcmp(name, "script") == 0 ||
                strcmp(name, "runuser") == 0) {
-        for (size_t k = off + 1; k + 1 < r->n; k++)
-            if (strcmp(r->w[k].text, "-c") == 0 ||
-                strcmp(r->w[k].text, "--command") == 0) {
+        for (size_t k = off + 1; k + 1 < r->n; k++) {
+            const char *t = r->w[k].text;
+            size_t tl = strlen(t);
+            /* -c, a cluster ending in c (script -qc), --command */
+            bool c_opt = (t[0] == '-' && t[1] != '-' && tl >= 2 &&
+                          t[tl - 1] == 'c') ||
+                         strcmp(t, "--command") == 0;
+            if (c_opt) {
                 if (r->w[k + 1].glob)
                     rd_unknown(rd, "su -c of an expansion");
                 else
                     reread(rd, r->w[k + 1].text, r->depth);
             }
+        }
     } else if (strcmp(name, "watch") == 0) {
         size_t j = off + 1;
         while (j < r->n && r->w[j].text[0] == '-') {
