@@ -473,6 +473,26 @@ static bool is_blank(char c)
     return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
 }
 
+/* Is the '{' at x->i a brace expansion ({a,b}, {1..3}): a ',' or '..'
+ * before its '}' within the word? */
+static size_t brace_expansion(const struct lx *x)
+{
+    int depth = 0;
+    bool list = false;
+    for (size_t j = x->i; j < x->len; j++) {
+        char c = x->s[j];
+        if (is_blank(c) || strchr("\n;&|()<>'\"`$\\", c))
+            return 0;
+        if (c == '{')
+            depth++;
+        else if (c == ',' || (c == '.' && j + 1 < x->len && x->s[j + 1] == '.'))
+            list = true;
+        else if (c == '}' && --depth == 0)
+            return list ? j + 1 - x->i : 0;
+    }
+    return 0;
+}
+
 /* Does a ']' close the '[' at s[i] within the word? */
 static bool bracket_glob(const struct lx *x)
 {
@@ -561,6 +581,15 @@ static void parse_list(struct lx *x, char stop)
                 cp_buf_addc(&w.g, '*');
             w.inword = w.dyn = w.split = true;
             x->i++;
+        } else if (ch == '{' && brace_expansion(x)) {
+            /* {a,b}: several words, each any of the forms (s{u,}do is
+             * sudo and sdo): read like a glob */
+            size_t n = brace_expansion(x);
+            cp_buf_add(&w.t, x->s + x->i, n);
+            if (!(w.g.len && w.g.data[w.g.len - 1] == '*'))
+                cp_buf_addc(&w.g, '*');
+            w.inword = w.dyn = w.split = true;
+            x->i += n;
         } else if (ch == '~' && !w.inword) {
             wb_dyn(&w, "~", 1, true); /* one word: a home directory */
             x->i++;
@@ -659,6 +688,7 @@ static const struct wrapper wrappers[] = {
     {"chroot", L("--userspec", "--groups"), NULL, 1, false},
     {"chrt", NULL, NULL, 1, false},
     {"command", NULL, NULL, 0, false},
+    {"corepack", NULL, NULL, 0, false},
     {"doas", L("-u", "-C"), NULL, 0, false},
     {"env", L("-u", "-C", "--unset", "--chdir"),
      L("-S", "--split-string"), 0, true},
@@ -1063,6 +1093,7 @@ static const char *const special_names[] = {
     "chrt",
     "command",
     "coproc",
+    "corepack",
     "csh",
     "dash",
     "deno",

@@ -247,6 +247,8 @@ static const struct {
     {"trailing\\", "[trailing\\]"},
     {"echo $'a\\tb\\x41\\101\\'\\\\' $\"x y\"", "[echo][a\tbAA'\\][x y]"},
     {"$'\\x73udo' id", "[sudo][id] ; [id]"},
+    {"{sudo,} id", "[{sudo,}][id] ?the program is named by an expansion"},
+    {"{ ls; } && echo {a..c} x{}", "[{][ls] ; [ls] ; [}] ;  ; [echo][{a..c}][x{}]"},
     {"echo $'\\q\\x' $'un", " !unterminated $'...' quote"},
     /* wrappers and nested code */
     {"sudo -u root env -i A=1 timeout 5 rm -rf /",
@@ -367,6 +369,7 @@ static const struct {
     {"rm -rf *", "rm -rf /", true},
     {"rm -rf *", "rm -r -f /", true},
     {"rm -rf *", "rm -fr /", true},
+    {"rm -rf *", "rm -{r,f} /", true}, /* brace expansion: any option */
     {"rm -rf *", "rm / -rf", true},
     {"rm -rf *", "rm -r /", false},
     {"rm -rf *", "echo rm -rf /", false},
