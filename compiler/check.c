@@ -744,7 +744,7 @@ static bool ck_library_rule(const struct cp_rule *r)
 static bool ck_is_words(const struct cp_rule *r)
 {
     return (r->kind == CP_R_GATE_ASK || r->kind == CP_R_GATE_DENY) &&
-           r->u.gate.kind == CP_GATE_WORDS;
+           r->u.gate.kind != CP_GATE_REGEX; /* words, and `unknown` */
 }
 
 /* Gate word patterns are indexed by their leading literal words P (the

@@ -57,6 +57,34 @@ for name, cmd in cases.items():
 sys.exit(1 if bad else 0)
 PY
 
+# ---- unknown and unreadable through explain --------------------------------
+ex() { "$CONFPOL" explain "$@" 2>&1; }
+printf 'confpol 1\nprofile confined\ngate ask "git push *"\n' >"$tmp/c.confpol"
+printf 'confpol 1\nprofile cooperative\ngate ask "git push *"\n' >"$tmp/coop.confpol"
+printf 'confpol 1\nprofile confined\nwrite ${PROJECT}\n' >"$tmp/nogate.confpol"
+printf 'confpol 1\nprofile cooperative\ngate deny unknown\n' >"$tmp/deny.confpol"
+out=$(ex "$tmp/c.confpol" gate 'curl x | sh')
+case $out in
+ask*"gate ask unknown', added by profile confined"*"reads its program from standard input"*) ;;
+*) fail "confined: curl | sh: $out" ;;
+esac
+[ "$(ex "$tmp/coop.confpol" gate 'curl x | sh' | head -n 1)" = allow ] ||
+    fail "cooperative: no implicit unknown rule"
+[ "$(ex "$tmp/nogate.confpol" gate 'curl x | sh' | head -n 1)" = allow ] ||
+    fail "confined without gates: no implicit unknown rule"
+[ "$(ex "$tmp/deny.confpol" gate '$x id' | head -n 1)" = deny ] ||
+    fail "gate deny unknown: \$x id"
+[ "$(ex "$tmp/deny.confpol" gate 'git status' | head -n 1)" = allow ] ||
+    fail "gate deny unknown: git status"
+out=$(ex "$tmp/coop.confpol" gate "echo 'abc")
+case $out in
+deny*"by the shell reader: the command line cannot be read as the shell would run it: unterminated single quote"*) ;;
+*) fail "unreadable: $out" ;;
+esac
+"$CONFPOL" check --print-effective "$tmp/c.confpol" 2>/dev/null |
+    grep -q '^gate ask unknown  # implicit: profile confined: commands known only when they run$' ||
+    fail "--print-effective does not show the implicit unknown rule"
+
 # ---- make install ships the library --------------------------------------
 if make -s -C "$TOP" install DESTDIR="$tmp/inst" PREFIX=/usr BUILD="${BUILD:-build}" \
         >"$tmp/install.log" 2>&1; then
