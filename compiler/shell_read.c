@@ -43,12 +43,14 @@ struct lx {
     const char *s;
     size_t len, i;
     int nest;
+    size_t no_brace_until; /* no brace expansion starts before this */
 };
 
 /* A word being built: its text and glob form. */
 struct wb {
     struct cp_buf t, g;
     bool inword, dyn, split, quoted;
+    bool brace; /* holds a brace expansion: any words at all */
 };
 
 /* Redirection operators waiting for their target word. */
@@ -99,7 +101,7 @@ static void wb_reset(struct wb *w)
 {
     cp_buf_reset(&w->t);
     cp_buf_reset(&w->g);
-    w->inword = w->dyn = w->split = w->quoted = false;
+    w->inword = w->dyn = w->split = w->quoted = w->brace = false;
 }
 
 static void wb_free(struct wb *w)
@@ -125,7 +127,9 @@ static void cb_end_word(struct lx *x, struct cb *c, struct wb *w)
     struct cp_arena *a = x->rd->a;
     struct cp_sh_word word = {
         .text = cp_arena_strndup(a, w->t.data ? w->t.data : "", w->t.len),
-        .glob = w->dyn ? cp_arena_strndup(a, w->g.data, w->g.len) : NULL,
+        .glob = w->brace ? "*"
+                : w->dyn ? cp_arena_strndup(a, w->g.data, w->g.len)
+                         : NULL,
         .split = w->split,
     };
     if (c->pending != PEND_NONE) {
@@ -473,24 +477,41 @@ static bool is_blank(char c)
     return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
 }
 
-/* Is the '{' at x->i a brace expansion ({a,b}, {1..3}): a ',' or '..'
- * before its '}' within the word? */
-static size_t brace_expansion(const struct lx *x)
+/* Does the '{' at x->i begin a brace expansion ({a,b}, {1..3}, also with
+ * quotes inside: {sudo,"x"})?  Strict: a ',' or '..' and then a '}' before
+ * the word ends, nesting not checked.  A scan that reaches the end of the
+ * word without one rules out every '{' before that end, so each byte is
+ * scanned once. */
+static bool brace_expansion(struct lx *x)
 {
-    int depth = 0;
+    if (x->i < x->no_brace_until)
+        return false;
     bool list = false;
-    for (size_t j = x->i; j < x->len; j++) {
+    size_t j = x->i;
+    while (j < x->len) {
         char c = x->s[j];
-        if (is_blank(c) || strchr("\n;&|()<>'\"`$\\", c))
-            return 0;
-        if (c == '{')
-            depth++;
-        else if (c == ',' || (c == '.' && j + 1 < x->len && x->s[j + 1] == '.'))
-            list = true;
-        else if (c == '}' && --depth == 0)
-            return list ? j + 1 - x->i : 0;
+        if (is_blank(c) || strchr("\n;&|()<>", c))
+            break;
+        if (c == '\\') {
+            j += 2;
+        } else if (c == '\'') {
+            const char *q = memchr(x->s + j + 1, '\'', x->len - j - 1);
+            j = q ? (size_t)(q - x->s) + 1 : x->len;
+        } else if (c == '"') {
+            for (j++; j < x->len && x->s[j] != '"'; j++)
+                if (x->s[j] == '\\')
+                    j++;
+            j++;
+        } else {
+            if (c == ',' || (c == '.' && j + 1 < x->len && x->s[j + 1] == '.'))
+                list = true;
+            else if (c == '}' && list)
+                return true;
+            j++;
+        }
     }
-    return 0;
+    x->no_brace_until = j;
+    return false;
 }
 
 /* Does a ']' close the '[' at s[i] within the word? */
@@ -581,15 +602,12 @@ static void parse_list(struct lx *x, char stop)
                 cp_buf_addc(&w.g, '*');
             w.inword = w.dyn = w.split = true;
             x->i++;
-        } else if (ch == '{' && brace_expansion(x)) {
+        } else if (ch == '{' && (w.brace || brace_expansion(x))) {
             /* {a,b}: several words, each any of the forms (s{u,}do is
-             * sudo and sdo): read like a glob */
-            size_t n = brace_expansion(x);
-            cp_buf_add(&w.t, x->s + x->i, n);
-            if (!(w.g.len && w.g.data[w.g.len - 1] == '*'))
-                cp_buf_addc(&w.g, '*');
-            w.inword = w.dyn = w.split = true;
-            x->i += n;
+             * sudo and sdo): the word may be anything */
+            wb_lit(&w, ch);
+            w.dyn = w.split = w.brace = true;
+            x->i++;
         } else if (ch == '~' && !w.inword) {
             wb_dyn(&w, "~", 1, true); /* one word: a home directory */
             x->i++;

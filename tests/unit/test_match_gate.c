@@ -249,6 +249,7 @@ static const struct {
     {"$'\\x73udo' id", "[sudo][id] ; [id]"},
     {"{sudo,} id", "[{sudo,}][id] ?the program is named by an expansion"},
     {"{ ls; } && echo {a..c} x{}", "[{][ls] ; [ls] ; [}] ;  ; [echo][{a..c}][x{}]"},
+    {"{sudo,\"x\"} id", "[{sudo,x}][id] ?the program is named by an expansion"},
     {"echo $'\\q\\x' $'un", " !unterminated $'...' quote"},
     /* wrappers and nested code */
     {"sudo -u root env -i A=1 timeout 5 rm -rf /",
