@@ -190,6 +190,7 @@ struct cp_decision {
      * answer given assumes params name directories unrelated to every
      * other root (spec/semantics.md 2.1); name of the param. */
     const char *unbound_param;
+    const struct cp_rule *unbound_rule; /* a rule that may match, with it */
     /* Gate: why the command line is known only when it runs, or why it
      * cannot be read (then the verdict is deny with no rule). */
     const char *gate_why;
