@@ -199,5 +199,21 @@ grep -F -e "$P" -e "$H" "$T/plan" > "$T/plan.a"; grep -F -e "$P" -e "$H" "$T/pla
 [ ! -e "$P/.claude" ] && ok "nothing created on the host by any Landlock run" ||
     bad "something was created on the host"
 
+# ---- build --fidelity: a landlock row for every bwrap row ----------------------
+for ex in "$TOP"/examples/*.confpol; do
+    case $ex in *cooperative*) continue ;; esac
+    (cd "$P" && "$CONFPOL" build --target bwrap --expand-globs --fidelity -o "$O" "$ex") >"$T/fid" 2>/dev/null
+    nb=$(awk -F '\t' '$2 == "bwrap"' "$T/fid" | wc -l)
+    nl=$(awk -F '\t' '$2 == "landlock"' "$T/fid" | wc -l)
+    [ "$nb" -gt 0 ] && [ "$nb" = "$nl" ] && ok "fidelity: $(basename "$ex"): every rule rated for landlock ($nl)" ||
+        bad "fidelity: $(basename "$ex"): $nb bwrap rows, $nl landlock rows"
+done
+(cd "$P" && "$CONFPOL" build --target bwrap --fidelity -o "$O" "$TOP/examples/ci-runner.confpol") >"$T/fid" 2>/dev/null
+tab=$(printf '\t')
+grep -q "deny write .*${tab}landlock${tab}not enforced by this target${tab}partially: contents, creation" "$T/fid" &&
+    grep -q "${tab}landlock${tab}not enforced by this target${tab}partially: Landlock EXECUTE" "$T/fid" &&
+    ok "fidelity: deny write and exec are rated partial for landlock" || bad "fidelity: partial ratings: $(grep landlock "$T/fid" | head -5)"
+rm -f "$O"/*.bwrap
+
 echo "1..$n"
 [ $fails -eq 0 ]
