@@ -16,7 +16,7 @@
 static void run_usage(FILE *f)
 {
     fputs("usage: confpol run [-D NAME=VALUE]... [--enforcer auto|bwrap|landlock] [-q]\n"
-          "                   [--allow-unenforced] [--dry-run] FILE -- CMD [ARG]...\n"
+          "                   [--allow-unenforced] [--dry-run] [--explain-denials] FILE -- CMD [ARG]...\n"
           "\n"
           "Compiles FILE and runs CMD confined by it (bubblewrap and Landlock, or Landlock\n"
           "alone), exactly as confpol-run applies the .bwrap artifact `confpol build` would write.\n"
@@ -27,6 +27,8 @@ static void run_usage(FILE *f)
           "                      Landlock alone), bwrap, or landlock\n"
           "  -q                  no line saying that auto chose Landlock, no Landlock notes\n"
           "  --dry-run           print the plan (enforcer, Landlock ABI, grants, mounts); run nothing\n"
+          "  --explain-denials   after CMD, explain the denials its error output reports: the\n"
+          "                      rule that denies each path, or that the enforcer is stricter\n"
           "  --allow-unenforced  run even when the policy cannot be enforced (with a warning)\n"
           "  -Wname, -Wno-name, -Werror, --diagnostics-format F   as for confpol check\n"
           "\n"
@@ -42,7 +44,7 @@ int cp_cmd_run(int argc, char **argv)
 
     struct cp_cli_common c = {0};
     const char *file = NULL;
-    bool allow_unenforced = false, quiet = false, dry_run = false;
+    bool allow_unenforced = false, quiet = false, dry_run = false, explain = false;
     enum cp_rt_enforcer enforcer = CP_RT_ENF_AUTO;
     int i = 1;
     for (; i < argc; i++) {
@@ -60,6 +62,8 @@ int cp_cmd_run(int argc, char **argv)
             quiet = true;
         } else if (strcmp(a, "--dry-run") == 0) {
             dry_run = true;
+        } else if (strcmp(a, "--explain-denials") == 0) {
+            explain = true;
         } else if (strcmp(a, "--enforcer") == 0 || strncmp(a, "--enforcer=", 11) == 0) {
             const char *v = a[10] == '=' ? a + 11 : (i + 1 < argc ? argv[++i] : "");
             if (cp_rt_enforcer_parse(v, &enforcer)) {
@@ -169,10 +173,13 @@ int cp_cmd_run(int argc, char **argv)
         cp_rt_artifact_free(&a);
         goto out;
     }
-    /* The compiler is no longer needed: free it before the command runs. */
+    /* The compiler is no longer needed (unless it explains the denials
+     * afterwards): free it before the command runs. */
     cp_buf_free(&art);
-    cp_ctx_free(&cx);
-    cp_cli_common_free(&c);
+    if (!explain || dry_run) {
+        cp_ctx_free(&cx);
+        cp_cli_common_free(&c);
+    }
     static const char *const stage_argv[] = {"run", "--stage"};
     struct cp_rt_launch l = {
         .prog = "confpol run",
@@ -183,8 +190,15 @@ int cp_cmd_run(int argc, char **argv)
         .enforcer = enforcer,
         .quiet = quiet,
         .dry_run = dry_run,
+        .explain = explain,
     };
-    rc = cp_rt_run(&a, &params, &l);
+    if (explain && !dry_run) {
+        rc = cp_run_explain(&cx, &a, &params, &l);
+        cp_ctx_free(&cx);
+        cp_cli_common_free(&c);
+    } else {
+        rc = cp_rt_run(&a, &params, &l);
+    }
     free(self);
     free(defs);
     cp_rt_params_free(&params);

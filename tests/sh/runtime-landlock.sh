@@ -199,6 +199,23 @@ grep -F -e "$P" -e "$H" "$T/plan" > "$T/plan.a"; grep -F -e "$P" -e "$H" "$T/pla
 [ ! -e "$P/.claude" ] && ok "nothing created on the host by any Landlock run" ||
     bad "something was created on the host"
 
+# ---- --explain-denials ------------------------------------------------------------
+printf 'confpol 1\nprofile confined\nwrite ${PROJECT}\ndeny write ${PROJECT}/.git\n' > "$T/x.confpol"
+for e in landlock bwrap; do
+    [ $e = bwrap ] && ! bwrap --ro-bind / / --unshare-user true 2>/dev/null && continue
+    (cd "$P" && "$CONFPOL" run --enforcer $e -q --explain-denials "$T/x.confpol" -- \
+        sh -c "echo x > '$P/.git/HEAD'; echo y > '$O/new'; echo z >> '$P/a/f'; exit 4") >"$T/out" 2>&1; rc=$?
+    [ $rc = 4 ] && grep -q "^confpol run: denied: write $P/.git/HEAD: by 'deny write \${PROJECT}/.git' at $T/x.confpol:4:12\$" "$T/out" &&
+        grep -q "^confpol run: denied: write $O/new: by default: no 'write' rule matches" "$T/out" &&
+        ! grep -q "denied: .*$P/a/f" "$T/out" &&
+        ok "--explain-denials ($e): each denied path with the rule that denies it, the status kept" ||
+        bad "--explain-denials ($e): exit $rc: $(cat "$T/out")"
+done
+(cd "$P" && "$CONFPOL" run --enforcer landlock -q --explain-denials "$T/x.confpol" -- \
+    sh -c "echo x > '$P/new-in-root'") >"$T/out" 2>&1
+grep -q "^confpol run: denied: $P/new-in-root: the policy allows it; the enforcer is stricter here" "$T/out" &&
+    ok "--explain-denials: a stricter denial is named as such" || bad "--explain-denials stricter: $(cat "$T/out")"
+
 # ---- build --fidelity: a landlock row for every bwrap row ----------------------
 for ex in "$TOP"/examples/*.confpol; do
     case $ex in *cooperative*) continue ;; esac
