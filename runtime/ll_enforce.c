@@ -386,10 +386,18 @@ static int deny_target(struct llp *L, const char *path, bool read)
     return 0;
 }
 
+/* Never written through a write root above them: bwrap gives the sandbox
+ * its own /dev and /proc, and /sys stays read-only (a write root named
+ * inside them is granted as written). */
+static const char *const pseudo_fs[] = {"/dev", "/proc", "/sys"};
+
 /* Is any target (of the kind) at `path` (exact) or strictly beneath it? */
 static int target_rel(const struct llp *L, const char *path, bool read_only)
 {
     int rel = 0; /* 0 none, 1 beneath, 2 exact or above */
+    for (size_t i = 0; !read_only && i < sizeof pseudo_fs / sizeof pseudo_fs[0]; i++)
+        if (is_beneath(path, pseudo_fs[i]) && strcmp(path, pseudo_fs[i]))
+            rel = 1;
     for (size_t i = 0; i < L->nt; i++) {
         if (read_only && !L->t[i].read)
             continue;
@@ -408,7 +416,8 @@ static int cmp_name(const void *a, const void *b)
 
 /* Grants `access` beneath X minus the targets: X itself gets nothing when
  * a target lies beneath it, and each of its entries is handled on its own. */
-static void grant_minus(struct llp *L, const char *x, uint64_t access, bool read_kind)
+static void grant_minus(struct llp *L, const char *x, uint64_t access, bool read_kind,
+                        int depth)
 {
     if (L->overflow)
         return;
@@ -424,6 +433,12 @@ static void grant_minus(struct llp *L, const char *x, uint64_t access, bool read
     int rel = target_rel(L, x, read_kind);
     if (rel == 2)
         return;
+    for (size_t i = 0; !read_kind && depth && i < sizeof pseudo_fs / sizeof pseudo_fs[0]; i++)
+        if (!strcmp(x, pseudo_fs[i])) {
+            plan_note(&L->pl->notes, "'%s' is not written through the write root above it "
+                      "(bwrap gives the sandbox its own); name it to allow writes there", x);
+            return;
+        }
     if (rel == 0) {
         grant(L, x, S_ISDIR(st.st_mode) ? access : access & ~LL_DIR_ONLY);
         return;
@@ -443,7 +458,7 @@ static void grant_minus(struct llp *L, const char *x, uint64_t access, bool read
         qsort(names.v, names.n, sizeof *names.v, cmp_name);
     for (size_t i = 0; i < names.n; i++) {
         char *child = path_join(x, names.v[i]);
-        grant_minus(L, child, access, read_kind);
+        grant_minus(L, child, access, read_kind, depth + 1);
         free(child);
     }
     cp_rt_strv_free(&names);
@@ -612,13 +627,13 @@ int cp_ll_plan_build(struct cp_ll_plan *pl, const struct cp_rt_artifact *a,
     pl->handled_fs = handled;
     uint64_t read = LL_READ | (pl->exec_on ? 0 : LL_EXECUTE);
     if (L.read_root)
-        grant_minus(&L, "/", read, true);
+        grant_minus(&L, "/", read, true, 0);
     if (L.dev)
         for (size_t i = 0; i < sizeof dev_nodes / sizeof dev_nodes[0]; i++)
             if (access(dev_nodes[i], F_OK) == 0)
                 grant(&L, dev_nodes[i], LL_DEV | (strcmp(dev_nodes[i], "/dev/pts") ? 0 : LL_READ_DIR));
     for (size_t i = 0; i < L.wroots.n; i++)
-        grant_minus(&L, L.wroots.v[i], LL_WRITE, false);
+        grant_minus(&L, L.wroots.v[i], LL_WRITE, false, 0);
     if (pl->exec_on) {
         struct cp_rt_strv xg = {0};
         cp_rt_exec_grants(L.execs.v, L.execs.n, cmd, &xg);

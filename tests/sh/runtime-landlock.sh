@@ -199,6 +199,22 @@ grep -F -e "$P" -e "$H" "$T/plan" > "$T/plan.a"; grep -F -e "$P" -e "$H" "$T/pla
 [ ! -e "$P/.claude" ] && ok "nothing created on the host by any Landlock run" ||
     bad "something was created on the host"
 
+# ---- `write /`: /dev, /proc and /sys are not written through it ------------------
+printf "param PROJECT\narg --ro-bind\narg /\narg /\narg --dev\narg /dev\narg --proc\narg /proc\narg --cap-drop\narg ALL\nbind '' ''\nro PROJECT /.git\n" > "$T/root.txt"
+$MK "$T/root.txt" "$T/root.bwrap" || exit 1
+rootrun() { "$RUN" --enforcer landlock -q -D PROJECT="$P" "$T/root.bwrap" -- sh -c "$1" >"$T/out" 2>&1; }
+rootrun "echo x >> '$P/a/f' && echo x > '$O/w' && echo x > /dev/null" &&
+    ok "write /: writes anywhere (and /dev/null)" || bad "write /: $(cat "$T/out")"
+rootrun "echo 3 > /proc/sys/vm/drop_caches" && bad "write /: /proc/sys is writable" ||
+    ok "write /: /proc/sys is not written through the write root"
+disk=$(for d in /dev/vda /dev/sda /dev/nvme0n1 /dev/xvda; do [ -b "$d" ] && echo "$d" && break; done)
+if [ -n "$disk" ] && head -c 1 "$disk" >/dev/null 2>&1; then
+    rootrun "head -c 1 '$disk' > /dev/null" && bad "write /: the disk $disk is readable" ||
+        ok "write /: the disk $disk is not readable (only the devices of --dev)"
+fi
+rootrun "echo x > /dev/new-node" && bad "write /: /dev is writable" || ok "write /: nothing can be created in /dev"
+rootrun "echo x > '$P/.git/new'" && bad "write /: the carve-out is writable" || ok "write /: the carve-out stays denied"
+
 # ---- --explain-denials ------------------------------------------------------------
 printf 'confpol 1\nprofile confined\nwrite ${PROJECT}\ndeny write ${PROJECT}/.git\n' > "$T/x.confpol"
 for e in landlock bwrap; do
