@@ -27,8 +27,9 @@ static const char why_exec[] =
     "run readable files outside the list (no noexec mount without a namespace); a symlinked "
     "entry in a write root is not granted";
 static const char why_net_deny[] =
-    "no IP socket (seccomp) and TCP bind/connect handled by Landlock (ABI 4); abstract Unix "
-    "sockets scoped (ABI 6; below it every Unix socket is refused: stricter)";
+    "no IP socket (seccomp) and TCP bind/connect handled by Landlock (ABI 4); no Unix socket "
+    "either (the host's ssh agent, docker socket, abstract sockets; inside the sandbox too: "
+    "stricter, socketpair works)";
 static const char why_net_allow[] =
     "the Landlock enforcer starts no filtering proxy: all IP is denied";
 
@@ -68,7 +69,7 @@ static void landlock_fidelity_all(const struct cp_policy *p, const struct cp_bac
             f = CP_FID_NOT_ENFORCED, w = why_exec;
             break;
         case CP_R_NET_DENY:
-            w = why_net_deny;
+            f = CP_FID_STRICTER, w = why_net_deny;
             break;
         case CP_R_NET_ALLOW:
             f = CP_FID_STRICTER, w = why_net_allow;

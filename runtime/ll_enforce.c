@@ -689,16 +689,17 @@ int cp_ll_plan_build(struct cp_ll_plan *pl, const struct cp_rt_artifact *a,
         plan_note(&pl->notes, "Landlock ABI %d cannot scope signals: processes of the same user "
                   "outside the sandbox can be signalled (bwrap: pid namespace)", f->abi);
     if (pl->net_deny) {
-        if (!(f->feat & CP_LL_F_SCOPE)) {
-            pl->unix_deny = true;
-            plan_note(&pl->notes, "Landlock ABI %d cannot scope abstract Unix sockets: creating "
-                      "any Unix socket is refused (seccomp; socketpair still works)", f->abi);
-        }
+        /* Filesystem Unix sockets (an ssh agent, the docker socket) are
+         * outside the network too; Landlock's right for them is ABI 9,
+         * which this runtime does not use yet: no Unix socket at all. */
+        pl->unix_deny = true;
+        plan_note(&pl->notes, "network: no Unix socket can be created (seccomp: filesystem "
+                  "sockets such as an ssh agent or the docker socket are beyond Landlock's "
+                  "ABI %d; socketpair still works)%s", f->abi, f->feat & CP_LL_F_SCOPE ?
+                  "; abstract Unix sockets are scoped as well" : "");
         plan_note(&pl->notes, "network: no IP socket can be created (seccomp)%s; loopback "
                   "inside the sandbox is gone too", f->feat & CP_LL_F_NET ?
                   " and TCP bind/connect are denied (Landlock)" : "");
-        plan_note(&pl->notes, "filesystem Unix sockets outside the write roots stay reachable "
-                  "(Landlock ABI < 9 has no right for them), as with bwrap");
     }
     plan_note(&pl->notes, "not covered by Landlock: chmod, chown, utimes and extended "
               "attributes of files the user owns outside the write roots");

@@ -7,7 +7,7 @@
  * check below; TIOCSTI and TIOCLINUX are refused (no new session: a
  * sandboxed process shares the terminal of the user's shell).
  * Under a network rule: socket() only for AF_UNIX (unless unix_deny),
- * AF_NETLINK and, when Landlock filters TCP by port, AF_INET/AF_INET6
+ * AF_NETLINK and, when TCP is filtered by port (inet_tcp_ok), AF_INET/AF_INET6
  * stream sockets of protocol TCP; everything else (UDP, raw, SCTP, MPTCP,
  * vsock, ...) is refused, and io_uring (which creates sockets without the
  * socket system call) too.

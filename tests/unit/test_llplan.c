@@ -150,7 +150,7 @@ START_TEST(carve_outs)
     snprintf(c, sizeof c, "%s/p/.claude", root);
     ck_assert_int_ne(lstat(c, &st), 0);
     ck_assert(pl.net_deny);
-    ck_assert(pl.scope && !pl.unix_deny && !pl.no_truncate);
+    ck_assert(pl.scope && pl.unix_deny && !pl.no_truncate);
     cp_ll_plan_free(&pl);
 }
 END_TEST
@@ -169,7 +169,7 @@ START_TEST(abi_levels)
     ck_assert(!pl.no_truncate && pl.unix_deny && !pl.scope);
     cp_ll_plan_free(&pl);
     ck_assert_int_eq(plan(base, &pl, 6, ALL_FEAT, false, &e), 0);
-    ck_assert(!pl.no_truncate && !pl.unix_deny && pl.scope);
+    ck_assert(!pl.no_truncate && pl.unix_deny && pl.scope);
     cp_ll_plan_free(&pl);
 }
 END_TEST
