@@ -556,8 +556,14 @@ int cp_ll_plan_build(struct cp_ll_plan *pl, const struct cp_rt_artifact *a,
     pl->exec_on = a->has_exec;
     for (size_t i = 0; i < a->nrecs && !rc; i++) {
         const struct cp_rt_rec *r = &a->recs[i];
-        if (r->tag < CP_RT_T_BIND || r->tag > CP_RT_T_EXEC)
+        if (r->tag == CP_RT_T_HEADER || r->tag == CP_RT_T_PROFILE || r->tag == CP_RT_T_FAIL ||
+            r->tag == CP_RT_T_PARAM || r->tag == CP_RT_T_ARG || r->tag == CP_RT_T_END)
+            continue; /* read by the parser, or by ll_args */
+        if (r->tag < CP_RT_T_BIND || r->tag > CP_RT_T_EXEC) {
+            rc = ll_unenforceable(&L, "the artifact record '%s' has no Landlock lowering",
+                                  cp_rt_tag_name(r->tag));
             continue;
+        }
         const char *root = "/";
         if (*r->f1 && !(root = cp_rt_params_get(p, r->f1))) {
             rc = cp_rt_fail(e, CP_RT_EXIT_ERROR, "param %s is unbound", r->f1);
@@ -568,8 +574,9 @@ int cp_ll_plan_build(struct cp_ll_plan *pl, const struct cp_rt_artifact *a,
             path = *r->f2 ? (strcmp(root, "/") ? path_join(root, r->f2 + 1)
                                                : cp_xstrdup(r->f2))
                           : cp_xstrdup(root);
-        switch (r->tag) {
-        case CP_RT_T_BIND: {
+        /* An if-chain, not a switch: a record type added later and not
+         * lowered here is refused below, never skipped. */
+        if (r->tag == CP_RT_T_BIND) {
             char *real = realpath(path, NULL);
             if (real && strcmp(real, path))
                 plan_note(&pl->notes, "write root '%s' resolves to '%s' through a symlink: "
@@ -580,17 +587,11 @@ int cp_ll_plan_build(struct cp_ll_plan *pl, const struct cp_rt_artifact *a,
             else if (errno != ENOENT && errno != ENOTDIR)
                 rc = ll_unenforceable(&L, "write root '%s': %s", path, strerror(errno));
             free(real);
-            break;
-        }
-        case CP_RT_T_PIN:
-        case CP_RT_T_PINRO:
-            break; /* grants follow inodes; the way to a carve-out cannot be renamed */
-        case CP_RT_T_RO:
-        case CP_RT_T_MASK:
+        } else if (r->tag == CP_RT_T_PIN || r->tag == CP_RT_T_PINRO) {
+            /* grants follow inodes; the way to a carve-out cannot be renamed */
+        } else if (r->tag == CP_RT_T_RO || r->tag == CP_RT_T_MASK) {
             rc = deny_target(&L, path, r->tag == CP_RT_T_MASK);
-            break;
-        case CP_RT_T_MASKGLOB:
-        case CP_RT_T_ROGLOB: {
+        } else if (r->tag == CP_RT_T_MASKGLOB || r->tag == CP_RT_T_ROGLOB) {
             struct cp_rt_strv m;
             if (cp_rt_glob_matches(root, r->f2, &m))
                 rc = ll_unenforceable(&L, "the glob '%s' under '%s' matches too many paths; use "
@@ -598,18 +599,8 @@ int cp_ll_plan_build(struct cp_ll_plan *pl, const struct cp_rt_artifact *a,
             for (size_t k = 0; !rc && k < m.n; k++)
                 rc = deny_target(&L, m.v[k], r->tag == CP_RT_T_MASKGLOB);
             cp_rt_strv_free(&m);
-            break;
-        }
-        case CP_RT_T_EXEC:
+        } else if (r->tag == CP_RT_T_EXEC) {
             cp_rt_strv_push(&L.execs, path);
-            break;
-        case CP_RT_T_HEADER:
-        case CP_RT_T_PROFILE:
-        case CP_RT_T_FAIL:
-        case CP_RT_T_PARAM:
-        case CP_RT_T_ARG:
-        case CP_RT_T_END:
-            break;
         }
         free(path);
     }
