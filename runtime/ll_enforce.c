@@ -692,11 +692,15 @@ int cp_ll_plan_build(struct cp_ll_plan *pl, const struct cp_rt_artifact *a,
                   "inside the sandbox is gone too", f->feat & CP_LL_F_NET ?
                   " and TCP bind/connect are denied (Landlock)" : "");
     }
-    plan_note(&pl->notes, "not covered by Landlock: chmod, chown, utimes and extended "
-              "attributes of files the user owns outside the write roots");
+    /* Partly enforced: said on every launch, -q or not. */
+    plan_note(&pl->partial, "partly enforced: the mode, owner, timestamps and extended "
+              "attributes of the user's own files outside the write roots (carve-outs "
+              "included) can still be changed: Landlock has no right for them "
+              "(--enforcer bwrap enforces them)");
     if (pl->exec_on)
-        plan_note(&pl->notes, "exec allow-list: Landlock EXECUTE; `ld.so FILE`, interpreters "
-                  "and memfd execution run readable files outside it (an accident guard)");
+        plan_note(&pl->partial, "partly enforced: the exec allow-list is Landlock's EXECUTE "
+                  "right; `ld.so FILE`, interpreters and memfd execution run readable files "
+                  "outside it (an accident guard, as under bwrap)");
 
 out:
     for (size_t i = 0; i < L.nt; i++)
@@ -719,6 +723,7 @@ void cp_ll_plan_free(struct cp_ll_plan *pl)
         free(pl->g[i].path);
     free(pl->g);
     cp_rt_strv_free(&pl->notes);
+    cp_rt_strv_free(&pl->partial);
     cp_rt_strv_free(&pl->warnings);
     free(pl->chdir);
     memset(pl, 0, sizeof *pl);
@@ -768,6 +773,8 @@ void cp_ll_plan_print(FILE *out, const struct cp_ll_plan *pl)
     fprintf(out, "capabilities: %s\n", pl->drop_caps ? "all dropped" : "kept");
     for (size_t i = 0; i < pl->notes.n; i++)
         fprintf(out, "note: %s\n", pl->notes.v[i]);
+    for (size_t i = 0; i < pl->partial.n; i++)
+        fprintf(out, "warning: %s\n", pl->partial.v[i]);
     for (size_t i = 0; i < pl->warnings.n; i++)
         fprintf(out, "warning: %s\n", pl->warnings.v[i]);
 }
@@ -936,6 +943,8 @@ int cp_rt_run_landlock(const struct cp_rt_artifact *a, const struct cp_rt_params
     if (!l->quiet)
         for (size_t i = 0; i < pl.notes.n; i++)
             fprintf(stderr, "%s: note: landlock: %s\n", prog, pl.notes.v[i]);
+    for (size_t i = 0; i < pl.partial.n; i++)
+        rt_warn(prog, "landlock: %s", pl.partial.v[i]);
     for (size_t i = 0; i < pl.warnings.n; i++)
         rt_warn(prog, "%s (%s)", pl.warnings.v[i], open_why);
     fflush(NULL);

@@ -273,6 +273,7 @@ struct cp_ll_plan {
     bool exec_on;
     char *chdir;                /* --chdir of the artifact, or NULL */
     struct cp_rt_strv notes;    /* stricter than written: printed (not with -q) */
+    struct cp_rt_strv partial;  /* partly enforced (metadata, the loader): always printed */
     struct cp_rt_strv warnings; /* not enforced (fail open): always printed */
 };
 

@@ -86,7 +86,9 @@ grep -q "^bwrap: setting up uid map" "$T/err" && bad "auto: the stand-in's error
 auto stub-userns -D PROJECT="$P" -D HOME="$H" "$T/a.bwrap" -- sh -c "echo x > '$O/f'" >/dev/null 2>&1
 [ ! -e "$O/f" ] && ok "auto: the fallback enforces (no write outside)" || bad "auto: the fallback enforces"
 auto stub-userns -q -D PROJECT="$P" -D HOME="$H" "$T/a.bwrap" -- true >"$T/out" 2>"$T/err"; rc=$?
-[ $rc = 0 ] && [ ! -s "$T/err" ] && ok "auto: -q silences the line and the notes" || bad "auto: -q: exit $rc: $(cat "$T/err")"
+[ $rc = 0 ] && ! grep -q "enforcer: landlock\|note:" "$T/err" &&
+    [ "$(grep -c "warning: landlock: partly enforced" "$T/err")" = "$(wc -l < "$T/err")" ] &&
+    ok "auto: -q silences the line and the notes, not what is partly enforced" || bad "auto: -q: exit $rc: $(cat "$T/err")"
 auto stub-clone -D PROJECT="$P" -D HOME="$H" "$T/a.bwrap" -- true >/dev/null 2>"$T/err"; rc=$?
 [ $rc = 0 ] && grep -q "enforcer: landlock (auto: bwrap cannot create its namespaces here (bwrap: Creating new namespace failed" "$T/err" &&
     ok "auto: 'Creating new namespace failed' falls back too" || bad "auto: namespace failure: exit $rc: $(cat "$T/err")"
@@ -212,6 +214,14 @@ grep -F -e "$P" -e "$H" "$T/plan" > "$T/plan.a"; grep -F -e "$P" -e "$H" "$T/pla
     bad "--dry-run bwrap: exit $rc: $(cat "$T/plan")"
 [ ! -e "$P/.claude" ] && ok "nothing created on the host by any Landlock run" ||
     bad "something was created on the host"
+
+# ---- partly enforced, as rated: metadata of the user's own files ------------------
+"$RUN" --enforcer landlock -D PROJECT="$P" -D HOME="$H" "$T/a.bwrap" -- sh -c "chmod 600 '$P/.git/HEAD' && chmod 644 '$P/.git/HEAD'" \
+    >/dev/null 2>"$T/err"; rc=$?
+[ $rc = 0 ] && grep -q "warning: landlock: partly enforced: the mode, owner, timestamps" "$T/err" &&
+    ok "partly enforced as rated: a carve-out's mode can change under Landlock, and every launch says so" ||
+    bad "metadata: exit $rc: $(cat "$T/err")"
+in_ll "... while its content stays unwritable" fail "echo x > '$P/.git/HEAD'"
 
 # ---- `write /`: /dev, /proc and /sys are not written through it ------------------
 printf "param PROJECT\narg --ro-bind\narg /\narg /\narg --dev\narg /dev\narg --proc\narg /proc\narg --cap-drop\narg ALL\nbind '' ''\nro PROJECT /.git\n" > "$T/root.txt"
