@@ -959,7 +959,8 @@ bool cp_rt_bwrap_ns_failure(const char *t)
 {
     return strstr(t, "setting up uid map: Permission denied") || strstr(t, "RTM_NEWADDR") ||
            strstr(t, "Creating new namespace failed") ||
-           strstr(t, "No permissions to create new namespace");
+           strstr(t, "No permissions to create new namespace") ||
+           strstr(t, "Failed to make / slave"); /* a container without mount rights */
 }
 
 const char *cp_rt_bwrap_hint(const char *t)
