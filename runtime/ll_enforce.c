@@ -153,8 +153,13 @@ void cp_ll_probe(struct cp_ll_features *f)
         have |= CP_LL_F_IOCTL;
     if (try_ruleset(0, 0, LL_SCOPE_ABSTRACT_UNIX | LL_SCOPE_SIGNAL, 24))
         have |= CP_LL_F_SCOPE;
-    if (f->abi >= 7)
-        have |= CP_LL_F_LOG; /* flags of restrict_self: only the number tells */
+    /* The log flags of restrict_self: an unknown flag is EINVAL, a known
+     * one reaches the descriptor check (EBADF); nothing is restricted.
+     * Without no_new_privs or CAP_SYS_ADMIN the kernel answers EPERM
+     * first: then only the number tells. */
+    if (syscall(SYS_landlock_restrict_self, -1, LL_RESTRICT_LOG_NEW_EXEC_ON) < 0 &&
+        (errno == EBADF || (errno == EPERM && f->kernel_abi >= 7)))
+        have |= CP_LL_F_LOG;
     static const unsigned by_abi[] = {0, 0, CP_LL_F_REFER, CP_LL_F_TRUNCATE, CP_LL_F_NET,
                                       CP_LL_F_IOCTL, CP_LL_F_SCOPE, CP_LL_F_LOG};
     unsigned allowed = 0;
