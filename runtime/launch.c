@@ -1359,6 +1359,9 @@ int cp_rt_run_bwrap(const struct cp_rt_artifact *a, const struct cp_rt_params *p
         if (pf[1].revents) {
             bool was = ss.started;
             status_read(st[0], &ss);
+            if (!was && ss.started && l->fallback_why && errlen &&
+                write(2, errtext, errlen) < 0) { /* what was held: the command started */
+            }
             if (!was && ss.started && ss.cmd_pid > 0) {
                 cmd_pidfd = (int)syscall(SYS_pidfd_open, ss.cmd_pid, 0);
                 cmd_gone = cmd_pidfd < 0 && errno == ESRCH;
