@@ -34,7 +34,7 @@ BINS := $(BUILD)/confpol $(BUILD)/confpol-run
 
 .PHONY: all check check-run check-unit check-sh check-asan check-valgrind \
         check-valgrind-run demo deps \
-        install golden bench fuzz format clean soak
+        install golden bench bench-gate fuzz format clean soak
 
 all: $(BINS)
 
@@ -51,6 +51,8 @@ $(BUILD)/grammar/lexer.h: $(BUILD)/grammar/lexer.c
 # Everything that may include the generated headers waits for them.
 $(LIB_OBJS) $(CLI_OBJS) $(TEST_OBJS): | $(BUILD)/grammar/parser.h $(BUILD)/grammar/lexer.h
 
+# The gate library's installed place (compiler/library.c).
+$(BUILD)/compiler/library.o: CPPFLAGS += -DCP_DATADIR='"$(PREFIX)/share/confpol"'
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(DEPS_CFLAGS) -MMD -MP -c -o $@ $<
@@ -142,6 +144,10 @@ golden: all
 bench: all
 	BUILD=$(BUILD) sh tests/bench/run.sh
 
+# Only the gate hook with the gate library (part of `make bench`).
+bench-gate: all
+	BUILD=$(BUILD) sh tests/bench/gate.sh
+
 # The attack campaign for as long as asked (tests/campaign/README.md);
 # `make check` runs a fixed-seed slice of it (tests/sh/campaign.sh).
 SEED ?= 1
@@ -169,6 +175,8 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(BUILD)/confpol $(BUILD)/confpol-run $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 spec/confpol.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -d $(DESTDIR)$(PREFIX)/share/confpol/gates
+	install -m 644 gates/*.confpol $(DESTDIR)$(PREFIX)/share/confpol/gates/
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
