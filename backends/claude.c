@@ -24,11 +24,40 @@
 #include "settings.h"
 
 /* Writable for Bash whatever the settings say (the sandbox runtime's own
- * defaults, measured; spec/backends.md). */
-static const char *const cl_runtime_writable[] = {
+ * defaults, measured; Claude Code's session temp dir /tmp/claude-UID;
+ * spec/backends.md): the name shown, and the pattern compared. */
+#define CL_NRUNTIME 4
+static const char *const cl_runtime_writable[CL_NRUNTIME] = {
     "~/.claude/debug",
     "~/.npm/_logs",
     "/tmp/claude",
+    "/tmp/claude-<uid>",
+};
+static const char *const cl_runtime_pattern[CL_NRUNTIME] = {
+    "~/.claude/debug",
+    "~/.npm/_logs",
+    "/tmp/claude",
+    "/tmp/claude-*",
+};
+
+/* Paths Claude Code never lets Bash write, whatever allowWrite says
+ * (its built-in protected paths, measured; claude-settings.md §1.2). */
+static const char *const cl_protected[] = {
+    "${PROJECT}/.git/hooks",
+    "${PROJECT}/.git/config",
+    "${PROJECT}/.mcp.json",
+    "${PROJECT}/.claude/settings.json",
+    "${PROJECT}/.claude/settings.local.json",
+    "${PROJECT}/.claude/commands",
+    "${PROJECT}/.claude/agents",
+    "${PROJECT}/.claude/skills",
+    "${PROJECT}/.claude/hooks",
+    "~/.bashrc",
+    "~/.bash_profile",
+    "~/.zshrc",
+    "~/.zprofile",
+    "~/.profile",
+    "~/.claude",
 };
 
 struct cl_fid {
@@ -196,8 +225,10 @@ struct cl {
     struct cl_gates gates;
     const void *where_src; /* source of the last gate, and whether */
     bool where_ok;         /* its file name is valid UTF-8 */
-    struct cp_path runtime_paths[3];
-    bool runtime_ok[3];
+    size_t nprot, ntmpfs;         /* rules stricter by Claude Code's facts */
+    const struct cp_rule *project_ro; /* a root that may hold PROJECT */
+    struct cp_path runtime_paths[CL_NRUNTIME];
+    bool runtime_ok[CL_NRUNTIME];
     bool net_restricted;
 };
 
@@ -507,7 +538,7 @@ static bool cl_may_be_yes(const struct cp_path *pp, const struct cp_path *rt)
 /* Does a deny-write pattern reach one of the runtime's writable dirs? */
 static const char *cl_runtime_overlap(struct cl *c, const struct cp_path *pp)
 {
-    for (size_t i = 0; i < 3; i++) {
+    for (size_t i = 0; i < CL_NRUNTIME; i++) {
         const char *param;
         /* Only a sure overlap: with PROJECT = HOME every project path
          * "may" overlap; the policy-wide warning covers that case. */
@@ -769,6 +800,20 @@ static void cl_default_write(struct cl *c)
             cl_push(c, &c->deny_write, o.sandbox);
             cl_mirror(c, "Edit", &o);
         }
+        /* A write root that may hold an unbound project (`write ~/code`)
+         * lets the model write the project for those bindings: the deny
+         * is stricter there. */
+        for (size_t i = 0; i < c->p->nrules; i++) {
+            const struct cp_rule *r = c->p->rules[i];
+            if (r->kind != CP_R_WRITE ||
+                cp_path_overlaps(&r->u.path, &proj, &param) != CP_REL_MAY)
+                continue;
+            c->cur = i;
+            cl_fid(c, r, CP_FID_STRICTER, CP_DIAG__COUNT,
+                   "PROJECT is unbound: the artifact denies writing the whole "
+                   "project, though this root holds it for some bindings");
+            c->project_ro = c->project_ro ? c->project_ro : r;
+        }
         return;
     }
     cl_report(c, CP0757, NULL,
@@ -782,9 +827,9 @@ static void cl_default_write(struct cl *c)
  * them), as "a, b and c"; NULL when there are none. */
 static const char *cl_runtime_lost(struct cl *c)
 {
-    const char *names[3];
+    const char *names[CL_NRUNTIME];
     size_t n = 0;
-    for (size_t i = 0; i < 3; i++) {
+    for (size_t i = 0; i < CL_NRUNTIME; i++) {
         bool allowed = false, denied = false;
         const char *param;
         for (size_t k = 0; c->runtime_ok[i] && k < c->p->nrules; k++) {
@@ -807,17 +852,86 @@ static const char *cl_runtime_lost(struct cl *c)
         if (!allowed || denied)
             names[n++] = cl_runtime_writable[i];
     }
-    switch (n) {
-    case 0:
+    if (!n)
         return NULL;
-    case 1:
-        return names[0];
-    case 2:
-        return cp_arena_printf(c->a, "%s and %s", names[0], names[1]);
-    default:
-        return cp_arena_printf(c->a, "%s, %s and %s", names[0], names[1],
-                               names[2]);
+    const char *out = names[0];
+    for (size_t i = 1; i < n; i++)
+        out = cl_cat(c->a, out, i + 1 < n ? ", " : " and ", names[i],
+                     (char *)NULL);
+    return out;
+}
+
+/* Stricter than the model, whatever the artifact says (reported in the
+ * fidelity report, and as notes): Claude Code's protected paths inside a
+ * write root, and writes into a deny-read region inside a write root,
+ * which land on a throw-away tmpfs. */
+static bool cl_denied_write(const struct cl *c, const struct cp_path *pp)
+{
+    const char *param;
+    for (size_t k = 0; k < c->p->nrules; k++) {
+        const struct cp_rule *d = c->p->rules[k];
+        if (d->kind == CP_R_DENY_WRITE && !d->u.path.has_glob &&
+            cp_path_contains(&d->u.path, pp, &param) == CP_REL_YES)
+            return true;
     }
+    return false;
+}
+
+static void cl_stricter_facts(struct cl *c)
+{
+    const char *param;
+    size_t nprot = 0, ntmpfs = 0;
+    struct cp_path prot[sizeof cl_protected / sizeof *cl_protected];
+    bool prot_ok[sizeof cl_protected / sizeof *cl_protected];
+    for (size_t j = 0; j < sizeof cl_protected / sizeof *cl_protected; j++) {
+        size_t off;
+        prot_ok[j] = cp_path_parse(c->a, cl_protected[j],
+                                   strlen(cl_protected[j]), false, &prot[j],
+                                   &off) == NULL &&
+                     !cl_denied_write(c, &prot[j]);
+    }
+    for (size_t i = 0; i < c->p->nrules; i++) {
+        const struct cp_rule *r = c->p->rules[i];
+        if (r->u.path.has_glob ||
+            (r->kind != CP_R_WRITE && r->kind != CP_R_DENY_READ))
+            continue;
+        c->cur = i;
+        if (r->kind == CP_R_WRITE) {
+            const char *names = NULL;
+            for (size_t j = 0; j < sizeof cl_protected / sizeof *cl_protected;
+                 j++)
+                if (prot_ok[j] &&
+                    cp_path_contains(&r->u.path, &prot[j], &param) ==
+                        CP_REL_YES)
+                    names = names ? cl_cat(c->a, names, ", ", cl_protected[j],
+                                           (char *)NULL)
+                                  : cl_protected[j];
+            if (names) {
+                nprot++;
+                cl_fid(c, r, CP_FID_STRICTER, CP_DIAG__COUNT,
+                       cl_cat(c->a, "Claude Code never lets Bash write its "
+                                    "protected paths: ",
+                              names, (char *)NULL));
+            }
+            continue;
+        }
+        bool inside = false;
+        for (size_t k = 0; k < c->p->nrules && !inside; k++) {
+            const struct cp_rule *w = c->p->rules[k];
+            inside = w->kind == CP_R_WRITE && !w->u.path.has_glob &&
+                     cp_path_contains(&w->u.path, &r->u.path, &param) ==
+                         CP_REL_YES;
+        }
+        if (inside && !cl_denied_write(c, &r->u.path)) {
+            ntmpfs++;
+            cl_fid(c, r, CP_FID_STRICTER, CP_DIAG__COUNT,
+                   "it lies in a write root: Claude Code's sandbox shows it "
+                   "as an empty tmpfs, so what Bash writes there never "
+                   "reaches the disk");
+        }
+    }
+    c->nprot = nprot;
+    c->ntmpfs = ntmpfs;
 }
 
 static bool cl_run(struct cl *c)
@@ -825,11 +939,11 @@ static bool cl_run(struct cl *c)
     const struct cp_policy *p = c->p;
     c->coop = p->profile == CP_PROFILE_COOPERATIVE;
     c->fids = cp_arena_alloc(c->a, (p->nrules ? p->nrules : 1) * sizeof *c->fids);
-    for (size_t i = 0; i < 3; i++) {
+    for (size_t i = 0; i < CL_NRUNTIME; i++) {
         size_t off;
         c->runtime_ok[i] =
-            cp_path_parse(c->a, cl_runtime_writable[i],
-                          strlen(cl_runtime_writable[i]), true,
+            cp_path_parse(c->a, cl_runtime_pattern[i],
+                          strlen(cl_runtime_pattern[i]), false,
                           &c->runtime_paths[i], &off) == NULL;
     }
 
@@ -861,8 +975,10 @@ static bool cl_run(struct cl *c)
     }
     if (c->net_restricted)
         cl_push(c, &c->perm_deny, "WebFetch");
-    if (!c->coop)
+    if (!c->coop) {
         cl_default_write(c);
+        cl_stricter_facts(c);
+    }
 
     /* Diagnostics, in rule order, then the policy-wide ones. */
     for (size_t i = 0; i < p->nrules; i++) {
@@ -900,6 +1016,28 @@ static bool cl_run(struct cl *c)
                   "claude: cooperative policy: no sandbox block, only "
                   "permission rules and the gate hook");
     }
+    if (c->nprot)
+        cl_report(c, CP0770, NULL,
+                  "claude: Claude Code never lets Bash write .git/hooks, "
+                  ".git/config, .mcp.json, .claude/settings*.json, "
+                  ".claude/{commands,agents,skills,hooks}, shell rc files or "
+                  "~/.claude, even inside a write root (%zu write rule%s; "
+                  "--fidelity lists them)",
+                  c->nprot, c->nprot == 1 ? "" : "s");
+    if (c->ntmpfs)
+        cl_report(c, CP0771, NULL,
+                  "claude: %zu deny-read path%s inside write roots: Claude "
+                  "Code's sandbox shows %s as an empty tmpfs, so writes there "
+                  "never reach the disk (add 'deny write' for the same paths "
+                  "to say so in the policy)",
+                  c->ntmpfs, c->ntmpfs == 1 ? "" : "s",
+                  c->ntmpfs == 1 ? "it" : "them");
+    if (c->project_ro)
+        cl_report(c, CP0772, c->project_ro,
+                  "claude: PROJECT is unbound and this write root may hold "
+                  "it: the artifact denies writing the whole project (Claude "
+                  "Code would let Bash write its working directory); build "
+                  "with -D PROJECT=/abs/path");
     if (c->project_relative && c->net_restricted && !c->coop)
         cl_report(c, CP0759, NULL,
                   "claude: the artifact limits the network and spells "
@@ -911,7 +1049,9 @@ static bool cl_run(struct cl *c)
                   "claude: paths under PROJECT are written relative to the "
                   "project ('./x', '/x'): install the artifact only into "
                   "PROJECT/.claude/settings.json or settings.local.json, or "
-                  "build with -D PROJECT=/abs/path");
+                  "build with -D PROJECT=/abs/path; Claude Code loads a "
+                  "project settings file only when started in the project's "
+                  "root, not in a subdirectory");
     return c->errors == 0;
 }
 
