@@ -227,6 +227,7 @@ struct cl {
     bool where_ok;         /* its file name is valid UTF-8 */
     size_t nprot, ntmpfs;         /* rules stricter by Claude Code's facts */
     const struct cp_rule *project_ro; /* a root that may hold PROJECT */
+    bool cwd_writable;            /* Bash may write the project (cwd) */
     struct cp_path runtime_paths[CL_NRUNTIME];
     bool runtime_ok[CL_NRUNTIME];
     bool net_restricted;
@@ -790,6 +791,7 @@ static void cl_default_write(struct cl *c)
         if (cp_path_overlaps(&r->u.path, &proj, &param) == CP_REL_YES)
             overlap = true;
     }
+    c->cwd_writable = contained || overlap;
     if (contained)
         return;
     if (!overlap) {
@@ -877,6 +879,34 @@ static bool cl_denied_write(const struct cl *c, const struct cp_path *pp)
     return false;
 }
 
+/* Adds a stricter reason to rule c->cur, also to one not enforced. */
+static void cl_also_stricter(struct cl *c, const struct cp_rule *r,
+                             const char *why)
+{
+    struct cl_fid *x = &c->fids[c->cur];
+    if (x->why && x->fid == CP_FID_NOT_ENFORCED)
+        x->why = cl_cat(c->a, x->why, "; also stricter: ", why, (char *)NULL);
+    else
+        cl_fid(c, r, CP_FID_STRICTER, CP_DIAG__COUNT, why);
+}
+
+/* The model's '?' is one byte; Claude Code's patterns take one character:
+ * a deny with '?' differs on multibyte names both ways (fewer bytes are
+ * denied too; more are not, which the glob warnings already cover). */
+static void cl_qmark(struct cl *c, const struct cp_rule *r)
+{
+    for (size_t i = 0; i < r->u.path.nsegs; i++) {
+        const struct cp_seg *g = &r->u.path.segs[i];
+        if (g->kind == CP_SEG_GLOB && memchr(g->s, '?', g->len)) {
+            cl_also_stricter(c, r,
+                             "a '?' is one byte in the model and one "
+                             "character in Claude Code's patterns: names "
+                             "with multibyte characters are denied too");
+            return;
+        }
+    }
+}
+
 static void cl_stricter_facts(struct cl *c)
 {
     const char *param;
@@ -892,17 +922,19 @@ static void cl_stricter_facts(struct cl *c)
     }
     for (size_t i = 0; i < c->p->nrules; i++) {
         const struct cp_rule *r = c->p->rules[i];
-        if (r->u.path.has_glob ||
-            (r->kind != CP_R_WRITE && r->kind != CP_R_DENY_READ))
+        if (r->kind != CP_R_WRITE && r->kind != CP_R_DENY_READ &&
+            r->kind != CP_R_DENY_WRITE)
             continue;
         c->cur = i;
         if (r->kind == CP_R_WRITE) {
+            if (r->u.path.has_glob)
+                continue;
             const char *names = NULL;
             for (size_t j = 0; j < sizeof cl_protected / sizeof *cl_protected;
                  j++)
                 if (prot_ok[j] &&
-                    cp_path_contains(&r->u.path, &prot[j], &param) ==
-                        CP_REL_YES)
+                    cp_path_contains(&r->u.path, &prot[j], &param) !=
+                        CP_REL_NO)
                     names = names ? cl_cat(c->a, names, ", ", cl_protected[j],
                                            (char *)NULL)
                                   : cl_protected[j];
@@ -910,25 +942,35 @@ static void cl_stricter_facts(struct cl *c)
                 nprot++;
                 cl_fid(c, r, CP_FID_STRICTER, CP_DIAG__COUNT,
                        cl_cat(c->a, "Claude Code never lets Bash write its "
-                                    "protected paths: ",
+                                    "protected paths (where they lie in "
+                                    "this root): ",
                               names, (char *)NULL));
             }
             continue;
         }
-        bool inside = false;
+        if (r->kind == CP_R_DENY_READ || r->kind == CP_R_DENY_WRITE)
+            cl_qmark(c, r);
+        if (r->kind != CP_R_DENY_READ)
+            continue;
+        /* Surely or for some binding inside a glob-free write root, or in
+         * the working directory when Bash may write it. */
+        struct cp_path proj;
+        bool inside = c->cwd_writable && cl_project_root(c, &proj) &&
+                      cp_path_overlaps(&proj, &r->u.path, &param) !=
+                          CP_REL_NO;
         for (size_t k = 0; k < c->p->nrules && !inside; k++) {
             const struct cp_rule *w = c->p->rules[k];
             inside = w->kind == CP_R_WRITE && !w->u.path.has_glob &&
-                     cp_path_contains(&w->u.path, &r->u.path, &param) ==
-                         CP_REL_YES;
+                     cp_path_overlaps(&w->u.path, &r->u.path, &param) !=
+                         CP_REL_NO;
         }
-        if (inside && !cl_denied_write(c, &r->u.path)) {
-            ntmpfs++;
-            cl_fid(c, r, CP_FID_STRICTER, CP_DIAG__COUNT,
-                   "it lies in a write root: Claude Code's sandbox shows it "
-                   "as an empty tmpfs, so what Bash writes there never "
-                   "reaches the disk");
-        }
+        if (!inside || (!r->u.path.has_glob && cl_denied_write(c, &r->u.path)))
+            continue;
+        ntmpfs++;
+        const char *why = "where it lies in a write root, Claude Code's "
+                          "sandbox shows it as an empty tmpfs, so what Bash "
+                          "writes there never reaches the disk";
+        cl_also_stricter(c, r, why);
     }
     c->nprot = nprot;
     c->ntmpfs = ntmpfs;

@@ -141,6 +141,7 @@ class Campaign:
                        'probes': 0, 'looser': 0, 'stricter': 0,
                        'stricter_unreported': 0, 'attacks': 0}
         self.fail = []
+        self.refusals = []
 
     def policy(self, rng, i):
         lines = ['confpol 1', 'profile confined']
@@ -161,6 +162,8 @@ class Campaign:
                             '--fidelity', '-o', os.path.join(d, 'out'), src],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         if r.returncode:
+            err = [ln for ln in r.stderr.decode().split('\n') if 'error:' in ln]
+            self.refusals.append(err[0] if err else 'exit %d' % r.returncode)
             return src, None, None
         sb = open(os.path.join(d, 'out', 'p.sb'), encoding='utf-8').read()
         stricter = [ln.split('\t')[-1] for ln in r.stdout.decode().split('\n')
@@ -269,6 +272,8 @@ def main():
         c.run_one(rng, i)
     for f in c.fail:
         print(f)
+    for f in sorted(set(c.refusals)):
+        print('refused: ' + f)
     print('sbpl campaign seed %s: %s' % (seed, ', '.join(
         '%s %d' % kv for kv in c.counts.items())))
     return 1 if c.counts['looser'] or c.counts['stricter_unreported'] else 0

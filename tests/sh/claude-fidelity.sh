@@ -18,7 +18,7 @@ printf 'confpol 1\nprofile confined\nwrite ${PROJECT}\ndeny read ${PROJECT}/.env
     { no "build a"; cat err; }
 grep -q '/tmp/claude-<uid>' err || no "session temp dir not named"
 grep -q 'CP0770' err || no "protected paths not reported"
-grep -q 'never lets Bash write its protected paths: ${PROJECT}/.git/hooks' fid ||
+grep -q 'never lets Bash write its protected paths (where they lie in this root): ${PROJECT}/.git/hooks' fid ||
     no "protected paths not in the fidelity report"
 grep -q 'CP0771' err || no "deny-read tmpfs not reported"
 grep 'deny read ${PROJECT}/.env' fid | grep -q 'stricter.*tmpfs' ||
