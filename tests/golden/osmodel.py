@@ -316,6 +316,19 @@ class Oracle:
         return self.cache[(acc, path)]
 
 
+# SBPL reasons that concern hard links, renaming, deleting and creating:
+# they cannot explain a stricter read, write or exec of an existing path.
+SBPL_BESIDE = ('hard links cannot be created', 'rename protection',
+               'deleting or renaming')
+
+
+def sbpl_beside_probes(cols):
+    if cols[1] != 'sbpl' or len(cols) < 4:
+        return False
+    return all(any(b in part for b in SBPL_BESIDE)
+               for part in cols[3].split('; '))
+
+
 def cmd_decide(policy, outdir, stem, confpol, fidelity_file, helper):
     """Both bindings: ~ outside the project, and the project = ~ (where the
     "may" relations between roots become real)."""
@@ -357,7 +370,8 @@ def decide_one(policy, outdir, stem, confpol, fidelity_file, helper):
     stricter_ok = {}
     for line in open(fidelity_file, encoding='utf-8'):
         cols = line.rstrip('\n').split('\t')
-        if len(cols) >= 3 and cols[2] == 'stricter':
+        if len(cols) >= 3 and cols[2] == 'stricter' and \
+                not sbpl_beside_probes(cols):
             stricter_ok[cols[1]] = True
     bad = 0
     stricter = 0
