@@ -20,6 +20,7 @@
 
 #include "backend.h"
 #include "match.h"
+#include "ospath.h"
 #include "outbuf.h"
 #include "settings.h"
 
@@ -536,15 +537,40 @@ static bool cl_may_be_yes(const struct cp_path *pp, const struct cp_path *rt)
     return true;
 }
 
+/* cp_path_contains (`contains`: pp contains it) or cp_path_overlaps of pp
+ * and runtime directory i.  The session temp dir is the pattern
+ * /tmp/claude-*: a literal absolute pp is decided by its first two
+ * segments, without the automaton a glob costs (a policy of 100,000 rules
+ * asks it for each). */
+static enum cp_rel cl_rt_rel(struct cl *c, size_t i, const struct cp_path *pp,
+                             bool contains)
+{
+    const char *param;
+    const struct cp_path *rt = &c->runtime_paths[i];
+    if (!rt->has_glob || pp->has_glob || pp->root)
+        return contains ? cp_path_contains(pp, rt, &param)
+                        : cp_path_overlaps(pp, rt, &param);
+    bool tmp = pp->nsegs == 0 ||
+               (pp->segs[0].len == 3 && memcmp(pp->segs[0].s, "tmp", 3) == 0);
+    if (!tmp)
+        return CP_REL_NO;
+    if (pp->nsegs <= 1)
+        return CP_REL_YES; /* / or /tmp: contains every match */
+    bool claude = pp->segs[1].len >= 7 &&
+                  memcmp(pp->segs[1].s, "claude-", 7) == 0;
+    if (contains || !claude)
+        return CP_REL_NO;
+    return CP_REL_YES;
+}
+
 /* Does a deny-write pattern reach one of the runtime's writable dirs? */
 static const char *cl_runtime_overlap(struct cl *c, const struct cp_path *pp)
 {
     for (size_t i = 0; i < CL_NRUNTIME; i++) {
-        const char *param;
         /* Only a sure overlap: with PROJECT = HOME every project path
          * "may" overlap; the policy-wide warning covers that case. */
         if (c->runtime_ok[i] && cl_may_be_yes(pp, &c->runtime_paths[i]) &&
-            cp_path_overlaps(pp, &c->runtime_paths[i], &param) == CP_REL_YES)
+            cl_rt_rel(c, i, pp, false) == CP_REL_YES)
             return cl_runtime_writable[i];
     }
     return NULL;
@@ -833,7 +859,6 @@ static const char *cl_runtime_lost(struct cl *c)
     size_t n = 0;
     for (size_t i = 0; i < CL_NRUNTIME; i++) {
         bool allowed = false, denied = false;
-        const char *param;
         for (size_t k = 0; c->runtime_ok[i] && k < c->p->nrules; k++) {
             const struct cp_rule *r = c->p->rules[k];
             if (r->kind != CP_R_WRITE && r->kind != CP_R_DENY_WRITE)
@@ -841,13 +866,13 @@ static const char *cl_runtime_lost(struct cl *c)
             if (!cl_may_be_yes(&r->u.path, &c->runtime_paths[i]))
                 continue;
             if (r->kind == CP_R_WRITE && !r->u.path.has_glob &&
-                cp_path_contains(&r->u.path, &c->runtime_paths[i], &param) ==
+                cl_rt_rel(c, i, &r->u.path, true) ==
                     CP_REL_YES)
                 allowed = true;
             /* As for the rules: a sure overlap (an unbound PROJECT
              * inside ~/.npm/_logs is not worth a warning per build). */
             if (r->kind == CP_R_DENY_WRITE &&
-                cp_path_overlaps(&r->u.path, &c->runtime_paths[i], &param) ==
+                cl_rt_rel(c, i, &r->u.path, false) ==
                     CP_REL_YES)
                 denied = true;
         }
@@ -867,16 +892,50 @@ static const char *cl_runtime_lost(struct cl *c)
  * fidelity report, and as notes): Claude Code's protected paths inside a
  * write root, and writes into a deny-read region inside a write root,
  * which land on a throw-away tmpfs. */
-static bool cl_denied_write(const struct cl *c, const struct cp_path *pp)
+/* The glob-free write roots and deny-write paths as sorted sets, so that
+ * each question below is a few binary searches (policies of 100,000
+ * rules). */
+struct cl_sets {
+    struct cp_pathset writes, dwrites;
+};
+
+static void cl_sets_init(struct cl *c, struct cl_sets *t)
+{
+    size_t n = c->p->nrules ? c->p->nrules : 1, nw = 0, nd = 0;
+    const struct cp_path **w = cp_arena_alloc(c->a, n * sizeof *w);
+    const struct cp_path **d = cp_arena_alloc(c->a, n * sizeof *d);
+    for (size_t k = 0; k < c->p->nrules; k++) {
+        const struct cp_rule *r = c->p->rules[k];
+        if (r->u.path.has_glob)
+            continue;
+        if (r->kind == CP_R_WRITE)
+            w[nw++] = &r->u.path;
+        else if (r->kind == CP_R_DENY_WRITE)
+            d[nd++] = &r->u.path;
+    }
+    cp_pathset_init(c->a, &t->writes, w, nw);
+    cp_pathset_init(c->a, &t->dwrites, d, nd);
+}
+
+/* cp_path_contains or cp_path_overlaps, answering MAY at once for paths
+ * under different roots (what those functions answer there, or a NO they
+ * would find only by building automata: reporting a stricter fact for
+ * every binding that may have it is the safe side). */
+static bool cl_may_rel(const struct cp_path *a, const struct cp_path *b,
+                       bool contains)
 {
     const char *param;
-    for (size_t k = 0; k < c->p->nrules; k++) {
-        const struct cp_rule *d = c->p->rules[k];
-        if (d->kind == CP_R_DENY_WRITE && !d->u.path.has_glob &&
-            cp_path_contains(&d->u.path, pp, &param) == CP_REL_YES)
-            return true;
-    }
-    return false;
+    bool same = a->root ? b->root && strcmp(a->root, b->root) == 0 : !b->root;
+    if (!same)
+        return true;
+    return (contains ? cp_path_contains(a, b, &param)
+                     : cp_path_overlaps(a, b, &param)) != CP_REL_NO;
+}
+
+/* A deny write surely covers the literal path. */
+static bool cl_denied_write(const struct cl_sets *t, const struct cp_path *pp)
+{
+    return !pp->has_glob && cp_pathset_ancestor_or_self(&t->dwrites, pp);
 }
 
 /* Adds a stricter reason to rule c->cur, also to one not enforced. */
@@ -909,8 +968,13 @@ static void cl_qmark(struct cl *c, const struct cp_rule *r)
 
 static void cl_stricter_facts(struct cl *c)
 {
-    const char *param;
     size_t nprot = 0, ntmpfs = 0;
+    struct cl_sets sets;
+    cl_sets_init(c, &sets);
+    struct cp_path proj;
+    bool cwd = c->cwd_writable && cl_project_root(c, &proj);
+    unsigned last_mask = 0;
+    const char *last_why = NULL;
     struct cp_path prot[sizeof cl_protected / sizeof *cl_protected];
     bool prot_ok[sizeof cl_protected / sizeof *cl_protected];
     for (size_t j = 0; j < sizeof cl_protected / sizeof *cl_protected; j++) {
@@ -918,7 +982,7 @@ static void cl_stricter_facts(struct cl *c)
         prot_ok[j] = cp_path_parse(c->a, cl_protected[j],
                                    strlen(cl_protected[j]), false, &prot[j],
                                    &off) == NULL &&
-                     !cl_denied_write(c, &prot[j]);
+                     !cl_denied_write(&sets, &prot[j]);
     }
     for (size_t i = 0; i < c->p->nrules; i++) {
         const struct cp_rule *r = c->p->rules[i];
@@ -929,23 +993,30 @@ static void cl_stricter_facts(struct cl *c)
         if (r->kind == CP_R_WRITE) {
             if (r->u.path.has_glob)
                 continue;
-            const char *names = NULL;
+            unsigned mask = 0;
             for (size_t j = 0; j < sizeof cl_protected / sizeof *cl_protected;
                  j++)
-                if (prot_ok[j] &&
-                    cp_path_contains(&r->u.path, &prot[j], &param) !=
-                        CP_REL_NO)
-                    names = names ? cl_cat(c->a, names, ", ", cl_protected[j],
-                                           (char *)NULL)
-                                  : cl_protected[j];
-            if (names) {
-                nprot++;
-                cl_fid(c, r, CP_FID_STRICTER, CP_DIAG__COUNT,
-                       cl_cat(c->a, "Claude Code never lets Bash write its "
-                                    "protected paths (where they lie in "
-                                    "this root): ",
-                              names, (char *)NULL));
+                if (prot_ok[j] && cl_may_rel(&r->u.path, &prot[j], true))
+                    mask |= 1u << j;
+            if (!mask)
+                continue;
+            /* Most roots share a set: its reason is built once. */
+            if (mask != last_mask) {
+                const char *names = NULL;
+                for (size_t j = 0;
+                     j < sizeof cl_protected / sizeof *cl_protected; j++)
+                    if (mask & (1u << j))
+                        names = names ? cl_cat(c->a, names, ", ",
+                                               cl_protected[j], (char *)NULL)
+                                      : cl_protected[j];
+                last_why = cl_cat(c->a, "Claude Code never lets Bash write "
+                                        "its protected paths (where they lie "
+                                        "in this root): ",
+                                  names, (char *)NULL);
+                last_mask = mask;
             }
+            nprot++;
+            cl_fid(c, r, CP_FID_STRICTER, CP_DIAG__COUNT, last_why);
             continue;
         }
         if (r->kind == CP_R_DENY_READ || r->kind == CP_R_DENY_WRITE)
@@ -954,17 +1025,18 @@ static void cl_stricter_facts(struct cl *c)
             continue;
         /* Surely or for some binding inside a glob-free write root, or in
          * the working directory when Bash may write it. */
-        struct cp_path proj;
-        bool inside = c->cwd_writable && cl_project_root(c, &proj) &&
-                      cp_path_overlaps(&proj, &r->u.path, &param) !=
-                          CP_REL_NO;
-        for (size_t k = 0; k < c->p->nrules && !inside; k++) {
-            const struct cp_rule *w = c->p->rules[k];
-            inside = w->kind == CP_R_WRITE && !w->u.path.has_glob &&
-                     cp_path_overlaps(&w->u.path, &r->u.path, &param) !=
-                         CP_REL_NO;
-        }
-        if (!inside || (!r->u.path.has_glob && cl_denied_write(c, &r->u.path)))
+        /* A glob is taken as its literal prefix: it may then be reported
+         * where no match lies in a write root, never missed. */
+        struct cp_path q = r->u.path;
+        q.nsegs = 0;
+        while (q.nsegs < r->u.path.nsegs &&
+               r->u.path.segs[q.nsegs].kind == CP_SEG_LIT)
+            q.nsegs++;
+        q.has_glob = false;
+        bool inside =
+            (cwd && cl_may_rel(&proj, &q, false)) ||
+            cp_pathset_overlaps(&sets.writes, &q) != CP_OSREL_NO;
+        if (!inside || cl_denied_write(&sets, &r->u.path))
             continue;
         ntmpfs++;
         const char *why = "where it lies in a write root, Claude Code's "
