@@ -48,6 +48,8 @@ BINDINGS = [('/home/u', '/home/u/proj'), ('/home/u', '/home/u'),
             ('/home/u', '/'), ('/Users/s', '/Users/s/a'),
             ('/home/u', '/srv/a/out/p'), ('/', '/tmp/w/proj'),
             ('/tmp/w/proj/home', '/tmp/w/proj')]
+EXECS = ['/usr/bin', '${PROJECT}/bin', '~/.local/bin/*', '/tmp/w/tool',
+         '${PROJECT}/??']
 STAR = ['x', 'ab', '\u00e9', '']
 QMARK = ['a', '\u00e9', 'ab']
 ANY = ['', 'd', 'd/e']
@@ -148,8 +150,11 @@ class Campaign:
         for w in rng.sample(WRITES, rng.randint(1, 3)):
             lines.append('write ' + w)
         for _ in range(rng.randint(1, 4)):
-            kind = rng.choice(['deny write', 'deny read'])
+            kind = rng.choice(['deny write', 'deny read', 'deny exec'])
             lines.append('%s %s' % (kind, rng.choice(DENIES)))
+        if rng.random() < 0.3:
+            for x in rng.sample(EXECS, rng.randint(1, 2)):
+                lines.append('exec ' + x)
         return '\n'.join(lines) + '\n'
 
     def build(self, text, i):
@@ -208,20 +213,21 @@ class Campaign:
                 if r[0] == 'deny':
                     protected.add(p)
         paths = sorted(p for p in paths if '//' not in p)
-        oracle.prefetch([(a, p) for p in paths for a in ('read', 'write')])
+        oracle.prefetch([(a, p) for p in paths
+                         for a in ('read', 'write', 'exec')])
         oracle.sample_explain(rng)
         for p in paths:
             self.counts['probes'] += 1
             mp = macos_path(p)
-            for op in ('read', 'write', 'create', 'unlink'):
-                want = oracle('read' if op == 'read' else 'write', p)
+            for op in ('read', 'write', 'create', 'unlink', 'exec'):
+                want = oracle(op if op in ('read', 'exec') else 'write', p)
                 for prof in profs:
                     got = prof.probe(op, mp)
                     if got and not want:
                         self.report('looser', '%s %s (%s reading): %s' %
                                     (op, p, prof.reading, where))
                     elif want and not got:
-                        need = {'read': "'?'", 'write': "'?'",
+                        need = {'read': "'?'", 'write': "'?'", 'exec': "'?'",
                                 'create': 'renam', 'unlink': 'renam'}[op]
                         self.stricter(reasons, need, '%s %s (%s): %s' %
                                       (op, p, prof.reading, where))
