@@ -1140,10 +1140,10 @@ static bool cl_run(struct cl *c)
                   c->nprot, c->nprot == 1 ? "" : "s");
     if (c->ntmpfs)
         cl_report(c, CP0771, NULL,
-                  "claude: %zu deny-read path%s inside write roots: Claude "
-                  "Code's sandbox shows %s as an empty tmpfs, so writes there "
-                  "never reach the disk (add 'deny write' for the same paths "
-                  "to say so in the policy)",
+                  "claude: %zu deny-read path%s may lie in a write root or "
+                  "the working directory: Claude Code's sandbox shows %s as "
+                  "an empty tmpfs, so writes there never reach the disk (add "
+                  "'deny write' for the same paths to say so in the policy)",
                   c->ntmpfs, c->ntmpfs == 1 ? "" : "s",
                   c->ntmpfs == 1 ? "it" : "them");
     if (c->project_ro)
