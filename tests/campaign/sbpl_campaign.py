@@ -24,8 +24,10 @@ report rates some rule stricter for that reason (hard links, renaming, or
 a byte-counting '?'), or the probe lies in the build's own control plane.
 
 usage: sbpl_campaign.py CONFPOL DECIDE_BATCH WORKDIR SEED COUNT"""
+import fnmatch
 import os
 import random
+import re
 import subprocess
 import sys
 
@@ -90,6 +92,49 @@ def neighbours(p):
     if p != '/':
         out.add(parent.rstrip('/') + '/sib')
     return out
+
+
+def pattern_segs(pat, params):
+    """The segments of a rule's pattern under a binding."""
+    if pat.startswith('"') and pat.endswith('"'):
+        pat = pat[1:-1]
+    if pat.startswith('~'):
+        pat = params['HOME'].rstrip('/') + pat[1:]
+    pat = pat.replace('${PROJECT}', params['PROJECT'].rstrip('/'))
+    return [x for x in pat.split('/') if x]
+
+
+def seg_match(pat, name):
+    """One glob segment against a name, in either reading (bytes, chars):
+    the reasons are looked up leniently, the decisions are not."""
+    if fnmatch.fnmatchcase(name, pat):
+        return True
+    lat = lambda s: s.encode('utf-8').decode('latin-1')  # noqa: E731
+    return fnmatch.fnmatchcase(lat(name), lat(pat))
+
+
+def within(ps, xs):
+    """xs is a match of ps or lies beneath one."""
+    def m(i, j):
+        if i == len(ps):
+            return True
+        if ps[i] == '**':
+            return m(i + 1, j) or (j < len(xs) and m(i, j + 1))
+        return j < len(xs) and seg_match(ps[i], xs[j]) and m(i + 1, j + 1)
+    return m(0, 0)
+
+
+def prefix_of(ps, xs):
+    """xs is an ancestor (or the root) of some match of ps."""
+    def m(i, j):
+        if j == len(xs):
+            return True
+        if i == len(ps):
+            return False
+        if ps[i] == '**':
+            return m(i + 1, j) or m(i, j + 1)
+        return seg_match(ps[i], xs[j]) and m(i + 1, j + 1)
+    return m(0, 0)
 
 
 def ancestors(p):
@@ -171,8 +216,16 @@ class Campaign:
             self.refusals.append(err[0] if err else 'exit %d' % r.returncode)
             return src, None, None
         sb = open(os.path.join(d, 'out', 'p.sb'), encoding='utf-8').read()
-        stricter = [ln.split('\t')[-1] for ln in r.stdout.decode().split('\n')
-                    if '\tsbpl\tstricter\t' in ln]
+        stricter = []
+        for ln in r.stdout.decode().split('\n'):
+            cols = ln.split('\t')
+            if len(cols) < 4 or cols[1:3] != ['sbpl', 'stricter']:
+                continue
+            m = re.search(r'(?:^|: )((?:deny )?(?:write|read|exec) (.*))$',
+                          cols[0])
+            if m:
+                stricter.append((m.group(1).split(' ')[0], m.group(2),
+                                 cols[3]))
         return src, sb, stricter
 
     def report(self, kind, msg):
@@ -180,11 +233,27 @@ class Campaign:
         if len(self.fail) < 40:
             self.fail.append('%s: %s' % (kind.upper(), msg))
 
-    def stricter(self, reasons, need, msg):
+    def stricter(self, reasons, need, msg, path=None, params=None,
+                 rel=None):
+        """A stricter answer must be reported by a rule rated stricter for
+        that reason; with `path`, by a rule whose pattern relates to it
+        (rel: 'ancestor', the path is a match's ancestor, a match or
+        beneath one; 'within', a match or beneath one)."""
         self.counts['stricter'] += 1
-        if not any(need in r for r in reasons):
-            self.report('stricter_unreported', msg + ' (no stricter rating '
-                        'mentioning %r)' % need)
+        for kind, pat, why in reasons:
+            if need not in why:
+                continue
+            if path is None:
+                return
+            segs = pattern_segs(pat, params)
+            if "'?'" in why:
+                # The widened regex: a run of k '?' takes ceil(k/4)..k.
+                segs = [x.replace('?', '*') for x in segs]
+            xs = [x for x in path.split('/') if x]
+            if within(segs, xs) or (rel == 'ancestor' and prefix_of(segs, xs)):
+                return
+        self.report('stricter_unreported', msg + ' (no rule rated stricter '
+                    'for %r%s)' % (need, ' that names it' if path else ''))
 
     def run_one(self, rng, i):
         text = self.policy(rng, i)
@@ -203,6 +272,7 @@ class Campaign:
         where = '%s with HOME=%s PROJECT=%s' % (
             text.replace('\n', '; '), params['HOME'], params['PROJECT'])
         oracle = Oracle(self.helper, self.confpol, src, params)
+        self.params = params
         sbparams = {k: macos_path(v) for k, v in params.items()}
         profs = [Profile(sb, sbparams, reading=r) for r in ('bytes', 'chars')]
         paths = set()
@@ -230,11 +300,14 @@ class Campaign:
                         need = {'read': "'?'", 'write': "'?'", 'exec': "'?'",
                                 'create': 'renam', 'unlink': 'renam'}[op]
                         self.stricter(reasons, need, '%s %s (%s): %s' %
-                                      (op, p, prof.reading, where))
+                                      (op, p, prof.reading, where), p, params,
+                                      'within' if need == "'?'" else
+                                      'ancestor')
         for p in sorted(protected):
             self.attacks(oracle, profs, reasons, p, where)
 
     def attacks(self, oracle, profs, reasons, p, where):
+        # (self.params: the binding of the current round)
         """Rename every ancestor away and back; hard-link the path."""
         denied = [a for a in ('read', 'write') if not oracle(a, p)]
         if not denied:
@@ -255,7 +328,8 @@ class Campaign:
                                             where))
                 if model_mv and not (mv and back):
                     self.stricter(reasons, 'renam', 'mv %s (%s): %s' %
-                                  (anc, prof.reading, where))
+                                  (anc, prof.reading, where), anc,
+                                  self.params, 'ancestor')
         # A hard link in a write root: a second name for the protected file.
         for prof in profs:
             for newp in ('/tmp/w/ln', '/home/u/proj/ln', '/Users/s/b/ln'):
