@@ -240,8 +240,9 @@ class Campaign:
         (rel: 'ancestor', the path is a match's ancestor, a match or
         beneath one; 'within', a match or beneath one)."""
         self.counts['stricter'] += 1
+        needs = need if isinstance(need, tuple) else (need,)
         for kind, pat, why in reasons:
-            if need not in why:
+            if not any(n in why for n in needs):
                 continue
             if path is None:
                 return
@@ -297,12 +298,15 @@ class Campaign:
                         self.report('looser', '%s %s (%s reading): %s' %
                                     (op, p, prof.reading, where))
                     elif want and not got:
+                        # a widened '?' denies creating and deleting too
                         need = {'read': "'?'", 'write': "'?'", 'exec': "'?'",
-                                'create': 'renam', 'unlink': 'renam'}[op]
+                                'create': ('renam', "'?'"),
+                                'unlink': ('renam', "'?'")}[op]
                         self.stricter(reasons, need, '%s %s (%s): %s' %
                                       (op, p, prof.reading, where), p, params,
-                                      'within' if need == "'?'" else
-                                      'ancestor')
+                                      'within' if op in ('read', 'write',
+                                                         'exec')
+                                      else 'ancestor')
         for p in sorted(protected):
             self.attacks(oracle, profs, reasons, p, where)
 
