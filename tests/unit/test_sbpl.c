@@ -302,6 +302,81 @@ START_TEST(test_sbpl_deterministic)
 }
 END_TEST
 
+/* A param-rooted carve-out under an absolute write root pins the
+ * ancestors of the param's value through PROJECT:ancestors. */
+START_TEST(test_sbpl_param_ancestors)
+{
+    struct cp_policy *p = pol(CP_PROFILE_CONFINED);
+    prule(p, CP_R_WRITE, "/tmp", false);
+    prule(p, CP_R_DENY_WRITE, "${PROJECT}/.git/hooks", false);
+    char *s = emit(p);
+    ck_assert_ptr_nonnull(strstr(s, ";; confpol-ancestors PROJECT\n"));
+    ck_assert_ptr_nonnull(strstr(
+        s, "(deny file-write-unlink file-write-create\n"
+           "    (regex (param \"PROJECT:ancestors\")))\n"));
+    ck_assert_ptr_null(strstr(s, "HOME:ancestors"));
+}
+END_TEST
+
+/* A glob write root protects its carve-outs like a literal one. */
+START_TEST(test_sbpl_glob_root)
+{
+    struct cp_policy *p = pol(CP_PROFILE_CONFINED);
+    prule(p, CP_R_WRITE, "/Users/s/*", false);
+    prule(p, CP_R_DENY_WRITE, "/Users/s/a/hooks", false);
+    prule(p, CP_R_DENY_READ, "/Users/s/secret", false);
+    char *s = emit(p);
+    ck_assert_ptr_nonnull(strstr(s, "(deny file-write-unlink file-write-create\n"
+                                    "    (literal \"/Users/s/a\"))"));
+    ck_assert_ptr_nonnull(strstr(s, "(deny file-write-unlink\n"
+                                    "    (literal \"/Users/s/secret\")"));
+    ck_assert_ptr_nonnull(strstr(s, "(deny file-link)"));
+}
+END_TEST
+
+/* '?' runs: exact with a '*', widened in denies, ASCII in allows. */
+START_TEST(test_sbpl_qmark_runs)
+{
+    struct cp_policy *p = pol(CP_PROFILE_CONFINED);
+    prule(p, CP_R_WRITE, "/w/x/?", false);
+    prule(p, CP_R_WRITE, "/w", false);
+    prule(p, CP_R_DENY_READ, "/w/??", false);
+    prule(p, CP_R_DENY_WRITE, "/w/*?", false);
+    char *s = emit(p);
+    ck_assert_ptr_nonnull(strstr(s, "(regex \"^/w/x/[ -.0-~](/.*)?$\")"));
+    ck_assert_ptr_nonnull(strstr(s, "(regex \"^/w/[^/][^/]?(/.*)?$\")"));
+    ck_assert_ptr_nonnull(strstr(s, "(regex \"^/w/[^/]*[^/](/.*)?$\")"));
+    ck_assert(has_code("CP0730"));
+    enum cp_fidelity fid[8];
+    const char *why[8];
+    cp_backend_sbpl.fidelity_all(p, NULL, ar, fid, why);
+    ck_assert_ptr_nonnull(strstr(why[0], "'?' counts bytes"));
+    ck_assert_ptr_nonnull(strstr(why[2], "'?' counts bytes"));
+    ck_assert_ptr_null(strstr(why[3], "'?' counts bytes")); /* '*?': exact */
+}
+END_TEST
+
+/* A deny of every *.lock at any depth of the project, inside `write
+ * ${PROJECT}` alone, pins only the project's literal ancestors, not every
+ * directory below it. */
+START_TEST(test_sbpl_glob_precision)
+{
+    struct cp_policy *p = pol(CP_PROFILE_CONFINED);
+    prule(p, CP_R_WRITE, "${PROJECT}", false);
+    prule(p, CP_R_DENY_WRITE, "${PROJECT}/**/*.lock", false);
+    char *s = emit(p);
+    ck_assert_ptr_null(strstr(s, "(/[^/]+)*$\""));
+    ck_assert(!has_code("CP0711"));
+    /* with a write root outside the project, a match could be moved out */
+    struct cp_policy *q = pol(CP_PROFILE_CONFINED);
+    prule(q, CP_R_WRITE, "${PROJECT}", false);
+    prule(q, CP_R_WRITE, "/tmp", false);
+    prule(q, CP_R_DENY_WRITE, "${PROJECT}/**/*.lock", false);
+    s = emit(q);
+    ck_assert_ptr_nonnull(strstr(s, "(/[^/]+)*$\""));
+}
+END_TEST
+
 Suite *cp_test_sbpl_suite(void);
 Suite *cp_test_sbpl_suite(void)
 {
@@ -318,6 +393,10 @@ Suite *cp_test_sbpl_suite(void)
     tcase_add_test(tc, test_sbpl_cooperative);
     tcase_add_test(tc, test_sbpl_fidelity);
     tcase_add_test(tc, test_sbpl_deterministic);
+    tcase_add_test(tc, test_sbpl_param_ancestors);
+    tcase_add_test(tc, test_sbpl_glob_root);
+    tcase_add_test(tc, test_sbpl_qmark_runs);
+    tcase_add_test(tc, test_sbpl_glob_precision);
     suite_add_tcase(s, tc);
     return s;
 }
