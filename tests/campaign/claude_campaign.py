@@ -15,6 +15,7 @@ one fails unless the fidelity report rates a rule stricter for it.
 usage: claude_campaign.py CONFPOL DECIDE_BATCH WORKDIR SEED COUNT"""
 import json
 import os
+import re
 import random
 import subprocess
 import sys
@@ -23,7 +24,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, '..', 'claude'))
 sys.path.insert(0, HERE)
 import claudemodel as cm  # noqa: E402
-from sbpl_campaign import DENIES, WRITES, expand, neighbours  # noqa: E402
+from sbpl_campaign import (DENIES, WRITES, expand, neighbours,  # noqa: E402
+                           pattern_segs, within)
 
 H, P = cm.H, cm.P
 SESSION_TMP = '/tmp/claude-1000'
@@ -91,6 +93,25 @@ def stricter_reason(model, p, acc):
     return 'write glob is not granted'
 
 
+def named(stricter, need, p, params):
+    """Some rule rated stricter (or not enforced) gives the reason and
+    names the path: its pattern holds p (a write root for the protected
+    paths, the deny rule otherwise); an unbound PROJECT is a fact of the
+    write roots as a whole."""
+    xs = [x for x in p.split('/') if x]
+    for kind, pat, why in stricter:
+        if need not in why:
+            continue
+        if need == 'PROJECT is unbound':
+            return True
+        segs = pattern_segs(pat, params)
+        if "'?'" in need:
+            segs = [x.replace('?', '*') for x in segs]
+        if within(segs, xs):
+            return True
+    return False
+
+
 def main():
     confpol, helper, work, seed, count = sys.argv[1:6]
     rng = random.Random(int(seed))
@@ -137,7 +158,14 @@ def main():
                         f[2] == 'not enforced by this target']
         # A rule not enforced may name a stricter side too ("also
         # stricter: ..."): every reason counts.
-        stricter = [f[3] for f in fid if len(f) > 3 and f[2] != 'exact']
+        stricter = []
+        for f in fid:
+            if len(f) < 4 or f[2] == 'exact':
+                continue
+            m = re.search(r'(?:^|: )((?:deny )?(?:write|read|exec) (.*))$',
+                          f[0])
+            if m:
+                stricter.append((m.group(1).split(' ')[0], m.group(2), f[3]))
         where = text.replace('\n', '; ')
         for p in paths:
             counts['probes'] += 1
@@ -153,7 +181,7 @@ def main():
                 elif want and not got:
                     counts['stricter'] += 1
                     need = stricter_reason(model, p, acc)
-                    if not any(need in x for x in stricter):
+                    if not named(stricter, need, p, params):
                         counts['stricter_unreported'] += 1
                         if len(fails) < 40:
                             fails.append('STRICTER UNREPORTED (%r): %s %s: %s'
