@@ -715,11 +715,20 @@ static void analyse(struct sb *s)
         for (size_t i = 0; i < s->writes.n; i++)
             fid_stricter(s, s->writes.v[i].r,
                          "hard links cannot be created: (deny file-link)");
+    if (s->dreads.n)
+        for (size_t i = 0; i < s->writes.n; i++)
+            fid_stricter(s, s->writes.v[i].r,
+                         "files cannot be cloned (deny file-clone), since a "
+                         "deny-read rule exists");
     if (s->links && s->writes.n && !s->errors)
         warn(s, CP0731, NULL,
              "sbpl: hard links cannot be created in the sandbox (deny "
              "file-link): a link would give a protected file a second name "
-             "no rule denies");
+             "no rule denies%s",
+             s->dreads.n ? "; nor can files be cloned (deny file-clone): a "
+                           "clone of a deny-read file would be a readable "
+                           "copy"
+                         : "");
     if (s->nanc_rules && !s->errors)
         warn(s, CP0732, NULL,
              "sbpl: %zu protected path%s: the directories above %s inside "
@@ -828,6 +837,12 @@ static void sb_write(const struct sb *sp, struct cp_arena *a,
         cp_ob_adds(out, "(deny network*)\n");
     if (s.links)
         cp_ob_adds(out, "(deny file-link)\n");
+    /* clonefile (outside file*, sbpl.md §3) copies a file without a
+     * file-read-data check that the reference can vouch for: with a
+     * deny-read region, clones are refused (a clone of a secret would be a
+     * readable copy). */
+    if (s.dreads.n)
+        cp_ob_adds(out, "(deny file-clone)\n");
 
     /* Filtered allows. */
     rule(out, "allow file-write*", &s.writes, SB_SUBTREE);
@@ -836,7 +851,9 @@ static void sb_write(const struct sb *sp, struct cp_arena *a,
 
     /* Filtered denies: the last matching filtered rule wins. */
     rule(out, "deny file-write*", &s.dwrites, SB_SUBTREE_DENY);
-    rule(out, "deny file-read*", &s.dreads, SB_SUBTREE_DENY);
+    /* file-test-existence is outside file-read* (sbpl.md §3). */
+    rule(out, "deny file-read* file-test-existence", &s.dreads,
+         SB_SUBTREE_DENY);
     struct sb_list dx = {0};
     for (size_t i = 0; i < s.dreads.n; i++)
         list_push(a, &dx, s.dreads.v[i].r, s.dreads.v[i].path);

@@ -334,6 +334,17 @@ class Campaign:
                     self.stricter(reasons, 'renam', 'mv %s (%s): %s' %
                                   (anc, prof.reading, where), anc,
                                   self.params, 'ancestor')
+        # A clone of a deny-read file is a readable copy; its existence
+        # is what a read would tell.
+        if 'read' in denied:
+            for prof in profs:
+                self.counts['attacks'] += 2
+                if prof.probe('clone', macos_path(p), '/private/tmp/w/cl'):
+                    self.report('looser', 'clone %s (%s): %s' %
+                                (p, prof.reading, where))
+                if prof.probe('exists', macos_path(p)):
+                    self.report('looser', 'test -e %s (%s): %s' %
+                                (p, prof.reading, where))
         # A hard link in a write root: a second name for the protected file.
         for prof in profs:
             for newp in ('/tmp/w/ln', '/home/u/proj/ln', '/Users/s/b/ln'):

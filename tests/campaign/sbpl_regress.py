@@ -97,6 +97,10 @@ for prof in profiles(text, params):
            prof.probe('rename', '/Users/s/secret', '/Users/s/x'), False)
     expect('class 2: link the secret',
            prof.probe('link', '/Users/s/secret', '/Users/s/x'), False)
+    expect('clone the secret (%s)' % prof.reading,
+           prof.probe('clone', '/Users/s/secret', '/Users/s/x'), False)
+    expect('test -e the secret',
+           prof.probe('exists', '/Users/s/secret'), False)
     expect('class 2: write in another child',
            prof.probe('write', '/Users/s/c/f'), True)
 check_model(src, text, params, 'read', '/Users/s/secret/k', 'class 2')

@@ -18,8 +18,10 @@ reference (../shared/reference/sbpl.md), not from backends/sbpl.c.
 * Regexes: reading="bytes" matches the UTF-8 bytes of pattern and path (the
   reading sbpl.md §6 reports), reading="chars" matches characters; a sound
   profile must be sound in both.
-* Probes: read, write (existing file), create, unlink, exec, link (new name
-  and target), rename (unlink of the source, create of the destination).
+* Probes: read, write (existing file), create, unlink, exec, exists
+  (file-test-existence), link (new name and target), clone (clonefile,
+  checked as file-clone only: the weakest reading), rename (unlink of the
+  source, create of the destination).
 """
 import os
 import re
@@ -57,9 +59,11 @@ OPS_PARENT = {
     'process-exec': ['process-exec*', 'process*'],
     'network-outbound': ['network*'],
     'file-link': [],
+    'file-clone': [],
+    'file-test-existence': [],
 }
 # Operations outside `default` (sbpl.md §3): allowed unless a rule names them.
-EXEMPT = {'file-link'}
+EXEMPT = {'file-link', 'file-clone', 'file-test-existence'}
 
 
 class Profile:
@@ -226,6 +230,12 @@ class Profile:
             return ok('file-write-unlink', path)
         if kind == 'exec':
             return ok('process-exec', path)
+        if kind == 'exists':
+            return ok('file-test-existence', path)
+        if kind == 'clone':
+            # clonefile: which checks apply is not known (sbpl.md §10):
+            # allowed when file-clone is, whatever else is checked.
+            return ok('file-clone', path) and ok('file-clone', dest)
         if kind == 'rename':
             return ok('file-write-unlink', path) and \
                 ok('file-write-create', dest)
