@@ -316,10 +316,11 @@ class Oracle:
         return self.cache[(acc, path)]
 
 
-# SBPL reasons that concern hard links, renaming, deleting and creating:
+# SBPL reasons that concern hard links, clones, renaming, deleting and
+# creating:
 # they cannot explain a stricter read, write or exec of an existing path.
 SBPL_BESIDE = ('hard links cannot be created', 'rename protection',
-               'deleting or renaming')
+               'deleting or renaming', 'files cannot be cloned')
 
 
 def sbpl_beside_probes(cols):
