@@ -838,8 +838,9 @@ static void cl_default_write(struct cl *c)
                 continue;
             c->cur = i;
             cl_fid(c, r, CP_FID_STRICTER, CP_DIAG__COUNT,
-                   "PROJECT is unbound: the artifact denies writing the whole "
-                   "project, though this root holds it for some bindings");
+                   "the artifact denies writing the whole project (no write "
+                   "root surely holds it), though this root holds it for "
+                   "some bindings of the params");
             c->project_ro = c->project_ro ? c->project_ro : r;
         }
         return;
@@ -1148,10 +1149,10 @@ static bool cl_run(struct cl *c)
                   c->ntmpfs == 1 ? "it" : "them");
     if (c->project_ro)
         cl_report(c, CP0772, c->project_ro,
-                  "claude: PROJECT is unbound and this write root may hold "
-                  "it: the artifact denies writing the whole project (Claude "
-                  "Code would let Bash write its working directory); build "
-                  "with -D PROJECT=/abs/path");
+                  "claude: this write root may hold PROJECT (depending on "
+                  "the params' values): the artifact denies writing the "
+                  "whole project (Claude Code would let Bash write its "
+                  "working directory); build with -D PROJECT=/abs/path");
     if (c->project_relative && c->net_restricted && !c->coop)
         cl_report(c, CP0759, NULL,
                   "claude: the artifact limits the network and spells "

@@ -89,7 +89,7 @@ def stricter_reason(model, p, acc):
             cm.Claude.bash_write(model, p):
         return 'tmpfs'
     if cm.under(p, P):
-        return 'PROJECT is unbound'
+        return 'denies writing the whole project'
     return 'write glob is not granted'
 
 
@@ -102,7 +102,7 @@ def named(stricter, need, p, params):
     for kind, pat, why in stricter:
         if need not in why:
             continue
-        if need == 'PROJECT is unbound':
+        if need == 'denies writing the whole project':
             return True
         segs = pattern_segs(pat, params)
         if "'?'" in need:

@@ -28,9 +28,9 @@ grep -E 'CP077[01].*' err | grep -q 'warning' && no "facts reported as warnings"
 printf 'confpol 1\nprofile confined\nwrite ~/code\n' >b.confpol
 "$CONFPOL" build --target claude --fidelity -o out b.confpol >fid 2>err ||
     { no "build b"; cat err; }
-grep -q 'warning: claude: PROJECT is unbound.*CP0772' err ||
+grep -q 'warning: claude: this write root may hold PROJECT.*CP0772' err ||
     no "unbound PROJECT below ~/code not reported"
-grep 'write ~/code' fid | grep -q 'stricter.*PROJECT is unbound' ||
+grep 'write ~/code' fid | grep -q 'stricter.*denies writing the whole project' ||
     no "unbound PROJECT not in the fidelity report"
 "$CONFPOL" build --target claude -D PROJECT=/home/u/code/p -D HOME=/home/u \
     --fidelity -o out b.confpol >fid 2>err || { no "build b -D"; cat err; }
