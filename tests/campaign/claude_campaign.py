@@ -65,7 +65,8 @@ def announced_looser(model, p, acc, warn, not_enforced):
             return '/tmp/claude-<uid>' in warn
         rt = [r for r in cm.RUNTIME if cm.under(p, r)]
         if rt:
-            return 'CP0756' in warn and rt[0].replace(H, '~') in warn
+            return ('CP0756' in warn or 'CP0763' in warn) and \
+                rt[0].replace(H, '~') in warn
         if cm.under(p, P) and 'CP0757' in warn:
             return True
         # Byte-wise, as the model matches: Claude's own '?' takes a
