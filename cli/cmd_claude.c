@@ -219,6 +219,9 @@ int cp_cmd_claude(int argc, char **argv)
     bargv[bargc++] = "build";
     bargv[bargc++] = "--target";
     bargv[bargc++] = "claude";
+    /* CP0759 is about project settings files; confpol claude writes a
+     * --settings file, where strictAllowlist holds. */
+    bargv[bargc++] = "-Wno-claude-net-prompt";
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
         if (strcmp(s, "--") == 0) {

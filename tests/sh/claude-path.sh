@@ -72,7 +72,7 @@ printf '%s\n' '{"permissions": {"allow": ["Edit(//tmp/**)"]}}' >.claude/settings
 PATH="$tmp/bin:$PATH" "$CONFPOL" claude -q -- -p hello world >"$tmp/out" 2>&1
 rc=$?
 [ $rc -eq 1 ] || fail "loosening settings: exit $rc"
-grep -v -e 'warning:' -e '^ ' "$tmp/out" >"$tmp/got"
+grep '^confpol claude:' "$tmp/out" >"$tmp/got"
 cat >"$tmp/want" <<EOF
 confpol claude: $HOME/.claude/settings.json: disableAllHooks (the gate hook would never run) is true
 confpol claude: $HOME/.claude/settings.json: sandbox.filesystem.allowWrite holds "/etc", which Claude Code adds to this policy's list
