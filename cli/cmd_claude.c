@@ -10,11 +10,13 @@
  * `claude --settings FILE ARGS...` (spec/settings-wiring.md, "confpol
  * claude"). */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -44,15 +46,19 @@ static void cp_claude_usage(FILE *out)
 }
 
 /* $XDG_CONFIG_HOME/confpol/claude/NAME-HASH for the project (heap):
- * one directory per project, named so that a person can tell which. */
-static char *cp_claude_dir(const char *project)
+ * one directory per project, named so that a person can tell which.
+ * --whole: $XDG_CACHE_HOME/confpol/claude/NAME-HASH instead, since the gate
+ * hook then runs inside the confinement, where a confined policy denies
+ * reading ~/.config/confpol. */
+static char *cp_claude_dir(const char *project, bool whole)
 {
-    const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+    const char *xdg = getenv(whole ? "XDG_CACHE_HOME" : "XDG_CONFIG_HOME");
+    const char *home = getenv("HOME");
     struct cp_buf b = {0};
     if (xdg && xdg[0] == '/')
         cp_buf_printf(&b, "%s/confpol", xdg);
     else if (home && home[0] == '/')
-        cp_buf_printf(&b, "%s/.config/confpol", home);
+        cp_buf_printf(&b, "%s/%s/confpol", home, whole ? ".cache" : ".config");
     else
         return NULL;
     unsigned char md[CP_SHA256_LEN];
@@ -203,10 +209,174 @@ static char *cp_claude_join(const char *dir, const char *name)
     return b.data;
 }
 
+/* The first line `confpol explain` prints for one access (heap), run as a
+ * child so that its output is captured; NULL when it fails. */
+static char *cp_claude_explain(const char *policy, const char *project,
+                               const char *access, const char *subject)
+{
+    int fd[2];
+    if (pipe(fd) != 0)
+        return NULL;
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fd[0]);
+        close(fd[1]);
+        return NULL;
+    }
+    if (pid == 0) {
+        char def[PATH_MAX + 16];
+        snprintf(def, sizeof def, "PROJECT=%s", project);
+        dup2(fd[1], 1);
+        close(fd[0]);
+        close(fd[1]);
+        execl("/proc/self/exe", "confpol", "explain", "--ignore-expect", "-D",
+              def, policy, access, subject, (char *)NULL);
+        _exit(127);
+    }
+    close(fd[1]);
+    char line[256] = "";
+    FILE *f = fdopen(fd[0], "r");
+    if (f) {
+        if (!fgets(line, sizeof line, f))
+            line[0] = '\0';
+        while (fgetc(f) != EOF)
+            ;
+        fclose(f);
+    } else {
+        close(fd[0]);
+    }
+    int st;
+    waitpid(pid, &st, 0);
+    line[strcspn(line, "\n")] = '\0';
+    return line[0] ? cp_xstrdup(line) : NULL;
+}
+
+/* The settings for Claude Code inside the confinement: its own sandbox
+ * off (bubblewrap cannot nest in the runtime's namespaces, and the
+ * confinement around it is the stronger one), the artifact's permission
+ * rules kept as a second layer for the file tools, and its gate hooks
+ * wired with absolute paths. */
+static bool cp_claude_whole_settings(const char *artifact, const char *settings)
+{
+    struct cp_arena *a = cp_arena_new();
+    struct cp_buf text = {0}, out = {0}, rep = {0};
+    struct cp_jnode *art = NULL;
+    bool ok = false;
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0 || !cp_claude_read(artifact, &text) ||
+        cp_json_parse(a, text.data, text.len, &art) || art->type != CP_J_OBJ)
+        goto out;
+    self[n] = '\0';
+    struct cp_jnode *doc = cp_json_new(a, CP_J_OBJ);
+    struct cp_jnode *sb = cp_json_new(a, CP_J_OBJ);
+    cp_json_set(a, sb, "enabled", cp_json_bool(a, false));
+    cp_json_set(a, doc, "sandbox", sb);
+    struct cp_jnode *perm = cp_json_get(art, "permissions", NULL);
+    if (perm)
+        cp_json_set(a, doc, "permissions", perm);
+    struct cp_jnode *hooks = cp_json_get(art, "hooks", NULL);
+    const char *cmd = cp_settings_hook_command(a, self, artifact);
+    for (size_t e = 0; hooks && hooks->type == CP_J_OBJ && e < hooks->n; e++) {
+        struct cp_jnode *groups = hooks->members[e].val;
+        for (size_t g = 0; groups->type == CP_J_ARR && g < groups->n; g++) {
+            struct cp_jnode *hs = cp_json_get(groups->items[g], "hooks", NULL);
+            for (size_t h = 0; hs && hs->type == CP_J_ARR && h < hs->n; h++)
+                if (cp_json_get(hs->items[h], "command", NULL))
+                    cp_json_set(a, hs->items[h], "command",
+                                cp_json_str(a, cmd, strlen(cmd)));
+        }
+    }
+    if (hooks)
+        cp_json_set(a, doc, "hooks", hooks);
+    cp_json_print(&out, doc, "", "  ", false);
+    cp_buf_addc(&out, '\n');
+    struct cp_jnode *back = NULL;
+    if (cp_json_parse(a, out.data, out.len, &back) ||
+        cp_settings_schema_check(a, back, out.len, &rep) != 0) {
+        fprintf(stderr, "confpol claude: the settings would not load:\n%s",
+                rep.data ? rep.data : "");
+        goto out;
+    }
+    ok = cp_cli_write_atomic(settings, out.data, out.len) == 0;
+    if (!ok)
+        fprintf(stderr, "confpol claude: %s: %s\n", settings, strerror(errno));
+out:
+    cp_buf_free(&text);
+    cp_buf_free(&out);
+    cp_buf_free(&rep);
+    cp_arena_free(a);
+    return ok;
+}
+
+/* --whole: `confpol run POLICY -- claude --settings FILE ARGS...`. */
+static int cp_claude_whole(const char *policy, const char *project,
+                           const char *artifact, const char *settings,
+                           const char **opts, int nopts, int nargs,
+                           char **args, bool quiet)
+{
+    /* The agent must not rewrite its own settings or the gate's artifact:
+     * Claude Code reloads a settings file that changes. */
+    char *v = cp_claude_explain(policy, project, "write", settings);
+    bool writable = !v || strncmp(v, "deny", 4) != 0;
+    free(v);
+    if (writable) {
+        fprintf(stderr, "confpol claude: the policy lets the agent write %s "
+                        "(or could not be asked): the settings and the "
+                        "gate's artifact must stay out of the write roots\n",
+                settings);
+        return 1;
+    }
+    if (!cp_claude_whole_settings(artifact, settings))
+        return 1;
+    /* Claude Code creates ~/.claude.json on its first start; a write root
+     * that does not exist cannot be created inside the confinement. */
+    const char *home = getenv("HOME");
+    if (home && home[0] == '/') {
+        char *cj = cp_claude_join(home, ".claude.json");
+        int fd = open(cj, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        if (fd >= 0) {
+            if (write(fd, "{}\n", 3) != 3)
+                fprintf(stderr, "confpol claude: %s: %s\n", cj, strerror(errno));
+            close(fd);
+            if (!quiet)
+                fprintf(stderr, "confpol claude: created %s (Claude Code's "
+                                "state file, a write root of the policy)\n", cj);
+        }
+        free(cj);
+    }
+    const char *bin = getenv("CONFPOL_CLAUDE");
+    if (!bin || !*bin)
+        bin = "claude";
+    const char **rargv = cp_xmalloc((size_t)(nopts + nargs + 8) * sizeof *rargv);
+    int n = 0;
+    rargv[n++] = "run";
+    for (int i = 0; i < nopts; i++)
+        if (strcmp(opts[i], "--target") != 0 && strcmp(opts[i], "claude") != 0 &&
+            strcmp(opts[i], "build") != 0)
+            rargv[n++] = opts[i];
+    rargv[n++] = policy;
+    rargv[n++] = "--";
+    rargv[n++] = bin;
+    rargv[n++] = "--settings";
+    rargv[n++] = settings;
+    for (int i = 0; i < nargs; i++)
+        rargv[n++] = args[i];
+    rargv[n] = NULL;
+    if (!quiet)
+        fprintf(stderr, "confpol claude: confpol run %s -- %s --settings %s "
+                        "(PROJECT=%s)\n",
+                policy, bin, settings, project);
+    fflush(NULL);
+    int rc = cp_cmd_run(n, (char **)rargv);
+    free(rargv);
+    return rc;
+}
+
 int cp_cmd_claude(int argc, char **argv)
 {
     const char *policy = NULL;
-    bool quiet = false;
+    bool quiet = false, whole = false;
     int rest = argc, rc = 2;
     /* build's own options pass through: -D, -W..., --diagnostics-format */
     const char **bargv = cp_xmalloc((size_t)(argc + 10) * sizeof *bargv);
@@ -233,6 +403,8 @@ int cp_cmd_claude(int argc, char **argv)
             goto done;
         } else if (strcmp(s, "-q") == 0 || strcmp(s, "--quiet") == 0) {
             quiet = true;
+        } else if (strcmp(s, "--whole") == 0) {
+            whole = true;
         } else if (strcmp(s, "-D") == 0 || strcmp(s, "--diagnostics-format") == 0) {
             if (i + 1 >= argc) {
                 fprintf(stderr, "confpol claude: %s expects a value\n", s);
@@ -271,7 +443,7 @@ int cp_cmd_claude(int argc, char **argv)
     char *rp = project ? realpath(project, NULL) : NULL;
     free(project);
     project = rp;
-    dir = project ? cp_claude_dir(project) : NULL;
+    dir = project ? cp_claude_dir(project, whole) : NULL;
     if (!dir || !cp_claude_mkdirs(dir)) {
         fprintf(stderr, "confpol claude: cannot make the directory for the "
                         "settings%s%s: %s\n",
@@ -306,6 +478,11 @@ int cp_cmd_claude(int argc, char **argv)
         artifact = b.data;
     }
     settings = cp_claude_join(dir, "settings.json");
+    if (whole) {
+        rc = cp_claude_whole(policy, project, artifact, settings, bargv,
+                             bargc - 5, argc - rest, argv + rest, quiet);
+        goto done;
+    }
     /* A fresh settings file each time: it holds this artifact only. */
     if (unlink(settings) != 0 && errno != ENOENT) {
         fprintf(stderr, "confpol claude: %s: %s\n", settings, strerror(errno));
