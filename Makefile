@@ -202,7 +202,12 @@ demo:
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(BUILD)/confpol $(BUILD)/confpol-run $(DESTDIR)$(PREFIX)/bin/
-	install -m 644 spec/confpol.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 spec/confpol.1 spec/confpol-run.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -d $(DESTDIR)$(PREFIX)/share/confpol/starter \
+	  $(DESTDIR)$(PREFIX)/share/confpol/examples/include
+	install -m 644 examples/starter/*.confpol $(DESTDIR)$(PREFIX)/share/confpol/starter/
+	install -m 644 examples/*.confpol $(DESTDIR)$(PREFIX)/share/confpol/examples/
+	install -m 644 examples/include/* $(DESTDIR)$(PREFIX)/share/confpol/examples/include/
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
