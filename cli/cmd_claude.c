@@ -333,6 +333,11 @@ static int cp_claude_whole(const char *policy, const char *project,
      * that does not exist cannot be created inside the confinement. */
     const char *home = getenv("HOME");
     if (home && home[0] == '/') {
+        char *cd = cp_claude_join(home, ".claude");
+        if (mkdir(cd, 0700) == 0 && !quiet)
+            fprintf(stderr, "confpol claude: created %s (Claude Code's state "
+                            "directory, a write root of the policy)\n", cd);
+        free(cd);
         char *cj = cp_claude_join(home, ".claude.json");
         int fd = open(cj, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
         if (fd >= 0) {
@@ -438,6 +443,12 @@ int cp_cmd_claude(int argc, char **argv)
     }
     if (!policy)
         policy = "policy.confpol";
+    if (whole) {
+        /* Facts about Claude Code's own sandbox and file tools: with
+         * --whole both are inside the confinement, so they do not apply. */
+        bargv[bargc++] = "-Wno-claude-runtime-dirs";
+        bargv[bargc++] = "-Wno-claude-file-tools";
+    }
 
     project = getcwd(NULL, 0);
     char *rp = project ? realpath(project, NULL) : NULL;
