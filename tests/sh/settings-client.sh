@@ -132,5 +132,31 @@ grep -qxF "$proj/$set_: note: this settings file belongs to the project $proj: r
 grep -qxF "$proj/$set_: note: the installed artifact $proj/$art was built without -D (its paths are project-relative); verify against it: confpol verify --claude $proj/$set_ $proj/$art" "$tmp/v.out" ||
     { fail "verify names how the artifact was built"; cat "$tmp/v.out"; }
 
+# The real client agrees, when it is installed: `claude doctor` lists the
+# files it skips ("Invalid settings") and the problem; it is asked about a
+# file confpol refuses and one it accepts, of each kind measured above.
+real=$(command -v claude 2>/dev/null)
+if [ -n "$real" ] && command -v script >/dev/null 2>&1; then
+    doctor() { # dir jq-edit
+        mkdir -p "$tmp/$1/.claude"
+        jq "$2" "$tmp/good.json" >"$tmp/$1/.claude/settings.json"
+        (cd "$tmp/$1" && HOME="$tmp/$1" timeout 25 script -qc "$real doctor" /dev/null </dev/null 2>&1) |
+            sed 's/\x1b\[[0-9;?]*[a-zA-Z]//g' | tr -d '\r ' >"$tmp/$1.out"
+    }
+    doctor d1 '.model=5' &
+    doctor d2 '.permissions.defaultMode="delegate"' &
+    doctor d3 '.env={"lower":"x"} | .model=""' &
+    doctor d4 '.hooks.PostToolUse=[{"hooks":[{"type":"command"}]}]'
+    wait
+    if grep -q "Invalidsettings\|Updates" "$tmp/d1.out"; then
+        for d in d1 d2 d4; do
+            grep -q "Invalidsettings✘" "$tmp/$d.out" || fail "claude doctor does not skip the file of $d"
+        done
+        grep -q "Invalidsettings✘" "$tmp/d3.out" && fail "claude doctor skips a file confpol accepts"
+    else
+        echo "note: claude doctor printed nothing usable: the client comparison skipped"
+    fi
+fi
+
 [ $fails -eq 0 ] || exit 1
 echo "settings-client: ok"
