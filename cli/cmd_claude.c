@@ -553,9 +553,10 @@ int cp_cmd_claude(int argc, char **argv)
                 bin, settings, policy, project);
     fflush(NULL);
     execvp(bin, (char **)cargv);
-    fprintf(stderr, "confpol claude: %s: %s\n", bin, strerror(errno));
+    int e = errno;
+    fprintf(stderr, "confpol claude: %s: %s\n", bin, strerror(e));
     free(cargv);
-    rc = errno == ENOENT ? 127 : 126;
+    rc = e == ENOENT ? 127 : 126;
 done:
     cp_buf_free(&text);
     cp_arena_free(a);
