@@ -37,7 +37,7 @@ BINS := $(BUILD)/confpol $(BUILD)/confpol-run
 
 .PHONY: all check check-run check-unit check-sh check-asan check-valgrind \
         check-valgrind-run demo deps \
-        install golden bench fuzz format clean soak
+        install golden bench bench-gate fuzz format clean soak
 
 all: $(BINS)
 
@@ -85,6 +85,8 @@ $(BUILD)/gen/starter_%.o: $(BUILD)/gen/starter_%.c
 # Everything that may include the generated headers waits for them.
 $(LIB_OBJS) $(CLI_OBJS) $(TEST_OBJS): | $(BUILD)/grammar/parser.h $(BUILD)/grammar/lexer.h
 
+# The gate library's installed place (compiler/library.c).
+$(BUILD)/compiler/library.o: CPPFLAGS += -DCP_DATADIR='"$(PREFIX)/share/confpol"'
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(DEPS_CFLAGS) -MMD -MP -c -o $@ $<
@@ -176,6 +178,10 @@ golden: all
 bench: all
 	BUILD=$(BUILD) sh tests/bench/run.sh
 
+# Only the gate hook with the gate library (part of `make bench`).
+bench-gate: all
+	BUILD=$(BUILD) sh tests/bench/gate.sh
+
 # The attack campaign for as long as asked (tests/campaign/README.md);
 # `make check` runs a fixed-seed slice of it (tests/sh/campaign.sh).
 SEED ?= 1
@@ -208,6 +214,8 @@ install: all
 	install -m 644 examples/starter/*.confpol $(DESTDIR)$(PREFIX)/share/confpol/starter/
 	install -m 644 examples/*.confpol $(DESTDIR)$(PREFIX)/share/confpol/examples/
 	install -m 644 examples/include/* $(DESTDIR)$(PREFIX)/share/confpol/examples/include/
+	install -d $(DESTDIR)$(PREFIX)/share/confpol/gates
+	install -m 644 gates/*.confpol $(DESTDIR)$(PREFIX)/share/confpol/gates/
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')

@@ -652,7 +652,9 @@ static void cl_gate(struct cl *c, const struct cp_rule *r, unsigned ordinal)
     }
     gs->v[gs->n++] = (struct cl_gate_out){
         .id = id,
-        .kind = g->kind == CP_GATE_REGEX ? "regex" : "words",
+        .kind = g->kind == CP_GATE_REGEX     ? "regex"
+                : g->kind == CP_GATE_UNKNOWN ? "unknown"
+                                             : "words",
         .pattern = g->text,
         .verdict = deny ? "deny" : "ask",
         .where = where,
