@@ -175,6 +175,17 @@ check-valgrind-run: all $(BUILD)/unit-tests
 golden: all
 	BUILD=$(BUILD) UPDATE=1 sh tests/golden/run.sh
 
+# The SBPL and claude attack campaigns for as long as asked:
+# make soak-sbpl SEED=N COUNT=N
+.PHONY: soak-sbpl
+soak-sbpl: all
+	BUILD=$(BUILD) CONFPOL=$(CURDIR)/$(BUILD)/confpol TOP=$(CURDIR) \
+	  SBPL_SEED=$(or $(SEED),1) SBPL_COUNT=$(or $(COUNT),500) \
+	  sh tests/sh/sbpl-campaign.sh
+	BUILD=$(BUILD) CONFPOL=$(CURDIR)/$(BUILD)/confpol TOP=$(CURDIR) \
+	  CLAUDE_SEED=$(or $(SEED),1) CLAUDE_COUNT=$(or $(COUNT),500) \
+	  sh tests/sh/claude-campaign.sh
+
 bench: all
 	BUILD=$(BUILD) sh tests/bench/run.sh
 

@@ -325,10 +325,18 @@ int cp_rt_bwrap_probe(const char *bwrap, char *why, size_t size);
 /* Names from the profile's ";; confpol-param NAME" lines, in order. */
 int cp_rt_sb_params(const char *text, size_t len, struct cp_rt_strv *names,
                     struct cp_rt_err *e);
-/* sandbox-exec -f PROFILE -D NAME=VALUE... -- CMD [ARG]... */
+/* Names from the ";; confpol-ancestors NAME" lines (each one of names). */
+int cp_rt_sb_ancestors(const char *text, size_t len, const struct cp_rt_strv *names,
+                       struct cp_rt_strv *anc, struct cp_rt_err *e);
+/* The anchored AppleMatch regex of "/" and every proper ancestor of the
+ * absolute path value (malloc'ed): the value of -D NAME:ancestors. */
+char *cp_rt_sb_ancestors_regex(const char *value);
+/* sandbox-exec -f PROFILE -D NAME=VALUE... -D NAME:ancestors=REGEX... --
+ * CMD [ARG]...; anc may be NULL. */
 int cp_rt_sb_argv(const char *profile_path, const struct cp_rt_strv *names,
-                  const struct cp_rt_params *p, char *const *cmd, size_t ncmd,
-                  struct cp_rt_strv *out, struct cp_rt_err *e);
+                  const struct cp_rt_strv *anc, const struct cp_rt_params *p,
+                  char *const *cmd, size_t ncmd, struct cp_rt_strv *out,
+                  struct cp_rt_err *e);
 /* Binds the params of a .sb file and runs sandbox-exec (macOS), or
  * explains that it needs macOS and returns 126. */
 int cp_rt_run_sbpl(const char *prog, const char *profile_path,
