@@ -108,6 +108,8 @@ def generate(seed, index, base):
         elif form < 0.3:
             segs = ['**', 'x.pem']
         pat = anchor + '/' + '/'.join(segs)
+        if pat in writes:
+            pat += '/' + _seg(rng)  # 'write X' with 'deny write X' is an error (CP0503)
         c.rules.append((kind.replace(' ', '-'), pat, c.sub(pat)))
         lines.append('%s %s' % (kind, pat))
         concrete = c.sub(pat)
