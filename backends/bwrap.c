@@ -333,7 +333,7 @@ static void analyse(struct bw *b)
             report(b, CP0704, r,
                    "bwrap: cannot allow network access to '%s' only: all "
                    "network access is denied",
-                   r->u.dom.name);
+                   cp_backend_rule_domain(b->a, r));
             break;
         }
     }

@@ -39,6 +39,12 @@ const char *cp_backend_rule_text(struct cp_arena *a, const struct cp_rule *r)
     return r->text ? r->text : cp_path_format(a, &r->u.path);
 }
 
+const char *cp_backend_rule_domain(struct cp_arena *a, const struct cp_rule *r)
+{
+    return r->u.dom.wildcard ? cp_arena_printf(a, "*.%s", r->u.dom.name)
+                             : r->u.dom.name;
+}
+
 struct cp_diag *cp_backend_vreport(struct cp_diags *d, enum cp_diag_code c,
                                    const struct cp_rule *r, const char *fmt,
                                    va_list ap)

@@ -67,6 +67,10 @@ static void cp_explain_text(struct cp_ctx *cx, enum cp_access acc,
     }
     if (dc->by_default)
         printf("  by default: %s\n", cp_sema_default_why(acc, dc->verdict, p));
+    if (dc->gate_unreadable)
+        printf("  by the shell reader: %s\n", dc->gate_why);
+    else if (dc->gate_why && dc->verdict != CP_ALLOW)
+        printf("  known only when it runs: %s\n", dc->gate_why);
     if (dc->unbound_param)
         printf("  note: the answer may differ with another value of %s: "
                "bind it with -D %s=DIR to decide\n",
@@ -85,6 +89,8 @@ static void cp_explain_json(struct cp_ctx *cx, enum cp_access acc,
     if (dc->by_default)
         cJSON_AddStringToObject(o, "reason",
                                 cp_sema_default_why(acc, dc->verdict, p));
+    else if (dc->gate_unreadable)
+        cJSON_AddStringToObject(o, "reason", dc->gate_why);
     else
         cJSON_AddNullToObject(o, "reason");
     cJSON *arr = cJSON_AddArrayToObject(o, "rules");
@@ -126,7 +132,7 @@ static void cp_explain_json(struct cp_ctx *cx, enum cp_access acc,
 
 int cp_cmd_explain(int argc, char **argv)
 {
-    struct cp_cli_common c = {0};
+    struct cp_cli_common c = {.cmd = "explain"};
     const char *pos[3];
     size_t npos = 0;
     bool json = false, opts_done = false, ignore_expect = false;
@@ -137,10 +143,8 @@ int cp_cmd_explain(int argc, char **argv)
             /* After FILE every word is positional: a SUBJECT may start
              * with '-' (a command line such as "-rf"). */
             if (npos == 3) {
-                fprintf(stderr, "confpol explain: unexpected argument '%s'\n",
-                        a);
-                cp_explain_usage(stderr);
-                rc = 2;
+                rc = cp_cli_usage_error("explain", "unexpected argument '%s'",
+                                        a);
                 goto out;
             }
             pos[npos++] = a;
@@ -165,11 +169,8 @@ int cp_cmd_explain(int argc, char **argv)
             } else if (strcmp(v, "text") == 0) {
                 json = false;
             } else {
-                fprintf(stderr,
-                        "confpol explain: --format expects text or json, got "
-                        "'%s'\n",
-                        v);
-                rc = 2;
+                rc = cp_cli_usage_error(
+                    "explain", "--format expects text or json, got '%s'", v);
                 goto out;
             }
             continue;
@@ -180,25 +181,25 @@ int cp_cmd_explain(int argc, char **argv)
             goto out;
         }
         if (r == 0) {
-            fprintf(stderr, "confpol explain: unknown option '%s'\n", a);
-            cp_explain_usage(stderr);
-            rc = 2;
+            static const char *const opts[] = {"--format", "--help", NULL};
+            rc = cp_cli_unknown_option("explain", a, opts, true);
             goto out;
         }
     }
     if (npos != 3) {
-        fputs("confpol explain: expected FILE ACCESS SUBJECT\n", stderr);
-        cp_explain_usage(stderr);
-        rc = 2;
+        rc = cp_cli_usage_error("explain", "expected FILE ACCESS SUBJECT");
         goto out;
     }
     enum cp_access acc;
     if (!cp_explain_access(pos[1], &acc)) {
-        fprintf(stderr,
-                "confpol explain: unknown access '%s'; expected read, write, "
-                "exec, net or gate\n",
-                pos[1]);
-        rc = 2;
+        static const char *const acc_words[] = {"read", "write", "exec",
+                                                "net", "gate", NULL};
+        const char *near = cp_nearest_word(pos[1], acc_words);
+        rc = cp_cli_usage_error("explain",
+                                "unknown access '%s'; expected read, write, "
+                                "exec, net or gate%s%s%s",
+                                pos[1], near ? "; did you mean '" : "",
+                                near ? near : "", near ? "'?" : "");
         goto out;
     }
     struct cp_ctx cx;
@@ -215,7 +216,7 @@ int cp_cmd_explain(int argc, char **argv)
     if (cp_parse(&cx) || cp_diag_errors(&cx.diags) || !cx.ast ||
         cp_resolve(&cx) || cp_diag_errors(&cx.diags)) {
         cp_cli_print_diags(&c, &cx);
-        rc = cx.ast ? 1 : 2;
+        rc = cx.ast ? cp_cli_error_status(&cx) : 2;
         cp_policy_free(cx.policy);
         cp_ctx_free(&cx);
         goto out;

@@ -670,9 +670,12 @@ static void ck_paths(struct ck *c)
 
 /* ---- gate patterns and domains ------------------------------------------ */
 
+/* A literal positional word of a gate pattern: no glob, not an option,
+ * alternatives or a redirection (those are matched out of place, so they
+ * never take part in the positional comparisons below). */
 static bool ck_word_literal(const char *w)
 {
-    return w && !strpbrk(w, "*?\\");
+    return w && !strpbrk(w, "*?\\{|<>") && !(w[0] == '-' && w[1]);
 }
 
 struct ck_pair {
@@ -731,10 +734,17 @@ static bool ck_gate_may_contain(const struct cp_gate_pat *q,
     return true;
 }
 
+/* A rule of the shipped gate library ("<NAME>" sources): the policy's
+ * author cannot remove it, so it is flagged but not reported. */
+static bool ck_library_rule(const struct cp_rule *r)
+{
+    return r->loc.src && r->loc.src->path && r->loc.src->path[0] == '<';
+}
+
 static bool ck_is_words(const struct cp_rule *r)
 {
     return (r->kind == CP_R_GATE_ASK || r->kind == CP_R_GATE_DENY) &&
-           r->u.gate.kind == CP_GATE_WORDS;
+           r->u.gate.kind != CP_GATE_REGEX; /* words, and `unknown` */
 }
 
 /* Gate word patterns are indexed by their leading literal words P (the
@@ -844,7 +854,8 @@ static void ck_gates(struct ck *c)
             if (q != r && q->kind == CP_R_GATE_DENY && r->kind == CP_R_GATE_ASK &&
                 ck_gate_may_contain(&q->u.gate, &r->u.gate) &&
                 cp_gate_contains(&q->u.gate, &r->u.gate) == CP_REL_YES) {
-                ck_add(c, CK_SHADOWED_GATE, r, q);
+                if (!ck_library_rule(r))
+                    ck_add(c, CK_SHADOWED_GATE, r, q);
                 shadowed = true;
             }
         }
@@ -858,7 +869,8 @@ static void ck_gates(struct ck *c)
                 cp_gate_contains(&r->u.gate, &q->u.gate) == CP_REL_YES)
                 continue;
             r->flags |= CP_RF_REDUNDANT;
-            ck_add(c, CK_REDUNDANT_GATE, r, q);
+            if (!ck_library_rule(r))
+                ck_add(c, CK_REDUNDANT_GATE, r, q);
         }
     }
     free(x.t);
@@ -1014,7 +1026,7 @@ static void ck_promote_note(struct ck *c, struct cp_diag *g)
 {
     if (!g || g->sev != CP_SEV_NOTE || c->d->wstate[g->code] <= 0)
         return;
-    if (c->d->werror) {
+    if (c->d->werror || c->d->wstate[g->code] == 2) {
         g->sev = CP_SEV_ERROR;
         c->d->nerrors++;
     } else {
@@ -1066,6 +1078,13 @@ static void ck_report_expect(struct ck *c, const struct cp_expect *e)
     cp_diag_set_suggestion(g, "fix the policy or the expectation");
 }
 
+/* Whether R is the implicit deny write of the build output directory. */
+static bool ck_outdir_rule(const struct cp_rule *r)
+{
+    return r && !r->loc.src && r->why &&
+           strcmp(r->why, "build output directory") == 0;
+}
+
 /* One diagnostic for a run of findings with the same place, code and
  * subject; the partners become notes (capped). */
 static void ck_report(struct ck *c, const struct ck_find *f, size_t n)
@@ -1114,6 +1133,18 @@ static void ck_report(struct ck *c, const struct ck_find *f, size_t n)
         cp_diag_set_suggestion(g, "remove the exec rule or narrow the deny");
         break;
     case CK_CONFLICT_WRITE:
+        if (ck_outdir_rule(q) || ck_outdir_rule(r)) {
+            /* Not a conflict between two rules of the policy: the build
+             * output directory is where the policy allows writing. */
+            const struct cp_rule *w = ck_outdir_rule(q) ? r : q;
+            g = cp_diag_report(c->d, CP0503, &w->loc,
+                               "'%s' makes the build output directory "
+                               "writable: a confined process could rewrite "
+                               "its own sandbox",
+                               ck_rt(c, w));
+            cp_diag_set_suggestion(g, "choose -o outside the write roots");
+            return;
+        }
         g = cp_diag_report(c->d, CP0503, &at->loc,
                            "'%s' conflicts with '%s': the same paths are "
                            "allowed and denied",

@@ -26,6 +26,10 @@ struct cp_options {
     const char *outdir;      /* build -o DIR (control plane), or NULL */
     bool expand_globs;       /* build --expand-globs */
     bool no_includes;        /* cp_parse: do not follow includes (fmt) */
+    /* Set by cp_compile when resolution runs on a tree that lost statements
+     * to syntax errors: what a lost statement may have declared (a param,
+     * a let, the profile) is not reported missing. */
+    bool partial;
 };
 
 struct cp_ctx {
