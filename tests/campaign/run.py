@@ -46,6 +46,13 @@ def stricter_paths(report, c):
     return out
 
 
+def any_stricter(report):
+    """The coarse judgement: the report rates some rule stricter."""
+    return ('\tstricter\t' in report or 'denied too' in report or
+            'left read-only' in report or 'not granted' in report or
+            'writing there is denied' in report)
+
+
 def announced_stricter(paths, p):
     """A stricter observation at p is announced by a stricter rule at p
     or above it."""
@@ -107,7 +114,8 @@ def run_case(c, targets, confpol, n_attacks, stats):
                                  % (t.name, acc, p, ', '.join(rules) or 'by default'))
             elif want == 'allow' and got == 'deny':
                 stats['stricter'] += 1
-                if not announced_stricter(sp, p):
+                if not (announced_stricter(sp, p) if getattr(t, 'stricter_by_path', True)
+                        else any_stricter(report)):
                     fails.append('%s: UNANNOUNCED STRICTER %s %s' % (t.name, acc, p))
         for name, script in atk:
             stats['attacks'] += 1
