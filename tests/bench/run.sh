@@ -10,6 +10,8 @@
 #      a direct true, interleaved in one run
 #   4. counts the mounts of each generated policy's .bwrap artifact
 #   5. times `confpol gate` answering one hook call, process start included
+#   6. the network proxy: connection set-up, a 200 MB transfer against a
+#      direct one, confpol run with an allow-list against net deny
 # BENCH_SIZES="10 1000" overrides the sizes (for a quick run); BENCH_BUDGET
 # (seconds, default 60) bounds the time spent on one slow size.
 set -u
@@ -200,5 +202,9 @@ if cc -O2 -std=c11 -D_GNU_SOURCE -I"$top/compiler" -I"$top/runtime" $(pkg-config
 else
     echo "cannot build tests/bench/gate_inproc.c: $(head -c 200 "$tmp/err")"
 fi
+echo
+echo "== 6. network: the filtering proxy (spec/runtime.md 12)"
+mkdir -p "$tmp/net"
+python3 "$top/tests/bench/net.py" "$C" "$tmp/net" || echo "network benchmark failed"
 echo
 echo "load:    $(cut -d' ' -f1-3 /proc/loadavg) (1/5/15 min, at end)"
