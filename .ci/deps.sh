@@ -11,7 +11,7 @@ pkgs_of() {
     case $1 in
     build)    echo "build-essential flex bison libcjson-dev pkg-config" ;;
     demo)     pkgs_of build; echo "bubblewrap" ;;
-    check)    pkgs_of build; echo "check bubblewrap python3 python3-jsonschema iproute2 strace" ;;
+    check)    pkgs_of build; echo "check bubblewrap python3 python3-jsonschema iproute2 strace procps" ;;
     asan)     pkgs_of check; echo "clang libclang-rt-14-dev" ;;
     valgrind) pkgs_of check; echo "valgrind" ;;
     fuzz)     pkgs_of build; echo "clang libclang-rt-14-dev" ;;
@@ -30,8 +30,16 @@ done
 if [ "$(id -u)" = 0 ]; then
     echo "confpol: installing:$missing" >&2
     export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq >&2
-    apt-get install -y -qq --no-install-recommends $missing >&2
+    # apt's and dpkg's progress goes to a log, shown only when it fails.
+    log=$(mktemp "${TMPDIR:-/tmp}/confpol-apt.XXXXXX")
+    if apt-get update -qq >"$log" 2>&1 &&
+       apt-get install -y -qq --no-install-recommends $missing >>"$log" 2>&1; then
+        rm -f "$log"
+    else
+        cat "$log" >&2
+        echo "confpol: apt-get failed (log above, kept in $log)" >&2
+        exit 1
+    fi
 else
     echo "confpol: missing packages:$missing" >&2
     echo "run: sudo apt-get install -y$missing" >&2
