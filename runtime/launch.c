@@ -1468,7 +1468,7 @@ int cp_rt_run_bwrap(const struct cp_rt_artifact *a, const struct cp_rt_params *p
          l->cmd[0], open_why);
     close(sigfd);
     sigfd = -1;
-    cp_rt_proxy_stop(&proxy);
+    cp_rt_proxy_stop(&proxy, true);
     janitor_finish(&jan);
     cp_rt_plan_free(&pl);
     cp_rt_strv_free(&words);
@@ -1494,7 +1494,7 @@ out:
         close(stage_fd);
     if (sigfd >= 0)
         close(sigfd);
-    cp_rt_proxy_stop(&proxy);
+    cp_rt_proxy_stop(&proxy, false); /* we exit next: no need to reap it */
     janitor_finish(&jan);
     sigprocmask(SIG_SETMASK, &oldmask, NULL);
     cp_rt_plan_free(&pl);

@@ -21,7 +21,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
-#include <sys/wait.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include "netproxy.h"
@@ -54,7 +54,7 @@ int cp_rt_net_prepare(const struct cp_rt_artifact *a, struct cp_rt_plan *pl,
     cp_rt_strv_push(&pl->words, px->dir);
     pl->proxy_sock = strdup(px->sock);
     if (!pl->proxy_sock) {
-        cp_rt_proxy_stop(px);
+        cp_rt_proxy_stop(px, true);
         return cp_rt_fail(e, CP_RT_EXIT_ERROR, "out of memory");
     }
     return 0;
@@ -122,11 +122,17 @@ const char *cp_rt_bridge_start(const char *sock)
                  strerror(errno));
         return msg;
     }
-    /* Twice forked: the bridge is the child of the namespace's init, not
-     * of the command, which then never sees it exit nor reaps it. */
-    pid_t a = fork();
+    /* The bridge must be the child of the namespace's init, not of the
+     * command, which then never sees it exit nor reaps it.  clone with
+     * CLONE_PARENT makes a sibling of the stage (the init reaps it), so
+     * the stage waits for nothing; that sibling only forks the bridge —
+     * through glibc, so that the bridge's thread state is its own — and
+     * exits. */
+    long a = syscall(SYS_clone, (unsigned long)(CLONE_PARENT | SIGCHLD), NULL, NULL, NULL,
+                     NULL);
     if (a < 0) {
-        snprintf(msg, sizeof msg, "network bridge: fork: %s", strerror(errno));
+        snprintf(msg, sizeof msg, "network bridge: clone: %s", strerror(errno));
+        close(fd);
         return msg;
     }
     if (a == 0) {
@@ -143,8 +149,6 @@ const char *cp_rt_bridge_start(const char *sock)
         br_main(fd);
     }
     close(fd);
-    while (waitpid(a, NULL, 0) < 0 && errno == EINTR)
-        ;
     char url[64], socks[64];
     snprintf(url, sizeof url, "http://127.0.0.1:%u", ntohs(sin.sin_port));
     snprintf(socks, sizeof socks, "socks5h://127.0.0.1:%u", ntohs(sin.sin_port));

@@ -38,9 +38,11 @@ struct cp_rt_proxy {
  * CP_RT_EXIT_ERROR with e->msg. */
 int cp_rt_proxy_start(const struct cp_rt_artifact *a, enum cp_rt_proxy_listen how,
                       const char *prog, struct cp_rt_proxy *px, struct cp_rt_err *e);
-/* Kills and reaps the proxy, removes its socket and directory.  Safe on a
- * zeroed or already stopped proxy. */
-void cp_rt_proxy_stop(struct cp_rt_proxy *px);
+/* Kills the proxy (SIGKILL) and removes its socket and directory; with
+ * `reap`, also waits for it (a caller that exits right after need not:
+ * the wait costs about 2 ms on a busy machine).  Safe on a zeroed or
+ * already stopped proxy. */
+void cp_rt_proxy_stop(struct cp_rt_proxy *px, bool reap);
 
 /* launch.c's one call: for an artifact with `net` records, starts the
  * proxy on a Unix socket and adds to the plan the read-only bind of its

@@ -871,7 +871,7 @@ int cp_rt_proxy_start(const struct cp_rt_artifact *a, enum cp_rt_proxy_listen ho
         return e->status;
     int lfd = px_listen(how, p, e);
     if (lfd < 0) {
-        cp_rt_proxy_stop(p);
+        cp_rt_proxy_stop(p, true);
         return e->status;
     }
     pid_t parent = getpid();
@@ -879,7 +879,7 @@ int cp_rt_proxy_start(const struct cp_rt_artifact *a, enum cp_rt_proxy_listen ho
     pid_t pid = fork();
     if (pid < 0) {
         close(lfd);
-        cp_rt_proxy_stop(p);
+        cp_rt_proxy_stop(p, true);
         return cp_rt_fail(e, CP_RT_EXIT_ERROR, "proxy: fork: %s", strerror(errno));
     }
     if (pid == 0) {
@@ -905,11 +905,11 @@ int cp_rt_proxy_start(const struct cp_rt_artifact *a, enum cp_rt_proxy_listen ho
     return 0;
 }
 
-void cp_rt_proxy_stop(struct cp_rt_proxy *p)
+void cp_rt_proxy_stop(struct cp_rt_proxy *p, bool reap)
 {
     if (p->pid > 0) {
         kill(p->pid, SIGKILL);
-        while (waitpid(p->pid, NULL, 0) < 0 && errno == EINTR)
+        while (reap && waitpid(p->pid, NULL, 0) < 0 && errno == EINTR)
             ;
         p->pid = 0;
     }
