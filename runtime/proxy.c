@@ -73,6 +73,11 @@ static void px_log(const char *fmt, ...)
     size_t len = (size_t)k + (m < 0 ? 0 : (size_t)m);
     if (len > sizeof line - 2)
         len = sizeof line - 2;
+    /* A requested name is the client's text: no control byte reaches the
+     * log (a newline would forge a second line). */
+    for (size_t i = 0; i < len; i++)
+        if ((unsigned char)line[i] < 0x20 || line[i] == 0x7f)
+            line[i] = '?';
     /* One write per line: lines from concurrent connections never mix. */
     line[len++] = '\n';
     if (write(px.log_fd, line, len) < 0) { /* nowhere else to say it */
@@ -146,14 +151,17 @@ struct px_dir {
     bool open;
 };
 
-/* Moves what `from` has now.  1: moved some; 0: end of stream; -1: error. */
+/* Moves what `from` has now.  1: moved some; 2: nothing there (would
+ * block); 0: end of stream; -1: error. */
 static int px_move(struct px_dir *d, char *buf, size_t cap)
 {
     if (d->pipe[0] >= 0) {
         ssize_t n = splice(d->from, NULL, d->pipe[1], NULL, 1 << 20,
                            SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
-        if (n < 0 && (errno == EINTR || errno == EAGAIN))
+        if (n < 0 && errno == EINTR)
             return 1;
+        if (n < 0 && errno == EAGAIN)
+            return 2;
         if (n < 0 && errno == EINVAL && d->pipe[0] >= 0) {
             close(d->pipe[0]);
             close(d->pipe[1]);
@@ -173,8 +181,10 @@ static int px_move(struct px_dir *d, char *buf, size_t cap)
         return 1;
     }
     ssize_t n = recv(d->from, buf, cap, MSG_DONTWAIT);
-    if (n < 0 && (errno == EINTR || errno == EAGAIN))
+    if (n < 0 && errno == EINTR)
         return 1;
+    if (n < 0 && errno == EAGAIN)
+        return 2;
     if (n <= 0)
         return n == 0 ? 0 : -1;
     return px_write_all(d->to, buf, (size_t)n) == 0 ? 1 : -1;
@@ -207,6 +217,8 @@ void cp_rt_relay(int x, int y, int idle_ms)
         for (int k = 0; k < 2 && !err; k++) {
             if (!p[k].revents)
                 continue;
+            /* One move per poll: a TCP splice blocks on an empty blocking
+             * socket whatever SPLICE_F_NONBLOCK says. */
             int m = px_move(&d[k], buf, BUF);
             if (m < 0)
                 err = 1;
@@ -799,7 +811,13 @@ static int px_conf_load(const struct cp_rt_artifact *a, const char *prog, struct
                 return cp_rt_fail(e, CP_RT_EXIT_ERROR, "net rule '%.200s': %s", r->f1, msg);
             px.rules[k].dom = &px.doms[k];
         }
-        px.where[k++] = r->f2;
+        /* WHERE goes into a header: a file name with a CR or LF must
+         * not add lines to the answer. */
+        char *w = cp_arena_strndup(ar, r->f2, strlen(r->f2));
+        for (char *q = w; *q; q++)
+            if ((unsigned char)*q < 0x20 || *q == 0x7f)
+                *q = '?';
+        px.where[k++] = w;
     }
     px.hosts = getenv("CONFPOL_PROXY_HOSTS");
     px.max_conns = (int)px_env_num("CONFPOL_PROXY_MAX_CONNS", CP_PX_MAX_CONNS, 1, 65536);

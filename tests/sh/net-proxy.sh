@@ -25,7 +25,8 @@ cleanup() {
     for p in $SPID $UPID $APID $RPID; do kill "$p" 2>/dev/null; done
     rm -rf "$T"
 }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT
+trap 'exit 1' INT TERM
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 # expect NAME WANT GOT
