@@ -84,6 +84,11 @@ confpol 1
 profile confined
 net allow allowed.test:$P
 EOF
+cat > "$T/proj/localhost.confpol" <<EOF
+confpol 1
+profile confined
+net allow localhost:$P
+EOF
 cat > "$T/proj/deny.confpol" <<EOF
 confpol 1
 profile confined
@@ -126,6 +131,11 @@ grep -q "proxy: deny" "$T/err" && fail "log file: the line also went to stderr"
 # ---- anti-rebinding: a public-name rule does not reach loopback ------------
 expect "rebinding" 403 "$(run public-only.confpol curl -sS -o /dev/null -w '%{http_code}' "http://allowed.test:$P/index.txt")"
 grep -q "resolves to a loopback or private address" "$T/err" || fail "rebinding: reason not logged"
+
+# localhost names the host's loopback, through the proxy, at the port named.
+expect "localhost" hello "$(run localhost.confpol sh -c 'curl -sS -x "$HTTP_PROXY" "$1"' sh "http://localhost:$P/index.txt")"
+expect "localhost, IP literal" 403 "$(run localhost.confpol sh -c 'curl -sS -o /dev/null -w "%{http_code}" -x "$HTTP_PROXY" "$1"' sh "http://127.0.0.1:$P/")"
+expect "IP literal without a rule" 403 "$(run public-only.confpol curl -sS -o /dev/null -w '%{http_code}' "http://127.0.0.1:$P/")"
 
 # ---- nothing direct -------------------------------------------------------------
 expect "direct loopback" "direct: error ConnectionRefusedError" "$(run allow.confpol $PROBE direct "127.0.0.1:$P")"
