@@ -10,7 +10,6 @@
 #include <linux/seccomp.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -64,42 +63,51 @@ int cp_rt_net_prepare(const struct cp_rt_artifact *a, struct cp_rt_plan *pl,
 
 static struct sockaddr_un br_addr;
 
-static void *br_conn(void *arg)
+/* Hands the client's socket to the proxy (SCM_RIGHTS) and forgets it: the
+ * proxy relays between it and the upstream itself.  The proxy gone: the
+ * connection is closed; there is no other way out of the namespace. */
+static void br_pass(int c)
 {
-    int c = (int)(intptr_t)arg;
     int u = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    /* The proxy gone: the connection is dropped; there is no other way
-     * out of the network namespace. */
-    if (u >= 0 && connect(u, (struct sockaddr *)&br_addr, sizeof br_addr) == 0)
-        cp_rt_relay(c, u, CP_PX_IDLE_MS);
+    if (u >= 0 && connect(u, (struct sockaddr *)&br_addr, sizeof br_addr) == 0) {
+        char byte = 'F';
+        struct iovec iov = {.iov_base = &byte, .iov_len = 1};
+        union {
+            struct cmsghdr h;
+            char b[CMSG_SPACE(sizeof(int))];
+        } cm;
+        memset(&cm, 0, sizeof cm);
+        struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.b,
+                           .msg_controllen = sizeof cm.b};
+        struct cmsghdr *h = CMSG_FIRSTHDR(&m);
+        h->cmsg_level = SOL_SOCKET;
+        h->cmsg_type = SCM_RIGHTS;
+        h->cmsg_len = CMSG_LEN(sizeof(int));
+        memcpy(CMSG_DATA(h), &c, sizeof c);
+        if (sendmsg(u, &m, MSG_NOSIGNAL) < 0) { /* the proxy is gone */
+        }
+    }
     if (u >= 0)
         close(u);
     close(c);
-    return NULL;
 }
 
 static _Noreturn void br_main(int lfd)
 {
-    pthread_attr_t at;
-    pthread_attr_init(&at);
-    pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-    pthread_attr_setstacksize(&at, 256 * 1024);
     for (;;) {
         int c = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
         if (c < 0) {
-            if (errno == EINTR || errno == ECONNABORTED || errno == EMFILE ||
-                errno == ENFILE || errno == ENOMEM) {
-                if (errno != EINTR && errno != ECONNABORTED)
-                    usleep(10000);
+            if (errno == EINTR || errno == ECONNABORTED)
+                continue;
+            if (errno == EMFILE || errno == ENFILE || errno == ENOMEM) {
+                usleep(10000);
                 continue;
             }
             _exit(1);
         }
         int one = 1;
         setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-        pthread_t t;
-        if (pthread_create(&t, &at, br_conn, (void *)(intptr_t)c) != 0)
-            close(c);
+        br_pass(c);
     }
 }
 
@@ -124,10 +132,10 @@ const char *cp_rt_bridge_start(const char *sock)
     }
     /* The bridge must be the child of the namespace's init, not of the
      * command, which then never sees it exit nor reaps it.  clone with
-     * CLONE_PARENT makes a sibling of the stage (the init reaps it), so
-     * the stage waits for nothing; that sibling only forks the bridge —
-     * through glibc, so that the bridge's thread state is its own — and
-     * exits. */
+     * CLONE_PARENT makes it a sibling of the stage (the init reaps it), so
+     * the stage waits for nothing.  A raw clone leaves glibc's idea of the
+     * thread stale, so the bridge is one thread making plain system calls
+     * (no threads, no locks of the C library's own). */
     long a = syscall(SYS_clone, (unsigned long)(CLONE_PARENT | SIGCHLD), NULL, NULL, NULL,
                      NULL);
     if (a < 0) {
@@ -136,8 +144,6 @@ const char *cp_rt_bridge_start(const char *sock)
         return msg;
     }
     if (a == 0) {
-        if (fork() != 0)
-            _exit(0);
         setsid();
         signal(SIGPIPE, SIG_IGN);
         for (int s = 1; s < NSIG; s++)

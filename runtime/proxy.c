@@ -46,6 +46,7 @@ struct px_conf {
     const char *hosts;  /* CONFPOL_PROXY_HOSTS: test-only resolver file */
     int max_conns;
     int header_ms;
+    bool fd_passing; /* Unix mode: the bridge passes each client's socket */
 };
 
 static struct px_conf px;
@@ -752,6 +753,45 @@ static void *px_conn(void *arg)
     return NULL;
 }
 
+/* Unix mode: the bridge connects, sends one byte with the client's TCP
+ * socket (SCM_RIGHTS) and closes; the proxy then talks to the client
+ * itself, one relay instead of two.  Only a connected TCP stream socket is
+ * taken: anything else the sandbox could pass it already held, and is
+ * refused all the same. */
+static int px_recv_client(int u)
+{
+    char byte;
+    struct iovec iov = {.iov_base = &byte, .iov_len = 1};
+    union {
+        struct cmsghdr h;
+        char b[CMSG_SPACE(sizeof(int))];
+    } cm;
+    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.b,
+                       .msg_controllen = sizeof cm.b};
+    if (px_wait(u, POLLIN, px_now_ms() + 1000) < 0 ||
+        recvmsg(u, &m, MSG_CMSG_CLOEXEC) != 1)
+        return -1;
+    struct cmsghdr *h = CMSG_FIRSTHDR(&m);
+    if (!h || h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS ||
+        h->cmsg_len != CMSG_LEN(sizeof(int)) || (m.msg_flags & MSG_CTRUNC))
+        return -1;
+    int fd;
+    memcpy(&fd, CMSG_DATA(h), sizeof fd);
+    int dom = 0, type = 0;
+    socklen_t l1 = sizeof dom, l2 = sizeof type;
+    struct sockaddr_storage peer;
+    socklen_t pl = sizeof peer;
+    if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &l1) < 0 ||
+        getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &l2) < 0 ||
+        (dom != AF_INET && dom != AF_INET6) || type != SOCK_STREAM ||
+        getpeername(fd, (struct sockaddr *)&peer, &pl) < 0) {
+        close(fd);
+        return -1;
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    return fd;
+}
+
 static _Noreturn void px_main(int lfd)
 {
     pthread_attr_t at;
@@ -768,6 +808,13 @@ static _Noreturn void px_main(int lfd)
                 continue;
             }
             _exit(1);
+        }
+        if (px.fd_passing) {
+            int client = px_recv_client(c);
+            close(c);
+            if (client < 0)
+                continue;
+            c = client;
         }
         if (atomic_fetch_add(&px_open, 1) >= px.max_conns) {
             atomic_fetch_sub(&px_open, 1);
@@ -887,6 +934,7 @@ int cp_rt_proxy_start(const struct cp_rt_artifact *a, enum cp_rt_proxy_listen ho
     memset(p, 0, sizeof *p);
     if (px_conf_load(a, prog, e))
         return e->status;
+    px.fd_passing = how == CP_RT_PROXY_UNIX;
     int lfd = px_listen(how, p, e);
     if (lfd < 0) {
         cp_rt_proxy_stop(p, true);
