@@ -33,7 +33,8 @@ struct cp_rt_proxy {
 
 /* Starts the proxy for the artifact's `net` records as a child process of
  * the caller: it listens before this returns, dies with the caller
- * (PR_SET_PDEATHSIG) and in its own process group (terminal signals reach
+ * (PR_SET_PDEATHSIG: SIGTERM, on which it removes its socket and
+ * directory) and runs in its own process group (terminal signals reach
  * only the runtime).  `prog` prefixes its log lines.  Returns 0, or
  * CP_RT_EXIT_ERROR with e->msg. */
 int cp_rt_proxy_start(const struct cp_rt_artifact *a, enum cp_rt_proxy_listen how,

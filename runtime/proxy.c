@@ -792,6 +792,20 @@ static int px_recv_client(int u)
     return fd;
 }
 
+/* Paths the proxy removes itself when the runtime dies (its parent-death
+ * signal): the runtime killed with SIGKILL cannot. */
+static char px_sock_path[PATH_MAX], px_dir_path[PATH_MAX];
+
+static void px_on_parent_death(int sig)
+{
+    (void)sig;
+    if (px_sock_path[0])
+        unlink(px_sock_path);
+    if (px_dir_path[0])
+        rmdir(px_dir_path);
+    _exit(0);
+}
+
 static _Noreturn void px_main(int lfd)
 {
     pthread_attr_t at;
@@ -950,9 +964,14 @@ int cp_rt_proxy_start(const struct cp_rt_artifact *a, enum cp_rt_proxy_listen ho
     }
     if (pid == 0) {
         /* Dies with the runtime; out of the terminal's process group. */
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        memcpy(px_sock_path, p->sock, sizeof px_sock_path);
+        memcpy(px_dir_path, p->dir, sizeof px_dir_path);
+        struct sigaction sa = {.sa_handler = px_on_parent_death};
+        sigfillset(&sa.sa_mask);
+        sigaction(SIGTERM, &sa, NULL);
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
         if (getppid() != parent)
-            _exit(0);
+            px_on_parent_death(0);
         setpgid(0, 0);
         prctl(PR_SET_NAME, "confpol-proxy"); /* found by name in ps and tests */
         sigset_t all;

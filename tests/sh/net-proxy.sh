@@ -200,5 +200,16 @@ XDG_RUNTIME_DIR="$T/xdg" run allow.confpol sh -c 'ls -d "$XDG_RUNTIME_DIR"/confp
 grep -q "^$T/xdg/confpol-net\..*/proxy.sock\$" "$T/xdg.out" || fail "XDG_RUNTIME_DIR: proxy socket not there: $(cat "$T/xdg.out")"
 expect "proxy directory removed" "" "$(ls -A "$T/xdg")"
 
+# The runtime killed with SIGKILL: the proxy, told by its parent-death
+# signal, removes its socket and directory before it goes.
+mkdir -m 700 "$T/xdg2"
+XDG_RUNTIME_DIR="$T/xdg2" "$CONFPOL" run allow.confpol -- sleep 30 2>/dev/null &
+RPID=$!
+i=0; while [ -z "$(ls -A "$T/xdg2")" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+[ -n "$(ls -A "$T/xdg2")" ] || fail "kill -9: the proxy directory never appeared"
+kill -9 $RPID; wait $RPID 2>/dev/null; RPID=
+i=0; while [ -n "$(ls -A "$T/xdg2")" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+expect "kill -9 of the runtime: proxy directory removed" "" "$(ls -A "$T/xdg2")"
+
 [ $fails -eq 0 ] || { echo "$fails failures"; exit 1; }
 echo "net-proxy: all passed"
