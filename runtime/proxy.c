@@ -157,7 +157,7 @@ struct px_dir {
 static int px_move(struct px_dir *d, char *buf, size_t cap)
 {
     if (d->pipe[0] >= 0) {
-        ssize_t n = splice(d->from, NULL, d->pipe[1], NULL, 1 << 20,
+        ssize_t n = splice(d->from, NULL, d->pipe[1], NULL, 256 << 10,
                            SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
         if (n < 0 && errno == EINTR)
             return 1;
@@ -201,7 +201,9 @@ void cp_rt_relay(int x, int y, int idle_ms)
         if (pipe2(d[k].pipe, O_CLOEXEC) < 0)
             d[k].pipe[0] = d[k].pipe[1] = -1;
         else
-            fcntl(d[k].pipe[1], F_SETPIPE_SZ, 1 << 20); /* best effort */
+            /* Best effort; 256 KiB bounds what 256 connections can pin
+             * in pipes (128 MiB) while keeping the splices large. */
+            fcntl(d[k].pipe[1], F_SETPIPE_SZ, 256 << 10);
     }
     while (buf && (d[0].open || d[1].open)) {
         struct pollfd p[2] = {{.fd = d[0].open ? x : -1, .events = POLLIN},
@@ -666,7 +668,7 @@ static void px_socks(int c, long long deadline, struct cp_arena *ar)
     else if (q[3] == 4 && px_read_n(c, a, 16, deadline) == 0)
         inet_ntop(AF_INET6, a, host, sizeof host);
     else if (q[3] == 3 && px_read_n(c, a, 1, deadline) == 0 && a[0] > 0 &&
-             px_read_n(c, host, a[0], deadline) == 0)
+             px_read_n(c, host, a[0], deadline) == 0 && !memchr(host, '\0', a[0]))
         host[a[0]] = '\0';
     else {
         px_socks_reply(c, 8); /* address type not supported */
