@@ -137,6 +137,19 @@ expect "localhost" hello "$(run localhost.confpol sh -c 'curl -sS -x "$HTTP_PROX
 expect "localhost, IP literal" 403 "$(run localhost.confpol sh -c 'curl -sS -o /dev/null -w "%{http_code}" -x "$HTTP_PROXY" "$1"' sh "http://127.0.0.1:$P/")"
 expect "IP literal without a rule" 403 "$(run public-only.confpol curl -sS -o /dev/null -w '%{http_code}' "http://127.0.0.1:$P/")"
 
+# Other spellings of an address are decided as the address they denote: an
+# IPv4-mapped IPv6 literal is an IPv6 address no rule names.
+expect "IPv4-mapped IPv6" 403 "$(run allow.confpol sh -c 'curl -sS -o /dev/null -w "%{http_code}" -x "$HTTP_PROXY" "$1"' sh "http://[::ffff:127.0.0.1]:$P/")"
+expect "hex IPv4" hello "$(run allow.confpol sh -c 'curl -sS -x "$HTTP_PROXY" "$1"' sh "http://0x7f.1:$P/index.txt")"
+# The proxy's socket is read-only inside: the sandbox cannot put its own
+# in its place.
+# Its directory lies in a writable place here (XDG_RUNTIME_DIR inside the
+# project): a file next to it can be removed, the socket cannot.
+mkdir -m 700 "$T/proj/xdg" && : > "$T/proj/xdg/other"
+expect "proxy socket read-only" "removed-other kept-socket" "$(XDG_RUNTIME_DIR="$T/proj/xdg" run allow.confpol sh -c '
+    rm "$XDG_RUNTIME_DIR/other" && printf removed-other
+    rm -f "$XDG_RUNTIME_DIR"/confpol-net.*/proxy.sock 2>/dev/null || printf " kept-socket"')"
+
 # ---- nothing direct -------------------------------------------------------------
 expect "direct loopback" "direct: error ConnectionRefusedError" "$(run allow.confpol $PROBE direct "127.0.0.1:$P")"
 HOSTIP=$(python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.connect(("192.0.2.1", 9)); print(s.getsockname()[0])' 2>/dev/null)
