@@ -50,6 +50,7 @@ struct px_conf {
 };
 
 static struct px_conf px;
+static struct cp_arena *px_arena; /* px's memory; the caller frees its copy */
 static atomic_int px_open;
 
 static long px_env_num(const char *name, long def, long lo, long hi)
@@ -852,8 +853,7 @@ static _Noreturn void px_main(int lfd)
 
 static int px_conf_load(const struct cp_rt_artifact *a, const char *prog, struct cp_rt_err *e)
 {
-    static struct cp_arena *ar;
-    ar = cp_arena_new();
+    struct cp_arena *ar = px_arena = cp_arena_new();
     memset(&px, 0, sizeof px);
     px.prog = prog;
     px.log_fd = 2;
@@ -893,6 +893,15 @@ static int px_conf_load(const struct cp_rt_artifact *a, const char *prog, struct
                               strerror(errno));
     }
     return 0;
+}
+
+static void px_conf_free(void)
+{
+    if (px.log_fd > 2)
+        close(px.log_fd);
+    px.log_fd = 2;
+    cp_arena_free(px_arena);
+    px_arena = NULL;
 }
 
 static int px_listen(enum cp_rt_proxy_listen how, struct cp_rt_proxy *p, struct cp_rt_err *e)
@@ -948,11 +957,14 @@ int cp_rt_proxy_start(const struct cp_rt_artifact *a, enum cp_rt_proxy_listen ho
                       const char *prog, struct cp_rt_proxy *p, struct cp_rt_err *e)
 {
     memset(p, 0, sizeof *p);
-    if (px_conf_load(a, prog, e))
+    if (px_conf_load(a, prog, e)) {
+        px_conf_free();
         return e->status;
+    }
     px.fd_passing = how == CP_RT_PROXY_UNIX;
     int lfd = px_listen(how, p, e);
     if (lfd < 0) {
+        px_conf_free();
         cp_rt_proxy_stop(p, true);
         return e->status;
     }
@@ -961,6 +973,7 @@ int cp_rt_proxy_start(const struct cp_rt_artifact *a, enum cp_rt_proxy_listen ho
     pid_t pid = fork();
     if (pid < 0) {
         close(lfd);
+        px_conf_free();
         cp_rt_proxy_stop(p, true);
         return cp_rt_fail(e, CP_RT_EXIT_ERROR, "proxy: fork: %s", strerror(errno));
     }
@@ -986,8 +999,7 @@ int cp_rt_proxy_start(const struct cp_rt_artifact *a, enum cp_rt_proxy_listen ho
         px_main(lfd);
     }
     close(lfd);
-    if (px.log_fd > 2)
-        close(px.log_fd);
+    px_conf_free(); /* the proxy has its own copy */
     p->pid = pid;
     return 0;
 }
