@@ -34,7 +34,7 @@ BINS := $(BUILD)/confpol $(BUILD)/confpol-run
 
 .PHONY: all check check-run check-unit check-sh check-asan check-valgrind \
         check-valgrind-run demo deps \
-        install golden bench fuzz format clean
+        install golden bench fuzz format clean soak
 
 all: $(BINS)
 
@@ -141,6 +141,14 @@ golden: all
 
 bench: all
 	BUILD=$(BUILD) sh tests/bench/run.sh
+
+# The attack campaign for as long as asked (tests/campaign/README.md);
+# `make check` runs a fixed-seed slice of it (tests/sh/campaign.sh).
+SEED ?= 1
+COUNT ?= 200
+soak: all
+	python3 tests/campaign/run.py --seed $(SEED) --count $(COUNT) \
+	  --confpol $(BUILD)/confpol --confpol-run $(BUILD)/confpol-run
 
 FUZZ_SECONDS ?= 60
 fuzz:

@@ -54,6 +54,7 @@ struct bw {
     struct bw_list binds, pins, pinros, ros, roglobs, masks, maskglobs, execs;
     struct cp_pathset wset, dset, rset, bset, xset;
     bool bind_root; /* a write root is "/": /dev and /proc are re-created */
+    bool exec_warned; /* CP0714 is reported once per policy */
 };
 
 static void push(struct cp_arena *a, struct bw_list *l, const struct cp_rule *r,
@@ -176,6 +177,29 @@ static void pins_for(struct bw *b, const struct cp_rule *r,
     }
 }
 
+/* A deny glob expanded at start-up covers the matches that exist then
+ * (each one mounted, its parents pinned by the runtime); a path that
+ * starts to match later is not covered, so the rule is not fully
+ * enforced, and the warning names both ways to get one. */
+static void glob_expanded(struct bw *b, const struct cp_rule *r)
+{
+    cp_fidtab_set(&b->ft, r, CP_FID_NOT_ENFORCED,
+            r->kind == CP_R_DENY_WRITE
+                ? "expanded when the sandbox starts: a match created later, "
+                  "or one made by renaming or recreating a directory, is not "
+                  "covered"
+                : "expanded when the sandbox starts: a match created later, "
+                  "or one made by renaming or recreating a directory, is not "
+                  "covered; each match is masked read-only, so writing it "
+                  "is denied too");
+    report(b, CP0706, r,
+           "bwrap: deny glob '%s' is expanded when the sandbox starts: a "
+           "match created later is not covered, nor one made by renaming or "
+           "recreating a directory (the parents of each match that exists "
+           "then are pinned)",
+           cp_backend_rule_text(b->a, r));
+}
+
 static void analyse(struct bw *b)
 {
     const struct cp_policy *p = b->p;
@@ -234,9 +258,21 @@ static void analyse(struct bw *b)
                        cp_backend_rule_text(b->a, r));
             } else {
                 push(a, &b->x, r, path);
-                cp_fidtab_set(&b->ft, r, CP_FID_EXACT,
-                        "exec record: Landlock execute right, applied by the "
-                        "runtime inside the sandbox");
+                /* The grant is exact; the allow-list's "nothing else" is
+                 * not: Landlock checks execve, not the loader's mmap. */
+                cp_fidtab_set(&b->ft, r, CP_FID_NOT_ENFORCED,
+                        "Landlock execute right; not fully enforced: the ELF "
+                        "loader and PT_INTERP interpreters are granted, and "
+                        "the loader runs any readable file (ld.so FILE)");
+                if (!b->exec_warned) {
+                    b->exec_warned = true;
+                    report(b, CP0714, r,
+                           "bwrap: the exec allow-list is not fully enforced: "
+                           "the ELF loader, granted so that dynamic binaries "
+                           "run, runs any readable file ('ld.so /usr/bin/id'), "
+                           "and PT_INTERP interpreters of allowed binaries are "
+                           "granted too");
+                }
             }
             break;
         case CP_R_DENY_WRITE:
@@ -347,9 +383,16 @@ static void analyse(struct bw *b)
         if (strict_anc(&b->rset, it->path))
             continue;
         push(a, &b->masks, it->r, it->path);
-        if (it->r->kind == CP_R_DENY_READ &&
-            cp_pathset_overlaps(&b->bset, it->path) == CP_OSREL_YES &&
+        enum cp_ospath_rel wr = cp_pathset_overlaps(&b->bset, it->path);
+        if (it->r->kind == CP_R_DENY_READ && wr == CP_OSREL_MAY &&
             !cp_pathset_ancestor_or_self(&b->dset, it->path)) {
+            /* A param decides: stricter for the bindings that put it in
+             * a write root (PROJECT = HOME), exact for the others. */
+            cp_fidtab_set(&b->ft, it->r, CP_FID_STRICTER,
+                    "when a param's value puts it inside a write root, the "
+                    "mask is read-only: writing is denied too");
+        } else if (it->r->kind == CP_R_DENY_READ && wr == CP_OSREL_YES &&
+                   !cp_pathset_ancestor_or_self(&b->dset, it->path)) {
             cp_fidtab_set(&b->ft, it->r, CP_FID_STRICTER,
                     "the mask is read-only: writing is denied too");
             report(b, CP0709, it->r,
@@ -393,13 +436,7 @@ static void analyse(struct bw *b)
         }
         pins_for(b, it->r, pre, true);
         push(a, &b->roglobs, it->r, it->path);
-        cp_fidtab_set(&b->ft, it->r, CP_FID_STRICTER,
-                "expanded when the sandbox starts: paths created later are "
-                "not covered");
-        report(b, CP0706, it->r,
-               "bwrap: deny glob '%s' is expanded when the sandbox starts: "
-               "files created later are not covered",
-               cp_backend_rule_text(b->a, it->r));
+        glob_expanded(b, it->r);
     }
     for (size_t i = 0; i < b->gdr.n; i++) {
         const struct bw_item *it = &b->gdr.v[i];
@@ -419,13 +456,7 @@ static void analyse(struct bw *b)
             continue;
         }
         push(a, &b->maskglobs, it->r, it->path);
-        cp_fidtab_set(&b->ft, it->r, CP_FID_STRICTER,
-                "expanded when the sandbox starts: paths created later are "
-                "not covered");
-        report(b, CP0706, it->r,
-               "bwrap: deny glob '%s' is expanded when the sandbox starts: "
-               "files created later are not covered",
-               cp_backend_rule_text(b->a, it->r));
+        glob_expanded(b, it->r);
     }
 
     /* 4. The exec allow-list, without entries inside other entries. */
@@ -670,8 +701,13 @@ static void emit_stream(struct bw *b, const struct recs *rs,
     field(out, "fail");
     field(out, p->fail == CP_FAIL_OPEN ? "open" : "closed");
     nrec++;
+    /* Used params, and every declared one: the runtime accepts -D for a
+     * declared param that the artifact no longer uses (bound at build
+     * time, or used by no rule) and refuses an unknown name. */
     for (size_t i = 0; i < p->nparams; i++)
-        if (param_used(rs, p->params[i].name)) {
+        if (param_used(rs, p->params[i].name) ||
+            (strcmp(p->params[i].name, "HOME") &&
+             strcmp(p->params[i].name, "PROJECT"))) {
             field(out, "param");
             field(out, p->params[i].name);
             nrec++;

@@ -894,7 +894,7 @@ static bool cl_run(struct cl *c)
     if (!c->coop) {
         const char *lost = cl_runtime_lost(c);
         if (lost)
-            cl_report(c, CP0756, NULL,
+            cl_report(c, CP0763, NULL,
                       "claude: Claude Code's sandbox runtime keeps %s writable "
                       "for Bash (where present), whatever the policy says",
                       lost);

@@ -39,6 +39,11 @@ const char *cp_backend_rule_text(struct cp_arena *a, const struct cp_rule *r)
     return r->text ? r->text : cp_path_format(a, &r->u.path);
 }
 
+const char *cp_backend_rule_domain(struct cp_arena *a, const struct cp_rule *r)
+{
+    return cp_domain_format(a, &r->u.dom); /* port and IPv6 brackets too */
+}
+
 struct cp_diag *cp_backend_vreport(struct cp_diags *d, enum cp_diag_code c,
                                    const struct cp_rule *r, const char *fmt,
                                    va_list ap)

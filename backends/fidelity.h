@@ -27,6 +27,8 @@ void cp_fidtab_copy(const struct cp_fidtab *t, const struct cp_policy *p,
 
 /* The rule as written, or its path formatted when it has no source text. */
 const char *cp_backend_rule_text(struct cp_arena *a, const struct cp_rule *r);
+/* The domain of a net rule as written: "*.github.com" for a wildcard. */
+const char *cp_backend_rule_domain(struct cp_arena *a, const struct cp_rule *r);
 /* Reports at the rule (no location for implicit rules, with a note naming
  * why the profile added them).  d == NULL: nothing is reported. */
 struct cp_diag *cp_backend_vreport(struct cp_diags *d, enum cp_diag_code c,

@@ -441,7 +441,7 @@ static void analyse(struct sb *s)
             warn(s, CP0704, r,
                  "sbpl: cannot allow network access to '%s' only: all network "
                  "access is denied",
-                 r->u.dom.name);
+                 cp_backend_rule_domain(s->a, r));
             break;
         }
         if (!l)

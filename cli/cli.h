@@ -11,6 +11,7 @@
 #include "confpol.h"
 
 enum cp_diag_format { CP_DFMT_TEXT, CP_DFMT_JSON, CP_DFMT_SARIF };
+enum cp_color { CP_COLOR_AUTO, CP_COLOR_ALWAYS, CP_COLOR_NEVER };
 
 /* Options common to the compiling subcommands. */
 struct cp_cli_common {
@@ -20,13 +21,36 @@ struct cp_cli_common {
     const char **wopts;        /* -Wname / -Wno-name as written, without -W */
     size_t nwopts;
     enum cp_diag_format dfmt;  /* --diagnostics-format */
+    enum cp_color color;       /* --color=auto|always|never */
+    bool all_diags;            /* --all-diagnostics: no grouping */
+    const char *cmd;           /* "check": the command, for messages */
 };
 
 /* Tries to consume argv[*i] (and its value) as a common option.  Returns 1
  * if consumed, 0 if not a common option, -1 on a usage error (message
- * printed).  Accepts "-D NAME=VALUE", "-DNAME=VALUE", "-Werror", "-Wx",
- * "-Wno-x", "--diagnostics-format F" and "--diagnostics-format=F". */
+ * printed).  Accepts "-D NAME=VALUE", "-DNAME=VALUE", "-Werror",
+ * "-Werror=x", "-Wx", "-Wno-x" (x a name or a code), "--diagnostics-format
+ * F", "--diagnostics-format=F", "--color[=WHEN]" and "--all-diagnostics". */
 int cp_cli_common_opt(struct cp_cli_common *c, int argc, char **argv, int *i);
+/* The usage error of every command: one line "confpol CMD: MESSAGE", then
+ * "see 'confpol CMD --help'" (not the whole help).  Returns 2, the exit
+ * status of a usage error. */
+int cp_cli_usage_error(const char *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* An unknown option OPT of CMD: the usage error, with "did you mean" from
+ * OPTS (NULL-terminated: the command's own options; the common ones are
+ * added when COMMON). */
+int cp_cli_unknown_option(const char *cmd, const char *opt,
+                          const char *const *opts, bool common);
+/* "--color", "--color=WHEN" (and "--colour"): 1 and *MODE set, 0 when A is
+ * not such an option, -1 after a usage error (an unknown WHEN). */
+int cp_cli_color_opt(const char *cmd, const char *a, enum cp_color *mode);
+/* Whether text on stderr gets colour escapes: --color=always, or auto on a
+ * terminal when NO_COLOR is unset or empty and TERM is not "dumb". */
+bool cp_cli_color(enum cp_color mode);
+/* The exit status of a compilation with errors: 2 when an error is a
+ * command-line one (-D, I/O: CP08xx), else 1. */
+int cp_cli_error_status(const struct cp_ctx *cx);
 /* Applies the common options to a fresh context (defines, -W, -Werror);
  * returns false (after printing) on an unknown warning name. */
 bool cp_cli_apply(const struct cp_cli_common *c, struct cp_ctx *cx);

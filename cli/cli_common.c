@@ -2,6 +2,8 @@
 /* Options shared by the compiling subcommands (-D, -W, --diagnostics-format),
  * diagnostics printing and atomic file writing. */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,11 +13,50 @@
 
 #include "cli.h"
 
+static const char *cp_cli_cmd(const struct cp_cli_common *c)
+{
+    return c->cmd ? c->cmd : "";
+}
+
+int cp_cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "confpol%s%s: ", *cmd ? " " : "", cmd);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\nsee 'confpol%s%s --help'\n", *cmd ? " " : "", cmd);
+    va_end(ap);
+    return 2;
+}
+
+/* The options every compiling command accepts, for "did you mean". */
+static const char *const cp_common_opts[] = {
+    "-D", "-Werror", "--diagnostics-format", "--color", "--all-diagnostics",
+    "--help", NULL};
+
+int cp_cli_unknown_option(const char *cmd, const char *opt,
+                          const char *const *opts, bool common)
+{
+    /* Compare the option without its "=VALUE". */
+    size_t n = strcspn(opt, "=");
+    const char *near = opts ? cp_nearest(opt, n, opts, SIZE_MAX, sizeof *opts)
+                            : NULL;
+    if (!near && common)
+        near = cp_nearest(opt, n, cp_common_opts, SIZE_MAX,
+                          sizeof *cp_common_opts);
+    if (near)
+        return cp_cli_usage_error(cmd, "unknown option '%s'; did you mean "
+                                       "'%s'?",
+                                  opt, near);
+    return cp_cli_usage_error(cmd, "unknown option '%s'", opt);
+}
+
 static int cp_cli_define(struct cp_cli_common *c, const char *arg)
 {
     const char *eq = strchr(arg, '=');
     if (!eq || eq == arg) {
-        fprintf(stderr, "confpol: -D expects NAME=VALUE, got '%s'\n", arg);
+        cp_cli_usage_error(cp_cli_cmd(c), "-D expects NAME=VALUE, got '%s'",
+                           arg);
         return -1;
     }
     c->defines = cp_xrealloc(c->defines,
@@ -30,22 +71,66 @@ static int cp_cli_define(struct cp_cli_common *c, const char *arg)
     return 1;
 }
 
+/* The index of V in WORDS (NULL-terminated), or -1 after a usage error
+ * naming OPT and the words. */
+static int cp_cli_choice(const struct cp_cli_common *c, const char *opt,
+                         const char *v, const char *const *words)
+{
+    for (int k = 0; words[k]; k++)
+        if (strcmp(v, words[k]) == 0)
+            return k;
+    const char *near = cp_nearest_word(v, words);
+    struct cp_buf b = {0};
+    for (int k = 0; words[k]; k++)
+        cp_buf_printf(&b, "%s%s", k == 0 ? "" : words[k + 1] ? ", " : " or ",
+                      words[k]);
+    if (near)
+        cp_cli_usage_error(cp_cli_cmd(c),
+                           "%s expects %s, got '%s'; did you mean '%s'?", opt,
+                           b.data, v, near);
+    else
+        cp_cli_usage_error(cp_cli_cmd(c), "%s expects %s, got '%s'", opt,
+                           b.data, v);
+    cp_buf_free(&b);
+    return -1;
+}
+
 static int cp_cli_dfmt(struct cp_cli_common *c, const char *v)
 {
-    if (strcmp(v, "text") == 0)
-        c->dfmt = CP_DFMT_TEXT;
-    else if (strcmp(v, "json") == 0)
-        c->dfmt = CP_DFMT_JSON;
-    else if (strcmp(v, "sarif") == 0)
-        c->dfmt = CP_DFMT_SARIF;
-    else {
-        fprintf(stderr,
-                "confpol: --diagnostics-format expects text, json or sarif, "
-                "got '%s'\n",
-                v);
+    static const char *const f[] = {"text", "json", "sarif", NULL};
+    int k = cp_cli_choice(c, "--diagnostics-format", v, f);
+    if (k < 0)
         return -1;
-    }
+    c->dfmt = k == 0 ? CP_DFMT_TEXT : k == 1 ? CP_DFMT_JSON : CP_DFMT_SARIF;
     return 1;
+}
+
+static int cp_cli_colour(struct cp_cli_common *c, const char *v)
+{
+    static const char *const w[] = {"auto", "always", "never", NULL};
+    int k = cp_cli_choice(c, "--color", v, w);
+    if (k < 0)
+        return -1;
+    c->color = k == 0 ? CP_COLOR_AUTO : k == 1 ? CP_COLOR_ALWAYS : CP_COLOR_NEVER;
+    return 1;
+}
+
+int cp_cli_color_opt(const char *cmd, const char *a, enum cp_color *mode)
+{
+    struct cp_cli_common c = {.cmd = cmd, .color = *mode};
+    int r;
+    if (strcmp(a, "--color") == 0 || strcmp(a, "--colour") == 0) {
+        c.color = CP_COLOR_ALWAYS;
+        r = 1;
+    } else if (strncmp(a, "--color=", 8) == 0) {
+        r = cp_cli_colour(&c, a + 8);
+    } else if (strncmp(a, "--colour=", 9) == 0) {
+        r = cp_cli_colour(&c, a + 9);
+    } else {
+        r = 0;
+    }
+    *mode = c.color;
+    return r;
 }
 
 int cp_cli_common_opt(struct cp_cli_common *c, int argc, char **argv, int *i)
@@ -53,7 +138,7 @@ int cp_cli_common_opt(struct cp_cli_common *c, int argc, char **argv, int *i)
     const char *a = argv[*i];
     if (strcmp(a, "-D") == 0) {
         if (*i + 1 >= argc) {
-            fputs("confpol: -D expects NAME=VALUE\n", stderr);
+            cp_cli_usage_error(cp_cli_cmd(c), "-D expects NAME=VALUE");
             return -1;
         }
         return cp_cli_define(c, argv[++*i]);
@@ -71,16 +156,53 @@ int cp_cli_common_opt(struct cp_cli_common *c, int argc, char **argv, int *i)
     }
     if (strcmp(a, "--diagnostics-format") == 0) {
         if (*i + 1 >= argc) {
-            fputs("confpol: --diagnostics-format expects text, json or "
-                  "sarif\n",
-                  stderr);
+            cp_cli_usage_error(cp_cli_cmd(c), "--diagnostics-format expects "
+                                              "text, json or sarif");
             return -1;
         }
         return cp_cli_dfmt(c, argv[++*i]);
     }
     if (strncmp(a, "--diagnostics-format=", 21) == 0)
         return cp_cli_dfmt(c, a + 21);
+    int r = cp_cli_color_opt(cp_cli_cmd(c), a, &c->color);
+    if (r != 0)
+        return r;
+    if (strcmp(a, "--all-diagnostics") == 0) {
+        c->all_diags = true;
+        return 1;
+    }
     return 0;
+}
+
+bool cp_cli_color(enum cp_color mode)
+{
+    if (mode != CP_COLOR_AUTO)
+        return mode == CP_COLOR_ALWAYS;
+    const char *nc = getenv("NO_COLOR");
+    if (nc && *nc)
+        return false;
+    const char *term = getenv("TERM");
+    if (!term || strcmp(term, "dumb") == 0)
+        return false;
+    return isatty(STDERR_FILENO) == 1;
+}
+
+int cp_cli_error_status(const struct cp_ctx *cx)
+{
+    return cx->diags.nusage ? 2 : 1;
+}
+
+/* The -W option W (without "-W") for "did you mean": every warning and
+ * note name. */
+static const char *cp_cli_near_warning(const char *w)
+{
+    const char *names[CP_DIAG__COUNT + 1];
+    size_t n = 0;
+    for (size_t i = 0; i < CP_DIAG__COUNT; i++)
+        if (cp_diag_code_flag((enum cp_diag_code)i))
+            names[n++] = cp_diag_code_flag((enum cp_diag_code)i);
+    names[n] = NULL;
+    return cp_nearest_word(w, names);
 }
 
 bool cp_cli_apply(const struct cp_cli_common *c, struct cp_ctx *cx)
@@ -97,11 +219,36 @@ bool cp_cli_apply(const struct cp_cli_common *c, struct cp_ctx *cx)
         cx->opts.ndefines = c->ndefines;
     }
     cx->diags.werror = c->werror;
+    cx->diags.all = c->all_diags;
+    cx->diags.color = c->dfmt == CP_DFMT_TEXT && cp_cli_color(c->color);
     for (size_t i = 0; i < c->nwopts; i++) {
         const char *w = c->wopts[i];
-        bool on = strncmp(w, "no-", 3) != 0;
-        if (!cp_diags_set_warning(&cx->diags, on ? w : w + 3, on)) {
-            fprintf(stderr, "confpol: unknown warning option '-W%s'\n", w);
+        bool ok;
+        const char *name = w;
+        if (strncmp(w, "error=", 6) == 0) {
+            name = w + 6;
+            ok = cp_diags_set_werror(&cx->diags, name);
+        } else {
+            bool on = strncmp(w, "no-", 3) != 0;
+            name = on ? w : w + 3;
+            ok = cp_diags_set_warning(&cx->diags, name, on);
+        }
+        if (!ok) {
+            int code = cp_diag_code_lookup(name);
+            const char *near = cp_cli_near_warning(name);
+            if (code >= 0)
+                cp_cli_usage_error(cp_cli_cmd(c),
+                                   "'-W%s': %s is an error, which no option "
+                                   "can disable",
+                                   w, cp_diag_code_id((enum cp_diag_code)code));
+            else if (near)
+                cp_cli_usage_error(cp_cli_cmd(c),
+                                   "unknown warning option '-W%s'; did you "
+                                   "mean '-W%.*s%s'?",
+                                   w, (int)(name - w), w, near);
+            else
+                cp_cli_usage_error(cp_cli_cmd(c),
+                                   "unknown warning option '-W%s'", w);
             return false;
         }
     }

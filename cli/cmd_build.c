@@ -32,7 +32,8 @@ static void cp_build_usage(FILE *out)
           "  --target T                sbpl, bwrap, claude or all (repeatable)\n"
           "  -o DIR                    output directory (must exist)\n"
           "  -D NAME=VALUE             bind a param (analysis and claude)\n"
-          "  -Wname, -Wno-name         enable or disable a warning\n"
+          "  -Wname, -Wno-name         enable or disable a warning (name\n"
+          "                            or code); -Werror=name: one error\n"
           "  -Werror                   make every warning, fidelity losses\n"
           "                            included, an error\n"
           "  --expand-globs            bwrap: expand deny globs when the\n"
@@ -45,6 +46,9 @@ static void cp_build_usage(FILE *out)
           "                            bwrap command line instead of writing\n"
           "  -v, --verbose             report the mount count of bwrap\n"
           "  --diagnostics-format F    text (default), json or sarif\n"
+          "  --color[=WHEN]            colour the text: auto, always, never\n"
+          "  --all-diagnostics         print every warning (many of one\n"
+          "                            cause are grouped by default)\n"
           "  --help                    print this help\n"
           "\n"
           "exit status: 0 written, 1 the policy has errors, 2 usage or I/O "
@@ -428,9 +432,13 @@ static int commit_all(struct out_file *f, size_t n, bool durable,
     return intr ? -1 : rc;
 }
 
+static const char *const cp_build_opts[] = {
+    "--target", "--output", "--format", "--fidelity", "--expand-globs",
+    "--fsync", "--verbose", "--help", NULL};
+
 int cp_cmd_build(int argc, char **argv)
 {
-    struct cp_cli_common c = {0};
+    struct cp_cli_common c = {.cmd = "build"};
     unsigned targets = 0;
     const char *outdir = NULL, *file = NULL;
     bool fidelity = false, shell = false, verbose = false, expand = false;
@@ -448,10 +456,9 @@ int cp_cmd_build(int argc, char **argv)
         const char *a = argv[i];
         if (opts_done || a[0] != '-') {
             if (file) {
-                fprintf(stderr, "confpol build: more than one policy file "
-                                "('%s' and '%s')\n",
-                        file, a);
-                rc = 2;
+                rc = cp_cli_usage_error("build", "more than one policy file "
+                                                 "('%s' and '%s')",
+                                        file, a);
                 goto out;
             }
             file = a;
@@ -465,16 +472,19 @@ int cp_cmd_build(int argc, char **argv)
         } else if (strcmp(a, "--target") == 0 || strncmp(a, "--target=", 9) == 0) {
             const char *v = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
             if (!v || parse_target(v, &targets) != 0) {
-                fprintf(stderr, "confpol build: --target needs sbpl, bwrap, "
-                                "claude or all%s%s%s\n",
-                        v ? " (got '" : "", v ? v : "", v ? "')" : "");
-                rc = 2;
+                static const char *const tw[] = {"sbpl", "bwrap", "claude",
+                                                 "all", NULL};
+                const char *near = v ? cp_nearest_word(v, tw) : NULL;
+                rc = cp_cli_usage_error(
+                    "build", "--target needs sbpl, bwrap, claude or all%s%s%s%s%s%s",
+                    v ? " (got '" : "", v ? v : "", v ? "')" : "",
+                    near ? "; did you mean '" : "", near ? near : "",
+                    near ? "'?" : "");
                 goto out;
             }
         } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
             if (i + 1 >= argc) {
-                fputs("confpol build: -o needs a directory\n", stderr);
-                rc = 2;
+                rc = cp_cli_usage_error("build", "-o needs a directory");
                 goto out;
             }
             outdir = argv[++i];
@@ -483,9 +493,8 @@ int cp_cmd_build(int argc, char **argv)
         } else if (strcmp(a, "--format") == 0 || strncmp(a, "--format=", 9) == 0) {
             const char *v = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
             if (!v || (strcmp(v, "shell") != 0 && strcmp(v, "artifact") != 0)) {
-                fputs("confpol build: --format needs 'shell' or 'artifact'\n",
-                      stderr);
-                rc = 2;
+                rc = cp_cli_usage_error("build",
+                                        "--format needs 'shell' or 'artifact'");
                 goto out;
             }
             shell = strcmp(v, "shell") == 0;
@@ -504,34 +513,27 @@ int cp_cmd_build(int argc, char **argv)
                 goto out;
             }
             if (r == 0) {
-                fprintf(stderr, "confpol build: unknown option '%s'\n", a);
-                cp_build_usage(stderr);
-                rc = 2;
+                rc = cp_cli_unknown_option("build", a, cp_build_opts, true);
                 goto out;
             }
         }
     }
     if (!file) {
-        fputs("confpol build: no policy file given\n", stderr);
-        cp_build_usage(stderr);
-        rc = 2;
+        rc = cp_cli_usage_error("build", "no policy file given");
         goto out;
     }
     if (!targets) {
-        fputs("confpol build: no --target given (sbpl, bwrap, claude or all)\n",
-              stderr);
-        rc = 2;
+        rc = cp_cli_usage_error("build", "no --target given (sbpl, bwrap, "
+                                         "claude or all)");
         goto out;
     }
     if (shell && targets != T_BWRAP) {
-        fputs("confpol build: --format shell needs --target bwrap alone\n",
-              stderr);
-        rc = 2;
+        rc = cp_cli_usage_error("build",
+                                "--format shell needs --target bwrap alone");
         goto out;
     }
     if (!outdir && !shell) {
-        fputs("confpol build: no output directory given (-o DIR)\n", stderr);
-        rc = 2;
+        rc = cp_cli_usage_error("build", "no output directory given (-o DIR)");
         goto out;
     }
     if (outdir) {
@@ -556,7 +558,7 @@ int cp_cmd_build(int argc, char **argv)
     cx.opts.expand_globs = expand;
     if (cp_compile(&cx) || !cx.policy) {
         cp_cli_print_diags(&c, &cx);
-        rc = cp_diag_errors(&cx.diags) ? 1 : 2;
+        rc = cp_diag_errors(&cx.diags) ? cp_cli_error_status(&cx) : 2;
         goto out;
     }
 
@@ -626,7 +628,11 @@ int cp_cmd_build(int argc, char **argv)
                 stage_failed = f->err != 0;
             }
         }
-        cp_cli_flush_diags(&c, &cx);
+        /* Held across targets, so that the same rule and cause under two
+         * targets prints once ("sbpl, bwrap: ..."); released early only
+         * when many are held. */
+        if (cx.diags.len > 65536)
+            cp_cli_flush_diags(&c, &cx);
         if (staging && interrupted(&block, &old))
             break; /* the rest is not built: see below */
     }
@@ -638,6 +644,7 @@ int cp_cmd_build(int argc, char **argv)
     }
     if (fidelity)
         print_fidelity(&cx, bes, nbe, &bo);
+    cp_diags_sort(&cx.diags); /* the targets' records by rule, not by target */
     cp_cli_print_diags(&c, &cx);
     if (cp_diag_errors(&cx.diags) || rc) {
         if (staging) {

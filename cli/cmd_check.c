@@ -13,13 +13,21 @@ static void cp_check_usage(FILE *out)
     fputs("usage: confpol check [OPTIONS] [--print-effective] FILE...\n"
           "\n"
           "Parses, type-checks and analyses each policy file and prints its\n"
-          "diagnostics (text on stderr; json and sarif on stdout).\n"
+          "diagnostics (text on stderr; json and sarif on stdout, one\n"
+          "document for all the files).  FILE '-' is standard input.\n"
           "\n"
           "options:\n"
           "  -D NAME=VALUE             bind a param\n"
-          "  -Wname, -Wno-name         enable or disable a warning\n"
+          "  -Wname, -Wno-name         enable or disable a warning (a name\n"
+          "                            or a code: -Wno-CP0502)\n"
           "  -Werror                   make every warning an error\n"
+          "  -Werror=name              make one warning an error\n"
           "  --diagnostics-format F    text (default), json or sarif\n"
+          "  --color[=WHEN]            colour the text: auto (default: on a\n"
+          "                            terminal, unless NO_COLOR is set),\n"
+          "                            always or never\n"
+          "  --all-diagnostics         print every warning (many of one\n"
+          "                            cause are grouped by default)\n"
           "  --print-effective         print the resolved policy, implicit\n"
           "                            rules marked with their origin\n"
           "  --dump=ast                parse only and print the syntax tree\n"
@@ -31,9 +39,44 @@ static void cp_check_usage(FILE *out)
           out);
 }
 
+static const char *const cp_check_opts[] = {"--print-effective", "--dump=ast",
+                                            "--help", NULL};
+
+/* Compiles one file into CX (initialised, options applied) and prints its
+ * text diagnostics or the effective policy; returns its exit status. */
+static int cp_check_one(const struct cp_cli_common *c, struct cp_ctx *cx,
+                        const char *file, bool effective, bool dump_ast)
+{
+    cx->main_path = file;
+    int errors;
+    if (dump_ast) {
+        errors = cp_parse(cx) ? 1 : (int)cp_diag_errors(&cx->diags);
+        if (cx->ast) {
+            cp_ast_dump(cx->ast, stdout);
+            fflush(stdout);
+        }
+    } else {
+        errors = cp_compile(cx);
+    }
+    if (c->dfmt == CP_DFMT_TEXT)
+        cp_cli_print_diags(c, cx);
+    if (!cx->ast)
+        return 2; /* the main file could not be read */
+    if (errors)
+        return cp_cli_error_status(cx);
+    if (effective && cx->policy && !dump_ast) {
+        struct cp_buf b = {0};
+        cp_print_effective(cx->policy, &b);
+        if (b.len)
+            fwrite(b.data, 1, b.len, stdout);
+        cp_buf_free(&b);
+    }
+    return 0;
+}
+
 int cp_cmd_check(int argc, char **argv)
 {
-    struct cp_cli_common c = {0};
+    struct cp_cli_common c = {.cmd = "check"};
     bool effective = false, opts_done = false, dump_ast = false;
     const char **files = cp_xcalloc((size_t)argc, sizeof(*files));
     size_t nfiles = 0;
@@ -66,52 +109,56 @@ int cp_cmd_check(int argc, char **argv)
             goto out;
         }
         if (r == 0) {
-            fprintf(stderr, "confpol check: unknown option '%s'\n", a);
-            cp_check_usage(stderr);
-            rc = 2;
+            rc = cp_cli_unknown_option("check", a, cp_check_opts, true);
             goto out;
         }
     }
     if (nfiles == 0) {
-        fputs("confpol check: no policy file given\n", stderr);
-        cp_check_usage(stderr);
-        rc = 2;
+        rc = cp_cli_usage_error("check", "no policy file given");
         goto out;
     }
+    /* Text: each file's diagnostics in turn, one count at the end.  JSON
+     * and SARIF: one document for all the files, so every file's context
+     * is kept until it is printed. */
+    bool whole = c.dfmt != CP_DFMT_TEXT;
+    struct cp_ctx *cxs = cp_xcalloc(nfiles, sizeof *cxs);
+    size_t nerr = 0, nwarn = 0, done = 0;
+    bool usage = false;
     for (size_t k = 0; k < nfiles; k++) {
-        struct cp_ctx cx;
-        cp_ctx_init(&cx);
-        if (!cp_cli_apply(&c, &cx)) {
-            cp_ctx_free(&cx);
+        struct cp_ctx *cx = &cxs[done++];
+        cp_ctx_init(cx);
+        if (!cp_cli_apply(&c, cx)) {
             rc = 2;
-            goto out;
+            usage = true;
+            break;
         }
-        cx.main_path = files[k];
-        int errors;
-        if (dump_ast) {
-            errors = cp_parse(&cx) ? 1 : (int)cp_diag_errors(&cx.diags);
-            if (cx.ast) {
-                cp_ast_dump(cx.ast, stdout);
-                fflush(stdout);
-            }
-        } else {
-            errors = cp_compile(&cx);
+        cx->diags.no_summary = true;
+        int r = cp_check_one(&c, cx, files[k], effective, dump_ast);
+        if (r > rc)
+            rc = r;
+        nerr += cx->diags.nerrors;
+        nwarn += cx->diags.nwarnings;
+        if (!whole) {
+            cp_ctx_free(cx);
+            done--;
         }
-        cp_cli_print_diags(&c, &cx);
-        if (!cx.ast) {
-            rc = 2; /* the main file could not be read */
-        } else if (errors) {
-            if (rc < 1)
-                rc = 1;
-        } else if (effective && cx.policy && !dump_ast) {
-            struct cp_buf b = {0};
-            cp_print_effective(cx.policy, &b);
-            if (b.len)
-                fwrite(b.data, 1, b.len, stdout);
-            cp_buf_free(&b);
-        }
-        cp_ctx_free(&cx);
     }
+    /* After an unknown -W name nothing else is printed. */
+    if (!usage && !whole) {
+        cp_diags_render_summary(nerr, nwarn, stderr);
+    } else if (!usage && done) {
+        const struct cp_diags **ds = cp_xcalloc(done, sizeof *ds);
+        for (size_t k = 0; k < done; k++)
+            ds[k] = &cxs[k].diags;
+        if (c.dfmt == CP_DFMT_JSON)
+            cp_diags_render_json_many(ds, done, stdout);
+        else
+            cp_diags_render_sarif_many(ds, done, stdout);
+        free(ds);
+    }
+    for (size_t k = 0; k < done; k++)
+        cp_ctx_free(&cxs[k]);
+    free(cxs);
 out:
     fflush(stdout);
     free(files);

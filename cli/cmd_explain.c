@@ -22,6 +22,8 @@ static void cp_explain_usage(FILE *out)
           "options:\n"
           "  -D NAME=VALUE             bind a param\n"
           "  --format text|json        output format (default text)\n"
+          "  --ignore-expect           with -D: answer even when an expect\n"
+          "                            line fails under the bindings\n"
           "  --diagnostics-format F    text (default), json or sarif\n"
           "  --help                    print this help\n"
           "\n"
@@ -124,10 +126,10 @@ static void cp_explain_json(struct cp_ctx *cx, enum cp_access acc,
 
 int cp_cmd_explain(int argc, char **argv)
 {
-    struct cp_cli_common c = {0};
+    struct cp_cli_common c = {.cmd = "explain"};
     const char *pos[3];
     size_t npos = 0;
-    bool json = false, opts_done = false;
+    bool json = false, opts_done = false, ignore_expect = false;
     int rc = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -135,10 +137,8 @@ int cp_cmd_explain(int argc, char **argv)
             /* After FILE every word is positional: a SUBJECT may start
              * with '-' (a command line such as "-rf"). */
             if (npos == 3) {
-                fprintf(stderr, "confpol explain: unexpected argument '%s'\n",
-                        a);
-                cp_explain_usage(stderr);
-                rc = 2;
+                rc = cp_cli_usage_error("explain", "unexpected argument '%s'",
+                                        a);
                 goto out;
             }
             pos[npos++] = a;
@@ -152,6 +152,10 @@ int cp_cmd_explain(int argc, char **argv)
             cp_explain_usage(stdout);
             goto out;
         }
+        if (strcmp(a, "--ignore-expect") == 0) {
+            ignore_expect = true;
+            continue;
+        }
         if (strcmp(a, "--format") == 0 || strncmp(a, "--format=", 9) == 0) {
             const char *v = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : "");
             if (strcmp(v, "json") == 0) {
@@ -159,11 +163,8 @@ int cp_cmd_explain(int argc, char **argv)
             } else if (strcmp(v, "text") == 0) {
                 json = false;
             } else {
-                fprintf(stderr,
-                        "confpol explain: --format expects text or json, got "
-                        "'%s'\n",
-                        v);
-                rc = 2;
+                rc = cp_cli_usage_error(
+                    "explain", "--format expects text or json, got '%s'", v);
                 goto out;
             }
             continue;
@@ -174,25 +175,25 @@ int cp_cmd_explain(int argc, char **argv)
             goto out;
         }
         if (r == 0) {
-            fprintf(stderr, "confpol explain: unknown option '%s'\n", a);
-            cp_explain_usage(stderr);
-            rc = 2;
+            static const char *const opts[] = {"--format", "--help", NULL};
+            rc = cp_cli_unknown_option("explain", a, opts, true);
             goto out;
         }
     }
     if (npos != 3) {
-        fputs("confpol explain: expected FILE ACCESS SUBJECT\n", stderr);
-        cp_explain_usage(stderr);
-        rc = 2;
+        rc = cp_cli_usage_error("explain", "expected FILE ACCESS SUBJECT");
         goto out;
     }
     enum cp_access acc;
     if (!cp_explain_access(pos[1], &acc)) {
-        fprintf(stderr,
-                "confpol explain: unknown access '%s'; expected read, write, "
-                "exec, net or gate\n",
-                pos[1]);
-        rc = 2;
+        static const char *const acc_words[] = {"read", "write", "exec",
+                                                "net", "gate", NULL};
+        const char *near = cp_nearest_word(pos[1], acc_words);
+        rc = cp_cli_usage_error("explain",
+                                "unknown access '%s'; expected read, write, "
+                                "exec, net or gate%s%s%s",
+                                pos[1], near ? "; did you mean '" : "",
+                                near ? near : "", near ? "'?" : "");
         goto out;
     }
     struct cp_ctx cx;
@@ -209,7 +210,19 @@ int cp_cmd_explain(int argc, char **argv)
     if (cp_parse(&cx) || cp_diag_errors(&cx.diags) || !cx.ast ||
         cp_resolve(&cx) || cp_diag_errors(&cx.diags)) {
         cp_cli_print_diags(&c, &cx);
-        rc = cx.ast ? 1 : 2;
+        rc = cx.ast ? cp_cli_error_status(&cx) : 2;
+        cp_policy_free(cx.policy);
+        cp_ctx_free(&cx);
+        goto out;
+    }
+    /* With bindings, the expect lines are checked under them first: an
+     * answer for a binding the policy's own expectations reject is not
+     * given (spec/semantics.md 1.7). */
+    if (c.ndefines && !ignore_expect && cp_check_expects(&cx)) {
+        cp_cli_print_diags(&c, &cx);
+        fprintf(stderr, "confpol explain: an expect line fails under the given -D bindings; "
+                        "no answer\n");
+        rc = 1;
         cp_policy_free(cx.policy);
         cp_ctx_free(&cx);
         goto out;

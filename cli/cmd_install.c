@@ -252,7 +252,7 @@ static int cp_inst_compile(struct cp_cli_common *c, const char *file,
 static int cp_inst_main(enum cp_inst_cmd cmd, int argc, char **argv)
 {
     const char *name = cp_inst_names[cmd];
-    struct cp_cli_common c = {0};
+    struct cp_cli_common c = {.cmd = name};
     const char *pos[2] = {NULL, NULL};
     size_t npos = 0;
     bool claude = false;
@@ -279,8 +279,9 @@ static int cp_inst_main(enum cp_inst_cmd cmd, int argc, char **argv)
             if (r < 0)
                 goto done;
             if (r == 0) {
-                fprintf(stderr, "confpol %s: unknown option '%s'\n", name, a);
-                cp_inst_usage(cmd, stderr);
+                cp_cli_unknown_option(
+                    name, a, (const char *const[]){"--claude", "--help", NULL},
+                    cmd == CMD_VERIFY);
                 goto done;
             }
         } else {

@@ -30,12 +30,32 @@ static void run_usage(FILE *f)
           f);
 }
 
+/* Adds -D NAME=canonical(value) unless NAME is bound already; a value that
+ * cannot be canonicalised is left unbound (the runtime then says why, if a
+ * rule needs it). */
+static void bind_implicit(struct cp_cli_common *c, const char *name, const char *value)
+{
+    for (size_t k = 0; k < c->ndefines; k++)
+        if (strcmp(c->defines[k].name, name) == 0)
+            return;
+    if (!value)
+        return;
+    struct cp_rt_err e = {0};
+    char *canon = cp_rt_param_canon(name, value, true, &e);
+    if (!canon)
+        return;
+    c->defines = cp_xrealloc(c->defines, (c->ndefines + 1) * sizeof *c->defines);
+    c->defines[c->ndefines].name = cp_xstrdup(name);
+    c->defines[c->ndefines].value = canon;
+    c->ndefines++;
+}
+
 int cp_cmd_run(int argc, char **argv)
 {
     if (argc >= 2 && strcmp(argv[1], "--stage") == 0)
         return cp_rt_stage_main(argc - 2, argv + 2);
 
-    struct cp_cli_common c = {0};
+    struct cp_cli_common c = {.cmd = "run"};
     const char *file = NULL;
     bool allow_unenforced = false;
     int i = 1;
@@ -54,8 +74,11 @@ int cp_cmd_run(int argc, char **argv)
             int r = cp_cli_common_opt(&c, argc, argv, &i);
             if (r <= 0) {
                 if (r == 0)
-                    fprintf(stderr, "confpol run: unknown option '%s'\n", a);
-                run_usage(stderr);
+                    cp_cli_unknown_option(
+                        "run", a,
+                        (const char *const[]){"--allow-unenforced", "--help",
+                                              NULL},
+                        true);
                 cp_cli_common_free(&c);
                 return CP_RT_EXIT_ERROR;
             }
@@ -68,27 +91,22 @@ int cp_cmd_run(int argc, char **argv)
         }
     }
     if (!file || i >= argc) {
-        fprintf(stderr, "confpol run: %s\n", !file ? "no policy file given" : "no command given");
-        run_usage(stderr);
+        cp_cli_usage_error("run", "%s", !file ? "no policy file given" : "no command given");
         cp_cli_common_free(&c);
         return CP_RT_EXIT_ERROR;
     }
     char **cmd = argv + i;
     size_t ncmd = (size_t)(argc - i);
 
-    /* The runtime's -D view: the same bindings, checked canonical. */
     struct cp_rt_err e = {0};
-    struct cp_rt_define *defs = cp_xcalloc(c.ndefines + 1, sizeof *defs);
-    for (size_t k = 0; k < c.ndefines; k++) {
-        if (strlen(c.defines[k].name) >= sizeof defs[k].name) {
-            fprintf(stderr, "confpol run: -D: param name too long\n");
-            free(defs);
-            cp_cli_common_free(&c);
-            return CP_RT_EXIT_ERROR;
-        }
-        strcpy(defs[k].name, c.defines[k].name);
-        defs[k].value = c.defines[k].value;
-    }
+    /* The binding model (spec/semantics.md, "Binding params"): run binds
+     * HOME and PROJECT, unless given with -D, when it compiles, so the
+     * analysis and the expect lines are checked under the bindings the
+     * command really runs with, and the artifact is the -D build of them. */
+    char cwd[PATH_MAX];
+    const char *cwdp = getcwd(cwd, sizeof cwd);
+    bind_implicit(&c, "HOME", getenv("HOME"));
+    bind_implicit(&c, "PROJECT", cwdp);
 
     struct cp_ctx cx;
     cp_ctx_init(&cx);
@@ -130,11 +148,11 @@ int cp_cmd_run(int argc, char **argv)
         fprintf(stderr, "confpol run: internal error: %s\n", e.msg);
         goto out;
     }
-    char cwd[PATH_MAX];
-    const char *cwdp = getcwd(cwd, sizeof cwd);
+    /* Every -D was consumed by the compilation; what is left unbound (HOME
+     * when it is not set) fails here with the runtime's message. */
     struct cp_rt_params params;
-    if (cp_rt_params_bind(&params, a.params, a.nparams, defs, c.ndefines, getenv("HOME"), cwdp,
-                          &e)) {
+    if (cp_rt_params_bind(&params, a.needed, a.nneeded, a.params, a.nparams, NULL, 0,
+                          getenv("HOME"), cwdp, &e)) {
         fprintf(stderr, "confpol run: %s\n", e.msg);
         rc = e.status;
         cp_rt_artifact_free(&a);
@@ -161,7 +179,6 @@ int cp_cmd_run(int argc, char **argv)
     };
     rc = cp_rt_run_bwrap(&a, &params, &l);
     free(self);
-    free(defs);
     cp_rt_params_free(&params);
     cp_rt_artifact_free(&a);
     return rc;
@@ -169,7 +186,6 @@ int cp_cmd_run(int argc, char **argv)
 out:
     cp_buf_free(&art);
     cp_ctx_free(&cx);
-    free(defs);
     cp_cli_common_free(&c);
     return rc;
 }

@@ -26,27 +26,70 @@ static void cp_usage(FILE *out)
     fputs("usage: confpol COMMAND [OPTIONS] ...\n\ncommands:\n", out);
     for (size_t i = 0; i < sizeof(cp_cmds) / sizeof(cp_cmds[0]); i++)
         fprintf(out, "  %-10s %s\n", cp_cmds[i].name, cp_cmds[i].summary);
-    fputs("\n'confpol COMMAND --help' describes each command.\n", out);
+    fputs("  help       this list, or 'help COMMAND' for one command\n"
+          "  version    print the version (also -V, --version)\n"
+          "\n'confpol COMMAND --help' describes each command.\n",
+          out);
+}
+
+static int cp_find_cmd(const char *name)
+{
+    for (size_t i = 0; i < sizeof(cp_cmds) / sizeof(cp_cmds[0]); i++)
+        if (strcmp(name, cp_cmds[i].name) == 0)
+            return (int)i;
+    return -1;
+}
+
+/* An unknown command: one line, with "did you mean" among the commands. */
+static int cp_unknown_cmd(const char *name)
+{
+    const char *near = cp_nearest(name, strlen(name), &cp_cmds[0].name,
+                                  sizeof(cp_cmds) / sizeof(cp_cmds[0]),
+                                  sizeof(cp_cmds[0]));
+    if (!near)
+        near = cp_nearest_word(name, (const char *const[]){"help", "version",
+                                                            NULL});
+    if (near) {
+        fprintf(stderr,
+                "confpol: unknown command '%s'; did you mean '%s'?\n"
+                "see 'confpol --help'\n",
+                name, near);
+        return 2;
+    }
+    return cp_cli_usage_error("", "unknown command '%s'", name);
 }
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) {
-        cp_usage(stderr);
-        return 2;
-    }
-    if (strcmp(argv[1], "--version") == 0) {
+    if (argc < 2)
+        return cp_cli_usage_error("", "no command given");
+    const char *a = argv[1];
+    if (strcmp(a, "--version") == 0 || strcmp(a, "-V") == 0 ||
+        strcmp(a, "version") == 0) {
+        if (argc > 2)
+            return cp_cli_usage_error("", "'%s' takes no argument", a);
         printf("confpol %s\n", CP_VERSION);
         return 0;
     }
-    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-        cp_usage(stdout);
-        return 0;
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0 ||
+        strcmp(a, "help") == 0) {
+        if (argc == 2) {
+            cp_usage(stdout);
+            return 0;
+        }
+        if (argc > 3)
+            return cp_cli_usage_error("", "'help' takes one command");
+        /* help COMMAND is COMMAND --help. */
+        int k = cp_find_cmd(argv[2]);
+        if (k < 0)
+            return cp_unknown_cmd(argv[2]);
+        char *hargv[] = {argv[2], "--help", NULL};
+        return cp_cmds[k].fn(2, hargv);
     }
-    for (size_t i = 0; i < sizeof(cp_cmds) / sizeof(cp_cmds[0]); i++)
-        if (strcmp(argv[1], cp_cmds[i].name) == 0)
-            return cp_cmds[i].fn(argc - 1, argv + 1);
-    fprintf(stderr, "confpol: unknown command '%s'\n", argv[1]);
-    cp_usage(stderr);
-    return 2;
+    if (a[0] == '-')
+        return cp_cli_usage_error("", "expected a command before '%s'", a);
+    int k = cp_find_cmd(a);
+    if (k < 0)
+        return cp_unknown_cmd(a);
+    return cp_cmds[k].fn(argc - 1, argv + 1);
 }

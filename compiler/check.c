@@ -927,6 +927,28 @@ static void ck_net(struct ck *c)
 
 /* ---- expect ---------------------------------------------------------------- */
 
+/* A passing expect whose verdict another binding of an unbound param would
+ * change names its assumption (spec/semantics.md 2.1); run, build -D and
+ * explain -D check it again under their bindings. */
+static void ck_report_assumption(struct ck *c, const struct cp_expect *e,
+                                 const struct cp_decision *dc)
+{
+    const struct cp_rule *r = dc->unbound_rule;
+    const char *rt = r ? cp_sema_rule_text(c->a, r) : "";
+    struct cp_diag *g = cp_diag_report(
+        c->d, CP0602, &e->loc,
+        "expect %s %s %s holds only while %s is bound so that '%s' does not "
+        "match it",
+        cp_verdict_text(e->verdict), cp_access_text(e->access), e->subject,
+        dc->unbound_param, rt);
+    if (g && r && r->loc.src)
+        cp_diag_add_note(g, &r->loc, "'%s' is here", rt);
+    if (g)
+        cp_diag_set_suggestion(g, "bind %s with -D to decide; run checks it "
+                                  "again under the values it runs with",
+                               dc->unbound_param);
+}
+
 static void ck_expects(struct ck *c)
 {
     for (size_t i = 0; i < c->p->nexpects; i++) {
@@ -936,8 +958,11 @@ static void ck_expects(struct ck *c)
             cp_sema_decide_path(c->p, e->access, &e->path, c->a, &dc);
         else if (cp_decide(c->p, e->access, e->subject, c->a, &dc) != 0)
             continue;
-        if (dc.verdict == e->verdict)
+        if (dc.verdict == e->verdict) {
+            if (dc.unbound_param)
+                ck_report_assumption(c, e, &dc);
             continue;
+        }
         if (c->nfinds == c->capfinds) {
             c->capfinds = c->capfinds ? c->capfinds * 2 : 64;
             c->finds = cp_xrealloc(c->finds, c->capfinds * sizeof *c->finds);
@@ -989,7 +1014,7 @@ static void ck_promote_note(struct ck *c, struct cp_diag *g)
 {
     if (!g || g->sev != CP_SEV_NOTE || c->d->wstate[g->code] <= 0)
         return;
-    if (c->d->werror) {
+    if (c->d->werror || c->d->wstate[g->code] == 2) {
         g->sev = CP_SEV_ERROR;
         c->d->nerrors++;
     } else {
@@ -1041,6 +1066,13 @@ static void ck_report_expect(struct ck *c, const struct cp_expect *e)
     cp_diag_set_suggestion(g, "fix the policy or the expectation");
 }
 
+/* Whether R is the implicit deny write of the build output directory. */
+static bool ck_outdir_rule(const struct cp_rule *r)
+{
+    return r && !r->loc.src && r->why &&
+           strcmp(r->why, "build output directory") == 0;
+}
+
 /* One diagnostic for a run of findings with the same place, code and
  * subject; the partners become notes (capped). */
 static void ck_report(struct ck *c, const struct ck_find *f, size_t n)
@@ -1089,6 +1121,18 @@ static void ck_report(struct ck *c, const struct ck_find *f, size_t n)
         cp_diag_set_suggestion(g, "remove the exec rule or narrow the deny");
         break;
     case CK_CONFLICT_WRITE:
+        if (ck_outdir_rule(q) || ck_outdir_rule(r)) {
+            /* Not a conflict between two rules of the policy: the build
+             * output directory is where the policy allows writing. */
+            const struct cp_rule *w = ck_outdir_rule(q) ? r : q;
+            g = cp_diag_report(c->d, CP0503, &w->loc,
+                               "'%s' makes the build output directory "
+                               "writable: a confined process could rewrite "
+                               "its own sandbox",
+                               ck_rt(c, w));
+            cp_diag_set_suggestion(g, "choose -o outside the write roots");
+            return;
+        }
         g = cp_diag_report(c->d, CP0503, &at->loc,
                            "'%s' conflicts with '%s': the same paths are "
                            "allowed and denied",
@@ -1191,5 +1235,22 @@ int cp_check(struct cp_ctx *cx)
     free(c.finds);
     free(c.stack);
     free(c.roots);
+    return (int)(cp_diag_errors(&cx->diags) - before);
+}
+
+int cp_check_expects(struct cp_ctx *cx)
+{
+    size_t before = cp_diag_errors(&cx->diags);
+    if (!cx->policy)
+        return 0;
+    struct ck c = {0};
+    c.cx = cx;
+    c.a = cx->arena;
+    c.p = cx->policy;
+    c.d = &cx->diags;
+    ck_expects(&c);
+    for (size_t i = 0; i < c.nfinds; i++)
+        ck_report(&c, &c.finds[i], 1);
+    free(c.finds);
     return (int)(cp_diag_errors(&cx->diags) - before);
 }

@@ -40,10 +40,34 @@ static void cp_ast_release(struct cp_ctx *cx)
     cx->ast_arena = NULL;
 }
 
+/* Whether a file could not be read or included (CP03xx): a missing part
+ * of the policy, whose absence would make the rest report noise. */
+static bool cp_file_errors(const struct cp_diags *d)
+{
+    for (size_t i = 0; i < d->len; i++) {
+        const char *id = cp_diag_code_id(d->items[i].code);
+        if (d->items[i].sev == CP_SEV_ERROR && id[2] == '0' && id[3] == '3')
+            return true;
+    }
+    return false;
+}
+
 int cp_compile(struct cp_ctx *cx)
 {
-    if (cp_parse(cx) || cp_diag_errors(&cx->diags))
+    if (cp_parse(cx) || cp_diag_errors(&cx->diags)) {
+        /* A syntax error in one statement does not hide the errors of the
+         * others: the statements that parsed are resolved too (names,
+         * paths, regexes, fixed words), then compilation stops. */
+        if (cx->ast && cp_diag_errors(&cx->diags) < 100 &&
+            !cp_file_errors(&cx->diags)) {
+            cx->opts.partial = true;
+            cp_resolve(cx);
+            cp_policy_free(cx->policy);
+            cx->policy = NULL;
+            cp_diags_sort(&cx->diags);
+        }
         return (int)cp_diag_errors(&cx->diags);
+    }
     if (cp_resolve(cx) || cp_diag_errors(&cx->diags))
         return (int)cp_diag_errors(&cx->diags);
     cp_ast_release(cx);

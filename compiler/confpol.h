@@ -26,6 +26,10 @@ struct cp_options {
     const char *outdir;      /* build -o DIR (control plane), or NULL */
     bool expand_globs;       /* build --expand-globs */
     bool no_includes;        /* cp_parse: do not follow includes (fmt) */
+    /* Set by cp_compile when resolution runs on a tree that lost statements
+     * to syntax errors: what a lost statement may have declared (a param,
+     * a let, the profile) is not reported missing. */
+    bool partial;
 };
 
 struct cp_ctx {
@@ -50,6 +54,8 @@ int cp_parse_memory(struct cp_ctx *cx, const char *name, const char *text,
                     size_t len);
 int cp_resolve(struct cp_ctx *cx); /* compiler/resolve.c: names, types, paths, profiles -> policy */
 int cp_check(struct cp_ctx *cx);   /* compiler/check.c: overlap/containment analysis, expect */
+/* Only the expect lines (explain -D); returns the number of errors added. */
+int cp_check_expects(struct cp_ctx *cx);
 
 /* parse + resolve + check; stops between phases on errors.  Returns the
  * number of errors (0: cx->policy is usable).  Once resolution succeeded,

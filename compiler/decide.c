@@ -22,6 +22,7 @@ struct dc_set {
     struct cp_vec yes;     /* rules that match */
     bool may;              /* some rule may match, depending on a param */
     const char *may_param; /* the first such param */
+    const struct cp_rule *may_rule; /* and its rule */
 };
 
 static bool dc_same_root(const char *x, const char *y)
@@ -57,8 +58,10 @@ static void dc_add(struct cp_arena *a, struct dc_set *s,
     if (rel == CP_REL_YES) {
         cp_vec_push(a, &s->yes, (void *)r);
     } else if (rel == CP_REL_MAY) {
-        if (!s->may)
+        if (!s->may) {
             s->may_param = param;
+            s->may_rule = r;
+        }
         s->may = true;
     }
 }
@@ -131,12 +134,16 @@ void cp_sema_decide_path(const struct cp_policy *p, enum cp_access acc,
     else
         dc_out(out, v, NULL);
     /* Would a binding that makes a MAY relation hold change the verdict? */
-    if (deny.may && dc_verdict(true, ay, allow_list) != v)
+    if (deny.may && dc_verdict(true, ay, allow_list) != v) {
         out->unbound_param = deny.may_param;
-    else if (allow.may && dc_verdict(dy, true, allow_list) != v)
+        out->unbound_rule = deny.may_rule;
+    } else if (allow.may && dc_verdict(dy, true, allow_list) != v) {
         out->unbound_param = allow.may_param;
-    else if (deny.may && allow.may && dc_verdict(true, true, allow_list) != v)
+        out->unbound_rule = allow.may_rule;
+    } else if (deny.may && allow.may && dc_verdict(true, true, allow_list) != v) {
         out->unbound_param = deny.may_param;
+        out->unbound_rule = deny.may_rule;
+    }
 }
 
 static int dc_net(const struct cp_policy *p, const char *subject,

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "arena.h"
 
@@ -42,17 +43,47 @@ const char *cp_diag_code_summary(enum cp_diag_code c)
     return (size_t)c < CP_DIAG__COUNT ? cp_codes[c].summary : "";
 }
 
-bool cp_diags_set_warning(struct cp_diags *d, const char *name, bool on)
+const char *cp_diag_code_flag(enum cp_diag_code c)
+{
+    return (size_t)c < CP_DIAG__COUNT && cp_codes[c].sev != CP_SEV_ERROR
+               ? cp_codes[c].name
+               : NULL;
+}
+
+int cp_diag_code_lookup(const char *s)
+{
+    for (size_t i = 0; i < CP_DIAG__COUNT; i++)
+        if (strcasecmp(cp_codes[i].id, s) == 0 ||
+            strcmp(cp_codes[i].name, s) == 0)
+            return (int)i;
+    return -1;
+}
+
+/* Sets the switch of every warning or note whose name or code is NAME
+ * (a name may be shared by codes of several targets). */
+static bool cp_diags_set_state(struct cp_diags *d, const char *name,
+                               signed char state)
 {
     bool found = false;
     for (size_t i = 0; i < CP_DIAG__COUNT; i++) {
         if (cp_codes[i].sev == CP_SEV_ERROR ||
-            strcmp(cp_codes[i].name, name) != 0)
+            (strcmp(cp_codes[i].name, name) != 0 &&
+             strcasecmp(cp_codes[i].id, name) != 0))
             continue;
-        d->wstate[i] = on ? 1 : -1;
+        d->wstate[i] = state;
         found = true;
     }
     return found;
+}
+
+bool cp_diags_set_warning(struct cp_diags *d, const char *name, bool on)
+{
+    return cp_diags_set_state(d, name, on ? 1 : -1);
+}
+
+bool cp_diags_set_werror(struct cp_diags *d, const char *name)
+{
+    return cp_diags_set_state(d, name, 2);
 }
 
 void cp_diags_init(struct cp_diags *d)
@@ -110,6 +141,7 @@ static void cp_diags_release(struct cp_diags *d)
         free(g->suggestion);
     }
     d->len = 0;
+    d->gen++;
 }
 
 void cp_diags_free(struct cp_diags *d)
@@ -118,8 +150,11 @@ void cp_diags_free(struct cp_diags *d)
     free(d->items);
     d->items = NULL;
     d->len = d->cap = 0;
-    d->nerrors = d->nwarnings = 0;
+    d->nerrors = d->nwarnings = d->nusage = 0;
     d->flushed_src = NULL;
+    free(d->seen);
+    d->seen = NULL;
+    d->nseen = d->seencap = 0;
 }
 
 enum { CP_FMT_MAX = 512 }; /* texts shorter than this are formatted once */
@@ -242,6 +277,120 @@ static char *cp_diags_vfmt(struct cp_diags *d, const char *fmt, va_list ap)
     return t;
 }
 
+/* ---- deduplication across targets -------------------------------------- */
+
+/* A backend record's key: its code, location and message without the
+ * target's "sbpl: " prefix; `item` is its index while it is held (the
+ * generation `gen` of the sink matches), so that a second target can be
+ * added to its prefix. */
+struct cp_diag_seen {
+    uint64_t key;
+    size_t item;
+    unsigned gen;
+};
+
+static const char *const cp_targets[] = {"sbpl", "bwrap", "claude",
+                                         "landlock", NULL};
+
+/* The length of MSG's "TARGET: " prefix (a list "sbpl, bwrap: " too), or 0. */
+static size_t cp_target_prefix(const char *msg)
+{
+    const char *p = msg;
+    for (;;) {
+        size_t n = 0;
+        for (size_t i = 0; cp_targets[i]; i++) {
+            size_t l = strlen(cp_targets[i]);
+            if (strncmp(p, cp_targets[i], l) == 0 && (p[l] == ':' || p[l] == ','))
+                n = l;
+        }
+        if (!n)
+            return 0;
+        p += n;
+        if (p[0] == ':' && p[1] == ' ')
+            return (size_t)(p + 2 - msg);
+        if (p[0] != ',' || p[1] != ' ')
+            return 0;
+        p += 2;
+    }
+}
+
+static uint64_t cp_hash(uint64_t h, const void *data, size_t n)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ p[i]) * 0x100000001b3u;
+    return h;
+}
+
+static bool cp_is_backend_code(enum cp_diag_code c)
+{
+    const char *id = cp_diag_code_id(c);
+    return id[2] == '0' && id[3] == '7';
+}
+
+/* Looks G (the record just added, message MSG with a target prefix of PN
+ * bytes) up among the backend records: returns true if it repeats one, after
+ * adding its target to that one's prefix while it is still held. */
+static bool cp_diags_repeat(struct cp_diags *d, struct cp_diag *g, size_t pn)
+{
+    uint64_t h = 0xcbf29ce484222325u;
+    h = cp_hash(h, &g->code, sizeof g->code);
+    h = cp_hash(h, &g->loc.src, sizeof g->loc.src);
+    unsigned pos[4] = {g->loc.line, g->loc.col, g->loc.end_line, g->loc.end_col};
+    h = cp_hash(h, pos, sizeof pos);
+    h = cp_hash(h, g->msg + pn, strlen(g->msg + pn));
+    if (!h)
+        h = 1;
+    if (2 * (d->nseen + 1) > d->seencap) {
+        size_t cap = d->seencap ? 2 * d->seencap : 64;
+        struct cp_diag_seen *t = cp_xcalloc(cap, sizeof *t);
+        for (size_t i = 0; i < d->seencap; i++) {
+            if (!d->seen[i].key)
+                continue;
+            size_t j = d->seen[i].key & (cap - 1);
+            while (t[j].key)
+                j = (j + 1) & (cap - 1);
+            t[j] = d->seen[i];
+        }
+        free(d->seen);
+        d->seen = t;
+        d->seencap = cap;
+    }
+    size_t j = h & (d->seencap - 1);
+    while (d->seen[j].key && d->seen[j].key != h)
+        j = (j + 1) & (d->seencap - 1);
+    struct cp_diag_seen *e = &d->seen[j];
+    if (!e->key) {
+        e->key = h;
+        e->item = (size_t)(g - d->items);
+        e->gen = d->gen;
+        d->nseen++;
+        return false;
+    }
+    if (e->gen != d->gen || e->item >= d->len)
+        return true; /* printed already: the first target's text stands */
+    struct cp_diag *first = &d->items[e->item];
+    size_t fn = cp_target_prefix(first->msg);
+    char target[16];
+    size_t tn = pn - 2 < sizeof target ? pn - 2 : sizeof target - 1;
+    memcpy(target, g->msg, tn);
+    target[tn] = '\0';
+    /* Already listed (one target reporting a rule twice): nothing to add. */
+    for (const char *p = first->msg; p < first->msg + fn;) {
+        size_t l = strcspn(p, ",:");
+        if (l == tn && memcmp(p, target, tn) == 0)
+            return true;
+        p += l + 2;
+    }
+    struct cp_buf b = {0};
+    cp_buf_add(&b, first->msg, fn - 2);
+    cp_buf_printf(&b, ", %s", target);
+    cp_buf_adds(&b, first->msg + fn - 2);
+    first->msg = cp_diags_text(d, b.data, b.len);
+    cp_buf_free(&b);
+    return true;
+}
+
 /* The returned record stays valid until the next cp_diag_report on the same
  * sink (the array may move): attach notes right away. */
 struct cp_diag *cp_diag_report(struct cp_diags *d, enum cp_diag_code code,
@@ -251,7 +400,9 @@ struct cp_diag *cp_diag_report(struct cp_diags *d, enum cp_diag_code code,
     if (sev != CP_SEV_ERROR) {
         if ((size_t)code < CP_DIAG__COUNT && d->wstate[code] < 0)
             return NULL;
-        if (sev == CP_SEV_WARNING && d->werror)
+        if (sev == CP_SEV_WARNING &&
+            (d->werror || ((size_t)code < CP_DIAG__COUNT &&
+                           d->wstate[code] == 2)))
             sev = CP_SEV_ERROR;
     }
     if (d->len == d->cap) {
@@ -268,10 +419,23 @@ struct cp_diag *cp_diag_report(struct cp_diags *d, enum cp_diag_code code,
     va_start(ap, fmt);
     g->msg = cp_diags_vfmt(d, fmt, ap);
     va_end(ap);
-    if (sev == CP_SEV_ERROR)
+    size_t pn;
+    /* Errors are never merged: a backend's own error count decides whether
+     * its artifact is written. */
+    if (sev != CP_SEV_ERROR && cp_is_backend_code(code) &&
+        (pn = cp_target_prefix(g->msg)) != 0 &&
+        cp_diags_repeat(d, g, pn)) {
+        d->len--;
+        return NULL;
+    }
+    if (sev == CP_SEV_ERROR) {
         d->nerrors++;
-    else if (sev == CP_SEV_WARNING)
+        const char *id = cp_diag_code_id(code);
+        if (id[2] == '0' && id[3] == '8')
+            d->nusage++;
+    } else if (sev == CP_SEV_WARNING) {
         d->nwarnings++;
+    }
     return g;
 }
 
@@ -307,7 +471,56 @@ size_t cp_diag_errors(const struct cp_diags *d)
     return d->nerrors;
 }
 
+/* ---- source order ------------------------------------------------------ */
+
+/* A record's place in source order: its source (in the order the sources
+ * first occur in the sink), line, column, then the order it was reported. */
+struct cp_order {
+    size_t src, line, col, seq;
+};
+
+static int cp_order_cmp(const void *a, const void *b)
+{
+    const struct cp_order *x = a, *y = b;
+    if (x->src != y->src)
+        return x->src < y->src ? -1 : 1;
+    if (x->line != y->line)
+        return x->line < y->line ? -1 : 1;
+    if (x->col != y->col)
+        return x->col < y->col ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+void cp_diags_sort(struct cp_diags *d)
+{
+    size_t n = d->len;
+    struct cp_order *o = cp_xcalloc(n ? n : 1, sizeof *o);
+    const struct cp_source **srcs = cp_xcalloc(n ? n : 1, sizeof *srcs);
+    size_t nsrcs = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct cp_loc *l = &d->items[i].loc;
+        size_t k = 0;
+        while (k < nsrcs && srcs[k] != l->src)
+            k++;
+        if (k == nsrcs)
+            srcs[nsrcs++] = l->src;
+        o[i] = (struct cp_order){k, l->line, l->col, i};
+    }
+    qsort(o, n, sizeof *o, cp_order_cmp);
+    struct cp_diag *items = cp_xcalloc(n ? n : 1, sizeof *items);
+    for (size_t i = 0; i < n; i++)
+        items[i] = d->items[o[i].seq];
+    memcpy(d->items, items, n * sizeof *items);
+    d->gen++; /* the indexes kept for deduplication no longer hold */
+    free(items);
+    free(srcs);
+    free(o);
+}
+
 /* ---- text renderer ----------------------------------------------------- */
+
+#define CP_C_BOLD "\033[1m"
+#define CP_C_RESET "\033[0m"
 
 static const char *cp_sev_word(enum cp_severity s)
 {
@@ -382,7 +595,7 @@ static void cp_put_line(const char *s, size_t n, struct cp_buf *out)
  * source line `s`: tabs before the span are copied so that the caret lines
  * up in any tab setting; `first` puts '^' at the first column. */
 static void cp_put_caret(const char *s, size_t n, unsigned from, unsigned to,
-                         bool first, struct cp_buf *out)
+                         bool first, bool color, struct cp_buf *out)
 {
     size_t lead = from - 1;                 /* columns before the span */
     size_t span = to >= from ? to - lead : 1; /* the callers keep to >= from */
@@ -395,6 +608,16 @@ static void cp_put_caret(const char *s, size_t n, unsigned from, unsigned to,
     memset(p + lead, '~', span);
     if (first)
         p[lead] = '^';
+    if (color) {
+        /* The escapes go around the span, after the blank lead. */
+        char *span_copy = cp_xmalloc(span);
+        memcpy(span_copy, p + lead, span);
+        out->len -= span;
+        cp_buf_adds(out, "\033[1;32m");
+        cp_buf_add(out, span_copy, span);
+        cp_buf_adds(out, CP_C_RESET);
+        free(span_copy);
+    }
 }
 
 /* "00" to "99", for cp_put_uint. */
@@ -444,7 +667,8 @@ static void cp_put_gutter(unsigned ln, unsigned w, struct cp_buf *out)
 
 /* Source excerpt for `loc`: every line of the span when it has at most three
  * lines, otherwise the first line, a "..." line and the last line. */
-static void cp_render_excerpt(const struct cp_loc *loc, struct cp_buf *out)
+static void cp_render_excerpt(const struct cp_diags *d, const struct cp_loc *loc,
+                              struct cp_buf *out)
 {
     const struct cp_source *src = loc->src;
     if (!src || loc->line == 0)
@@ -481,7 +705,7 @@ static void cp_render_excerpt(const struct cp_loc *loc, struct cp_buf *out)
         if (to < from)
             to = from;
         cp_put_gutter(0, w, out);
-        cp_put_caret(s, n, from, to, ln == loc->line, out);
+        cp_put_caret(s, n, from, to, ln == loc->line, d->color, out);
         cp_buf_addc_('\n', out);
     }
 }
@@ -523,39 +747,169 @@ static void cp_flush(struct cp_buf *b, FILE *out, size_t min)
     }
 }
 
+/* Colours as GCC's defaults (GCC_COLORS): bold locus, red errors,
+ * magenta warnings, cyan notes, green carets. */
+static const char *cp_sev_color(enum cp_severity s)
+{
+    switch (s) {
+    case CP_SEV_NOTE:
+        return "\033[1;36m";
+    case CP_SEV_WARNING:
+        return "\033[1;35m";
+    case CP_SEV_ERROR:
+        return "\033[1;31m";
+    }
+    return "\033[1;31m";
+}
+
+/* "LOCUS: SEVERITY: " in colour when asked. */
+static void cp_render_head(const struct cp_diags *d, const struct cp_loc *loc,
+                           enum cp_severity sev, struct cp_buf *out)
+{
+    if (d->color)
+        cp_buf_adds_(CP_C_BOLD, out);
+    cp_render_prefix(loc, out);
+    if (d->color) {
+        cp_buf_adds_(CP_C_RESET, out);
+        cp_buf_adds_(cp_sev_color(sev), out);
+    }
+    cp_buf_adds_(cp_sev_word(sev), out);
+    cp_buf_addc_(':', out);
+    if (d->color)
+        cp_buf_adds_(CP_C_RESET, out);
+    cp_buf_addc_(' ', out);
+}
+
+/* " [CP0759] [-Wclaude-net-prompt]": the code, then the option that
+ * controls it as GCC names it ([-Werror=NAME] once -Werror made the
+ * warning an error); an error has no option. */
+static void cp_render_code(const struct cp_diags *d, const struct cp_diag *g,
+                           struct cp_buf *out)
+{
+    cp_buf_add(out, " [", 2);
+    cp_buf_adds_(cp_diag_code_id(g->code), out);
+    cp_buf_addc_(']', out);
+    const char *flag = cp_diag_code_flag(g->code);
+    if (!flag)
+        return;
+    cp_buf_add(out, " [", 2);
+    if (d->color)
+        cp_buf_adds_(cp_sev_color(g->sev), out);
+    cp_buf_adds_(g->sev == CP_SEV_ERROR ? "-Werror=" : "-W", out);
+    cp_buf_adds_(flag, out);
+    if (d->color)
+        cp_buf_adds_(CP_C_RESET, out);
+    cp_buf_addc_(']', out);
+}
+
+/* V with a comma every three digits: 9,999. */
+static void cp_put_grouped(size_t v, struct cp_buf *out)
+{
+    char tmp[32];
+    int n = snprintf(tmp, sizeof tmp, "%zu", v);
+    for (int i = 0; i < n; i++) {
+        if (i && (n - i) % 3 == 0)
+            cp_buf_addc_(',', out);
+        cp_buf_addc_(tmp[i], out);
+    }
+}
+
+/* Records of one cause are grouped when there are more than this many in
+ * one batch: the first is printed with "and N more like this". */
+enum { CP_GROUP_MIN = 10 };
+
+/* The cause of a warning or note: its code and its message with the quoted
+ * parts ('...', the rule or path) left out, and whether it has a location. */
+static uint64_t cp_cause(const struct cp_diag *g)
+{
+    uint64_t h = 0xcbf29ce484222325u;
+    h = cp_hash(h, &g->code, sizeof g->code);
+    bool located = g->loc.src != NULL;
+    h = cp_hash(h, &located, sizeof located);
+    bool quoted = false;
+    for (const char *p = g->msg; *p; p++) {
+        if (*p == '\'')
+            quoted = !quoted;
+        else if (!quoted)
+            h = cp_hash(h, p, 1);
+    }
+    return h ? h : 1;
+}
+
+/* How many records of each cause a batch holds: an open-addressing table. */
+struct cp_causes {
+    uint64_t *key;
+    size_t *n;
+    size_t cap;
+};
+
+static size_t *cp_causes_slot(struct cp_causes *t, uint64_t k)
+{
+    size_t j = k & (t->cap - 1);
+    while (t->key[j] && t->key[j] != k)
+        j = (j + 1) & (t->cap - 1);
+    t->key[j] = k;
+    return &t->n[j];
+}
+
 /* The diagnostics of D as text; returns the source of the last one. */
 static const struct cp_source *cp_render_items(const struct cp_diags *d,
                                                struct cp_buf *out, FILE *fout)
 {
     const struct cp_source *last = d->flushed_src;
+    struct cp_causes t = {0};
+    if (!d->all && d->len > CP_GROUP_MIN) {
+        t.cap = 64;
+        while (t.cap < 2 * d->len)
+            t.cap *= 2;
+        t.key = cp_xcalloc(t.cap, sizeof *t.key);
+        t.n = cp_xcalloc(t.cap, sizeof *t.n);
+        for (size_t i = 0; i < d->len; i++)
+            if (d->items[i].sev != CP_SEV_ERROR)
+                ++*cp_causes_slot(&t, cp_cause(&d->items[i]));
+    }
     for (size_t i = 0; i < d->len; i++) {
         const struct cp_diag *g = &d->items[i];
+        size_t more = 0;
+        if (t.cap && g->sev != CP_SEV_ERROR) {
+            size_t *n = cp_causes_slot(&t, cp_cause(g));
+            if (*n == SIZE_MAX)
+                continue; /* grouped under the first one */
+            if (*n > CP_GROUP_MIN) {
+                more = *n - 1;
+                *n = SIZE_MAX;
+            }
+        }
         if (g->loc.src && g->loc.src != last)
             cp_render_included_from(g->loc.src, out);
         last = g->loc.src;
-        cp_render_prefix(&g->loc, out);
-        cp_buf_adds_(cp_sev_word(g->sev), out);
-        cp_buf_add(out, ": ", 2);
+        cp_render_head(d, &g->loc, g->sev, out);
         cp_buf_adds_(g->msg, out);
-        cp_buf_add(out, " [", 2);
-        cp_buf_adds_(cp_diag_code_id(g->code), out);
-        cp_buf_add(out, "]\n", 2);
-        cp_render_excerpt(&g->loc, out);
+        cp_render_code(d, g, out);
+        cp_buf_addc_('\n', out);
+        cp_render_excerpt(d, &g->loc, out);
         for (size_t j = 0; j < g->nnotes; j++) {
-            cp_render_prefix(&g->notes[j].loc, out);
-            cp_buf_add(out, "note: ", 6);
+            cp_render_head(d, &g->notes[j].loc, CP_SEV_NOTE, out);
             cp_buf_adds_(g->notes[j].msg, out);
             cp_buf_addc_('\n', out);
-            cp_render_excerpt(&g->notes[j].loc, out);
+            cp_render_excerpt(d, &g->notes[j].loc, out);
         }
         if (g->suggestion) {
-            cp_render_prefix(&g->loc, out);
-            cp_buf_add(out, "note: ", 6);
+            cp_render_head(d, &g->loc, CP_SEV_NOTE, out);
             cp_buf_adds_(g->suggestion, out);
             cp_buf_addc_('\n', out);
         }
+        if (more) {
+            cp_render_head(d, &g->loc, CP_SEV_NOTE, out);
+            cp_buf_adds_("and ", out);
+            cp_put_grouped(more, out);
+            cp_buf_adds_(" more like this; --all-diagnostics shows them\n",
+                         out);
+        }
         cp_flush(out, fout, 1 << 16);
     }
+    free(t.key);
+    free(t.n);
     return last;
 }
 
@@ -568,20 +922,23 @@ void cp_diags_flush_text(struct cp_diags *d, FILE *fout)
     cp_diags_release(d);
 }
 
+void cp_diags_render_summary(size_t nerrors, size_t nwarnings, FILE *fout)
+{
+    if (nerrors && nwarnings)
+        fprintf(fout, "%zu error%s, %zu warning%s\n", nerrors,
+                nerrors == 1 ? "" : "s", nwarnings, nwarnings == 1 ? "" : "s");
+    else if (nerrors)
+        fprintf(fout, "%zu error%s\n", nerrors, nerrors == 1 ? "" : "s");
+    else if (nwarnings)
+        fprintf(fout, "%zu warning%s\n", nwarnings, nwarnings == 1 ? "" : "s");
+}
+
 void cp_diags_render_text(const struct cp_diags *d, FILE *fout)
 {
     struct cp_buf buf = {0}, *out = &buf;
     cp_render_items(d, out, fout);
-    if (d->nerrors > 1) {
-        if (d->nwarnings == 1)
-            cp_buf_printf(out, "1 warning and %zu errors generated.\n",
-                          d->nerrors);
-        else if (d->nwarnings > 1)
-            cp_buf_printf(out, "%zu warnings and %zu errors generated.\n",
-                          d->nwarnings, d->nerrors);
-        else
-            cp_buf_printf(out, "%zu errors generated.\n", d->nerrors);
-    }
     cp_flush(out, fout, 0);
     cp_buf_free(out);
+    if (!d->no_summary)
+        cp_diags_render_summary(d->nerrors, d->nwarnings, fout);
 }

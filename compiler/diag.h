@@ -44,8 +44,20 @@ struct cp_diags {
     struct cp_diag *items;
     size_t len, cap;
     size_t nerrors, nwarnings;
+    size_t nusage; /* errors of the command line and I/O (CP08xx) */
     bool werror;                       /* -Werror */
-    signed char wstate[CP_DIAG__COUNT]; /* 0 default, 1 -Wname, -1 -Wno-name */
+    /* 0 default, 1 -Wname, -1 -Wno-name, 2 -Werror=name */
+    signed char wstate[CP_DIAG__COUNT];
+    /* Text rendering: colour escapes (--color), every diagnostic instead of
+     * grouping a code's many warnings (--all-diagnostics), and no summary
+     * line (a caller that prints one for several sinks). */
+    bool color, all, no_summary;
+    /* Backend records are deduplicated across targets (the same rule and
+     * cause under sbpl and bwrap is one record "sbpl, bwrap: ..."); an
+     * open-addressing table of their keys. */
+    struct cp_diag_seen *seen;
+    size_t nseen, seencap;
+    unsigned gen; /* incremented each time held records are released */
     /* The source of the last diagnostic cp_diags_flush_text wrote: its
      * "In file included from" lines are not repeated. */
     const struct cp_source *flushed_src;
@@ -59,8 +71,16 @@ const char *cp_diag_code_id(enum cp_diag_code c);   /* "CP0101" */
 const char *cp_diag_code_name(enum cp_diag_code c); /* "unknown-profile" */
 enum cp_severity cp_diag_code_default(enum cp_diag_code c);
 const char *cp_diag_code_summary(enum cp_diag_code c);
-/* -Wname / -Wno-name; returns false if no warning has that name. */
+/* The option that controls a code ("claude-net-prompt"), or NULL for an
+ * error, which no option can change. */
+const char *cp_diag_code_flag(enum cp_diag_code c);
+/* The code whose id ("CP0759", any case) or name is `s`, or -1. */
+int cp_diag_code_lookup(const char *s);
+/* -Wname / -Wno-name (NAME may also be the code, "CP0759"); returns false
+ * if no warning or note has that name. */
 bool cp_diags_set_warning(struct cp_diags *d, const char *name, bool on);
+/* -Werror=NAME: that warning alone becomes an error. */
+bool cp_diags_set_werror(struct cp_diags *d, const char *name);
 
 void cp_diags_init(struct cp_diags *d);
 void cp_diags_free(struct cp_diags *d);
@@ -78,6 +98,21 @@ void cp_diag_add_note(struct cp_diag *g, const struct cp_loc *loc,
 void cp_diag_set_suggestion(struct cp_diag *g, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 size_t cp_diag_errors(const struct cp_diags *d);
+/* Puts the records held in source order (stable): their source, in the
+ * order the sources first occur, then line and column.  Used where phases
+ * or targets report in their own order (resolution after the parser's
+ * errors, each back end in turn). */
+void cp_diags_sort(struct cp_diags *d);
+
+/* compiler/nearest.c: the word nearest to W (N bytes) among COUNT entries
+ * of a table (the word pointer at WORDS + k * STRIDE; a NULL one ends it),
+ * within one edit for words of three or four bytes, two for longer ones and
+ * none for shorter ones;
+ * NULL when none is that near. */
+const char *cp_nearest(const char *w, size_t n, const void *words,
+                       size_t count, size_t stride);
+/* The same over a NULL-terminated list of strings. */
+const char *cp_nearest_word(const char *w, const char *const *words);
 
 /* Renderers.  Text: "file:line:col: error: msg [CPnnnn]" plus the source line
  * and a caret line; see spec/diagnostics.md for the exact format. */
@@ -87,7 +122,17 @@ void cp_diags_render_text(const struct cp_diags *d, FILE *out);
  * of holding them all.  cp_diags_render_text then renders the rest and the
  * summary, as if nothing had been flushed. */
 void cp_diags_flush_text(struct cp_diags *d, FILE *out);
+/* The last line of a text rendering: "2 errors, 5 warnings" (nothing when
+ * both are zero). */
+void cp_diags_render_summary(size_t nerrors, size_t nwarnings, FILE *out);
 void cp_diags_render_json(const struct cp_diags *d, FILE *out);
 void cp_diags_render_sarif(const struct cp_diags *d, FILE *out);
+/* One JSON document or SARIF log for the sinks of several files. */
+void cp_diags_render_json_many(const struct cp_diags *const *d, size_t n,
+                               FILE *out);
+void cp_diags_render_sarif_many(const struct cp_diags *const *d, size_t n,
+                                FILE *out);
+/* The help text of a code for SARIF's rules[].help. */
+const char *cp_diag_code_help(enum cp_diag_code c, char *buf, size_t size);
 
 #endif

@@ -189,6 +189,7 @@ struct cp_decision {
      * answer given assumes params name directories unrelated to every
      * other root (spec/semantics.md 2.1); name of the param. */
     const char *unbound_param;
+    const struct cp_rule *unbound_rule; /* a rule that may match, with it */
 };
 
 /* `subject`: for read/write/exec an absolute path (no params: bind them

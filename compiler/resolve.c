@@ -51,6 +51,33 @@ struct rs {
 
 /* ---- names ------------------------------------------------------------ */
 
+/* The declared name nearest to NM (params only when PARAMS), for "did you
+ * mean"; NULL when none is near. */
+static const char *rs_near_name(struct rs *r, const char *nm, bool params)
+{
+    const char **names =
+        cp_arena_alloc(r->a, (r->names.len + 1) * sizeof *names);
+    size_t k = 0;
+    for (size_t i = 0; i < r->names.len; i++) {
+        const struct rs_name *n = r->names.items[i];
+        if (!params || n->kind == RS_PARAM)
+            names[k++] = n->name;
+    }
+    names[k] = NULL;
+    return cp_nearest_word(nm, names);
+}
+
+/* Letters, digits and '_', not starting with a digit (spec/language.md). */
+static bool rs_valid_name(const char *nm)
+{
+    bool valid = nm[0] == '_' || (nm[0] >= 'A' && nm[0] <= 'Z') ||
+                 (nm[0] >= 'a' && nm[0] <= 'z');
+    for (const char *c = nm; valid && *c; c++)
+        valid = *c == '_' || (*c >= 'A' && *c <= 'Z') ||
+                (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9');
+    return valid;
+}
+
 static struct rs_name *rs_find(struct rs *r, const char *name)
 {
     for (size_t i = 0; i < r->names.len; i++) {
@@ -297,10 +324,12 @@ static void rs_mismatch(struct rs *r, const struct cp_arg *arg,
 
 /* ---- paths ------------------------------------------------------------- */
 
-/* Lexical normal form of an absolute text with '.' and '..' segments, for
- * the suggestion of a dot-segment error. */
+/* PREFIX and REST without '.' segments and doubled '/'.  A '..' segment
+ * removes the one before it when COLLAPSE (an output directory that does
+ * not exist yet); otherwise the result is NULL: collapsing 'a/b/..' to 'a'
+ * is wrong when b is a symbolic link, so no such fix is suggested. */
 static const char *rs_normalise(struct rs *r, const char *prefix,
-                                const char *rest, size_t n)
+                                const char *rest, size_t n, bool collapse)
 {
     const char **segs = cp_arena_alloc(r->a, (n + 1) * sizeof *segs);
     size_t *lens = cp_arena_alloc(r->a, (n + 1) * sizeof *lens);
@@ -315,6 +344,8 @@ static const char *rs_normalise(struct rs *r, const char *prefix,
         if (l == 0 || (l == 1 && rest[s] == '.'))
             continue;
         if (l == 2 && rest[s] == '.' && rest[s + 1] == '.') {
+            if (!collapse)
+                return NULL;
             if (k)
                 k--;
             continue;
@@ -381,12 +412,24 @@ static bool rs_path(struct rs *r, const struct cp_arg *arg, bool concrete,
         const char *nm = cp_arena_intern(r->a, t + 2, e - 2);
         struct cp_loc nl = rs_sub(arg, RS_MAP(map, 0), RS_MAP(map, e) - RS_MAP(map, 0) + 1);
         struct rs_name *nd = rs_find(r, nm);
+        if (!nd && r->cx->opts.partial)
+            return false; /* perhaps declared by a statement lost to a syntax error */
         if (!nd) {
-            struct cp_diag *g = cp_diag_report(
-                r->d, CP0405, &nl, "undefined name '%s'", nm);
-            cp_diag_set_suggestion(g, "declare it with 'param %s' or "
-                                      "'let %s = PATH' before this line",
-                                   nm, nm);
+            struct cp_diag *g =
+                *nm ? cp_diag_report(r->d, CP0405, &nl, "undefined name '%s'",
+                                     nm)
+                    : cp_diag_report(r->d, CP0405, &nl,
+                                     "'${}' names no param or let");
+            const char *near = *nm ? rs_near_name(r, nm, false) : NULL;
+            if (near)
+                cp_diag_set_suggestion(g, "did you mean '${%s}'?", near);
+            else if (*nm)
+                cp_diag_set_suggestion(g, "declare it with 'param %s' or "
+                                          "'let %s = PATH' before this line",
+                                       nm, nm);
+            else
+                cp_diag_set_suggestion(g, "write a param or let name "
+                                          "between '${' and '}'");
             return false;
         }
         if (r->defining == nm) {
@@ -394,6 +437,8 @@ static bool rs_path(struct rs *r, const struct cp_arg *arg, bool concrete,
                            nm);
             return false;
         }
+        if (!nd->defined && !rs_valid_name(nm))
+            return false; /* reported at its declaration */
         if (!nd->defined) {
             struct cp_diag *g =
                 cp_diag_report(r->d, CP0406, &nl,
@@ -428,14 +473,31 @@ static bool rs_path(struct rs *r, const struct cp_arg *arg, bool concrete,
             r->d, CP0407, &arg->n.loc,
             "relative path '%s'; a path starts with '/', '~' or '${NAME}'",
             rs_written(r, arg));
-        const char *fix = rs_normalise(r, "${PROJECT}", t, n);
+        /* A fix is offered only where it most likely means what was
+         * written: a name that starts with a dot is a dot file of the home
+         * directory (.ssh, .aws), words without '/' a command pattern, a
+         * dotted name without '/' a domain; anything else is taken as a
+         * path in the project.  No fix for a text with '..'. */
+        bool dotfile = n > 1 && t[0] == '.' && t[1] != '.' && t[1] != '/';
+        bool command = memchr(t, ' ', n) && !memchr(t, '/', n);
+        if (command || (t[0] != '.' && rs_domainlike(t, n))) {
+            cp_diag_set_suggestion(
+                g, command
+                       ? "a command pattern belongs to 'gate ask' or 'gate deny'"
+                       : "a domain belongs to 'net allow' or 'net deny'");
+            return false;
+        }
+        const char *fix =
+            rs_normalise(r, dotfile ? "~" : "${PROJECT}", t, n, false);
         struct cp_buf b = {0};
-        if (quoted)
+        if (fix && quoted)
             cp_sema_quote(&b, fix, strlen(fix));
-        else
+        else if (fix)
             cp_buf_adds(&b, fix);
-        cp_diag_set_suggestion(g, "write '%s' for a path in the project",
-                               b.data);
+        if (fix)
+            cp_diag_set_suggestion(g, "did you mean '%s'%s?", b.data,
+                                   dotfile ? " (in the home directory)"
+                                           : " (in the project)");
         cp_buf_free(&b);
         return false;
     }
@@ -463,13 +525,19 @@ static bool rs_path(struct rs *r, const struct cp_arg *arg, bool concrete,
             struct cp_diag *g = cp_diag_report(
                 r->d, CP0408, &sl, "'%s' segment in path '%s'",
                 l == 1 ? "." : "..", rs_written(r, arg));
-            const char *fix = rs_normalise(r, prefix, rt, rn);
+            const char *fix = rs_normalise(r, prefix, rt, rn, false);
             struct cp_buf b = {0};
-            if (quoted)
+            if (fix && quoted)
                 cp_sema_quote(&b, fix, strlen(fix));
-            else
+            else if (fix)
                 cp_buf_adds(&b, fix);
-            cp_diag_set_suggestion(g, "write '%s'", b.data);
+            if (fix)
+                cp_diag_set_suggestion(g, "did you mean '%s'?", b.data);
+            else
+                cp_diag_set_suggestion(
+                    g, "name the directory without '..': confpol does not "
+                       "collapse it, since a symbolic link would change "
+                       "what it names");
             cp_buf_free(&b);
             return false;
         }
@@ -564,15 +632,21 @@ static bool rs_gate_arg(struct rs *r, const struct cp_arg *arg,
         return false;
     }
     char *t;
-    size_t n;
-    if (!rs_decode(r, arg, &t, &n, NULL))
+    size_t n, *map;
+    if (!rs_decode(r, arg, &t, &n, &map))
         return false;
     bool re = arg->kind == CP_ARG_REGEX;
     const char *msg = cp_gate_parse(r->a, t, n, re, out);
     if (msg) {
-        if (re)
-            cp_diag_report(r->d, CP0411, &arg->n.loc, "invalid regex '%s': %s",
+        if (re) {
+            /* The caret under the offending character when one stands
+             * out; the whole regex otherwise (a size limit). */
+            size_t at = cp_rx_locate(t, n);
+            struct cp_loc l =
+                at < n ? rs_sub(arg, RS_MAP(map, at), 1) : arg->n.loc;
+            cp_diag_report(r->d, CP0411, &l, "invalid regex '%s': %s",
                            rs_written(r, arg), msg);
+        }
         else
             cp_diag_report(r->d, CP0412, &arg->n.loc,
                            "invalid command pattern '%s': %s",
@@ -626,9 +700,12 @@ static int rs_word(struct rs *r, const struct cp_stmt *s,
         cp_buf_free(&list);
         return -1;
     }
-    cp_diag_report(r->d, strcmp(what, "profile") == 0 ? CP0401 : CP0403,
-                   &w->loc, "unknown %s '%s'%s; expected %s", what, w->text,
-                   after, list.data);
+    struct cp_diag *g = cp_diag_report(
+        r->d, strcmp(what, "profile") == 0 ? CP0401 : CP0403, &w->loc,
+        "unknown %s '%s'%s; expected %s", what, w->text, after, list.data);
+    const char *near = cp_nearest_word(w->text, words);
+    if (near)
+        cp_diag_set_suggestion(g, "did you mean '%s'?", near);
     cp_buf_free(&list);
     return -1;
 }
@@ -753,12 +830,7 @@ static void rs_stmt(struct rs *r, const struct cp_stmt *s)
             break;
         const char *nm =
             cp_arena_intern(r->a, s->name.text, strlen(s->name.text));
-        bool valid = (nm[0] == '_' || (nm[0] >= 'A' && nm[0] <= 'Z') ||
-                      (nm[0] >= 'a' && nm[0] <= 'z'));
-        for (const char *c = nm; valid && *c; c++)
-            valid = *c == '_' || (*c >= 'A' && *c <= 'Z') ||
-                    (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9');
-        if (!valid) {
+        if (!rs_valid_name(nm)) {
             struct cp_diag *g = cp_diag_report(
                 r->d, CP0418, &s->name.loc,
                 "'%s' is not a valid name: names are letters, digits and '_', "
@@ -915,13 +987,13 @@ static const char *rs_abs(struct rs *r, const struct cp_source *src)
     if (!src->path || !src->path[0] || src->path[0] == '<')
         return NULL;
     if (src->path[0] == '/')
-        return rs_normalise(r, "", src->path, strlen(src->path));
+        return rs_normalise(r, "", src->path, strlen(src->path), true);
     char *c = rs_cwd();
     if (!c)
         return NULL;
     const char *full = cp_arena_printf(r->a, "%s/%s", c, src->path);
     free(c);
-    return rs_normalise(r, "", full, strlen(full));
+    return rs_normalise(r, "", full, strlen(full), true);
 }
 
 static void rs_add_source(struct rs *r, const struct cp_source *src)
@@ -1054,14 +1126,20 @@ static void rs_defines(struct rs *r)
                 goto next;
             }
         struct rs_name *nd = rs_find(r, nm);
+        if (!nd && o->partial)
+            continue; /* its param may be a statement lost to a syntax error */
         if (!nd || nd->kind != RS_PARAM) {
             struct cp_diag *g = cp_diag_report(
                 r->d, CP0802, NULL, "-D %s=%s: '%s' is %s", df->name,
                 df->value, df->name,
                 nd ? "a let, not a param" : "not a param of this policy");
+            const char *near = nd ? NULL : rs_near_name(r, nm, true);
             if (nd && nd->loc.src)
                 cp_diag_add_note(g, &nd->loc, "'%s' is declared here",
                                  df->name);
+            else if (near)
+                cp_diag_set_suggestion(g, "did you mean -D %s=%s?", near,
+                                       df->value);
             else
                 cp_diag_set_suggestion(g, "declare it with 'param %s' or "
                                           "remove -D %s",
@@ -1082,7 +1160,7 @@ static void rs_defines(struct rs *r)
                 df->name, df->value);
             cp_diag_set_suggestion(
                 g, "write -D %s=%s", df->name,
-                rs_normalise(r, "", df->value, strlen(df->value)));
+                rs_normalise(r, "", df->value, strlen(df->value), true));
             goto next;
         }
         char *rp = realpath(df->value, NULL);
@@ -1163,13 +1241,13 @@ int cp_resolve(struct cp_ctx *cx)
             free(rp);
         } else if (cx->opts.outdir[0] == '/') {
             p->outdir = rs_normalise(&r, "", cx->opts.outdir,
-                                     strlen(cx->opts.outdir));
+                                     strlen(cx->opts.outdir), true);
         } else {
             char *c = rs_cwd();
             const char *full = cp_arena_printf(r.a, "%s/%s", c ? c : "",
                                                cx->opts.outdir);
             free(c);
-            p->outdir = rs_normalise(&r, "", full, strlen(full));
+            p->outdir = rs_normalise(&r, "", full, strlen(full), true);
         }
     }
 
@@ -1215,7 +1293,7 @@ int cp_resolve(struct cp_ctx *cx)
         p->expects[i] = *e;
     }
 
-    if (p->profile_defaulted && cx->ast) {
+    if (p->profile_defaulted && cx->ast && !cx->opts.partial) {
         struct cp_loc hl = cx->ast->header;
         struct cp_diag *g = cp_diag_report(
             r.d, CP0420, hl.src ? &hl : NULL,

@@ -25,6 +25,9 @@ const char *cp_sema_param_value(const struct cp_policy *p, const char *name);
 
 /* Appends `s` as a confpol quoted string: "...", with \" \\ and \xHH. */
 void cp_sema_quote(struct cp_buf *b, const char *s, size_t n);
+/* compiler/rx_locate.c: the offset of the byte where the extended regex S
+ * (N bytes, which regcomp rejected) goes wrong, or N when none stands out. */
+size_t cp_rx_locate(const char *s, size_t n);
 
 /* "deny write ${PROJECT}/x" for messages (the argument as written). */
 const char *cp_sema_rule_text(struct cp_arena *a, const struct cp_rule *r);

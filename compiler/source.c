@@ -44,7 +44,13 @@ struct cp_source *cp_source_load(struct cp_arena *a, struct cp_diags *d,
 {
     /* O_NONBLOCK: opening a FIFO must not hang; an included file must be a
      * regular file (the main file may also be a pipe, e.g. /dev/stdin). */
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    /* "-" as the main file is standard input, named "<stdin>" in
+     * diagnostics; its includes are relative to the working directory. */
+    bool in = !at && strcmp(path, "-") == 0;
+    int fd = in ? fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0)
+                : open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (in)
+        path = "<stdin>";
     FILE *f = NULL;
     struct stat st;
     if (fd >= 0 && fstat(fd, &st) == 0 && at && !S_ISREG(st.st_mode) &&

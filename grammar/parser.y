@@ -113,6 +113,8 @@ static void cp_p_word(struct cp_lex *st, struct cp_word *w,
                       const struct cp_tok *t, const struct cp_loc *l);
 static void cp_p_args(struct cp_stmt *s, const struct cp_vec *v,
                       bool braced);
+static void cp_p_deny_word(struct cp_lex *st, const struct cp_tok *t,
+                           const struct cp_loc *l);
 static void cp_p_missing(struct cp_lex *st, const struct cp_loc *after,
                          const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -241,7 +243,7 @@ stmt
           $$ = s;
       }
     | KW_DENY { cp_p_missing(st, &@1, "'read', 'write' or 'exec' after 'deny'"); $$ = NULL; }
-    | KW_DENY WORD { cp_p_missing(st, &@2, "a path after 'deny %.*s'", (int)$2.len, $2.text); $$ = NULL; }
+    | KW_DENY WORD { cp_p_deny_word(st, &$2, &@2); $$ = NULL; }
     | KW_GATE WORD args {
           struct cp_stmt *s = cp_p_stmt(st, CP_N_GATE, &@1, &$1, &@3);
           cp_p_word(st, &s->sub, &$2, &@2);
@@ -337,6 +339,29 @@ static void cp_p_args(struct cp_stmt *s, const struct cp_vec *v,
 
 /* A statement that stops before a required word or argument: the caret goes
  * just after the last token that was written. */
+/* 'deny WORD' and nothing more: when WORD is a path the access is what is
+ * missing ('deny /tmp'), otherwise the path. */
+static void cp_p_deny_word(struct cp_lex *st, const struct cp_tok *t,
+                           const struct cp_loc *l)
+{
+    bool path = t->len && (t->text[0] == '/' || t->text[0] == '~' ||
+                           t->text[0] == '$' || t->text[0] == '.' ||
+                           memchr(t->text, '/', t->len));
+    if (!path) {
+        cp_p_missing(st, l, "a path after 'deny %.*s'", (int)t->len, t->text);
+        return;
+    }
+    if (st->stopped)
+        return;
+    struct cp_diag *g = cp_diag_report(
+        st->diags, CP0203, l,
+        "expected 'read', 'write' or 'exec' after 'deny', before the path");
+    cp_diag_set_suggestion(g, "write 'deny read %.*s', 'deny write %.*s' or "
+                              "'deny exec %.*s'",
+                           (int)t->len, t->text, (int)t->len, t->text,
+                           (int)t->len, t->text);
+}
+
 static void cp_p_missing(struct cp_lex *st, const struct cp_loc *after,
                          const char *fmt, ...)
 {

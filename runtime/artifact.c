@@ -92,6 +92,7 @@ void cp_rt_artifact_free(struct cp_rt_artifact *a)
     free(a->buf);
     free(a->recs);
     free(a->params);
+    free(a->needed);
     memset(a, 0, sizeof *a);
 }
 
@@ -254,10 +255,14 @@ int cp_rt_artifact_parse(struct cp_rt_artifact *a, const void *data,
         }
     }
     /* Every root must be declared, except HOME and PROJECT (always known). */
+    a->needed = cp_xmalloc((a->nrecs + 1) * sizeof *a->needed);
     for (size_t i = 0; i < a->nrecs; i++) {
         const struct cp_rt_rec *r = &a->recs[i];
-        if (r->tag < CP_RT_T_BIND || r->tag > CP_RT_T_EXEC || !*r->f1 ||
-            name_in(a->params, a->nparams, r->f1))
+        if (r->tag < CP_RT_T_BIND || r->tag > CP_RT_T_EXEC || !*r->f1)
+            continue;
+        if (!name_in(a->needed, a->nneeded, r->f1))
+            a->needed[a->nneeded++] = r->f1;
+        if (name_in(a->params, a->nparams, r->f1))
             continue;
         if (strcmp(r->f1, "HOME") && strcmp(r->f1, "PROJECT"))
             return BAD("record %zu '%s' (offset %zu): param '%.64s' is not declared", i + 1,

@@ -107,12 +107,16 @@ int main(int argc, char **argv)
     char cwd[PATH_MAX];
     const char *cwdp = getcwd(cwd, sizeof cwd);
     struct cp_rt_params params;
-    if (cp_rt_params_bind(&params, art.params, art.nparams, defs, ndefs, getenv("HOME"), cwdp,
-                          &e)) {
+    if (cp_rt_params_bind(&params, art.needed, art.nneeded, art.params, art.nparams, defs,
+                          ndefs, getenv("HOME"), cwdp, &e)) {
         fprintf(stderr, "confpol-run: %s\n", e.msg);
         cp_rt_artifact_free(&art);
         return e.status;
     }
+    for (size_t k = 0; k < params.nignored; k++)
+        fprintf(stderr, "confpol-run: note: -D %s: the artifact does not use param %s (bound "
+                "when it was built, or used by no rule); ignored\n", params.ignored[k],
+                params.ignored[k]);
     char *self = realpath("/proc/self/exe", NULL);
     if (!self) {
         perror("confpol-run: /proc/self/exe");

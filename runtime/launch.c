@@ -123,6 +123,8 @@ enum mkind {
                     a placeholder at D would not be where bwrap looks */
     MK_RO,    /* read-only: nothing can be created beneath */
     MK_TMPFS, /* writable tmpfs: creations stay inside the sandbox */
+    MK_MASK,  /* a deny-read mask (read-only, empty): nothing beneath is
+                 visible, so a deny target beneath needs no mount */
 };
 
 struct mnt {
@@ -154,6 +156,14 @@ static enum mkind sim_kind(const struct sim *s, const char *path)
         if (beneath(s->v[i].path, path))
             return s->v[i].kind;
     return MK_TMPFS;
+}
+
+static bool sim_is_mount(const struct sim *s, const char *path)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (!strcmp(s->v[i].path, path))
+            return true;
+    return false;
 }
 
 static void sim_free(struct sim *s)
@@ -288,6 +298,60 @@ static char *replaceable_symlink(struct planner *P, const char *path)
     return NULL;
 }
 
+/* Pins every ancestor of `target` that the sandbox could rename: one whose
+ * parent lies in a writable host bind and that is not a mount point yet
+ * gets a writable self-bind (a mount point cannot be renamed: EBUSY).
+ * Without it, renaming an ancestor moves the protected directory away and
+ * frees its name, which the sandbox may then create anew.  This runs on
+ * the bound paths, so a symbolic artifact bound at launch and an artifact
+ * built with the same -D values get the same pins (spec/runtime.md,
+ * "Pins").  Called before the target's own mount: a later self-bind of an
+ * ancestor would hide it. */
+static void pin_ancestors(struct planner *P, const char *target)
+{
+    char *q = cp_xstrdup(target);
+    for (char *s = q + 1; *s; s++) {
+        if (*s != '/')
+            continue;
+        *s = '\0';
+        char *slash = strrchr(q, '/');
+        char *parent = slash == q ? cp_xstrdup("/") : xstrndup(q, (size_t)(slash - q));
+        if (sim_kind(&P->sim, parent) == MK_RW && !sim_is_mount(&P->sim, q)) {
+            cp_rt_strv_push(&P->pl->words, "--bind");
+            cp_rt_strv_push(&P->pl->words, q);
+            cp_rt_strv_push(&P->pl->words, q);
+            sim_push(&P->sim, q, MK_RW);
+        }
+        free(parent);
+        *s = '/';
+    }
+    free(q);
+}
+
+/* Can the sandbox create the missing `path`: is its nearest existing
+ * ancestor covered by a writable host bind? */
+static bool creatable(struct planner *P, const char *path)
+{
+    char *q = cp_xstrdup(path);
+    char *real = NULL;
+    while (!real) {
+        char *slash = strrchr(q, '/');
+        if (!slash)
+            break;
+        if (slash == q)
+            slash[1] = '\0';
+        else
+            *slash = '\0';
+        real = realpath(q, NULL);
+        if (slash == q)
+            break;
+    }
+    bool w = real && sim_kind(&P->sim, real) == MK_RW;
+    free(real);
+    free(q);
+    return w;
+}
+
 /* A deny target (mask: deny read; else deny write).  spec/runtime.md,
  * "Deny targets". */
 static int deny_target(struct planner *P, const char *path, bool mask, int depth)
@@ -295,6 +359,10 @@ static int deny_target(struct planner *P, const char *path, bool mask, int depth
     struct cp_rt_plan *pl = P->pl;
     const char *what = mask ? "deny-read target" : "deny-write target";
     char *real = realpath(path, NULL);
+    if (real && sim_kind(&P->sim, real) == MK_MASK) {
+        free(real); /* beneath a mask: already hidden and read-only */
+        return 0;
+    }
     if (real) {
         int rc = 0;
         if (strcmp(real, path) && !mask) {
@@ -328,6 +396,7 @@ static int deny_target(struct planner *P, const char *path, bool mask, int depth
                 return rc;
             }
         }
+        pin_ancestors(P, real);
         if (mask && S_ISDIR(st.st_mode)) {
             cp_rt_strv_push(&pl->words, "--tmpfs");
             cp_rt_strv_push(&pl->words, real);
@@ -344,7 +413,7 @@ static int deny_target(struct planner *P, const char *path, bool mask, int depth
             if (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode))
                 cp_rt_strv_push(&pl->verify_ro, real);
         }
-        sim_push(&P->sim, real, MK_RO);
+        sim_push(&P->sim, real, mask ? MK_MASK : MK_RO);
         free(real);
         return 0;
     }
@@ -389,10 +458,46 @@ static int deny_target(struct planner *P, const char *path, bool mask, int depth
     }
     char *creal = join(preal, slash);
     free(preal);
+    /* The rest of the target below C (empty when C is the target). */
+    char *below = cp_xstrdup(path + strlen(c));
     free(c);
     int rc = 0;
-    switch (sim_kind(&P->sim, creal)) {
+    enum mkind ck = sim_kind(&P->sim, creal);
+    if (ck == MK_RW && *below && P->h && P->h->make_dir) {
+        /* Less collateral: C and the directories down to the target are
+         * ordinary directories (removed at exit when still empty), pinned
+         * by pin_ancestors; only the target is a read-only placeholder.
+         * A missing .git under 'deny write .git/hooks' stays usable. */
+        int err = P->h->make_dir(P->h->ctx, creal);
+        for (char *q = below + 1; !err && *q; q++) {
+            if (*q != '/')
+                continue;
+            *q = '\0';
+            char *d = join(creal, below);
+            err = P->h->make_dir(P->h->ctx, d);
+            free(d);
+            *q = '/';
+        }
+        if (err == EROFS || err == EACCES || err == EPERM) {
+            free(below);
+            free(creal);
+            return 0; /* not creatable by this user: not by the sandbox either */
+        }
+        if (err) {
+            rc = unenforceable(P, "%s '%s' does not exist and its directories cannot be "
+                               "created: %s", what, path, strerror(err));
+            free(below);
+            free(creal);
+            return rc;
+        }
+        char *full = join(creal, below);
+        free(creal);
+        creal = full;
+    }
+    free(below);
+    switch (ck) {
     case MK_RO:
+    case MK_MASK:
         break; /* cannot be created inside anyway */
     case MK_TMPFS:
         /* bwrap creates the mount point inside the tmpfs, not on the host. */
@@ -400,18 +505,19 @@ static int deny_target(struct planner *P, const char *path, bool mask, int depth
         cp_rt_strv_push(&pl->words, creal);
         cp_rt_strv_push(&pl->words, "--remount-ro");
         cp_rt_strv_push(&pl->words, creal);
-        sim_push(&P->sim, creal, MK_RO);
+        sim_push(&P->sim, creal, mask ? MK_MASK : MK_RO);
         break;
     case MK_RW: {
         int err = P->h && P->h->make_placeholder ? P->h->make_placeholder(P->h->ctx, creal)
                                                  : ENOSYS;
         if (err == 0) {
+            pin_ancestors(P, creal);
             cp_rt_strv_push(&pl->placeholders, creal);
             cp_rt_strv_push(&pl->words, "--ro-bind");
             cp_rt_strv_push(&pl->words, creal);
             cp_rt_strv_push(&pl->words, creal);
             cp_rt_strv_push(&pl->verify_ro, creal);
-            sim_push(&P->sim, creal, MK_RO);
+            sim_push(&P->sim, creal, mask ? MK_MASK : MK_RO);
         } else if (err == EEXIST && depth <= 2) {
             rc = deny_target(P, path, mask, depth + 1);
         } else if (err == EROFS || err == EACCES || err == EPERM) {
@@ -669,6 +775,11 @@ int cp_rt_plan_build(struct cp_rt_plan *pl, const struct cp_rt_artifact *a,
                 rc = unenforceable(&P, "%s '%s': %s",
                                    r->tag == CP_RT_T_BIND ? "write root" : "pinned ancestor",
                                    path, strerror(errno));
+            } else if (r->tag == CP_RT_T_BIND && !creatable(&P, path)) {
+                /* Nothing to bind, and the sandbox cannot create it. */
+                strv_pushf(&pl->stricter,
+                           "write root '%s' does not exist: writing there is denied (create "
+                           "it before the launch)", path);
             }
             break;
         }
@@ -684,9 +795,22 @@ int cp_rt_plan_build(struct cp_rt_plan *pl, const struct cp_rt_artifact *a,
             rc = expand_glob(&P, root, r->f2, r->tag == CP_RT_T_MASKGLOB);
             break;
         }
-        case CP_RT_T_EXEC:
-            cp_rt_strv_push(&pl->exec, path);
+        case CP_RT_T_EXEC: {
+            /* Landlock follows symlinks: an entry that is (or passes
+             * through) a symlink would grant its target, a place the policy
+             * never names (a planted `node_modules/.bin -> /`).  Like a
+             * symlinked write root it grants nothing, and we say so. */
+            char *real = realpath(path, NULL);
+            if (real && strcmp(real, path)) {
+                strv_pushf(&pl->stricter,
+                           "exec entry '%s' resolves to '%s' through a symlink: not granted "
+                           "(name '%s' in the policy to allow it)", path, real, real);
+            } else {
+                cp_rt_strv_push(&pl->exec, path);
+            }
+            free(real);
             break;
+        }
         }
         free(path);
     }
@@ -791,11 +915,11 @@ static _Noreturn void janitor_main(int sock)
         buf[n] = '\0';
         if (buf[0] == 'P') {
             pidfd = (int)syscall(SYS_pidfd_open, (pid_t)atol(buf + 1), 0);
-        } else if (buf[0] == 'M') {
+        } else if (buf[0] == 'M' || buf[0] == 'D') {
             int err = 0;
             if (paths.n >= sizeof devs / sizeof devs[0])
                 err = EMFILE;
-            else if (mkdir(buf + 1, 0555) < 0)
+            else if (mkdir(buf + 1, buf[0] == 'M' ? 0555 : 0755) < 0)
                 err = errno;
             else {
                 struct stat st;
@@ -859,7 +983,21 @@ static int janitor_start(struct janitor *j, struct cp_rt_err *e)
     return 0;
 }
 
+static int janitor_req(void *ctx, const char *path, char mode);
+
 static int janitor_make(void *ctx, const char *path)
+{
+    return janitor_req(ctx, path, 'M');
+}
+
+static int janitor_make_dir(void *ctx, const char *path)
+{
+    return janitor_req(ctx, path, 'D');
+}
+
+/* mode 'M': a placeholder (0555), 'D': an ordinary directory (0755); both
+ * removed at exit when still empty. */
+static int janitor_req(void *ctx, const char *path, char mode)
 {
     struct janitor *j = ctx;
     struct cp_rt_err e;
@@ -869,7 +1007,7 @@ static int janitor_make(void *ctx, const char *path)
     if (n >= PATH_MAX)
         return ENAMETOOLONG;
     char *msg = cp_xmalloc(n + 2);
-    msg[0] = 'M';
+    msg[0] = mode;
     memcpy(msg + 1, path, n + 1);
     ssize_t w = send(j->sock, msg, n + 1, MSG_NOSIGNAL);
     free(msg);
@@ -1254,7 +1392,8 @@ int cp_rt_run_bwrap(const struct cp_rt_artifact *a, const struct cp_rt_params *p
     }
 
     struct janitor jan = {0};
-    struct cp_rt_host host = {.make_placeholder = janitor_make, .ctx = &jan};
+    struct cp_rt_host host = {.make_placeholder = janitor_make, .make_dir = janitor_make_dir,
+                              .ctx = &jan};
     struct cp_rt_plan pl;
     if (cp_rt_plan_build(&pl, a, p, &host, open_ok, &e)) {
         janitor_finish(&jan);
@@ -1265,6 +1404,11 @@ int cp_rt_run_bwrap(const struct cp_rt_artifact *a, const struct cp_rt_params *p
     }
     for (size_t i = 0; i < pl.stricter.n; i++)
         warn(prog, "%s", pl.stricter.v[i]);
+    if (enforce_exec)
+        warn(prog, "the exec allow-list is not fully enforced: Landlock checks execve only, and "
+             "the ELF loader and the PT_INTERP interpreters of allowed binaries are granted, so "
+             "a readable binary outside the list runs through the loader "
+             "('ld.so /usr/bin/id'); see spec/threat-model.md");
     for (size_t i = 0; i < pl.warnings.n; i++)
         warn(prog, "%s (%s)", pl.warnings.v[i], open_why);
     if (!enforce_exec) {

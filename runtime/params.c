@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* Binds the params an artifact uses: HOME from the environment, PROJECT
  * from the current directory, anything else (or an override) from -D.
- * Every value must already be canonical: the runtime never "fixes" one,
+ * The binding model of spec/semantics.md, "Binding params": an explicit
+ * value (-D) must already be canonical: the runtime never "fixes" one,
  * because a value that differs from its realpath means the caller and the
- * policy disagree about which directory is meant. */
+ * policy disagree about which directory is meant; an implicit value (HOME,
+ * the working directory) is canonicalised with realpath. */
 #include "runtime.h"
 
 #include <errno.h>
@@ -75,18 +77,52 @@ static void bind_add(struct cp_rt_params *p, const char *name, const char *value
     p->n++;
 }
 
+char *cp_rt_param_canon(const char *name, const char *value, bool implicit,
+                        struct cp_rt_err *e)
+{
+    if (!implicit)
+        return cp_rt_param_check(name, value, e) ? NULL : cp_xstrdup(value);
+    if (value[0] != '/') {
+        cp_rt_fail(e, CP_RT_EXIT_ERROR, "param %s: '%.400s' is not an absolute path", name,
+                   value);
+        return NULL;
+    }
+    char *real = realpath(value, NULL);
+    if (!real) {
+        cp_rt_fail(e, CP_RT_EXIT_ERROR, "param %s: '%.400s': %s", name, value, strerror(errno));
+        return NULL;
+    }
+    if (cp_rt_param_check(name, real, e)) {
+        free(real);
+        return NULL;
+    }
+    return real;
+}
+
+static bool name_in(const char *const *v, size_t n, const char *s)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(v[i], s))
+            return true;
+    return false;
+}
+
+static void note_add(struct cp_rt_params *p, const char *name)
+{
+    p->ignored = cp_xrealloc(p->ignored, (p->nignored + 1) * sizeof *p->ignored);
+    p->ignored[p->nignored++] = cp_xstrdup(name);
+}
+
 int cp_rt_params_bind(struct cp_rt_params *out, const char *const *needed,
-                      size_t nneeded, const struct cp_rt_define *defines,
-                      size_t ndefines, const char *home_env, const char *cwd,
-                      struct cp_rt_err *e)
+                      size_t nneeded, const char *const *known, size_t nknown,
+                      const struct cp_rt_define *defines, size_t ndefines,
+                      const char *home_env, const char *cwd, struct cp_rt_err *e)
 {
     memset(out, 0, sizeof *out);
     for (size_t i = 0; i < ndefines; i++) {
         const char *n = defines[i].name;
-        bool known = !strcmp(n, "HOME") || !strcmp(n, "PROJECT");
-        for (size_t j = 0; !known && j < nneeded; j++)
-            known = !strcmp(needed[j], n);
-        if (!known) {
+        bool builtin = !strcmp(n, "HOME") || !strcmp(n, "PROJECT");
+        if (!builtin && !name_in(needed, nneeded, n) && !name_in(known, nknown, n)) {
             cp_rt_params_free(out);
             return cp_rt_fail(e, CP_RT_EXIT_ERROR, "-D %.64s: the policy has no param '%.64s'",
                               n, n);
@@ -100,6 +136,10 @@ int cp_rt_params_bind(struct cp_rt_params *out, const char *const *needed,
             cp_rt_params_free(out);
             return e->status;
         }
+        /* A param the artifact no longer uses (bound when it was built, or
+         * used by no rule): checked, then ignored with a note. */
+        if (!name_in(needed, nneeded, n))
+            note_add(out, n);
         bind_add(out, n, defines[i].value);
     }
     for (size_t j = 0; j < nneeded; j++) {
@@ -122,14 +162,18 @@ int cp_rt_params_bind(struct cp_rt_params *out, const char *const *needed,
             return cp_rt_fail(e, CP_RT_EXIT_ERROR, "param %.64s is unbound; pass -D %.64s=DIR",
                               n, n);
         }
-        if (cp_rt_param_check(n, v, e)) {
+        /* Implicit values are canonicalised (a HOME of "/home/u/" or one
+         * reached through a symlink names the same directory). */
+        char *canon = cp_rt_param_canon(n, v, true, e);
+        if (!canon) {
             char tmp[sizeof e->msg];
             snprintf(tmp, sizeof tmp, "%.1800s (taken from %s; pass -D %.64s=DIR)", e->msg, from, n);
             memcpy(e->msg, tmp, sizeof tmp);
             cp_rt_params_free(out);
             return e->status;
         }
-        bind_add(out, n, v);
+        bind_add(out, n, canon);
+        free(canon);
     }
     return 0;
 }
@@ -149,5 +193,8 @@ void cp_rt_params_free(struct cp_rt_params *p)
         free(p->v[i].value);
     }
     free(p->v);
+    for (size_t i = 0; i < p->nignored; i++)
+        free(p->ignored[i]);
+    free(p->ignored);
     memset(p, 0, sizeof *p);
 }

@@ -66,8 +66,10 @@ struct cp_rt_artifact {
     size_t nrecs;
     const char *profile;    /* "confined", "exclusive" or NULL */
     bool fail_open;
-    const char **params;    /* names the runtime must bind (declared or used) */
+    const char **params;    /* declared names, and HOME/PROJECT when used */
     size_t nparams;
+    const char **needed;    /* names some record uses as its root */
+    size_t nneeded;
     bool has_exec;
 };
 
@@ -97,6 +99,8 @@ struct cp_rt_binding {
 struct cp_rt_params {
     struct cp_rt_binding *v;
     size_t n;
+    char **ignored; /* -D names the artifact does not use: noted, ignored */
+    size_t nignored;
 };
 
 /* Splits "NAME=VALUE"; returns 0 or CP_RT_EXIT_ERROR. */
@@ -106,14 +110,22 @@ int cp_rt_define_split(const char *text, struct cp_rt_define *out,
  * no '..', '.', '//', trailing '/' or symlink), and a directory. */
 int cp_rt_param_check(const char *name, const char *value,
                       struct cp_rt_err *e);
+/* The one canonicalisation of a param value (spec/semantics.md, "Binding
+ * params"): an explicit value must already be canonical (checked as by
+ * cp_rt_param_check); an implicit one (HOME from the environment, PROJECT
+ * from the working directory) is resolved with realpath and must be a
+ * directory.  Returns the value (heap) or NULL with `e` set. */
+char *cp_rt_param_canon(const char *name, const char *value, bool implicit,
+                        struct cp_rt_err *e);
 /* Binds every name in `needed`: from `defines` first, else HOME from
- * `home_env`, PROJECT from `cwd`.  Defines naming neither a needed param
- * nor HOME/PROJECT are errors, so are unbound needed params.  Explicit
- * defines are checked even when not needed. */
+ * `home_env`, PROJECT from `cwd` (canonicalised).  A define naming a param
+ * in `known` (or HOME/PROJECT) that is not needed is checked, then listed
+ * in out->ignored; a define naming none is an error, so is an unbound
+ * needed param. */
 int cp_rt_params_bind(struct cp_rt_params *out, const char *const *needed,
-                      size_t nneeded, const struct cp_rt_define *defines,
-                      size_t ndefines, const char *home_env, const char *cwd,
-                      struct cp_rt_err *e);
+                      size_t nneeded, const char *const *known, size_t nknown,
+                      const struct cp_rt_define *defines, size_t ndefines,
+                      const char *home_env, const char *cwd, struct cp_rt_err *e);
 const char *cp_rt_params_get(const struct cp_rt_params *p, const char *name);
 void cp_rt_params_free(struct cp_rt_params *p);
 
@@ -124,6 +136,12 @@ void cp_rt_params_free(struct cp_rt_params *p);
  * at all, so the sandbox cannot create there either). */
 struct cp_rt_host {
     int (*make_placeholder)(void *ctx, const char *path);
+    /* Optional: creates an ordinary directory (mode 0755) that is removed
+     * at exit when it is still empty; the missing ancestors of a missing
+     * deny target are made with it, so that only the target itself is a
+     * read-only placeholder.  NULL: the first missing component is the
+     * placeholder. */
+    int (*make_dir)(void *ctx, const char *path);
     void *ctx;
 };
 

@@ -129,8 +129,8 @@ int cp_rt_run_sbpl(const char *prog, const char *profile_path,
     struct cp_rt_params params;
     char cwd[4096];
     const char *cwdp = getcwd(cwd, sizeof cwd);
-    if (cp_rt_params_bind(&params, (const char *const *)names.v, names.n, defines, ndefines,
-                          getenv("HOME"), cwdp, &e)) {
+    if (cp_rt_params_bind(&params, (const char *const *)names.v, names.n, NULL, 0, defines,
+                          ndefines, getenv("HOME"), cwdp, &e)) {
         cp_rt_strv_free(&names);
         fprintf(stderr, "%s: %s\n", prog, e.msg);
         return e.status;

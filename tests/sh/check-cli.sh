@@ -49,12 +49,12 @@ expect 0 "fmt --help" "$CONFPOL" fmt --help
 name=$(sed -n 's/^CP_DIAG(CP0420, "\([a-z0-9-]*\)".*/\1/p' "$TOP/compiler/codes_sema.def")
 if [ -n "$name" ]; then
     expect 0 "warning" "$CONFPOL" check warn.confpol
-    grep -q 'warning: .*\[CP0420\]$' err || { echo "FAIL no CP0420 warning"; fail=$((fail + 1)); }
+    grep -q "warning: .*\[CP0420\] \[-W$name\]\$" err || { echo "FAIL no CP0420 warning"; fail=$((fail + 1)); }
     expect 0 "-Wno-$name" "$CONFPOL" check "-Wno-$name" warn.confpol
     [ -s err ] && { echo "FAIL -Wno-$name still prints: $(cat err)"; fail=$((fail + 1)); }
     expect 1 "-Werror" "$CONFPOL" check -Werror warn.confpol
-    grep -q 'error: .*\[CP0420\]$' err || { echo "FAIL -Werror did not promote"; fail=$((fail + 1)); }
+    grep -q "error: .*\[CP0420\] \[-Werror=$name\]\$" err || { echo "FAIL -Werror did not promote"; fail=$((fail + 1)); }
     expect 0 "-Wno- then -W" "$CONFPOL" check "-Wno-$name" "-W$name" warn.confpol
-    grep -q 'warning: .*\[CP0420\]$' err || { echo "FAIL -W$name did not re-enable"; fail=$((fail + 1)); }
+    grep -q "warning: .*\[CP0420\] \[-W$name\]\$" err || { echo "FAIL -W$name did not re-enable"; fail=$((fail + 1)); }
 fi
 [ $fail -eq 0 ]

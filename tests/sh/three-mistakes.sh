@@ -29,7 +29,7 @@ policy.confpol:6:19: error: invalid escape '\q' in a quoted string; only \", \\ 
 policy.confpol:8:10: error: expected a path after 'deny read' [CP0203]
     8 | deny read
       |          ^
-3 errors generated.
+3 errors
 E
 "$CONFPOL" check policy.confpol >out 2>err
 rc=$?

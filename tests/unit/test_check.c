@@ -49,13 +49,14 @@ START_TEST(shadowed_fires)
                "deny write ${PROJECT}/.claude\n"
                "write ${PROJECT}/.claude/hooks\n",
                NULL,
-               "t.confpol:5:7: warning: 'write ${PROJECT}/.claude/hooks' is shadowed: every path it names is denied by 'deny write ${PROJECT}/.claude' [CP0501]\n"
+               "t.confpol:5:7: warning: 'write ${PROJECT}/.claude/hooks' is shadowed: every path it names is denied by 'deny write ${PROJECT}/.claude' [CP0501] [-Wshadowed]\n"
                "    5 | write ${PROJECT}/.claude/hooks\n"
                "      |       ^~~~~~~~~~~~~~~~~~~~~~~~\n"
                "t.confpol:4:12: note: 'deny write ${PROJECT}/.claude' is here\n"
                "    4 | deny write ${PROJECT}/.claude\n"
                "      |            ^~~~~~~~~~~~~~~~~~\n"
-               "t.confpol:5:7: note: remove 'write ${PROJECT}/.claude/hooks': a deny always wins\n");
+               "t.confpol:5:7: note: remove 'write ${PROJECT}/.claude/hooks': a deny always wins\n"
+               "1 warning\n");
 }
 END_TEST
 START_TEST(shadowed_near_miss)
@@ -77,13 +78,14 @@ START_TEST(shadowed_exec)
                "deny exec /opt\n"
                "exec /opt/tool/bin\n",
                NULL,
-               "t.confpol:4:6: warning: 'exec /opt/tool/bin' is shadowed: every path it names is denied by 'deny exec /opt' [CP0501]\n"
+               "t.confpol:4:6: warning: 'exec /opt/tool/bin' is shadowed: every path it names is denied by 'deny exec /opt' [CP0501] [-Wshadowed]\n"
                "    4 | exec /opt/tool/bin\n"
                "      |      ^~~~~~~~~~~~~\n"
                "t.confpol:3:11: note: 'deny exec /opt' is here\n"
                "    3 | deny exec /opt\n"
                "      |           ^~~~\n"
-               "t.confpol:4:6: note: remove 'exec /opt/tool/bin': a deny always wins\n");
+               "t.confpol:4:6: note: remove 'exec /opt/tool/bin': a deny always wins\n"
+               "1 warning\n");
 }
 END_TEST
 START_TEST(shadowed_net)
@@ -93,13 +95,14 @@ START_TEST(shadowed_net)
                "net deny\n"
                "net allow example.com\n",
                NULL,
-               "t.confpol:4:11: warning: 'net allow example.com' is shadowed: 'net deny' turns the network off [CP0501]\n"
+               "t.confpol:4:11: warning: 'net allow example.com' is shadowed: 'net deny' turns the network off [CP0501] [-Wshadowed]\n"
                "    4 | net allow example.com\n"
                "      |           ^~~~~~~~~~~\n"
                "t.confpol:3:1: note: 'net deny' is here\n"
                "    3 | net deny\n"
                "      | ^~~~~~~~\n"
-               "t.confpol:4:11: note: remove 'net allow example.com' or 'net deny'\n");
+               "t.confpol:4:11: note: remove 'net allow example.com' or 'net deny'\n"
+               "1 warning\n");
 }
 END_TEST
 START_TEST(redundant_fires)
@@ -110,13 +113,14 @@ START_TEST(redundant_fires)
                "deny write ${PROJECT}/.claude\n"
                "deny write ${PROJECT}/.claude/settings.json\n",
                NULL,
-               "t.confpol:5:12: warning: 'deny write ${PROJECT}/.claude/settings.json' is redundant: 'deny write ${PROJECT}/.claude' already covers every path it names [CP0502]\n"
+               "t.confpol:5:12: warning: 'deny write ${PROJECT}/.claude/settings.json' is redundant: 'deny write ${PROJECT}/.claude' already covers every path it names [CP0502] [-Wredundant]\n"
                "    5 | deny write ${PROJECT}/.claude/settings.json\n"
                "      |            ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n"
                "t.confpol:4:12: note: 'deny write ${PROJECT}/.claude' is here\n"
                "    4 | deny write ${PROJECT}/.claude\n"
                "      |            ^~~~~~~~~~~~~~~~~~\n"
-               "t.confpol:5:12: note: remove 'deny write ${PROJECT}/.claude/settings.json'\n");
+               "t.confpol:5:12: note: remove 'deny write ${PROJECT}/.claude/settings.json'\n"
+               "1 warning\n");
 }
 END_TEST
 START_TEST(redundant_container_later)
@@ -127,13 +131,14 @@ START_TEST(redundant_container_later)
                "deny write ${PROJECT}/.claude/*\n"
                "deny write ${PROJECT}/.claude\n",
                NULL,
-               "t.confpol:5:12: warning: 'deny write ${PROJECT}/.claude/*' is redundant: 'deny write ${PROJECT}/.claude' already covers every path it names [CP0502]\n"
+               "t.confpol:5:12: warning: 'deny write ${PROJECT}/.claude/*' is redundant: 'deny write ${PROJECT}/.claude' already covers every path it names [CP0502] [-Wredundant]\n"
                "    5 | deny write ${PROJECT}/.claude\n"
                "      |            ^~~~~~~~~~~~~~~~~~\n"
                "t.confpol:4:12: note: 'deny write ${PROJECT}/.claude/*' is here\n"
                "    4 | deny write ${PROJECT}/.claude/*\n"
                "      |            ^~~~~~~~~~~~~~~~~~~~\n"
-               "t.confpol:5:12: note: remove 'deny write ${PROJECT}/.claude/*'\n");
+               "t.confpol:5:12: note: remove 'deny write ${PROJECT}/.claude/*'\n"
+               "1 warning\n");
 }
 END_TEST
 START_TEST(redundant_glob_near_miss)
@@ -154,13 +159,14 @@ START_TEST(redundant_equal_languages)
                "deny read /srv/a/**\n"
                "deny read /srv/a\n",
                NULL,
-               "t.confpol:4:11: warning: 'deny read /srv/a' is redundant: 'deny read /srv/a/**' already covers every path it names [CP0502]\n"
+               "t.confpol:4:11: warning: 'deny read /srv/a' is redundant: 'deny read /srv/a/**' already covers every path it names [CP0502] [-Wredundant]\n"
                "    4 | deny read /srv/a\n"
                "      |           ^~~~~~\n"
                "t.confpol:3:11: note: 'deny read /srv/a/**' is here\n"
                "    3 | deny read /srv/a/**\n"
                "      |           ^~~~~~~~~\n"
-               "t.confpol:4:11: note: remove 'deny read /srv/a'\n");
+               "t.confpol:4:11: note: remove 'deny read /srv/a'\n"
+               "1 warning\n");
 }
 END_TEST
 START_TEST(redundant_implicit)
@@ -170,13 +176,14 @@ START_TEST(redundant_implicit)
                "write ${PROJECT}\n"
                "deny write ${PROJECT}/t.confpol\n",
                NULL,
-               "t.confpol:4:12: warning: 'deny write ${PROJECT}/t.confpol' is redundant: 'deny write ${PROJECT}/t.confpol' already covers every path it names [CP0502]\n"
+               "t.confpol:4:12: warning: 'deny write ${PROJECT}/t.confpol' is redundant: 'deny write ${PROJECT}/t.confpol' already covers every path it names [CP0502] [-Wredundant]\n"
                "    4 | deny write ${PROJECT}/t.confpol\n"
                "      |            ^~~~~~~~~~~~~~~~~~~~\n"
                "t.confpol:2:1: note: 'deny write ${PROJECT}/t.confpol' is added by profile confined (policy source file)\n"
                "    2 | profile confined\n"
                "      | ^~~~~~~~~~~~~~~~\n"
-               "t.confpol:4:12: note: remove 'deny write ${PROJECT}/t.confpol'\n");
+               "t.confpol:4:12: note: remove 'deny write ${PROJECT}/t.confpol'\n"
+               "1 warning\n");
 }
 END_TEST
 START_TEST(redundant_param_may_near_miss)
@@ -195,13 +202,14 @@ START_TEST(redundant_net)
                "profile cooperative\n"
                "net allow *.example.com a.example.com example.com\n",
                NULL,
-               "t.confpol:3:25: warning: 'net allow a.example.com' is redundant: 'net allow *.example.com' already covers every host it names [CP0502]\n"
+               "t.confpol:3:25: warning: 'net allow a.example.com' is redundant: 'net allow *.example.com' already covers every host it names [CP0502] [-Wredundant]\n"
                "    3 | net allow *.example.com a.example.com example.com\n"
                "      |                         ^~~~~~~~~~~~~\n"
                "t.confpol:3:11: note: 'net allow *.example.com' is here\n"
                "    3 | net allow *.example.com a.example.com example.com\n"
                "      |           ^~~~~~~~~~~~~\n"
-               "t.confpol:3:25: note: remove 'net allow a.example.com'\n");
+               "t.confpol:3:25: note: remove 'net allow a.example.com'\n"
+               "1 warning\n");
 }
 END_TEST
 START_TEST(conflict_exec)
@@ -217,7 +225,8 @@ START_TEST(conflict_exec)
                "t.confpol:3:11: note: 'deny read /usr' is here\n"
                "    3 | deny read /usr\n"
                "      |           ^~~~\n"
-               "t.confpol:4:6: note: remove the exec rule or narrow the deny\n");
+               "t.confpol:4:6: note: remove the exec rule or narrow the deny\n"
+               "1 error\n");
 }
 END_TEST
 START_TEST(conflict_exec_near_miss)
@@ -242,7 +251,8 @@ START_TEST(conflict_exec_implicit)
                "t.confpol:2:1: note: 'deny read ~/.ssh' is added by profile exclusive (credential store)\n"
                "    2 | profile exclusive\n"
                "      | ^~~~~~~~~~~~~~~~~\n"
-               "t.confpol:3:6: note: remove the exec rule or narrow the deny\n");
+               "t.confpol:3:6: note: remove the exec rule or narrow the deny\n"
+               "1 error\n");
 }
 END_TEST
 START_TEST(conflict_write)
@@ -258,7 +268,8 @@ START_TEST(conflict_write)
                "t.confpol:3:12: note: 'deny write /srv/x' is here\n"
                "    3 | deny write /srv/x\n"
                "      |            ^~~~~~\n"
-               "t.confpol:4:7: note: remove one of the two rules\n");
+               "t.confpol:4:7: note: remove one of the two rules\n"
+               "1 error\n");
 }
 END_TEST
 START_TEST(conflict_write_near_miss)
@@ -278,13 +289,14 @@ START_TEST(unreadable_write)
                "write ${PROJECT}\n"
                "deny read ${PROJECT}/.env\n",
                NULL,
-               "t.confpol:4:11: warning: 'write ${PROJECT}' overlaps 'deny read ${PROJECT}/.env': paths there can be written but not read [CP0504]\n"
+               "t.confpol:4:11: warning: 'write ${PROJECT}' overlaps 'deny read ${PROJECT}/.env': paths there can be written but not read [CP0504] [-Wunreadable-write]\n"
                "    4 | deny read ${PROJECT}/.env\n"
                "      |           ^~~~~~~~~~~~~~~\n"
                "t.confpol:3:7: note: 'write ${PROJECT}' is here\n"
                "    3 | write ${PROJECT}\n"
                "      |       ^~~~~~~~~~\n"
-               "t.confpol:4:11: note: add 'deny write ${PROJECT}/.env' so that the region is neither read nor written\n");
+               "t.confpol:4:11: note: add 'deny write ${PROJECT}/.env' so that the region is neither read nor written\n"
+               "1 warning\n");
 }
 END_TEST
 START_TEST(unreadable_write_near_miss)
@@ -315,7 +327,7 @@ START_TEST(vacuous_note)
                "write /srv\n"
                "deny write /etc/passwd\n",
                NULL,
-               "t.confpol:4:12: note: 'deny write /etc/passwd' is never reached: no write rule names a path it covers, and writing is denied by default [CP0505]\n"
+               "t.confpol:4:12: note: 'deny write /etc/passwd' is never reached: no write rule names a path it covers, and writing is denied by default [CP0505] [-Wvacuous-deny]\n"
                "    4 | deny write /etc/passwd\n"
                "      |            ^~~~~~~~~~~\n"
                "t.confpol:4:12: note: remove it, or add the allow rule it is meant to restrict\n");
@@ -328,10 +340,11 @@ START_TEST(vacuous_warning)
                "write /srv\n"
                "deny write /etc/passwd\n",
                "vacuous-deny",
-               "t.confpol:4:12: warning: 'deny write /etc/passwd' is never reached: no write rule names a path it covers, and writing is denied by default [CP0505]\n"
+               "t.confpol:4:12: warning: 'deny write /etc/passwd' is never reached: no write rule names a path it covers, and writing is denied by default [CP0505] [-Wvacuous-deny]\n"
                "    4 | deny write /etc/passwd\n"
                "      |            ^~~~~~~~~~~\n"
-               "t.confpol:4:12: note: remove it, or add the allow rule it is meant to restrict\n");
+               "t.confpol:4:12: note: remove it, or add the allow rule it is meant to restrict\n"
+               "1 warning\n");
 }
 END_TEST
 START_TEST(vacuous_near_miss)
@@ -361,7 +374,7 @@ START_TEST(vacuous_exec)
                "exec /usr/bin\n"
                "deny exec /opt/x\n",
                NULL,
-               "t.confpol:4:11: note: 'deny exec /opt/x' is never reached: no exec rule names a path it covers, and exec is an allow-list [CP0505]\n"
+               "t.confpol:4:11: note: 'deny exec /opt/x' is never reached: no exec rule names a path it covers, and exec is an allow-list [CP0505] [-Wvacuous-deny]\n"
                "    4 | deny exec /opt/x\n"
                "      |           ^~~~~~\n"
                "t.confpol:4:11: note: remove it, or add the allow rule it is meant to restrict\n");
@@ -383,13 +396,14 @@ START_TEST(shadowed_gate)
                "gate deny \"git push *\"\n"
                "gate ask \"git push --force *\"\n",
                NULL,
-               "t.confpol:4:10: warning: 'gate ask \"git push --force *\"' is shadowed: 'gate deny \"git push *\"' refuses every command it matches [CP0506]\n"
+               "t.confpol:4:10: warning: 'gate ask \"git push --force *\"' is shadowed: 'gate deny \"git push *\"' refuses every command it matches [CP0506] [-Wshadowed-gate]\n"
                "    4 | gate ask \"git push --force *\"\n"
                "      |          ^~~~~~~~~~~~~~~~~~~~\n"
                "t.confpol:3:11: note: 'gate deny \"git push *\"' is here\n"
                "    3 | gate deny \"git push *\"\n"
                "      |           ^~~~~~~~~~~~\n"
-               "t.confpol:4:10: note: remove 'gate ask \"git push --force *\"': a gate deny always wins\n");
+               "t.confpol:4:10: note: remove 'gate ask \"git push --force *\"': a gate deny always wins\n"
+               "1 warning\n");
 }
 END_TEST
 START_TEST(shadowed_gate_near_miss)
@@ -409,13 +423,14 @@ START_TEST(redundant_gate)
                "gate ask \"rm -rf *\"\n"
                "gate ask \"rm -rf /tmp/*\"\n",
                NULL,
-               "t.confpol:4:10: warning: 'gate ask \"rm -rf /tmp/*\"' is redundant: 'gate ask \"rm -rf *\"' already matches every command it matches [CP0507]\n"
+               "t.confpol:4:10: warning: 'gate ask \"rm -rf /tmp/*\"' is redundant: 'gate ask \"rm -rf *\"' already matches every command it matches [CP0507] [-Wredundant-gate]\n"
                "    4 | gate ask \"rm -rf /tmp/*\"\n"
                "      |          ^~~~~~~~~~~~~~~\n"
                "t.confpol:3:10: note: 'gate ask \"rm -rf *\"' is here\n"
                "    3 | gate ask \"rm -rf *\"\n"
                "      |          ^~~~~~~~~~\n"
-               "t.confpol:4:10: note: remove 'gate ask \"rm -rf /tmp/*\"'\n");
+               "t.confpol:4:10: note: remove 'gate ask \"rm -rf /tmp/*\"'\n"
+               "1 warning\n");
 }
 END_TEST
 START_TEST(redundant_gate_near_miss)
@@ -449,7 +464,7 @@ START_TEST(expect_fails)
                "    3 | write /srv\n"
                "      |       ^~~~\n"
                "t.confpol:5:1: note: fix the policy or the expectation\n"
-               "2 errors generated.\n");
+               "2 errors\n");
 }
 END_TEST
 START_TEST(expect_unbound)
@@ -464,7 +479,8 @@ START_TEST(expect_unbound)
                "      | ^~~~~~~~~~~~~~~~~~~~~~\n"
                "confpol: note: no 'write' rule matches; writing is denied by default\n"
                "confpol: note: the answer may differ with another value of HOME: bind it with -D HOME=DIR to decide\n"
-               "t.confpol:4:1: note: fix the policy or the expectation\n");
+               "t.confpol:4:1: note: fix the policy or the expectation\n"
+               "1 error\n");
 }
 END_TEST
 START_TEST(expect_passes)
@@ -493,28 +509,28 @@ START_TEST(notes_capped)
                "deny read /a/b/c/d\n"
                "deny write /a\n",
                NULL,
-               "t.confpol:5:11: warning: 'deny read /a/b' is redundant: 'deny read /a' already covers every path it names [CP0502]\n"
+               "t.confpol:5:11: warning: 'deny read /a/b' is redundant: 'deny read /a' already covers every path it names [CP0502] [-Wredundant]\n"
                "    5 | deny read /a/b\n"
                "      |           ^~~~\n"
                "t.confpol:4:11: note: 'deny read /a' is here\n"
                "    4 | deny read /a\n"
                "      |           ^~\n"
                "t.confpol:5:11: note: remove 'deny read /a/b'\n"
-               "t.confpol:6:11: warning: 'deny read /a/b' is redundant: 'deny read /a/*' already covers every path it names [CP0502]\n"
+               "t.confpol:6:11: warning: 'deny read /a/b' is redundant: 'deny read /a/*' already covers every path it names [CP0502] [-Wredundant]\n"
                "    6 | deny read /a/*\n"
                "      |           ^~~~\n"
                "t.confpol:5:11: note: 'deny read /a/b' is here\n"
                "    5 | deny read /a/b\n"
                "      |           ^~~~\n"
                "t.confpol:6:11: note: remove 'deny read /a/b'\n"
-               "t.confpol:6:11: warning: 'deny read /a/*' is redundant: 'deny read /a' already covers every path it names [CP0502]\n"
+               "t.confpol:6:11: warning: 'deny read /a/*' is redundant: 'deny read /a' already covers every path it names [CP0502] [-Wredundant]\n"
                "    6 | deny read /a/*\n"
                "      |           ^~~~\n"
                "t.confpol:4:11: note: 'deny read /a' is here\n"
                "    4 | deny read /a\n"
                "      |           ^~\n"
                "t.confpol:6:11: note: remove 'deny read /a/*'\n"
-               "t.confpol:7:11: warning: 'deny read /a/b/c' is redundant: 'deny read /a' (and 2 more) already covers every path it names [CP0502]\n"
+               "t.confpol:7:11: warning: 'deny read /a/b/c' is redundant: 'deny read /a' (and 2 more) already covers every path it names [CP0502] [-Wredundant]\n"
                "    7 | deny read /a/b/c\n"
                "      |           ^~~~~~\n"
                "t.confpol:4:11: note: 'deny read /a' is here\n"
@@ -527,35 +543,35 @@ START_TEST(notes_capped)
                "    6 | deny read /a/*\n"
                "      |           ^~~~\n"
                "t.confpol:7:11: note: remove 'deny read /a/b/c'\n"
-               "t.confpol:8:11: warning: 'deny read /a' is redundant: 'deny read /**' already covers every path it names [CP0502]\n"
+               "t.confpol:8:11: warning: 'deny read /a' is redundant: 'deny read /**' already covers every path it names [CP0502] [-Wredundant]\n"
                "    8 | deny read /**\n"
                "      |           ^~~\n"
                "t.confpol:4:11: note: 'deny read /a' is here\n"
                "    4 | deny read /a\n"
                "      |           ^~\n"
                "t.confpol:8:11: note: remove 'deny read /a'\n"
-               "t.confpol:8:11: warning: 'deny read /a/b' is redundant: 'deny read /**' already covers every path it names [CP0502]\n"
+               "t.confpol:8:11: warning: 'deny read /a/b' is redundant: 'deny read /**' already covers every path it names [CP0502] [-Wredundant]\n"
                "    8 | deny read /**\n"
                "      |           ^~~\n"
                "t.confpol:5:11: note: 'deny read /a/b' is here\n"
                "    5 | deny read /a/b\n"
                "      |           ^~~~\n"
                "t.confpol:8:11: note: remove 'deny read /a/b'\n"
-               "t.confpol:8:11: warning: 'deny read /a/*' is redundant: 'deny read /**' already covers every path it names [CP0502]\n"
+               "t.confpol:8:11: warning: 'deny read /a/*' is redundant: 'deny read /**' already covers every path it names [CP0502] [-Wredundant]\n"
                "    8 | deny read /**\n"
                "      |           ^~~\n"
                "t.confpol:6:11: note: 'deny read /a/*' is here\n"
                "    6 | deny read /a/*\n"
                "      |           ^~~~\n"
                "t.confpol:8:11: note: remove 'deny read /a/*'\n"
-               "t.confpol:8:11: warning: 'deny read /a/b/c' is redundant: 'deny read /**' already covers every path it names [CP0502]\n"
+               "t.confpol:8:11: warning: 'deny read /a/b/c' is redundant: 'deny read /**' already covers every path it names [CP0502] [-Wredundant]\n"
                "    8 | deny read /**\n"
                "      |           ^~~\n"
                "t.confpol:7:11: note: 'deny read /a/b/c' is here\n"
                "    7 | deny read /a/b/c\n"
                "      |           ^~~~~~\n"
                "t.confpol:8:11: note: remove 'deny read /a/b/c'\n"
-               "t.confpol:9:11: warning: 'deny read /a/b/c/d' is redundant: 'deny read /a' (and 4 more) already covers every path it names [CP0502]\n"
+               "t.confpol:9:11: warning: 'deny read /a/b/c/d' is redundant: 'deny read /a' (and 4 more) already covers every path it names [CP0502] [-Wredundant]\n"
                "    9 | deny read /a/b/c/d\n"
                "      |           ^~~~~~~~\n"
                "t.confpol:4:11: note: 'deny read /a' is here\n"
@@ -578,7 +594,8 @@ START_TEST(notes_capped)
                "t.confpol:3:7: note: 'write /a' is here\n"
                "    3 | write /a\n"
                "      |       ^~\n"
-               "t.confpol:10:12: note: remove one of the two rules\n");
+               "t.confpol:10:12: note: remove one of the two rules\n"
+               "1 error, 9 warnings\n");
 }
 END_TEST
 START_TEST(source_order)
@@ -590,7 +607,7 @@ START_TEST(source_order)
                "expect deny write /srv/b\n"
                "deny read /srv/c\n",
                NULL,
-               "t.confpol:4:7: warning: 'write /srv/a' is redundant: 'write /srv' already covers every path it names [CP0502]\n"
+               "t.confpol:4:7: warning: 'write /srv/a' is redundant: 'write /srv' already covers every path it names [CP0502] [-Wredundant]\n"
                "    4 | write /srv/a\n"
                "      |       ^~~~~~\n"
                "t.confpol:3:7: note: 'write /srv' is here\n"
@@ -604,13 +621,14 @@ START_TEST(source_order)
                "    3 | write /srv\n"
                "      |       ^~~~\n"
                "t.confpol:5:1: note: fix the policy or the expectation\n"
-               "t.confpol:6:11: warning: 'write /srv' overlaps 'deny read /srv/c': paths there can be written but not read [CP0504]\n"
+               "t.confpol:6:11: warning: 'write /srv' overlaps 'deny read /srv/c': paths there can be written but not read [CP0504] [-Wunreadable-write]\n"
                "    6 | deny read /srv/c\n"
                "      |           ^~~~~~\n"
                "t.confpol:3:7: note: 'write /srv' is here\n"
                "    3 | write /srv\n"
                "      |       ^~~~\n"
-               "t.confpol:6:11: note: add 'deny write /srv/c' so that the region is neither read nor written\n");
+               "t.confpol:6:11: note: add 'deny write /srv/c' so that the region is neither read nor written\n"
+               "1 error, 2 warnings\n");
 }
 END_TEST
 /* Redundant rules are flagged for the backends; with equal languages only

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "confpol.h"
+#include "sema.h"
 
 static struct cp_arena *ar;
 static struct cp_diags d;
@@ -50,10 +51,10 @@ START_TEST(caret_under_span)
     struct cp_loc l = loc(s, 7, 9, 7, 17);
     cp_diag_report(&d, CP0201, &l, "unknown profile '%s'", "confinded");
     ck_assert_str_eq(render(),
-                     "policy.confpol:7:9: error: unknown profile 'confinded' "
-                     "[CP0201]\n"
+                     "policy.confpol:7:9: error: unknown profile 'confinded' [CP0201]\n"
                      "    7 | profile confinded\n"
-                     "      |         ^~~~~~~~~\n");
+                     "      |         ^~~~~~~~~\n"
+                     "1 error\n");
     ck_assert_uint_eq(cp_diag_errors(&d), 1);
 }
 END_TEST
@@ -66,7 +67,8 @@ START_TEST(tabs_are_copied)
     cp_diag_report(&d, CP0201, &l, "x");
     ck_assert_str_eq(render(), "t.confpol:1:8: error: x [CP0201]\n"
                                "    1 | \twrite\t/a /b\n"
-                               "      | \t     \t^~\n");
+                               "      | \t     \t^~\n"
+                               "1 error\n");
 }
 END_TEST
 
@@ -83,7 +85,8 @@ START_TEST(multi_line_span)
                                "    2 |     /a\n"
                                "      |     ~~\n"
                                "    3 | }\n"
-                               "      | ~\n");
+                               "      | ~\n"
+                               "1 error\n");
 }
 END_TEST
 
@@ -99,7 +102,8 @@ START_TEST(long_span_elided)
                                "      |      ^~~~~~~\n"
                                "  ... |\n"
                                "    5 | }\n"
-                               "      | ~\n");
+                               "      | ~\n"
+                               "1 error\n");
 }
 END_TEST
 
@@ -109,10 +113,10 @@ START_TEST(caret_after_end_of_line)
         cp_source_from_memory(ar, "t.confpol", "write\n", 6);
     struct cp_loc l = loc(s, 1, 6, 1, 6);
     cp_diag_report(&d, CP0203, &l, "expected a path after 'write'");
-    ck_assert_str_eq(render(), "t.confpol:1:6: error: expected a path after "
-                               "'write' [CP0203]\n"
+    ck_assert_str_eq(render(), "t.confpol:1:6: error: expected a path after 'write' [CP0203]\n"
                                "    1 | write\n"
-                               "      |      ^\n");
+                               "      |      ^\n"
+                               "1 error\n");
 }
 END_TEST
 
@@ -128,7 +132,8 @@ START_TEST(wide_line_numbers)
     cp_diag_report(&d, CP0201, &l, "x");
     ck_assert_str_eq(render(), "t:12345:7: error: x [CP0201]\n"
                                " 12345 | write x\n"
-                               "       |       ^\n");
+                               "       |       ^\n"
+                               "1 error\n");
 }
 END_TEST
 
@@ -140,7 +145,8 @@ START_TEST(control_bytes_echoed_as_question_marks)
     cp_diag_report(&d, CP0101, &l, "NUL byte in the source");
     ck_assert_str_eq(render(), "t:1:9: error: NUL byte in the source [CP0101]\n"
                                "    1 | write /a?b\n"
-                               "      |         ^\n");
+                               "      |         ^\n"
+                               "1 error\n");
 }
 END_TEST
 
@@ -154,26 +160,39 @@ START_TEST(notes_and_suggestion)
     cp_diag_add_note(g, &h, "the header is here");
     cp_diag_add_note(g, NULL, "unlocated note");
     cp_diag_set_suggestion(g, "delete line %d", 2);
-    ck_assert_str_eq(render(), "t.confpol:2:1: error: duplicate header "
-                               "[CP0209]\n"
+    ck_assert_str_eq(render(), "t.confpol:2:1: error: duplicate header [CP0209]\n"
                                "    2 | confpol 1\n"
                                "      | ^~~~~~~\n"
                                "t.confpol:1:1: note: the header is here\n"
                                "    1 | confpol 1\n"
                                "      | ^~~~~~~~~\n"
                                "confpol: note: unlocated note\n"
-                               "t.confpol:2:1: note: delete line 2\n");
+                               "t.confpol:2:1: note: delete line 2\n"
+                               "1 error\n");
 }
 END_TEST
 
-START_TEST(summary_only_for_several_errors)
+START_TEST(summary_counts)
 {
     cp_diag_report(&d, CP0301, NULL, "one");
-    ck_assert_str_eq(render(), "confpol: error: one [CP0301]\n");
+    ck_assert_str_eq(render(), "confpol: error: one [CP0301]\n"
+                               "1 error\n");
     cp_diag_report(&d, CP0301, NULL, "two");
     ck_assert_str_eq(render(), "confpol: error: one [CP0301]\n"
                                "confpol: error: two [CP0301]\n"
-                               "2 errors generated.\n");
+                               "2 errors\n");
+    cp_diag_report(&d, CP0420, NULL, "w");
+    ck_assert_str_eq(render(), "confpol: error: one [CP0301]\n"
+                               "confpol: error: two [CP0301]\n"
+                               "confpol: warning: w [CP0420] [-Wdefaulted-profile]\n"
+                               "2 errors, 1 warning\n");
+    d.werror = true;
+    cp_diag_report(&d, CP0420, NULL, "w2");
+    ck_assert_str_eq(render(), "confpol: error: one [CP0301]\n"
+                               "confpol: error: two [CP0301]\n"
+                               "confpol: warning: w [CP0420] [-Wdefaulted-profile]\n"
+                               "confpol: error: w2 [CP0420] [-Werror=defaulted-profile]\n"
+                               "3 errors, 1 warning\n");
 }
 END_TEST
 
@@ -222,6 +241,158 @@ START_TEST(warning_switches)
 }
 END_TEST
 
+/* -W, -Wno- and -Werror= accept the code as well as the name; errors have
+ * no switch. */
+START_TEST(switch_by_code)
+{
+    ck_assert(cp_diags_set_warning(&d, "CP0502", false));
+    ck_assert_int_eq(d.wstate[CP0502], -1);
+    ck_assert(cp_diags_set_warning(&d, "cp0502", true));
+    ck_assert_int_eq(d.wstate[CP0502], 1);
+    ck_assert(cp_diags_set_werror(&d, "redundant"));
+    ck_assert_int_eq(d.wstate[CP0502], 2);
+    ck_assert(!cp_diags_set_warning(&d, "CP0202", false));
+    ck_assert_ptr_null(cp_diag_code_flag(CP0202));
+    ck_assert_str_eq(cp_diag_code_flag(CP0759), "claude-net-prompt");
+    ck_assert_int_eq(cp_diag_code_lookup("CP0759"), CP0759);
+    ck_assert_int_eq(cp_diag_code_lookup("claude-net-prompt"), CP0759);
+    ck_assert_int_eq(cp_diag_code_lookup("nope"), -1);
+    struct cp_diag *g = cp_diag_report(&d, CP0502, NULL, "r");
+    ck_assert_int_eq(g->sev, CP_SEV_ERROR);
+    ck_assert_str_eq(render(), "confpol: error: r [CP0502] [-Werror=redundant]\n"
+                               "1 error\n");
+}
+END_TEST
+
+/* The same backend record under two targets is one record naming both;
+ * another target's different message stays its own; errors are never
+ * merged (a backend's error count decides whether it writes). */
+START_TEST(dedupe_across_targets)
+{
+    const struct cp_source *s =
+        cp_source_from_memory(ar, "t", "net allow *.github.com\n", 23);
+    struct cp_loc l = loc(s, 1, 11, 1, 22);
+    cp_diag_report(&d, CP0704, &l, "sbpl: cannot allow '%s'", "*.github.com");
+    ck_assert_ptr_null(
+        cp_diag_report(&d, CP0704, &l, "bwrap: cannot allow '*.github.com'"));
+    ck_assert_ptr_null(
+        cp_diag_report(&d, CP0704, &l, "bwrap: cannot allow '*.github.com'"));
+    ck_assert_ptr_nonnull(
+        cp_diag_report(&d, CP0759, &l, "claude: cannot allow '*.github.com'"));
+    cp_diag_report(&d, CP0701, &l, "sbpl: bad");
+    cp_diag_report(&d, CP0701, &l, "bwrap: bad");
+    ck_assert_uint_eq(d.nwarnings, 2);
+    ck_assert_uint_eq(d.nerrors, 2);
+    ck_assert_str_eq(d.items[0].msg, "sbpl, bwrap: cannot allow '*.github.com'");
+    /* Once printed, a repeat is dropped: the first text stands. */
+    FILE *f = fopen("/dev/null", "w");
+    cp_diags_flush_text(&d, f);
+    fclose(f);
+    ck_assert_ptr_null(
+        cp_diag_report(&d, CP0759, &l, "landlock: cannot allow '*.github.com'"));
+    ck_assert_uint_eq(d.nwarnings, 2);
+}
+END_TEST
+
+/* Eleven warnings of one cause (the same code and message but for the
+ * quoted parts) print the first and a count; --all-diagnostics prints all;
+ * ten print all; errors are never grouped. */
+START_TEST(grouping)
+{
+    for (int i = 0; i < 11; i++)
+        cp_diag_report(&d, CP0710, NULL, "'/p/%d' cannot be renamed", i);
+    cp_diag_report(&d, CP0710, NULL, "other cause");
+    ck_assert_str_eq(render(),
+                     "confpol: warning: '/p/0' cannot be renamed [CP0710] "
+                     "[-Wfidelity-read-rename]\n"
+                     "confpol: note: and 10 more like this; --all-diagnostics "
+                     "shows them\n"
+                     "confpol: warning: other cause [CP0710] "
+                     "[-Wfidelity-read-rename]\n"
+                     "12 warnings\n");
+    d.all = true;
+    const char *all = render();
+    ck_assert_ptr_null(strstr(all, "more like this"));
+    ck_assert_ptr_nonnull(strstr(all, "'/p/10'"));
+    d.all = false;
+    cp_diags_free(&d);
+    cp_diags_init(&d);
+    for (int i = 0; i < 10; i++)
+        cp_diag_report(&d, CP0710, NULL, "'/p/%d' cannot be renamed", i);
+    ck_assert_ptr_null(strstr(render(), "more like this"));
+    cp_diags_free(&d);
+    cp_diags_init(&d);
+    for (int i = 0; i < 11; i++)
+        cp_diag_report(&d, CP0202, NULL, "'x%d'", i);
+    ck_assert_ptr_null(strstr(render(), "more like this"));
+}
+END_TEST
+
+/* 10,000 of one cause: the count is grouped by thousands. */
+START_TEST(grouping_large_count)
+{
+    for (int i = 0; i < 10000; i++)
+        cp_diag_report(&d, CP0710, NULL, "'/p/%d' cannot be renamed", i);
+    ck_assert_str_eq(render(),
+                     "confpol: warning: '/p/0' cannot be renamed [CP0710] "
+                     "[-Wfidelity-read-rename]\n"
+                     "confpol: note: and 9,999 more like this; "
+                     "--all-diagnostics shows them\n"
+                     "10000 warnings\n");
+}
+END_TEST
+
+/* --color: escapes around the locus, the severity, the caret and the
+ * option; none without it. */
+START_TEST(colour)
+{
+    const struct cp_source *s = cp_source_from_memory(ar, "t", "write x\n", 8);
+    struct cp_loc l = loc(s, 1, 7, 1, 7);
+    cp_diag_report(&d, CP0420, &l, "w");
+    d.color = true;
+    ck_assert_str_eq(render(),
+                     "\033[1mt:1:7: \033[0m\033[1;35mwarning:\033[0m w [CP0420] "
+                     "[\033[1;35m-Wdefaulted-profile\033[0m]\n"
+                     "    1 | write x\n"
+                     "      |       \033[1;32m^\033[0m\n"
+                     "1 warning\n");
+}
+END_TEST
+
+/* Did you mean: the nearest word within the allowed edits, none beyond
+ * them or for words of two bytes. */
+START_TEST(nearest_words)
+{
+    static const char *const w[] = {"cooperative", "confined", "exclusive",
+                                    "read", "-D", NULL};
+    ck_assert_str_eq(cp_nearest_word("confinde", w), "confined");
+    ck_assert_str_eq(cp_nearest_word("CONFINED", w), "confined");
+    ck_assert_str_eq(cp_nearest_word("raed", w), "read");
+    ck_assert_ptr_null(cp_nearest_word("rxyz", w));
+    ck_assert_ptr_null(cp_nearest_word("-x", w));
+    ck_assert_ptr_null(cp_nearest_word("inclusive-ish", w));
+}
+END_TEST
+
+/* The offending byte of a regex regcomp rejected. */
+START_TEST(regex_locate)
+{
+    ck_assert_uint_eq(cp_rx_locate("((", 2), 0);
+    ck_assert_uint_eq(cp_rx_locate("git (push|pull", 14), 4);
+    ck_assert_uint_eq(cp_rx_locate("a(b)(c", 6), 4);
+    ck_assert_uint_eq(cp_rx_locate("[abc", 4), 0);
+    ck_assert_uint_eq(cp_rx_locate("[]abc", 5), 0);
+    ck_assert_uint_eq(cp_rx_locate("x[[:alpha:]", 11), 1);
+    ck_assert_uint_eq(cp_rx_locate("*x", 2), 0);
+    ck_assert_uint_eq(cp_rx_locate("a|+", 3), 2);
+    ck_assert_uint_eq(cp_rx_locate("a**", 3), 2);
+    ck_assert_uint_eq(cp_rx_locate("a{1,x}", 6), 4);
+    ck_assert_uint_eq(cp_rx_locate("ab\\", 3), 2);
+    ck_assert_uint_eq(cp_rx_locate("a)b", 3), 1);
+    ck_assert_uint_eq(cp_rx_locate("[a]b(c)", 7), 7);
+}
+END_TEST
+
 Suite *cp_test_diag_suite(void); /* collected by the Makefile */
 Suite *cp_test_diag_suite(void)
 {
@@ -236,9 +407,16 @@ Suite *cp_test_diag_suite(void)
     tcase_add_test(tc, wide_line_numbers);
     tcase_add_test(tc, control_bytes_echoed_as_question_marks);
     tcase_add_test(tc, notes_and_suggestion);
-    tcase_add_test(tc, summary_only_for_several_errors);
+    tcase_add_test(tc, summary_counts);
     tcase_add_test(tc, code_tables);
     tcase_add_test(tc, warning_switches);
+    tcase_add_test(tc, switch_by_code);
+    tcase_add_test(tc, dedupe_across_targets);
+    tcase_add_test(tc, grouping);
+    tcase_add_test(tc, grouping_large_count);
+    tcase_add_test(tc, colour);
+    tcase_add_test(tc, nearest_words);
+    tcase_add_test(tc, regex_locate);
     suite_add_tcase(s, tc);
     return s;
 }

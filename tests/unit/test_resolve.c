@@ -53,7 +53,9 @@ START_TEST(unknown_profile)
               "profile confinded\n",
               "t.confpol:2:9: error: unknown profile 'confinded'; expected cooperative, confined or exclusive [CP0401]\n"
               "    2 | profile confinded\n"
-              "      |         ^~~~~~~~~\n");
+              "      |         ^~~~~~~~~\n"
+              "t.confpol:2:9: note: did you mean 'confined'?\n"
+              "1 error\n");
 }
 END_TEST
 START_TEST(duplicate_profile)
@@ -67,7 +69,8 @@ START_TEST(duplicate_profile)
               "t.confpol:2:1: note: the first 'profile' statement is here\n"
               "    2 | profile confined\n"
               "      | ^~~~~~~~~~~~~~~~\n"
-              "t.confpol:3:1: note: keep one 'profile' statement\n");
+              "t.confpol:3:1: note: keep one 'profile' statement\n"
+              "1 error\n");
 }
 END_TEST
 START_TEST(duplicate_fail)
@@ -82,7 +85,8 @@ START_TEST(duplicate_fail)
               "t.confpol:3:1: note: the first 'fail' statement is here\n"
               "    3 | fail closed\n"
               "      | ^~~~~~~~~~~\n"
-              "t.confpol:4:1: note: keep one 'fail' statement\n");
+              "t.confpol:4:1: note: keep one 'fail' statement\n"
+              "1 error\n");
 }
 END_TEST
 START_TEST(duplicate_param)
@@ -112,7 +116,7 @@ START_TEST(duplicate_param)
               "    4 | param X\n"
               "      |       ^\n"
               "t.confpol:6:5: note: choose another name\n"
-              "3 errors generated.\n");
+              "3 errors\n");
 }
 END_TEST
 START_TEST(undefined_name)
@@ -123,7 +127,8 @@ START_TEST(undefined_name)
               "t.confpol:3:7: error: undefined name 'NOPE' [CP0405]\n"
               "    3 | write ${NOPE}/x\n"
               "      |       ^~~~~~~\n"
-              "t.confpol:3:7: note: declare it with 'param NOPE' or 'let NOPE = PATH' before this line\n");
+              "t.confpol:3:7: note: declare it with 'param NOPE' or 'let NOPE = PATH' before this line\n"
+              "1 error\n");
 }
 END_TEST
 START_TEST(use_before_definition)
@@ -143,7 +148,7 @@ START_TEST(use_before_definition)
               "t.confpol:5:9: error: let 'M' refers to itself [CP0406]\n"
               "    5 | let M = ${M}/x\n"
               "      |         ^~~~\n"
-              "2 errors generated.\n");
+              "2 errors\n");
 }
 END_TEST
 START_TEST(relative_path)
@@ -155,12 +160,12 @@ START_TEST(relative_path)
               "t.confpol:3:7: error: relative path 'src/x'; a path starts with '/', '~' or '${NAME}' [CP0407]\n"
               "    3 | write src/x\n"
               "      |       ^~~~~\n"
-              "t.confpol:3:7: note: write '${PROJECT}/src/x' for a path in the project\n"
+              "t.confpol:3:7: note: did you mean '${PROJECT}/src/x' (in the project)?\n"
               "t.confpol:4:7: error: relative path '\"a b/c\"'; a path starts with '/', '~' or '${NAME}' [CP0407]\n"
               "    4 | write \"a b/c\"\n"
               "      |       ^~~~~~~\n"
-              "t.confpol:4:7: note: write '\"${PROJECT}/a b/c\"' for a path in the project\n"
-              "2 errors generated.\n");
+              "t.confpol:4:7: note: did you mean '\"${PROJECT}/a b/c\"' (in the project)?\n"
+              "2 errors\n");
 }
 END_TEST
 START_TEST(dot_segment)
@@ -172,12 +177,12 @@ START_TEST(dot_segment)
               "t.confpol:3:10: error: '..' segment in path '/a/../b' [CP0408]\n"
               "    3 | write /a/../b\n"
               "      |          ^~\n"
-              "t.confpol:3:10: note: write '/b'\n"
+              "t.confpol:3:10: note: name the directory without '..': confpol does not collapse it, since a symbolic link would change what it names\n"
               "t.confpol:4:18: error: '.' segment in path '${PROJECT}/./x' [CP0408]\n"
               "    4 | write ${PROJECT}/./x\n"
               "      |                  ^\n"
-              "t.confpol:4:18: note: write '${PROJECT}/x'\n"
-              "2 errors generated.\n");
+              "t.confpol:4:18: note: did you mean '${PROJECT}/x'?\n"
+              "2 errors\n");
 }
 END_TEST
 START_TEST(bad_path)
@@ -192,7 +197,7 @@ START_TEST(bad_path)
               "t.confpol:4:10: error: '${NAME}' is only allowed at the start of a path [CP0409]\n"
               "    4 | write /a/${PROJECT}\n"
               "      |          ^\n"
-              "2 errors generated.\n");
+              "2 errors\n");
 }
 END_TEST
 START_TEST(type_mismatch)
@@ -222,7 +227,7 @@ START_TEST(type_mismatch)
               "    7 | gate ask git\n"
               "      |          ^~~\n"
               "t.confpol:7:10: note: quote a command pattern: \"git\"\n"
-              "5 errors generated.\n");
+              "5 errors\n");
 }
 END_TEST
 START_TEST(bad_regex)
@@ -230,9 +235,10 @@ START_TEST(bad_regex)
     rs_expect("confpol 1\n"
               "profile cooperative\n"
               "gate ask re\"((\"\n",
-              "t.confpol:3:10: error: invalid regex 're\"((\"': Unmatched ( or \\( [CP0411]\n"
+              "t.confpol:3:13: error: invalid regex 're\"((\"': Unmatched ( or \\( [CP0411]\n"
               "    3 | gate ask re\"((\"\n"
-              "      |          ^~~~~~\n");
+              "      |             ^\n"
+              "1 error\n");
 }
 END_TEST
 START_TEST(bad_domain_and_arity)
@@ -247,7 +253,7 @@ START_TEST(bad_domain_and_arity)
               "t.confpol:4:10: error: 'net deny' takes no argument [CP0414]\n"
               "    4 | net deny example.com\n"
               "      |          ^~~~~~~~~~~\n"
-              "2 errors generated.\n");
+              "2 errors\n");
 }
 END_TEST
 START_TEST(unknown_words)
@@ -263,9 +269,11 @@ START_TEST(unknown_words)
               "t.confpol:3:6: error: unknown access 'rea' after 'deny'; expected read, write or exec [CP0403]\n"
               "    3 | deny rea /x\n"
               "      |      ^~~\n"
+              "t.confpol:3:6: note: did you mean 'read'?\n"
               "t.confpol:4:6: error: unknown verdict 'aks' after 'gate'; expected ask or deny [CP0403]\n"
               "    4 | gate aks \"x\"\n"
               "      |      ^~~\n"
+              "t.confpol:4:6: note: did you mean 'ask'?\n"
               "t.confpol:5:5: error: unknown mode 'off' after 'net'; expected deny or allow [CP0403]\n"
               "    5 | net off\n"
               "      |     ^~~\n"
@@ -275,10 +283,12 @@ START_TEST(unknown_words)
               "t.confpol:7:8: error: unknown verdict 'alow' in 'expect'; expected allow, ask or deny [CP0403]\n"
               "    7 | expect alow write /x\n"
               "      |        ^~~~\n"
+              "t.confpol:7:8: note: did you mean 'allow'?\n"
               "t.confpol:8:14: error: unknown access 'wirte' in 'expect'; expected read, write, exec, net or gate [CP0403]\n"
               "    8 | expect allow wirte /x\n"
               "      |              ^~~~~\n"
-              "6 errors generated.\n");
+              "t.confpol:8:14: note: did you mean 'write'?\n"
+              "6 errors\n");
 }
 END_TEST
 START_TEST(bad_expect)
@@ -304,7 +314,7 @@ START_TEST(bad_expect)
               "    6 | expect ask gate git\n"
               "      |                 ^~~\n"
               "t.confpol:6:17: note: quote the command line: \"git\"\n"
-              "4 errors generated.\n");
+              "4 errors\n");
 }
 END_TEST
 START_TEST(nul_in_string)
@@ -314,17 +324,19 @@ START_TEST(nul_in_string)
               "write \"/a\\x00b\"\n",
               "t.confpol:3:10: error: '\\x00' decodes to a NUL byte, which no path, command or domain may hold [CP0416]\n"
               "    3 | write \"/a\\x00b\"\n"
-              "      |          ^~~~\n");
+              "      |          ^~~~\n"
+              "1 error\n");
 }
 END_TEST
 START_TEST(defaulted_profile)
 {
     rs_expect("confpol 1\n"
               "write /srv\n",
-              "t.confpol:1:1: warning: no 'profile' statement: the profile is confined, but the gate hook stays fail-open [CP0420]\n"
+              "t.confpol:1:1: warning: no 'profile' statement: the profile is confined, but the gate hook stays fail-open [CP0420] [-Wdefaulted-profile]\n"
               "    1 | confpol 1\n"
               "      | ^~~~~~~~~\n"
-              "t.confpol:1:1: note: write 'profile confined' to make it fail closed\n");
+              "t.confpol:1:1: note: write 'profile confined' to make it fail closed\n"
+              "1 warning\n");
 }
 END_TEST
 START_TEST(clean)
@@ -481,24 +493,19 @@ START_TEST(define_errors)
     char *got = rs_render(&cx);
     ck_assert_str_eq(
         got,
-        "confpol: error: -D NOPE=/x: 'NOPE' is not a param of this policy "
-        "[CP0802]\n"
+        "confpol: error: -D NOPE=/x: 'NOPE' is not a param of this policy [CP0802]\n"
         "confpol: note: declare it with 'param NOPE' or remove -D NOPE\n"
         "confpol: error: -D L=/x: 'L' is a let, not a param [CP0802]\n"
         "t.confpol:4:5: note: 'L' is declared here\n"
         "    4 | let L = /a\n"
         "      |     ^\n"
-        "confpol: error: -D PROJECT=rel: the value must be an absolute path "
-        "[CP0803]\n"
-        "confpol: error: -D HOME=/tmp//x/: the value is not canonical (it "
-        "holds '//', '.', '..' or a trailing '/') [CP0803]\n"
+        "confpol: error: -D PROJECT=rel: the value must be an absolute path [CP0803]\n"
+        "confpol: error: -D HOME=/tmp//x/: the value is not canonical (it holds '//', '.', '..' or a trailing '/') [CP0803]\n"
         "confpol: note: write -D HOME=/tmp/x\n"
-        "confpol: error: -D CACHE=/bin: the value is not canonical: it "
-        "resolves to '/usr/bin' [CP0803]\n"
+        "confpol: error: -D CACHE=/bin: the value is not canonical: it resolves to '/usr/bin' [CP0803]\n"
         "confpol: note: write -D CACHE=/usr/bin\n"
-        "confpol: error: -D CACHE is given twice; bind each param once "
-        "[CP0804]\n"
-        "6 errors generated.\n");
+        "confpol: error: -D CACHE is given twice; bind each param once [CP0804]\n"
+        "6 errors\n");
     free(got);
     rs_done(&cx);
 }

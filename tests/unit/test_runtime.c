@@ -309,7 +309,7 @@ START_TEST(params_binding)
     ck_assert_int_eq(cp_rt_define_split(buf, &d[0], &e), 0);
     ck_assert_str_eq(d[0].name, "CACHE");
     const char *needed[] = {"HOME", "PROJECT", "CACHE"};
-    ck_assert_int_eq(cp_rt_params_bind(&p, needed, 3, d, 1, tp("/home"), tp("/proj"), &e), 0);
+    ck_assert_int_eq(cp_rt_params_bind(&p, needed, 3, NULL, 0, d, 1, tp("/home"), tp("/proj"), &e), 0);
     ck_assert_str_eq(cp_rt_params_get(&p, "CACHE"), tp("/ro"));
     ck_assert_str_eq(cp_rt_params_get(&p, "HOME"), tp("/home"));
     ck_assert_str_eq(cp_rt_params_get(&p, "PROJECT"), tp("/proj"));
@@ -317,25 +317,48 @@ START_TEST(params_binding)
 
     /* Unknown -D, unbound param, HOME unset, bad cwd, bad define syntax. */
     ck_assert_int_eq(cp_rt_define_split("OTHER=/", &d[1], &e), 0);
-    ck_assert_int_eq(cp_rt_params_bind(&p, needed, 3, d, 2, tp("/home"), tp("/proj"), &e), 125);
+    ck_assert_int_eq(cp_rt_params_bind(&p, needed, 3, NULL, 0, d, 2, tp("/home"), tp("/proj"), &e), 125);
     ck_assert_str_eq(e.msg, "-D OTHER: the policy has no param 'OTHER'");
-    ck_assert_int_eq(cp_rt_params_bind(&p, needed, 3, NULL, 0, tp("/home"), tp("/proj"), &e), 125);
+    ck_assert_int_eq(cp_rt_params_bind(&p, needed, 3, NULL, 0, NULL, 0, tp("/home"), tp("/proj"), &e), 125);
     ck_assert_str_eq(e.msg, "param CACHE is unbound; pass -D CACHE=DIR");
-    ck_assert_int_eq(cp_rt_params_bind(&p, needed, 2, NULL, 0, NULL, tp("/proj"), &e), 125);
+    ck_assert_int_eq(cp_rt_params_bind(&p, needed, 2, NULL, 0, NULL, 0, NULL, tp("/proj"), &e), 125);
     ck_assert_str_eq(e.msg, "param HOME is unbound: HOME is not set; pass -D HOME=DIR");
-    ck_assert_int_eq(cp_rt_params_bind(&p, needed + 1, 1, NULL, 0, NULL, "rel", &e), 125);
+    ck_assert_int_eq(cp_rt_params_bind(&p, needed + 1, 1, NULL, 0, NULL, 0, NULL, "rel", &e), 125);
     ck_assert_str_eq(e.msg, "param PROJECT: 'rel' is not an absolute path (taken from the "
                             "current directory; pass -D PROJECT=DIR)");
     /* HOME not needed: an unusable environment HOME does not matter. */
-    ck_assert_int_eq(cp_rt_params_bind(&p, needed + 1, 1, NULL, 0, "junk", tp("/proj"), &e), 0);
+    ck_assert_int_eq(cp_rt_params_bind(&p, needed + 1, 1, NULL, 0, NULL, 0, "junk", tp("/proj"), &e), 0);
     cp_rt_params_free(&p);
     ck_assert_int_eq(cp_rt_define_split("=x", &d[2], &e), 125);
     ck_assert_str_eq(e.msg, "-D expects NAME=VALUE, got '=x'");
     ck_assert_int_eq(cp_rt_define_split("A-B=x", &d[2], &e), 125);
     ck_assert_str_eq(e.msg, "-D: bad param name 'A-B'");
     d[1] = d[0];
-    ck_assert_int_eq(cp_rt_params_bind(&p, needed, 3, d, 2, tp("/home"), tp("/proj"), &e), 125);
+    ck_assert_int_eq(cp_rt_params_bind(&p, needed, 3, NULL, 0, d, 2, tp("/home"), tp("/proj"), &e), 125);
     ck_assert_str_eq(e.msg, "-D CACHE given twice");
+
+    /* A declared param the artifact no longer uses: checked, then noted. */
+    const char *known[] = {"CACHE"};
+    ck_assert_int_eq(cp_rt_params_bind(&p, needed, 2, known, 1, d, 1, tp("/home"), tp("/proj"),
+                                       &e), 0);
+    ck_assert_uint_eq(p.nignored, 1);
+    ck_assert_str_eq(p.ignored[0], "CACHE");
+    cp_rt_params_free(&p);
+    /* Implicit values are canonicalised: a trailing '/', '//', a symlink. */
+    snprintf(buf, sizeof buf, "%s//home/", tdir);
+    ck_assert_int_eq(cp_rt_params_bind(&p, needed, 1, NULL, 0, NULL, 0, buf, tp("/proj"), &e), 0);
+    ck_assert_str_eq(cp_rt_params_get(&p, "HOME"), tp("/home"));
+    cp_rt_params_free(&p);
+    /* ... an explicit one must already be canonical. */
+    snprintf(buf, sizeof buf, "HOME=%s/home/", tdir);
+    ck_assert_int_eq(cp_rt_define_split(buf, &d[2], &e), 0);
+    ck_assert_int_eq(cp_rt_params_bind(&p, needed, 1, NULL, 0, d + 2, 1, NULL, tp("/proj"), &e),
+                     125);
+    ck_assert_ptr_nonnull(strstr(e.msg, "is not canonical"));
+    /* "/" is a value like any other. */
+    char *root = cp_rt_param_canon("PROJECT", "/", true, &e);
+    ck_assert_str_eq(root, "/");
+    free(root);
 }
 END_TEST
 
@@ -384,9 +407,9 @@ static int plan(const char *spec, struct cp_rt_plan *pl, struct fake_host *fh, b
     struct cp_rt_artifact a;
     ck_assert_int_eq(parse(spec, &a, e), 0);
     struct cp_rt_params p;
-    ck_assert_int_eq(cp_rt_params_bind(&p, a.params, a.nparams, NULL, 0, tp("/home"),
+    ck_assert_int_eq(cp_rt_params_bind(&p, a.needed, a.nneeded, a.params, a.nparams, NULL, 0, tp("/home"),
                                        tp("/proj"), e), 0);
-    struct cp_rt_host h = {fake_make, fh};
+    struct cp_rt_host h = {.make_placeholder = fake_make, .ctx = fh};
     int rc = cp_rt_plan_build(pl, &a, &p, &h, ok_unenf, e);
     cp_rt_params_free(&p);
     cp_rt_artifact_free(&a);
@@ -543,9 +566,40 @@ START_TEST(plan_globs)
                           &pl, &fh, false, &e), 0);
     ck_assert_str_eq(joined(&pl.words),
                      "--bind @/proj @/proj --ro-bind /dev/null @/proj/a.key "
-                     "--ro-bind /dev/null @/proj/sub/b.key --ro-bind /dev/null @/proj/sub/keep/c.key "
-                     "--ro-bind @/proj/sub/d.txt @/proj/sub/d.txt "
-                     "--ro-bind /dev/null @/proj/sub/keep/c.key");
+                     "--bind @/proj/sub @/proj/sub --ro-bind /dev/null @/proj/sub/b.key "
+                     "--bind @/proj/sub/keep @/proj/sub/keep "
+                     "--ro-bind /dev/null @/proj/sub/keep/c.key "
+                     "--ro-bind @/proj/sub/d.txt @/proj/sub/d.txt");
+    cp_rt_plan_free(&pl);
+}
+END_TEST
+
+/* A deny target beneath a mask needs no mount (bwrap cannot create a mount
+ * point in the read-only, empty mask: the launch failed), and every
+ * ancestor of a target that lies in a write root is pinned, whether the
+ * artifact names it or the params put it there. */
+START_TEST(plan_nested_masks_and_pins)
+{
+    struct fake_host fh = {0};
+    struct cp_rt_plan pl;
+    struct cp_rt_err e = {0};
+    mk("proj/a", NULL);
+    mk("proj/a/x", NULL);
+    mk("proj/a/x/f", "k");
+    mk("proj/b", NULL);
+    mk("proj/b/x", NULL);
+    ck_assert_int_eq(plan("param|PROJECT\nbind|PROJECT|\nmask|PROJECT|/a\n"
+                          "maskglob|PROJECT|/?/x\nro|PROJECT|/a/x/f",
+                          &pl, &fh, false, &e), 0);
+    ck_assert_str_eq(joined(&pl.words),
+                     "--bind @/proj @/proj --tmpfs @/proj/a --remount-ro @/proj/a "
+                     "--bind @/proj/b @/proj/b --tmpfs @/proj/b/x --remount-ro @/proj/b/x");
+    cp_rt_plan_free(&pl);
+    /* Write root above PROJECT: the ancestors up to the target are pinned. */
+    ck_assert_int_eq(plan("param|PROJECT\nbind||/tmp\nro|PROJECT|/a/x/f", &pl, &fh, false, &e),
+                     0);
+    ck_assert_ptr_nonnull(strstr(joined(&pl.words), "--bind @/proj @/proj --bind @/proj/a "
+                                 "@/proj/a --bind @/proj/a/x @/proj/a/x --ro-bind @/proj/a/x/f"));
     cp_rt_plan_free(&pl);
 }
 END_TEST
@@ -599,7 +653,7 @@ START_TEST(sbpl_argv)
     snprintf(b2, sizeof b2, "HOME=%s/home", tdir);
     cp_rt_define_split(b1, &d[0], &e);
     cp_rt_define_split(b2, &d[1], &e);
-    ck_assert_int_eq(cp_rt_params_bind(&p, (const char *const *)names.v, names.n, d, 2, NULL,
+    ck_assert_int_eq(cp_rt_params_bind(&p, (const char *const *)names.v, names.n, NULL, 0, d, 2, NULL,
                                        tp("/proj"), &e), 0);
     char *cmd[] = {"-weird", "a b", NULL};
     ck_assert_int_eq(cp_rt_sb_argv("/x/p.sb", &names, &p, cmd, 2, &argv, &e), 0);
@@ -662,6 +716,7 @@ Suite *cp_test_runtime_suite(void)
     tcase_add_test(t, plan_symlinks);
     tcase_add_test(t, plan_bad_args);
     tcase_add_test(t, plan_globs);
+    tcase_add_test(t, plan_nested_masks_and_pins);
     tcase_add_test(t, stage_stream);
     tcase_add_test(t, sbpl_argv);
     tcase_add_test(t, bwrap_hints);
