@@ -34,7 +34,7 @@ BINS := $(BUILD)/confpol $(BUILD)/confpol-run
 
 .PHONY: all check check-run check-unit check-sh check-asan check-valgrind \
         check-valgrind-run demo deps \
-        install golden bench fuzz format clean soak
+        install golden bench bench-gate fuzz format clean soak
 
 all: $(BINS)
 
@@ -51,6 +51,8 @@ $(BUILD)/grammar/lexer.h: $(BUILD)/grammar/lexer.c
 # Everything that may include the generated headers waits for them.
 $(LIB_OBJS) $(CLI_OBJS) $(TEST_OBJS): | $(BUILD)/grammar/parser.h $(BUILD)/grammar/lexer.h
 
+# The gate library's installed place (compiler/library.c).
+$(BUILD)/compiler/library.o: CPPFLAGS += -DCP_DATADIR='"$(PREFIX)/share/confpol"'
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(DEPS_CFLAGS) -MMD -MP -c -o $@ $<
@@ -139,8 +141,23 @@ check-valgrind-run: all $(BUILD)/unit-tests
 golden: all
 	BUILD=$(BUILD) UPDATE=1 sh tests/golden/run.sh
 
+# The SBPL and claude attack campaigns for as long as asked:
+# make soak-sbpl SEED=N COUNT=N
+.PHONY: soak-sbpl
+soak-sbpl: all
+	BUILD=$(BUILD) CONFPOL=$(CURDIR)/$(BUILD)/confpol TOP=$(CURDIR) \
+	  SBPL_SEED=$(or $(SEED),1) SBPL_COUNT=$(or $(COUNT),500) \
+	  sh tests/sh/sbpl-campaign.sh
+	BUILD=$(BUILD) CONFPOL=$(CURDIR)/$(BUILD)/confpol TOP=$(CURDIR) \
+	  CLAUDE_SEED=$(or $(SEED),1) CLAUDE_COUNT=$(or $(COUNT),500) \
+	  sh tests/sh/claude-campaign.sh
+
 bench: all
 	BUILD=$(BUILD) sh tests/bench/run.sh
+
+# Only the gate hook with the gate library (part of `make bench`).
+bench-gate: all
+	BUILD=$(BUILD) sh tests/bench/gate.sh
 
 # The attack campaign for as long as asked (tests/campaign/README.md);
 # `make check` runs a fixed-seed slice of it (tests/sh/campaign.sh).
@@ -169,6 +186,8 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(BUILD)/confpol $(BUILD)/confpol-run $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 spec/confpol.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -d $(DESTDIR)$(PREFIX)/share/confpol/gates
+	install -m 644 gates/*.confpol $(DESTDIR)$(PREFIX)/share/confpol/gates/
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')

@@ -58,6 +58,9 @@ struct cp_backend {
 extern const struct cp_backend cp_backend_sbpl;
 extern const struct cp_backend cp_backend_bwrap;
 extern const struct cp_backend cp_backend_claude;
+/* Rated only (build --fidelity beside bwrap): the Landlock enforcer that
+ * applies the .bwrap artifact without namespaces (backends/landlock.c). */
+extern const struct cp_backend cp_backend_landlock;
 
 /* Number of mount records (bind, pin, pinro, ro, mask) of a .bwrap record
  * stream (backends/bwrap.c). */

@@ -20,15 +20,45 @@
 
 #include "backend.h"
 #include "match.h"
+#include "ospath.h"
 #include "outbuf.h"
 #include "settings.h"
 
 /* Writable for Bash whatever the settings say (the sandbox runtime's own
- * defaults, measured; spec/backends.md). */
-static const char *const cl_runtime_writable[] = {
+ * defaults, measured; Claude Code's session temp dir /tmp/claude-UID;
+ * spec/backends.md): the name shown, and the pattern compared. */
+#define CL_NRUNTIME 4
+static const char *const cl_runtime_writable[CL_NRUNTIME] = {
     "~/.claude/debug",
     "~/.npm/_logs",
     "/tmp/claude",
+    "/tmp/claude-<uid>",
+};
+static const char *const cl_runtime_pattern[CL_NRUNTIME] = {
+    "~/.claude/debug",
+    "~/.npm/_logs",
+    "/tmp/claude",
+    "/tmp/claude-*",
+};
+
+/* Paths Claude Code never lets Bash write, whatever allowWrite says
+ * (its built-in protected paths, measured; claude-settings.md §1.2). */
+static const char *const cl_protected[] = {
+    "${PROJECT}/.git/hooks",
+    "${PROJECT}/.git/config",
+    "${PROJECT}/.mcp.json",
+    "${PROJECT}/.claude/settings.json",
+    "${PROJECT}/.claude/settings.local.json",
+    "${PROJECT}/.claude/commands",
+    "${PROJECT}/.claude/agents",
+    "${PROJECT}/.claude/skills",
+    "${PROJECT}/.claude/hooks",
+    "~/.bashrc",
+    "~/.bash_profile",
+    "~/.zshrc",
+    "~/.zprofile",
+    "~/.profile",
+    "~/.claude",
 };
 
 struct cl_fid {
@@ -196,8 +226,11 @@ struct cl {
     struct cl_gates gates;
     const void *where_src; /* source of the last gate, and whether */
     bool where_ok;         /* its file name is valid UTF-8 */
-    struct cp_path runtime_paths[3];
-    bool runtime_ok[3];
+    size_t nprot, ntmpfs;         /* rules stricter by Claude Code's facts */
+    const struct cp_rule *project_ro; /* a root that may hold PROJECT */
+    bool cwd_writable;            /* Bash may write the project (cwd) */
+    struct cp_path runtime_paths[CL_NRUNTIME];
+    bool runtime_ok[CL_NRUNTIME];
     bool net_restricted;
 };
 
@@ -504,15 +537,40 @@ static bool cl_may_be_yes(const struct cp_path *pp, const struct cp_path *rt)
     return true;
 }
 
+/* cp_path_contains (`contains`: pp contains it) or cp_path_overlaps of pp
+ * and runtime directory i.  The session temp dir is the pattern
+ * /tmp/claude-*: a literal absolute pp is decided by its first two
+ * segments, without the automaton a glob costs (a policy of 100,000 rules
+ * asks it for each). */
+static enum cp_rel cl_rt_rel(struct cl *c, size_t i, const struct cp_path *pp,
+                             bool contains)
+{
+    const char *param;
+    const struct cp_path *rt = &c->runtime_paths[i];
+    if (!rt->has_glob || pp->has_glob || pp->root)
+        return contains ? cp_path_contains(pp, rt, &param)
+                        : cp_path_overlaps(pp, rt, &param);
+    bool tmp = pp->nsegs == 0 ||
+               (pp->segs[0].len == 3 && memcmp(pp->segs[0].s, "tmp", 3) == 0);
+    if (!tmp)
+        return CP_REL_NO;
+    if (pp->nsegs <= 1)
+        return CP_REL_YES; /* / or /tmp: contains every match */
+    bool claude = pp->segs[1].len >= 7 &&
+                  memcmp(pp->segs[1].s, "claude-", 7) == 0;
+    if (contains || !claude)
+        return CP_REL_NO;
+    return CP_REL_YES;
+}
+
 /* Does a deny-write pattern reach one of the runtime's writable dirs? */
 static const char *cl_runtime_overlap(struct cl *c, const struct cp_path *pp)
 {
-    for (size_t i = 0; i < 3; i++) {
-        const char *param;
+    for (size_t i = 0; i < CL_NRUNTIME; i++) {
         /* Only a sure overlap: with PROJECT = HOME every project path
          * "may" overlap; the policy-wide warning covers that case. */
         if (c->runtime_ok[i] && cl_may_be_yes(pp, &c->runtime_paths[i]) &&
-            cp_path_overlaps(pp, &c->runtime_paths[i], &param) == CP_REL_YES)
+            cl_rt_rel(c, i, pp, false) == CP_REL_YES)
             return cl_runtime_writable[i];
     }
     return NULL;
@@ -652,7 +710,9 @@ static void cl_gate(struct cl *c, const struct cp_rule *r, unsigned ordinal)
     }
     gs->v[gs->n++] = (struct cl_gate_out){
         .id = id,
-        .kind = g->kind == CP_GATE_REGEX ? "regex" : "words",
+        .kind = g->kind == CP_GATE_REGEX     ? "regex"
+                : g->kind == CP_GATE_UNKNOWN ? "unknown"
+                                             : "words",
         .pattern = g->text,
         .verdict = deny ? "deny" : "ask",
         .where = where,
@@ -767,6 +827,7 @@ static void cl_default_write(struct cl *c)
         if (cp_path_overlaps(&r->u.path, &proj, &param) == CP_REL_YES)
             overlap = true;
     }
+    c->cwd_writable = contained || overlap;
     if (contained)
         return;
     if (!overlap) {
@@ -776,6 +837,21 @@ static void cl_default_write(struct cl *c)
         if (cl_spell(c, &fake, &o)) {
             cl_push(c, &c->deny_write, o.sandbox);
             cl_mirror(c, "Edit", &o);
+        }
+        /* A write root that may hold an unbound project (`write ~/code`)
+         * lets the model write the project for those bindings: the deny
+         * is stricter there. */
+        for (size_t i = 0; i < c->p->nrules; i++) {
+            const struct cp_rule *r = c->p->rules[i];
+            if (r->kind != CP_R_WRITE ||
+                cp_path_overlaps(&r->u.path, &proj, &param) != CP_REL_MAY)
+                continue;
+            c->cur = i;
+            cl_fid(c, r, CP_FID_STRICTER, CP_DIAG__COUNT,
+                   "the artifact denies writing the whole project (no write "
+                   "root surely holds it), though this root holds it for "
+                   "some bindings of the params");
+            c->project_ro = c->project_ro ? c->project_ro : r;
         }
         return;
     }
@@ -790,11 +866,10 @@ static void cl_default_write(struct cl *c)
  * them), as "a, b and c"; NULL when there are none. */
 static const char *cl_runtime_lost(struct cl *c)
 {
-    const char *names[3];
+    const char *names[CL_NRUNTIME];
     size_t n = 0;
-    for (size_t i = 0; i < 3; i++) {
+    for (size_t i = 0; i < CL_NRUNTIME; i++) {
         bool allowed = false, denied = false;
-        const char *param;
         for (size_t k = 0; c->runtime_ok[i] && k < c->p->nrules; k++) {
             const struct cp_rule *r = c->p->rules[k];
             if (r->kind != CP_R_WRITE && r->kind != CP_R_DENY_WRITE)
@@ -802,30 +877,186 @@ static const char *cl_runtime_lost(struct cl *c)
             if (!cl_may_be_yes(&r->u.path, &c->runtime_paths[i]))
                 continue;
             if (r->kind == CP_R_WRITE && !r->u.path.has_glob &&
-                cp_path_contains(&r->u.path, &c->runtime_paths[i], &param) ==
+                cl_rt_rel(c, i, &r->u.path, true) ==
                     CP_REL_YES)
                 allowed = true;
             /* As for the rules: a sure overlap (an unbound PROJECT
              * inside ~/.npm/_logs is not worth a warning per build). */
             if (r->kind == CP_R_DENY_WRITE &&
-                cp_path_overlaps(&r->u.path, &c->runtime_paths[i], &param) ==
+                cl_rt_rel(c, i, &r->u.path, false) ==
                     CP_REL_YES)
                 denied = true;
         }
         if (!allowed || denied)
             names[n++] = cl_runtime_writable[i];
     }
-    switch (n) {
-    case 0:
+    if (!n)
         return NULL;
-    case 1:
-        return names[0];
-    case 2:
-        return cp_arena_printf(c->a, "%s and %s", names[0], names[1]);
-    default:
-        return cp_arena_printf(c->a, "%s, %s and %s", names[0], names[1],
-                               names[2]);
+    const char *out = names[0];
+    for (size_t i = 1; i < n; i++)
+        out = cl_cat(c->a, out, i + 1 < n ? ", " : " and ", names[i],
+                     (char *)NULL);
+    return out;
+}
+
+/* Stricter than the model, whatever the artifact says (reported in the
+ * fidelity report, and as notes): Claude Code's protected paths inside a
+ * write root, and writes into a deny-read region inside a write root,
+ * which land on a throw-away tmpfs. */
+/* The glob-free write roots and deny-write paths as sorted sets, so that
+ * each question below is a few binary searches (policies of 100,000
+ * rules). */
+struct cl_sets {
+    struct cp_pathset writes, dwrites;
+};
+
+static void cl_sets_init(struct cl *c, struct cl_sets *t)
+{
+    size_t n = c->p->nrules ? c->p->nrules : 1, nw = 0, nd = 0;
+    const struct cp_path **w = cp_arena_alloc(c->a, n * sizeof *w);
+    const struct cp_path **d = cp_arena_alloc(c->a, n * sizeof *d);
+    for (size_t k = 0; k < c->p->nrules; k++) {
+        const struct cp_rule *r = c->p->rules[k];
+        if (r->u.path.has_glob)
+            continue;
+        if (r->kind == CP_R_WRITE)
+            w[nw++] = &r->u.path;
+        else if (r->kind == CP_R_DENY_WRITE)
+            d[nd++] = &r->u.path;
     }
+    cp_pathset_init(c->a, &t->writes, w, nw);
+    cp_pathset_init(c->a, &t->dwrites, d, nd);
+}
+
+/* cp_path_contains or cp_path_overlaps, answering MAY at once for paths
+ * under different roots (what those functions answer there, or a NO they
+ * would find only by building automata: reporting a stricter fact for
+ * every binding that may have it is the safe side). */
+static bool cl_may_rel(const struct cp_path *a, const struct cp_path *b,
+                       bool contains)
+{
+    const char *param;
+    bool same = a->root ? b->root && strcmp(a->root, b->root) == 0 : !b->root;
+    if (!same)
+        return true;
+    return (contains ? cp_path_contains(a, b, &param)
+                     : cp_path_overlaps(a, b, &param)) != CP_REL_NO;
+}
+
+/* A deny write surely covers the literal path. */
+static bool cl_denied_write(const struct cl_sets *t, const struct cp_path *pp)
+{
+    return !pp->has_glob && cp_pathset_ancestor_or_self(&t->dwrites, pp);
+}
+
+/* Adds a stricter reason to rule c->cur, also to one not enforced. */
+static void cl_also_stricter(struct cl *c, const struct cp_rule *r,
+                             const char *why)
+{
+    struct cl_fid *x = &c->fids[c->cur];
+    if (x->why && x->fid == CP_FID_NOT_ENFORCED)
+        x->why = cl_cat(c->a, x->why, "; also stricter: ", why, (char *)NULL);
+    else
+        cl_fid(c, r, CP_FID_STRICTER, CP_DIAG__COUNT, why);
+}
+
+/* The model's '?' is one byte; Claude Code's patterns take one character:
+ * a deny with '?' differs on multibyte names both ways (fewer bytes are
+ * denied too; more are not, which the glob warnings already cover). */
+static void cl_qmark(struct cl *c, const struct cp_rule *r)
+{
+    for (size_t i = 0; i < r->u.path.nsegs; i++) {
+        const struct cp_seg *g = &r->u.path.segs[i];
+        if (g->kind == CP_SEG_GLOB && memchr(g->s, '?', g->len)) {
+            cl_also_stricter(c, r,
+                             "a '?' is one byte in the model and one "
+                             "character in Claude Code's patterns: names "
+                             "with multibyte characters are denied too");
+            return;
+        }
+    }
+}
+
+static void cl_stricter_facts(struct cl *c)
+{
+    size_t nprot = 0, ntmpfs = 0;
+    struct cl_sets sets;
+    cl_sets_init(c, &sets);
+    struct cp_path proj;
+    bool cwd = c->cwd_writable && cl_project_root(c, &proj);
+    unsigned last_mask = 0;
+    const char *last_why = NULL;
+    struct cp_path prot[sizeof cl_protected / sizeof *cl_protected];
+    bool prot_ok[sizeof cl_protected / sizeof *cl_protected];
+    for (size_t j = 0; j < sizeof cl_protected / sizeof *cl_protected; j++) {
+        size_t off;
+        prot_ok[j] = cp_path_parse(c->a, cl_protected[j],
+                                   strlen(cl_protected[j]), false, &prot[j],
+                                   &off) == NULL &&
+                     !cl_denied_write(&sets, &prot[j]);
+    }
+    for (size_t i = 0; i < c->p->nrules; i++) {
+        const struct cp_rule *r = c->p->rules[i];
+        if (r->kind != CP_R_WRITE && r->kind != CP_R_DENY_READ &&
+            r->kind != CP_R_DENY_WRITE)
+            continue;
+        c->cur = i;
+        if (r->kind == CP_R_WRITE) {
+            if (r->u.path.has_glob)
+                continue;
+            unsigned mask = 0;
+            for (size_t j = 0; j < sizeof cl_protected / sizeof *cl_protected;
+                 j++)
+                if (prot_ok[j] && cl_may_rel(&r->u.path, &prot[j], true))
+                    mask |= 1u << j;
+            if (!mask)
+                continue;
+            /* Most roots share a set: its reason is built once. */
+            if (mask != last_mask) {
+                const char *names = NULL;
+                for (size_t j = 0;
+                     j < sizeof cl_protected / sizeof *cl_protected; j++)
+                    if (mask & (1u << j))
+                        names = names ? cl_cat(c->a, names, ", ",
+                                               cl_protected[j], (char *)NULL)
+                                      : cl_protected[j];
+                last_why = cl_cat(c->a, "Claude Code never lets Bash write "
+                                        "its protected paths (where they lie "
+                                        "in this root): ",
+                                  names, (char *)NULL);
+                last_mask = mask;
+            }
+            nprot++;
+            cl_fid(c, r, CP_FID_STRICTER, CP_DIAG__COUNT, last_why);
+            continue;
+        }
+        if (r->kind == CP_R_DENY_READ || r->kind == CP_R_DENY_WRITE)
+            cl_qmark(c, r);
+        if (r->kind != CP_R_DENY_READ)
+            continue;
+        /* Surely or for some binding inside a glob-free write root, or in
+         * the working directory when Bash may write it. */
+        /* A glob is taken as its literal prefix: it may then be reported
+         * where no match lies in a write root, never missed. */
+        struct cp_path q = r->u.path;
+        q.nsegs = 0;
+        while (q.nsegs < r->u.path.nsegs &&
+               r->u.path.segs[q.nsegs].kind == CP_SEG_LIT)
+            q.nsegs++;
+        q.has_glob = false;
+        bool inside =
+            (cwd && cl_may_rel(&proj, &q, false)) ||
+            cp_pathset_overlaps(&sets.writes, &q) != CP_OSREL_NO;
+        if (!inside || cl_denied_write(&sets, &r->u.path))
+            continue;
+        ntmpfs++;
+        const char *why = "where it lies in a write root, Claude Code's "
+                          "sandbox shows it as an empty tmpfs, so what Bash "
+                          "writes there never reaches the disk";
+        cl_also_stricter(c, r, why);
+    }
+    c->nprot = nprot;
+    c->ntmpfs = ntmpfs;
 }
 
 static bool cl_run(struct cl *c)
@@ -833,11 +1064,11 @@ static bool cl_run(struct cl *c)
     const struct cp_policy *p = c->p;
     c->coop = p->profile == CP_PROFILE_COOPERATIVE;
     c->fids = cp_arena_alloc(c->a, (p->nrules ? p->nrules : 1) * sizeof *c->fids);
-    for (size_t i = 0; i < 3; i++) {
+    for (size_t i = 0; i < CL_NRUNTIME; i++) {
         size_t off;
         c->runtime_ok[i] =
-            cp_path_parse(c->a, cl_runtime_writable[i],
-                          strlen(cl_runtime_writable[i]), true,
+            cp_path_parse(c->a, cl_runtime_pattern[i],
+                          strlen(cl_runtime_pattern[i]), false,
                           &c->runtime_paths[i], &off) == NULL;
     }
 
@@ -869,8 +1100,10 @@ static bool cl_run(struct cl *c)
     }
     if (c->net_restricted)
         cl_push(c, &c->perm_deny, "WebFetch");
-    if (!c->coop)
+    if (!c->coop) {
         cl_default_write(c);
+        cl_stricter_facts(c);
+    }
 
     /* Diagnostics, in rule order, then the policy-wide ones. */
     for (size_t i = 0; i < p->nrules; i++) {
@@ -908,6 +1141,28 @@ static bool cl_run(struct cl *c)
                   "claude: cooperative policy: no sandbox block, only "
                   "permission rules and the gate hook");
     }
+    if (c->nprot)
+        cl_report(c, CP0770, NULL,
+                  "claude: Claude Code never lets Bash write .git/hooks, "
+                  ".git/config, .mcp.json, .claude/settings*.json, "
+                  ".claude/{commands,agents,skills,hooks}, shell rc files or "
+                  "~/.claude, even inside a write root (%zu write rule%s; "
+                  "--fidelity lists them)",
+                  c->nprot, c->nprot == 1 ? "" : "s");
+    if (c->ntmpfs)
+        cl_report(c, CP0771, NULL,
+                  "claude: %zu deny-read path%s may lie in a write root or "
+                  "the working directory: Claude Code's sandbox shows %s as "
+                  "an empty tmpfs, so writes there never reach the disk (add "
+                  "'deny write' for the same paths to say so in the policy)",
+                  c->ntmpfs, c->ntmpfs == 1 ? "" : "s",
+                  c->ntmpfs == 1 ? "it" : "them");
+    if (c->project_ro)
+        cl_report(c, CP0772, c->project_ro,
+                  "claude: this write root may hold PROJECT (depending on "
+                  "the params' values): the artifact denies writing the "
+                  "whole project (Claude Code would let Bash write its "
+                  "working directory); build with -D PROJECT=/abs/path");
     if (c->project_relative && c->net_restricted && !c->coop)
         cl_report(c, CP0759, NULL,
                   "claude: the artifact limits the network and spells "
@@ -919,7 +1174,9 @@ static bool cl_run(struct cl *c)
                   "claude: paths under PROJECT are written relative to the "
                   "project ('./x', '/x'): install the artifact only into "
                   "PROJECT/.claude/settings.json or settings.local.json, or "
-                  "build with -D PROJECT=/abs/path");
+                  "build with -D PROJECT=/abs/path; Claude Code loads a "
+                  "project settings file only when started in the project's "
+                  "root, not in a subdirectory");
     return c->errors == 0;
 }
 

@@ -10,10 +10,14 @@
  * ever follows a filtered one (sbpl.md §2.4).
  *
  * Paths: params stay `(param "NAME")` (bound by sandbox-exec -D at apply
- * time, never inlined); absolute paths are canonicalised for macOS
- * (/tmp, /var, /etc live under /private); literal subtrees become
- * `literal`+`subpath`, globs anchored `regex`es whose literal bytes are
- * escaped.  Only `\\` and `\"` are ever emitted as string escapes; a path
+ * time, never inlined), spelt through `confpol-dir` so that a value of /
+ * does not make `//x`; the ancestors of a param's value that may lie in a
+ * write root are pinned through `NAME:ancestors`, which the binder
+ * computes.  Absolute paths are canonicalised for macOS (/tmp, /var, /etc
+ * live under /private); literal subtrees become `literal`+`subpath`, globs
+ * anchored `regex`es whose literal bytes are escaped and whose wildcard
+ * runs are sound whether the regex engine counts bytes or characters.
+ * Only `\\` and `\"` are ever emitted as string escapes; a path
  * with a control character or invalid UTF-8 is rejected (CP0701). */
 #include <stdarg.h>
 #include <stddef.h>
@@ -43,9 +47,13 @@ struct sb {
     struct sb_list writes, execs, dwrites, dreads, dexecs;
     struct sb_list anc;      /* rename protection: unlink+create denied */
     struct sb_list selfunl;  /* deny-read regions: unlink denied */
-    struct cp_pathset wset;  /* literal write roots */
+    struct cp_pathset wset;  /* literal write roots, glob roots' prefixes */
     struct cp_fidtab ft;     /* per rule id */
     bool protects;           /* some deny overlaps a write root */
+    bool links;              /* (deny file-link) is needed */
+    const char **ancp;       /* params whose value's ancestors are pinned */
+    size_t nancp;
+    size_t nanc_rules;       /* protected regions with ancestors pinned */
     int errors;
 };
 
@@ -198,9 +206,74 @@ static void re_lit(struct cp_buf *b, char c)
     str_body(b, &c, 1);
 }
 
+/* One run of wildcards of a glob segment: `k` '?' and, when `star`, some
+ * '*'.  The decision model counts bytes; the SBPL regex engine may count
+ * characters (sbpl.md §6 says bytes, unverified).  Names on macOS are
+ * valid UTF-8 and the pattern's literal bytes are whole characters, so a
+ * run of '*' alone, or '*' with one '?' ("at least one"), means the same in
+ * both readings and is exact.  Any other run is emitted so that it is exact
+ * in the byte reading where possible and stricter in both: a deny matches
+ * at least what the model matches (k bytes hold k/4 to k characters), an
+ * allow at most (ASCII only where no '*' absorbs the difference). */
+static bool run_exact(size_t k, bool star)
+{
+    return k == 0 || (star && k == 1);
+}
+
+static void re_run(struct cp_buf *b, size_t k, bool star, bool deny)
+{
+    size_t lo = (k + 3) / 4;
+    if (star)
+        cp_ob_adds(b, "[^/]*");
+    for (size_t i = 0; i < k; i++) {
+        if (star)
+            cp_ob_adds(b, deny && i >= lo ? "" : "[^/]");
+        else if (deny)
+            cp_ob_adds(b, i < lo ? "[^/]" : "[^/]?");
+        else
+            cp_ob_adds(b, "[ -.0-~]");
+    }
+}
+
+static bool is_wild(char c)
+{
+    return c == '*' || c == '?';
+}
+
+/* Does every wildcard run of p mean the same bytes in both readings? */
+static bool glob_exact(const struct cp_path *p)
+{
+    for (size_t i = 0; i < p->nsegs; i++) {
+        const struct cp_seg *g = &p->segs[i];
+        if (g->kind != CP_SEG_GLOB)
+            continue;
+        for (size_t j = 0; j < g->len;) {
+            if (g->s[j] == '\\') {
+                j += 2;
+                continue;
+            }
+            if (!is_wild(g->s[j])) {
+                j++;
+                continue;
+            }
+            size_t k = 0;
+            bool star = false;
+            for (; j < g->len && is_wild(g->s[j]); j++) {
+                if (g->s[j] == '?')
+                    k++;
+                else
+                    star = true;
+            }
+            if (!run_exact(k, star))
+                return false;
+        }
+    }
+    return true;
+}
+
 /* Appends the regex of the segments (not anchored, no suffix) into a
- * string body. */
-static void re_segs(struct cp_buf *b, const struct cp_path *p)
+ * string body; `deny`: the regex restricts (see re_run). */
+static void re_segs(struct cp_buf *b, const struct cp_path *p, bool deny)
 {
     for (size_t i = 0; i < p->nsegs; i++) {
         const struct cp_seg *s = &p->segs[i];
@@ -229,16 +302,25 @@ static void re_segs(struct cp_buf *b, const struct cp_path *p)
         }
         case CP_SEG_GLOB:
             cp_ob_addc(b, '/');
-            for (size_t j = 0; j < s->len; j++) {
+            for (size_t j = 0; j < s->len;) {
                 char c = s->s[j];
-                if (c == '\\' && j + 1 < s->len)
-                    re_lit(b, s->s[++j]);
-                else if (c == '*')
-                    cp_ob_adds(b, "[^/]*");
-                else if (c == '?')
-                    cp_ob_adds(b, "[^/]");
-                else
+                if (c == '\\' && j + 1 < s->len) {
+                    re_lit(b, s->s[j + 1]);
+                    j += 2;
+                } else if (is_wild(c)) {
+                    size_t k = 0;
+                    bool star = false;
+                    for (; j < s->len && is_wild(s->s[j]); j++) {
+                        if (s->s[j] == '?')
+                            k++;
+                        else
+                            star = true;
+                    }
+                    re_run(b, k, star, deny);
+                } else {
                     re_lit(b, c);
+                    j++;
+                }
             }
             break;
         }
@@ -281,7 +363,9 @@ static void str_expr(struct cp_buf *b, const struct cp_path *p)
         str_body(b, p->root, strlen(p->root));
         cp_ob_adds(b, "\")");
     } else {
-        cp_ob_adds(b, "(string-append (param \"");
+        /* (confpol-dir P) is "" when P is "/", so that a param bound to /
+         * spells /x, not //x, which would never match. */
+        cp_ob_adds(b, "(string-append (confpol-dir \"");
         str_body(b, p->root, strlen(p->root));
         cp_ob_adds(b, "\") \"");
         str_segs(b, p);
@@ -291,21 +375,22 @@ static void str_expr(struct cp_buf *b, const struct cp_path *p)
 
 /* A regex expression for pattern p: anchored, and followed by (/.*)? when
  * `beneath` (a pattern covers everything beneath its matches). */
-static void re_expr(struct cp_buf *b, const struct cp_path *p, bool beneath)
+static void re_expr(struct cp_buf *b, const struct cp_path *p, bool beneath,
+                    bool deny)
 {
     const char *tail = beneath ? "(/.*)?$" : "$";
     if (!p->root) {
         cp_ob_adds(b, "\"^");
-        re_segs(b, p);
+        re_segs(b, p, deny);
         if (p->nsegs == 0 && !beneath)
             cp_ob_addc(b, '/');
         cp_ob_adds(b, tail);
         cp_ob_addc(b, '"');
     } else {
-        cp_ob_adds(b, "(string-append \"^\" (regex-quote (param \"");
+        cp_ob_adds(b, "(string-append \"^\" (regex-quote (confpol-dir \"");
         str_body(b, p->root, strlen(p->root));
         cp_ob_adds(b, "\")) \"");
-        re_segs(b, p);
+        re_segs(b, p, deny);
         cp_ob_adds(b, tail);
         cp_ob_adds(b, "\")");
     }
@@ -322,7 +407,7 @@ static void filter(struct cp_buf *b, const struct cp_path *p, enum sb_form f)
     cp_ob_adds(b, "\n    ");
     if (p->has_glob) {
         cp_ob_adds(b, "(regex ");
-        re_expr(b, p, f != SB_EXACT);
+        re_expr(b, p, f != SB_EXACT, f != SB_SUBTREE);
         cp_ob_addc(b, ')');
         return;
     }
@@ -366,11 +451,72 @@ static struct cp_diag *warn(struct sb *s, enum cp_diag_code c,
     return g;
 }
 
+/* Records a stricter finding, keeping the earlier reasons: every way a
+ * rule is stricter is listed in the fidelity report. */
+static void fid_stricter(struct sb *s, const struct cp_rule *r,
+                         const char *why)
+{
+    const char *old = s->ft.why[r->id];
+    if (old && s->ft.fid[r->id] == CP_FID_STRICTER) {
+        if (strstr(old, why))
+            return;
+        why = cp_arena_printf(s->a, "%s; %s", old, why);
+        s->ft.why[r->id] = NULL; /* let the longer reason replace it */
+    }
+    cp_fidtab_set(&s->ft, r, CP_FID_STRICTER, why);
+}
+
+/* Number of leading literal segments of p. */
+static size_t lit_prefix(const struct cp_path *p)
+{
+    size_t k = 0;
+    while (k < p->nsegs && p->segs[k].kind == CP_SEG_LIT)
+        k++;
+    return k;
+}
+
+/* Can something beneath l be moved to a writable place outside l?  Only
+ * when some write root may lie outside l (members sharing l's root are
+ * sorted with l's subtree contiguous, so the first and the last decide). */
+static bool can_leave(const struct sb *s, const struct cp_path *l)
+{
+    const struct cp_pathset *w = &s->wset;
+    if (!w->n)
+        return false;
+    if (cp_pathset_other_root(w, l->root))
+        return true;
+    return !cp_ospath_is_prefix(l, w->v[0]) ||
+           !cp_ospath_is_prefix(l, w->v[w->n - 1]);
+}
+
+static void anc_param(struct sb *s, const char *name)
+{
+    for (size_t i = 0; i < s->nancp; i++)
+        if (strcmp(s->ancp[i], name) == 0)
+            return;
+    const char **v = cp_arena_alloc(s->a, (s->nancp + 1) * sizeof *v);
+    if (s->nancp)
+        memcpy(v, s->ancp, s->nancp * sizeof *v);
+    v[s->nancp++] = name;
+    s->ancp = v;
+}
+
 /* Rename protection for a protected region (sbpl.md §8): deny unlink and
  * create of each ancestor between the enclosing write root (or the path's
- * root when a param makes the enclosure unknown) and the region. */
-static void protect_ancestors(struct sb *s, const struct sb_item *it,
-                              enum cp_ospath_rel rel, bool *any_glob)
+ * root when a param makes the enclosure unknown) and the region.  The
+ * enclosing root itself is included when something could receive it (a
+ * write root outside it).  A param-rooted region whose param's value may
+ * lie in a write root also pins the value's own ancestors: the profile
+ * cannot compute them, so it names a derived param that the binder
+ * computes (`;; confpol-ancestors`).  A glob prefix ending in '**' needs no
+ * protection unless a match can be moved out of the glob's literal
+ * prefix: renaming beneath it keeps every match matching.  Returns
+ * PIN_ANY when something is pinned, PIN_GLOB when some pinned ancestor is
+ * a pattern. */
+enum { PIN_ANY = 1, PIN_GLOB = 2 };
+
+static int protect_ancestors(struct sb *s, const struct sb_item *it,
+                              enum cp_ospath_rel rel)
 {
     const struct cp_path *p = &it->path;
     size_t start = p->root ? 0 : 1;
@@ -378,16 +524,27 @@ static void protect_ancestors(struct sb *s, const struct sb_item *it,
         const struct cp_path *w =
             cp_pathset_outermost_strict_ancestor(&s->wset, p);
         if (w)
-            start = w->nsegs + 1;
+            start = w->nsegs + (can_leave(s, w) ? 0 : 1);
+        if (start == 0 && !p->root)
+            start = 1;
     }
-    *any_glob = false;
+    int pinned = 0;
+    if (p->root && cp_pathset_other_root(&s->wset, p->root)) {
+        anc_param(s, p->root);
+        pinned = PIN_ANY;
+    }
+    struct cp_path lit = cp_ospath_prefix(p, lit_prefix(p));
+    bool leave = p->has_glob && can_leave(s, &lit);
     for (size_t k = start; k < p->nsegs; k++) {
         struct cp_path q = cp_ospath_prefix(p, k);
-        for (size_t i = 0; i < k; i++)
-            if (q.segs[i].kind == CP_SEG_ANY)
-                *any_glob = true;
+        if (k && q.segs[k - 1].kind == CP_SEG_ANY && !leave)
+            continue;
+        pinned |= PIN_ANY | (q.has_glob ? PIN_GLOB : 0);
         list_push(s->a, &s->anc, it->r, q);
     }
+    if (pinned)
+        s->nanc_rules++;
+    return pinned;
 }
 
 static void analyse(struct sb *s)
@@ -461,17 +618,42 @@ static void analyse(struct sb *s)
             continue;
         }
         list_push(s->a, l, r, canonical(s->a, &r->u.path));
+        if (r->u.path.has_glob && !glob_exact(&r->u.path)) {
+            fid_stricter(s, r,
+                         r->kind == CP_R_WRITE || r->kind == CP_R_EXEC
+                             ? "a '?' counts bytes, SBPL's regex engine may "
+                               "count characters: names that differ are not "
+                               "granted"
+                             : "a '?' counts bytes, SBPL's regex engine may "
+                               "count characters: names of fewer bytes are "
+                               "denied too");
+            warn(s, CP0730, r,
+                 "sbpl: '%s': a '?' counts bytes, SBPL's regex engine may "
+                 "count characters; the regex %s",
+                 cp_backend_rule_text(s->a, r),
+                 r->kind == CP_R_WRITE || r->kind == CP_R_EXEC
+                     ? "grants only names that match in both readings"
+                     : "denies every name that matches in either reading");
+        }
     }
     if (coop)
         return;
 
-    /* Literal write roots, for the overlap questions. */
+    /* Write roots for the overlap questions: literal roots, and for a glob
+     * root its literal prefix (everything the glob can write lies beneath
+     * it; the prefix itself is not writable, so pinning it costs nothing). */
     const struct cp_path **wv =
         cp_arena_alloc(s->a, (s->writes.n + 1) * sizeof *wv);
     size_t nw = 0;
-    for (size_t i = 0; i < s->writes.n; i++)
-        if (!s->writes.v[i].path.has_glob)
-            wv[nw++] = &s->writes.v[i].path;
+    for (size_t i = 0; i < s->writes.n; i++) {
+        const struct cp_path *w = &s->writes.v[i].path;
+        if (w->has_glob) {
+            struct cp_path *q = cp_arena_alloc(s->a, sizeof *q);
+            *q = cp_ospath_prefix(w, lit_prefix(w));
+            w = q;
+        }
+        wv[nw++] = w;
+    }
     cp_pathset_init(s->a, &s->wset, wv, nw);
 
     /* Protected regions that a write root may reach get rename protection;
@@ -485,32 +667,75 @@ static void analyse(struct sb *s)
             if (rel == CP_OSREL_NO)
                 continue;
             s->protects = true;
-            bool any_glob;
-            protect_ancestors(s, it, rel, &any_glob);
-            if (any_glob && rel == CP_OSREL_YES) {
-                cp_fidtab_set(&s->ft, it->r, CP_FID_STRICTER,
-                        "rename protection of the directories a '**' can "
-                        "match: nothing beneath the glob's prefix can be "
-                        "renamed or deleted");
+            int pinned = protect_ancestors(s, it, rel);
+            if (pinned & PIN_GLOB) {
+                fid_stricter(s, it->r,
+                        "rename protection of the directories its pattern's "
+                        "prefixes match: none of them can be renamed, deleted "
+                        "or created");
                 warn(s, CP0711, it->r,
                      "sbpl: to protect '%s' against renaming its parents, "
-                     "nothing beneath the glob's literal prefix can be "
-                     "renamed or deleted",
+                     "no directory that its pattern's prefixes match can be "
+                     "renamed, deleted or created",
                      cp_backend_rule_text(s->a, it->r));
+            } else if (pinned) {
+                fid_stricter(s, it->r,
+                        "rename protection: its ancestors inside write roots "
+                        "cannot be renamed, deleted or created");
             }
             if (k == 1) {
                 list_push(s->a, &s->selfunl, it->r, it->path);
-                if (rel == CP_OSREL_YES) {
-                    cp_fidtab_set(&s->ft, it->r, CP_FID_STRICTER,
-                            "inside a write root: deleting or renaming "
-                            "beneath it is denied too");
+                fid_stricter(s, it->r,
+                        rel == CP_OSREL_YES
+                            ? "inside a write root: deleting or renaming it "
+                              "or anything beneath it is denied too"
+                            : "where a binding puts it inside a write root: "
+                              "deleting or renaming it or anything beneath "
+                              "it is denied too");
+                if (rel == CP_OSREL_YES)
                     warn(s, CP0710, it->r,
                          "sbpl: '%s' lies inside a write root: deleting or "
                          "renaming it or anything beneath it is denied too",
                          cp_backend_rule_text(s->a, it->r));
-                }
             }
         }
+
+    /* Hard links (outside `(deny default)`, sbpl.md §3) would give a file
+     * outside the write roots, or a protected one, a second name inside a
+     * write root (or, if creating a link is not checked as a create, a
+     * readable name for a deny-read file anywhere): they are refused when
+     * some deny rule exists or the write roots are not the whole disk. */
+    bool all = false;
+    for (size_t i = 0; i < s->writes.n; i++)
+        if (!s->writes.v[i].path.root && !s->writes.v[i].path.nsegs)
+            all = true;
+    s->links = s->dwrites.n || s->dreads.n || s->dexecs.n ||
+               (s->writes.n && !all);
+    if (s->links)
+        for (size_t i = 0; i < s->writes.n; i++)
+            fid_stricter(s, s->writes.v[i].r,
+                         "hard links cannot be created: (deny file-link)");
+    if (s->dreads.n)
+        for (size_t i = 0; i < s->writes.n; i++)
+            fid_stricter(s, s->writes.v[i].r,
+                         "files cannot be cloned (deny file-clone), since a "
+                         "deny-read rule exists");
+    if (s->links && s->writes.n && !s->errors)
+        warn(s, CP0731, NULL,
+             "sbpl: hard links cannot be created in the sandbox (deny "
+             "file-link): a link would give a protected file a second name "
+             "no rule denies%s",
+             s->dreads.n ? "; nor can files be cloned (deny file-clone): a "
+                           "clone of a deny-read file would be a readable "
+                           "copy"
+                         : "");
+    if (s->nanc_rules && !s->errors)
+        warn(s, CP0732, NULL,
+             "sbpl: %zu protected path%s: the directories above %s inside "
+             "write roots cannot be renamed, deleted or created "
+             "(--fidelity lists the rules)",
+             s->nanc_rules, s->nanc_rules == 1 ? "" : "s",
+             s->nanc_rules == 1 ? "it" : "them");
 
     list_sort(s->a, &s->writes);
     list_sort(s->a, &s->execs);
@@ -582,15 +807,27 @@ static void sb_write(const struct sb *sp, struct cp_arena *a,
     cp_ob_adds(out, "(version 1)\n");
     const struct sb_list *all[] = {&s.writes, &s.execs, &s.dwrites,
                                    &s.dreads, &s.dexecs};
+    bool any = false;
     for (size_t i = 0; i < p->nparams; i++) {
         bool used = false;
         for (size_t k = 0; k < 5 && !used; k++)
             used = uses_param(all[k], p->params[i].name);
         if (used)
             cp_buf_printf(out, ";; confpol-param %s\n", p->params[i].name);
+        any |= used;
     }
+    /* The binder passes NAME:ancestors, an anchored regex of the ancestors
+     * of NAME's value (spec/backends.md, "Params"); without it the profile
+     * does not load. */
+    for (size_t i = 0; i < p->nparams; i++)
+        for (size_t k = 0; k < s.nancp; k++)
+            if (strcmp(s.ancp[k], p->params[i].name) == 0)
+                cp_buf_printf(out, ";; confpol-ancestors %s\n", s.ancp[k]);
     cp_buf_printf(out, ";; generated by confpol from %s.confpol (profile %s)\n",
                   p->stem ? p->stem : "policy", cp_profile_text(p->profile));
+    if (any)
+        cp_ob_adds(out, "(define (confpol-dir name)\n"
+                        "    (if (string=? (param name) \"/\") \"\" (param name)))\n");
 
     /* Unfiltered rules first. */
     cp_ob_adds(out, "(allow default)\n(deny file-write*)\n");
@@ -598,8 +835,14 @@ static void sb_write(const struct sb *sp, struct cp_arena *a,
         cp_ob_adds(out, "(deny process-exec*)\n");
     if (p->net != CP_NET_ALL)
         cp_ob_adds(out, "(deny network*)\n");
-    if (s.protects)
+    if (s.links)
         cp_ob_adds(out, "(deny file-link)\n");
+    /* clonefile (outside file*, sbpl.md §3) copies a file without a
+     * file-read-data check that the reference can vouch for: with a
+     * deny-read region, clones are refused (a clone of a secret would be a
+     * readable copy). */
+    if (s.dreads.n)
+        cp_ob_adds(out, "(deny file-clone)\n");
 
     /* Filtered allows. */
     rule(out, "allow file-write*", &s.writes, SB_SUBTREE);
@@ -608,7 +851,9 @@ static void sb_write(const struct sb *sp, struct cp_arena *a,
 
     /* Filtered denies: the last matching filtered rule wins. */
     rule(out, "deny file-write*", &s.dwrites, SB_SUBTREE_DENY);
-    rule(out, "deny file-read*", &s.dreads, SB_SUBTREE_DENY);
+    /* file-test-existence is outside file-read* (sbpl.md §3). */
+    rule(out, "deny file-read* file-test-existence", &s.dreads,
+         SB_SUBTREE_DENY);
     struct sb_list dx = {0};
     for (size_t i = 0; i < s.dreads.n; i++)
         list_push(a, &dx, s.dreads.v[i].r, s.dreads.v[i].path);
@@ -618,6 +863,17 @@ static void sb_write(const struct sb *sp, struct cp_arena *a,
     rule(out, "deny process-exec*", &dx, SB_SUBTREE_DENY);
     rule(out, "deny file-write-unlink", &s.selfunl, SB_SUBTREE_DENY);
     rule(out, "deny file-write-unlink file-write-create", &s.anc, SB_EXACT);
+    if (s.nancp) {
+        cp_ob_adds(out, "(deny file-write-unlink file-write-create");
+        for (size_t i = 0; i < p->nparams; i++)
+            for (size_t k = 0; k < s.nancp; k++)
+                if (strcmp(s.ancp[k], p->params[i].name) == 0) {
+                    cp_ob_adds(out, "\n    (regex (param \"");
+                    str_body(out, s.ancp[k], strlen(s.ancp[k]));
+                    cp_ob_adds(out, ":ancestors\"))");
+                }
+        cp_ob_adds(out, ")\n");
+    }
 }
 
 static void sb_note_coop(const struct cp_policy *p, struct cp_diags *d)

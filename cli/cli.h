@@ -72,6 +72,12 @@ int cp_cmd_fmt(int argc, char **argv);       /* cli/cmd_fmt.c */
 int cp_cmd_explain(int argc, char **argv);   /* cli/cmd_explain.c */
 int cp_cmd_build(int argc, char **argv);     /* cli/cmd_build.c */
 int cp_cmd_run(int argc, char **argv);       /* cli/cmd_run.c */
+struct cp_rt_artifact;
+struct cp_rt_params;
+struct cp_rt_launch;
+/* confpol run --explain-denials (cli/run_explain.c). */
+int cp_run_explain(struct cp_ctx *cx, const struct cp_rt_artifact *a,
+                   const struct cp_rt_params *p, struct cp_rt_launch *l);
 int cp_cmd_gate(int argc, char **argv);      /* cli/cmd_gate.c */
 int cp_cmd_install(int argc, char **argv);   /* cli/cmd_install.c */
 int cp_cmd_uninstall(int argc, char **argv); /* cli/cmd_install.c */

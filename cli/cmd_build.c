@@ -122,8 +122,16 @@ static void print_fidelity(struct cp_ctx *cx, const struct cp_backend *const *be
     printf("# fidelity of %s (profile %s)\n", p->main_path ? p->main_path : "",
            cp_profile_text(p->profile));
     printf("# rule\ttarget\tfidelity\treason\n");
-    for (size_t k = 0; k < nbe; k++) {
-        const struct cp_backend *be = bes[k];
+    /* The Landlock enforcer applies the bwrap artifact: rated beside it. */
+    const struct cp_backend *all[8];
+    size_t nall = 0;
+    for (size_t k = 0; k < nbe && nall < 7; k++) {
+        all[nall++] = bes[k];
+        if (bes[k] == &cp_backend_bwrap)
+            all[nall++] = &cp_backend_landlock;
+    }
+    for (size_t k = 0; k < nall; k++) {
+        const struct cp_backend *be = all[k];
         if (be->fidelity_all) {
             be->fidelity_all(p, o, a, fid, why);
         } else {

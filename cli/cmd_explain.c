@@ -67,6 +67,10 @@ static void cp_explain_text(struct cp_ctx *cx, enum cp_access acc,
     }
     if (dc->by_default)
         printf("  by default: %s\n", cp_sema_default_why(acc, dc->verdict, p));
+    if (dc->gate_unreadable)
+        printf("  by the shell reader: %s\n", dc->gate_why);
+    else if (dc->gate_why && dc->verdict != CP_ALLOW)
+        printf("  known only when it runs: %s\n", dc->gate_why);
     if (dc->unbound_param)
         printf("  note: the answer may differ with another value of %s: "
                "bind it with -D %s=DIR to decide\n",
@@ -85,6 +89,8 @@ static void cp_explain_json(struct cp_ctx *cx, enum cp_access acc,
     if (dc->by_default)
         cJSON_AddStringToObject(o, "reason",
                                 cp_sema_default_why(acc, dc->verdict, p));
+    else if (dc->gate_unreadable)
+        cJSON_AddStringToObject(o, "reason", dc->gate_why);
     else
         cJSON_AddNullToObject(o, "reason");
     cJSON *arr = cJSON_AddArrayToObject(o, "rules");

@@ -157,6 +157,10 @@ static int cp_gate_with_policy(struct cp_gate_run *g,
         rc = cp_gate_answer(g, CP_ALLOW, NULL, NULL);
         goto out;
     }
+    if (d.gate_unreadable) { /* denied by the reader, not by a rule */
+        rc = cp_gate_answer(g, d.verdict, NULL, d.gate_why);
+        goto out;
+    }
     const struct cp_rule *r = NULL;
     for (size_t i = 0; i < d.nrules && !r; i++)
         if (d.rules[i]->kind == (d.verdict == CP_DENY ? CP_R_GATE_DENY
@@ -174,7 +178,9 @@ static int cp_gate_with_policy(struct cp_gate_run *g,
                    : "(implicit)";
     rc = cp_gate_answer(g, d.verdict, id,
                         cp_gate_reason(cx.arena, id, where, r->u.gate.kind,
-                                       r->u.gate.text));
+                                       r->u.gate.kind == CP_GATE_UNKNOWN
+                                           ? d.gate_why
+                                           : r->u.gate.text));
 out:
     cp_policy_free(cx.policy); /* compiled regexes: not in the arena */
     cp_ctx_free(&cx);

@@ -15,13 +15,20 @@
 
 static void run_usage(FILE *f)
 {
-    fputs("usage: confpol run [-D NAME=VALUE]... [--allow-unenforced] FILE -- CMD [ARG]...\n"
+    fputs("usage: confpol run [-D NAME=VALUE]... [--enforcer auto|bwrap|landlock] [-q]\n"
+          "                   [--allow-unenforced] [--dry-run] [--explain-denials] FILE -- CMD [ARG]...\n"
           "\n"
-          "Compiles FILE and runs CMD confined by it (bubblewrap and Landlock), exactly as\n"
-          "confpol-run applies the .bwrap artifact `confpol build` would write.\n"
+          "Compiles FILE and runs CMD confined by it (bubblewrap and Landlock, or Landlock\n"
+          "alone), exactly as confpol-run applies the .bwrap artifact `confpol build` would write.\n"
           "\n"
           "  -D NAME=VALUE       bind a param (absolute canonical directory); HOME comes\n"
           "                      from the environment and PROJECT from the current directory\n"
+          "  --enforcer E        auto (default: bwrap when it can create its namespaces, else\n"
+          "                      Landlock alone), bwrap, or landlock\n"
+          "  -q                  no line saying that auto chose Landlock, no Landlock notes\n"
+          "  --dry-run           print the plan (enforcer, Landlock ABI, grants, mounts); run nothing\n"
+          "  --explain-denials   after CMD, explain the denials its error output reports: the\n"
+          "                      rule that denies each path, or that the enforcer is stricter\n"
           "  --allow-unenforced  run even when the policy cannot be enforced (with a warning)\n"
           "  -Wname, -Wno-name, -Werror, --diagnostics-format F   as for confpol check\n"
           "\n"
@@ -57,7 +64,8 @@ int cp_cmd_run(int argc, char **argv)
 
     struct cp_cli_common c = {.cmd = "run"};
     const char *file = NULL;
-    bool allow_unenforced = false;
+    bool allow_unenforced = false, quiet = false, dry_run = false, explain = false;
+    enum cp_rt_enforcer enforcer = CP_RT_ENF_AUTO;
     int i = 1;
     for (; i < argc; i++) {
         const char *a = argv[i];
@@ -70,14 +78,28 @@ int cp_cmd_run(int argc, char **argv)
             return 0;
         } else if (strcmp(a, "--allow-unenforced") == 0) {
             allow_unenforced = true;
+        } else if (strcmp(a, "-q") == 0) {
+            quiet = true;
+        } else if (strcmp(a, "--dry-run") == 0) {
+            dry_run = true;
+        } else if (strcmp(a, "--explain-denials") == 0) {
+            explain = true;
+        } else if (strcmp(a, "--enforcer") == 0 || strncmp(a, "--enforcer=", 11) == 0) {
+            const char *v = a[10] == '=' ? a + 11 : (i + 1 < argc ? argv[++i] : "");
+            if (cp_rt_enforcer_parse(v, &enforcer)) {
+                fprintf(stderr, "confpol run: --enforcer needs auto, bwrap or landlock, not "
+                        "'%s'\n", v);
+                cp_cli_common_free(&c);
+                return CP_RT_EXIT_ERROR;
+            }
         } else if (a[0] == '-' && a[1]) {
             int r = cp_cli_common_opt(&c, argc, argv, &i);
             if (r <= 0) {
                 if (r == 0)
                     cp_cli_unknown_option(
                         "run", a,
-                        (const char *const[]){"--allow-unenforced", "--help",
-                                              NULL},
+                        (const char *const[]){"--allow-unenforced", "--help", "--enforcer",
+                                              "--dry-run", "--explain-denials", NULL},
                         true);
                 cp_cli_common_free(&c);
                 return CP_RT_EXIT_ERROR;
@@ -90,13 +112,14 @@ int cp_cmd_run(int argc, char **argv)
             return CP_RT_EXIT_ERROR;
         }
     }
-    if (!file || i >= argc) {
+    static char *no_cmd[] = {NULL};
+    if (!file || (i >= argc && !dry_run)) {
         cp_cli_usage_error("run", "%s", !file ? "no policy file given" : "no command given");
         cp_cli_common_free(&c);
         return CP_RT_EXIT_ERROR;
     }
-    char **cmd = argv + i;
-    size_t ncmd = (size_t)(argc - i);
+    char **cmd = i < argc ? argv + i : no_cmd; /* --dry-run needs no command */
+    size_t ncmd = i < argc ? (size_t)(argc - i) : 0;
 
     struct cp_rt_err e = {0};
     /* The binding model (spec/semantics.md, "Binding params"): run binds
@@ -132,7 +155,10 @@ int cp_cmd_run(int argc, char **argv)
     }
     cp_cli_print_diags(&c, &cx); /* warnings and notes */
     if (art.len == 0) {
-        if (p->profile == CP_PROFILE_COOPERATIVE) {
+        if (p->profile == CP_PROFILE_COOPERATIVE && dry_run) {
+            printf("enforcer: none (cooperative policy: no OS boundary is requested)\n");
+            rc = 0;
+        } else if (p->profile == CP_PROFILE_COOPERATIVE) {
             fprintf(stderr, "confpol run: note: cooperative policy: no OS boundary is "
                             "requested; running %s unconfined\n", cmd[0]);
             fflush(NULL);
@@ -165,10 +191,13 @@ int cp_cmd_run(int argc, char **argv)
         cp_rt_artifact_free(&a);
         goto out;
     }
-    /* The compiler is no longer needed: free it before the command runs. */
+    /* The compiler is no longer needed (unless it explains the denials
+     * afterwards): free it before the command runs. */
     cp_buf_free(&art);
-    cp_ctx_free(&cx);
-    cp_cli_common_free(&c);
+    if (!explain || dry_run) {
+        cp_ctx_free(&cx);
+        cp_cli_common_free(&c);
+    }
     static const char *const stage_argv[] = {"run", "--stage"};
     struct cp_rt_launch l = {
         .prog = "confpol run",
@@ -176,8 +205,18 @@ int cp_cmd_run(int argc, char **argv)
         .cmd = cmd,
         .ncmd = ncmd,
         .allow_unenforced = allow_unenforced,
+        .enforcer = enforcer,
+        .quiet = quiet,
+        .dry_run = dry_run,
+        .explain = explain,
     };
-    rc = cp_rt_run_bwrap(&a, &params, &l);
+    if (explain && !dry_run) {
+        rc = cp_run_explain(&cx, &a, &params, &l);
+        cp_ctx_free(&cx);
+        cp_cli_common_free(&c);
+    } else {
+        rc = cp_rt_run(&a, &params, &l);
+    }
     free(self);
     cp_rt_params_free(&params);
     cp_rt_artifact_free(&a);

@@ -670,9 +670,12 @@ static void ck_paths(struct ck *c)
 
 /* ---- gate patterns and domains ------------------------------------------ */
 
+/* A literal positional word of a gate pattern: no glob, not an option,
+ * alternatives or a redirection (those are matched out of place, so they
+ * never take part in the positional comparisons below). */
 static bool ck_word_literal(const char *w)
 {
-    return w && !strpbrk(w, "*?\\");
+    return w && !strpbrk(w, "*?\\{|<>") && !(w[0] == '-' && w[1]);
 }
 
 struct ck_pair {
@@ -731,10 +734,17 @@ static bool ck_gate_may_contain(const struct cp_gate_pat *q,
     return true;
 }
 
+/* A rule of the shipped gate library ("<NAME>" sources): the policy's
+ * author cannot remove it, so it is flagged but not reported. */
+static bool ck_library_rule(const struct cp_rule *r)
+{
+    return r->loc.src && r->loc.src->path && r->loc.src->path[0] == '<';
+}
+
 static bool ck_is_words(const struct cp_rule *r)
 {
     return (r->kind == CP_R_GATE_ASK || r->kind == CP_R_GATE_DENY) &&
-           r->u.gate.kind == CP_GATE_WORDS;
+           r->u.gate.kind != CP_GATE_REGEX; /* words, and `unknown` */
 }
 
 /* Gate word patterns are indexed by their leading literal words P (the
@@ -844,7 +854,8 @@ static void ck_gates(struct ck *c)
             if (q != r && q->kind == CP_R_GATE_DENY && r->kind == CP_R_GATE_ASK &&
                 ck_gate_may_contain(&q->u.gate, &r->u.gate) &&
                 cp_gate_contains(&q->u.gate, &r->u.gate) == CP_REL_YES) {
-                ck_add(c, CK_SHADOWED_GATE, r, q);
+                if (!ck_library_rule(r))
+                    ck_add(c, CK_SHADOWED_GATE, r, q);
                 shadowed = true;
             }
         }
@@ -858,7 +869,8 @@ static void ck_gates(struct ck *c)
                 cp_gate_contains(&r->u.gate, &q->u.gate) == CP_REL_YES)
                 continue;
             r->flags |= CP_RF_REDUNDANT;
-            ck_add(c, CK_REDUNDANT_GATE, r, q);
+            if (!ck_library_rule(r))
+                ck_add(c, CK_REDUNDANT_GATE, r, q);
         }
     }
     free(x.t);

@@ -17,6 +17,7 @@
 #include "match.h"
 #include "policy.h"
 #include "sema.h"
+#include "shell_read.h"
 
 struct dc_set {
     struct cp_vec yes;     /* rules that match */
@@ -175,11 +176,21 @@ static int dc_gate(const struct cp_policy *p, const char *line,
                    struct cp_arena *a, struct cp_decision *out)
 {
     struct cp_vec deny = {0}, ask = {0};
+    struct cp_gate_subject *s = cp_gate_subject_new(a, line);
+    const struct cp_sh_read *rd = cp_gate_subject_read(s);
+    if (rd->error) { /* fail closed: what cannot be read is not run */
+        dc_out(out, CP_DENY, NULL);
+        out->by_default = false;
+        out->gate_unreadable = true;
+        out->gate_why = cp_gate_unreadable_reason(a, rd->error);
+        return 0;
+    }
+    out->gate_why = rd->unknown;
     for (size_t i = 0; i < p->nrules; i++) {
         const struct cp_rule *r = p->rules[i];
         if (r->kind != CP_R_GATE_ASK && r->kind != CP_R_GATE_DENY)
             continue;
-        if (!cp_gate_matches(&r->u.gate, line, a))
+        if (!cp_gate_subject_matches(&r->u.gate, s, a))
             continue;
         cp_vec_push(a, r->kind == CP_R_GATE_DENY ? &deny : &ask, (void *)r);
     }

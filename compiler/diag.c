@@ -494,12 +494,15 @@ static int cp_order_cmp(const void *a, const void *b)
 void cp_diags_sort(struct cp_diags *d)
 {
     size_t n = d->len;
-    struct cp_order *o = cp_xcalloc(n ? n : 1, sizeof *o);
-    const struct cp_source **srcs = cp_xcalloc(n ? n : 1, sizeof *srcs);
+    if (n < 2)
+        return; /* in order already (and items may be NULL) */
+    struct cp_order *o = cp_xcalloc(n, sizeof *o);
+    const struct cp_source **srcs = cp_xcalloc(n, sizeof *srcs);
     size_t nsrcs = 0;
     for (size_t i = 0; i < n; i++) {
         const struct cp_loc *l = &d->items[i].loc;
-        size_t k = 0;
+        /* Runs of one source are the rule: try the previous one first. */
+        size_t k = i && srcs[o[i - 1].src] == l->src ? o[i - 1].src : 0;
         while (k < nsrcs && srcs[k] != l->src)
             k++;
         if (k == nsrcs)
@@ -507,7 +510,7 @@ void cp_diags_sort(struct cp_diags *d)
         o[i] = (struct cp_order){k, l->line, l->col, i};
     }
     qsort(o, n, sizeof *o, cp_order_cmp);
-    struct cp_diag *items = cp_xcalloc(n ? n : 1, sizeof *items);
+    struct cp_diag *items = cp_xcalloc(n, sizeof *items);
     for (size_t i = 0; i < n; i++)
         items[i] = d->items[o[i].seq];
     memcpy(d->items, items, n * sizeof *items);

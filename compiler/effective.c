@@ -93,6 +93,8 @@ void cp_print_effective(const struct cp_policy *p, struct cp_buf *out)
             cp_buf_addc(out, ' ');
             if (r->u.gate.kind == CP_GATE_REGEX)
                 ef_regex(out, r->u.gate.text);
+            else if (r->u.gate.kind == CP_GATE_UNKNOWN)
+                cp_buf_adds(out, "unknown");
             else
                 cp_sema_quote(out, r->u.gate.text, strlen(r->u.gate.text));
             break;

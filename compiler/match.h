@@ -77,29 +77,32 @@ const char *cp_gate_parse(struct cp_arena *a, const char *text, size_t len,
                           bool is_regex, struct cp_gate_pat *out);
 /* Frees a compiled regex (the arena does not own it); no-op otherwise. */
 void cp_gate_free(struct cp_gate_pat *g);
-/* Splits a command line into simple commands at && || ; | |& & ( ) and
- * newlines, respecting quotes and escapes, and each into words (quote
- * removal done, redirections removed).  The bodies of $(...), `...`,
- * <(...) and >(...) are further commands, listed before the command that
- * holds them.  Returns the number of parts; (*parts)[i] is a
- * NULL-terminated word array, all in the arena. */
-size_t cp_gate_split(struct cp_arena *a, const char *line,
-                     const char ****parts);
-/* Does the pattern match the command line?  Word patterns: any part
- * matches (also after stripping leading VAR=value assignments, reserved
- * words, a directory from the command name and the wrappers listed in
- * spec/patterns.md such as sudo, env, timeout, nice, nohup, xargs; and
- * the commands inside `sh -c STRING` and `eval`; the strictest reading
- * wins); regex: the whole line.  Allocates in `a`. */
+/* The `unknown` pattern (written as the bare word in a policy). */
+void cp_gate_unknown(struct cp_gate_pat *out);
+
+/* A command line read once by the shell reader (compiler/shell_read.h) and
+ * indexed for matching many patterns: the one matcher of explain, expect,
+ * the gate on a policy and the gate on an artifact. */
+struct cp_gate_subject;
+struct cp_sh_read;
+struct cp_gate_subject *cp_gate_subject_new(struct cp_arena *a,
+                                            const char *line);
+const struct cp_sh_read *cp_gate_subject_read(const struct cp_gate_subject *s);
+/* Does the pattern match?  Word patterns: some reading of some command
+ * matches (spec/patterns.md 2.3); regex: the whole line; unknown: some
+ * command is known only when it runs.  Callers check the reading's error
+ * first (an unreadable line is denied).  Allocates in `a`. */
+bool cp_gate_subject_matches(const struct cp_gate_pat *g,
+                             struct cp_gate_subject *s, struct cp_arena *a);
+/* The same for one pattern and a line (reads it). */
 bool cp_gate_matches(const struct cp_gate_pat *g, const char *line,
                      struct cp_arena *a);
-/* The same with the line already split by cp_gate_split (split once, match
- * many patterns). */
-bool cp_gate_matches_parts(const struct cp_gate_pat *g, const char *line,
-                           const char ***parts, size_t nparts,
-                           struct cp_arena *a);
-/* Exact containment / overlap of two word patterns as languages of word
- * sequences (wrapper stripping is not taken into account); any relation
+/* The reason given when a line cannot be read (arena). */
+const char *cp_gate_unreadable_reason(struct cp_arena *a, const char *why);
+/* Containment / overlap of two word patterns as sets of command lines
+ * (wrapper stripping is not taken into account): exact for patterns of
+ * single positional words; with options, alternatives, '**' or
+ * redirections YES only when proven, else CP_REL_MAY.  Any relation
  * involving a regex is CP_REL_MAY. */
 enum cp_rel cp_gate_contains(const struct cp_gate_pat *outer,
                              const struct cp_gate_pat *inner);

@@ -1,27 +1,22 @@
 /* SPDX-License-Identifier: MIT */
-/* Gate (command) patterns: parsing, splitting a command line into simple
- * commands, matching, containment (spec/patterns.md, "Gate patterns").
+/* Gate (command) patterns: parsing, matching against a command line read
+ * by the shell reader (compiler/shell_read.c), containment
+ * (spec/patterns.md, "Command patterns").
  *
- * Splitting reads the line the way a POSIX shell would as far as it matters
- * for gates: quotes, escapes, control operators, redirections, command
- * substitutions.  Wherever the reading is uncertain it takes the strictest
- * one, i.e. the one under which more patterns match: the contents of
- * substitutions are further commands, here-document bodies are read as
- * commands, and matching also tries each command with its wrappers
- * (sudo, env, timeout, ...) stripped. */
+ * A word pattern is read into elements: positional words matched in place
+ * against the command's positional words, options matched anywhere among
+ * its arguments in their spellings, redirection targets.  Every reading the
+ * shell reader gives (each command with and without its wrappers, nested
+ * code) is tried; a pattern matches the line if it matches one. */
 #include <regex.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "arena.h"
 #include "match.h"
 #include "match_int.h"
-
-/* Nesting limits: command substitutions inside substitutions (deeper ones
- * are read with '$(', '`' and ')' as plain separators, so their words
- * still form commands), and wrapper, eval or `sh -c` unwrapping (deeper
- * nesting counts as a match: the strictest answer). */
-#define GATE_MAX_DEPTH 16
+#include "shell_read.h"
 
 /* ---- parsing ------------------------------------------------------------ */
 
@@ -121,6 +116,215 @@ static const char *gate_regex_refused(const char *t, size_t n)
     return NULL;
 }
 
+/* ---- word patterns -------------------------------------------------------- */
+
+enum el_kind {
+    EL_WORD,  /* a positional word: alternatives of globs */
+    EL_ONE,   /* '*' (not last): exactly one positional word */
+    EL_ANY,   /* '**', or a trailing '*': any run of positional words */
+    EL_OPT,   /* an option, anywhere among the arguments: alternatives */
+    EL_REDIR, /* '>GLOB' or '<GLOB': a redirection target */
+};
+
+struct gopt {
+    bool lng;          /* --name (else a one-letter -X) */
+    const char *name;  /* without the dashes */
+    const char *value; /* glob the option's value must match, or NULL */
+};
+
+struct cp_gate_el {
+    enum el_kind kind;
+    const char **alts;       /* EL_WORD, EL_REDIR: globs */
+    const struct gopt *opts; /* EL_OPT */
+    size_t nalts;
+    char dir; /* EL_REDIR: '>' output, '<' input */
+};
+
+static bool is_opt_text(const char *t)
+{
+    return t[0] == '-' && t[1] && strcmp(t, "--") != 0;
+}
+
+/* "{a|b|c}" into its alternatives; any other word is one alternative. */
+static const char *gp_alts(struct cp_arena *a, const char *w, struct cp_vec *out)
+{
+    size_t len = strlen(w);
+    if (!(len >= 2 && w[0] == '{' && w[len - 1] == '}' && strchr(w, '|'))) {
+        if (strchr(w, '|'))
+            return "'|' outside '{...|...}' (alternatives are written "
+                   "{a|b}; each simple command is matched on its own)";
+        cp_vec_push(a, out, (void *)w);
+        return NULL;
+    }
+    const char *p = w + 1, *end = w + len - 1;
+    while (p <= end) {
+        const char *q = p;
+        while (q < end && *q != '|')
+            q++;
+        if (q == p)
+            return "empty alternative in '{...|...}'";
+        char *alt = cp_arena_strndup(a, p, (size_t)(q - p));
+        if (strpbrk(alt, "{}"))
+            return "alternatives do not nest";
+        cp_vec_push(a, out, alt);
+        p = q + 1;
+    }
+    return NULL;
+}
+
+/* One option alternative ("--force", "--output=*", "-f", "-rf"). */
+static const char *gp_opt(struct cp_arena *a, const char *t, bool single,
+                          struct cp_vec *out)
+{
+    const char *eq = strchr(t, '=');
+    const char *value = eq ? eq + 1 : NULL;
+    if (value && !*value)
+        return "empty value after '=' in an option (write the option "
+               "alone to match any value)";
+    bool lng = t[1] == '-';
+    const char *name = t + (lng ? 2 : 1);
+    size_t nl = eq ? (size_t)(eq - name) : strlen(name);
+    if (nl == 0)
+        return "option without a name";
+    if (memchr(name, '*', nl))
+        return "'*' in an option name (options are matched by name)";
+    if (!lng && nl > 1 && (value || single))
+        return "a short option with a value, or in alternatives, is one "
+               "letter (write -f, not -rf)";
+    size_t n = lng ? 1 : nl;
+    for (size_t k = 0; k < n; k++) {
+        struct gopt *o = cp_arena_alloc(a, sizeof *o);
+        o->lng = lng;
+        o->name = cp_arena_strndup(a, lng ? name : name + k, lng ? nl : 1);
+        o->value = value ? cp_arena_strdup(a, value) : NULL;
+        cp_vec_push(a, out, o);
+    }
+    return NULL;
+}
+
+static void gp_push(struct cp_arena *a, struct cp_vec *els, enum el_kind k,
+                    struct cp_vec *alts, char dir)
+{
+    struct cp_gate_el *e = cp_arena_alloc(a, sizeof *e);
+    e->kind = k;
+    e->dir = dir;
+    if (k == EL_OPT) {
+        struct gopt *o = cp_arena_alloc(a, (alts->len ? alts->len : 1) * sizeof *o);
+        for (size_t i = 0; i < alts->len; i++)
+            o[i] = *(struct gopt *)alts->items[i];
+        e->opts = o;
+    } else {
+        e->alts = (const char **)alts->items;
+    }
+    e->nalts = alts ? alts->len : 0;
+    cp_vec_push(a, els, e);
+}
+
+static char *gp_lower(struct cp_arena *a, const char *s)
+{
+    char *l = cp_arena_strdup(a, s);
+    for (char *p = l; *p; p++)
+        if (*p >= 'A' && *p <= 'Z')
+            *p = (char)(*p - 'A' + 'a');
+    return l;
+}
+
+/* The elements of a word pattern (spec/patterns.md 2.1). */
+static const char *gp_elements(struct cp_arena *a, struct cp_gate_pat *out)
+{
+    struct cp_vec els = {0};
+    bool first_pos = true, after_dd = false;
+    for (size_t k = 0; k < out->nwords; k++) {
+        const char *w = out->words[k];
+        struct cp_vec alts = {0};
+        if (strcmp(w, "*") == 0 || strcmp(w, "**") == 0) {
+            gp_push(a, &els, w[1] ? EL_ANY : EL_ONE, &alts, 0);
+            first_pos = false;
+            continue;
+        }
+        if (strcmp(w, "--") == 0) { /* then words starting with '-' are
+                                         positional, as in the command */
+            after_dd = true;
+            continue;
+        }
+        if (w[0] == '<' || w[0] == '>') {
+            char dir = w[0];
+            const char *t = w + 1;
+            if (dir == '>' && *t == '>')
+                t++;
+            else if (dir == '<' && *t == '>')
+                t++, dir = 'b'; /* "<>": read or write */
+            if (!*t)
+                return "a redirection pattern needs a target ('>*.bashrc')";
+            if (strpbrk(t, "<>"))
+                return "shell operator in a word pattern (each simple "
+                       "command is matched on its own)";
+            const char *why = gp_alts(a, t, &alts);
+            if (why)
+                return why;
+            gp_push(a, &els, EL_REDIR, &alts, dir);
+            continue;
+        }
+        if (strpbrk(w, "<>"))
+            return "shell operator in a word pattern (a redirection is "
+                   "written as one word starting with '>' or '<')";
+        const char *why = gp_alts(a, w, &alts);
+        if (why)
+            return why;
+        size_t nopt = 0;
+        for (size_t i = 0; i < alts.len && !after_dd; i++)
+            nopt += is_opt_text(alts.items[i]);
+        if (nopt && nopt != alts.len)
+            return "alternatives mix options and words";
+        if (!nopt) {
+            if (first_pos)
+                for (size_t i = 0; i < alts.len; i++)
+                    alts.items[i] = gp_lower(a, alts.items[i]);
+            first_pos = false;
+            gp_push(a, &els, EL_WORD, &alts, 0);
+            continue;
+        }
+        struct cp_vec opts = {0};
+        for (size_t i = 0; i < alts.len; i++) {
+            why = gp_opt(a, alts.items[i], alts.len > 1, &opts);
+            if (why)
+                return why;
+        }
+        if (alts.len > 1) {
+            gp_push(a, &els, EL_OPT, &opts, 0);
+        } else {
+            for (size_t i = 0; i < opts.len; i++) { /* -rf: -r and -f */
+                struct cp_vec one = {0};
+                cp_vec_push(a, &one, opts.items[i]);
+                gp_push(a, &els, EL_OPT, &one, 0);
+            }
+        }
+    }
+    struct cp_gate_el *arr = cp_arena_alloc(a, (els.len ? els.len : 1) * sizeof *arr);
+    for (size_t i = 0; i < els.len; i++)
+        arr[i] = *(struct cp_gate_el *)els.items[i];
+    out->els = arr;
+    out->nels = els.len;
+    /* words: the positional words first, then options and redirections,
+     * each as written: a command starting with these words in this order
+     * is matched (the claude back end's Bash rules rely on it), and the
+     * analysis indexes the leading literal positional words. */
+    const char **ws = cp_arena_alloc(a, (out->nwords ? out->nwords : 1) * sizeof *ws);
+    size_t n = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t k = 0; k < out->nwords; k++) {
+            const char *w = out->words[k];
+            /* alternatives are all options or all words: the first tells */
+            bool alt = w[0] == '{' && strchr(w, '|');
+            bool pos = !(is_opt_text(alt ? w + 1 : w) || w[0] == '<' ||
+                         w[0] == '>');
+            if (pos == (pass == 0))
+                ws[n++] = w;
+        }
+    out->words = ws;
+    return NULL;
+}
+
 const char *cp_gate_parse(struct cp_arena *a, const char *text, size_t len,
                           bool is_regex, struct cp_gate_pat *out)
 {
@@ -156,8 +360,7 @@ const char *cp_gate_parse(struct cp_arena *a, const char *text, size_t len,
         if (c == '\'' || c == '"' || c == '\\' || c == '`')
             return "quote or backslash in a word pattern (commands are "
                    "matched after quote removal; use a regex for such text)";
-        if (c == ';' || c == '|' || c == '&' || c == '<' || c == '>' ||
-            c == '(' || c == ')')
+        if (c == ';' || c == '&' || c == '(' || c == ')')
             return "shell operator in a word pattern (each simple command "
                    "is matched on its own; use a regex to match across "
                    "commands)";
@@ -181,7 +384,19 @@ const char *cp_gate_parse(struct cp_arena *a, const char *text, size_t len,
     }
     out->words = (const char **)words.items;
     out->nwords = words.len;
+    const char *why = gp_elements(a, out);
+    if (why) {
+        memset(out, 0, sizeof *out);
+        return why;
+    }
     return NULL;
+}
+
+void cp_gate_unknown(struct cp_gate_pat *out)
+{
+    memset(out, 0, sizeof *out);
+    out->kind = CP_GATE_UNKNOWN;
+    out->text = "unknown";
 }
 
 void cp_gate_free(struct cp_gate_pat *g)
@@ -193,376 +408,8 @@ void cp_gate_free(struct cp_gate_pat *g)
     }
 }
 
-/* ---- splitting ---------------------------------------------------------- */
 
-struct splitter {
-    struct cp_arena *a;
-    struct cp_vec parts; /* const char ** (NULL-terminated) */
-};
-
-/* State of one command list being split (one per substitution level). */
-struct level {
-    struct splitter *sp;
-    int depth;
-    struct cp_vec words; /* words of the current simple command */
-    struct cp_buf w;     /* bytes of the current word */
-    bool inword;         /* a word has begun (even an empty quoted one) */
-    bool quoted;         /* some byte of the word was quoted */
-    bool drop_next;      /* the next word is a redirection target */
-};
-
-static void split_text(struct splitter *sp, const char *s, size_t len,
-                       int depth);
-
-static void lv_end_word(struct level *lv)
-{
-    if (!lv->inword)
-        return;
-    if (lv->drop_next) {
-        lv->drop_next = false;
-    } else {
-        cp_vec_push(lv->sp->a, &lv->words,
-                    cp_arena_strndup(lv->sp->a, lv->w.data ? lv->w.data : "",
-                                     lv->w.len));
-    }
-    cp_buf_reset(&lv->w);
-    lv->inword = false;
-    lv->quoted = false;
-}
-
-static void lv_end_part(struct level *lv)
-{
-    lv_end_word(lv);
-    lv->drop_next = false;
-    if (lv->words.len == 0)
-        return;
-    cp_vec_push(lv->sp->a, &lv->words, NULL);
-    cp_vec_push(lv->sp->a, &lv->sp->parts, lv->words.items);
-    memset(&lv->words, 0, sizeof lv->words);
-}
-
-static void lv_add(struct level *lv, const char *p, size_t n)
-{
-    cp_buf_add(&lv->w, p, n);
-    lv->inword = true;
-}
-
-/* Index just past the ')' closing a "$(" or "(" whose body starts at i,
- * honouring quotes and nesting; len when unterminated. */
-static size_t skip_paren(const char *s, size_t len, size_t i)
-{
-    int nest = 1;
-    while (i < len) {
-        char c = s[i];
-        if (c == '\\') {
-            i += 2;
-        } else if (c == '\'') {
-            const char *q = memchr(s + i + 1, '\'', len - i - 1);
-            i = q ? (size_t)(q - s) + 1 : len;
-        } else if (c == '"') {
-            i++;
-            while (i < len && s[i] != '"')
-                i += s[i] == '\\' ? 2 : 1;
-            i++;
-        } else if (c == '`') {
-            i++;
-            while (i < len && s[i] != '`')
-                i += s[i] == '\\' ? 2 : 1;
-            i++;
-        } else if (c == '(') {
-            nest++;
-            i++;
-        } else if (c == ')') {
-            if (--nest == 0)
-                return i + 1;
-            i++;
-        } else {
-            i++;
-        }
-    }
-    return len;
-}
-
-/* A command substitution body: its commands are parts too. */
-static void lv_subst(struct level *lv, const char *body, size_t n)
-{
-    split_text(lv->sp, body, n, lv->depth + 1);
-}
-
-/* Backquoted body: '\' keeps its meaning only before '$', '`' and '\'. */
-static void lv_backquote(struct level *lv, const char *body, size_t n)
-{
-    struct cp_buf b = {0};
-    for (size_t i = 0; i < n; i++) {
-        if (body[i] == '\\' && i + 1 < n &&
-            (body[i + 1] == '$' || body[i + 1] == '`' || body[i + 1] == '\\'))
-            i++;
-        cp_buf_addc(&b, body[i]);
-    }
-    lv_subst(lv, b.data ? b.data : "", b.len);
-    cp_buf_free(&b);
-}
-
-/* Handles "$(", "`" at s[i]; returns the index after it, or i when there
- * is none. The raw text stays in the word (its value is unknown). */
-static size_t lv_try_subst(struct level *lv, const char *s, size_t len,
-                           size_t i)
-{
-    if (lv->depth >= GATE_MAX_DEPTH)
-        return i;
-    if (s[i] == '$' && i + 1 < len && s[i + 1] == '(') {
-        size_t e = skip_paren(s, len, i + 2);
-        size_t body_end = (e <= len && e > i + 2 && s[e - 1] == ')') ? e - 1 : e;
-        lv_subst(lv, s + i + 2, body_end - (i + 2));
-        lv_add(lv, s + i, e - i);
-        return e;
-    }
-    if (s[i] == '`') {
-        size_t j = i + 1;
-        while (j < len && s[j] != '`')
-            j += (s[j] == '\\' && j + 1 < len) ? 2 : 1;
-        size_t end = j < len ? j : len;
-        lv_backquote(lv, s + i + 1, end - (i + 1));
-        size_t e = j < len ? j + 1 : len;
-        lv_add(lv, s + i, e - i);
-        return e;
-    }
-    return i;
-}
-
-static bool word_is_digits(const struct level *lv)
-{
-    if (!lv->inword || lv->quoted || lv->w.len == 0)
-        return false;
-    for (size_t k = 0; k < lv->w.len; k++)
-        if (lv->w.data[k] < '0' || lv->w.data[k] > '9')
-            return false;
-    return true;
-}
-
-/* A redirection operator starting at s[i] ('<' or '>', or '&' before '>').
- * Returns the index after the operator. */
-static size_t lv_redirect(struct level *lv, const char *s, size_t len,
-                          size_t i)
-{
-    if (word_is_digits(lv)) { /* "2>": the digits name a descriptor */
-        cp_buf_reset(&lv->w);
-        lv->inword = false;
-    } else {
-        lv_end_word(lv);
-    }
-    char c = s[i];
-    if (c == '&') { /* &> or &>> */
-        i += 2;
-        if (i < len && s[i] == '>')
-            i++;
-    } else if (c == '>') {
-        i++;
-        if (i < len && (s[i] == '>' || s[i] == '&' || s[i] == '|'))
-            i++;
-    } else { /* '<' */
-        i++;
-        if (i < len && s[i] == '<') {
-            i++;
-            if (i < len && (s[i] == '<' || s[i] == '-'))
-                i++;
-        } else if (i < len && (s[i] == '&' || s[i] == '>')) {
-            i++;
-        }
-    }
-    lv->drop_next = true;
-    return i;
-}
-
-static int hex_val(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
-/* $'...' (ANSI-C quoting) from its body at s[i]: decodes the escapes bash
- * knows (\a \b \e \E \f \n \r \t \v \\ \' \" \? \xHH \NNN \cX; \u and
- * \U are kept as written).  Returns the index after the closing quote. */
-static size_t lv_ansi_c(struct level *lv, const char *s, size_t len, size_t i)
-{
-    lv->inword = true;
-    lv->quoted = true;
-    while (i < len && s[i] != '\'') {
-        char c = s[i];
-        if (c != '\\' || i + 1 >= len) {
-            lv_add(lv, s + i, 1);
-            i++;
-            continue;
-        }
-        char e = s[i + 1], out;
-        i += 2;
-        switch (e) {
-        case 'a': out = '\a'; break;
-        case 'b': out = '\b'; break;
-        case 'e':
-        case 'E': out = 0x1b; break;
-        case 'f': out = '\f'; break;
-        case 'n': out = '\n'; break;
-        case 'r': out = '\r'; break;
-        case 't': out = '\t'; break;
-        case 'v': out = '\v'; break;
-        case 'c':
-            out = i < len ? (char)(s[i++] & 0x1f) : 'c';
-            break;
-        case 'x': {
-            int v = 0, nd = 0;
-            while (nd < 2 && i < len && hex_val(s[i]) >= 0)
-                v = v * 16 + hex_val(s[i++]), nd++;
-            out = nd ? (char)v : 'x';
-            if (!nd) {
-                lv_add(lv, "\\", 1);
-            }
-            break;
-        }
-        default:
-            if (e >= '0' && e <= '7') {
-                int v = e - '0', nd = 1;
-                while (nd < 3 && i < len && s[i] >= '0' && s[i] <= '7')
-                    v = v * 8 + (s[i++] - '0'), nd++;
-                out = (char)v;
-            } else if (e == 'u' || e == 'U') {
-                lv_add(lv, s + i - 2, 1);
-                out = e;
-            } else {
-                out = e; /* \\ \' \" \? and unknown escapes */
-                if (e != '\\' && e != '\'' && e != '"' && e != '?')
-                    lv_add(lv, "\\", 1);
-            }
-        }
-        if (out != '\0')
-            lv_add(lv, &out, 1);
-    }
-    return i < len ? i + 1 : len;
-}
-
-static void split_text(struct splitter *sp, const char *s, size_t len,
-                       int depth)
-{
-    struct level lv = {.sp = sp, .depth = depth};
-    size_t i = 0;
-    while (i < len) {
-        char c = s[i];
-        if (c == '\\') {
-            if (i + 1 < len && s[i + 1] == '\n') {
-                i += 2; /* line continuation */
-                continue;
-            }
-            if (i + 1 < len) {
-                lv_add(&lv, s + i + 1, 1);
-                lv.quoted = true;
-                i += 2;
-            } else {
-                lv_add(&lv, s + i, 1);
-                i++;
-            }
-            continue;
-        }
-        if (c == '$' && i + 1 < len && s[i + 1] == '\'') {
-            i = lv_ansi_c(&lv, s, len, i + 2);
-            continue;
-        }
-        if (c == '$' && i + 1 < len && s[i + 1] == '"') {
-            i++; /* $"...": a translated string, read as "..." */
-            continue;
-        }
-        if (c == '\'') {
-            const char *q = memchr(s + i + 1, '\'', len - i - 1);
-            size_t e = q ? (size_t)(q - s) : len;
-            lv_add(&lv, s + i + 1, e - i - 1);
-            lv.quoted = true;
-            i = q ? e + 1 : len;
-            continue;
-        }
-        if (c == '"') {
-            lv.inword = true;
-            lv.quoted = true;
-            i++;
-            while (i < len && s[i] != '"') {
-                if (s[i] == '\\' && i + 1 < len &&
-                    (s[i + 1] == '"' || s[i + 1] == '\\' || s[i + 1] == '$' ||
-                     s[i + 1] == '`' || s[i + 1] == '\n')) {
-                    if (s[i + 1] != '\n')
-                        lv_add(&lv, s + i + 1, 1);
-                    i += 2;
-                    continue;
-                }
-                size_t e = lv_try_subst(&lv, s, len, i);
-                if (e != i) {
-                    i = e;
-                    continue;
-                }
-                lv_add(&lv, s + i, 1);
-                i++;
-            }
-            i++;
-            continue;
-        }
-        size_t e = lv_try_subst(&lv, s, len, i);
-        if (e != i) {
-            i = e;
-            continue;
-        }
-        if ((c == '<' || c == '>') && i + 1 < len && s[i + 1] == '(' &&
-            depth < GATE_MAX_DEPTH) {
-            /* process substitution <(...) >(...) */
-            e = skip_paren(s, len, i + 2);
-            size_t body_end = (e > i + 2 && s[e - 1] == ')') ? e - 1 : e;
-            lv_subst(&lv, s + i + 2, body_end - (i + 2));
-            lv_add(&lv, s + i, e - i);
-            i = e;
-            continue;
-        }
-        if (gate_space(c) && c != '\n') {
-            lv_end_word(&lv);
-            i++;
-            continue;
-        }
-        if (c == '#' && !lv.inword) {
-            while (i < len && s[i] != '\n')
-                i++;
-            continue;
-        }
-        if (c == '<' || c == '>' ||
-            (c == '&' && i + 1 < len && s[i + 1] == '>')) {
-            i = lv_redirect(&lv, s, len, i);
-            continue;
-        }
-        if (c == '\n' || c == ';' || c == '&' || c == '|' || c == '(' ||
-            c == ')' || c == '`') {
-            lv_end_part(&lv);
-            i++;
-            if ((c == '&' || c == '|') && i < len &&
-                (s[i] == c || (c == '|' && s[i] == '&')))
-                i++;
-            continue;
-        }
-        lv_add(&lv, s + i, 1);
-        i++;
-    }
-    lv_end_part(&lv);
-    cp_buf_free(&lv.w);
-}
-
-size_t cp_gate_split(struct cp_arena *a, const char *line,
-                     const char ****parts)
-{
-    struct splitter sp = {.a = a};
-    split_text(&sp, line, strlen(line), 0);
-    *parts = (const char ***)sp.parts.items;
-    return sp.parts.len;
-}
-
-/* ---- matching ----------------------------------------------------------- */
+/* ---- matching ------------------------------------------------------------- */
 
 /* '*' matches any run of bytes; every other byte itself. */
 static bool word_glob(const char *p, const char *s)
@@ -589,264 +436,486 @@ static bool word_glob(const char *p, const char *s)
     return *p == '\0';
 }
 
-/* Length of the parameter expansion or substitution at w ('$' or '`'),
- * 0 when the '$' is a plain byte. */
-static size_t expansion_len(const char *w)
+/* A static word matches a glob; a word holding expansions matches when some
+ * value it may take does (the two globs share a string). */
+static bool word_match(const char *pat, const struct cp_sh_word *w)
 {
-    if (*w == '`') {
-        const char *e = strchr(w + 1, '`');
-        return e ? (size_t)(e - w) + 1 : strlen(w);
-    }
-    char c = w[1];
-    if (c == '{' || c == '(') {
-        char close = c == '{' ? '}' : ')';
-        int nest = 0;
-        size_t i = 1;
-        for (; w[i]; i++) {
-            if (w[i] == c)
-                nest++;
-            else if (w[i] == close && --nest == 0)
-                return i + 1;
-        }
-        return i;
-    }
-    if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_') {
-        size_t i = 2;
-        while ((w[i] >= 'A' && w[i] <= 'Z') || (w[i] >= 'a' && w[i] <= 'z') ||
-               (w[i] >= '0' && w[i] <= '9') || w[i] == '_')
-            i++;
-        return i;
-    }
-    if ((c >= '0' && c <= '9') || (c && strchr("@*#?$!-", c)))
-        return 2;
-    return 0;
+    if (!w->glob)
+        return word_glob(pat, w->text);
+    return cp_match_word_overlaps(pat, w->glob) != 0;
 }
 
-/* A command word holding expansions ($X, ${X}, $(cmd), `cmd`) could be
- * any text there: it is read as a glob with '*' in their place, and it
- * matches a pattern word when the two globs share a string (strictest
- * reading; an undecidable case counts as a match). */
-static bool word_match(const char *pat, const char *w, struct cp_arena *a)
+static bool alts_match(const struct cp_gate_el *e, const struct cp_sh_word *w)
 {
-    if (!strpbrk(w, "$`"))
-        return word_glob(pat, w);
-    size_t n = strlen(w);
-    char *g = cp_arena_alloc(a, n + 1);
-    size_t k = 0;
-    for (size_t i = 0; i < n;) {
-        size_t e = (w[i] == '$' || w[i] == '`') ? expansion_len(w + i) : 0;
-        if (e) {
-            g[k++] = '*';
-            i += e;
-        } else {
-            g[k++] = w[i++];
-        }
-    }
-    g[k] = '\0';
-    return cp_match_word_overlaps(pat, g) != 0;
+    for (size_t i = 0; i < e->nalts; i++)
+        if (word_match(e->alts[i], w))
+            return true;
+    return false;
 }
 
-/* Matches the word list (first, rest[0..nrest)) against the pattern. */
-static bool words_match(const struct cp_gate_pat *g, const char *first,
-                        const char *const *rest, size_t nrest,
+/* Options that take a separate value, per program: the word after one may
+ * be that value or an operand, so it is an optional operand (and `git -C
+ * dir push` reads as `git push`). */
+#define OPTV(...) ((const char *const[]){__VA_ARGS__, NULL})
+static const struct {
+    const char *prog;
+    const char *const *opts;
+} value_opts[] = {
+    {"curl", OPTV("-o", "-T", "-d", "-F", "-H", "-X", "-u", "-A", "-e", "-x",
+                  "-K", "-b", "-c", "-E", "-w", "--data", "--data-binary",
+                  "--data-raw", "--data-urlencode", "--data-ascii", "--form",
+                  "--upload-file", "--header", "--request", "--user",
+                  "--output", "--proxy", "--config", "--cookie", "--url",
+                  "--json")},
+    {"docker", OPTV("-H", "--host", "--context", "-c", "--config", "-l")},
+    {"gh", OPTV("-R", "--repo", "--hostname")},
+    {"git", OPTV("-C", "-c", "--git-dir", "--work-tree", "--namespace",
+                 "--config-env", "--super-prefix", "-o", "--push-option",
+                 "--repo", "--receive-pack", "--exec")},
+    {"kubectl", OPTV("-n", "--namespace", "--context", "--kubeconfig")},
+    {"npm", OPTV("--prefix", "-w", "--workspace", "--registry")},
+    {"rsync", OPTV("-e", "--rsh")},
+    {"scp", OPTV("-P", "-i", "-F", "-o", "-S", "-c", "-l", "-J")},
+    {"sftp", OPTV("-P", "-i", "-F", "-o", "-S", "-b", "-J")},
+    {"ssh", OPTV("-p", "-i", "-F", "-o", "-l", "-J", "-L", "-R", "-D", "-W",
+                 "-b", "-c", "-E", "-m")},
+    {"wget", OPTV("-O", "-o", "-P", "-e", "--post-file", "--post-data",
+                  "--header", "--body-file", "--method")},
+};
+
+struct vop {
+    const struct cp_sh_word *w;
+    unsigned char kind; /* 0 one word, 1 a word that may be absent, 2 any
+                           run of words (an unquoted expansion) */
+};
+
+/* A reading as the matcher sees it: the positional words (the program
+ * first, lower case, without its directory) and the option words. */
+struct view {
+    struct cp_sh_word prog;
+    struct vop *ops;
+    size_t nops;
+    size_t *optidx;
+    size_t nopt;
+    bool wild; /* an expansion may supply any option */
+};
+
+struct cp_gate_subject {
+    const char *line;
+    struct cp_sh_read rd;
+    struct view **views; /* built on first need */
+    /* readings by program name (static programs only) */
+    struct slot {
+        const char *name;
+        struct cp_vec idx; /* (void *)(uintptr_t)reading index */
+    } *slots;
+    size_t cap, nslots;
+    struct cp_vec other;  /* readings without a static program */
+    struct cp_vec redirs; /* readings with redirections */
+    struct cp_vec all;    /* every reading, duplicates left out */
+};
+
+static bool same_glob(const char *x, const char *y)
+{
+    return x == y || (x && y && strcmp(x, y) == 0);
+}
+
+static const char *lower_base(struct cp_arena *a, const char *w)
+{
+    const char *b = strrchr(w, '/');
+    if (b && b[1])
+        w = b + 1;
+    const char *u = w;
+    while (*u && !(*u >= 'A' && *u <= 'Z'))
+        u++;
+    return *u ? gp_lower(a, w) : w;
+}
+
+static void view_build(struct cp_gate_subject *s, size_t k, struct cp_arena *a)
+{
+    struct view *v = s->views[k] = cp_arena_alloc(a, sizeof *v);
+    const struct cp_sh_cmd *c = &s->rd.cmds[k];
+    v->ops = cp_arena_alloc(a, (c->n ? c->n : 1) * sizeof *v->ops);
+    v->optidx = cp_arena_alloc(a, (c->n ? c->n : 1) * sizeof *v->optidx);
+    if (c->n == 0)
+        return;
+    v->prog.text = lower_base(a, c->w[0].text);
+    v->prog.glob = c->w[0].glob ? lower_base(a, c->w[0].glob) : NULL;
+    v->ops[v->nops++] = (struct vop){&v->prog, 0};
+    const char *const *vt = NULL;
+    for (size_t i = 0; i < sizeof value_opts / sizeof value_opts[0]; i++)
+        if (strcmp(value_opts[i].prog, v->prog.text) == 0)
+            vt = value_opts[i].opts;
+    bool after_dd = false, optional = false;
+    for (size_t i = 1; i < c->n; i++) {
+        const struct cp_sh_word *w = &c->w[i];
+        if (w->glob) {
+            bool maybe_opt = !after_dd && (w->glob[0] == '-' || w->glob[0] == '*');
+            v->wild |= maybe_opt;
+            v->ops[v->nops++] =
+                (struct vop){w, w->split ? 2 : (maybe_opt || optional) ? 1 : 0};
+            optional = false;
+            continue;
+        }
+        const char *t = w->text;
+        bool opt = !after_dd && t[0] == '-' && t[1];
+        if (opt && strcmp(t, "--") == 0) {
+            after_dd = true;
+            optional = false;
+            continue;
+        }
+        if (opt)
+            v->optidx[v->nopt++] = i;
+        if (optional) { /* the value of the option before, or an operand */
+            v->ops[v->nops++] = (struct vop){w, 1};
+            optional = false;
+            continue;
+        }
+        if (opt) {
+            for (const char *const *o = vt; o && *o; o++)
+                if (strcmp(*o, t) == 0)
+                    optional = true;
+            continue;
+        }
+        v->ops[v->nops++] = (struct vop){w, 0};
+    }
+}
+
+/* Positional words: a pattern element per step, against the reading's
+ * positional words, by dynamic programming over (element, word) with
+ * words that may be absent and expansions that may be any run. */
+static bool el_pos(const struct cp_gate_el *e)
+{
+    return e->kind == EL_WORD || e->kind == EL_ONE || e->kind == EL_ANY;
+}
+
+static bool el_word_ok(const struct cp_gate_el *e, const struct cp_sh_word *w)
+{
+    return e->kind == EL_ONE || alts_match(e, w);
+}
+
+static void dp_close(const struct cp_gate_el **p, size_t m, bool *col,
+                     const struct vop *op)
+{
+    for (size_t i = 0; i < m; i++) {
+        if (!col[i])
+            continue;
+        if (p[i]->kind == EL_ANY)
+            col[i + 1] = true;
+        else if (op && op->kind == 2 && el_word_ok(p[i], op->w))
+            col[i + 1] = true; /* the run makes this word and more */
+    }
+}
+
+/* The positional elements of a pattern, a trailing '*' as an EL_ANY. */
+struct pos {
+    const struct cp_gate_el **p;
+    size_t m;
+    bool *cur, *nxt; /* m + 1 each */
+};
+
+static void pos_prepare(const struct cp_gate_pat *g, struct pos *ps,
                         struct cp_arena *a)
 {
-    size_t n = nrest + 1;
-    if (g->trailing_any ? n < g->nwords : n != g->nwords)
+    static const struct cp_gate_el any = {.kind = EL_ANY};
+    size_t m = 0;
+    for (size_t i = 0; i < g->nels; i++)
+        m += el_pos(&g->els[i]);
+    ps->p = cp_arena_alloc(a, (m + 2) * sizeof *ps->p);
+    m = 0;
+    for (size_t i = 0; i < g->nels; i++)
+        if (el_pos(&g->els[i]))
+            ps->p[m++] = &g->els[i];
+    if (g->trailing_any || m == 0)
+        ps->p[m++] = &any; /* no positional element: any command */
+    ps->m = m;
+    ps->cur = cp_arena_alloc(a, (m + 1) * sizeof *ps->cur);
+    ps->nxt = cp_arena_alloc(a, (m + 1) * sizeof *ps->nxt);
+}
+
+static bool positional_match(const struct pos *ps, const struct view *v)
+{
+    const struct cp_gate_el **p = ps->p;
+    size_t m = ps->m;
+    bool *cur = ps->cur, *nxt = ps->nxt;
+    memset(cur, 0, (m + 1) * sizeof *cur);
+    cur[0] = true;
+    for (size_t j = 0; j < v->nops; j++) {
+        const struct vop *op = &v->ops[j];
+        dp_close(p, m, cur, op);
+        memset(nxt, 0, (m + 1) * sizeof *nxt);
+        bool live = false;
+        for (size_t i = 0; i <= m; i++) {
+            if (!cur[i])
+                continue;
+            if (op->kind != 0)
+                nxt[i] = true;
+            if (i < m) {
+                if (p[i]->kind == EL_ANY)
+                    nxt[i] = true;
+                else if (el_word_ok(p[i], op->w))
+                    nxt[i + 1] = true;
+            }
+        }
+        bool *t = cur;
+        cur = nxt;
+        nxt = t;
+        for (size_t i = 0; i <= m; i++)
+            live |= cur[i];
+        if (!live)
+            return false;
+    }
+    dp_close(p, m, cur, NULL);
+    return cur[m];
+}
+
+static bool value_ok(const char *glob, const char *attached,
+                     const struct cp_sh_cmd *c, size_t next)
+{
+    if (attached)
+        return word_glob(glob, attached);
+    return next < c->n && word_match(glob, &c->w[next]);
+}
+
+static bool opt_sat(const struct gopt *o, const struct cp_sh_cmd *c,
+                    const struct view *v)
+{
+    for (size_t k = 0; k < v->nopt; k++) {
+        size_t idx = v->optidx[k];
+        const char *t = c->w[idx].text;
+        if (o->lng) {
+            if (t[1] != '-')
+                continue;
+            const char *name = t + 2;
+            size_t nl = strcspn(name, "=");
+            /* "--forc" is "--force" to getopt_long and git: a prefix */
+            if (nl == 0 || nl > strlen(o->name) || strncmp(name, o->name, nl))
+                continue;
+            if (!o->value ||
+                value_ok(o->value, name[nl] == '=' ? name + nl + 1 : NULL, c,
+                         idx + 1))
+                return true;
+            continue;
+        }
+        if (t[1] == '-')
+            continue;
+        for (const char *p = t + 1; *p; p++) {
+            if (*p != o->name[0])
+                continue;
+            if (!o->value || value_ok(o->value, p[1] ? p + 1 : NULL, c, idx + 1))
+                return true;
+        }
+    }
+    return v->wild;
+}
+
+static bool redir_sat(const struct cp_gate_el *e, const struct cp_sh_cmd *c)
+{
+    for (size_t k = 0; k < c->nr; k++) {
+        enum cp_sh_rdir op = c->r[k].op;
+        bool ok = op == CP_SH_INOUT ||
+                  ((e->dir == '>' || e->dir == 'b') && op == CP_SH_OUT) ||
+                  ((e->dir == '<' || e->dir == 'b') && op == CP_SH_IN);
+        if (ok && alts_match(e, &c->r[k].target))
+            return true;
+    }
+    return false;
+}
+
+static bool reading_matches(const struct cp_gate_pat *g, const struct pos *ps,
+                            struct cp_gate_subject *s, size_t k,
+                            struct cp_arena *a)
+{
+    if (!s->views[k])
+        view_build(s, k, a);
+    const struct view *v = s->views[k];
+    const struct cp_sh_cmd *c = &s->rd.cmds[k];
+    for (size_t i = 0; i < g->nels; i++) {
+        const struct cp_gate_el *e = &g->els[i];
+        if (e->kind == EL_REDIR && !redir_sat(e, c))
+            return false;
+        if (e->kind == EL_OPT) {
+            bool ok = false;
+            for (size_t j = 0; j < e->nalts && !ok; j++)
+                ok = opt_sat(&e->opts[j], c, v);
+            if (!ok)
+                return false;
+        }
+    }
+    return positional_match(ps, v);
+}
+
+static uint32_t name_hash(const char *s)
+{
+    uint32_t h = 2166136261u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+static struct slot *subject_slot(struct cp_gate_subject *s, const char *name);
+
+/* Room for one more name: the table doubles at half load. */
+static void subject_grow(struct cp_gate_subject *s, struct cp_arena *a)
+{
+    if (2 * (s->nslots + 1) <= s->cap)
+        return;
+    struct slot *old = s->slots;
+    size_t ocap = s->cap;
+    s->cap *= 2;
+    s->slots = cp_arena_alloc(a, s->cap * sizeof *s->slots);
+    for (size_t i = 0; i < ocap; i++)
+        if (old[i].name)
+            *subject_slot(s, old[i].name) = old[i];
+}
+
+static struct slot *subject_slot(struct cp_gate_subject *s, const char *name)
+{
+    size_t h = name_hash(name) & (s->cap - 1);
+    for (;; h = (h + 1) & (s->cap - 1))
+        if (!s->slots[h].name || strcmp(s->slots[h].name, name) == 0)
+            return &s->slots[h];
+}
+
+static uint32_t word_hash(uint32_t h, const struct cp_sh_word *w)
+{
+    for (const char *p = w->text; *p; p++)
+        h = (h ^ (unsigned char)*p) * 16777619u;
+    return (h ^ (w->glob ? 1u : 2u)) * 16777619u;
+}
+
+/* The first words and the counts: the readings of one command share their
+ * tails, so hashing every word would cost words x readings. */
+static uint32_t cmd_hash(const struct cp_sh_cmd *c)
+{
+    uint32_t h = (2166136261u ^ (uint32_t)c->n ^ ((uint32_t)c->nr << 20)) * 16777619u;
+    for (size_t i = 0; i < c->n && i < 8; i++)
+        h = word_hash(h, &c->w[i]);
+    for (size_t i = 0; i < c->nr && i < 8; i++)
+        h = word_hash(h ^ (uint32_t)c->r[i].op, &c->r[i].target);
+    return h;
+}
+
+static bool word_equal(const struct cp_sh_word *x, const struct cp_sh_word *y)
+{
+    return strcmp(x->text, y->text) == 0 && same_glob(x->glob, y->glob) &&
+           x->split == y->split;
+}
+
+static bool cmd_equal(const struct cp_sh_cmd *x, const struct cp_sh_cmd *y)
+{
+    if (x->n != y->n || x->nr != y->nr)
         return false;
-    for (size_t i = 0; i < g->nwords; i++)
-        if (!word_match(g->words[i], i == 0 ? first : rest[i - 1], a))
+    for (size_t i = 0; i < x->n; i++)
+        if (!word_equal(&x->w[i], &y->w[i]))
+            return false;
+    for (size_t i = 0; i < x->nr; i++)
+        if (x->r[i].op != y->r[i].op || !word_equal(&x->r[i].target, &y->r[i].target))
             return false;
     return true;
 }
 
-static bool is_assignment(const char *w)
+struct cp_gate_subject *cp_gate_subject_new(struct cp_arena *a,
+                                            const char *line)
 {
-    if (!((*w >= 'A' && *w <= 'Z') || (*w >= 'a' && *w <= 'z') || *w == '_'))
-        return false;
-    for (w++; *w && *w != '='; w++)
-        if (!((*w >= 'A' && *w <= 'Z') || (*w >= 'a' && *w <= 'z') ||
-              (*w >= '0' && *w <= '9') || *w == '_'))
-            return false;
-    return *w == '=';
-}
-
-static const char *base_name(const char *w)
-{
-    const char *b = strrchr(w, '/');
-    return b && b[1] ? b + 1 : w;
-}
-
-/* Wrappers that run their operands as a command.  `arg_opts`: options
- * that take a separate argument ("-u" in "sudo -u root"); `skip`: operands
- * before the command ("timeout 5 cmd"). */
-static const struct wrapper {
-    const char *name;
-    const char *const *arg_opts;
-    int skip;
-    bool assigns; /* VAR=value operands before the command (env) */
-} wrappers[] = {
-    {"builtin", NULL, 0, false},
-    {"command", NULL, 0, false},
-    {"doas", (const char *const[]){"-u", "-C", NULL}, 0, false},
-    {"env",
-     (const char *const[]){"-u", "-C", "-S", "--unset", "--chdir",
-                           "--split-string", NULL},
-     0, true},
-    {"exec", (const char *const[]){"-a", NULL}, 0, false},
-    {"ionice", (const char *const[]){"-c", "-n", "-p", "--class",
-                                     "--classdata", NULL},
-     0, false},
-    {"nice", (const char *const[]){"-n", "--adjustment", NULL}, 0, false},
-    {"nohup", NULL, 0, false},
-    {"stdbuf",
-     (const char *const[]){"-i", "-o", "-e", "--input", "--output", "--error",
-                           NULL},
-     0, false},
-    {"sudo",
-     (const char *const[]){"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t",
-                           "-T", "-U", "--user", "--group", "--close-from",
-                           "--chdir", "--host", "--prompt", "--role", "--type",
-                           "--command-timeout", "--other-user", NULL},
-     0, false},
-    {"time", (const char *const[]){"-f", "-o", "--format", "--output", NULL},
-     0, false},
-    {"timeout",
-     (const char *const[]){"-s", "-k", "--signal", "--kill-after", NULL}, 1,
-     false},
-    {"xargs",
-     (const char *const[]){"-a", "-d", "-E", "-I", "-L", "-n", "-P", "-s",
-                           "--arg-file", "--delimiter", "--max-args",
-                           "--max-procs", "--max-chars", "--max-lines", NULL},
-     0, false},
-};
-
-/* Reserved words and operators that may begin a simple command as the
- * shell reads it ("if git push ...", "! git push", "{ git push; }"). */
-static const char *const lead_words[] = {"!",    "{",     "}",    "if",
-                                         "then", "else",  "elif", "do",
-                                         "while", "until", NULL};
-
-static bool in_list(const char *const *l, const char *w)
-{
-    for (; l && *l; l++)
-        if (strcmp(*l, w) == 0)
-            return true;
-    return false;
-}
-
-static bool try_words(const struct cp_gate_pat *g, const char *first,
-                      const char *const *rest, size_t nrest,
-                      struct cp_arena *a, int depth);
-
-static bool try_parts(const struct cp_gate_pat *g, const char ***parts,
-                      size_t n, struct cp_arena *a, int depth)
-{
-    for (size_t i = 0; i < n; i++) {
-        size_t nw = 0;
-        while (parts[i][nw])
-            nw++;
-        if (nw && try_words(g, parts[i][0], parts[i] + 1, nw - 1, a, depth))
-            return true;
-    }
-    return false;
-}
-
-static bool try_string(const struct cp_gate_pat *g, const char *text,
-                       struct cp_arena *a, int depth)
-{
-    const char ***parts;
-    size_t n = cp_gate_split(a, text, &parts);
-    return try_parts(g, parts, n, a, depth);
-}
-
-/* Tries the words after index `j` of rest as a command of their own. */
-static bool try_from(const struct cp_gate_pat *g, const char *const *rest,
-                     size_t nrest, size_t j, struct cp_arena *a, int depth)
-{
-    if (j >= nrest)
-        return false;
-    return try_words(g, rest[j], rest + j + 1, nrest - j - 1, a, depth + 1);
-}
-
-static bool try_words(const struct cp_gate_pat *g, const char *first,
-                      const char *const *rest, size_t nrest,
-                      struct cp_arena *a, int depth)
-{
-    /* Each reading below is tried once per level and they exclude each
-     * other (an assignment is no wrapper, a wrapper no shell), so the work
-     * is linear in the line for each of the GATE_MAX_DEPTH levels. */
-    const char *name = base_name(first);
-    if (words_match(g, first, rest, nrest, a) ||
-        (name != first && words_match(g, name, rest, nrest, a)))
-        return true;
-    if (depth >= GATE_MAX_DEPTH)
-        return true; /* hostile nesting: strictest answer */
-    if (is_assignment(first) || in_list(lead_words, first))
-        return try_from(g, rest, nrest, 0, a, depth);
-
-    for (size_t k = 0; k < sizeof wrappers / sizeof wrappers[0]; k++) {
-        const struct wrapper *wr = &wrappers[k];
-        if (strcmp(name, wr->name) != 0)
+    struct cp_gate_subject *s = cp_arena_alloc(a, sizeof *s);
+    s->line = line;
+    cp_sh_read(a, line, strlen(line), &s->rd);
+    size_t n = s->rd.error ? 0 : s->rd.ncmds; /* unreadable: denied unmatched */
+    s->views = cp_arena_alloc(a, (n ? n : 1) * sizeof *s->views);
+    s->cap = 64;
+    s->slots = cp_arena_alloc(a, s->cap * sizeof *s->slots);
+    /* identical readings (a line of many equal commands) are matched once */
+    size_t dcap = 16;
+    while (dcap < 2 * n)
+        dcap *= 2;
+    size_t *dup = cp_arena_alloc(a, dcap * sizeof *dup); /* index + 1 */
+    for (size_t k = 0; k < n; k++) {
+        const struct cp_sh_cmd *c = &s->rd.cmds[k];
+        uint32_t h = cmd_hash(c);
+        size_t d = h & (dcap - 1);
+        bool seen = false;
+        for (; dup[d]; d = (d + 1) & (dcap - 1))
+            if (cmd_equal(&s->rd.cmds[dup[d] - 1], c)) {
+                seen = true;
+                break;
+            }
+        if (seen)
             continue;
-        size_t j = 0;
-        while (j < nrest && rest[j][0] == '-' && rest[j][1]) {
-            if (strcmp(rest[j], "--") == 0) {
-                j++;
-                break;
-            }
-            j += in_list(wr->arg_opts, rest[j]) ? 2 : 1;
+        dup[d] = k + 1;
+        cp_vec_push(a, &s->all, (void *)(uintptr_t)k);
+        if (c->nr)
+            cp_vec_push(a, &s->redirs, (void *)(uintptr_t)k);
+        if (c->n == 0 || c->w[0].glob) {
+            cp_vec_push(a, &s->other, (void *)(uintptr_t)k);
+            continue;
         }
-        for (int s = 0; s < wr->skip && j < nrest; s++)
-            j++;
-        while (wr->assigns && j < nrest && is_assignment(rest[j]))
-            j++;
-        return try_from(g, rest, nrest, j, a, depth);
+        const char *name = lower_base(a, c->w[0].text);
+        subject_grow(s, a);
+        struct slot *sl = subject_slot(s, name);
+        if (!sl->name)
+            s->nslots++;
+        sl->name = name;
+        cp_vec_push(a, &sl->idx, (void *)(uintptr_t)k);
     }
+    return s;
+}
 
-    /* sh -c 'STRING' and eval ARGS: the string is a command line. */
-    static const char *const shells[] = {"sh",  "bash", "dash", "zsh",
-                                         "ksh", "mksh", "ash",  NULL};
-    if (in_list(shells, name)) {
-        bool c_opt = false;
-        size_t j = 0;
-        for (; j < nrest && rest[j][0] == '-' && rest[j][1]; j++) {
-            if (strcmp(rest[j], "--") == 0) {
-                j++;
-                break;
-            }
-            if (rest[j][1] != '-' && strchr(rest[j] + 1, 'c'))
-                c_opt = true;
-            if (strcmp(rest[j], "-o") == 0 || strcmp(rest[j], "-O") == 0)
-                j++; /* option name operand */
-        }
-        if (c_opt && j < nrest && try_string(g, rest[j], a, depth + 1))
+const struct cp_sh_read *cp_gate_subject_read(const struct cp_gate_subject *s)
+{
+    return &s->rd;
+}
+
+static bool try_list(const struct cp_gate_pat *g, const struct pos *ps,
+                     struct cp_gate_subject *s, const struct cp_vec *v,
+                     struct cp_arena *a)
+{
+    for (size_t i = 0; i < v->len; i++)
+        if (reading_matches(g, ps, s, (size_t)(uintptr_t)v->items[i], a))
             return true;
-    }
-    if (strcmp(name, "eval") == 0 && nrest > 0) {
-        struct cp_buf b = {0};
-        for (size_t j = 0; j < nrest; j++) {
-            if (j)
-                cp_buf_addc(&b, ' ');
-            cp_buf_adds(&b, rest[j]);
-        }
-        const char *text = cp_arena_strndup(a, b.data, b.len);
-        cp_buf_free(&b);
-        if (try_string(g, text, a, depth + 1))
-            return true;
-    }
     return false;
 }
 
-bool cp_gate_matches_parts(const struct cp_gate_pat *g, const char *line,
-                           const char ***parts, size_t nparts,
-                           struct cp_arena *a)
+bool cp_gate_subject_matches(const struct cp_gate_pat *g,
+                             struct cp_gate_subject *s, struct cp_arena *a)
 {
     if (g->kind == CP_GATE_REGEX)
-        return regexec(g->regex, line, 0, NULL, 0) == 0;
+        return regexec(g->regex, s->line, 0, NULL, 0) == 0;
+    if (g->kind == CP_GATE_UNKNOWN)
+        return s->rd.unknown != NULL;
     if (g->nwords == 0 && g->trailing_any)
         return true; /* "*": every command line, even an empty one */
-    return try_parts(g, parts, nparts, a, 0);
+    struct pos ps;
+    pos_prepare(g, &ps, a);
+    /* Candidates: a pattern with a redirection element only sees readings
+     * with redirections; one whose program is a word, only the readings
+     * of the programs its alternatives name (a glob alternative is tried
+     * on each distinct name) and those of unknown programs. */
+    const struct cp_gate_el *first = NULL;
+    bool redir = false;
+    for (size_t i = 0; i < g->nels; i++) {
+        if (el_pos(&g->els[i]) && !first)
+            first = &g->els[i];
+        redir |= g->els[i].kind == EL_REDIR;
+    }
+    if (redir)
+        return try_list(g, &ps, s, &s->redirs, a);
+    if (!first || first->kind != EL_WORD)
+        return try_list(g, &ps, s, &s->all, a);
+    for (size_t i = 0; i < first->nalts; i++) {
+        const char *alt = first->alts[i];
+        if (!strchr(alt, '*')) {
+            struct slot *sl = subject_slot(s, alt);
+            if (sl->name && try_list(g, &ps, s, &sl->idx, a))
+                return true;
+            continue;
+        }
+        for (size_t k = 0; k < s->cap; k++)
+            if (s->slots[k].name && word_glob(alt, s->slots[k].name) &&
+                try_list(g, &ps, s, &s->slots[k].idx, a))
+                return true;
+    }
+    return try_list(g, &ps, s, &s->other, a);
 }
 
 bool cp_gate_matches(const struct cp_gate_pat *g, const char *line,
@@ -854,36 +923,84 @@ bool cp_gate_matches(const struct cp_gate_pat *g, const char *line,
 {
     if (g->kind == CP_GATE_REGEX)
         return regexec(g->regex, line, 0, NULL, 0) == 0;
-    const char ***parts;
-    size_t n = cp_gate_split(a, line, &parts);
-    return cp_gate_matches_parts(g, line, parts, n, a);
+    return cp_gate_subject_matches(g, cp_gate_subject_new(a, line), a);
 }
 
-/* ---- relations ---------------------------------------------------------- */
+const char *cp_gate_unreadable_reason(struct cp_arena *a, const char *why)
+{
+    return cp_arena_printf(a, "the command line cannot be read as the shell "
+                              "would run it: %s", why);
+}
+
+/* ---- relations ------------------------------------------------------------ */
 
 size_t cp_gate_literal_prefix(const struct cp_gate_pat *g)
 {
     if (g->kind != CP_GATE_WORDS)
         return 0;
     size_t i = 0;
-    while (i < g->nwords && !strchr(g->words[i], '*'))
+    while (i < g->nwords && !strpbrk(g->words[i], "*{|<>") &&
+           !is_opt_text(g->words[i]))
         i++;
     return i;
 }
 
-enum cp_rel cp_gate_contains(const struct cp_gate_pat *outer,
-                             const struct cp_gate_pat *inner)
+/* Only single-alternative positional words, '*' and a trailing '*': the
+ * language is a product of word sets, decided exactly below. */
+static bool simple_positional(const struct cp_gate_pat *g)
 {
-    if (outer->kind == CP_GATE_REGEX || inner->kind == CP_GATE_REGEX)
-        return CP_REL_MAY;
-    size_t m = outer->nwords, n = inner->nwords;
+    for (size_t i = 0; i < g->nels; i++)
+        if (g->els[i].kind == EL_ANY ||
+            (g->els[i].kind == EL_WORD && g->els[i].nalts != 1))
+            return false;
+    return true;
+}
+
+static bool simple_pat(const struct cp_gate_pat *g)
+{
+    for (size_t i = 0; i < g->nels; i++)
+        if (g->els[i].kind == EL_ANY || g->els[i].kind == EL_OPT ||
+            g->els[i].kind == EL_REDIR ||
+            (g->els[i].kind == EL_WORD && g->els[i].nalts != 1))
+            return false;
+    return true;
+}
+
+/* The positional word of element i ('*' for EL_ONE). */
+static const char *pos_word(const struct cp_gate_el *e)
+{
+    return e->kind == EL_ONE ? "*" : e->alts[0];
+}
+
+static size_t npos(const struct cp_gate_pat *g)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < g->nels; i++)
+        n += el_pos(&g->els[i]);
+    return n;
+}
+
+static const struct cp_gate_el *nth_pos(const struct cp_gate_pat *g, size_t k)
+{
+    for (size_t i = 0; i < g->nels; i++)
+        if (el_pos(&g->els[i]) && k-- == 0)
+            return &g->els[i];
+    return NULL;
+}
+
+/* Positional containment of simple patterns (lengths, then word by word). */
+static enum cp_rel pos_contains(const struct cp_gate_pat *outer,
+                                const struct cp_gate_pat *inner)
+{
+    size_t m = npos(outer), n = npos(inner);
     if (inner->trailing_any && !outer->trailing_any)
         return CP_REL_NO;
     if (outer->trailing_any ? m > n : m != n)
         return CP_REL_NO;
     enum cp_rel r = CP_REL_YES;
     for (size_t i = 0; i < m; i++) {
-        int t = cp_match_word_contains(outer->words[i], inner->words[i]);
+        int t = cp_match_word_contains(pos_word(nth_pos(outer, i)),
+                                       pos_word(nth_pos(inner, i)));
         if (t == 0)
             return CP_REL_NO;
         if (t < 0)
@@ -892,12 +1009,99 @@ enum cp_rel cp_gate_contains(const struct cp_gate_pat *outer,
     return r;
 }
 
+static bool same_str(const char *x, const char *y)
+{
+    return x == y || (x && y && strcmp(x, y) == 0);
+}
+
+static bool same_pos(const struct cp_gate_pat *x, const struct cp_gate_pat *y)
+{
+    size_t m = npos(x);
+    if (m != npos(y) || x->trailing_any != y->trailing_any)
+        return false;
+    for (size_t i = 0; i < m; i++) {
+        const struct cp_gate_el *a = nth_pos(x, i), *b = nth_pos(y, i);
+        if (a->kind != b->kind || a->nalts != b->nalts)
+            return false;
+        for (size_t k = 0; k < a->nalts; k++)
+            if (strcmp(a->alts[k], b->alts[k]) != 0)
+                return false;
+    }
+    return true;
+}
+
+/* Is every alternative of element `in` also one of `out`'s? */
+static bool alts_subset(const struct cp_gate_el *out, const struct cp_gate_el *in)
+{
+    if (out->kind != in->kind || (out->kind == EL_REDIR && out->dir != in->dir))
+        return false;
+    for (size_t i = 0; i < in->nalts; i++) {
+        bool found = false;
+        for (size_t j = 0; j < out->nalts && !found; j++) {
+            if (out->kind == EL_OPT) {
+                const struct gopt *p = &in->opts[i], *q = &out->opts[j];
+                found = p->lng == q->lng && strcmp(p->name, q->name) == 0 &&
+                        same_str(p->value, q->value);
+            } else {
+                found = strcmp(in->alts[i], out->alts[j]) == 0;
+            }
+        }
+        if (!found)
+            return false;
+    }
+    return true;
+}
+
+/* Every option and redirection element of `outer` is implied by one of
+ * `inner`'s: a command inner matches then satisfies it. */
+static bool extras_implied(const struct cp_gate_pat *outer,
+                           const struct cp_gate_pat *inner)
+{
+    for (size_t i = 0; i < outer->nels; i++) {
+        const struct cp_gate_el *e = &outer->els[i];
+        if (el_pos(e))
+            continue;
+        bool ok = false;
+        for (size_t j = 0; j < inner->nels && !ok; j++)
+            ok = alts_subset(e, &inner->els[j]);
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
+enum cp_rel cp_gate_contains(const struct cp_gate_pat *outer,
+                             const struct cp_gate_pat *inner)
+{
+    if (outer->kind == CP_GATE_UNKNOWN && inner->kind == CP_GATE_UNKNOWN)
+        return CP_REL_YES;
+    if (outer->kind != CP_GATE_WORDS || inner->kind != CP_GATE_WORDS)
+        return CP_REL_MAY;
+    if (simple_pat(outer) && simple_pat(inner))
+        return pos_contains(outer, inner);
+    /* Options and redirections only narrow a pattern: containment holds
+     * when the positional words contain and every extra requirement of
+     * outer is one of inner's.  Anything else is not decided. */
+    enum cp_rel pos = CP_REL_MAY;
+    if (same_pos(outer, inner))
+        pos = CP_REL_YES;
+    else if (simple_positional(outer) && simple_positional(inner))
+        pos = pos_contains(outer, inner);
+    if (pos == CP_REL_YES && extras_implied(outer, inner))
+        return CP_REL_YES;
+    return CP_REL_MAY;
+}
+
 enum cp_rel cp_gate_overlaps(const struct cp_gate_pat *a,
                              const struct cp_gate_pat *b)
 {
-    if (a->kind == CP_GATE_REGEX || b->kind == CP_GATE_REGEX)
+    if (a->kind == CP_GATE_UNKNOWN && b->kind == CP_GATE_UNKNOWN)
+        return CP_REL_YES;
+    if (a->kind != CP_GATE_WORDS || b->kind != CP_GATE_WORDS)
         return CP_REL_MAY;
-    size_t m = a->nwords, n = b->nwords;
+    if (!simple_pat(a) || !simple_pat(b))
+        return CP_REL_MAY;
+    size_t m = npos(a), n = npos(b);
     if (!a->trailing_any && !b->trailing_any && m != n)
         return CP_REL_NO;
     if (!a->trailing_any && b->trailing_any && m < n)
@@ -907,7 +1111,8 @@ enum cp_rel cp_gate_overlaps(const struct cp_gate_pat *a,
     size_t k = m < n ? m : n;
     enum cp_rel r = CP_REL_YES;
     for (size_t i = 0; i < k; i++) {
-        int t = cp_match_word_overlaps(a->words[i], b->words[i]);
+        int t = cp_match_word_overlaps(pos_word(nth_pos(a, i)),
+                                       pos_word(nth_pos(b, i)));
         if (t == 0)
             return CP_REL_NO;
         if (t < 0)

@@ -14,6 +14,7 @@
 #include "confpol.h"
 
 #include "ast.h"
+#include "library.h"
 #include "parser.h"
 #include "lexer.h"
 
@@ -313,10 +314,25 @@ static struct cp_source *cp_load_include(struct cp_ctx *cx, struct cp_stmt *s,
                        CP_MAX_INCLUDE_DEPTH);
         return NULL;
     }
-    const char *path = cp_include_path(cx->arena, fr->src, name);
+    /* "<NAME>": a set of the gate library, shown under that name */
+    bool lib = len > 2 && name[0] == '<' && name[len - 1] == '>';
+    const char *path;
+    if (lib) {
+        const char *why;
+        path = cp_library_path(cx->arena, name + 1, len - 2, &why);
+        if (!path) {
+            cp_diag_report(&cx->diags, CP0301, at, "cannot include '%s': %s",
+                           name, why);
+            return NULL;
+        }
+    } else {
+        path = cp_include_path(cx->arena, fr->src, name);
+    }
     struct cp_source *src = cp_source_load(cx->arena, &cx->diags, path, at);
     if (!src)
         return NULL;
+    if (lib)
+        src->path = name;
     for (const struct cp_frame *a = fr; a; a = a->up) {
         if (strcmp(a->src->abspath, src->abspath) != 0)
             continue;

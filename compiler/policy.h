@@ -57,7 +57,13 @@ enum cp_gate_pat_kind {
                       a lone '*' word matches exactly one word, except as the
                       LAST word where it matches zero or more further words */
     CP_GATE_REGEX, /* re"...": POSIX ERE matched against the whole line */
+    CP_GATE_UNKNOWN, /* the bare word `unknown`: a command line holding a
+                        command known only when it runs (spec/patterns.md) */
 };
+
+/* One element of a word pattern (options, alternatives, redirections);
+ * defined in compiler/match_gate.c. */
+struct cp_gate_el;
 
 struct cp_gate_pat {
     enum cp_gate_pat_kind kind;
@@ -66,6 +72,10 @@ struct cp_gate_pat {
     const char **words; /* CP_GATE_WORDS: each word, glob syntax as in CP_SEG_GLOB */
     size_t nwords;
     void *regex;        /* CP_GATE_REGEX: compiled regex_t * (REG_EXTENDED|REG_NOSUB) */
+    const struct cp_gate_el *els; /* CP_GATE_WORDS: the words read as
+                                     positional words, options and
+                                     redirections, in order */
+    size_t nels;
 };
 
 /* ---- domain patterns ------------------------------------------------- */
@@ -190,6 +200,10 @@ struct cp_decision {
      * other root (spec/semantics.md 2.1); name of the param. */
     const char *unbound_param;
     const struct cp_rule *unbound_rule; /* a rule that may match, with it */
+    /* Gate: why the command line is known only when it runs, or why it
+     * cannot be read (then the verdict is deny with no rule). */
+    const char *gate_why;
+    bool gate_unreadable;
 };
 
 /* `subject`: for read/write/exec an absolute path (no params: bind them

@@ -627,6 +627,11 @@ static void rs_path_rules(struct rs *r, const struct cp_stmt *s,
 static bool rs_gate_arg(struct rs *r, const struct cp_arg *arg,
                         struct cp_gate_pat *out)
 {
+    if (arg->kind == CP_ARG_BARE && arg->len == 7 &&
+        memcmp(arg->text, "unknown", 7) == 0) {
+        cp_gate_unknown(out);
+        return true;
+    }
     if (arg->kind == CP_ARG_BARE) {
         rs_mismatch(r, arg, "a command pattern");
         return false;
@@ -998,7 +1003,8 @@ static const char *rs_abs(struct rs *r, const struct cp_source *src)
 
 static void rs_add_source(struct rs *r, const struct cp_source *src)
 {
-    if (!src)
+    /* a set of the gate library ("<NAME>"): part of the installation */
+    if (!src || (src->path && src->path[0] == '<'))
         return;
     const char *ab = rs_abs(r, src);
     if (!ab)
@@ -1056,6 +1062,31 @@ static void rs_implicit(struct rs *r, enum cp_rule_kind kind,
     rs_push(r, ru);
 }
 
+/* A policy with gates decides commands known only when they run: ask,
+ * unless it says so itself (`gate ask|deny unknown`).  Without gates no
+ * rule could have matched such a command, so nothing is added. */
+static void rs_unknown_gate(struct rs *r)
+{
+    bool gates = false;
+    for (size_t i = 0; i < r->rules.len; i++) {
+        const struct cp_rule *q = r->rules.items[i];
+        if (q->kind != CP_R_GATE_ASK && q->kind != CP_R_GATE_DENY)
+            continue;
+        if (q->u.gate.kind == CP_GATE_UNKNOWN)
+            return;
+        gates = true;
+    }
+    if (!gates)
+        return;
+    struct cp_rule *ru = cp_arena_alloc(r->a, sizeof *ru);
+    ru->kind = CP_R_GATE_ASK;
+    ru->origin = CP_ORIGIN_CONFINED;
+    ru->why = "commands known only when they run";
+    ru->text = "unknown";
+    cp_gate_unknown(&ru->u.gate);
+    rs_push(r, ru);
+}
+
 static void rs_profile(struct rs *r)
 {
     struct cp_policy *p = r->p;
@@ -1073,6 +1104,7 @@ static void rs_profile(struct rs *r)
                 "confpol key and config directory", CP_RF_CONTROL);
     rs_implicit(r, CP_R_DENY_WRITE, CP_ORIGIN_CONFINED, "~/.config/confpol",
                 "confpol key and config directory", CP_RF_CONTROL);
+    rs_unknown_gate(r);
     if (p->profile != CP_PROFILE_EXCLUSIVE)
         return;
     static const char *const creds[] = {

@@ -12,14 +12,18 @@
 #include "runtime.h"
 
 static const char usage[] =
-    "usage: confpol-run [-D NAME=VALUE]... [--allow-unenforced] ARTIFACT.bwrap|ARTIFACT.sb "
-    "-- CMD [ARG]...\n"
+    "usage: confpol-run [-D NAME=VALUE]... [--enforcer auto|bwrap|landlock] [-q]\n"
+    "                   [--allow-unenforced] [--dry-run] ARTIFACT.bwrap|ARTIFACT.sb -- CMD [ARG]...\n"
     "\n"
     "Runs CMD confined by a prebuilt confpol artifact: on Linux a .bwrap artifact through\n"
-    "bubblewrap and Landlock, on macOS a .sb profile through sandbox-exec.\n"
+    "bubblewrap and Landlock, or Landlock alone, on macOS a .sb profile through sandbox-exec.\n"
     "\n"
     "  -D NAME=VALUE       bind a policy param (absolute canonical directory); HOME comes\n"
     "                      from the environment and PROJECT from the current directory\n"
+    "  --enforcer E        auto (default: bwrap when it can create its namespaces, else\n"
+    "                      Landlock alone), bwrap, or landlock\n"
+    "  -q                  no line saying that auto chose Landlock, no Landlock notes\n"
+    "  --dry-run           print the plan (enforcer, Landlock ABI, grants, mounts); run nothing\n"
     "  --allow-unenforced  run even when the policy cannot be enforced (with a warning)\n"
     "  --check             report whether bwrap, user namespaces and Landlock are usable\n"
     "  --help, --version\n"
@@ -44,7 +48,8 @@ int main(int argc, char **argv)
 
     struct cp_rt_define defs[64];
     size_t ndefs = 0;
-    bool allow_unenforced = false;
+    bool allow_unenforced = false, quiet = false, dry_run = false;
+    enum cp_rt_enforcer enforcer = CP_RT_ENF_AUTO;
     const char *artifact = NULL;
     struct cp_rt_err e = {0};
     int i = 1;
@@ -60,6 +65,17 @@ int main(int argc, char **argv)
             return cp_rt_check(stdout);
         } else if (!strcmp(a, "--allow-unenforced")) {
             allow_unenforced = true;
+        } else if (!strcmp(a, "-q")) {
+            quiet = true;
+        } else if (!strcmp(a, "--dry-run")) {
+            dry_run = true;
+        } else if (!strcmp(a, "--enforcer") || !strncmp(a, "--enforcer=", 11)) {
+            const char *v = a[10] == '=' ? a + 11 : (i + 1 < argc ? argv[++i] : "");
+            if (cp_rt_enforcer_parse(v, &enforcer)) {
+                fprintf(stderr, "confpol-run: --enforcer needs auto, bwrap or landlock, not '%s'\n",
+                        v);
+                return CP_RT_EXIT_ERROR;
+            }
         } else if (!strcmp(a, "-D") || !strncmp(a, "-D", 2)) {
             const char *kv = a[2] ? a + 2 : (i + 1 < argc ? argv[++i] : NULL);
             if (!kv) {
@@ -88,13 +104,14 @@ int main(int argc, char **argv)
             return CP_RT_EXIT_ERROR;
         }
     }
-    if (!artifact || i >= argc) {
+    static char *no_cmd[] = {NULL};
+    if (!artifact || (i >= argc && !dry_run)) {
         fprintf(stderr, "confpol-run: %s\n%s", !artifact ? "no artifact given" : "no command given",
                 usage);
         return CP_RT_EXIT_ERROR;
     }
-    char **cmd = argv + i;
-    size_t ncmd = (size_t)(argc - i);
+    char **cmd = i < argc ? argv + i : no_cmd; /* --dry-run needs no command */
+    size_t ncmd = i < argc ? (size_t)(argc - i) : 0;
 
     if (has_suffix(artifact, ".sb"))
         return cp_rt_run_sbpl("confpol-run", artifact, defs, ndefs, cmd, ncmd);
@@ -131,8 +148,11 @@ int main(int argc, char **argv)
         .cmd = cmd,
         .ncmd = ncmd,
         .allow_unenforced = allow_unenforced,
+        .enforcer = enforcer,
+        .quiet = quiet,
+        .dry_run = dry_run,
     };
-    int rc = cp_rt_run_bwrap(&art, &params, &l);
+    int rc = cp_rt_run(&art, &params, &l);
     free(self);
     cp_rt_params_free(&params);
     cp_rt_artifact_free(&art);

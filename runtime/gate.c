@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "../compiler/match.h"
+#include "../compiler/shell_read.h"
 
 static long cp_gate_ms_since(const struct timespec *t0)
 {
@@ -277,17 +278,23 @@ const char *cp_gate_table_parse(struct cp_arena *a, const char *text,
         bool is_re;
         if (strcmp(kind, "regex") == 0)
             is_re = true;
-        else if (strcmp(kind, "words") == 0)
+        else if (strcmp(kind, "words") == 0 || strcmp(kind, "unknown") == 0)
             is_re = false;
         else {
-            err = cp_arena_printf(a, "%s: kind is not \"words\" or \"regex\"", id);
+            err = cp_arena_printf(a, "%s: kind is not \"words\", \"regex\" "
+                                     "or \"unknown\"", id);
             goto out;
         }
         /* A regex in the scanner's subset is known to compile: its
          * regcomp waits until a command line meets its condition. */
         e->req = is_re ? cp_gate_rx_scan(a, pat) : NULL;
         const char *perr = NULL;
-        if (e->req) {
+        if (strcmp(kind, "unknown") == 0) {
+            if (strcmp(pat, "unknown") != 0)
+                perr = "the pattern of kind \"unknown\" is not \"unknown\"";
+            else
+                cp_gate_unknown(&e->pat);
+        } else if (e->req) {
             e->pat.kind = CP_GATE_REGEX;
             e->pat.text = cp_arena_strdup(a, pat);
         } else {
@@ -370,18 +377,18 @@ const char *cp_gate_reason(struct cp_arena *a, const char *id,
 {
     if (kind == CP_GATE_REGEX)
         return cp_arena_printf(a, "rule %s (%s): re\"%s\"", id, where, pattern);
+    if (kind == CP_GATE_UNKNOWN) /* pattern: the shell reader's reason */
+        return cp_arena_printf(a, "rule %s (%s): unknown: %s", id, where, pattern);
     return cp_arena_printf(a, "rule %s (%s): %s", id, where, pattern);
 }
 
-/* Does row e match?  Word patterns match against the line split once
- * (*parts, on first need); regexes are first tested against their
- * necessary condition, then compiled if need be and run.  Returns -1 with
- * *err set when a deferred regcomp fails. */
-static int cp_gate_row_matches(struct cp_gate_entry *e, const char *cmd,
-                               const char *folded, size_t len,
-                               bool *split, const char ****parts,
-                               size_t *nparts, struct cp_arena *a,
-                               const char **err)
+/* Does row e match?  Regexes are first tested against their necessary
+ * condition, then compiled if need be and run; the rest go to the one
+ * matcher (compiler/match_gate.c) with the line read once.  Returns -1
+ * with *err set when a deferred regcomp fails. */
+static int cp_gate_row_matches(struct cp_gate_entry *e, const char *folded,
+                               size_t len, struct cp_gate_subject *s,
+                               struct cp_arena *a, const char **err)
 {
     if (e->pat.kind == CP_GATE_REGEX) {
         if (e->req && !cp_gate_rx_may_match(e->req, folded, len))
@@ -396,13 +403,8 @@ static int cp_gate_row_matches(struct cp_gate_entry *e, const char *cmd,
             }
             e->pat.regex = p.regex; /* the text stays the table's own */
         }
-        return cp_gate_matches(&e->pat, cmd, a);
     }
-    if (!*split) {
-        *nparts = cp_gate_split(a, cmd, parts);
-        *split = true;
-    }
-    return cp_gate_matches_parts(&e->pat, cmd, *parts, *nparts, a);
+    return cp_gate_subject_matches(&e->pat, s, a);
 }
 
 void cp_gate_table_decide(const struct cp_gate_table *t, const char *cmd,
@@ -414,9 +416,13 @@ void cp_gate_table_decide(const struct cp_gate_table *t, const char *cmd,
     ans->error = NULL;
     const char *folded = cp_gate_rx_fold_line(a, cmd);
     size_t len = strlen(folded);
-    const char ***parts = NULL;
-    size_t nparts = 0;
-    bool split = false;
+    struct cp_gate_subject *s = cp_gate_subject_new(a, cmd);
+    const struct cp_sh_read *rd = cp_gate_subject_read(s);
+    if (rd->error) { /* fail closed: what cannot be read is not run */
+        ans->verdict = CP_DENY;
+        ans->reason = cp_gate_unreadable_reason(a, rd->error);
+        return;
+    }
     static const enum cp_verdict order[] = {CP_DENY, CP_ASK};
     for (size_t k = 0; k < 2; k++)
         for (size_t i = 0; i < t->ngates; i++) {
@@ -424,8 +430,7 @@ void cp_gate_table_decide(const struct cp_gate_table *t, const char *cmd,
             if (e->verdict != order[k])
                 continue;
             const char *err = NULL;
-            int m = cp_gate_row_matches(e, cmd, folded, len, &split, &parts,
-                                        &nparts, a, &err);
+            int m = cp_gate_row_matches(e, folded, len, s, a, &err);
             if (m < 0) {
                 ans->verdict = CP_DENY;
                 ans->rule = NULL;
@@ -437,7 +442,9 @@ void cp_gate_table_decide(const struct cp_gate_table *t, const char *cmd,
             ans->verdict = e->verdict;
             ans->rule = e->id;
             ans->reason = cp_gate_reason(a, e->id, e->where, e->pat.kind,
-                                         e->pat.text);
+                                         e->pat.kind == CP_GATE_UNKNOWN
+                                             ? rd->unknown
+                                             : e->pat.text);
             return;
         }
 }

@@ -183,6 +183,43 @@ static bool find_in_path(const char *cmd, char *out, size_t size)
     return false;
 }
 
+static bool under_entry(char *const *execs, size_t nexec, const char *file)
+{
+    char *real = realpath(file, NULL);
+    bool allowed = false;
+    for (size_t i = 0; real && i < nexec && !allowed; i++) {
+        char *er = realpath(execs[i], NULL);
+        if (er) {
+            size_t n = strlen(er);
+            allowed = !strncmp(er, real, n) &&
+                      (real[n] == '\0' || real[n] == '/' || (n == 1 && er[0] == '/'));
+            free(er);
+        }
+    }
+    free(real);
+    return allowed;
+}
+
+void cp_rt_exec_grants(char *const *execs, size_t nexec, const char *cmd,
+                       struct cp_rt_strv *out)
+{
+    char interp[PATH_MAX];
+    for (size_t i = 0; i < nexec; i++) {
+        cp_rt_strv_push(out, execs[i]);
+        struct stat st;
+        if (stat(execs[i], &st) == 0 && S_ISREG(st.st_mode) &&
+            cp_rt_elf_interp(execs[i], interp, sizeof interp) == 0)
+            cp_rt_strv_push(out, interp);
+    }
+    /* The command's own interpreter: only if the command itself may run. */
+    char file[PATH_MAX];
+    if (cmd && find_in_path(cmd, file, sizeof file) &&
+        cp_rt_elf_interp(file, interp, sizeof interp) == 0 && under_entry(execs, nexec, file))
+        cp_rt_strv_push(out, interp);
+    for (size_t i = 0; i < sizeof std_loaders / sizeof std_loaders[0]; i++)
+        cp_rt_strv_push(out, std_loaders[i]);
+}
+
 static void apply_landlock(char **execs, size_t nexec, const char *cmd)
 {
     int abi = cp_rt_landlock_abi();
@@ -193,39 +230,13 @@ static void apply_landlock(char **execs, size_t nexec, const char *cmd)
     int rs = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0);
     if (rs < 0)
         stage_report('E', CP_RT_EXIT_CANNOT, "landlock_create_ruleset: %s", strerror(errno));
-    char interp[PATH_MAX];
-    for (size_t i = 0; i < nexec; i++) {
-        if (add_exec_rule(rs, execs[i]) < 0)
-            stage_report('E', CP_RT_EXIT_CANNOT, "landlock_add_rule '%s': %s", execs[i], strerror(errno));
-        struct stat st;
-        if (stat(execs[i], &st) == 0 && S_ISREG(st.st_mode) &&
-            cp_rt_elf_interp(execs[i], interp, sizeof interp) == 0 &&
-            add_exec_rule(rs, interp) < 0)
-            stage_report('E', CP_RT_EXIT_CANNOT, "landlock_add_rule '%s': %s", interp, strerror(errno));
-    }
-    /* The command's own interpreter: only if the command itself may run. */
-    char file[PATH_MAX];
-    if (find_in_path(cmd, file, sizeof file) &&
-        cp_rt_elf_interp(file, interp, sizeof interp) == 0) {
-        char *real = realpath(file, NULL);
-        bool allowed = false;
-        for (size_t i = 0; real && i < nexec && !allowed; i++) {
-            char *er = realpath(execs[i], NULL);
-            if (er) {
-                size_t n = strlen(er);
-                allowed = !strncmp(er, real, n) &&
-                          (real[n] == '\0' || real[n] == '/' || (n == 1 && er[0] == '/'));
-                free(er);
-            }
-        }
-        free(real);
-        if (allowed && add_exec_rule(rs, interp) < 0)
-            stage_report('E', CP_RT_EXIT_CANNOT, "landlock_add_rule '%s': %s", interp, strerror(errno));
-    }
-    for (size_t i = 0; i < sizeof std_loaders / sizeof std_loaders[0]; i++)
-        if (add_exec_rule(rs, std_loaders[i]) < 0)
-            stage_report('E', CP_RT_EXIT_CANNOT, "landlock_add_rule '%s': %s", std_loaders[i],
-                       strerror(errno));
+    struct cp_rt_strv grants = {0};
+    cp_rt_exec_grants(execs, nexec, cmd, &grants);
+    for (size_t i = 0; i < grants.n; i++)
+        if (add_exec_rule(rs, grants.v[i]) < 0)
+            stage_report('E', CP_RT_EXIT_CANNOT, "landlock_add_rule '%s': %s", grants.v[i],
+                         strerror(errno));
+    cp_rt_strv_free(&grants);
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
         stage_report('E', CP_RT_EXIT_CANNOT, "PR_SET_NO_NEW_PRIVS: %s", strerror(errno));
     if (syscall(SYS_landlock_restrict_self, rs, 0) < 0)

@@ -621,7 +621,7 @@ static void gwalk_run(struct gwalk *g, const char *dir, size_t i)
     cp_rt_strv_free(&names);
 }
 
-static int expand_glob(struct planner *P, const char *root, const char *pat, bool mask)
+int cp_rt_glob_matches(const char *root, const char *pat, struct cp_rt_strv *out)
 {
     struct gwalk g = {0};
     size_t cap = 8;
@@ -659,24 +659,34 @@ static int expand_glob(struct planner *P, const char *root, const char *pat, boo
         g.segs[g.nsegs++] = seg;
     }
     gwalk_run(&g, root, 0);
-    int rc = 0;
-    if (g.overflow)
-        rc = unenforceable(P, "the glob '%s' under '%s' matches more than %d paths or needs "
-                           "more than %d directory visits; use directory-level rules",
-                           pat, root, GLOB_MAX_MATCHES, GLOB_MAX_VISITS);
     /* Drop matches beneath an earlier match: the earlier one covers them. */
-    for (size_t i = 0; !rc && i < g.out.n; i++) {
+    memset(out, 0, sizeof *out);
+    for (size_t i = 0; i < g.out.n; i++) {
         bool covered = false;
         for (size_t j = 0; j < i && !covered; j++)
             covered = beneath(g.out.v[j], g.out.v[i]);
         if (!covered)
-            rc = deny_target(P, g.out.v[i], mask, 0);
+            cp_rt_strv_push(out, g.out.v[i]);
     }
     for (size_t i = 0; i < g.nsegs; i++)
         free(g.segs[i]);
     free(g.segs);
     free(g.lit);
     cp_rt_strv_free(&g.out);
+    return g.overflow ? -1 : 0; /* out holds the matches found so far */
+}
+
+static int expand_glob(struct planner *P, const char *root, const char *pat, bool mask)
+{
+    struct cp_rt_strv m;
+    int rc = 0;
+    if (cp_rt_glob_matches(root, pat, &m))
+        rc = unenforceable(P, "the glob '%s' under '%s' matches more than %d paths or needs "
+                           "more than %d directory visits; use directory-level rules",
+                           pat, root, GLOB_MAX_MATCHES, GLOB_MAX_VISITS);
+    for (size_t i = 0; !rc && i < m.n; i++)
+        rc = deny_target(P, m.v[i], mask, 0);
+    cp_rt_strv_free(&m);
     return rc;
 }
 
@@ -1093,6 +1103,14 @@ int cp_rt_exec_unconfined(const char *prog, char *const *cmd)
     return fail_msg(prog, CP_RT_EXIT_CANNOT, "cannot execute %s: %s", cmd[0], strerror(err));
 }
 
+bool cp_rt_bwrap_ns_failure(const char *t)
+{
+    return strstr(t, "setting up uid map: Permission denied") || strstr(t, "RTM_NEWADDR") ||
+           strstr(t, "Creating new namespace failed") ||
+           strstr(t, "No permissions to create new namespace") ||
+           strstr(t, "Failed to make / slave"); /* a container without mount rights */
+}
+
 const char *cp_rt_bwrap_hint(const char *t)
 {
     if (strstr(t, "setting up uid map: Permission denied") || strstr(t, "RTM_NEWADDR"))
@@ -1112,7 +1130,7 @@ const char *cp_rt_bwrap_hint(const char *t)
     return NULL;
 }
 
-static char *find_bwrap(void)
+char *cp_rt_find_bwrap(void)
 {
     const char *path = getenv("PATH");
     if (!path || !*path)
@@ -1136,58 +1154,38 @@ static char *find_bwrap(void)
 int cp_rt_check(FILE *out)
 {
     int rc = 0;
-    char *bwrap = find_bwrap();
+    bool ns_ok = false;
+    char *bwrap = cp_rt_find_bwrap();
     if (!bwrap) {
         fputs("bwrap: not found on PATH (install bubblewrap)\n", out);
         rc = CP_RT_EXIT_CANNOT;
     } else {
         fprintf(out, "bwrap: %s\n", bwrap);
         /* A minimal sandbox: user, pid and network namespaces. */
-        int ep[2];
-        if (pipe2(ep, O_CLOEXEC) < 0) {
-            free(bwrap);
-            return CP_RT_EXIT_ERROR;
-        }
-        fflush(NULL);
-        pid_t pid = fork();
-        if (pid == 0) {
-            dup2(ep[1], 1);
-            dup2(ep[1], 2);
-            char *argv[] = {"bwrap", "--ro-bind", "/", "/", "--unshare-user", "--unshare-pid",
-                            "--unshare-net", "--die-with-parent", "--", "/bin/true", NULL};
-            execve(bwrap, argv, environ);
-            _exit(127);
-        }
-        close(ep[1]);
         char text[4096];
-        size_t len = 0;
-        ssize_t n;
-        while ((n = read(ep[0], text + len, sizeof text - 1 - len)) > 0)
-            len += (size_t)n;
-        text[len] = '\0';
-        close(ep[0]);
-        int ws = 0;
-        while (pid > 0 && waitpid(pid, &ws, 0) < 0 && errno == EINTR)
-            ;
-        if (pid > 0 && WIFEXITED(ws) && WEXITSTATUS(ws) == 0) {
+        if (cp_rt_bwrap_probe(bwrap, text, sizeof text) == 0) {
             fputs("user namespaces: usable by bwrap\n", out);
+            ns_ok = true;
         } else {
             const char *hint = cp_rt_bwrap_hint(text);
-            fprintf(out, "user namespaces: bwrap cannot create its sandbox: %s%s%s\n",
-                    len ? strtok(text, "\n") : "no error text", hint ? "; " : "",
-                    hint ? hint : "");
+            fprintf(out, "user namespaces: bwrap cannot create its sandbox: %s%s%s\n", text,
+                    hint ? "; " : "", hint ? hint : "");
             rc = CP_RT_EXIT_CANNOT;
         }
         free(bwrap);
     }
-    int abi = cp_rt_landlock_abi();
-    if (abi >= 1)
-        fprintf(out, "landlock: ABI %d (exec allow-lists are enforced)\n", abi);
+    struct cp_ll_features f;
+    cp_ll_probe(&f);
+    char ft[256];
+    cp_ll_features_text(&f, ft, sizeof ft);
+    if (f.abi >= 1)
+        fprintf(out, "landlock: %s (exec allow-lists are enforced; --enforcer landlock is "
+                "usable)\n", ft);
     else {
-        fprintf(out, "landlock: unavailable (%s): policies with exec rules are refused\n",
-                strerror(-abi));
+        fprintf(out, "landlock: %s: policies with exec rules are refused\n", ft);
         rc = rc ? rc : CP_RT_EXIT_CANNOT;
     }
+    fprintf(out, "enforcer auto: %s\n", ns_ok ? "bwrap" : f.abi >= 1 ? "landlock" : "none");
     return rc;
 }
 
@@ -1379,7 +1377,11 @@ int cp_rt_run_bwrap(const struct cp_rt_artifact *a, const struct cp_rt_params *p
         }
     }
 
-    char *bwrap = find_bwrap();
+    char *bwrap = cp_rt_find_bwrap();
+    if (!bwrap && l->fallback_why) { /* --enforcer auto: Landlock instead */
+        snprintf(l->fallback_why, l->fallback_why_size, "bubblewrap (bwrap) is not installed");
+        return CP_RT_FALLBACK;
+    }
     if (!bwrap) {
         if (!open_ok)
             return fail_msg(prog, CP_RT_EXIT_CANNOT,
@@ -1518,6 +1520,9 @@ int cp_rt_run_bwrap(const struct cp_rt_artifact *a, const struct cp_rt_params *p
         if (pf[1].revents) {
             bool was = ss.started;
             status_read(st[0], &ss);
+            if (!was && ss.started && l->fallback_why && errlen &&
+                write(2, errtext, errlen) < 0) { /* what was held: the command started */
+            }
             if (!was && ss.started && ss.cmd_pid > 0) {
                 cmd_pidfd = (int)syscall(SYS_pidfd_open, ss.cmd_pid, 0);
                 cmd_gone = cmd_pidfd < 0 && errno == ESRCH;
@@ -1527,7 +1532,10 @@ int cp_rt_run_bwrap(const struct cp_rt_artifact *a, const struct cp_rt_params *p
             char b[4096];
             ssize_t n = read(ep[0], b, sizeof b);
             if (n > 0) {
-                if (write(2, b, (size_t)n) < 0) { /* stderr gone: keep going */
+                /* Under --enforcer auto, held until the command started:
+                 * a namespace failure falls back silently to Landlock. */
+                bool hold = l->fallback_why && !ss.started;
+                if (!hold && write(2, b, (size_t)n) < 0) { /* stderr gone: keep going */
                 }
                 size_t k = (size_t)n < sizeof errtext - 1 - errlen ? (size_t)n
                                                                   : sizeof errtext - 1 - errlen;
@@ -1565,7 +1573,7 @@ int cp_rt_run_bwrap(const struct cp_rt_artifact *a, const struct cp_rt_params *p
         ssize_t n = read(ep[0], b, sizeof b);
         if (n <= 0)
             break;
-        if (write(2, b, (size_t)n) < 0) {
+        if ((!l->fallback_why || ss.started) && write(2, b, (size_t)n) < 0) {
         }
         size_t k = (size_t)n < sizeof errtext - 1 - errlen ? (size_t)n : sizeof errtext - 1 - errlen;
         memcpy(errtext + errlen, b, k);
@@ -1597,6 +1605,14 @@ int cp_rt_run_bwrap(const struct cp_rt_artifact *a, const struct cp_rt_params *p
         status = 128 + got_signal;
         goto out;
     } else {
+        if (l->fallback_why && cp_rt_bwrap_ns_failure(errtext)) {
+            snprintf(l->fallback_why, l->fallback_why_size, "bwrap cannot create its "
+                     "namespaces here (%.200s)", strtok(errtext, "\n"));
+            status = CP_RT_FALLBACK;
+            goto out;
+        }
+        if (l->fallback_why && errlen && write(2, errtext, errlen) < 0) {
+        }
         const char *hint = cp_rt_bwrap_hint(errtext);
         snprintf(reason, sizeof reason,
                  "bwrap failed before the command started (exit %d)%s%s", bwrap_status,

@@ -146,7 +146,7 @@ static int px_read_n(int fd, void *buf, size_t len, long long deadline)
 
 /* One direction of a relay: from -> to through a pipe with splice, so that
  * the bytes are never copied into this process (the 200 MB figure of
- * spec/runtime.md 12); read/write when splice refuses the pair. */
+ * spec/runtime.md 14); read/write when splice refuses the pair. */
 struct px_dir {
     int from, to;
     int pipe[2];

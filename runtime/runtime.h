@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -190,13 +191,31 @@ int cp_rt_args_stream(const struct cp_rt_plan *pl, char *const *cmd, size_t ncmd
 
 /* ---- launch (runtime/launch.c) --------------------------------------- */
 
+/* Which enforcer applies the artifact (spec/runtime.md §12). */
+enum cp_rt_enforcer {
+    CP_RT_ENF_AUTO,     /* bwrap when it can create its namespaces, else Landlock */
+    CP_RT_ENF_BWRAP,    /* bubblewrap + the Landlock stage inside (exec lists) */
+    CP_RT_ENF_LANDLOCK, /* Landlock (+ a seccomp filter) alone, no namespace */
+};
+
 struct cp_rt_launch {
     const char *prog;         /* message prefix: "confpol-run", "confpol run" */
     struct cp_rt_stage stage;
     char *const *cmd;         /* CMD [ARG]..., NULL-terminated */
     size_t ncmd;
     bool allow_unenforced;    /* --allow-unenforced */
+    enum cp_rt_enforcer enforcer;
+    bool quiet;               /* -q: no enforcer line, no notes */
+    bool dry_run;             /* --dry-run: print the plan, run nothing */
+    bool explain;             /* --explain-denials */
+    /* Set by cp_rt_run for --enforcer auto: cp_rt_run_bwrap returns
+     * CP_RT_FALLBACK with the reason here instead of failing when bwrap is
+     * missing or cannot create its namespaces. */
+    char *fallback_why;
+    size_t fallback_why_size;
 };
+
+#define CP_RT_FALLBACK (-2)
 
 /* Applies the artifact and runs the command; returns the exit status to
  * use (the command's, or 125/126/127).  May not return: when it runs the
@@ -211,6 +230,14 @@ int cp_rt_exec_unconfined(const char *prog, char *const *cmd);
 int cp_rt_check(FILE *out);
 /* Hint for a bwrap error text (bwrap.md §11), or NULL. */
 const char *cp_rt_bwrap_hint(const char *bwrap_stderr);
+/* Does the text say that bwrap could not create its namespaces? */
+bool cp_rt_bwrap_ns_failure(const char *bwrap_stderr);
+/* bwrap on PATH (absolute entries only), heap, or NULL. */
+char *cp_rt_find_bwrap(void);
+/* Matches of a glob record's pattern under root, in byte order, a match
+ * beneath an earlier one dropped; -1 when over the limits (out holds the
+ * matches found so far).  out is always initialised. */
+int cp_rt_glob_matches(const char *root, const char *pat, struct cp_rt_strv *out);
 
 /* ---- Landlock stage (runtime/landlock.c) ------------------------------- */
 
@@ -222,16 +249,97 @@ int cp_rt_landlock_abi(void);
 int cp_rt_stage_main(int argc, char **argv);
 /* PT_INTERP of an ELF file into buf; returns 0 or -1 (not ELF, static). */
 int cp_rt_elf_interp(const char *path, char *buf, size_t size);
+/* Every path that gets EXECUTE for an exec allow-list: the entries, the
+ * PT_INTERP of each entry that is a file, CMD's PT_INTERP when CMD lies
+ * under an entry, and the standard loaders (spec/runtime.md §7.3). */
+void cp_rt_exec_grants(char *const *execs, size_t nexec, const char *cmd,
+                       struct cp_rt_strv *out);
+
+/* ---- Landlock enforcer (runtime/ll_enforce.c, runtime/ll_seccomp.c) ---- */
+
+/* Features found by trying each one (not only the ABI number). */
+#define CP_LL_F_REFER    0x01u /* ABI 2 */
+#define CP_LL_F_TRUNCATE 0x02u /* ABI 3 */
+#define CP_LL_F_NET      0x04u /* ABI 4: TCP bind/connect */
+#define CP_LL_F_IOCTL    0x08u /* ABI 5 */
+#define CP_LL_F_SCOPE    0x10u /* ABI 6: abstract Unix sockets, signals */
+#define CP_LL_F_LOG      0x20u /* ABI 7: audit log flags */
+
+struct cp_ll_features {
+    int kernel_abi; /* reported by the kernel, or -errno */
+    int abi;        /* the ABI used: kernel_abi capped by the test-only setting */
+    unsigned feat;  /* CP_LL_F_* present and within the cap */
+    const char *capped_by; /* name of the test-only setting when it capped */
+};
+/* Probes Landlock; CONFPOL_TEST_LANDLOCK_ABI (test-only) caps the ABI. */
+void cp_ll_probe(struct cp_ll_features *f);
+/* One line: "ABI 7 (kernel ABI 7; refer truncate net ioctl-dev scope log)". */
+void cp_ll_features_text(const struct cp_ll_features *f, char *buf, size_t size);
+
+struct cp_ll_grant {
+    char *path;
+    uint64_t access; /* LANDLOCK_ACCESS_FS_* */
+};
+
+struct cp_ll_plan {
+    struct cp_ll_features f;
+    uint64_t handled_fs;
+    struct cp_ll_grant *g;
+    size_t ng, capg;
+    bool net_deny;         /* TCP bind/connect denied; other sockets filtered */
+    bool unix_deny;        /* socket(AF_UNIX) refused (no scope, net denied) */
+    bool no_truncate;      /* ABI < 3: truncation filtered by seccomp */
+    bool scope;            /* abstract Unix sockets and signals scoped */
+    bool drop_caps;
+    bool exec_on;
+    char *chdir;                /* --chdir of the artifact, or NULL */
+    struct cp_rt_strv notes;    /* stricter than written: printed (not with -q) */
+    struct cp_rt_strv partial;  /* partly enforced (metadata, the loader): always printed */
+    struct cp_rt_strv warnings; /* not enforced (fail open): always printed */
+};
+
+/* Lowers the records for Landlock (spec/runtime.md §12).  A record that
+ * cannot be enforced fails with CP_RT_EXIT_CANNOT unless unenforced_ok. */
+int cp_ll_plan_build(struct cp_ll_plan *pl, const struct cp_rt_artifact *a,
+                     const struct cp_rt_params *p, const struct cp_ll_features *f,
+                     const char *cmd, bool unenforced_ok, struct cp_rt_err *e);
+void cp_ll_plan_free(struct cp_ll_plan *pl);
+void cp_ll_plan_print(FILE *out, const struct cp_ll_plan *pl);
+
+struct cp_ll_seccomp {
+    bool net_deny, inet_tcp_ok, unix_deny, no_truncate;
+};
+/* Installs the filter (no_new_privs must be set); 0 or -errno. */
+int cp_ll_seccomp_install(const struct cp_ll_seccomp *o);
+
+/* Runs CMD under the chosen enforcer (auto falls back from bwrap to
+ * Landlock); --dry-run prints the plan instead.  May not return. */
+int cp_rt_run(const struct cp_rt_artifact *a, const struct cp_rt_params *p,
+              struct cp_rt_launch *l);
+/* Applies the Landlock plan to this process and execs CMD. */
+int cp_rt_run_landlock(const struct cp_rt_artifact *a, const struct cp_rt_params *p,
+                       const struct cp_rt_launch *l);
+int cp_rt_enforcer_parse(const char *s, enum cp_rt_enforcer *out);
+/* Tries a minimal bwrap sandbox; 0, or -1 with the first error line. */
+int cp_rt_bwrap_probe(const char *bwrap, char *why, size_t size);
 
 /* ---- macOS Seatbelt (runtime/seatbelt.c) ------------------------------- */
 
 /* Names from the profile's ";; confpol-param NAME" lines, in order. */
 int cp_rt_sb_params(const char *text, size_t len, struct cp_rt_strv *names,
                     struct cp_rt_err *e);
-/* sandbox-exec -f PROFILE -D NAME=VALUE... -- CMD [ARG]... */
+/* Names from the ";; confpol-ancestors NAME" lines (each one of names). */
+int cp_rt_sb_ancestors(const char *text, size_t len, const struct cp_rt_strv *names,
+                       struct cp_rt_strv *anc, struct cp_rt_err *e);
+/* The anchored AppleMatch regex of "/" and every proper ancestor of the
+ * absolute path value (malloc'ed): the value of -D NAME:ancestors. */
+char *cp_rt_sb_ancestors_regex(const char *value);
+/* sandbox-exec -f PROFILE -D NAME=VALUE... -D NAME:ancestors=REGEX... --
+ * CMD [ARG]...; anc may be NULL. */
 int cp_rt_sb_argv(const char *profile_path, const struct cp_rt_strv *names,
-                  const struct cp_rt_params *p, char *const *cmd, size_t ncmd,
-                  struct cp_rt_strv *out, struct cp_rt_err *e);
+                  const struct cp_rt_strv *anc, const struct cp_rt_params *p,
+                  char *const *cmd, size_t ncmd, struct cp_rt_strv *out,
+                  struct cp_rt_err *e);
 /* Binds the params of a .sb file and runs sandbox-exec (macOS), or
  * explains that it needs macOS and returns 126. */
 int cp_rt_run_sbpl(const char *prog, const char *profile_path,

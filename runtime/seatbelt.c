@@ -17,6 +17,7 @@
 #include "arena.h"
 
 #define SB_PARAM_PREFIX ";; confpol-param "
+#define SB_ANC_PREFIX ";; confpol-ancestors "
 
 int cp_rt_sb_params(const char *text, size_t len, struct cp_rt_strv *names,
                     struct cp_rt_err *e)
@@ -55,9 +56,84 @@ int cp_rt_sb_params(const char *text, size_t len, struct cp_rt_strv *names,
     return 0;
 }
 
+int cp_rt_sb_ancestors(const char *text, size_t len, const struct cp_rt_strv *names,
+                       struct cp_rt_strv *anc, struct cp_rt_err *e)
+{
+    memset(anc, 0, sizeof *anc);
+    size_t plen = strlen(SB_ANC_PREFIX);
+    for (size_t i = 0; i < len;) {
+        const char *line = text + i;
+        const char *nl = memchr(line, '\n', len - i);
+        size_t n = nl ? (size_t)(nl - line) : len - i;
+        i += n + 1;
+        if (n < plen || memcmp(line, SB_ANC_PREFIX, plen))
+            continue;
+        const char *name = line + plen;
+        size_t k = n - plen;
+        bool known = false;
+        for (size_t j = 0; j < names->n && !known; j++)
+            known = strlen(names->v[j]) == k && !memcmp(names->v[j], name, k);
+        if (!known) {
+            cp_rt_strv_free(anc);
+            return cp_rt_fail(e, CP_RT_EXIT_ERROR,
+                              "invalid profile: ancestors of an undeclared param '%.*s'",
+                              (int)(n > 200 ? 200 : n), line);
+        }
+        char buf[128];
+        memcpy(buf, name, k);
+        buf[k] = '\0';
+        cp_rt_strv_push(anc, buf);
+    }
+    return 0;
+}
+
+/* A regex byte: AppleMatch metacharacters get a backslash (the value is
+ * passed with -D and never read as a Scheme string). */
+static void sb_re_byte(char **d, char c)
+{
+    if (strchr(".*+?^$|\\()[]{}", c))
+        *(*d)++ = '\\';
+    *(*d)++ = c;
+}
+
+char *cp_rt_sb_ancestors_regex(const char *value)
+{
+    /* The proper ancestors are the prefixes of the value before its last
+     * segment (empty segments of a non-canonical value are skipped). */
+    size_t end = strlen(value);
+    while (end && value[end - 1] == '/')
+        end--;
+    while (end && value[end - 1] != '/')
+        end--;
+    char *out = cp_xmalloc(4 * end + 8), *d = out;
+    /* ^/(s1(/s2(...)?)?)?$ */
+    *d++ = '^';
+    *d++ = '/';
+    size_t open = 0;
+    for (size_t i = 0; i < end;) {
+        while (i < end && value[i] == '/')
+            i++;
+        if (i == end)
+            break;
+        *d++ = '(';
+        if (open++)
+            *d++ = '/';
+        for (; i < end && value[i] != '/'; i++)
+            sb_re_byte(&d, value[i]);
+    }
+    for (size_t i = 0; i < open; i++) {
+        *d++ = ')';
+        *d++ = '?';
+    }
+    *d++ = '$';
+    *d = '\0';
+    return out;
+}
+
 int cp_rt_sb_argv(const char *profile_path, const struct cp_rt_strv *names,
-                  const struct cp_rt_params *p, char *const *cmd, size_t ncmd,
-                  struct cp_rt_strv *out, struct cp_rt_err *e)
+                  const struct cp_rt_strv *anc, const struct cp_rt_params *p,
+                  char *const *cmd, size_t ncmd, struct cp_rt_strv *out,
+                  struct cp_rt_err *e)
 {
     memset(out, 0, sizeof *out);
     cp_rt_strv_push(out, "sandbox-exec");
@@ -75,6 +151,23 @@ int cp_rt_sb_argv(const char *profile_path, const struct cp_rt_strv *names,
         sprintf(kv, "%s=%s", names->v[i], v);
         cp_rt_strv_push(out, kv);
         free(kv);
+    }
+    /* NAME:ancestors: the profile pins the ancestors of NAME's value,
+     * which it cannot compute itself (spec/backends.md, "Params"). */
+    for (size_t i = 0; anc && i < anc->n; i++) {
+        const char *v = cp_rt_params_get(p, anc->v[i]);
+        if (!v) {
+            cp_rt_strv_free(out);
+            return cp_rt_fail(e, CP_RT_EXIT_ERROR, "param %s is unbound; pass -D %s=DIR",
+                              anc->v[i], anc->v[i]);
+        }
+        char *re = cp_rt_sb_ancestors_regex(v);
+        char *kv = cp_xmalloc(strlen(anc->v[i]) + strlen(re) + 16);
+        sprintf(kv, "%s:ancestors=%s", anc->v[i], re);
+        cp_rt_strv_push(out, "-D");
+        cp_rt_strv_push(out, kv);
+        free(kv);
+        free(re);
     }
     /* "--": a command starting with '-' is not taken for an option. */
     cp_rt_strv_push(out, "--");
@@ -119,9 +212,15 @@ int cp_rt_run_sbpl(const char *prog, const char *profile_path,
         got += (size_t)n;
     }
     close(fd);
-    struct cp_rt_strv names;
+    struct cp_rt_strv names, anc;
     if (cp_rt_sb_params(text, got, &names, &e)) {
         free(text);
+        fprintf(stderr, "%s: '%s': %s\n", prog, profile_path, e.msg);
+        return e.status;
+    }
+    if (cp_rt_sb_ancestors(text, got, &names, &anc, &e)) {
+        free(text);
+        cp_rt_strv_free(&names);
         fprintf(stderr, "%s: '%s': %s\n", prog, profile_path, e.msg);
         return e.status;
     }
@@ -132,12 +231,14 @@ int cp_rt_run_sbpl(const char *prog, const char *profile_path,
     if (cp_rt_params_bind(&params, (const char *const *)names.v, names.n, NULL, 0, defines,
                           ndefines, getenv("HOME"), cwdp, &e)) {
         cp_rt_strv_free(&names);
+        cp_rt_strv_free(&anc);
         fprintf(stderr, "%s: %s\n", prog, e.msg);
         return e.status;
     }
     struct cp_rt_strv argv;
-    int rc = cp_rt_sb_argv(profile_path, &names, &params, cmd, ncmd, &argv, &e);
+    int rc = cp_rt_sb_argv(profile_path, &names, &anc, &params, cmd, ncmd, &argv, &e);
     cp_rt_strv_free(&names);
+    cp_rt_strv_free(&anc);
     cp_rt_params_free(&params);
     if (rc) {
         fprintf(stderr, "%s: %s\n", prog, e.msg);

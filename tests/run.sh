@@ -9,6 +9,8 @@ BUILD=${BUILD:-build}
 export BUILD
 top=$(cd "$(dirname "$0")/.." && pwd)
 export CONFPOL="$top/$BUILD/confpol" CONFPOL_RUN="$top/$BUILD/confpol-run" TOP="$top"
+# The gate library of this tree, also for helpers linked elsewhere.
+export CONFPOL_LIBRARY="$top/gates"
 pass=0 fail=0 skip=0
 for t in "$top"/tests/golden/run.sh "$top"/tests/sh/*.sh; do
     [ -f "$t" ] || continue

@@ -10,7 +10,7 @@
  * every command, e.g. to empty an output directory.
  *
  * Output, one line per command in the order given:
- *   median_ms=M min_ms=M max_ms=M cpu_ms=M rss_kb=K fails=F
+ *   median_ms=M min_ms=M max_ms=M cpu_ms=M rss_kb=K fails=F p99_ms=M p99_cpu_ms=M
  * cpu_ms is the median user+system CPU time of the child (rusage): unlike
  * wall time it does not grow when other processes compete for the CPU.
  * A run "fails" when the command exits non-zero or by a signal; timing is
@@ -155,10 +155,13 @@ int main(int argc, char **argv)
     for (int k = 0; k < ncmds; k++) {
         qsort(cmds[k].ms, (size_t)runs, sizeof(double), cmp_double);
         qsort(cmds[k].cpu, (size_t)runs, sizeof(double), cmp_double);
+        /* the 99th percentile, nearest rank */
+        int r99 = (99 * runs + 99) / 100 - 1;
         printf("median_ms=%.3f min_ms=%.3f max_ms=%.3f cpu_ms=%.3f rss_kb=%ld "
-               "fails=%d\n",
+               "fails=%d p99_ms=%.3f p99_cpu_ms=%.3f\n",
                median(cmds[k].ms, runs), cmds[k].ms[0], cmds[k].ms[runs - 1],
-               median(cmds[k].cpu, runs), cmds[k].rss_kb, cmds[k].fails);
+               median(cmds[k].cpu, runs), cmds[k].rss_kb, cmds[k].fails,
+               cmds[k].ms[r99 < 0 ? 0 : r99], cmds[k].cpu[r99 < 0 ? 0 : r99]);
         free(cmds[k].ms);
         free(cmds[k].cpu);
     }

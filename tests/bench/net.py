@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-# Network benchmarks of `confpol run` (spec/runtime.md 12), figures only:
+# Network benchmarks of `confpol run` (spec/runtime.md 14), figures only:
 #   1. connection set-up through the bridge and the proxy (HTTP CONNECT to a
 #      local server, from inside the sandbox): median and p90 in ms
 #   2. a 200 MB download from a local server through the proxy against the

@@ -7,7 +7,8 @@
 #      and 10,000 rules also build into an empty directory against build
 #      over its own unchanged outputs
 #   3. times confpol-run launching true, bare bwrap with the same argv and
-#      a direct true, interleaved in one run
+#      a direct true, interleaved in one run; then (3b) the Landlock
+#      enforcer against the bwrap enforcer and a direct true
 #   4. counts the mounts of each generated policy's .bwrap artifact
 #   5. times `confpol gate` answering one hook call, process start included
 #   6. the network proxy: connection set-up, a 200 MB transfer against a
@@ -166,6 +167,21 @@ if "$C" build --target bwrap -o "$L/o" "$L/launch.confpol" >/dev/null 2>"$tmp/er
         printf '%-22s %9s ms wall (min %s), %7s ms CPU, fails %s\n' "true" "$(field median_ms "$r3")" "$(field min_ms "$r3")" "$(field cpu_ms "$r3")" "$(field fails "$r3")"
         echo "ratio confpol-run / bare bwrap: $(ratio "$(field median_ms "$r1")" "$(field median_ms "$r2")")"
         echo "ratio bare bwrap / true:        $(ratio "$(field median_ms "$r2")" "$(field median_ms "$r3")")"
+        echo
+        echo "== 3b. launch: the Landlock enforcer vs the bwrap enforcer vs direct true (same artifact, interleaved)"
+        if "$R" --enforcer landlock -q "$L/o/launch.bwrap" -- /bin/true >/dev/null 2>"$tmp/err"; then
+            res=$("$B" -n 51 -w 3 -- "$R" --enforcer landlock -q "$L/o/launch.bwrap" -- /bin/true \
+                :: "$R" --enforcer bwrap "$L/o/launch.bwrap" -- /bin/true :: /bin/true)
+            r1=$(echo "$res" | sed -n 1p) r2=$(echo "$res" | sed -n 2p) r3=$(echo "$res" | sed -n 3p)
+            echo "Landlock rules: $("$R" --enforcer landlock --dry-run "$L/o/launch.bwrap" | grep -c '^grant ')"
+            printf '%-32s %9s ms wall (min %s), %7s ms CPU, fails %s\n' "confpol-run --enforcer landlock" "$(field median_ms "$r1")" "$(field min_ms "$r1")" "$(field cpu_ms "$r1")" "$(field fails "$r1")"
+            printf '%-32s %9s ms wall (min %s), %7s ms CPU, fails %s\n' "confpol-run --enforcer bwrap" "$(field median_ms "$r2")" "$(field min_ms "$r2")" "$(field cpu_ms "$r2")" "$(field fails "$r2")"
+            printf '%-32s %9s ms wall (min %s), %7s ms CPU, fails %s\n' "true" "$(field median_ms "$r3")" "$(field min_ms "$r3")" "$(field cpu_ms "$r3")" "$(field fails "$r3")"
+            echo "ratio landlock / bwrap enforcer: $(ratio "$(field median_ms "$r1")" "$(field median_ms "$r2")")"
+            echo "ratio landlock enforcer / true:  $(ratio "$(field median_ms "$r1")" "$(field median_ms "$r3")")"
+        else
+            echo "the Landlock enforcer cannot launch here: $(head -c 300 "$tmp/err")"
+        fi
     fi
 else
     echo "cannot build the launch artifact: $(grep -m1 error "$tmp/err" | cut -c1-200)"
@@ -203,7 +219,9 @@ else
     echo "cannot build tests/bench/gate_inproc.c: $(head -c 200 "$tmp/err")"
 fi
 echo
-echo "== 6. network: the filtering proxy (spec/runtime.md 12)"
+BUILD="$BUILD" sh "$top/tests/bench/gate.sh" "$B"
+echo
+echo "== 6. network: the filtering proxy (spec/runtime.md 14)"
 mkdir -p "$tmp/net"
 python3 "$top/tests/bench/net.py" "$C" "$tmp/net" || echo "network benchmark failed"
 echo

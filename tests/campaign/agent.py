@@ -20,7 +20,28 @@ def read(p):
         return 'err'
 
 
+def write_existing_contents(p):
+    """CAMPAIGN_WRITE=contents: a file is opened for writing (nothing is
+    written), a directory gets an entry created and removed, a symlink is
+    renamed in place and back: the contents, not the metadata."""
+    try:
+        if os.path.islink(p):
+            os.rename(p, p + '.probe')
+            os.rename(p + '.probe', p)
+        elif os.path.isdir(p):
+            n = os.path.join(p, '.probe-new')
+            os.close(os.open(n, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
+            os.unlink(n)
+        else:
+            os.close(os.open(p, os.O_WRONLY))
+        return 'allow'
+    except OSError:
+        return 'deny'
+
+
 def write(p):
+    if os.path.lexists(p) and os.environ.get('CAMPAIGN_WRITE') == 'contents':
+        return write_existing_contents(p)
     if os.path.lexists(p):
         try:
             os.utime(p, None, follow_symlinks=False)

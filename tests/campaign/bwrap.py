@@ -26,6 +26,8 @@ class Bwrap:
         self.confpol, self.run = confpol, confpol_run
         self.bound = bound
         self.name = 'bwrap-bound' if bound else 'bwrap-symbolic'
+        self.run_args = []  # options of confpol-run (the Landlock target adds its enforcer)
+        self.env_extra = {}  # environment of the launch (the Landlock target: the agent's mode)
         self.launch_report = ''
 
     def _out(self, c):
@@ -48,8 +50,8 @@ class Bwrap:
         return r.stdout.decode() + r.stderr.decode()
 
     def _launch(self, c, argv, timeout=60):
-        env = dict(os.environ, HOME=c.bindings['HOME'])
-        args = [self.run, '-D', 'CACHE=' + c.bindings['CACHE'], '-D', 'R=/',
+        env = dict(os.environ, HOME=c.bindings['HOME'], **self.env_extra)
+        args = [self.run] + self.run_args + ['-D', 'CACHE=' + c.bindings['CACHE'], '-D', 'R=/',
                 os.path.join(self._out(c), 'p.bwrap'), '--'] + argv
         r = subprocess.run(args, cwd=c.bindings['PROJECT'], env=env, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, timeout=timeout)

@@ -1,5 +1,5 @@
 """The attack campaign driver: python3 run.py --seed N --count N [--targets
-bwrap-symbolic,bwrap-bound] [--attacks K].  For each generated case: every
+bwrap-symbolic,bwrap-bound,landlock-symbolic,landlock-bound] [--attacks K].  For each generated case: every
 probe is decided by `confpol explain` and observed on each target; every
 attack runs in a fresh sandbox and the host is compared before and after.
 A looser observation fails unless the rule that decides it is rated "not
@@ -18,6 +18,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bwrap  # noqa: E402
 import gen  # noqa: E402
+import landlock  # noqa: E402
 
 
 def announced_stricter(report):
@@ -101,14 +102,17 @@ def main():
     ap.add_argument('--seed', type=int, default=1)
     ap.add_argument('--count', type=int, default=10)
     ap.add_argument('--attacks', type=int, default=4)
-    ap.add_argument('--targets', default='bwrap-symbolic,bwrap-bound')
+    ap.add_argument('--targets',
+                    default='bwrap-symbolic,bwrap-bound,landlock-symbolic,landlock-bound')
     ap.add_argument('--confpol', default=os.environ.get('CONFPOL', 'build/confpol'))
     ap.add_argument('--confpol-run', default=os.environ.get('CONFPOL_RUN', 'build/confpol-run'))
     a = ap.parse_args()
     confpol = os.path.abspath(a.confpol)
     run = os.path.abspath(a.confpol_run)
     all_targets = {'bwrap-symbolic': lambda: bwrap.Bwrap(confpol, run, False),
-                   'bwrap-bound': lambda: bwrap.Bwrap(confpol, run, True)}
+                   'bwrap-bound': lambda: bwrap.Bwrap(confpol, run, True),
+                   'landlock-symbolic': lambda: landlock.Landlock(confpol, run, False),
+                   'landlock-bound': lambda: landlock.Landlock(confpol, run, True)}
     targets = [all_targets[n]() for n in a.targets.split(',')]
     stats = {'policies': 0, 'probes': 0, 'attacks': 0, 'stricter': 0, 'announced_looser': 0}
     base = os.path.realpath(tempfile.mkdtemp(prefix='confpol-campaign-'))

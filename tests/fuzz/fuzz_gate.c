@@ -29,7 +29,7 @@ static const char cp_fuzz_artifact[] =
     "{\"id\": \"gate#1\", \"verdict\": \"deny\", \"kind\": \"words\","
     " \"pattern\": \"git push --force *\", \"where\": \"fuzz.confpol:3\"},"
     "{\"id\": \"gate#2\", \"verdict\": \"ask\", \"kind\": \"words\","
-    " \"pattern\": \"rm -r* *\", \"where\": \"fuzz.confpol:4\"},"
+    " \"pattern\": \"rm {-r|-R} {-f|--force} *\", \"where\": \"fuzz.confpol:4\"},"
     "{\"id\": \"gate#3\", \"verdict\": \"ask\", \"kind\": \"regex\","
     " \"pattern\": \"curl[^|]*[|][[:space:]]*(ba)?sh\", \"where\": \"fuzz.confpol:5\"},"
     "{\"id\": \"gate#4\", \"verdict\": \"deny\", \"kind\": \"words\","

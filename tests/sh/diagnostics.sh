@@ -82,6 +82,8 @@ net.confpol:5:11: warning: sbpl: cannot allow network access to 'example.com' on
 net.confpol:6:11: warning: sbpl: cannot allow network access to 'pypi.org' only: all network access is denied [CP0704] [-Wfidelity-net]
     6 | net allow pypi.org
       |           ^~~~~~~~
+confpol: note: sbpl: hard links cannot be created in the sandbox (deny file-link): a link would give a protected file a second name no rule denies; nor can files be cloned (deny file-clone): a clone of a deny-read file would be a readable copy [CP0731] [-Wsbpl-hard-links]
+confpol: note: sbpl: 2 protected paths: the directories above them inside write roots cannot be renamed, deleted or created (--fidelity lists the rules) [CP0732] [-Wsbpl-rename-protection]
 3 warnings
 E
 mkdir out
@@ -144,13 +146,23 @@ deny write ${PROJECT}/.git/hooks
 deny read ~/.ssh
 P
 cat >clean.exp <<'E'
-confpol: note: claude: Claude Code's sandbox runtime keeps ~/.claude/debug, ~/.npm/_logs and /tmp/claude writable for Bash (where present), whatever the policy says [CP0763] [-Wclaude-runtime-dirs]
+confpol: note: claude: Claude Code's sandbox runtime keeps ~/.claude/debug, ~/.npm/_logs, /tmp/claude and /tmp/claude-<uid> writable for Bash (where present), whatever the policy says [CP0763] [-Wclaude-runtime-dirs]
 confpol: note: claude: Claude Code's Edit and Write tools are not sandboxed: outside the write roots they ask the user instead of denying (write denies are mirrored as Edit deny rules) [CP0758] [-Wclaude-file-tools]
-confpol: note: claude: paths under PROJECT are written relative to the project ('./x', '/x'): install the artifact only into PROJECT/.claude/settings.json or settings.local.json, or build with -D PROJECT=/abs/path [CP0762] [-Wclaude-project-relative]
+confpol: note: claude: Claude Code never lets Bash write .git/hooks, .git/config, .mcp.json, .claude/settings*.json, .claude/{commands,agents,skills,hooks}, shell rc files or ~/.claude, even inside a write root (1 write rule; --fidelity lists them) [CP0770] [-Wclaude-protected-paths]
+confpol: note: claude: 1 deny-read path may lie in a write root or the working directory: Claude Code's sandbox shows it as an empty tmpfs, so writes there never reach the disk (add 'deny write' for the same paths to say so in the policy) [CP0771] [-Wclaude-deny-read-tmpfs]
+confpol: note: claude: paths under PROJECT are written relative to the project ('./x', '/x'): install the artifact only into PROJECT/.claude/settings.json or settings.local.json, or build with -D PROJECT=/abs/path; Claude Code loads a project settings file only when started in the project's root, not in a subdirectory [CP0762] [-Wclaude-project-relative]
 E
 exact clean 0 "$CONFPOL" build --target claude -Werror -o out clean.confpol
 [ -s out/clean.claude.json ] || { echo "FAIL -Werror claude wrote no artifact"; fail=$((fail + 1)); }
-cp clean.exp clean-all.exp
+cat >clean-all.exp <<'E'
+confpol: note: sbpl: hard links cannot be created in the sandbox (deny file-link): a link would give a protected file a second name no rule denies; nor can files be cloned (deny file-clone): a clone of a deny-read file would be a readable copy [CP0731] [-Wsbpl-hard-links]
+confpol: note: sbpl: 4 protected paths: the directories above them inside write roots cannot be renamed, deleted or created (--fidelity lists the rules) [CP0732] [-Wsbpl-rename-protection]
+confpol: note: claude: Claude Code's sandbox runtime keeps ~/.claude/debug, ~/.npm/_logs, /tmp/claude and /tmp/claude-<uid> writable for Bash (where present), whatever the policy says [CP0763] [-Wclaude-runtime-dirs]
+confpol: note: claude: Claude Code's Edit and Write tools are not sandboxed: outside the write roots they ask the user instead of denying (write denies are mirrored as Edit deny rules) [CP0758] [-Wclaude-file-tools]
+confpol: note: claude: Claude Code never lets Bash write .git/hooks, .git/config, .mcp.json, .claude/settings*.json, .claude/{commands,agents,skills,hooks}, shell rc files or ~/.claude, even inside a write root (1 write rule; --fidelity lists them) [CP0770] [-Wclaude-protected-paths]
+confpol: note: claude: 1 deny-read path may lie in a write root or the working directory: Claude Code's sandbox shows it as an empty tmpfs, so writes there never reach the disk (add 'deny write' for the same paths to say so in the policy) [CP0771] [-Wclaude-deny-read-tmpfs]
+confpol: note: claude: paths under PROJECT are written relative to the project ('./x', '/x'): install the artifact only into PROJECT/.claude/settings.json or settings.local.json, or build with -D PROJECT=/abs/path; Claude Code loads a project settings file only when started in the project's root, not in a subdirectory [CP0762] [-Wclaude-project-relative]
+E
 exact clean-all 0 "$CONFPOL" build --target all -Werror -o out clean.confpol
 
 # Suggestions: fixed words, names, '~/.ssh' for a dot file (never a path

@@ -34,7 +34,9 @@ def expects(path, seen):
     found = []
     for line in open(path, encoding='utf-8', errors='replace'):
         m = include_re.match(line)
-        if m:
+        if m and m.group(1).startswith('<'):  # a gate library set
+            found += expects(os.path.join('gates', m.group(1)[1:-1] + '.confpol'), seen)
+        elif m:
             found += expects(os.path.join(os.path.dirname(path), m.group(1)), seen)
         m = expect_re.match(line)
         if m:

@@ -2,17 +2,35 @@
 # Real deny tests: confpol-run applies an artifact with the real bwrap and
 # the running kernel's Landlock, and every deny is proved by a real
 # operation paired with its allowed counterpart (spec/runtime.md).
-# Exit 77 (skip) when bwrap, user namespaces or Landlock are missing.
+# Run once per enforcer (ENFORCER=bwrap, ENFORCER=landlock; both when
+# unset).  Where the Landlock enforcer is stricter than bwrap (spec/runtime.md
+# §12) a check says so ("stricter") and is paired with an allowed one.
+# Exit 77 (skip) when no enforcer can run here.
 set -u
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 RUN=${CONFPOL_RUN:-$TOP/build/confpol-run}
 MK="python3 $TOP/tests/runtime/mkartifact.py"
 
-command -v bwrap >/dev/null 2>&1 || { echo "bwrap is not installed"; exit 77; }
-bwrap --ro-bind / / --unshare-user --unshare-pid --unshare-net true 2>/dev/null ||
-    { echo "bwrap cannot create namespaces here: $(bwrap --ro-bind / / --unshare-user true 2>&1 | head -n 1)"; exit 77; }
+if [ -z "${ENFORCER:-}" ]; then
+    rc=0 ran=0
+    for e in bwrap landlock; do
+        ENFORCER=$e sh "$0" > "${TMPDIR:-/tmp}/deny.$$.$e" 2>&1; r=$?
+        sed "s/^/[$e] /" "${TMPDIR:-/tmp}/deny.$$.$e"; rm -f "${TMPDIR:-/tmp}/deny.$$.$e"
+        case $r in 0) ran=1 ;; 77) ;; *) rc=1 ;; esac
+    done
+    [ $rc -ne 0 ] && exit 1
+    [ $ran -eq 0 ] && { echo "no enforcer can run here"; exit 77; }
+    exit 0
+fi
+
 [ -x "$RUN" ] || { echo "confpol-run not built: $RUN"; exit 1; }
 "$RUN" --check | grep -q '^landlock: ABI' || { echo "Landlock is unavailable: $("$RUN" --check | grep landlock)"; exit 77; }
+if [ "$ENFORCER" = bwrap ]; then
+    command -v bwrap >/dev/null 2>&1 || { echo "bwrap is not installed"; exit 77; }
+    bwrap --ro-bind / / --unshare-user --unshare-pid --unshare-net true 2>/dev/null ||
+        { echo "bwrap cannot create namespaces here: $(bwrap --ro-bind / / --unshare-user true 2>&1 | head -n 1)"; exit 77; }
+fi
+LL=false; [ "$ENFORCER" = landlock ] && LL=true
 
 # Not under /tmp, not under the repository: a throwaway tree.
 T=$(mktemp -d /var/tmp/confpol-deny.XXXXXX)
@@ -26,7 +44,7 @@ P=$T/proj H=$T/home O=$T/outside
 mkdir -p "$P/.git/hooks" "$P/sub/keep" "$P/other" "$P/bin" "$H/.ssh" "$H/pub" "$O" \
          "$T/awsreal"
 echo ref > "$P/.git/HEAD"; echo hook > "$P/.git/hooks/pre-commit"
-echo keep > "$P/sub/keep/file"; echo del > "$P/deleteme"
+echo keep > "$P/sub/keep/file"; echo del > "$P/deleteme"; echo edit > "$P/edit.txt"
 echo KEY > "$H/.ssh/id_rsa"; echo TOKEN > "$H/secret.txt"; echo hello > "$H/public.txt"
 echo pub > "$H/pub/readme"; echo AWS > "$T/awsreal/credentials"; ln -s "$T/awsreal" "$H/.aws"
 cp /bin/true "$P/bin/mytrue"
@@ -102,7 +120,8 @@ $MK "$T/a.txt" "$T/a.bwrap" "$T/setup.txt" "$T/setup.bwrap" "$T/setup-open.txt" 
 fails=0 n=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 bad() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; }
-run() { "$RUN" -D PROJECT="$P" -D HOME="$H" "$T/a.bwrap" -- "$@"; }
+run() { "$RUN" --enforcer "$ENFORCER" -q -D PROJECT="$P" -D HOME="$H" "$T/a.bwrap" -- "$@"; }
+RUNE="$RUN --enforcer $ENFORCER"
 # allow DESC SHELL-COMMAND: must succeed inside; deny: must fail inside.
 # Checks are queued and run together by `flush`, in one sandbox, each in
 # its own subshell; a check counts only when its result line came back
@@ -116,6 +135,10 @@ queue() {
 }
 allow() { queue allowed "$1" "$2"; }
 deny() { queue denied "$1" "$2"; }
+# Allowed by bwrap; denied by the Landlock enforcer, which reports it as
+# stricter (no entry can be created, removed or renamed in a directory on
+# the way from a write root to a carve-out).
+strict() { if $LL; then queue denied "$1 (stricter under Landlock)" "$2"; else queue allowed "$1" "$2"; fi; }
 flush() {
     [ $q -eq 0 ] && return
     run sh "$T/batch.sh" >"$T/bout" 2>&1
@@ -137,12 +160,18 @@ expect_rc() { # DESC WANT CMD...
 }
 
 # Write root and outside.
-allow "write inside the write root" "echo x > '$P/new.txt'"
+strict "write a new file inside the write root" "echo x > '$P/new.txt'"
+allow "write an existing file inside the write root" "echo x >> '$P/edit.txt'"
 deny "write outside the write root" "echo x > '$O/f'"
 allow "write in a sibling directory of a carve-out" "echo x > '$P/other/f'"
-allow "rename a sibling directory" "mv '$P/other' '$P/other2' && mv '$P/other2' '$P/other'"
-allow "delete a file in the root" "rm '$P/deleteme'"
-allow "write beside a carve-out in a pinned ancestor" "echo x > '$P/sub/free.txt'"
+strict "rename a sibling directory" "mv '$P/other' '$P/other2' && mv '$P/other2' '$P/other'"
+allow "rename inside a sibling directory" "echo y > '$P/other/r1' && mv '$P/other/r1' '$P/other/r2' && rm '$P/other/r2'"
+strict "delete a file in the root" "rm '$P/deleteme'"
+strict "write beside a carve-out in a pinned ancestor" "echo x > '$P/sub/free.txt'"
+deny "hard-link a carve-out's file into a writable directory and write it" "ln '$P/.git/HEAD' '$P/other/h' && echo x > '$P/other/h'"
+deny "rename a prepared file over a carve-out's file" "echo x > '$P/other/evil' && mv '$P/other/evil' '$P/.git/HEAD'"
+deny "signal a process outside the sandbox" "kill -0 $$"
+allow "signal a process inside the sandbox" "sleep 5 & kill \$!"
 
 # Carve-outs.
 deny "write into the carve-out" "echo x > '$P/.git/HEAD'"
@@ -153,7 +182,7 @@ deny "delete the carve-out" "rm -rf '$P/.git'"
 deny "move the carve-out's parent aside" "mv '$P/sub' '$P/sub-old'"
 deny "write into the nested carve-out" "echo x > '$P/sub/keep/file'"
 flush
-[ -f "$P/new.txt" ] && ok "the write reached the host" || bad "the write reached the host"
+[ -f "$P/other/f" ] && ok "the write reached the host" || bad "the write reached the host"
 [ ! -e "$O/f" ] && ok "nothing written outside" || bad "nothing written outside"
 [ "$(cat "$P/.git/HEAD")" = ref ] && [ -f "$P/.git/hooks/pre-commit" ] && [ -d "$P/sub/keep" ] &&
     ok "carve-outs unchanged on the host" || bad "carve-outs unchanged on the host"
@@ -172,12 +201,13 @@ deny "read the symlink's target directly" "cat '$T/awsreal/credentials'"
 allow "the command runs although deny targets are missing" "true"
 deny "create the missing deny-write target" "mkdir -p '$P/.claude' && echo x > '$P/.claude/settings.local.json'"
 deny "create beneath the placeholder" "mkdir '$P/.claude/settings.local.json/sub'"
-allow "create beside the deny target in its missing directory" "mkdir '$P/.claude/sub' && rmdir '$P/.claude/sub'"
+strict "create beside the deny target in its missing directory" "mkdir '$P/.claude/sub' && rmdir '$P/.claude/sub'"
 deny "remove the placeholder" "rmdir '$P/.claude/settings.local.json'"
 deny "remove the placeholder's directory" "rmdir '$P/.claude'"
 deny "rename the placeholder's directory" "mv '$P/.claude' '$P/claude2'"
 deny "create the missing deny-read target" "echo x > '$P/.env'"
-allow "create a missing path that is not denied" "echo x > '$P/.envrc' && rm '$P/.envrc'"
+strict "create a missing path that is not denied" "echo x > '$P/.envrc' && rm '$P/.envrc'"
+allow "create a missing path that is not denied in a sibling directory" "echo x > '$P/other/.envrc' && rm '$P/other/.envrc'"
 flush
 [ ! -e "$P/.claude" ] && [ ! -e "$P/.env" ] && [ ! -e "$H/.gnupg" ] &&
     ok "no placeholder remains on the host" || bad "no placeholder remains: $(ls -A "$P" "$H")"
@@ -186,11 +216,18 @@ flush
 # duration is unique to this run, so that pgrep sees no other test's sleep.
 flush
 nap="30.$$"
-"$RUN" -D PROJECT="$P" -D HOME="$H" "$T/a.bwrap" -- sleep "$nap" >/dev/null 2>&1 &
+$RUNE -q -D PROJECT="$P" -D HOME="$H" "$T/a.bwrap" -- sleep "$nap" >/dev/null 2>&1 &
 rp=$!
-i=0; while [ ! -d "$P/.claude" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-flush
-[ -d "$P/.claude" ] && ok "placeholder exists while the command runs" || bad "placeholder exists while the command runs"
+if $LL; then
+    i=0; while ! pgrep -f "^sleep $nap\$" >/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+    flush
+    [ ! -e "$P/.claude" ] && ok "nothing is created on the host while the command runs" ||
+        bad "nothing is created on the host while the command runs"
+else
+    i=0; while [ ! -d "$P/.claude" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+    flush
+    [ -d "$P/.claude" ] && ok "placeholder exists while the command runs" || bad "placeholder exists while the command runs"
+fi
 kill -9 $rp; wait $rp 2>/dev/null
 i=0; while { [ -e "$P/.claude" ] || [ -e "$P/.env" ]; } && [ $i -lt 140 ]; do sleep 0.05; i=$((i + 1)); done
 flush
@@ -222,6 +259,11 @@ PORT=$(cat "$T/port" 2>/dev/null)
 CONNECT="exec 3<>/dev/tcp/127.0.0.1/$PORT"
 if timeout 5 bash -c "$CONNECT" 2>/dev/null; then ok "listener reachable outside the sandbox"; else bad "listener reachable outside the sandbox"; fi
 deny "connect to the host's 127.0.0.1 listener under net deny" "timeout 5 bash -c '$CONNECT'"
+allow "a socketpair under net deny" "python3 -c 'import socket; socket.socketpair()'"
+if $LL; then
+    deny "a UDP socket under net deny" "python3 -c 'import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM)'"
+    deny "an SCTP stream socket under net deny" "python3 -c 'import socket; socket.socket(socket.AF_INET, socket.SOCK_STREAM, 132)'"
+fi
 kill "$LPID" 2>/dev/null; LPID=
 
 # Symlinks cannot lead a write outside the roots.
@@ -253,22 +295,32 @@ expect_rc "a -D value with a newline is refused" 125 "$RUN" -D PROJECT="$P
 /etc" -D HOME="$H" "$T/a.bwrap" -- true
 flush
 expect_rc "an unknown -D name is refused" 125 "$RUN" -D NOPE=/ -D PROJECT="$P" -D HOME="$H" "$T/a.bwrap" -- true
+if ! $LL; then
 flush
-expect_rc "bwrap missing: cannot enforce" 126 env PATH=/nonexistent "$RUN" -D PROJECT="$P" -D HOME="$H" "$T/a.bwrap" -- /bin/true
+expect_rc "bwrap missing: cannot enforce" 126 env PATH=/nonexistent $RUNE -D PROJECT="$P" -D HOME="$H" "$T/a.bwrap" -- /bin/true
 grep -q "bubblewrap (bwrap) is not installed" "$T/out" && ok "says bwrap is missing" || bad "says bwrap is missing"
 flush
-expect_rc "bwrap missing with --allow-unenforced runs unconfined" 0 env PATH=/nonexistent "$RUN" --allow-unenforced -D PROJECT="$P" -D HOME="$H" "$T/a.bwrap" -- /bin/true
+expect_rc "bwrap missing with --allow-unenforced runs unconfined" 0 env PATH=/nonexistent $RUNE --allow-unenforced -D PROJECT="$P" -D HOME="$H" "$T/a.bwrap" -- /bin/true
 grep -q "UNCONFINED" "$T/out" && ok "warns it runs unconfined" || bad "warns it runs unconfined"
+fi
 # Landlock unavailable: valgrind answers ENOSYS to the landlock_* system
 # calls, as a kernel without Landlock or a filtering container does.
 # (Not with a sanitizer build, which valgrind cannot run.)
-if command -v valgrind >/dev/null 2>&1 && valgrind --tool=none -q "$RUN" --version >/dev/null 2>&1; then
+if command -v valgrind >/dev/null 2>&1 && valgrind --tool=none -q "$RUN" --version >/dev/null 2>&1 && $LL; then
+    expect_rc "Landlock unavailable: cannot enforce" 126 \
+        valgrind --tool=none -q $RUNE -D PROJECT="$P" -D HOME="$H" "$T/a.bwrap" -- /bin/true
+    grep -q "cannot enforce the policy: Landlock is unavailable" "$T/out" && ok "says Landlock is unavailable" ||
+        bad "says Landlock is unavailable: $(cat "$T/out")"
+    expect_rc "... runs unconfined with --allow-unenforced, and says so" 0 \
+        valgrind --tool=none -q $RUNE --allow-unenforced -D PROJECT="$P" -D HOME="$H" "$T/a.bwrap" -- /bin/true
+    grep -q "UNCONFINED" "$T/out" && ok "warns it runs unconfined" || bad "warns it runs unconfined: $(cat "$T/out")"
+elif command -v valgrind >/dev/null 2>&1 && valgrind --tool=none -q "$RUN" --version >/dev/null 2>&1; then
     expect_rc "Landlock unavailable with exec rules: cannot enforce" 126 \
-        valgrind --tool=none -q "$RUN" -D PROJECT="$P" -D HOME="$H" "$T/a.bwrap" -- /bin/true
+        valgrind --tool=none -q $RUNE -D PROJECT="$P" -D HOME="$H" "$T/a.bwrap" -- /bin/true
     grep -q "cannot enforce the exec allow-list" "$T/out" && ok "says the exec allow-list cannot be enforced" ||
         bad "says the exec allow-list cannot be enforced: $(cat "$T/out")"
     expect_rc "... runs with --allow-unenforced, bwrap still applied" 9 \
-        valgrind --tool=none -q "$RUN" --allow-unenforced -D PROJECT="$P" -D HOME="$H" "$T/a.bwrap" -- sh -c "echo x > '$O/f' || exit 9"
+        valgrind --tool=none -q $RUNE --allow-unenforced -D PROJECT="$P" -D HOME="$H" "$T/a.bwrap" -- sh -c "echo x > '$O/f' || exit 9"
     grep -q "exec allow-list NOT enforced" "$T/out" && [ ! -e "$O/f" ] && ok "warns; writes outside still denied" ||
         bad "warns; writes outside still denied: $(cat "$T/out")"
 else
@@ -276,28 +328,39 @@ else
 fi
 
 # bwrap fails during setup: never mistaken for the command's status.
+if ! $LL; then
 flush
-expect_rc "bwrap setup failure: cannot enforce" 126 "$RUN" "$T/setup.bwrap" -- sh -c 'exit 3'
+expect_rc "bwrap setup failure: cannot enforce" 126 $RUNE "$T/setup.bwrap" -- sh -c 'exit 3'
 grep -q "bwrap failed before the command started" "$T/out" && grep -q "Can't find source path" "$T/out" &&
     ok "relays bwrap's error and says the command did not start" || bad "relays bwrap's error: $(cat "$T/out")"
 flush
-expect_rc "bwrap setup failure under 'fail open' runs the command unconfined" 3 "$RUN" "$T/setup-open.bwrap" -- sh -c 'exit 3'
+expect_rc "bwrap setup failure under 'fail open' runs the command unconfined" 3 $RUNE "$T/setup-open.bwrap" -- sh -c 'exit 3'
 grep -q "running sh UNCONFINED ('fail open' in the policy)" "$T/out" && ok "warns about 'fail open'" || bad "warns about 'fail open': $(cat "$T/out")"
+fi
 flush
 expect_rc "a .sb profile needs macOS" 126 "$RUN" "$T/x.sb" -- true
 
 # A deny-write target through a replaceable symlink cannot be enforced.
 mkdir -p "$T/real-cfg"; ln -s "$T/real-cfg" "$P/cfg"
 flush
-expect_rc "deny-write through a writable symlink: cannot enforce" 126 "$RUN" -D PROJECT="$P" "$T/s.bwrap" -- true
-flush
-expect_rc "... runs with --allow-unenforced" 0 "$RUN" --allow-unenforced -D PROJECT="$P" "$T/s.bwrap" -- true
-grep -q "not enforced" "$T/out" && ok "warns what is not enforced" || bad "warns what is not enforced"
+if $LL; then
+    # Landlock protects the link itself and what it points to: enforced.
+    expect_rc "deny-write through a writable symlink: the link cannot be replaced" 9 $RUNE -D PROJECT="$P" "$T/s.bwrap" -- \
+        sh -c "rm '$P/cfg' || mv '$P/cfg' '$P/cfg2' || exit 9"
+    expect_rc "... nor written through" 9 $RUNE -D PROJECT="$P" "$T/s.bwrap" -- sh -c "echo x > '$P/cfg/f' || exit 9"
+    expect_rc "... while the write root stays writable beside it" 0 $RUNE -D PROJECT="$P" "$T/s.bwrap" -- sh -c "echo x >> '$P/edit.txt'"
+    [ -L "$P/cfg" ] && [ ! -e "$T/real-cfg/f" ] && ok "the link and its target are unchanged" || bad "the link and its target are unchanged"
+else
+    expect_rc "deny-write through a writable symlink: cannot enforce" 126 $RUNE -D PROJECT="$P" "$T/s.bwrap" -- true
+    flush
+    expect_rc "... runs with --allow-unenforced" 0 $RUNE --allow-unenforced -D PROJECT="$P" "$T/s.bwrap" -- true
+    grep -q "not enforced" "$T/out" && ok "warns what is not enforced" || bad "warns what is not enforced"
+fi
 rm "$P/cfg"
 
 # Verification accepts a read-only target hidden by a read-only mask.
-expect_rc "read-only target under a mask: verified, runs" 0 "$RUN" -D HOME="$H" "$T/v.bwrap" -- sh -c "echo ran-inside"
-expect_rc "... and the hidden target stays unwritable" 9 "$RUN" -D HOME="$H" "$T/v.bwrap" -- \
+expect_rc "read-only target under a mask: verified, runs" 0 $RUNE -D HOME="$H" "$T/v.bwrap" -- sh -c "echo ran-inside"
+expect_rc "... and the hidden target stays unwritable" 9 $RUNE -D HOME="$H" "$T/v.bwrap" -- \
     sh -c "echo x > '$H/.ssh/id_rsa' || exit 9"
 [ "$(cat "$H/.ssh/id_rsa")" = KEY ] && ok "the key is unchanged on the host" || bad "the key is unchanged on the host"
 
@@ -308,7 +371,7 @@ expect_rc "... and the hidden target stays unwritable" 9 "$RUN" -D HOME="$H" "$T
 # can be neither caught nor trapped, so the case would wait forever.
 flush
 rm -f "$T/sig"
-env --default-signal=TERM,INT timeout -k 5 60 "$RUN" -D PROJECT="$P" -D HOME="$H" "$T/a.bwrap" -- \
+env --default-signal=TERM,INT timeout -k 5 60 $RUNE -D PROJECT="$P" -D HOME="$H" "$T/a.bwrap" -- \
     sh -c 'trap "echo got-term; exit 42" TERM; echo ready; while :; do sleep 0.1; done' >"$T/sig" 2>&1 &
 rp=$!
 i=0; while ! grep -q ready "$T/sig" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
@@ -321,7 +384,7 @@ flush
 # SIGINT too (a terminal's Ctrl-C reaches the runtime, which forwards it).
 flush
 rm -f "$T/sig"
-env --default-signal=TERM,INT timeout -k 5 60 "$RUN" -D PROJECT="$P" -D HOME="$H" "$T/a.bwrap" -- \
+env --default-signal=TERM,INT timeout -k 5 60 $RUNE -D PROJECT="$P" -D HOME="$H" "$T/a.bwrap" -- \
     sh -c 'trap "echo got-int; exit 41" INT; echo ready; while :; do sleep 0.1; done' >"$T/sig" 2>&1 &
 rp=$!
 i=0; while ! grep -q ready "$T/sig" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done

@@ -265,7 +265,7 @@ START_TEST(gate_lowering)
     gate_rule(p, CP_R_GATE_DENY, "git push --force *", false);
     gate_rule(p, CP_R_GATE_ASK, "npm test", false);
     gate_rule(p, CP_R_GATE_ASK, "git * main", false);    /* '*' = one word */
-    gate_rule(p, CP_R_GATE_ASK, "rm -r*", false);        /* glob in a word */
+    gate_rule(p, CP_R_GATE_ASK, "rm x*", false);         /* glob in a word */
     gate_rule(p, CP_R_GATE_ASK, "ls ~", false);          /* '~' */
     gate_rule(p, CP_R_GATE_DENY, "curl[^|]*[|]sh", true);
     cJSON *j = emit_json(p);
@@ -396,7 +396,12 @@ START_TEST(fidelity)
     struct cp_rule *wd = path_rule(p, CP_R_DENY_WRITE, "/srv/a)b", true);
     struct cp_rule *g = gate_rule(p, CP_R_GATE_ASK, "sudo", true);
     const char *why;
-    ck_assert_int_eq(cp_backend_claude.fidelity(p, w, ar, &why), CP_FID_EXACT);
+    /* Claude Code's protected paths (.mcp.json, .claude/...) lie in it;
+     * .git/hooks and .git/config are denied by the policy already. */
+    ck_assert_int_eq(cp_backend_claude.fidelity(p, w, ar, &why),
+                     CP_FID_STRICTER);
+    ck_assert_ptr_nonnull(strstr(why, "${PROJECT}/.mcp.json"));
+    ck_assert_ptr_null(strstr(why, ".git/hooks"));
     ck_assert_int_eq(cp_backend_claude.fidelity(p, d, ar, &why), CP_FID_EXACT);
     ck_assert_int_eq(cp_backend_claude.fidelity(p, g, ar, &why), CP_FID_EXACT);
     ck_assert_int_eq(cp_backend_claude.fidelity(p, wg, ar, &why),

@@ -275,7 +275,7 @@ static const struct {
      "gate#1: verdict is not \"ask\" or \"deny\""},
     {"{\"confpol\": {\"version\": 1, \"stem\": \"p\", \"failClosed\": false, \"gates\": ["
      "{\"id\": \"gate#1\", \"verdict\": \"ask\", \"kind\": \"glob\", \"pattern\": \"x\", \"where\": \"p:1\"}]}}",
-     "gate#1: kind is not \"words\" or \"regex\""},
+     "gate#1: kind is not \"words\", \"regex\" or \"unknown\""},
     {"{\"confpol\": {\"version\": 1, \"stem\": \"p\", \"failClosed\": false, \"gates\": ["
      "{\"id\": \"gate#1\", \"verdict\": \"ask\", \"kind\": \"regex\", \"pattern\": \"x\", \"where\": \"p:1\"},"
      "{\"id\": \"gate#2\", \"verdict\": \"ask\", \"kind\": \"regex\", \"pattern\": \"\", \"where\": \"p:2\"}]}}",

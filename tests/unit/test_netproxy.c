@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The runtime's filtering proxy against the decision model and the Claude
- * artifact, on every net rule of every example (spec/runtime.md 12): for
+ * artifact, on every net rule of every example (spec/runtime.md 14): for
  * each rule a host it allows and hosts just outside it are asked of
  * `confpol explain`'s cp_decide, of a running proxy started from the
  * example's bwrap artifact (HTTP CONNECT; 403 is a denial), and of the

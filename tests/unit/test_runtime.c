@@ -656,20 +656,65 @@ START_TEST(sbpl_argv)
     ck_assert_int_eq(cp_rt_params_bind(&p, (const char *const *)names.v, names.n, NULL, 0, d, 2, NULL,
                                        tp("/proj"), &e), 0);
     char *cmd[] = {"-weird", "a b", NULL};
-    ck_assert_int_eq(cp_rt_sb_argv("/x/p.sb", &names, &p, cmd, 2, &argv, &e), 0);
+    ck_assert_int_eq(cp_rt_sb_argv("/x/p.sb", &names, NULL, &p, cmd, 2, &argv, &e), 0);
     ck_assert_str_eq(joined(&argv), "sandbox-exec -f /x/p.sb -D HOME=@/home -D PROJECT=@/proj "
                                     "-D CACHE_DIR=@/ro -- -weird a b");
     cp_rt_strv_free(&argv);
     cp_rt_params_free(&p);
     struct cp_rt_strv one = {0};
     cp_rt_strv_push(&one, "UNBOUND");
-    ck_assert_int_eq(cp_rt_sb_argv("/x/p.sb", &one, &p, cmd, 2, &argv, &e), 125);
+    ck_assert_int_eq(cp_rt_sb_argv("/x/p.sb", &one, NULL, &p, cmd, 2, &argv, &e), 125);
     ck_assert_str_eq(e.msg, "param UNBOUND is unbound; pass -D UNBOUND=DIR");
     cp_rt_strv_free(&one);
     cp_rt_strv_free(&names);
     static const char bad[] = ";; confpol-param A B\n";
     ck_assert_int_eq(cp_rt_sb_params(bad, sizeof bad - 1, &names, &e), 125);
     ck_assert_str_eq(e.msg, "invalid profile: bad param line ';; confpol-param A B'");
+}
+END_TEST
+
+/* A symbolic profile pins the ancestors of a param's value through
+ * NAME:ancestors, which the binder computes; a profile naming an
+ * undeclared param is refused. */
+START_TEST(sbpl_ancestors)
+{
+    char *re = cp_rt_sb_ancestors_regex("/tmp/w/p.r+j");
+    ck_assert_str_eq(re, "^/(tmp(/w)?)?$");
+    free(re);
+    re = cp_rt_sb_ancestors_regex("/a(1)/b/");
+    ck_assert_str_eq(re, "^/(a\\(1\\))?$");
+    free(re);
+    re = cp_rt_sb_ancestors_regex("/top");
+    ck_assert_str_eq(re, "^/$");
+    free(re);
+    re = cp_rt_sb_ancestors_regex("/");
+    ck_assert_str_eq(re, "^/$");
+    free(re);
+    static const char prof[] = ";; confpol-param HOME\n;; confpol-param PROJECT\n"
+                               ";; confpol-ancestors PROJECT\n(version 1)\n";
+    struct cp_rt_strv names, anc, argv;
+    struct cp_rt_err e = {0};
+    ck_assert_int_eq(cp_rt_sb_params(prof, sizeof prof - 1, &names, &e), 0);
+    ck_assert_int_eq(cp_rt_sb_ancestors(prof, sizeof prof - 1, &names, &anc, &e), 0);
+    ck_assert_str_eq(joined(&anc), "PROJECT");
+    struct cp_rt_params p = {0};
+    char b1[600];
+    snprintf(b1, sizeof b1, "HOME=%s/home", tdir);
+    struct cp_rt_define d[1];
+    cp_rt_define_split(b1, &d[0], &e);
+    ck_assert_int_eq(cp_rt_params_bind(&p, (const char *const *)names.v, names.n, NULL, 0, d,
+                                       1, NULL, tp("/proj"), &e), 0);
+    char *cmd[] = {"id", NULL};
+    ck_assert_int_eq(cp_rt_sb_argv("/x/p.sb", &names, &anc, &p, cmd, 1, &argv, &e), 0);
+    ck_assert(strstr(joined(&argv), " -D PROJECT:ancestors=^/(") != NULL);
+    cp_rt_strv_free(&argv);
+    cp_rt_params_free(&p);
+    cp_rt_strv_free(&anc);
+    static const char bad[] = ";; confpol-param HOME\n;; confpol-ancestors PROJECT\n";
+    cp_rt_strv_free(&names);
+    ck_assert_int_eq(cp_rt_sb_params(bad, sizeof bad - 1, &names, &e), 0);
+    ck_assert_int_eq(cp_rt_sb_ancestors(bad, sizeof bad - 1, &names, &anc, &e), 125);
+    cp_rt_strv_free(&names);
 }
 END_TEST
 
@@ -719,6 +764,7 @@ Suite *cp_test_runtime_suite(void)
     tcase_add_test(t, plan_nested_masks_and_pins);
     tcase_add_test(t, stage_stream);
     tcase_add_test(t, sbpl_argv);
+    tcase_add_test(t, sbpl_ancestors);
     tcase_add_test(t, bwrap_hints);
     tcase_add_test(t, elf_interp);
     suite_add_tcase(s, t);

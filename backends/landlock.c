@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/* Fidelity of the Landlock enforcer (`confpol run --enforcer landlock`,
+ * spec/runtime.md §12) as a target of its own in `build --fidelity`.  It
+ * writes no artifact: it applies the .bwrap artifact, so every rule starts
+ * from the bwrap rating (what bwrap does not enforce, Landlock does not
+ * either) and is then rated for the lowering of §12.2, the strictest
+ * finding winning. */
+#include "backend.h"
+#include "ospath.h"
+
+#include <stddef.h>
+
+static const char why_write_exact[] = "Landlock write rights beneath P (cross-directory "
+                                      "rename needs ABI 2, truncation ABI 3)";
+static const char why_write_around[] =
+    "a denied path lies beneath (or may, by a param's value): granted around it; no entry "
+    "can be created, removed or renamed in the directories on the way to it";
+static const char why_deny_write[] =
+    "partially: contents, creation, removal and renaming denied by granting around P (a "
+    "missing P: nothing can be created in its parent); mode, owner, timestamps and extended "
+    "attributes of the user's own files are not covered by Landlock (--enforcer bwrap is exact)";
+static const char why_deny_read[] =
+    "granted around P: its ancestors cannot be listed and entries added to them later cannot "
+    "be read; a missing P: nothing can be created in its parent";
+static const char why_exec[] =
+    "partially: Landlock EXECUTE beneath P; `ld.so FILE`, interpreters and memfd execution "
+    "run readable files outside the list (no noexec mount without a namespace); a symlinked "
+    "entry in a write root is not granted";
+static const char why_net_deny[] =
+    "no IP socket (seccomp) and TCP bind/connect handled by Landlock (ABI 4); no Unix socket "
+    "either (the host's ssh agent, docker socket, abstract sockets; inside the sandbox too: "
+    "stricter, socketpair works)";
+static const char why_net_allow[] =
+    "the Landlock enforcer starts no filtering proxy: all IP is denied";
+
+static void landlock_fidelity_all(const struct cp_policy *p, const struct cp_backend_opts *o,
+                                  struct cp_arena *a, enum cp_fidelity *fid, const char **why)
+{
+    cp_backend_bwrap.fidelity_all(p, o, a, fid, why);
+    for (size_t i = 0; i < p->nrules; i++) {
+        const struct cp_rule *r = p->rules[i];
+        enum cp_fidelity f = CP_FID_EXACT;
+        const char *w = NULL;
+        switch (r->kind) {
+        case CP_R_WRITE:
+            w = why_write_exact;
+            for (size_t j = 0; j < p->nrules && w == why_write_exact; j++) {
+                const struct cp_rule *d = p->rules[j];
+                if (d->kind != CP_R_DENY_WRITE && d->kind != CP_R_DENY_READ &&
+                    d->kind != CP_R_DENY_EXEC)
+                    continue;
+                const struct cp_path *one[1] = {&r->u.path};
+                struct cp_pathset s;
+                cp_pathset_init(a, &s, one, 1);
+                if (cp_pathset_overlaps(&s, &d->u.path) != CP_OSREL_NO) {
+                    w = why_write_around;
+                    f = CP_FID_STRICTER;
+                }
+            }
+            break;
+        case CP_R_DENY_WRITE:
+            f = CP_FID_NOT_ENFORCED, w = why_deny_write;
+            break;
+        case CP_R_DENY_READ:
+        case CP_R_DENY_EXEC:
+            f = CP_FID_STRICTER, w = why_deny_read;
+            break;
+        case CP_R_EXEC:
+            f = CP_FID_NOT_ENFORCED, w = why_exec;
+            break;
+        case CP_R_NET_DENY:
+            f = CP_FID_STRICTER, w = why_net_deny;
+            break;
+        case CP_R_NET_ALLOW:
+            f = CP_FID_STRICTER, w = why_net_allow;
+            break;
+        case CP_R_GATE_ASK:
+        case CP_R_GATE_DENY:
+            break; /* bwrap's rating: the claude target's hook */
+        }
+        /* The strictest wins; bwrap's reason where it is the stricter. */
+        if (w && f >= fid[i]) {
+            fid[i] = f;
+            why[i] = w;
+        }
+    }
+}
+
+static enum cp_fidelity landlock_fidelity(const struct cp_policy *p, const struct cp_rule *r,
+                                          struct cp_arena *a, const char **why)
+{
+    struct cp_backend_opts o = {.expand_globs = true};
+    enum cp_fidelity *fid = cp_arena_alloc(a, (p->nrules + 1) * sizeof *fid);
+    const char **whys = cp_arena_alloc(a, (p->nrules + 1) * sizeof *whys);
+    landlock_fidelity_all(p, &o, a, fid, whys);
+    *why = whys[r->id];
+    return fid[r->id];
+}
+
+/* Rated only: `build --fidelity` lists it beside bwrap; it is not in
+ * cp_backends[] because it writes no file of its own. */
+const struct cp_backend cp_backend_landlock = {
+    .name = "landlock",
+    .suffix = NULL,
+    .fidelity = landlock_fidelity,
+    .fidelity_all = landlock_fidelity_all,
+};

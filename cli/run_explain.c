@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: MIT */
+/* `confpol run --explain-denials` (spec/runtime.md §13): the launch runs in
+ * a child whose stderr (the command's) comes through a pipe; the parent
+ * relays it unchanged and collects the paths of the lines that report a
+ * denial (EACCES "Permission denied", EROFS "Read-only file system", EPERM
+ * "Operation not permitted").  When the command has ended, each path is
+ * explained with the decision model that `confpol explain` uses: the rule
+ * that denies it, or that the policy allows it and the enforcer is
+ * stricter there.  After the fact and from the command's own messages:
+ * a denial that the command does not report is not seen. */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "runtime.h"
+#include "sema.h"
+
+#define MAX_PATHS 64
+
+struct seen {
+    char *path[MAX_PATHS];
+    bool write_hint[MAX_PATHS];
+    size_t n;
+    size_t dropped;
+};
+
+static void seen_add(struct seen *s, const char *path, size_t len, bool write_hint)
+{
+    if (len == 0 || len >= PATH_MAX)
+        return;
+    for (size_t i = 0; i < s->n; i++)
+        if (strlen(s->path[i]) == len && !memcmp(s->path[i], path, len)) {
+            s->write_hint[i] |= write_hint;
+            return;
+        }
+    if (s->n == MAX_PATHS) {
+        s->dropped++;
+        return;
+    }
+    s->path[s->n] = cp_xmalloc(len + 1);
+    memcpy(s->path[s->n], path, len);
+    s->path[s->n][len] = '\0';
+    s->write_hint[s->n++] = write_hint;
+}
+
+/* One line of the command's stderr: a denial names its path quoted
+ * ('/x', "/x", `/x') or bare (/x: or /x followed by a blank). */
+static void scan_line(struct seen *s, const char *line)
+{
+    if (!strstr(line, "Permission denied") && !strstr(line, "Read-only file system") &&
+        !strstr(line, "Operation not permitted"))
+        return;
+    bool w = strstr(line, "create") || strstr(line, "touch") || strstr(line, "Read-only") ||
+             strstr(line, "remove") || strstr(line, "rename") || strstr(line, "move") ||
+             strstr(line, "mkdir") || strstr(line, "writ");
+    for (const char *c = line; *c; c++) {
+        if (*c != '/' || (c > line && c[-1] != ' ' && c[-1] != '\'' && c[-1] != '"' &&
+                          c[-1] != '`' && c[-1] != '\t'))
+            continue;
+        char q = c > line && (c[-1] == '\'' || c[-1] == '"' || c[-1] == '`') ? c[-1] : 0;
+        const char *e = c;
+        while (*e && *e != '\n' &&
+               (q ? (*e != q && !(q == '`' && *e == '\'')) : (*e != ':' && *e != ' ' && *e != '\t')))
+            e++;
+        seen_add(s, c, (size_t)(e - c), w);
+        c = *e ? e : e - 1;
+    }
+}
+
+/* The path in the policy's words: under the longest param value bound for
+ * the launch, as ${NAME}/rest (HOME as ~), so that the decision uses the
+ * same binding as the launch. */
+static char *subject_of(const struct cp_rt_params *p, const char *path)
+{
+    const struct cp_rt_binding *best = NULL;
+    size_t bl = 0;
+    for (size_t i = 0; i < p->n; i++) {
+        size_t n = strlen(p->v[i].value);
+        if (n > bl && !strncmp(path, p->v[i].value, n) && (path[n] == '/' || !path[n]) &&
+            strcmp(p->v[i].value, "/")) {
+            best = &p->v[i];
+            bl = n;
+        }
+    }
+    if (!best)
+        return cp_xstrdup(path);
+    size_t len = strlen(best->name) + strlen(path + bl) + 4;
+    char *s = cp_xmalloc(len);
+    if (!strcmp(best->name, "HOME"))
+        snprintf(s, len, "~%s", path + bl);
+    else
+        snprintf(s, len, "${%s}%s", best->name, path + bl);
+    return s;
+}
+
+static void explain_one(struct cp_ctx *cx, const struct cp_rt_params *p, const char *prog,
+                        const char *path, bool write_hint)
+{
+    char abs[PATH_MAX];
+    if (path[0] != '/')
+        return;
+    snprintf(abs, sizeof abs, "%s", path);
+    char *subj = subject_of(p, abs);
+    enum cp_access order[3] = {CP_ACC_READ, CP_ACC_WRITE, CP_ACC_EXEC};
+    if (write_hint) {
+        order[0] = CP_ACC_WRITE;
+        order[1] = CP_ACC_READ;
+    }
+    for (size_t k = 0; k < 3; k++) {
+        struct cp_decision dc;
+        if (cp_decide(cx->policy, order[k], subj, cx->arena, &dc) != 0)
+            break;
+        if (dc.verdict != CP_DENY)
+            continue;
+        fprintf(stderr, "%s: denied: %s %s: ", prog, cp_access_text(order[k]), abs);
+        if (dc.nrules) {
+            const struct cp_rule *r = dc.rules[0];
+            const char *rt = cp_sema_rule_text(cx->arena, r);
+            if (r->origin == CP_ORIGIN_SOURCE && r->loc.src)
+                fprintf(stderr, "by '%s' at %s:%u:%u\n", rt, r->loc.src->path, r->loc.line,
+                        r->loc.col);
+            else
+                fprintf(stderr, "by '%s', added by %s (%s)\n", rt,
+                        cp_sema_origin_text(r->origin), r->why ? r->why : "");
+        } else {
+            fprintf(stderr, "by default: %s\n",
+                    cp_sema_default_why(order[k], dc.verdict, cx->policy));
+        }
+        free(subj);
+        return;
+    }
+    fprintf(stderr, "%s: denied: %s: the policy allows it; the enforcer is stricter here "
+            "(--dry-run lists its notes)\n", prog, abs);
+    free(subj);
+}
+
+static pid_t child_pid;
+
+static void forward(int sig)
+{
+    if (child_pid > 0)
+        kill(child_pid, sig);
+}
+
+int cp_run_explain(struct cp_ctx *cx, const struct cp_rt_artifact *a,
+                   const struct cp_rt_params *p, struct cp_rt_launch *l)
+{
+    int pfd[2];
+    if (pipe(pfd) < 0) {
+        fprintf(stderr, "%s: pipe: %s\n", l->prog, strerror(errno));
+        return CP_RT_EXIT_ERROR;
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        fprintf(stderr, "%s: fork: %s\n", l->prog, strerror(errno));
+        return CP_RT_EXIT_ERROR;
+    }
+    if (pid == 0) {
+        close(pfd[0]);
+        dup2(pfd[1], 2);
+        close(pfd[1]);
+        _exit(cp_rt_run(a, p, l) & 0xff);
+    }
+    close(pfd[1]);
+    child_pid = pid;
+    /* A terminal's signals reach the child in the same process group;
+     * others are forwarded. */
+    signal(SIGINT, SIG_IGN);
+    signal(SIGQUIT, SIG_IGN);
+    struct sigaction sa = {.sa_handler = forward, .sa_flags = SA_RESTART};
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    struct seen s = {.n = 0};
+    FILE *in = fdopen(pfd[0], "r");
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    while (in && (n = getline(&line, &cap, in)) >= 0) {
+        fwrite(line, 1, (size_t)n, stderr);
+        fflush(stderr);
+        scan_line(&s, line);
+    }
+    free(line);
+    if (in)
+        fclose(in);
+    int ws = 0;
+    while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
+        ;
+    for (size_t i = 0; i < s.n; i++) {
+        explain_one(cx, p, l->prog, s.path[i], s.write_hint[i]);
+        free(s.path[i]);
+    }
+    if (s.dropped)
+        fprintf(stderr, "%s: %zu more denied paths not explained\n", l->prog, s.dropped);
+    return WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+}

@@ -1,0 +1,1264 @@
+/* SPDX-License-Identifier: MIT */
+/* The shell reader (spec/patterns.md, "Reading a command line").
+ *
+ * One recursive-descent pass over the line: words with their quoting,
+ * expansions and substitutions, control operators, groups and
+ * redirections.  A substitution's body is read by the same pass (no
+ * pre-scan for its end), so the work is linear in the line; strings that
+ * the shell reads again (sh -c, eval, backquotes, ...) are read again, and
+ * every byte read counts against one budget.  Then each simple command is
+ * unwrapped: every reading of it (with and without each wrapper) is kept,
+ * because a gate must match what runs and what wraps it.
+ *
+ * Wherever the shell's reading depends on what happens when it runs, the
+ * reader takes the reading under which more gates match (a glob for an
+ * expansion, the lines of a here-document read as commands), or reports
+ * the command as unknown when even that cannot say what runs. */
+#include "shell_read.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+
+struct raw {
+    struct cp_sh_word *w;
+    size_t n;
+    struct cp_sh_redir *r;
+    size_t nr;
+    int depth; /* nesting of substitutions and strings read again */
+};
+
+struct rd {
+    struct cp_arena *a;
+    struct cp_vec raw;   /* struct raw * */
+    struct cp_vec cmds;  /* struct cp_sh_cmd * */
+    size_t budget;
+    const char *unknown, *error;
+};
+
+/* One pass over one string. */
+struct lx {
+    struct rd *rd;
+    const char *s;
+    size_t len, i;
+    int nest;
+    size_t no_brace_until; /* no brace expansion starts before this */
+};
+
+/* A word being built: its text and glob form. */
+struct wb {
+    struct cp_buf t, g;
+    bool inword, dyn, split, quoted;
+    bool brace; /* holds a brace expansion: any words at all */
+};
+
+/* Redirection operators waiting for their target word. */
+enum { PEND_NONE = -1, PEND_DUP_IN = 100, PEND_DUP_OUT = 101 };
+
+/* A simple command being built. */
+struct cb {
+    struct cp_vec words;  /* struct cp_sh_word * */
+    struct cp_vec redirs; /* struct cp_sh_redir * */
+    int pending;
+};
+
+static void rd_fail(struct rd *rd, const char *why)
+{
+    if (!rd->error)
+        rd->error = why;
+}
+
+static void rd_unknown(struct rd *rd, const char *why)
+{
+    if (!rd->unknown)
+        rd->unknown = why;
+}
+
+static void parse_list(struct lx *x, char stop);
+
+/* ---- words -------------------------------------------------------------- */
+
+static void wb_lit(struct wb *w, char c)
+{
+    cp_buf_addc(&w->t, c);
+    cp_buf_addc(&w->g, c);
+    w->inword = true;
+}
+
+/* An expansion: its text kept as written, '*' in the glob form. */
+static void wb_dyn(struct wb *w, const char *p, size_t n, bool quoted)
+{
+    cp_buf_add(&w->t, p, n);
+    if (!(w->g.len && w->g.data[w->g.len - 1] == '*'))
+        cp_buf_addc(&w->g, '*');
+    w->inword = w->dyn = true;
+    if (!quoted)
+        w->split = true;
+}
+
+static void wb_reset(struct wb *w)
+{
+    cp_buf_reset(&w->t);
+    cp_buf_reset(&w->g);
+    w->inword = w->dyn = w->split = w->quoted = w->brace = false;
+}
+
+static void wb_free(struct wb *w)
+{
+    cp_buf_free(&w->t);
+    cp_buf_free(&w->g);
+}
+
+static bool all_digits(const char *s)
+{
+    if (!*s)
+        return false;
+    for (; *s; s++)
+        if (*s < '0' || *s > '9')
+            return false;
+    return true;
+}
+
+static void cb_end_word(struct lx *x, struct cb *c, struct wb *w)
+{
+    if (!w->inword)
+        return;
+    struct cp_arena *a = x->rd->a;
+    struct cp_sh_word word = {
+        .text = cp_arena_strndup(a, w->t.data ? w->t.data : "", w->t.len),
+        .glob = w->brace ? "*"
+                : w->dyn ? cp_arena_strndup(a, w->g.data, w->g.len)
+                         : NULL,
+        .split = w->split,
+    };
+    if (c->pending != PEND_NONE) {
+        struct cp_sh_redir *r = cp_arena_alloc(a, sizeof *r);
+        int op = c->pending;
+        if (op == PEND_DUP_IN || op == PEND_DUP_OUT) {
+            bool dup = !word.glob && (all_digits(word.text) ||
+                                      strcmp(word.text, "-") == 0);
+            op = dup ? CP_SH_DUP : op == PEND_DUP_IN ? CP_SH_IN : CP_SH_OUT;
+        }
+        r->op = (enum cp_sh_rdir)op;
+        r->target = word;
+        cp_vec_push(a, &c->redirs, r);
+        c->pending = PEND_NONE;
+    } else {
+        struct cp_sh_word *p = cp_arena_alloc(a, sizeof *p);
+        *p = word;
+        cp_vec_push(a, &c->words, p);
+    }
+    wb_reset(w);
+}
+
+static void cb_end_cmd(struct lx *x, struct cb *c, struct wb *w)
+{
+    cb_end_word(x, c, w);
+    c->pending = PEND_NONE;
+    if (c->words.len == 0 && c->redirs.len == 0)
+        return;
+    if (x->rd->raw.len >= CP_SH_MAX_CMDS) {
+        rd_fail(x->rd, "more than 20,000 simple commands");
+        x->i = x->len;
+        return;
+    }
+    struct cp_arena *a = x->rd->a;
+    struct raw *r = cp_arena_alloc(a, sizeof *r);
+    r->n = c->words.len;
+    r->w = cp_arena_alloc(a, (r->n ? r->n : 1) * sizeof *r->w);
+    for (size_t k = 0; k < r->n; k++)
+        r->w[k] = *(struct cp_sh_word *)c->words.items[k];
+    r->nr = c->redirs.len;
+    r->r = r->nr ? cp_arena_alloc(a, r->nr * sizeof *r->r) : NULL;
+    for (size_t k = 0; k < r->nr; k++)
+        r->r[k] = *(struct cp_sh_redir *)c->redirs.items[k];
+    r->depth = x->nest;
+    cp_vec_push(a, &x->rd->raw, r);
+    c->words.len = c->redirs.len = 0;
+}
+
+/* ---- quoting and expansions ---------------------------------------------- */
+
+static int hex_val(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* $'...' from just after the opening quote: the escapes bash decodes
+ * (\a \b \e \E \f \n \r \t \v \\ \' \" \? \xHH \NNN \cX); \u and \U are
+ * kept as written. */
+static void rd_ansi_c(struct lx *x, struct wb *w)
+{
+    const char *s = x->s;
+    size_t i = x->i, len = x->len;
+    w->inword = w->quoted = true;
+    while (i < len && s[i] != '\'') {
+        if (s[i] != '\\' || i + 1 >= len) {
+            wb_lit(w, s[i++]);
+            continue;
+        }
+        char e = s[i + 1], out;
+        i += 2;
+        switch (e) {
+        case 'a': out = '\a'; break;
+        case 'b': out = '\b'; break;
+        case 'e':
+        case 'E': out = 0x1b; break;
+        case 'f': out = '\f'; break;
+        case 'n': out = '\n'; break;
+        case 'r': out = '\r'; break;
+        case 't': out = '\t'; break;
+        case 'v': out = '\v'; break;
+        case 'c':
+            out = i < len ? (char)(s[i++] & 0x1f) : 'c';
+            break;
+        case 'x': {
+            int v = 0, nd = 0;
+            while (nd < 2 && i < len && hex_val(s[i]) >= 0)
+                v = v * 16 + hex_val(s[i++]), nd++;
+            if (!nd)
+                wb_lit(w, '\\');
+            out = nd ? (char)v : 'x';
+            break;
+        }
+        default:
+            if (e >= '0' && e <= '7') {
+                int v = e - '0', nd = 1;
+                while (nd < 3 && i < len && s[i] >= '0' && s[i] <= '7')
+                    v = v * 8 + (s[i++] - '0'), nd++;
+                out = (char)v;
+            } else {
+                if (e != '\\' && e != '\'' && e != '"' && e != '?')
+                    wb_lit(w, '\\');
+                out = e;
+            }
+        }
+        if (out != '\0')
+            wb_lit(w, out);
+    }
+    if (i >= len)
+        rd_fail(x->rd, "unterminated $'...' quote");
+    x->i = i < len ? i + 1 : len;
+}
+
+static bool nest_in(struct lx *x)
+{
+    if (x->nest >= CP_SH_MAX_NEST) {
+        rd_fail(x->rd, "nested more than 64 levels deep");
+        x->i = x->len;
+        return false;
+    }
+    x->nest++;
+    return true;
+}
+
+/* Reads s[0..len) as a command line of its own, nested at `nest`. */
+static void read_string(struct rd *rd, const char *s, size_t len, int nest)
+{
+    if (nest > CP_SH_MAX_NEST) {
+        rd_fail(rd, "nested more than 64 levels deep");
+        return;
+    }
+    if (len + 1 > rd->budget) {
+        rd_fail(rd, "too much to read (strings read again and again)");
+        return;
+    }
+    rd->budget -= len + 1;
+    struct lx x = {.rd = rd, .s = s, .len = len, .nest = nest};
+    parse_list(&x, 0);
+}
+
+/* `...` at x->i: the body, with \\ \` \$ (and \" inside double quotes)
+ * unescaped, is read as commands. */
+static void rd_backquote(struct lx *x, struct wb *w, bool in_dq)
+{
+    size_t start = x->i, j = x->i + 1;
+    struct cp_buf b = {0};
+    while (j < x->len && x->s[j] != '`') {
+        char c = x->s[j];
+        if (c == '\\' && j + 1 < x->len &&
+            (x->s[j + 1] == '\\' || x->s[j + 1] == '`' || x->s[j + 1] == '$' ||
+             (in_dq && x->s[j + 1] == '"'))) {
+            cp_buf_addc(&b, x->s[j + 1]);
+            j += 2;
+            continue;
+        }
+        cp_buf_addc(&b, c);
+        j++;
+    }
+    if (j >= x->len) {
+        rd_fail(x->rd, "unterminated backquote");
+        x->i = x->len;
+        cp_buf_free(&b);
+        return;
+    }
+    const char *body = cp_arena_strndup(x->rd->a, b.data ? b.data : "", b.len);
+    size_t blen = b.len;
+    cp_buf_free(&b);
+    read_string(x->rd, body, blen, x->nest + 1);
+    x->i = j + 1;
+    wb_dyn(w, x->s + start, x->i - start, in_dq);
+}
+
+static void rd_dquote(struct lx *x, struct wb *w);
+static void rd_dollar(struct lx *x, struct wb *w, bool in_dq);
+
+/* ${...} from just after the '{': to the matching '}', reading the
+ * substitutions inside. */
+static void rd_brace(struct lx *x)
+{
+    struct wb scratch = {0};
+    int depth = 1;
+    while (x->i < x->len && !x->rd->error) {
+        char c = x->s[x->i];
+        if (c == '}') {
+            x->i++;
+            if (--depth == 0)
+                break;
+        } else if (c == '{') {
+            depth++;
+            x->i++;
+        } else if (c == '\\') {
+            x->i += 2;
+        } else if (c == '\'') {
+            const char *q = memchr(x->s + x->i + 1, '\'', x->len - x->i - 1);
+            x->i = q ? (size_t)(q - x->s) + 1 : x->len;
+        } else if (c == '"') {
+            x->i++;
+            rd_dquote(x, &scratch);
+        } else if (c == '$') {
+            rd_dollar(x, &scratch, true);
+        } else if (c == '`') {
+            rd_backquote(x, &scratch, true);
+        } else {
+            x->i++;
+        }
+    }
+    if (depth > 0)
+        rd_fail(x->rd, "unterminated ${...}");
+    wb_free(&scratch);
+}
+
+/* '$' at x->i. */
+static void rd_dollar(struct lx *x, struct wb *w, bool in_dq)
+{
+    const char *s = x->s;
+    size_t i = x->i;
+    char c = i + 1 < x->len ? s[i + 1] : '\0';
+    if (c == '\'' && !in_dq) {
+        x->i += 2;
+        rd_ansi_c(x, w);
+        return;
+    }
+    if (c == '"' && !in_dq) {
+        x->i++; /* $"...": a translated string, read as "..." */
+        return;
+    }
+    if (c == '(') { /* $(...) and $((...)) */
+        x->i += 2;
+        if (!nest_in(x))
+            return;
+        parse_list(x, ')');
+        x->nest--;
+        wb_dyn(w, s + i, x->i - i, in_dq);
+        return;
+    }
+    if (c == '{') {
+        x->i += 2;
+        if (!nest_in(x))
+            return;
+        rd_brace(x);
+        x->nest--;
+        wb_dyn(w, s + i, x->i - i, in_dq);
+        return;
+    }
+    size_t e = i + 1;
+    if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_') {
+        while (e < x->len &&
+               ((s[e] >= 'A' && s[e] <= 'Z') || (s[e] >= 'a' && s[e] <= 'z') ||
+                (s[e] >= '0' && s[e] <= '9') || s[e] == '_'))
+            e++;
+    } else if ((c >= '0' && c <= '9') || (c && strchr("@*#?$!-", c))) {
+        e = i + 2;
+    } else {
+        wb_lit(w, '$');
+        x->i++;
+        return;
+    }
+    wb_dyn(w, s + i, e - i, in_dq);
+    x->i = e;
+}
+
+/* "..." from just after the opening quote. */
+static void rd_dquote(struct lx *x, struct wb *w)
+{
+    w->inword = w->quoted = true;
+    while (x->i < x->len && !x->rd->error) {
+        char c = x->s[x->i];
+        if (c == '"') {
+            x->i++;
+            return;
+        }
+        if (c == '\\' && x->i + 1 < x->len &&
+            strchr("\"\\$`\n", x->s[x->i + 1])) {
+            if (x->s[x->i + 1] != '\n')
+                wb_lit(w, x->s[x->i + 1]);
+            x->i += 2;
+        } else if (c == '$') {
+            rd_dollar(x, w, true);
+        } else if (c == '`') {
+            rd_backquote(x, w, true);
+        } else {
+            wb_lit(w, c);
+            x->i++;
+        }
+    }
+    rd_fail(x->rd, "unterminated double quote");
+}
+
+/* ---- redirections ---------------------------------------------------------- */
+
+/* The operator at x->i ('<', '>', or '&' before '>'). */
+static void rd_redirect(struct lx *x, struct cb *c, struct wb *w)
+{
+    /* "2>", "{fd}>": the word before names a descriptor */
+    if (w->inword && !w->dyn && !w->quoted && w->t.len &&
+        (all_digits(w->t.data) ||
+         (w->t.data[0] == '{' && w->t.data[w->t.len - 1] == '}')))
+        wb_reset(w);
+    else
+        cb_end_word(x, c, w);
+    const char *s = x->s;
+    size_t i = x->i, len = x->len;
+    int op;
+    if (s[i] == '&') {
+        i += 2;
+        if (i < len && s[i] == '>')
+            i++;
+        op = CP_SH_OUT;
+    } else if (s[i] == '>') {
+        i++;
+        op = CP_SH_OUT;
+        if (i < len && (s[i] == '>' || s[i] == '|'))
+            i++;
+        else if (i < len && s[i] == '&')
+            i++, op = PEND_DUP_OUT;
+    } else {
+        i++;
+        op = CP_SH_IN;
+        if (i < len && s[i] == '<') {
+            i++;
+            op = CP_SH_HEREDOC;
+            if (i < len && s[i] == '<')
+                i++, op = CP_SH_HERESTR;
+            else if (i < len && s[i] == '-')
+                i++;
+        } else if (i < len && s[i] == '>') {
+            i++, op = CP_SH_INOUT;
+        } else if (i < len && s[i] == '&') {
+            i++, op = PEND_DUP_IN;
+        }
+    }
+    c->pending = op;
+    x->i = i;
+}
+
+/* ---- the pass ----------------------------------------------------------------- */
+
+static bool is_blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+/* Does the '{' at x->i begin a brace expansion ({a,b}, {1..3}, also with
+ * quotes inside: {sudo,"x"})?  Strict: a ',' or '..' and then a '}' before
+ * the word ends, nesting not checked.  A scan that reaches the end of the
+ * word without one rules out every '{' before that end, so each byte is
+ * scanned once. */
+static bool brace_expansion(struct lx *x)
+{
+    if (x->i < x->no_brace_until)
+        return false;
+    bool list = false;
+    size_t j = x->i;
+    while (j < x->len) {
+        char c = x->s[j];
+        if (is_blank(c) || strchr("\n;&|()<>", c))
+            break;
+        if (c == '\\') {
+            j += 2;
+        } else if (c == '\'') {
+            const char *q = memchr(x->s + j + 1, '\'', x->len - j - 1);
+            j = q ? (size_t)(q - x->s) + 1 : x->len;
+        } else if (c == '"') {
+            for (j++; j < x->len && x->s[j] != '"'; j++)
+                if (x->s[j] == '\\')
+                    j++;
+            j++;
+        } else {
+            if (c == ',' || (c == '.' && j + 1 < x->len && x->s[j + 1] == '.'))
+                list = true;
+            else if (c == '}' && list)
+                return true;
+            j++;
+        }
+    }
+    x->no_brace_until = j;
+    return false;
+}
+
+/* Does a ']' close the '[' at s[i] within the word? */
+static bool bracket_glob(const struct lx *x)
+{
+    for (size_t j = x->i + 1; j < x->len; j++) {
+        char c = x->s[j];
+        if (c == ']')
+            return true;
+        if (is_blank(c) || strchr("\n;&|()<>", c))
+            return false;
+    }
+    return false;
+}
+
+static void parse_list(struct lx *x, char stop)
+{
+    struct cb c = {.pending = PEND_NONE};
+    struct wb w = {0};
+    bool closed = false;
+    while (x->i < x->len && !x->rd->error) {
+        char ch = x->s[x->i];
+        size_t i = x->i;
+        if (is_blank(ch)) {
+            cb_end_word(x, &c, &w);
+            x->i++;
+        } else if (ch == ')' && stop == ')') {
+            x->i++;
+            closed = true;
+            break;
+        } else if (ch == '\n' || ch == ';' || ch == '|' || ch == ')' ||
+                   (ch == '&' && !(i + 1 < x->len && x->s[i + 1] == '>'))) {
+            cb_end_cmd(x, &c, &w);
+            x->i++;
+        } else if (ch == '(') {
+            /* a subshell, a function's "()", an array: the words inside
+             * are read as commands (the strict reading) */
+            cb_end_cmd(x, &c, &w);
+            x->i++;
+            if (!nest_in(x))
+                break;
+            parse_list(x, ')');
+            x->nest--;
+        } else if (ch == '#' && !w.inword) {
+            while (x->i < x->len && x->s[x->i] != '\n')
+                x->i++;
+        } else if (ch == '\\') {
+            if (i + 1 < x->len && x->s[i + 1] == '\n') {
+                x->i += 2;
+            } else if (i + 1 < x->len) {
+                wb_lit(&w, x->s[i + 1]);
+                w.quoted = true;
+                x->i += 2;
+            } else {
+                wb_lit(&w, '\\');
+                x->i++;
+            }
+        } else if (ch == '\'') {
+            const char *q = memchr(x->s + i + 1, '\'', x->len - i - 1);
+            if (!q) {
+                rd_fail(x->rd, "unterminated single quote");
+                break;
+            }
+            w.inword = w.quoted = true;
+            for (const char *p = x->s + i + 1; p < q; p++)
+                wb_lit(&w, *p);
+            x->i = (size_t)(q - x->s) + 1;
+        } else if (ch == '"') {
+            x->i++;
+            rd_dquote(x, &w);
+        } else if (ch == '$') {
+            rd_dollar(x, &w, false);
+        } else if (ch == '`') {
+            rd_backquote(x, &w, false);
+        } else if ((ch == '<' || ch == '>') && i + 1 < x->len &&
+                   x->s[i + 1] == '(') {
+            x->i += 2; /* <(...) >(...): a file whose bytes a command makes */
+            if (!nest_in(x))
+                break;
+            parse_list(x, ')');
+            x->nest--;
+            wb_dyn(&w, x->s + i, x->i - i, true);
+        } else if (ch == '<' || ch == '>' || ch == '&') {
+            rd_redirect(x, &c, &w);
+        } else if (ch == '*' || ch == '?' || (ch == '[' && bracket_glob(x))) {
+            cp_buf_addc(&w.t, ch);
+            if (!(w.g.len && w.g.data[w.g.len - 1] == '*'))
+                cp_buf_addc(&w.g, '*');
+            w.inword = w.dyn = w.split = true;
+            x->i++;
+        } else if (ch == '{' && (w.brace || brace_expansion(x))) {
+            /* {a,b}: several words, each any of the forms (s{u,}do is
+             * sudo and sdo): the word may be anything */
+            wb_lit(&w, ch);
+            w.dyn = w.split = w.brace = true;
+            x->i++;
+        } else if (ch == '~' && !w.inword) {
+            wb_dyn(&w, "~", 1, true); /* one word: a home directory */
+            x->i++;
+        } else {
+            wb_lit(&w, ch);
+            x->i++;
+        }
+    }
+    if (stop && !closed && !x->rd->error)
+        rd_fail(x->rd, "unterminated substitution or group: ')' missing");
+    cb_end_cmd(x, &c, &w);
+    wb_free(&w);
+}
+
+/* ---- readings: wrappers, nested code, unknowns ------------------------------ */
+
+static void push_reading(struct rd *rd, const struct raw *r, size_t off)
+{
+    struct cp_sh_cmd *c = cp_arena_alloc(rd->a, sizeof *c);
+    c->w = r->w + off;
+    c->n = r->n - off;
+    c->r = r->r;
+    c->nr = r->nr;
+    cp_vec_push(rd->a, &rd->cmds, c);
+}
+
+static bool in_list(const char *const *l, const char *w)
+{
+    for (; l && *l; l++)
+        if (strcmp(*l, w) == 0)
+            return true;
+    return false;
+}
+
+static bool is_assignment(const char *w)
+{
+    if (!((*w >= 'A' && *w <= 'Z') || (*w >= 'a' && *w <= 'z') || *w == '_'))
+        return false;
+    for (w++; *w && *w != '=' && *w != '[' && *w != '+'; w++)
+        if (!((*w >= 'A' && *w <= 'Z') || (*w >= 'a' && *w <= 'z') ||
+              (*w >= '0' && *w <= '9') || *w == '_'))
+            return false;
+    if (*w == '[') {
+        w = strchr(w, ']');
+        if (!w)
+            return false;
+        w++;
+    }
+    if (*w == '+')
+        w++;
+    return *w == '=';
+}
+
+/* The program name a word runs: directory removed, ASCII lower case (a
+ * case-insensitive file system finds /usr/bin/sudo as SUDO). */
+static const char *prog_name(struct cp_arena *a, const char *w)
+{
+    const char *b = strrchr(w, '/');
+    if (b && b[1])
+        w = b + 1;
+    const char *u = w;
+    while (*u && !(*u >= 'A' && *u <= 'Z'))
+        u++;
+    if (!*u)
+        return w; /* already lower case */
+    char *l = cp_arena_strdup(a, w);
+    for (char *p = l; *p; p++)
+        if (*p >= 'A' && *p <= 'Z')
+            *p = (char)(*p - 'A' + 'a');
+    return l;
+}
+
+static void reread(struct rd *rd, const char *text, int depth)
+{
+    read_string(rd, text, strlen(text), depth + 1);
+}
+
+/* Wrappers that run their operands as a command.  arg_opts: options that
+ * take a separate argument; str_opts: options whose argument is a command
+ * line; skip: operands before the command. */
+struct wrapper {
+    const char *name;
+    const char *const *arg_opts;
+    const char *const *str_opts;
+    int skip;
+    bool assigns; /* VAR=value operands before the command (env) */
+};
+
+#define L(...) ((const char *const[]){__VA_ARGS__, NULL})
+static const struct wrapper wrappers[] = {
+    {"arch", L("-arch"), NULL, 0, false},
+    {"builtin", NULL, NULL, 0, false},
+    {"busybox", NULL, NULL, 0, false},
+    {"caffeinate", L("-t", "-w"), NULL, 0, false},
+    {"catchsegv", NULL, NULL, 0, false},
+    {"chroot", L("--userspec", "--groups"), NULL, 1, false},
+    {"chrt", NULL, NULL, 1, false},
+    {"command", NULL, NULL, 0, false},
+    {"corepack", NULL, NULL, 0, false},
+    {"doas", L("-u", "-C"), NULL, 0, false},
+    {"env", L("-u", "-C", "--unset", "--chdir"),
+     L("-S", "--split-string"), 0, true},
+    {"exec", L("-a"), NULL, 0, false},
+    {"faketime", L("-f"), NULL, 1, false},
+    {"firejail", NULL, NULL, 0, false},
+    {"flock", L("-w", "--timeout", "-E", "--conflict-exit-code"),
+     L("-c", "--command"), 1, false},
+    {"ionice", L("-c", "-n", "-p", "--class", "--classdata"), NULL, 0, false},
+    {"ltrace", L("-o", "-e", "-p", "-s", "-u"), NULL, 0, false},
+    {"nice", L("-n", "--adjustment"), NULL, 0, false},
+    {"nohup", NULL, NULL, 0, false},
+    {"pkexec", L("--user"), NULL, 0, false},
+    {"proxychains", L("-f"), NULL, 0, false},
+    {"proxychains4", L("-f"), NULL, 0, false},
+    {"rlwrap", NULL, NULL, 0, false},
+    {"run0", L("-u", "--user", "-g", "--group", "-D", "--chdir", "--nice",
+              "--setenv", "--unit", "-p", "--property", "--description",
+              "--slice", "--machine"),
+     NULL, 0, false},
+    {"setsid", NULL, NULL, 0, false},
+    {"stdbuf", L("-i", "-o", "-e", "--input", "--output", "--error"), NULL, 0,
+     false},
+    {"strace", L("-o", "-e", "-p", "-s", "-u", "-a", "-P", "-I", "-b", "-O",
+                 "-S", "-X", "-E"),
+     NULL, 0, false},
+    {"sudo",
+     L("-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-T", "-U", "--user",
+       "--group", "--close-from", "--chdir", "--host", "--prompt", "--role",
+       "--type", "--command-timeout", "--other-user"),
+     NULL, 0, false},
+    {"taskset", NULL, NULL, 1, false},
+    {"time", L("-f", "-o", "--format", "--output"), NULL, 0, false},
+    {"timeout", L("-s", "-k", "--signal", "--kill-after"), NULL, 1, false},
+    {"torsocks", L("-u", "-p", "-a", "-P"), NULL, 0, false},
+    {"toybox", NULL, NULL, 0, false},
+    {"unshare", NULL, NULL, 0, false},
+    {"xargs", L("-a", "-d", "-E", "-I", "-L", "-n", "-P", "-s", "--arg-file",
+                "--delimiter", "--max-args", "--max-procs", "--max-chars",
+                "--max-lines", "--replace"),
+     NULL, 0, false},
+};
+
+static const char *const shells[] = {"sh",   "bash", "dash", "zsh",  "ksh",
+                                     "mksh", "ash",  "yash", "posh", "fish",
+                                     "csh",  "tcsh", "rbash", NULL};
+static const char *const interpreters[] = {
+    "perl",  "ruby", "node",    "nodejs", "php",       "lua",    "luajit",
+    "tclsh", "wish", "rscript", "pwsh",   "powershell", "deno",  "bun",
+    "irb",   "osascript", NULL};
+
+/* Reserved words and operator words that may begin a simple command. */
+static const char *const lead_words[] = {
+    "!", "{", "}", "if", "then", "else", "elif", "do", "while", "until",
+    "fi", "done", "coproc", NULL};
+
+static bool is_interpreter(const char *name)
+{
+    if (strncmp(name, "python", 6) == 0 || strncmp(name, "pypy", 4) == 0)
+        return true;
+    return in_list(interpreters, name);
+}
+
+/* Options after which a shell or interpreter runs code given on its
+ * command line (so not its standard input); options that take a value. */
+static bool code_letter(const char *name, char l, bool shell)
+{
+    if (shell)
+        return l == 'c';
+    if (strncmp(name, "python", 6) == 0 || strncmp(name, "pypy", 4) == 0)
+        return l == 'c' || l == 'm';
+    if (strcmp(name, "php") == 0)
+        return l == 'r' || l == 'f';
+    if (strcmp(name, "pwsh") == 0 || strcmp(name, "powershell") == 0)
+        return l == 'c' || l == 'C' || l == 'f' || l == 'F';
+    return l == 'e' || l == 'E' || l == 'p';
+}
+
+static bool value_letter(const char *name, char l, bool shell)
+{
+    if (shell)
+        return l == 'o' || l == 'O';
+    if (strncmp(name, "python", 6) == 0)
+        return l == 'W' || l == 'X' || l == 'Q';
+    return l == 'I' || l == 'r' || l == 'x';
+}
+
+static bool stdin_path(const char *t)
+{
+    return strcmp(t, "-") == 0 || strcmp(t, "/dev/stdin") == 0 ||
+           strncmp(t, "/dev/fd/", 8) == 0 || strncmp(t, "/proc/self/fd/", 14) == 0;
+}
+
+/* A shell or interpreter at r->w[off]: what program does it run? */
+static void rd_interp(struct rd *rd, const struct raw *r, size_t off,
+                      const char *name, bool shell)
+{
+    bool code = false, from_stdin = false;
+    size_t j = off + 1;
+    for (; j < r->n; j++) {
+        const struct cp_sh_word *w = &r->w[j];
+        const char *t = w->text;
+        if (w->glob || !((t[0] == '-' || (shell && t[0] == '+')) && t[1]))
+            break;
+        if (strcmp(t, "--") == 0 || strcmp(t, "-") == 0) {
+            from_stdin |= t[1] == '\0';
+            j++;
+            break;
+        }
+        if (strcmp(t, "--version") == 0 || strcmp(t, "--help") == 0 ||
+            (!shell && (strcmp(t, "-V") == 0 || strcmp(t, "-h") == 0 ||
+                        strcmp(t, "-v") == 0 || strcmp(t, "--v") == 0)))
+            return; /* prints and exits */
+        if (t[1] == '-') {
+            if (strcmp(t, "--command") == 0 || strcmp(t, "--eval") == 0 ||
+                strcmp(t, "--print") == 0 || strcmp(t, "-Command") == 0)
+                code = true;
+            else if (strcmp(t, "--rcfile") == 0 ||
+                     strcmp(t, "--init-file") == 0)
+                j++;
+            continue;
+        }
+        if (!shell && (strcmp(t, "-Command") == 0 || strcmp(t, "-File") == 0)) {
+            code = true;
+            continue;
+        }
+        bool takes = false;
+        for (const char *p = t + 1; *p; p++) {
+            if (code_letter(name, *p, shell)) {
+                code = true;
+                if (!shell)
+                    break; /* the rest of the word is the code */
+            } else if (shell && *p == 's') {
+                from_stdin = true;
+            } else if (value_letter(name, *p, shell)) {
+                takes = p[1] == '\0';
+                break;
+            }
+        }
+        if (takes)
+            j++;
+    }
+    if (code) {
+        if (!shell) { /* code in another language: not read here */
+            if (j < r->n && r->w[j].glob)
+                rd_unknown(rd, "an interpreter runs code made of an "
+                               "expansion");
+            return;
+        }
+        if (j >= r->n) {
+            rd_unknown(rd, "sh -c without its string: the commands come from "
+                           "elsewhere");
+        } else if (r->w[j].glob) {
+            rd_unknown(rd, "sh -c of an expansion: the commands are known "
+                           "only when it runs");
+        } else {
+            reread(rd, r->w[j].text, r->depth);
+        }
+        return;
+    }
+    if (!from_stdin && j < r->n) {
+        if (r->w[j].glob) {
+            rd_unknown(rd, "a shell or interpreter runs a script named by an "
+                           "expansion or made by a command");
+            return;
+        }
+        if (!stdin_path(r->w[j].text))
+            return; /* a script file */
+    }
+    /* The program comes from standard input. */
+    for (size_t k = r->nr; k-- > 0;) {
+        const struct cp_sh_redir *d = &r->r[k];
+        if (d->op == CP_SH_HEREDOC)
+            return; /* its lines are read as commands */
+        if (d->op == CP_SH_HERESTR) {
+            if (d->target.glob)
+                rd_unknown(rd, "a shell or interpreter reads its program "
+                               "from an expansion");
+            else if (shell)
+                reread(rd, d->target.text, r->depth);
+            return;
+        }
+        if (d->op == CP_SH_IN || d->op == CP_SH_INOUT) {
+            if (d->target.glob || stdin_path(d->target.text))
+                break;
+            return; /* a script file */
+        }
+    }
+    rd_unknown(rd, "a shell or interpreter reads its program from standard "
+                   "input (a pipe, a substitution or the terminal)");
+}
+
+/* Joins words [from, to) with spaces, or NULL when one is an expansion. */
+static const char *join_static(struct rd *rd, const struct raw *r, size_t from,
+                               size_t to)
+{
+    struct cp_buf b = {0};
+    for (size_t k = from; k < to; k++) {
+        if (r->w[k].glob) {
+            cp_buf_free(&b);
+            return NULL;
+        }
+        if (k > from)
+            cp_buf_addc(&b, ' ');
+        cp_buf_adds(&b, r->w[k].text);
+    }
+    const char *t = cp_arena_strndup(rd->a, b.data ? b.data : "", b.len);
+    cp_buf_free(&b);
+    return t;
+}
+
+static void push_raw(struct rd *rd, struct cp_sh_word *w, size_t n,
+                     const struct raw *from)
+{
+    if (from->depth + 1 > CP_SH_MAX_NEST) {
+        rd_fail(rd, "nested more than 64 levels deep");
+        return;
+    }
+    struct raw *r = cp_arena_alloc(rd->a, sizeof *r);
+    r->w = w;
+    r->n = n;
+    r->r = from->r;
+    r->nr = from->nr;
+    r->depth = from->depth + 1;
+    cp_vec_push(rd->a, &rd->raw, r);
+}
+
+/* xargs runs its command with words read from standard input appended
+ * (options, operands: anything), or, with -I, replaced into it. */
+static void rd_xargs(struct rd *rd, const struct raw *r, size_t off, size_t j)
+{
+    const char *repl = NULL;
+    for (size_t k = off + 1; k < j; k++) {
+        const char *t = r->w[k].text;
+        if ((strcmp(t, "-I") == 0) && k + 1 < j)
+            repl = r->w[k + 1].text;
+        else if (strncmp(t, "-I", 2) == 0 && t[2])
+            repl = t + 2;
+        else if (strcmp(t, "-i") == 0 || strcmp(t, "--replace") == 0)
+            repl = "{}";
+        else if (strncmp(t, "--replace=", 10) == 0)
+            repl = t + 10;
+    }
+    if (j >= r->n)
+        return; /* echo */
+    if (repl && *repl && strstr(r->w[j].text, repl)) {
+        rd_unknown(rd, "xargs names the program with words from its input");
+        return;
+    }
+    size_t n = r->n - j;
+    struct cp_sh_word *w = cp_arena_alloc(rd->a, (n + 1) * sizeof *w);
+    memcpy(w, r->w + j, n * sizeof *w);
+    w[n] = (struct cp_sh_word){.text = "(words read by xargs)", .glob = "*",
+                               .split = true};
+    push_raw(rd, w, n + 1, r);
+}
+
+/* find ... -exec CMD ... ; (also -execdir, -ok, -okdir). */
+static void rd_find(struct rd *rd, const struct raw *r, size_t off)
+{
+    for (size_t k = off + 1; k < r->n; k++) {
+        const char *t = r->w[k].text;
+        if (strcmp(t, "-exec") && strcmp(t, "-execdir") && strcmp(t, "-ok") &&
+            strcmp(t, "-okdir"))
+            continue;
+        size_t e = k + 1;
+        while (e < r->n && strcmp(r->w[e].text, ";") != 0 &&
+               strcmp(r->w[e].text, "+") != 0)
+            e++;
+        if (e > k + 1)
+            push_raw(rd, r->w + k + 1, e - k - 1, r);
+        k = e;
+    }
+}
+
+/* The options of a wrapper at r->w[off]: returns the index of the wrapped
+ * command, or r->n when a command line string was read instead. */
+static size_t rd_wrapper(struct rd *rd, const struct raw *r, size_t off,
+                         const struct wrapper *wr)
+{
+    size_t j = off + 1;
+    while (j < r->n && !r->w[j].glob && r->w[j].text[0] == '-' &&
+           r->w[j].text[1]) {
+        const char *t = r->w[j].text;
+        if (strcmp(t, "--") == 0) {
+            j++;
+            break;
+        }
+        for (const char *const *o = wr->str_opts; o && *o; o++) {
+            size_t ol = strlen(*o);
+            const char *v = NULL;
+            if (strcmp(t, *o) == 0 && j + 1 < r->n) {
+                if (r->w[j + 1].glob) {
+                    rd_unknown(rd, "a command line string made of an "
+                                   "expansion");
+                    return r->n;
+                }
+                v = r->w[j + 1].text;
+            } else if (strncmp(t, *o, ol) == 0 && t[ol] &&
+                       (t[1] != '-' || t[ol] == '=')) {
+                v = t + ol + (t[ol] == '=');
+            }
+            if (v) {
+                reread(rd, v, r->depth);
+                return r->n;
+            }
+        }
+        j += in_list(wr->arg_opts, t) ? 2 : 1;
+    }
+    for (int s = 0; s < wr->skip && j < r->n; s++)
+        j++;
+    while (wr->assigns && j < r->n && is_assignment(r->w[j].text))
+        j++;
+    return j;
+}
+
+/* Commands whose operands hold a command line. */
+static void rd_strings(struct rd *rd, const struct raw *r, size_t off,
+                       const char *name)
+{
+    if (strcmp(name, "eval") == 0) {
+        if (off + 1 >= r->n)
+            return;
+        const char *t = join_static(rd, r, off + 1, r->n);
+        if (!t)
+            rd_unknown(rd, "eval of an expansion: the commands are known only "
+                           "when it runs");
+        else
+            reread(rd, t, r->depth);
+    } else if (strcmp(name, "source") == 0 || strcmp(name, ".") == 0) {
+        if (off + 1 < r->n &&
+            (r->w[off + 1].glob || stdin_path(r->w[off + 1].text)))
+            rd_unknown(rd, "source of a file made by a command or named by "
+                           "an expansion");
+    } else if (strcmp(name, "su") == 0 || strcmp(name, "script") == 0 ||
+               strcmp(name, "runuser") == 0) {
+        for (size_t k = off + 1; k + 1 < r->n; k++) {
+            const char *t = r->w[k].text;
+            size_t tl = strlen(t);
+            /* -c, a cluster ending in c (script -qc), --command */
+            bool c_opt = (t[0] == '-' && t[1] != '-' && tl >= 2 &&
+                          t[tl - 1] == 'c') ||
+                         strcmp(t, "--command") == 0;
+            if (c_opt) {
+                if (r->w[k + 1].glob)
+                    rd_unknown(rd, "su -c of an expansion");
+                else
+                    reread(rd, r->w[k + 1].text, r->depth);
+            }
+        }
+    } else if (strcmp(name, "watch") == 0) {
+        size_t j = off + 1;
+        while (j < r->n && r->w[j].text[0] == '-') {
+            const char *t = r->w[j].text;
+            j += (strcmp(t, "-n") == 0 || strcmp(t, "--interval") == 0 ||
+                  strcmp(t, "-q") == 0)
+                     ? 2
+                     : 1;
+        }
+        if (j < r->n) {
+            const char *t = join_static(rd, r, j, r->n);
+            if (t)
+                reread(rd, t, r->depth);
+            else
+                rd_unknown(rd, "watch of an expansion");
+        }
+    } else if (strcmp(name, "trap") == 0) {
+        if (off + 1 < r->n && r->w[off + 1].text[0] != '-') {
+            if (r->w[off + 1].glob)
+                rd_unknown(rd, "trap of an expansion");
+            else
+                reread(rd, r->w[off + 1].text, r->depth);
+        }
+    } else if (strcmp(name, "alias") == 0) {
+        for (size_t k = off + 1; k < r->n; k++) {
+            const char *eq = strchr(r->w[k].text, '=');
+            if (eq && r->w[k].glob)
+                rd_unknown(rd, "alias of an expansion");
+            else if (eq)
+                reread(rd, eq + 1, r->depth);
+        }
+    } else if (strcmp(name, "find") == 0) {
+        rd_find(rd, r, off);
+    }
+}
+
+/* Every name the unwrapping looks at, in byte order: a command whose
+ * program is none of them (most commands) costs one binary search. */
+static const char *const special_names[] = {
+    "!",
+    ".",
+    "alias",
+    "arch",
+    "ash",
+    "bash",
+    "builtin",
+    "bun",
+    "busybox",
+    "caffeinate",
+    "catchsegv",
+    "chroot",
+    "chrt",
+    "command",
+    "coproc",
+    "corepack",
+    "csh",
+    "dash",
+    "deno",
+    "do",
+    "doas",
+    "done",
+    "elif",
+    "else",
+    "env",
+    "eval",
+    "exec",
+    "faketime",
+    "fi",
+    "find",
+    "firejail",
+    "fish",
+    "flock",
+    "if",
+    "ionice",
+    "irb",
+    "ksh",
+    "ltrace",
+    "lua",
+    "luajit",
+    "mksh",
+    "nice",
+    "node",
+    "nodejs",
+    "nohup",
+    "osascript",
+    "perl",
+    "php",
+    "pkexec",
+    "posh",
+    "powershell",
+    "proxychains",
+    "proxychains4",
+    "pwsh",
+    "rbash",
+    "rlwrap",
+    "rscript",
+    "ruby",
+    "run0",
+    "runuser",
+    "script",
+    "setsid",
+    "sh",
+    "source",
+    "stdbuf",
+    "strace",
+    "su",
+    "sudo",
+    "taskset",
+    "tclsh",
+    "tcsh",
+    "then",
+    "time",
+    "timeout",
+    "torsocks",
+    "toybox",
+    "trap",
+    "unshare",
+    "until",
+    "watch",
+    "while",
+    "wish",
+    "xargs",
+    "yash",
+    "zsh",
+    "{",
+    "}",
+};
+
+static int name_cmp(const void *k, const void *e)
+{
+    return strcmp(k, *(const char *const *)e);
+}
+
+static bool special(const char *name)
+{
+    if (strncmp(name, "python", 6) == 0 || strncmp(name, "pypy", 4) == 0)
+        return true;
+    return bsearch(name, special_names,
+                   sizeof special_names / sizeof special_names[0],
+                   sizeof special_names[0], name_cmp) != NULL;
+}
+
+static void rd_unwrap(struct rd *rd, const struct raw *r)
+{
+    size_t off = 0;
+    for (int step = 0; !rd->error; step++) {
+        if (step > CP_SH_MAX_UNWRAP) {
+            rd_fail(rd, "wrappers nested more than 64 deep");
+            return;
+        }
+        push_reading(rd, r, off);
+        if (off >= r->n)
+            return;
+        const struct cp_sh_word *w0 = &r->w[off];
+        if (is_assignment(w0->text) || (!w0->glob && in_list(lead_words, w0->text))) {
+            off++;
+            continue;
+        }
+        if (w0->glob) {
+            rd_unknown(rd, "the program is named by an expansion");
+            return;
+        }
+        const char *name = prog_name(rd->a, w0->text);
+        if (!special(name))
+            return;
+        const struct wrapper *wr = NULL;
+        for (size_t k = 0; k < sizeof wrappers / sizeof wrappers[0]; k++)
+            if (strcmp(name, wrappers[k].name) == 0)
+                wr = &wrappers[k];
+        if (wr) {
+            size_t j = rd_wrapper(rd, r, off, wr);
+            if (strcmp(name, "xargs") == 0) {
+                if (j < r->n)
+                    rd_xargs(rd, r, off, j);
+                return;
+            }
+            if (j >= r->n)
+                return;
+            off = j;
+            continue;
+        }
+        bool shell = in_list(shells, name);
+        if (shell || is_interpreter(name))
+            rd_interp(rd, r, off, name, shell);
+        else
+            rd_strings(rd, r, off, name);
+        return;
+    }
+}
+
+void cp_sh_read(struct cp_arena *a, const char *line, size_t len,
+                struct cp_sh_read *out)
+{
+    struct rd rd = {.a = a, .budget = CP_SH_BUDGET(len)};
+    read_string(&rd, line, len, 0);
+    for (size_t k = 0; k < rd.raw.len && !rd.error; k++)
+        rd_unwrap(&rd, rd.raw.items[k]);
+    out->ncmds = rd.cmds.len;
+    struct cp_sh_cmd *c = cp_arena_alloc(a, (rd.cmds.len + 1) * sizeof *c);
+    for (size_t k = 0; k < rd.cmds.len; k++)
+        c[k] = *(struct cp_sh_cmd *)rd.cmds.items[k];
+    out->cmds = c;
+    out->unknown = rd.unknown;
+    out->error = rd.error;
+}

@@ -1,0 +1,1075 @@
+/* SPDX-License-Identifier: MIT */
+/* The Landlock enforcer: applies a .bwrap artifact without any namespace,
+ * with Landlock (and a small seccomp filter) alone, for hosts where
+ * bubblewrap cannot create its namespaces.  Landlock only grants, so every
+ * deny is made by granting less (spec/runtime.md §12):
+ *
+ *   write root W        the write rights beneath W;
+ *   carve-out D in W    W minus D: each existing entry along the way from W
+ *                       to D granted on its own, the directories on that
+ *                       way themselves get nothing (no entry can be created,
+ *                       removed or renamed directly in them: stricter);
+ *   deny read D         the same over the read grant of `--ro-bind / /`;
+ *   missing D           its nearest existing parent is such a directory:
+ *                       nothing can be created there (stricter), nothing is
+ *                       created on the host;
+ *   exec entries        EXECUTE beneath them (and the loaders), else
+ *                       EXECUTE goes with every read grant;
+ *   net deny            no socket but AF_UNIX/AF_NETLINK (seccomp), and
+ *                       TCP bind/connect handled without a port (ABI 4).
+ *
+ * Rules are tied to inodes, not names: renaming an ancestor moves the
+ * grant with it, and a directory that lost its create/remove rights
+ * cannot be renamed away, so no pin is needed. */
+#include "runtime.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/capability.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "arena.h"
+
+extern char **environ;
+
+#ifndef SYS_landlock_create_ruleset
+#define SYS_landlock_create_ruleset 444
+#endif
+#ifndef SYS_landlock_add_rule
+#define SYS_landlock_add_rule 445
+#endif
+#ifndef SYS_landlock_restrict_self
+#define SYS_landlock_restrict_self 446
+#endif
+
+/* include/uapi/linux/landlock.h (own copy: the installed one may be older). */
+#define LL_VERSION (1U << 0)
+#define LL_RULE_PATH_BENEATH 1
+#define LL_EXECUTE (1ULL << 0)
+#define LL_WRITE_FILE (1ULL << 1)
+#define LL_READ_FILE (1ULL << 2)
+#define LL_READ_DIR (1ULL << 3)
+#define LL_REMOVE_DIR (1ULL << 4)
+#define LL_REMOVE_FILE (1ULL << 5)
+#define LL_MAKE_CHAR (1ULL << 6)
+#define LL_MAKE_DIR (1ULL << 7)
+#define LL_MAKE_REG (1ULL << 8)
+#define LL_MAKE_SOCK (1ULL << 9)
+#define LL_MAKE_FIFO (1ULL << 10)
+#define LL_MAKE_BLOCK (1ULL << 11)
+#define LL_MAKE_SYM (1ULL << 12)
+#define LL_REFER (1ULL << 13)
+#define LL_TRUNCATE (1ULL << 14)
+#define LL_IOCTL_DEV (1ULL << 15)
+#define LL_ABI1_FS ((1ULL << 13) - 1)
+#define LL_NET_BIND_TCP (1ULL << 0)
+#define LL_NET_CONNECT_TCP (1ULL << 1)
+#define LL_SCOPE_ABSTRACT_UNIX (1ULL << 0)
+#define LL_SCOPE_SIGNAL (1ULL << 1)
+#define LL_RESTRICT_LOG_NEW_EXEC_ON (1U << 1)
+
+/* Rights that only a directory rule may carry. */
+#define LL_DIR_ONLY (LL_READ_DIR | LL_REMOVE_DIR | LL_REMOVE_FILE | LL_MAKE_CHAR | LL_MAKE_DIR | \
+                     LL_MAKE_REG | LL_MAKE_SOCK | LL_MAKE_FIFO | LL_MAKE_BLOCK | LL_MAKE_SYM | \
+                     LL_REFER)
+#define LL_READ (LL_READ_FILE | LL_READ_DIR)
+#define LL_WRITE (LL_WRITE_FILE | LL_TRUNCATE | LL_REMOVE_DIR | LL_REMOVE_FILE | LL_MAKE_CHAR | \
+                  LL_MAKE_DIR | LL_MAKE_REG | LL_MAKE_SOCK | LL_MAKE_FIFO | LL_MAKE_BLOCK | \
+                  LL_MAKE_SYM | LL_REFER)
+#define LL_DEV (LL_READ_FILE | LL_WRITE_FILE | LL_TRUNCATE | LL_IOCTL_DEV)
+
+struct ll_attr {
+    uint64_t handled_access_fs;
+    uint64_t handled_access_net; /* ABI 4 */
+    uint64_t scoped;             /* ABI 6 */
+};
+
+struct ll_path_beneath {
+    uint64_t allowed_access;
+    int32_t parent_fd;
+} __attribute__((packed));
+
+/* The test-only cap (spec/runtime.md §12.7): never set it in production. */
+#define CP_LL_TEST_CAP_ENV "CONFPOL_TEST_LANDLOCK_ABI"
+
+/* More grants than this: the policy is not meant for Landlock. */
+#define LL_MAX_GRANTS 20000
+
+/* ---- probing ---------------------------------------------------------------- */
+
+static bool try_ruleset(uint64_t fs, uint64_t net, uint64_t scoped, size_t size)
+{
+    struct ll_attr a = {fs, net, scoped};
+    long fd = syscall(SYS_landlock_create_ruleset, &a, size, 0);
+    if (fd < 0)
+        return false;
+    close((int)fd);
+    return true;
+}
+
+void cp_ll_probe(struct cp_ll_features *f)
+{
+    memset(f, 0, sizeof *f);
+    long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LL_VERSION);
+    f->kernel_abi = abi < 0 ? -errno : (int)abi;
+    f->abi = f->kernel_abi;
+    if (f->abi < 1)
+        return;
+    const char *cap = getenv(CP_LL_TEST_CAP_ENV);
+    if (cap && *cap) {
+        int c = atoi(cap);
+        if (c >= 0 && c < f->abi) {
+            f->abi = c;
+            f->capped_by = CP_LL_TEST_CAP_ENV;
+        }
+    }
+    if (f->abi < 1)
+        return;
+    /* Each feature is tried, not inferred from the number: a kernel may
+     * report an ABI without all of its features. */
+    unsigned have = 0;
+    if (!try_ruleset(LL_ABI1_FS, 0, 0, 8)) {
+        f->abi = -EOPNOTSUPP;
+        return;
+    }
+    if (try_ruleset(LL_REFER, 0, 0, 8))
+        have |= CP_LL_F_REFER;
+    if (try_ruleset(LL_TRUNCATE, 0, 0, 8))
+        have |= CP_LL_F_TRUNCATE;
+    if (try_ruleset(0, LL_NET_BIND_TCP | LL_NET_CONNECT_TCP, 0, 16))
+        have |= CP_LL_F_NET;
+    if (try_ruleset(LL_IOCTL_DEV, 0, 0, 8))
+        have |= CP_LL_F_IOCTL;
+    if (try_ruleset(0, 0, LL_SCOPE_ABSTRACT_UNIX | LL_SCOPE_SIGNAL, 24))
+        have |= CP_LL_F_SCOPE;
+    /* The log flags of restrict_self: an unknown flag is EINVAL, a known
+     * one reaches the descriptor check (EBADF); nothing is restricted.
+     * Without no_new_privs or CAP_SYS_ADMIN the kernel answers EPERM
+     * first: then only the number tells. */
+    if (syscall(SYS_landlock_restrict_self, -1, LL_RESTRICT_LOG_NEW_EXEC_ON) < 0 &&
+        (errno == EBADF || (errno == EPERM && f->kernel_abi >= 7)))
+        have |= CP_LL_F_LOG;
+    static const unsigned by_abi[] = {0, 0, CP_LL_F_REFER, CP_LL_F_TRUNCATE, CP_LL_F_NET,
+                                      CP_LL_F_IOCTL, CP_LL_F_SCOPE, CP_LL_F_LOG};
+    unsigned allowed = 0;
+    for (int i = 1; i <= f->abi && i < (int)(sizeof by_abi / sizeof by_abi[0]); i++)
+        allowed |= by_abi[i];
+    f->feat = have & allowed;
+}
+
+void cp_ll_features_text(const struct cp_ll_features *f, char *buf, size_t size)
+{
+    if (f->abi < 1) {
+        snprintf(buf, size, "unavailable (%s)",
+                 f->abi == 0 ? "capped to 0 by " CP_LL_TEST_CAP_ENV : strerror(-f->abi));
+        return;
+    }
+    static const struct {
+        unsigned bit;
+        const char *name;
+    } names[] = {{CP_LL_F_REFER, "refer"}, {CP_LL_F_TRUNCATE, "truncate"},
+                 {CP_LL_F_NET, "net-tcp"}, {CP_LL_F_IOCTL, "ioctl-dev"},
+                 {CP_LL_F_SCOPE, "scope"},  {CP_LL_F_LOG, "audit-log"}};
+    int n = snprintf(buf, size, "ABI %d", f->abi);
+    if (f->capped_by)
+        n += snprintf(buf + n, size > (size_t)n ? size - (size_t)n : 0,
+                      " (kernel ABI %d, capped by %s)", f->kernel_abi, f->capped_by);
+    n += snprintf(buf + n, size > (size_t)n ? size - (size_t)n : 0, "; features:");
+    bool any = false;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (f->feat & names[i].bit) {
+            n += snprintf(buf + n, size > (size_t)n ? size - (size_t)n : 0, " %s", names[i].name);
+            any = true;
+        }
+    if (!any)
+        snprintf(buf + n, size > (size_t)n ? size - (size_t)n : 0, " none beyond ABI 1");
+}
+
+/* ---- planning -------------------------------------------------------------- */
+
+struct ll_target {
+    char *path; /* canonical: the protected entry (may not exist) */
+    bool read;  /* deny read (mask) too */
+};
+
+struct llp {
+    struct cp_ll_plan *pl;
+    const struct cp_rt_params *params;
+    bool unenforced_ok;
+    struct cp_rt_err *e;
+    struct ll_target *t;
+    size_t nt, capt;
+    struct cp_rt_strv wroots;   /* canonical write roots */
+    struct cp_rt_strv execs;    /* exec entries as written (joined) */
+    struct cp_rt_strv wsplit;   /* write roots' directories granted around a target */
+    struct cp_rt_strv rsplit;   /* the same for the read grant */
+    bool read_root, dev, chdir_set;
+    char chdir[PATH_MAX];
+    bool overflow;
+};
+
+static void plan_note(struct cp_rt_strv *s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void plan_note(struct cp_rt_strv *s, const char *fmt, ...)
+{
+    char buf[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    for (size_t i = 0; i < s->n; i++)
+        if (!strcmp(s->v[i], buf))
+            return;
+    cp_rt_strv_push(s, buf);
+}
+
+static int ll_unenforceable(struct llp *L, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static int ll_unenforceable(struct llp *L, const char *fmt, ...)
+{
+    char buf[1800];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (L->unenforced_ok) {
+        plan_note(&L->pl->warnings, "not enforced: %s", buf);
+        return 0;
+    }
+    return cp_rt_fail(L->e, CP_RT_EXIT_CANNOT, "cannot enforce with Landlock: %s", buf);
+}
+
+static bool is_beneath(const char *root, const char *path)
+{
+    size_t n = strlen(root);
+    if (n == 1 && root[0] == '/')
+        return path[0] == '/';
+    return !strncmp(root, path, n) && (path[n] == '\0' || path[n] == '/');
+}
+
+static char *path_join(const char *dir, const char *name)
+{
+    size_t a = strlen(dir), b = strlen(name);
+    if (a == 1 && dir[0] == '/')
+        a = 0;
+    char *s = cp_xmalloc(a + b + 2);
+    memcpy(s, dir, a);
+    s[a] = '/';
+    memcpy(s + a + 1, name, b + 1);
+    return s;
+}
+
+static void grant(struct llp *L, const char *path, uint64_t access)
+{
+    struct cp_ll_plan *pl = L->pl;
+    if (pl->ng >= LL_MAX_GRANTS) {
+        L->overflow = true;
+        return;
+    }
+    if (pl->ng == pl->capg) {
+        pl->capg = pl->capg ? 2 * pl->capg : 64;
+        pl->g = cp_xrealloc(pl->g, pl->capg * sizeof *pl->g);
+    }
+    pl->g[pl->ng].path = cp_xstrdup(path);
+    pl->g[pl->ng].access = access;
+    pl->ng++;
+}
+
+static void add_target(struct llp *L, const char *path, bool read)
+{
+    for (size_t i = 0; i < L->nt; i++)
+        if (!strcmp(L->t[i].path, path)) {
+            L->t[i].read |= read;
+            return;
+        }
+    if (L->nt == L->capt) {
+        L->capt = L->capt ? 2 * L->capt : 16;
+        L->t = cp_xrealloc(L->t, L->capt * sizeof *L->t);
+    }
+    L->t[L->nt].path = cp_xstrdup(path);
+    L->t[L->nt].read = read;
+    L->nt++;
+}
+
+/* The symlinks among the components of `path` (as written), each as the
+ * link itself: canonical parent + name.  Protecting the link keeps the
+ * sandbox from replacing it by a directory of its own at the protected
+ * name (stricter than following it only). */
+static void add_link_targets(struct llp *L, const char *path, bool read)
+{
+    char *q = cp_xstrdup(path);
+    for (char *s = q + 1;; s++) {
+        if (*s != '/' && *s != '\0')
+            continue;
+        char c = *s;
+        *s = '\0';
+        struct stat st;
+        if (lstat(q, &st) == 0 && S_ISLNK(st.st_mode)) {
+            char *slash = strrchr(q, '/');
+            *slash = '\0';
+            char *pr = realpath(*q ? q : "/", NULL);
+            *slash = '/';
+            if (pr) {
+                char *link = path_join(pr, slash + 1);
+                add_target(L, link, read);
+                free(link);
+                free(pr);
+            }
+        }
+        if (c == '\0')
+            break;
+        *s = c;
+    }
+    free(q);
+}
+
+/* A deny target (ro: deny write; mask: deny read, which bwrap makes
+ * unwritable too).  spec/runtime.md §12.2. */
+static int deny_target(struct llp *L, const char *path, bool read)
+{
+    const char *what = read ? "deny-read target" : "deny-write target";
+    add_link_targets(L, path, read);
+    char *real = realpath(path, NULL);
+    if (real) {
+        struct stat st;
+        if (stat(real, &st) == 0 && !S_ISDIR(st.st_mode) && st.st_nlink > 1) {
+            int rc = ll_unenforceable(L, "%s '%s' has %lu hard links; a Landlock rule protects "
+                                      "one name, and another name of the same file may be %s",
+                                      what, real, (unsigned long)st.st_nlink,
+                                      read ? "readable" : "writable");
+            if (rc) {
+                free(real);
+                return rc;
+            }
+        }
+        add_target(L, real, read);
+        free(real);
+        return 0;
+    }
+    if (errno != ENOENT && errno != ENOTDIR)
+        return ll_unenforceable(L, "%s '%s': %s", what, path, strerror(errno));
+    /* Missing: protect its first missing component C. */
+    char *c = cp_xstrdup(path);
+    for (char *s = c + 1;; s++) {
+        if (*s != '/' && *s != '\0')
+            continue;
+        char ch = *s;
+        *s = '\0';
+        struct stat st;
+        if (stat(c, &st) < 0 || ch == '\0')
+            break;
+        *s = ch;
+    }
+    struct stat lst;
+    if (lstat(c, &lst) == 0) {
+        int rc = ll_unenforceable(L, "%s '%s': '%s' is a dangling symlink, which the sandbox "
+                                  "could satisfy by creating its target", what, path, c);
+        free(c);
+        return rc;
+    }
+    char *slash = strrchr(c, '/');
+    *slash = '\0';
+    char *pr = realpath(*c ? c : "/", NULL);
+    if (pr) {
+        char *cc = path_join(pr, slash + 1);
+        add_target(L, cc, read);
+        free(cc);
+        free(pr);
+    }
+    free(c);
+    return 0;
+}
+
+/* Never written through a write root above them: bwrap gives the sandbox
+ * its own /dev and /proc, and /sys stays read-only (a write root named
+ * inside them is granted as written). */
+static const char *const pseudo_fs[] = {"/dev", "/proc", "/sys"};
+
+/* Is any target (of the kind) at `path` (exact) or strictly beneath it? */
+static int target_rel(const struct llp *L, const char *path, bool read_only)
+{
+    int rel = 0; /* 0 none, 1 beneath, 2 exact or above */
+    for (size_t i = 0; !read_only && i < sizeof pseudo_fs / sizeof pseudo_fs[0]; i++)
+        if (is_beneath(path, pseudo_fs[i]) && strcmp(path, pseudo_fs[i]))
+            rel = 1;
+    for (size_t i = 0; i < L->nt; i++) {
+        if (read_only && !L->t[i].read)
+            continue;
+        if (is_beneath(L->t[i].path, path))
+            return 2;
+        if (is_beneath(path, L->t[i].path))
+            rel = 1;
+    }
+    return rel;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Grants `access` beneath X minus the targets: X itself gets nothing when
+ * a target lies beneath it, and each of its entries is handled on its own. */
+static void grant_minus(struct llp *L, const char *x, uint64_t access, bool read_kind,
+                        int depth)
+{
+    if (L->overflow)
+        return;
+    struct stat st;
+    if (lstat(x, &st) < 0 || S_ISLNK(st.st_mode))
+        return; /* a link: access through it is checked at its target */
+    if (read_kind && !strcmp(x, "/dev")) {
+        /* Never the host's /dev wholesale (disks, memory): the names, and
+         * the devices bwrap's --dev gives. */
+        grant(L, "/dev", LL_READ_DIR);
+        return;
+    }
+    int rel = target_rel(L, x, read_kind);
+    if (rel == 2)
+        return;
+    for (size_t i = 0; !read_kind && depth && i < sizeof pseudo_fs / sizeof pseudo_fs[0]; i++)
+        if (!strcmp(x, pseudo_fs[i])) {
+            plan_note(&L->pl->notes, "'%s' is not written through the write root above it "
+                      "(bwrap gives the sandbox its own); name it to allow writes there", x);
+            return;
+        }
+    if (rel == 0) {
+        grant(L, x, S_ISDIR(st.st_mode) ? access : access & ~LL_DIR_ONLY);
+        return;
+    }
+    cp_rt_strv_push(read_kind ? &L->rsplit : &L->wsplit, x);
+    DIR *d = opendir(x);
+    if (!d)
+        return;
+    struct cp_rt_strv names = {0};
+    struct dirent *de;
+    while ((de = readdir(d)))
+        if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+            cp_rt_strv_push(&names, de->d_name);
+    closedir(d);
+    /* Sorted: the plan does not depend on directory order. */
+    if (names.n > 1)
+        qsort(names.v, names.n, sizeof *names.v, cmp_name);
+    for (size_t i = 0; i < names.n; i++) {
+        char *child = path_join(x, names.v[i]);
+        grant_minus(L, child, access, read_kind, depth + 1);
+        free(child);
+    }
+    cp_rt_strv_free(&names);
+}
+
+static const char *const dev_nodes[] = {"/dev/null", "/dev/zero", "/dev/full", "/dev/random",
+                                        "/dev/urandom", "/dev/tty", "/dev/ptmx", "/dev/pts"};
+
+/* Interprets the `arg` records: the options the bwrap backend emits have a
+ * Landlock meaning; any other cannot be enforced here. */
+static int ll_args(struct llp *L, const struct cp_rt_artifact *a)
+{
+    struct cp_ll_plan *pl = L->pl;
+    for (size_t i = 0; i < a->nrecs; i++) {
+        if (a->recs[i].tag != CP_RT_T_ARG)
+            continue;
+        const char *o = a->recs[i].f1;
+        const char *v1 = i + 1 < a->nrecs && a->recs[i + 1].tag == CP_RT_T_ARG ? a->recs[i + 1].f1 : NULL;
+        const char *v2 = v1 && i + 2 < a->nrecs && a->recs[i + 2].tag == CP_RT_T_ARG ? a->recs[i + 2].f1 : NULL;
+        if (!strcmp(o, "--ro-bind") && v2 && !strcmp(v1, v2)) {
+            if (!strcmp(v1, "/"))
+                L->read_root = true;
+            i += 2; /* the host read-only: read access is granted anyway */
+        } else if (!strcmp(o, "--dev") && v1 && !strcmp(v1, "/dev")) {
+            L->dev = true;
+            i += 1;
+        } else if (!strcmp(o, "--proc") && v1 && !strcmp(v1, "/proc")) {
+            i += 1; /* the host's procfs: other processes are beyond ptrace (Landlock) */
+        } else if (!strcmp(o, "--cap-drop") && v1 && !strcmp(v1, "ALL")) {
+            pl->drop_caps = true;
+            i += 1;
+        } else if (!strcmp(o, "--chdir") && v1) {
+            snprintf(L->chdir, sizeof L->chdir, "%s", v1);
+            L->chdir_set = true;
+            i += 1;
+        } else if (!strcmp(o, "--unshare-net")) {
+            pl->net_deny = true;
+        } else if (!strcmp(o, "--unshare-ipc")) {
+            plan_note(&pl->notes, "no IPC namespace: System V IPC and POSIX message queues of "
+                      "the host stay reachable (bwrap: --unshare-ipc)");
+        } else if (!strcmp(o, "--unshare-user") || !strcmp(o, "--unshare-pid") ||
+                   !strcmp(o, "--unshare-uts") || !strcmp(o, "--unshare-cgroup-try") ||
+                   !strcmp(o, "--unshare-cgroup") || !strcmp(o, "--disable-userns") ||
+                   !strcmp(o, "--die-with-parent") || !strcmp(o, "--new-session") ||
+                   !strcmp(o, "--unshare-all") || !strcmp(o, "--unshare-user-try")) {
+            /* Namespaces: what they protect is said in the notes below. */
+        } else {
+            int rc = ll_unenforceable(L, "the bwrap option '%s' has no Landlock lowering", o);
+            if (rc)
+                return rc;
+        }
+    }
+    return 0;
+}
+
+/* An exec entry reached through a symlink whose own location is writable
+ * grants whatever the link is later pointed at: not granted (stricter). */
+static bool replaceable_link(const struct llp *L, const char *path, char *link, size_t size)
+{
+    char *q = cp_xstrdup(path);
+    bool found = false;
+    for (char *s = q + 1; !found; s++) {
+        if (*s != '/' && *s != '\0')
+            continue;
+        char c = *s;
+        *s = '\0';
+        struct stat st;
+        if (lstat(q, &st) == 0 && S_ISLNK(st.st_mode)) {
+            char *slash = strrchr(q, '/');
+            *slash = '\0';
+            char *pr = realpath(*q ? q : "/", NULL);
+            *slash = '/';
+            for (size_t i = 0; pr && i < L->wroots.n && !found; i++)
+                found = is_beneath(L->wroots.v[i], pr);
+            free(pr);
+            if (found)
+                snprintf(link, size, "%s", q);
+        }
+        if (c == '\0')
+            break;
+        *s = c;
+    }
+    free(q);
+    return found;
+}
+
+int cp_ll_plan_build(struct cp_ll_plan *pl, const struct cp_rt_artifact *a,
+                     const struct cp_rt_params *p, const struct cp_ll_features *f,
+                     const char *cmd, bool unenforced_ok, struct cp_rt_err *e)
+{
+    memset(pl, 0, sizeof *pl);
+    pl->f = *f;
+    struct llp L = {.pl = pl, .params = p, .unenforced_ok = unenforced_ok, .e = e};
+    int rc = ll_args(&L, a);
+    pl->exec_on = a->has_exec;
+    for (size_t i = 0; i < a->nrecs && !rc; i++) {
+        const struct cp_rt_rec *r = &a->recs[i];
+        if (r->tag == CP_RT_T_HEADER || r->tag == CP_RT_T_PROFILE || r->tag == CP_RT_T_FAIL ||
+            r->tag == CP_RT_T_PARAM || r->tag == CP_RT_T_ARG || r->tag == CP_RT_T_END)
+            continue; /* read by the parser, or by ll_args */
+        if (r->tag < CP_RT_T_BIND || r->tag > CP_RT_T_EXEC) {
+            rc = ll_unenforceable(&L, "the artifact record '%s' has no Landlock lowering",
+                                  cp_rt_tag_name(r->tag));
+            continue;
+        }
+        const char *root = "/";
+        if (*r->f1 && !(root = cp_rt_params_get(p, r->f1))) {
+            rc = cp_rt_fail(e, CP_RT_EXIT_ERROR, "param %s is unbound", r->f1);
+            break;
+        }
+        char *path = NULL;
+        if (r->tag != CP_RT_T_MASKGLOB && r->tag != CP_RT_T_ROGLOB)
+            path = *r->f2 ? (strcmp(root, "/") ? path_join(root, r->f2 + 1)
+                                               : cp_xstrdup(r->f2))
+                          : cp_xstrdup(root);
+        /* An if-chain, not a switch: a record type added later and not
+         * lowered here is refused below, never skipped. */
+        if (r->tag == CP_RT_T_BIND) {
+            char *real = realpath(path, NULL);
+            if (real && strcmp(real, path))
+                plan_note(&pl->notes, "write root '%s' resolves to '%s' through a symlink: "
+                          "left read-only (name '%s' in the policy to allow writes there)",
+                          path, real, real);
+            else if (real)
+                cp_rt_strv_push(&L.wroots, real);
+            else if (errno != ENOENT && errno != ENOTDIR)
+                rc = ll_unenforceable(&L, "write root '%s': %s", path, strerror(errno));
+            free(real);
+        } else if (r->tag == CP_RT_T_PIN || r->tag == CP_RT_T_PINRO) {
+            /* grants follow inodes; the way to a carve-out cannot be renamed */
+        } else if (r->tag == CP_RT_T_RO || r->tag == CP_RT_T_MASK) {
+            rc = deny_target(&L, path, r->tag == CP_RT_T_MASK);
+        } else if (r->tag == CP_RT_T_MASKGLOB || r->tag == CP_RT_T_ROGLOB) {
+            struct cp_rt_strv m;
+            if (cp_rt_glob_matches(root, r->f2, &m))
+                rc = ll_unenforceable(&L, "the glob '%s' under '%s' matches too many paths; use "
+                                      "directory-level rules", r->f2, root);
+            for (size_t k = 0; !rc && k < m.n; k++)
+                rc = deny_target(&L, m.v[k], r->tag == CP_RT_T_MASKGLOB);
+            cp_rt_strv_free(&m);
+        } else if (r->tag == CP_RT_T_EXEC) {
+            cp_rt_strv_push(&L.execs, path);
+        }
+        free(path);
+    }
+    if (rc)
+        goto out;
+
+    /* Grants. */
+    uint64_t handled = LL_ABI1_FS;
+    if (f->feat & CP_LL_F_REFER)
+        handled |= LL_REFER;
+    if (f->feat & CP_LL_F_TRUNCATE)
+        handled |= LL_TRUNCATE;
+    if (f->feat & CP_LL_F_IOCTL)
+        handled |= LL_IOCTL_DEV;
+    pl->handled_fs = handled;
+    uint64_t read = LL_READ | (pl->exec_on ? 0 : LL_EXECUTE);
+    if (L.read_root)
+        grant_minus(&L, "/", read, true, 0);
+    if (L.dev)
+        for (size_t i = 0; i < sizeof dev_nodes / sizeof dev_nodes[0]; i++)
+            if (access(dev_nodes[i], F_OK) == 0)
+                grant(&L, dev_nodes[i], LL_DEV | (strcmp(dev_nodes[i], "/dev/pts") ? 0 : LL_READ_DIR));
+    for (size_t i = 0; i < L.wroots.n; i++)
+        grant_minus(&L, L.wroots.v[i], LL_WRITE, false, 0);
+    if (pl->exec_on) {
+        struct cp_rt_strv xg = {0};
+        cp_rt_exec_grants(L.execs.v, L.execs.n, cmd, &xg);
+        for (size_t i = 0; i < xg.n; i++) {
+            char link[PATH_MAX];
+            if (access(xg.v[i], F_OK) < 0)
+                continue; /* nothing to grant: fail closed */
+            if (replaceable_link(&L, xg.v[i], link, sizeof link)) {
+                plan_note(&pl->notes, "exec entry '%s' passes through the symlink '%s' in a "
+                          "write root, which the sandbox could point elsewhere: not granted "
+                          "(name its target in the policy)", xg.v[i], link);
+                continue;
+            }
+            char *real = realpath(xg.v[i], NULL);
+            if (real)
+                grant(&L, real, LL_EXECUTE);
+            free(real);
+        }
+        cp_rt_strv_free(&xg);
+    }
+    if (L.overflow) {
+        rc = cp_rt_fail(e, CP_RT_EXIT_CANNOT, "cannot enforce with Landlock: the policy needs "
+                        "more than %d Landlock rules (carve-outs in large directories); use "
+                        "--enforcer bwrap", LL_MAX_GRANTS);
+        goto out;
+    }
+
+    /* What is stricter, and what a namespace did that is done otherwise. */
+    for (size_t i = 0; i < L.wsplit.n; i++)
+        plan_note(&pl->notes, "'%s' lies on the way from a write root to a denied path: its "
+                  "existing entries are granted one by one; nothing can be created, removed or "
+                  "renamed directly in it", L.wsplit.v[i]);
+    for (size_t i = 0; i < L.rsplit.n; i++)
+        plan_note(&pl->notes, "'%s' is an ancestor of a deny-read path: it cannot be listed, and "
+                  "entries added to it later cannot be read", L.rsplit.v[i]);
+    for (size_t i = 0; i < L.nt; i++) {
+        struct stat st;
+        if (lstat(L.t[i].path, &st) < 0)
+            plan_note(&pl->notes, "missing deny target: '%s' cannot be created (nothing is "
+                      "created on the host)", L.t[i].path);
+    }
+    if (!(f->feat & CP_LL_F_REFER) && L.wroots.n)
+        plan_note(&pl->notes, "Landlock ABI %d has no REFER right: renaming or linking across "
+                  "directories fails everywhere", f->abi);
+    if (!(f->feat & CP_LL_F_TRUNCATE)) {
+        pl->no_truncate = true;
+        plan_note(&pl->notes, "Landlock ABI %d cannot deny truncation: truncate(2), openat2 and "
+                  "read-only opens with O_TRUNC are refused everywhere (seccomp)", f->abi);
+    }
+    if (f->feat & CP_LL_F_SCOPE)
+        pl->scope = true;
+    else
+        plan_note(&pl->notes, "Landlock ABI %d cannot scope signals: processes of the same user "
+                  "outside the sandbox can be signalled (bwrap: pid namespace)", f->abi);
+    if (pl->net_deny) {
+        /* Filesystem Unix sockets (an ssh agent, the docker socket) are
+         * outside the network too; Landlock's right for them is ABI 9,
+         * which this runtime does not use yet: no Unix socket at all. */
+        pl->unix_deny = true;
+        plan_note(&pl->notes, "network: no Unix socket can be created (seccomp: filesystem "
+                  "sockets such as an ssh agent or the docker socket are beyond Landlock's "
+                  "ABI %d; socketpair still works)%s", f->abi, f->feat & CP_LL_F_SCOPE ?
+                  "; abstract Unix sockets are scoped as well" : "");
+        plan_note(&pl->notes, "network: no IP socket can be created (seccomp)%s; loopback "
+                  "inside the sandbox is gone too", f->feat & CP_LL_F_NET ?
+                  " and TCP bind/connect are denied (Landlock)" : "");
+    }
+    /* Partly enforced: said on every launch, -q or not. */
+    plan_note(&pl->partial, "partly enforced: the mode, owner, timestamps and extended "
+              "attributes of the user's own files outside the write roots (carve-outs "
+              "included) can still be changed: Landlock has no right for them "
+              "(--enforcer bwrap enforces them)");
+    if (pl->exec_on)
+        plan_note(&pl->partial, "partly enforced: the exec allow-list is Landlock's EXECUTE "
+                  "right; `ld.so FILE`, interpreters and memfd execution run readable files "
+                  "outside it (an accident guard, as under bwrap)");
+
+out:
+    for (size_t i = 0; i < L.nt; i++)
+        free(L.t[i].path);
+    free(L.t);
+    cp_rt_strv_free(&L.wroots);
+    cp_rt_strv_free(&L.execs);
+    cp_rt_strv_free(&L.wsplit);
+    cp_rt_strv_free(&L.rsplit);
+    if (!rc && L.chdir_set)
+        pl->chdir = cp_xstrdup(L.chdir);
+    if (rc)
+        cp_ll_plan_free(pl);
+    return rc;
+}
+
+void cp_ll_plan_free(struct cp_ll_plan *pl)
+{
+    for (size_t i = 0; i < pl->ng; i++)
+        free(pl->g[i].path);
+    free(pl->g);
+    cp_rt_strv_free(&pl->notes);
+    cp_rt_strv_free(&pl->partial);
+    cp_rt_strv_free(&pl->warnings);
+    free(pl->chdir);
+    memset(pl, 0, sizeof *pl);
+}
+
+static void rights_text(uint64_t a, char *buf, size_t size)
+{
+    static const char *const names[] = {"execute",    "write_file", "read_file",  "read_dir",
+                                        "remove_dir", "remove_file", "make_char", "make_dir",
+                                        "make_reg",   "make_sock",  "make_fifo",  "make_block",
+                                        "make_sym",   "refer",      "truncate",   "ioctl_dev"};
+    size_t n = 0;
+    buf[0] = '\0';
+    /* The whole write set (as far as the ABI has it) in one word. */
+    uint64_t tree = LL_MAKE_REG | LL_MAKE_DIR | LL_REMOVE_FILE | LL_REMOVE_DIR;
+    if ((a & tree) == tree) {
+        n += (size_t)snprintf(buf + n, size - n, "write");
+        a &= ~LL_WRITE;
+    }
+    for (int i = 0; i < 16; i++)
+        if (a & (1ULL << i))
+            n += (size_t)snprintf(buf + n, size > n ? size - n : 0, "%s%s", n ? "," : "",
+                                  names[i]);
+}
+
+void cp_ll_plan_print(FILE *out, const struct cp_ll_plan *pl)
+{
+    char ft[256];
+    cp_ll_features_text(&pl->f, ft, sizeof ft);
+    fprintf(out, "landlock: %s\n", ft);
+    for (size_t i = 0; i < pl->ng; i++) {
+        char r[256];
+        rights_text(pl->g[i].access & pl->handled_fs, r, sizeof r);
+        fprintf(out, "grant %s %s\n", r, pl->g[i].path);
+    }
+    fprintf(out, "network: %s\n", !pl->net_deny ? "not restricted"
+                                  : pl->f.feat & CP_LL_F_NET
+                                      ? "denied (no IP socket; TCP bind/connect denied by Landlock)"
+                                      : "denied (no IP socket)");
+    fprintf(out, "scoped: %s\n", pl->scope ? (pl->net_deny ? "signals, abstract Unix sockets"
+                                                           : "signals")
+                                           : "nothing (ABI < 6)");
+    fprintf(out, "seccomp: foreign ABIs killed, TIOCSTI refused%s%s%s\n",
+            pl->net_deny ? ", sockets filtered, io_uring refused" : "",
+            pl->unix_deny ? ", Unix sockets refused" : "",
+            pl->no_truncate ? ", truncation refused" : "");
+    fprintf(out, "capabilities: %s\n", pl->drop_caps ? "all dropped" : "kept");
+    for (size_t i = 0; i < pl->notes.n; i++)
+        fprintf(out, "note: %s\n", pl->notes.v[i]);
+    for (size_t i = 0; i < pl->partial.n; i++)
+        fprintf(out, "warning: %s\n", pl->partial.v[i]);
+    for (size_t i = 0; i < pl->warnings.n; i++)
+        fprintf(out, "warning: %s\n", pl->warnings.v[i]);
+}
+
+/* ---- applying ----------------------------------------------------------------- */
+
+static int drop_caps(void)
+{
+    for (int c = 0; c <= 63; c++)
+        if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) < 0 && errno == EINVAL)
+            break; /* past the last capability */
+    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+    struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
+    struct __user_cap_data_struct d[2];
+    memset(d, 0, sizeof d);
+    return syscall(SYS_capset, &h, d) < 0 ? -errno : 0;
+}
+
+/* Restricts this process; returns 0 or fills e. */
+static int ll_apply(const struct cp_ll_plan *pl, bool log, struct cp_rt_err *e)
+{
+    const struct cp_ll_features *f = &pl->f;
+    struct ll_attr attr = {.handled_access_fs = pl->handled_fs};
+    size_t size = 8;
+    if (f->feat & CP_LL_F_NET) {
+        size = 16;
+        if (pl->net_deny)
+            attr.handled_access_net = LL_NET_BIND_TCP | LL_NET_CONNECT_TCP;
+    }
+    if (f->feat & CP_LL_F_SCOPE) {
+        size = 24;
+        attr.scoped = LL_SCOPE_SIGNAL | (pl->net_deny ? LL_SCOPE_ABSTRACT_UNIX : 0);
+    }
+    int rs = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0);
+    if (rs < 0)
+        return cp_rt_fail(e, CP_RT_EXIT_CANNOT, "landlock_create_ruleset: %s", strerror(errno));
+    for (size_t i = 0; i < pl->ng; i++) {
+        int fd = open(pl->g[i].path, O_PATH | O_CLOEXEC);
+        if (fd < 0)
+            continue; /* gone since planning: nothing granted (fail closed) */
+        struct stat st;
+        uint64_t acc = pl->g[i].access & pl->handled_fs;
+        if (fstat(fd, &st) == 0 && !S_ISDIR(st.st_mode))
+            acc &= ~LL_DIR_ONLY;
+        struct ll_path_beneath pb = {.allowed_access = acc, .parent_fd = fd};
+        long r = acc ? syscall(SYS_landlock_add_rule, rs, LL_RULE_PATH_BENEATH, &pb, 0) : 0;
+        int err = errno;
+        close(fd);
+        if (r < 0) {
+            close(rs);
+            return cp_rt_fail(e, CP_RT_EXIT_CANNOT, "landlock_add_rule '%s': %s",
+                              pl->g[i].path, strerror(err));
+        }
+    }
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
+        close(rs);
+        return cp_rt_fail(e, CP_RT_EXIT_CANNOT, "PR_SET_NO_NEW_PRIVS: %s", strerror(errno));
+    }
+    if (pl->drop_caps) {
+        int r = drop_caps();
+        if (r < 0) {
+            close(rs);
+            return cp_rt_fail(e, CP_RT_EXIT_CANNOT, "dropping capabilities: %s", strerror(-r));
+        }
+    }
+    unsigned flags = log && (f->feat & CP_LL_F_LOG) ? LL_RESTRICT_LOG_NEW_EXEC_ON : 0;
+    if (syscall(SYS_landlock_restrict_self, rs, flags) < 0) {
+        int err = errno;
+        close(rs);
+        return cp_rt_fail(e, CP_RT_EXIT_CANNOT, "landlock_restrict_self: %s", strerror(err));
+    }
+    close(rs);
+    struct cp_ll_seccomp so = {.net_deny = pl->net_deny, .inet_tcp_ok = false,
+                               .unix_deny = pl->unix_deny, .no_truncate = pl->no_truncate};
+    int r = cp_ll_seccomp_install(&so);
+    if (r < 0)
+        return cp_rt_fail(e, CP_RT_EXIT_CANNOT, "installing the seccomp filter: %s",
+                          strerror(-r));
+    return 0;
+}
+
+static void rt_warn(const char *prog, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void rt_warn(const char *prog, const char *fmt, ...)
+{
+    char buf[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "%s: warning: %s\n", prog, buf);
+}
+
+/* Placeholders are only planned by a dry run, never created. */
+static int dry_placeholder(void *ctx, const char *path)
+{
+    (void)ctx;
+    (void)path;
+    return 0;
+}
+
+static int dry_run_bwrap(const struct cp_rt_artifact *a, const struct cp_rt_params *p,
+                         const struct cp_rt_launch *l)
+{
+    struct cp_rt_host host = {.make_placeholder = dry_placeholder};
+    struct cp_rt_plan pl;
+    struct cp_rt_err e = {0};
+    if (cp_rt_plan_build(&pl, a, p, &host, a->fail_open || l->allow_unenforced, &e)) {
+        fprintf(stderr, "%s: %s\n", l->prog, e.msg);
+        return e.status;
+    }
+    int abi = cp_rt_landlock_abi();
+    if (pl.exec_on)
+        printf("landlock (exec allow-list, inside the sandbox): %s%d\n", abi >= 1 ? "ABI " : "unavailable: ",
+               abi >= 1 ? abi : -abi);
+    printf("bwrap words:");
+    for (size_t i = 0; i < pl.words.n; i++)
+        printf(" %s", pl.words.v[i]);
+    putchar('\n');
+    for (size_t i = 0; i < pl.exec.n; i++)
+        printf("exec %s\n", pl.exec.v[i]);
+    for (size_t i = 0; i < pl.verify_ro.n; i++)
+        printf("verify read-only %s\n", pl.verify_ro.v[i]);
+    for (size_t i = 0; i < pl.placeholders.n; i++)
+        printf("placeholder (created for the run, removed after) %s\n", pl.placeholders.v[i]);
+    for (size_t i = 0; i < pl.stricter.n; i++)
+        printf("note: %s\n", pl.stricter.v[i]);
+    for (size_t i = 0; i < pl.warnings.n; i++)
+        printf("warning: %s\n", pl.warnings.v[i]);
+    cp_rt_plan_free(&pl);
+    return 0;
+}
+
+int cp_rt_run_landlock(const struct cp_rt_artifact *a, const struct cp_rt_params *p,
+                       const struct cp_rt_launch *l)
+{
+    const char *prog = l->prog;
+    bool open_ok = a->fail_open || l->allow_unenforced;
+    const char *open_why = l->allow_unenforced ? "--allow-unenforced" : "'fail open' in the policy";
+    struct cp_ll_features f;
+    cp_ll_probe(&f);
+    if (f.abi < 1) {
+        char ft[256];
+        cp_ll_features_text(&f, ft, sizeof ft);
+        if (!open_ok || l->dry_run) {
+            fprintf(stderr, "%s: cannot enforce the policy: Landlock is %s; refusing to run (use "
+                    "--allow-unenforced to run unconfined)\n", prog, ft);
+            return CP_RT_EXIT_CANNOT;
+        }
+        rt_warn(prog, "cannot enforce the policy (Landlock is %s): running %s UNCONFINED (%s)",
+                ft, l->cmd[0], open_why);
+        return cp_rt_exec_unconfined(prog, l->cmd);
+    }
+    struct cp_ll_plan pl;
+    struct cp_rt_err e = {0};
+    if (cp_ll_plan_build(&pl, a, p, &f, l->cmd[0], open_ok, &e)) {
+        fprintf(stderr, "%s: %s%s\n", prog, e.msg,
+                e.status == CP_RT_EXIT_CANNOT ? "; refusing to run (use --allow-unenforced to "
+                                                "run anyway)" : "");
+        return e.status;
+    }
+    if (l->dry_run) {
+        cp_ll_plan_print(stdout, &pl);
+        cp_ll_plan_free(&pl);
+        return 0;
+    }
+    if (!l->quiet)
+        for (size_t i = 0; i < pl.notes.n; i++)
+            fprintf(stderr, "%s: note: landlock: %s\n", prog, pl.notes.v[i]);
+    for (size_t i = 0; i < pl.partial.n; i++)
+        rt_warn(prog, "landlock: %s", pl.partial.v[i]);
+    for (size_t i = 0; i < pl.warnings.n; i++)
+        rt_warn(prog, "%s (%s)", pl.warnings.v[i], open_why);
+    fflush(NULL);
+    if (ll_apply(&pl, l->explain, &e)) {
+        cp_ll_plan_free(&pl);
+        if (!open_ok || e.status != CP_RT_EXIT_CANNOT) {
+            fprintf(stderr, "%s: cannot enforce the policy: %s; refusing to run (use "
+                    "--allow-unenforced to run unconfined)\n", prog, e.msg);
+            return e.status;
+        }
+        /* Nothing was restricted unless restrict_self succeeded; a failed
+         * seccomp install leaves Landlock on, which only denies more. */
+        rt_warn(prog, "cannot enforce the policy (%s): running %s with what was applied (%s)",
+                e.msg, l->cmd[0], open_why);
+        return cp_rt_exec_unconfined(prog, l->cmd);
+    }
+    bool exec_on = pl.exec_on;
+    if (pl.chdir && chdir(pl.chdir) < 0) {
+        fprintf(stderr, "%s: cannot change to '%s': %s\n", prog, pl.chdir, strerror(errno));
+        cp_ll_plan_free(&pl);
+        return CP_RT_EXIT_CANNOT;
+    }
+    cp_ll_plan_free(&pl);
+    execvp(l->cmd[0], l->cmd);
+    int err = errno;
+    if (err == ENOENT) {
+        fprintf(stderr, "%s: %s: command not found\n", prog, l->cmd[0]);
+        return CP_RT_EXIT_NOTFOUND;
+    }
+    fprintf(stderr, "%s: cannot execute %s: %s%s\n", prog, l->cmd[0], strerror(err),
+            err == EACCES && exec_on ? " (is it in the exec allow-list?)" : "");
+    return CP_RT_EXIT_CANNOT;
+}
+
+/* ---- choosing the enforcer --------------------------------------------------- */
+
+int cp_rt_enforcer_parse(const char *s, enum cp_rt_enforcer *out)
+{
+    if (!strcmp(s, "auto"))
+        *out = CP_RT_ENF_AUTO;
+    else if (!strcmp(s, "bwrap"))
+        *out = CP_RT_ENF_BWRAP;
+    else if (!strcmp(s, "landlock"))
+        *out = CP_RT_ENF_LANDLOCK;
+    else
+        return -1;
+    return 0;
+}
+
+int cp_rt_bwrap_probe(const char *bwrap, char *why, size_t size)
+{
+    int ep[2];
+    if (pipe2(ep, O_CLOEXEC) < 0) {
+        snprintf(why, size, "pipe: %s", strerror(errno));
+        return -1;
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(ep[1], 1);
+        dup2(ep[1], 2);
+        char *argv[] = {"bwrap", "--ro-bind", "/", "/", "--unshare-user", "--unshare-pid",
+                        "--unshare-net", "--die-with-parent", "--", "/bin/true", NULL};
+        execve(bwrap, argv, environ);
+        _exit(127);
+    }
+    close(ep[1]);
+    char text[4096];
+    size_t len = 0;
+    ssize_t n;
+    while (len < sizeof text - 1 && (n = read(ep[0], text + len, sizeof text - 1 - len)) > 0)
+        len += (size_t)n;
+    text[len] = '\0';
+    close(ep[0]);
+    int ws = 0;
+    while (pid > 0 && waitpid(pid, &ws, 0) < 0 && errno == EINTR)
+        ;
+    if (pid > 0 && WIFEXITED(ws) && WEXITSTATUS(ws) == 0)
+        return 0;
+    snprintf(why, size, "%s", len ? strtok(text, "\n") : "no error text");
+    return -1;
+}
+
+/* What choosing Landlock changes, in one line. */
+static const char ll_changes[] =
+    "no namespaces: carve-outs and deny-read paths are made by granting around them "
+    "(their parents cannot gain new entries), missing deny targets cannot be created, "
+    "nothing is mounted or created on the host";
+
+int cp_rt_run(const struct cp_rt_artifact *a, const struct cp_rt_params *p,
+              struct cp_rt_launch *l)
+{
+    if (l->dry_run) {
+        char why[512] = "";
+        bool use_bwrap = l->enforcer == CP_RT_ENF_BWRAP;
+        if (l->enforcer == CP_RT_ENF_AUTO) {
+            char *bwrap = cp_rt_find_bwrap();
+            if (!bwrap)
+                snprintf(why, sizeof why, "bubblewrap (bwrap) is not installed");
+            use_bwrap = bwrap && cp_rt_bwrap_probe(bwrap, why, sizeof why) == 0;
+            free(bwrap);
+            printf("enforcer: %s (auto: %s)\n", use_bwrap ? "bwrap" : "landlock",
+                   use_bwrap ? "bwrap can create its namespaces" : why);
+        } else {
+            printf("enforcer: %s\n", use_bwrap ? "bwrap" : "landlock");
+        }
+        return use_bwrap ? dry_run_bwrap(a, p, l) : cp_rt_run_landlock(a, p, l);
+    }
+    if (l->enforcer == CP_RT_ENF_LANDLOCK)
+        return cp_rt_run_landlock(a, p, l);
+    if (l->enforcer == CP_RT_ENF_BWRAP)
+        return cp_rt_run_bwrap(a, p, l);
+    char why[600] = "";
+    l->fallback_why = why;
+    l->fallback_why_size = sizeof why;
+    int rc = cp_rt_run_bwrap(a, p, l);
+    l->fallback_why = NULL;
+    if (rc != CP_RT_FALLBACK)
+        return rc;
+    if (!l->quiet)
+        fprintf(stderr, "%s: enforcer: landlock (auto: %s); %s\n", l->prog, why, ll_changes);
+    return cp_rt_run_landlock(a, p, l);
+}

@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: MIT */
+/* The seccomp filter of the Landlock enforcer: what Landlock has no right
+ * for, and what a namespace would have cut (spec/runtime.md §12.5).
+ *
+ * Always: system calls of a foreign ABI (i386 on x86_64, x32) kill the
+ * process, since their socket multiplexer and numbers would pass every
+ * check below; TIOCSTI and TIOCLINUX are refused (no new session: a
+ * sandboxed process shares the terminal of the user's shell).
+ * Under a network rule: socket() only for AF_UNIX (unless unix_deny),
+ * AF_NETLINK and, when TCP is filtered by port (inet_tcp_ok), AF_INET/AF_INET6
+ * stream sockets of protocol TCP; everything else (UDP, raw, SCTP, MPTCP,
+ * vsock, ...) is refused, and io_uring (which creates sockets without the
+ * socket system call) too.
+ * Without Landlock's TRUNCATE right (ABI < 3): truncate(2), open/openat
+ * with O_TRUNC on a read-only open (which needs no WRITE_FILE), openat2
+ * (its flags are out of the filter's reach) and io_uring are refused. */
+#include "runtime.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <netinet/in.h>
+#include <stddef.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <termios.h>
+
+#if defined(__x86_64__)
+#define CP_AUDIT_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define CP_AUDIT_ARCH AUDIT_ARCH_AARCH64
+#endif
+
+#ifndef __NR_io_uring_setup
+#define __NR_io_uring_setup 425
+#endif
+#ifndef __NR_openat2
+#define __NR_openat2 437
+#endif
+#ifndef TIOCLINUX
+#define TIOCLINUX 0x541C
+#endif
+
+/* Offsets in struct seccomp_data; arguments are read as their low 32 bits
+ * (little-endian: the low word comes first), which is what the kernel
+ * uses for every int argument checked here. */
+#define OFF_NR offsetof(struct seccomp_data, nr)
+#define OFF_ARCH offsetof(struct seccomp_data, arch)
+#define OFF_ARG(i) (offsetof(struct seccomp_data, args) + 8 * (i))
+
+struct prog {
+    struct sock_filter v[128];
+    size_t n;
+};
+
+static void emit(struct prog *p, struct sock_filter f)
+{
+    if (p->n < sizeof p->v / sizeof p->v[0])
+        p->v[p->n] = f;
+    p->n++;
+}
+
+#define STMT(code, k) ((struct sock_filter)BPF_STMT((code), (k)))
+#define JUMP(code, k, jt, jf) ((struct sock_filter)BPF_JUMP((code), (k), (jt), (jf)))
+#define RET_ERRNO(e) STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ((e) & SECCOMP_RET_DATA))
+#define RET_ALLOW STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
+
+/* nr == N: return errno E; else go on. */
+static void deny_nr(struct prog *p, long nr, int err)
+{
+    emit(p, STMT(BPF_LD | BPF_W | BPF_ABS, OFF_NR));
+    emit(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)nr, 0, 1));
+    emit(p, RET_ERRNO(err));
+}
+
+/* nr == N and (arg & mask) == val: return errno E. */
+static void deny_arg(struct prog *p, long nr, int arg, unsigned mask, unsigned val, int err)
+{
+    emit(p, STMT(BPF_LD | BPF_W | BPF_ABS, OFF_NR));
+    emit(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)nr, 0, 4));
+    emit(p, STMT(BPF_LD | BPF_W | BPF_ABS, (unsigned)OFF_ARG(arg)));
+    emit(p, STMT(BPF_ALU | BPF_AND | BPF_K, mask));
+    emit(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, val, 0, 1));
+    emit(p, RET_ERRNO(err));
+}
+
+/* socket(): the families and types of the header comment. */
+static void socket_block(struct prog *p, const struct cp_ll_seccomp *o)
+{
+    size_t start = p->n;
+    emit(p, STMT(BPF_LD | BPF_W | BPF_ABS, OFF_NR));
+    size_t skip = p->n;
+    emit(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_socket, 0, 0)); /* jf patched */
+    emit(p, STMT(BPF_LD | BPF_W | BPF_ABS, (unsigned)OFF_ARG(0)));
+    if (!o->unix_deny) {
+        emit(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 0, 1));
+        emit(p, RET_ALLOW);
+    }
+    emit(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_NETLINK, 0, 1));
+    emit(p, RET_ALLOW);
+    if (o->inet_tcp_ok) {
+        emit(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_INET, 1, 0));
+        emit(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_INET6, 0, 7));
+        emit(p, STMT(BPF_LD | BPF_W | BPF_ABS, (unsigned)OFF_ARG(1)));
+        emit(p, STMT(BPF_ALU | BPF_AND | BPF_K, ~(unsigned)(SOCK_NONBLOCK | SOCK_CLOEXEC)));
+        emit(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, SOCK_STREAM, 0, 4));
+        emit(p, STMT(BPF_LD | BPF_W | BPF_ABS, (unsigned)OFF_ARG(2)));
+        emit(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 1, 0));
+        emit(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, IPPROTO_TCP, 0, 1));
+        emit(p, RET_ALLOW);
+    }
+    emit(p, RET_ERRNO(EACCES));
+    p->v[skip].jf = (unsigned char)(p->n - skip - 1);
+    (void)start;
+}
+
+int cp_ll_seccomp_install(const struct cp_ll_seccomp *o)
+{
+#ifndef CP_AUDIT_ARCH
+    (void)o;
+    return -ENOTSUP;
+#else
+    struct prog p = {.n = 0};
+    emit(&p, STMT(BPF_LD | BPF_W | BPF_ABS, OFF_ARCH));
+    emit(&p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, CP_AUDIT_ARCH, 1, 0));
+    emit(&p, STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS));
+#if defined(__x86_64__)
+    emit(&p, STMT(BPF_LD | BPF_W | BPF_ABS, OFF_NR));
+    emit(&p, JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, 0, 1)); /* x32 */
+    emit(&p, STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS));
+#endif
+    deny_arg(&p, __NR_ioctl, 1, 0xffffffffu, TIOCSTI, EPERM);
+    deny_arg(&p, __NR_ioctl, 1, 0xffffffffu, TIOCLINUX, EPERM);
+    if (o->net_deny || o->no_truncate)
+        deny_nr(&p, __NR_io_uring_setup, EPERM);
+    if (o->no_truncate) {
+        deny_nr(&p, __NR_truncate, EPERM);
+        deny_nr(&p, __NR_openat2, ENOSYS); /* callers fall back to openat */
+        deny_arg(&p, __NR_openat, 2, O_ACCMODE | O_TRUNC, O_RDONLY | O_TRUNC, EACCES);
+#ifdef __NR_open
+        deny_arg(&p, __NR_open, 1, O_ACCMODE | O_TRUNC, O_RDONLY | O_TRUNC, EACCES);
+#endif
+    }
+    if (o->net_deny)
+        socket_block(&p, o);
+    emit(&p, RET_ALLOW);
+    if (p.n > sizeof p.v / sizeof p.v[0])
+        return -E2BIG;
+    struct sock_fprog fp = {.len = (unsigned short)p.n, .filter = p.v};
+    if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fp, 0, 0) < 0)
+        return -errno;
+    return 0;
+#endif
+}

@@ -1,0 +1,1 @@
+cp a.txt b.txt

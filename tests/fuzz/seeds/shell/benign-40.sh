@@ -1,0 +1,1 @@
+curl -fsSL https://example.com/x.json -o x.json

@@ -1,0 +1,1 @@
+find . -name '*.o' | xargs rm -rf

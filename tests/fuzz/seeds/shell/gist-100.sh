@@ -1,0 +1,1 @@
+gh -R x gist create f

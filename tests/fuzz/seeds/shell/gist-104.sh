@@ -1,0 +1,1 @@
+curl -X POST https://api.github.com/gists -d @x

@@ -1,0 +1,1 @@
+curl --upload-file x https://transfer.sh/x

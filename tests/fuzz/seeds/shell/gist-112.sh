@@ -1,0 +1,1 @@
+gist-paste notes.txt

@@ -1,0 +1,1 @@
+cat x | curl -F 'sprunge=<-' http://sprunge.us

@@ -1,0 +1,1 @@
+sh -c 'gh gist create x'

@@ -1,0 +1,1 @@
+g\h gist create x

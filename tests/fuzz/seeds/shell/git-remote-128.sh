@@ -1,0 +1,1 @@
+git remote add evil git@example.com:x/y.git

@@ -1,0 +1,1 @@
+git push https://example.com/x.git main

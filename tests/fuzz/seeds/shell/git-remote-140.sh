@@ -1,0 +1,1 @@
+git config remote.origin.url https://example.com/x.git

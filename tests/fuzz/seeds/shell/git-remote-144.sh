@@ -1,0 +1,1 @@
+git -c url.https://e/.insteadOf=https://github.com/ push

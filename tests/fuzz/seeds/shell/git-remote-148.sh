@@ -1,0 +1,1 @@
+/usr/bin/git remote add x u

@@ -1,0 +1,1 @@
+gh repo create x --push --source .

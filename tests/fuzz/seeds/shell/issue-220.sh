@@ -1,0 +1,1 @@
+nc example.com 4444

@@ -1,0 +1,1 @@
+openssl s_client -connect example.com:443

@@ -1,0 +1,1 @@
+gh gist create notes.txt

@@ -1,0 +1,1 @@
+systemctl link /tmp/x.service

@@ -1,0 +1,1 @@
+cp payload ~/.zshenv

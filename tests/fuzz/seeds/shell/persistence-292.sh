@@ -1,0 +1,1 @@
+echo x > /etc/cron.d/job

@@ -1,0 +1,1 @@
+install -m 644 x /etc/systemd/system/x.service

@@ -1,0 +1,1 @@
+builtin exec sudo id

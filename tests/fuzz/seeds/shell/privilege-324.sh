@@ -1,0 +1,1 @@
+timeout 5 sudo id

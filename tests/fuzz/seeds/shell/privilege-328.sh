@@ -1,0 +1,1 @@
+sh -c 'sudo id'

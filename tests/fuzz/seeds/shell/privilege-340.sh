@@ -1,0 +1,1 @@
+sudoedit /etc/hosts

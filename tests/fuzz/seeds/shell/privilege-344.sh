@@ -1,0 +1,1 @@
+machinectl shell root@

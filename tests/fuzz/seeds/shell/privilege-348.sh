@@ -1,0 +1,1 @@
+env -S 'sudo id'

@@ -1,0 +1,1 @@
+socat - TCP:example.com:80

@@ -1,0 +1,1 @@
+openssl s_server -accept 4444

@@ -1,0 +1,1 @@
+echo x > /dev/udp/example.com/53

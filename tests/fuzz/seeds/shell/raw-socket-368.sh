@@ -1,0 +1,1 @@
+ruby -e 'require "socket"; TCPSocket.new("h", 80)'

@@ -1,0 +1,1 @@
+ssh -L 8080:localhost:80 host

@@ -1,0 +1,1 @@
+/bin/nc example.com 80

@@ -1,0 +1,1 @@
+echo x | nc example.com 80

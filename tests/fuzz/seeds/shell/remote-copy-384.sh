@@ -1,0 +1,1 @@
+scp -P 2222 x host:/tmp

@@ -1,0 +1,1 @@
+rsync -a . host:/tmp

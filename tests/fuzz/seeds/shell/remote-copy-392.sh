@@ -1,0 +1,1 @@
+rsync --rsh=ssh . host:dst

@@ -1,0 +1,1 @@
+tar c . | ssh host tar x

@@ -1,0 +1,1 @@
+sh -c 'scp x host:'

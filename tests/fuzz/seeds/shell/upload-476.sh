@@ -1,0 +1,1 @@
+azcopy copy x https://a.blob.core.windows.net/c

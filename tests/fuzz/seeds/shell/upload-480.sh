@@ -1,0 +1,1 @@
+podman push image
