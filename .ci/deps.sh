@@ -26,6 +26,18 @@ missing=""
 for p in $(printf '%s\n' $want | sort -u); do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"
 done
+# The Claude Code client (npm), for the tests that start it offline
+# (tests/sh/claude-path.sh, claude-whole.sh: skipped without it, failed
+# under CI=true).  Only as root, only with npm present, never fatal here.
+claude_client() {
+    command -v claude >/dev/null 2>&1 && return 0
+    command -v npm >/dev/null 2>&1 || { echo "confpol: no npm: the claude client is not installed (tests that need it skip)" >&2; return 0; }
+    [ "$(id -u)" = 0 ] || { echo "confpol: run: npm install -g @anthropic-ai/claude-code" >&2; return 0; }
+    echo "confpol: installing: @anthropic-ai/claude-code (npm)" >&2
+    timeout 600 npm install -g --no-fund --no-audit @anthropic-ai/claude-code >&2 ||
+        echo "confpol: npm install of the claude client failed (tests that need it skip)" >&2
+}
+case " $* " in *" check "*|*" asan "*|*" valgrind "*) claude_client ;; esac
 [ -z "$missing" ] && exit 0
 if [ "$(id -u)" = 0 ]; then
     echo "confpol: installing:$missing" >&2

@@ -784,6 +784,33 @@ static void sh_comment_path(struct cp_buf *out, const struct rec *r)
     cp_buf_free(&w);
 }
 
+/* The shell form of a deny target that is missing when the script runs:
+ * inside a write root the sandbox could create it, so it is masked with a
+ * read-only /dev/null (bwrap leaves an empty file there on the host);
+ * anywhere else everything is read-only and it cannot be created, so
+ * nothing is needed.  The write roots are compared when the script runs,
+ * with the params' values. */
+static void sh_missing(struct cp_buf *out, const struct recs *rs,
+                       const struct rec *r)
+{
+    cp_buf_adds(out, "\nelse case ");
+    sh_path(out, r);
+    cp_buf_adds(out, " in ");
+    bool any = false;
+    for (size_t i = 0; i < rs->n; i++)
+        if (strcmp(rs->v[i].tag, "bind") == 0) {
+            cp_buf_adds(out, any ? "|" : "");
+            sh_path(out, &rs->v[i]);
+            cp_buf_adds(out, "/*");
+            any = true;
+        }
+    if (!any)
+        cp_buf_adds(out, "/dev/null/*"); /* matches nothing */
+    cp_buf_adds(out, ") set -- \"$@\" --ro-bind /dev/null ");
+    sh_path(out, r);
+    cp_buf_adds(out, ";; esac; fi\nset -- \"$@\"");
+}
+
 static void emit_shell(struct bw *b, const struct recs *rs, struct cp_buf *out)
 {
     const struct cp_policy *p = b->p;
@@ -821,7 +848,15 @@ static void emit_shell(struct bw *b, const struct recs *rs, struct cp_buf *out)
             cp_buf_addc(out, '\n');
         }
     }
-    cp_buf_adds(out, "bwrap");
+    /* The words are collected in "$@" after the command's own, then the
+     * command is rotated behind "--": POSIX sh has no arrays, and a mask is
+     * decided when the script runs, as confpol-run decides it
+     * (spec/runtime.md): a directory gets a read-only tmpfs, anything else
+     * a read-only /dev/null (a tmpfs cannot be mounted on a file). */
+    cp_buf_adds(out, "# a deny-read target missing at launch is masked here "
+                     "by a /dev/null bind (bwrap leaves\n# an empty file "
+                     "there); confpol-run protects it without one\n"
+                     "n=$#\nset -- \"$@\"");
     for (size_t i = 0; i < rs->n; i++) {
         const struct rec *r = &rs->v[i];
         if (strcmp(r->tag, "arg") == 0) {
@@ -832,24 +867,45 @@ static void emit_shell(struct bw *b, const struct recs *rs, struct cp_buf *out)
             sh_quote(out, r->f[0]);
             continue;
         }
+        /* A missing write root or pin is skipped, as by confpol-run. */
         const char *opt = NULL;
         if (strcmp(r->tag, "bind") == 0 || strcmp(r->tag, "pin") == 0)
-            opt = "--bind";
-        else if (strcmp(r->tag, "ro") == 0 || strcmp(r->tag, "pinro") == 0)
-            opt = "--ro-bind";
+            opt = "--bind-try";
+        else if (strcmp(r->tag, "pinro") == 0)
+            opt = "--ro-bind-try";
         if (opt) {
             cp_buf_printf(out, " \\\n    %s ", opt);
             sh_path(out, r);
             cp_buf_addc(out, ' ');
             sh_path(out, r);
+        } else if (strcmp(r->tag, "ro") == 0) {
+            cp_buf_adds(out, "\nif [ -e ");
+            sh_path(out, r);
+            cp_buf_adds(out, " ] || [ -L ");
+            sh_path(out, r);
+            cp_buf_adds(out, " ]; then set -- \"$@\" --ro-bind ");
+            sh_path(out, r);
+            cp_buf_addc(out, ' ');
+            sh_path(out, r);
+            sh_missing(out, rs, r);
         } else if (strcmp(r->tag, "mask") == 0) {
-            cp_buf_adds(out, " \\\n    --tmpfs ");
+            cp_buf_adds(out, "\nif [ -d ");
+            sh_path(out, r);
+            cp_buf_adds(out, " ]; then set -- \"$@\" --tmpfs ");
             sh_path(out, r);
             cp_buf_adds(out, " --remount-ro ");
             sh_path(out, r);
+            cp_buf_adds(out, "\nelif [ -e ");
+            sh_path(out, r);
+            cp_buf_adds(out, " ] || [ -L ");
+            sh_path(out, r);
+            cp_buf_adds(out, " ]; then set -- \"$@\" --ro-bind /dev/null ");
+            sh_path(out, r);
+            sh_missing(out, rs, r);
         }
     }
-    cp_buf_adds(out, " \\\n    -- \"$@\"\n");
+    cp_buf_adds(out, " --\nwhile [ \"$n\" -gt 0 ]; do set -- \"$@\" \"$1\"; "
+                     "shift; n=$((n - 1)); done\nbwrap \"$@\"\n");
 }
 
 /* ---- the backend ------------------------------------------------------------ */

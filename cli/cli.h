@@ -82,5 +82,7 @@ int cp_cmd_gate(int argc, char **argv);      /* cli/cmd_gate.c */
 int cp_cmd_install(int argc, char **argv);   /* cli/cmd_install.c */
 int cp_cmd_uninstall(int argc, char **argv); /* cli/cmd_install.c */
 int cp_cmd_verify(int argc, char **argv);    /* cli/cmd_install.c */
+int cp_cmd_claude(int argc, char **argv);    /* cli/cmd_claude.c */
+int cp_cmd_init(int argc, char **argv);      /* cli/cmd_init.c */
 
 #endif

@@ -28,7 +28,7 @@ static void cp_inst_usage(enum cp_inst_cmd c, FILE *out)
 {
     switch (c) {
     case CMD_INSTALL:
-        fputs("usage: confpol install --claude SETTINGS.json ARTIFACT.claude.json\n"
+        fputs("usage: confpol install --claude [-q] SETTINGS.json ARTIFACT.claude.json\n"
               "\n"
               "Merges the artifact of 'confpol build --target claude' into a live\n"
               "Claude Code settings file: sets the sandbox switches, adds the\n"
@@ -39,14 +39,16 @@ static void cp_inst_usage(enum cp_inst_cmd c, FILE *out)
               "that.  The file is replaced atomically and its previous content kept\n"
               "in SETTINGS.json.bak.  Refuses (exit 1, file unchanged) a file that is\n"
               "not valid JSON, has the wrong type where install writes, or would\n"
-              "still not enforce the policy afterwards.  A second install changes\n"
-              "nothing.\n"
+              "still not enforce the policy afterwards, and a file that Claude Code\n"
+              "would skip whole (a wrong type or value anywhere, an invalid hook,\n"
+              "over 2 MiB).  A second install changes nothing.  Says what it did in\n"
+              "one line; -q silences that line.\n"
               "\n"
               "Exit status: 0 installed (or nothing to do), 1 refused, 2 usage or I/O.\n",
               out);
         return;
     case CMD_UNINSTALL:
-        fputs("usage: confpol uninstall --claude SETTINGS.json ARTIFACT.claude.json\n"
+        fputs("usage: confpol uninstall --claude [-q] SETTINGS.json ARTIFACT.claude.json\n"
               "\n"
               "Removes from the settings file exactly what 'confpol install' added\n"
               "for this artifact (as recorded under \"confpolInstalled\"); entries\n"
@@ -58,7 +60,7 @@ static void cp_inst_usage(enum cp_inst_cmd c, FILE *out)
               out);
         return;
     case CMD_VERIFY:
-        fputs("usage: confpol verify --claude [-D NAME=VALUE]... SETTINGS.json FILE\n"
+        fputs("usage: confpol verify --claude [-q] [-D NAME=VALUE]... SETTINGS.json FILE\n"
               "\n"
               "Checks that the live settings file enforces the policy.  FILE is a\n"
               "policy (NAME.confpol, compiled in memory with the claude backend and\n"
@@ -66,8 +68,10 @@ static void cp_inst_usage(enum cp_inst_cmd c, FILE *out)
               "the sandbox switches, every deny list entry and permission rule,\n"
               "entries that would loosen the policy (extra allowWrite, allowRead,\n"
               "excludedCommands, Edit allow rules, ...) and that the PreToolUse hook\n"
-              "runs an existing confpol on an artifact with the same gate table.\n"
-              "Prints one line per gap.\n"
+              "runs an existing confpol on an artifact with the same gate table;\n"
+              "first, that Claude Code loads the file at all (its schema, its size\n"
+              "limit, its hook shapes).  Prints one line per gap, then one line of\n"
+              "result (-q silences the result line).\n"
               "\n"
               "Exit status: 0 enforced, 1 gaps (or the policy has errors), 2 usage or I/O.\n",
               out);
@@ -249,15 +253,117 @@ static int cp_inst_compile(struct cp_cli_common *c, const char *file,
     return rc;
 }
 
+/* The target of a symbolic link at path, or NULL (heap). */
+static char *cp_inst_readlink(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0 || !S_ISLNK(st.st_mode))
+        return NULL;
+    char buf[PATH_MAX];
+    ssize_t n = readlink(path, buf, sizeof buf - 1);
+    if (n <= 0)
+        return NULL;
+    buf[n] = '\0';
+    return cp_xstrdup(buf);
+}
+
+/* Uninstall left only what install created: remove the file, or put the
+ * dangling symbolic link back. */
+static int cp_inst_restore(const char *settings, const char *link)
+{
+    if (unlink(settings) != 0 ||
+        (link && symlink(link, settings) != 0)) {
+        fprintf(stderr, "confpol uninstall: %s: %s\n", settings,
+                strerror(errno));
+        return 2;
+    }
+    return 0;
+}
+
+/* The project a settings file belongs to: DIR of DIR/.claude/settings.json
+ * or settings.local.json (heap), else NULL. */
+static char *cp_inst_project_of(const char *settings)
+{
+    const char *base = strrchr(settings, '/');
+    if (!base || (strcmp(base, "/settings.json") != 0 &&
+                  strcmp(base, "/settings.local.json") != 0))
+        return NULL;
+    size_t dl = (size_t)(base - settings);
+    if (dl < 8 || memcmp(settings + dl - 8, "/.claude", 8) != 0)
+        return NULL;
+    char *dir = cp_xmalloc(dl - 8 + 2);
+    memcpy(dir, settings, dl - 8);
+    dir[dl - 8] = '\0';
+    if (!dir[0])
+        strcpy(dir, "/");
+    return dir;
+}
+
+/* verify compiled a policy and found gaps: say with which PROJECT, and how
+ * the installed artifact was built, when the two may not be the same. */
+static void cp_inst_how_built(const struct cp_cli_common *c, const char *shown,
+                              const char *settings, const struct cp_buf *live)
+{
+    const char *project = NULL;
+    for (size_t i = 0; i < c->ndefines; i++)
+        if (strcmp(c->defines[i].name, "PROJECT") == 0)
+            project = c->defines[i].value;
+    char *cwd = project ? NULL : getcwd(NULL, 0);
+    char *owner = cp_inst_project_of(settings);
+    char *rp = project ? realpath(project, NULL) : NULL;
+    const char *used = rp ? rp : project ? project : cwd ? cwd : "?";
+    printf("%s: note: verify built the policy with PROJECT=%s (%s)\n", shown,
+           used, project ? "-D PROJECT" : "the current directory");
+    if (owner && strcmp(owner, used) != 0)
+        printf("%s: note: this settings file belongs to the project %s: run "
+               "verify there, or pass -D PROJECT=%s\n",
+               shown, owner, owner);
+    struct cp_arena *a = cp_arena_new();
+    struct cp_jnode *root = NULL;
+    if (live->data && !cp_json_parse(a, live->data, live->len, &root) &&
+        root->type == CP_J_OBJ) {
+        const struct cp_jnode *recs =
+            cp_json_get(root, CP_SETTINGS_RECORD_KEY, NULL);
+        for (size_t i = 0; recs && recs->type == CP_J_ARR && i < recs->n; i++) {
+            const struct cp_jnode *ap =
+                cp_json_get(recs->items[i], "artifact", NULL);
+            if (!ap || ap->type != CP_J_STR)
+                continue;
+            struct cp_buf ab = {0};
+            struct cp_jnode *art = NULL;
+            if (cp_inst_read(ap->s, &ab, NULL) &&
+                !cp_json_parse(a, ab.data, ab.len, &art) &&
+                art->type == CP_J_OBJ) {
+                const struct cp_jnode *meta = cp_json_get(art, "confpol", NULL);
+                const struct cp_jnode *pr =
+                    meta ? cp_json_get(meta, "projectRelative", NULL) : NULL;
+                printf("%s: note: the installed artifact %s was built %s; "
+                       "verify against it: confpol verify --claude %s %s\n",
+                       shown, ap->s,
+                       pr && pr->type == CP_J_FALSE
+                           ? "with -D (its paths are absolute)"
+                           : "without -D (its paths are project-relative)",
+                       shown, ap->s);
+            }
+            cp_buf_free(&ab);
+        }
+    }
+    cp_arena_free(a);
+    free(rp);
+    free(cwd);
+    free(owner);
+}
+
 static int cp_inst_main(enum cp_inst_cmd cmd, int argc, char **argv)
 {
     const char *name = cp_inst_names[cmd];
     struct cp_cli_common c = {.cmd = name};
     const char *pos[2] = {NULL, NULL};
     size_t npos = 0;
-    bool claude = false;
+    bool claude = false, quiet = false;
     int rc = 2;
     char *settings = NULL, *artpath = NULL, *self = NULL, *home = NULL, *cfgdir = NULL;
+    char *link = NULL;
     struct cp_buf live = {0}, art = {0}, out = {0}, msg = {0};
 
     for (int i = 1; i < argc; i++) {
@@ -268,6 +374,8 @@ static int cp_inst_main(enum cp_inst_cmd cmd, int argc, char **argv)
             goto done;
         } else if (strcmp(a, "--claude") == 0) {
             claude = true;
+        } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
+            quiet = true;
         } else if (strcmp(a, "--") == 0) {
             for (i++; i < argc; i++) {
                 if (npos == 2)
@@ -353,6 +461,13 @@ static int cp_inst_main(enum cp_inst_cmd cmd, int argc, char **argv)
         } else {
             cp_inst_print_lines(stdout, pos[0], &msg);
             rc = gaps ? 1 : 0;
+            if (gaps && cp_inst_suffix(pos[1], ".confpol"))
+                cp_inst_how_built(&c, pos[0], settings, &live);
+            if (!quiet && gaps)
+                printf("confpol verify: %s does not enforce %s: %d gap%s\n",
+                       pos[0], pos[1], gaps, gaps == 1 ? "" : "s");
+            else if (!quiet)
+                printf("confpol verify: %s enforces %s\n", pos[0], pos[1]);
         }
         goto done;
     }
@@ -379,6 +494,8 @@ static int cp_inst_main(enum cp_inst_cmd cmd, int argc, char **argv)
         buf[n] = '\0';
         self = cp_xstrdup(buf);
         env.confpol_path = self;
+        if (!have_live)
+            env.dangling_link = link = cp_inst_readlink(settings);
         if (cp_settings_install(&env, have_live ? live.data : NULL, live.len,
                                 art.data, art.len, &out, &msg) != 0) {
             cp_inst_print_lines(stderr, pos[0], &msg);
@@ -388,9 +505,19 @@ static int cp_inst_main(enum cp_inst_cmd cmd, int argc, char **argv)
         if (have_live && out.len == live.len &&
             memcmp(out.data, live.data, live.len) == 0) {
             rc = 0; /* already installed: nothing to write */
+            if (!quiet)
+                printf("confpol install: %s already enforces %s: nothing "
+                       "changed\n", pos[0], pos[1]);
             goto done;
         }
         rc = cp_inst_write(name, settings, &live, have_live, &out);
+        if (rc == 0 && !quiet)
+            printf("confpol install: installed %s into %s (%s)\n", pos[1],
+                   pos[0],
+                   have_live ? "previous content in .bak"
+                   : link    ? "it was a dangling symbolic link: uninstall "
+                               "puts the link back"
+                             : "new file: uninstall removes it");
         goto done;
     }
 
@@ -400,6 +527,11 @@ static int cp_inst_main(enum cp_inst_cmd cmd, int argc, char **argv)
         goto done;
     }
     size_t removed = 0;
+    const char *olink = NULL;
+    struct cp_arena *oa = cp_arena_new();
+    int origin = cp_settings_origin(oa, live.data, live.len, artpath, &olink);
+    olink = olink ? (link = cp_xstrdup(olink)) : NULL;
+    cp_arena_free(oa);
     if (cp_settings_uninstall(&env, live.data, live.len, &out, &removed,
                               &msg) != 0) {
         cp_inst_print_lines(stderr, pos[0], &msg);
@@ -407,18 +539,34 @@ static int cp_inst_main(enum cp_inst_cmd cmd, int argc, char **argv)
         goto done;
     }
     if (out.len == live.len && memcmp(out.data, live.data, live.len) == 0) {
-        fprintf(stderr, "confpol uninstall: %s holds nothing installed from "
-                        "%s\n", pos[0], artpath);
+        if (!quiet)
+            printf("confpol uninstall: %s holds nothing installed from %s: "
+                   "nothing changed\n", pos[0], artpath);
         rc = 0;
         goto done;
     }
+    if (origin && out.len == 3 && memcmp(out.data, "{}\n", 3) == 0) {
+        /* Only install's own bytes were left: put back what stood there. */
+        rc = cp_inst_restore(settings, olink);
+        if (rc == 0 && !quiet)
+            printf("confpol uninstall: removed %s from %s (%s)\n", pos[1],
+                   pos[0],
+                   olink ? "the dangling symbolic link is back"
+                         : "install had created it: removed");
+        goto done;
+    }
     rc = cp_inst_write(name, settings, &live, true, &out);
+    if (rc == 0 && !quiet)
+        printf("confpol uninstall: removed %zu change%s of %s from %s "
+               "(previous content in .bak)\n",
+               removed, removed == 1 ? "" : "s", pos[1], pos[0]);
     goto done;
 
 too_many:
     fprintf(stderr, "confpol %s: too many arguments\n", name);
     cp_inst_usage(cmd, stderr);
 done:
+    free(link);
     free(home);
     free(cfgdir);
     free(settings);

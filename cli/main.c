@@ -19,6 +19,8 @@ static const struct {
     {"install", cp_cmd_install, "merge an artifact into a live settings file"},
     {"uninstall", cp_cmd_uninstall, "remove what install added"},
     {"verify", cp_cmd_verify, "check that live settings enforce a policy"},
+    {"claude", cp_cmd_claude, "start Claude Code confined by a policy"},
+    {"init", cp_cmd_init, "write a starter policy"},
 };
 
 static void cp_usage(FILE *out)

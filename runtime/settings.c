@@ -1515,6 +1515,21 @@ static bool install_check(struct inst *in, const struct art *t)
     return ok;
 }
 
+/* What stood at the settings path before install created the file: nothing
+ * ("absent") or a symbolic link to a missing file ({"symlink": TARGET}), so
+ * that uninstall can put it back exactly. */
+static struct cp_jnode *origin_node(struct cp_arena *a,
+                                    const struct cp_settings_env *env)
+{
+    if (!env->dangling_link)
+        return cp_json_str(a, "absent", 6);
+    struct cp_jnode *o = cp_json_new(a, CP_J_OBJ);
+    cp_json_set(a, o, "symlink",
+                cp_json_str(a, env->dangling_link, strlen(env->dangling_link)));
+    o->oneline = true;
+    return o;
+}
+
 static struct cp_jnode *find_record(const struct cp_jnode *recs,
                                     const char *artifact, size_t *index)
 {
@@ -1653,6 +1668,8 @@ int cp_settings_install(const struct cp_settings_env *env, const char *live,
                         cp_json_str(a, env->artifact_path,
                                     strlen(env->artifact_path)));
             cp_json_set(a, r, "changes", arr);
+            if (!live)
+                cp_json_set(a, r, "origin", origin_node(a, env));
             if (!append_items(&in.d, recs, &r, 1))
                 goto broken;
         }
@@ -1811,6 +1828,25 @@ static bool undo(struct doc *d, const struct chg *c, size_t *removed)
         return true;
     }
     return true;
+}
+
+int cp_settings_origin(struct cp_arena *a, const char *live, size_t llen,
+                       const char *artifact_path, const char **link)
+{
+    struct cp_jnode *root = NULL;
+    *link = NULL;
+    if (!live || cp_json_parse(a, live, llen, &root) || root->type != CP_J_OBJ)
+        return 0;
+    const struct cp_jnode *rec = find_record(
+        cp_json_get(root, CP_SETTINGS_RECORD_KEY, NULL), artifact_path, NULL);
+    const struct cp_jnode *o = rec ? cp_json_get(rec, "origin", NULL) : NULL;
+    if (str_is(o, "absent", 6))
+        return 1;
+    const struct cp_jnode *l = o ? cp_json_get(o, "symlink", NULL) : NULL;
+    if (!l || l->type != CP_J_STR || !l->len || strlen(l->s) != l->len)
+        return 0;
+    *link = l->s;
+    return 2;
 }
 
 int cp_settings_uninstall(const struct cp_settings_env *env, const char *live,
@@ -2197,6 +2233,8 @@ int cp_settings_verify(const struct cp_settings_env *env, const char *live,
         cp_buf_adds(report, "settings file: the top level is not an object\n");
         goto out;
     }
+    /* A file the client skips enforces nothing, whatever it holds. */
+    v.gaps += cp_settings_schema_check(a, root, llen, report);
     if (t.project_relative &&
         !is_project_settings(env))
         gap(&v, "the artifact's project-relative paths ('./x', '/x') do not "

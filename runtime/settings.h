@@ -107,6 +107,9 @@ struct cp_settings_env {
     /* verify: is path an executable regular file? */
     bool (*is_exec)(const char *path, void *ud);
     void *ud;
+    /* install on a missing file: the target of the dangling symbolic link
+     * that stood at settings_path, or NULL (nothing stood there). */
+    const char *dangling_link;
 };
 
 /* Shell word quoting used in the hook command: the word unchanged when it
@@ -130,11 +133,31 @@ int cp_settings_install(const struct cp_settings_env *env, const char *live,
 int cp_settings_uninstall(const struct cp_settings_env *env, const char *live,
                           size_t llen, struct cp_buf *out, size_t *removed,
                           struct cp_buf *err);
+/* What stood at the settings path before the install of artifact_path
+ * created the file: 0 unknown (the file existed), 1 nothing, 2 a dangling
+ * symbolic link to *link (arena).  uninstall's caller restores it when
+ * nothing but install's own bytes is left. */
+int cp_settings_origin(struct cp_arena *a, const char *live, size_t llen,
+                       const char *artifact_path, const char **link);
 /* Checks that the live document enforces the artifact.  Returns the number
  * of gaps (each one line in `report`), or -1 when the live document cannot
  * be read as settings (reason in `report`). */
 int cp_settings_verify(const struct cp_settings_env *env, const char *live,
                        size_t llen, const char *art, size_t alen,
                        struct cp_buf *report);
+
+/* ---- what Claude Code loads (runtime/settings_schema.c) ---------------- */
+
+/* The client does not read a settings file larger than this (measured:
+ * 2,097,152 bytes load, one byte more is "File exceeds maxBytes limit"). */
+#define CP_SETTINGS_MAX_BYTES 2097152u
+
+/* Checks a parsed settings document (and its size in bytes) against the
+ * rules of the client: the Claude Code settings schema compiled into the
+ * binary, with the client's own differences.  Appends one line
+ * "gap: Claude Code skips this whole file: ..." per problem to report and
+ * returns their number (0: the client loads the file). */
+int cp_settings_schema_check(struct cp_arena *a, const struct cp_jnode *doc,
+                             size_t len, struct cp_buf *report);
 
 #endif

@@ -479,6 +479,8 @@ def adv_check_shell(d):
     recs = bwrap_read(open(os.path.join(d, 'out', 'all.bwrap'), 'rb').read())
     params = {'HOME': '/home/u', 'PROJECT': '/home/u/pro j'}
     want = []
+    roots = [(params[r[1].decode()] if r[1] else '') + r[2].decode('utf-8')
+             for r in recs if r[0] == 'bind']
     for r in recs:
         t = r[0]
         if t == 'arg':
@@ -488,12 +490,24 @@ def adv_check_shell(d):
             continue
         root = r[1].decode()
         p = (params[root] if root else '') + r[2].decode('utf-8')
+        if t in ('ro', 'mask') and not os.path.lexists(p):
+            # missing: masked only inside a write root, where it could be made
+            if any(p.startswith(w + '/') for w in roots):
+                want += ['--ro-bind', '/dev/null', p]
+            continue
+        # The shell form decides as confpol-run does when it runs: a
+        # missing write root or pin is skipped (-try), a missing deny
+        # target and a file are masked with /dev/null.
         if t in ('bind', 'pin'):
-            want += ['--bind', p, p]
-        elif t in ('ro', 'pinro'):
-            want += ['--ro-bind', p, p]
-        else:
+            want += ['--bind-try', p, p]
+        elif t == 'pinro':
+            want += ['--ro-bind-try', p, p]
+        elif t == 'ro':
+            want += ['--ro-bind', p, p] if os.path.lexists(p) else ['--ro-bind', '/dev/null', p]
+        elif os.path.isdir(p):
             want += ['--tmpfs', p, '--remount-ro', p]
+        else:
+            want += ['--ro-bind', '/dev/null', p]
     want.append('--')
     data = open(os.path.join(d, 'shell.argv'), 'rb').read()
     got = data.decode('utf-8').split('\0')[:-1]

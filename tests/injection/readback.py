@@ -151,6 +151,12 @@ def check_shell(weird, base, names):
         if r.returncode != 0:
             err('shell: %s exits %d: %s' % (path, r.returncode, r.stderr[:300]))
         return r.stdout.decode('utf-8', 'surrogateescape').split('\0')[:-1]
+    # The deny-read targets exist, as directories: the shell form masks a
+    # missing target outside the write roots with nothing (it cannot be
+    # created there), and the words are what this check reads back.
+    for i, nm in enumerate(names):
+        os.makedirs(R + '/%d/' % i + nm, exist_ok=True)
+        os.makedirs(R + '/%d/n%d' % (i, i), exist_ok=True)  # the baseline's
     ww, bw = words(weird), words(base)
     if [x for x in ww if x.startswith('-')] != [x for x in bw if x.startswith('-')]:
         err('shell: the option words differ from the baseline')
@@ -159,7 +165,11 @@ def check_shell(weird, base, names):
         for opt, p in (('--bind', W + '/%d/' % i + nm),
                        ('--ro-bind', W + '/%d/' % i + nm + '/sub'),
                        ('--tmpfs', R + '/%d/' % i + nm)):
-            if (opt, p, p) not in got and not (opt == '--tmpfs' and ('--tmpfs', p, '--remount-ro') in got):
+            # (the shell form skips a missing write root, --bind-try, and
+            # masks a missing deny target or a file with /dev/null)
+            if (opt, p, p) not in got and (opt + '-try', p, p) not in got and not (
+                    opt in ('--tmpfs', '--ro-bind') and (
+                        ('--tmpfs', p, '--remount-ro') in got or ('--ro-bind', '/dev/null', p) in got)):
                 err('shell: name %d %r: no words %s %r' % (i, nm, opt, p))
 
 

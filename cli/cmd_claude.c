@@ -1,0 +1,570 @@
+/* SPDX-License-Identifier: MIT */
+/* confpol claude [POLICY] [-- ARGS]: Claude Code for one project, with the
+ * policy's network allow-list.  A project settings file cannot carry
+ * strictAllowlist; a --settings file can, and a --settings file that
+ * configures a sandbox makes Claude Code refuse to start when it is
+ * invalid.  So: build the policy with PROJECT bound to this directory into
+ * a directory of confpol's own, install the artifact into a fresh
+ * settings file there (install verifies it), check the settings files that
+ * Claude Code merges with it for entries that would loosen it, and exec
+ * `claude --settings FILE ARGS...` (spec/settings-wiring.md, "confpol
+ * claude"). */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "settings.h"
+#include "sha256.h"
+
+static void cp_claude_usage(FILE *out)
+{
+    fputs("usage: confpol claude [-q] [-D NAME=VALUE]... [-W...] [POLICY] [-- ARGS...]\n"
+          "\n"
+          "Starts Claude Code in this directory confined by POLICY (default\n"
+          "policy.confpol): builds it for the claude target with PROJECT bound\n"
+          "to the current directory, into $XDG_CONFIG_HOME/confpol/claude/ (default\n"
+          "~/.config/confpol/claude/, which a confined policy denies to the\n"
+          "agent), installs the artifact into a settings file there, and runs\n"
+          "'claude --settings FILE ARGS...'.  Unlike a project settings file, a\n"
+          "--settings file may carry the network allow-list (strictAllowlist).\n"
+          "Refuses to start when the policy has errors, when the settings would\n"
+          "not enforce it, or when a settings file Claude Code also reads\n"
+          "(~/.claude/settings.json, .claude/settings.json,\n"
+          ".claude/settings.local.json) would loosen it.  CONFPOL_CLAUDE names\n"
+          "the claude binary (default: 'claude' on PATH).\n"
+          "\n"
+          "Exit status: that of claude; 1 the policy has errors or the settings\n"
+          "are refused; 2 usage or I/O; 127 claude not found.\n",
+          out);
+}
+
+/* $XDG_CONFIG_HOME/confpol/claude/NAME-HASH for the project (heap):
+ * one directory per project, named so that a person can tell which.
+ * --whole: $XDG_CACHE_HOME/confpol/claude/NAME-HASH instead, since the gate
+ * hook then runs inside the confinement, where a confined policy denies
+ * reading ~/.config/confpol. */
+static char *cp_claude_dir(const char *project, bool whole)
+{
+    const char *xdg = getenv(whole ? "XDG_CACHE_HOME" : "XDG_CONFIG_HOME");
+    const char *home = getenv("HOME");
+    struct cp_buf b = {0};
+    if (xdg && xdg[0] == '/')
+        cp_buf_printf(&b, "%s/confpol", xdg);
+    else if (home && home[0] == '/')
+        cp_buf_printf(&b, "%s/%s/confpol", home, whole ? ".cache" : ".config");
+    else
+        return NULL;
+    unsigned char md[CP_SHA256_LEN];
+    struct cp_sha256 h;
+    cp_sha256_init(&h);
+    cp_sha256_update(&h, project, strlen(project));
+    cp_sha256_final(&h, md);
+    const char *base = strrchr(project, '/');
+    base = base && base[1] ? base + 1 : "root";
+    cp_buf_printf(&b, "/claude/%s-", base);
+    for (int i = 0; i < 8; i++)
+        cp_buf_printf(&b, "%02x", md[i]);
+    return b.data;
+}
+
+/* mkdir -p with mode 0700 for what it creates. */
+static bool cp_claude_mkdirs(char *path)
+{
+    for (char *p = path + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        bool ok = mkdir(path, 0700) == 0 || errno == EEXIST;
+        *p = '/';
+        if (!ok)
+            return false;
+    }
+    return mkdir(path, 0700) == 0 || errno == EEXIST;
+}
+
+static bool cp_claude_read(const char *path, struct cp_buf *out)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return false;
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        cp_buf_add(out, chunk, n);
+    fclose(f);
+    if (!out->data)
+        cp_buf_adds(out, "");
+    return true;
+}
+
+static const struct cp_jnode *cp_claude_at(const struct cp_jnode *n,
+                                           const char *const *path)
+{
+    for (; n && *path; path++)
+        n = n->type == CP_J_OBJ ? cp_json_get(n, *path, NULL) : NULL;
+    return n;
+}
+
+/* Entries of a list in `live` that the artifact's list does not hold. */
+static int cp_claude_extra(const char *file, const struct cp_jnode *live,
+                           const struct cp_jnode *art, const char *const *path)
+{
+    const struct cp_jnode *have = cp_claude_at(live, path);
+    const struct cp_jnode *want = cp_claude_at(art, path);
+    int n = 0;
+    for (size_t i = 0; have && have->type == CP_J_ARR && i < have->n; i++) {
+        const struct cp_jnode *x = have->items[i];
+        bool ok = false;
+        for (size_t j = 0; !ok && want && want->type == CP_J_ARR && j < want->n;
+             j++)
+            ok = cp_json_equal(x, want->items[j]);
+        if (ok)
+            continue;
+        fprintf(stderr, "confpol claude: %s: ", file);
+        for (const char *const *p = path; *p; p++)
+            fprintf(stderr, "%s%s", p == path ? "" : ".", *p);
+        if (x->type == CP_J_STR)
+            fprintf(stderr, " holds \"%s\", which Claude Code adds to this "
+                            "policy's list\n", x->s);
+        else
+            fprintf(stderr, " holds an entry this policy does not have\n");
+        n++;
+    }
+    return n;
+}
+
+/* A settings file Claude Code merges with the --settings file: lists are
+ * concatenated, and a scalar the --settings file does not set comes from
+ * it.  Counts (and prints) what would loosen the policy.  Project and
+ * local files cannot widen the sandbox lists once the --settings file sets
+ * allowUnsandboxedCommands: false (the client then ignores their
+ * allowWrite, excludedCommands, allowedDomains); the user file can. */
+static int cp_claude_loosening(const char *file, bool user,
+                               const struct cp_jnode *art)
+{
+    struct cp_buf text = {0};
+    if (!cp_claude_read(file, &text))
+        return 0;
+    struct cp_arena *a = cp_arena_new();
+    struct cp_jnode *root = NULL;
+    int n = 0;
+    if (cp_json_parse(a, text.data, text.len, &root) || root->type != CP_J_OBJ)
+        goto out; /* a file the client cannot read adds nothing */
+    static const char *const hooks_off[] = {"disableAllHooks", NULL};
+    static const char *const fs_off[] = {"sandbox", "filesystem", "disabled",
+                                         NULL};
+    static const char *const weak[] = {"sandbox", "enableWeakerNestedSandbox",
+                                       NULL};
+    const char *const *flags[] = {hooks_off, fs_off, weak};
+    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {
+        const struct cp_jnode *v = cp_claude_at(root, flags[i]);
+        if (v && v->type == CP_J_TRUE && !cp_claude_at(art, flags[i])) {
+            fprintf(stderr, "confpol claude: %s: %s is true\n", file,
+                    flags[i][0][0] == 'd' ? "disableAllHooks (the gate hook "
+                                            "would never run)"
+                                          : flags[i][1]);
+            n++;
+        }
+    }
+    const struct cp_jnode *allow = cp_claude_at(
+        root, (const char *const[]){"permissions", "allow", NULL});
+    for (size_t i = 0; allow && allow->type == CP_J_ARR && i < allow->n; i++) {
+        const struct cp_jnode *r = allow->items[i];
+        if (r->type == CP_J_STR && (strncmp(r->s, "Edit", 4) == 0 ||
+                                    strncmp(r->s, "Write", 5) == 0)) {
+            fprintf(stderr, "confpol claude: %s: permissions.allow holds "
+                            "\"%s\": Claude Code adds Edit allow rules to the "
+                            "Bash sandbox's writable paths\n",
+                    file, r->s);
+            n++;
+        }
+    }
+    if (user) {
+        static const char *const lists[][4] = {
+            {"sandbox", "filesystem", "allowWrite", NULL},
+            {"sandbox", "filesystem", "allowRead", NULL},
+            {"sandbox", "excludedCommands", NULL, NULL},
+            {"sandbox", "network", "allowedDomains", NULL},
+        };
+        for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++)
+            n += cp_claude_extra(file, root, art, lists[i]);
+    }
+out:
+    cp_arena_free(a);
+    cp_buf_free(&text);
+    return n;
+}
+
+static char *cp_claude_join(const char *dir, const char *name)
+{
+    struct cp_buf b = {0};
+    cp_buf_printf(&b, "%s/%s", dir, name);
+    return b.data;
+}
+
+/* The first line `confpol explain` prints for one access (heap), run as a
+ * child so that its output is captured; NULL when it fails. */
+static char *cp_claude_explain(const char *policy, const char *project,
+                               const char *access, const char *subject)
+{
+    int fd[2];
+    if (pipe(fd) != 0)
+        return NULL;
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fd[0]);
+        close(fd[1]);
+        return NULL;
+    }
+    if (pid == 0) {
+        char def[PATH_MAX + 16];
+        snprintf(def, sizeof def, "PROJECT=%s", project);
+        dup2(fd[1], 1);
+        close(fd[0]);
+        close(fd[1]);
+        execl("/proc/self/exe", "confpol", "explain", "--ignore-expect", "-D",
+              def, policy, access, subject, (char *)NULL);
+        _exit(127);
+    }
+    close(fd[1]);
+    char line[256] = "";
+    FILE *f = fdopen(fd[0], "r");
+    if (f) {
+        if (!fgets(line, sizeof line, f))
+            line[0] = '\0';
+        while (fgetc(f) != EOF)
+            ;
+        fclose(f);
+    } else {
+        close(fd[0]);
+    }
+    int st;
+    waitpid(pid, &st, 0);
+    line[strcspn(line, "\n")] = '\0';
+    return line[0] ? cp_xstrdup(line) : NULL;
+}
+
+/* The settings for Claude Code inside the confinement: its own sandbox
+ * off (bubblewrap cannot nest in the runtime's namespaces, and the
+ * confinement around it is the stronger one), the artifact's permission
+ * rules kept as a second layer for the file tools, and its gate hooks
+ * wired with absolute paths. */
+static bool cp_claude_whole_settings(const char *artifact, const char *settings)
+{
+    struct cp_arena *a = cp_arena_new();
+    struct cp_buf text = {0}, out = {0}, rep = {0};
+    struct cp_jnode *art = NULL;
+    bool ok = false;
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0 || !cp_claude_read(artifact, &text) ||
+        cp_json_parse(a, text.data, text.len, &art) || art->type != CP_J_OBJ)
+        goto out;
+    self[n] = '\0';
+    struct cp_jnode *doc = cp_json_new(a, CP_J_OBJ);
+    struct cp_jnode *sb = cp_json_new(a, CP_J_OBJ);
+    cp_json_set(a, sb, "enabled", cp_json_bool(a, false));
+    cp_json_set(a, doc, "sandbox", sb);
+    struct cp_jnode *perm = cp_json_get(art, "permissions", NULL);
+    if (perm)
+        cp_json_set(a, doc, "permissions", perm);
+    struct cp_jnode *hooks = cp_json_get(art, "hooks", NULL);
+    const char *cmd = cp_settings_hook_command(a, self, artifact);
+    for (size_t e = 0; hooks && hooks->type == CP_J_OBJ && e < hooks->n; e++) {
+        struct cp_jnode *groups = hooks->members[e].val;
+        for (size_t g = 0; groups->type == CP_J_ARR && g < groups->n; g++) {
+            struct cp_jnode *hs = cp_json_get(groups->items[g], "hooks", NULL);
+            for (size_t h = 0; hs && hs->type == CP_J_ARR && h < hs->n; h++)
+                if (cp_json_get(hs->items[h], "command", NULL))
+                    cp_json_set(a, hs->items[h], "command",
+                                cp_json_str(a, cmd, strlen(cmd)));
+        }
+    }
+    if (hooks)
+        cp_json_set(a, doc, "hooks", hooks);
+    cp_json_print(&out, doc, "", "  ", false);
+    cp_buf_addc(&out, '\n');
+    struct cp_jnode *back = NULL;
+    if (cp_json_parse(a, out.data, out.len, &back) ||
+        cp_settings_schema_check(a, back, out.len, &rep) != 0) {
+        fprintf(stderr, "confpol claude: the settings would not load:\n%s",
+                rep.data ? rep.data : "");
+        goto out;
+    }
+    ok = cp_cli_write_atomic(settings, out.data, out.len) == 0;
+    if (!ok)
+        fprintf(stderr, "confpol claude: %s: %s\n", settings, strerror(errno));
+out:
+    cp_buf_free(&text);
+    cp_buf_free(&out);
+    cp_buf_free(&rep);
+    cp_arena_free(a);
+    return ok;
+}
+
+/* --whole: `confpol run POLICY -- claude --settings FILE ARGS...`. */
+static int cp_claude_whole(const char *policy, const char *project,
+                           const char *artifact, const char *settings,
+                           const char **opts, int nopts, int nargs,
+                           char **args, bool quiet)
+{
+    /* The agent must not rewrite its own settings or the gate's artifact:
+     * Claude Code reloads a settings file that changes. */
+    char *v = cp_claude_explain(policy, project, "write", settings);
+    bool writable = !v || strncmp(v, "deny", 4) != 0;
+    free(v);
+    if (writable) {
+        fprintf(stderr, "confpol claude: the policy lets the agent write %s "
+                        "(or could not be asked): the settings and the "
+                        "gate's artifact must stay out of the write roots\n",
+                settings);
+        return 1;
+    }
+    if (!cp_claude_whole_settings(artifact, settings))
+        return 1;
+    /* Claude Code creates ~/.claude.json on its first start; a write root
+     * that does not exist cannot be created inside the confinement. */
+    const char *home = getenv("HOME");
+    if (home && home[0] == '/') {
+        char *cd = cp_claude_join(home, ".claude");
+        if (mkdir(cd, 0700) == 0 && !quiet)
+            fprintf(stderr, "confpol claude: created %s (Claude Code's state "
+                            "directory, a write root of the policy)\n", cd);
+        free(cd);
+        char *cj = cp_claude_join(home, ".claude.json");
+        int fd = open(cj, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        if (fd >= 0) {
+            if (write(fd, "{}\n", 3) != 3)
+                fprintf(stderr, "confpol claude: %s: %s\n", cj, strerror(errno));
+            close(fd);
+            if (!quiet)
+                fprintf(stderr, "confpol claude: created %s (Claude Code's "
+                                "state file, a write root of the policy)\n", cj);
+        }
+        free(cj);
+    }
+    const char *bin = getenv("CONFPOL_CLAUDE");
+    if (!bin || !*bin)
+        bin = "claude";
+    const char **rargv = cp_xmalloc((size_t)(nopts + nargs + 8) * sizeof *rargv);
+    int n = 0;
+    rargv[n++] = "run";
+    for (int i = 0; i < nopts; i++)
+        if (strcmp(opts[i], "--target") != 0 && strcmp(opts[i], "claude") != 0 &&
+            strcmp(opts[i], "build") != 0)
+            rargv[n++] = opts[i];
+    rargv[n++] = policy;
+    rargv[n++] = "--";
+    rargv[n++] = bin;
+    rargv[n++] = "--settings";
+    rargv[n++] = settings;
+    for (int i = 0; i < nargs; i++)
+        rargv[n++] = args[i];
+    rargv[n] = NULL;
+    if (!quiet)
+        fprintf(stderr, "confpol claude: confpol run %s -- %s --settings %s "
+                        "(PROJECT=%s)\n",
+                policy, bin, settings, project);
+    fflush(NULL);
+    int rc = cp_cmd_run(n, (char **)rargv);
+    free(rargv);
+    return rc;
+}
+
+int cp_cmd_claude(int argc, char **argv)
+{
+    const char *policy = NULL;
+    bool quiet = false, whole = false;
+    int rest = argc, rc = 2;
+    /* build's own options pass through: -D, -W..., --diagnostics-format */
+    const char **bargv = cp_xmalloc((size_t)(argc + 10) * sizeof *bargv);
+    int bargc = 0;
+    char *project = NULL, *dir = NULL, *artifact = NULL, *settings = NULL,
+         *projdef = NULL;
+    struct cp_buf text = {0};
+    struct cp_arena *a = cp_arena_new();
+
+    bargv[bargc++] = "build";
+    bargv[bargc++] = "--target";
+    bargv[bargc++] = "claude";
+    /* CP0759 is about project settings files; confpol claude writes a
+     * --settings file, where strictAllowlist holds. */
+    bargv[bargc++] = "-Wno-claude-net-prompt";
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i];
+        if (strcmp(s, "--") == 0) {
+            rest = i + 1;
+            break;
+        } else if (strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0) {
+            cp_claude_usage(stdout);
+            rc = 0;
+            goto done;
+        } else if (strcmp(s, "-q") == 0 || strcmp(s, "--quiet") == 0) {
+            quiet = true;
+        } else if (strcmp(s, "--whole") == 0) {
+            whole = true;
+        } else if (strcmp(s, "-D") == 0 || strcmp(s, "--diagnostics-format") == 0) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "confpol claude: %s expects a value\n", s);
+                goto done;
+            }
+            if (strcmp(s, "-D") == 0 && strncmp(argv[i + 1], "PROJECT=", 8) == 0) {
+                fputs("confpol claude: PROJECT is the current directory: "
+                      "run confpol claude there\n", stderr);
+                goto done;
+            }
+            bargv[bargc++] = s;
+            bargv[bargc++] = argv[++i];
+        } else if (s[0] == '-' && (s[1] == 'D' || s[1] == 'W')) {
+            if (strncmp(s, "-DPROJECT=", 10) == 0) {
+                fputs("confpol claude: PROJECT is the current directory: "
+                      "run confpol claude there\n", stderr);
+                goto done;
+            }
+            bargv[bargc++] = s;
+        } else if (s[0] == '-' && s[1]) {
+            fprintf(stderr, "confpol claude: unknown option '%s'\n"
+                            "see 'confpol claude --help'\n", s);
+            goto done;
+        } else if (policy) {
+            fprintf(stderr, "confpol claude: one POLICY only (Claude Code's "
+                            "arguments go after '--')\n");
+            goto done;
+        } else {
+            policy = s;
+        }
+    }
+    if (!policy)
+        policy = "policy.confpol";
+    if (whole) {
+        /* Facts about Claude Code's own sandbox and file tools: with
+         * --whole both are inside the confinement, so they do not apply. */
+        bargv[bargc++] = "-Wno-claude-runtime-dirs";
+        bargv[bargc++] = "-Wno-claude-file-tools";
+    }
+
+    project = getcwd(NULL, 0);
+    char *rp = project ? realpath(project, NULL) : NULL;
+    free(project);
+    project = rp;
+    dir = project ? cp_claude_dir(project, whole) : NULL;
+    if (!dir || !cp_claude_mkdirs(dir)) {
+        fprintf(stderr, "confpol claude: cannot make the directory for the "
+                        "settings%s%s: %s\n",
+                dir ? " " : " (HOME is not set)", dir ? dir : "",
+                strerror(errno));
+        goto done;
+    }
+    {
+        struct cp_buf b = {0};
+        cp_buf_printf(&b, "PROJECT=%s", project);
+        projdef = b.data;
+    }
+    bargv[bargc++] = "-D";
+    bargv[bargc++] = projdef;
+    bargv[bargc++] = "-o";
+    bargv[bargc++] = dir;
+    bargv[bargc++] = policy;
+    bargv[bargc] = NULL;
+    rc = cp_cmd_build(bargc, (char **)bargv);
+    if (rc != 0)
+        goto done;
+
+    /* The artifact is STEM.claude.json, STEM the policy's file name. */
+    const char *base = strrchr(policy, '/');
+    base = base ? base + 1 : policy;
+    size_t bl = strlen(base);
+    if (bl > 8 && strcmp(base + bl - 8, ".confpol") == 0)
+        bl -= 8;
+    {
+        struct cp_buf b = {0};
+        cp_buf_printf(&b, "%s/%.*s.claude.json", dir, (int)bl, base);
+        artifact = b.data;
+    }
+    settings = cp_claude_join(dir, "settings.json");
+    if (whole) {
+        rc = cp_claude_whole(policy, project, artifact, settings, bargv,
+                             bargc - 5, argc - rest, argv + rest, quiet);
+        goto done;
+    }
+    /* A fresh settings file each time: it holds this artifact only. */
+    if (unlink(settings) != 0 && errno != ENOENT) {
+        fprintf(stderr, "confpol claude: %s: %s\n", settings, strerror(errno));
+        rc = 2;
+        goto done;
+    }
+    const char *iargv[] = {"install", "--claude", "-q", settings, artifact, NULL};
+    rc = cp_cmd_install(5, (char **)iargv);
+    if (rc != 0)
+        goto done;
+
+    struct cp_jnode *art = NULL;
+    if (!cp_claude_read(artifact, &text) ||
+        cp_json_parse(a, text.data, text.len, &art)) {
+        fprintf(stderr, "confpol claude: %s: cannot read the artifact\n",
+                artifact);
+        rc = 2;
+        goto done;
+    }
+    int loose = 0;
+    const char *home = getenv("HOME"), *cfg = getenv("CLAUDE_CONFIG_DIR");
+    char *user = cfg && *cfg ? cp_claude_join(cfg, "settings.json")
+                 : home      ? cp_claude_join(home, ".claude/settings.json")
+                             : NULL;
+    char *proj1 = cp_claude_join(project, ".claude/settings.json");
+    char *proj2 = cp_claude_join(project, ".claude/settings.local.json");
+    if (user)
+        loose += cp_claude_loosening(user, true, art);
+    loose += cp_claude_loosening(proj1, false, art);
+    loose += cp_claude_loosening(proj2, false, art);
+    free(user);
+    free(proj1);
+    free(proj2);
+    if (loose) {
+        fprintf(stderr, "confpol claude: refused: Claude Code merges these "
+                        "files with the policy's settings; remove the "
+                        "entries above first\n");
+        rc = 1;
+        goto done;
+    }
+
+    const char *bin = getenv("CONFPOL_CLAUDE");
+    if (!bin || !*bin)
+        bin = "claude";
+    const char **cargv =
+        cp_xmalloc((size_t)(argc - rest + 4) * sizeof *cargv);
+    int n = 0;
+    cargv[n++] = bin;
+    cargv[n++] = "--settings";
+    cargv[n++] = settings;
+    for (int i = rest; i < argc; i++)
+        cargv[n++] = argv[i];
+    cargv[n] = NULL;
+    if (!quiet)
+        fprintf(stderr, "confpol claude: %s --settings %s (policy %s, "
+                        "PROJECT=%s)\n",
+                bin, settings, policy, project);
+    fflush(NULL);
+    execvp(bin, (char **)cargv);
+    int e = errno;
+    fprintf(stderr, "confpol claude: %s: %s\n", bin, strerror(e));
+    free(cargv);
+    rc = e == ENOENT ? 127 : 126;
+done:
+    cp_buf_free(&text);
+    cp_arena_free(a);
+    free(bargv);
+    free(project);
+    free(dir);
+    free(artifact);
+    free(settings);
+    free(projdef);
+    return rc;
+}
