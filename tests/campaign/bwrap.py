@@ -28,6 +28,9 @@ class Bwrap:
         self.name = 'bwrap-bound' if bound else 'bwrap-symbolic'
         self.run_args = []  # options of confpol-run (the Landlock target adds its enforcer)
         self.env_extra = {}  # environment of the launch (the Landlock target: the agent's mode)
+        # A stricter observation at P must be announced at P or above it
+        # (False: by any stricter row of the report).
+        self.stricter_by_path = True
         self.launch_report = ''
 
     def _out(self, c):

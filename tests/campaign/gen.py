@@ -7,6 +7,7 @@ attacks; run.py compares.  The interface is documented in README.md.
 Everything here is deterministic for a given seed and base directory: the
 same seed gives the same policies, trees, probes and attacks."""
 
+import fnmatch
 import os
 import random
 import shutil
@@ -107,6 +108,8 @@ def generate(seed, index, base):
         elif form < 0.3:
             segs = ['**', 'x.pem']
         pat = anchor + '/' + '/'.join(segs)
+        if pat in writes:
+            pat += '/' + _seg(rng)  # 'write X' with 'deny write X' is an error (CP0503)
         c.rules.append((kind.replace(' ', '-'), pat, c.sub(pat)))
         lines.append('%s %s' % (kind, pat))
         concrete = c.sub(pat)
@@ -305,7 +308,6 @@ def violations(c, before, after, outputs):
             continue
         for p, v in after.items():
             if '*' in conc or '?' in conc:
-                import fnmatch
                 hit = fnmatch.fnmatchcase(p, conc.replace('**/', '*/'))
             else:
                 hit = p == conc or p.startswith(conc + '/')
@@ -313,7 +315,6 @@ def violations(c, before, after, outputs):
                 continue
             if kind == 'deny-write' and before.get(p) != v:
                 bad.append('%s %s: %s changed on the host' % (kind, pat, p))
-    secrets = [v for v in before.values() if isinstance(v, bytes) and v.startswith(b'SECRET-')]
     read_denied = set()
     for kind, pat, conc in c.rules:
         if kind == 'deny-read':
@@ -324,7 +325,6 @@ def violations(c, before, after, outputs):
         for s in read_denied:
             if s.decode('latin-1') in out:
                 bad.append('deny-read content %r read by an attack' % s)
-    del secrets
     return sorted(set(bad))
 
 # --------------------------------------------------------------- oracle --

@@ -3,12 +3,14 @@ bwrap-symbolic,bwrap-bound,landlock-symbolic,landlock-bound] [--attacks K].  For
 probe is decided by `confpol explain` and observed on each target; every
 attack runs in a fresh sandbox and the host is compared before and after.
 A looser observation fails unless the rule that decides it is rated "not
-enforced" (then it is counted as announced); a stricter observation fails
-unless the target's fidelity or launch report announces a stricter rule.
+enforced" (then it is counted as announced); a stricter observation at P
+fails unless the target's fidelity or launch report announces a stricter
+rule at P or above it.
 Exit 0 when nothing failed.  README.md documents the interface."""
 
 import argparse
 import os
+import re
 import random
 import shutil
 import sys
@@ -21,10 +23,40 @@ import gen  # noqa: E402
 import landlock  # noqa: E402
 
 
-def announced_stricter(report):
+def stricter_paths(report, c):
+    """The concrete paths (literal prefixes for globs) of the rules the
+    report rates stricter (or not enforced with a reason that says a
+    deny reaches further), and the paths the launch warnings name."""
+    out = []
+    for line in report.split('\n'):
+        cols = line.split('\t')
+        if len(cols) >= 4 and (cols[2] == 'stricter' or (
+                cols[2].startswith('not enforced') and 'denied too' in cols[3])):
+            pat = c.sub(cols[0].rsplit(' ', 1)[-1])
+            segs = pat.split('/')
+            lit = segs
+            for i, x in enumerate(segs):
+                if any(ch in x for ch in '*?'):
+                    lit = segs[:i]
+                    break
+            out.append('/'.join(lit) or '/')
+        elif 'warning:' in line and ('left read-only' in line or 'not granted' in line or
+                                     'writing there is denied' in line):
+            out += re.findall(r"'(/[^']*)'", line)[:1]
+    return out
+
+
+def any_stricter(report):
+    """The coarse judgement: the report rates some rule stricter."""
     return ('\tstricter\t' in report or 'denied too' in report or
             'left read-only' in report or 'not granted' in report or
             'writing there is denied' in report)
+
+
+def announced_stricter(paths, p):
+    """A stricter observation at p is announced by a stricter rule at p
+    or above it."""
+    return any(p == q or p.startswith(q.rstrip('/') + '/') for q in paths)
 
 
 def not_enforced_rules(report):
@@ -67,6 +99,7 @@ def run_case(c, targets, confpol, n_attacks, stats):
         obs = t.observe(c, plan)
         report += t.launch_report
         ne = not_enforced_rules(report)
+        sp = stricter_paths(report, c)
         for (acc, p), got in sorted(obs.items()):
             if got is None:
                 continue
@@ -81,7 +114,8 @@ def run_case(c, targets, confpol, n_attacks, stats):
                                  % (t.name, acc, p, ', '.join(rules) or 'by default'))
             elif want == 'allow' and got == 'deny':
                 stats['stricter'] += 1
-                if not announced_stricter(report):
+                if not (announced_stricter(sp, p) if getattr(t, 'stricter_by_path', True)
+                        else any_stricter(report)):
                     fails.append('%s: UNANNOUNCED STRICTER %s %s' % (t.name, acc, p))
         for name, script in atk:
             stats['attacks'] += 1

@@ -369,9 +369,13 @@ expect_rc "... and the hidden target stays unwritable" 9 $RUNE -D HOME="$H" "$T/
 # runtime starts with default dispositions: a background job of a
 # non-interactive shell inherits SIGINT ignored, and a signal ignored on entry
 # can be neither caught nor trapped, so the case would wait forever.
+# timeout --foreground passes the signal to the runtime alone, as a
+# terminal's kill of one process would: without it, timeout signals its
+# whole process group, and a `sleep` of the loop dying of SIGINT first
+# could end the shell by the signal instead of its trap.
 flush
 rm -f "$T/sig"
-env --default-signal=TERM,INT timeout -k 5 60 $RUNE -D PROJECT="$P" -D HOME="$H" "$T/a.bwrap" -- \
+env --default-signal=TERM,INT timeout --foreground -k 5 60 $RUNE -D PROJECT="$P" -D HOME="$H" "$T/a.bwrap" -- \
     sh -c 'trap "echo got-term; exit 42" TERM; echo ready; while :; do sleep 0.1; done' >"$T/sig" 2>&1 &
 rp=$!
 i=0; while ! grep -q ready "$T/sig" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
@@ -384,7 +388,7 @@ flush
 # SIGINT too (a terminal's Ctrl-C reaches the runtime, which forwards it).
 flush
 rm -f "$T/sig"
-env --default-signal=TERM,INT timeout -k 5 60 $RUNE -D PROJECT="$P" -D HOME="$H" "$T/a.bwrap" -- \
+env --default-signal=TERM,INT timeout --foreground -k 5 60 $RUNE -D PROJECT="$P" -D HOME="$H" "$T/a.bwrap" -- \
     sh -c 'trap "echo got-int; exit 41" INT; echo ready; while :; do sleep 0.1; done' >"$T/sig" 2>&1 &
 rp=$!
 i=0; while ! grep -q ready "$T/sig" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
