@@ -917,11 +917,13 @@ static void cl_sets_init(struct cl *c, struct cl_sets *t)
     const struct cp_path **d = cp_arena_alloc(c->a, n * sizeof *d);
     for (size_t k = 0; k < c->p->nrules; k++) {
         const struct cp_rule *r = c->p->rules[k];
-        if (r->u.path.has_glob)
+        /* Only these kinds hold a path: u.path of another kind is some
+         * other member of the union. */
+        if ((r->kind != CP_R_WRITE && r->kind != CP_R_DENY_WRITE) || r->u.path.has_glob)
             continue;
         if (r->kind == CP_R_WRITE)
             w[nw++] = &r->u.path;
-        else if (r->kind == CP_R_DENY_WRITE)
+        else
             d[nd++] = &r->u.path;
     }
     cp_pathset_init(c->a, &t->writes, w, nw);
