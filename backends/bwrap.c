@@ -325,15 +325,15 @@ static void analyse(struct bw *b)
                     "gates are enforced by the claude target's hook");
             break;
         case CP_R_NET_DENY:
-            cp_fidtab_set(&b->ft, r, CP_FID_EXACT, "--unshare-net");
+            cp_fidtab_set(&b->ft, r, CP_FID_STRICTER,
+                    "--unshare-net; Unix sockets are closed too "
+                    "(confpol-run's seccomp filter)");
             break;
         case CP_R_NET_ALLOW:
             cp_fidtab_set(&b->ft, r, CP_FID_STRICTER,
-                    "bwrap cannot filter by domain name: --unshare-net");
-            report(b, CP0704, r,
-                   "bwrap: cannot allow network access to '%s' only: all "
-                   "network access is denied",
-                   cp_backend_rule_domain(b->a, r));
+                    "--unshare-net; confpol-run's filtering proxy decides "
+                    "each connection by this rule exactly; Unix sockets are "
+                    "closed too (confpol-run's seccomp filter)");
             break;
         }
     }
@@ -612,6 +612,28 @@ static void rec_path(struct cp_arena *a, struct recs *rs, const char *tag,
     }
 }
 
+/* One `net PATTERN WHERE` record per net rule, in source order, when the
+ * policy has an allow-list: the runtime's proxy decides with them
+ * (spec/artifacts.md).  WHERE names the rule in 403 answers and logs. */
+static void rec_net(struct bw *b, struct recs *rs)
+{
+    const struct cp_policy *p = b->p;
+    if (p->net != CP_NET_LIST)
+        return;
+    for (size_t i = 0; i < p->nrules; i++) {
+        const struct cp_rule *r = p->rules[i];
+        if (r->kind != CP_R_NET_ALLOW && r->kind != CP_R_NET_DENY)
+            continue;
+        struct rec *rc = rec_add(b->a, rs, "net");
+        rc->f[0] = r->kind == CP_R_NET_ALLOW
+                       ? cp_domain_format(b->a, &r->u.dom) : "";
+        rc->f[1] = r->loc.src ? cp_arena_printf(b->a, "%s:%u",
+                                                r->loc.src->path, r->loc.line)
+                              : cp_arena_printf(b->a, "rule #%u", r->id);
+        rc->nf = 2;
+    }
+}
+
 static const char *const bw_base[] = {
     "--ro-bind", "/", "/",           /* the host, read-only */
     "--dev", "/dev",                 /* a private minimal /dev */
@@ -656,6 +678,7 @@ static void build_records(struct bw *b, struct recs *rs)
     rec_path(a, rs, "exec", &b->execs, false);
     if (b->p->net != CP_NET_ALL)
         rec_arg(a, rs, "--unshare-net");
+    rec_net(b, rs);
 }
 
 static void field(struct cp_buf *out, const char *s)
@@ -814,6 +837,11 @@ static void emit_shell(struct bw *b, const struct recs *rs, struct cp_buf *out)
             what = "# masked when the sandbox starts, each match of: ";
         else if (strcmp(r->tag, "roglob") == 0)
             what = "# read-only when the sandbox starts, each match of: ";
+        else if (strcmp(r->tag, "net") == 0) {
+            cp_buf_printf(out, "# network through confpol-run's proxy: "
+                               "allow %s (%s)\n", r->f[0], r->f[1]);
+            continue;
+        }
         if (what) {
             cp_buf_adds(out, what);
             sh_comment_path(out, r);

@@ -754,6 +754,14 @@ static void cl_net(struct cl *c, const struct cp_rule *r)
     c->net_restricted = true;
     if (r->kind == CP_R_NET_ALLOW) {
         const struct cp_domain *dm = &r->u.dom;
+        if (dm->port || dm->kind != CP_HOST_NAME) {
+            /* allowedDomains names hosts, not ports nor addresses: the
+             * host alone would allow every port.  Left out: stricter. */
+            cl_fid(c, r, CP_FID_STRICTER, CP_DIAG__COUNT,
+                   "Claude Code's allowedDomains cannot name a port or an IP "
+                   "address: left out, so this host is denied");
+            return;
+        }
         const char *s = cl_cat(c->a, dm->wildcard ? "*." : "", dm->name,
                                (char *)NULL);
         if (!c->coop)

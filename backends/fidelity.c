@@ -41,8 +41,7 @@ const char *cp_backend_rule_text(struct cp_arena *a, const struct cp_rule *r)
 
 const char *cp_backend_rule_domain(struct cp_arena *a, const struct cp_rule *r)
 {
-    return r->u.dom.wildcard ? cp_arena_printf(a, "*.%s", r->u.dom.name)
-                             : r->u.dom.name;
+    return cp_domain_format(a, &r->u.dom); /* port and IPv6 brackets too */
 }
 
 struct cp_diag *cp_backend_vreport(struct cp_diags *d, enum cp_diag_code c,

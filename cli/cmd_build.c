@@ -144,7 +144,7 @@ static void print_fidelity(struct cp_ctx *cx, const struct cp_backend *const *be
             if (r->kind == CP_R_NET_DENY)
                 text = "";
             else if (r->kind == CP_R_NET_ALLOW && !text)
-                text = r->u.dom.name;
+                text = cp_domain_format(a, &r->u.dom);
             else if (!text && r->kind != CP_R_GATE_ASK &&
                      r->kind != CP_R_GATE_DENY)
                 text = cp_path_format(a, &r->u.path);

@@ -151,34 +151,25 @@ void cp_sema_decide_path(const struct cp_policy *p, enum cp_access acc,
 static int dc_net(const struct cp_policy *p, const char *subject,
                   struct cp_arena *a, struct cp_decision *out)
 {
-    size_t n = strlen(subject);
-    if (n == 0)
+    struct cp_domain req;
+    if (cp_net_host_parse(a, subject, strlen(subject), &req))
         return -1;
-    char *host = cp_arena_strndup(a, subject, n);
-    for (size_t i = 0; i < n; i++)
-        host[i] = (char)tolower((unsigned char)host[i]);
-    if (n > 1 && host[n - 1] == '.')
-        host[n - 1] = '\0';
-    struct cp_vec deny = {0}, allow = {0};
-    bool any_allow = false;
+    struct cp_net_rule *nr = cp_arena_alloc(a, (p->nrules + 1) * sizeof *nr);
+    const struct cp_rule **by = cp_arena_alloc(a, (p->nrules + 1) * sizeof *by);
+    size_t *match = cp_arena_alloc(a, (p->nrules + 1) * sizeof *match);
+    size_t n = 0, nm = 0;
     for (size_t i = 0; i < p->nrules; i++) {
         const struct cp_rule *r = p->rules[i];
-        if (r->kind == CP_R_NET_DENY)
-            cp_vec_push(a, &deny, (void *)r);
-        else if (r->kind == CP_R_NET_ALLOW) {
-            any_allow = true;
-            if (cp_domain_matches(&r->u.dom, host))
-                cp_vec_push(a, &allow, (void *)r);
-        }
+        if (r->kind != CP_R_NET_DENY && r->kind != CP_R_NET_ALLOW)
+            continue;
+        nr[n].dom = r->kind == CP_R_NET_ALLOW ? &r->u.dom : NULL;
+        by[n++] = r;
     }
-    if (deny.len)
-        dc_out(out, CP_DENY, &deny);
-    else if (!any_allow)
-        dc_out(out, CP_ALLOW, NULL);
-    else if (allow.len)
-        dc_out(out, CP_ALLOW, &allow);
-    else
-        dc_out(out, CP_DENY, NULL);
+    enum cp_verdict v = cp_net_decide(nr, n, &req, match, &nm);
+    struct cp_vec rules = {0};
+    for (size_t i = 0; i < nm; i++)
+        cp_vec_push(a, &rules, (void *)by[match[i]]);
+    dc_out(out, v, nm ? &rules : NULL);
     return 0;
 }
 

@@ -38,7 +38,9 @@ static void ef_regex(struct cp_buf *b, const char *t)
 
 static void ef_domain(struct cp_buf *b, const struct cp_domain *d)
 {
-    cp_buf_printf(b, "%s%s", d->wildcard ? "*." : "", d->name);
+    struct cp_arena *a = cp_arena_new();
+    cp_buf_printf(b, "%s", cp_domain_format(a, d));
+    cp_arena_free(a);
 }
 
 /* The content rules: the detector classes in force (a comment), each class

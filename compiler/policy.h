@@ -81,9 +81,18 @@ struct cp_gate_pat {
 
 /* ---- domain patterns ------------------------------------------------- */
 
+/* What a net rule or a requested host names (spec/patterns.md 3). */
+enum cp_host_kind {
+    CP_HOST_NAME, /* a DNS name ("example.com", "localhost") */
+    CP_HOST_IPV4, /* an IPv4 literal, canonical dotted quad */
+    CP_HOST_IPV6, /* an IPv6 literal, canonical inet_ntop form, no brackets */
+};
+
 struct cp_domain {
     const char *name; /* lower-case, no trailing dot: "example.com" */
     bool wildcard;    /* "*.example.com": strict subdomains, any depth */
+    enum cp_host_kind kind;
+    unsigned port;    /* 1-65535, or 0: every port */
 };
 
 /* ---- rules ----------------------------------------------------------- */
@@ -215,6 +224,8 @@ int cp_decide(const struct cp_policy *p, enum cp_access acc,
 
 /* Printable forms, NUL-terminated in the arena. */
 const char *cp_path_format(struct cp_arena *a, const struct cp_path *p); /* confpol syntax */
+/* A net rule's canonical text: "*.a.com:443", "[::1]", "10.0.0.1:22". */
+const char *cp_domain_format(struct cp_arena *a, const struct cp_domain *d);
 const char *cp_rule_kind_text(enum cp_rule_kind k);  /* "deny write" */
 const char *cp_access_text(enum cp_access a);        /* "write" */
 const char *cp_verdict_text(enum cp_verdict v);      /* "deny" */

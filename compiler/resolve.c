@@ -873,7 +873,7 @@ static void rs_expect(struct rs *r, const struct cp_stmt *s)
                            (int)arg->len, arg->text);
             return;
         }
-        e->subject = dm.name;
+        e->subject = cp_domain_format(r->a, &dm);
         break;
     }
     case CP_ACC_GATE:

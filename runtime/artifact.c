@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "arena.h"
+#include "match.h"
 #include "sha256.h"
 
 int cp_rt_fail(struct cp_rt_err *e, int status, const char *fmt, ...)
@@ -37,7 +38,7 @@ static const struct {
     [CP_RT_T_PINRO] = {"pinro", 2},
     [CP_RT_T_MASK] = {"mask", 2},            [CP_RT_T_MASKGLOB] = {"maskglob", 2},
     [CP_RT_T_ROGLOB] = {"roglob", 2},        [CP_RT_T_EXEC] = {"exec", 2},
-    [CP_RT_T_END] = {"end", 2},
+    [CP_RT_T_END] = {"end", 2},              [CP_RT_T_NET] = {"net", 2},
 };
 #define CP_RT_NTAGS (sizeof cp_rt_tags / sizeof cp_rt_tags[0])
 
@@ -217,6 +218,21 @@ int cp_rt_artifact_parse(struct cp_rt_artifact *a, const void *data,
             break;
         case CP_RT_T_ARG:
             break;
+        case CP_RT_T_NET: {
+            /* Validated with the decision model's own parser; the proxy
+             * decides with these rules. */
+            struct cp_arena *ar = cp_arena_new();
+            struct cp_domain d;
+            const char *why = *r->f1 ? cp_domain_parse(ar, r->f1, strlen(r->f1), &d) : NULL;
+            if (why) {
+                int rc = BAD("record %zu 'net' (offset %zu): '%.200s': %s", i + 1, r->off,
+                             r->f1, why);
+                cp_arena_free(ar);
+                return rc;
+            }
+            cp_arena_free(ar);
+            break;
+        }
         case CP_RT_T_EXEC:
             a->has_exec = true;
             /* fall through */

@@ -11,6 +11,7 @@
  * `ld.so FILE`, `sh FILE` or `python3 FILE` run a readable file that has no
  * EXECUTE grant. */
 #include "runtime.h"
+#include "netproxy.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -324,7 +325,8 @@ int cp_rt_stage_main(int sargc, char **sargv)
         stage_report('E', CP_RT_EXIT_ERROR, "stage: cannot read its arguments");
     int argc = (int)nw;
 
-    bool landlock = false;
+    bool landlock = false, no_unix = false;
+    const char *proxy = NULL, *why;
     char **execs = calloc((size_t)argc, sizeof *execs);
     if (!execs)
         stage_report('E', CP_RT_EXIT_ERROR, "stage: out of memory");
@@ -338,6 +340,10 @@ int cp_rt_stage_main(int sargc, char **sargv)
             landlock = true;
         } else if (!strcmp(argv[i], "--exec") && i + 1 < argc) {
             execs[nexec++] = argv[++i];
+        } else if (!strcmp(argv[i], "--proxy") && i + 1 < argc) {
+            proxy = argv[++i];
+        } else if (!strcmp(argv[i], "--no-unix")) {
+            no_unix = true;
         } else if (!strcmp(argv[i], "--verify-ro") && i + 1 < argc) {
             /* Verify after apply: the mount really is read-only. */
             const char *p = argv[++i];
@@ -362,9 +368,14 @@ int cp_rt_stage_main(int sargc, char **sargv)
     if (i >= argc)
         stage_report('E', CP_RT_EXIT_ERROR, "stage: no command");
     char **cmd = argv + i;
+    /* The bridge first: it needs a Unix socket, which --no-unix closes. */
+    if (proxy && (why = cp_rt_bridge_start(proxy)) != NULL)
+        stage_report('E', CP_RT_EXIT_CANNOT, "%s", why);
     if (landlock)
         apply_landlock(execs, nexec, cmd[0]);
     free(execs);
+    if (no_unix && (why = cp_rt_unix_close()) != NULL)
+        stage_report('E', CP_RT_EXIT_CANNOT, "%s", why);
     execvp(cmd[0], cmd);
     int err = errno;
     if (err == ENOENT)

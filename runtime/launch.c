@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "arena.h"
+#include "netproxy.h"
 
 extern char **environ;
 
@@ -73,6 +74,8 @@ void cp_rt_plan_free(struct cp_rt_plan *pl)
     cp_rt_strv_free(&pl->placeholders);
     cp_rt_strv_free(&pl->warnings);
     cp_rt_strv_free(&pl->stricter);
+    free(pl->proxy_sock);
+    pl->proxy_sock = NULL;
 }
 
 /* ---- paths ------------------------------------------------------------------ */
@@ -725,6 +728,7 @@ int cp_rt_plan_build(struct cp_rt_plan *pl, const struct cp_rt_artifact *a,
         case CP_RT_T_FAIL:
         case CP_RT_T_PARAM:
         case CP_RT_T_END:
+        case CP_RT_T_NET: /* the proxy's (cp_rt_net_prepare) */
             break;
         case CP_RT_T_ARG:
             cp_rt_strv_push(&pl->words, r->f1);
@@ -856,6 +860,12 @@ int cp_rt_args_stream(const struct cp_rt_plan *pl, char *const *cmd, size_t ncmd
         cp_rt_strv_push(stage_words, "--verify-ro");
         cp_rt_strv_push(stage_words, pl->verify_ro.v[i]);
     }
+    if (pl->proxy_sock) { /* spec/runtime.md, "Network" */
+        cp_rt_strv_push(stage_words, "--proxy");
+        cp_rt_strv_push(stage_words, pl->proxy_sock);
+    }
+    if (pl->unix_closed)
+        cp_rt_strv_push(stage_words, "--no-unix");
     cp_rt_strv_push(stage_words, "--");
     for (size_t i = 0; i < ncmd; i++)
         cp_rt_strv_push(stage_words, cmd[i]);
@@ -1407,6 +1417,13 @@ int cp_rt_run_bwrap(const struct cp_rt_artifact *a, const struct cp_rt_params *p
         cp_rt_strv_free(&pl.exec);
         pl.exec_on = false;
     }
+    struct cp_rt_proxy proxy;
+    if (cp_rt_net_prepare(a, &pl, prog, &proxy, &e)) {
+        janitor_finish(&jan);
+        cp_rt_plan_free(&pl);
+        free(bwrap);
+        return fail_msg(prog, e.status, "%s", e.msg);
+    }
 
     /* Descriptors inherited by bwrap and, through it, by the stage. */
     int st[2] = {-1, -1}, ep[2] = {-1, -1};
@@ -1611,6 +1628,7 @@ int cp_rt_run_bwrap(const struct cp_rt_artifact *a, const struct cp_rt_params *p
          l->cmd[0], open_why);
     close(sigfd);
     sigfd = -1;
+    cp_rt_proxy_stop(&proxy, true);
     janitor_finish(&jan);
     cp_rt_plan_free(&pl);
     cp_rt_strv_free(&words);
@@ -1636,6 +1654,7 @@ out:
         close(stage_fd);
     if (sigfd >= 0)
         close(sigfd);
+    cp_rt_proxy_stop(&proxy, false); /* we exit next: no need to reap it */
     janitor_finish(&jan);
     sigprocmask(SIG_SETMASK, &oldmask, NULL);
     cp_rt_plan_free(&pl);

@@ -559,11 +559,22 @@ int cp_ll_plan_build(struct cp_ll_plan *pl, const struct cp_rt_artifact *a,
     struct llp L = {.pl = pl, .params = p, .unenforced_ok = unenforced_ok, .e = e};
     int rc = ll_args(&L, a);
     pl->exec_on = a->has_exec;
+    bool net_noted = false;
     for (size_t i = 0; i < a->nrecs && !rc; i++) {
         const struct cp_rt_rec *r = &a->recs[i];
         if (r->tag == CP_RT_T_HEADER || r->tag == CP_RT_T_PROFILE || r->tag == CP_RT_T_FAIL ||
             r->tag == CP_RT_T_PARAM || r->tag == CP_RT_T_ARG || r->tag == CP_RT_T_END)
             continue; /* read by the parser, or by ll_args */
+        if (r->tag == CP_RT_T_NET) {
+            /* The allow-list's rules are the proxy's (spec/runtime.md 14);
+             * this enforcer does not start it yet, and --unshare-net
+             * already denies every connection: stricter, said once. */
+            if (!net_noted)
+                plan_note(&pl->notes, "network allow-list enforced as 'net deny' (stricter): "
+                          "the Landlock enforcer does not start the filtering proxy");
+            net_noted = true;
+            continue;
+        }
         if (r->tag < CP_RT_T_BIND || r->tag > CP_RT_T_EXEC) {
             rc = ll_unenforceable(&L, "the artifact record '%s' has no Landlock lowering",
                                   cp_rt_tag_name(r->tag));

@@ -50,6 +50,7 @@ enum cp_rt_tag {
     CP_RT_T_ROGLOB,   /* roglob ROOT PATTERN */
     CP_RT_T_EXEC,     /* exec ROOT REST */
     CP_RT_T_END,      /* end COUNT SHA256 */
+    CP_RT_T_NET,      /* net PATTERN WHERE (PATTERN "" for net deny) */
 };
 
 struct cp_rt_rec {
@@ -160,6 +161,8 @@ struct cp_rt_plan {
     struct cp_rt_strv warnings;     /* printed on stderr before launch */
     struct cp_rt_strv stricter;     /* enforced more strictly than written: printed too */
     bool exec_on;                   /* an exec allow-list is in force */
+    char *proxy_sock;               /* the proxy's socket: the stage bridges to it */
+    bool unix_closed;               /* the stage closes Unix sockets (seccomp) */
 };
 
 /* Derives the words from the records in order.  `unenforced_ok`: a record

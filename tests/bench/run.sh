@@ -11,6 +11,8 @@
 #      enforcer against the bwrap enforcer and a direct true
 #   4. counts the mounts of each generated policy's .bwrap artifact
 #   5. times `confpol gate` answering one hook call, process start included
+#   6. the network proxy: connection set-up, a 200 MB transfer against a
+#      direct one, confpol run with an allow-list against net deny
 # BENCH_SIZES="10 1000" overrides the sizes (for a quick run); BENCH_BUDGET
 # (seconds, default 60) bounds the time spent on one slow size.
 set -u
@@ -218,5 +220,9 @@ else
 fi
 echo
 BUILD="$BUILD" sh "$top/tests/bench/gate.sh" "$B"
+echo
+echo "== 6. network: the filtering proxy (spec/runtime.md 14)"
+mkdir -p "$tmp/net"
+python3 "$top/tests/bench/net.py" "$C" "$tmp/net" || echo "network benchmark failed"
 echo
 echo "load:    $(cut -d' ' -f1-3 /proc/loadavg) (1/5/15 min, at end)"

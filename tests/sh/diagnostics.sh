@@ -61,8 +61,9 @@ exact four 1 "$CONFPOL" check four.confpol
 sed 's/^four\.confpol/<stdin>/' four.exp >stdin.exp
 exact stdin 1 "$CONFPOL" check - <four.confpol
 
-# Three domains, two OS targets: three warnings, each naming both targets
-# and the domain as written.
+# Three domains: three warnings, each naming the target that cannot filter
+# by domain (SBPL; bwrap enforces them through confpol-run's proxy) and the
+# domain as written.
 cat >net.confpol <<'P'
 confpol 1
 profile confined
@@ -72,13 +73,13 @@ net allow example.com
 net allow pypi.org
 P
 cat >net.exp <<'E'
-net.confpol:4:11: warning: sbpl, bwrap: cannot allow network access to '*.github.com' only: all network access is denied [CP0704] [-Wfidelity-net]
+net.confpol:4:11: warning: sbpl: cannot allow network access to '*.github.com' only: all network access is denied [CP0704] [-Wfidelity-net]
     4 | net allow *.github.com
       |           ^~~~~~~~~~~~
-net.confpol:5:11: warning: sbpl, bwrap: cannot allow network access to 'example.com' only: all network access is denied [CP0704] [-Wfidelity-net]
+net.confpol:5:11: warning: sbpl: cannot allow network access to 'example.com' only: all network access is denied [CP0704] [-Wfidelity-net]
     5 | net allow example.com
       |           ^~~~~~~~~~~
-net.confpol:6:11: warning: sbpl, bwrap: cannot allow network access to 'pypi.org' only: all network access is denied [CP0704] [-Wfidelity-net]
+net.confpol:6:11: warning: sbpl: cannot allow network access to 'pypi.org' only: all network access is denied [CP0704] [-Wfidelity-net]
     6 | net allow pypi.org
       |           ^~~~~~~~
 confpol: note: sbpl: hard links cannot be created in the sandbox (deny file-link): a link would give a protected file a second name no rule denies; nor can files be cloned (deny file-clone): a clone of a deny-read file would be a readable copy [CP0731] [-Wsbpl-hard-links]

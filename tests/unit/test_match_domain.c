@@ -174,6 +174,131 @@ START_TEST(relations)
 }
 END_TEST
 
+/* Ports, IP literals, canonical text (spec/patterns.md 3.3). */
+START_TEST(parse_ports_ips)
+{
+    struct cp_domain d = D("GitHub.com:443");
+    ck_assert_str_eq(d.name, "github.com");
+    ck_assert_uint_eq(d.port, 443);
+    ck_assert_str_eq(cp_domain_format(ar, &d), "github.com:443");
+    d = D("*.example.com:8080");
+    ck_assert(d.wildcard);
+    ck_assert_str_eq(cp_domain_format(ar, &d), "*.example.com:8080");
+    d = D("10.0.0.5");
+    ck_assert_int_eq(d.kind, CP_HOST_IPV4);
+    ck_assert_uint_eq(d.port, 0);
+    d = D("[0:0::1]:22");
+    ck_assert_int_eq(d.kind, CP_HOST_IPV6);
+    ck_assert_str_eq(d.name, "::1");
+    ck_assert_str_eq(cp_domain_format(ar, &d), "[::1]:22");
+    d = D("localhost:3000");
+    ck_assert_int_eq(d.kind, CP_HOST_NAME);
+    static const char *const bad[][2] = {
+        {"a.com:", "empty port after ':'"},
+        {"a.com:0", "port must be a number from 1 to 65535"},
+        {"a.com:65536", "port must be a number from 1 to 65535"},
+        {"a.com:08", "port must be a number from 1 to 65535"},
+        {"::1", "an IPv6 address is written in brackets ('[::1]:443')"},
+        {"[::1", "'[' without ']' around an IPv6 address"},
+        {"[zz]", "bad IPv6 address"},
+        {"[::1]x", "unexpected text after ']'"},
+        {"*.10.0.0.1", "'*.' cannot apply to an IP address"},
+        {"127.1", "not a dotted-quad IPv4 address, and a domain name's last "
+                  "label cannot be all digits"},
+        {"10.0.0.1.", "not a dotted-quad IPv4 address, and a domain name's "
+                      "last label cannot be all digits"},
+        {"a.b.123", "not a dotted-quad IPv4 address, and a domain name's "
+                    "last label cannot be all digits"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        const char *msg = cp_domain_parse(ar, bad[i][0], strlen(bad[i][0]), &d);
+        ck_assert_msg(msg && !strcmp(msg, bad[i][1]), "%s: %s", bad[i][0],
+                      msg ? msg : "(accepted)");
+    }
+}
+END_TEST
+
+/* Requests read IPv4 as the C library does, so "127.1" cannot slip past
+ * a rule for 127.0.0.1 (nor be allowed by a name rule). */
+START_TEST(request_forms)
+{
+    static const char *const same[] = {"127.1", "0x7f.1", "2130706433",
+                                       "127.0.0.1", "0177.0.0.1"};
+    for (size_t i = 0; i < sizeof same / sizeof *same; i++) {
+        struct cp_domain r;
+        ck_assert_ptr_null(cp_net_host_parse(ar, same[i], strlen(same[i]), &r));
+        ck_assert_int_eq(r.kind, CP_HOST_IPV4);
+        ck_assert_str_eq(r.name, "127.0.0.1");
+    }
+    struct cp_domain r;
+    ck_assert_ptr_null(cp_net_host_parse(ar, "::ffff:127.0.0.1", 16, &r));
+    ck_assert_int_eq(r.kind, CP_HOST_IPV6);
+    ck_assert_ptr_null(cp_net_host_parse(ar, "Api.GitHub.com.:443", 19, &r));
+    ck_assert_str_eq(r.name, "api.github.com");
+    ck_assert_uint_eq(r.port, 443);
+    ck_assert_ptr_nonnull(cp_net_host_parse(ar, "*.a.com", 7, &r));
+    ck_assert_ptr_nonnull(cp_net_host_parse(ar, "a_b.com", 7, &r));
+}
+END_TEST
+
+static enum cp_verdict ND(const char *const *rules, size_t n, const char *req,
+                          size_t *first)
+{
+    struct cp_net_rule nr[8];
+    struct cp_domain d[8];
+    size_t match[8], nm = 0;
+    for (size_t i = 0; i < n; i++) {
+        nr[i].dom = NULL;
+        if (*rules[i]) {
+            d[i] = D(rules[i]);
+            nr[i].dom = &d[i];
+        }
+    }
+    struct cp_domain r;
+    ck_assert_ptr_null(cp_net_host_parse(ar, req, strlen(req), &r));
+    enum cp_verdict v = cp_net_decide(nr, n, &r, match, &nm);
+    *first = nm ? match[0] : (size_t)-1;
+    return v;
+}
+
+START_TEST(net_decide)
+{
+    static const char *const list[] = {"github.com:443", "*.github.com",
+                                       "127.0.0.1:8080", "localhost"};
+    size_t f;
+    ck_assert_int_eq(ND(list, 4, "github.com:443", &f), CP_ALLOW);
+    ck_assert_uint_eq(f, 0);
+    ck_assert_int_eq(ND(list, 4, "github.com:80", &f), CP_DENY);
+    ck_assert_uint_eq(f, (size_t)-1);
+    ck_assert_int_eq(ND(list, 4, "github.com", &f), CP_DENY);
+    ck_assert_int_eq(ND(list, 4, "api.github.com:22", &f), CP_ALLOW);
+    ck_assert_uint_eq(f, 1);
+    ck_assert_int_eq(ND(list, 4, "127.1:8080", &f), CP_ALLOW);
+    ck_assert_uint_eq(f, 2);
+    ck_assert_int_eq(ND(list, 4, "127.0.0.1:80", &f), CP_DENY);
+    ck_assert_int_eq(ND(list, 4, "[::1]:8080", &f), CP_DENY);
+    ck_assert_int_eq(ND(list, 4, "localhost:9", &f), CP_ALLOW);
+    ck_assert_int_eq(ND(list, 4, "140.82.121.4:443", &f), CP_DENY);
+    static const char *const withdeny[] = {"github.com", ""};
+    ck_assert_int_eq(ND(withdeny, 2, "github.com:443", &f), CP_DENY);
+    ck_assert_uint_eq(f, 1);
+    ck_assert_int_eq(ND(NULL, 0, "anything.example:1", &f), CP_ALLOW);
+}
+END_TEST
+
+START_TEST(port_relations)
+{
+    struct cp_domain a = D("*.a.com"), b = D("x.a.com:443"), c = D("*.a.com:80"),
+                     i4 = D("10.0.0.1"), n = D("a.com");
+    ck_assert_int_eq(cp_domain_contains(&a, &b), CP_REL_YES);
+    ck_assert_int_eq(cp_domain_contains(&b, &a), CP_REL_NO);
+    ck_assert_int_eq(cp_domain_contains(&c, &b), CP_REL_NO);
+    ck_assert_int_eq(cp_domain_overlaps(&c, &b), CP_REL_NO);
+    ck_assert_int_eq(cp_domain_overlaps(&a, &b), CP_REL_YES);
+    ck_assert_int_eq(cp_domain_overlaps(&i4, &n), CP_REL_NO);
+}
+END_TEST
+
 Suite *cp_test_match_domain_suite(void); /* collected by the Makefile */
 Suite *cp_test_match_domain_suite(void)
 {
@@ -186,6 +311,10 @@ Suite *cp_test_match_domain_suite(void)
     tcase_add_test(tc, parse_limits);
     tcase_add_test(tc, matching);
     tcase_add_loop_test(tc, relations, 0, sizeof dom_rel / sizeof dom_rel[0]);
+    tcase_add_test(tc, parse_ports_ips);
+    tcase_add_test(tc, request_forms);
+    tcase_add_test(tc, net_decide);
+    tcase_add_test(tc, port_relations);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: MIT */
+/* The network side of the runtime (spec/runtime.md, "Network"): the
+ * filtering proxy that runs outside the sandbox and decides every
+ * connection with the decision model's network decision (cp_net_decide),
+ * the bridge inside the sandbox that carries loopback TCP to the proxy's
+ * Unix socket, and the seccomp filter that closes Unix sockets. */
+#ifndef CP_NETPROXY_H
+#define CP_NETPROXY_H
+
+#include <limits.h>
+#include <sys/types.h>
+
+#include "runtime.h"
+
+/* Limits (spec/runtime.md, "Network"). */
+#define CP_PX_MAX_HEADER 16384      /* bytes of a request's head */
+#define CP_PX_HEADER_MS 10000       /* the whole head must arrive in this */
+#define CP_PX_CONNECT_MS 10000      /* connecting upstream */
+#define CP_PX_IDLE_MS 600000        /* a relayed connection silent this long */
+#define CP_PX_MAX_CONNS 256         /* connections open at once */
+
+enum cp_rt_proxy_listen {
+    CP_RT_PROXY_UNIX, /* a Unix socket in a private directory (bwrap) */
+    CP_RT_PROXY_TCP,  /* 127.0.0.1 on a free port (Landlock-only, macOS) */
+};
+
+struct cp_rt_proxy {
+    pid_t pid;           /* the proxy process, 0 when none runs */
+    char dir[PATH_MAX];  /* private directory (mode 0700), or "" */
+    char sock[PATH_MAX]; /* DIR/proxy.sock (CP_RT_PROXY_UNIX) */
+    int port;            /* the loopback port (CP_RT_PROXY_TCP) */
+};
+
+/* Starts the proxy for the artifact's `net` records as a child process of
+ * the caller: it listens before this returns, dies with the caller
+ * (PR_SET_PDEATHSIG: SIGTERM, on which it removes its socket and
+ * directory) and runs in its own process group (terminal signals reach
+ * only the runtime).  `prog` prefixes its log lines.  Returns 0, or
+ * CP_RT_EXIT_ERROR with e->msg. */
+int cp_rt_proxy_start(const struct cp_rt_artifact *a, enum cp_rt_proxy_listen how,
+                      const char *prog, struct cp_rt_proxy *px, struct cp_rt_err *e);
+/* Kills the proxy (SIGKILL) and removes its socket and directory; with
+ * `reap`, also waits for it (a caller that exits right after need not:
+ * the wait costs about 2 ms on a busy machine).  Safe on a zeroed or
+ * already stopped proxy. */
+void cp_rt_proxy_stop(struct cp_rt_proxy *px, bool reap);
+
+/* launch.c's one call: for an artifact with `net` records, starts the
+ * proxy on a Unix socket and adds to the plan the read-only bind of its
+ * directory and the stage's --proxy; with --unshare-net, the stage's
+ * --no-unix.  Returns 0 or CP_RT_EXIT_ERROR. */
+int cp_rt_net_prepare(const struct cp_rt_artifact *a, struct cp_rt_plan *pl,
+                      const char *prog, struct cp_rt_proxy *px, struct cp_rt_err *e);
+
+/* Inside the sandbox (the stage, before exec): listens on 127.0.0.1 and
+ * forks the bridge that carries each connection to the proxy's socket
+ * `sock`; sets HTTP_PROXY and the other proxy variables.  NULL or a
+ * message. */
+const char *cp_rt_bridge_start(const char *sock);
+/* Installs the seccomp filter that refuses socket(AF_UNIX) (and
+ * io_uring, which could create one past it); sets no_new_privs.  NULL or
+ * a message. */
+const char *cp_rt_unix_close(void);
+
+/* Copies bytes both ways between two connected sockets until both
+ * directions ended or nothing moved for idle_ms; half-closes a side when
+ * its peer's direction ends.  Closes neither descriptor. */
+void cp_rt_relay(int x, int y, int idle_ms);
+
+#endif

@@ -1,0 +1,1023 @@
+/* SPDX-License-Identifier: MIT */
+/* The filtering proxy (spec/runtime.md, "Network"): HTTP CONNECT, plain
+ * HTTP forwarding of absolute-URI requests, and SOCKS5 CONNECT, on one
+ * listening socket.  Every connection is decided by cp_net_decide — the
+ * decision model's network decision, the code `confpol explain` runs —
+ * on the name the client asked for, from the artifact's `net` records.
+ * Names are resolved here, outside the sandbox; a name that resolves to a
+ * loopback or private address must have that address allowed too
+ * (anti-rebinding).  One thread per connection, blocking I/O bounded by
+ * poll deadlines. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "arena.h"
+#include "match.h"
+#include "netproxy.h"
+
+/* ---- configuration, fixed before the first connection -------------------- */
+
+struct px_conf {
+    struct cp_net_rule *rules;
+    struct cp_domain *doms;
+    const char **where; /* "FILE:LINE" of each rule */
+    size_t n;
+    const char *prog;
+    int log_fd;
+    const char *hosts;  /* CONFPOL_PROXY_HOSTS: test-only resolver file */
+    int max_conns;
+    int header_ms;
+    bool fd_passing; /* Unix mode: the bridge passes each client's socket */
+};
+
+static struct px_conf px;
+static struct cp_arena *px_arena; /* px's memory; the caller frees its copy */
+static atomic_int px_open;
+
+static long px_env_num(const char *name, long def, long lo, long hi)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        return def;
+    char *end;
+    long n = strtol(v, &end, 10);
+    return (*end || n < lo || n > hi) ? def : n;
+}
+
+static void px_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void px_log(const char *fmt, ...)
+{
+    char line[1200];
+    int k = snprintf(line, sizeof line, "%s: proxy: ", px.prog);
+    va_list ap;
+    va_start(ap, fmt);
+    int m = vsnprintf(line + k, sizeof line - (size_t)k - 1, fmt, ap);
+    va_end(ap);
+    size_t len = (size_t)k + (m < 0 ? 0 : (size_t)m);
+    if (len > sizeof line - 2)
+        len = sizeof line - 2;
+    /* A requested name is the client's text: no control byte reaches the
+     * log (a newline would forge a second line). */
+    for (size_t i = 0; i < len; i++)
+        if ((unsigned char)line[i] < 0x20 || line[i] == 0x7f)
+            line[i] = '?';
+    /* One write per line: lines from concurrent connections never mix. */
+    line[len++] = '\n';
+    if (write(px.log_fd, line, len) < 0) { /* nowhere else to say it */
+    }
+}
+
+/* ---- small I/O helpers ----------------------------------------------------- */
+
+static long long px_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Waits until fd is readable before the deadline; 0, or -1 on timeout. */
+static int px_wait(int fd, short ev, long long deadline)
+{
+    for (;;) {
+        long long left = deadline - px_now_ms();
+        if (left <= 0)
+            return -1;
+        struct pollfd p = {.fd = fd, .events = ev};
+        int r = poll(&p, 1, left > 60000 ? 60000 : (int)left);
+        if (r > 0)
+            return 0;
+        if (r < 0 && errno != EINTR)
+            return -1;
+    }
+}
+
+static int px_write_all(int fd, const void *buf, size_t len)
+{
+    const char *p = buf;
+    while (len) {
+        ssize_t w = send(fd, p, len, MSG_NOSIGNAL);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        p += w;
+        len -= (size_t)w;
+    }
+    return 0;
+}
+
+/* Reads exactly len bytes before the deadline. */
+static int px_read_n(int fd, void *buf, size_t len, long long deadline)
+{
+    char *p = buf;
+    while (len) {
+        if (px_wait(fd, POLLIN, deadline) < 0)
+            return -1;
+        ssize_t r = recv(fd, p, len, 0);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return -1;
+        p += r;
+        len -= (size_t)r;
+    }
+    return 0;
+}
+
+/* One direction of a relay: from -> to through a pipe with splice, so that
+ * the bytes are never copied into this process (the 200 MB figure of
+ * spec/runtime.md 14); read/write when splice refuses the pair. */
+struct px_dir {
+    int from, to;
+    int pipe[2];
+    bool open;
+};
+
+/* Moves what `from` has now.  1: moved some; 2: nothing there (would
+ * block); 0: end of stream; -1: error. */
+static int px_move(struct px_dir *d, char *buf, size_t cap)
+{
+    if (d->pipe[0] >= 0) {
+        ssize_t n = splice(d->from, NULL, d->pipe[1], NULL, 256 << 10,
+                           SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+        if (n < 0 && errno == EINTR)
+            return 1;
+        if (n < 0 && errno == EAGAIN)
+            return 2;
+        if (n < 0 && errno == EINVAL && d->pipe[0] >= 0) {
+            close(d->pipe[0]);
+            close(d->pipe[1]);
+            d->pipe[0] = d->pipe[1] = -1; /* not spliceable: copy */
+            return px_move(d, buf, cap);
+        }
+        if (n <= 0)
+            return n == 0 ? 0 : -1;
+        while (n > 0) {
+            ssize_t w = splice(d->pipe[0], NULL, d->to, NULL, (size_t)n, SPLICE_F_MOVE);
+            if (w < 0 && errno == EINTR)
+                continue;
+            if (w <= 0)
+                return -1;
+            n -= w;
+        }
+        return 1;
+    }
+    ssize_t n = recv(d->from, buf, cap, MSG_DONTWAIT);
+    if (n < 0 && errno == EINTR)
+        return 1;
+    if (n < 0 && errno == EAGAIN)
+        return 2;
+    if (n <= 0)
+        return n == 0 ? 0 : -1;
+    return px_write_all(d->to, buf, (size_t)n) == 0 ? 1 : -1;
+}
+
+void cp_rt_relay(int x, int y, int idle_ms)
+{
+    enum { BUF = 64 * 1024 };
+    char *buf = malloc(BUF);
+    struct px_dir d[2] = {{.from = x, .to = y, .open = true},
+                          {.from = y, .to = x, .open = true}};
+    for (int k = 0; k < 2; k++) {
+        if (pipe2(d[k].pipe, O_CLOEXEC) < 0)
+            d[k].pipe[0] = d[k].pipe[1] = -1;
+        else
+            /* Best effort; 256 KiB bounds what 256 connections can pin
+             * in pipes (128 MiB) while keeping the splices large. */
+            fcntl(d[k].pipe[1], F_SETPIPE_SZ, 256 << 10);
+    }
+    while (buf && (d[0].open || d[1].open)) {
+        struct pollfd p[2] = {{.fd = d[0].open ? x : -1, .events = POLLIN},
+                              {.fd = d[1].open ? y : -1, .events = POLLIN}};
+        int r = poll(p, 2, idle_ms);
+        if (r == 0)
+            break; /* idle */
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            break;
+        }
+        int err = 0;
+        for (int k = 0; k < 2 && !err; k++) {
+            if (!p[k].revents)
+                continue;
+            /* One move per poll: a TCP splice blocks on an empty blocking
+             * socket whatever SPLICE_F_NONBLOCK says. */
+            int m = px_move(&d[k], buf, BUF);
+            if (m < 0)
+                err = 1;
+            else if (m == 0) { /* end of this direction: pass it on */
+                shutdown(d[k].to, SHUT_WR);
+                d[k].open = false;
+            }
+        }
+        if (err)
+            break;
+    }
+    for (int k = 0; k < 2; k++)
+        if (d[k].pipe[0] >= 0) {
+            close(d[k].pipe[0]);
+            close(d[k].pipe[1]);
+        }
+    free(buf);
+}
+
+/* ---- the decision ------------------------------------------------------------ */
+
+struct px_verdict {
+    bool allow;
+    const char *rule; /* "FILE:LINE" of the deciding rule, or "no rule" */
+};
+
+static struct px_verdict px_decide(const struct cp_domain *req)
+{
+    size_t match[px.n + 1], nm = 0;
+    enum cp_verdict v = cp_net_decide(px.rules, px.n, req, match, &nm);
+    struct px_verdict out = {.allow = v == CP_ALLOW, .rule = "no rule"};
+    if (nm)
+        out.rule = px.where[match[0]];
+    return out;
+}
+
+/* Loopback, private, link-local, shared, unspecified, multicast or
+ * reserved: everything but a public unicast address. */
+static bool px_nonpublic(const struct sockaddr *sa, bool *loopback)
+{
+    *loopback = false;
+    if (sa->sa_family == AF_INET) {
+        uint32_t a = ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr);
+        *loopback = (a >> 24) == 127;
+        return (a >> 24) == 0 || (a >> 24) == 10 || (a >> 24) == 127 ||
+               (a >> 16) == 0xa9fe || (a >> 20) == 0xac1 || (a >> 16) == 0xc0a8 ||
+               (a >> 22) == (100u << 2 | 1) /* 100.64/10 */ || (a >> 28) >= 0xe;
+    }
+    const struct in6_addr *x = &((const struct sockaddr_in6 *)sa)->sin6_addr;
+    if (IN6_IS_ADDR_V4MAPPED(x) || IN6_IS_ADDR_V4COMPAT(x)) {
+        struct sockaddr_in v4 = {.sin_family = AF_INET};
+        memcpy(&v4.sin_addr, x->s6_addr + 12, 4);
+        return px_nonpublic((const struct sockaddr *)&v4, loopback);
+    }
+    *loopback = IN6_IS_ADDR_LOOPBACK(x);
+    return IN6_IS_ADDR_LOOPBACK(x) || IN6_IS_ADDR_UNSPECIFIED(x) ||
+           IN6_IS_ADDR_LINKLOCAL(x) || IN6_IS_ADDR_SITELOCAL(x) ||
+           IN6_IS_ADDR_MULTICAST(x) || (x->s6_addr[0] & 0xfe) == 0xfc;
+}
+
+/* May a connection to `name` go to this address?  A public address: yes
+ * (the name was allowed).  Otherwise the address itself must be allowed
+ * as an IP literal, or, for loopback, `localhost` (spec/runtime.md). */
+static bool px_addr_ok(struct cp_arena *ar, const struct sockaddr *sa, unsigned port)
+{
+    bool lo;
+    if (!px_nonpublic(sa, &lo))
+        return true;
+    char text[INET6_ADDRSTRLEN];
+    const void *bin = sa->sa_family == AF_INET
+                          ? (const void *)&((const struct sockaddr_in *)sa)->sin_addr
+                          : (const void *)&((const struct sockaddr_in6 *)sa)->sin6_addr;
+    inet_ntop(sa->sa_family, bin, text, sizeof text);
+    struct cp_domain req;
+    if (!cp_net_host_parse(ar, text, strlen(text), &req)) {
+        req.port = port;
+        if (px_decide(&req).allow)
+            return true;
+    }
+    if (lo && !cp_net_host_parse(ar, "localhost", 9, &req)) {
+        req.port = port;
+        return px_decide(&req).allow;
+    }
+    return false;
+}
+
+/* ---- resolving and connecting -------------------------------------------- */
+
+/* The test-only hosts file: "ADDRESS NAME..." lines, '#' comments. */
+static bool px_hosts_lookup(const char *name, struct sockaddr_storage *out)
+{
+    if (!px.hosts)
+        return false;
+    FILE *f = fopen(px.hosts, "re");
+    if (!f)
+        return false;
+    char line[512];
+    bool found = false;
+    while (!found && fgets(line, sizeof line, f)) {
+        char *save = NULL, *addr = strtok_r(line, " \t\r\n", &save);
+        if (!addr || addr[0] == '#')
+            continue;
+        for (char *w; !found && (w = strtok_r(NULL, " \t\r\n", &save));) {
+            if (strcasecmp(w, name))
+                continue;
+            struct sockaddr_in *v4 = (struct sockaddr_in *)out;
+            struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)out;
+            memset(out, 0, sizeof *out);
+            if (inet_pton(AF_INET, addr, &v4->sin_addr) == 1) {
+                v4->sin_family = AF_INET;
+                found = true;
+            } else if (inet_pton(AF_INET6, addr, &v6->sin6_addr) == 1) {
+                v6->sin6_family = AF_INET6;
+                found = true;
+            }
+        }
+    }
+    fclose(f);
+    return found;
+}
+
+static void px_set_port(struct sockaddr_storage *ss, unsigned port)
+{
+    if (ss->ss_family == AF_INET)
+        ((struct sockaddr_in *)ss)->sin_port = htons((uint16_t)port);
+    else
+        ((struct sockaddr_in6 *)ss)->sin6_port = htons((uint16_t)port);
+}
+
+static int px_connect_one(const struct sockaddr_storage *ss)
+{
+    socklen_t len = ss->ss_family == AF_INET ? sizeof(struct sockaddr_in)
+                                             : sizeof(struct sockaddr_in6);
+    int fd = socket(ss->ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0)
+        return -1;
+    if (connect(fd, (const struct sockaddr *)ss, len) < 0 && errno != EINPROGRESS) {
+        close(fd);
+        return -1;
+    }
+    int err = 0;
+    socklen_t el = sizeof err;
+    if (px_wait(fd, POLLOUT, px_now_ms() + CP_PX_CONNECT_MS) < 0 ||
+        getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0 || err) {
+        close(fd);
+        return -1;
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    return fd;
+}
+
+enum px_fail { PX_OK, PX_DENIED_ADDR, PX_NO_NAME, PX_NO_CONNECT };
+
+/* Connects to the decided request.  IP literals are used as they are;
+ * names are resolved here and every non-public answer must pass
+ * px_addr_ok. */
+static enum px_fail px_connect(struct cp_arena *ar, const struct cp_domain *req, int *fd)
+{
+    struct sockaddr_storage cand[16];
+    size_t nc = 0;
+    bool dropped = false;
+    *fd = -1;
+    if (req->kind != CP_HOST_NAME) {
+        memset(&cand[0], 0, sizeof cand[0]);
+        int af = req->kind == CP_HOST_IPV4 ? AF_INET : AF_INET6;
+        void *bin = af == AF_INET ? (void *)&((struct sockaddr_in *)&cand[0])->sin_addr
+                                  : (void *)&((struct sockaddr_in6 *)&cand[0])->sin6_addr;
+        if (inet_pton(af, req->name, bin) != 1)
+            return PX_NO_NAME;
+        cand[0].ss_family = (sa_family_t)af;
+        nc = 1;
+    } else if (px_hosts_lookup(req->name, &cand[0])) {
+        nc = 1;
+        if (!px_addr_ok(ar, (struct sockaddr *)&cand[0], req->port)) {
+            nc = 0;
+            dropped = true;
+        }
+    } else {
+        struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_family = AF_UNSPEC};
+        struct addrinfo *res = NULL;
+        const char *name = strcmp(req->name, "localhost") ? req->name : "127.0.0.1";
+        if (getaddrinfo(name, NULL, &hints, &res) != 0)
+            return PX_NO_NAME;
+        for (struct addrinfo *r = res; r && nc < 16; r = r->ai_next) {
+            if (r->ai_family != AF_INET && r->ai_family != AF_INET6)
+                continue;
+            if (!px_addr_ok(ar, r->ai_addr, req->port)) {
+                dropped = true;
+                continue;
+            }
+            memset(&cand[nc], 0, sizeof cand[nc]);
+            memcpy(&cand[nc++], r->ai_addr, r->ai_addrlen);
+        }
+        freeaddrinfo(res);
+    }
+    if (nc == 0)
+        return dropped ? PX_DENIED_ADDR : PX_NO_NAME;
+    for (size_t i = 0; i < nc; i++) {
+        px_set_port(&cand[i], req->port);
+        *fd = px_connect_one(&cand[i]);
+        if (*fd >= 0)
+            return PX_OK;
+    }
+    return PX_NO_CONNECT;
+}
+
+/* ---- HTTP ------------------------------------------------------------------------ */
+
+static void px_http_reply(int c, int code, const char *reason, const char *rule,
+                          const char *body)
+{
+    char msg[1024];
+    int n = snprintf(msg, sizeof msg,
+                     "HTTP/1.1 %d %s\r\n%s%s%sContent-Type: text/plain\r\n"
+                     "Content-Length: %zu\r\nConnection: close\r\n\r\n%s",
+                     code, reason, rule ? "X-Confpol-Rule: " : "", rule ? rule : "",
+                     rule ? "\r\n" : "", strlen(body), body);
+    if (n > 0)
+        px_write_all(c, msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1);
+}
+
+/* Reads the request head (through the blank line) within the limits.
+ * Returns its length (>0) with *have bytes read in total, or -408/-431/-400. */
+static int px_read_head(int c, char *buf, size_t cap, size_t *have, long long deadline)
+{
+    size_t len = *have;
+    for (;;) {
+        buf[len] = '\0';
+        char *end = strstr(buf, "\r\n\r\n");
+        if (end) {
+            *have = len;
+            return (int)(end + 4 - buf);
+        }
+        if (memchr(buf, '\0', len))
+            return -400;
+        if (len >= cap - 1)
+            return -431;
+        if (px_wait(c, POLLIN, deadline) < 0)
+            return -408;
+        ssize_t r = recv(c, buf + len, cap - 1 - len, 0);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return -400;
+        len += (size_t)r;
+    }
+}
+
+/* Is this header (a line "Name: value") one the proxy drops? */
+static bool px_hop_header(const char *line, size_t len)
+{
+    static const char *const drop[] = {"proxy-connection:", "connection:", "keep-alive:",
+                                       "proxy-authorization:"};
+    for (size_t i = 0; i < sizeof drop / sizeof *drop; i++) {
+        size_t k = strlen(drop[i]);
+        if (len >= k && strncasecmp(line, drop[i], k) == 0)
+            return true;
+    }
+    return false;
+}
+
+static void px_deny_log(const char *what, const char *target, const char *rule,
+                        const char *why)
+{
+    px_log("deny %s %s (%s)%s%s", what, target, rule, why ? ": " : "", why ? why : "");
+}
+
+static void px_http(int c, char *buf, size_t have, long long deadline, struct cp_arena *ar)
+{
+    int head = px_read_head(c, buf, CP_PX_MAX_HEADER + 1, &have, deadline);
+    if (head < 0) {
+        int code = -head;
+        px_http_reply(c, code,
+                      code == 408 ? "Request Timeout"
+                      : code == 431 ? "Request Header Fields Too Large"
+                                    : "Bad Request",
+                      NULL, "confpol: the proxy could not read the request\n");
+        px_log("refused a request: %s",
+               code == 408 ? "the head did not arrive in time"
+               : code == 431 ? "the head is over the size limit" : "malformed");
+        return;
+    }
+    /* Request line: METHOD SP TARGET SP HTTP/1.x CRLF */
+    char *eol = strstr(buf, "\r\n");
+    char *sp1 = memchr(buf, ' ', (size_t)(eol - buf));
+    char *sp2 = sp1 ? memchr(sp1 + 1, ' ', (size_t)(eol - sp1 - 1)) : NULL;
+    if (!sp1 || !sp2 || strncmp(sp2 + 1, "HTTP/1.", 7) != 0 || sp1 == buf) {
+        px_http_reply(c, 400, "Bad Request", NULL, "confpol: malformed request line\n");
+        px_log("refused a request: malformed request line");
+        return;
+    }
+    bool connect_m = (size_t)(sp1 - buf) == 7 && strncmp(buf, "CONNECT", 7) == 0;
+    const char *target = sp1 + 1;
+    size_t tlen = (size_t)(sp2 - target);
+    const char *hostport = target, *path = "/";
+    size_t hplen = tlen, pathlen = 1;
+    unsigned defport = 443;
+    if (!connect_m) {
+        if (tlen < 7 || strncasecmp(target, "http://", 7) != 0) {
+            px_http_reply(c, 400, "Bad Request", NULL,
+                          "confpol: a proxy request needs an absolute http:// URI\n");
+            px_log("refused a request: not an absolute http:// URI");
+            return;
+        }
+        hostport = target + 7;
+        const char *slash = memchr(hostport, '/', tlen - 7);
+        hplen = slash ? (size_t)(slash - hostport) : tlen - 7;
+        if (slash) {
+            path = slash;
+            pathlen = (size_t)(sp2 - slash);
+        }
+        defport = 80;
+        if (memchr(hostport, '@', hplen) || memchr(hostport, '?', hplen) ||
+            memchr(hostport, '#', hplen)) {
+            px_http_reply(c, 400, "Bad Request", NULL, "confpol: bad host in the URI\n");
+            px_log("refused a request: bad host in the URI");
+            return;
+        }
+    }
+    struct cp_domain req;
+    const char *msg = cp_net_host_parse(ar, hostport, hplen, &req);
+    if (!msg && !req.port && connect_m)
+        msg = "CONNECT needs HOST:PORT";
+    if (msg) {
+        char body[400];
+        snprintf(body, sizeof body, "confpol: bad host '%.*s': %s\n",
+                 (int)(hplen > 200 ? 200 : hplen), hostport, msg);
+        px_http_reply(c, 400, "Bad Request", NULL, body);
+        px_log("refused a request: bad host '%.*s': %s", (int)(hplen > 200 ? 200 : hplen),
+               hostport, msg);
+        return;
+    }
+    if (!req.port)
+        req.port = defport;
+    const char *shown = cp_domain_format(ar, &req);
+    struct px_verdict v = px_decide(&req);
+    if (!v.allow) {
+        char body[600];
+        snprintf(body, sizeof body, "confpol: %s is denied by the policy (%s)\n", shown, v.rule);
+        px_http_reply(c, 403, "Forbidden", v.rule, body);
+        px_deny_log(connect_m ? "CONNECT" : "HTTP", shown, v.rule, NULL);
+        return;
+    }
+    int u;
+    enum px_fail f = px_connect(ar, &req, &u);
+    if (f == PX_DENIED_ADDR) {
+        char body[600];
+        snprintf(body, sizeof body,
+                 "confpol: %s resolves to a loopback or private address that no rule "
+                 "allows (no rule)\n", shown);
+        px_http_reply(c, 403, "Forbidden", "no rule", body);
+        px_deny_log(connect_m ? "CONNECT" : "HTTP", shown, "no rule",
+                    "resolves to a loopback or private address that no rule allows");
+        return;
+    }
+    if (f != PX_OK) {
+        px_http_reply(c, 502, "Bad Gateway", NULL,
+                      f == PX_NO_NAME ? "confpol: cannot resolve the host\n"
+                                      : "confpol: cannot connect to the host\n");
+        return;
+    }
+    if (connect_m) {
+        static const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
+        if (px_write_all(c, ok, sizeof ok - 1) == 0 &&
+            (have == (size_t)head || px_write_all(u, buf + head, have - (size_t)head) == 0))
+            cp_rt_relay(c, u, CP_PX_IDLE_MS);
+        close(u);
+        return;
+    }
+    /* Plain HTTP: origin-form request line, hop-by-hop headers dropped,
+     * one request per connection ("Connection: close"). */
+    char *out = malloc(CP_PX_MAX_HEADER + 256);
+    size_t ol = 0;
+    if (!out) {
+        close(u);
+        return;
+    }
+    ol += (size_t)snprintf(out, 64, "%.*s ", (int)(sp1 - buf), buf);
+    memcpy(out + ol, path, pathlen);
+    ol += pathlen;
+    size_t vl = (size_t)(eol - sp2);
+    memcpy(out + ol, sp2, vl);
+    ol += vl;
+    memcpy(out + ol, "\r\n", 2);
+    ol += 2;
+    for (char *line = eol + 2; line < buf + head - 2;) {
+        char *le = strstr(line, "\r\n");
+        if (!le)
+            break;
+        if (!px_hop_header(line, (size_t)(le - line))) {
+            memcpy(out + ol, line, (size_t)(le + 2 - line));
+            ol += (size_t)(le + 2 - line);
+        }
+        line = le + 2;
+    }
+    memcpy(out + ol, "Connection: close\r\n\r\n", 21);
+    ol += 21;
+    if (px_write_all(u, out, ol) == 0 &&
+        (have == (size_t)head || px_write_all(u, buf + head, have - (size_t)head) == 0))
+        cp_rt_relay(c, u, CP_PX_IDLE_MS);
+    free(out);
+    close(u);
+}
+
+/* ---- SOCKS5 (RFC 1928), CONNECT only, no authentication ------------------------ */
+
+static void px_socks_reply(int c, unsigned char code)
+{
+    unsigned char r[10] = {5, code, 0, 1, 0, 0, 0, 0, 0, 0};
+    px_write_all(c, r, sizeof r);
+}
+
+static void px_socks(int c, long long deadline, struct cp_arena *ar)
+{
+    /* The version byte (5) was read by px_conn: NMETHODS METHODS... */
+    unsigned char h[2], m[255];
+    if (px_read_n(c, h + 1, 1, deadline) < 0 || h[1] == 0 ||
+        px_read_n(c, m, h[1], deadline) < 0) {
+        px_log("refused a SOCKS5 request: malformed or too slow greeting");
+        return;
+    }
+    if (!memchr(m, 0, h[1])) {
+        px_write_all(c, "\x05\xff", 2);
+        px_log("refused a SOCKS5 request: only 'no authentication' is offered");
+        return;
+    }
+    px_write_all(c, "\x05\x00", 2);
+    unsigned char q[4];
+    if (px_read_n(c, q, 4, deadline) < 0 || q[0] != 5) {
+        px_log("refused a SOCKS5 request: malformed request");
+        return;
+    }
+    if (q[1] != 1) {
+        px_socks_reply(c, 7); /* command not supported */
+        px_log("refused a SOCKS5 request: only CONNECT is supported");
+        return;
+    }
+    char host[300];
+    unsigned char a[256], p[2];
+    if (q[3] == 1 && px_read_n(c, a, 4, deadline) == 0)
+        inet_ntop(AF_INET, a, host, sizeof host);
+    else if (q[3] == 4 && px_read_n(c, a, 16, deadline) == 0)
+        inet_ntop(AF_INET6, a, host, sizeof host);
+    else if (q[3] == 3 && px_read_n(c, a, 1, deadline) == 0 && a[0] > 0 &&
+             px_read_n(c, host, a[0], deadline) == 0 && !memchr(host, '\0', a[0]))
+        host[a[0]] = '\0';
+    else {
+        px_socks_reply(c, 8); /* address type not supported */
+        px_log("refused a SOCKS5 request: bad address");
+        return;
+    }
+    if (px_read_n(c, p, 2, deadline) < 0)
+        return;
+    struct cp_domain req;
+    const char *msg = cp_net_host_parse(ar, host, strlen(host), &req);
+    if (msg || req.port) { /* a SOCKS name carries no port of its own */
+        px_socks_reply(c, 1);
+        px_log("refused a SOCKS5 request: bad host '%.200s': %s", host,
+               msg ? msg : "a port in the name");
+        return;
+    }
+    req.port = (unsigned)p[0] << 8 | p[1];
+    const char *shown = cp_domain_format(ar, &req);
+    struct px_verdict v = req.port ? px_decide(&req)
+                                   : (struct px_verdict){false, "no rule"};
+    if (!v.allow) {
+        px_socks_reply(c, 2); /* connection not allowed by ruleset */
+        px_deny_log("SOCKS5", shown, v.rule, NULL);
+        return;
+    }
+    int u;
+    enum px_fail f = px_connect(ar, &req, &u);
+    if (f == PX_DENIED_ADDR) {
+        px_socks_reply(c, 2);
+        px_deny_log("SOCKS5", shown, "no rule",
+                    "resolves to a loopback or private address that no rule allows");
+        return;
+    }
+    if (f != PX_OK) {
+        px_socks_reply(c, f == PX_NO_NAME ? 4 : 5);
+        return;
+    }
+    px_socks_reply(c, 0);
+    cp_rt_relay(c, u, CP_PX_IDLE_MS);
+    close(u);
+}
+
+/* ---- connections ------------------------------------------------------------------ */
+
+/* Closes after an answer without losing it: a close with unread input
+ * resets the connection, and the client (or the bridge relaying to it)
+ * could then drop the answer.  Reads what is left for a moment first. */
+static void px_close_soft(int c)
+{
+    shutdown(c, SHUT_WR);
+    long long deadline = px_now_ms() + 100;
+    char sink[4096];
+    size_t total = 0;
+    while (total < 65536 && px_wait(c, POLLIN, deadline) == 0) {
+        ssize_t r = recv(c, sink, sizeof sink, MSG_DONTWAIT);
+        if (r <= 0)
+            break;
+        total += (size_t)r;
+    }
+    close(c);
+}
+
+static void *px_conn(void *arg)
+{
+    int c = (int)(intptr_t)arg;
+    long long deadline = px_now_ms() + px.header_ms;
+    char *buf = malloc(CP_PX_MAX_HEADER + 2);
+    struct cp_arena *ar = cp_arena_new();
+    if (buf && px_wait(c, POLLIN, deadline) == 0) {
+        ssize_t n = recv(c, buf, 1, 0);
+        if (n == 1 && buf[0] == 5)
+            px_socks(c, deadline, ar);
+        else if (n == 1)
+            px_http(c, buf, 1, deadline, ar);
+    } else if (buf) {
+        px_http_reply(c, 408, "Request Timeout", NULL,
+                      "confpol: the proxy could not read the request\n");
+        px_log("refused a request: the head did not arrive in time");
+    }
+    cp_arena_free(ar);
+    free(buf);
+    px_close_soft(c);
+    atomic_fetch_sub(&px_open, 1);
+    return NULL;
+}
+
+/* Unix mode: the bridge connects, sends one byte with the client's TCP
+ * socket (SCM_RIGHTS) and closes; the proxy then talks to the client
+ * itself, one relay instead of two.  Only a connected TCP stream socket is
+ * taken: anything else the sandbox could pass it already held, and is
+ * refused all the same. */
+static int px_recv_client(int u)
+{
+    char byte;
+    struct iovec iov = {.iov_base = &byte, .iov_len = 1};
+    union {
+        struct cmsghdr h;
+        char b[CMSG_SPACE(sizeof(int))];
+    } cm;
+    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.b,
+                       .msg_controllen = sizeof cm.b};
+    if (px_wait(u, POLLIN, px_now_ms() + 1000) < 0 ||
+        recvmsg(u, &m, MSG_CMSG_CLOEXEC) != 1)
+        return -1;
+    struct cmsghdr *h = CMSG_FIRSTHDR(&m);
+    if (!h || h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS ||
+        h->cmsg_len != CMSG_LEN(sizeof(int)) || (m.msg_flags & MSG_CTRUNC))
+        return -1;
+    int fd;
+    memcpy(&fd, CMSG_DATA(h), sizeof fd);
+    int dom = 0, type = 0;
+    socklen_t l1 = sizeof dom, l2 = sizeof type;
+    struct sockaddr_storage peer;
+    socklen_t pl = sizeof peer;
+    if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &l1) < 0 ||
+        getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &l2) < 0 ||
+        (dom != AF_INET && dom != AF_INET6) || type != SOCK_STREAM ||
+        getpeername(fd, (struct sockaddr *)&peer, &pl) < 0) {
+        close(fd);
+        return -1;
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    return fd;
+}
+
+/* Paths the proxy removes itself when the runtime dies (its parent-death
+ * signal): the runtime killed with SIGKILL cannot. */
+static char px_sock_path[PATH_MAX], px_dir_path[PATH_MAX];
+
+static void px_on_parent_death(int sig)
+{
+    (void)sig;
+    if (px_sock_path[0])
+        unlink(px_sock_path);
+    if (px_dir_path[0])
+        rmdir(px_dir_path);
+    _exit(0);
+}
+
+static _Noreturn void px_main(int lfd)
+{
+    pthread_attr_t at;
+    pthread_attr_init(&at);
+    pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&at, 256 * 1024);
+    for (;;) {
+        int c = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+        if (c < 0) {
+            if (errno == EINTR || errno == ECONNABORTED)
+                continue;
+            if (errno == EMFILE || errno == ENFILE || errno == ENOMEM) {
+                usleep(10000);
+                continue;
+            }
+            _exit(1);
+        }
+        if (px.fd_passing) {
+            int client = px_recv_client(c);
+            close(c);
+            if (client < 0)
+                continue;
+            c = client;
+        }
+        if (atomic_fetch_add(&px_open, 1) >= px.max_conns) {
+            atomic_fetch_sub(&px_open, 1);
+            px_http_reply(c, 503, "Service Unavailable", NULL,
+                          "confpol: too many connections through the proxy\n");
+            px_log("refused a connection: %d are open already", px.max_conns);
+            px_close_soft(c);
+            continue;
+        }
+        pthread_t t;
+        if (pthread_create(&t, &at, px_conn, (void *)(intptr_t)c) != 0) {
+            atomic_fetch_sub(&px_open, 1);
+            close(c);
+        }
+    }
+}
+
+/* ---- start and stop ---------------------------------------------------------------- */
+
+static int px_conf_load(const struct cp_rt_artifact *a, const char *prog, struct cp_rt_err *e)
+{
+    struct cp_arena *ar = px_arena = cp_arena_new();
+    memset(&px, 0, sizeof px);
+    px.prog = prog;
+    px.log_fd = 2;
+    for (size_t i = 0; i < a->nrecs; i++)
+        px.n += a->recs[i].tag == CP_RT_T_NET;
+    px.rules = cp_arena_alloc(ar, (px.n + 1) * sizeof *px.rules);
+    px.doms = cp_arena_alloc(ar, (px.n + 1) * sizeof *px.doms);
+    px.where = cp_arena_alloc(ar, (px.n + 1) * sizeof *px.where);
+    size_t k = 0;
+    for (size_t i = 0; i < a->nrecs; i++) {
+        const struct cp_rt_rec *r = &a->recs[i];
+        if (r->tag != CP_RT_T_NET)
+            continue;
+        px.rules[k].dom = NULL;
+        if (*r->f1) {
+            const char *msg = cp_domain_parse(ar, r->f1, strlen(r->f1), &px.doms[k]);
+            if (msg)
+                return cp_rt_fail(e, CP_RT_EXIT_ERROR, "net rule '%.200s': %s", r->f1, msg);
+            px.rules[k].dom = &px.doms[k];
+        }
+        /* WHERE goes into a header: a file name with a CR or LF must
+         * not add lines to the answer. */
+        char *w = cp_arena_strndup(ar, r->f2, strlen(r->f2));
+        for (char *q = w; *q; q++)
+            if ((unsigned char)*q < 0x20 || *q == 0x7f)
+                *q = '?';
+        px.where[k++] = w;
+    }
+    px.hosts = getenv("CONFPOL_PROXY_HOSTS");
+    px.max_conns = (int)px_env_num("CONFPOL_PROXY_MAX_CONNS", CP_PX_MAX_CONNS, 1, 65536);
+    px.header_ms = (int)px_env_num("CONFPOL_PROXY_HEADER_MS", CP_PX_HEADER_MS, 10, 3600000);
+    const char *log = getenv("CONFPOL_PROXY_LOG");
+    if (log && *log) {
+        px.log_fd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+        if (px.log_fd < 0)
+            return cp_rt_fail(e, CP_RT_EXIT_ERROR, "CONFPOL_PROXY_LOG '%s': %s", log,
+                              strerror(errno));
+    }
+    return 0;
+}
+
+static void px_conf_free(void)
+{
+    if (px.log_fd > 2)
+        close(px.log_fd);
+    px.log_fd = 2;
+    cp_arena_free(px_arena);
+    px_arena = NULL;
+}
+
+static int px_listen(enum cp_rt_proxy_listen how, struct cp_rt_proxy *p, struct cp_rt_err *e)
+{
+    if (how == CP_RT_PROXY_TCP) {
+        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        struct sockaddr_in sin = {.sin_family = AF_INET,
+                                  .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+        socklen_t sl = sizeof sin;
+        if (fd < 0 || bind(fd, (struct sockaddr *)&sin, sizeof sin) < 0 ||
+            listen(fd, 128) < 0 || getsockname(fd, (struct sockaddr *)&sin, &sl) < 0) {
+            int err = errno;
+            if (fd >= 0)
+                close(fd);
+            return -cp_rt_fail(e, CP_RT_EXIT_ERROR, "proxy: cannot listen on 127.0.0.1: %s",
+                               strerror(err));
+        }
+        p->port = ntohs(sin.sin_port);
+        return fd;
+    }
+    const char *base = getenv("XDG_RUNTIME_DIR");
+    struct stat st;
+    if (!base || base[0] != '/' || stat(base, &st) < 0 || !S_ISDIR(st.st_mode) ||
+        st.st_uid != getuid() || strlen(base) > 60)
+        base = "/tmp";
+    snprintf(p->dir, sizeof p->dir, "%s/confpol-net.XXXXXX", base);
+    if (!mkdtemp(p->dir)) { /* mode 0700 */
+        int err = errno;
+        p->dir[0] = '\0';
+        return -cp_rt_fail(e, CP_RT_EXIT_ERROR, "proxy: cannot create a private directory in %s: %s",
+                           base, strerror(err));
+    }
+    if (snprintf(p->sock, sizeof p->sock, "%.200s/proxy.sock", p->dir) < 0)
+        p->sock[0] = '\0';
+    struct sockaddr_un sun = {.sun_family = AF_UNIX};
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (strlen(p->sock) >= sizeof sun.sun_path || fd < 0) {
+        if (fd >= 0)
+            close(fd);
+        return -cp_rt_fail(e, CP_RT_EXIT_ERROR, "proxy: cannot create its socket '%s'", p->sock);
+    }
+    memcpy(sun.sun_path, p->sock, strlen(p->sock) + 1);
+    if (bind(fd, (struct sockaddr *)&sun, sizeof sun) < 0 || listen(fd, 128) < 0) {
+        int err = errno;
+        close(fd);
+        return -cp_rt_fail(e, CP_RT_EXIT_ERROR, "proxy: cannot listen on '%s': %s", p->sock,
+                           strerror(err));
+    }
+    return fd;
+}
+
+int cp_rt_proxy_start(const struct cp_rt_artifact *a, enum cp_rt_proxy_listen how,
+                      const char *prog, struct cp_rt_proxy *p, struct cp_rt_err *e)
+{
+    memset(p, 0, sizeof *p);
+    if (px_conf_load(a, prog, e)) {
+        px_conf_free();
+        return e->status;
+    }
+    px.fd_passing = how == CP_RT_PROXY_UNIX;
+    int lfd = px_listen(how, p, e);
+    if (lfd < 0) {
+        px_conf_free();
+        cp_rt_proxy_stop(p, true);
+        return e->status;
+    }
+    pid_t parent = getpid();
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(lfd);
+        px_conf_free();
+        cp_rt_proxy_stop(p, true);
+        return cp_rt_fail(e, CP_RT_EXIT_ERROR, "proxy: fork: %s", strerror(errno));
+    }
+    if (pid == 0) {
+        /* Dies with the runtime; out of the terminal's process group. */
+        memcpy(px_sock_path, p->sock, sizeof px_sock_path);
+        memcpy(px_dir_path, p->dir, sizeof px_dir_path);
+        struct sigaction sa = {.sa_handler = px_on_parent_death};
+        sigfillset(&sa.sa_mask);
+        sigaction(SIGTERM, &sa, NULL);
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (getppid() != parent)
+            px_on_parent_death(0);
+        setpgid(0, 0);
+        prctl(PR_SET_NAME, "confpol-proxy"); /* found by name in ps and tests */
+        sigset_t all;
+        sigemptyset(&all);
+        sigprocmask(SIG_SETMASK, &all, NULL);
+        signal(SIGPIPE, SIG_IGN);
+        signal(SIGINT, SIG_IGN);
+        signal(SIGQUIT, SIG_IGN);
+        signal(SIGHUP, SIG_IGN);
+        px_main(lfd);
+    }
+    close(lfd);
+    px_conf_free(); /* the proxy has its own copy */
+    p->pid = pid;
+    return 0;
+}
+
+void cp_rt_proxy_stop(struct cp_rt_proxy *p, bool reap)
+{
+    if (p->pid > 0) {
+        kill(p->pid, SIGKILL);
+        while (reap && waitpid(p->pid, NULL, 0) < 0 && errno == EINTR)
+            ;
+        p->pid = 0;
+    }
+    if (p->sock[0]) {
+        unlink(p->sock);
+        p->sock[0] = '\0';
+    }
+    if (p->dir[0]) {
+        rmdir(p->dir);
+        p->dir[0] = '\0';
+    }
+}

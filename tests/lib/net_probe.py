@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+# Probes run inside `confpol run` by tests/sh/net-proxy.sh: each prints one
+# line "NAME: RESULT" so the shell test can compare exactly.
+import os
+import socket
+import sys
+import time
+import urllib.error
+import urllib.request
+
+
+def bridge():
+    url = os.environ["HTTP_PROXY"]
+    host, port = url.rsplit("/", 1)[1].rsplit(":", 1)
+    return host, int(port)
+
+
+def raw(data, wait=0.0, read=True):
+    """Sends data to the proxy (through the bridge); returns the first line
+    of its answer, or what happened."""
+    s = socket.create_connection(bridge(), timeout=10)
+    try:
+        if data:
+            s.sendall(data)
+        if wait:
+            time.sleep(wait)
+        if not read:
+            return s
+        got = s.recv(4096)
+        return got.split(b"\r\n", 1)[0].decode("latin-1") if got else "closed"
+    except OSError as e:
+        return "error " + type(e).__name__
+
+
+def main():
+    what = sys.argv[1]
+    arg = sys.argv[2] if len(sys.argv) > 2 else ""
+    if what == "urllib":
+        try:
+            body = urllib.request.urlopen(arg, timeout=10).read().decode().strip()
+            print("urllib:", body)
+        except urllib.error.HTTPError as e:
+            print("urllib: HTTP", e.code, e.headers.get("X-Confpol-Rule"))
+        except OSError as e:
+            print("urllib: error", type(e).__name__)
+    elif what == "malformed":
+        print("malformed:", raw(b"NONSENSE\r\n\r\n"))
+    elif what == "nullbyte":
+        print("nullbyte:", raw(b"GET http://a\x00b/ HTTP/1.1\r\n\r\n"))
+    elif what == "huge":
+        print("huge:", raw(b"GET http://allowed.test/ HTTP/1.1\r\n" +
+                           b"X-Pad: " + b"a" * 20000 + b"\r\n\r\n"))
+    elif what == "slow":
+        # Half a request line, then silence: the proxy's head deadline
+        # (CONFPOL_PROXY_HEADER_MS) answers 408 and closes.
+        print("slow:", raw(b"GET http://allowed", wait=0.1))
+    elif what == "https-uri":
+        print("https-uri:", raw(b"GET https://allowed.test/ HTTP/1.1\r\n\r\n"))
+    elif what == "socks-bind":
+        s = socket.create_connection(bridge(), timeout=10)
+        s.sendall(b"\x05\x01\x00")
+        s.recv(2)
+        s.sendall(b"\x05\x02\x00\x01\x7f\x00\x00\x01\x00\x50")  # BIND
+        r = s.recv(10)
+        print("socks-bind: reply", r[1] if len(r) > 1 else "none")
+    elif what == "toomany":
+        # arg idle connections held open, then one more.
+        n = int(arg)
+        held = [raw(b"", read=False) for _ in range(n)]
+        time.sleep(0.3)
+        print("toomany:", raw(b"GET http://allowed.test/ HTTP/1.1\r\n\r\n"))
+        for s in held:
+            s.close()
+    elif what == "direct":
+        # Straight at an address, no proxy: there is no route.
+        host, port = arg.rsplit(":", 1)
+        try:
+            socket.create_connection((host, int(port)), timeout=3).close()
+            print("direct: connected")
+        except OSError as e:
+            print("direct: error", type(e).__name__)
+    elif what == "unix":
+        try:
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.settimeout(3)
+            s.connect(arg)
+            print("unix: connected", s.recv(16).decode())
+        except OSError as e:
+            print("unix: error", type(e).__name__)
+    elif what == "abstract":
+        try:
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.connect("\0" + arg)
+            print("abstract: connected")
+        except OSError as e:
+            print("abstract: error", type(e).__name__)
+    elif what == "socketpair":
+        a, b = socket.socketpair()
+        a.sendall(b"x")
+        print("socketpair:", b.recv(1).decode())
+    else:
+        sys.exit("unknown probe " + what)
+
+
+main()
