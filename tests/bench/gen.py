@@ -41,7 +41,7 @@ def light_unit(u):
         ('gate deny "tool%d destroy --all *"' % u, None),
         ('gate ask "git push origin u%d-release"' % u, None),
         ('gate ask "kubectl --context u%d delete *"' % u, None),
-        ('gate deny "terraform -chdir=u%d destroy *"' % u, None),
+        ('gate deny "terraform destroy u%d *"' % u, None),
         ("exec /opt/tools/u%d/bin" % u, None),
         ("exec /opt/tools/u%d/libexec" % u, None),
         ("exec /usr/lib/u%d/helper" % u, None),

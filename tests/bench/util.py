@@ -12,7 +12,9 @@
       describes (params substituted), one argument per line, without the
       trailing "$@"
 """
+import os
 import shlex
+import subprocess
 import sys
 
 FIELDS = {"confpol-bwrap": 1, "profile": 1, "fail": 1, "param": 1, "arg": 1,
@@ -60,15 +62,21 @@ def mounts(path, covered_path, nrules, project):
 
 
 def argv(path, home, project):
+    """The bwrap argv that the `build --format shell` script would run.
+
+    The script decides its mounts at run time (which targets exist), so it is
+    run here with HOME and PROJECT set and its final `bwrap "$@"` replaced by
+    a line that prints each word."""
     with open(path) as f:
         text = f.read()
-    lines = [l for l in text.splitlines() if not l.lstrip().startswith("#")]
-    text = "\n".join(lines).replace("\\\n", " ")
-    text = text.replace("$HOME", home).replace("$PROJECT", project)
-    words = shlex.split(text, posix=True)
-    if not words or words[0] != "bwrap" or words[-2:] != ["--", "$@"]:
+    last = 'bwrap "$@"'
+    if not text.rstrip().endswith(last):
         raise ValueError("unexpected shell form")
-    print("\n".join(words[:-1]))
+    text = text.rstrip()[: -len(last)] + "printf '%s\\n' bwrap \"$@\"\n"
+    env = dict(os.environ, HOME=home, PROJECT=project)
+    out = subprocess.run(["sh", "-c", text], env=env, check=True,
+                         capture_output=True, text=True).stdout
+    print(out, end="")
 
 
 def main():
