@@ -1350,6 +1350,16 @@ static __attribute__((noinline)) pid_t spawn_bwrap(const struct bwrap_spawn *s)
     return pid;
 }
 
+/* --enforcer auto kept bwrap: said once, as the fall-back to Landlock is
+ * (spec/runtime.md 12.1), when the command has started, so that a launch
+ * that falls back says only the Landlock line. */
+static void auto_chose_bwrap(const struct cp_rt_launch *l)
+{
+    fprintf(stderr, "%s: enforcer: bwrap (auto: bwrap can create its namespaces); "
+                    "mounts and namespaces as build --fidelity rates the bwrap target\n",
+            l->prog);
+}
+
 int cp_rt_run_bwrap(const struct cp_rt_artifact *a, const struct cp_rt_params *p,
                     const struct cp_rt_launch *l)
 {
@@ -1520,6 +1530,8 @@ int cp_rt_run_bwrap(const struct cp_rt_artifact *a, const struct cp_rt_params *p
         if (pf[1].revents) {
             bool was = ss.started;
             status_read(st[0], &ss);
+            if (!was && ss.started && l->fallback_why && !l->quiet)
+                auto_chose_bwrap(l);
             if (!was && ss.started && l->fallback_why && errlen &&
                 write(2, errtext, errlen) < 0) { /* what was held: the command started */
             }

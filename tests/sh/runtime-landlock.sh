@@ -102,6 +102,17 @@ auto stub-userns --enforcer bwrap -D PROJECT="$P" -D HOME="$H" "$T/a.bwrap" -- t
 env PATH=/nonexistent "$RUN" -D PROJECT="$P" -D HOME="$H" "$T/a.bwrap" -- /bin/true >/dev/null 2>"$T/err"; rc=$?
 [ $rc = 0 ] && grep -q "enforcer: landlock (auto: bubblewrap (bwrap) is not installed)" "$T/err" &&
     ok "auto: no bwrap at all: Landlock" || bad "auto: no bwrap: exit $rc: $(cat "$T/err")"
+# auto keeping the real bwrap says so once, after the command started; -q
+# silences it; a launch that falls back says only the Landlock line.
+"$RUN" -D PROJECT="$P" -D HOME="$H" "$T/a.bwrap" -- true >/dev/null 2>"$T/err"; rc=$?
+[ $rc = 0 ] && [ "$(grep -c '^confpol-run: enforcer: bwrap (auto: bwrap can create its namespaces); mounts and namespaces as build --fidelity rates the bwrap target$' "$T/err")" = 1 ] &&
+    ok "auto: keeping bwrap says so once" || bad "auto: keeping bwrap: exit $rc: $(cat "$T/err")"
+"$RUN" -q -D PROJECT="$P" -D HOME="$H" "$T/a.bwrap" -- true >/dev/null 2>"$T/err"; rc=$?
+[ $rc = 0 ] && ! grep -q "enforcer:" "$T/err" && ok "auto: -q silences the bwrap line" ||
+    bad "auto: -q with bwrap: exit $rc: $(cat "$T/err")"
+auto stub-userns -D PROJECT="$P" -D HOME="$H" "$T/a.bwrap" -- true >/dev/null 2>"$T/err"
+[ "$(grep -c "enforcer:" "$T/err")" = 1 ] && ! grep -q "enforcer: bwrap" "$T/err" &&
+    ok "auto: a fallback prints the Landlock line alone" || bad "auto: fallback lines: $(cat "$T/err")"
 # confpol run takes the same path.
 printf 'confpol 1\nprofile confined\nwrite ${PROJECT}\ndeny write ${PROJECT}/.git\n' > "$T/p.confpol"
 (cd "$P" && env PATH="$T/stub-userns:$PATH" "$CONFPOL" run "$T/p.confpol" -- sh -c "echo x >> '$P/a/f' && ! echo x > '$P/.git/HEAD'") \
