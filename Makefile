@@ -37,7 +37,7 @@ BINS := $(BUILD)/confpol $(BUILD)/confpol-run
 
 .PHONY: all check check-run check-unit check-sh check-asan check-valgrind \
         check-valgrind-run demo deps \
-        install golden bench bench-gate fuzz format clean soak
+        install install-files golden bench bench-gate fuzz format clean soak
 
 all: $(BINS)
 
@@ -216,7 +216,13 @@ demo:
 	@$(MAKE) --no-print-directory -j$$(nproc 2>/dev/null || echo 2) all
 	sh examples/demo.sh $(BUILD)
 
+# install builds, then copies; install-files only copies what is built (the
+# tests use it: a rebuild from a test would relink a sanitizer build's
+# confpol-run with the default flags).
 install: all
+	@$(MAKE) --no-print-directory install-files
+
+install-files:
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(BUILD)/confpol $(BUILD)/confpol-run $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 spec/confpol.1 spec/confpol-run.1 $(DESTDIR)$(PREFIX)/share/man/man1/

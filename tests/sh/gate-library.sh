@@ -86,7 +86,7 @@ esac
     fail "--print-effective does not show the implicit unknown rule"
 
 # ---- make install ships the library --------------------------------------
-if make -s -C "$TOP" install DESTDIR="$tmp/inst" PREFIX=/usr BUILD="${BUILD:-build}" \
+if make -s -C "$TOP" install-files DESTDIR="$tmp/inst" PREFIX=/usr BUILD="${BUILD:-build}" \
         >"$tmp/install.log" 2>&1; then
     [ -f "$tmp/inst/usr/share/confpol/gates/all.confpol" ] ||
         fail "make install did not install gates/all.confpol"

@@ -31,7 +31,7 @@ if command -v groff >/dev/null 2>&1; then
         [ -z "$w" ] || fail "groff warns on $p: $w"
     done
 fi
-make -s -C "$TOP" BUILD="${BUILD:-build}" install DESTDIR="$tmp/d" PREFIX=/usr >"$tmp/out" 2>&1 ||
+make -s -C "$TOP" BUILD="${BUILD:-build}" install-files DESTDIR="$tmp/d" PREFIX=/usr >"$tmp/out" 2>&1 ||
     { fail "make install"; cat "$tmp/out"; }
 for f in share/man/man1/confpol.1 share/man/man1/confpol-run.1 share/confpol/starter/claude.confpol \
     share/confpol/starter/ci.confpol share/confpol/starter/laptop.confpol \
