@@ -402,6 +402,7 @@ int cp_cmd_gate(int argc, char **argv)
     if (verify) { /* not a hook call: a plain usage error */
         if (!usage_err)
             fputs("confpol gate: --verify-log takes only FILE\n", stderr);
+        fputs("see 'confpol gate --help'\n", stderr);
         cp_cli_common_free(&common);
         cp_buf_free(&keybuf);
         return 2;
@@ -419,7 +420,7 @@ int cp_cmd_gate(int argc, char **argv)
     if (usage_err || !target) {
         if (!usage_err)
             fputs("confpol gate: no policy given\n", stderr);
-        cp_gate_usage(stderr);
+        fputs("see 'confpol gate --help'\n", stderr);
         /* A miswired hook must not let calls through. */
         rc = cp_gate_fail(&g, "usage error in the hook command");
         goto out;

@@ -64,6 +64,13 @@ printf "confpol run: unknown option '--allow-unenforce'; did you mean '--allow-u
 run runopt 125 "$CONFPOL" run --allow-unenforce clean.confpol -- true
 printf "confpol install: unknown option '--claud'; did you mean '--claude'?\nsee 'confpol install --help'\n" >instopt.err.exp
 run instopt 2 "$CONFPOL" install --claud s.json a.claude.json
+# The hook's usage error is one line and the pointer to --help too; a
+# miswired hook still answers deny (exit 2) on stdout, so no call gets through.
+printf "confpol gate: unknown option '--bogus'\nsee 'confpol gate --help'\nconfpol gate: usage error in the hook command; denying (no policy to decide with)\n" >gateopt.err.exp
+printf '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "confpol gate: usage error in the hook command; denying (no policy to decide with)"}}\n' >gateopt.out.exp
+run gateopt 2 "$CONFPOL" gate --bogus
+printf "confpol gate: --verify-log takes only FILE\nsee 'confpol gate --help'\n" >gatevl.err.exp
+run gatevl 2 "$CONFPOL" gate --verify-log x.log y.claude.json
 printf "confpol check: no policy file given\nsee 'confpol check --help'\n" >nofile.err.exp
 run nofile 2 "$CONFPOL" check
 printf "confpol check: -D expects NAME=VALUE, got 'NOEQUALS'\nsee 'confpol check --help'\n" >dnoeq.err.exp
