@@ -260,7 +260,7 @@ static size_t cc_der_fixed(const char *t, size_t len, size_t at)
 /* AKIA/ASIA/ABIA/ACCA + 16 upper-case letters or digits, a whole token. */
 static size_t cc_aws_id(const char *t, size_t len, size_t at)
 {
-    if (!cc_starts(t, at, cc_alnum))
+    if (!cc_starts(t, at, cc_alnum) || len - at < 20) /* the anchor is "A" alone */
         return 0;
     if (memcmp(t + at, "AKIA", 4) && memcmp(t + at, "ASIA", 4) &&
         memcmp(t + at, "ABIA", 4) && memcmp(t + at, "ACCA", 4))

@@ -53,8 +53,8 @@ static void cp_fuzz_use(const struct cp_rt_artifact *a)
             strcpy(defs[ndefs].name, a->params[i]);
             defs[ndefs++].value = "/var/tmp";
         }
-    if (cp_rt_params_bind(&p, a->params, a->nparams, defs, ndefs, "/tmp", "/tmp",
-                          &e) == 0) {
+    if (cp_rt_params_bind(&p, a->needed, a->nneeded, a->params, a->nparams, defs, ndefs,
+                          "/tmp", "/tmp", &e) == 0) {
         struct cp_rt_host h = {.make_placeholder = cp_fuzz_no_placeholder};
         struct cp_rt_plan pl;
         for (int unenforced = 0; unenforced < 2; unenforced++) {

@@ -112,6 +112,27 @@ START_TEST(detectors_fire_and_miss)
 }
 END_TEST
 
+/* Texts that end inside a detector's shape: every anchor (down to the
+ * one-letter "A" of AWS key ids) at the very end of a buffer of exactly that
+ * length.  Under ASan a read past the end fails here. */
+START_TEST(anchor_at_end_of_text)
+{
+    static const char *const tails[] = {"A", "AKI", "AKIA", "AKIAIOSFODNN7EXAMPL", "gh", "ghp",
+                                        "xoxb", "sk-", "sk-ant", "glpat", "hf_", "AIza",
+                                        "-----BEGIN", "MII", "MIIE", "npm_", "pypi-"};
+    for (size_t i = 0; i < sizeof tails / sizeof *tails; i++) {
+        size_t n = strlen(tails[i]);
+        char *t = malloc(n); /* no terminator: the scan must stop at len */
+        ck_assert_ptr_nonnull(t);
+        memcpy(t, tails[i], n);
+        struct cp_content_scan sc = {0};
+        cp_content_scan(ar, CP_CC_ALL, NULL, 0, "content", t, n, &sc);
+        ck_assert_msg(sc.n == 0, "'%s' fired", tails[i]);
+        free(t);
+    }
+}
+END_TEST
+
 START_TEST(lines_and_switches)
 {
     const char *t = "one\nAKIAIOSFODNN7EXAMPLE\nthree\n\nx AKIAIOSFODNN7EXAMPLE y "
@@ -384,6 +405,7 @@ Suite *cp_test_content_suite(void)
     TCase *tc = tcase_create("content");
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, detectors_fire_and_miss);
+    tcase_add_test(tc, anchor_at_end_of_text);
     tcase_add_test(tc, lines_and_switches);
     tcase_add_test(tc, author_rules);
     tcase_add_test(tc, file_tool_input);
