@@ -12,7 +12,8 @@ PKG_CONFIG ?= pkg-config
 WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
             -Wformat=2 -Wswitch-enum -Werror
 CFLAGS   ?= -O2 -g
-CPPFLAGS += -D_GNU_SOURCE -I$(BUILD)/grammar -Icompiler -Ibackends -Iruntime
+CPPFLAGS += -D_GNU_SOURCE -I$(BUILD)/grammar -Iutil -Icompiler -Ibackends -Iruntime \
+            -Ihook -Isettings
 ALL_CFLAGS = -std=c11 $(WARN) $(CFLAGS) $(EXTRA_CFLAGS)
 DEPS_CFLAGS := $(shell $(PKG_CONFIG) --cflags libcjson 2>/dev/null)
 DEPS_LIBS   := $(shell $(PKG_CONFIG) --libs libcjson 2>/dev/null || echo -lcjson)
@@ -20,7 +21,10 @@ CHECK_CFLAGS := $(shell $(PKG_CONFIG) --cflags check 2>/dev/null)
 CHECK_LIBS   := $(shell $(PKG_CONFIG) --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -lpthread)
 
 GEN_SRCS := $(BUILD)/grammar/parser.c $(BUILD)/grammar/lexer.c
-LIB_SRCS := $(sort $(wildcard compiler/*.c backends/*.c runtime/*.c))
+# Rooms (spec/architecture.md): util/ is the lowest layer; runtime/ is
+# exactly what confpol-run links besides it (RUN_OBJS).
+LIB_SRCS := $(sort $(wildcard util/*.c compiler/*.c backends/*.c hook/*.c \
+                              settings/*.c runtime/*.c))
 LIB_SRCS := $(filter-out runtime/confpol_run_main.c,$(LIB_SRCS))
 CLI_SRCS := $(sort $(wildcard cli/*.c))
 TEST_SRCS := $(sort $(wildcard tests/unit/*.c))
@@ -52,7 +56,7 @@ $(BUILD)/grammar/lexer.c: grammar/lexer.l $(BUILD)/grammar/parser.h
 $(BUILD)/grammar/lexer.h: $(BUILD)/grammar/lexer.c
 
 # The Claude Code settings schema, compiled in as bytes: `install` and
-# `verify` check a live settings file against it (runtime/settings_schema.c).
+# `verify` check a live settings file against it (settings/settings_schema.c).
 CLAUDE_SCHEMA := tests/claude/claude-code-settings.schema.json
 $(BUILD)/gen/claude_schema.c: $(CLAUDE_SCHEMA)
 	@mkdir -p $(@D)
@@ -103,15 +107,19 @@ $(LIB): $(LIB_OBJS)
 $(BUILD)/confpol: $(CLI_OBJS) $(STARTER_OBJS) $(LIB)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJS) $(STARTER_OBJS) $(LIB) $(DEPS_LIBS)
 
-# The runtime binary links only what runtime/ needs; the parser must not be
-# pulled in (checked by tests/sh/runtime-no-parser.sh).  It needs nothing
+# The runtime binary links a named list of objects: runtime/ and the few
+# util/ and matcher files it needs; the parser must not be pulled in
+# (checked by tests/sh/runtime-no-parser.sh).  It needs nothing
 # but libc, and it is started twice per launch (the runtime, then its stage
 # inside the sandbox), so it is linked static-pie: no dynamic loader, no
 # shared-object mapping or relocation at either start (spec/runtime.md §11).
 # RUN_LDFLAGS= links it dynamically (sanitizer builds do).
 RUN_LDFLAGS ?= -static-pie
-$(BUILD)/confpol-run: $(BUILD)/runtime/confpol_run_main.o $(LIB)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) $(RUN_LDFLAGS) -o $@ $< $(LIB)
+RUN_SRCS := $(sort $(wildcard runtime/*.c)) util/arena.c util/sha256.c \
+            compiler/match_domain.c
+RUN_OBJS := $(RUN_SRCS:%.c=$(BUILD)/%.o)
+$(BUILD)/confpol-run: $(RUN_OBJS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) $(RUN_LDFLAGS) -o $@ $(RUN_OBJS)
 
 # ---- tests ----------------------------------------------------------------
 # Each tests/unit/*.c defines `Suite *cp_test_NAME_suite(void)`; the runner

@@ -6,7 +6,7 @@
 
 #include <stdbool.h>
 
-#include "../compiler/arena.h"
+#include "arena.h"
 #include "../compiler/diag.h"
 #include "../compiler/policy.h"
 

@@ -1250,7 +1250,7 @@ static void cp_claude_fidelity_all(const struct cp_policy *p,
 
 /* ---- printing ------------------------------------------------------------ */
 
-/* The canonical layout of cp_json_print (runtime/settings.c) with a
+/* The canonical layout of cp_json_print (settings/settings.c) with a
  * two-space unit, written as it goes: a member or element starts with ","
  * unless first, a newline and the indentation; a non-empty container ends
  * with a newline, the outer indentation and its bracket; an empty one is

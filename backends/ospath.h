@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../compiler/arena.h"
+#include "arena.h"
 #include "../compiler/policy.h"
 
 /* Order: absolute paths first, then by root name (bytewise); then segment

@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-#include "../compiler/arena.h"
+#include "arena.h"
 
 static inline void cp_ob_grow(struct cp_buf *b, size_t extra)
 {

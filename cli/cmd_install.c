@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* confpol install, uninstall and verify --claude: the file side of the
- * settings wiring of runtime/settings.c (spec/settings-wiring.md).  Reads
+ * settings wiring of settings/settings.c (spec/settings-wiring.md).  Reads
  * the files, resolves the paths the hook needs, writes atomically and
  * keeps SETTINGS.bak. */
 #include <errno.h>

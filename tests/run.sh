@@ -3,7 +3,8 @@
 # Each script exits 0 (pass), 77 (skip, with the reason on stdout) or
 # anything else (fail).  Under CI=true a skip counts as a failure: CI must
 # prove the denies, not skip them.  TEST_TIMEOUT (seconds, default 600)
-# bounds each script.
+# bounds each script.  Arguments name scripts to run instead of all
+# (tests/run.sh tests/sh/gate.sh).
 set -u
 BUILD=${BUILD:-build}
 export BUILD
@@ -12,8 +13,10 @@ export CONFPOL="$top/$BUILD/confpol" CONFPOL_RUN="$top/$BUILD/confpol-run" TOP="
 # The gate library of this tree, also for helpers linked elsewhere.
 export CONFPOL_LIBRARY="$top/gates"
 pass=0 fail=0 skip=0
-for t in "$top"/tests/golden/run.sh "$top"/tests/sh/*.sh; do
-    [ -f "$t" ] || continue
+[ $# -gt 0 ] || set -- "$top"/tests/golden/run.sh "$top"/tests/sh/*.sh
+for t in "$@"; do
+    case $t in /*) ;; *) t="$PWD/$t" ;; esac
+    [ -f "$t" ] || { echo "no such test: $t"; fail=$((fail + 1)); continue; }
     name=${t#"$top"/}
     # Every script has a time limit, so that no test can hang a run: a
     # script over it is killed and counts as failed (exit 124 or 137).

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* libFuzzer harness: the gate hook's stdin handling (runtime/gate.h).  The
+/* libFuzzer harness: the gate hook's stdin handling (hook/gate.h).  The
  * input is the hook's stdin: it goes through the bounded reader over a
  * pipe, the input checks, the decision over a fixed gate table, and the
  * answer JSON, which must always be one valid JSON object line.  The same

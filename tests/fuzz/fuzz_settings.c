@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* libFuzzer harness: the settings merge of `confpol install`
- * (runtime/settings.h).  The input is used twice: as the live settings
+ * (settings/settings.h).  The input is used twice: as the live settings
  * document against a fixed artifact, and as the artifact against a fixed
  * live document.  Besides "no crash, no leak", every accepted merge must
  * hold the properties spec/settings-wiring.md promises:

@@ -44,7 +44,7 @@ for src in tests/fuzz/fuzz_*.c; do
     echo "== linking fuzz_$name"
     # shellcheck disable=SC2086
     clang -std=c11 $WARN $FLAGS -fsanitize=fuzzer -D_GNU_SOURCE \
-        -I"$BUILD/grammar" -Icompiler -Ibackends -Iruntime $CFLAGS_DEPS \
+        -I"$BUILD/grammar" -Iutil -Icompiler -Ibackends -Iruntime -Ihook -Isettings $CFLAGS_DEPS \
         -o "$out/fuzz_$name" "$src" "$BUILD/libconfpol.a" $LIBS || exit 2
     harnesses="$harnesses $name"
 done

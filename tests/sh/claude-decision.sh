@@ -16,7 +16,7 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 helper="$tmp/decide_batch"
 # CFLAGS/LDFLAGS: under make check-asan the library is instrumented.
 # shellcheck disable=SC2086
-${CC:-cc} ${CFLAGS:-} -std=c11 -D_GNU_SOURCE -I"$TOP/compiler" -o "$helper" \
+${CC:-cc} ${CFLAGS:-} -std=c11 -D_GNU_SOURCE -I"$TOP/util" -I"$TOP/compiler" -o "$helper" \
     "$TOP/tests/golden/decide_batch.c" "$TOP/$BUILD/libconfpol.a" ${LDFLAGS:-} \
     -lcjson || { echo "FAIL: cannot build the decision helper"; exit 1; }
 fail=0

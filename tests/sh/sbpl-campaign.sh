@@ -8,7 +8,7 @@ set -u
 command -v python3 >/dev/null || { echo "python3 missing"; exit 77; }
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
-${CC:-cc} -std=c11 -D_GNU_SOURCE -I"$TOP/compiler" -o "$tmp/decide_batch" \
+${CC:-cc} -std=c11 -D_GNU_SOURCE -I"$TOP/util" -I"$TOP/compiler" -o "$tmp/decide_batch" \
     "$TOP/tests/golden/decide_batch.c" "$TOP/${BUILD:-build}/libconfpol.a" \
     -lcjson || { echo "cannot build the decision helper"; exit 1; }
 python3 "$TOP/tests/campaign/sbpl_campaign.py" "$CONFPOL" "$tmp/decide_batch" \

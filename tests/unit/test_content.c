@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Content rules (compiler/content_scan.c): each built-in detector with a
  * firing case and a near miss, line numbers, the author's patterns, the
- * file tools' input (runtime/gate.c), the artifact's content table, the
+ * file tools' input (hook/gate.c), the artifact's content table, the
  * pin digest, and HMAC-SHA256 against the RFC 4231 vectors. */
 #include <check.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* runtime/gate_rx.c, the gate's regex prefilter: (1) every pattern the
+/* hook/gate_rx.c, the gate's regex prefilter: (1) every pattern the
  * scanner accepts compiles with regcomp(REG_EXTENDED); (2) whenever regexec
  * matches a line, the necessary condition holds on it.  Patterns: the seed
  * and example gate tables, hand-written edge cases and thousands of random

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* runtime/sha256.c: the FIPS 180-2 / NIST example vectors, streaming in
+/* util/sha256.c: the FIPS 180-2 / NIST example vectors, streaming in
  * pieces of every size, and every length 0..300 (each block edge and the
  * padding edge at 55/56 bytes) cross-checked against python3's hashlib. */
 #include <check.h>

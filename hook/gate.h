@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "../compiler/arena.h"
+#include "arena.h"
 #include "../compiler/content.h"
 #include "../compiler/policy.h"
 #include "sha256.h"
@@ -82,7 +82,7 @@ void cp_gate_pin_digest(const char *data, size_t len, char out[CP_SHA256_HEX]);
 const char *cp_gate_parse_input(struct cp_arena *a, const char *text,
                                 size_t len, struct cp_gate_input *in);
 
-/* A necessary condition for a regex to match (runtime/gate_rx.c). */
+/* A necessary condition for a regex to match (hook/gate_rx.c). */
 struct cp_gate_rx_req;
 
 /* One row of the gate table. */
@@ -143,7 +143,7 @@ struct cp_gate_answer {
 void cp_gate_table_decide(const struct cp_gate_table *t, const char *cmd,
                           struct cp_arena *a, struct cp_gate_answer *ans);
 
-/* ---- regex prefilter (runtime/gate_rx.c) ------------------------------- */
+/* ---- regex prefilter (hook/gate_rx.c) ------------------------------- */
 
 /* The necessary condition of a regex in the scanned ERE subset, or NULL
  * when the pattern is outside it (then it must be compiled to be checked).
@@ -174,7 +174,7 @@ void cp_gate_format_answer(struct cp_buf *out, enum cp_verdict v,
  * output is always valid JSON. */
 void cp_gate_json_str(struct cp_buf *out, const char *s);
 
-/* ---- decision log (runtime/gatelog.c) --------------------------------- */
+/* ---- decision log (hook/gatelog.c) --------------------------------- */
 
 struct cp_gatelog_rec {
     time_t time;

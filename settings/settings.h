@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../compiler/arena.h"
+#include "arena.h"
 
 /* ---- JSON values with source spans -------------------------------------- */
 
@@ -149,7 +149,7 @@ int cp_settings_verify(const struct cp_settings_env *env, const char *live,
                        size_t llen, const char *art, size_t alen,
                        struct cp_buf *report);
 
-/* ---- what Claude Code loads (runtime/settings_schema.c) ---------------- */
+/* ---- what Claude Code loads (settings/settings_schema.c) ---------------- */
 
 /* The client does not read a settings file larger than this (measured:
  * 2,097,152 bytes load, one byte more is "File exceeds maxBytes limit"). */
