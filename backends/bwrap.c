@@ -42,10 +42,10 @@ struct bw_list {
 };
 
 struct bw {
+    struct cp_analysis head; /* first: the driver reads it (fidelity.h) */
     const struct cp_policy *p;
-    const struct cp_backend_opts *o;
+    const struct cp_backend_opts *o; /* &head.o */
     struct cp_arena *a;
-    struct cp_diags *d; /* NULL: analyse silently */
     struct cp_fidtab ft;
     int errors;
     /* inputs, by class */
@@ -119,7 +119,8 @@ static struct cp_diag *report(struct bw *b, enum cp_diag_code c,
 {
     va_list ap;
     va_start(ap, fmt);
-    struct cp_diag *g = cp_backend_vreport(b->d, c, r, fmt, ap);
+    struct cp_diag *g =
+        cp_backend_vreport(cp_analysis_sink(&b->head, c), c, r, fmt, ap);
     va_end(ap);
     return g;
 }
@@ -497,9 +498,10 @@ static void analyse(struct bw *b)
     size_t args = 3 * (mounts - b->masks.n) + 4 * b->masks.n + 32;
     if (mounts > BW_MAX_MOUNTS || args > BW_MAX_ARGS) {
         b->errors++;
-        if (b->d) {
+        struct cp_diags *d = cp_analysis_sink(&b->head, CP0703);
+        if (d) {
             struct cp_diag *g = cp_diag_report(
-                b->d, CP0703, NULL,
+                d, CP0703, NULL,
                 "bwrap: the policy needs %zu mounts (about %zu bwrap "
                 "arguments); bwrap accepts at most 9000 arguments, so at most "
                 "%d mounts",
@@ -509,18 +511,6 @@ static void analyse(struct bw *b)
                     g, "deny or allow whole directories instead of many files");
         }
     }
-}
-
-static void bw_init(struct bw *b, const struct cp_policy *p,
-                    const struct cp_backend_opts *o, struct cp_arena *a,
-                    struct cp_diags *d)
-{
-    memset(b, 0, sizeof *b);
-    b->p = p;
-    b->o = o;
-    b->a = a;
-    b->d = d;
-    analyse(b);
 }
 
 /* ---- records -------------------------------------------------------------- */
@@ -908,95 +898,9 @@ static void emit_shell(struct bw *b, const struct recs *rs, struct cp_buf *out)
                      "shift; n=$((n - 1)); done\nbwrap \"$@\"\n");
 }
 
-/* ---- the backend ------------------------------------------------------------ */
-
-static int cp_bwrap_check(const struct cp_policy *p,
-                          const struct cp_backend_opts *o, struct cp_diags *d)
-{
-    struct cp_arena *a = cp_arena_new();
-    struct bw b;
-    bw_init(&b, p, o, a, d);
-    int n = b.errors;
-    cp_arena_free(a);
-    return n;
-}
-
-static void cp_bwrap_fidelity_all(const struct cp_policy *p,
-                                  const struct cp_backend_opts *o,
-                                  struct cp_arena *a, enum cp_fidelity *fid,
-                                  const char **why)
-{
-    struct bw b;
-    bw_init(&b, p, o, a, NULL);
-    cp_fidtab_copy(&b.ft, p, fid, why);
-}
-
-static enum cp_fidelity cp_bwrap_fidelity(const struct cp_policy *p,
-                                          const struct cp_rule *r,
-                                          struct cp_arena *a, const char **why)
-{
-    struct cp_backend_opts o = {.expand_globs = true};
-    struct bw b;
-    bw_init(&b, p, &o, a, NULL);
-    return cp_fidtab_get(&b.ft, r, why);
-}
-
-static void bw_note_coop(const struct cp_policy *p, struct cp_diags *d)
-{
-    if (d)
-        cp_diag_report(d, CP0720, NULL,
-                       "bwrap: policy '%s' is cooperative: no bwrap "
-                       "artifact is written",
-                       p->stem ? p->stem : "");
-}
-
-/* Appends the artifact of an analysed, error-free, non-cooperative policy. */
-static void bw_write(struct bw *b, struct cp_buf *out)
-{
-    struct recs rs = {0};
-    build_records(b, &rs);
-    if (b->o && b->o->shell_format)
-        emit_shell(b, &rs, out);
-    else
-        emit_stream(b, &rs, out);
-}
-
-static bool cp_bwrap_emit(const struct cp_policy *p,
-                          const struct cp_backend_opts *o, struct cp_arena *a,
-                          struct cp_diags *d, struct cp_buf *out)
-{
-    if (p->profile == CP_PROFILE_COOPERATIVE) {
-        bw_note_coop(p, d);
-        return true;
-    }
-    struct bw b;
-    bw_init(&b, p, o, a, NULL);
-    if (b.errors)
-        return false;
-    bw_write(&b, out);
-    return true;
-}
-
-static int cp_bwrap_build(const struct cp_policy *p,
-                          const struct cp_backend_opts *o, struct cp_diags *d,
-                          struct cp_buf *out)
-{
-    struct cp_arena *a = cp_arena_new();
-    size_t before = cp_diag_errors(d);
-    struct bw b;
-    bw_init(&b, p, o, a, d);
-    int n = b.errors;
-    if (!n && cp_diag_errors(d) == before) {
-        if (p->profile == CP_PROFILE_COOPERATIVE)
-            bw_note_coop(p, d);
-        else
-            bw_write(&b, out);
-    }
-    cp_arena_free(a);
-    return n;
-}
-
-size_t cp_bwrap_count_mounts(const char *data, size_t len)
+/* Number of mount records (bind, pin, pinro, ro, mask) of a .bwrap record
+ * stream. */
+static size_t count_mounts(const char *data, size_t len)
 {
     size_t n = 0;
     for (size_t i = 0; i < len;) {
@@ -1028,13 +932,59 @@ size_t cp_bwrap_count_mounts(const char *data, size_t len)
     return n;
 }
 
+/* ---- the backend ------------------------------------------------------------ */
+
+static struct cp_analysis *bw_analyse(const struct cp_policy *p,
+                                      const struct cp_backend_opts *o,
+                                      struct cp_arena *a, struct cp_diags *d,
+                                      enum cp_report rep)
+{
+    struct bw *b = cp_arena_alloc(a, sizeof *b);
+    cp_analysis_init(&b->head, &cp_backend_bwrap, p, o, a, d, rep);
+    b->p = p;
+    b->o = &b->head.o;
+    b->a = a;
+    analyse(b);
+    b->head.errors = b->errors;
+    cp_fidtab_rate(&b->ft, &b->head);
+    return &b->head;
+}
+
+/* Step 2: the record stream (or its shell form), or for a cooperative
+ * policy the note that none is written; with `verbose`, the stream's
+ * mount count. */
+static void bw_write(const struct cp_analysis *an, struct cp_diags *d,
+                     struct cp_buf *out)
+{
+    const struct cp_policy *p = an->p;
+    if (p->profile == CP_PROFILE_COOPERATIVE) {
+        if (d)
+            cp_diag_report(d, CP0720, NULL,
+                           "bwrap: policy '%s' is cooperative: no bwrap "
+                           "artifact is written",
+                           p->stem ? p->stem : "");
+        return;
+    }
+    struct bw *b = (struct bw *)an;
+    struct recs rs = {0};
+    size_t start = out->len;
+    build_records(b, &rs);
+    if (an->o.shell_format) {
+        emit_shell(b, &rs, out);
+        return;
+    }
+    emit_stream(b, &rs, out);
+    if (an->o.verbose && d)
+        cp_diag_report(d, CP0722, NULL, "bwrap: %zu mounts",
+                       count_mounts(out->data + start, out->len - start));
+}
+
 const struct cp_backend cp_backend_bwrap = {
     .name = "bwrap",
     .suffix = ".bwrap",
     .truncation_detected = true,
-    .check = cp_bwrap_check,
-    .fidelity = cp_bwrap_fidelity,
-    .fidelity_all = cp_bwrap_fidelity_all,
-    .emit = cp_bwrap_emit,
-    .build = cp_bwrap_build,
+    .shell_format = true,
+    .rated_beside = &cp_backend_landlock,
+    .analyse = bw_analyse,
+    .write = bw_write,
 };

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "fidelity.h"
 #include "content.h"
 #include "gate.h"
 #include "match.h"
@@ -213,6 +214,7 @@ struct cl_gates {
 };
 
 struct cl {
+    struct cp_analysis head; /* first: the driver reads it (fidelity.h) */
     const struct cp_policy *p;
     struct cp_arena *a;
     size_t cur;              /* index of the rule being lowered */
@@ -1190,64 +1192,6 @@ static bool cl_run(struct cl *c)
     return c->errors == 0;
 }
 
-static void cl_init(struct cl *c, const struct cp_policy *p, struct cp_arena *a,
-                    struct cp_diags *d, bool warnings)
-{
-    memset(c, 0, sizeof *c);
-    c->p = p;
-    c->a = a;
-    c->d = d;
-    c->warnings = warnings;
-}
-
-/* ---- the backend interface -------------------------------------------------- */
-
-static int cp_claude_check(const struct cp_policy *p,
-                           const struct cp_backend_opts *o, struct cp_diags *d)
-{
-    (void)o;
-    struct cp_arena *a = cp_arena_new();
-    struct cl c;
-    cl_init(&c, p, a, d, true);
-    cl_run(&c);
-    int errors = c.errors;
-    cp_arena_free(a);
-    return errors;
-}
-
-static enum cp_fidelity cp_claude_fidelity(const struct cp_policy *p,
-                                           const struct cp_rule *r,
-                                           struct cp_arena *a, const char **why)
-{
-    struct cl c;
-    cl_init(&c, p, a, NULL, false);
-    cl_run(&c);
-    for (size_t i = 0; i < p->nrules; i++)
-        if (p->rules[i] == r && c.fids[i].why) {
-            *why = c.fids[i].why;
-            return c.fids[i].fid;
-        }
-    *why = "not lowered (the rule cannot be spelled for this target)";
-    return CP_FID_NOT_ENFORCED;
-}
-
-static void cp_claude_fidelity_all(const struct cp_policy *p,
-                                   const struct cp_backend_opts *o,
-                                   struct cp_arena *a, enum cp_fidelity *fid,
-                                   const char **why)
-{
-    (void)o;
-    struct cl c;
-    cl_init(&c, p, a, NULL, false);
-    cl_run(&c);
-    for (size_t i = 0; i < p->nrules; i++) {
-        fid[i] = c.fids[i].why ? c.fids[i].fid : CP_FID_NOT_ENFORCED;
-        why[i] = c.fids[i].why ? c.fids[i].why
-                               : "not lowered (the rule cannot be spelled "
-                                 "for this target)";
-    }
-}
-
 /* ---- printing ------------------------------------------------------------ */
 
 /* The canonical layout of cp_json_print (settings/settings.c) with a
@@ -1485,43 +1429,47 @@ static void cl_write(const struct cl *c, struct cp_buf *out)
     }
 }
 
-static bool cp_claude_emit(const struct cp_policy *p,
-                           const struct cp_backend_opts *o, struct cp_arena *a,
-                           struct cp_diags *d, struct cp_buf *out)
+/* ---- the backend interface -------------------------------------------------- */
+
+static const char cl_not_lowered[] =
+    "not lowered (the rule cannot be spelled for this target)";
+
+static struct cp_analysis *cl_analyse(const struct cp_policy *p,
+                                      const struct cp_backend_opts *o,
+                                      struct cp_arena *a, struct cp_diags *d,
+                                      enum cp_report rep)
 {
-    (void)o;
-    struct cl c;
-    cl_init(&c, p, a, d, false);
-    if (!cl_run(&c))
-        return false;
-    cl_write(&c, out);
-    return true;
+    struct cl *c = cp_arena_alloc(a, sizeof *c);
+    cp_analysis_init(&c->head, &cp_backend_claude, p, o, a, d, rep);
+    c->p = p;
+    c->a = a;
+    c->d = c->head.d;
+    c->warnings = rep == CP_REPORT_ALL;
+    cl_run(c);
+    c->head.errors = c->errors;
+    c->head.fid = cp_arena_alloc(a, (p->nrules + 1) * sizeof *c->head.fid);
+    c->head.why = cp_arena_alloc(a, (p->nrules + 1) * sizeof *c->head.why);
+    for (size_t i = 0; i < p->nrules; i++) {
+        c->head.fid[i] = c->fids[i].why ? c->fids[i].fid : CP_FID_NOT_ENFORCED;
+        c->head.why[i] = c->fids[i].why ? c->fids[i].why : cl_not_lowered;
+    }
+    return &c->head;
 }
 
-static int cp_claude_build(const struct cp_policy *p,
-                           const struct cp_backend_opts *o, struct cp_diags *d,
-                           struct cp_buf *out)
+/* Step 2: the settings object (the claude target writes one for every
+ * policy, cooperative ones included). */
+static void cl_write_step(const struct cp_analysis *an, struct cp_diags *d,
+                          struct cp_buf *out)
 {
-    (void)o;
-    struct cp_arena *a = cp_arena_new();
-    size_t before = cp_diag_errors(d);
-    struct cl c;
-    cl_init(&c, p, a, d, true);
-    cl_run(&c);
-    int errors = c.errors;
-    if (!errors && cp_diag_errors(d) == before)
-        cl_write(&c, out);
-    cp_arena_free(a);
-    return errors;
+    (void)d;
+    cl_write((const struct cl *)an, out);
 }
 
 const struct cp_backend cp_backend_claude = {
     .name = "claude",
     .suffix = ".claude.json",
     .truncation_detected = true,
-    .check = cp_claude_check,
-    .fidelity = cp_claude_fidelity,
-    .fidelity_all = cp_claude_fidelity_all,
-    .emit = cp_claude_emit,
-    .build = cp_claude_build,
+    .enforces_gates = true,
+    .analyse = cl_analyse,
+    .write = cl_write_step,
 };

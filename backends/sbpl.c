@@ -41,9 +41,9 @@ struct sb_list {
 };
 
 struct sb {
+    struct cp_analysis head; /* first: the driver reads it (fidelity.h) */
     const struct cp_policy *p;
     struct cp_arena *a;
-    struct cp_diags *d; /* NULL: analyse silently (fidelity queries) */
     struct sb_list writes, execs, dwrites, dreads, dexecs;
     struct sb_list anc;      /* rename protection: unlink+create denied */
     struct sb_list selfunl;  /* deny-read regions: unlink denied */
@@ -446,7 +446,8 @@ static struct cp_diag *warn(struct sb *s, enum cp_diag_code c,
 {
     va_list ap;
     va_start(ap, fmt);
-    struct cp_diag *g = cp_backend_vreport(s->d, c, r, fmt, ap);
+    struct cp_diag *g =
+        cp_backend_vreport(cp_analysis_sink(&s->head, c), c, r, fmt, ap);
     va_end(ap);
     return g;
 }
@@ -746,48 +747,21 @@ static void analyse(struct sb *s)
     list_sort(s->a, &s->selfunl);
 }
 
-static void sb_init(struct sb *s, const struct cp_policy *p,
-                    struct cp_arena *a, struct cp_diags *d)
-{
-    memset(s, 0, sizeof *s);
-    s->p = p;
-    s->a = a;
-    s->d = d;
-    analyse(s);
-}
-
 /* ---- the backend --------------------------------------------------------- */
 
-static int cp_sbpl_check(const struct cp_policy *p,
-                         const struct cp_backend_opts *o, struct cp_diags *d)
+static struct cp_analysis *sb_analyse(const struct cp_policy *p,
+                                      const struct cp_backend_opts *o,
+                                      struct cp_arena *a, struct cp_diags *d,
+                                      enum cp_report rep)
 {
-    (void)o;
-    struct cp_arena *a = cp_arena_new();
-    struct sb s;
-    sb_init(&s, p, a, d);
-    int n = s.errors;
-    cp_arena_free(a);
-    return n;
-}
-
-static void cp_sbpl_fidelity_all(const struct cp_policy *p,
-                                 const struct cp_backend_opts *o,
-                                 struct cp_arena *a, enum cp_fidelity *fid,
-                                 const char **why)
-{
-    (void)o;
-    struct sb s;
-    sb_init(&s, p, a, NULL);
-    cp_fidtab_copy(&s.ft, p, fid, why);
-}
-
-static enum cp_fidelity cp_sbpl_fidelity(const struct cp_policy *p,
-                                         const struct cp_rule *r,
-                                         struct cp_arena *a, const char **why)
-{
-    struct sb s;
-    sb_init(&s, p, a, NULL);
-    return cp_fidtab_get(&s.ft, r, why);
+    struct sb *s = cp_arena_alloc(a, sizeof *s);
+    cp_analysis_init(&s->head, &cp_backend_sbpl, p, o, a, d, rep);
+    s->p = p;
+    s->a = a;
+    analyse(s);
+    s->head.errors = s->errors;
+    cp_fidtab_rate(&s->ft, &s->head);
+    return &s->head;
 }
 
 static bool uses_param(const struct sb_list *l, const char *name)
@@ -799,8 +773,8 @@ static bool uses_param(const struct sb_list *l, const char *name)
 }
 
 /* Appends the profile of an analysed, error-free, non-cooperative policy. */
-static void sb_write(const struct sb *sp, struct cp_arena *a,
-                     struct cp_buf *out)
+static void sb_profile(const struct sb *sp, struct cp_arena *a,
+                       struct cp_buf *out)
 {
     const struct cp_policy *p = sp->p;
     const struct sb s = *sp;
@@ -876,58 +850,26 @@ static void sb_write(const struct sb *sp, struct cp_arena *a,
     }
 }
 
-static void sb_note_coop(const struct cp_policy *p, struct cp_diags *d)
+/* Step 2: the profile, or for a cooperative policy the note that none is
+ * written. */
+static void sb_write(const struct cp_analysis *an, struct cp_diags *d,
+                     struct cp_buf *out)
 {
-    if (d)
-        cp_diag_report(d, CP0720, NULL,
-                       "sbpl: policy '%s' is cooperative: no SBPL profile "
-                       "is written",
-                       p->stem ? p->stem : "");
-}
-
-static bool cp_sbpl_emit(const struct cp_policy *p,
-                         const struct cp_backend_opts *o, struct cp_arena *a,
-                         struct cp_diags *d, struct cp_buf *out)
-{
-    (void)o;
-    if (p->profile == CP_PROFILE_COOPERATIVE) {
-        sb_note_coop(p, d);
-        return true;
+    const struct sb *s = (const struct sb *)an;
+    if (an->p->profile == CP_PROFILE_COOPERATIVE) {
+        if (d)
+            cp_diag_report(d, CP0720, NULL,
+                           "sbpl: policy '%s' is cooperative: no SBPL profile "
+                           "is written",
+                           an->p->stem ? an->p->stem : "");
+        return;
     }
-    struct sb s;
-    sb_init(&s, p, a, NULL);
-    if (s.errors)
-        return false;
-    sb_write(&s, a, out);
-    return true;
-}
-
-static int cp_sbpl_build(const struct cp_policy *p,
-                         const struct cp_backend_opts *o, struct cp_diags *d,
-                         struct cp_buf *out)
-{
-    (void)o;
-    struct cp_arena *a = cp_arena_new();
-    size_t before = cp_diag_errors(d);
-    struct sb s;
-    sb_init(&s, p, a, d);
-    int n = s.errors;
-    if (!n && cp_diag_errors(d) == before) {
-        if (p->profile == CP_PROFILE_COOPERATIVE)
-            sb_note_coop(p, d);
-        else
-            sb_write(&s, a, out);
-    }
-    cp_arena_free(a);
-    return n;
+    sb_profile(s, an->a, out);
 }
 
 const struct cp_backend cp_backend_sbpl = {
     .name = "sbpl",
     .suffix = ".sb",
-    .check = cp_sbpl_check,
-    .fidelity = cp_sbpl_fidelity,
-    .fidelity_all = cp_sbpl_fidelity_all,
-    .emit = cp_sbpl_emit,
-    .build = cp_sbpl_build,
+    .analyse = sb_analyse,
+    .write = sb_write,
 };

@@ -146,9 +146,11 @@ int cp_cmd_run(int argc, char **argv)
     }
     const struct cp_policy *p = cx.policy;
     struct cp_backend_opts bo = {.expand_globs = true};
-    if (cp_backend_bwrap.check(p, &bo, &cx.diags) || cp_diag_errors(&cx.diags) ||
-        !cp_backend_bwrap.emit(p, &bo, cx.arena, &cx.diags, &art) ||
-        cp_diag_errors(&cx.diags)) {
+    /* One analysis, reported in full, then the bytes. */
+    const struct cp_analysis *an =
+        cp_backend_analyse(&cp_backend_bwrap, p, &bo, cx.arena, &cx.diags, CP_REPORT_ALL);
+    if (cp_analysis_errors(an) || cp_diag_errors(&cx.diags) ||
+        (cp_analysis_write(an, &cx.diags, &art), cp_diag_errors(&cx.diags))) {
         cp_cli_print_diags(&c, &cx);
         fprintf(stderr, "confpol run: '%s' cannot be lowered for bwrap; nothing was run\n", file);
         goto out;

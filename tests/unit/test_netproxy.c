@@ -91,8 +91,8 @@ static void np_example(const char *path)
 
     struct cp_backend_opts o = {0};
     struct cp_buf bw = {0}, cl = {0};
-    ck_assert(cp_backend_bwrap.emit(p, &o, cx.arena, &cx.diags, &bw));
-    ck_assert(cp_backend_claude.emit(p, &o, cx.arena, &cx.diags, &cl));
+    ck_assert(cp_backend_emit(&cp_backend_bwrap, p, &o, cx.arena, &cx.diags, &bw));
+    ck_assert(cp_backend_emit(&cp_backend_claude, p, &o, cx.arena, &cx.diags, &cl));
     cJSON *j = cJSON_Parse(cl.data);
     const cJSON *domains = cJSON_GetObjectItem(
         cJSON_GetObjectItem(cJSON_GetObjectItem(j, "sandbox"), "network"), "allowedDomains");
