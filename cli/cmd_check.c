@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ast.h"
 #include "cli.h"
 
 static void cp_check_usage(FILE *out)

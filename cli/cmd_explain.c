@@ -6,8 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../compiler/content.h"
-#include "../compiler/sema.h"
 #include "cli.h"
 
 static void cp_explain_usage(FILE *out)

@@ -19,7 +19,6 @@
 
 #include "cli.h"
 #include "runtime.h"
-#include "sema.h"
 
 #define MAX_PATHS 64
 
