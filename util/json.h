@@ -50,6 +50,38 @@ struct cp_jnode {
 const char *cp_json_parse(struct cp_arena *a, const char *text, size_t len,
                           struct cp_jnode **out);
 
+/* What a reader refuses beyond RFC 8259 syntax, for input that must mean
+ * one thing to every reader (the gate hook's stdin, the artifact's gate
+ * table, the decision log).  Zero: cp_json_parse's rules. */
+struct cp_json_opts {
+    size_t max_bytes; /* refuse a longer text (0: no limit) */
+    bool no_dup_keys; /* refuse an object with a key twice: readers disagree
+                         on which one wins */
+    bool no_nul;      /* refuse the escape \u0000: a C-string consumer
+                         would see a shorter text than the client */
+};
+
+/* Why a read failed, for callers that answer each cause in their own
+ * words (the gate's reasons) or must tell "not yet" from "never". */
+enum cp_json_err {
+    CP_JSON_OK,
+    CP_JSON_E_SYNTAX,   /* not JSON (byte order mark included) */
+    CP_JSON_E_END,      /* the text ends inside the value: more bytes
+                           could still complete it */
+    CP_JSON_E_TRAILING, /* one value, then more than whitespace */
+    CP_JSON_E_UTF8,     /* invalid UTF-8 */
+    CP_JSON_E_DEPTH,    /* nested deeper than CP_JSON_MAX_DEPTH */
+    CP_JSON_E_SIZE,     /* longer than opts->max_bytes */
+    CP_JSON_E_DUP,      /* a key twice in one object (no_dup_keys) */
+    CP_JSON_E_NUL,      /* the escape \u0000 (no_nul) */
+};
+
+/* cp_json_parse with options (NULL: none); *kind (may be NULL) says why
+ * it failed.  The first failure in reading order is the one reported. */
+const char *cp_json_read(struct cp_arena *a, const char *text, size_t len,
+                         const struct cp_json_opts *o, struct cp_jnode **out,
+                         enum cp_json_err *kind);
+
 /* Member `key` of object `o` (NULL if absent).  *dup is set when the key
  * occurs more than once (the caller refuses such documents). */
 struct cp_jnode *cp_json_get(const struct cp_jnode *o, const char *key,
@@ -104,5 +136,25 @@ bool cp_strset_add(struct cp_arena *a, struct cp_strset *t,
                    const struct cp_jnode *v);
 /* The strings of an array (other elements are skipped). */
 struct cp_strset cp_strset_of(struct cp_arena *a, const struct cp_jnode *arr);
+
+/* A streaming writer of compact JSON (the diagnostics, SARIF and explain
+ * outputs): no blanks at all, members in the order written, strings as
+ * their bytes with only '"', '\\' and the controls below 0x20 escaped
+ * (\b \f \n \r \t, the others as lower-case \u00XX); integers in
+ * decimal.  Open and close are given the bracket ('{', '}', '[', ']'). */
+struct cp_jw {
+    struct cp_buf *b;
+    bool comma; /* a value was written at this level: the next needs ',' */
+};
+void cp_jw_open(struct cp_jw *w, char bracket);
+void cp_jw_close(struct cp_jw *w, char bracket);
+void cp_jw_key(struct cp_jw *w, const char *key);
+void cp_jw_str(struct cp_jw *w, const char *s);
+void cp_jw_int(struct cp_jw *w, long long v);
+void cp_jw_bool(struct cp_jw *w, bool v);
+void cp_jw_null(struct cp_jw *w);
+/* "key":"s", or "key":null when s is NULL. */
+void cp_jw_kstr(struct cp_jw *w, const char *key, const char *s);
+void cp_jw_kint(struct cp_jw *w, const char *key, long long v);
 
 #endif
