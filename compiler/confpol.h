@@ -10,8 +10,7 @@
 #include "arena.h"
 #include "diag.h"
 #include "policy.h"
-
-#define CP_VERSION "0.1.0"
+#include "version.h" /* CP_VERSION */
 
 struct cp_file;
 

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "arena.h"
-#include "match.h"
+#include "netmatch.h"
 #include "sha256.h"
 
 int cp_rt_fail(struct cp_rt_err *e, int status, const char *fmt, ...)

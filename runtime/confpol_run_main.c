@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "confpol.h"
 #include "runtime.h"
+#include "version.h"
 
 static const char usage[] =
     "usage: confpol-run [-D NAME=VALUE]... [--enforcer auto|bwrap|landlock] [-q]\n"

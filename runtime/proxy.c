@@ -31,7 +31,7 @@
 #include <unistd.h>
 
 #include "arena.h"
-#include "match.h"
+#include "netmatch.h"
 #include "netproxy.h"
 
 /* ---- configuration, fixed before the first connection -------------------- */
