@@ -36,55 +36,98 @@ static bool dom_label_char(char c)
     return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
 }
 
-/* A DNS name, optionally "*."-led (spec/patterns.md 3.1). */
-static const char *dom_parse_name(struct cp_arena *a, const char *text,
-                                  size_t len, struct cp_domain *out)
+/* The "*." lead, the trailing root dot and the length of a name: sets
+ * *wildcard and narrows text/len to the labels.  NULL or a message. */
+static const char *dom_name_trim(const char **text, size_t *len, bool *wildcard)
 {
-    bool wildcard = false;
-    size_t i;
-
-    if (len == 1 && text[0] == '*')
+    *wildcard = false;
+    if (*len == 1 && (*text)[0] == '*')
         return "'*' alone would allow every domain";
-    if (len >= 2 && text[0] == '*' && text[1] == '.') {
-        wildcard = true;
-        text += 2;
-        len -= 2;
+    if (*len >= 2 && (*text)[0] == '*' && (*text)[1] == '.') {
+        *wildcard = true;
+        *text += 2;
+        *len -= 2;
     }
-    if (len > 0 && text[len - 1] == '.')
-        len--; /* a fully qualified name: the root label is implied */
-    if (len == 0)
-        return wildcard ? "'*.' needs a domain after it" : "empty domain";
-    if (len > DOM_MAX_LEN)
+    if (*len > 0 && (*text)[*len - 1] == '.')
+        (*len)--; /* a fully qualified name: the root label is implied */
+    if (*len == 0)
+        return *wildcard ? "'*.' needs a domain after it" : "empty domain";
+    if (*len > DOM_MAX_LEN)
         return "domain longer than 253 bytes";
+    return NULL;
+}
 
-    char buf[DOM_MAX_LEN + 1];
-    size_t labels = 0, start = 0;
-    bool digits = true; /* the current label is all digits */
-    for (i = 0; i <= len; i++) {
+/* The label ending at buf[end] (exclusive), starting at buf[start]. */
+static const char *dom_label_check(const char *buf, size_t start, size_t end)
+{
+    size_t l = end - start;
+    if (l == 0)
+        return "empty label in domain";
+    if (l > DOM_MAX_LABEL)
+        return "domain label longer than 63 bytes";
+    if (buf[start] == '-' || buf[end - 1] == '-')
+        return "domain label starts or ends with '-'";
+    return NULL;
+}
+
+/* Lower-cases text into buf (len + 1 bytes, NUL-terminated), checking each
+ * label; counts the labels and tells whether the last is all digits. */
+static const char *dom_name_scan(const char *text, size_t len, char *buf,
+                                 size_t *labels, bool *digits)
+{
+    size_t start = 0;
+    *labels = 0;
+    *digits = true; /* the current label is all digits */
+    for (size_t i = 0; i <= len; i++) {
         char c = i < len ? dom_lower(text[i]) : '.';
         if (c == '.') {
-            size_t l = i - start;
-            if (l == 0)
-                return "empty label in domain";
-            if (l > DOM_MAX_LABEL)
-                return "domain label longer than 63 bytes";
-            if (buf[start] == '-' || buf[i - 1] == '-')
-                return "domain label starts or ends with '-'";
-            labels++;
+            const char *msg = dom_label_check(buf, start, i);
+            if (msg)
+                return msg;
+            (*labels)++;
             start = i + 1;
             if (i < len)
-                digits = true;
+                *digits = true;
         } else if (c == '*') {
             return "'*' is only allowed as a whole first label ('*.example.com')";
         } else if (!dom_label_char(c)) {
             return "bad character in domain (allowed: letters, digits, '-', '.')";
         } else if (c < '0' || c > '9') {
-            digits = false;
+            *digits = false;
         }
         if (i < len)
             buf[i] = c;
     }
     buf[len] = '\0';
+    return NULL;
+}
+
+/* A wildcard's base must leave a registrable label below a public suffix. */
+static const char *dom_wildcard_base(const char *buf, size_t labels)
+{
+    if (labels < 2)
+        return "wildcard over a top-level domain would allow every "
+               "domain under it";
+    for (size_t i = 0; i < sizeof dom_public_2ld / sizeof *dom_public_2ld; i++)
+        if (strcmp(buf, dom_public_2ld[i]) == 0)
+            return "wildcard over a public suffix would allow every "
+                   "domain under it";
+    return NULL;
+}
+
+/* A DNS name, optionally "*."-led (spec/patterns.md 3.1). */
+static const char *dom_parse_name(struct cp_arena *a, const char *text,
+                                  size_t len, struct cp_domain *out)
+{
+    bool wildcard, digits;
+    size_t labels;
+    const char *msg = dom_name_trim(&text, &len, &wildcard);
+    if (msg)
+        return msg;
+    char buf[DOM_MAX_LEN + 1];
+    msg = dom_name_scan(text, len, buf, &labels, &digits);
+    if (msg)
+        return msg;
     /* Resolvers read "127.1", "10.0.0.1" or "2130706433" as addresses: a
      * name whose last label is all digits would name an address under a
      * rule that does not look like one. */
@@ -92,15 +135,8 @@ static const char *dom_parse_name(struct cp_arena *a, const char *text,
         return wildcard ? "'*.' cannot apply to an IP address"
                         : "not a dotted-quad IPv4 address, and a domain "
                           "name's last label cannot be all digits";
-    if (wildcard) {
-        if (labels < 2)
-            return "wildcard over a top-level domain would allow every "
-                   "domain under it";
-        for (i = 0; i < sizeof dom_public_2ld / sizeof *dom_public_2ld; i++)
-            if (strcmp(buf, dom_public_2ld[i]) == 0)
-                return "wildcard over a public suffix would allow every "
-                       "domain under it";
-    }
+    if (wildcard && (msg = dom_wildcard_base(buf, labels)) != NULL)
+        return msg;
     out->name = cp_arena_strndup(a, buf, len);
     out->wildcard = wildcard;
     out->kind = CP_HOST_NAME;
@@ -165,6 +201,75 @@ static const char *dom_parse_ip(struct cp_arena *a, const char *t, size_t len,
     return NULL;
 }
 
+/* Where a HOST[:PORT] text splits: the host, and the ':' before the
+ * port (NULL: no port). */
+struct dom_split {
+    const char *host;
+    size_t hlen;
+    const char *colon;
+};
+
+/* "[IPV6]" or "[IPV6]:PORT". */
+static const char *dom_split_bracket(const char *text, size_t len,
+                                     struct dom_split *sp)
+{
+    const char *rb = memchr(text, ']', len);
+    if (!rb)
+        return "'[' without ']' around an IPv6 address";
+    sp->host = text + 1;
+    sp->hlen = (size_t)(rb - sp->host);
+    size_t rest = len - (size_t)(rb + 1 - text);
+    if (rest && rb[1] != ':')
+        return "unexpected text after ']'";
+    sp->colon = rest ? rb + 1 : NULL;
+    return NULL;
+}
+
+/* HOST or HOST:PORT without brackets.  Two colons or more: a bare IPv6
+ * address, which only a request may be (*bare6 set), else a message. */
+static const char *dom_split_plain(const char *text, size_t len, bool request,
+                                   struct dom_split *sp, bool *bare6)
+{
+    const char *first = memchr(text, ':', len);
+    const char *last = first;
+    for (const char *q = first; q && q < text + len;
+         q = memchr(q + 1, ':', (size_t)(text + len - q - 1)))
+        last = q;
+    if (first && first != last) {
+        *bare6 = request && dom_all(text, len, "0123456789abcdefABCDEF:.");
+        return *bare6 ? NULL
+                      : "an IPv6 address is written in brackets ('[::1]:443')";
+    }
+    /* "https://a.com" is not a port: leave the ':' to the name check. */
+    if (first && dom_all(first + 1, (size_t)(text + len - first - 1),
+                         "0123456789")) {
+        sp->colon = first;
+        sp->hlen = (size_t)(first - text);
+    }
+    return NULL;
+}
+
+/* The host part: a bracketed IPv6 address, a dotted quad (for a request
+ * also a "0x" form), or a name. */
+static const char *dom_parse_host(struct cp_arena *a, const char *host,
+                                  size_t hlen, bool bracket, bool request,
+                                  struct cp_domain *out)
+{
+    if (bracket)
+        return dom_parse_ip(a, host, hlen, AF_INET6, request, out);
+    if (hlen > 0 && dom_all(host, hlen, "0123456789.") &&
+        host[hlen - 1] != '.')
+        return dom_parse_ip(a, host, hlen, AF_INET, request, out);
+    if (request && hlen > 2 && host[0] == '0' &&
+        (host[1] == 'x' || host[1] == 'X') &&
+        dom_parse_ip(a, host, hlen, AF_INET, true, out) == NULL)
+        return NULL;
+    const char *msg = dom_parse_name(a, host, hlen, out);
+    if (!msg && request && out->wildcard)
+        msg = "a request names one host, not a pattern";
+    return msg;
+}
+
 /* HOST[:PORT] where HOST is a name, "*."name, a dotted quad or a
  * bracketed IPv6 address.  `request`: a subject, not a rule (no wildcard,
  * lenient IPv4 forms, a bare IPv6 address accepted). */
@@ -176,60 +281,22 @@ static const char *dom_parse(struct cp_arena *a, const char *text, size_t len,
         return "empty domain";
     if (memchr(text, '\0', len))
         return "NUL byte in domain";
-    const char *host = text;
-    size_t hlen = len;
-    const char *colon = NULL;
-    if (text[0] == '[') {
-        const char *rb = memchr(text, ']', len);
-        if (!rb)
-            return "'[' without ']' around an IPv6 address";
-        host = text + 1;
-        hlen = (size_t)(rb - host);
-        size_t rest = len - (size_t)(rb + 1 - text);
-        if (rest && rb[1] != ':')
-            return "unexpected text after ']'";
-        colon = rest ? rb + 1 : NULL;
-    } else {
-        const char *first = memchr(text, ':', len);
-        const char *last = first;
-        for (const char *q = first; q && q < text + len;
-             q = memchr(q + 1, ':', (size_t)(text + len - q - 1)))
-            last = q;
-        if (first && first != last) {
-            if (request && dom_all(text, len, "0123456789abcdefABCDEF:."))
-                return dom_parse_ip(a, text, len, AF_INET6, true, out);
-            return "an IPv6 address is written in brackets ('[::1]:443')";
-        }
-        /* "https://a.com" is not a port: leave the ':' to the name check. */
-        if (first && dom_all(first + 1, (size_t)(text + len - first - 1),
-                             "0123456789")) {
-            colon = first;
-            hlen = (size_t)(first - text);
-        }
-    }
-    if (colon) {
-        const char *msg = dom_parse_port(colon + 1,
-                                         (size_t)(text + len - colon - 1),
-                                         &out->port);
+    struct dom_split sp = {.host = text, .hlen = len, .colon = NULL};
+    bool bare6 = false;
+    const char *msg = text[0] == '[' ? dom_split_bracket(text, len, &sp)
+                                     : dom_split_plain(text, len, request, &sp, &bare6);
+    if (msg)
+        return msg;
+    if (bare6)
+        return dom_parse_ip(a, text, len, AF_INET6, true, out);
+    if (sp.colon) {
+        msg = dom_parse_port(sp.colon + 1, (size_t)(text + len - sp.colon - 1),
+                             &out->port);
         if (msg)
             return msg;
     }
     unsigned port = out->port;
-    const char *msg;
-    if (host != text)
-        msg = dom_parse_ip(a, host, hlen, AF_INET6, request, out);
-    else if (hlen > 0 && dom_all(host, hlen, "0123456789.") &&
-             host[hlen - 1] != '.')
-        msg = dom_parse_ip(a, host, hlen, AF_INET, request, out);
-    else if (request && hlen > 2 && host[0] == '0' &&
-             (host[1] == 'x' || host[1] == 'X') &&
-             dom_parse_ip(a, host, hlen, AF_INET, true, out) == NULL)
-        msg = NULL;
-    else {
-        msg = dom_parse_name(a, host, hlen, out);
-        if (!msg && request && out->wildcard)
-            msg = "a request names one host, not a pattern";
-    }
+    msg = dom_parse_host(a, sp.host, sp.hlen, sp.host != text, request, out);
     out->port = port;
     return msg;
 }
