@@ -356,13 +356,9 @@ static int px_connect_one(const struct sockaddr_storage *ss)
 {
     socklen_t len = ss->ss_family == AF_INET ? sizeof(struct sockaddr_in)
                                              : sizeof(struct sockaddr_in6);
-    int fd = socket(ss->ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    int fd = cp_rt_sock_connect((const struct sockaddr *)ss, len, SOCK_NONBLOCK);
     if (fd < 0)
         return -1;
-    if (connect(fd, (const struct sockaddr *)ss, len) < 0 && errno != EINPROGRESS) {
-        close(fd);
-        return -1;
-    }
     int err = 0;
     socklen_t el = sizeof err;
     if (px_wait(fd, POLLOUT, px_now_ms() + CP_PX_CONNECT_MS) < 0 ||
@@ -998,24 +994,10 @@ static void px_conf_free(void)
     px_arena = NULL;
 }
 
-static int px_listen(enum cp_rt_proxy_listen how, struct cp_rt_proxy *p, struct cp_rt_err *e)
+/* Unix mode: DIR/proxy.sock in a private directory (mode 0700) under
+ * $XDG_RUNTIME_DIR when it is the user's own, else /tmp. */
+static int px_listen_unix(struct cp_rt_proxy *p, struct cp_rt_err *e)
 {
-    if (how == CP_RT_PROXY_TCP) {
-        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        struct sockaddr_in sin = {.sin_family = AF_INET,
-                                  .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-        socklen_t sl = sizeof sin;
-        if (fd < 0 || bind(fd, (struct sockaddr *)&sin, sizeof sin) < 0 ||
-            listen(fd, 128) < 0 || getsockname(fd, (struct sockaddr *)&sin, &sl) < 0) {
-            int err = errno;
-            if (fd >= 0)
-                close(fd);
-            return -cp_rt_fail(e, CP_RT_EXIT_ERROR, "proxy: cannot listen on 127.0.0.1: %s",
-                               strerror(err));
-        }
-        p->port = ntohs(sin.sin_port);
-        return fd;
-    }
     const char *base = getenv("XDG_RUNTIME_DIR");
     struct stat st;
     if (!base || base[0] != '/' || stat(base, &st) < 0 || !S_ISDIR(st.st_mode) ||
@@ -1031,19 +1013,29 @@ static int px_listen(enum cp_rt_proxy_listen how, struct cp_rt_proxy *p, struct 
     if (snprintf(p->sock, sizeof p->sock, "%.200s/proxy.sock", p->dir) < 0)
         p->sock[0] = '\0';
     struct sockaddr_un sun = {.sun_family = AF_UNIX};
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (strlen(p->sock) >= sizeof sun.sun_path || fd < 0) {
-        if (fd >= 0)
-            close(fd);
-        return -cp_rt_fail(e, CP_RT_EXIT_ERROR, "proxy: cannot create its socket '%s'", p->sock);
+    int fd = -1;
+    if (strlen(p->sock) < sizeof sun.sun_path) {
+        memcpy(sun.sun_path, p->sock, strlen(p->sock) + 1);
+        fd = cp_rt_sock_listen((struct sockaddr *)&sun, sizeof sun);
     }
-    memcpy(sun.sun_path, p->sock, strlen(p->sock) + 1);
-    if (bind(fd, (struct sockaddr *)&sun, sizeof sun) < 0 || listen(fd, 128) < 0) {
-        int err = errno;
-        close(fd);
+    if (fd == -2)
         return -cp_rt_fail(e, CP_RT_EXIT_ERROR, "proxy: cannot listen on '%s': %s", p->sock,
-                           strerror(err));
-    }
+                           strerror(errno));
+    if (fd < 0)
+        return -cp_rt_fail(e, CP_RT_EXIT_ERROR, "proxy: cannot create its socket '%s'", p->sock);
+    return fd;
+}
+
+static int px_listen(enum cp_rt_proxy_listen how, struct cp_rt_proxy *p, struct cp_rt_err *e)
+{
+    if (how != CP_RT_PROXY_TCP)
+        return px_listen_unix(p, e);
+    unsigned short port;
+    int fd = cp_rt_sock_loopback(&port);
+    if (fd < 0)
+        return -cp_rt_fail(e, CP_RT_EXIT_ERROR, "proxy: cannot listen on 127.0.0.1: %s",
+                           strerror(errno));
+    p->port = port;
     return fd;
 }
 
