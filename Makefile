@@ -118,6 +118,9 @@ RUN_LDFLAGS ?= -static-pie
 RUN_SRCS := $(sort $(wildcard runtime/*.c)) util/arena.c util/sha256.c \
             util/netmatch.c
 RUN_OBJS := $(RUN_SRCS:%.c=$(BUILD)/%.o)
+# runtime/ sees util/ and itself only: a compiler/ header included there
+# does not compile.
+$(BUILD)/runtime/%.o: CPPFLAGS := -D_GNU_SOURCE -Iutil -Iruntime
 $(BUILD)/confpol-run: $(RUN_OBJS)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) $(RUN_LDFLAGS) -o $@ $(RUN_OBJS)
 
