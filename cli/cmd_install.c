@@ -244,7 +244,7 @@ static int cp_inst_compile(struct cp_cli_common *c, const char *file,
         rc = cp_diag_errors(&cx.diags) ? 1 : 2;
     } else {
         struct cp_backend_opts bo = {0};
-        if (!cp_backend_claude.emit(cx.policy, &bo, cx.arena, &cx.diags, art))
+        if (!cp_backend_emit(&cp_backend_claude, cx.policy, &bo, cx.arena, &cx.diags, art))
             rc = 1;
     }
     if (rc)

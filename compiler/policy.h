@@ -208,6 +208,15 @@ const char *cp_access_text(enum cp_access a);        /* "write" */
 const char *cp_verdict_text(enum cp_verdict v);      /* "deny" */
 const char *cp_profile_text(enum cp_profile p);
 
+/* Texts for explaining a decision (compiler/policy.c). */
+/* "deny write ${PROJECT}/x" for messages (the argument as written). */
+const char *cp_sema_rule_text(struct cp_arena *a, const struct cp_rule *r);
+/* "profile confined" or "profile exclusive": the origin of an implicit rule. */
+const char *cp_sema_origin_text(enum cp_origin o);
+/* Why a decision fell to the model's default (no rule matched). */
+const char *cp_sema_default_why(enum cp_access acc, enum cp_verdict v,
+                                const struct cp_policy *p);
+
 /* Frees what the arena does not own (compiled regexes); the context's owner
  * calls it before freeing the arena.  NULL is allowed. */
 void cp_policy_free(struct cp_policy *p);
