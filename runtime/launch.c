@@ -352,6 +352,40 @@ static bool creatable(struct planner *P, const char *path)
     return w;
 }
 
+/* Creates the host placeholder for a missing deny target: an empty file
+ * (mode 0444) for a deny-read target itself, else an empty directory
+ * (mode 0555).  Either is removed at exit when still empty. */
+static int make_placeholder(struct planner *P, const char *path, bool file)
+{
+    if (!P->h)
+        return ENOSYS;
+    int (*make)(void *, const char *) = file && P->h->make_file ? P->h->make_file
+                                                                 : P->h->make_placeholder;
+    return make ? make(P->h->ctx, path) : ENOSYS;
+}
+
+/* The mount over a placeholder (spec/runtime.md, "Missing deny targets"):
+ * deny read: the masked-file device, so the name can be neither read nor
+ * written, and it is a file, not a directory; deny write: a scratch tmpfs,
+ * writable inside, never written through to the host and discarded at
+ * exit (a missing .git/hooks takes git's sample hooks, and no hook
+ * written inside reaches the host).  Both are mount points: the sandbox
+ * cannot remove, rename or replace them (EBUSY). */
+static void mount_placeholder(struct planner *P, const char *path, bool mask)
+{
+    struct cp_rt_plan *pl = P->pl;
+    if (mask) {
+        cp_rt_strv_push(&pl->words, "--ro-bind");
+        cp_rt_strv_push(&pl->words, "/dev/null");
+        cp_rt_strv_push(&pl->words, path);
+        sim_push(&P->sim, path, MK_MASK);
+    } else {
+        cp_rt_strv_push(&pl->words, "--tmpfs");
+        cp_rt_strv_push(&pl->words, path);
+        sim_push(&P->sim, path, MK_TMPFS);
+    }
+}
+
 /* A deny target (mask: deny read; else deny write).  spec/runtime.md,
  * "Deny targets". */
 static int deny_target(struct planner *P, const char *path, bool mask, int depth)
@@ -463,6 +497,7 @@ static int deny_target(struct planner *P, const char *path, bool mask, int depth
     free(c);
     int rc = 0;
     enum mkind ck = sim_kind(&P->sim, creal);
+    bool at_target = !*below; /* creal is the target itself */
     if (ck == MK_RW && *below && P->h && P->h->make_dir) {
         /* Less collateral: C and the directories down to the target are
          * ordinary directories (removed at exit when still empty), pinned
@@ -493,6 +528,7 @@ static int deny_target(struct planner *P, const char *path, bool mask, int depth
         char *full = join(creal, below);
         free(creal);
         creal = full;
+        at_target = true;
     }
     free(below);
     switch (ck) {
@@ -508,16 +544,11 @@ static int deny_target(struct planner *P, const char *path, bool mask, int depth
         sim_push(&P->sim, creal, mask ? MK_MASK : MK_RO);
         break;
     case MK_RW: {
-        int err = P->h && P->h->make_placeholder ? P->h->make_placeholder(P->h->ctx, creal)
-                                                 : ENOSYS;
+        int err = make_placeholder(P, creal, mask && at_target);
         if (err == 0) {
             pin_ancestors(P, creal);
             cp_rt_strv_push(&pl->placeholders, creal);
-            cp_rt_strv_push(&pl->words, "--ro-bind");
-            cp_rt_strv_push(&pl->words, creal);
-            cp_rt_strv_push(&pl->words, creal);
-            cp_rt_strv_push(&pl->verify_ro, creal);
-            sim_push(&P->sim, creal, mask ? MK_MASK : MK_RO);
+            mount_placeholder(P, creal, mask);
         } else if (err == EEXIST && depth <= 2) {
             rc = deny_target(P, path, mask, depth + 1);
         } else if (err == EROFS || err == EACCES || err == EPERM) {
@@ -900,13 +931,33 @@ static void remove_placeholder(const char *path, dev_t dev, ino_t ino)
 {
     for (int tries = 0; tries < 40; tries++) {
         struct stat st;
-        if (lstat(path, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_dev != dev ||
-            st.st_ino != ino)
+        if (lstat(path, &st) < 0 || st.st_dev != dev || st.st_ino != ino)
             return; /* not ours any more: leave it */
+        if (S_ISREG(st.st_mode)) {
+            if (st.st_size == 0)
+                unlink(path); /* still the empty file we made */
+            return;
+        }
+        if (!S_ISDIR(st.st_mode))
+            return;
         if (rmdir(path) == 0 || errno != EBUSY)
             return;
         usleep(50 * 1000);
     }
+}
+
+/* 'M': a placeholder directory (0555), 'D': an ordinary directory (0755),
+ * 'F': a placeholder file (0444).  Never follows or replaces an existing
+ * name (O_EXCL, mkdir). */
+static int janitor_create(char mode, const char *path)
+{
+    if (mode != 'F')
+        return mkdir(path, mode == 'M' ? 0555 : 0755);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444);
+    if (fd < 0)
+        return -1;
+    close(fd);
+    return 0;
 }
 
 static _Noreturn void janitor_main(int sock)
@@ -925,11 +976,11 @@ static _Noreturn void janitor_main(int sock)
         buf[n] = '\0';
         if (buf[0] == 'P') {
             pidfd = (int)syscall(SYS_pidfd_open, (pid_t)atol(buf + 1), 0);
-        } else if (buf[0] == 'M' || buf[0] == 'D') {
+        } else if (buf[0] == 'M' || buf[0] == 'D' || buf[0] == 'F') {
             int err = 0;
             if (paths.n >= sizeof devs / sizeof devs[0])
                 err = EMFILE;
-            else if (mkdir(buf + 1, buf[0] == 'M' ? 0555 : 0755) < 0)
+            else if (janitor_create(buf[0], buf + 1) < 0)
                 err = errno;
             else {
                 struct stat st;
@@ -1005,8 +1056,12 @@ static int janitor_make_dir(void *ctx, const char *path)
     return janitor_req(ctx, path, 'D');
 }
 
-/* mode 'M': a placeholder (0555), 'D': an ordinary directory (0755); both
- * removed at exit when still empty. */
+static int janitor_make_file(void *ctx, const char *path)
+{
+    return janitor_req(ctx, path, 'F');
+}
+
+/* mode: as janitor_create's; removed at exit when still empty. */
 static int janitor_req(void *ctx, const char *path, char mode)
 {
     struct janitor *j = ctx;
@@ -1405,7 +1460,7 @@ int cp_rt_run_bwrap(const struct cp_rt_artifact *a, const struct cp_rt_params *p
 
     struct janitor jan = {0};
     struct cp_rt_host host = {.make_placeholder = janitor_make, .make_dir = janitor_make_dir,
-                              .ctx = &jan};
+                              .make_file = janitor_make_file, .ctx = &jan};
     struct cp_rt_plan pl;
     if (cp_rt_plan_build(&pl, a, p, &host, open_ok, &e)) {
         janitor_finish(&jan);

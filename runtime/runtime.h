@@ -143,6 +143,9 @@ struct cp_rt_host {
      * read-only placeholder.  NULL: the first missing component is the
      * placeholder. */
     int (*make_dir)(void *ctx, const char *path);
+    /* Optional: creates an empty placeholder file (mode 0444), for a
+     * missing deny-read target.  NULL: make_placeholder is used. */
+    int (*make_file)(void *ctx, const char *path);
     void *ctx;
 };
 
