@@ -1368,9 +1368,27 @@ struct bwrap_spawn {
     char *const *argv;
 };
 
-/* The child between vfork and execve: it runs on the parent's memory (the
- * parent is suspended until the exec), so it only makes system calls on
- * its own process state and writes nothing but its stack. */
+/* "B" and a positive errno in decimal, without stdio: the forked child may
+ * only make async-signal-safe calls. */
+static size_t exec_errno_msg(char *b, int err)
+{
+    char d[12];
+    size_t n = 0;
+    unsigned v = err > 0 ? (unsigned)err : 0;
+    do {
+        d[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    b[0] = 'B';
+    for (size_t i = 0; i < n; i++)
+        b[1 + i] = d[n - 1 - i];
+    return n + 1;
+}
+
+/* The child between fork and execve.  The runtime may be multithreaded by
+ * then (libc's or a library's threads), so the child makes only
+ * async-signal-safe calls (POSIX, fork): system calls on its own process
+ * state, no stdio, no allocation. */
 static _Noreturn void bwrap_child(const struct bwrap_spawn *s)
 {
     /* bwrap dies with us; terminal signals reach only the runtime, which
@@ -1388,18 +1406,20 @@ static _Noreturn void bwrap_child(const struct bwrap_spawn *s)
         ok = fcntl(s->inherit[i], F_SETFD, 0) >= 0;
     if (ok)
         execve(s->bwrap, s->argv, environ);
-    char b[32];
-    int m = snprintf(b, sizeof b, "B%d", errno);
-    send(s->status_fd, b, (size_t)m, MSG_NOSIGNAL);
+    char b[16];
+    size_t m = exec_errno_msg(b, errno);
+    send(s->status_fd, b, m, MSG_NOSIGNAL);
     _exit(CP_RT_EXIT_CANNOT);
 }
 
-/* vfork, not fork: no copy of the page tables and no copy-on-write faults
- * afterwards, which on a small VM cost more than the exec itself.  Kept
- * out of line so that no caller variable lives across the vfork. */
-static __attribute__((noinline)) pid_t spawn_bwrap(const struct bwrap_spawn *s)
+/* fork, not vfork: between vfork and exec POSIX allows only _exit and the
+ * exec functions, and the child needs a process group, a parent-death
+ * signal and its signal state first; posix_spawn cannot set the
+ * parent-death signal.  The cost is measured in `make bench` (section 3,
+ * spec/runtime.md §11). */
+static pid_t spawn_bwrap(const struct bwrap_spawn *s)
 {
-    pid_t pid = vfork();
+    pid_t pid = fork();
     if (pid == 0)
         bwrap_child(s);
     return pid;
@@ -1415,126 +1435,180 @@ static void auto_chose_bwrap(const struct cp_rt_launch *l)
             l->prog);
 }
 
-int cp_rt_run_bwrap(const struct cp_rt_artifact *a, const struct cp_rt_params *p,
-                    const struct cp_rt_launch *l)
+/* ---- one bwrap launch: its resources, their one teardown ------------------ */
+
+struct bw_run {
+    const struct cp_rt_launch *l;
+    bool open_ok;          /* fail open or --allow-unenforced */
+    const char *open_why;  /* which of the two, for the warnings */
+    char *bwrap;
+    struct janitor jan;
+    struct cp_rt_plan pl;
+    struct cp_rt_proxy proxy;
+    struct cp_rt_strv words, swords;
+    /* Status socket, bwrap's stderr pipe, the original stderr, the two
+     * memfds, the signalfd; -1 when closed. */
+    int st[2], ep[2], orig_err, args_fd, stage_fd, sigfd;
+    sigset_t mask, oldmask;
+    bool masked; /* mask is blocked, oldmask to restore */
+    pid_t child;
+};
+
+static void close_fd(int *fd)
 {
-    const char *prog = l->prog;
-    bool open_ok = a->fail_open || l->allow_unenforced;
-    const char *open_why = l->allow_unenforced ? "--allow-unenforced" : "'fail open' in the policy";
-    struct cp_rt_err e = {0};
-    bool enforce_exec = a->has_exec;
+    if (*fd >= 0)
+        close(*fd);
+    *fd = -1;
+}
 
-    if (a->has_exec) {
-        int abi = cp_rt_landlock_abi();
-        if (abi < 1) {
-            const char *why = abi == -EOPNOTSUPP ? "Landlock is built but not enabled at boot "
-                                                   "(add 'landlock' to the lsm= boot parameter)"
-                                                 : "the kernel does not offer Landlock (kernel "
-                                                   "< 5.13, CONFIG_SECURITY_LANDLOCK off, or a "
-                                                   "seccomp filter such as a container's hides "
-                                                   "the landlock_* system calls)";
-            if (!open_ok)
-                return fail_msg(prog, CP_RT_EXIT_CANNOT,
-                                "cannot enforce the exec allow-list: %s; refusing to run (use "
-                                "--allow-unenforced to run without it)", why);
-            warn(prog, "exec allow-list NOT enforced: %s (%s)", why, open_why);
-            enforce_exec = false;
-        }
-    }
+/* The one teardown.  reap_proxy: wait for the proxy too (the runtime goes
+ * on to run the command unconfined); otherwise the runtime exits next. */
+static void run_teardown(struct bw_run *r, bool reap_proxy)
+{
+    int *fds[] = {&r->st[0], &r->st[1], &r->ep[0], &r->ep[1], &r->orig_err,
+                  &r->args_fd, &r->stage_fd, &r->sigfd};
+    for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
+        close_fd(fds[i]);
+    cp_rt_proxy_stop(&r->proxy, reap_proxy);
+    janitor_finish(&r->jan);
+    if (r->masked)
+        sigprocmask(SIG_SETMASK, &r->oldmask, NULL);
+    r->masked = false;
+    cp_rt_plan_free(&r->pl);
+    cp_rt_strv_free(&r->words);
+    cp_rt_strv_free(&r->swords);
+    free(r->bwrap);
+    r->bwrap = NULL;
+}
 
-    char *bwrap = cp_rt_find_bwrap();
-    if (!bwrap && l->fallback_why) { /* --enforcer auto: Landlock instead */
+/* Prints the failure, tears down, returns its status. */
+static int run_fail(struct bw_run *r, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int run_fail(struct bw_run *r, int status, const char *fmt, ...)
+{
+    char buf[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "%s: %s\n", r->l->prog, buf);
+    run_teardown(r, false);
+    return status;
+}
+
+/* With exec records: is Landlock there to enforce them?  0 (and *enforce)
+ * or the status of a refusal. */
+static int exec_preflight(const struct cp_rt_artifact *a, const struct bw_run *r, bool *enforce)
+{
+    *enforce = a->has_exec;
+    if (!a->has_exec)
+        return 0;
+    int abi = cp_rt_landlock_abi();
+    if (abi >= 1)
+        return 0;
+    const char *why = abi == -EOPNOTSUPP ? "Landlock is built but not enabled at boot "
+                                           "(add 'landlock' to the lsm= boot parameter)"
+                                         : "the kernel does not offer Landlock (kernel "
+                                           "< 5.13, CONFIG_SECURITY_LANDLOCK off, or a "
+                                           "seccomp filter such as a container's hides "
+                                           "the landlock_* system calls)";
+    if (!r->open_ok)
+        return fail_msg(r->l->prog, CP_RT_EXIT_CANNOT,
+                        "cannot enforce the exec allow-list: %s; refusing to run (use "
+                        "--allow-unenforced to run without it)", why);
+    warn(r->l->prog, "exec allow-list NOT enforced: %s (%s)", why, r->open_why);
+    *enforce = false;
+    return 0;
+}
+
+/* bwrap is not installed: fall back, refuse, or run unconfined. */
+static int no_bwrap(const struct bw_run *r)
+{
+    const struct cp_rt_launch *l = r->l;
+    if (l->fallback_why) { /* --enforcer auto: Landlock instead */
         snprintf(l->fallback_why, l->fallback_why_size, "bubblewrap (bwrap) is not installed");
         return CP_RT_FALLBACK;
     }
-    if (!bwrap) {
-        if (!open_ok)
-            return fail_msg(prog, CP_RT_EXIT_CANNOT,
-                            "cannot enforce the policy: bubblewrap (bwrap) is not installed; "
-                            "install it (e.g. apt-get install bubblewrap) or use "
-                            "--allow-unenforced to run unconfined");
-        warn(prog, "bubblewrap (bwrap) is not installed: running %s UNCONFINED (%s)", l->cmd[0],
-             open_why);
-        return cp_rt_exec_unconfined(prog, l->cmd);
-    }
+    if (!r->open_ok)
+        return fail_msg(l->prog, CP_RT_EXIT_CANNOT,
+                        "cannot enforce the policy: bubblewrap (bwrap) is not installed; "
+                        "install it (e.g. apt-get install bubblewrap) or use "
+                        "--allow-unenforced to run unconfined");
+    warn(l->prog, "bubblewrap (bwrap) is not installed: running %s UNCONFINED (%s)", l->cmd[0],
+         r->open_why);
+    return cp_rt_exec_unconfined(l->prog, l->cmd);
+}
 
-    struct janitor jan = {0};
+/* Plans the words (placeholders through the janitor), says what is
+ * stricter or not enforced, and starts the proxy.  0 or a status. */
+static int run_plan(struct bw_run *r, const struct cp_rt_artifact *a,
+                    const struct cp_rt_params *p, bool enforce_exec)
+{
+    const char *prog = r->l->prog;
+    struct cp_rt_err e = {0};
     struct cp_rt_host host = {.make_placeholder = janitor_make, .make_dir = janitor_make_dir,
-                              .make_file = janitor_make_file, .ctx = &jan};
-    struct cp_rt_plan pl;
-    if (cp_rt_plan_build(&pl, a, p, &host, open_ok, &e)) {
-        janitor_finish(&jan);
-        free(bwrap);
-        return fail_msg(prog, e.status, "%s%s", e.msg,
+                              .make_file = janitor_make_file, .ctx = &r->jan};
+    if (cp_rt_plan_build(&r->pl, a, p, &host, r->open_ok, &e))
+        return run_fail(r, e.status, "%s%s", e.msg,
                         e.status == CP_RT_EXIT_CANNOT ? "; refusing to run (use "
                                                         "--allow-unenforced to run anyway)" : "");
-    }
-    for (size_t i = 0; i < pl.stricter.n; i++)
-        warn(prog, "%s", pl.stricter.v[i]);
+    for (size_t i = 0; i < r->pl.stricter.n; i++)
+        warn(prog, "%s", r->pl.stricter.v[i]);
     if (enforce_exec)
         warn(prog, "the exec allow-list is not fully enforced: Landlock checks execve only, and "
              "the ELF loader and the PT_INTERP interpreters of allowed binaries are granted, so "
              "a readable binary outside the list runs through the loader "
              "('ld.so /usr/bin/id'); see spec/threat-model.md");
-    for (size_t i = 0; i < pl.warnings.n; i++)
-        warn(prog, "%s (%s)", pl.warnings.v[i], open_why);
+    for (size_t i = 0; i < r->pl.warnings.n; i++)
+        warn(prog, "%s (%s)", r->pl.warnings.v[i], r->open_why);
     if (!enforce_exec) {
-        cp_rt_strv_free(&pl.exec);
-        pl.exec_on = false;
+        cp_rt_strv_free(&r->pl.exec);
+        r->pl.exec_on = false;
     }
-    struct cp_rt_proxy proxy;
-    if (cp_rt_net_prepare(a, &pl, prog, &proxy, &e)) {
-        janitor_finish(&jan);
-        cp_rt_plan_free(&pl);
-        free(bwrap);
-        return fail_msg(prog, e.status, "%s", e.msg);
-    }
+    if (cp_rt_net_prepare(a, &r->pl, prog, &r->proxy, &e))
+        return run_fail(r, e.status, "%s", e.msg);
+    return 0;
+}
 
-    /* Descriptors inherited by bwrap and, through it, by the stage. */
-    int st[2] = {-1, -1}, ep[2] = {-1, -1};
-    int orig_err = -1, args_fd = -1, stage_fd = -1, sigfd = -1;
-    int status = CP_RT_EXIT_ERROR;
-    struct cp_rt_strv words = {0}, swords = {0};
-    sigset_t mask, oldmask;
-    sigemptyset(&mask);
-    sigaddset(&mask, SIGINT);
-    sigaddset(&mask, SIGTERM);
-    sigaddset(&mask, SIGHUP);
-    sigaddset(&mask, SIGQUIT);
-    sigaddset(&mask, SIGCHLD);
-    sigprocmask(SIG_BLOCK, &mask, &oldmask);
-
-    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, st) < 0 ||
-        pipe2(ep, O_CLOEXEC) < 0 || (orig_err = fcntl(2, F_DUPFD_CLOEXEC, 3)) < 0) {
-        status = fail_msg(prog, CP_RT_EXIT_ERROR, "cannot set up the launch: %s", strerror(errno));
-        goto out;
-    }
+/* Blocks the forwarded signals (read through a signalfd) and opens the
+ * descriptors bwrap and the stage inherit.  0 or a status. */
+static int run_open(struct bw_run *r)
+{
+    struct cp_rt_err e = {0};
+    static const int fwd[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD};
+    sigemptyset(&r->mask);
+    for (size_t i = 0; i < sizeof fwd / sizeof fwd[0]; i++)
+        sigaddset(&r->mask, fwd[i]);
+    sigprocmask(SIG_BLOCK, &r->mask, &r->oldmask);
+    r->masked = true;
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, r->st) < 0 ||
+        pipe2(r->ep, O_CLOEXEC) < 0 || (r->orig_err = fcntl(2, F_DUPFD_CLOEXEC, 3)) < 0)
+        return run_fail(r, CP_RT_EXIT_ERROR, "cannot set up the launch: %s", strerror(errno));
     int one = 1;
-    setsockopt(st[0], SOL_SOCKET, SO_PASSCRED, &one, sizeof one);
-    if (cp_rt_args_stream(&pl, l->cmd, l->ncmd, &words, &swords, &e)) {
-        status = fail_msg(prog, e.status, "%s", e.msg);
-        goto out;
-    }
-    args_fd = make_memfd(&words, &e);
-    if (args_fd >= 0)
-        stage_fd = make_memfd(&swords, &e);
-    if (args_fd < 0 || stage_fd < 0) {
-        status = fail_msg(prog, e.status, "%s", e.msg);
-        goto out;
-    }
-    sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-    if (sigfd < 0) {
-        status = fail_msg(prog, CP_RT_EXIT_ERROR, "signalfd: %s", strerror(errno));
-        goto out;
-    }
+    setsockopt(r->st[0], SOL_SOCKET, SO_PASSCRED, &one, sizeof one);
+    if (cp_rt_args_stream(&r->pl, r->l->cmd, r->l->ncmd, &r->words, &r->swords, &e))
+        return run_fail(r, e.status, "%s", e.msg);
+    r->args_fd = make_memfd(&r->words, &e);
+    if (r->args_fd >= 0)
+        r->stage_fd = make_memfd(&r->swords, &e);
+    if (r->args_fd < 0 || r->stage_fd < 0)
+        return run_fail(r, e.status, "%s", e.msg);
+    r->sigfd = signalfd(-1, &r->mask, SFD_CLOEXEC | SFD_NONBLOCK);
+    if (r->sigfd < 0)
+        return run_fail(r, CP_RT_EXIT_ERROR, "signalfd: %s", strerror(errno));
+    return 0;
+}
 
-    /* bwrap --args FD -- EXE STAGE-ARGV... STATUS ERR ARGS, built before
-     * the child exists: it shares our memory until it execs. */
+/* Starts `bwrap --args FD -- EXE STAGE-ARGV... STATUS ERR ARGS` and closes
+ * what only the child needed.  0 or a status. */
+static int run_spawn(struct bw_run *r)
+{
+    const struct cp_rt_launch *l = r->l;
     char fds[4][16];
-    snprintf(fds[0], sizeof fds[0], "%d", args_fd);
-    snprintf(fds[1], sizeof fds[1], "%d", st[1]);
-    snprintf(fds[2], sizeof fds[2], "%d", orig_err);
-    snprintf(fds[3], sizeof fds[3], "%d", stage_fd);
+    snprintf(fds[0], sizeof fds[0], "%d", r->args_fd);
+    snprintf(fds[1], sizeof fds[1], "%d", r->st[1]);
+    snprintf(fds[2], sizeof fds[2], "%d", r->orig_err);
+    snprintf(fds[3], sizeof fds[3], "%d", r->stage_fd);
     const char *bargv[16];
     size_t nb = 0;
     bargv[nb++] = "bwrap";
@@ -1549,184 +1623,216 @@ int cp_rt_run_bwrap(const struct cp_rt_artifact *a, const struct cp_rt_params *p
     bargv[nb++] = fds[3];
     bargv[nb] = NULL;
     struct bwrap_spawn sp = {
-        .parent = getpid(), .oldmask = &oldmask, .err_fd = ep[1],
-        .inherit = {args_fd, stage_fd, st[1], orig_err}, .status_fd = st[1],
-        .bwrap = bwrap, .argv = (char *const *)bargv,
+        .parent = getpid(), .oldmask = &r->oldmask, .err_fd = r->ep[1],
+        .inherit = {r->args_fd, r->stage_fd, r->st[1], r->orig_err}, .status_fd = r->st[1],
+        .bwrap = r->bwrap, .argv = (char *const *)bargv,
     };
-    fflush(NULL);
-    pid_t child = spawn_bwrap(&sp);
-    if (child < 0) {
-        status = fail_msg(prog, CP_RT_EXIT_ERROR, "fork: %s", strerror(errno));
-        goto out;
-    }
-    janitor_tell_pid(&jan, child);
-    close(st[1]);
-    st[1] = -1;
-    close(ep[1]);
-    ep[1] = -1;
-    close(args_fd);
-    args_fd = -1;
-    close(stage_fd);
-    stage_fd = -1;
+    fflush(NULL); /* the child must not inherit unwritten stdio buffers */
+    r->child = spawn_bwrap(&sp);
+    if (r->child < 0)
+        return run_fail(r, CP_RT_EXIT_ERROR, "fork: %s", strerror(errno));
+    janitor_tell_pid(&r->jan, r->child);
+    close_fd(&r->st[1]);
+    close_fd(&r->ep[1]);
+    close_fd(&r->args_fd);
+    close_fd(&r->stage_fd);
+    return 0;
+}
 
-    /* Supervise: relay bwrap's stderr, read the stage status, forward
-     * signals, until bwrap exits. */
-    struct status ss = {0};
-    char errtext[8192];
-    size_t errlen = 0;
-    int wstatus = 0, got_signal = 0, cmd_pidfd = -1;
-    bool reaped = false, ep_open = true, cmd_gone = false;
+/* ---- supervision -------------------------------------------------------- */
+
+/* bwrap's stderr: relayed as it arrives, except under --enforcer auto
+ * before the command started (held: a namespace failure then falls back
+ * to Landlock silently); its first 8 KiB kept to recognise failures. */
+struct errbuf {
+    char text[8192];
+    size_t len;
+};
+
+static void errbuf_take(struct errbuf *b, const char *s, size_t n, bool relay)
+{
+    if (relay && write(2, s, n) < 0) { /* stderr gone: keep going */
+    }
+    size_t room = sizeof b->text - 1 - b->len;
+    size_t k = n < room ? n : room;
+    memcpy(b->text + b->len, s, k);
+    b->len += k;
+    b->text[b->len] = '\0';
+}
+
+struct superv {
+    const struct cp_rt_launch *l;
+    pid_t child;
+    int sigfd, st, ep;
+    struct status ss;
+    struct errbuf err;
+    int wstatus;
+    int got_signal;  /* a signal that arrived before the command started */
+    int cmd_pidfd;   /* the command, once started (-1: none or gone) */
+    bool cmd_gone;   /* it had exited when its pidfd was asked for */
+};
+
+static bool superv_relays(const struct superv *s)
+{
+    return !s->l->fallback_why || s->ss.started;
+}
+
+/* The stage spoke: on its first 'S', say so, release held stderr, and
+ * take a pidfd of the command for signal forwarding. */
+static void superv_status(struct superv *s)
+{
+    bool was = s->ss.started;
+    status_read(s->st, &s->ss);
+    if (was || !s->ss.started)
+        return;
+    if (s->l->fallback_why && !s->l->quiet)
+        auto_chose_bwrap(s->l);
+    if (s->l->fallback_why && s->err.len && write(2, s->err.text, s->err.len) < 0) {
+    }
+    if (s->ss.cmd_pid > 0) {
+        s->cmd_pidfd = (int)syscall(SYS_pidfd_open, s->ss.cmd_pid, 0);
+        s->cmd_gone = s->cmd_pidfd < 0 && errno == ESRCH;
+    }
+}
+
+/* One read of bwrap's stderr; false when the pipe is done. */
+static bool superv_stderr(struct superv *s)
+{
+    char b[4096];
+    ssize_t n = read(s->ep, b, sizeof b);
+    if (n > 0) {
+        errbuf_take(&s->err, b, (size_t)n, superv_relays(s));
+        return true;
+    }
+    return n < 0 && (errno == EINTR || errno == EAGAIN);
+}
+
+/* Pending signals: SIGCHLD reaps bwrap, the others are forwarded.  True
+ * when bwrap was reaped. */
+static bool superv_signals(struct superv *s)
+{
+    bool reaped = false;
+    struct signalfd_siginfo si;
+    while (read(s->sigfd, &si, sizeof si) == (ssize_t)sizeof si) {
+        int sig = (int)si.ssi_signo;
+        if (sig == SIGCHLD) {
+            reaped = reaped || waitpid(s->child, &s->wstatus, WNOHANG) == s->child;
+            continue;
+        }
+        if (!s->ss.started)
+            s->got_signal = sig;
+        forward_signal(sig, s->ss.cmd_pid, s->cmd_pidfd, s->cmd_gone, s->child);
+    }
+    return reaped;
+}
+
+/* Supervises bwrap until it exits: relays its stderr, reads the stage's
+ * status, forwards signals; then drains what the sandbox wrote before it
+ * ended.  spec/runtime.md §6, items 5 to 7. */
+static void supervise(struct superv *s)
+{
+    bool reaped = false, ep_open = true;
     while (!reaped) {
-        struct pollfd pf[3] = {{.fd = sigfd, .events = POLLIN},
-                               {.fd = ss.eof ? -1 : st[0], .events = POLLIN},
-                               {.fd = ep_open ? ep[0] : -1, .events = POLLIN}};
+        struct pollfd pf[3] = {{.fd = s->sigfd, .events = POLLIN},
+                               {.fd = s->ss.eof ? -1 : s->st, .events = POLLIN},
+                               {.fd = ep_open ? s->ep : -1, .events = POLLIN}};
         if (poll(pf, 3, -1) < 0 && errno != EINTR)
             break;
-        if (pf[1].revents) {
-            bool was = ss.started;
-            status_read(st[0], &ss);
-            if (!was && ss.started && l->fallback_why && !l->quiet)
-                auto_chose_bwrap(l);
-            if (!was && ss.started && l->fallback_why && errlen &&
-                write(2, errtext, errlen) < 0) { /* what was held: the command started */
-            }
-            if (!was && ss.started && ss.cmd_pid > 0) {
-                cmd_pidfd = (int)syscall(SYS_pidfd_open, ss.cmd_pid, 0);
-                cmd_gone = cmd_pidfd < 0 && errno == ESRCH;
-            }
-        }
-        if (pf[2].revents) {
-            char b[4096];
-            ssize_t n = read(ep[0], b, sizeof b);
-            if (n > 0) {
-                /* Under --enforcer auto, held until the command started:
-                 * a namespace failure falls back silently to Landlock. */
-                bool hold = l->fallback_why && !ss.started;
-                if (!hold && write(2, b, (size_t)n) < 0) { /* stderr gone: keep going */
-                }
-                size_t k = (size_t)n < sizeof errtext - 1 - errlen ? (size_t)n
-                                                                  : sizeof errtext - 1 - errlen;
-                memcpy(errtext + errlen, b, k);
-                errlen += k;
-            } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
-                ep_open = false;
-            }
-        }
-        struct signalfd_siginfo si;
-        while (read(sigfd, &si, sizeof si) == (ssize_t)sizeof si) {
-            int sig = (int)si.ssi_signo;
-            if (sig == SIGCHLD) {
-                pid_t w = waitpid(child, &wstatus, WNOHANG);
-                if (w == child)
-                    reaped = true;
-            } else {
-                if (!ss.started)
-                    got_signal = sig;
-                forward_signal(sig, ss.cmd_pid, cmd_pidfd, cmd_gone, child);
-            }
-        }
-        if (!reaped && waitpid(child, &wstatus, WNOHANG) == child)
+        if (pf[1].revents)
+            superv_status(s);
+        if (pf[2].revents)
+            ep_open = superv_stderr(s);
+        reaped = superv_signals(s);
+        if (!reaped && waitpid(s->child, &s->wstatus, WNOHANG) == s->child)
             reaped = true;
     }
     if (!reaped)
-        while (waitpid(child, &wstatus, 0) < 0 && errno == EINTR)
+        while (waitpid(s->child, &s->wstatus, 0) < 0 && errno == EINTR)
             ;
-    /* Everything the sandbox wrote before it ended is buffered: drain. */
-    status_read(st[0], &ss);
-    for (;;) {
-        char b[4096];
-        int fl = fcntl(ep[0], F_GETFL);
-        fcntl(ep[0], F_SETFL, fl | O_NONBLOCK);
-        ssize_t n = read(ep[0], b, sizeof b);
-        if (n <= 0)
-            break;
-        if ((!l->fallback_why || ss.started) && write(2, b, (size_t)n) < 0) {
-        }
-        size_t k = (size_t)n < sizeof errtext - 1 - errlen ? (size_t)n : sizeof errtext - 1 - errlen;
-        memcpy(errtext + errlen, b, k);
-        errlen += k;
-    }
-    errtext[errlen] = '\0';
-    if (cmd_pidfd >= 0)
-        close(cmd_pidfd);
+    status_read(s->st, &s->ss);
+    fcntl(s->ep, F_SETFL, fcntl(s->ep, F_GETFL) | O_NONBLOCK);
+    char b[4096];
+    ssize_t n;
+    while ((n = read(s->ep, b, sizeof b)) > 0)
+        errbuf_take(&s->err, b, (size_t)n, superv_relays(s));
+    if (s->cmd_pidfd >= 0)
+        close(s->cmd_pidfd);
+}
 
-    int bwrap_status = WIFEXITED(wstatus)  ? WEXITSTATUS(wstatus)
-                       : WIFSIGNALED(wstatus) ? 128 + WTERMSIG(wstatus)
-                                              : CP_RT_EXIT_ERROR;
-    const char *unconf_why = NULL;
+/* What the end of bwrap means (spec/runtime.md §6): the status to return,
+ * or *why set (in `reason`) when the policy could not be enforced. */
+static int launch_outcome(struct superv *s, const char *bwrap, char *reason, size_t size,
+                          const char **why)
+{
+    const struct cp_rt_launch *l = s->l;
+    int w = s->wstatus;
+    int bwrap_status = WIFEXITED(w) ? WEXITSTATUS(w)
+                       : WIFSIGNALED(w) ? 128 + WTERMSIG(w) : CP_RT_EXIT_ERROR;
+    *why = reason;
+    if (s->ss.bwrap_errno) {
+        snprintf(reason, size, "cannot execute %s: %s", bwrap, strerror(s->ss.bwrap_errno));
+        return 0;
+    }
+    if (s->ss.code && (s->ss.cmd_failed || s->ss.code == CP_RT_EXIT_ERROR)) {
+        *why = NULL;
+        return fail_msg(l->prog, s->ss.code, "%s", s->ss.msg);
+    }
+    if (s->ss.code) {
+        snprintf(reason, size, "%s", s->ss.msg);
+        return 0;
+    }
+    *why = NULL;
+    if (s->ss.started)
+        return bwrap_status; /* the command's own status */
+    if (s->got_signal)
+        return 128 + s->got_signal;
+    if (l->fallback_why && cp_rt_bwrap_ns_failure(s->err.text)) {
+        snprintf(l->fallback_why, l->fallback_why_size, "bwrap cannot create its "
+                 "namespaces here (%.200s)", strtok(s->err.text, "\n"));
+        return CP_RT_FALLBACK;
+    }
+    if (l->fallback_why && s->err.len && write(2, s->err.text, s->err.len) < 0) {
+    }
+    const char *hint = cp_rt_bwrap_hint(s->err.text);
+    snprintf(reason, size, "bwrap failed before the command started (exit %d)%s%s",
+             bwrap_status, hint ? ": " : "", hint ? hint : "");
+    *why = reason;
+    return 0;
+}
+
+int cp_rt_run_bwrap(const struct cp_rt_artifact *a, const struct cp_rt_params *p,
+                    const struct cp_rt_launch *l)
+{
+    struct bw_run r = {.l = l, .open_ok = a->fail_open || l->allow_unenforced,
+                       .st = {-1, -1}, .ep = {-1, -1}, .orig_err = -1, .args_fd = -1,
+                       .stage_fd = -1, .sigfd = -1};
+    r.open_why = l->allow_unenforced ? "--allow-unenforced" : "'fail open' in the policy";
+    bool enforce_exec;
+    int rc = exec_preflight(a, &r, &enforce_exec);
+    if (rc)
+        return rc;
+    r.bwrap = cp_rt_find_bwrap();
+    if (!r.bwrap)
+        return no_bwrap(&r);
+    if ((rc = run_plan(&r, a, p, enforce_exec)) || (rc = run_open(&r)) ||
+        (rc = run_spawn(&r)))
+        return rc;
+
+    struct superv s = {.l = l, .child = r.child, .sigfd = r.sigfd, .st = r.st[0],
+                       .ep = r.ep[0], .cmd_pidfd = -1};
+    supervise(&s);
     char reason[1400];
-    if (ss.bwrap_errno) {
-        snprintf(reason, sizeof reason, "cannot execute %s: %s", bwrap, strerror(ss.bwrap_errno));
-        unconf_why = reason;
-    } else if (ss.code) {
-        if (ss.cmd_failed || ss.code == CP_RT_EXIT_ERROR) {
-            status = fail_msg(prog, ss.code, "%s", ss.msg);
-            goto out;
-        }
-        snprintf(reason, sizeof reason, "%s", ss.msg);
-        unconf_why = reason;
-    } else if (ss.started) {
-        status = bwrap_status; /* the command's own status */
-        goto out;
-    } else if (got_signal) {
-        status = 128 + got_signal;
-        goto out;
-    } else {
-        if (l->fallback_why && cp_rt_bwrap_ns_failure(errtext)) {
-            snprintf(l->fallback_why, l->fallback_why_size, "bwrap cannot create its "
-                     "namespaces here (%.200s)", strtok(errtext, "\n"));
-            status = CP_RT_FALLBACK;
-            goto out;
-        }
-        if (l->fallback_why && errlen && write(2, errtext, errlen) < 0) {
-        }
-        const char *hint = cp_rt_bwrap_hint(errtext);
-        snprintf(reason, sizeof reason,
-                 "bwrap failed before the command started (exit %d)%s%s", bwrap_status,
-                 hint ? ": " : "", hint ? hint : "");
-        unconf_why = reason;
+    const char *why;
+    rc = launch_outcome(&s, r.bwrap, reason, sizeof reason, &why);
+    if (!why) {
+        run_teardown(&r, false);
+        return rc;
     }
-    if (!open_ok) {
-        status = fail_msg(prog, CP_RT_EXIT_CANNOT, "cannot enforce the policy: %s; refusing to "
-                          "run (use --allow-unenforced to run unconfined)", unconf_why);
-        goto out;
-    }
-    warn(prog, "cannot enforce the policy (%s): running %s UNCONFINED (%s)", unconf_why,
-         l->cmd[0], open_why);
-    close(sigfd);
-    sigfd = -1;
-    cp_rt_proxy_stop(&proxy, true);
-    janitor_finish(&jan);
-    cp_rt_plan_free(&pl);
-    cp_rt_strv_free(&words);
-    cp_rt_strv_free(&swords);
-    free(bwrap);
-    close(st[0]);
-    close(ep[0]);
-    close(orig_err);
-    return cp_rt_exec_unconfined(prog, l->cmd);
-
-out:
-    for (int i = 0; i < 2; i++) {
-        if (st[i] >= 0)
-            close(st[i]);
-        if (ep[i] >= 0)
-            close(ep[i]);
-    }
-    if (orig_err >= 0)
-        close(orig_err);
-    if (args_fd >= 0)
-        close(args_fd);
-    if (stage_fd >= 0)
-        close(stage_fd);
-    if (sigfd >= 0)
-        close(sigfd);
-    cp_rt_proxy_stop(&proxy, false); /* we exit next: no need to reap it */
-    janitor_finish(&jan);
-    sigprocmask(SIG_SETMASK, &oldmask, NULL);
-    cp_rt_plan_free(&pl);
-    cp_rt_strv_free(&words);
-    cp_rt_strv_free(&swords);
-    free(bwrap);
-    return status;
+    if (!r.open_ok)
+        return run_fail(&r, CP_RT_EXIT_CANNOT, "cannot enforce the policy: %s; refusing to "
+                        "run (use --allow-unenforced to run unconfined)", why);
+    warn(l->prog, "cannot enforce the policy (%s): running %s UNCONFINED (%s)", why, l->cmd[0],
+         r.open_why);
+    run_teardown(&r, true);
+    return cp_rt_exec_unconfined(l->prog, l->cmd);
 }
