@@ -80,8 +80,7 @@ void cp_rt_plan_free(struct cp_rt_plan *pl)
 
 /* ---- paths ------------------------------------------------------------------ */
 
-/* Is `path` equal to `root` or beneath it?  Both canonical. */
-static bool beneath(const char *root, const char *path)
+bool cp_rt_path_beneath(const char *root, const char *path)
 {
     size_t n = strlen(root);
     if (n == 1 && root[0] == '/')
@@ -153,7 +152,7 @@ static void sim_push(struct sim *s, const char *path, enum mkind k)
 static enum mkind sim_kind(const struct sim *s, const char *path)
 {
     for (size_t i = s->n; i-- > 0;)
-        if (beneath(s->v[i].path, path))
+        if (cp_rt_path_beneath(s->v[i].path, path))
             return s->v[i].kind;
     return MK_TMPFS;
 }
@@ -386,93 +385,184 @@ static void mount_placeholder(struct planner *P, const char *path, bool mask)
     }
 }
 
-/* A deny target (mask: deny read; else deny write).  spec/runtime.md,
- * "Deny targets". */
-static int deny_target(struct planner *P, const char *path, bool mask, int depth)
+static const char *deny_what(bool mask)
+{
+    return mask ? "deny-read target" : "deny-write target";
+}
+
+/* The mount of an existing deny target at its realpath. */
+static void mount_existing(struct planner *P, const char *real, const struct stat *st, bool mask)
 {
     struct cp_rt_plan *pl = P->pl;
-    const char *what = mask ? "deny-read target" : "deny-write target";
-    char *real = realpath(path, NULL);
-    if (real && sim_kind(&P->sim, real) == MK_MASK) {
-        free(real); /* beneath a mask: already hidden and read-only */
-        return 0;
+    if (mask && S_ISDIR(st->st_mode)) {
+        cp_rt_strv_push(&pl->words, "--tmpfs");
+        cp_rt_strv_push(&pl->words, real);
+        cp_rt_strv_push(&pl->words, "--remount-ro");
+        cp_rt_strv_push(&pl->words, real);
+    } else if (mask) {
+        cp_rt_strv_push(&pl->words, "--ro-bind");
+        cp_rt_strv_push(&pl->words, "/dev/null");
+        cp_rt_strv_push(&pl->words, real);
+    } else {
+        cp_rt_strv_push(&pl->words, "--ro-bind");
+        cp_rt_strv_push(&pl->words, real);
+        cp_rt_strv_push(&pl->words, real);
+        if (S_ISDIR(st->st_mode) || S_ISREG(st->st_mode))
+            cp_rt_strv_push(&pl->verify_ro, real);
     }
-    if (real) {
-        int rc = 0;
-        if (strcmp(real, path) && !mask) {
-            char *sl = replaceable_symlink(P, path);
-            if (sl) {
-                rc = unenforceable(P, "%s '%s' passes through the symlink '%s', which lies in a "
+    sim_push(&P->sim, real, mask ? MK_MASK : MK_RO);
+}
+
+/* An existing deny target: refused where a symlink on its way could be
+ * replaced or another name of it exists, else pinned and mounted. */
+static int deny_existing(struct planner *P, const char *path, const char *real, bool mask)
+{
+    const char *what = deny_what(mask);
+    if (strcmp(real, path) && !mask) {
+        char *sl = replaceable_symlink(P, path);
+        if (sl) {
+            int rc = unenforceable(P, "%s '%s' passes through the symlink '%s', which lies in a "
                                    "writable directory and could be replaced inside the sandbox; "
                                    "replace the symlink by the directory it points to",
                                    what, path, sl);
-                free(sl);
-                if (rc) {
-                    free(real);
-                    return rc;
-                }
-            }
+            free(sl);
+            if (rc)
+                return rc;
         }
-        struct stat st;
-        if (stat(real, &st) < 0) {
-            rc = cp_rt_fail(P->e, CP_RT_EXIT_CANNOT, "cannot enforce: %s '%s': %s", what, real,
-                            strerror(errno));
-            free(real);
-            return rc;
-        }
-        if (!S_ISDIR(st.st_mode) && st.st_nlink > 1) {
-            rc = unenforceable(P, "%s '%s' has %lu hard links; a read-only mount protects one "
+    }
+    struct stat st;
+    if (stat(real, &st) < 0)
+        return cp_rt_fail(P->e, CP_RT_EXIT_CANNOT, "cannot enforce: %s '%s': %s", what, real,
+                          strerror(errno));
+    if (!S_ISDIR(st.st_mode) && st.st_nlink > 1) {
+        int rc = unenforceable(P, "%s '%s' has %lu hard links; a read-only mount protects one "
                                "name, and another name of the same file may be %s",
                                what, real, (unsigned long)st.st_nlink,
                                mask ? "readable" : "writable");
-            if (rc) {
-                free(real);
-                return rc;
-            }
-        }
-        pin_ancestors(P, real);
-        if (mask && S_ISDIR(st.st_mode)) {
-            cp_rt_strv_push(&pl->words, "--tmpfs");
-            cp_rt_strv_push(&pl->words, real);
-            cp_rt_strv_push(&pl->words, "--remount-ro");
-            cp_rt_strv_push(&pl->words, real);
-        } else if (mask) {
-            cp_rt_strv_push(&pl->words, "--ro-bind");
-            cp_rt_strv_push(&pl->words, "/dev/null");
-            cp_rt_strv_push(&pl->words, real);
-        } else {
-            cp_rt_strv_push(&pl->words, "--ro-bind");
-            cp_rt_strv_push(&pl->words, real);
-            cp_rt_strv_push(&pl->words, real);
-            if (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode))
-                cp_rt_strv_push(&pl->verify_ro, real);
-        }
-        sim_push(&P->sim, real, mask ? MK_MASK : MK_RO);
-        free(real);
-        return 0;
+        if (rc)
+            return rc;
     }
-    if (errno != ENOENT && errno != ENOTDIR)
-        return unenforceable(P, "%s '%s': %s", what, path, strerror(errno));
+    pin_ancestors(P, real);
+    mount_existing(P, real, &st, mask);
+    return 0;
+}
 
-    /* Missing: find the first missing component C. */
+/* The first missing component of `path` on the host (heap), or NULL when
+ * the whole path exists by now (it appeared meanwhile). */
+static char *first_missing(const char *path)
+{
     char *c = cp_xstrdup(path);
-    char *s = c + 1;
-    for (;; s++) {
+    for (char *s = c + 1;; s++) {
         if (*s != '/' && *s != '\0')
             continue;
         char ch = *s;
         *s = '\0';
         struct stat st;
         if (stat(c, &st) < 0)
-            break;
-        if (ch == '\0') { /* appeared meanwhile */
+            return c;
+        if (ch == '\0') {
             free(c);
-            if (depth > 2)
-                return cp_rt_fail(P->e, CP_RT_EXIT_CANNOT,
-                                  "cannot enforce: %s '%s' keeps changing", what, path);
-            return deny_target(P, path, mask, depth + 1);
+            return NULL;
         }
         *s = ch;
+    }
+}
+
+/* Less collateral: C (`creal`) and the directories down to the target's
+ * parent (`below` is the rest of the target under C) are ordinary
+ * directories, removed at exit when still empty and pinned by
+ * pin_ancestors; only the target is a placeholder.  0 or an errno. */
+static int make_missing_dirs(struct planner *P, const char *creal, char *below)
+{
+    int err = P->h->make_dir(P->h->ctx, creal);
+    for (char *q = below + 1; !err && *q; q++) {
+        if (*q != '/')
+            continue;
+        *q = '\0';
+        char *d = join(creal, below);
+        err = P->h->make_dir(P->h->ctx, d);
+        free(d);
+        *q = '/';
+    }
+    return err;
+}
+
+static int deny_target(struct planner *P, const char *path, bool mask, int depth);
+
+/* A missing deny target whose placeholder `creal` lies in a writable host
+ * bind; at_target: creal is the target itself, not an ancestor. */
+static int missing_in_rw(struct planner *P, const char *path, const char *creal, bool mask,
+                         bool at_target, int depth)
+{
+    int err = make_placeholder(P, creal, mask && at_target);
+    if (err == 0) {
+        pin_ancestors(P, creal);
+        cp_rt_strv_push(&P->pl->placeholders, creal);
+        mount_placeholder(P, creal, mask);
+        return 0;
+    }
+    if (err == EEXIST && depth <= 2)
+        return deny_target(P, path, mask, depth + 1);
+    if (err == EROFS || err == EACCES || err == EPERM)
+        return 0; /* not creatable by this user: not by the sandbox either */
+    return unenforceable(P, "%s '%s' does not exist and the placeholder '%s' cannot be "
+                         "created: %s", deny_what(mask), path, creal, strerror(err));
+}
+
+/* A missing deny target, C its first missing component at `*creal` (its
+ * parent's realpath joined with its name) and `below` the rest of the
+ * target under C: what covers C decides (spec/runtime.md, "Missing deny
+ * targets"). */
+static int place_missing(struct planner *P, const char *path, char **creal, char *below,
+                         bool mask, int depth)
+{
+    enum mkind ck = sim_kind(&P->sim, *creal);
+    bool at_target = !*below;
+    if (ck == MK_RW && *below && P->h && P->h->make_dir) {
+        int err = make_missing_dirs(P, *creal, below);
+        if (err == EROFS || err == EACCES || err == EPERM)
+            return 0; /* not creatable by this user: not by the sandbox either */
+        if (err)
+            return unenforceable(P, "%s '%s' does not exist and its directories cannot be "
+                                 "created: %s", deny_what(mask), path, strerror(err));
+        char *full = join(*creal, below);
+        free(*creal);
+        *creal = full;
+        at_target = true;
+    }
+    switch (ck) {
+    case MK_RO:
+    case MK_MASK:
+        return 0; /* cannot be created inside anyway */
+    case MK_TMPFS:
+        /* bwrap creates the mount point inside the tmpfs, not on the host. */
+        cp_rt_strv_push(&P->pl->words, "--tmpfs");
+        cp_rt_strv_push(&P->pl->words, *creal);
+        cp_rt_strv_push(&P->pl->words, "--remount-ro");
+        cp_rt_strv_push(&P->pl->words, *creal);
+        sim_push(&P->sim, *creal, mask ? MK_MASK : MK_RO);
+        return 0;
+    case MK_RW:
+        return missing_in_rw(P, path, *creal, mask, at_target, depth);
+    case MK_RW_MOVED:
+        break;
+    }
+    return unenforceable(P, "%s '%s' does not exist and lies in a writable bind of another "
+                         "host directory, where no placeholder can be placed",
+                         deny_what(mask), path);
+}
+
+/* A missing deny target: find C, refuse a dangling symlink there, then
+ * place it. */
+static int deny_missing(struct planner *P, const char *path, bool mask, int depth)
+{
+    const char *what = deny_what(mask);
+    char *c = first_missing(path);
+    if (!c) { /* appeared meanwhile */
+        if (depth > 2)
+            return cp_rt_fail(P->e, CP_RT_EXIT_CANNOT,
+                              "cannot enforce: %s '%s' keeps changing", what, path);
+        return deny_target(P, path, mask, depth + 1);
     }
     struct stat lst;
     if (lstat(c, &lst) == 0) {
@@ -484,87 +574,35 @@ static int deny_target(struct planner *P, const char *path, bool mask, int depth
     char *slash = strrchr(c, '/');
     char *parent = slash == c ? cp_xstrdup("/") : xstrndup(c, (size_t)(slash - c));
     char *preal = realpath(parent, NULL);
+    int err = errno;
     free(parent);
     if (!preal) {
-        int rc = unenforceable(P, "%s '%s': %s", what, path, strerror(errno));
         free(c);
-        return rc;
+        return unenforceable(P, "%s '%s': %s", what, path, strerror(err));
     }
     char *creal = join(preal, slash);
     free(preal);
-    /* The rest of the target below C (empty when C is the target). */
     char *below = cp_xstrdup(path + strlen(c));
     free(c);
-    int rc = 0;
-    enum mkind ck = sim_kind(&P->sim, creal);
-    bool at_target = !*below; /* creal is the target itself */
-    if (ck == MK_RW && *below && P->h && P->h->make_dir) {
-        /* Less collateral: C and the directories down to the target are
-         * ordinary directories (removed at exit when still empty), pinned
-         * by pin_ancestors; only the target is a read-only placeholder.
-         * A missing .git under 'deny write .git/hooks' stays usable. */
-        int err = P->h->make_dir(P->h->ctx, creal);
-        for (char *q = below + 1; !err && *q; q++) {
-            if (*q != '/')
-                continue;
-            *q = '\0';
-            char *d = join(creal, below);
-            err = P->h->make_dir(P->h->ctx, d);
-            free(d);
-            *q = '/';
-        }
-        if (err == EROFS || err == EACCES || err == EPERM) {
-            free(below);
-            free(creal);
-            return 0; /* not creatable by this user: not by the sandbox either */
-        }
-        if (err) {
-            rc = unenforceable(P, "%s '%s' does not exist and its directories cannot be "
-                               "created: %s", what, path, strerror(err));
-            free(below);
-            free(creal);
-            return rc;
-        }
-        char *full = join(creal, below);
-        free(creal);
-        creal = full;
-        at_target = true;
-    }
+    int rc = place_missing(P, path, &creal, below, mask, depth);
     free(below);
-    switch (ck) {
-    case MK_RO:
-    case MK_MASK:
-        break; /* cannot be created inside anyway */
-    case MK_TMPFS:
-        /* bwrap creates the mount point inside the tmpfs, not on the host. */
-        cp_rt_strv_push(&pl->words, "--tmpfs");
-        cp_rt_strv_push(&pl->words, creal);
-        cp_rt_strv_push(&pl->words, "--remount-ro");
-        cp_rt_strv_push(&pl->words, creal);
-        sim_push(&P->sim, creal, mask ? MK_MASK : MK_RO);
-        break;
-    case MK_RW: {
-        int err = make_placeholder(P, creal, mask && at_target);
-        if (err == 0) {
-            pin_ancestors(P, creal);
-            cp_rt_strv_push(&pl->placeholders, creal);
-            mount_placeholder(P, creal, mask);
-        } else if (err == EEXIST && depth <= 2) {
-            rc = deny_target(P, path, mask, depth + 1);
-        } else if (err == EROFS || err == EACCES || err == EPERM) {
-            /* Not creatable by this user: not by the sandbox either. */
-        } else {
-            rc = unenforceable(P, "%s '%s' does not exist and the placeholder '%s' cannot be "
-                               "created: %s", what, path, creal, strerror(err));
-        }
-        break;
-    }
-    case MK_RW_MOVED:
-        rc = unenforceable(P, "%s '%s' does not exist and lies in a writable bind of another "
-                           "host directory, where no placeholder can be placed", what, path);
-        break;
-    }
     free(creal);
+    return rc;
+}
+
+/* A deny target (mask: deny read; else deny write).  spec/runtime.md,
+ * "Deny targets". */
+static int deny_target(struct planner *P, const char *path, bool mask, int depth)
+{
+    char *real = realpath(path, NULL);
+    if (!real && errno != ENOENT && errno != ENOTDIR)
+        return unenforceable(P, "%s '%s': %s", deny_what(mask), path, strerror(errno));
+    if (!real)
+        return deny_missing(P, path, mask, depth);
+    int rc = 0;
+    if (sim_kind(&P->sim, real) != MK_MASK) /* beneath a mask: already hidden and read-only */
+        rc = deny_existing(P, path, real, mask);
+    free(real);
     return rc;
 }
 
@@ -595,6 +633,58 @@ static bool seg_is_glob(const char *s, size_t n)
     return false;
 }
 
+static void gwalk_run(struct gwalk *g, const char *dir, size_t i);
+
+/* dir/name, heap ("/" does not double the slash). */
+static char *gwalk_child(const char *dir, const char *name)
+{
+    size_t dl = strlen(dir);
+    char *child = cp_xmalloc(dl + strlen(name) + 2);
+    sprintf(child, "%s/%s", dl == 1 ? "" : dir, name);
+    return child;
+}
+
+/* The names in dir but "." and "..", sorted: the emitted mounts do not
+ * depend on directory order. */
+static void gwalk_names(const char *dir, struct cp_rt_strv *names)
+{
+    memset(names, 0, sizeof *names);
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *de;
+    while ((de = readdir(d)))
+        if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+            cp_rt_strv_push(names, de->d_name);
+    closedir(d);
+    if (names->n > 1) /* names->v is NULL for an empty directory */
+        qsort(names->v, names->n, sizeof *names->v, cmp_str);
+}
+
+/* Segment i is a pattern or "**": match it against dir's entries. */
+static void gwalk_pattern(struct gwalk *g, const char *dir, size_t i)
+{
+    const char *seg = g->segs[i];
+    bool any = !strcmp(seg, "**");
+    if (any) {
+        gwalk_run(g, dir, i + 1); /* zero segments */
+        if (i + 1 == g->nsegs)
+            return;               /* dir covers everything beneath */
+    }
+    struct cp_rt_strv names;
+    gwalk_names(dir, &names);
+    for (size_t k = 0; k < names.n && !g->overflow; k++) {
+        char *child = gwalk_child(dir, names.v[k]);
+        struct stat st;
+        if (any && lstat(child, &st) == 0 && S_ISDIR(st.st_mode))
+            gwalk_run(g, child, i);
+        else if (!any && fnmatch(seg, names.v[k], 0) == 0)
+            gwalk_run(g, child, i + 1);
+        free(child);
+    }
+    cp_rt_strv_free(&names);
+}
+
 static void gwalk_run(struct gwalk *g, const char *dir, size_t i)
 {
     if (g->overflow)
@@ -607,49 +697,15 @@ static void gwalk_run(struct gwalk *g, const char *dir, size_t i)
         cp_rt_strv_push(&g->out, dir);
         return;
     }
-    const char *seg = g->segs[i];
-    if (g->lit[i]) {
-        size_t dl = strlen(dir);
-        char *child = cp_xmalloc(dl + strlen(seg) + 2);
-        sprintf(child, "%s/%s", dl == 1 ? "" : dir, seg);
-        struct stat st;
-        if (lstat(child, &st) == 0)
-            gwalk_run(g, child, i + 1);
-        free(child);
+    if (!g->lit[i]) {
+        gwalk_pattern(g, dir, i);
         return;
     }
-    bool any = !strcmp(seg, "**");
-    if (any) {
-        gwalk_run(g, dir, i + 1); /* zero segments */
-        if (i + 1 == g->nsegs)
-            return;               /* dir covers everything beneath */
-    }
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *de;
-    struct cp_rt_strv names = {0};
-    while ((de = readdir(d)))
-        if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
-            cp_rt_strv_push(&names, de->d_name);
-    closedir(d);
-    /* Sorted: the emitted mounts do not depend on directory order. */
-    if (names.n > 1) /* names.v is NULL for an empty directory */
-        qsort(names.v, names.n, sizeof *names.v, cmp_str);
-    for (size_t k = 0; k < names.n && !g->overflow; k++) {
-        size_t dl = strlen(dir);
-        char *child = cp_xmalloc(dl + strlen(names.v[k]) + 2);
-        sprintf(child, "%s/%s", dl == 1 ? "" : dir, names.v[k]);
-        if (any) {
-            struct stat st;
-            if (lstat(child, &st) == 0 && S_ISDIR(st.st_mode))
-                gwalk_run(g, child, i);
-        } else if (fnmatch(seg, names.v[k], 0) == 0) {
-            gwalk_run(g, child, i + 1);
-        }
-        free(child);
-    }
-    cp_rt_strv_free(&names);
+    char *child = gwalk_child(dir, g->segs[i]);
+    struct stat st;
+    if (lstat(child, &st) == 0)
+        gwalk_run(g, child, i + 1);
+    free(child);
 }
 
 int cp_rt_glob_matches(const char *root, const char *pat, struct cp_rt_strv *out)
@@ -695,7 +751,7 @@ int cp_rt_glob_matches(const char *root, const char *pat, struct cp_rt_strv *out
     for (size_t i = 0; i < g.out.n; i++) {
         bool covered = false;
         for (size_t j = 0; j < i && !covered; j++)
-            covered = beneath(g.out.v[j], g.out.v[i]);
+            covered = cp_rt_path_beneath(g.out.v[j], g.out.v[i]);
         if (!covered)
             cp_rt_strv_push(out, g.out.v[i]);
     }
@@ -721,147 +777,161 @@ static int expand_glob(struct planner *P, const char *root, const char *pat, boo
     return rc;
 }
 
+/* A bwrap option from `arg` records, pending until its values arrived. */
+struct argopt {
+    const char *opt;
+    int need, have;
+    char *vals[2];
+};
+
+static void argopt_clear(struct argopt *o)
+{
+    free(o->vals[0]);
+    free(o->vals[1]);
+    memset(o, 0, sizeof *o);
+}
+
+/* An `arg` record (number i, from 0): a known, allowed option starts a
+ * pending one; its values complete it, and the mount model learns it. */
+static int plan_arg(struct planner *P, struct argopt *o, const char *word, size_t i)
+{
+    cp_rt_strv_push(&P->pl->words, word);
+    if (o->need > o->have) {
+        o->vals[o->have++] = cp_xstrdup(word);
+    } else {
+        size_t k = 0, nk = sizeof bwrap_opts / sizeof bwrap_opts[0];
+        while (k < nk && strcmp(bwrap_opts[k].opt, word))
+            k++;
+        if (k == nk || bwrap_opts[k].forbidden)
+            return cp_rt_fail(P->e, CP_RT_EXIT_ERROR,
+                              "invalid artifact: record %zu: %s bwrap option '%.100s'", i + 1,
+                              k == nk ? "unknown" : "forbidden", word);
+        o->opt = bwrap_opts[k].opt;
+        o->need = bwrap_opts[k].nargs;
+        o->have = 0;
+    }
+    if (o->have == o->need && o->opt) {
+        sim_apply_opt(&P->sim, o->opt, o->vals);
+        argopt_clear(o);
+    }
+    return 0;
+}
+
+/* `bind`, `pin`, `pinro`.  Missing: skipped (nothing to write; the
+ * parent's mount holds).  pinro: a read-only self-bind placed before the
+ * write roots, buried under them but still a mount point (rename: EBUSY). */
+static int plan_bind(struct planner *P, enum cp_rt_tag tag, const char *path)
+{
+    const char *what = tag == CP_RT_T_BIND ? "write root" : "pinned ancestor";
+    char *real = realpath(path, NULL);
+    if (!real && errno != ENOENT && errno != ENOTDIR)
+        return unenforceable(P, "%s '%s': %s", what, path, strerror(errno));
+    if (!real) {
+        if (tag == CP_RT_T_BIND && !creatable(P, path))
+            /* Nothing to bind, and the sandbox cannot create it. */
+            strv_pushf(&P->pl->stricter,
+                       "write root '%s' does not exist: writing there is denied (create "
+                       "it before the launch)", path);
+        return 0;
+    }
+    if (tag != CP_RT_T_PINRO && strcmp(real, path) != 0) {
+        /* A writable bind follows symlinks: binding the target would make
+         * a place writable that the policy never names.  The path stays
+         * read-only (stricter), and we say so. */
+        strv_pushf(&P->pl->stricter,
+                   "%s '%s' resolves to '%s' through a symlink: left "
+                   "read-only (name '%s' in the policy to allow writes there)",
+                   what, path, real, real);
+    } else {
+        bool ro = tag == CP_RT_T_PINRO;
+        cp_rt_strv_push(&P->pl->words, ro ? "--ro-bind" : "--bind");
+        cp_rt_strv_push(&P->pl->words, real);
+        cp_rt_strv_push(&P->pl->words, real);
+        sim_push(&P->sim, real, ro ? MK_RO : MK_RW);
+    }
+    free(real);
+    return 0;
+}
+
+/* Landlock follows symlinks: an entry that is (or passes through) a
+ * symlink would grant its target, a place the policy never names (a
+ * planted `node_modules/.bin -> /`).  Like a symlinked write root it
+ * grants nothing, and we say so. */
+static void plan_exec(struct planner *P, const char *path)
+{
+    char *real = realpath(path, NULL);
+    if (real && strcmp(real, path))
+        strv_pushf(&P->pl->stricter,
+                   "exec entry '%s' resolves to '%s' through a symlink: not granted "
+                   "(name '%s' in the policy to allow it)", path, real, real);
+    else
+        cp_rt_strv_push(&P->pl->exec, path);
+    free(real);
+}
+
+/* The path of a record with ROOT REST fields: the bound root joined with
+ * REST (heap), or NULL with the failure in P->e. */
+static char *rec_path(struct planner *P, const struct cp_rt_rec *r, const struct cp_rt_params *p)
+{
+    const char *root = "/";
+    if (*r->f1) {
+        root = cp_rt_params_get(p, r->f1);
+        if (!root) {
+            cp_rt_fail(P->e, CP_RT_EXIT_ERROR, "param %s is unbound", r->f1);
+            return NULL;
+        }
+    }
+    return join(root, r->f2);
+}
+
+/* One record with a path. */
+static int plan_path_rec(struct planner *P, const struct cp_rt_rec *r,
+                         const struct cp_rt_params *p)
+{
+    char *path = rec_path(P, r, p); /* for a glob too: its param must be bound */
+    if (!path)
+        return P->e->status;
+    int rc = 0;
+    if (r->tag == CP_RT_T_MASKGLOB || r->tag == CP_RT_T_ROGLOB)
+        rc = expand_glob(P, *r->f1 ? cp_rt_params_get(p, r->f1) : "/", r->f2,
+                         r->tag == CP_RT_T_MASKGLOB);
+    else if (r->tag == CP_RT_T_RO || r->tag == CP_RT_T_MASK)
+        rc = deny_target(P, path, r->tag == CP_RT_T_MASK, 0);
+    else if (r->tag == CP_RT_T_EXEC)
+        plan_exec(P, path);
+    else
+        rc = plan_bind(P, r->tag, path);
+    free(path);
+    return rc;
+}
+
 int cp_rt_plan_build(struct cp_rt_plan *pl, const struct cp_rt_artifact *a,
                      const struct cp_rt_params *p, const struct cp_rt_host *h,
                      bool unenforced_ok, struct cp_rt_err *e)
 {
     memset(pl, 0, sizeof *pl);
     struct planner P = {.pl = pl, .h = h, .unenforced_ok = unenforced_ok, .e = e};
+    struct argopt o = {0};
     int rc = 0;
-    /* Pending bwrap option from `arg` records and its collected values. */
-    const char *opt = NULL;
-    int need = 0, have = 0;
-    char *vals[2] = {NULL, NULL};
-
     for (size_t i = 0; i < a->nrecs && !rc; i++) {
         const struct cp_rt_rec *r = &a->recs[i];
-        if (need > have && r->tag != CP_RT_T_ARG) {
+        if (o.need > o.have && r->tag != CP_RT_T_ARG)
             rc = cp_rt_fail(e, CP_RT_EXIT_ERROR,
                             "invalid artifact: record %zu: bwrap option '%s' lacks %d argument(s)",
-                            i + 1, opt, need - have);
-            break;
-        }
-        char *path = NULL;
-        if (r->tag >= CP_RT_T_BIND && r->tag <= CP_RT_T_EXEC) {
-            const char *root = "/";
-            if (*r->f1) {
-                root = cp_rt_params_get(p, r->f1);
-                if (!root) {
-                    rc = cp_rt_fail(e, CP_RT_EXIT_ERROR, "param %s is unbound", r->f1);
-                    break;
-                }
-            }
-            path = join(root, r->f2);
-        }
-        switch (r->tag) {
-        case CP_RT_T_HEADER:
-        case CP_RT_T_PROFILE:
-        case CP_RT_T_FAIL:
-        case CP_RT_T_PARAM:
-        case CP_RT_T_END:
-        case CP_RT_T_NET: /* the proxy's (cp_rt_net_prepare) */
-            break;
-        case CP_RT_T_ARG:
-            cp_rt_strv_push(&pl->words, r->f1);
-            if (need > have) {
-                vals[have++] = cp_xstrdup(r->f1);
-            } else {
-                size_t k = 0, nk = sizeof bwrap_opts / sizeof bwrap_opts[0];
-                while (k < nk && strcmp(bwrap_opts[k].opt, r->f1))
-                    k++;
-                if (k == nk || bwrap_opts[k].forbidden) {
-                    rc = cp_rt_fail(e, CP_RT_EXIT_ERROR,
-                                    "invalid artifact: record %zu: %s bwrap option '%.100s'",
-                                    i + 1, k == nk ? "unknown" : "forbidden", r->f1);
-                    break;
-                }
-                opt = bwrap_opts[k].opt;
-                need = bwrap_opts[k].nargs;
-                have = 0;
-            }
-            if (have == need && opt) {
-                sim_apply_opt(&P.sim, opt, vals);
-                free(vals[0]);
-                free(vals[1]);
-                vals[0] = vals[1] = NULL;
-                opt = NULL;
-                need = have = 0;
-            }
-            break;
-        case CP_RT_T_BIND:
-        case CP_RT_T_PIN:
-        case CP_RT_T_PINRO: {
-            /* Missing: skipped (nothing to write; the parent's mount holds).
-             * pinro: a read-only self-bind placed before the write roots,
-             * buried under them but still a mount point (rename: EBUSY). */
-            char *real = realpath(path, NULL);
-            if (real && r->tag != CP_RT_T_PINRO && strcmp(real, path) != 0) {
-                /* A writable bind follows symlinks: binding the target would
-                 * make a place writable that the policy never names.  The
-                 * path stays read-only (stricter), and we say so. */
-                strv_pushf(&pl->stricter,
-                           "%s '%s' resolves to '%s' through a symlink: left "
-                           "read-only (name '%s' in the policy to allow writes there)",
-                           r->tag == CP_RT_T_BIND ? "write root" : "pinned ancestor",
-                           path, real, real);
-                free(real);
-            } else if (real) {
-                bool ro = r->tag == CP_RT_T_PINRO;
-                cp_rt_strv_push(&pl->words, ro ? "--ro-bind" : "--bind");
-                cp_rt_strv_push(&pl->words, real);
-                cp_rt_strv_push(&pl->words, real);
-                sim_push(&P.sim, real, ro ? MK_RO : MK_RW);
-                free(real);
-            } else if (errno != ENOENT && errno != ENOTDIR) {
-                rc = unenforceable(&P, "%s '%s': %s",
-                                   r->tag == CP_RT_T_BIND ? "write root" : "pinned ancestor",
-                                   path, strerror(errno));
-            } else if (r->tag == CP_RT_T_BIND && !creatable(&P, path)) {
-                /* Nothing to bind, and the sandbox cannot create it. */
-                strv_pushf(&pl->stricter,
-                           "write root '%s' does not exist: writing there is denied (create "
-                           "it before the launch)", path);
-            }
-            break;
-        }
-        case CP_RT_T_RO:
-            rc = deny_target(&P, path, false, 0);
-            break;
-        case CP_RT_T_MASK:
-            rc = deny_target(&P, path, true, 0);
-            break;
-        case CP_RT_T_MASKGLOB:
-        case CP_RT_T_ROGLOB: {
-            const char *root = *r->f1 ? cp_rt_params_get(p, r->f1) : "/";
-            rc = expand_glob(&P, root, r->f2, r->tag == CP_RT_T_MASKGLOB);
-            break;
-        }
-        case CP_RT_T_EXEC: {
-            /* Landlock follows symlinks: an entry that is (or passes
-             * through) a symlink would grant its target, a place the policy
-             * never names (a planted `node_modules/.bin -> /`).  Like a
-             * symlinked write root it grants nothing, and we say so. */
-            char *real = realpath(path, NULL);
-            if (real && strcmp(real, path)) {
-                strv_pushf(&pl->stricter,
-                           "exec entry '%s' resolves to '%s' through a symlink: not granted "
-                           "(name '%s' in the policy to allow it)", path, real, real);
-            } else {
-                cp_rt_strv_push(&pl->exec, path);
-            }
-            free(real);
-            break;
-        }
-        }
-        free(path);
+                            i + 1, o.opt, o.need - o.have);
+        else if (r->tag == CP_RT_T_ARG)
+            rc = plan_arg(&P, &o, r->f1, i);
+        else if (r->tag >= CP_RT_T_BIND && r->tag <= CP_RT_T_EXEC)
+            rc = plan_path_rec(&P, r, p);
+        /* header, profile, fail, param, end: read by artifact.c; net: by
+         * the proxy (cp_rt_net_prepare) */
     }
     pl->exec_on = a->has_exec;
-    if (!rc && need > have)
+    if (!rc && o.need > o.have)
         rc = cp_rt_fail(e, CP_RT_EXIT_ERROR,
-                        "invalid artifact: bwrap option '%s' lacks %d argument(s)", opt,
-                        need - have);
-    free(vals[0]);
-    free(vals[1]);
+                        "invalid artifact: bwrap option '%s' lacks %d argument(s)", o.opt,
+                        o.need - o.have);
+    argopt_clear(&o);
     sim_free(&P.sim);
     if (rc)
         cp_rt_plan_free(pl);

@@ -130,6 +130,13 @@ int cp_rt_params_bind(struct cp_rt_params *out, const char *const *needed,
 const char *cp_rt_params_get(const struct cp_rt_params *p, const char *name);
 void cp_rt_params_free(struct cp_rt_params *p);
 
+/* ---- paths (runtime/launch.c) ------------------------------------------ */
+
+/* Is `path` equal to `root` or beneath it?  Both canonical ("/" is above
+ * every absolute path).  The one copy for the launcher and the Landlock
+ * enforcer. */
+bool cp_rt_path_beneath(const char *root, const char *path);
+
 /* ---- plan: records + host state -> bwrap words (runtime/launch.c) ------ */
 
 /* How planning creates a placeholder directory on the host.  Returns 0,
