@@ -1202,16 +1202,26 @@ static void warn(const char *prog, const char *fmt, ...)
     fprintf(stderr, "%s: warning: %s\n", prog, buf);
 }
 
+/* The entry points' one way to report: `PROG: MESSAGE` on stderr, and the
+ * status returned (runtime/runtime.h, "Errors"). */
+static int vfail_msg(const char *prog, int status, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
+static int vfail_msg(const char *prog, int status, const char *fmt, va_list ap)
+{
+    char buf[4096];
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    fprintf(stderr, "%s: %s\n", prog, buf);
+    return status;
+}
+
 static int fail_msg(const char *prog, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static int fail_msg(const char *prog, int status, const char *fmt, ...)
 {
-    char buf[4096];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
+    vfail_msg(prog, status, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "%s: %s\n", prog, buf);
     return status;
 }
 
@@ -1372,11 +1382,13 @@ static void status_read(int fd, struct status *s)
     }
 }
 
-static int make_memfd(const struct cp_rt_strv *words, struct cp_rt_err *e)
+/* A memfd holding the words, NUL-separated, read from its start: 0 with
+ * *out set, or a status. */
+static int make_memfd(const struct cp_rt_strv *words, int *out, struct cp_rt_err *e)
 {
     int fd = memfd_create("confpol-bwrap-args", MFD_CLOEXEC);
     if (fd < 0)
-        return -cp_rt_fail(e, CP_RT_EXIT_ERROR, "memfd_create: %s", strerror(errno));
+        return cp_rt_fail(e, CP_RT_EXIT_ERROR, "memfd_create: %s", strerror(errno));
     /* One buffer, one write: a write per word was a system call per word. */
     size_t total = 0;
     for (size_t i = 0; i < words->n; i++)
@@ -1394,17 +1406,18 @@ static int make_memfd(const struct cp_rt_strv *words, struct cp_rt_err *e)
         if (w < 0) {
             free(buf);
             close(fd);
-            return -cp_rt_fail(e, CP_RT_EXIT_ERROR, "writing the bwrap arguments: %s",
-                               strerror(errno));
+            return cp_rt_fail(e, CP_RT_EXIT_ERROR, "writing the bwrap arguments: %s",
+                              strerror(errno));
         }
         off += (size_t)w;
     }
     free(buf);
     if (lseek(fd, 0, SEEK_SET) < 0) {
         close(fd);
-        return -cp_rt_fail(e, CP_RT_EXIT_ERROR, "lseek: %s", strerror(errno));
+        return cp_rt_fail(e, CP_RT_EXIT_ERROR, "lseek: %s", strerror(errno));
     }
-    return fd;
+    *out = fd;
+    return 0;
 }
 
 /* cmd_pidfd: -1 with cmd_gone when the command already exited (its pid may
@@ -1556,12 +1569,10 @@ static int run_fail(struct bw_run *r, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static int run_fail(struct bw_run *r, int status, const char *fmt, ...)
 {
-    char buf[4096];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
+    vfail_msg(r->l->prog, status, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "%s: %s\n", r->l->prog, buf);
     run_teardown(r, false);
     return status;
 }
@@ -1658,10 +1669,7 @@ static int run_open(struct bw_run *r)
     setsockopt(r->st[0], SOL_SOCKET, SO_PASSCRED, &one, sizeof one);
     if (cp_rt_args_stream(&r->pl, r->l->cmd, r->l->ncmd, &r->words, &r->swords, &e))
         return run_fail(r, e.status, "%s", e.msg);
-    r->args_fd = make_memfd(&r->words, &e);
-    if (r->args_fd >= 0)
-        r->stage_fd = make_memfd(&r->swords, &e);
-    if (r->args_fd < 0 || r->stage_fd < 0)
+    if (make_memfd(&r->words, &r->args_fd, &e) || make_memfd(&r->swords, &r->stage_fd, &e))
         return run_fail(r, e.status, "%s", e.msg);
     r->sigfd = signalfd(-1, &r->mask, SFD_CLOEXEC | SFD_NONBLOCK);
     if (r->sigfd < 0)
