@@ -398,18 +398,18 @@ int cp_rt_stage_main(int sargc, char **sargv)
     size_t nw = 0;
     char **argv = stage_open(sargc, sargv, &nw);
     int argc = (int)nw;
-    const char *why;
+    struct cp_rt_err e = {0};
     struct stage_opts o = {.execs = calloc((size_t)argc, sizeof(char *))};
     if (!o.execs)
         stage_report('E', CP_RT_EXIT_ERROR, "stage: out of memory");
     char **cmd = argv + stage_args(argc, argv, &o);
     /* The bridge first: it needs a Unix socket, which --no-unix closes. */
-    if (o.proxy && (why = cp_rt_bridge_start(o.proxy)) != NULL)
-        stage_report('E', CP_RT_EXIT_CANNOT, "%s", why);
+    if (o.proxy && cp_rt_bridge_start(o.proxy, &e))
+        stage_report('E', e.status, "%s", e.msg);
     if (o.landlock)
         apply_landlock(o.execs, o.nexec, cmd[0]);
     free(o.execs);
-    if (o.no_unix && (why = cp_rt_unix_close()) != NULL)
-        stage_report('E', CP_RT_EXIT_CANNOT, "%s", why);
+    if (o.no_unix && cp_rt_unix_close(&e))
+        stage_report('E', e.status, "%s", e.msg);
     stage_exec(cmd, o.landlock);
 }

@@ -1191,8 +1191,7 @@ static void janitor_finish(struct janitor *j)
 
 /* ---- launching ------------------------------------------------------------- */
 
-static void warn(const char *prog, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void warn(const char *prog, const char *fmt, ...)
+void cp_rt_warn(const char *prog, const char *fmt, ...)
 {
     char buf[4096];
     va_list ap;
@@ -1597,7 +1596,7 @@ static int exec_preflight(const struct cp_rt_artifact *a, const struct bw_run *r
         return fail_msg(r->l->prog, CP_RT_EXIT_CANNOT,
                         "cannot enforce the exec allow-list: %s; refusing to run (use "
                         "--allow-unenforced to run without it)", why);
-    warn(r->l->prog, "exec allow-list NOT enforced: %s (%s)", why, r->open_why);
+    cp_rt_warn(r->l->prog, "exec allow-list NOT enforced: %s (%s)", why, r->open_why);
     *enforce = false;
     return 0;
 }
@@ -1615,7 +1614,7 @@ static int no_bwrap(const struct bw_run *r)
                         "cannot enforce the policy: bubblewrap (bwrap) is not installed; "
                         "install it (e.g. apt-get install bubblewrap) or use "
                         "--allow-unenforced to run unconfined");
-    warn(l->prog, "bubblewrap (bwrap) is not installed: running %s UNCONFINED (%s)", l->cmd[0],
+    cp_rt_warn(l->prog, "bubblewrap (bwrap) is not installed: running %s UNCONFINED (%s)", l->cmd[0],
          r->open_why);
     return cp_rt_exec_unconfined(l->prog, l->cmd);
 }
@@ -1634,14 +1633,14 @@ static int run_plan(struct bw_run *r, const struct cp_rt_artifact *a,
                         e.status == CP_RT_EXIT_CANNOT ? "; refusing to run (use "
                                                         "--allow-unenforced to run anyway)" : "");
     for (size_t i = 0; i < r->pl.stricter.n; i++)
-        warn(prog, "%s", r->pl.stricter.v[i]);
+        cp_rt_warn(prog, "%s", r->pl.stricter.v[i]);
     if (enforce_exec)
-        warn(prog, "the exec allow-list is not fully enforced: Landlock checks execve only, and "
+        cp_rt_warn(prog, "the exec allow-list is not fully enforced: Landlock checks execve only, and "
              "the ELF loader and the PT_INTERP interpreters of allowed binaries are granted, so "
              "a readable binary outside the list runs through the loader "
              "('ld.so /usr/bin/id'); see spec/threat-model.md");
     for (size_t i = 0; i < r->pl.warnings.n; i++)
-        warn(prog, "%s (%s)", r->pl.warnings.v[i], r->open_why);
+        cp_rt_warn(prog, "%s (%s)", r->pl.warnings.v[i], r->open_why);
     if (!enforce_exec) {
         cp_rt_strv_free(&r->pl.exec);
         r->pl.exec_on = false;
@@ -1909,7 +1908,7 @@ int cp_rt_run_bwrap(const struct cp_rt_artifact *a, const struct cp_rt_params *p
     if (!r.open_ok)
         return run_fail(&r, CP_RT_EXIT_CANNOT, "cannot enforce the policy: %s; refusing to "
                         "run (use --allow-unenforced to run unconfined)", why);
-    warn(l->prog, "cannot enforce the policy (%s): running %s UNCONFINED (%s)", why, l->cmd[0],
+    cp_rt_warn(l->prog, "cannot enforce the policy (%s): running %s UNCONFINED (%s)", why, l->cmd[0],
          r.open_why);
     run_teardown(&r, true);
     return cp_rt_exec_unconfined(l->prog, l->cmd);

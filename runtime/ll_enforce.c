@@ -219,6 +219,10 @@ struct llp {
     bool overflow;
 };
 
+/* A note said once per plan: the same text pushed twice (a note per
+ * record, several records alike) is kept once.  Not launch.c's
+ * strv_pushf, which keeps every line it is given (its warnings and
+ * stricter lines are per record) in a larger buffer. */
 static void plan_note(struct cp_rt_strv *s, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 static void plan_note(struct cp_rt_strv *s, const char *fmt, ...)
@@ -234,6 +238,10 @@ static void plan_note(struct cp_rt_strv *s, const char *fmt, ...)
     cp_rt_strv_push(s, buf);
 }
 
+/* Cannot enforce something with Landlock: fail (126), or with fail open /
+ * --allow-unenforced a warning said once.  launch.c's unenforceable() is
+ * the bwrap planner's: its message names no enforcer and keeps every
+ * warning, so the two differ in text and stay two. */
 static int ll_unenforceable(struct llp *L, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 static int ll_unenforceable(struct llp *L, const char *fmt, ...)
@@ -248,14 +256,6 @@ static int ll_unenforceable(struct llp *L, const char *fmt, ...)
         return 0;
     }
     return cp_rt_fail(L->e, CP_RT_EXIT_CANNOT, "cannot enforce with Landlock: %s", buf);
-}
-
-static bool is_beneath(const char *root, const char *path)
-{
-    size_t n = strlen(root);
-    if (n == 1 && root[0] == '/')
-        return path[0] == '/';
-    return !strncmp(root, path, n) && (path[n] == '\0' || path[n] == '/');
 }
 
 static char *path_join(const char *dir, const char *name)
@@ -401,14 +401,14 @@ static int target_rel(const struct llp *L, const char *path, bool read_only)
 {
     int rel = 0; /* 0 none, 1 beneath, 2 exact or above */
     for (size_t i = 0; !read_only && i < sizeof pseudo_fs / sizeof pseudo_fs[0]; i++)
-        if (is_beneath(path, pseudo_fs[i]) && strcmp(path, pseudo_fs[i]))
+        if (cp_rt_path_beneath(path, pseudo_fs[i]) && strcmp(path, pseudo_fs[i]))
             rel = 1;
     for (size_t i = 0; i < L->nt; i++) {
         if (read_only && !L->t[i].read)
             continue;
-        if (is_beneath(L->t[i].path, path))
+        if (cp_rt_path_beneath(L->t[i].path, path))
             return 2;
-        if (is_beneath(path, L->t[i].path))
+        if (cp_rt_path_beneath(path, L->t[i].path))
             rel = 1;
     }
     return rel;
@@ -572,7 +572,7 @@ static bool replaceable_link(const struct llp *L, const char *path, char *link, 
             char *pr = realpath(*q ? q : "/", NULL);
             *slash = '/';
             for (size_t i = 0; pr && i < L->wroots.n && !found; i++)
-                found = is_beneath(L->wroots.v[i], pr);
+                found = cp_rt_path_beneath(L->wroots.v[i], pr);
             free(pr);
             if (found)
                 snprintf(link, size, "%s", q);
@@ -978,22 +978,7 @@ static int ll_apply(const struct cp_ll_plan *pl, bool log, struct cp_rt_err *e)
     close(rs);
     struct cp_ll_seccomp so = {.net_deny = pl->net_deny, .inet_tcp_ok = false,
                                .unix_deny = pl->unix_deny, .no_truncate = pl->no_truncate};
-    int r = cp_ll_seccomp_install(&so);
-    if (r < 0)
-        return cp_rt_fail(e, CP_RT_EXIT_CANNOT, "installing the seccomp filter: %s",
-                          strerror(-r));
-    return 0;
-}
-
-static void rt_warn(const char *prog, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void rt_warn(const char *prog, const char *fmt, ...)
-{
-    char buf[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "%s: warning: %s\n", prog, buf);
+    return cp_ll_seccomp_install(&so, e);
 }
 
 /* Placeholders are only planned by a dry run, never created. */
@@ -1045,9 +1030,9 @@ static void ll_say_plan(const char *prog, const struct cp_ll_plan *pl, bool quie
         for (size_t i = 0; i < pl->notes.n; i++)
             fprintf(stderr, "%s: note: landlock: %s\n", prog, pl->notes.v[i]);
     for (size_t i = 0; i < pl->partial.n; i++)
-        rt_warn(prog, "landlock: %s", pl->partial.v[i]);
+        cp_rt_warn(prog, "landlock: %s", pl->partial.v[i]);
     for (size_t i = 0; i < pl->warnings.n; i++)
-        rt_warn(prog, "%s (%s)", pl->warnings.v[i], open_why);
+        cp_rt_warn(prog, "%s (%s)", pl->warnings.v[i], open_why);
 }
 
 /* Runs the command in the restricted process; returns only on failure,
@@ -1081,7 +1066,7 @@ int cp_rt_run_landlock(const struct cp_rt_artifact *a, const struct cp_rt_params
                     "--allow-unenforced to run unconfined)\n", prog, ft);
             return CP_RT_EXIT_CANNOT;
         }
-        rt_warn(prog, "cannot enforce the policy (Landlock is %s): running %s UNCONFINED (%s)",
+        cp_rt_warn(prog, "cannot enforce the policy (Landlock is %s): running %s UNCONFINED (%s)",
                 ft, l->cmd[0], open_why);
         return cp_rt_exec_unconfined(prog, l->cmd);
     }
@@ -1109,7 +1094,7 @@ int cp_rt_run_landlock(const struct cp_rt_artifact *a, const struct cp_rt_params
         }
         /* Nothing was restricted unless restrict_self succeeded; a failed
          * seccomp install leaves Landlock on, which only denies more. */
-        rt_warn(prog, "cannot enforce the policy (%s): running %s with what was applied (%s)",
+        cp_rt_warn(prog, "cannot enforce the policy (%s): running %s with what was applied (%s)",
                 e.msg, l->cmd[0], open_why);
         return cp_rt_exec_unconfined(prog, l->cmd);
     }

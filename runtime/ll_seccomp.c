@@ -27,7 +27,6 @@
 #include <linux/seccomp.h>
 #include <netinet/in.h>
 #include <stddef.h>
-#include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
@@ -160,7 +159,8 @@ static void socket_block(struct prog *p, const struct cp_ll_seccomp *o)
     (void)start;
 }
 
-int cp_ll_seccomp_install(const struct cp_ll_seccomp *o)
+/* The Landlock enforcer's program; 0 or -errno. */
+static int ll_filter(const struct cp_ll_seccomp *o)
 {
 #ifndef CP_LL_FILTER
     (void)o;
@@ -187,9 +187,17 @@ int cp_ll_seccomp_install(const struct cp_ll_seccomp *o)
 #endif
 }
 
-const char *cp_rt_unix_close(void)
+int cp_ll_seccomp_install(const struct cp_ll_seccomp *o, struct cp_rt_err *e)
 {
-    static char msg[200];
+    int r = ll_filter(o);
+    if (r < 0)
+        return cp_rt_fail(e, CP_RT_EXIT_CANNOT, "installing the seccomp filter: %s",
+                          strerror(-r));
+    return 0;
+}
+
+int cp_rt_unix_close(struct cp_rt_err *e)
+{
     /* Any other ABI gets ENOSYS for every call; the native
      * socket(AF_UNIX, ...) and io_uring_setup (an io_uring can create
      * sockets without socket(2)) get EACCES.  socketpair stays: it makes
@@ -200,9 +208,8 @@ const char *cp_rt_unix_close(void)
     deny_arg(&p, __NR_socket, 0, 0xffffffffu, AF_UNIX, EACCES);
     emit(&p, RET_ALLOW);
     int rc = prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ? -errno : install(&p);
-    if (rc < 0) {
-        snprintf(msg, sizeof msg, "cannot close Unix sockets: seccomp: %s", strerror(-rc));
-        return msg;
-    }
-    return NULL;
+    if (rc < 0)
+        return cp_rt_fail(e, CP_RT_EXIT_CANNOT, "cannot close Unix sockets: seccomp: %s",
+                          strerror(-rc));
+    return 0;
 }

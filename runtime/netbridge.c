@@ -110,20 +110,17 @@ static _Noreturn void br_main(int lfd)
 static const char *const br_vars[] = {"HTTP_PROXY", "HTTPS_PROXY", "http_proxy",
                                       "https_proxy"};
 
-const char *cp_rt_bridge_start(const char *sock)
+int cp_rt_bridge_start(const char *sock, struct cp_rt_err *e)
 {
-    static char msg[300];
     if (strlen(sock) >= sizeof br_addr.sun_path)
-        return "proxy socket path too long";
+        return cp_rt_fail(e, CP_RT_EXIT_CANNOT, "proxy socket path too long");
     br_addr.sun_family = AF_UNIX;
     memcpy(br_addr.sun_path, sock, strlen(sock) + 1);
     unsigned short port;
     int fd = cp_rt_sock_loopback(&port);
-    if (fd < 0) {
-        snprintf(msg, sizeof msg, "network bridge: cannot listen on 127.0.0.1: %s",
-                 strerror(errno));
-        return msg;
-    }
+    if (fd < 0)
+        return cp_rt_fail(e, CP_RT_EXIT_CANNOT, "network bridge: cannot listen on 127.0.0.1: %s",
+                          strerror(errno));
     /* The bridge must be the child of the namespace's init, not of the
      * command, which then never sees it exit nor reaps it.  clone with
      * CLONE_PARENT makes it a sibling of the stage (the init reaps it), so
@@ -133,9 +130,9 @@ const char *cp_rt_bridge_start(const char *sock)
     long a = syscall(SYS_clone, (unsigned long)(CLONE_PARENT | SIGCHLD), NULL, NULL, NULL,
                      NULL);
     if (a < 0) {
-        snprintf(msg, sizeof msg, "network bridge: clone: %s", strerror(errno));
+        int err = errno;
         close(fd);
-        return msg;
+        return cp_rt_fail(e, CP_RT_EXIT_CANNOT, "network bridge: clone: %s", strerror(err));
     }
     if (a == 0) {
         setsid();
@@ -160,5 +157,5 @@ const char *cp_rt_bridge_start(const char *sock)
      * send clients straight at a network that does not exist here. */
     setenv("NO_PROXY", "", 1);
     setenv("no_proxy", "", 1);
-    return NULL;
+    return 0;
 }

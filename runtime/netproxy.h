@@ -55,13 +55,13 @@ int cp_rt_net_prepare(const struct cp_rt_artifact *a, struct cp_rt_plan *pl,
 
 /* Inside the sandbox (the stage, before exec): listens on 127.0.0.1 and
  * forks the bridge that carries each connection to the proxy's socket
- * `sock`; sets HTTP_PROXY and the other proxy variables.  NULL or a
- * message. */
-const char *cp_rt_bridge_start(const char *sock);
+ * `sock`; sets HTTP_PROXY and the other proxy variables.  0, or
+ * CP_RT_EXIT_CANNOT with e's message. */
+int cp_rt_bridge_start(const char *sock, struct cp_rt_err *e);
 /* Installs the seccomp filter that refuses socket(AF_UNIX) (and
- * io_uring, which could create one past it); sets no_new_privs.  NULL or
- * a message. */
-const char *cp_rt_unix_close(void);
+ * io_uring, which could create one past it); sets no_new_privs.  0, or
+ * CP_RT_EXIT_CANNOT with e's message. */
+int cp_rt_unix_close(struct cp_rt_err *e);
 
 /* Sockets (netsock.c), all SOCK_STREAM and close-on-exec; on failure
  * errno says why and nothing is left open.

@@ -3,8 +3,8 @@
  * derive the bwrap argv from the records and the host state, and launch
  * the command confined (bwrap, then a Landlock stage inside the sandbox).
  * Behaviour is specified in spec/runtime.md.  Nothing here depends on the
- * parser: confpol-run links libc, this directory and the few util/ (and
- * domain matcher) objects RUN_SRCS names in the Makefile (spec/runtime.md
+ * parser: confpol-run links libc, this directory and the few util/
+ * objects RUN_SRCS names in the Makefile (spec/runtime.md
  * §11.1).
  *
  * Errors: the one idiom of runtime/.  A function that can fail returns 0
@@ -47,6 +47,9 @@ struct cp_rt_err {
 /* Fills e (status and message) and returns status. */
 int cp_rt_fail(struct cp_rt_err *e, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* An entry point's warning: "PROG: warning: MESSAGE" on stderr (the one
+ * copy for the launcher and the Landlock enforcer). */
+void cp_rt_warn(const char *prog, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* ---- artifact (runtime/artifact.c) ----------------------------------- */
 
@@ -334,8 +337,9 @@ void cp_ll_plan_print(FILE *out, const struct cp_ll_plan *pl);
 struct cp_ll_seccomp {
     bool net_deny, inet_tcp_ok, unix_deny, no_truncate;
 };
-/* Installs the filter (no_new_privs must be set); 0 or -errno. */
-int cp_ll_seccomp_install(const struct cp_ll_seccomp *o);
+/* Installs the filter (no_new_privs must be set); 0 or CP_RT_EXIT_CANNOT
+ * with e's message. */
+int cp_ll_seccomp_install(const struct cp_ll_seccomp *o, struct cp_rt_err *e);
 
 /* Runs CMD under the chosen enforcer (auto falls back from bwrap to
  * Landlock); --dry-run prints the plan instead.  May not return. */

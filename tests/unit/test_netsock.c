@@ -123,7 +123,8 @@ static int ns_in_child(int (*probe)(void))
 static int ns_probe_unix_close(void)
 {
     int sv[2];
-    if (cp_rt_unix_close() != NULL)
+    struct cp_rt_err e = {0};
+    if (cp_rt_unix_close(&e) != 0)
         return 1;
     if (ns_socket_errno(AF_UNIX, SOCK_STREAM) != EACCES)
         return 2;
@@ -147,7 +148,8 @@ END_TEST
 static int ns_probe_ll_net(void)
 {
     struct cp_ll_seccomp o = {.net_deny = true, .unix_deny = true, .inet_tcp_ok = true};
-    if (prctl_no_new_privs() != 0 || cp_ll_seccomp_install(&o) != 0)
+    struct cp_rt_err e = {0};
+    if (prctl_no_new_privs() != 0 || cp_ll_seccomp_install(&o, &e) != 0)
         return 1;
     if (ns_socket_errno(AF_UNIX, SOCK_STREAM) != EACCES)
         return 2;
