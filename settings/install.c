@@ -259,6 +259,153 @@ static struct cp_jnode *find_record(const struct cp_jnode *recs,
     return NULL;
 }
 
+/* Refuses (err) paths a settings file cannot name and project-relative
+ * paths in a settings file that is not a project's. */
+static bool install_allowed(const struct cp_settings_env *env,
+                            const struct art *t, struct cp_buf *err)
+{
+    if (!cp_json_utf8_valid(env->artifact_path, strlen(env->artifact_path)) ||
+        !cp_json_utf8_valid(env->confpol_path, strlen(env->confpol_path))) {
+        cp_buf_adds(err, "the artifact's or confpol's path is not valid UTF-8: "
+                         "a settings file cannot name it\n");
+        return false;
+    }
+    if (t->project_relative &&
+        !is_project_settings(env)) {
+        cp_buf_printf(err,
+                      "the artifact has project-relative paths ('./x', "
+                      "'/x'), which mean the project only in a project "
+                      "settings file (PROJECT/.claude/settings.json or "
+                      "settings.local.json); '%s' is not one: rebuild with "
+                      "-D PROJECT=/abs/dir\n",
+                      env->settings_path);
+        return false;
+    }
+    return true;
+}
+
+/* The artifact's permission lists, merged into permissions.deny / .ask. */
+static bool install_perm(struct inst *in, const struct art *t)
+{
+    const char *path[MAXPATH] = {"permissions"};
+    for (size_t i = 0; i < 2; i++) {
+        struct cp_jnode *v = cp_json_get(t->perm, cp_perm_lists[i], NULL);
+        path[1] = cp_perm_lists[i];
+        if (!v)
+            continue;
+        if (!ensure(in, path, 1, CP_J_OBJ) || !do_union(in, path, 2, v))
+            return false;
+    }
+    return true;
+}
+
+/* The PreToolUse group install adds: the gate hook running cmd. */
+static struct cp_jnode *hook_group(struct cp_arena *a, const char *cmd)
+{
+    struct cp_jnode *h = cp_json_new(a, CP_J_OBJ);
+    cp_json_set(a, h, "command", cp_json_str(a, cmd, strlen(cmd)));
+    cp_json_set(a, h, "type", cp_json_str(a, "command", 7));
+    struct cp_jnode *hs = cp_json_new(a, CP_J_ARR);
+    cp_json_push(a, hs, h);
+    struct cp_jnode *g = cp_json_new(a, CP_J_OBJ);
+    cp_json_set(a, g, "hooks", hs);
+    cp_json_set(a, g, "matcher",
+                cp_json_str(a, CP_GATE_HOOK_MATCHER,
+                            strlen(CP_GATE_HOOK_MATCHER)));
+    return g;
+}
+
+/* The gate hook in hooks.PreToolUse, unless the same command is there. */
+static bool install_hook(struct inst *in, const struct cp_settings_env *env,
+                         const char *art, size_t alen)
+{
+    struct cp_arena *a = in->d.a;
+    const char *path[MAXPATH] = {"hooks", "PreToolUse"};
+    const char *cmd = cp_settings_hook_command(a, env->confpol_path,
+                                               env->artifact_path, art,
+                                               alen);
+    if (!ensure(in, path, 1, CP_J_OBJ))
+        return false;
+    struct cp_jnode *pre = ensure(in, path, 2, CP_J_ARR);
+    if (!pre)
+        return false;
+    if (hook_present(pre, cmd, NULL))
+        return true;
+    struct cp_jnode *g = hook_group(a, cmd);
+    if (!append_items(&in->d, pre, &g, 1))
+        return false;
+    chg_new(in, CH_HOOK, path, 2)->command = cmd;
+    return true;
+}
+
+/* The record of what was added: appended to this artifact's record, or a
+ * new record (with what stood at the path when install created the file:
+ * `created`). */
+static bool install_record(struct inst *in, const struct cp_settings_env *env,
+                           bool created)
+{
+    struct cp_arena *a = in->d.a;
+    const char *path[MAXPATH] = {CP_SETTINGS_RECORD_KEY, "changes"};
+    struct cp_jnode *recs = doc_at(&in->d, path, 1);
+    if (!recs) {
+        if (!add_member(&in->d, in->d.root, CP_SETTINGS_RECORD_KEY,
+                        cp_json_new(a, CP_J_ARR)))
+            return false;
+        recs = doc_at(&in->d, path, 1);
+    }
+    struct cp_jnode **nodes = cp_arena_alloc(a, in->chgs.len * sizeof *nodes);
+    for (size_t i = 0; i < in->chgs.len; i++)
+        nodes[i] = chg_node(a, in->chgs.items[i]);
+    struct cp_jnode *rec = find_record(recs, env->artifact_path, NULL);
+    struct cp_jnode *cl = rec ? cp_json_get(rec, "changes", NULL) : NULL;
+    if (rec && cl && cl->type == CP_J_ARR)
+        return append_items(&in->d, cl, nodes, in->chgs.len);
+    struct cp_jnode *r = cp_json_new(a, CP_J_OBJ);
+    struct cp_jnode *arr = cp_json_new(a, CP_J_ARR);
+    for (size_t i = 0; i < in->chgs.len; i++)
+        cp_json_push(a, arr, nodes[i]);
+    cp_json_set(a, r, "artifact",
+                cp_json_str(a, env->artifact_path, strlen(env->artifact_path)));
+    cp_json_set(a, r, "changes", arr);
+    if (created)
+        cp_json_set(a, r, "origin", origin_node(a, env));
+    return append_items(&in->d, recs, &r, 1);
+}
+
+/* Every splice of install, then its record.  False: an edit produced
+ * invalid JSON. */
+static bool install_edits(struct inst *in, const struct cp_settings_env *env,
+                          const struct art *t, const char *art, size_t alen,
+                          bool created)
+{
+    if (t->sandbox && !install_sandbox(in, t))
+        return false;
+    if (t->perm && !install_perm(in, t))
+        return false;
+    if (t->hooks && !install_hook(in, env, art, alen))
+        return false;
+    return !in->chgs.len || install_record(in, env, created);
+}
+
+/* Install promises that verify holds afterwards: whatever in the live
+ * file still loosens the policy (and install does not remove user
+ * entries) is a reason to refuse. */
+static bool install_verified(const struct cp_settings_env *env,
+                             const struct doc *d, const char *art,
+                             size_t alen, struct cp_buf *err)
+{
+    struct cp_buf rep = {0};
+    int gaps = cp_settings_verify(env, d->text.data, d->text.len, art, alen,
+                                  &rep);
+    if (gaps != 0) {
+        cp_buf_adds(err, "the settings file would still not enforce the "
+                         "policy after install:\n");
+        cp_buf_add(err, rep.data, rep.len);
+    }
+    cp_buf_free(&rep);
+    return gaps == 0;
+}
+
 int cp_settings_install(const struct cp_settings_env *env, const char *live,
                         size_t llen, const char *art, size_t alen,
                         struct cp_buf *out, struct cp_buf *err)
@@ -270,124 +417,17 @@ int cp_settings_install(const struct cp_settings_env *env, const char *live,
     size_t err0 = err->len;
 
     if (!art_load(a, art, alen, &t, err) ||
-        !doc_open(&in.d, a, live, llen, err))
+        !doc_open(&in.d, a, live, llen, err) ||
+        !install_allowed(env, &t, err) || !install_check(&in, &t))
         goto out;
-    if (!cp_json_utf8_valid(env->artifact_path, strlen(env->artifact_path)) ||
-        !cp_json_utf8_valid(env->confpol_path, strlen(env->confpol_path))) {
-        cp_buf_adds(err, "the artifact's or confpol's path is not valid UTF-8: "
-                         "a settings file cannot name it\n");
-        goto out;
-    }
-    if (t.project_relative &&
-        !is_project_settings(env)) {
-        cp_buf_printf(err,
-                      "the artifact has project-relative paths ('./x', "
-                      "'/x'), which mean the project only in a project "
-                      "settings file (PROJECT/.claude/settings.json or "
-                      "settings.local.json); '%s' is not one: rebuild with "
-                      "-D PROJECT=/abs/dir\n",
-                      env->settings_path);
+    if (!install_edits(&in, env, &t, art, alen, !live)) {
+        cp_buf_adds(err, "internal error: an edit produced invalid JSON\n");
         goto out;
     }
-    if (!install_check(&in, &t))
+    if (!install_verified(env, &in.d, art, alen, err))
         goto out;
-
-    if (t.sandbox && !install_sandbox(&in, &t))
-        goto broken;
-    if (t.perm) {
-        const char *path[MAXPATH] = {"permissions"};
-        for (size_t i = 0; i < 2; i++) {
-            struct cp_jnode *v = cp_json_get(t.perm, cp_perm_lists[i], NULL);
-            path[1] = cp_perm_lists[i];
-            if (!v)
-                continue;
-            if (!ensure(&in, path, 1, CP_J_OBJ) || !do_union(&in, path, 2, v))
-                goto broken;
-        }
-    }
-    if (t.hooks) {
-        const char *path[MAXPATH] = {"hooks", "PreToolUse"};
-        const char *cmd = cp_settings_hook_command(a, env->confpol_path,
-                                                   env->artifact_path, art,
-                                                   alen);
-        if (!ensure(&in, path, 1, CP_J_OBJ))
-            goto broken;
-        struct cp_jnode *pre = ensure(&in, path, 2, CP_J_ARR);
-        if (!pre)
-            goto broken;
-        if (!hook_present(pre, cmd, NULL)) {
-            struct cp_jnode *h = cp_json_new(a, CP_J_OBJ);
-            cp_json_set(a, h, "command", cp_json_str(a, cmd, strlen(cmd)));
-            cp_json_set(a, h, "type", cp_json_str(a, "command", 7));
-            struct cp_jnode *hs = cp_json_new(a, CP_J_ARR);
-            cp_json_push(a, hs, h);
-            struct cp_jnode *g = cp_json_new(a, CP_J_OBJ);
-            cp_json_set(a, g, "hooks", hs);
-            cp_json_set(a, g, "matcher",
-                        cp_json_str(a, CP_GATE_HOOK_MATCHER,
-                                    strlen(CP_GATE_HOOK_MATCHER)));
-            if (!append_items(&in.d, pre, &g, 1))
-                goto broken;
-            chg_new(&in, CH_HOOK, path, 2)->command = cmd;
-        }
-    }
-
-    /* The record of what was added. */
-    if (in.chgs.len) {
-        const char *path[MAXPATH] = {CP_SETTINGS_RECORD_KEY, "changes"};
-        struct cp_jnode *recs = doc_at(&in.d, path, 1);
-        if (!recs) {
-            if (!add_member(&in.d, in.d.root, CP_SETTINGS_RECORD_KEY,
-                            cp_json_new(a, CP_J_ARR)))
-                goto broken;
-            recs = doc_at(&in.d, path, 1);
-        }
-        struct cp_jnode **nodes =
-            cp_arena_alloc(a, in.chgs.len * sizeof *nodes);
-        for (size_t i = 0; i < in.chgs.len; i++)
-            nodes[i] = chg_node(a, in.chgs.items[i]);
-        struct cp_jnode *rec = find_record(recs, env->artifact_path, NULL);
-        struct cp_jnode *cl = rec ? cp_json_get(rec, "changes", NULL) : NULL;
-        if (rec && cl && cl->type == CP_J_ARR) {
-            if (!append_items(&in.d, cl, nodes, in.chgs.len))
-                goto broken;
-        } else {
-            struct cp_jnode *r = cp_json_new(a, CP_J_OBJ);
-            struct cp_jnode *arr = cp_json_new(a, CP_J_ARR);
-            for (size_t i = 0; i < in.chgs.len; i++)
-                cp_json_push(a, arr, nodes[i]);
-            cp_json_set(a, r, "artifact",
-                        cp_json_str(a, env->artifact_path,
-                                    strlen(env->artifact_path)));
-            cp_json_set(a, r, "changes", arr);
-            if (!live)
-                cp_json_set(a, r, "origin", origin_node(a, env));
-            if (!append_items(&in.d, recs, &r, 1))
-                goto broken;
-        }
-    }
-
-    /* Install promises that verify holds afterwards: whatever in the live
-     * file still loosens the policy (and install does not remove user
-     * entries) is a reason to refuse. */
-    {
-        struct cp_buf rep = {0};
-        int gaps = cp_settings_verify(env, in.d.text.data, in.d.text.len, art,
-                                      alen, &rep);
-        if (gaps != 0) {
-            cp_buf_adds(err, "the settings file would still not enforce the "
-                             "policy after install:\n");
-            cp_buf_add(err, rep.data, rep.len);
-            cp_buf_free(&rep);
-            goto out;
-        }
-        cp_buf_free(&rep);
-    }
     cp_buf_add(out, in.d.text.data, in.d.text.len);
     rc = 0;
-    goto out;
-broken:
-    cp_buf_adds(err, "internal error: an edit produced invalid JSON\n");
 out:
     if (rc != 0 && err->len == err0)
         cp_buf_adds(err, "install refused\n");
@@ -402,18 +442,46 @@ out:
  * Uninstall
  * ====================================================================== */
 
-static bool chg_parse(struct cp_arena *a, const struct cp_jnode *n,
-                      struct chg *c)
+/* The operation named by op (one of cp_chg_names), or 4 (CH_HOOK + 1)
+ * when it names none. */
+static size_t chg_op_of(const struct cp_jnode *op)
 {
-    memset(c, 0, sizeof *c);
-    const struct cp_jnode *op = cp_json_get(n, "op", NULL);
-    const struct cp_jnode *p = cp_json_get(n, "path", NULL);
     size_t k;
     for (k = 0; k < 4; k++)
         if (op && op->type == CP_J_STR &&
             strcmp(op->s, cp_chg_names[k]) == 0 &&
             op->len == strlen(cp_chg_names[k]))
             break;
+    return k;
+}
+
+/* Are the fields the operation needs present and well-formed? */
+static bool chg_complete(const struct chg *c)
+{
+    switch (c->op) {
+    case CH_CREATE:
+        return true;
+    case CH_SET:
+        return c->value != NULL;
+    case CH_ADD:
+        if (!c->values || c->values->type != CP_J_ARR)
+            return false;
+        for (size_t i = 0; i < c->values->n; i++)
+            if (c->values->items[i]->type != CP_J_STR)
+                return false;
+        return true;
+    case CH_HOOK:
+        return c->command != NULL;
+    }
+    return false;
+}
+
+static bool chg_parse(const struct cp_jnode *n, struct chg *c)
+{
+    memset(c, 0, sizeof *c);
+    const struct cp_jnode *op = cp_json_get(n, "op", NULL);
+    const struct cp_jnode *p = cp_json_get(n, "path", NULL);
+    size_t k = chg_op_of(op);
     if (k == 4 || !p || p->type != CP_J_ARR || p->n == 0 || p->n > MAXPATH)
         return false;
     c->op = (enum chg_op)k;
@@ -430,23 +498,7 @@ static bool chg_parse(struct cp_arena *a, const struct cp_jnode *n,
     const struct cp_jnode *cmd = cp_json_get(n, "command", NULL);
     if (cmd && cmd->type == CP_J_STR)
         c->command = cmd->s;
-    switch (c->op) {
-    case CH_CREATE:
-        return true;
-    case CH_SET:
-        return c->value != NULL;
-    case CH_ADD:
-        if (!c->values || c->values->type != CP_J_ARR)
-            return false;
-        for (size_t i = 0; i < c->values->n; i++)
-            if (c->values->items[i]->type != CP_J_STR)
-                return false;
-        return true;
-    case CH_HOOK:
-        return c->command != NULL;
-    }
-    (void)a;
-    return false;
+    return chg_complete(c);
 }
 
 /* An add whose values are still the last elements of the array, in
@@ -468,6 +520,30 @@ static bool undo_tail(struct doc *d, const struct chg *c, size_t *removed)
         doc_splice(d, x->start, x->end, "[]", 2);
     else
         doc_splice(d, x->items[base - 1]->end, x->items[x->n - 1]->end, "", 0);
+    return true;
+}
+
+/* Undoes an add: in one splice when its values are still the tail of the
+ * array, else each value, last first, by its last occurrence (someone
+ * changed the array since). */
+static bool undo_add(struct doc *d, const struct chg *c, size_t *removed)
+{
+    struct cp_jnode *x = doc_at(d, c->path, c->np);
+    if (!x || x->type != CP_J_ARR)
+        return true;
+    if (undo_tail(d, c, removed))
+        return !d->broken;
+    for (size_t k = c->values->n; k-- > 0;) {
+        const struct cp_jnode *v = c->values->items[k];
+        x = doc_at(d, c->path, c->np);
+        for (size_t i = x && x->type == CP_J_ARR ? x->n : 0; i-- > 0;)
+            if (str_is(x->items[i], v->s, v->len)) {
+                ++*removed;
+                if (!remove_item(d, x, i))
+                    return false;
+                break;
+            }
+    }
     return true;
 }
 
@@ -494,24 +570,7 @@ static bool undo(struct doc *d, const struct chg *c, size_t *removed)
         i = member_index(parent, c->path[c->np - 1]);
         return remove_member(d, parent, i);
     case CH_ADD:
-        if (!x || x->type != CP_J_ARR)
-            return true;
-        if (undo_tail(d, c, removed))
-            return !d->broken;
-        /* Someone changed the array since: each value, last first, by its
-         * last occurrence. */
-        for (size_t k = c->values->n; k-- > 0;) {
-            const struct cp_jnode *v = c->values->items[k];
-            x = doc_at(d, c->path, c->np);
-            for (i = x && x->type == CP_J_ARR ? x->n : 0; i-- > 0;)
-                if (str_is(x->items[i], v->s, v->len)) {
-                    ++*removed;
-                    if (!remove_item(d, x, i))
-                        return false;
-                    break;
-                }
-        }
-        return true;
+        return undo_add(d, c, removed);
     case CH_HOOK:
         if (hook_present(x, c->command, &i)) {
             ++*removed;
@@ -575,7 +634,7 @@ int cp_settings_uninstall(const struct cp_settings_env *env, const char *live,
     size_t n = cl->n;
     struct chg *cs = cp_arena_alloc(a, (n ? n : 1) * sizeof *cs);
     for (size_t i = 0; i < n; i++)
-        if (!chg_parse(a, cl->items[i], &cs[i])) {
+        if (!chg_parse(cl->items[i], &cs[i])) {
             cp_buf_printf(err, "the install record is damaged (change %zu)\n",
                           i + 1);
             goto out;
