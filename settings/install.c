@@ -67,11 +67,11 @@ static bool do_union(struct inst *in, const char *const *path, size_t np,
     struct cp_jnode *arr = ensure(in, path, np, CP_J_ARR);
     if (!arr)
         return false;
-    struct strset have = strset_of(in->d.a, arr);
+    struct cp_strset have = cp_strset_of(in->d.a, arr);
     struct cp_jnode *missing = cp_json_new(in->d.a, CP_J_ARR);
     for (size_t i = 0; i < want->n; i++) {
         const struct cp_jnode *w = want->items[i];
-        if (strset_add(in->d.a, &have, w))
+        if (cp_strset_add(in->d.a, &have, w))
             cp_json_push(in->d.a, missing, cp_json_str(in->d.a, w->s, w->len));
     }
     if (missing->n == 0)
@@ -91,7 +91,7 @@ static bool do_set(struct inst *in, const char *const *path, size_t np,
     struct chg *c = chg_new(in, CH_SET, path, np);
     c->value = val;
     if (cur) {
-        c->prev = json_copy(in->d.a, cur); /* the tree goes with the splice */
+        c->prev = cp_json_copy(in->d.a, cur); /* the tree goes with the splice */
         return set_value(&in->d, cur, val);
     }
     struct cp_jnode *parent = doc_at(&in->d, path, np - 1);
@@ -107,15 +107,15 @@ static bool hook_present(const struct cp_jnode *pre, const char *cmd,
         const struct cp_jnode *hs = cp_json_get(g, "hooks", NULL);
         /* the matcher install writes, or the Bash-only one of earlier
          * versions (so that uninstall finds what they installed) */
-        if ((!str_is(m, CP_GATE_HOOK_MATCHER, strlen(CP_GATE_HOOK_MATCHER)) &&
-             !str_is(m, "Bash", 4)) ||
+        if ((!cp_json_str_is(m, CP_GATE_HOOK_MATCHER, strlen(CP_GATE_HOOK_MATCHER)) &&
+             !cp_json_str_is(m, "Bash", 4)) ||
             !hs || hs->type != CP_J_ARR)
             continue;
         for (size_t j = 0; j < hs->n; j++) {
             const struct cp_jnode *h = hs->items[j];
             const struct cp_jnode *c = cp_json_get(h, "command", NULL);
-            if (str_is(cp_json_get(h, "type", NULL), "command", 7) &&
-                str_is(c, cmd, strlen(cmd))) {
+            if (cp_json_str_is(cp_json_get(h, "type", NULL), "command", 7) &&
+                cp_json_str_is(c, cmd, strlen(cmd))) {
                 if (index)
                     *index = i;
                 return true;
@@ -249,7 +249,7 @@ static struct cp_jnode *find_record(const struct cp_jnode *recs,
 {
     for (size_t i = 0; recs && recs->type == CP_J_ARR && i < recs->n; i++) {
         struct cp_jnode *r = recs->items[i];
-        if (str_is(cp_json_get(r, "artifact", NULL), artifact,
+        if (cp_json_str_is(cp_json_get(r, "artifact", NULL), artifact,
                    strlen(artifact))) {
             if (index)
                 *index = i;
@@ -512,7 +512,7 @@ static bool undo_tail(struct doc *d, const struct chg *c, size_t *removed)
         return false;
     size_t base = x->n - k;
     for (size_t i = 0; i < k; i++)
-        if (!str_is(x->items[base + i], c->values->items[i]->s,
+        if (!cp_json_str_is(x->items[base + i], c->values->items[i]->s,
                     c->values->items[i]->len))
             return false;
     *removed += k;
@@ -537,7 +537,7 @@ static bool undo_add(struct doc *d, const struct chg *c, size_t *removed)
         const struct cp_jnode *v = c->values->items[k];
         x = doc_at(d, c->path, c->np);
         for (size_t i = x && x->type == CP_J_ARR ? x->n : 0; i-- > 0;)
-            if (str_is(x->items[i], v->s, v->len)) {
+            if (cp_json_str_is(x->items[i], v->s, v->len)) {
                 ++*removed;
                 if (!remove_item(d, x, i))
                     return false;
@@ -591,7 +591,7 @@ int cp_settings_origin(struct cp_arena *a, const char *live, size_t llen,
     const struct cp_jnode *rec = find_record(
         cp_json_get(root, CP_SETTINGS_RECORD_KEY, NULL), artifact_path, NULL);
     const struct cp_jnode *o = rec ? cp_json_get(rec, "origin", NULL) : NULL;
-    if (str_is(o, "absent", 6))
+    if (cp_json_str_is(o, "absent", 6))
         return 1;
     const struct cp_jnode *l = o ? cp_json_get(o, "symlink", NULL) : NULL;
     if (!l || l->type != CP_J_STR || !l->len || strlen(l->s) != l->len)

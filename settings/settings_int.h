@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* What the files of settings/ share (not part of the public API: see
- * settings.h).  One file per concern:
- *   settings.c        the JSON reader and printer (spans kept)
+ * settings.h).  One file per concern, on the span-keeping JSON reader of
+ * util/json.h:
  *   splice.c          editing a document by text splices (struct doc)
  *   artifact_load.c   loading and checking a `.claude.json` artifact
  *   scope.c           project or user settings file
@@ -21,26 +21,6 @@
 #include <stddef.h>
 
 #include "settings.h"
-
-/* ---- shared with the JSON reader (settings.c) ----------------------------- */
-
-/* A set of byte strings (open addressing) for linear-time list
- * operations: settings lists can hold many thousands of entries. */
-struct strset {
-    const struct cp_jnode **slots;
-    size_t cap, n;
-};
-
-bool strset_has(const struct strset *t, const char *s, size_t len);
-/* Adds a string node; returns false when an equal one was there. */
-bool strset_add(struct cp_arena *a, struct strset *t,
-                const struct cp_jnode *v);
-/* The strings of an array (other elements are skipped). */
-struct strset strset_of(struct cp_arena *a, const struct cp_jnode *arr);
-/* Is n the string s[0..len)? */
-bool str_is(const struct cp_jnode *n, const char *s, size_t len);
-/* A deep copy of v in a (the tree of a document goes with its splice). */
-struct cp_jnode *json_copy(struct cp_arena *a, const struct cp_jnode *v);
 
 /* ---- documents edited by splices (splice.c) ------------------------------- */
 

@@ -161,9 +161,9 @@ static const char *jstr(struct cp_arena *a, const struct cp_jnode *s)
 static void need_all(struct vfy *v, const struct cp_jnode *have,
                      const struct cp_jnode *want, const char *where)
 {
-    struct strset h = strset_of(v->a, have);
+    struct cp_strset h = cp_strset_of(v->a, have);
     for (size_t i = 0; want && i < want->n; i++)
-        if (!strset_has(&h, want->items[i]->s, want->items[i]->len))
+        if (!cp_strset_has(&h, want->items[i]->s, want->items[i]->len))
             gap(v, "%s lacks %s", where, jstr(v->a, want->items[i]));
 }
 
@@ -172,12 +172,12 @@ static void only_these(struct vfy *v, const struct cp_jnode *have,
                        const struct cp_jnode *allowed, const char *where,
                        const char *why)
 {
-    struct strset al = strset_of(v->a, allowed);
+    struct cp_strset al = cp_strset_of(v->a, allowed);
     for (size_t i = 0; have && have->type == CP_J_ARR && i < have->n; i++) {
         const struct cp_jnode *x = have->items[i];
         if (x->type != CP_J_STR)
             gap(v, "%s holds a non-string", where);
-        else if (!strset_has(&al, x->s, x->len))
+        else if (!cp_strset_has(&al, x->s, x->len))
             gap(v, "%s holds %s, %s", where, jstr(v->a, x), why);
     }
 }
@@ -284,7 +284,7 @@ static bool gate_hook_words(struct vfy *v, const struct cp_jnode *h,
                             const char **w, const char **pin)
 {
     const struct cp_jnode *c = cp_json_get(h, "command", NULL);
-    if (!str_is(cp_json_get(h, "type", NULL), "command", 7) || !c ||
+    if (!cp_json_str_is(cp_json_get(h, "type", NULL), "command", 7) || !c ||
         c->type != CP_J_STR || strlen(c->s) != c->len ||
         cp_json_get(h, "args", NULL))
         return false;
@@ -424,7 +424,7 @@ static bool policy_asks(const struct art *t, const struct cp_jnode *aask)
 {
     bool asks = aask && aask->n;
     for (size_t i = 0; !asks && i < t->gates->n; i++)
-        asks = str_is(cp_json_get(t->gates->items[i], "verdict", NULL), "ask", 3);
+        asks = cp_json_str_is(cp_json_get(t->gates->items[i], "verdict", NULL), "ask", 3);
     return asks;
 }
 
@@ -441,10 +441,10 @@ static void verify_permissions(struct vfy *v, const struct cp_jnode *root,
     const struct cp_jnode *adeny = cp_json_get(t->perm, "deny", NULL);
     const struct cp_jnode *aask = cp_json_get(t->perm, "ask", NULL);
     need_all(v, ldeny, adeny, "permissions.deny");
-    struct strset sask = strset_of(v->a, lask), sdeny = strset_of(v->a, ldeny);
+    struct cp_strset sask = cp_strset_of(v->a, lask), sdeny = cp_strset_of(v->a, ldeny);
     for (size_t i = 0; aask && i < aask->n; i++) {
         const struct cp_jnode *r = aask->items[i];
-        if (!strset_has(&sask, r->s, r->len) && !strset_has(&sdeny, r->s, r->len))
+        if (!cp_strset_has(&sask, r->s, r->len) && !cp_strset_has(&sdeny, r->s, r->len))
             gap(v, "permissions.ask lacks %s", jstr(v->a, r));
     }
     const struct cp_jnode *allow = cp_json_get(perm, "allow", NULL);
@@ -455,7 +455,7 @@ static void verify_permissions(struct vfy *v, const struct cp_jnode *root,
                    "rules to the Bash sandbox's writable paths",
                 jstr(v->a, allow->items[i]));
     if (policy_asks(t, aask) &&
-        str_is(cp_json_get(perm, "defaultMode", NULL), "bypassPermissions", 17))
+        cp_json_str_is(cp_json_get(perm, "defaultMode", NULL), "bypassPermissions", 17))
         gap(v, "permissions.defaultMode is \"bypassPermissions\": ask rules "
                "are not asked");
 }

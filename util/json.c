@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* The JSON reader that keeps byte spans and the deterministic printer of
- * the settings wiring (spec/settings-wiring.md); the other files of
- * settings/ are listed in settings_int.h. */
-#include "settings_int.h"
+/* The project's JSON reader and printer (util/json.h): a strict RFC 8259
+ * reader that keeps the byte span of every value and key (the settings
+ * wiring edits documents in place by splicing those spans), constructors,
+ * a deterministic printer, structural equality and a string set. */
+#include "json.h"
 
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +19,9 @@ struct jp {
     const char *t;
     size_t len, pos;
     const char *err;
+    enum cp_json_err kind;
     int depth;
+    const struct cp_json_opts *o;
 };
 
 bool cp_json_utf8_valid(const char *s, size_t len)
@@ -63,10 +65,21 @@ bool cp_json_utf8_valid(const char *s, size_t len)
     return true;
 }
 
+/* Records the first failure.  A syntax error found where the text ends is
+ * CP_JSON_E_END: more bytes could still complete the value. */
+static void jp_fail_kind(struct jp *p, enum cp_json_err kind, const char *what)
+{
+    if (p->err)
+        return;
+    if (kind == CP_JSON_E_SYNTAX && p->pos >= p->len)
+        kind = CP_JSON_E_END;
+    p->kind = kind;
+    p->err = cp_arena_printf(p->a, "%s at byte %zu", what, p->pos);
+}
+
 static void jp_fail(struct jp *p, const char *what)
 {
-    if (!p->err)
-        p->err = cp_arena_printf(p->a, "%s at byte %zu", what, p->pos);
+    jp_fail_kind(p, CP_JSON_E_SYNTAX, what);
 }
 
 static void jp_ws(struct jp *p)
@@ -77,6 +90,12 @@ static void jp_ws(struct jp *p)
             break;
         p->pos++;
     }
+}
+
+/* Is the next byte c?  (false at the end of the text) */
+static bool jp_at(const struct jp *p, char c)
+{
+    return p->pos < p->len && p->t[p->pos] == c;
 }
 
 static int hexval(char c)
@@ -94,7 +113,7 @@ static bool jp_hex4(struct jp *p, uint32_t *out)
 {
     uint32_t v = 0;
     if (p->len - p->pos < 4) {
-        jp_fail(p, "truncated \\u escape");
+        jp_fail_kind(p, CP_JSON_E_END, "truncated \\u escape");
         return false;
     }
     for (int k = 0; k < 4; k++) {
@@ -134,16 +153,76 @@ static void put_utf8(struct cp_buf *b, uint32_t cp)
     }
 }
 
-/* At the opening quote; decodes into s and n (arena). */
-static bool jp_string(struct jp *p, const char **s, size_t *n)
+/* After "\u": the code point of one escape or surrogate pair.  With
+ * no_nul, \u0000 is refused: a NUL inside a decoded string would let a
+ * C-string consumer see a shorter text than the one the client uses. */
+static bool jp_uescape(struct jp *p, uint32_t *out)
 {
-    struct cp_buf b = {0};
-    p->pos++; /* '"' */
-    /* Fast path: no escape before the closing quote. */
+    uint32_t cp, lo;
+    size_t at = p->pos - 2;
+    if (!jp_hex4(p, &cp))
+        return false;
+    if (cp == 0 && p->o->no_nul) {
+        p->pos = at;
+        jp_fail_kind(p, CP_JSON_E_NUL, "escaped NUL character");
+        return false;
+    }
+    if (cp >= 0xdc00 && cp <= 0xdfff) {
+        jp_fail(p, "lone low surrogate in \\u escape");
+        return false;
+    }
+    if (cp >= 0xd800 && cp <= 0xdbff) {
+        if (p->len - p->pos < 2 || p->t[p->pos] != '\\' ||
+            p->t[p->pos + 1] != 'u') {
+            jp_fail(p, "lone high surrogate in \\u escape");
+            return false;
+        }
+        p->pos += 2;
+        if (!jp_hex4(p, &lo))
+            return false;
+        if (lo < 0xdc00 || lo > 0xdfff) {
+            jp_fail(p, "bad surrogate pair in \\u escape");
+            return false;
+        }
+        cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+    }
+    *out = cp;
+    return true;
+}
+
+/* At the byte after a backslash: decodes one escape into b. */
+static bool jp_escape(struct jp *p, struct cp_buf *b)
+{
+    static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
+    if (p->pos >= p->len) {
+        jp_fail(p, "unterminated string");
+        return false;
+    }
+    char e = p->t[p->pos++];
+    const char *k = e ? strchr(from, e) : NULL;
+    if (k) {
+        cp_buf_addc(b, to[k - from]);
+        return true;
+    }
+    uint32_t cp;
+    if (e == 'u') {
+        if (!jp_uescape(p, &cp))
+            return false;
+        put_utf8(b, cp);
+        return true;
+    }
+    p->pos--;
+    jp_fail(p, "bad escape in string");
+    return false;
+}
+
+/* Fast path of jp_string: no escape before the closing quote. */
+static bool jp_plain_string(struct jp *p, const char **s, size_t *n)
+{
     for (size_t e = p->pos; e < p->len; e++) {
         unsigned char c = (unsigned char)p->t[e];
         if (c == '\\' || c < 0x20)
-            break;
+            return false;
         if (c == '"') {
             *n = e - p->pos;
             *s = cp_arena_strndup(p->a, p->t + p->pos, *n);
@@ -151,6 +230,16 @@ static bool jp_string(struct jp *p, const char **s, size_t *n)
             return true;
         }
     }
+    return false;
+}
+
+/* At the opening quote; decodes into s and n (arena). */
+static bool jp_string(struct jp *p, const char **s, size_t *n)
+{
+    struct cp_buf b = {0};
+    p->pos++; /* '"' */
+    if (jp_plain_string(p, s, n))
+        return true;
     for (;;) {
         if (p->pos >= p->len) {
             jp_fail(p, "unterminated string");
@@ -168,59 +257,12 @@ static bool jp_string(struct jp *p, const char **s, size_t *n)
             jp_fail(p, "control character in string");
             break;
         }
-        if (c != '\\') {
-            cp_buf_addc(&b, (char)c);
-            p->pos++;
-            continue;
-        }
         p->pos++;
-        if (p->pos >= p->len) {
-            jp_fail(p, "unterminated string");
+        if (c != '\\')
+            cp_buf_addc(&b, (char)c);
+        else if (!jp_escape(p, &b))
             break;
-        }
-        char e = p->t[p->pos++];
-        uint32_t cp;
-        switch (e) {
-        case '"': cp_buf_addc(&b, '"'); break;
-        case '\\': cp_buf_addc(&b, '\\'); break;
-        case '/': cp_buf_addc(&b, '/'); break;
-        case 'b': cp_buf_addc(&b, '\b'); break;
-        case 'f': cp_buf_addc(&b, '\f'); break;
-        case 'n': cp_buf_addc(&b, '\n'); break;
-        case 'r': cp_buf_addc(&b, '\r'); break;
-        case 't': cp_buf_addc(&b, '\t'); break;
-        case 'u':
-            if (!jp_hex4(p, &cp))
-                goto fail;
-            if (cp >= 0xdc00 && cp <= 0xdfff) {
-                jp_fail(p, "lone low surrogate in \\u escape");
-                goto fail;
-            }
-            if (cp >= 0xd800 && cp <= 0xdbff) {
-                uint32_t lo;
-                if (p->len - p->pos < 2 || p->t[p->pos] != '\\' ||
-                    p->t[p->pos + 1] != 'u') {
-                    jp_fail(p, "lone high surrogate in \\u escape");
-                    goto fail;
-                }
-                p->pos += 2;
-                if (!jp_hex4(p, &lo))
-                    goto fail;
-                if (lo < 0xdc00 || lo > 0xdfff) {
-                    jp_fail(p, "bad surrogate pair in \\u escape");
-                    goto fail;
-                }
-                cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
-            }
-            put_utf8(&b, cp);
-            break;
-        default:
-            p->pos--;
-            jp_fail(p, "bad escape in string");
-            goto fail;
-        }
     }
-fail:
     cp_buf_free(&b);
     return false;
 }
@@ -239,66 +281,171 @@ static struct cp_jnode *jp_node(struct jp *p, enum cp_jtype t)
     return n;
 }
 
+static uint64_t bytes_hash(const char *s, size_t len);
+
+/* With no_dup_keys: is a key of the object o there twice?  On a repeat,
+ * p->pos is set to the second occurrence for the message.  A table of
+ * member indices (open addressing) keeps it linear in the members. */
+static bool jp_dup_key(struct jp *p, const struct cp_jnode *o)
+{
+    if (!p->o->no_dup_keys || o->n < 2)
+        return false;
+    size_t cap = 16;
+    while (cap < 2 * o->n)
+        cap *= 2;
+    size_t *slot = cp_xcalloc(cap, sizeof *slot); /* index + 1; 0: free */
+    bool dup = false;
+    for (size_t i = 0; i < o->n && !dup; i++) {
+        const struct cp_jmember *m = &o->members[i];
+        size_t k = bytes_hash(m->key, m->klen) & (cap - 1);
+        for (; slot[k] && !dup; k = (k + 1) & (cap - 1)) {
+            const struct cp_jmember *x = &o->members[slot[k] - 1];
+            dup = x->klen == m->klen && memcmp(x->key, m->key, m->klen) == 0;
+        }
+        if (dup)
+            p->pos = m->kstart;
+        else
+            slot[k] = i + 1;
+    }
+    free(slot);
+    if (dup)
+        jp_fail_kind(p, CP_JSON_E_DUP, "duplicate key");
+    return dup;
+}
+
+/* One "key": value member of the object n. */
+static bool jp_member(struct jp *p, struct cp_jnode *n)
+{
+    if (!jp_at(p, '"')) {
+        jp_fail(p, "expected a string key");
+        return false;
+    }
+    size_t kstart = p->pos;
+    const char *k;
+    size_t kl;
+    if (!jp_string(p, &k, &kl))
+        return false;
+    jp_ws(p);
+    if (!jp_at(p, ':')) {
+        jp_fail(p, "expected ':'");
+        return false;
+    }
+    p->pos++;
+    struct cp_jnode *v = jp_value(p);
+    if (!v)
+        return false;
+    cp_json_set(p->a, n, k, v);
+    n->members[n->n - 1].klen = kl;
+    n->members[n->n - 1].kstart = kstart;
+    return true;
+}
+
+/* One element of the array n. */
+static bool jp_element(struct jp *p, struct cp_jnode *n)
+{
+    struct cp_jnode *v = jp_value(p);
+    if (v)
+        cp_json_push(p->a, n, v);
+    return v != NULL;
+}
+
+/* At the closing bracket of n. */
+static struct cp_jnode *jp_close(struct jp *p, struct cp_jnode *n)
+{
+    p->pos++;
+    n->end = p->pos;
+    p->depth--;
+    return n;
+}
+
 static struct cp_jnode *jp_container(struct jp *p, bool obj)
 {
     struct cp_jnode *n = jp_node(p, obj ? CP_J_OBJ : CP_J_ARR);
     if (++p->depth > CP_JSON_MAX_DEPTH) {
-        jp_fail(p, "nesting deeper than 256 levels");
+        jp_fail_kind(p, CP_JSON_E_DEPTH, "nesting deeper than 256 levels");
         return NULL;
     }
     p->pos++;
     jp_ws(p);
     char close = obj ? '}' : ']';
-    if (p->pos < p->len && p->t[p->pos] == close) {
-        p->pos++;
-        n->end = p->pos;
-        p->depth--;
-        return n;
-    }
+    if (jp_at(p, close))
+        return jp_close(p, n);
     for (;;) {
         jp_ws(p);
-        if (obj) {
-            if (p->pos >= p->len || p->t[p->pos] != '"') {
-                jp_fail(p, "expected a string key");
-                return NULL;
-            }
-            size_t kstart = p->pos;
-            const char *k;
-            size_t kl;
-            if (!jp_string(p, &k, &kl))
-                return NULL;
-            jp_ws(p);
-            if (p->pos >= p->len || p->t[p->pos] != ':') {
-                jp_fail(p, "expected ':'");
-                return NULL;
-            }
-            p->pos++;
-            struct cp_jnode *v = jp_value(p);
-            if (!v)
-                return NULL;
-            cp_json_set(p->a, n, k, v);
-            n->members[n->n - 1].klen = kl;
-            n->members[n->n - 1].kstart = kstart;
-        } else {
-            struct cp_jnode *v = jp_value(p);
-            if (!v)
-                return NULL;
-            cp_json_push(p->a, n, v);
-        }
+        if (!(obj ? jp_member(p, n) : jp_element(p, n)))
+            return NULL;
         jp_ws(p);
-        if (p->pos < p->len && p->t[p->pos] == ',') {
+        if (jp_at(p, ',')) {
             p->pos++;
             continue;
         }
-        if (p->pos < p->len && p->t[p->pos] == close) {
-            p->pos++;
-            n->end = p->pos;
-            p->depth--;
-            return n;
+        if (jp_at(p, close)) {
+            size_t at = p->pos;
+            if (obj && jp_dup_key(p, n))
+                return NULL;
+            p->pos = at;
+            return jp_close(p, n);
         }
         jp_fail(p, obj ? "expected ',' or '}'" : "expected ',' or ']'");
         return NULL;
     }
+}
+
+/* true, false or null. */
+static struct cp_jnode *jp_literal(struct jp *p, char c)
+{
+    const char *w = c == 't' ? "true" : c == 'f' ? "false" : "null";
+    size_t wl = strlen(w);
+    if (p->len - p->pos < wl || memcmp(p->t + p->pos, w, wl) != 0) {
+        jp_fail(p, "invalid literal");
+        return NULL;
+    }
+    struct cp_jnode *n =
+        jp_node(p, c == 't' ? CP_J_TRUE : c == 'f' ? CP_J_FALSE : CP_J_NULL);
+    p->pos += wl;
+    n->end = p->pos;
+    return n;
+}
+
+/* One or more digits (else "bad number"). */
+static bool jp_digits(struct jp *p)
+{
+    if (p->pos >= p->len || !is_digit(p->t[p->pos])) {
+        jp_fail(p, "bad number");
+        return false;
+    }
+    while (p->pos < p->len && is_digit(p->t[p->pos]))
+        p->pos++;
+    return true;
+}
+
+/* RFC 8259 number: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?, kept as
+ * its text. */
+static struct cp_jnode *jp_number(struct jp *p)
+{
+    struct cp_jnode *n = jp_node(p, CP_J_NUM);
+    if (p->t[p->pos] == '-')
+        p->pos++;
+    if (jp_at(p, '0'))
+        p->pos++;
+    else if (!jp_digits(p))
+        return NULL;
+    if (jp_at(p, '.')) {
+        p->pos++;
+        if (!jp_digits(p))
+            return NULL;
+    }
+    if (jp_at(p, 'e') || jp_at(p, 'E')) {
+        p->pos++;
+        if (jp_at(p, '+') || jp_at(p, '-'))
+            p->pos++;
+        if (!jp_digits(p))
+            return NULL;
+    }
+    n->end = p->pos;
+    n->s = cp_arena_strndup(p->a, p->t + n->start, n->end - n->start);
+    n->len = n->end - n->start;
+    return n;
 }
 
 static struct cp_jnode *jp_value(struct jp *p)
@@ -309,98 +456,80 @@ static struct cp_jnode *jp_value(struct jp *p)
         return NULL;
     }
     char c = p->t[p->pos];
-    struct cp_jnode *n;
-    switch (c) {
-    case '{':
-        return jp_container(p, true);
-    case '[':
-        return jp_container(p, false);
-    case '"':
-        n = jp_node(p, CP_J_STR);
+    if (c == '{' || c == '[')
+        return jp_container(p, c == '{');
+    if (c == 't' || c == 'f' || c == 'n')
+        return jp_literal(p, c);
+    if (c == '"') {
+        struct cp_jnode *n = jp_node(p, CP_J_STR);
         if (!jp_string(p, &n->s, &n->len))
             return NULL;
         n->end = p->pos;
         return n;
-    case 't':
-    case 'f':
-    case 'n': {
-        const char *w = c == 't' ? "true" : c == 'f' ? "false" : "null";
-        size_t wl = strlen(w);
-        if (p->len - p->pos < wl || memcmp(p->t + p->pos, w, wl) != 0) {
-            jp_fail(p, "invalid literal");
-            return NULL;
-        }
-        n = jp_node(p, c == 't' ? CP_J_TRUE : c == 'f' ? CP_J_FALSE : CP_J_NULL);
-        p->pos += wl;
-        n->end = p->pos;
-        return n;
-    }
-    default:
-        break;
     }
     if (c != '-' && !is_digit(c)) {
         jp_fail(p, "unexpected character");
         return NULL;
     }
-    n = jp_node(p, CP_J_NUM);
-    if (p->t[p->pos] == '-')
-        p->pos++;
-    if (p->pos >= p->len || !is_digit(p->t[p->pos])) {
-        jp_fail(p, "bad number");
-        return NULL;
+    return jp_number(p);
+}
+
+/* Checks made before the value is read: presence, size, byte order mark,
+ * UTF-8.  Returns the message (kind set) or NULL. */
+static const char *jp_precheck(const char *text, size_t len,
+                               const struct cp_json_opts *o,
+                               enum cp_json_err *kind)
+{
+    *kind = CP_JSON_E_SYNTAX;
+    if (!text)
+        return "no input";
+    if (o->max_bytes && len > o->max_bytes) {
+        *kind = CP_JSON_E_SIZE;
+        return "larger than the size limit";
     }
-    if (p->t[p->pos] == '0')
-        p->pos++;
-    else
-        while (p->pos < p->len && is_digit(p->t[p->pos]))
-            p->pos++;
-    if (p->pos < p->len && p->t[p->pos] == '.') {
-        p->pos++;
-        if (p->pos >= p->len || !is_digit(p->t[p->pos])) {
-            jp_fail(p, "bad number");
-            return NULL;
-        }
-        while (p->pos < p->len && is_digit(p->t[p->pos]))
-            p->pos++;
+    if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0)
+        return "byte order mark at byte 0 (not allowed in JSON)";
+    if (!cp_json_utf8_valid(text, len)) {
+        *kind = CP_JSON_E_UTF8;
+        return "invalid UTF-8";
     }
-    if (p->pos < p->len && (p->t[p->pos] == 'e' || p->t[p->pos] == 'E')) {
-        p->pos++;
-        if (p->pos < p->len && (p->t[p->pos] == '+' || p->t[p->pos] == '-'))
-            p->pos++;
-        if (p->pos >= p->len || !is_digit(p->t[p->pos])) {
-            jp_fail(p, "bad number");
-            return NULL;
-        }
-        while (p->pos < p->len && is_digit(p->t[p->pos]))
-            p->pos++;
+    *kind = CP_JSON_OK;
+    return NULL;
+}
+
+const char *cp_json_read(struct cp_arena *a, const char *text, size_t len,
+                         const struct cp_json_opts *o, struct cp_jnode **out,
+                         enum cp_json_err *kind)
+{
+    static const struct cp_json_opts plain = {0};
+    enum cp_json_err k;
+    *out = NULL;
+    if (!kind)
+        kind = &k;
+    if (!o)
+        o = &plain;
+    const char *err = jp_precheck(text, len, o, kind);
+    if (err)
+        return err;
+    struct jp p = {.a = a, .t = text, .len = len, .o = o};
+    struct cp_jnode *v = jp_value(&p);
+    if (v) {
+        jp_ws(&p);
+        if (p.pos != p.len)
+            jp_fail_kind(&p, CP_JSON_E_TRAILING,
+                         "trailing characters after the JSON value");
     }
-    n->end = p->pos;
-    n->s = cp_arena_strndup(p->a, p->t + n->start, n->end - n->start);
-    n->len = n->end - n->start;
-    return n;
+    *kind = p.err ? p.kind : CP_JSON_OK;
+    if (p.err)
+        return p.err;
+    *out = v;
+    return NULL;
 }
 
 const char *cp_json_parse(struct cp_arena *a, const char *text, size_t len,
                           struct cp_jnode **out)
 {
-    struct jp p = {.a = a, .t = text, .len = len};
-    *out = NULL;
-    if (!text)
-        return "no input";
-    if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0)
-        return "byte order mark at byte 0 (not allowed in JSON)";
-    if (!cp_json_utf8_valid(text, len))
-        return "invalid UTF-8";
-    struct cp_jnode *v = jp_value(&p);
-    if (v) {
-        jp_ws(&p);
-        if (p.pos != p.len)
-            jp_fail(&p, "trailing characters after the JSON value");
-    }
-    if (p.err)
-        return p.err;
-    *out = v;
-    return NULL;
+    return cp_json_read(a, text, len, NULL, out, NULL);
 }
 
 /* ======================================================================
@@ -483,7 +612,7 @@ static uint64_t bytes_hash(const char *s, size_t len)
     return h;
 }
 
-bool strset_has(const struct strset *t, const char *s, size_t len)
+bool cp_strset_has(const struct cp_strset *t, const char *s, size_t len)
 {
     if (!t->cap)
         return false;
@@ -494,10 +623,11 @@ bool strset_has(const struct strset *t, const char *s, size_t len)
     return false;
 }
 
-bool strset_add(struct cp_arena *a, struct strset *t,
-                const struct cp_jnode *v)
+/* Adds a string node; returns false when an equal one was there. */
+bool cp_strset_add(struct cp_arena *a, struct cp_strset *t,
+                       const struct cp_jnode *v)
 {
-    if (strset_has(t, v->s, v->len))
+    if (cp_strset_has(t, v->s, v->len))
         return false;
     if (2 * (t->n + 1) > t->cap) {
         size_t cap = t->cap ? 2 * t->cap : 16;
@@ -521,16 +651,17 @@ bool strset_add(struct cp_arena *a, struct strset *t,
     return true;
 }
 
-struct strset strset_of(struct cp_arena *a, const struct cp_jnode *arr)
+/* The strings of an array (other elements are skipped). */
+struct cp_strset cp_strset_of(struct cp_arena *a, const struct cp_jnode *arr)
 {
-    struct strset t = {0};
+    struct cp_strset t = {0};
     for (size_t i = 0; arr && arr->type == CP_J_ARR && i < arr->n; i++)
         if (arr->items[i]->type == CP_J_STR)
-            strset_add(a, &t, arr->items[i]);
+            cp_strset_add(a, &t, arr->items[i]);
     return t;
 }
 
-bool str_is(const struct cp_jnode *n, const char *s, size_t len)
+bool cp_json_str_is(const struct cp_jnode *n, const char *s, size_t len)
 {
     return n && n->type == CP_J_STR && n->len == len &&
            memcmp(n->s, s, len) == 0;
@@ -540,7 +671,7 @@ bool cp_json_push_unique(struct cp_arena *a, struct cp_jnode *arr,
                          const char *s, size_t len)
 {
     for (size_t i = 0; i < arr->n; i++)
-        if (str_is(arr->items[i], s, len))
+        if (cp_json_str_is(arr->items[i], s, len))
             return false;
     cp_json_push(a, arr, cp_json_str(a, s, len));
     return true;
@@ -721,7 +852,7 @@ bool cp_json_equal(const struct cp_jnode *x, const struct cp_jnode *y)
     return false;
 }
 
-struct cp_jnode *json_copy(struct cp_arena *a, const struct cp_jnode *v)
+struct cp_jnode *cp_json_copy(struct cp_arena *a, const struct cp_jnode *v)
 {
     struct cp_jnode *n = cp_json_new(a, v->type);
     n->oneline = v->oneline;
@@ -737,16 +868,112 @@ struct cp_jnode *json_copy(struct cp_arena *a, const struct cp_jnode *v)
         break;
     case CP_J_ARR:
         for (size_t i = 0; i < v->n; i++)
-            cp_json_push(a, n, json_copy(a, v->items[i]));
+            cp_json_push(a, n, cp_json_copy(a, v->items[i]));
         break;
     case CP_J_OBJ:
         for (size_t i = 0; i < v->n; i++) {
             cp_json_set(a, n, cp_arena_strndup(a, v->members[i].key,
                                                v->members[i].klen),
-                        json_copy(a, v->members[i].val));
+                        cp_json_copy(a, v->members[i].val));
             n->members[n->n - 1].klen = v->members[i].klen;
         }
         break;
     }
     return n;
+}
+
+/* ======================================================================
+ * Streaming compact writer
+ * ====================================================================== */
+
+static void jw_sep(struct cp_jw *w)
+{
+    if (w->comma)
+        cp_buf_addc(w->b, ',');
+    w->comma = false;
+}
+
+/* The string escapes of the compact layout (util/json.h). */
+static void jw_quote(struct cp_buf *b, const char *s)
+{
+    static const char esc[] = "\"\\\b\f\n\r\t", as[] = "\"\\bfnrt";
+    cp_buf_addc(b, '"');
+    for (const char *run = s;; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c >= 0x20 && c != '"' && c != '\\')
+            continue;
+        cp_buf_add(b, run, (size_t)(s - run));
+        if (!c)
+            break;
+        const char *k = strchr(esc, (char)c);
+        if (k)
+            cp_buf_printf(b, "\\%c", as[k - esc]);
+        else
+            cp_buf_printf(b, "\\u%04x", c);
+        run = s + 1;
+    }
+    cp_buf_addc(b, '"');
+}
+
+void cp_jw_open(struct cp_jw *w, char bracket)
+{
+    jw_sep(w);
+    cp_buf_addc(w->b, bracket);
+}
+
+void cp_jw_close(struct cp_jw *w, char bracket)
+{
+    cp_buf_addc(w->b, bracket);
+    w->comma = true;
+}
+
+void cp_jw_key(struct cp_jw *w, const char *key)
+{
+    jw_sep(w);
+    jw_quote(w->b, key);
+    cp_buf_addc(w->b, ':');
+}
+
+void cp_jw_str(struct cp_jw *w, const char *s)
+{
+    if (!s) {
+        cp_jw_null(w);
+        return;
+    }
+    jw_sep(w);
+    jw_quote(w->b, s);
+    w->comma = true;
+}
+
+void cp_jw_int(struct cp_jw *w, long long v)
+{
+    jw_sep(w);
+    cp_buf_printf(w->b, "%lld", v);
+    w->comma = true;
+}
+
+void cp_jw_bool(struct cp_jw *w, bool v)
+{
+    jw_sep(w);
+    cp_buf_adds(w->b, v ? "true" : "false");
+    w->comma = true;
+}
+
+void cp_jw_null(struct cp_jw *w)
+{
+    jw_sep(w);
+    cp_buf_adds(w->b, "null");
+    w->comma = true;
+}
+
+void cp_jw_kstr(struct cp_jw *w, const char *key, const char *s)
+{
+    cp_jw_key(w, key);
+    cp_jw_str(w, s);
+}
+
+void cp_jw_kint(struct cp_jw *w, const char *key, long long v)
+{
+    cp_jw_key(w, key);
+    cp_jw_int(w, v);
 }
