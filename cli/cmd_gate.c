@@ -84,8 +84,8 @@ static void cp_gate_log(const struct cp_gate_run *g, enum cp_verdict v,
         .key = g->key,
         .keylen = g->keylen,
     };
-    char err[512];
-    if (cp_gatelog_append(path, &r, err, sizeof err) < 0)
+    const char *err = cp_gatelog_append(g->arena, path, &r);
+    if (err)
         fprintf(stderr, "confpol gate: warning: decision log: %s\n", err);
 }
 
