@@ -127,8 +127,8 @@ static const char *art_hooks(struct art *t)
 }
 
 /* Reads and checks an artifact written by the claude backend. */
-bool art_load(struct cp_arena *a, const char *text, size_t len,
-              struct art *t, struct cp_buf *err)
+bool cp_art_load(struct cp_arena *a, const char *text, size_t len,
+                 struct art *t, struct cp_buf *err)
 {
     memset(t, 0, sizeof *t);
     const char *e = cp_json_parse(a, text, len, &t->root);

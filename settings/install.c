@@ -50,15 +50,15 @@ static struct chg *chg_new(struct inst *in, enum chg_op op,
 static struct cp_jnode *ensure(struct inst *in, const char *const *path,
                                size_t np, enum cp_jtype t)
 {
-    struct cp_jnode *x = doc_at(&in->d, path, np);
+    struct cp_jnode *x = cp_doc_at(&in->d, path, np);
     if (x)
         return x;
-    struct cp_jnode *parent = doc_at(&in->d, path, np - 1);
-    if (!parent || !add_member(&in->d, parent, path[np - 1],
-                               cp_json_new(in->d.a, t)))
+    struct cp_jnode *parent = cp_doc_at(&in->d, path, np - 1);
+    if (!parent || !cp_doc_add_member(&in->d, parent, path[np - 1],
+                                      cp_json_new(in->d.a, t)))
         return NULL;
     chg_new(in, CH_CREATE, path, np);
-    return doc_at(&in->d, path, np);
+    return cp_doc_at(&in->d, path, np);
 }
 
 static bool do_union(struct inst *in, const char *const *path, size_t np,
@@ -77,13 +77,13 @@ static bool do_union(struct inst *in, const char *const *path, size_t np,
     if (missing->n == 0)
         return true;
     chg_new(in, CH_ADD, path, np)->values = missing;
-    return append_items(&in->d, arr, missing->items, missing->n);
+    return cp_doc_append_items(&in->d, arr, missing->items, missing->n);
 }
 
 static bool do_set(struct inst *in, const char *const *path, size_t np,
                    struct cp_jnode *val, bool looser)
 {
-    struct cp_jnode *cur = doc_at(&in->d, path, np);
+    struct cp_jnode *cur = cp_doc_at(&in->d, path, np);
     if (cur && cp_json_equal(cur, val))
         return true;
     if (cur && val->type == (looser ? CP_J_TRUE : CP_J_FALSE))
@@ -92,10 +92,10 @@ static bool do_set(struct inst *in, const char *const *path, size_t np,
     c->value = val;
     if (cur) {
         c->prev = cp_json_copy(in->d.a, cur); /* the tree goes with the splice */
-        return set_value(&in->d, cur, val);
+        return cp_doc_set_value(&in->d, cur, val);
     }
-    struct cp_jnode *parent = doc_at(&in->d, path, np - 1);
-    return parent && add_member(&in->d, parent, path[np - 1], val);
+    struct cp_jnode *parent = cp_doc_at(&in->d, path, np - 1);
+    return parent && cp_doc_add_member(&in->d, parent, path[np - 1], val);
 }
 
 static bool hook_present(const struct cp_jnode *pre, const char *cmd,
@@ -196,36 +196,36 @@ static bool install_check(struct inst *in, const struct art *t)
     const char *path[MAXPATH] = {"sandbox"};
     bool ok = true;
     if (t->sandbox) {
-        ok &= check_place(d, path, 1, W_OBJ, e);
+        ok &= cp_doc_check_place(d, path, 1, W_OBJ, e);
         for (size_t i = 0; i < 4; i++) {
             path[1] = cp_sandbox_bools[i];
-            ok &= check_place(d, path, 2, W_BOOL, e);
+            ok &= cp_doc_check_place(d, path, 2, W_BOOL, e);
         }
         path[1] = "filesystem";
-        ok &= check_place(d, path, 2, W_OBJ, e);
+        ok &= cp_doc_check_place(d, path, 2, W_OBJ, e);
         for (size_t i = 0; i < 3; i++) {
             path[2] = cp_fs_lists[i];
-            ok &= check_place(d, path, 3, W_STRARR, e);
+            ok &= cp_doc_check_place(d, path, 3, W_STRARR, e);
         }
         path[1] = "network";
-        ok &= check_place(d, path, 2, W_OBJ, e);
+        ok &= cp_doc_check_place(d, path, 2, W_OBJ, e);
         path[2] = "allowedDomains";
-        ok &= check_place(d, path, 3, W_STRARR, e);
+        ok &= cp_doc_check_place(d, path, 3, W_STRARR, e);
         path[2] = "strictAllowlist";
-        ok &= check_place(d, path, 3, W_BOOL, e);
+        ok &= cp_doc_check_place(d, path, 3, W_BOOL, e);
     }
     path[0] = "permissions";
-    ok &= check_place(d, path, 1, W_OBJ, e);
+    ok &= cp_doc_check_place(d, path, 1, W_OBJ, e);
     for (size_t i = 0; i < 2; i++) {
         path[1] = cp_perm_lists[i];
-        ok &= check_place(d, path, 2, W_STRARR, e);
+        ok &= cp_doc_check_place(d, path, 2, W_STRARR, e);
     }
     path[0] = "hooks";
     path[1] = "PreToolUse";
-    ok &= check_place(d, path, 1, W_OBJ, e);
-    ok &= check_place(d, path, 2, W_OBJARR, e);
+    ok &= cp_doc_check_place(d, path, 1, W_OBJ, e);
+    ok &= cp_doc_check_place(d, path, 2, W_OBJARR, e);
     path[0] = CP_SETTINGS_RECORD_KEY;
-    ok &= check_place(d, path, 1, W_OBJARR, e);
+    ok &= cp_doc_check_place(d, path, 1, W_OBJARR, e);
     return ok;
 }
 
@@ -271,7 +271,7 @@ static bool install_allowed(const struct cp_settings_env *env,
         return false;
     }
     if (t->project_relative &&
-        !is_project_settings(env)) {
+        !cp_settings_is_project(env)) {
         cp_buf_printf(err,
                       "the artifact has project-relative paths ('./x', "
                       "'/x'), which mean the project only in a project "
@@ -332,7 +332,7 @@ static bool install_hook(struct inst *in, const struct cp_settings_env *env,
     if (hook_present(pre, cmd, NULL))
         return true;
     struct cp_jnode *g = hook_group(a, cmd);
-    if (!append_items(&in->d, pre, &g, 1))
+    if (!cp_doc_append_items(&in->d, pre, &g, 1))
         return false;
     chg_new(in, CH_HOOK, path, 2)->command = cmd;
     return true;
@@ -346,12 +346,12 @@ static bool install_record(struct inst *in, const struct cp_settings_env *env,
 {
     struct cp_arena *a = in->d.a;
     const char *path[MAXPATH] = {CP_SETTINGS_RECORD_KEY, "changes"};
-    struct cp_jnode *recs = doc_at(&in->d, path, 1);
+    struct cp_jnode *recs = cp_doc_at(&in->d, path, 1);
     if (!recs) {
-        if (!add_member(&in->d, in->d.root, CP_SETTINGS_RECORD_KEY,
-                        cp_json_new(a, CP_J_ARR)))
+        if (!cp_doc_add_member(&in->d, in->d.root, CP_SETTINGS_RECORD_KEY,
+                               cp_json_new(a, CP_J_ARR)))
             return false;
-        recs = doc_at(&in->d, path, 1);
+        recs = cp_doc_at(&in->d, path, 1);
     }
     struct cp_jnode **nodes = cp_arena_alloc(a, in->chgs.len * sizeof *nodes);
     for (size_t i = 0; i < in->chgs.len; i++)
@@ -359,7 +359,7 @@ static bool install_record(struct inst *in, const struct cp_settings_env *env,
     struct cp_jnode *rec = find_record(recs, env->artifact_path, NULL);
     struct cp_jnode *cl = rec ? cp_json_get(rec, "changes", NULL) : NULL;
     if (rec && cl && cl->type == CP_J_ARR)
-        return append_items(&in->d, cl, nodes, in->chgs.len);
+        return cp_doc_append_items(&in->d, cl, nodes, in->chgs.len);
     struct cp_jnode *r = cp_json_new(a, CP_J_OBJ);
     struct cp_jnode *arr = cp_json_new(a, CP_J_ARR);
     for (size_t i = 0; i < in->chgs.len; i++)
@@ -369,7 +369,7 @@ static bool install_record(struct inst *in, const struct cp_settings_env *env,
     cp_json_set(a, r, "changes", arr);
     if (created)
         cp_json_set(a, r, "origin", origin_node(a, env));
-    return append_items(&in->d, recs, &r, 1);
+    return cp_doc_append_items(&in->d, recs, &r, 1);
 }
 
 /* Every splice of install, then its record.  False: an edit produced
@@ -416,8 +416,8 @@ int cp_settings_install(const struct cp_settings_env *env, const char *live,
     int rc = -1;
     size_t err0 = err->len;
 
-    if (!art_load(a, art, alen, &t, err) ||
-        !doc_open(&in.d, a, live, llen, err) ||
+    if (!cp_art_load(a, art, alen, &t, err) ||
+        !cp_doc_open(&in.d, a, live, llen, err) ||
         !install_allowed(env, &t, err) || !install_check(&in, &t))
         goto out;
     if (!install_edits(&in, env, &t, art, alen, !live)) {
@@ -506,7 +506,7 @@ static bool chg_parse(const struct cp_jnode *n, struct chg *c)
  * goes in one splice.  Returns false, changing nothing, otherwise. */
 static bool undo_tail(struct doc *d, const struct chg *c, size_t *removed)
 {
-    struct cp_jnode *x = doc_at(d, c->path, c->np);
+    struct cp_jnode *x = cp_doc_at(d, c->path, c->np);
     size_t k = c->values->n;
     if (!x || x->type != CP_J_ARR || x->n < k || k == 0)
         return false;
@@ -517,9 +517,10 @@ static bool undo_tail(struct doc *d, const struct chg *c, size_t *removed)
             return false;
     *removed += k;
     if (base == 0)
-        doc_splice(d, x->start, x->end, "[]", 2);
+        cp_doc_splice(d, x->start, x->end, "[]", 2);
     else
-        doc_splice(d, x->items[base - 1]->end, x->items[x->n - 1]->end, "", 0);
+        cp_doc_splice(d, x->items[base - 1]->end, x->items[x->n - 1]->end, "",
+                      0);
     return true;
 }
 
@@ -528,18 +529,18 @@ static bool undo_tail(struct doc *d, const struct chg *c, size_t *removed)
  * changed the array since). */
 static bool undo_add(struct doc *d, const struct chg *c, size_t *removed)
 {
-    struct cp_jnode *x = doc_at(d, c->path, c->np);
+    struct cp_jnode *x = cp_doc_at(d, c->path, c->np);
     if (!x || x->type != CP_J_ARR)
         return true;
     if (undo_tail(d, c, removed))
         return !d->broken;
     for (size_t k = c->values->n; k-- > 0;) {
         const struct cp_jnode *v = c->values->items[k];
-        x = doc_at(d, c->path, c->np);
+        x = cp_doc_at(d, c->path, c->np);
         for (size_t i = x && x->type == CP_J_ARR ? x->n : 0; i-- > 0;)
             if (cp_json_str_is(x->items[i], v->s, v->len)) {
                 ++*removed;
-                if (!remove_item(d, x, i))
+                if (!cp_doc_remove_item(d, x, i))
                     return false;
                 break;
             }
@@ -550,31 +551,31 @@ static bool undo_add(struct doc *d, const struct chg *c, size_t *removed)
 /* Undoes one change when what it wrote is still there. */
 static bool undo(struct doc *d, const struct chg *c, size_t *removed)
 {
-    struct cp_jnode *x = doc_at(d, c->path, c->np);
-    struct cp_jnode *parent = doc_at(d, c->path, c->np - 1);
+    struct cp_jnode *x = cp_doc_at(d, c->path, c->np);
+    struct cp_jnode *parent = cp_doc_at(d, c->path, c->np - 1);
     size_t i;
     switch (c->op) {
     case CH_CREATE:
         if (!x || !(x->type == CP_J_OBJ || x->type == CP_J_ARR) || x->n ||
             !parent || parent->type != CP_J_OBJ)
             return true;
-        i = member_index(parent, c->path[c->np - 1]);
+        i = cp_doc_member_index(parent, c->path[c->np - 1]);
         ++*removed;
-        return remove_member(d, parent, i);
+        return cp_doc_remove_member(d, parent, i);
     case CH_SET:
         if (!x || !cp_json_equal(x, c->value))
             return true;
         ++*removed;
         if (c->prev)
-            return set_value(d, x, c->prev);
-        i = member_index(parent, c->path[c->np - 1]);
-        return remove_member(d, parent, i);
+            return cp_doc_set_value(d, x, c->prev);
+        i = cp_doc_member_index(parent, c->path[c->np - 1]);
+        return cp_doc_remove_member(d, parent, i);
     case CH_ADD:
         return undo_add(d, c, removed);
     case CH_HOOK:
         if (hook_present(x, c->command, &i)) {
             ++*removed;
-            return remove_item(d, x, i);
+            return cp_doc_remove_item(d, x, i);
         }
         return true;
     }
@@ -614,13 +615,13 @@ int cp_settings_uninstall(const struct cp_settings_env *env, const char *live,
         cp_buf_adds(err, "settings file does not exist\n");
         goto out;
     }
-    if (!doc_open(&d, a, live, llen, err))
+    if (!cp_doc_open(&d, a, live, llen, err))
         goto out;
-    if (!check_place(&d, rpath, 1, W_OBJARR, err))
+    if (!cp_doc_check_place(&d, rpath, 1, W_OBJARR, err))
         goto out;
     size_t ri;
     struct cp_jnode *rec =
-        find_record(doc_at(&d, rpath, 1), env->artifact_path, &ri);
+        find_record(cp_doc_at(&d, rpath, 1), env->artifact_path, &ri);
     if (!rec) {
         cp_buf_add(out, d.text.data, d.text.len);
         rc = 0;
@@ -643,13 +644,14 @@ int cp_settings_uninstall(const struct cp_settings_env *env, const char *live,
         if (!undo(&d, &cs[i], removed))
             goto broken;
     /* Drop the record, and the record list when it is empty. */
-    struct cp_jnode *recs = doc_at(&d, rpath, 1);
+    struct cp_jnode *recs = cp_doc_at(&d, rpath, 1);
     if (!find_record(recs, env->artifact_path, &ri) ||
-        !remove_item(&d, recs, ri))
+        !cp_doc_remove_item(&d, recs, ri))
         goto broken;
-    recs = doc_at(&d, rpath, 1);
+    recs = cp_doc_at(&d, rpath, 1);
     if (recs && recs->n == 0 &&
-        !remove_member(&d, d.root, member_index(d.root, rpath[0])))
+        !cp_doc_remove_member(&d, d.root,
+                              cp_doc_member_index(d.root, rpath[0])))
         goto broken;
     cp_buf_add(out, d.text.data, d.text.len);
     rc = 0;

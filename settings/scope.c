@@ -11,7 +11,7 @@
 static bool is_project_settings1(const char *path, const char *home);
 
 /* Nor a file directly in $CLAUDE_CONFIG_DIR, the user settings then. */
-bool is_project_settings(const struct cp_settings_env *env)
+bool cp_settings_is_project(const struct cp_settings_env *env)
 {
     const char *path = env->settings_path, *cd = env->config_dir;
     if (cd && *cd) {

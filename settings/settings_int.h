@@ -22,7 +22,7 @@
 
 #include "settings.h"
 
-/* ---- documents edited by splices (splice.c) ------------------------------- */
+/* ---- documents edited by splices (splice.c) ------------------------------ */
 
 struct doc {
     struct cp_arena *a;  /* lives as long as the operation */
@@ -43,34 +43,34 @@ enum want { W_OBJ, W_BOOL, W_STRARR, W_OBJARR };
 
 /* Reads `live` (NULL: an empty object) into d; refuses (err) what is not a
  * JSON object. */
-bool doc_open(struct doc *d, struct cp_arena *a, const char *live,
-              size_t llen, struct cp_buf *err);
+bool cp_doc_open(struct doc *d, struct cp_arena *a, const char *live,
+                 size_t llen, struct cp_buf *err);
 /* Replaces text[start, end) by r[0..rl) and re-reads the document (the
  * previous tree is freed: do not keep its nodes). */
-bool doc_splice(struct doc *d, size_t start, size_t end, const char *r,
-                size_t rl);
-bool add_member(struct doc *d, struct cp_jnode *obj, const char *key,
-                struct cp_jnode *val);
-bool append_items(struct doc *d, struct cp_jnode *arr,
-                  struct cp_jnode **vals, size_t nv);
-bool set_value(struct doc *d, struct cp_jnode *node,
-               const struct cp_jnode *val);
-bool remove_item(struct doc *d, struct cp_jnode *arr, size_t i);
-bool remove_member(struct doc *d, struct cp_jnode *obj, size_t i);
+bool cp_doc_splice(struct doc *d, size_t start, size_t end, const char *r,
+                   size_t rl);
+bool cp_doc_add_member(struct doc *d, struct cp_jnode *obj, const char *key,
+                       struct cp_jnode *val);
+bool cp_doc_append_items(struct doc *d, struct cp_jnode *arr,
+                         struct cp_jnode **vals, size_t nv);
+bool cp_doc_set_value(struct doc *d, struct cp_jnode *node,
+                      const struct cp_jnode *val);
+bool cp_doc_remove_item(struct doc *d, struct cp_jnode *arr, size_t i);
+bool cp_doc_remove_member(struct doc *d, struct cp_jnode *obj, size_t i);
 /* Index of the last member `key` of obj, SIZE_MAX when absent. */
-size_t member_index(const struct cp_jnode *obj, const char *key);
+size_t cp_doc_member_index(const struct cp_jnode *obj, const char *key);
 /* The value at path[0..n) (objects only), NULL when absent. */
-struct cp_jnode *doc_at(const struct doc *d, const char *const *path,
-                        size_t n);
+struct cp_jnode *cp_doc_at(const struct doc *d, const char *const *path,
+                           size_t n);
 /* "null", "a boolean", ... for messages. */
-const char *jtype_name(enum cp_jtype t);
+const char *cp_doc_type_name(enum cp_jtype t);
 /* Checks the place at path and every object on the way: right type when
  * present, no duplicate keys.  Appends a reason to err (once) and returns
  * false otherwise. */
-bool check_place(const struct doc *d, const char *const *path, size_t n,
-                 enum want w, struct cp_buf *err);
+bool cp_doc_check_place(const struct doc *d, const char *const *path, size_t n,
+                        enum want w, struct cp_buf *err);
 
-/* ---- the artifact (artifact_load.c) --------------------------------------- */
+/* ---- the artifact (artifact_load.c) -------------------------------------- */
 
 struct art {
     struct cp_jnode *root, *conf, *sandbox, *perm, *hooks, *gates;
@@ -85,12 +85,12 @@ extern const char *const cp_fs_lists[3];
 extern const char *const cp_perm_lists[2];
 
 /* Reads and checks an artifact written by the claude backend. */
-bool art_load(struct cp_arena *a, const char *text, size_t len,
-              struct art *t, struct cp_buf *err);
+bool cp_art_load(struct cp_arena *a, const char *text, size_t len,
+                 struct art *t, struct cp_buf *err);
 
-/* ---- scope.c --------------------------------------------------------------- */
+/* ---- scope.c ------------------------------------------------------------- */
 
 /* Is env->settings_path a project settings file? */
-bool is_project_settings(const struct cp_settings_env *env);
+bool cp_settings_is_project(const struct cp_settings_env *env);
 
 #endif

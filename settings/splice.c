@@ -36,8 +36,8 @@ static bool doc_reparse(struct doc *d)
     return true;
 }
 
-bool doc_splice(struct doc *d, size_t start, size_t end, const char *r,
-                size_t rl)
+bool cp_doc_splice(struct doc *d, size_t start, size_t end, const char *r,
+                   size_t rl)
 {
     struct cp_buf nb = {0};
     cp_buf_add(&nb, d->text.data, start);
@@ -115,8 +115,8 @@ static void doc_init_layout(struct doc *d)
     }
 }
 
-bool add_member(struct doc *d, struct cp_jnode *obj, const char *key,
-                struct cp_jnode *val)
+bool cp_doc_add_member(struct doc *d, struct cp_jnode *obj, const char *key,
+                       struct cp_jnode *val)
 {
     struct cp_buf r = {0};
     bool ok;
@@ -125,7 +125,7 @@ bool add_member(struct doc *d, struct cp_jnode *obj, const char *key,
         cp_json_set(d->a, &tmp, key, val);
         cp_json_print(&r, &tmp, line_indent(d, obj->start), d->unit,
                       d->compact);
-        ok = doc_splice(d, obj->start, obj->end, r.data, r.len);
+        ok = cp_doc_splice(d, obj->start, obj->end, r.data, r.len);
     } else {
         struct cp_jmember *last = &obj->members[obj->n - 1];
         struct place pl = place_before(d, last->kstart);
@@ -134,14 +134,14 @@ bool add_member(struct doc *d, struct cp_jnode *obj, const char *key,
         cp_json_quote(&r, key, strlen(key));
         cp_buf_adds(&r, ": ");
         cp_json_print(&r, val, pl.indent, d->unit, pl.compact);
-        ok = doc_splice(d, last->val->end, last->val->end, r.data, r.len);
+        ok = cp_doc_splice(d, last->val->end, last->val->end, r.data, r.len);
     }
     cp_buf_free(&r);
     return ok;
 }
 
-bool append_items(struct doc *d, struct cp_jnode *arr,
-                  struct cp_jnode **vals, size_t nv)
+bool cp_doc_append_items(struct doc *d, struct cp_jnode *arr,
+                         struct cp_jnode **vals, size_t nv)
 {
     struct cp_buf r = {0};
     bool ok;
@@ -153,7 +153,7 @@ bool append_items(struct doc *d, struct cp_jnode *arr,
             cp_json_push(d->a, &tmp, vals[i]);
         cp_json_print(&r, &tmp, line_indent(d, arr->start), d->unit,
                       d->compact);
-        ok = doc_splice(d, arr->start, arr->end, r.data, r.len);
+        ok = cp_doc_splice(d, arr->start, arr->end, r.data, r.len);
     } else {
         struct cp_jnode *last = arr->items[arr->n - 1];
         struct place pl = place_before(d, last->start);
@@ -162,43 +162,44 @@ bool append_items(struct doc *d, struct cp_jnode *arr,
             cp_buf_add(&r, pl.sep, pl.seplen);
             cp_json_print(&r, vals[i], pl.indent, d->unit, pl.compact);
         }
-        ok = doc_splice(d, last->end, last->end, r.data, r.len);
+        ok = cp_doc_splice(d, last->end, last->end, r.data, r.len);
     }
     cp_buf_free(&r);
     return ok;
 }
 
-bool set_value(struct doc *d, struct cp_jnode *node,
-               const struct cp_jnode *val)
+bool cp_doc_set_value(struct doc *d, struct cp_jnode *node,
+                      const struct cp_jnode *val)
 {
     struct cp_buf r = {0};
     cp_json_print(&r, val, line_indent(d, node->start), d->unit, d->compact);
-    bool ok = doc_splice(d, node->start, node->end, r.data, r.len);
+    bool ok = cp_doc_splice(d, node->start, node->end, r.data, r.len);
     cp_buf_free(&r);
     return ok;
 }
 
-bool remove_item(struct doc *d, struct cp_jnode *arr, size_t i)
+bool cp_doc_remove_item(struct doc *d, struct cp_jnode *arr, size_t i)
 {
     if (arr->n == 1)
-        return doc_splice(d, arr->start, arr->end, "[]", 2);
+        return cp_doc_splice(d, arr->start, arr->end, "[]", 2);
     if (i > 0)
-        return doc_splice(d, arr->items[i - 1]->end, arr->items[i]->end, "", 0);
-    return doc_splice(d, arr->items[0]->start, arr->items[1]->start, "", 0);
+        return cp_doc_splice(d, arr->items[i - 1]->end, arr->items[i]->end,
+                             "", 0);
+    return cp_doc_splice(d, arr->items[0]->start, arr->items[1]->start, "", 0);
 }
 
-bool remove_member(struct doc *d, struct cp_jnode *obj, size_t i)
+bool cp_doc_remove_member(struct doc *d, struct cp_jnode *obj, size_t i)
 {
     if (obj->n == 1)
-        return doc_splice(d, obj->start, obj->end, "{}", 2);
+        return cp_doc_splice(d, obj->start, obj->end, "{}", 2);
     if (i > 0)
-        return doc_splice(d, obj->members[i - 1].val->end,
-                          obj->members[i].val->end, "", 0);
-    return doc_splice(d, obj->members[0].kstart, obj->members[1].kstart, "",
-                      0);
+        return cp_doc_splice(d, obj->members[i - 1].val->end,
+                             obj->members[i].val->end, "", 0);
+    return cp_doc_splice(d, obj->members[0].kstart, obj->members[1].kstart, "",
+                         0);
 }
 
-size_t member_index(const struct cp_jnode *obj, const char *key)
+size_t cp_doc_member_index(const struct cp_jnode *obj, const char *key)
 {
     size_t kl = strlen(key), r = SIZE_MAX;
     for (size_t i = 0; obj && obj->type == CP_J_OBJ && i < obj->n; i++)
@@ -208,8 +209,8 @@ size_t member_index(const struct cp_jnode *obj, const char *key)
     return r;
 }
 
-struct cp_jnode *doc_at(const struct doc *d, const char *const *path,
-                        size_t n)
+struct cp_jnode *cp_doc_at(const struct doc *d, const char *const *path,
+                           size_t n)
 {
     struct cp_jnode *x = d->root;
     for (size_t i = 0; i < n && x; i++)
@@ -231,7 +232,7 @@ static const char *path_text(struct cp_arena *a, const char *const *path,
     return r;
 }
 
-const char *jtype_name(enum cp_jtype t)
+const char *cp_doc_type_name(enum cp_jtype t)
 {
     switch (t) {
     case CP_J_NULL: return "null";
@@ -252,8 +253,8 @@ static bool check_place1(const struct doc *d, const char *const *path,
                          size_t n, enum want w, struct cp_buf *err);
 
 /* As check_place1, but a reason already given is not repeated. */
-bool check_place(const struct doc *d, const char *const *path,
-                 size_t n, enum want w, struct cp_buf *err)
+bool cp_doc_check_place(const struct doc *d, const char *const *path,
+                        size_t n, enum want w, struct cp_buf *err)
 {
     struct cp_buf one = {0};
     bool ok = check_place1(d, path, n, w, &one);
@@ -279,7 +280,8 @@ static bool check_place1(const struct doc *d, const char *const *path,
             return true;
         if (i + 1 < n && y->type != CP_J_OBJ) {
             cp_buf_printf(err, "'%s' is %s, expected an object\n",
-                          path_text(d->a, path, i + 1), jtype_name(y->type));
+                          path_text(d->a, path, i + 1),
+                          cp_doc_type_name(y->type));
             return false;
         }
         x = y;
@@ -307,13 +309,13 @@ static bool check_place1(const struct doc *d, const char *const *path,
         cp_buf_printf(err, "'%s' is %s, expected %s\n",
                       path_text(d->a, path, n),
                       x->type == CP_J_ARR ? "an array with other elements"
-                                          : jtype_name(x->type),
+                                          : cp_doc_type_name(x->type),
                       exp);
     return ok;
 }
 
-bool doc_open(struct doc *d, struct cp_arena *a, const char *live,
-              size_t llen, struct cp_buf *err)
+bool cp_doc_open(struct doc *d, struct cp_arena *a, const char *live,
+                 size_t llen, struct cp_buf *err)
 {
     memset(d, 0, sizeof *d);
     d->a = a;
@@ -330,7 +332,7 @@ bool doc_open(struct doc *d, struct cp_arena *a, const char *live,
     if (d->root->type != CP_J_OBJ) {
         cp_buf_printf(err, "settings file: the top level is %s, expected an "
                            "object\n",
-                      jtype_name(d->root->type));
+                      cp_doc_type_name(d->root->type));
         return false;
     }
     doc_init_layout(d);

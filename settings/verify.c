@@ -255,7 +255,7 @@ static void verify_network(struct vfy *v, const struct cp_jnode *sb,
         !live_true(cp_json_get(net, "strictAllowlist", NULL)))
         gap(v, "sandbox.network.strictAllowlist is not true");
     if (live_true(cp_json_get(anet, "strictAllowlist", NULL)) &&
-        is_project_settings(v->env))
+        cp_settings_is_project(v->env))
         gap(v, "sandbox.network.strictAllowlist is ignored in a project "
                "settings file: Claude Code asks about other hosts instead "
                "of denying them (build with -D PROJECT=/abs/path and use "
@@ -324,7 +324,7 @@ static const char *gate_artifact_problem(struct vfy *v, const char *path,
     struct cp_buf ab = {0}, aerr = {0};
     struct art ht;
     bool ok = env->read_file && env->read_file(path, &ab, env->ud) &&
-              art_load(v->a, ab.data ? ab.data : "", ab.len, &ht, &aerr);
+              cp_art_load(v->a, ab.data ? ab.data : "", ab.len, &ht, &aerr);
     char digest[CP_SHA256_HEX];
     cp_gate_pin_digest(ab.data ? ab.data : "", ab.len, digest);
     bool pinned = !pin || strcmp(pin, digest) == 0;
@@ -490,13 +490,13 @@ int cp_settings_verify(const struct cp_settings_env *env, const char *live,
     struct art t;
     struct cp_jnode *root = NULL;
     int rc = -1;
-    if (!art_load(a, art, alen, &t, report) ||
+    if (!cp_art_load(a, art, alen, &t, report) ||
         !live_open(a, live, llen, &root, report))
         goto out;
     /* A file the client skips enforces nothing, whatever it holds. */
     v.gaps += cp_settings_schema_check(a, root, llen, report);
     if (t.project_relative &&
-        !is_project_settings(env))
+        !cp_settings_is_project(env))
         gap(&v, "the artifact's project-relative paths ('./x', '/x') do not "
                 "mean the project in '%s' (not PROJECT/.claude/settings.json "
                 "or settings.local.json)",
