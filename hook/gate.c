@@ -284,6 +284,59 @@ static bool cp_gate_is(const struct cp_jnode *v, enum cp_jtype t)
     return v && v->type == t;
 }
 
+/* The classes of "content": one known class name per string. */
+static const char *cp_gate_content_classes(const struct cp_jnode *cls,
+                                           struct cp_gate_table *t)
+{
+    t->content_classes = 0;
+    for (size_t i = 0; i < cls->n; i++) {
+        const struct cp_jnode *x = cls->items[i];
+        unsigned m;
+        if (x->type != CP_J_STR || !cp_content_class_mask(x->s, x->len, &m) ||
+            (m & (m - 1)) != 0)
+            return "gate table \"content\".\"classes\" holds an unknown "
+                   "class";
+        t->content_classes |= m;
+    }
+    return NULL;
+}
+
+/* One rule of "content" into the next slot of t->content. */
+static const char *cp_gate_content_rule(struct cp_arena *a,
+                                        const struct cp_jnode *x,
+                                        struct cp_gate_table *t)
+{
+    const char *id = cp_gate_str(x, "id"), *kind = cp_gate_str(x, "kind");
+    const char *pat = cp_gate_str(x, "pattern"), *where = cp_gate_str(x, "where");
+    if (x->type != CP_J_OBJ || !id || !kind || !pat || !where ||
+        (strcmp(kind, "regex") != 0 && strcmp(kind, "text") != 0) || !*pat)
+        return "gate table \"content\" has a rule that is not an object "
+               "with string id, kind (\"regex\" or \"text\"), pattern "
+               "and where";
+    struct cp_content_rule *r = &t->content[t->ncontent];
+    *r = (struct cp_content_rule){
+        .id = cp_arena_strdup(a, id), .where = cp_arena_strdup(a, where),
+        .regex = kind[0] == 'r', .text = cp_arena_strdup(a, pat),
+        .len = strlen(pat)};
+    const char *perr = NULL;
+    /* Checked with the same bounds as the compiler's (cp_gate_parse);
+     * a regex in the prefilter's subset is known to compile, so it is
+     * compiled only when a file tool's text is scanned (a Bash call
+     * never pays for it). */
+    if (r->regex && !cp_gate_rx_scan(a, pat)) {
+        struct cp_gate_pat g;
+        perr = cp_gate_parse(a, pat, strlen(pat), true, &g);
+        if (!perr)
+            cp_gate_free(&g);
+        else
+            perr = cp_arena_printf(a, "%s: invalid pattern: %s", id, perr);
+    }
+    if (perr)
+        return perr;
+    t->ncontent++;
+    return NULL;
+}
+
 /* "content": {"classes": [NAME...], "rules": [{"id", "kind": "regex" |
  * "text", "pattern", "where"}...]}; absent: every built-in class, no rule
  * (an artifact built before content rules existed is judged by the
@@ -302,50 +355,14 @@ static const char *cp_gate_table_content(struct cp_arena *a,
         !cp_gate_is(rules, CP_J_ARR))
         return "gate table \"content\" is not an object with \"classes\" "
                "and \"rules\" arrays";
-    t->content_classes = 0;
-    for (size_t i = 0; i < cls->n; i++) {
-        const struct cp_jnode *x = cls->items[i];
-        unsigned m;
-        if (x->type != CP_J_STR || !cp_content_class_mask(x->s, x->len, &m) ||
-            (m & (m - 1)) != 0)
-            return "gate table \"content\".\"classes\" holds an unknown "
-                   "class";
-        t->content_classes |= m;
-    }
+    const char *err = cp_gate_content_classes(cls, t);
+    if (err)
+        return err;
     size_t n = rules->n;
     t->content = cp_arena_alloc(a, (n ? n : 1) * sizeof *t->content);
-    for (size_t i = 0; i < n; i++) {
-        const struct cp_jnode *x = rules->items[i];
-        const char *id = cp_gate_str(x, "id"), *kind = cp_gate_str(x, "kind");
-        const char *pat = cp_gate_str(x, "pattern"), *where = cp_gate_str(x, "where");
-        if (x->type != CP_J_OBJ || !id || !kind || !pat || !where ||
-            (strcmp(kind, "regex") != 0 && strcmp(kind, "text") != 0) || !*pat)
-            return "gate table \"content\" has a rule that is not an object "
-                   "with string id, kind (\"regex\" or \"text\"), pattern "
-                   "and where";
-        struct cp_content_rule *r = &t->content[t->ncontent];
-        *r = (struct cp_content_rule){
-            .id = cp_arena_strdup(a, id), .where = cp_arena_strdup(a, where),
-            .regex = kind[0] == 'r', .text = cp_arena_strdup(a, pat),
-            .len = strlen(pat)};
-        const char *perr = NULL;
-        /* Checked with the same bounds as the compiler's (cp_gate_parse);
-         * a regex in the prefilter's subset is known to compile, so it is
-         * compiled only when a file tool's text is scanned (a Bash call
-         * never pays for it). */
-        if (r->regex && !cp_gate_rx_scan(a, pat)) {
-            struct cp_gate_pat g;
-            perr = cp_gate_parse(a, pat, strlen(pat), true, &g);
-            if (!perr)
-                cp_gate_free(&g);
-            else
-                perr = cp_arena_printf(a, "%s: invalid pattern: %s", id, perr);
-        }
-        if (perr)
-            return perr;
-        t->ncontent++;
-    }
-    return NULL;
+    for (size_t i = 0; i < n && !err; i++)
+        err = cp_gate_content_rule(a, rules->items[i], t);
+    return err;
 }
 
 /* The verdict and kind of row e from their texts. */
