@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "confpol.h"
+#include "hash.h"
 #include "match.h"
 #include "sema.h"
 
@@ -103,11 +104,7 @@ struct ck {
 
 static uint64_t ck_hash(uint32_t parent, const char *s, size_t n)
 {
-    uint64_t h = 1469598103934665603ull ^ parent;
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 1099511628211ull;
-    }
+    uint64_t h = cp_fnv64(CP_FNV64_OFFSET ^ parent, s, n);
     /* splitmix64 finalizer: keys that differ only in `parent` must not
      * land in consecutive slots (linear probing). */
     h ^= h >> 30;

@@ -13,6 +13,7 @@
 #include <strings.h>
 
 #include "arena.h"
+#include "hash.h"
 
 static const struct {
     const char *id, *name, *summary;
@@ -316,10 +317,7 @@ static size_t cp_target_prefix(const char *msg)
 
 static uint64_t cp_hash(uint64_t h, const void *data, size_t n)
 {
-    const unsigned char *p = data;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ p[i]) * 0x100000001b3u;
-    return h;
+    return cp_fnv64(h, data, n);
 }
 
 static bool cp_is_backend_code(enum cp_diag_code c)

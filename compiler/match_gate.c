@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "hash.h"
 #include "match.h"
 #include "match_int.h"
 #include "shell_read.h"
@@ -747,10 +748,7 @@ static bool reading_matches(const struct cp_gate_pat *g, const struct pos *ps,
 
 static uint32_t name_hash(const char *s)
 {
-    uint32_t h = 2166136261u;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 16777619u;
-    return h;
+    return cp_fnv32(CP_FNV32_OFFSET, s, strlen(s));
 }
 
 static struct slot *subject_slot(struct cp_gate_subject *s, const char *name);
@@ -779,16 +777,16 @@ static struct slot *subject_slot(struct cp_gate_subject *s, const char *name)
 
 static uint32_t word_hash(uint32_t h, const struct cp_sh_word *w)
 {
-    for (const char *p = w->text; *p; p++)
-        h = (h ^ (unsigned char)*p) * 16777619u;
-    return (h ^ (w->glob ? 1u : 2u)) * 16777619u;
+    h = cp_fnv32(h, w->text, strlen(w->text));
+    return (h ^ (w->glob ? 1u : 2u)) * CP_FNV32_PRIME;
 }
 
 /* The first words and the counts: the readings of one command share their
  * tails, so hashing every word would cost words x readings. */
 static uint32_t cmd_hash(const struct cp_sh_cmd *c)
 {
-    uint32_t h = (2166136261u ^ (uint32_t)c->n ^ ((uint32_t)c->nr << 20)) * 16777619u;
+    uint32_t h = (CP_FNV32_OFFSET ^ (uint32_t)c->n ^ ((uint32_t)c->nr << 20)) *
+                 CP_FNV32_PRIME;
     for (size_t i = 0; i < c->n && i < 8; i++)
         h = word_hash(h, &c->w[i]);
     for (size_t i = 0; i < c->nr && i < 8; i++)

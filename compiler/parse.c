@@ -15,6 +15,7 @@
 
 #include "ast.h"
 #include "library.h"
+#include "text.h"
 #include "parser.h"
 #include "lexer.h"
 
@@ -232,41 +233,15 @@ static void cp_attach_comments(struct cp_arena *a, struct cp_lex *st,
 
 /* ---- includes ---------------------------------------------------------- */
 
-static int cp_hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* Decodes the escapes of a quoted string (already validated by the
  * scanner).  Returns NULL if the result would hold a NUL byte. */
-static char *cp_unquote(struct cp_arena *a, const char *s, size_t n,
-                        size_t *outlen)
+static char *cp_include_name(struct cp_arena *a, const char *s, size_t n,
+                             size_t *outlen)
 {
     char *o = cp_arena_alloc(a, n + 1);
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        char c = s[i];
-        if (c == '\\' && i + 1 < n) {
-            if (s[i + 1] == 'x' && i + 3 < n) {
-                c = (char)(cp_hexval(s[i + 2]) * 16 + cp_hexval(s[i + 3]));
-                i += 3;
-            } else {
-                c = s[++i];
-            }
-        }
-        if (c == '\0')
-            return NULL;
-        o[k++] = c;
-    }
-    o[k] = '\0';
-    *outlen = k;
-    return o;
+    size_t nul_at;
+    *outlen = cp_unquote(s, n, o, NULL, &nul_at);
+    return nul_at < n ? NULL : o;
 }
 
 static const char *cp_include_path(struct cp_arena *a,
@@ -300,7 +275,7 @@ static struct cp_source *cp_load_include(struct cp_ctx *cx, struct cp_stmt *s,
         return NULL;
     }
     size_t len = 0;
-    char *name = cp_unquote(cx->arena, arg->text, arg->len, &len);
+    char *name = cp_include_name(cx->arena, arg->text, arg->len, &len);
     if (!name || len == 0) {
         cp_diag_report(&cx->diags, CP0307, at,
                        name ? "empty file name after 'include'"

@@ -22,6 +22,7 @@
 #include "content.h"
 #include "match.h"
 #include "sema.h"
+#include "text.h"
 
 enum rs_name_kind { RS_PARAM, RS_LET };
 
@@ -195,15 +196,22 @@ static const char *rs_written(struct rs *r, const struct cp_arg *arg)
 
 /* ---- decoding --------------------------------------------------------- */
 
-static int rs_hex(char c)
+/* A regex's body: only \" is unescaped (its other backslashes belong to
+ * the regex).  Writes the bytes to buf and their raw offsets to m, as
+ * cp_unquote does; returns the length. */
+static size_t rs_decode_regex(const struct cp_arg *arg, char *buf, size_t *m)
 {
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
+    size_t k = 0;
+    for (size_t i = 0; i < arg->len; i++) {
+        m[k] = i;
+        if (arg->text[i] == '\\' && i + 1 < arg->len &&
+            arg->text[i + 1] == '"')
+            i++;
+        buf[k++] = arg->text[i];
+    }
+    m[k] = arg->len;
+    buf[k] = '\0';
+    return k;
 }
 
 /* Decodes a quoted argument (\" \\ \xHH; the lexer rejected every other
@@ -223,46 +231,20 @@ static bool rs_decode(struct rs *r, const struct cp_arg *arg, char **out,
     }
     char *buf = cp_arena_alloc(r->a, arg->len + 1);
     size_t *m = cp_arena_alloc(r->a, (arg->len + 1) * sizeof *m);
-    size_t k = 0;
-    for (size_t i = 0; i < arg->len; i++) {
-        char c = arg->text[i];
-        m[k] = i;
-        if (arg->kind == CP_ARG_BARE || c != '\\' || i + 1 >= arg->len) {
-            buf[k++] = c;
-            continue;
-        }
-        char nx = arg->text[i + 1];
-        if (arg->kind == CP_ARG_REGEX) {
-            if (nx == '"') {
-                buf[k++] = '"';
-                i++;
-            } else {
-                buf[k++] = c;
-            }
-            continue;
-        }
-        if (nx == '"' || nx == '\\') {
-            buf[k++] = nx;
-            i++;
-        } else if (nx == 'x' && i + 3 < arg->len &&
-                   rs_hex(arg->text[i + 2]) >= 0 &&
-                   rs_hex(arg->text[i + 3]) >= 0) {
-            int v = rs_hex(arg->text[i + 2]) * 16 + rs_hex(arg->text[i + 3]);
-            if (v == 0) {
-                struct cp_loc l = rs_sub(arg, i, 4);
-                cp_diag_report(r->d, CP0416, &l,
-                               "'\\x00' decodes to a NUL byte, which no "
-                               "path, command or domain may hold");
-                return false;
-            }
-            buf[k++] = (char)v;
-            i += 3;
-        } else {
-            buf[k++] = c;
+    size_t k;
+    if (arg->kind == CP_ARG_REGEX) {
+        k = rs_decode_regex(arg, buf, m);
+    } else {
+        size_t nul_at;
+        k = cp_unquote(arg->text, arg->len, buf, m, &nul_at);
+        if (nul_at < arg->len) {
+            struct cp_loc l = rs_sub(arg, nul_at, 4);
+            cp_diag_report(r->d, CP0416, &l,
+                           "'\\x00' decodes to a NUL byte, which no "
+                           "path, command or domain may hold");
+            return false;
         }
     }
-    m[k] = arg->len;
-    buf[k] = '\0';
     *out = buf;
     *outlen = k;
     if (map)

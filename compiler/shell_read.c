@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "text.h"
 
 struct raw {
     struct cp_sh_word *w;
@@ -180,17 +181,6 @@ static void cb_end_cmd(struct lx *x, struct cb *c, struct wb *w)
 
 /* ---- quoting and expansions ---------------------------------------------- */
 
-static int hex_val(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* $'...' from just after the opening quote: the escapes bash decodes
  * (\a \b \e \E \f \n \r \t \v \\ \' \" \? \xHH \NNN \cX); \u and \U are
  * kept as written. */
@@ -221,8 +211,8 @@ static void rd_ansi_c(struct lx *x, struct wb *w)
             break;
         case 'x': {
             int v = 0, nd = 0;
-            while (nd < 2 && i < len && hex_val(s[i]) >= 0)
-                v = v * 16 + hex_val(s[i++]), nd++;
+            while (nd < 2 && i < len && cp_hex_digit(s[i]) >= 0)
+                v = v * 16 + cp_hex_digit(s[i++]), nd++;
             if (!nd)
                 wb_lit(w, '\\');
             out = nd ? (char)v : 'x';
