@@ -366,135 +366,216 @@ static bool rs_quoted_written(const struct cp_arg *arg)
     return arg->kind == CP_ARG_QUOTED;
 }
 
-/* Resolves a path argument (bare or quoted) into *out.  `concrete`: an
- * expect subject (no globs).  Returns false after reporting. */
-static bool rs_path(struct rs *r, const struct cp_arg *arg, bool concrete,
-                    struct cp_path *out)
+/* A path argument being resolved: its decoded text, the raw offset of each
+ * decoded byte (RS_MAP) and whether it was written quoted. */
+struct rs_pathin {
+    const struct cp_arg *arg;
+    const char *t;
+    size_t n;
+    const size_t *map;
+    bool quoted;
+};
+
+/* Where the part after a path's root starts: the root's value, the prefix
+ * it was written as ('${NAME}', '~' or nothing) and the decoded offset. */
+struct rs_root {
+    struct cp_path base;
+    const char *prefix;
+    size_t rest;
+};
+
+/* Offers FIX (NULL: nothing to offer) as the suggestion "did you mean
+ * 'FIX'WHERE?" of G, FIX written the way the argument was (quoted or
+ * bare).  Returns false if there was nothing to offer. */
+static bool rs_suggest_fix(struct cp_diag *g, const char *fix, bool quoted,
+                           const char *where)
 {
-    if (arg->kind == CP_ARG_REGEX) {
-        rs_mismatch(r, arg, concrete ? "a path" : "a path pattern");
+    if (!fix)
+        return false;
+    struct cp_buf b = {0};
+    if (quoted)
+        cp_sema_quote(&b, fix, strlen(fix));
+    else
+        cp_buf_adds(&b, fix);
+    cp_diag_set_suggestion(g, "did you mean '%s'%s?", b.data, where);
+    cp_buf_free(&b);
+    return true;
+}
+
+/* Reports '${NM}' at NL naming no declared param or let. */
+static void rs_undefined_name(struct rs *r, const char *nm,
+                              const struct cp_loc *nl)
+{
+    struct cp_diag *g =
+        *nm ? cp_diag_report(r->d, CP0405, nl, "undefined name '%s'", nm)
+            : cp_diag_report(r->d, CP0405, nl,
+                             "'${}' names no param or let");
+    const char *near = *nm ? rs_near_name(r, nm, false) : NULL;
+    if (near)
+        cp_diag_set_suggestion(g, "did you mean '${%s}'?", near);
+    else if (*nm)
+        cp_diag_set_suggestion(g, "declare it with 'param %s' or "
+                                  "'let %s = PATH' before this line",
+                               nm, nm);
+    else
+        cp_diag_set_suggestion(g, "write a param or let name "
+                                  "between '${' and '}'");
+}
+
+/* True if the declared name ND (NM, used at NL) may stand here: not the let
+ * being defined, defined above this use, and (a let) resolved; reports
+ * otherwise, unless it was reported at its declaration. */
+static bool rs_name_usable(struct rs *r, const struct rs_name *nd,
+                           const char *nm, const struct cp_loc *nl)
+{
+    if (r->defining == nm) {
+        cp_diag_report(r->d, CP0406, nl, "let '%s' refers to itself", nm);
         return false;
     }
-    char *t;
-    size_t n, *map;
-    if (!rs_decode(r, arg, &t, &n, &map))
-        return false;
-    bool quoted = rs_quoted_written(arg);
-    struct cp_path base = {0};
-    size_t rest = 0; /* decoded offset where the part after the root starts */
-    const char *prefix = "";
-
-    if (n >= 2 && t[0] == '$' && t[1] == '{') {
-        size_t e = 2;
-        while (e < n && t[e] != '}')
-            e++;
-        if (e >= n) {
-            struct cp_loc l = rs_sub(arg, 0, RS_MAP(map, n) - RS_MAP(map, 0));
-            cp_diag_report(r->d, CP0409, &l, "'${' without its closing '}'");
-            return false;
-        }
-        const char *nm = cp_arena_intern(r->a, t + 2, e - 2);
-        struct cp_loc nl = rs_sub(arg, RS_MAP(map, 0), RS_MAP(map, e) - RS_MAP(map, 0) + 1);
-        struct rs_name *nd = rs_find(r, nm);
-        if (!nd && r->cx->opts.partial)
-            return false; /* perhaps declared by a statement lost to a syntax error */
-        if (!nd) {
-            struct cp_diag *g =
-                *nm ? cp_diag_report(r->d, CP0405, &nl, "undefined name '%s'",
-                                     nm)
-                    : cp_diag_report(r->d, CP0405, &nl,
-                                     "'${}' names no param or let");
-            const char *near = *nm ? rs_near_name(r, nm, false) : NULL;
-            if (near)
-                cp_diag_set_suggestion(g, "did you mean '${%s}'?", near);
-            else if (*nm)
-                cp_diag_set_suggestion(g, "declare it with 'param %s' or "
-                                          "'let %s = PATH' before this line",
-                                       nm, nm);
-            else
-                cp_diag_set_suggestion(g, "write a param or let name "
-                                          "between '${' and '}'");
-            return false;
-        }
-        if (r->defining == nm) {
-            cp_diag_report(r->d, CP0406, &nl, "let '%s' refers to itself",
-                           nm);
-            return false;
-        }
-        if (!nd->defined && !rs_valid_name(nm))
-            return false; /* reported at its declaration */
-        if (!nd->defined) {
-            struct cp_diag *g =
-                cp_diag_report(r->d, CP0406, &nl,
-                               "'%s' is used before its definition", nm);
-            cp_diag_add_note(g, &nd->loc, "'%s' is defined here", nm);
-            cp_diag_set_suggestion(g, "move the definition of '%s' above "
-                                      "its first use",
-                                   nm);
-            return false;
-        }
-        if (nd->kind == RS_LET && !nd->ok)
-            return false; /* already reported at the let */
-        base = nd->path;
-        prefix = cp_arena_printf(r->a, "${%s}", nm);
-        rest = e + 1;
-    } else if (n >= 1 && t[0] == '~') {
-        if (n > 1 && t[1] != '/') {
-            struct cp_loc l = rs_sub(arg, RS_MAP(map, 0), RS_MAP(map, n) - RS_MAP(map, 0));
-            cp_diag_report(r->d, CP0409, &l,
-                           "'~user' paths are not supported; write '~/' "
-                           "for the home directory or an absolute path");
-            return false;
-        }
-        struct rs_name *h = rs_find(r, cp_arena_intern(r->a, "HOME", 4));
-        base = h->path;
-        prefix = "~";
-        rest = 1;
-    } else if (n >= 1 && t[0] == '/') {
-        rest = 0;
-    } else {
+    if (!nd->defined && !rs_valid_name(nm))
+        return false; /* reported at its declaration */
+    if (!nd->defined) {
         struct cp_diag *g = cp_diag_report(
-            r->d, CP0407, &arg->n.loc,
-            "relative path '%s'; a path starts with '/', '~' or '${NAME}'",
-            rs_written(r, arg));
-        /* A fix is offered only where it most likely means what was
-         * written: a name that starts with a dot is a dot file of the home
-         * directory (.ssh, .aws), words without '/' a command pattern, a
-         * dotted name without '/' a domain; anything else is taken as a
-         * path in the project.  No fix for a text with '..'. */
-        bool dotfile = n > 1 && t[0] == '.' && t[1] != '.' && t[1] != '/';
-        bool command = memchr(t, ' ', n) && !memchr(t, '/', n);
-        if (command || (t[0] != '.' && rs_domainlike(t, n))) {
-            cp_diag_set_suggestion(
-                g, command
-                       ? "a command pattern belongs to 'gate ask' or 'gate deny'"
-                       : "a domain belongs to 'net allow' or 'net deny'");
-            return false;
-        }
-        const char *fix =
-            rs_normalise(r, dotfile ? "~" : "${PROJECT}", t, n, false);
-        struct cp_buf b = {0};
-        if (fix && quoted)
-            cp_sema_quote(&b, fix, strlen(fix));
-        else if (fix)
-            cp_buf_adds(&b, fix);
-        if (fix)
-            cp_diag_set_suggestion(g, "did you mean '%s'%s?", b.data,
-                                   dotfile ? " (in the home directory)"
-                                           : " (in the project)");
-        cp_buf_free(&b);
+            r->d, CP0406, nl, "'%s' is used before its definition", nm);
+        cp_diag_add_note(g, &nd->loc, "'%s' is defined here", nm);
+        cp_diag_set_suggestion(g, "move the definition of '%s' above "
+                                  "its first use",
+                               nm);
         return false;
     }
+    return !(nd->kind == RS_LET && !nd->ok); /* a bad let: reported there */
+}
 
-    const char *rt = t + rest;
-    size_t rn = n - rest;
-    if (rn > 0 && rt[0] != '/') {
-        struct cp_loc l = rs_sub(arg, RS_MAP(map, rest), 1);
-        cp_diag_report(r->d, CP0409, &l,
-                       "expected '/' after '%s'", prefix);
+/* The root '${NAME}' at the start of IN. */
+static bool rs_root_name(struct rs *r, const struct rs_pathin *in,
+                         struct rs_root *rt)
+{
+    const char *t = in->t;
+    const size_t *map = in->map;
+    size_t n = in->n, e = 2;
+    while (e < n && t[e] != '}')
+        e++;
+    if (e >= n) {
+        struct cp_loc l =
+            rs_sub(in->arg, 0, RS_MAP(map, n) - RS_MAP(map, 0));
+        cp_diag_report(r->d, CP0409, &l, "'${' without its closing '}'");
         return false;
     }
-    /* '.' and '..' segments: reported here with the normal form. */
+    const char *nm = cp_arena_intern(r->a, t + 2, e - 2);
+    struct cp_loc nl = rs_sub(in->arg, RS_MAP(map, 0),
+                              RS_MAP(map, e) - RS_MAP(map, 0) + 1);
+    struct rs_name *nd = rs_find(r, nm);
+    if (!nd && r->cx->opts.partial)
+        return false; /* perhaps declared by a statement lost to a syntax error */
+    if (!nd) {
+        rs_undefined_name(r, nm, &nl);
+        return false;
+    }
+    if (!rs_name_usable(r, nd, nm, &nl))
+        return false;
+    rt->base = nd->path;
+    rt->prefix = cp_arena_printf(r->a, "${%s}", nm);
+    rt->rest = e + 1;
+    return true;
+}
+
+/* The root '~' at the start of IN (not '~user'). */
+static bool rs_root_home(struct rs *r, const struct rs_pathin *in,
+                         struct rs_root *rt)
+{
+    if (in->n > 1 && in->t[1] != '/') {
+        struct cp_loc l = rs_sub(in->arg, RS_MAP(in->map, 0),
+                                 RS_MAP(in->map, in->n) - RS_MAP(in->map, 0));
+        cp_diag_report(r->d, CP0409, &l,
+                       "'~user' paths are not supported; write '~/' "
+                       "for the home directory or an absolute path");
+        return false;
+    }
+    struct rs_name *h = rs_find(r, cp_arena_intern(r->a, "HOME", 4));
+    rt->base = h->path;
+    rt->prefix = "~";
+    rt->rest = 1;
+    return true;
+}
+
+/* Reports a relative path, with a fix where it most likely means what was
+ * written: a name that starts with a dot is a dot file of the home
+ * directory (.ssh, .aws), words without '/' a command pattern, a dotted
+ * name without '/' a domain; anything else is taken as a path in the
+ * project.  No fix for a text with '..'. */
+static void rs_relative(struct rs *r, const struct rs_pathin *in)
+{
+    const char *t = in->t;
+    size_t n = in->n;
+    struct cp_diag *g = cp_diag_report(
+        r->d, CP0407, &in->arg->n.loc,
+        "relative path '%s'; a path starts with '/', '~' or '${NAME}'",
+        rs_written(r, in->arg));
+    bool dotfile = n > 1 && t[0] == '.' && t[1] != '.' && t[1] != '/';
+    bool command = memchr(t, ' ', n) && !memchr(t, '/', n);
+    if (command || (t[0] != '.' && rs_domainlike(t, n))) {
+        cp_diag_set_suggestion(
+            g, command
+                   ? "a command pattern belongs to 'gate ask' or 'gate deny'"
+                   : "a domain belongs to 'net allow' or 'net deny'");
+        return;
+    }
+    const char *fix =
+        rs_normalise(r, dotfile ? "~" : "${PROJECT}", t, n, false);
+    rs_suggest_fix(g, fix, in->quoted,
+                   dotfile ? " (in the home directory)" : " (in the project)");
+}
+
+/* The root of IN: '${NAME}', '~' or '/'; false after reporting anything
+ * else. */
+static bool rs_root(struct rs *r, const struct rs_pathin *in,
+                    struct rs_root *rt)
+{
+    *rt = (struct rs_root){.prefix = ""};
+    if (in->n >= 2 && in->t[0] == '$' && in->t[1] == '{')
+        return rs_root_name(r, in, rt);
+    if (in->n >= 1 && in->t[0] == '~')
+        return rs_root_home(r, in, rt);
+    if (in->n >= 1 && in->t[0] == '/')
+        return true;
+    rs_relative(r, in);
+    return false;
+}
+
+/* Reports the '.' or '..' segment of L bytes at decoded offset S of the part
+ * after the root (RT, RN bytes; it starts at offset REST), with the normal
+ * form as the fix. */
+static void rs_dot_segment(struct rs *r, const struct rs_pathin *in,
+                           const struct rs_root *root, size_t s, size_t l)
+{
+    const char *rt = in->t + root->rest;
+    size_t rn = in->n - root->rest, at = root->rest + s;
+    struct cp_loc sl = rs_sub(in->arg, RS_MAP(in->map, at),
+                              RS_MAP(in->map, at + l) - RS_MAP(in->map, at));
+    struct cp_diag *g = cp_diag_report(
+        r->d, CP0408, &sl, "'%s' segment in path '%s'",
+        l == 1 ? "." : "..", rs_written(r, in->arg));
+    const char *fix = rs_normalise(r, root->prefix, rt, rn, false);
+    if (!rs_suggest_fix(g, fix, in->quoted, ""))
+        cp_diag_set_suggestion(
+            g, "name the directory without '..': confpol does not "
+               "collapse it, since a symbolic link would change "
+               "what it names");
+}
+
+/* Checks the part after the root: it starts with '/' and holds no '.' or
+ * '..' segment (reported here with the normal form). */
+static bool rs_check_rest(struct rs *r, const struct rs_pathin *in,
+                          const struct rs_root *root)
+{
+    const char *rt = in->t + root->rest;
+    size_t rn = in->n - root->rest;
+    if (rn > 0 && rt[0] != '/') {
+        struct cp_loc l = rs_sub(in->arg, RS_MAP(in->map, root->rest), 1);
+        cp_diag_report(r->d, CP0409, &l, "expected '/' after '%s'",
+                       root->prefix);
+        return false;
+    }
     for (size_t i = 0; i < rn;) {
         while (i < rn && rt[i] == '/')
             i++;
@@ -504,52 +585,56 @@ static bool rs_path(struct rs *r, const struct cp_arg *arg, bool concrete,
         size_t l = i - s;
         if ((l == 1 && rt[s] == '.') ||
             (l == 2 && rt[s] == '.' && rt[s + 1] == '.')) {
-            struct cp_loc sl =
-                rs_sub(arg, RS_MAP(map, rest + s), RS_MAP(map, rest + s + l) - RS_MAP(map, rest + s));
-            struct cp_diag *g = cp_diag_report(
-                r->d, CP0408, &sl, "'%s' segment in path '%s'",
-                l == 1 ? "." : "..", rs_written(r, arg));
-            const char *fix = rs_normalise(r, prefix, rt, rn, false);
-            struct cp_buf b = {0};
-            if (fix && quoted)
-                cp_sema_quote(&b, fix, strlen(fix));
-            else if (fix)
-                cp_buf_adds(&b, fix);
-            if (fix)
-                cp_diag_set_suggestion(g, "did you mean '%s'?", b.data);
-            else
-                cp_diag_set_suggestion(
-                    g, "name the directory without '..': confpol does not "
-                       "collapse it, since a symbolic link would change "
-                       "what it names");
-            cp_buf_free(&b);
+            rs_dot_segment(r, in, root, s, l);
             return false;
         }
     }
-    struct cp_path tail = {0};
-    if (rn > 0) {
-        size_t off = 0;
-        const char *msg = cp_path_parse(r->a, rt, rn, quoted, &tail, &off);
-        if (msg) {
-            size_t ro = rest + (off < rn ? off : rn);
-            struct cp_loc l = rs_sub(arg, RS_MAP(map, ro), 1);
-            cp_diag_report(r->d, strstr(msg, "longer") ? CP0417 : CP0409, &l,
-                           "%s", msg);
-            return false;
-        }
-    }
-    out->root = base.root;
-    out->nsegs = base.nsegs + tail.nsegs;
-    if (!base.nsegs) {
-        out->segs = tail.segs; /* nothing to prepend: no copy */
+    return true;
+}
+
+/* Parses the part after the root into *tail. */
+static bool rs_parse_rest(struct rs *r, const struct rs_pathin *in,
+                          const struct rs_root *root, struct cp_path *tail)
+{
+    size_t rn = in->n - root->rest;
+    *tail = (struct cp_path){0};
+    if (rn == 0)
+        return true;
+    size_t off = 0;
+    const char *msg = cp_path_parse(r->a, in->t + root->rest, rn, in->quoted,
+                                    tail, &off);
+    if (!msg)
+        return true;
+    size_t ro = root->rest + (off < rn ? off : rn);
+    struct cp_loc l = rs_sub(in->arg, RS_MAP(in->map, ro), 1);
+    cp_diag_report(r->d, strstr(msg, "longer") ? CP0417 : CP0409, &l, "%s",
+                   msg);
+    return false;
+}
+
+/* *out = the root's segments followed by TAIL's (no copy when the root has
+ * none). */
+static void rs_join(struct rs *r, const struct cp_path *base,
+                    const struct cp_path *tail, struct cp_path *out)
+{
+    out->root = base->root;
+    out->nsegs = base->nsegs + tail->nsegs;
+    if (!base->nsegs) {
+        out->segs = tail->segs; /* nothing to prepend: no copy */
     } else {
         out->segs = cp_arena_alloc(r->a, out->nsegs * sizeof(struct cp_seg));
-        memcpy(out->segs, base.segs, base.nsegs * sizeof(struct cp_seg));
-        if (tail.nsegs)
-            memcpy(out->segs + base.nsegs, tail.segs,
-                   tail.nsegs * sizeof(struct cp_seg));
+        memcpy(out->segs, base->segs, base->nsegs * sizeof(struct cp_seg));
+        if (tail->nsegs)
+            memcpy(out->segs + base->nsegs, tail->segs,
+                   tail->nsegs * sizeof(struct cp_seg));
     }
-    out->has_glob = base.has_glob || tail.has_glob;
+    out->has_glob = base->has_glob || tail->has_glob;
+}
+
+/* Checks the joined path: its length, and no glob in an expect subject. */
+static bool rs_check_joined(struct rs *r, const struct cp_arg *arg,
+                            bool concrete, const struct cp_path *out)
+{
     size_t total = 0;
     for (size_t i = 0; i < out->nsegs; i++)
         total += out->segs[i].len + (out->segs[i].kind == CP_SEG_ANY ? 3 : 1);
@@ -568,6 +653,31 @@ static bool rs_path(struct rs *r, const struct cp_arg *arg, bool concrete,
         cp_diag_set_suggestion(g, "name one path the pattern matches");
         return false;
     }
+    return true;
+}
+
+/* Resolves a path argument (bare or quoted) into *out.  `concrete`: an
+ * expect subject (no globs).  Returns false after reporting. */
+static bool rs_path(struct rs *r, const struct cp_arg *arg, bool concrete,
+                    struct cp_path *out)
+{
+    if (arg->kind == CP_ARG_REGEX) {
+        rs_mismatch(r, arg, concrete ? "a path" : "a path pattern");
+        return false;
+    }
+    char *t;
+    size_t n, *map;
+    if (!rs_decode(r, arg, &t, &n, &map))
+        return false;
+    struct rs_pathin in = {arg, t, n, map, rs_quoted_written(arg)};
+    struct rs_root root;
+    struct cp_path tail;
+    if (!rs_root(r, &in, &root) || !rs_check_rest(r, &in, &root) ||
+        !rs_parse_rest(r, &in, &root, &tail))
+        return false;
+    rs_join(r, &root.base, &tail, out);
+    if (!rs_check_joined(r, arg, concrete, out))
+        return false;
     rs_mark_used(r, out->root);
     return true;
 }
