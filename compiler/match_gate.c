@@ -129,6 +129,8 @@ enum el_kind {
 
 struct gopt {
     bool lng;          /* --name (else a one-letter -X) */
+    bool dash1;        /* -name=GLOB: a long option written with one dash
+                          (Go's flag package: terraform -chdir=DIR) */
     const char *name;  /* without the dashes */
     const char *value; /* glob the option's value must match, or NULL */
 };
@@ -173,7 +175,8 @@ static const char *gp_alts(struct cp_arena *a, const char *w, struct cp_vec *out
     return NULL;
 }
 
-/* One option alternative ("--force", "--output=*", "-f", "-rf"). */
+/* One option alternative ("--force", "--output=*", "-f", "-rf",
+ * "-chdir=*"). */
 static const char *gp_opt(struct cp_arena *a, const char *t, bool single,
                           struct cp_vec *out)
 {
@@ -189,14 +192,19 @@ static const char *gp_opt(struct cp_arena *a, const char *t, bool single,
         return "option without a name";
     if (memchr(name, '*', nl))
         return "'*' in an option name (options are matched by name)";
-    if (!lng && nl > 1 && (value || single))
+    /* A name of two or more letters after one dash: with a value, one long
+     * option (-chdir=DIR); without, one element per letter (-rf). */
+    bool dash1 = !lng && nl > 1 && value;
+    if (!lng && nl > 1 && !value && single)
         return "a short option with a value, or in alternatives, is one "
                "letter (write -f, not -rf)";
-    size_t n = lng ? 1 : nl;
+    bool whole = lng || dash1; /* one element for the whole name */
+    size_t n = whole ? 1 : nl;
     for (size_t k = 0; k < n; k++) {
         struct gopt *o = cp_arena_alloc(a, sizeof *o);
         o->lng = lng;
-        o->name = cp_arena_strndup(a, lng ? name : name + k, lng ? nl : 1);
+        o->dash1 = dash1;
+        o->name = cp_arena_strndup(a, whole ? name : name + k, whole ? nl : 1);
         o->value = value ? cp_arena_strdup(a, value) : NULL;
         cp_vec_push(a, out, o);
     }
@@ -678,23 +686,35 @@ static bool value_ok(const char *glob, const char *attached,
     return next < c->n && word_match(glob, &c->w[next]);
 }
 
+/* Does the option word whose name (after its dashes) is NAME, word IDX of
+ * C, satisfy the long option O?  The value follows '=' or is the next
+ * word. */
+static bool long_sat(const struct gopt *o, const char *name,
+                     const struct cp_sh_cmd *c, size_t idx)
+{
+    size_t nl = strcspn(name, "=");
+    /* "--forc" is "--force" to getopt_long and git: a prefix */
+    if (nl == 0 || nl > strlen(o->name) || strncmp(name, o->name, nl))
+        return false;
+    return !o->value ||
+           value_ok(o->value, name[nl] == '=' ? name + nl + 1 : NULL, c,
+                    idx + 1);
+}
+
 static bool opt_sat(const struct gopt *o, const struct cp_sh_cmd *c,
                     const struct view *v)
 {
     for (size_t k = 0; k < v->nopt; k++) {
         size_t idx = v->optidx[k];
         const char *t = c->w[idx].text;
+        if (o->dash1) {
+            /* Go's flag package takes -name and --name alike */
+            if (long_sat(o, t + (t[1] == '-' ? 2 : 1), c, idx))
+                return true;
+            continue;
+        }
         if (o->lng) {
-            if (t[1] != '-')
-                continue;
-            const char *name = t + 2;
-            size_t nl = strcspn(name, "=");
-            /* "--forc" is "--force" to getopt_long and git: a prefix */
-            if (nl == 0 || nl > strlen(o->name) || strncmp(name, o->name, nl))
-                continue;
-            if (!o->value ||
-                value_ok(o->value, name[nl] == '=' ? name + nl + 1 : NULL, c,
-                         idx + 1))
+            if (t[1] == '-' && long_sat(o, t + 2, c, idx))
                 return true;
             continue;
         }
@@ -1038,7 +1058,8 @@ static bool alts_subset(const struct cp_gate_el *out, const struct cp_gate_el *i
         for (size_t j = 0; j < out->nalts && !found; j++) {
             if (out->kind == EL_OPT) {
                 const struct gopt *p = &in->opts[i], *q = &out->opts[j];
-                found = p->lng == q->lng && strcmp(p->name, q->name) == 0 &&
+                found = p->lng == q->lng && p->dash1 == q->dash1 &&
+                        strcmp(p->name, q->name) == 0 &&
                         same_str(p->value, q->value);
             } else {
                 found = strcmp(in->alts[i], out->alts[j]) == 0;
