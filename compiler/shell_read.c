@@ -517,94 +517,155 @@ static bool bracket_glob(const struct lx *x)
     return false;
 }
 
+/* What a character of a list did to the loop reading it. */
+enum pl_step {
+    PL_NONE,   /* not one of the characters the step reads */
+    PL_GO,     /* read: go on */
+    PL_CLOSED, /* the list's closing ')' */
+    PL_BREAK,  /* stop reading (an error, reported) */
+};
+
+/* A nested list after its opening "(" or "<(": false if too deep
+ * (reported). */
+static bool parse_nested(struct lx *x)
+{
+    if (!nest_in(x))
+        return false;
+    parse_list(x, ')');
+    x->nest--;
+    return true;
+}
+
+/* The characters outside words: blanks, the list's closing ')', command
+ * separators, '(' and comments. */
+static enum pl_step parse_sep(struct lx *x, struct cb *c, struct wb *w,
+                              char stop)
+{
+    char ch = x->s[x->i];
+    size_t i = x->i;
+    if (is_blank(ch)) {
+        cb_end_word(x, c, w);
+        x->i++;
+    } else if (ch == ')' && stop == ')') {
+        x->i++;
+        return PL_CLOSED;
+    } else if (ch == '\n' || ch == ';' || ch == '|' || ch == ')' ||
+               (ch == '&' && !(i + 1 < x->len && x->s[i + 1] == '>'))) {
+        cb_end_cmd(x, c, w);
+        x->i++;
+    } else if (ch == '(') {
+        /* a subshell, a function's "()", an array: the words inside
+         * are read as commands (the strict reading) */
+        cb_end_cmd(x, c, w);
+        x->i++;
+        return parse_nested(x) ? PL_GO : PL_BREAK;
+    } else if (ch == '#' && !w->inword) {
+        while (x->i < x->len && x->s[x->i] != '\n')
+            x->i++;
+    } else {
+        return PL_NONE;
+    }
+    return PL_GO;
+}
+
+/* A backslash outside quotes: a line continuation or a quoted byte. */
+static void rd_backslash(struct lx *x, struct wb *w)
+{
+    size_t i = x->i;
+    if (i + 1 < x->len && x->s[i + 1] == '\n') {
+        x->i += 2;
+    } else if (i + 1 < x->len) {
+        wb_lit(w, x->s[i + 1]);
+        w->quoted = true;
+        x->i += 2;
+    } else {
+        wb_lit(w, '\\');
+        x->i++;
+    }
+}
+
+/* '...': its bytes as they are.  False if it is not closed (reported). */
+static bool rd_squote(struct lx *x, struct wb *w)
+{
+    size_t i = x->i;
+    const char *q = memchr(x->s + i + 1, '\'', x->len - i - 1);
+    if (!q) {
+        rd_fail(x->rd, "unterminated single quote");
+        return false;
+    }
+    w->inword = w->quoted = true;
+    for (const char *p = x->s + i + 1; p < q; p++)
+        wb_lit(w, *p);
+    x->i = (size_t)(q - x->s) + 1;
+    return true;
+}
+
+/* A byte of a word with no quoting or expansion of its own: a glob
+ * character, a brace expansion, a leading '~' or a literal byte. */
+static void rd_plain_char(struct lx *x, struct wb *w, char ch)
+{
+    if (ch == '*' || ch == '?' || (ch == '[' && bracket_glob(x))) {
+        cp_buf_addc(&w->t, ch);
+        if (!(w->g.len && w->g.data[w->g.len - 1] == '*'))
+            cp_buf_addc(&w->g, '*');
+        w->inword = w->dyn = w->split = true;
+    } else if (ch == '{' && (w->brace || brace_expansion(x))) {
+        /* {a,b}: several words, each any of the forms (s{u,}do is
+         * sudo and sdo): the word may be anything */
+        wb_lit(w, ch);
+        w->dyn = w->split = w->brace = true;
+    } else if (ch == '~' && !w->inword) {
+        wb_dyn(w, "~", 1, true); /* one word: a home directory */
+    } else {
+        wb_lit(w, ch);
+    }
+    x->i++;
+}
+
+/* The characters of words: quoting, expansions, redirections and plain
+ * bytes. */
+static enum pl_step parse_word_char(struct lx *x, struct cb *c, struct wb *w)
+{
+    char ch = x->s[x->i];
+    size_t i = x->i;
+    if (ch == '\\') {
+        rd_backslash(x, w);
+    } else if (ch == '\'') {
+        return rd_squote(x, w) ? PL_GO : PL_BREAK;
+    } else if (ch == '"') {
+        x->i++;
+        rd_dquote(x, w);
+    } else if (ch == '$') {
+        rd_dollar(x, w, false);
+    } else if (ch == '`') {
+        rd_backquote(x, w, false);
+    } else if ((ch == '<' || ch == '>') && i + 1 < x->len &&
+               x->s[i + 1] == '(') {
+        x->i += 2; /* <(...) >(...): a file whose bytes a command makes */
+        if (!parse_nested(x))
+            return PL_BREAK;
+        wb_dyn(w, x->s + i, x->i - i, true);
+    } else if (ch == '<' || ch == '>' || ch == '&') {
+        rd_redirect(x, c, w);
+    } else {
+        rd_plain_char(x, w, ch);
+    }
+    return PL_GO;
+}
+
 static void parse_list(struct lx *x, char stop)
 {
     struct cb c = {.pending = PEND_NONE};
     struct wb w = {0};
     bool closed = false;
     while (x->i < x->len && !x->rd->error) {
-        char ch = x->s[x->i];
-        size_t i = x->i;
-        if (is_blank(ch)) {
-            cb_end_word(x, &c, &w);
-            x->i++;
-        } else if (ch == ')' && stop == ')') {
-            x->i++;
+        enum pl_step st = parse_sep(x, &c, &w, stop);
+        if (st == PL_NONE)
+            st = parse_word_char(x, &c, &w);
+        if (st == PL_CLOSED)
             closed = true;
+        if (st == PL_CLOSED || st == PL_BREAK)
             break;
-        } else if (ch == '\n' || ch == ';' || ch == '|' || ch == ')' ||
-                   (ch == '&' && !(i + 1 < x->len && x->s[i + 1] == '>'))) {
-            cb_end_cmd(x, &c, &w);
-            x->i++;
-        } else if (ch == '(') {
-            /* a subshell, a function's "()", an array: the words inside
-             * are read as commands (the strict reading) */
-            cb_end_cmd(x, &c, &w);
-            x->i++;
-            if (!nest_in(x))
-                break;
-            parse_list(x, ')');
-            x->nest--;
-        } else if (ch == '#' && !w.inword) {
-            while (x->i < x->len && x->s[x->i] != '\n')
-                x->i++;
-        } else if (ch == '\\') {
-            if (i + 1 < x->len && x->s[i + 1] == '\n') {
-                x->i += 2;
-            } else if (i + 1 < x->len) {
-                wb_lit(&w, x->s[i + 1]);
-                w.quoted = true;
-                x->i += 2;
-            } else {
-                wb_lit(&w, '\\');
-                x->i++;
-            }
-        } else if (ch == '\'') {
-            const char *q = memchr(x->s + i + 1, '\'', x->len - i - 1);
-            if (!q) {
-                rd_fail(x->rd, "unterminated single quote");
-                break;
-            }
-            w.inword = w.quoted = true;
-            for (const char *p = x->s + i + 1; p < q; p++)
-                wb_lit(&w, *p);
-            x->i = (size_t)(q - x->s) + 1;
-        } else if (ch == '"') {
-            x->i++;
-            rd_dquote(x, &w);
-        } else if (ch == '$') {
-            rd_dollar(x, &w, false);
-        } else if (ch == '`') {
-            rd_backquote(x, &w, false);
-        } else if ((ch == '<' || ch == '>') && i + 1 < x->len &&
-                   x->s[i + 1] == '(') {
-            x->i += 2; /* <(...) >(...): a file whose bytes a command makes */
-            if (!nest_in(x))
-                break;
-            parse_list(x, ')');
-            x->nest--;
-            wb_dyn(&w, x->s + i, x->i - i, true);
-        } else if (ch == '<' || ch == '>' || ch == '&') {
-            rd_redirect(x, &c, &w);
-        } else if (ch == '*' || ch == '?' || (ch == '[' && bracket_glob(x))) {
-            cp_buf_addc(&w.t, ch);
-            if (!(w.g.len && w.g.data[w.g.len - 1] == '*'))
-                cp_buf_addc(&w.g, '*');
-            w.inword = w.dyn = w.split = true;
-            x->i++;
-        } else if (ch == '{' && (w.brace || brace_expansion(x))) {
-            /* {a,b}: several words, each any of the forms (s{u,}do is
-             * sudo and sdo): the word may be anything */
-            wb_lit(&w, ch);
-            w.dyn = w.split = w.brace = true;
-            x->i++;
-        } else if (ch == '~' && !w.inword) {
-            wb_dyn(&w, "~", 1, true); /* one word: a home directory */
-            x->i++;
-        } else {
-            wb_lit(&w, ch);
-            x->i++;
-        }
     }
     if (stop && !closed && !x->rd->error)
         rd_fail(x->rd, "unterminated substitution or group: ')' missing");
@@ -791,82 +852,107 @@ static bool stdin_path(const char *t)
 }
 
 /* A shell or interpreter at r->w[off]: what program does it run? */
-static void rd_interp(struct rd *rd, const struct raw *r, size_t off,
-                      const char *name, bool shell)
+/* What one option word of an interpreter's command line does to the
+ * reading of the next ones. */
+enum interp_step {
+    IS_NEXT,      /* the next word is read as usual */
+    IS_SKIP_NEXT, /* the next word is this option's value */
+    IS_END_AFTER, /* the options end after this word ("--", "-") */
+    IS_EXIT,      /* the program prints and exits (--version, --help) */
+};
+
+/* Reads the option word T of the interpreter NAME (SHELL: a POSIX shell):
+ * sets *code for an option that gives the code (-c, -e, --eval, -Command)
+ * and *from_stdin for one that reads it from standard input (-s, "-"). */
+static enum interp_step interp_option(const char *t, const char *name,
+                                      bool shell, bool *code, bool *from_stdin)
 {
-    bool code = false, from_stdin = false;
+    if (strcmp(t, "--") == 0 || strcmp(t, "-") == 0) {
+        *from_stdin |= t[1] == '\0';
+        return IS_END_AFTER;
+    }
+    if (strcmp(t, "--version") == 0 || strcmp(t, "--help") == 0 ||
+        (!shell && (strcmp(t, "-V") == 0 || strcmp(t, "-h") == 0 ||
+                    strcmp(t, "-v") == 0 || strcmp(t, "--v") == 0)))
+        return IS_EXIT;
+    if (t[1] == '-') {
+        if (strcmp(t, "--command") == 0 || strcmp(t, "--eval") == 0 ||
+            strcmp(t, "--print") == 0 || strcmp(t, "-Command") == 0)
+            *code = true;
+        else if (strcmp(t, "--rcfile") == 0 || strcmp(t, "--init-file") == 0)
+            return IS_SKIP_NEXT;
+        return IS_NEXT;
+    }
+    if (!shell && (strcmp(t, "-Command") == 0 || strcmp(t, "-File") == 0)) {
+        *code = true;
+        return IS_NEXT;
+    }
+    for (const char *p = t + 1; *p; p++) {
+        if (code_letter(name, *p, shell)) {
+            *code = true;
+            if (!shell)
+                break; /* the rest of the word is the code */
+        } else if (shell && *p == 's') {
+            *from_stdin = true;
+        } else if (value_letter(name, *p, shell)) {
+            return p[1] == '\0' ? IS_SKIP_NEXT : IS_NEXT;
+        }
+    }
+    return IS_NEXT;
+}
+
+/* Reads the options of the interpreter at word OFF of R: *end is the first
+ * word after them.  Returns false if the program only prints and exits. */
+static bool interp_options(const struct raw *r, size_t off, const char *name,
+                           bool shell, bool *code, bool *from_stdin,
+                           size_t *end)
+{
     size_t j = off + 1;
     for (; j < r->n; j++) {
         const struct cp_sh_word *w = &r->w[j];
         const char *t = w->text;
         if (w->glob || !((t[0] == '-' || (shell && t[0] == '+')) && t[1]))
             break;
-        if (strcmp(t, "--") == 0 || strcmp(t, "-") == 0) {
-            from_stdin |= t[1] == '\0';
+        enum interp_step st = interp_option(t, name, shell, code, from_stdin);
+        if (st == IS_EXIT)
+            return false;
+        if (st == IS_END_AFTER) {
             j++;
             break;
         }
-        if (strcmp(t, "--version") == 0 || strcmp(t, "--help") == 0 ||
-            (!shell && (strcmp(t, "-V") == 0 || strcmp(t, "-h") == 0 ||
-                        strcmp(t, "-v") == 0 || strcmp(t, "--v") == 0)))
-            return; /* prints and exits */
-        if (t[1] == '-') {
-            if (strcmp(t, "--command") == 0 || strcmp(t, "--eval") == 0 ||
-                strcmp(t, "--print") == 0 || strcmp(t, "-Command") == 0)
-                code = true;
-            else if (strcmp(t, "--rcfile") == 0 ||
-                     strcmp(t, "--init-file") == 0)
-                j++;
-            continue;
-        }
-        if (!shell && (strcmp(t, "-Command") == 0 || strcmp(t, "-File") == 0)) {
-            code = true;
-            continue;
-        }
-        bool takes = false;
-        for (const char *p = t + 1; *p; p++) {
-            if (code_letter(name, *p, shell)) {
-                code = true;
-                if (!shell)
-                    break; /* the rest of the word is the code */
-            } else if (shell && *p == 's') {
-                from_stdin = true;
-            } else if (value_letter(name, *p, shell)) {
-                takes = p[1] == '\0';
-                break;
-            }
-        }
-        if (takes)
+        if (st == IS_SKIP_NEXT)
             j++;
     }
-    if (code) {
-        if (!shell) { /* code in another language: not read here */
-            if (j < r->n && r->w[j].glob)
-                rd_unknown(rd, "an interpreter runs code made of an "
-                               "expansion");
-            return;
-        }
-        if (j >= r->n) {
-            rd_unknown(rd, "sh -c without its string: the commands come from "
-                           "elsewhere");
-        } else if (r->w[j].glob) {
-            rd_unknown(rd, "sh -c of an expansion: the commands are known "
-                           "only when it runs");
-        } else {
-            reread(rd, r->w[j].text, r->depth);
-        }
+    *end = j;
+    return true;
+}
+
+/* The code given by an option, word J of R: a shell's is read as commands;
+ * another language's is not read here. */
+static void rd_interp_code(struct rd *rd, const struct raw *r, size_t j,
+                           bool shell)
+{
+    if (!shell) {
+        if (j < r->n && r->w[j].glob)
+            rd_unknown(rd, "an interpreter runs code made of an "
+                           "expansion");
         return;
     }
-    if (!from_stdin && j < r->n) {
-        if (r->w[j].glob) {
-            rd_unknown(rd, "a shell or interpreter runs a script named by an "
-                           "expansion or made by a command");
-            return;
-        }
-        if (!stdin_path(r->w[j].text))
-            return; /* a script file */
+    if (j >= r->n) {
+        rd_unknown(rd, "sh -c without its string: the commands come from "
+                       "elsewhere");
+    } else if (r->w[j].glob) {
+        rd_unknown(rd, "sh -c of an expansion: the commands are known "
+                       "only when it runs");
+    } else {
+        reread(rd, r->w[j].text, r->depth);
     }
-    /* The program comes from standard input. */
+}
+
+/* The program comes from standard input: from the last input redirection
+ * of R, if any. */
+static void rd_interp_stdin(struct rd *rd, const struct raw *r, bool shell)
+{
     for (size_t k = r->nr; k-- > 0;) {
         const struct cp_sh_redir *d = &r->r[k];
         if (d->op == CP_SH_HEREDOC)
@@ -887,6 +973,29 @@ static void rd_interp(struct rd *rd, const struct raw *r, size_t off,
     }
     rd_unknown(rd, "a shell or interpreter reads its program from standard "
                    "input (a pipe, a substitution or the terminal)");
+}
+
+static void rd_interp(struct rd *rd, const struct raw *r, size_t off,
+                      const char *name, bool shell)
+{
+    bool code = false, from_stdin = false;
+    size_t j;
+    if (!interp_options(r, off, name, shell, &code, &from_stdin, &j))
+        return; /* prints and exits */
+    if (code) {
+        rd_interp_code(rd, r, j, shell);
+        return;
+    }
+    if (!from_stdin && j < r->n) {
+        if (r->w[j].glob) {
+            rd_unknown(rd, "a shell or interpreter runs a script named by an "
+                           "expansion or made by a command");
+            return;
+        }
+        if (!stdin_path(r->w[j].text))
+            return; /* a script file */
+    }
+    rd_interp_stdin(rd, r, shell);
 }
 
 /* Joins words [from, to) with spaces, or NULL when one is an expansion. */
