@@ -1122,19 +1122,87 @@ static size_t rd_wrapper(struct rd *rd, const struct raw *r, size_t off,
     return j;
 }
 
+/* eval ARGS: the words joined by spaces. */
+static void rd_eval(struct rd *rd, const struct raw *r, size_t off)
+{
+    if (off + 1 >= r->n)
+        return;
+    const char *t = join_static(rd, r, off + 1, r->n);
+    if (!t)
+        rd_unknown(rd, "eval of an expansion: the commands are known only "
+                       "when it runs");
+    else
+        reread(rd, t, r->depth);
+}
+
+/* su, script, runuser: the string after -c, a cluster ending in c
+ * (script -qc) or --command. */
+static void rd_su(struct rd *rd, const struct raw *r, size_t off)
+{
+    for (size_t k = off + 1; k + 1 < r->n; k++) {
+        const char *t = r->w[k].text;
+        size_t tl = strlen(t);
+        bool c_opt = (t[0] == '-' && t[1] != '-' && tl >= 2 &&
+                      t[tl - 1] == 'c') ||
+                     strcmp(t, "--command") == 0;
+        if (!c_opt)
+            continue;
+        if (r->w[k + 1].glob)
+            rd_unknown(rd, "su -c of an expansion");
+        else
+            reread(rd, r->w[k + 1].text, r->depth);
+    }
+}
+
+/* watch [OPTIONS] ARGS: the words after the options joined by spaces. */
+static void rd_watch(struct rd *rd, const struct raw *r, size_t off)
+{
+    size_t j = off + 1;
+    while (j < r->n && r->w[j].text[0] == '-') {
+        const char *t = r->w[j].text;
+        j += (strcmp(t, "-n") == 0 || strcmp(t, "--interval") == 0 ||
+              strcmp(t, "-q") == 0)
+                 ? 2
+                 : 1;
+    }
+    if (j >= r->n)
+        return;
+    const char *t = join_static(rd, r, j, r->n);
+    if (t)
+        reread(rd, t, r->depth);
+    else
+        rd_unknown(rd, "watch of an expansion");
+}
+
+/* trap ACTION SIGNALS: the action. */
+static void rd_trap(struct rd *rd, const struct raw *r, size_t off)
+{
+    if (off + 1 >= r->n || r->w[off + 1].text[0] == '-')
+        return;
+    if (r->w[off + 1].glob)
+        rd_unknown(rd, "trap of an expansion");
+    else
+        reread(rd, r->w[off + 1].text, r->depth);
+}
+
+/* alias NAME=VALUE...: each value. */
+static void rd_alias(struct rd *rd, const struct raw *r, size_t off)
+{
+    for (size_t k = off + 1; k < r->n; k++) {
+        const char *eq = strchr(r->w[k].text, '=');
+        if (eq && r->w[k].glob)
+            rd_unknown(rd, "alias of an expansion");
+        else if (eq)
+            reread(rd, eq + 1, r->depth);
+    }
+}
+
 /* Commands whose operands hold a command line. */
 static void rd_strings(struct rd *rd, const struct raw *r, size_t off,
                        const char *name)
 {
     if (strcmp(name, "eval") == 0) {
-        if (off + 1 >= r->n)
-            return;
-        const char *t = join_static(rd, r, off + 1, r->n);
-        if (!t)
-            rd_unknown(rd, "eval of an expansion: the commands are known only "
-                           "when it runs");
-        else
-            reread(rd, t, r->depth);
+        rd_eval(rd, r, off);
     } else if (strcmp(name, "source") == 0 || strcmp(name, ".") == 0) {
         if (off + 1 < r->n &&
             (r->w[off + 1].glob || stdin_path(r->w[off + 1].text)))
@@ -1142,51 +1210,13 @@ static void rd_strings(struct rd *rd, const struct raw *r, size_t off,
                            "an expansion");
     } else if (strcmp(name, "su") == 0 || strcmp(name, "script") == 0 ||
                strcmp(name, "runuser") == 0) {
-        for (size_t k = off + 1; k + 1 < r->n; k++) {
-            const char *t = r->w[k].text;
-            size_t tl = strlen(t);
-            /* -c, a cluster ending in c (script -qc), --command */
-            bool c_opt = (t[0] == '-' && t[1] != '-' && tl >= 2 &&
-                          t[tl - 1] == 'c') ||
-                         strcmp(t, "--command") == 0;
-            if (c_opt) {
-                if (r->w[k + 1].glob)
-                    rd_unknown(rd, "su -c of an expansion");
-                else
-                    reread(rd, r->w[k + 1].text, r->depth);
-            }
-        }
+        rd_su(rd, r, off);
     } else if (strcmp(name, "watch") == 0) {
-        size_t j = off + 1;
-        while (j < r->n && r->w[j].text[0] == '-') {
-            const char *t = r->w[j].text;
-            j += (strcmp(t, "-n") == 0 || strcmp(t, "--interval") == 0 ||
-                  strcmp(t, "-q") == 0)
-                     ? 2
-                     : 1;
-        }
-        if (j < r->n) {
-            const char *t = join_static(rd, r, j, r->n);
-            if (t)
-                reread(rd, t, r->depth);
-            else
-                rd_unknown(rd, "watch of an expansion");
-        }
+        rd_watch(rd, r, off);
     } else if (strcmp(name, "trap") == 0) {
-        if (off + 1 < r->n && r->w[off + 1].text[0] != '-') {
-            if (r->w[off + 1].glob)
-                rd_unknown(rd, "trap of an expansion");
-            else
-                reread(rd, r->w[off + 1].text, r->depth);
-        }
+        rd_trap(rd, r, off);
     } else if (strcmp(name, "alias") == 0) {
-        for (size_t k = off + 1; k < r->n; k++) {
-            const char *eq = strchr(r->w[k].text, '=');
-            if (eq && r->w[k].glob)
-                rd_unknown(rd, "alias of an expansion");
-            else if (eq)
-                reread(rd, eq + 1, r->depth);
-        }
+        rd_alias(rd, r, off);
     } else if (strcmp(name, "find") == 0) {
         rd_find(rd, r, off);
     }
