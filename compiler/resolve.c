@@ -993,85 +993,168 @@ static void rs_expect(struct rs *r, const struct cp_stmt *s)
 
 static void rs_file(struct rs *r, const struct cp_file *f);
 
-static void rs_stmt(struct rs *r, const struct cp_stmt *s)
+/* The declared name of a param or let statement S, interned; NULL after
+ * reporting an invalid name or a second declaration. */
+static struct rs_name *rs_decl_name(struct rs *r, const struct cp_stmt *s,
+                                    const char **name)
+{
+    const char *nm = cp_arena_intern(r->a, s->name.text, strlen(s->name.text));
+    if (!rs_valid_name(nm)) {
+        struct cp_diag *g = cp_diag_report(
+            r->d, CP0418, &s->name.loc,
+            "'%s' is not a valid name: names are letters, digits and '_', "
+            "not starting with a digit", nm);
+        cp_diag_set_suggestion(g, "rename it, e.g. 'MY_NAME'");
+        return NULL;
+    }
+    struct rs_name *nd = rs_find(r, nm);
+    bool first = nd && !nd->defined && nd->loc.src == s->name.loc.src &&
+                 nd->loc.line == s->name.loc.line &&
+                 nd->loc.col == s->name.loc.col;
+    if (!first) {
+        struct cp_diag *g = cp_diag_report(
+            r->d, CP0404, &s->name.loc, "'%s' is already declared", nm);
+        if (nd && nd->loc.src)
+            cp_diag_add_note(g, &nd->loc, "'%s' is first declared here", nm);
+        else
+            cp_diag_add_note(g, NULL, "'%s' is a param that every policy "
+                                      "has",
+                             nm);
+        cp_diag_set_suggestion(g, "choose another name");
+        return NULL;
+    }
+    *name = nm;
+    return nd;
+}
+
+/* param NAME and let NAME = PATH. */
+static void rs_decl(struct rs *r, const struct cp_stmt *s)
+{
+    if (!s->name.text)
+        return;
+    const char *nm;
+    struct rs_name *nd = rs_decl_name(r, s, &nm);
+    if (!nd)
+        return;
+    if (s->n.kind == CP_N_PARAM) {
+        struct cp_param *pm = rs_add_param(r, nm, &s->name.loc);
+        nd->param_index = r->params.len - 1;
+        nd->path.root = nm;
+        for (size_t i = 0; i < r->cx->opts.ndefines; i++)
+            if (strcmp(r->cx->opts.defines[i].name, nm) == 0)
+                pm->value = r->cx->opts.defines[i].value;
+        nd->ok = true;
+        nd->defined = true;
+        return;
+    }
+    if (s->nargs != 1) {
+        cp_diag_report(r->d, CP0414, &s->n.loc,
+                       "'let' takes exactly one path");
+        nd->defined = true;
+        return;
+    }
+    r->defining = nm;
+    nd->ok = rs_path(r, s->args[0], false, &nd->path);
+    r->defining = NULL;
+    nd->defined = true;
+}
+
+/* gate ask|deny PATTERN... */
+static void rs_gate(struct rs *r, const struct cp_stmt *s)
+{
+    static const char *const gates[] = {"ask", "deny", NULL};
+    int v = rs_word(r, s, &s->sub, "verdict", " after 'gate'", gates);
+    if (v < 0)
+        return;
+    for (size_t i = 0; i < s->nargs; i++) {
+        struct cp_gate_pat g;
+        if (!rs_gate_arg(r, s->args[i], &g))
+            continue;
+        struct cp_rule *ru =
+            rs_rule(r, v == 0 ? CP_R_GATE_ASK : CP_R_GATE_DENY, s->args[i]);
+        ru->u.gate = g;
+        rs_push(r, ru);
+    }
+}
+
+/* net deny, net allow DOMAIN... */
+static void rs_net(struct rs *r, const struct cp_stmt *s)
+{
+    static const char *const nets[] = {"deny", "allow", NULL};
+    int v = rs_word(r, s, &s->sub, "mode", " after 'net'", nets);
+    if (v < 0)
+        return;
+    if (v == 0) {
+        if (s->nargs) {
+            cp_diag_report(r->d, CP0414, &s->args[0]->n.loc,
+                           "'net deny' takes no argument");
+            return;
+        }
+        struct cp_rule *ru = rs_rule(r, CP_R_NET_DENY, NULL);
+        ru->loc = s->n.loc;
+        ru->text = "";
+        r->net_deny = true;
+        rs_push(r, ru);
+        return;
+    }
+    if (!s->nargs) {
+        cp_diag_report(r->d, CP0414, &s->n.loc,
+                       "'net allow' needs at least one domain");
+        return;
+    }
+    for (size_t i = 0; i < s->nargs; i++) {
+        struct cp_domain dm;
+        if (!rs_domain_arg(r, s->args[i], &dm))
+            continue;
+        struct cp_rule *ru = rs_rule(r, CP_R_NET_ALLOW, s->args[i]);
+        ru->u.dom = dm;
+        r->net_allow = true;
+        rs_push(r, ru);
+    }
+}
+
+/* profile WORD and fail WORD: the policy's mode, set once. */
+static void rs_mode(struct rs *r, const struct cp_stmt *s)
 {
     static const char *const profiles[] = {"cooperative", "confined",
                                            "exclusive", NULL};
     static const char *const fails[] = {"closed", "open", NULL};
-    static const char *const denies[] = {"read", "write", "exec", NULL};
-    static const char *const gates[] = {"ask", "deny", NULL};
-    static const char *const nets[] = {"deny", "allow", NULL};
-
-    switch (s->n.kind) {
-    case CP_N_PROFILE: {
+    if (s->n.kind == CP_N_PROFILE) {
         int v = rs_word(r, s, &s->sub, "profile", "", profiles);
         rs_duplicate(r, s, &r->profile_stmt, "profile");
         if (v >= 0 && r->profile_stmt == s)
             r->p->profile = (enum cp_profile)v;
-        break;
+        return;
     }
-    case CP_N_FAIL: {
-        int v = rs_word(r, s, &s->sub, "fail mode", "", fails);
-        rs_duplicate(r, s, &r->fail_stmt, "fail");
-        if (v >= 0 && r->fail_stmt == s)
-            r->p->fail = (enum cp_fail)v;
+    int v = rs_word(r, s, &s->sub, "fail mode", "", fails);
+    rs_duplicate(r, s, &r->fail_stmt, "fail");
+    if (v >= 0 && r->fail_stmt == s)
+        r->p->fail = (enum cp_fail)v;
+}
+
+/* deny read|write|exec PATH... */
+static void rs_deny(struct rs *r, const struct cp_stmt *s)
+{
+    static const char *const denies[] = {"read", "write", "exec", NULL};
+    int v = rs_word(r, s, &s->sub, "access", " after 'deny'", denies);
+    if (v >= 0)
+        rs_path_rules(r, s,
+                      v == 0   ? CP_R_DENY_READ
+                      : v == 1 ? CP_R_DENY_WRITE
+                               : CP_R_DENY_EXEC);
+}
+
+static void rs_stmt(struct rs *r, const struct cp_stmt *s)
+{
+    switch (s->n.kind) {
+    case CP_N_PROFILE:
+    case CP_N_FAIL:
+        rs_mode(r, s);
         break;
-    }
     case CP_N_PARAM:
-    case CP_N_LET: {
-        if (!s->name.text)
-            break;
-        const char *nm =
-            cp_arena_intern(r->a, s->name.text, strlen(s->name.text));
-        if (!rs_valid_name(nm)) {
-            struct cp_diag *g = cp_diag_report(
-                r->d, CP0418, &s->name.loc,
-                "'%s' is not a valid name: names are letters, digits and '_', "
-                "not starting with a digit", nm);
-            cp_diag_set_suggestion(g, "rename it, e.g. 'MY_NAME'");
-            break;
-        }
-        struct rs_name *nd = rs_find(r, nm);
-        bool first = nd && !nd->defined && nd->loc.src == s->name.loc.src &&
-                     nd->loc.line == s->name.loc.line &&
-                     nd->loc.col == s->name.loc.col;
-        if (!first) {
-            struct cp_diag *g = cp_diag_report(
-                r->d, CP0404, &s->name.loc, "'%s' is already declared", nm);
-            if (nd && nd->loc.src)
-                cp_diag_add_note(g, &nd->loc, "'%s' is first declared here",
-                                 nm);
-            else
-                cp_diag_add_note(g, NULL, "'%s' is a param that every policy "
-                                          "has",
-                                 nm);
-            cp_diag_set_suggestion(g, "choose another name");
-            break;
-        }
-        if (s->n.kind == CP_N_PARAM) {
-            struct cp_param *pm = rs_add_param(r, nm, &s->name.loc);
-            nd->param_index = r->params.len - 1;
-            nd->path.root = nm;
-            for (size_t i = 0; i < r->cx->opts.ndefines; i++)
-                if (strcmp(r->cx->opts.defines[i].name, nm) == 0)
-                    pm->value = r->cx->opts.defines[i].value;
-            nd->ok = true;
-            nd->defined = true;
-            break;
-        }
-        /* let NAME = PATH */
-        if (s->nargs != 1) {
-            cp_diag_report(r->d, CP0414, &s->n.loc,
-                           "'let' takes exactly one path");
-            nd->defined = true;
-            break;
-        }
-        r->defining = nm;
-        nd->ok = rs_path(r, s->args[0], false, &nd->path);
-        r->defining = NULL;
-        nd->defined = true;
+    case CP_N_LET:
+        rs_decl(r, s);
         break;
-    }
     case CP_N_INCLUDE:
         rs_file(r, s->included);
         break;
@@ -1081,63 +1164,15 @@ static void rs_stmt(struct rs *r, const struct cp_stmt *s)
     case CP_N_EXEC:
         rs_path_rules(r, s, CP_R_EXEC);
         break;
-    case CP_N_DENY: {
-        int v = rs_word(r, s, &s->sub, "access", " after 'deny'", denies);
-        if (v >= 0)
-            rs_path_rules(r, s,
-                          v == 0   ? CP_R_DENY_READ
-                          : v == 1 ? CP_R_DENY_WRITE
-                                   : CP_R_DENY_EXEC);
+    case CP_N_DENY:
+        rs_deny(r, s);
         break;
-    }
-    case CP_N_GATE: {
-        int v = rs_word(r, s, &s->sub, "verdict", " after 'gate'", gates);
-        if (v < 0)
-            break;
-        for (size_t i = 0; i < s->nargs; i++) {
-            struct cp_gate_pat g;
-            if (!rs_gate_arg(r, s->args[i], &g))
-                continue;
-            struct cp_rule *ru =
-                rs_rule(r, v == 0 ? CP_R_GATE_ASK : CP_R_GATE_DENY, s->args[i]);
-            ru->u.gate = g;
-            rs_push(r, ru);
-        }
+    case CP_N_GATE:
+        rs_gate(r, s);
         break;
-    }
-    case CP_N_NET: {
-        int v = rs_word(r, s, &s->sub, "mode", " after 'net'", nets);
-        if (v < 0)
-            break;
-        if (v == 0) {
-            if (s->nargs) {
-                cp_diag_report(r->d, CP0414, &s->args[0]->n.loc,
-                               "'net deny' takes no argument");
-                break;
-            }
-            struct cp_rule *ru = rs_rule(r, CP_R_NET_DENY, NULL);
-            ru->loc = s->n.loc;
-            ru->text = "";
-            r->net_deny = true;
-            rs_push(r, ru);
-            break;
-        }
-        if (!s->nargs) {
-            cp_diag_report(r->d, CP0414, &s->n.loc,
-                           "'net allow' needs at least one domain");
-            break;
-        }
-        for (size_t i = 0; i < s->nargs; i++) {
-            struct cp_domain dm;
-            if (!rs_domain_arg(r, s->args[i], &dm))
-                continue;
-            struct cp_rule *ru = rs_rule(r, CP_R_NET_ALLOW, s->args[i]);
-            ru->u.dom = dm;
-            r->net_allow = true;
-            rs_push(r, ru);
-        }
+    case CP_N_NET:
+        rs_net(r, s);
         break;
-    }
     case CP_N_EXPECT:
         rs_expect(r, s);
         break;
@@ -1411,6 +1446,117 @@ static const char *rs_stem(struct rs *r, const char *path)
     return cp_arena_strndup(r->a, b, n);
 }
 
+/* The params every policy has, HOME and PROJECT, with their -D values. */
+static void rs_builtin_params(struct rs *r)
+{
+    const struct cp_ctx *cx = r->cx;
+    const char *home = cp_arena_intern(r->a, "HOME", 4);
+    const char *proj = cp_arena_intern(r->a, "PROJECT", 7);
+    struct rs_name *nh = rs_add_name(r, home, RS_PARAM, NULL);
+    struct rs_name *np = rs_add_name(r, proj, RS_PARAM, NULL);
+    rs_add_param(r, home, NULL);
+    rs_add_param(r, proj, NULL);
+    nh->defined = np->defined = nh->ok = np->ok = true;
+    nh->path.root = home;
+    np->path.root = proj;
+    nh->param_index = 0;
+    np->param_index = 1;
+    for (size_t i = 0; i < cx->opts.ndefines; i++) {
+        struct cp_param *pm = NULL;
+        if (strcmp(cx->opts.defines[i].name, "HOME") == 0)
+            pm = r->params.items[0];
+        else if (strcmp(cx->opts.defines[i].name, "PROJECT") == 0)
+            pm = r->params.items[1];
+        if (pm)
+            pm->value = cx->opts.defines[i].value;
+    }
+}
+
+/* The policy's main path, its stem and its output directory (absolute,
+ * normalised). */
+static void rs_paths(struct rs *r)
+{
+    const struct cp_ctx *cx = r->cx;
+    struct cp_policy *p = r->p;
+    if (cx->ast) {
+        const struct cp_source *ms = cx->ast->src;
+        p->main_path = cx->main_path ? cx->main_path : ms ? ms->path : "";
+    } else {
+        p->main_path = cx->main_path ? cx->main_path : "";
+    }
+    p->stem = rs_stem(r, p->main_path);
+    if (!cx->opts.outdir)
+        return;
+    char *rp = realpath(cx->opts.outdir, NULL);
+    if (rp) {
+        p->outdir = cp_arena_strdup(r->a, rp);
+        free(rp);
+    } else if (cx->opts.outdir[0] == '/') {
+        p->outdir = rs_normalise(r, "", cx->opts.outdir,
+                                 strlen(cx->opts.outdir), true);
+    } else {
+        char *c = rs_cwd();
+        const char *full = cp_arena_printf(r->a, "%s/%s", c ? c : "",
+                                           cx->opts.outdir);
+        free(c);
+        p->outdir = rs_normalise(r, "", full, strlen(full), true);
+    }
+}
+
+/* The params into the policy (their values dropped if a -D was in error);
+ * bound params are substituted into every path now, so that the analysis
+ * and the decisions are exact (spec/semantics.md). */
+static void rs_bind_params(struct rs *r, bool defines_ok)
+{
+    struct cp_policy *p = r->p;
+    p->nparams = r->params.len;
+    p->params = cp_arena_alloc(r->a, p->nparams * sizeof *p->params);
+    for (size_t i = 0; i < r->params.len; i++) {
+        p->params[i] = *(struct cp_param *)r->params.items[i];
+        if (!defines_ok)
+            p->params[i].value = NULL;
+    }
+    for (size_t i = 0; i < r->rules.len; i++) {
+        struct cp_rule *ru = r->rules.items[i];
+        if (ru->kind <= CP_R_DENY_EXEC)
+            cp_sema_bind(r->a, p, &ru->u.path);
+    }
+}
+
+/* The collected content rules, sources, rules and expects into the
+ * policy, and its profile and network mode. */
+static void rs_fill_policy(struct rs *r)
+{
+    struct cp_policy *p = r->p;
+    p->ncontent = r->content.len;
+    p->content = cp_arena_alloc(r->a, (p->ncontent ? p->ncontent : 1) *
+                                          sizeof *p->content);
+    for (size_t i = 0; i < r->content.len; i++)
+        p->content[i] = *(struct cp_content_rule *)r->content.items[i];
+    p->profile_defaulted = r->profile_stmt == NULL;
+    if (r->profile_stmt)
+        p->profile_loc = r->profile_stmt->n.loc;
+    p->fail_written = r->fail_stmt != NULL;
+    p->sources = cp_arena_alloc(r->a, (r->sources.len + 1) * sizeof(char *));
+    for (size_t i = 0; i < r->sources.len; i++)
+        p->sources[i] = r->sources.items[i];
+    p->nsources = r->sources.len;
+
+    rs_profile(r);
+    p->net = r->net_deny ? CP_NET_NONE : r->net_allow ? CP_NET_LIST : CP_NET_ALL;
+
+    p->nrules = r->rules.len;
+    p->rules = (struct cp_rule **)r->rules.items;
+    p->nexpects = r->expects.len;
+    p->expects = cp_arena_alloc(r->a, (p->nexpects + 1) * sizeof *p->expects);
+    for (size_t i = 0; i < r->expects.len; i++) {
+        struct cp_expect *e = r->expects.items[i];
+        if (e->access <= CP_ACC_EXEC)
+            cp_sema_bind(r->a, p, &e->path);
+        p->expects[i] = *e;
+    }
+}
+
 int cp_resolve(struct cp_ctx *cx)
 {
     size_t before = cp_diag_errors(&cx->diags);
@@ -1428,101 +1574,15 @@ int cp_resolve(struct cp_ctx *cx)
     p->content_off_loc = cp_arena_alloc(r.a, CP_CC__COUNT *
                                                  sizeof *p->content_off_loc);
 
-    const char *home = cp_arena_intern(r.a, "HOME", 4);
-    const char *proj = cp_arena_intern(r.a, "PROJECT", 7);
-    struct rs_name *nh = rs_add_name(&r, home, RS_PARAM, NULL);
-    struct rs_name *np = rs_add_name(&r, proj, RS_PARAM, NULL);
-    rs_add_param(&r, home, NULL);
-    rs_add_param(&r, proj, NULL);
-    nh->defined = np->defined = nh->ok = np->ok = true;
-    nh->path.root = home;
-    np->path.root = proj;
-    nh->param_index = 0;
-    np->param_index = 1;
-    for (size_t i = 0; i < cx->opts.ndefines; i++) {
-        struct cp_param *pm = NULL;
-        if (strcmp(cx->opts.defines[i].name, "HOME") == 0)
-            pm = r.params.items[0];
-        else if (strcmp(cx->opts.defines[i].name, "PROJECT") == 0)
-            pm = r.params.items[1];
-        if (pm)
-            pm->value = cx->opts.defines[i].value;
-    }
-
+    rs_builtin_params(&r);
     rs_collect(&r, cx->ast);
     rs_defines(&r);
     bool defines_ok = cp_diag_errors(&cx->diags) == before;
-
-    if (cx->ast) {
-        const struct cp_source *ms = cx->ast->src;
-        p->main_path = cx->main_path ? cx->main_path : ms ? ms->path : "";
-    } else {
-        p->main_path = cx->main_path ? cx->main_path : "";
-    }
-    p->stem = rs_stem(&r, p->main_path);
-    if (cx->opts.outdir) {
-        char *rp = realpath(cx->opts.outdir, NULL);
-        if (rp) {
-            p->outdir = cp_arena_strdup(r.a, rp);
-            free(rp);
-        } else if (cx->opts.outdir[0] == '/') {
-            p->outdir = rs_normalise(&r, "", cx->opts.outdir,
-                                     strlen(cx->opts.outdir), true);
-        } else {
-            char *c = rs_cwd();
-            const char *full = cp_arena_printf(r.a, "%s/%s", c ? c : "",
-                                               cx->opts.outdir);
-            free(c);
-            p->outdir = rs_normalise(&r, "", full, strlen(full), true);
-        }
-    }
-
+    rs_paths(&r);
     if (cx->ast)
         rs_file(&r, cx->ast);
-
-    /* Bound params are substituted into every path now, so that the
-     * analysis and the decisions are exact (spec/semantics.md). */
-    p->nparams = r.params.len;
-    p->params = cp_arena_alloc(r.a, p->nparams * sizeof *p->params);
-    for (size_t i = 0; i < r.params.len; i++) {
-        p->params[i] = *(struct cp_param *)r.params.items[i];
-        if (!defines_ok)
-            p->params[i].value = NULL;
-    }
-    for (size_t i = 0; i < r.rules.len; i++) {
-        struct cp_rule *ru = r.rules.items[i];
-        if (ru->kind <= CP_R_DENY_EXEC)
-            cp_sema_bind(r.a, p, &ru->u.path);
-    }
-
-    p->ncontent = r.content.len;
-    p->content = cp_arena_alloc(r.a, (p->ncontent ? p->ncontent : 1) *
-                                         sizeof *p->content);
-    for (size_t i = 0; i < r.content.len; i++)
-        p->content[i] = *(struct cp_content_rule *)r.content.items[i];
-    p->profile_defaulted = r.profile_stmt == NULL;
-    if (r.profile_stmt)
-        p->profile_loc = r.profile_stmt->n.loc;
-    p->fail_written = r.fail_stmt != NULL;
-    p->sources = cp_arena_alloc(r.a, (r.sources.len + 1) * sizeof(char *));
-    for (size_t i = 0; i < r.sources.len; i++)
-        p->sources[i] = r.sources.items[i];
-    p->nsources = r.sources.len;
-
-    rs_profile(&r);
-    p->net = r.net_deny ? CP_NET_NONE : r.net_allow ? CP_NET_LIST : CP_NET_ALL;
-
-    p->nrules = r.rules.len;
-    p->rules = (struct cp_rule **)r.rules.items;
-    p->nexpects = r.expects.len;
-    p->expects = cp_arena_alloc(r.a, (p->nexpects + 1) * sizeof *p->expects);
-    for (size_t i = 0; i < r.expects.len; i++) {
-        struct cp_expect *e = r.expects.items[i];
-        if (e->access <= CP_ACC_EXEC) {
-            cp_sema_bind(r.a, p, &e->path);
-        }
-        p->expects[i] = *e;
-    }
+    rs_bind_params(&r, defines_ok);
+    rs_fill_policy(&r);
 
     if (p->profile_defaulted && cx->ast && !cx->opts.partial) {
         struct cp_loc hl = cx->ast->header;
