@@ -184,6 +184,57 @@ static void cb_end_cmd(struct lx *x, struct cb *c, struct wb *w)
 /* $'...' from just after the opening quote: the escapes bash decodes
  * (\a \b \e \E \f \n \r \t \v \\ \' \" \? \xHH \NNN \cX); \u and \U are
  * kept as written. */
+/* The byte of the simple escape \E of $'...' (\a \b \e \E \f \n \r \t \v),
+ * or -1. */
+static int ansi_simple(char e)
+{
+    static const char from[] = "abeEfnrtv";
+    static const char to[] = {'\a', '\b', 0x1b, 0x1b, '\f',
+                              '\n', '\r', '\t', '\v'};
+    const char *p = e ? strchr(from, e) : NULL;
+    return p ? to[p - from] : -1;
+}
+
+/* The numeric escapes of $'...' after their letter: \xHH (one or two
+ * digits; none: the text "\x" itself) and \NNN (one to three octal digits,
+ * E the first).  s[*ip] is the byte after the letter. */
+static char ansi_number(const char *s, size_t len, size_t *ip, char e,
+                        struct wb *w)
+{
+    size_t i = *ip;
+    int v = 0, nd = 0;
+    if (e == 'x') {
+        while (nd < 2 && i < len && cp_hex_digit(s[i]) >= 0)
+            v = v * 16 + cp_hex_digit(s[i++]), nd++;
+        if (!nd)
+            wb_lit(w, '\\');
+        *ip = i;
+        return nd ? (char)v : 'x';
+    }
+    v = e - '0', nd = 1;
+    while (nd < 3 && i < len && s[i] >= '0' && s[i] <= '7')
+        v = v * 8 + (s[i++] - '0'), nd++;
+    *ip = i;
+    return (char)v;
+}
+
+/* The byte of the escape \E of $'...' (s[*ip] is the byte after E), with
+ * the backslash written first where bash keeps it. */
+static char ansi_escape(const char *s, size_t len, size_t *ip, char e,
+                        struct wb *w)
+{
+    int simple = ansi_simple(e);
+    if (simple >= 0)
+        return (char)simple;
+    if (e == 'c')
+        return *ip < len ? (char)(s[(*ip)++] & 0x1f) : 'c';
+    if (e == 'x' || (e >= '0' && e <= '7'))
+        return ansi_number(s, len, ip, e, w);
+    if (e != '\\' && e != '\'' && e != '"' && e != '?')
+        wb_lit(w, '\\');
+    return e;
+}
+
 static void rd_ansi_c(struct lx *x, struct wb *w)
 {
     const char *s = x->s;
@@ -194,42 +245,9 @@ static void rd_ansi_c(struct lx *x, struct wb *w)
             wb_lit(w, s[i++]);
             continue;
         }
-        char e = s[i + 1], out;
+        char e = s[i + 1];
         i += 2;
-        switch (e) {
-        case 'a': out = '\a'; break;
-        case 'b': out = '\b'; break;
-        case 'e':
-        case 'E': out = 0x1b; break;
-        case 'f': out = '\f'; break;
-        case 'n': out = '\n'; break;
-        case 'r': out = '\r'; break;
-        case 't': out = '\t'; break;
-        case 'v': out = '\v'; break;
-        case 'c':
-            out = i < len ? (char)(s[i++] & 0x1f) : 'c';
-            break;
-        case 'x': {
-            int v = 0, nd = 0;
-            while (nd < 2 && i < len && cp_hex_digit(s[i]) >= 0)
-                v = v * 16 + cp_hex_digit(s[i++]), nd++;
-            if (!nd)
-                wb_lit(w, '\\');
-            out = nd ? (char)v : 'x';
-            break;
-        }
-        default:
-            if (e >= '0' && e <= '7') {
-                int v = e - '0', nd = 1;
-                while (nd < 3 && i < len && s[i] >= '0' && s[i] <= '7')
-                    v = v * 8 + (s[i++] - '0'), nd++;
-                out = (char)v;
-            } else {
-                if (e != '\\' && e != '\'' && e != '"' && e != '?')
-                    wb_lit(w, '\\');
-                out = e;
-            }
-        }
+        char out = ansi_escape(s, len, &i, e, w);
         if (out != '\0')
             wb_lit(w, out);
     }
@@ -337,6 +355,45 @@ static void rd_brace(struct lx *x)
 }
 
 /* '$' at x->i. */
+static bool sh_name_start(char c)
+{
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
+}
+
+/* The end of the parameter named after the '$' at s[i] (len bytes in s):
+ * a name, one digit or one special parameter (@ * # ? $ ! -); 0 if none
+ * follows. */
+static size_t dollar_name_end(const char *s, size_t len, size_t i)
+{
+    char c = i + 1 < len ? s[i + 1] : '\0';
+    size_t e = i + 1;
+    if (sh_name_start(c)) {
+        while (e < len && (sh_name_start(s[e]) || (s[e] >= '0' && s[e] <= '9')))
+            e++;
+        return e;
+    }
+    if ((c >= '0' && c <= '9') || (c && strchr("@*#?$!-", c)))
+        return i + 2;
+    return 0;
+}
+
+/* $(...), $((...)) and ${...} from the '$': read to the closing bracket,
+ * one word that may be anything. */
+static void rd_dollar_group(struct lx *x, struct wb *w, bool in_dq)
+{
+    size_t i = x->i;
+    bool paren = x->s[i + 1] == '(';
+    x->i += 2;
+    if (!nest_in(x))
+        return;
+    if (paren)
+        parse_list(x, ')');
+    else
+        rd_brace(x);
+    x->nest--;
+    wb_dyn(w, x->s + i, x->i - i, in_dq);
+}
+
 static void rd_dollar(struct lx *x, struct wb *w, bool in_dq)
 {
     const char *s = x->s;
@@ -351,33 +408,12 @@ static void rd_dollar(struct lx *x, struct wb *w, bool in_dq)
         x->i++; /* $"...": a translated string, read as "..." */
         return;
     }
-    if (c == '(') { /* $(...) and $((...)) */
-        x->i += 2;
-        if (!nest_in(x))
-            return;
-        parse_list(x, ')');
-        x->nest--;
-        wb_dyn(w, s + i, x->i - i, in_dq);
+    if (c == '(' || c == '{') {
+        rd_dollar_group(x, w, in_dq);
         return;
     }
-    if (c == '{') {
-        x->i += 2;
-        if (!nest_in(x))
-            return;
-        rd_brace(x);
-        x->nest--;
-        wb_dyn(w, s + i, x->i - i, in_dq);
-        return;
-    }
-    size_t e = i + 1;
-    if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_') {
-        while (e < x->len &&
-               ((s[e] >= 'A' && s[e] <= 'Z') || (s[e] >= 'a' && s[e] <= 'z') ||
-                (s[e] >= '0' && s[e] <= '9') || s[e] == '_'))
-            e++;
-    } else if ((c >= '0' && c <= '9') || (c && strchr("@*#?$!-", c))) {
-        e = i + 2;
-    } else {
+    size_t e = dollar_name_end(s, x->len, i);
+    if (!e) {
         wb_lit(w, '$');
         x->i++;
         return;
@@ -416,6 +452,51 @@ static void rd_dquote(struct lx *x, struct wb *w)
 /* ---- redirections ---------------------------------------------------------- */
 
 /* The operator at x->i ('<', '>', or '&' before '>'). */
+/* The operator of an input redirection at s[*ip] ('<'): <, <<, <<-,
+ * <<<, <>, <&; *ip is moved past it. */
+static int redir_in_op(const char *s, size_t len, size_t *ip)
+{
+    size_t i = *ip + 1;
+    int op = CP_SH_IN;
+    if (i < len && s[i] == '<') {
+        i++;
+        op = CP_SH_HEREDOC;
+        if (i < len && s[i] == '<')
+            i++, op = CP_SH_HERESTR;
+        else if (i < len && s[i] == '-')
+            i++;
+    } else if (i < len && s[i] == '>') {
+        i++, op = CP_SH_INOUT;
+    } else if (i < len && s[i] == '&') {
+        i++, op = PEND_DUP_IN;
+    }
+    *ip = i;
+    return op;
+}
+
+/* The operator of a redirection at s[*ip] ('&', '>' or '<'): &>, &>>, >,
+ * >>, >|, >& or an input one; *ip is moved past it. */
+static int redir_op(const char *s, size_t len, size_t *ip)
+{
+    size_t i = *ip;
+    int op = CP_SH_OUT;
+    if (s[i] == '&') {
+        i += 2;
+        if (i < len && s[i] == '>')
+            i++;
+    } else if (s[i] == '>') {
+        i++;
+        if (i < len && (s[i] == '>' || s[i] == '|'))
+            i++;
+        else if (i < len && s[i] == '&')
+            i++, op = PEND_DUP_OUT;
+    } else {
+        return redir_in_op(s, len, ip);
+    }
+    *ip = i;
+    return op;
+}
+
 static void rd_redirect(struct lx *x, struct cb *c, struct wb *w)
 {
     /* "2>", "{fd}>": the word before names a descriptor */
@@ -425,39 +506,7 @@ static void rd_redirect(struct lx *x, struct cb *c, struct wb *w)
         wb_reset(w);
     else
         cb_end_word(x, c, w);
-    const char *s = x->s;
-    size_t i = x->i, len = x->len;
-    int op;
-    if (s[i] == '&') {
-        i += 2;
-        if (i < len && s[i] == '>')
-            i++;
-        op = CP_SH_OUT;
-    } else if (s[i] == '>') {
-        i++;
-        op = CP_SH_OUT;
-        if (i < len && (s[i] == '>' || s[i] == '|'))
-            i++;
-        else if (i < len && s[i] == '&')
-            i++, op = PEND_DUP_OUT;
-    } else {
-        i++;
-        op = CP_SH_IN;
-        if (i < len && s[i] == '<') {
-            i++;
-            op = CP_SH_HEREDOC;
-            if (i < len && s[i] == '<')
-                i++, op = CP_SH_HERESTR;
-            else if (i < len && s[i] == '-')
-                i++;
-        } else if (i < len && s[i] == '>') {
-            i++, op = CP_SH_INOUT;
-        } else if (i < len && s[i] == '&') {
-            i++, op = PEND_DUP_IN;
-        }
-    }
-    c->pending = op;
-    x->i = i;
+    c->pending = redir_op(x->s, x->len, &x->i);
 }
 
 /* ---- the pass ----------------------------------------------------------------- */
