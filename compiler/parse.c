@@ -284,14 +284,15 @@ static const char *cp_include_path(struct cp_arena *a,
                            from->path, name);
 }
 
-/* Checks and loads the file of one include statement; reports at the
- * include's argument and returns NULL on any problem. */
-static struct cp_source *cp_load_include(struct cp_ctx *cx, struct cp_stmt *s,
-                                         const struct cp_frame *fr, int depth)
+/* The file name of the include statement S at depth DEPTH (its argument:
+ * one quoted, non-empty string without a NUL byte, within the depth
+ * limit); NULL after reporting. */
+static char *cp_include_arg(struct cp_ctx *cx, const struct cp_stmt *s,
+                            int depth, size_t *len)
 {
     if (s->nargs != 1)
         return NULL;
-    struct cp_arg *arg = s->args[0];
+    const struct cp_arg *arg = s->args[0];
     const struct cp_loc *at = &arg->n.loc;
     if (arg->kind != CP_ARG_QUOTED) {
         struct cp_diag *g = cp_diag_report(
@@ -301,9 +302,9 @@ static struct cp_source *cp_load_include(struct cp_ctx *cx, struct cp_stmt *s,
             cp_diag_set_suggestion(g, "write include \"%s\"", arg->text);
         return NULL;
     }
-    size_t len = 0;
-    char *name = cp_include_name(cx->arena, arg->text, arg->len, &len);
-    if (!name || len == 0) {
+    *len = 0;
+    char *name = cp_include_name(cx->arena, arg->text, arg->len, len);
+    if (!name || *len == 0) {
         cp_diag_report(&cx->diags, CP0307, at,
                        name ? "empty file name after 'include'"
                             : "the file name after 'include' holds a NUL "
@@ -316,6 +317,54 @@ static struct cp_source *cp_load_include(struct cp_ctx *cx, struct cp_stmt *s,
                        CP_MAX_INCLUDE_DEPTH);
         return NULL;
     }
+    return name;
+}
+
+/* Reports the include cycle closed by including from frame FR the file of
+ * frame A (an includer of FR, or FR itself), at AT. */
+static void cp_include_cycle(struct cp_ctx *cx, const struct cp_frame *fr,
+                             const struct cp_frame *a, const struct cp_loc *at)
+{
+    if (a == fr) {
+        cp_diag_report(&cx->diags, CP0304, at,
+                       "include cycle: '%s' includes itself", fr->src->path);
+        return;
+    }
+    /* The chain, top down: a -> ... -> fr -> a. */
+    struct cp_buf b = {0};
+    size_t n = 0;
+    for (const struct cp_frame *x = fr; x != a; x = x->up)
+        n++;
+    const struct cp_frame **chain = cp_xcalloc(n + 1, sizeof(*chain));
+    size_t k = n + 1;
+    for (const struct cp_frame *x = fr;; x = x->up) {
+        chain[--k] = x;
+        if (x == a)
+            break;
+    }
+    for (size_t m = 0; m <= n; m++)
+        cp_buf_printf(&b, "'%s' -> ", chain[m]->src->path);
+    cp_buf_printf(&b, "'%s'", a->src->path);
+    struct cp_diag *g =
+        cp_diag_report(&cx->diags, CP0304, at, "include cycle: %s", b.data);
+    for (size_t m = 1; m <= n; m++)
+        cp_diag_add_note(g, &chain[m]->inc->args[0]->n.loc,
+                         "'%s' includes '%s' here", chain[m - 1]->src->path,
+                         chain[m]->src->path);
+    free(chain);
+    cp_buf_free(&b);
+}
+
+/* Checks and loads the file of one include statement; reports at the
+ * include's argument and returns NULL on any problem. */
+static struct cp_source *cp_load_include(struct cp_ctx *cx, struct cp_stmt *s,
+                                         const struct cp_frame *fr, int depth)
+{
+    size_t len;
+    char *name = cp_include_arg(cx, s, depth, &len);
+    if (!name)
+        return NULL;
+    const struct cp_loc *at = &s->args[0]->n.loc;
     /* "<NAME>": a set of the gate library, shown under that name */
     bool lib = len > 2 && name[0] == '<' && name[len - 1] == '>';
     const char *path;
@@ -336,39 +385,10 @@ static struct cp_source *cp_load_include(struct cp_ctx *cx, struct cp_stmt *s,
     if (lib)
         src->path = name;
     for (const struct cp_frame *a = fr; a; a = a->up) {
-        if (strcmp(a->src->abspath, src->abspath) != 0)
-            continue;
-        struct cp_diag *g;
-        if (a == fr) {
-            g = cp_diag_report(&cx->diags, CP0304, at,
-                               "include cycle: '%s' includes itself",
-                               fr->src->path);
+        if (strcmp(a->src->abspath, src->abspath) == 0) {
+            cp_include_cycle(cx, fr, a, at);
             return NULL;
         }
-        /* The chain, top down: a -> ... -> fr -> a. */
-        struct cp_buf b = {0};
-        size_t n = 0;
-        for (const struct cp_frame *x = fr; x != a; x = x->up)
-            n++;
-        const struct cp_frame **chain = cp_xcalloc(n + 1, sizeof(*chain));
-        size_t k = n + 1;
-        for (const struct cp_frame *x = fr; ; x = x->up) {
-            chain[--k] = x;
-            if (x == a)
-                break;
-        }
-        for (size_t m = 0; m <= n; m++)
-            cp_buf_printf(&b, "'%s' -> ", chain[m]->src->path);
-        cp_buf_printf(&b, "'%s'", a->src->path);
-        g = cp_diag_report(&cx->diags, CP0304, at, "include cycle: %s",
-                           b.data);
-        for (size_t m = 1; m <= n; m++)
-            cp_diag_add_note(g, &chain[m]->inc->args[0]->n.loc,
-                             "'%s' includes '%s' here",
-                             chain[m - 1]->src->path, chain[m]->src->path);
-        free(chain);
-        cp_buf_free(&b);
-        return NULL;
     }
     src->includer = fr->src;
     src->include_line = s->n.loc.line;

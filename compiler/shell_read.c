@@ -910,6 +910,26 @@ enum interp_step {
     IS_EXIT,      /* the program prints and exits (--version, --help) */
 };
 
+/* Does the option T make the interpreter print and exit? */
+static bool interp_exits(const char *t, bool shell)
+{
+    return strcmp(t, "--version") == 0 || strcmp(t, "--help") == 0 ||
+           (!shell && (strcmp(t, "-V") == 0 || strcmp(t, "-h") == 0 ||
+                       strcmp(t, "-v") == 0 || strcmp(t, "--v") == 0));
+}
+
+/* A long option T ("--..."): --command, --eval and --print give the code;
+ * --rcfile and --init-file take the next word. */
+static enum interp_step interp_long(const char *t, bool *code)
+{
+    if (strcmp(t, "--command") == 0 || strcmp(t, "--eval") == 0 ||
+        strcmp(t, "--print") == 0 || strcmp(t, "-Command") == 0)
+        *code = true;
+    else if (strcmp(t, "--rcfile") == 0 || strcmp(t, "--init-file") == 0)
+        return IS_SKIP_NEXT;
+    return IS_NEXT;
+}
+
 /* Reads the option word T of the interpreter NAME (SHELL: a POSIX shell):
  * sets *code for an option that gives the code (-c, -e, --eval, -Command)
  * and *from_stdin for one that reads it from standard input (-s, "-"). */
@@ -920,18 +940,10 @@ static enum interp_step interp_option(const char *t, const char *name,
         *from_stdin |= t[1] == '\0';
         return IS_END_AFTER;
     }
-    if (strcmp(t, "--version") == 0 || strcmp(t, "--help") == 0 ||
-        (!shell && (strcmp(t, "-V") == 0 || strcmp(t, "-h") == 0 ||
-                    strcmp(t, "-v") == 0 || strcmp(t, "--v") == 0)))
+    if (interp_exits(t, shell))
         return IS_EXIT;
-    if (t[1] == '-') {
-        if (strcmp(t, "--command") == 0 || strcmp(t, "--eval") == 0 ||
-            strcmp(t, "--print") == 0 || strcmp(t, "-Command") == 0)
-            *code = true;
-        else if (strcmp(t, "--rcfile") == 0 || strcmp(t, "--init-file") == 0)
-            return IS_SKIP_NEXT;
-        return IS_NEXT;
-    }
+    if (t[1] == '-')
+        return interp_long(t, code);
     if (!shell && (strcmp(t, "-Command") == 0 || strcmp(t, "-File") == 0)) {
         *code = true;
         return IS_NEXT;
@@ -1130,6 +1142,29 @@ static void rd_find(struct rd *rd, const struct raw *r, size_t off)
     }
 }
 
+/* The command line string that the option word J of R gives (an option of
+ * STR_OPTS, its string attached or the next word), or NULL; *unknown is
+ * set when that string is an expansion. */
+static const char *wrapper_string(const struct raw *r, size_t j,
+                                  const char *const *str_opts, bool *unknown)
+{
+    const char *t = r->w[j].text;
+    for (const char *const *o = str_opts; o && *o; o++) {
+        size_t ol = strlen(*o);
+        if (strcmp(t, *o) == 0 && j + 1 < r->n) {
+            if (r->w[j + 1].glob) {
+                *unknown = true;
+                return NULL;
+            }
+            return r->w[j + 1].text;
+        }
+        if (strncmp(t, *o, ol) == 0 && t[ol] &&
+            (t[1] != '-' || t[ol] == '='))
+            return t + ol + (t[ol] == '=');
+    }
+    return NULL;
+}
+
 /* The options of a wrapper at r->w[off]: returns the index of the wrapped
  * command, or r->n when a command line string was read instead. */
 static size_t rd_wrapper(struct rd *rd, const struct raw *r, size_t off,
@@ -1143,24 +1178,15 @@ static size_t rd_wrapper(struct rd *rd, const struct raw *r, size_t off,
             j++;
             break;
         }
-        for (const char *const *o = wr->str_opts; o && *o; o++) {
-            size_t ol = strlen(*o);
-            const char *v = NULL;
-            if (strcmp(t, *o) == 0 && j + 1 < r->n) {
-                if (r->w[j + 1].glob) {
-                    rd_unknown(rd, "a command line string made of an "
-                                   "expansion");
-                    return r->n;
-                }
-                v = r->w[j + 1].text;
-            } else if (strncmp(t, *o, ol) == 0 && t[ol] &&
-                       (t[1] != '-' || t[ol] == '=')) {
-                v = t + ol + (t[ol] == '=');
-            }
-            if (v) {
-                reread(rd, v, r->depth);
-                return r->n;
-            }
+        bool unknown = false;
+        const char *v = wrapper_string(r, j, wr->str_opts, &unknown);
+        if (unknown) {
+            rd_unknown(rd, "a command line string made of an expansion");
+            return r->n;
+        }
+        if (v) {
+            reread(rd, v, r->depth);
+            return r->n;
         }
         j += in_list(wr->arg_opts, t) ? 2 : 1;
     }
