@@ -15,8 +15,6 @@ CFLAGS   ?= -O2 -g
 CPPFLAGS += -D_GNU_SOURCE -I$(BUILD)/grammar -Iutil -Icompiler -Ibackends -Iruntime \
             -Ihook -Isettings
 ALL_CFLAGS = -std=c11 $(WARN) $(CFLAGS) $(EXTRA_CFLAGS)
-DEPS_CFLAGS := $(shell $(PKG_CONFIG) --cflags libcjson 2>/dev/null)
-DEPS_LIBS   := $(shell $(PKG_CONFIG) --libs libcjson 2>/dev/null || echo -lcjson)
 CHECK_CFLAGS := $(shell $(PKG_CONFIG) --cflags check 2>/dev/null)
 CHECK_LIBS   := $(shell $(PKG_CONFIG) --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -lpthread)
 
@@ -93,19 +91,19 @@ $(LIB_OBJS) $(CLI_OBJS) $(TEST_OBJS): | $(BUILD)/grammar/parser.h $(BUILD)/gramm
 $(BUILD)/compiler/library.o: CPPFLAGS += -DCP_DATADIR='"$(PREFIX)/share/confpol"'
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(DEPS_CFLAGS) -MMD -MP -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 $(BUILD)/grammar/%.o: $(BUILD)/grammar/%.c
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 $(BUILD)/tests/unit/%.o: tests/unit/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(DEPS_CFLAGS) $(CHECK_CFLAGS) -MMD -MP -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(CHECK_CFLAGS) -MMD -MP -c -o $@ $<
 
 $(LIB): $(LIB_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 
 $(BUILD)/confpol: $(CLI_OBJS) $(STARTER_OBJS) $(LIB)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJS) $(STARTER_OBJS) $(LIB) $(DEPS_LIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJS) $(STARTER_OBJS) $(LIB)
 
 # The runtime binary links a named list of objects: runtime/ and the few
 # util/ and matcher files it needs; the parser must not be pulled in
@@ -137,7 +135,7 @@ $(BUILD)/tests/unit/suites.o: $(BUILD)/tests/unit/suites.c
 	$(CC) $(CPPFLAGS) -std=c11 $(CFLAGS) $(CHECK_CFLAGS) -c -o $@ $<
 
 $(BUILD)/unit-tests: $(TEST_OBJS) $(LIB)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(TEST_OBJS) $(LIB) $(DEPS_LIBS) $(CHECK_LIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(TEST_OBJS) $(LIB) $(CHECK_LIBS)
 
 # The entry points first install what they use (.ci/deps.sh GROUP), then
 # build in a second make: this one read the Makefile, and so ran pkg-config,

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* confpol explain: decide one access with the decision model and show the
  * rules that decided it (spec/cli.md, "explain"). */
-#include <cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +8,7 @@
 #include "../compiler/content.h"
 #include "../compiler/sema.h"
 #include "cli.h"
+#include "json.h"
 
 static void cp_explain_usage(FILE *out)
 {
@@ -84,53 +84,41 @@ static void cp_explain_json(struct cp_ctx *cx, enum cp_access acc,
                             const char *subject, const struct cp_decision *dc)
 {
     const struct cp_policy *p = cx->policy;
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "decision", cp_verdict_text(dc->verdict));
-    cJSON_AddStringToObject(o, "access", cp_access_text(acc));
-    cJSON_AddStringToObject(o, "subject", subject);
-    cJSON_AddBoolToObject(o, "byDefault", dc->by_default);
+    struct cp_buf b = {0};
+    struct cp_jw w = {.b = &b};
+    cp_jw_open(&w, '{');
+    cp_jw_kstr(&w, "decision", cp_verdict_text(dc->verdict));
+    cp_jw_kstr(&w, "access", cp_access_text(acc));
+    cp_jw_kstr(&w, "subject", subject);
+    cp_jw_key(&w, "byDefault");
+    cp_jw_bool(&w, dc->by_default);
     if (dc->by_default)
-        cJSON_AddStringToObject(o, "reason",
-                                cp_sema_default_why(acc, dc->verdict, p));
+        cp_jw_kstr(&w, "reason", cp_sema_default_why(acc, dc->verdict, p));
     else if (dc->gate_unreadable)
-        cJSON_AddStringToObject(o, "reason", dc->gate_why);
+        cp_jw_kstr(&w, "reason", dc->gate_why);
     else
-        cJSON_AddNullToObject(o, "reason");
-    cJSON *arr = cJSON_AddArrayToObject(o, "rules");
+        cp_jw_kstr(&w, "reason", NULL);
+    cp_jw_key(&w, "rules");
+    cp_jw_open(&w, '[');
     for (size_t i = 0; i < dc->nrules; i++) {
         const struct cp_rule *r = dc->rules[i];
-        cJSON *j = cJSON_CreateObject();
-        cJSON_AddStringToObject(j, "rule", cp_sema_rule_text(cx->arena, r));
-        cJSON_AddStringToObject(j, "kind", cp_rule_kind_text(r->kind));
-        cJSON_AddStringToObject(j, "origin",
-                                r->origin == CP_ORIGIN_SOURCE
-                                    ? "source"
-                                    : cp_sema_origin_text(r->origin));
-        if (r->why)
-            cJSON_AddStringToObject(j, "why", r->why);
-        else
-            cJSON_AddNullToObject(j, "why");
-        if (r->loc.src) {
-            cJSON_AddStringToObject(j, "file", r->loc.src->path);
-            cJSON_AddNumberToObject(j, "line", r->loc.line);
-            cJSON_AddNumberToObject(j, "column", r->loc.col);
-        } else {
-            cJSON_AddNullToObject(j, "file");
-            cJSON_AddNumberToObject(j, "line", 0);
-            cJSON_AddNumberToObject(j, "column", 0);
-        }
-        cJSON_AddItemToArray(arr, j);
+        cp_jw_open(&w, '{');
+        cp_jw_kstr(&w, "rule", cp_sema_rule_text(cx->arena, r));
+        cp_jw_kstr(&w, "kind", cp_rule_kind_text(r->kind));
+        cp_jw_kstr(&w, "origin", r->origin == CP_ORIGIN_SOURCE
+                                     ? "source"
+                                     : cp_sema_origin_text(r->origin));
+        cp_jw_kstr(&w, "why", r->why);
+        cp_jw_kstr(&w, "file", r->loc.src ? r->loc.src->path : NULL);
+        cp_jw_kint(&w, "line", r->loc.src ? r->loc.line : 0);
+        cp_jw_kint(&w, "column", r->loc.src ? r->loc.col : 0);
+        cp_jw_close(&w, '}');
     }
-    if (dc->unbound_param)
-        cJSON_AddStringToObject(o, "unboundParam", dc->unbound_param);
-    else
-        cJSON_AddNullToObject(o, "unboundParam");
-    char *s = cJSON_PrintUnformatted(o);
-    if (!s)
-        cp_die_oom();
-    puts(s);
-    free(s);
-    cJSON_Delete(o);
+    cp_jw_close(&w, ']');
+    cp_jw_kstr(&w, "unboundParam", dc->unbound_param);
+    cp_jw_close(&w, '}');
+    puts(b.data);
+    cp_buf_free(&b);
 }
 
 /* Reads SUBJECT of a content probe: "@FILE" (a regular file, at most

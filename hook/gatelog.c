@@ -9,8 +9,8 @@
  * command line itself is never written, only its hash. */
 #include "gate.h"
 #include "hmac.h"
+#include "json.h"
 
-#include <cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -202,72 +202,130 @@ static bool cp_is_rfc3339_utc(const char *s)
     return true;
 }
 
-static bool cp_gatelog_findings_ok(const cJSON *v)
+static bool cp_gatelog_is(const struct cp_jnode *v, enum cp_jtype t)
 {
-    if (!cJSON_IsArray(v))
+    return v && v->type == t;
+}
+
+static const struct cp_jnode *cp_gatelog_get(const struct cp_jnode *o,
+                                             const char *key)
+{
+    return cp_json_get(o, key, NULL);
+}
+
+/* A string member's text, or NULL when absent or not a string. */
+static const char *cp_gatelog_str(const struct cp_jnode *o, const char *key)
+{
+    const struct cp_jnode *v = cp_gatelog_get(o, key);
+    return cp_gatelog_is(v, CP_J_STR) ? v->s : NULL;
+}
+
+static bool cp_gatelog_finding_ok(const struct cp_jnode *f)
+{
+    const struct cp_jnode *ln = cp_gatelog_get(f, "lines");
+    if (!cp_gatelog_is(f, CP_J_OBJ) || !cp_gatelog_str(f, "class") ||
+        !cp_gatelog_str(f, "field") || !cp_gatelog_is(ln, CP_J_ARR))
         return false;
-    for (const cJSON *f = v->child; f; f = f->next) {
-        const cJSON *c = cJSON_GetObjectItemCaseSensitive(f, "class");
-        const cJSON *fl = cJSON_GetObjectItemCaseSensitive(f, "field");
-        const cJSON *ln = cJSON_GetObjectItemCaseSensitive(f, "lines");
-        if (!cJSON_IsObject(f) || !cJSON_IsString(c) || !cJSON_IsString(fl) ||
-            !cJSON_IsArray(ln))
+    for (size_t i = 0; i < ln->n; i++)
+        if (ln->items[i]->type != CP_J_NUM || strtod(ln->items[i]->s, NULL) < 1)
             return false;
-        for (const cJSON *n = ln->child; n; n = n->next)
-            if (!cJSON_IsNumber(n) || n->valuedouble < 1)
-                return false;
-    }
     return true;
 }
 
-/* NULL if the record's fields are well-formed, else what is wrong. */
-static const char *cp_gatelog_check_rec(const cJSON *o, const char **prev)
+static bool cp_gatelog_findings_ok(const struct cp_jnode *v)
 {
-    *prev = NULL;
-    if (!cJSON_IsObject(o))
-        return "not a JSON object";
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, "time");
-    if (!cJSON_IsString(v) || !cp_is_rfc3339_utc(v->valuestring))
-        return "\"time\" is missing or not an RFC 3339 UTC time";
-    v = cJSON_GetObjectItemCaseSensitive(o, "decision");
-    if (!cJSON_IsString(v) || (strcmp(v->valuestring, "allow") != 0 &&
-                               strcmp(v->valuestring, "ask") != 0 &&
-                               strcmp(v->valuestring, "deny") != 0))
-        return "\"decision\" is not \"allow\", \"ask\" or \"deny\"";
-    v = cJSON_GetObjectItemCaseSensitive(o, "rule");
-    if (!cJSON_IsString(v) && !cJSON_IsNull(v))
-        return "\"rule\" is missing or not a string or null";
-    v = cJSON_GetObjectItemCaseSensitive(o, "cmd_sha256");
-    if (!cJSON_IsNull(v) && !(cJSON_IsString(v) && cp_is_hex64(v->valuestring)))
-        return "\"cmd_sha256\" is missing or not a SHA-256 hex digest or null";
-    v = cJSON_GetObjectItemCaseSensitive(o, "tool");
-    if (!cJSON_IsString(v) && !cJSON_IsNull(v))
-        return "\"tool\" is missing or not a string or null";
-    v = cJSON_GetObjectItemCaseSensitive(o, "prev");
-    if (!cJSON_IsString(v) || !cp_is_hex64(v->valuestring))
-        return "\"prev\" is missing or not a SHA-256 hex digest";
-    *prev = v->valuestring;
-    v = cJSON_GetObjectItemCaseSensitive(o, "findings");
+    if (!cp_gatelog_is(v, CP_J_ARR))
+        return false;
+    for (size_t i = 0; i < v->n; i++)
+        if (!cp_gatelog_finding_ok(v->items[i]))
+            return false;
+    return true;
+}
+
+/* A string or null member. */
+static bool cp_gatelog_str_or_null(const struct cp_jnode *o, const char *key)
+{
+    const struct cp_jnode *v = cp_gatelog_get(o, key);
+    return cp_gatelog_is(v, CP_J_STR) || cp_gatelog_is(v, CP_J_NULL);
+}
+
+/* The optional members: findings and the two HMACs. */
+static const char *cp_gatelog_check_extra(const struct cp_jnode *o)
+{
+    const struct cp_jnode *v = cp_gatelog_get(o, "findings");
     if (v && !cp_gatelog_findings_ok(v))
         return "\"findings\" is not an array of {class, field, lines}";
     static const char *const macs[] = {"input_hmac", "line_hmac"};
     for (size_t i = 0; i < 2; i++) {
-        v = cJSON_GetObjectItemCaseSensitive(o, macs[i]);
-        if (v && !(cJSON_IsString(v) && cp_is_hex64(v->valuestring)))
+        v = cp_gatelog_get(o, macs[i]);
+        const char *s = cp_gatelog_str(o, macs[i]);
+        if (v && !(s && cp_is_hex64(s)))
             return i ? "\"line_hmac\" is not an HMAC-SHA256 hex digest"
                      : "\"input_hmac\" is not an HMAC-SHA256 hex digest";
     }
     return NULL;
 }
 
+/* NULL if the record's fields are well-formed, else what is wrong. */
+static const char *cp_gatelog_check_rec(const struct cp_jnode *o,
+                                        const char **prev)
+{
+    *prev = NULL;
+    if (!cp_gatelog_is(o, CP_J_OBJ))
+        return "not a JSON object";
+    const char *s = cp_gatelog_str(o, "time");
+    if (!s || !cp_is_rfc3339_utc(s))
+        return "\"time\" is missing or not an RFC 3339 UTC time";
+    s = cp_gatelog_str(o, "decision");
+    if (!s || (strcmp(s, "allow") != 0 && strcmp(s, "ask") != 0 &&
+               strcmp(s, "deny") != 0))
+        return "\"decision\" is not \"allow\", \"ask\" or \"deny\"";
+    if (!cp_gatelog_str_or_null(o, "rule"))
+        return "\"rule\" is missing or not a string or null";
+    s = cp_gatelog_str(o, "cmd_sha256");
+    if (!cp_gatelog_is(cp_gatelog_get(o, "cmd_sha256"), CP_J_NULL) &&
+        !(s && cp_is_hex64(s)))
+        return "\"cmd_sha256\" is missing or not a SHA-256 hex digest or null";
+    if (!cp_gatelog_str_or_null(o, "tool"))
+        return "\"tool\" is missing or not a string or null";
+    s = cp_gatelog_str(o, "prev");
+    if (!s || !cp_is_hex64(s))
+        return "\"prev\" is missing or not a SHA-256 hex digest";
+    *prev = s;
+    return cp_gatelog_check_extra(o);
+}
+
+/* The reader's rules for a log line: one meaning for every reader (a key
+ * twice could show a verifier one "prev" and another tool the other). */
+static const struct cp_json_opts cp_gatelog_line_opts = {
+    .no_dup_keys = true, .no_nul = true};
+
+/* Reads one line's record (arena a); NULL or why it is not one. */
+static const char *cp_gatelog_read_line(struct cp_arena *a, const char *line,
+                                        size_t len, struct cp_jnode **o)
+{
+    enum cp_json_err k;
+    *o = NULL;
+    if (memchr(line, 0, len))
+        return "line contains a NUL byte";
+    if (!cp_json_read(a, line, len, &cp_gatelog_line_opts, o, &k))
+        return NULL;
+    if (k == CP_JSON_E_DUP)
+        return "line has a duplicate key";
+    if (k == CP_JSON_E_NUL)
+        return "line contains an escaped NUL character";
+    return "not a JSON object";
+}
+
 /* With the key: the line carries input_hmac and a line_hmac equal to the
  * HMAC of the line with that value written as 64 zeros. */
-static const char *cp_gatelog_check_seal(const cJSON *o, const char *line,
+static const char *cp_gatelog_check_seal(const struct cp_jnode *o,
+                                         const char *line,
                                          size_t len, const char *key,
                                          size_t keylen)
 {
-    const cJSON *in = cJSON_GetObjectItemCaseSensitive(o, "input_hmac");
-    const cJSON *lm = cJSON_GetObjectItemCaseSensitive(o, "line_hmac");
+    const struct cp_jnode *in = cp_gatelog_get(o, "input_hmac");
+    const struct cp_jnode *lm = cp_gatelog_get(o, "line_hmac");
     if (!in || !lm)
         return "no \"input_hmac\" and \"line_hmac\" (the line was not "
                "written with the key)";
@@ -313,12 +371,10 @@ int cp_gatelog_verify_keyed(const char *path, const char *key, size_t keylen,
         bool terminated = len > 0 && line[len - 1] == '\n';
         size_t body = terminated ? (size_t)len - 1 : (size_t)len;
         const char *why = NULL, *prev = NULL;
-        cJSON *o = NULL;
-        if (memchr(line, 0, body))
-            why = "line contains a NUL byte";
-        else if (!(o = cJSON_ParseWithLength(line, body)))
-            why = "not a JSON object";
-        else
+        struct cp_arena *a = cp_arena_new();
+        struct cp_jnode *o = NULL;
+        why = cp_gatelog_read_line(a, line, body, &o);
+        if (!why)
             why = cp_gatelog_check_rec(o, &prev);
         if (!why && strcmp(prev, expect) != 0)
             why = n == 1 ? "\"prev\" of the first line is not 64 zeros"
@@ -328,7 +384,7 @@ int cp_gatelog_verify_keyed(const char *path, const char *key, size_t keylen,
             why = cp_gatelog_check_seal(o, line, body, key, keylen);
         if (!why && !terminated)
             why = "last line is not terminated by a newline (torn write)";
-        cJSON_Delete(o);
+        cp_arena_free(a);
         if (why) {
             fprintf(msgs, "%s:%zu: %s\n", path, n, why);
             rc = 1;

@@ -22,756 +22,6 @@
 #include <string.h>
 
 /* ======================================================================
- * JSON reader
- * ====================================================================== */
-
-struct jp {
-    struct cp_arena *a;
-    const char *t;
-    size_t len, pos;
-    const char *err;
-    int depth;
-};
-
-bool cp_json_utf8_valid(const char *s, size_t len)
-{
-    const unsigned char *p = (const unsigned char *)s;
-    size_t i = 0;
-    while (i < len) {
-        unsigned c = p[i];
-        if (c < 0x80) {
-            i++;
-            continue;
-        }
-        size_t n;
-        uint32_t cp, min;
-        if (c >= 0xc2 && c <= 0xdf) {
-            n = 1;
-            cp = c & 0x1f;
-            min = 0x80;
-        } else if (c >= 0xe0 && c <= 0xef) {
-            n = 2;
-            cp = c & 0x0f;
-            min = 0x800;
-        } else if (c >= 0xf0 && c <= 0xf4) {
-            n = 3;
-            cp = c & 0x07;
-            min = 0x10000;
-        } else {
-            return false;
-        }
-        if (len - i <= n)
-            return false;
-        for (size_t k = 1; k <= n; k++) {
-            if ((p[i + k] & 0xc0) != 0x80)
-                return false;
-            cp = (cp << 6) | (p[i + k] & 0x3f);
-        }
-        if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-            return false;
-        i += n + 1;
-    }
-    return true;
-}
-
-static void jp_fail(struct jp *p, const char *what)
-{
-    if (!p->err)
-        p->err = cp_arena_printf(p->a, "%s at byte %zu", what, p->pos);
-}
-
-static void jp_ws(struct jp *p)
-{
-    while (p->pos < p->len) {
-        char c = p->t[p->pos];
-        if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
-            break;
-        p->pos++;
-    }
-}
-
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
-static bool jp_hex4(struct jp *p, uint32_t *out)
-{
-    uint32_t v = 0;
-    if (p->len - p->pos < 4) {
-        jp_fail(p, "truncated \\u escape");
-        return false;
-    }
-    for (int k = 0; k < 4; k++) {
-        int h = hexval(p->t[p->pos + (size_t)k]);
-        if (h < 0) {
-            jp_fail(p, "bad \\u escape");
-            return false;
-        }
-        v = v * 16 + (uint32_t)h;
-    }
-    p->pos += 4;
-    *out = v;
-    return true;
-}
-
-static void put_utf8(struct cp_buf *b, uint32_t cp)
-{
-    char s[4];
-    if (cp < 0x80) {
-        s[0] = (char)cp;
-        cp_buf_add(b, s, 1);
-    } else if (cp < 0x800) {
-        s[0] = (char)(0xc0 | (cp >> 6));
-        s[1] = (char)(0x80 | (cp & 0x3f));
-        cp_buf_add(b, s, 2);
-    } else if (cp < 0x10000) {
-        s[0] = (char)(0xe0 | (cp >> 12));
-        s[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-        s[2] = (char)(0x80 | (cp & 0x3f));
-        cp_buf_add(b, s, 3);
-    } else {
-        s[0] = (char)(0xf0 | (cp >> 18));
-        s[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
-        s[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
-        s[3] = (char)(0x80 | (cp & 0x3f));
-        cp_buf_add(b, s, 4);
-    }
-}
-
-/* At the opening quote; decodes into s and n (arena). */
-static bool jp_string(struct jp *p, const char **s, size_t *n)
-{
-    struct cp_buf b = {0};
-    p->pos++; /* '"' */
-    /* Fast path: no escape before the closing quote. */
-    for (size_t e = p->pos; e < p->len; e++) {
-        unsigned char c = (unsigned char)p->t[e];
-        if (c == '\\' || c < 0x20)
-            break;
-        if (c == '"') {
-            *n = e - p->pos;
-            *s = cp_arena_strndup(p->a, p->t + p->pos, *n);
-            p->pos = e + 1;
-            return true;
-        }
-    }
-    for (;;) {
-        if (p->pos >= p->len) {
-            jp_fail(p, "unterminated string");
-            break;
-        }
-        unsigned char c = (unsigned char)p->t[p->pos];
-        if (c == '"') {
-            p->pos++;
-            *n = b.len;
-            *s = cp_arena_strndup(p->a, b.data ? b.data : "", b.len);
-            cp_buf_free(&b);
-            return true;
-        }
-        if (c < 0x20) {
-            jp_fail(p, "control character in string");
-            break;
-        }
-        if (c != '\\') {
-            cp_buf_addc(&b, (char)c);
-            p->pos++;
-            continue;
-        }
-        p->pos++;
-        if (p->pos >= p->len) {
-            jp_fail(p, "unterminated string");
-            break;
-        }
-        char e = p->t[p->pos++];
-        uint32_t cp;
-        switch (e) {
-        case '"': cp_buf_addc(&b, '"'); break;
-        case '\\': cp_buf_addc(&b, '\\'); break;
-        case '/': cp_buf_addc(&b, '/'); break;
-        case 'b': cp_buf_addc(&b, '\b'); break;
-        case 'f': cp_buf_addc(&b, '\f'); break;
-        case 'n': cp_buf_addc(&b, '\n'); break;
-        case 'r': cp_buf_addc(&b, '\r'); break;
-        case 't': cp_buf_addc(&b, '\t'); break;
-        case 'u':
-            if (!jp_hex4(p, &cp))
-                goto fail;
-            if (cp >= 0xdc00 && cp <= 0xdfff) {
-                jp_fail(p, "lone low surrogate in \\u escape");
-                goto fail;
-            }
-            if (cp >= 0xd800 && cp <= 0xdbff) {
-                uint32_t lo;
-                if (p->len - p->pos < 2 || p->t[p->pos] != '\\' ||
-                    p->t[p->pos + 1] != 'u') {
-                    jp_fail(p, "lone high surrogate in \\u escape");
-                    goto fail;
-                }
-                p->pos += 2;
-                if (!jp_hex4(p, &lo))
-                    goto fail;
-                if (lo < 0xdc00 || lo > 0xdfff) {
-                    jp_fail(p, "bad surrogate pair in \\u escape");
-                    goto fail;
-                }
-                cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
-            }
-            put_utf8(&b, cp);
-            break;
-        default:
-            p->pos--;
-            jp_fail(p, "bad escape in string");
-            goto fail;
-        }
-    }
-fail:
-    cp_buf_free(&b);
-    return false;
-}
-
-static bool is_digit(char c)
-{
-    return c >= '0' && c <= '9';
-}
-
-static struct cp_jnode *jp_value(struct jp *p);
-
-static struct cp_jnode *jp_node(struct jp *p, enum cp_jtype t)
-{
-    struct cp_jnode *n = cp_json_new(p->a, t);
-    n->start = p->pos;
-    return n;
-}
-
-static struct cp_jnode *jp_container(struct jp *p, bool obj)
-{
-    struct cp_jnode *n = jp_node(p, obj ? CP_J_OBJ : CP_J_ARR);
-    if (++p->depth > CP_JSON_MAX_DEPTH) {
-        jp_fail(p, "nesting deeper than 256 levels");
-        return NULL;
-    }
-    p->pos++;
-    jp_ws(p);
-    char close = obj ? '}' : ']';
-    if (p->pos < p->len && p->t[p->pos] == close) {
-        p->pos++;
-        n->end = p->pos;
-        p->depth--;
-        return n;
-    }
-    for (;;) {
-        jp_ws(p);
-        if (obj) {
-            if (p->pos >= p->len || p->t[p->pos] != '"') {
-                jp_fail(p, "expected a string key");
-                return NULL;
-            }
-            size_t kstart = p->pos;
-            const char *k;
-            size_t kl;
-            if (!jp_string(p, &k, &kl))
-                return NULL;
-            jp_ws(p);
-            if (p->pos >= p->len || p->t[p->pos] != ':') {
-                jp_fail(p, "expected ':'");
-                return NULL;
-            }
-            p->pos++;
-            struct cp_jnode *v = jp_value(p);
-            if (!v)
-                return NULL;
-            cp_json_set(p->a, n, k, v);
-            n->members[n->n - 1].klen = kl;
-            n->members[n->n - 1].kstart = kstart;
-        } else {
-            struct cp_jnode *v = jp_value(p);
-            if (!v)
-                return NULL;
-            cp_json_push(p->a, n, v);
-        }
-        jp_ws(p);
-        if (p->pos < p->len && p->t[p->pos] == ',') {
-            p->pos++;
-            continue;
-        }
-        if (p->pos < p->len && p->t[p->pos] == close) {
-            p->pos++;
-            n->end = p->pos;
-            p->depth--;
-            return n;
-        }
-        jp_fail(p, obj ? "expected ',' or '}'" : "expected ',' or ']'");
-        return NULL;
-    }
-}
-
-static struct cp_jnode *jp_value(struct jp *p)
-{
-    jp_ws(p);
-    if (p->pos >= p->len) {
-        jp_fail(p, "unexpected end of input");
-        return NULL;
-    }
-    char c = p->t[p->pos];
-    struct cp_jnode *n;
-    switch (c) {
-    case '{':
-        return jp_container(p, true);
-    case '[':
-        return jp_container(p, false);
-    case '"':
-        n = jp_node(p, CP_J_STR);
-        if (!jp_string(p, &n->s, &n->len))
-            return NULL;
-        n->end = p->pos;
-        return n;
-    case 't':
-    case 'f':
-    case 'n': {
-        const char *w = c == 't' ? "true" : c == 'f' ? "false" : "null";
-        size_t wl = strlen(w);
-        if (p->len - p->pos < wl || memcmp(p->t + p->pos, w, wl) != 0) {
-            jp_fail(p, "invalid literal");
-            return NULL;
-        }
-        n = jp_node(p, c == 't' ? CP_J_TRUE : c == 'f' ? CP_J_FALSE : CP_J_NULL);
-        p->pos += wl;
-        n->end = p->pos;
-        return n;
-    }
-    default:
-        break;
-    }
-    if (c != '-' && !is_digit(c)) {
-        jp_fail(p, "unexpected character");
-        return NULL;
-    }
-    n = jp_node(p, CP_J_NUM);
-    if (p->t[p->pos] == '-')
-        p->pos++;
-    if (p->pos >= p->len || !is_digit(p->t[p->pos])) {
-        jp_fail(p, "bad number");
-        return NULL;
-    }
-    if (p->t[p->pos] == '0')
-        p->pos++;
-    else
-        while (p->pos < p->len && is_digit(p->t[p->pos]))
-            p->pos++;
-    if (p->pos < p->len && p->t[p->pos] == '.') {
-        p->pos++;
-        if (p->pos >= p->len || !is_digit(p->t[p->pos])) {
-            jp_fail(p, "bad number");
-            return NULL;
-        }
-        while (p->pos < p->len && is_digit(p->t[p->pos]))
-            p->pos++;
-    }
-    if (p->pos < p->len && (p->t[p->pos] == 'e' || p->t[p->pos] == 'E')) {
-        p->pos++;
-        if (p->pos < p->len && (p->t[p->pos] == '+' || p->t[p->pos] == '-'))
-            p->pos++;
-        if (p->pos >= p->len || !is_digit(p->t[p->pos])) {
-            jp_fail(p, "bad number");
-            return NULL;
-        }
-        while (p->pos < p->len && is_digit(p->t[p->pos]))
-            p->pos++;
-    }
-    n->end = p->pos;
-    n->s = cp_arena_strndup(p->a, p->t + n->start, n->end - n->start);
-    n->len = n->end - n->start;
-    return n;
-}
-
-const char *cp_json_parse(struct cp_arena *a, const char *text, size_t len,
-                          struct cp_jnode **out)
-{
-    struct jp p = {.a = a, .t = text, .len = len};
-    *out = NULL;
-    if (!text)
-        return "no input";
-    if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0)
-        return "byte order mark at byte 0 (not allowed in JSON)";
-    if (!cp_json_utf8_valid(text, len))
-        return "invalid UTF-8";
-    struct cp_jnode *v = jp_value(&p);
-    if (v) {
-        jp_ws(&p);
-        if (p.pos != p.len)
-            jp_fail(&p, "trailing characters after the JSON value");
-    }
-    if (p.err)
-        return p.err;
-    *out = v;
-    return NULL;
-}
-
-/* ======================================================================
- * Building and printing
- * ====================================================================== */
-
-struct cp_jnode *cp_json_new(struct cp_arena *a, enum cp_jtype t)
-{
-    struct cp_jnode *n = cp_arena_alloc(a, sizeof *n);
-    n->type = t;
-    return n;
-}
-
-struct cp_jnode *cp_json_str(struct cp_arena *a, const char *s, size_t len)
-{
-    struct cp_jnode *n = cp_json_new(a, CP_J_STR);
-    n->s = cp_arena_strndup(a, s, len);
-    n->len = len;
-    return n;
-}
-
-struct cp_jnode *cp_json_bool(struct cp_arena *a, bool v)
-{
-    return cp_json_new(a, v ? CP_J_TRUE : CP_J_FALSE);
-}
-
-struct cp_jnode *cp_json_int(struct cp_arena *a, long v)
-{
-    struct cp_jnode *n = cp_json_new(a, CP_J_NUM);
-    n->s = cp_arena_printf(a, "%ld", v);
-    n->len = strlen(n->s);
-    return n;
-}
-
-/* Capacity is the next power of two >= n (arena arrays never shrink). */
-static bool need_grow(size_t n)
-{
-    return n == 0 || (n & (n - 1)) == 0;
-}
-
-void cp_json_push(struct cp_arena *a, struct cp_jnode *arr, struct cp_jnode *v)
-{
-    if (need_grow(arr->n)) {
-        size_t cap = arr->n ? arr->n * 2 : 4;
-        struct cp_jnode **it = cp_arena_alloc(a, cap * sizeof *it);
-        if (arr->n)
-            memcpy(it, arr->items, arr->n * sizeof *it);
-        arr->items = it;
-    }
-    arr->items[arr->n++] = v;
-}
-
-void cp_json_set(struct cp_arena *a, struct cp_jnode *obj, const char *key,
-                 struct cp_jnode *v)
-{
-    if (need_grow(obj->n)) {
-        size_t cap = obj->n ? obj->n * 2 : 4;
-        struct cp_jmember *m = cp_arena_alloc(a, cap * sizeof *m);
-        if (obj->n)
-            memcpy(m, obj->members, obj->n * sizeof *m);
-        obj->members = m;
-    }
-    struct cp_jmember *m = &obj->members[obj->n++];
-    m->key = key;
-    m->klen = strlen(key);
-    m->kstart = 0;
-    m->val = v;
-}
-
-/* A set of byte strings (open addressing) for linear-time list
- * operations: settings lists can hold many thousands of entries. */
-struct strset {
-    const struct cp_jnode **slots;
-    size_t cap, n;
-};
-
-static uint64_t bytes_hash(const char *s, size_t len)
-{
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-    /* FNV's low bits depend only on the low bits of its state: mix the
-     * high bits down before masking (murmur3's finaliser). */
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdull;
-    h ^= h >> 33;
-    return h;
-}
-
-static bool strset_has(const struct strset *t, const char *s, size_t len)
-{
-    if (!t->cap)
-        return false;
-    for (size_t k = bytes_hash(s, len) & (t->cap - 1); t->slots[k];
-         k = (k + 1) & (t->cap - 1))
-        if (t->slots[k]->len == len && memcmp(t->slots[k]->s, s, len) == 0)
-            return true;
-    return false;
-}
-
-/* Adds a string node; returns false when an equal one was there. */
-static bool strset_add(struct cp_arena *a, struct strset *t,
-                       const struct cp_jnode *v)
-{
-    if (strset_has(t, v->s, v->len))
-        return false;
-    if (2 * (t->n + 1) > t->cap) {
-        size_t cap = t->cap ? 2 * t->cap : 16;
-        const struct cp_jnode **sl = cp_arena_alloc(a, cap * sizeof *sl);
-        for (size_t i = 0; i < t->cap; i++)
-            if (t->slots[i]) {
-                size_t k = bytes_hash(t->slots[i]->s, t->slots[i]->len) &
-                           (cap - 1);
-                while (sl[k])
-                    k = (k + 1) & (cap - 1);
-                sl[k] = t->slots[i];
-            }
-        t->slots = sl;
-        t->cap = cap;
-    }
-    size_t k = bytes_hash(v->s, v->len) & (t->cap - 1);
-    while (t->slots[k])
-        k = (k + 1) & (t->cap - 1);
-    t->slots[k] = v;
-    t->n++;
-    return true;
-}
-
-/* The strings of an array (other elements are skipped). */
-static struct strset strset_of(struct cp_arena *a, const struct cp_jnode *arr)
-{
-    struct strset t = {0};
-    for (size_t i = 0; arr && arr->type == CP_J_ARR && i < arr->n; i++)
-        if (arr->items[i]->type == CP_J_STR)
-            strset_add(a, &t, arr->items[i]);
-    return t;
-}
-
-static bool str_is(const struct cp_jnode *n, const char *s, size_t len)
-{
-    return n && n->type == CP_J_STR && n->len == len &&
-           memcmp(n->s, s, len) == 0;
-}
-
-bool cp_json_push_unique(struct cp_arena *a, struct cp_jnode *arr,
-                         const char *s, size_t len)
-{
-    for (size_t i = 0; i < arr->n; i++)
-        if (str_is(arr->items[i], s, len))
-            return false;
-    cp_json_push(a, arr, cp_json_str(a, s, len));
-    return true;
-}
-
-struct cp_jnode *cp_json_get(const struct cp_jnode *o, const char *key,
-                             bool *dup)
-{
-    struct cp_jnode *found = NULL;
-    size_t kl = strlen(key);
-    if (dup)
-        *dup = false;
-    if (!o || o->type != CP_J_OBJ)
-        return NULL;
-    for (size_t i = 0; i < o->n; i++)
-        if (o->members[i].klen == kl &&
-            memcmp(o->members[i].key, key, kl) == 0) {
-            if (found && dup)
-                *dup = true;
-            found = o->members[i].val;
-        }
-    return found;
-}
-
-/* Does one of the 8 bytes of x need an escape (below 0x20, '"', '\\') or
- * start a multibyte sequence (0x80 and up)?  Exact per word, not per byte:
- * a hit sends the caller bytewise. */
-static inline bool json_word_special(uint64_t x)
-{
-    const uint64_t l = 0x0101010101010101ull, h = 0x8080808080808080ull;
-    uint64_t q = x ^ (l * '"'), bs = x ^ (l * '\\');
-    return (((x - l * 0x20) & ~x) | x | ((q - l) & ~q) | ((bs - l) & ~bs)) & h;
-}
-
-void cp_json_quote(struct cp_buf *b, const char *s, size_t len)
-{
-    const unsigned char *p = (const unsigned char *)s;
-    cp_buf_addc(b, '"');
-    for (size_t i = 0; i < len;) {
-        /* Runs of bytes that need no escape are copied at once (a large
-         * settings artifact is mostly such runs). */
-        size_t j = i;
-        for (uint64_t x; j + 8 <= len && (memcpy(&x, p + j, 8), !json_word_special(x));)
-            j += 8;
-        while (j < len && p[j] >= 0x20 && p[j] < 0x80 && p[j] != '"' &&
-               p[j] != '\\')
-            j++;
-        if (j > i) {
-            cp_buf_add(b, s + i, j - i);
-            i = j;
-            continue;
-        }
-        unsigned c = p[i];
-        if (c >= 0x80) {
-            uint32_t cp;
-            size_t n = c >= 0xf0 ? 3 : c >= 0xe0 ? 2 : 1;
-            cp = c & (n == 3 ? 0x07 : n == 2 ? 0x0f : 0x1f);
-            for (size_t k = 1; k <= n && i + k < len; k++)
-                cp = (cp << 6) | (p[i + k] & 0x3f);
-            i += n + 1;
-            if (cp >= 0x10000) {
-                cp -= 0x10000;
-                cp_buf_printf(b, "\\u%04x\\u%04x", 0xd800 + (cp >> 10),
-                              0xdc00 + (cp & 0x3ff));
-            } else {
-                cp_buf_printf(b, "\\u%04x", cp);
-            }
-            continue;
-        }
-        i++;
-        switch (c) {
-        case '"': cp_buf_adds(b, "\\\""); break;
-        case '\\': cp_buf_adds(b, "\\\\"); break;
-        case '\b': cp_buf_adds(b, "\\b"); break;
-        case '\f': cp_buf_adds(b, "\\f"); break;
-        case '\n': cp_buf_adds(b, "\\n"); break;
-        case '\r': cp_buf_adds(b, "\\r"); break;
-        case '\t': cp_buf_adds(b, "\\t"); break;
-        default:
-            if (c < 0x20)
-                cp_buf_printf(b, "\\u%04x", c);
-            else
-                cp_buf_addc(b, (char)c);
-        }
-    }
-    cp_buf_addc(b, '"');
-}
-
-static void print_rec(struct cp_buf *b, const struct cp_jnode *v,
-                      struct cp_buf *ind, const char *unit, bool compact)
-{
-    switch (v->type) {
-    case CP_J_NULL: cp_buf_adds(b, "null"); return;
-    case CP_J_TRUE: cp_buf_adds(b, "true"); return;
-    case CP_J_FALSE: cp_buf_adds(b, "false"); return;
-    case CP_J_NUM: cp_buf_add(b, v->s, v->len); return;
-    case CP_J_STR: cp_json_quote(b, v->s, v->len); return;
-    case CP_J_ARR:
-    case CP_J_OBJ:
-        break;
-    }
-    bool obj = v->type == CP_J_OBJ;
-    compact = compact || v->oneline;
-    if (v->n == 0) {
-        cp_buf_adds(b, obj ? "{}" : "[]");
-        return;
-    }
-    cp_buf_addc(b, obj ? '{' : '[');
-    size_t save = ind->len;
-    if (!compact)
-        cp_buf_adds(ind, unit);
-    for (size_t i = 0; i < v->n; i++) {
-        if (i)
-            cp_buf_adds(b, compact ? ", " : ",");
-        if (!compact) {
-            cp_buf_addc(b, '\n');
-            cp_buf_add(b, ind->data, ind->len);
-        }
-        const struct cp_jnode *x;
-        if (obj) {
-            cp_json_quote(b, v->members[i].key, v->members[i].klen);
-            cp_buf_adds(b, ": ");
-            x = v->members[i].val;
-        } else {
-            x = v->items[i];
-        }
-        print_rec(b, x, ind, unit, compact);
-    }
-    ind->len = save;
-    if (ind->data)
-        ind->data[save] = '\0';
-    if (!compact) {
-        cp_buf_addc(b, '\n');
-        cp_buf_add(b, ind->data ? ind->data : "", ind->len);
-    }
-    cp_buf_addc(b, obj ? '}' : ']');
-}
-
-void cp_json_print(struct cp_buf *b, const struct cp_jnode *v,
-                   const char *indent, const char *unit, bool compact)
-{
-    struct cp_buf ind = {0};
-    cp_buf_adds(&ind, indent ? indent : "");
-    print_rec(b, v, &ind, unit ? unit : "  ", compact);
-    cp_buf_free(&ind);
-}
-
-bool cp_json_equal(const struct cp_jnode *x, const struct cp_jnode *y)
-{
-    if (!x || !y || x->type != y->type || x->n != y->n)
-        return false;
-    switch (x->type) {
-    case CP_J_NULL:
-    case CP_J_TRUE:
-    case CP_J_FALSE:
-        return true;
-    case CP_J_NUM:
-    case CP_J_STR:
-        return x->len == y->len && memcmp(x->s, y->s, x->len) == 0;
-    case CP_J_ARR:
-        for (size_t i = 0; i < x->n; i++)
-            if (!cp_json_equal(x->items[i], y->items[i]))
-                return false;
-        return true;
-    case CP_J_OBJ:
-        for (size_t i = 0; i < x->n; i++) {
-            const struct cp_jmember *m = &x->members[i];
-            bool found = false;
-            for (size_t j = 0; j < y->n && !found; j++)
-                if (y->members[j].klen == m->klen &&
-                    memcmp(y->members[j].key, m->key, m->klen) == 0)
-                    found = cp_json_equal(m->val, y->members[j].val);
-            if (!found)
-                return false;
-        }
-        return true;
-    }
-    return false;
-}
-
-static struct cp_jnode *json_copy(struct cp_arena *a, const struct cp_jnode *v)
-{
-    struct cp_jnode *n = cp_json_new(a, v->type);
-    n->oneline = v->oneline;
-    switch (v->type) {
-    case CP_J_NULL:
-    case CP_J_TRUE:
-    case CP_J_FALSE:
-        break;
-    case CP_J_NUM:
-    case CP_J_STR:
-        n->s = cp_arena_strndup(a, v->s, v->len);
-        n->len = v->len;
-        break;
-    case CP_J_ARR:
-        for (size_t i = 0; i < v->n; i++)
-            cp_json_push(a, n, json_copy(a, v->items[i]));
-        break;
-    case CP_J_OBJ:
-        for (size_t i = 0; i < v->n; i++) {
-            cp_json_set(a, n, cp_arena_strndup(a, v->members[i].key,
-                                               v->members[i].klen),
-                        json_copy(a, v->members[i].val));
-            n->members[n->n - 1].klen = v->members[i].klen;
-        }
-        break;
-    }
-    return n;
-}
-
-/* ======================================================================
  * Document editing by splices
  * ====================================================================== */
 
@@ -1365,11 +615,11 @@ static bool do_union(struct inst *in, const char *const *path, size_t np,
     struct cp_jnode *arr = ensure(in, path, np, CP_J_ARR);
     if (!arr)
         return false;
-    struct strset have = strset_of(in->d.a, arr);
+    struct cp_strset have = cp_strset_of(in->d.a, arr);
     struct cp_jnode *missing = cp_json_new(in->d.a, CP_J_ARR);
     for (size_t i = 0; i < want->n; i++) {
         const struct cp_jnode *w = want->items[i];
-        if (strset_add(in->d.a, &have, w))
+        if (cp_strset_add(in->d.a, &have, w))
             cp_json_push(in->d.a, missing, cp_json_str(in->d.a, w->s, w->len));
     }
     if (missing->n == 0)
@@ -1389,7 +639,7 @@ static bool do_set(struct inst *in, const char *const *path, size_t np,
     struct chg *c = chg_new(in, CH_SET, path, np);
     c->value = val;
     if (cur) {
-        c->prev = json_copy(in->d.a, cur); /* the tree goes with the splice */
+        c->prev = cp_json_copy(in->d.a, cur); /* the tree goes with the splice */
         return set_value(&in->d, cur, val);
     }
     struct cp_jnode *parent = doc_at(&in->d, path, np - 1);
@@ -1405,15 +655,15 @@ static bool hook_present(const struct cp_jnode *pre, const char *cmd,
         const struct cp_jnode *hs = cp_json_get(g, "hooks", NULL);
         /* the matcher install writes, or the Bash-only one of earlier
          * versions (so that uninstall finds what they installed) */
-        if ((!str_is(m, CP_GATE_HOOK_MATCHER, strlen(CP_GATE_HOOK_MATCHER)) &&
-             !str_is(m, "Bash", 4)) ||
+        if ((!cp_json_str_is(m, CP_GATE_HOOK_MATCHER, strlen(CP_GATE_HOOK_MATCHER)) &&
+             !cp_json_str_is(m, "Bash", 4)) ||
             !hs || hs->type != CP_J_ARR)
             continue;
         for (size_t j = 0; j < hs->n; j++) {
             const struct cp_jnode *h = hs->items[j];
             const struct cp_jnode *c = cp_json_get(h, "command", NULL);
-            if (str_is(cp_json_get(h, "type", NULL), "command", 7) &&
-                str_is(c, cmd, strlen(cmd))) {
+            if (cp_json_str_is(cp_json_get(h, "type", NULL), "command", 7) &&
+                cp_json_str_is(c, cmd, strlen(cmd))) {
                 if (index)
                     *index = i;
                 return true;
@@ -1547,7 +797,7 @@ static struct cp_jnode *find_record(const struct cp_jnode *recs,
 {
     for (size_t i = 0; recs && recs->type == CP_J_ARR && i < recs->n; i++) {
         struct cp_jnode *r = recs->items[i];
-        if (str_is(cp_json_get(r, "artifact", NULL), artifact,
+        if (cp_json_str_is(cp_json_get(r, "artifact", NULL), artifact,
                    strlen(artifact))) {
             if (index)
                 *index = i;
@@ -1783,7 +1033,7 @@ static bool undo_tail(struct doc *d, const struct chg *c, size_t *removed)
         return false;
     size_t base = x->n - k;
     for (size_t i = 0; i < k; i++)
-        if (!str_is(x->items[base + i], c->values->items[i]->s,
+        if (!cp_json_str_is(x->items[base + i], c->values->items[i]->s,
                     c->values->items[i]->len))
             return false;
     *removed += k;
@@ -1827,7 +1077,7 @@ static bool undo(struct doc *d, const struct chg *c, size_t *removed)
             const struct cp_jnode *v = c->values->items[k];
             x = doc_at(d, c->path, c->np);
             for (i = x && x->type == CP_J_ARR ? x->n : 0; i-- > 0;)
-                if (str_is(x->items[i], v->s, v->len)) {
+                if (cp_json_str_is(x->items[i], v->s, v->len)) {
                     ++*removed;
                     if (!remove_item(d, x, i))
                         return false;
@@ -1855,7 +1105,7 @@ int cp_settings_origin(struct cp_arena *a, const char *live, size_t llen,
     const struct cp_jnode *rec = find_record(
         cp_json_get(root, CP_SETTINGS_RECORD_KEY, NULL), artifact_path, NULL);
     const struct cp_jnode *o = rec ? cp_json_get(rec, "origin", NULL) : NULL;
-    if (str_is(o, "absent", 6))
+    if (cp_json_str_is(o, "absent", 6))
         return 1;
     const struct cp_jnode *l = o ? cp_json_get(o, "symlink", NULL) : NULL;
     if (!l || l->type != CP_J_STR || !l->len || strlen(l->s) != l->len)
@@ -2066,9 +1316,9 @@ static const char *jstr(struct cp_arena *a, const struct cp_jnode *s)
 static void need_all(struct vfy *v, const struct cp_jnode *have,
                      const struct cp_jnode *want, const char *where)
 {
-    struct strset h = strset_of(v->a, have);
+    struct cp_strset h = cp_strset_of(v->a, have);
     for (size_t i = 0; want && i < want->n; i++)
-        if (!strset_has(&h, want->items[i]->s, want->items[i]->len))
+        if (!cp_strset_has(&h, want->items[i]->s, want->items[i]->len))
             gap(v, "%s lacks %s", where, jstr(v->a, want->items[i]));
 }
 
@@ -2077,12 +1327,12 @@ static void only_these(struct vfy *v, const struct cp_jnode *have,
                        const struct cp_jnode *allowed, const char *where,
                        const char *why)
 {
-    struct strset al = strset_of(v->a, allowed);
+    struct cp_strset al = cp_strset_of(v->a, allowed);
     for (size_t i = 0; have && have->type == CP_J_ARR && i < have->n; i++) {
         const struct cp_jnode *x = have->items[i];
         if (x->type != CP_J_STR)
             gap(v, "%s holds a non-string", where);
-        else if (!strset_has(&al, x->s, x->len))
+        else if (!cp_strset_has(&al, x->s, x->len))
             gap(v, "%s holds %s, %s", where, jstr(v->a, x), why);
     }
 }
@@ -2181,7 +1431,7 @@ static void verify_hook(struct vfy *v, const struct cp_settings_env *env,
             const struct cp_jnode *c = cp_json_get(h, "command", NULL);
             const char *w[6];
             const char *bad = NULL, *pin = NULL;
-            if (!str_is(cp_json_get(h, "type", NULL), "command", 7) || !c ||
+            if (!cp_json_str_is(cp_json_get(h, "type", NULL), "command", 7) || !c ||
                 c->type != CP_J_STR || strlen(c->s) != c->len ||
                 cp_json_get(h, "args", NULL))
                 continue;
@@ -2296,10 +1546,10 @@ int cp_settings_verify(const struct cp_settings_env *env, const char *live,
     const struct cp_jnode *adeny = cp_json_get(t.perm, "deny", NULL);
     const struct cp_jnode *aask = cp_json_get(t.perm, "ask", NULL);
     need_all(&v, ldeny, adeny, "permissions.deny");
-    struct strset sask = strset_of(a, lask), sdeny = strset_of(a, ldeny);
+    struct cp_strset sask = cp_strset_of(a, lask), sdeny = cp_strset_of(a, ldeny);
     for (size_t i = 0; aask && i < aask->n; i++) {
         const struct cp_jnode *r = aask->items[i];
-        if (!strset_has(&sask, r->s, r->len) && !strset_has(&sdeny, r->s, r->len))
+        if (!cp_strset_has(&sask, r->s, r->len) && !cp_strset_has(&sdeny, r->s, r->len))
             gap(&v, "permissions.ask lacks %s", jstr(a, r));
     }
     const struct cp_jnode *allow = cp_json_get(perm, "allow", NULL);
@@ -2316,8 +1566,8 @@ int cp_settings_verify(const struct cp_settings_env *env, const char *live,
     }
     bool asks = aask && aask->n;
     for (size_t i = 0; !asks && i < t.gates->n; i++)
-        asks = str_is(cp_json_get(t.gates->items[i], "verdict", NULL), "ask", 3);
-    if (asks && str_is(cp_json_get(perm, "defaultMode", NULL),
+        asks = cp_json_str_is(cp_json_get(t.gates->items[i], "verdict", NULL), "ask", 3);
+    if (asks && cp_json_str_is(cp_json_get(perm, "defaultMode", NULL),
                        "bypassPermissions", 17))
         gap(&v, "permissions.defaultMode is \"bypassPermissions\": ask rules "
                 "are not asked");
