@@ -20,6 +20,7 @@
 #include "json.h"
 #include "../compiler/match.h"
 #include "../compiler/shell_read.h"
+#include "utf8.h"
 
 static long cp_gate_ms_since(const struct timespec *t0)
 {
@@ -694,35 +695,6 @@ bool cp_gate_scan_texts(struct cp_arena *a, const struct cp_gate_input *in,
 
 /* ---- answer JSON ------------------------------------------------------ */
 
-/* Length of the valid UTF-8 sequence at s (1..4), or 0 if invalid. */
-static size_t cp_gate_utf8_len(const unsigned char *s, size_t n)
-{
-    unsigned c = s[0];
-    size_t len;
-    unsigned min;
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xc2 && c <= 0xdf)
-        len = 2, min = 0x80;
-    else if (c >= 0xe0 && c <= 0xef)
-        len = 3, min = 0x800;
-    else if (c >= 0xf0 && c <= 0xf4)
-        len = 4, min = 0x10000;
-    else
-        return 0;
-    if (n < len)
-        return 0;
-    unsigned cp = c & (0x3f >> (len - 1));
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        cp = (cp << 6) | (s[i] & 0x3f);
-    }
-    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-        return 0;
-    return len;
-}
-
 /* A JSON string literal that is valid JSON whatever the bytes: invalid
  * UTF-8 becomes U+FFFD, so an ask or deny can never be lost to a client
  * that rejects the output. */
@@ -750,7 +722,7 @@ void cp_gate_json_str(struct cp_buf *out, const char *s)
             cp_buf_printf(out, "\\u%04x", c);
             i++;
         } else {
-            size_t l = cp_gate_utf8_len(p + i, n - i);
+            size_t l = cp_utf8_len(p + i, n - i);
             if (l == 0) {
                 cp_buf_adds(out, "\\ufffd");
                 i++;

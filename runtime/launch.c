@@ -88,14 +88,6 @@ bool cp_rt_path_beneath(const char *root, const char *path)
     return !strncmp(root, path, n) && (path[n] == '\0' || path[n] == '/');
 }
 
-static char *xstrndup(const char *s, size_t n)
-{
-    char *r = cp_xmalloc(n + 1);
-    memcpy(r, s, n);
-    r[n] = '\0';
-    return r;
-}
-
 static int cmp_str(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -281,7 +273,7 @@ static char *replaceable_symlink(struct planner *P, const char *path)
         struct stat st;
         if (lstat(q, &st) == 0 && S_ISLNK(st.st_mode)) {
             char *slash = strrchr(q, '/');
-            char *parent = slash == q ? cp_xstrdup("/") : xstrndup(q, (size_t)(slash - q));
+            char *parent = slash == q ? cp_xstrdup("/") : cp_xstrndup(q, (size_t)(slash - q));
             char *rp = realpath(parent, NULL);
             free(parent);
             bool w = rp && sim_kind(&P->sim, rp) == MK_RW;
@@ -314,7 +306,7 @@ static void pin_ancestors(struct planner *P, const char *target)
             continue;
         *s = '\0';
         char *slash = strrchr(q, '/');
-        char *parent = slash == q ? cp_xstrdup("/") : xstrndup(q, (size_t)(slash - q));
+        char *parent = slash == q ? cp_xstrdup("/") : cp_xstrndup(q, (size_t)(slash - q));
         if (sim_kind(&P->sim, parent) == MK_RW && !sim_is_mount(&P->sim, q)) {
             cp_rt_strv_push(&P->pl->words, "--bind");
             cp_rt_strv_push(&P->pl->words, q);
@@ -572,7 +564,7 @@ static int deny_missing(struct planner *P, const char *path, bool mask, int dept
         return rc;
     }
     char *slash = strrchr(c, '/');
-    char *parent = slash == c ? cp_xstrdup("/") : xstrndup(c, (size_t)(slash - c));
+    char *parent = slash == c ? cp_xstrdup("/") : cp_xstrndup(c, (size_t)(slash - c));
     char *preal = realpath(parent, NULL);
     int err = errno;
     free(parent);
