@@ -121,13 +121,16 @@ static double rl_now_ms(void)
     return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
 }
 
-/* 16 MB down and 3 MB up at once, each ended by a half-close. */
+/* 16 MB down and 32 MB up at once, each ended by a half-close; the up
+ * bytes are read only after the down ones, so the relay must hold up bytes
+ * it cannot pass on yet and keep moving down bytes meanwhile (a relay that
+ * blocks in a write to a full socket deadlocks here). */
 START_TEST(both_ways_half_close)
 {
     struct rl r;
     rl_start(&r, 10000);
     struct rl_writer down = {.fd = r.b, .n = 16u << 20, .seed = 1};
-    struct rl_writer up = {.fd = r.a, .n = 3u << 20, .seed = 2};
+    struct rl_writer up = {.fd = r.a, .n = 32u << 20, .seed = 2};
     ck_assert_int_eq(pthread_create(&down.t, NULL, rl_write_thread, &down), 0);
     ck_assert_int_eq(pthread_create(&up.t, NULL, rl_write_thread, &up), 0);
     ck_assert_uint_eq(rl_read_all(r.a, 1, 65536, false), down.n);
