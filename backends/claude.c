@@ -937,28 +937,30 @@ static const char *cl_runtime_lost(struct cl *c)
 {
     const char *names[CL_NRUNTIME];
     size_t n = 0;
-    for (size_t i = 0; i < CL_NRUNTIME; i++) {
-        bool allowed = false, denied = false;
-        for (size_t k = 0; c->runtime_ok[i] && k < c->p->nrules; k++) {
-            const struct cp_rule *r = c->p->rules[k];
-            if (r->kind != CP_R_WRITE && r->kind != CP_R_DENY_WRITE)
-                continue;
-            if (!cl_may_be_yes(&r->u.path, &c->runtime_paths[i]))
+    bool allowed[CL_NRUNTIME] = {false}, denied[CL_NRUNTIME] = {false};
+    /* One pass over the rules for all the directories (the rules of a
+     * large policy do not stay in the cache between passes). */
+    for (size_t k = 0; k < c->p->nrules; k++) {
+        const struct cp_rule *r = c->p->rules[k];
+        if (r->kind != CP_R_WRITE && r->kind != CP_R_DENY_WRITE)
+            continue;
+        for (size_t i = 0; i < CL_NRUNTIME; i++) {
+            if (!c->runtime_ok[i] ||
+                !cl_may_be_yes(&r->u.path, &c->runtime_paths[i]))
                 continue;
             if (r->kind == CP_R_WRITE && !r->u.path.has_glob &&
-                cl_rt_rel(c, i, &r->u.path, true) ==
-                    CP_REL_YES)
-                allowed = true;
+                cl_rt_rel(c, i, &r->u.path, true) == CP_REL_YES)
+                allowed[i] = true;
             /* As for the rules: a sure overlap (an unbound PROJECT
              * inside ~/.npm/_logs is not worth a warning per build). */
             if (r->kind == CP_R_DENY_WRITE &&
-                cl_rt_rel(c, i, &r->u.path, false) ==
-                    CP_REL_YES)
-                denied = true;
+                cl_rt_rel(c, i, &r->u.path, false) == CP_REL_YES)
+                denied[i] = true;
         }
-        if (!allowed || denied)
-            names[n++] = cl_runtime_writable[i];
     }
+    for (size_t i = 0; i < CL_NRUNTIME; i++)
+        if (!allowed[i] || denied[i])
+            names[n++] = cl_runtime_writable[i];
     if (!n)
         return NULL;
     const char *out = names[0];

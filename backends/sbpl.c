@@ -28,6 +28,7 @@
 #include "fidelity.h"
 #include "ospath.h"
 #include "outbuf.h"
+#include "utf8.h"
 
 /* One lowered path rule: the rule and its path, canonical for macOS. */
 struct sb_item {
@@ -119,36 +120,6 @@ static struct cp_path canonical(struct cp_arena *a, const struct cp_path *in)
 
 /* ---- string and regex encoding ------------------------------------------ */
 
-/* Length of the valid UTF-8 sequence at s (n bytes left), or 0. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-    unsigned char c = s[0];
-    size_t len;
-    unsigned min;
-    unsigned cp;
-    if (c < 0x80)
-        return 1;
-    if ((c & 0xe0) == 0xc0) {
-        len = 2, min = 0x80, cp = c & 0x1f;
-    } else if ((c & 0xf0) == 0xe0) {
-        len = 3, min = 0x800, cp = c & 0x0f;
-    } else if ((c & 0xf8) == 0xf0) {
-        len = 4, min = 0x10000, cp = c & 0x07;
-    } else {
-        return 0;
-    }
-    if (n < len)
-        return 0;
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        cp = (cp << 6) | (s[i] & 0x3f);
-    }
-    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-        return 0;
-    return len;
-}
-
 /* NULL if every byte of the path can be carried in an SBPL string; else a
  * description of the first offending byte. */
 static const char *unencodable(struct cp_arena *a, const struct cp_path *p)
@@ -159,7 +130,7 @@ static const char *unencodable(struct cp_arena *a, const struct cp_path *p)
         for (size_t j = 0; j < n;) {
             if (s[j] < 0x20 || s[j] == 0x7f)
                 return cp_arena_printf(a, "control character 0x%02x", s[j]);
-            size_t l = utf8_len(s + j, n - j);
+            size_t l = cp_utf8_len(s + j, n - j);
             if (!l)
                 return cp_arena_printf(a, "byte 0x%02x that is not valid UTF-8",
                                        s[j]);

@@ -13,8 +13,7 @@
 #include "content.h"
 #include "diag.h"
 #include "policy.h"
-
-#define CP_VERSION "0.1.0"
+#include "version.h" /* CP_VERSION */
 
 struct cp_file;
 
