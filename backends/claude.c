@@ -22,6 +22,7 @@
 #include "fidelity.h"
 #include "content.h"
 #include "gate.h"
+#include "hash.h"
 #include "match.h"
 #include "ospath.h"
 #include "outbuf.h"
@@ -85,19 +86,12 @@ struct cl_set {
 
 static uint64_t cl_hash(const char *s)
 {
-    /* Multiplicative, 8 bytes at a time (the strings are paths of tens of
-     * bytes), the length folded in. */
-    size_t n = strlen(s);
-    uint64_t h = 1469598103934665603ull ^ n;
-    for (; n >= 8; n -= 8, s += 8) {
-        uint64_t w;
-        memcpy(&w, s, 8);
-        h = (h ^ w) * 0x9e3779b97f4a7c15ull;
-        h ^= h >> 29;
-    }
-    uint64_t w = 0;
-    memcpy(&w, s, n);
-    h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+    /* FNV-1a, a plain loop: eight bytes at a time gained nothing
+     * measurable in `make bench` (build --target all, median CPU ms,
+     * 10,000 / 100,000 rules: 51.1 / 615.1 with it, 49.8 / 603.7 without;
+     * same machine, one run each).  Only membership depends on the hash,
+     * never an order. */
+    uint64_t h = cp_fnv64(CP_FNV64_OFFSET, s, strlen(s));
     /* Mix the high bits down before masking (murmur3's finaliser). */
     h ^= h >> 33;
     h *= 0xff51afd7ed558ccdull;
