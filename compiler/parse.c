@@ -338,9 +338,8 @@ static struct cp_source *cp_load_include(struct cp_ctx *cx, struct cp_stmt *s,
             continue;
         struct cp_diag *g;
         if (a == fr) {
-            g = cp_diag_report(&cx->diags, CP0304, at,
-                               "include cycle: '%s' includes itself",
-                               fr->src->path);
+            cp_diag_report(&cx->diags, CP0304, at,
+                           "include cycle: '%s' includes itself", fr->src->path);
             return NULL;
         }
         /* The chain, top down: a -> ... -> fr -> a. */
