@@ -15,8 +15,6 @@ CFLAGS   ?= -O2 -g
 CPPFLAGS += -D_GNU_SOURCE -I$(BUILD)/grammar -Iutil -Icompiler -Ibackends -Iruntime \
             -Ihook -Isettings
 ALL_CFLAGS = -std=c11 $(WARN) $(CFLAGS) $(EXTRA_CFLAGS)
-DEPS_CFLAGS := $(shell $(PKG_CONFIG) --cflags libcjson 2>/dev/null)
-DEPS_LIBS   := $(shell $(PKG_CONFIG) --libs libcjson 2>/dev/null || echo -lcjson)
 CHECK_CFLAGS := $(shell $(PKG_CONFIG) --cflags check 2>/dev/null)
 CHECK_LIBS   := $(shell $(PKG_CONFIG) --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -lpthread)
 
@@ -94,22 +92,22 @@ $(LIB_OBJS) $(CLI_OBJS) $(TEST_OBJS): | $(BUILD)/grammar/parser.h $(BUILD)/gramm
 $(BUILD)/compiler/library.o: CPPFLAGS += -DCP_DATADIR='"$(PREFIX)/share/confpol"'
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(DEPS_CFLAGS) -MMD -MP -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 $(BUILD)/grammar/%.o: $(BUILD)/grammar/%.c
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 $(BUILD)/tests/unit/%.o: tests/unit/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(DEPS_CFLAGS) $(CHECK_CFLAGS) -MMD -MP -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(CHECK_CFLAGS) -MMD -MP -c -o $@ $<
 
 $(LIB): $(LIB_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 
 $(BUILD)/confpol: $(CLI_OBJS) $(STARTER_OBJS) $(LIB)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJS) $(STARTER_OBJS) $(LIB) $(DEPS_LIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJS) $(STARTER_OBJS) $(LIB)
 
 # The runtime binary links a named list of objects: runtime/ and the few
-# util/ and matcher files it needs; the parser must not be pulled in
+# util/ files it needs (nothing from compiler/); the parser must not be pulled in
 # (checked by tests/sh/runtime-no-parser.sh).  It needs nothing
 # but libc, and it is started twice per launch (the runtime, then its stage
 # inside the sandbox), so it is linked static-pie: no dynamic loader, no
@@ -117,8 +115,11 @@ $(BUILD)/confpol: $(CLI_OBJS) $(STARTER_OBJS) $(LIB)
 # RUN_LDFLAGS= links it dynamically (sanitizer builds do).
 RUN_LDFLAGS ?= -static-pie
 RUN_SRCS := $(sort $(wildcard runtime/*.c)) util/arena.c util/sha256.c \
-            compiler/match_domain.c
+            util/netmatch.c
 RUN_OBJS := $(RUN_SRCS:%.c=$(BUILD)/%.o)
+# runtime/ sees util/ and itself only: a compiler/ header included there
+# does not compile.
+$(BUILD)/runtime/%.o: CPPFLAGS := -D_GNU_SOURCE -Iutil -Iruntime
 $(BUILD)/confpol-run: $(RUN_OBJS)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) $(RUN_LDFLAGS) -o $@ $(RUN_OBJS)
 
@@ -138,7 +139,7 @@ $(BUILD)/tests/unit/suites.o: $(BUILD)/tests/unit/suites.c
 	$(CC) $(CPPFLAGS) -std=c11 $(CFLAGS) $(CHECK_CFLAGS) -c -o $@ $<
 
 $(BUILD)/unit-tests: $(TEST_OBJS) $(LIB)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(TEST_OBJS) $(LIB) $(DEPS_LIBS) $(CHECK_LIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(TEST_OBJS) $(LIB) $(CHECK_LIBS)
 
 # The entry points first install what they use (.ci/deps.sh GROUP), then
 # build in a second make: this one read the Makefile, and so ran pkg-config,

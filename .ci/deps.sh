@@ -9,7 +9,7 @@
 set -eu
 pkgs_of() {
     case $1 in
-    build)    echo "build-essential flex bison libcjson-dev pkg-config" ;;
+    build)    echo "build-essential flex bison pkg-config" ;;
     demo)     pkgs_of build; echo "bubblewrap" ;;
     check)    pkgs_of build; echo "check bubblewrap python3 python3-jsonschema iproute2 strace procps openssl openssh-client jq curl git groff-base" ;;
     asan)     pkgs_of check; echo "clang libclang-rt-14-dev" ;;

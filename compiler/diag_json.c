@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* Machine-readable diagnostics: confpol's own JSON schema and SARIF 2.1.0
- * (spec/cli.md, "Diagnostics formats").  Both are printed with
- * cJSON_PrintUnformatted (one line, keys in a fixed order) plus a newline,
+ * (spec/cli.md, "Diagnostics formats").  Both are written with the compact
+ * writer of util/json.h (one line, keys in a fixed order) plus a newline,
  * so the output is deterministic. */
-#include <cJSON.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "confpol.h"
 #include "diag.h"
+#include "json.h"
 
 static const char *dj_level(enum cp_severity s)
 {
@@ -23,78 +23,69 @@ static const char *dj_level(enum cp_severity s)
     return "error";
 }
 
-static void dj_print(cJSON *root, FILE *out)
+/* Prints the document in b, a newline, and frees b. */
+static void dj_print(struct cp_buf *b, FILE *out)
 {
-    char *s = cJSON_PrintUnformatted(root);
-    if (!s)
-        cp_die_oom();
-    fputs(s, out);
+    fwrite(b->data, 1, b->len, out);
     fputc('\n', out);
-    free(s);
-    cJSON_Delete(root);
+    cp_buf_free(b);
 }
 
 /* file, line, column, endLine, endColumn (inclusive byte columns); null and
  * zeros without a location. */
-static void dj_loc(cJSON *o, const struct cp_loc *l)
+static void dj_loc(struct cp_jw *w, const struct cp_loc *l)
 {
-    if (l->src) {
-        cJSON_AddStringToObject(o, "file", l->src->path);
-    } else {
-        cJSON_AddNullToObject(o, "file");
-    }
-    cJSON_AddNumberToObject(o, "line", l->src ? l->line : 0);
-    cJSON_AddNumberToObject(o, "column", l->src ? l->col : 0);
-    cJSON_AddNumberToObject(o, "endLine", l->src ? l->end_line : 0);
-    cJSON_AddNumberToObject(o, "endColumn", l->src ? l->end_col : 0);
+    cp_jw_kstr(w, "file", l->src ? l->src->path : NULL);
+    cp_jw_kint(w, "line", l->src ? l->line : 0);
+    cp_jw_kint(w, "column", l->src ? l->col : 0);
+    cp_jw_kint(w, "endLine", l->src ? l->end_line : 0);
+    cp_jw_kint(w, "endColumn", l->src ? l->end_col : 0);
 }
 
-/* Appends the records of D to the JSON array ARR. */
-static void dj_items(const struct cp_diags *d, cJSON *arr)
+/* The record of one diagnostic. */
+static void dj_item(struct cp_jw *w, const struct cp_diag *g)
 {
-    for (size_t i = 0; i < d->len; i++) {
-        const struct cp_diag *g = &d->items[i];
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "severity", dj_level(g->sev));
-        cJSON_AddStringToObject(o, "code", cp_diag_code_id(g->code));
-        cJSON_AddStringToObject(o, "name", cp_diag_code_name(g->code));
-        cJSON_AddStringToObject(o, "message", g->msg);
-        dj_loc(o, &g->loc);
-        cJSON *notes = cJSON_AddArrayToObject(o, "notes");
-        for (size_t j = 0; j < g->nnotes; j++) {
-            cJSON *n = cJSON_CreateObject();
-            cJSON_AddStringToObject(n, "message", g->notes[j].msg);
-            dj_loc(n, &g->notes[j].loc);
-            cJSON_AddItemToArray(notes, n);
-        }
-        if (g->suggestion)
-            cJSON_AddStringToObject(o, "suggestion", g->suggestion);
-        else
-            cJSON_AddNullToObject(o, "suggestion");
-        const char *flag = cp_diag_code_flag(g->code);
-        if (flag)
-            cJSON_AddStringToObject(o, "flag", flag);
-        else
-            cJSON_AddNullToObject(o, "flag");
-        cJSON_AddItemToArray(arr, o);
+    cp_jw_open(w, '{');
+    cp_jw_kstr(w, "severity", dj_level(g->sev));
+    cp_jw_kstr(w, "code", cp_diag_code_id(g->code));
+    cp_jw_kstr(w, "name", cp_diag_code_name(g->code));
+    cp_jw_kstr(w, "message", g->msg);
+    dj_loc(w, &g->loc);
+    cp_jw_key(w, "notes");
+    cp_jw_open(w, '[');
+    for (size_t j = 0; j < g->nnotes; j++) {
+        cp_jw_open(w, '{');
+        cp_jw_kstr(w, "message", g->notes[j].msg);
+        dj_loc(w, &g->notes[j].loc);
+        cp_jw_close(w, '}');
     }
+    cp_jw_close(w, ']');
+    cp_jw_kstr(w, "suggestion", g->suggestion);
+    cp_jw_kstr(w, "flag", cp_diag_code_flag(g->code));
+    cp_jw_close(w, '}');
 }
 
 void cp_diags_render_json_many(const struct cp_diags *const *d, size_t n,
                                FILE *out)
 {
-    cJSON *root = cJSON_CreateObject();
-    cJSON_AddNumberToObject(root, "version", 1);
-    cJSON *arr = cJSON_AddArrayToObject(root, "diagnostics");
+    struct cp_buf b = {0};
+    struct cp_jw w = {.b = &b};
+    cp_jw_open(&w, '{');
+    cp_jw_kint(&w, "version", 1);
+    cp_jw_key(&w, "diagnostics");
+    cp_jw_open(&w, '[');
     size_t nerr = 0, nwarn = 0;
     for (size_t k = 0; k < n; k++) {
-        dj_items(d[k], arr);
+        for (size_t i = 0; i < d[k]->len; i++)
+            dj_item(&w, &d[k]->items[i]);
         nerr += d[k]->nerrors;
         nwarn += d[k]->nwarnings;
     }
-    cJSON_AddNumberToObject(root, "errors", (double)nerr);
-    cJSON_AddNumberToObject(root, "warnings", (double)nwarn);
-    dj_print(root, out);
+    cp_jw_close(&w, ']');
+    cp_jw_kint(&w, "errors", (long long)nerr);
+    cp_jw_kint(&w, "warnings", (long long)nwarn);
+    cp_jw_close(&w, '}');
+    dj_print(&b, out);
 }
 
 void cp_diags_render_json(const struct cp_diags *d, FILE *out)
@@ -125,60 +116,96 @@ static const char *cp_diag_code_help(enum cp_diag_code c, char *buf,
 }
 
 /* SARIF regions: 1-based lines and columns, endColumn exclusive. */
-static cJSON *dj_physical(const struct cp_loc *l)
+static void dj_physical(struct cp_jw *w, const struct cp_loc *l)
 {
-    cJSON *pl = cJSON_CreateObject();
-    cJSON *al = cJSON_AddObjectToObject(pl, "artifactLocation");
-    cJSON_AddStringToObject(al, "uri", l->src->path);
+    cp_jw_key(w, "physicalLocation");
+    cp_jw_open(w, '{');
+    cp_jw_key(w, "artifactLocation");
+    cp_jw_open(w, '{');
+    cp_jw_kstr(w, "uri", l->src->path);
+    cp_jw_close(w, '}');
     if (l->line) {
-        cJSON *rg = cJSON_AddObjectToObject(pl, "region");
-        cJSON_AddNumberToObject(rg, "startLine", l->line);
-        cJSON_AddNumberToObject(rg, "startColumn", l->col ? l->col : 1);
-        cJSON_AddNumberToObject(rg, "endLine",
-                                l->end_line >= l->line ? l->end_line : l->line);
-        cJSON_AddNumberToObject(rg, "endColumn",
-                                (l->end_col ? l->end_col : l->col) + 1);
+        cp_jw_key(w, "region");
+        cp_jw_open(w, '{');
+        cp_jw_kint(w, "startLine", l->line);
+        cp_jw_kint(w, "startColumn", l->col ? l->col : 1);
+        cp_jw_kint(w, "endLine", l->end_line >= l->line ? l->end_line : l->line);
+        cp_jw_kint(w, "endColumn", (l->end_col ? l->end_col : l->col) + 1);
+        cp_jw_close(w, '}');
     }
-    return pl;
+    cp_jw_close(w, '}');
+}
+
+/* {"text": s} under key. */
+static void dj_text(struct cp_jw *w, const char *key, const char *s)
+{
+    cp_jw_key(w, key);
+    cp_jw_open(w, '{');
+    cp_jw_kstr(w, "text", s);
+    cp_jw_close(w, '}');
+}
+
+/* relatedLocations: one per note. */
+static void dj_related(struct cp_jw *w, const struct cp_diag *g)
+{
+    cp_jw_key(w, "relatedLocations");
+    cp_jw_open(w, '[');
+    for (size_t j = 0; j < g->nnotes; j++) {
+        cp_jw_open(w, '{');
+        cp_jw_kint(w, "id", (long long)j);
+        if (g->notes[j].loc.src)
+            dj_physical(w, &g->notes[j].loc);
+        dj_text(w, "message", g->notes[j].msg);
+        cp_jw_close(w, '}');
+    }
+    cp_jw_close(w, ']');
 }
 
 /* One SARIF result for G; INDEX maps codes to their rules[] index. */
-static cJSON *dj_sarif_result(const struct cp_diag *g, const int *index)
+static void dj_sarif_result(struct cp_jw *w, const struct cp_diag *g,
+                            const int *index)
 {
-    cJSON *res = cJSON_CreateObject();
-    cJSON_AddStringToObject(res, "ruleId", cp_diag_code_id(g->code));
-    cJSON_AddNumberToObject(res, "ruleIndex", index[g->code]);
-    cJSON_AddStringToObject(res, "level", dj_level(g->sev));
-    cJSON *msg = cJSON_AddObjectToObject(res, "message");
+    cp_jw_open(w, '{');
+    cp_jw_kstr(w, "ruleId", cp_diag_code_id(g->code));
+    cp_jw_kint(w, "ruleIndex", index[g->code]);
+    cp_jw_kstr(w, "level", dj_level(g->sev));
     if (g->suggestion) {
         size_t len = strlen(g->msg) + strlen(g->suggestion) + 16;
         char *t = cp_xmalloc(len);
         snprintf(t, len, "%s\nsuggestion: %s", g->msg, g->suggestion);
-        cJSON_AddStringToObject(msg, "text", t);
+        dj_text(w, "message", t);
         free(t);
     } else {
-        cJSON_AddStringToObject(msg, "text", g->msg);
+        dj_text(w, "message", g->msg);
     }
-    cJSON *locs = cJSON_AddArrayToObject(res, "locations");
+    cp_jw_key(w, "locations");
+    cp_jw_open(w, '[');
     if (g->loc.src) {
-        cJSON *l = cJSON_CreateObject();
-        cJSON_AddItemToObject(l, "physicalLocation", dj_physical(&g->loc));
-        cJSON_AddItemToArray(locs, l);
+        cp_jw_open(w, '{');
+        dj_physical(w, &g->loc);
+        cp_jw_close(w, '}');
     }
-    if (g->nnotes) {
-        cJSON *rel = cJSON_AddArrayToObject(res, "relatedLocations");
-        for (size_t j = 0; j < g->nnotes; j++) {
-            cJSON *l = cJSON_CreateObject();
-            cJSON_AddNumberToObject(l, "id", (double)j);
-            if (g->notes[j].loc.src)
-                cJSON_AddItemToObject(l, "physicalLocation",
-                                      dj_physical(&g->notes[j].loc));
-            cJSON *m = cJSON_AddObjectToObject(l, "message");
-            cJSON_AddStringToObject(m, "text", g->notes[j].msg);
-            cJSON_AddItemToArray(rel, l);
-        }
-    }
-    return res;
+    cp_jw_close(w, ']');
+    if (g->nnotes)
+        dj_related(w, g);
+    cp_jw_close(w, '}');
+}
+
+/* One entry of rules[]. */
+static void dj_sarif_rule(struct cp_jw *w, enum cp_diag_code c)
+{
+    char help[1024];
+    cp_jw_open(w, '{');
+    cp_jw_kstr(w, "id", cp_diag_code_id(c));
+    cp_jw_kstr(w, "name", cp_diag_code_name(c));
+    dj_text(w, "shortDescription", cp_diag_code_summary(c));
+    dj_text(w, "fullDescription", cp_diag_code_help(c, help, sizeof help));
+    dj_text(w, "help", help);
+    cp_jw_key(w, "defaultConfiguration");
+    cp_jw_open(w, '{');
+    cp_jw_kstr(w, "level", dj_level(cp_diag_code_default(c)));
+    cp_jw_close(w, '}');
+    cp_jw_close(w, '}');
 }
 
 void cp_diags_render_sarif(const struct cp_diags *d, FILE *out)
@@ -189,18 +216,22 @@ void cp_diags_render_sarif(const struct cp_diags *d, FILE *out)
 void cp_diags_render_sarif_many(const struct cp_diags *const *ds, size_t nd,
                                 FILE *out)
 {
-    cJSON *root = cJSON_CreateObject();
-    cJSON_AddStringToObject(root, "$schema",
-                            "https://json.schemastore.org/sarif-2.1.0.json");
-    cJSON_AddStringToObject(root, "version", "2.1.0");
-    cJSON *runs = cJSON_AddArrayToObject(root, "runs");
-    cJSON *run = cJSON_CreateObject();
-    cJSON_AddItemToArray(runs, run);
-    cJSON *tool = cJSON_AddObjectToObject(run, "tool");
-    cJSON *drv = cJSON_AddObjectToObject(tool, "driver");
-    cJSON_AddStringToObject(drv, "name", "confpol");
-    cJSON_AddStringToObject(drv, "version", CP_VERSION);
-    cJSON *rules = cJSON_AddArrayToObject(drv, "rules");
+    struct cp_buf b = {0};
+    struct cp_jw w = {.b = &b};
+    cp_jw_open(&w, '{');
+    cp_jw_kstr(&w, "$schema", "https://json.schemastore.org/sarif-2.1.0.json");
+    cp_jw_kstr(&w, "version", "2.1.0");
+    cp_jw_key(&w, "runs");
+    cp_jw_open(&w, '[');
+    cp_jw_open(&w, '{');
+    cp_jw_key(&w, "tool");
+    cp_jw_open(&w, '{');
+    cp_jw_key(&w, "driver");
+    cp_jw_open(&w, '{');
+    cp_jw_kstr(&w, "name", "confpol");
+    cp_jw_kstr(&w, "version", CP_VERSION);
+    cp_jw_key(&w, "rules");
+    cp_jw_open(&w, '[');
 
     /* rules[]: every code that occurs, in code order; results refer to them
      * by id and index. */
@@ -215,29 +246,20 @@ void cp_diags_render_sarif_many(const struct cp_diags *const *ds, size_t nd,
         if (index[c] < 0)
             continue;
         index[c] = n++;
-        cJSON *r = cJSON_CreateObject();
-        cJSON_AddStringToObject(r, "id", cp_diag_code_id((enum cp_diag_code)c));
-        cJSON_AddStringToObject(r, "name",
-                                cp_diag_code_name((enum cp_diag_code)c));
-        cJSON *sd = cJSON_AddObjectToObject(r, "shortDescription");
-        cJSON_AddStringToObject(sd, "text",
-                                cp_diag_code_summary((enum cp_diag_code)c));
-        char help[1024];
-        cJSON *fd = cJSON_AddObjectToObject(r, "fullDescription");
-        cJSON_AddStringToObject(
-            fd, "text", cp_diag_code_help((enum cp_diag_code)c, help, sizeof help));
-        cJSON *hp = cJSON_AddObjectToObject(r, "help");
-        cJSON_AddStringToObject(hp, "text", help);
-        cJSON *dc = cJSON_AddObjectToObject(r, "defaultConfiguration");
-        cJSON_AddStringToObject(
-            dc, "level", dj_level(cp_diag_code_default((enum cp_diag_code)c)));
-        cJSON_AddItemToArray(rules, r);
+        dj_sarif_rule(&w, (enum cp_diag_code)c);
     }
+    cp_jw_close(&w, ']'); /* rules */
+    cp_jw_close(&w, '}'); /* driver */
+    cp_jw_close(&w, '}'); /* tool */
 
-    cJSON *results = cJSON_AddArrayToObject(run, "results");
+    cp_jw_key(&w, "results");
+    cp_jw_open(&w, '[');
     for (size_t k = 0; k < nd; k++)
         for (size_t i = 0; i < ds[k]->len; i++)
-            cJSON_AddItemToArray(results,
-                                 dj_sarif_result(&ds[k]->items[i], index));
-    dj_print(root, out);
+            dj_sarif_result(&w, &ds[k]->items[i], index);
+    cp_jw_close(&w, ']');
+    cp_jw_close(&w, '}'); /* the run */
+    cp_jw_close(&w, ']'); /* runs */
+    cp_jw_close(&w, '}');
+    dj_print(&b, out);
 }

@@ -9,16 +9,18 @@
  * caller turns it into deny or allow by the policy's fail mode. */
 #include "gate.h"
 
-#include <cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "json.h"
 #include "../compiler/match.h"
 #include "../compiler/shell_read.h"
+#include "utf8.h"
 
 static long cp_gate_ms_since(const struct timespec *t0)
 {
@@ -33,8 +35,15 @@ static bool cp_gate_is_ws(char c)
     return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
+/* The reader's rules for the hook's stdin (spec/gate.md, "Checks on the
+ * input"): the client's parser must not see another document than ours. */
+static const struct cp_json_opts cp_gate_input_opts = {
+    .max_bytes = CP_GATE_MAX_INPUT, .no_dup_keys = true, .no_nul = true};
+
 /* True when buf holds one whole JSON object or array and only whitespace
- * after it.  Scalars are never "complete" early: "12" may go on as "123". */
+ * after it, or bytes that no continuation can make valid (the checks then
+ * answer without waiting).  Scalars are never "complete" early: "12" may
+ * go on as "123". */
 static bool cp_gate_json_complete(const char *buf, size_t len)
 {
     size_t i = 0;
@@ -42,17 +51,12 @@ static bool cp_gate_json_complete(const char *buf, size_t len)
         i++;
     if (i == len || (buf[i] != '{' && buf[i] != '['))
         return false;
-    if (memchr(buf, 0, len))
-        return false;
-    const char *end = NULL;
-    cJSON *v = cJSON_ParseWithLengthOpts(buf, len, &end, 0);
-    if (!v)
-        return false;
-    cJSON_Delete(v);
-    for (size_t j = (size_t)(end - buf); j < len; j++)
-        if (!cp_gate_is_ws(buf[j]))
-            return false;
-    return true;
+    struct cp_arena *a = cp_arena_new();
+    struct cp_jnode *v;
+    enum cp_json_err k;
+    cp_json_read(a, buf, len, &cp_gate_input_opts, &v, &k);
+    cp_arena_free(a);
+    return k != CP_JSON_E_END;
 }
 
 enum cp_gate_rd cp_gate_read_input(int fd, size_t cap, int timeout_ms,
@@ -117,45 +121,36 @@ const char *cp_gate_rd_text(enum cp_gate_rd r)
     return "cannot read input";
 }
 
-/* Does a JSON text contain the escape \u0000 inside a string?  cJSON would
- * decode it into a C string cut short at the NUL, and the gate would match a
- * different command than the one the shell runs. */
-static bool cp_gate_has_escaped_nul(const char *s, size_t len)
+/* The reason for input the reader refuses (spec/gate.md's table). */
+static const char *cp_gate_input_err(enum cp_json_err k)
 {
-    bool in_str = false;
-    for (size_t i = 0; i < len; i++) {
-        if (!in_str) {
-            if (s[i] == '"')
-                in_str = true;
-            continue;
-        }
-        if (s[i] == '"') {
-            in_str = false;
-        } else if (s[i] == '\\' && i + 1 < len) {
-            if (s[i + 1] == 'u' && i + 5 < len &&
-                memcmp(s + i + 2, "0000", 4) == 0)
-                return true;
-            i++; /* skip the escaped byte */
-        }
+    switch (k) {
+    case CP_JSON_E_SIZE:
+        return "input larger than 1 MiB";
+    case CP_JSON_E_NUL:
+        return "input contains an escaped NUL character";
+    case CP_JSON_E_DUP:
+        return "input has a duplicate key";
+    case CP_JSON_E_TRAILING:
+        return "input has data after the JSON value";
+    case CP_JSON_E_UTF8:
+        return "input is not valid UTF-8";
+    case CP_JSON_E_DEPTH:
+        return "input is nested deeper than 256 levels";
+    case CP_JSON_OK:
+    case CP_JSON_E_SYNTAX:
+    case CP_JSON_E_END:
+        break;
     }
-    return false;
+    return "input is not JSON";
 }
 
-/* Number of members named `key` (duplicates are refused: JSON parsers
- * disagree on which one wins). */
-static int cp_gate_count_key(const cJSON *obj, const char *key)
-{
-    int n = 0;
-    for (const cJSON *c = obj->child; c; c = c->next)
-        if (c->string && strcmp(c->string, key) == 0)
-            n++;
-    return n;
-}
-
-/* A string member of a tool_input object, once: NULL with *err set when
- * it is missing (and required), twice or not a string. */
-static const char *cp_gate_member(const cJSON *o, const char *key, bool required,
-                                  const char **err)
+/* A string member of a tool_input object: NULL with *err set when it is
+ * missing (and required) or not a string.  (A key twice never gets here:
+ * the reader refuses it.) */
+static const struct cp_jnode *cp_gate_member(const struct cp_jnode *o,
+                                             const char *key, bool required,
+                                             const char **err)
 {
     static const char *const msgs[][2] = {
         {"content", "tool_input.content is missing or not a string"},
@@ -163,13 +158,9 @@ static const char *cp_gate_member(const cJSON *o, const char *key, bool required
         {"new_source", "tool_input.new_source is missing or not a string"},
         {"command", "tool_input.command is missing or not a string"},
     };
-    if (cp_gate_count_key(o, key) > 1) {
-        *err = "input has a duplicate key";
-        return NULL;
-    }
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    if (cJSON_IsString(v))
-        return v->valuestring;
+    const struct cp_jnode *v = cp_json_get(o, key, NULL);
+    if (v && v->type == CP_J_STR)
+        return v;
     if (!v && !required)
         return NULL;
     *err = "tool_input has a member of the wrong type";
@@ -179,20 +170,47 @@ static const char *cp_gate_member(const cJSON *o, const char *key, bool required
     return NULL;
 }
 
+/* Records a text to scan; the string lives in the input's tree (arena a). */
 static void cp_gate_add_text(struct cp_arena *a, struct cp_gate_input *in,
-                             size_t cap, const char *field, const char *s)
+                             size_t cap, const char *field,
+                             const struct cp_jnode *s)
 {
     if (!in->texts)
         in->texts = cp_arena_alloc(a, (cap ? cap : 1) * sizeof *in->texts);
     in->texts[in->ntexts++] = (struct cp_gate_text){
-        .field = field, .text = cp_arena_strdup(a, s), .len = strlen(s)};
+        .field = field, .text = s->s, .len = s->len};
+}
+
+/* MultiEdit: the new_string of every element of tool_input.edits. */
+static const char *cp_gate_multiedit_texts(struct cp_arena *a,
+                                           const struct cp_jnode *ti,
+                                           struct cp_gate_input *in)
+{
+    const char *err = NULL;
+    const struct cp_jnode *edits = cp_json_get(ti, "edits", NULL), *s;
+    if (!edits || edits->type != CP_J_ARR)
+        return "tool_input.edits is missing or not an array";
+    for (size_t i = 0; i < edits->n; i++) {
+        const struct cp_jnode *e = edits->items[i];
+        if (e->type != CP_J_OBJ)
+            return "tool_input.edits has an edit that is not an object";
+        if (!(s = cp_gate_member(e, "new_string", true, &err)))
+            break;
+        cp_gate_add_text(a, in, edits->n,
+                         cp_arena_printf(a, "edits[%zu].new_string", i), s);
+    }
+    if (err && strcmp(err, "tool_input.new_string is missing or not a string") == 0)
+        err = "tool_input.edits has an edit without a new_string string";
+    return err;
 }
 
 /* The texts a file tool would write (spec/gate.md, "Which tools"). */
-static const char *cp_gate_file_texts(struct cp_arena *a, const cJSON *ti,
+static const char *cp_gate_file_texts(struct cp_arena *a,
+                                      const struct cp_jnode *ti,
                                       struct cp_gate_input *in)
 {
-    const char *err = NULL, *s;
+    const char *err = NULL;
+    const struct cp_jnode *s;
     const char *tool = in->tool;
     in->file_tool = true;
     if (strcmp(tool, "Write") == 0) {
@@ -203,26 +221,11 @@ static const char *cp_gate_file_texts(struct cp_arena *a, const cJSON *ti,
             cp_gate_add_text(a, in, 1, "new_string", s);
     } else if (strcmp(tool, "NotebookEdit") == 0) {
         /* a deletion writes nothing and may leave new_source out */
-        const cJSON *m = cJSON_GetObjectItemCaseSensitive(ti, "edit_mode");
-        bool del = cJSON_IsString(m) && strcmp(m->valuestring, "delete") == 0;
+        bool del = cp_json_str_is(cp_json_get(ti, "edit_mode", NULL), "delete", 6);
         if ((s = cp_gate_member(ti, "new_source", !del, &err)))
             cp_gate_add_text(a, in, 1, "new_source", s);
-    } else { /* MultiEdit */
-        if (cp_gate_count_key(ti, "edits") > 1)
-            return "input has a duplicate key";
-        const cJSON *edits = cJSON_GetObjectItemCaseSensitive(ti, "edits");
-        if (!cJSON_IsArray(edits))
-            return "tool_input.edits is missing or not an array";
-        size_t n = (size_t)cJSON_GetArraySize(edits), i = 0;
-        for (const cJSON *e = edits->child; e && !err; e = e->next, i++) {
-            if (!cJSON_IsObject(e))
-                return "tool_input.edits has an edit that is not an object";
-            if (!(s = cp_gate_member(e, "new_string", true, &err)))
-                break;
-            cp_gate_add_text(a, in, n, cp_arena_printf(a, "edits[%zu].new_string", i), s);
-        }
-        if (err && strcmp(err, "tool_input.new_string is missing or not a string") == 0)
-            err = "tool_input.edits has an edit without a new_string string";
+    } else {
+        err = cp_gate_multiedit_texts(a, ti, in);
     }
     return err;
 }
@@ -239,126 +242,227 @@ const char *cp_gate_parse_input(struct cp_arena *a, const char *text,
     memset(in, 0, sizeof *in);
     if (memchr(text, 0, len))
         return "input contains a NUL byte";
-    if (cp_gate_has_escaped_nul(text, len))
-        return "input contains an escaped NUL character";
-    const char *end = NULL;
-    cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
-    if (!root)
-        return "input is not JSON";
-    const char *err = NULL;
-    for (size_t j = (size_t)(end - text); j < len; j++)
-        if (!cp_gate_is_ws(text[j])) {
-            err = "input has data after the JSON value";
-            goto out;
-        }
-    if (!cJSON_IsObject(root)) {
-        err = "input is not a JSON object";
-        goto out;
-    }
-    static const char *const once[] = {"hook_event_name", "tool_name",
-                                       "tool_input"};
-    for (size_t k = 0; k < sizeof once / sizeof once[0]; k++)
-        if (cp_gate_count_key(root, once[k]) > 1) {
-            err = "input has a duplicate key";
-            goto out;
-        }
-    const cJSON *ev = cJSON_GetObjectItemCaseSensitive(root, "hook_event_name");
-    if (ev && !(cJSON_IsString(ev) && strcmp(ev->valuestring, "PreToolUse") == 0)) {
-        err = "hook_event_name is not \"PreToolUse\"";
-        goto out;
-    }
-    const cJSON *tool = cJSON_GetObjectItemCaseSensitive(root, "tool_name");
-    if (!cJSON_IsString(tool)) {
-        err = "tool_name is missing or not a string";
-        goto out;
-    }
-    in->tool = cp_arena_strdup(a, tool->valuestring);
-    const cJSON *ti = cJSON_GetObjectItemCaseSensitive(root, "tool_input");
-    if (!cJSON_IsObject(ti)) {
-        err = "tool_input is missing or not an object";
-        goto out;
-    }
+    struct cp_jnode *root;
+    enum cp_json_err k;
+    if (cp_json_read(a, text, len, &cp_gate_input_opts, &root, &k))
+        return cp_gate_input_err(k);
+    if (root->type != CP_J_OBJ)
+        return "input is not a JSON object";
+    const struct cp_jnode *ev = cp_json_get(root, "hook_event_name", NULL);
+    if (ev && !cp_json_str_is(ev, "PreToolUse", 10))
+        return "hook_event_name is not \"PreToolUse\"";
+    const struct cp_jnode *tool = cp_json_get(root, "tool_name", NULL);
+    if (!tool || tool->type != CP_J_STR)
+        return "tool_name is missing or not a string";
+    in->tool = tool->s;
+    const struct cp_jnode *ti = cp_json_get(root, "tool_input", NULL);
+    if (!ti || ti->type != CP_J_OBJ)
+        return "tool_input is missing or not an object";
     /* Monitor runs its command through the shell as Bash does (in the
      * background, waking the model on each output line). */
+    const char *err = NULL;
     if (strcmp(in->tool, "Bash") == 0 || strcmp(in->tool, "Monitor") == 0 ||
         strcmp(in->tool, "PowerShell") == 0) {
-        const char *cmd = cp_gate_member(ti, "command", true, &err);
+        const struct cp_jnode *cmd = cp_gate_member(ti, "command", true, &err);
         if (cmd)
-            in->command = cp_arena_strdup(a, cmd);
+            in->command = cmd->s;
     } else if (cp_gate_is_file_tool(in->tool)) {
         err = cp_gate_file_texts(a, ti, in);
     }
-out:
-    cJSON_Delete(root);
     return err;
 }
 
 /* ---- the artifact's gate table --------------------------------------- */
 
-static const char *cp_gate_str(const cJSON *o, const char *key)
+static const char *cp_gate_str(const struct cp_jnode *o, const char *key)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsString(v) ? v->valuestring : NULL;
+    const struct cp_jnode *v = cp_json_get(o, key, NULL);
+    return v && v->type == CP_J_STR ? v->s : NULL;
+}
+
+static bool cp_gate_is(const struct cp_jnode *v, enum cp_jtype t)
+{
+    return v && v->type == t;
+}
+
+/* The classes of "content": one known class name per string. */
+static const char *cp_gate_content_classes(const struct cp_jnode *cls,
+                                           struct cp_gate_table *t)
+{
+    t->content_classes = 0;
+    for (size_t i = 0; i < cls->n; i++) {
+        const struct cp_jnode *x = cls->items[i];
+        unsigned m;
+        if (x->type != CP_J_STR || !cp_content_class_mask(x->s, x->len, &m) ||
+            (m & (m - 1)) != 0)
+            return "gate table \"content\".\"classes\" holds an unknown "
+                   "class";
+        t->content_classes |= m;
+    }
+    return NULL;
+}
+
+/* One rule of "content" into the next slot of t->content. */
+static const char *cp_gate_content_rule(struct cp_arena *a,
+                                        const struct cp_jnode *x,
+                                        struct cp_gate_table *t)
+{
+    const char *id = cp_gate_str(x, "id"), *kind = cp_gate_str(x, "kind");
+    const char *pat = cp_gate_str(x, "pattern"), *where = cp_gate_str(x, "where");
+    if (x->type != CP_J_OBJ || !id || !kind || !pat || !where ||
+        (strcmp(kind, "regex") != 0 && strcmp(kind, "text") != 0) || !*pat)
+        return "gate table \"content\" has a rule that is not an object "
+               "with string id, kind (\"regex\" or \"text\"), pattern "
+               "and where";
+    struct cp_content_rule *r = &t->content[t->ncontent];
+    *r = (struct cp_content_rule){
+        .id = cp_arena_strdup(a, id), .where = cp_arena_strdup(a, where),
+        .regex = kind[0] == 'r', .text = cp_arena_strdup(a, pat),
+        .len = strlen(pat)};
+    const char *perr = NULL;
+    /* Checked with the same bounds as the compiler's (cp_gate_parse);
+     * a regex in the prefilter's subset is known to compile, so it is
+     * compiled only when a file tool's text is scanned (a Bash call
+     * never pays for it). */
+    if (r->regex && !cp_gate_rx_scan(a, pat)) {
+        struct cp_gate_pat g;
+        perr = cp_gate_parse(a, pat, strlen(pat), true, &g);
+        if (!perr)
+            cp_gate_free(&g);
+        else
+            perr = cp_arena_printf(a, "%s: invalid pattern: %s", id, perr);
+    }
+    if (perr)
+        return perr;
+    t->ncontent++;
+    return NULL;
 }
 
 /* "content": {"classes": [NAME...], "rules": [{"id", "kind": "regex" |
  * "text", "pattern", "where"}...]}; absent: every built-in class, no rule
  * (an artifact built before content rules existed is judged by the
  * defaults, never by fewer checks). */
-static const char *cp_gate_table_content(struct cp_arena *a, const cJSON *c,
+static const char *cp_gate_table_content(struct cp_arena *a,
+                                         const struct cp_jnode *c,
                                          struct cp_gate_table *t)
 {
     t->content_classes = CP_CC_ALL;
-    const cJSON *ct = cJSON_GetObjectItemCaseSensitive(c, "content");
+    const struct cp_jnode *ct = cp_json_get(c, "content", NULL);
     if (!ct)
         return NULL;
-    const cJSON *cls = cJSON_GetObjectItemCaseSensitive(ct, "classes");
-    const cJSON *rules = cJSON_GetObjectItemCaseSensitive(ct, "rules");
-    if (!cJSON_IsObject(ct) || !cJSON_IsArray(cls) || !cJSON_IsArray(rules))
+    const struct cp_jnode *cls = cp_json_get(ct, "classes", NULL);
+    const struct cp_jnode *rules = cp_json_get(ct, "rules", NULL);
+    if (!cp_gate_is(ct, CP_J_OBJ) || !cp_gate_is(cls, CP_J_ARR) ||
+        !cp_gate_is(rules, CP_J_ARR))
         return "gate table \"content\" is not an object with \"classes\" "
                "and \"rules\" arrays";
-    t->content_classes = 0;
-    for (const cJSON *x = cls->child; x; x = x->next) {
-        unsigned m;
-        if (!cJSON_IsString(x) ||
-            !cp_content_class_mask(x->valuestring, strlen(x->valuestring), &m) ||
-            (m & (m - 1)) != 0)
-            return "gate table \"content\".\"classes\" holds an unknown "
-                   "class";
-        t->content_classes |= m;
-    }
-    size_t n = (size_t)cJSON_GetArraySize(rules);
+    const char *err = cp_gate_content_classes(cls, t);
+    if (err)
+        return err;
+    size_t n = rules->n;
     t->content = cp_arena_alloc(a, (n ? n : 1) * sizeof *t->content);
-    for (const cJSON *x = rules->child; x; x = x->next) {
-        const char *id = cp_gate_str(x, "id"), *kind = cp_gate_str(x, "kind");
-        const char *pat = cp_gate_str(x, "pattern"), *where = cp_gate_str(x, "where");
-        if (!cJSON_IsObject(x) || !id || !kind || !pat || !where ||
-            (strcmp(kind, "regex") != 0 && strcmp(kind, "text") != 0) || !*pat)
-            return "gate table \"content\" has a rule that is not an object "
-                   "with string id, kind (\"regex\" or \"text\"), pattern "
-                   "and where";
-        struct cp_content_rule *r = &t->content[t->ncontent];
-        *r = (struct cp_content_rule){
-            .id = cp_arena_strdup(a, id), .where = cp_arena_strdup(a, where),
-            .regex = kind[0] == 'r', .text = cp_arena_strdup(a, pat),
-            .len = strlen(pat)};
-        const char *perr = NULL;
-        /* Checked with the same bounds as the compiler's (cp_gate_parse);
-         * a regex in the prefilter's subset is known to compile, so it is
-         * compiled only when a file tool's text is scanned (a Bash call
-         * never pays for it). */
-        if (r->regex && !cp_gate_rx_scan(a, pat)) {
-            struct cp_gate_pat g;
-            perr = cp_gate_parse(a, pat, strlen(pat), true, &g);
-            if (!perr)
-                cp_gate_free(&g);
-            else
-                perr = cp_arena_printf(a, "%s: invalid pattern: %s", id, perr);
-        }
-        if (perr)
-            return perr;
-        t->ncontent++;
+    for (size_t i = 0; i < n && !err; i++)
+        err = cp_gate_content_rule(a, rules->items[i], t);
+    return err;
+}
+
+/* The verdict and kind of row e from their texts. */
+static const char *cp_gate_entry_kind(struct cp_arena *a, const char *id,
+                                      const char *verdict, const char *kind,
+                                      struct cp_gate_entry *e, bool *is_re)
+{
+    if (strcmp(verdict, "ask") == 0)
+        e->verdict = CP_ASK;
+    else if (strcmp(verdict, "deny") == 0)
+        e->verdict = CP_DENY;
+    else
+        return cp_arena_printf(a, "%s: verdict is not \"ask\" or \"deny\"", id);
+    if (strcmp(kind, "regex") == 0)
+        *is_re = true;
+    else if (strcmp(kind, "words") == 0 || strcmp(kind, "unknown") == 0)
+        *is_re = false;
+    else
+        return cp_arena_printf(a, "%s: kind is not \"words\", \"regex\" "
+                                  "or \"unknown\"", id);
+    return NULL;
+}
+
+/* Row i (0-based) of "gates" into e. */
+static const char *cp_gate_table_entry(struct cp_arena *a,
+                                       const struct cp_jnode *g, size_t i,
+                                       struct cp_gate_entry *e)
+{
+    const char *id = cp_gate_str(g, "id"), *verdict = cp_gate_str(g, "verdict");
+    const char *kind = cp_gate_str(g, "kind"), *pat = cp_gate_str(g, "pattern");
+    const char *where = cp_gate_str(g, "where");
+    if (g->type != CP_J_OBJ || !id || !verdict || !kind || !pat || !where)
+        return cp_arena_printf(a, "gate table entry %zu is not an object "
+                                  "with string id, verdict, kind, pattern "
+                                  "and where", i + 1);
+    bool is_re;
+    const char *err = cp_gate_entry_kind(a, id, verdict, kind, e, &is_re);
+    if (err)
+        return err;
+    /* A regex in the scanner's subset is known to compile: its
+     * regcomp waits until a command line meets its condition. */
+    e->req = is_re ? cp_gate_rx_scan(a, pat) : NULL;
+    const char *perr = NULL;
+    if (strcmp(kind, "unknown") == 0) {
+        if (strcmp(pat, "unknown") != 0)
+            perr = "the pattern of kind \"unknown\" is not \"unknown\"";
+        else
+            cp_gate_unknown(&e->pat);
+    } else if (e->req) {
+        e->pat.kind = CP_GATE_REGEX;
+        e->pat.text = cp_arena_strdup(a, pat);
+    } else {
+        perr = cp_gate_parse(a, pat, strlen(pat), is_re, &e->pat);
     }
+    if (perr)
+        return cp_arena_printf(a, "%s: invalid pattern: %s", id, perr);
+    e->id = cp_arena_strdup(a, id);
+    e->where = cp_arena_strdup(a, where);
+    return NULL;
+}
+
+/* The reader's rules for an artifact: one meaning for every reader. */
+static const struct cp_json_opts cp_gate_artifact_opts = {
+    .max_bytes = CP_GATE_MAX_ARTIFACT, .no_dup_keys = true, .no_nul = true};
+
+/* Reads the artifact and finds its "confpol" object. */
+static const char *cp_gate_table_root(struct cp_arena *a, const char *text,
+                                      size_t len, const struct cp_jnode **c)
+{
+    if (memchr(text, 0, len))
+        return "artifact contains a NUL byte";
+    struct cp_jnode *root;
+    enum cp_json_err k;
+    if (cp_json_read(a, text, len, &cp_gate_artifact_opts, &root, &k))
+        return k == CP_JSON_E_DUP   ? "artifact has a duplicate key"
+               : k == CP_JSON_E_NUL ? "artifact contains an escaped NUL character"
+                                    : "artifact is not JSON";
+    *c = cp_json_get(root, "confpol", NULL);
+    if (!cp_gate_is(*c, CP_J_OBJ))
+        return "artifact has no \"confpol\" gate table object";
+    return NULL;
+}
+
+/* version, stem and failClosed of the table c. */
+static const char *cp_gate_table_head(struct cp_arena *a,
+                                      const struct cp_jnode *c,
+                                      struct cp_gate_table *t)
+{
+    const struct cp_jnode *ver = cp_json_get(c, "version", NULL);
+    if (!cp_gate_is(ver, CP_J_NUM) || strtod(ver->s, NULL) != 1)
+        return "gate table version is not 1";
+    const char *stem = cp_gate_str(c, "stem");
+    if (!stem)
+        return "gate table has no \"stem\" string";
+    t->stem = cp_arena_strdup(a, stem);
+    const struct cp_jnode *fc = cp_json_get(c, "failClosed", NULL);
+    if (!cp_gate_is(fc, CP_J_TRUE) && !cp_gate_is(fc, CP_J_FALSE))
+        return "gate table has no \"failClosed\" boolean";
+    t->fail_closed = fc->type == CP_J_TRUE;
     return NULL;
 }
 
@@ -366,100 +470,25 @@ const char *cp_gate_table_parse(struct cp_arena *a, const char *text,
                                 size_t len, struct cp_gate_table *t)
 {
     memset(t, 0, sizeof *t);
-    if (memchr(text, 0, len))
-        return "artifact contains a NUL byte";
-    cJSON *root = cJSON_ParseWithLength(text, len);
-    if (!root)
-        return "artifact is not JSON";
-    const char *err = NULL;
-    const cJSON *c = cJSON_GetObjectItemCaseSensitive(root, "confpol");
-    if (!cJSON_IsObject(c)) {
-        err = "artifact has no \"confpol\" gate table object";
-        goto out;
-    }
-    const cJSON *ver = cJSON_GetObjectItemCaseSensitive(c, "version");
-    if (!cJSON_IsNumber(ver) || ver->valuedouble != 1) {
-        err = "gate table version is not 1";
-        goto out;
-    }
-    const char *stem = cp_gate_str(c, "stem");
-    if (!stem) {
-        err = "gate table has no \"stem\" string";
-        goto out;
-    }
-    t->stem = cp_arena_strdup(a, stem);
-    const cJSON *fc = cJSON_GetObjectItemCaseSensitive(c, "failClosed");
-    if (!cJSON_IsBool(fc)) {
-        err = "gate table has no \"failClosed\" boolean";
-        goto out;
-    }
-    t->fail_closed = cJSON_IsTrue(fc);
-    err = cp_gate_table_content(a, c, t);
+    const struct cp_jnode *c = NULL;
+    const char *err = cp_gate_table_root(a, text, len, &c);
+    if (!err)
+        err = cp_gate_table_head(a, c, t);
+    if (!err)
+        err = cp_gate_table_content(a, c, t);
     if (err)
-        goto out;
-    const cJSON *gates = cJSON_GetObjectItemCaseSensitive(c, "gates");
-    if (!cJSON_IsArray(gates)) {
-        err = "gate table has no \"gates\" array";
-        goto out;
-    }
-    size_t n = (size_t)cJSON_GetArraySize(gates);
-    t->gates = cp_arena_alloc(a, (n ? n : 1) * sizeof *t->gates);
-    size_t i = 0;
-    for (const cJSON *g = gates->child; g; g = g->next, i++) {
-        struct cp_gate_entry *e = &t->gates[i];
-        const char *id = cp_gate_str(g, "id"), *verdict = cp_gate_str(g, "verdict");
-        const char *kind = cp_gate_str(g, "kind"), *pat = cp_gate_str(g, "pattern");
-        const char *where = cp_gate_str(g, "where");
-        if (!cJSON_IsObject(g) || !id || !verdict || !kind || !pat || !where) {
-            err = cp_arena_printf(a, "gate table entry %zu is not an object "
-                                     "with string id, verdict, kind, pattern "
-                                     "and where", i + 1);
-            goto out;
-        }
-        if (strcmp(verdict, "ask") == 0)
-            e->verdict = CP_ASK;
-        else if (strcmp(verdict, "deny") == 0)
-            e->verdict = CP_DENY;
-        else {
-            err = cp_arena_printf(a, "%s: verdict is not \"ask\" or \"deny\"", id);
-            goto out;
-        }
-        bool is_re;
-        if (strcmp(kind, "regex") == 0)
-            is_re = true;
-        else if (strcmp(kind, "words") == 0 || strcmp(kind, "unknown") == 0)
-            is_re = false;
-        else {
-            err = cp_arena_printf(a, "%s: kind is not \"words\", \"regex\" "
-                                     "or \"unknown\"", id);
-            goto out;
-        }
-        /* A regex in the scanner's subset is known to compile: its
-         * regcomp waits until a command line meets its condition. */
-        e->req = is_re ? cp_gate_rx_scan(a, pat) : NULL;
-        const char *perr = NULL;
-        if (strcmp(kind, "unknown") == 0) {
-            if (strcmp(pat, "unknown") != 0)
-                perr = "the pattern of kind \"unknown\" is not \"unknown\"";
-            else
-                cp_gate_unknown(&e->pat);
-        } else if (e->req) {
-            e->pat.kind = CP_GATE_REGEX;
-            e->pat.text = cp_arena_strdup(a, pat);
-        } else {
-            perr = cp_gate_parse(a, pat, strlen(pat), is_re, &e->pat);
-        }
-        if (perr) {
-            err = cp_arena_printf(a, "%s: invalid pattern: %s", id, perr);
-            goto out;
-        }
-        e->id = cp_arena_strdup(a, id);
-        e->where = cp_arena_strdup(a, where);
+        return err;
+    const struct cp_jnode *gates = cp_json_get(c, "gates", NULL);
+    if (!cp_gate_is(gates, CP_J_ARR))
+        return "gate table has no \"gates\" array";
+    t->gates = cp_arena_alloc(a, (gates->n ? gates->n : 1) * sizeof *t->gates);
+    for (size_t i = 0; i < gates->n; i++) {
+        err = cp_gate_table_entry(a, gates->items[i], i, &t->gates[i]);
+        if (err)
+            return err;
         t->ngates = i + 1; /* counts compiled rows, also on a later error */
     }
-out:
-    cJSON_Delete(root);
-    return err;
+    return NULL;
 }
 
 void cp_gate_table_free(struct cp_gate_table *t)
@@ -666,35 +695,6 @@ bool cp_gate_scan_texts(struct cp_arena *a, const struct cp_gate_input *in,
 
 /* ---- answer JSON ------------------------------------------------------ */
 
-/* Length of the valid UTF-8 sequence at s (1..4), or 0 if invalid. */
-static size_t cp_gate_utf8_len(const unsigned char *s, size_t n)
-{
-    unsigned c = s[0];
-    size_t len;
-    unsigned min;
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xc2 && c <= 0xdf)
-        len = 2, min = 0x80;
-    else if (c >= 0xe0 && c <= 0xef)
-        len = 3, min = 0x800;
-    else if (c >= 0xf0 && c <= 0xf4)
-        len = 4, min = 0x10000;
-    else
-        return 0;
-    if (n < len)
-        return 0;
-    unsigned cp = c & (0x3f >> (len - 1));
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        cp = (cp << 6) | (s[i] & 0x3f);
-    }
-    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-        return 0;
-    return len;
-}
-
 /* A JSON string literal that is valid JSON whatever the bytes: invalid
  * UTF-8 becomes U+FFFD, so an ask or deny can never be lost to a client
  * that rejects the output. */
@@ -722,7 +722,7 @@ void cp_gate_json_str(struct cp_buf *out, const char *s)
             cp_buf_printf(out, "\\u%04x", c);
             i++;
         } else {
-            size_t l = cp_gate_utf8_len(p + i, n - i);
+            size_t l = cp_utf8_len(p + i, n - i);
             if (l == 0) {
                 cp_buf_adds(out, "\\ufffd");
                 i++;

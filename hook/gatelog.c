@@ -9,8 +9,8 @@
  * command line itself is never written, only its hash. */
 #include "gate.h"
 #include "hmac.h"
+#include "json.h"
 
-#include <cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -95,85 +95,99 @@ static void cp_gatelog_nullable(struct cp_buf *b, const char *s)
         cp_buf_adds(b, "null");
 }
 
-int cp_gatelog_append(const char *path, const struct cp_gatelog_rec *r,
-                      char *err, size_t errlen)
+/* Opens the log for appending and takes its lock; *fd then holds it.
+ * Returns NULL, or why not (the file closed). */
+static const char *cp_gatelog_open(struct cp_arena *a, const char *path,
+                                   int *fd)
 {
-    int fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK,
-                  0600);
-    if (fd < 0) {
-        snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
-        return -1;
-    }
+    *fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK,
+               0600);
+    if (*fd < 0)
+        return cp_arena_printf(a, "cannot open '%s': %s", path,
+                               strerror(errno));
     struct stat st;
-    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-        snprintf(err, errlen, "'%s' is not a regular file", path);
-        close(fd);
-        return -1;
-    }
-    if (cp_gatelog_lock(fd) < 0) {
-        snprintf(err, errlen, "cannot lock '%s': %s", path, strerror(errno));
-        close(fd);
-        return -1;
-    }
-    char prev[CP_SHA256_HEX];
-    bool partial;
-    if (fstat(fd, &st) < 0 ||
-        cp_gatelog_last_hash(fd, st.st_size, prev, &partial) < 0) {
-        snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
-        close(fd);
-        return -1;
-    }
+    const char *why = NULL;
+    if (fstat(*fd, &st) < 0 || !S_ISREG(st.st_mode))
+        why = cp_arena_printf(a, "'%s' is not a regular file", path);
+    else if (cp_gatelog_lock(*fd) < 0)
+        why = cp_arena_printf(a, "cannot lock '%s': %s", path,
+                              strerror(errno));
+    if (why)
+        close(*fd);
+    return why;
+}
+
+/* The line for record r after the line hashed to prev (on a line of its
+ * own after a torn last line: partial), sealed when r has a key. */
+static void cp_gatelog_line(struct cp_buf *b, const struct cp_gatelog_rec *r,
+                            const char *prev, bool partial)
+{
     struct tm tm;
     char tbuf[32];
     gmtime_r(&r->time, &tm);
     strftime(tbuf, sizeof tbuf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-
-    struct cp_buf b = {0};
     if (partial) /* keep the torn line apart; verification will flag it */
-        cp_buf_addc(&b, '\n');
-    cp_buf_printf(&b, "{\"time\": \"%s\", \"decision\": ", tbuf);
-    cp_gate_json_str(&b, r->decision);
-    cp_buf_adds(&b, ", \"rule\": ");
-    cp_gatelog_nullable(&b, r->rule);
-    cp_buf_adds(&b, ", \"cmd_sha256\": ");
+        cp_buf_addc(b, '\n');
+    cp_buf_printf(b, "{\"time\": \"%s\", \"decision\": ", tbuf);
+    cp_gate_json_str(b, r->decision);
+    cp_buf_adds(b, ", \"rule\": ");
+    cp_gatelog_nullable(b, r->rule);
+    cp_buf_adds(b, ", \"cmd_sha256\": ");
     if (r->cmd) {
         char h[CP_SHA256_HEX];
         cp_sha256_hex(r->cmd, r->cmdlen, h);
-        cp_buf_printf(&b, "\"%s\"", h);
+        cp_buf_printf(b, "\"%s\"", h);
     } else {
-        cp_buf_adds(&b, "null");
+        cp_buf_adds(b, "null");
     }
-    cp_buf_printf(&b, ", \"prev\": \"%s\", \"tool\": ", prev);
-    cp_gatelog_nullable(&b, r->tool);
+    cp_buf_printf(b, ", \"prev\": \"%s\", \"tool\": ", prev);
+    cp_gatelog_nullable(b, r->tool);
     if (r->findings) /* classes, fields and line numbers only */
-        cp_buf_printf(&b, ", \"findings\": %s", r->findings);
-    if (r->keylen) {
-        cp_buf_printf(&b, ", \"input_hmac\": \"%s\", \"line_hmac\": \"",
-                      r->input_hmac ? r->input_hmac : CP_GATELOG_ZEROS);
-        /* The seal covers the line with its own value as 64 zeros. */
-        size_t at = b.len;
-        cp_buf_adds(&b, CP_GATELOG_ZEROS "\"}");
-        size_t start = partial ? 1 : 0;
-        char mac[CP_SHA256_HEX];
-        cp_hmac_sha256_hex(r->key, r->keylen, b.data + start, b.len - start, mac);
-        memcpy(b.data + at, mac, 64);
-        cp_buf_addc(&b, '\n');
-    } else {
-        cp_buf_adds(&b, "}\n");
+        cp_buf_printf(b, ", \"findings\": %s", r->findings);
+    if (!r->keylen) {
+        cp_buf_adds(b, "}\n");
+        return;
     }
+    cp_buf_printf(b, ", \"input_hmac\": \"%s\", \"line_hmac\": \"",
+                  r->input_hmac ? r->input_hmac : CP_GATELOG_ZEROS);
+    /* The seal covers the line with its own value as 64 zeros. */
+    size_t at = b->len;
+    cp_buf_adds(b, CP_GATELOG_ZEROS "\"}");
+    size_t start = partial ? 1 : 0;
+    char mac[CP_SHA256_HEX];
+    cp_hmac_sha256_hex(r->key, r->keylen, b->data + start, b->len - start, mac);
+    memcpy(b->data + at, mac, 64);
+    cp_buf_addc(b, '\n');
+}
+
+const char *cp_gatelog_append(struct cp_arena *a, const char *path,
+                              const struct cp_gatelog_rec *r)
+{
+    int fd;
+    const char *why = cp_gatelog_open(a, path, &fd);
+    if (why)
+        return why;
+    char prev[CP_SHA256_HEX];
+    bool partial;
+    struct stat st;
+    if (fstat(fd, &st) < 0 ||
+        cp_gatelog_last_hash(fd, st.st_size, prev, &partial) < 0) {
+        why = cp_arena_printf(a, "cannot read '%s': %s", path, strerror(errno));
+        close(fd);
+        return why;
+    }
+    struct cp_buf b = {0};
+    cp_gatelog_line(&b, r, prev, partial);
     ssize_t w;
     do
         w = write(fd, b.data, b.len);
     while (w < 0 && errno == EINTR);
-    int rc = 0;
-    if (w != (ssize_t)b.len) {
-        snprintf(err, errlen, "cannot append to '%s': %s", path,
-                 w < 0 ? strerror(errno) : "short write");
-        rc = -1;
-    }
+    if (w != (ssize_t)b.len)
+        why = cp_arena_printf(a, "cannot append to '%s': %s", path,
+                              w < 0 ? strerror(errno) : "short write");
     cp_buf_free(&b);
     close(fd); /* releases the lock */
-    return rc;
+    return why;
 }
 
 /* ---- verification ------------------------------------------------------ */
@@ -202,72 +216,130 @@ static bool cp_is_rfc3339_utc(const char *s)
     return true;
 }
 
-static bool cp_gatelog_findings_ok(const cJSON *v)
+static bool cp_gatelog_is(const struct cp_jnode *v, enum cp_jtype t)
 {
-    if (!cJSON_IsArray(v))
+    return v && v->type == t;
+}
+
+static const struct cp_jnode *cp_gatelog_get(const struct cp_jnode *o,
+                                             const char *key)
+{
+    return cp_json_get(o, key, NULL);
+}
+
+/* A string member's text, or NULL when absent or not a string. */
+static const char *cp_gatelog_str(const struct cp_jnode *o, const char *key)
+{
+    const struct cp_jnode *v = cp_gatelog_get(o, key);
+    return cp_gatelog_is(v, CP_J_STR) ? v->s : NULL;
+}
+
+static bool cp_gatelog_finding_ok(const struct cp_jnode *f)
+{
+    const struct cp_jnode *ln = cp_gatelog_get(f, "lines");
+    if (!cp_gatelog_is(f, CP_J_OBJ) || !cp_gatelog_str(f, "class") ||
+        !cp_gatelog_str(f, "field") || !cp_gatelog_is(ln, CP_J_ARR))
         return false;
-    for (const cJSON *f = v->child; f; f = f->next) {
-        const cJSON *c = cJSON_GetObjectItemCaseSensitive(f, "class");
-        const cJSON *fl = cJSON_GetObjectItemCaseSensitive(f, "field");
-        const cJSON *ln = cJSON_GetObjectItemCaseSensitive(f, "lines");
-        if (!cJSON_IsObject(f) || !cJSON_IsString(c) || !cJSON_IsString(fl) ||
-            !cJSON_IsArray(ln))
+    for (size_t i = 0; i < ln->n; i++)
+        if (ln->items[i]->type != CP_J_NUM || strtod(ln->items[i]->s, NULL) < 1)
             return false;
-        for (const cJSON *n = ln->child; n; n = n->next)
-            if (!cJSON_IsNumber(n) || n->valuedouble < 1)
-                return false;
-    }
     return true;
 }
 
-/* NULL if the record's fields are well-formed, else what is wrong. */
-static const char *cp_gatelog_check_rec(const cJSON *o, const char **prev)
+static bool cp_gatelog_findings_ok(const struct cp_jnode *v)
 {
-    *prev = NULL;
-    if (!cJSON_IsObject(o))
-        return "not a JSON object";
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, "time");
-    if (!cJSON_IsString(v) || !cp_is_rfc3339_utc(v->valuestring))
-        return "\"time\" is missing or not an RFC 3339 UTC time";
-    v = cJSON_GetObjectItemCaseSensitive(o, "decision");
-    if (!cJSON_IsString(v) || (strcmp(v->valuestring, "allow") != 0 &&
-                               strcmp(v->valuestring, "ask") != 0 &&
-                               strcmp(v->valuestring, "deny") != 0))
-        return "\"decision\" is not \"allow\", \"ask\" or \"deny\"";
-    v = cJSON_GetObjectItemCaseSensitive(o, "rule");
-    if (!cJSON_IsString(v) && !cJSON_IsNull(v))
-        return "\"rule\" is missing or not a string or null";
-    v = cJSON_GetObjectItemCaseSensitive(o, "cmd_sha256");
-    if (!cJSON_IsNull(v) && !(cJSON_IsString(v) && cp_is_hex64(v->valuestring)))
-        return "\"cmd_sha256\" is missing or not a SHA-256 hex digest or null";
-    v = cJSON_GetObjectItemCaseSensitive(o, "tool");
-    if (!cJSON_IsString(v) && !cJSON_IsNull(v))
-        return "\"tool\" is missing or not a string or null";
-    v = cJSON_GetObjectItemCaseSensitive(o, "prev");
-    if (!cJSON_IsString(v) || !cp_is_hex64(v->valuestring))
-        return "\"prev\" is missing or not a SHA-256 hex digest";
-    *prev = v->valuestring;
-    v = cJSON_GetObjectItemCaseSensitive(o, "findings");
+    if (!cp_gatelog_is(v, CP_J_ARR))
+        return false;
+    for (size_t i = 0; i < v->n; i++)
+        if (!cp_gatelog_finding_ok(v->items[i]))
+            return false;
+    return true;
+}
+
+/* A string or null member. */
+static bool cp_gatelog_str_or_null(const struct cp_jnode *o, const char *key)
+{
+    const struct cp_jnode *v = cp_gatelog_get(o, key);
+    return cp_gatelog_is(v, CP_J_STR) || cp_gatelog_is(v, CP_J_NULL);
+}
+
+/* The optional members: findings and the two HMACs. */
+static const char *cp_gatelog_check_extra(const struct cp_jnode *o)
+{
+    const struct cp_jnode *v = cp_gatelog_get(o, "findings");
     if (v && !cp_gatelog_findings_ok(v))
         return "\"findings\" is not an array of {class, field, lines}";
     static const char *const macs[] = {"input_hmac", "line_hmac"};
     for (size_t i = 0; i < 2; i++) {
-        v = cJSON_GetObjectItemCaseSensitive(o, macs[i]);
-        if (v && !(cJSON_IsString(v) && cp_is_hex64(v->valuestring)))
+        v = cp_gatelog_get(o, macs[i]);
+        const char *s = cp_gatelog_str(o, macs[i]);
+        if (v && !(s && cp_is_hex64(s)))
             return i ? "\"line_hmac\" is not an HMAC-SHA256 hex digest"
                      : "\"input_hmac\" is not an HMAC-SHA256 hex digest";
     }
     return NULL;
 }
 
+/* NULL if the record's fields are well-formed, else what is wrong. */
+static const char *cp_gatelog_check_rec(const struct cp_jnode *o,
+                                        const char **prev)
+{
+    *prev = NULL;
+    if (!cp_gatelog_is(o, CP_J_OBJ))
+        return "not a JSON object";
+    const char *s = cp_gatelog_str(o, "time");
+    if (!s || !cp_is_rfc3339_utc(s))
+        return "\"time\" is missing or not an RFC 3339 UTC time";
+    s = cp_gatelog_str(o, "decision");
+    if (!s || (strcmp(s, "allow") != 0 && strcmp(s, "ask") != 0 &&
+               strcmp(s, "deny") != 0))
+        return "\"decision\" is not \"allow\", \"ask\" or \"deny\"";
+    if (!cp_gatelog_str_or_null(o, "rule"))
+        return "\"rule\" is missing or not a string or null";
+    s = cp_gatelog_str(o, "cmd_sha256");
+    if (!cp_gatelog_is(cp_gatelog_get(o, "cmd_sha256"), CP_J_NULL) &&
+        !(s && cp_is_hex64(s)))
+        return "\"cmd_sha256\" is missing or not a SHA-256 hex digest or null";
+    if (!cp_gatelog_str_or_null(o, "tool"))
+        return "\"tool\" is missing or not a string or null";
+    s = cp_gatelog_str(o, "prev");
+    if (!s || !cp_is_hex64(s))
+        return "\"prev\" is missing or not a SHA-256 hex digest";
+    *prev = s;
+    return cp_gatelog_check_extra(o);
+}
+
+/* The reader's rules for a log line: one meaning for every reader (a key
+ * twice could show a verifier one "prev" and another tool the other). */
+static const struct cp_json_opts cp_gatelog_line_opts = {
+    .no_dup_keys = true, .no_nul = true};
+
+/* Reads one line's record (arena a); NULL or why it is not one. */
+static const char *cp_gatelog_read_line(struct cp_arena *a, const char *line,
+                                        size_t len, struct cp_jnode **o)
+{
+    enum cp_json_err k;
+    *o = NULL;
+    if (memchr(line, 0, len))
+        return "line contains a NUL byte";
+    if (!cp_json_read(a, line, len, &cp_gatelog_line_opts, o, &k))
+        return NULL;
+    if (k == CP_JSON_E_DUP)
+        return "line has a duplicate key";
+    if (k == CP_JSON_E_NUL)
+        return "line contains an escaped NUL character";
+    return "not a JSON object";
+}
+
 /* With the key: the line carries input_hmac and a line_hmac equal to the
  * HMAC of the line with that value written as 64 zeros. */
-static const char *cp_gatelog_check_seal(const cJSON *o, const char *line,
+static const char *cp_gatelog_check_seal(const struct cp_jnode *o,
+                                         const char *line,
                                          size_t len, const char *key,
                                          size_t keylen)
 {
-    const cJSON *in = cJSON_GetObjectItemCaseSensitive(o, "input_hmac");
-    const cJSON *lm = cJSON_GetObjectItemCaseSensitive(o, "line_hmac");
+    const struct cp_jnode *in = cp_gatelog_get(o, "input_hmac");
+    const struct cp_jnode *lm = cp_gatelog_get(o, "line_hmac");
     if (!in || !lm)
         return "no \"input_hmac\" and \"line_hmac\" (the line was not "
                "written with the key)";
@@ -313,12 +385,10 @@ int cp_gatelog_verify_keyed(const char *path, const char *key, size_t keylen,
         bool terminated = len > 0 && line[len - 1] == '\n';
         size_t body = terminated ? (size_t)len - 1 : (size_t)len;
         const char *why = NULL, *prev = NULL;
-        cJSON *o = NULL;
-        if (memchr(line, 0, body))
-            why = "line contains a NUL byte";
-        else if (!(o = cJSON_ParseWithLength(line, body)))
-            why = "not a JSON object";
-        else
+        struct cp_arena *a = cp_arena_new();
+        struct cp_jnode *o = NULL;
+        why = cp_gatelog_read_line(a, line, body, &o);
+        if (!why)
             why = cp_gatelog_check_rec(o, &prev);
         if (!why && strcmp(prev, expect) != 0)
             why = n == 1 ? "\"prev\" of the first line is not 64 zeros"
@@ -328,7 +398,7 @@ int cp_gatelog_verify_keyed(const char *path, const char *key, size_t keylen,
             why = cp_gatelog_check_seal(o, line, body, key, keylen);
         if (!why && !terminated)
             why = "last line is not terminated by a newline (torn write)";
-        cJSON_Delete(o);
+        cp_arena_free(a);
         if (why) {
             fprintf(msgs, "%s:%zu: %s\n", path, n, why);
             rc = 1;

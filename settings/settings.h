@@ -1,9 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* Claude Code settings wiring on memory buffers: a JSON reader that keeps
- * byte spans, a deterministic printer, and install / uninstall / verify of
- * a `.claude.json` artifact in a live settings document
- * (spec/settings-wiring.md).  No file I/O here: the callers (cli/cmd_install.c,
- * the fuzzers, the tests) read and write the files. */
+/* Claude Code settings wiring on memory buffers: install / uninstall /
+ * verify of a `.claude.json` artifact in a live settings document
+ * (spec/settings-wiring.md), on the span-keeping JSON reader of
+ * util/json.h.  No file I/O here: the callers (cli/cmd_install.c, the
+ * fuzzers, the tests) read and write the files.
+ *
+ * Error idiom of this room: a function that can refuse returns false (the
+ * entry points below: -1, or a count of gaps) and appends one line per
+ * reason, ending in '\n', to the caller's buffer (err, report); nothing
+ * here prints or exits.  The files of the room: settings_int.h. */
 #ifndef CP_SETTINGS_H
 #define CP_SETTINGS_H
 
@@ -11,84 +16,7 @@
 #include <stddef.h>
 
 #include "arena.h"
-
-/* ---- JSON values with source spans -------------------------------------- */
-
-enum cp_jtype {
-    CP_J_NULL,
-    CP_J_FALSE,
-    CP_J_TRUE,
-    CP_J_NUM,
-    CP_J_STR,
-    CP_J_ARR,
-    CP_J_OBJ,
-};
-
-struct cp_jnode;
-
-struct cp_jmember {
-    const char *key; /* decoded, NUL-terminated (may hold NULs: use klen) */
-    size_t klen;
-    size_t kstart;   /* offset of the key's opening quote (parsed nodes) */
-    struct cp_jnode *val;
-};
-
-struct cp_jnode {
-    enum cp_jtype type;
-    size_t start, end;          /* [start, end) of the value in the text */
-    const char *s;              /* STR: decoded bytes; NUM: the number text */
-    size_t len;
-    struct cp_jnode **items;    /* ARR */
-    struct cp_jmember *members; /* OBJ, in document order */
-    size_t n;                   /* number of items or members */
-    bool oneline;               /* printer: this value on one line */
-};
-
-/* Nesting limit of the reader (documents deeper than this are refused). */
-#define CP_JSON_MAX_DEPTH 256
-
-/* Parses a whole document (RFC 8259: UTF-8, no BOM, no comments, no
- * trailing commas, one value with only whitespace around it).  Returns
- * NULL on success, else a message (arena) with the byte offset. */
-const char *cp_json_parse(struct cp_arena *a, const char *text, size_t len,
-                          struct cp_jnode **out);
-
-/* Member `key` of object `o` (NULL if absent).  *dup is set when the key
- * occurs more than once (the caller refuses such documents). */
-struct cp_jnode *cp_json_get(const struct cp_jnode *o, const char *key,
-                             bool *dup);
-
-/* Constructors for building documents (the claude backend). */
-struct cp_jnode *cp_json_new(struct cp_arena *a, enum cp_jtype t);
-struct cp_jnode *cp_json_str(struct cp_arena *a, const char *s, size_t len);
-struct cp_jnode *cp_json_bool(struct cp_arena *a, bool v);
-struct cp_jnode *cp_json_int(struct cp_arena *a, long v);
-/* Appends to an array / object (amortised growth in the arena). */
-void cp_json_push(struct cp_arena *a, struct cp_jnode *arr,
-                  struct cp_jnode *v);
-void cp_json_set(struct cp_arena *a, struct cp_jnode *obj, const char *key,
-                 struct cp_jnode *v);
-/* Appends a string to an array unless an equal one is already there.
- * Returns true when added. */
-bool cp_json_push_unique(struct cp_arena *a, struct cp_jnode *arr,
-                         const char *s, size_t len);
-
-/* Is s[0..len) valid UTF-8 (no overlongs, no surrogates)? */
-bool cp_json_utf8_valid(const char *s, size_t len);
-/* Appends a JSON string literal: ASCII only, escapes exactly as Python's
- * json.dumps (ensure_ascii): \" \\ \b \f \n \r \t, other controls and all
- * non-ASCII as lower-case \uXXXX (surrogate pairs above U+FFFF).  The
- * bytes must be valid UTF-8 (checked by the caller). */
-void cp_json_quote(struct cp_buf *b, const char *s, size_t len);
-/* Prints a value in the canonical layout: 2-space indent, "key": value,
- * one element per line, [] and {} for empty containers, members in their
- * order, no trailing newline.  `indent` is the indentation of the line
- * the value starts on (prefixed to continuation lines); `unit` the string
- * added per level; compact: one line, ", " and ": " separators. */
-void cp_json_print(struct cp_buf *b, const struct cp_jnode *v,
-                   const char *indent, const char *unit, bool compact);
-/* Structural equality (objects: same members in any order). */
-bool cp_json_equal(const struct cp_jnode *x, const struct cp_jnode *y);
+#include "json.h"
 
 /* ---- settings wiring ------------------------------------------------------ */
 

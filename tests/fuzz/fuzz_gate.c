@@ -8,7 +8,6 @@
  * Properties checked beyond "no crash, no leak": the reader returns the
  * bytes unchanged; an answer is empty for allow and otherwise parses as
  * JSON with the expected decision; the decision is deterministic. */
-#include <cjson/cJSON.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -17,6 +16,7 @@
 #include <unistd.h>
 
 #include "gate.h"
+#include "json.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -72,16 +72,20 @@ static void cp_fuzz_check_answer(const struct cp_gate_answer *ans)
     if (out.len == 0 || out.data[out.len - 1] != '\n' ||
         memchr(out.data, '\n', out.len) != out.data + out.len - 1)
         abort();
-    cJSON *j = cJSON_ParseWithLength(out.data, out.len);
-    const cJSON *h = j ? cJSON_GetObjectItemCaseSensitive(j, "hookSpecificOutput") : NULL;
-    const cJSON *d = h ? cJSON_GetObjectItemCaseSensitive(h, "permissionDecision") : NULL;
+    static const struct cp_json_opts strict = {.no_dup_keys = true,
+                                               .no_nul = true};
+    struct cp_arena *a = cp_arena_new();
+    struct cp_jnode *j = NULL;
+    cp_json_read(a, out.data, out.len, &strict, &j, NULL);
+    const struct cp_jnode *h = cp_json_get(j, "hookSpecificOutput", NULL);
+    const struct cp_jnode *d = cp_json_get(h, "permissionDecision", NULL);
     const char *want = ans->verdict == CP_DENY ? "deny" : "ask";
-    if (!cJSON_IsString(d) || strcmp(d->valuestring, want) != 0) {
+    if (!cp_json_str_is(d, want, strlen(want))) {
         fprintf(stderr, "fuzz_gate: answer is not valid JSON or has the wrong "
                 "decision:\n%s", out.data);
         abort();
     }
-    cJSON_Delete(j);
+    cp_arena_free(a);
     cp_buf_free(&out);
 }
 
@@ -100,12 +104,18 @@ static void cp_fuzz_reader(const uint8_t *data, size_t size)
     close(p[0]);
     (void)cp_gate_rd_text(r);
     /* EOF came with every byte: the reader returns them all, or stops
-     * early only after a complete value (a prefix of the input). */
+     * early only at a prefix that is a complete value or that no more
+     * bytes can make one. */
     bool early_ok = true;
     if (r == CP_GATE_RD_OK && in.len < size) {
-        cJSON *v = cJSON_ParseWithLength(in.data, in.len);
-        early_ok = v != NULL;
-        cJSON_Delete(v);
+        struct cp_arena *a = cp_arena_new();
+        struct cp_jnode *v;
+        enum cp_json_err k;
+        static const struct cp_json_opts gate = {
+            .max_bytes = CP_GATE_MAX_INPUT, .no_dup_keys = true, .no_nul = true};
+        cp_json_read(a, in.data, in.len, &gate, &v, &k);
+        early_ok = k != CP_JSON_E_END;
+        cp_arena_free(a);
     }
     if (r != CP_GATE_RD_OK || in.len > size || !early_ok ||
         (in.len && memcmp(in.data, data, in.len) != 0)) {
@@ -177,10 +187,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         cp_fuzz_check_answer(&ans);
         struct cp_buf js = {0};
         cp_gate_json_str(&js, cmd);
-        cJSON *j = cJSON_ParseWithLength(js.data, js.len);
-        if (!cJSON_IsString(j))
+        struct cp_jnode *j = NULL;
+        cp_json_parse(a, js.data, js.len, &j);
+        if (!j || j->type != CP_J_STR)
             abort();
-        cJSON_Delete(j);
         cp_buf_free(&js);
     }
 

@@ -34,8 +34,6 @@ for f in examples/*.confpol; do
         >/dev/null 2>&1 || echo "note: cannot build $f for the seeds"
 done
 
-LIBS=$(pkg-config --libs libcjson 2>/dev/null || echo -lcjson)
-CFLAGS_DEPS=$(pkg-config --cflags libcjson 2>/dev/null)
 WARN="-Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Wswitch-enum -Werror"
 harnesses=""
 for src in tests/fuzz/fuzz_*.c; do
@@ -44,8 +42,8 @@ for src in tests/fuzz/fuzz_*.c; do
     echo "== linking fuzz_$name"
     # shellcheck disable=SC2086
     clang -std=c11 $WARN $FLAGS -fsanitize=fuzzer -D_GNU_SOURCE \
-        -I"$BUILD/grammar" -Iutil -Icompiler -Ibackends -Iruntime -Ihook -Isettings $CFLAGS_DEPS \
-        -o "$out/fuzz_$name" "$src" "$BUILD/libconfpol.a" $LIBS || exit 2
+        -I"$BUILD/grammar" -Iutil -Icompiler -Ibackends -Iruntime -Ihook -Isettings \
+        -o "$out/fuzz_$name" "$src" "$BUILD/libconfpol.a" || exit 2
     harnesses="$harnesses $name"
 done
 

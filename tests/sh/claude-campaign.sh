@@ -11,6 +11,6 @@ tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
 ${CC:-cc} -std=c11 -D_GNU_SOURCE -I"$TOP/util" -I"$TOP/compiler" -o "$tmp/decide_batch" \
     "$TOP/tests/golden/decide_batch.c" "$TOP/${BUILD:-build}/libconfpol.a" \
-    -lcjson || { echo "cannot build the decision helper"; exit 1; }
+    || { echo "cannot build the decision helper"; exit 1; }
 python3 "$TOP/tests/campaign/claude_campaign.py" "$CONFPOL" "$tmp/decide_batch" \
     "$tmp" "${CLAUDE_SEED:-20261202}" "${CLAUDE_COUNT:-150}"

@@ -15,7 +15,7 @@ fail=0
 helper="$tmp/decide_batch"
 ${CC:-cc} -std=c11 -D_GNU_SOURCE -I"$TOP/util" -I"$TOP/compiler" -o "$helper" \
     "$TOP/tests/golden/decide_batch.c" "$TOP/$BUILD/libconfpol.a" \
-    -lcjson || { echo "cannot build the decision helper"; exit 1; }
+    || { echo "cannot build the decision helper"; exit 1; }
 for f in examples/*.confpol tests/golden/cases/*.confpol; do
     [ -f "$f" ] || continue
     stem=$(basename "$f" .confpol)

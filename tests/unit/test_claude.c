@@ -1,20 +1,67 @@
 /* SPDX-License-Identifier: MIT */
 /* The claude backend on hand-built policies: path spellings, gate lowering,
- * fidelity, profiles, and an adversarial path corpus read back with cJSON. */
+ * fidelity, profiles, and an adversarial path corpus read back with the project's strict JSON
+ * reader. */
 #include <check.h>
-#include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "backend.h"
 #include "gate.h"
+#include "json.h"
 #include "match.h"
 
 static struct cp_arena *ar;
 static struct cp_diags dg;
 static struct cp_gate_pat *regexes[16]; /* compiled: freed in teardown */
 static size_t nregexes;
+
+/* Reading the artifact back with the project's strict reader. */
+static struct cp_jnode *tj_parse(const char *text)
+{
+    static const struct cp_json_opts strict = {.no_dup_keys = true,
+                                               .no_nul = true};
+    struct cp_jnode *v = NULL;
+    const char *err = cp_json_read(ar, text, strlen(text), &strict, &v, NULL);
+    ck_assert_msg(err == NULL, "artifact: %s", err ? err : "");
+    return v;
+}
+
+static struct cp_jnode *tj_get(const struct cp_jnode *o, const char *key)
+{
+    return cp_json_get(o, key, NULL);
+}
+
+static int tj_size(const struct cp_jnode *a)
+{
+    return a && a->type == CP_J_ARR ? (int)a->n : 0;
+}
+
+static struct cp_jnode *tj_item(const struct cp_jnode *a, int i)
+{
+    return i >= 0 && i < tj_size(a) ? a->items[i] : NULL;
+}
+
+static bool tj_true(const struct cp_jnode *v)
+{
+    return v && v->type == CP_J_TRUE;
+}
+
+static bool tj_false(const struct cp_jnode *v)
+{
+    return v && v->type == CP_J_FALSE;
+}
+
+static bool tj_str(const struct cp_jnode *v)
+{
+    return v && v->type == CP_J_STR;
+}
+
+/* Each element e of the array arr (none when arr is not an array). */
+#define TJ_FOREACH(e, arr)                                                    \
+    for (int e##_i = 0; e##_i < tj_size(arr) && ((e) = (arr)->items[e##_i]); \
+         e##_i++)
 
 static void setup(void)
 {
@@ -95,35 +142,35 @@ static char *emit(const struct cp_policy *p)
 {
     struct cp_backend_opts o = {0};
     struct cp_buf b = {0};
-    ck_assert(cp_backend_claude.emit(p, &o, ar, &dg, &b));
+    ck_assert(cp_backend_emit(&cp_backend_claude, p, &o, ar, &dg, &b));
     char *s = cp_arena_strdup(ar, b.data);
     cp_buf_free(&b);
     return s;
 }
 
-static cJSON *emit_json(const struct cp_policy *p)
+static struct cp_jnode *emit_json(const struct cp_policy *p)
 {
-    cJSON *j = cJSON_Parse(emit(p));
+    struct cp_jnode *j = tj_parse(emit(p));
     ck_assert_ptr_nonnull(j);
     return j;
 }
 
-static cJSON *at(cJSON *j, const char *a, const char *b, const char *c)
+static struct cp_jnode *at(struct cp_jnode *j, const char *a, const char *b, const char *c)
 {
-    cJSON *x = cJSON_GetObjectItemCaseSensitive(j, a);
+    struct cp_jnode *x = tj_get(j, a);
     if (b)
-        x = cJSON_GetObjectItemCaseSensitive(x, b);
+        x = tj_get(x, b);
     if (c)
-        x = cJSON_GetObjectItemCaseSensitive(x, c);
+        x = tj_get(x, c);
     return x;
 }
 
-static bool has(cJSON *arr, const char *s)
+static bool has(struct cp_jnode *arr, const char *s)
 {
-    cJSON *e;
-    cJSON_ArrayForEach(e, arr)
+    struct cp_jnode *e;
+    TJ_FOREACH(e, arr)
     {
-        if (cJSON_IsString(e) && strcmp(e->valuestring, s) == 0)
+        if (tj_str(e) && strcmp(e->s, s) == 0)
             return true;
     }
     return false;
@@ -157,20 +204,20 @@ START_TEST(path_forms)
     path_rule(p, CP_R_DENY_WRITE, "~/.config/confpol", false);
     path_rule(p, CP_R_DENY_READ, "~/.ssh/**", false);
     path_rule(p, CP_R_DENY_READ, "~", false);
-    cJSON *j = emit_json(p);
-    cJSON *fs = at(j, "sandbox", "filesystem", NULL);
-    cJSON *aw = at(fs, "allowWrite", NULL, NULL);
-    ck_assert_int_eq(cJSON_GetArraySize(aw), 2);
+    struct cp_jnode *j = emit_json(p);
+    struct cp_jnode *fs = at(j, "sandbox", "filesystem", NULL);
+    struct cp_jnode *aw = at(fs, "allowWrite", NULL, NULL);
+    ck_assert_int_eq(tj_size(aw), 2);
     ck_assert(has(aw, "."));
     ck_assert(has(aw, "//srv/data"));
-    cJSON *dw = at(fs, "denyWrite", NULL, NULL);
+    struct cp_jnode *dw = at(fs, "denyWrite", NULL, NULL);
     ck_assert(has(dw, "./.claude"));
     ck_assert(has(dw, "//etc/confpol/x.json"));
     ck_assert(has(dw, "~/.config/confpol"));
-    cJSON *dr = at(fs, "denyRead", NULL, NULL);
+    struct cp_jnode *dr = at(fs, "denyRead", NULL, NULL);
     ck_assert(has(dr, "~/.ssh")); /* a trailing '**' adds nothing */
     ck_assert(has(dr, "~"));
-    cJSON *deny = at(j, "permissions", "deny", NULL);
+    struct cp_jnode *deny = at(j, "permissions", "deny", NULL);
     ck_assert(has(deny, "Edit(/.claude)"));
     ck_assert(has(deny, "Edit(/.claude/**)"));
     ck_assert(has(deny, "Edit(//etc/confpol/x.json)"));
@@ -181,15 +228,14 @@ START_TEST(path_forms)
     ck_assert(has(deny, "Read(~)"));
     ck_assert(has(deny, "Read(~/**)"));
     /* Never a single leading '/' for an absolute path. */
-    cJSON *e;
-    cJSON_ArrayForEach(e, dw)
+    struct cp_jnode *e;
+    TJ_FOREACH(e, dw)
     {
-        ck_assert_msg(e->valuestring[0] != '/' || e->valuestring[1] == '/',
-                      "%s", e->valuestring);
+        ck_assert_msg(e->s[0] != '/' || e->s[1] == '/',
+                      "%s", e->s);
     }
-    ck_assert(cJSON_IsTrue(at(j, "confpol", "projectRelative", NULL)));
-    ck_assert_int_eq(at(j, "confpol", "version", NULL)->valueint, 1);
-    cJSON_Delete(j);
+    ck_assert(tj_true(at(j, "confpol", "projectRelative", NULL)));
+    ck_assert_int_eq(strtol(at(j, "confpol", "version", NULL)->s, NULL, 10), 1);
 }
 END_TEST
 
@@ -198,15 +244,14 @@ START_TEST(path_roots)
     struct cp_policy *p = pol(CP_PROFILE_CONFINED, false, CP_FAIL_CLOSED);
     path_rule(p, CP_R_WRITE, "/", false);
     path_rule(p, CP_R_DENY_WRITE, "/", false);
-    cJSON *j = emit_json(p);
+    struct cp_jnode *j = emit_json(p);
     ck_assert(has(at(j, "sandbox", "filesystem", "allowWrite"), "/"));
     ck_assert(has(at(j, "sandbox", "filesystem", "denyWrite"), "/"));
-    cJSON *deny = at(j, "permissions", "deny", NULL);
+    struct cp_jnode *deny = at(j, "permissions", "deny", NULL);
     ck_assert(has(deny, "Edit(//**)"));
-    ck_assert_int_eq(cJSON_GetArraySize(deny), 1);
+    ck_assert_int_eq(tj_size(deny), 1);
     /* No PROJECT path: the artifact works in any settings file. */
-    ck_assert(cJSON_IsFalse(at(j, "confpol", "projectRelative", NULL)));
-    cJSON_Delete(j);
+    ck_assert(tj_false(at(j, "confpol", "projectRelative", NULL)));
 }
 END_TEST
 
@@ -216,16 +261,15 @@ START_TEST(project_not_writable)
      * a policy that writes nothing there gets an explicit deny. */
     struct cp_policy *p = pol(CP_PROFILE_CONFINED, false, CP_FAIL_CLOSED);
     path_rule(p, CP_R_WRITE, "/tmp/build", false);
-    cJSON *j = emit_json(p);
+    struct cp_jnode *j = emit_json(p);
     ck_assert(has(at(j, "sandbox", "filesystem", "denyWrite"), "."));
     ck_assert(has(at(j, "permissions", "deny", NULL), "Edit(/**)"));
-    cJSON_Delete(j);
 
     /* Writing part of the project: loud. */
     p = pol(CP_PROFILE_CONFINED, false, CP_FAIL_CLOSED);
     path_rule(p, CP_R_WRITE, "${PROJECT}/build", false);
     struct cp_backend_opts o = {0};
-    ck_assert_int_eq(cp_backend_claude.check(p, &o, &dg), 0);
+    ck_assert_int_eq(cp_backend_check(&cp_backend_claude, p, &o, &dg), 0);
     ck_assert_int_eq(count_code(CP0757), 1);
     ck_assert_str_eq(msg_of(CP0757),
                      "claude: Bash may write anywhere in the working directory "
@@ -243,7 +287,7 @@ START_TEST(unbound_param)
                                                   33);
     r->loc = (struct cp_loc){src, 2, 12, 2, 21};
     struct cp_backend_opts o = {0};
-    ck_assert_int_eq(cp_backend_claude.check(p, &o, &dg), 1);
+    ck_assert_int_eq(cp_backend_check(&cp_backend_claude, p, &o, &dg), 1);
     ck_assert_int_eq(count_code(CP0750), 1);
     ck_assert_str_eq(msg_of(CP0750),
                      "param 'CACHE' is not bound: the claude target needs its "
@@ -251,7 +295,7 @@ START_TEST(unbound_param)
     struct cp_buf b = {0};
     cp_diags_free(&dg);
     cp_diags_init(&dg);
-    ck_assert(!cp_backend_claude.emit(p, &o, ar, &dg, &b));
+    ck_assert(!cp_backend_emit(&cp_backend_claude, p, &o, ar, &dg, &b));
     ck_assert_uint_eq(b.len, 0);
     ck_assert_uint_eq(cp_diag_errors(&dg), 1);
 }
@@ -269,43 +313,42 @@ START_TEST(gate_lowering)
     gate_rule(p, CP_R_GATE_ASK, "rm x*", false);         /* glob in a word */
     gate_rule(p, CP_R_GATE_ASK, "ls ~", false);          /* '~' */
     gate_rule(p, CP_R_GATE_DENY, "curl[^|]*[|]sh", true);
-    cJSON *j = emit_json(p);
-    cJSON *deny = at(j, "permissions", "deny", NULL);
-    cJSON *ask = at(j, "permissions", "ask", NULL);
+    struct cp_jnode *j = emit_json(p);
+    struct cp_jnode *deny = at(j, "permissions", "deny", NULL);
+    struct cp_jnode *ask = at(j, "permissions", "ask", NULL);
     ck_assert(has(deny, "Bash(git push --force)"));
     ck_assert(has(deny, "Bash(git push --force *)"));
-    ck_assert_int_eq(cJSON_GetArraySize(ask), 1);
+    ck_assert_int_eq(tj_size(ask), 1);
     ck_assert(has(ask, "Bash(npm test)"));
     /* The hook, and the gate table the hook reads. */
-    cJSON *pre = at(j, "hooks", "PreToolUse", NULL);
-    ck_assert_int_eq(cJSON_GetArraySize(pre), 1);
-    cJSON *g = cJSON_GetArrayItem(pre, 0);
-    ck_assert_str_eq(at(g, "matcher", NULL, NULL)->valuestring,
+    struct cp_jnode *pre = at(j, "hooks", "PreToolUse", NULL);
+    ck_assert_int_eq(tj_size(pre), 1);
+    struct cp_jnode *g = tj_item(pre, 0);
+    ck_assert_str_eq(at(g, "matcher", NULL, NULL)->s,
                      "Bash|Monitor|PowerShell|Write|Edit|MultiEdit|NotebookEdit");
-    cJSON *h = cJSON_GetArrayItem(at(g, "hooks", NULL, NULL), 0);
-    ck_assert_str_eq(at(h, "type", NULL, NULL)->valuestring, "command");
+    struct cp_jnode *h = tj_item(at(g, "hooks", NULL, NULL), 0);
+    ck_assert_str_eq(at(h, "type", NULL, NULL)->s, "command");
     /* The hook pins the artifact's own digest (its pin read as zeros). */
     const char *text = emit(p);
     char pin[CP_SHA256_HEX];
     cp_gate_pin_digest(text, strlen(text), pin);
     char want[160];
     snprintf(want, sizeof want, "confpol gate --sha256 %s t.claude.json", pin);
-    ck_assert_str_eq(at(h, "command", NULL, NULL)->valuestring, want);
-    cJSON *gates = at(j, "confpol", "gates", NULL);
-    ck_assert_int_eq(cJSON_GetArraySize(gates), 6);
-    cJSON *g1 = cJSON_GetArrayItem(gates, 0), *g6 = cJSON_GetArrayItem(gates, 5);
-    ck_assert_str_eq(at(g1, "id", NULL, NULL)->valuestring, "gate#1");
-    ck_assert_str_eq(at(g1, "verdict", NULL, NULL)->valuestring, "deny");
-    ck_assert_str_eq(at(g1, "kind", NULL, NULL)->valuestring, "words");
-    ck_assert_str_eq(at(g1, "pattern", NULL, NULL)->valuestring,
+    ck_assert_str_eq(at(h, "command", NULL, NULL)->s, want);
+    struct cp_jnode *gates = at(j, "confpol", "gates", NULL);
+    ck_assert_int_eq(tj_size(gates), 6);
+    struct cp_jnode *g1 = tj_item(gates, 0), *g6 = tj_item(gates, 5);
+    ck_assert_str_eq(at(g1, "id", NULL, NULL)->s, "gate#1");
+    ck_assert_str_eq(at(g1, "verdict", NULL, NULL)->s, "deny");
+    ck_assert_str_eq(at(g1, "kind", NULL, NULL)->s, "words");
+    ck_assert_str_eq(at(g1, "pattern", NULL, NULL)->s,
                      "git push --force *");
-    ck_assert_str_eq(at(g1, "where", NULL, NULL)->valuestring, "(implicit)");
-    ck_assert_str_eq(at(g6, "kind", NULL, NULL)->valuestring, "regex");
-    ck_assert_str_eq(at(g6, "pattern", NULL, NULL)->valuestring,
+    ck_assert_str_eq(at(g1, "where", NULL, NULL)->s, "(implicit)");
+    ck_assert_str_eq(at(g6, "kind", NULL, NULL)->s, "regex");
+    ck_assert_str_eq(at(g6, "pattern", NULL, NULL)->s,
                      "curl[^|]*[|]sh");
-    ck_assert(cJSON_IsTrue(at(j, "confpol", "failClosed", NULL)));
-    ck_assert_str_eq(at(j, "confpol", "stem", NULL)->valuestring, "t");
-    cJSON_Delete(j);
+    ck_assert(tj_true(at(j, "confpol", "failClosed", NULL)));
+    ck_assert_str_eq(at(j, "confpol", "stem", NULL)->s, "t");
 }
 END_TEST
 
@@ -313,10 +356,9 @@ START_TEST(no_gate_no_hook)
 {
     struct cp_policy *p = pol(CP_PROFILE_CONFINED, false, CP_FAIL_CLOSED);
     path_rule(p, CP_R_WRITE, "${PROJECT}", false);
-    cJSON *j = emit_json(p);
+    struct cp_jnode *j = emit_json(p);
     ck_assert_ptr_null(at(j, "hooks", NULL, NULL));
-    ck_assert_int_eq(cJSON_GetArraySize(at(j, "confpol", "gates", NULL)), 0);
-    cJSON_Delete(j);
+    ck_assert_int_eq(tj_size(at(j, "confpol", "gates", NULL)), 0);
 }
 END_TEST
 
@@ -328,32 +370,29 @@ START_TEST(profiles)
     path_rule(p, CP_R_WRITE, "/", false);
     path_rule(p, CP_R_DENY_WRITE, "~/.config/confpol", false);
     gate_rule(p, CP_R_GATE_ASK, "sudo", true);
-    cJSON *j = emit_json(p);
+    struct cp_jnode *j = emit_json(p);
     ck_assert_ptr_null(at(j, "sandbox", NULL, NULL));
     ck_assert(has(at(j, "permissions", "deny", NULL), "Edit(~/.config/confpol)"));
     ck_assert_ptr_nonnull(at(j, "hooks", NULL, NULL));
-    ck_assert(cJSON_IsFalse(at(j, "confpol", "failClosed", NULL)));
-    ck_assert_str_eq(at(j, "confpol", "profile", NULL)->valuestring,
+    ck_assert(tj_false(at(j, "confpol", "failClosed", NULL)));
+    ck_assert_str_eq(at(j, "confpol", "profile", NULL)->s,
                      "cooperative");
-    cJSON_Delete(j);
 
     /* A defaulted profile keeps the hook fail-open, not the sandbox. */
     p = pol(CP_PROFILE_CONFINED, true, CP_FAIL_CLOSED);
     path_rule(p, CP_R_WRITE, "${PROJECT}", false);
     j = emit_json(p);
-    ck_assert(cJSON_IsFalse(at(j, "confpol", "failClosed", NULL)));
-    ck_assert(cJSON_IsTrue(at(j, "sandbox", "failIfUnavailable", NULL)));
-    ck_assert(cJSON_IsTrue(at(j, "sandbox", "enabled", NULL)));
-    ck_assert(cJSON_IsFalse(at(j, "sandbox", "allowUnsandboxedCommands", NULL)));
-    ck_assert(cJSON_IsFalse(at(j, "sandbox", "autoAllowBashIfSandboxed", NULL)));
-    cJSON_Delete(j);
+    ck_assert(tj_false(at(j, "confpol", "failClosed", NULL)));
+    ck_assert(tj_true(at(j, "sandbox", "failIfUnavailable", NULL)));
+    ck_assert(tj_true(at(j, "sandbox", "enabled", NULL)));
+    ck_assert(tj_false(at(j, "sandbox", "allowUnsandboxedCommands", NULL)));
+    ck_assert(tj_false(at(j, "sandbox", "autoAllowBashIfSandboxed", NULL)));
 
     p = pol(CP_PROFILE_EXCLUSIVE, false, CP_FAIL_OPEN);
     path_rule(p, CP_R_WRITE, "${PROJECT}", false);
     j = emit_json(p);
-    ck_assert(cJSON_IsFalse(at(j, "confpol", "failClosed", NULL)));
-    ck_assert(cJSON_IsFalse(at(j, "sandbox", "failIfUnavailable", NULL)));
-    cJSON_Delete(j);
+    ck_assert(tj_false(at(j, "confpol", "failClosed", NULL)));
+    ck_assert(tj_false(at(j, "sandbox", "failIfUnavailable", NULL)));
 }
 END_TEST
 
@@ -362,12 +401,11 @@ START_TEST(network)
     struct cp_policy *p = pol(CP_PROFILE_CONFINED, false, CP_FAIL_CLOSED);
     path_rule(p, CP_R_WRITE, "${PROJECT}", false);
     rule(p, CP_R_NET_DENY, "");
-    cJSON *j = emit_json(p);
-    cJSON *net = at(j, "sandbox", "network", NULL);
-    ck_assert_int_eq(cJSON_GetArraySize(at(net, "allowedDomains", NULL, NULL)), 0);
-    ck_assert(cJSON_IsTrue(at(net, "strictAllowlist", NULL, NULL)));
+    struct cp_jnode *j = emit_json(p);
+    struct cp_jnode *net = at(j, "sandbox", "network", NULL);
+    ck_assert_int_eq(tj_size(at(net, "allowedDomains", NULL, NULL)), 0);
+    ck_assert(tj_true(at(net, "strictAllowlist", NULL, NULL)));
     ck_assert(has(at(j, "permissions", "deny", NULL), "WebFetch"));
-    cJSON_Delete(j);
 
     p = pol(CP_PROFILE_CONFINED, false, CP_FAIL_CLOSED);
     path_rule(p, CP_R_WRITE, "${PROJECT}", false);
@@ -377,17 +415,33 @@ START_TEST(network)
     ck_assert_ptr_null(cp_domain_parse(ar, "pypi.org", 8, &r->u.dom));
     j = emit_json(p);
     net = at(j, "sandbox", "network", "allowedDomains");
-    ck_assert_int_eq(cJSON_GetArraySize(net), 2);
+    ck_assert_int_eq(tj_size(net), 2);
     ck_assert(has(net, "*.example.com"));
     ck_assert(has(net, "pypi.org"));
-    cJSON_Delete(j);
     struct cp_backend_opts o = {0};
-    ck_assert_int_eq(cp_backend_claude.check(p, &o, &dg), 0);
+    ck_assert_int_eq(cp_backend_check(&cp_backend_claude, p, &o, &dg), 0);
     ck_assert_int_eq(count_code(CP0759), 3); /* two rules + project-relative */
 }
 END_TEST
 
 /* ---- fidelity -------------------------------------------------------------- */
+
+/* The claude target's fidelity of rule r of p. */
+static enum cp_fidelity rule_fid(const struct cp_policy *p,
+                                 const struct cp_rule *r, struct cp_arena *a,
+                                 const char **why)
+{
+    enum cp_fidelity *fid = cp_arena_alloc(a, (p->nrules + 1) * sizeof *fid);
+    const char **whys = cp_arena_alloc(a, (p->nrules + 1) * sizeof *whys);
+    cp_backend_fidelity(&cp_backend_claude, p, NULL, a, fid, whys);
+    for (size_t i = 0; i < p->nrules; i++)
+        if (p->rules[i] == r) {
+            *why = whys[i];
+            return fid[i];
+        }
+    ck_abort_msg("rule not in the policy");
+    return CP_FID_EXACT;
+}
 
 START_TEST(fidelity)
 {
@@ -405,33 +459,33 @@ START_TEST(fidelity)
     const char *why;
     /* Claude Code's protected paths (.mcp.json, .claude/...) lie in it;
      * .git/hooks and .git/config are denied by the policy already. */
-    ck_assert_int_eq(cp_backend_claude.fidelity(p, w, ar, &why),
+    ck_assert_int_eq(rule_fid(p, w, ar, &why),
                      CP_FID_STRICTER);
     ck_assert_ptr_nonnull(strstr(why, "${PROJECT}/.mcp.json"));
     ck_assert_ptr_null(strstr(why, ".git/hooks"));
-    ck_assert_int_eq(cp_backend_claude.fidelity(p, d, ar, &why), CP_FID_EXACT);
-    ck_assert_int_eq(cp_backend_claude.fidelity(p, g, ar, &why), CP_FID_EXACT);
-    ck_assert_int_eq(cp_backend_claude.fidelity(p, wg, ar, &why),
+    ck_assert_int_eq(rule_fid(p, d, ar, &why), CP_FID_EXACT);
+    ck_assert_int_eq(rule_fid(p, g, ar, &why), CP_FID_EXACT);
+    ck_assert_int_eq(rule_fid(p, wg, ar, &why),
                      CP_FID_STRICTER);
-    ck_assert_int_eq(cp_backend_claude.fidelity(p, wd, ar, &why),
+    ck_assert_int_eq(rule_fid(p, wd, ar, &why),
                      CP_FID_STRICTER);
-    ck_assert_int_eq(cp_backend_claude.fidelity(p, dg_, ar, &why),
+    ck_assert_int_eq(rule_fid(p, dg_, ar, &why),
                      CP_FID_NOT_ENFORCED);
     ck_assert_ptr_nonnull(strstr(why, "skips globs in denyWrite"));
-    ck_assert_int_eq(cp_backend_claude.fidelity(p, rg, ar, &why),
+    ck_assert_int_eq(rule_fid(p, rg, ar, &why),
                      CP_FID_NOT_ENFORCED);
-    ck_assert_int_eq(cp_backend_claude.fidelity(p, rt, ar, &why),
+    ck_assert_int_eq(rule_fid(p, rt, ar, &why),
                      CP_FID_NOT_ENFORCED);
     ck_assert_ptr_nonnull(strstr(why, "/tmp/claude"));
-    ck_assert_int_eq(cp_backend_claude.fidelity(p, ex, ar, &why),
+    ck_assert_int_eq(rule_fid(p, ex, ar, &why),
                      CP_FID_NOT_ENFORCED);
-    ck_assert_int_eq(cp_backend_claude.fidelity(p, dx, ar, &why),
+    ck_assert_int_eq(rule_fid(p, dx, ar, &why),
                      CP_FID_NOT_ENFORCED);
     ck_assert_ptr_nonnull(strstr(why, "no exec control"));
 
     /* Each loss is loud: one warning per rule, plus the policy-wide ones. */
     struct cp_backend_opts o = {0};
-    ck_assert_int_eq(cp_backend_claude.check(p, &o, &dg), 0);
+    ck_assert_int_eq(cp_backend_check(&cp_backend_claude, p, &o, &dg), 0);
     ck_assert_int_eq(count_code(CP0752), 1);
     ck_assert_int_eq(count_code(CP0753), 1);
     ck_assert_int_eq(count_code(CP0754), 1);
@@ -443,12 +497,11 @@ START_TEST(fidelity)
     ck_assert_int_eq(count_code(CP0762), 1);
     ck_assert_uint_eq(cp_diag_errors(&dg), 0);
     /* The write glob is not granted. */
-    cJSON *j = emit_json(p);
-    ck_assert_int_eq(cJSON_GetArraySize(at(j, "sandbox", "filesystem",
+    struct cp_jnode *j = emit_json(p);
+    ck_assert_int_eq(tj_size(at(j, "sandbox", "filesystem",
                                            "allowWrite")), 1);
     ck_assert(has(at(j, "permissions", "deny", NULL), "Edit(//srv/a?b)"));
     ck_assert(has(at(j, "sandbox", "filesystem", "denyWrite"), "//srv/a)b"));
-    cJSON_Delete(j);
 }
 END_TEST
 
@@ -475,22 +528,22 @@ START_TEST(adversarial_corpus)
     for (const unsigned char *q = (const unsigned char *)a; *q; q++)
         ck_assert_msg(*q < 0x80 && (*q >= 0x20 || *q == '\n'),
                       "non-ASCII or control byte in output");
-    cJSON *j = cJSON_Parse(a);
+    struct cp_jnode *j = tj_parse(a);
     ck_assert_ptr_nonnull(j);
-    cJSON *dw = at(j, "sandbox", "filesystem", "denyWrite");
-    ck_assert_int_eq(cJSON_GetArraySize(dw), (int)n);
+    struct cp_jnode *dw = at(j, "sandbox", "filesystem", "denyWrite");
+    ck_assert_int_eq(tj_size(dw), (int)n);
     for (size_t i = 0; i < n; i++) {
         char want[64];
         snprintf(want, sizeof want, "/%s", corpus[i]);
         for (char *q = want; *q; q++)
             if (*q == '[' || *q == ']')
                 *q = '?'; /* a class for Claude: '?' matches the byte */
-        ck_assert_str_eq(cJSON_GetArrayItem(dw, (int)i)->valuestring, want);
+        ck_assert_str_eq(tj_item(dw, (int)i)->s, want);
     }
-    cJSON *e;
-    cJSON_ArrayForEach(e, at(j, "permissions", "deny", NULL))
+    struct cp_jnode *e;
+    TJ_FOREACH(e, at(j, "permissions", "deny", NULL))
     {
-        const char *s = e->valuestring;
+        const char *s = e->s;
         size_t l = strlen(s);
         ck_assert(strncmp(s, "Edit(//", 7) == 0);
         ck_assert_int_eq(s[l - 1], ')');
@@ -507,7 +560,6 @@ START_TEST(adversarial_corpus)
     ck_assert(has(at(j, "permissions", "deny", NULL), "Edit(//-rf/**)"));
     ck_assert(has(at(j, "permissions", "deny", NULL),
                   "Edit(//caf\xc3\xa9)"));
-    cJSON_Delete(j);
 }
 END_TEST
 
@@ -516,10 +568,10 @@ START_TEST(invalid_utf8)
     struct cp_policy *p = pol(CP_PROFILE_CONFINED, false, CP_FAIL_CLOSED);
     path_rule(p, CP_R_DENY_WRITE, "/a\xff", true);
     struct cp_backend_opts o = {0};
-    ck_assert_int_eq(cp_backend_claude.check(p, &o, &dg), 1);
+    ck_assert_int_eq(cp_backend_check(&cp_backend_claude, p, &o, &dg), 1);
     ck_assert_int_eq(count_code(CP0751), 1);
     struct cp_buf b = {0};
-    ck_assert(!cp_backend_claude.emit(p, &o, ar, &dg, &b));
+    ck_assert(!cp_backend_emit(&cp_backend_claude, p, &o, ar, &dg, &b));
     ck_assert_uint_eq(b.len, 0);
 }
 END_TEST

@@ -6,7 +6,6 @@
  * example's bwrap artifact (HTTP CONNECT; 403 is a denial), and of the
  * Claude artifact's sandbox.network.allowedDomains; all three agree. */
 #include <check.h>
-#include <cjson/cJSON.h>
 #include <dirent.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -19,6 +18,7 @@
 #include "arena.h"
 #include "backend.h"
 #include "confpol.h"
+#include "json.h"
 #include "match.h"
 #include "netproxy.h"
 
@@ -51,11 +51,10 @@ static bool np_proxy_allows(int port, const char *hostport)
     return strncmp(got, "HTTP/1.1 403", 12) != 0;
 }
 
-static bool np_claude_allows(const cJSON *domains, const char *host)
+static bool np_claude_allows(const struct cp_jnode *domains, const char *host)
 {
-    const cJSON *d;
-    cJSON_ArrayForEach(d, domains) {
-        const char *p = d->valuestring;
+    for (size_t i = 0; domains->type == CP_J_ARR && i < domains->n; i++) {
+        const char *p = domains->items[i]->s;
         size_t hl = strlen(host), pl = strlen(p);
         if (!strncmp(p, "*.", 2)) {
             if (hl > pl - 1 && !strcmp(host + hl - (pl - 1), p + 1))
@@ -91,11 +90,13 @@ static void np_example(const char *path)
 
     struct cp_backend_opts o = {0};
     struct cp_buf bw = {0}, cl = {0};
-    ck_assert(cp_backend_bwrap.emit(p, &o, cx.arena, &cx.diags, &bw));
-    ck_assert(cp_backend_claude.emit(p, &o, cx.arena, &cx.diags, &cl));
-    cJSON *j = cJSON_Parse(cl.data);
-    const cJSON *domains = cJSON_GetObjectItem(
-        cJSON_GetObjectItem(cJSON_GetObjectItem(j, "sandbox"), "network"), "allowedDomains");
+    ck_assert(cp_backend_emit(&cp_backend_bwrap, p, &o, cx.arena, &cx.diags, &bw));
+    ck_assert(cp_backend_emit(&cp_backend_claude, p, &o, cx.arena, &cx.diags, &cl));
+    struct cp_jnode *j = NULL;
+    ck_assert_ptr_null(cp_json_parse(cx.arena, cl.data, cl.len, &j));
+    const struct cp_jnode *domains = cp_json_get(
+        cp_json_get(cp_json_get(j, "sandbox", NULL), "network", NULL),
+        "allowedDomains", NULL);
     ck_assert_ptr_nonnull(domains);
 
     /* Probe hosts: each rule's own, and near misses. */
@@ -151,7 +152,6 @@ static void np_example(const char *path)
     unsetenv("CONFPOL_PROXY_HOSTS");
     unsetenv("CONFPOL_PROXY_LOG");
     cp_rt_artifact_free(&art);
-    cJSON_Delete(j);
     free(bw.data);
     free(cl.data);
     cp_policy_free(cx.policy);

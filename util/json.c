@@ -1,0 +1,979 @@
+/* SPDX-License-Identifier: MIT */
+/* The project's JSON reader and printer (util/json.h): a strict RFC 8259
+ * reader that keeps the byte span of every value and key (the settings
+ * wiring edits documents in place by splicing those spans), constructors,
+ * a deterministic printer, structural equality and a string set. */
+#include "json.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ======================================================================
+ * JSON reader
+ * ====================================================================== */
+
+struct jp {
+    struct cp_arena *a;
+    const char *t;
+    size_t len, pos;
+    const char *err;
+    enum cp_json_err kind;
+    int depth;
+    const struct cp_json_opts *o;
+};
+
+bool cp_json_utf8_valid(const char *s, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t i = 0;
+    while (i < len) {
+        unsigned c = p[i];
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        size_t n;
+        uint32_t cp, min;
+        if (c >= 0xc2 && c <= 0xdf) {
+            n = 1;
+            cp = c & 0x1f;
+            min = 0x80;
+        } else if (c >= 0xe0 && c <= 0xef) {
+            n = 2;
+            cp = c & 0x0f;
+            min = 0x800;
+        } else if (c >= 0xf0 && c <= 0xf4) {
+            n = 3;
+            cp = c & 0x07;
+            min = 0x10000;
+        } else {
+            return false;
+        }
+        if (len - i <= n)
+            return false;
+        for (size_t k = 1; k <= n; k++) {
+            if ((p[i + k] & 0xc0) != 0x80)
+                return false;
+            cp = (cp << 6) | (p[i + k] & 0x3f);
+        }
+        if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+            return false;
+        i += n + 1;
+    }
+    return true;
+}
+
+/* Records the first failure.  A syntax error found where the text ends is
+ * CP_JSON_E_END: more bytes could still complete the value. */
+static void jp_fail_kind(struct jp *p, enum cp_json_err kind, const char *what)
+{
+    if (p->err)
+        return;
+    if (kind == CP_JSON_E_SYNTAX && p->pos >= p->len)
+        kind = CP_JSON_E_END;
+    p->kind = kind;
+    p->err = cp_arena_printf(p->a, "%s at byte %zu", what, p->pos);
+}
+
+static void jp_fail(struct jp *p, const char *what)
+{
+    jp_fail_kind(p, CP_JSON_E_SYNTAX, what);
+}
+
+static void jp_ws(struct jp *p)
+{
+    while (p->pos < p->len) {
+        char c = p->t[p->pos];
+        if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
+            break;
+        p->pos++;
+    }
+}
+
+/* Is the next byte c?  (false at the end of the text) */
+static bool jp_at(const struct jp *p, char c)
+{
+    return p->pos < p->len && p->t[p->pos] == c;
+}
+
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+static bool jp_hex4(struct jp *p, uint32_t *out)
+{
+    uint32_t v = 0;
+    if (p->len - p->pos < 4) {
+        jp_fail_kind(p, CP_JSON_E_END, "truncated \\u escape");
+        return false;
+    }
+    for (int k = 0; k < 4; k++) {
+        int h = hexval(p->t[p->pos + (size_t)k]);
+        if (h < 0) {
+            jp_fail(p, "bad \\u escape");
+            return false;
+        }
+        v = v * 16 + (uint32_t)h;
+    }
+    p->pos += 4;
+    *out = v;
+    return true;
+}
+
+static void put_utf8(struct cp_buf *b, uint32_t cp)
+{
+    char s[4];
+    if (cp < 0x80) {
+        s[0] = (char)cp;
+        cp_buf_add(b, s, 1);
+    } else if (cp < 0x800) {
+        s[0] = (char)(0xc0 | (cp >> 6));
+        s[1] = (char)(0x80 | (cp & 0x3f));
+        cp_buf_add(b, s, 2);
+    } else if (cp < 0x10000) {
+        s[0] = (char)(0xe0 | (cp >> 12));
+        s[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+        s[2] = (char)(0x80 | (cp & 0x3f));
+        cp_buf_add(b, s, 3);
+    } else {
+        s[0] = (char)(0xf0 | (cp >> 18));
+        s[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+        s[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+        s[3] = (char)(0x80 | (cp & 0x3f));
+        cp_buf_add(b, s, 4);
+    }
+}
+
+/* After "\u": the code point of one escape or surrogate pair.  With
+ * no_nul, \u0000 is refused: a NUL inside a decoded string would let a
+ * C-string consumer see a shorter text than the one the client uses. */
+static bool jp_uescape(struct jp *p, uint32_t *out)
+{
+    uint32_t cp, lo;
+    size_t at = p->pos - 2;
+    if (!jp_hex4(p, &cp))
+        return false;
+    if (cp == 0 && p->o->no_nul) {
+        p->pos = at;
+        jp_fail_kind(p, CP_JSON_E_NUL, "escaped NUL character");
+        return false;
+    }
+    if (cp >= 0xdc00 && cp <= 0xdfff) {
+        jp_fail(p, "lone low surrogate in \\u escape");
+        return false;
+    }
+    if (cp >= 0xd800 && cp <= 0xdbff) {
+        if (p->len - p->pos < 2 || p->t[p->pos] != '\\' ||
+            p->t[p->pos + 1] != 'u') {
+            jp_fail(p, "lone high surrogate in \\u escape");
+            return false;
+        }
+        p->pos += 2;
+        if (!jp_hex4(p, &lo))
+            return false;
+        if (lo < 0xdc00 || lo > 0xdfff) {
+            jp_fail(p, "bad surrogate pair in \\u escape");
+            return false;
+        }
+        cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+    }
+    *out = cp;
+    return true;
+}
+
+/* At the byte after a backslash: decodes one escape into b. */
+static bool jp_escape(struct jp *p, struct cp_buf *b)
+{
+    static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
+    if (p->pos >= p->len) {
+        jp_fail(p, "unterminated string");
+        return false;
+    }
+    char e = p->t[p->pos++];
+    const char *k = e ? strchr(from, e) : NULL;
+    if (k) {
+        cp_buf_addc(b, to[k - from]);
+        return true;
+    }
+    uint32_t cp;
+    if (e == 'u') {
+        if (!jp_uescape(p, &cp))
+            return false;
+        put_utf8(b, cp);
+        return true;
+    }
+    p->pos--;
+    jp_fail(p, "bad escape in string");
+    return false;
+}
+
+/* Fast path of jp_string: no escape before the closing quote. */
+static bool jp_plain_string(struct jp *p, const char **s, size_t *n)
+{
+    for (size_t e = p->pos; e < p->len; e++) {
+        unsigned char c = (unsigned char)p->t[e];
+        if (c == '\\' || c < 0x20)
+            return false;
+        if (c == '"') {
+            *n = e - p->pos;
+            *s = cp_arena_strndup(p->a, p->t + p->pos, *n);
+            p->pos = e + 1;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* At the opening quote; decodes into s and n (arena). */
+static bool jp_string(struct jp *p, const char **s, size_t *n)
+{
+    struct cp_buf b = {0};
+    p->pos++; /* '"' */
+    if (jp_plain_string(p, s, n))
+        return true;
+    for (;;) {
+        if (p->pos >= p->len) {
+            jp_fail(p, "unterminated string");
+            break;
+        }
+        unsigned char c = (unsigned char)p->t[p->pos];
+        if (c == '"') {
+            p->pos++;
+            *n = b.len;
+            *s = cp_arena_strndup(p->a, b.data ? b.data : "", b.len);
+            cp_buf_free(&b);
+            return true;
+        }
+        if (c < 0x20) {
+            jp_fail(p, "control character in string");
+            break;
+        }
+        p->pos++;
+        if (c != '\\')
+            cp_buf_addc(&b, (char)c);
+        else if (!jp_escape(p, &b))
+            break;
+    }
+    cp_buf_free(&b);
+    return false;
+}
+
+static bool is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+static struct cp_jnode *jp_value(struct jp *p);
+
+static struct cp_jnode *jp_node(struct jp *p, enum cp_jtype t)
+{
+    struct cp_jnode *n = cp_json_new(p->a, t);
+    n->start = p->pos;
+    return n;
+}
+
+static uint64_t bytes_hash(const char *s, size_t len);
+
+/* With no_dup_keys: is a key of the object o there twice?  On a repeat,
+ * p->pos is set to the second occurrence for the message.  A table of
+ * member indices (open addressing) keeps it linear in the members. */
+static bool jp_dup_key(struct jp *p, const struct cp_jnode *o)
+{
+    if (!p->o->no_dup_keys || o->n < 2)
+        return false;
+    size_t cap = 16;
+    while (cap < 2 * o->n)
+        cap *= 2;
+    size_t *slot = cp_xcalloc(cap, sizeof *slot); /* index + 1; 0: free */
+    bool dup = false;
+    for (size_t i = 0; i < o->n && !dup; i++) {
+        const struct cp_jmember *m = &o->members[i];
+        size_t k = bytes_hash(m->key, m->klen) & (cap - 1);
+        for (; slot[k] && !dup; k = (k + 1) & (cap - 1)) {
+            const struct cp_jmember *x = &o->members[slot[k] - 1];
+            dup = x->klen == m->klen && memcmp(x->key, m->key, m->klen) == 0;
+        }
+        if (dup)
+            p->pos = m->kstart;
+        else
+            slot[k] = i + 1;
+    }
+    free(slot);
+    if (dup)
+        jp_fail_kind(p, CP_JSON_E_DUP, "duplicate key");
+    return dup;
+}
+
+/* One "key": value member of the object n. */
+static bool jp_member(struct jp *p, struct cp_jnode *n)
+{
+    if (!jp_at(p, '"')) {
+        jp_fail(p, "expected a string key");
+        return false;
+    }
+    size_t kstart = p->pos;
+    const char *k;
+    size_t kl;
+    if (!jp_string(p, &k, &kl))
+        return false;
+    jp_ws(p);
+    if (!jp_at(p, ':')) {
+        jp_fail(p, "expected ':'");
+        return false;
+    }
+    p->pos++;
+    struct cp_jnode *v = jp_value(p);
+    if (!v)
+        return false;
+    cp_json_set(p->a, n, k, v);
+    n->members[n->n - 1].klen = kl;
+    n->members[n->n - 1].kstart = kstart;
+    return true;
+}
+
+/* One element of the array n. */
+static bool jp_element(struct jp *p, struct cp_jnode *n)
+{
+    struct cp_jnode *v = jp_value(p);
+    if (v)
+        cp_json_push(p->a, n, v);
+    return v != NULL;
+}
+
+/* At the closing bracket of n. */
+static struct cp_jnode *jp_close(struct jp *p, struct cp_jnode *n)
+{
+    p->pos++;
+    n->end = p->pos;
+    p->depth--;
+    return n;
+}
+
+static struct cp_jnode *jp_container(struct jp *p, bool obj)
+{
+    struct cp_jnode *n = jp_node(p, obj ? CP_J_OBJ : CP_J_ARR);
+    if (++p->depth > CP_JSON_MAX_DEPTH) {
+        jp_fail_kind(p, CP_JSON_E_DEPTH, "nesting deeper than 256 levels");
+        return NULL;
+    }
+    p->pos++;
+    jp_ws(p);
+    char close = obj ? '}' : ']';
+    if (jp_at(p, close))
+        return jp_close(p, n);
+    for (;;) {
+        jp_ws(p);
+        if (!(obj ? jp_member(p, n) : jp_element(p, n)))
+            return NULL;
+        jp_ws(p);
+        if (jp_at(p, ',')) {
+            p->pos++;
+            continue;
+        }
+        if (jp_at(p, close)) {
+            size_t at = p->pos;
+            if (obj && jp_dup_key(p, n))
+                return NULL;
+            p->pos = at;
+            return jp_close(p, n);
+        }
+        jp_fail(p, obj ? "expected ',' or '}'" : "expected ',' or ']'");
+        return NULL;
+    }
+}
+
+/* true, false or null. */
+static struct cp_jnode *jp_literal(struct jp *p, char c)
+{
+    const char *w = c == 't' ? "true" : c == 'f' ? "false" : "null";
+    size_t wl = strlen(w);
+    if (p->len - p->pos < wl || memcmp(p->t + p->pos, w, wl) != 0) {
+        jp_fail(p, "invalid literal");
+        return NULL;
+    }
+    struct cp_jnode *n =
+        jp_node(p, c == 't' ? CP_J_TRUE : c == 'f' ? CP_J_FALSE : CP_J_NULL);
+    p->pos += wl;
+    n->end = p->pos;
+    return n;
+}
+
+/* One or more digits (else "bad number"). */
+static bool jp_digits(struct jp *p)
+{
+    if (p->pos >= p->len || !is_digit(p->t[p->pos])) {
+        jp_fail(p, "bad number");
+        return false;
+    }
+    while (p->pos < p->len && is_digit(p->t[p->pos]))
+        p->pos++;
+    return true;
+}
+
+/* RFC 8259 number: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?, kept as
+ * its text. */
+static struct cp_jnode *jp_number(struct jp *p)
+{
+    struct cp_jnode *n = jp_node(p, CP_J_NUM);
+    if (p->t[p->pos] == '-')
+        p->pos++;
+    if (jp_at(p, '0'))
+        p->pos++;
+    else if (!jp_digits(p))
+        return NULL;
+    if (jp_at(p, '.')) {
+        p->pos++;
+        if (!jp_digits(p))
+            return NULL;
+    }
+    if (jp_at(p, 'e') || jp_at(p, 'E')) {
+        p->pos++;
+        if (jp_at(p, '+') || jp_at(p, '-'))
+            p->pos++;
+        if (!jp_digits(p))
+            return NULL;
+    }
+    n->end = p->pos;
+    n->s = cp_arena_strndup(p->a, p->t + n->start, n->end - n->start);
+    n->len = n->end - n->start;
+    return n;
+}
+
+static struct cp_jnode *jp_value(struct jp *p)
+{
+    jp_ws(p);
+    if (p->pos >= p->len) {
+        jp_fail(p, "unexpected end of input");
+        return NULL;
+    }
+    char c = p->t[p->pos];
+    if (c == '{' || c == '[')
+        return jp_container(p, c == '{');
+    if (c == 't' || c == 'f' || c == 'n')
+        return jp_literal(p, c);
+    if (c == '"') {
+        struct cp_jnode *n = jp_node(p, CP_J_STR);
+        if (!jp_string(p, &n->s, &n->len))
+            return NULL;
+        n->end = p->pos;
+        return n;
+    }
+    if (c != '-' && !is_digit(c)) {
+        jp_fail(p, "unexpected character");
+        return NULL;
+    }
+    return jp_number(p);
+}
+
+/* Checks made before the value is read: presence, size, byte order mark,
+ * UTF-8.  Returns the message (kind set) or NULL. */
+static const char *jp_precheck(const char *text, size_t len,
+                               const struct cp_json_opts *o,
+                               enum cp_json_err *kind)
+{
+    *kind = CP_JSON_E_SYNTAX;
+    if (!text)
+        return "no input";
+    if (o->max_bytes && len > o->max_bytes) {
+        *kind = CP_JSON_E_SIZE;
+        return "larger than the size limit";
+    }
+    if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0)
+        return "byte order mark at byte 0 (not allowed in JSON)";
+    if (!cp_json_utf8_valid(text, len)) {
+        *kind = CP_JSON_E_UTF8;
+        return "invalid UTF-8";
+    }
+    *kind = CP_JSON_OK;
+    return NULL;
+}
+
+const char *cp_json_read(struct cp_arena *a, const char *text, size_t len,
+                         const struct cp_json_opts *o, struct cp_jnode **out,
+                         enum cp_json_err *kind)
+{
+    static const struct cp_json_opts plain = {0};
+    enum cp_json_err k;
+    *out = NULL;
+    if (!kind)
+        kind = &k;
+    if (!o)
+        o = &plain;
+    const char *err = jp_precheck(text, len, o, kind);
+    if (err)
+        return err;
+    struct jp p = {.a = a, .t = text, .len = len, .o = o};
+    struct cp_jnode *v = jp_value(&p);
+    if (v) {
+        jp_ws(&p);
+        if (p.pos != p.len)
+            jp_fail_kind(&p, CP_JSON_E_TRAILING,
+                         "trailing characters after the JSON value");
+    }
+    *kind = p.err ? p.kind : CP_JSON_OK;
+    if (p.err)
+        return p.err;
+    *out = v;
+    return NULL;
+}
+
+const char *cp_json_parse(struct cp_arena *a, const char *text, size_t len,
+                          struct cp_jnode **out)
+{
+    return cp_json_read(a, text, len, NULL, out, NULL);
+}
+
+/* ======================================================================
+ * Building and printing
+ * ====================================================================== */
+
+struct cp_jnode *cp_json_new(struct cp_arena *a, enum cp_jtype t)
+{
+    struct cp_jnode *n = cp_arena_alloc(a, sizeof *n);
+    n->type = t;
+    return n;
+}
+
+struct cp_jnode *cp_json_str(struct cp_arena *a, const char *s, size_t len)
+{
+    struct cp_jnode *n = cp_json_new(a, CP_J_STR);
+    n->s = cp_arena_strndup(a, s, len);
+    n->len = len;
+    return n;
+}
+
+struct cp_jnode *cp_json_bool(struct cp_arena *a, bool v)
+{
+    return cp_json_new(a, v ? CP_J_TRUE : CP_J_FALSE);
+}
+
+struct cp_jnode *cp_json_int(struct cp_arena *a, long v)
+{
+    struct cp_jnode *n = cp_json_new(a, CP_J_NUM);
+    n->s = cp_arena_printf(a, "%ld", v);
+    n->len = strlen(n->s);
+    return n;
+}
+
+/* Capacity is the next power of two >= n (arena arrays never shrink). */
+static bool need_grow(size_t n)
+{
+    return n == 0 || (n & (n - 1)) == 0;
+}
+
+void cp_json_push(struct cp_arena *a, struct cp_jnode *arr, struct cp_jnode *v)
+{
+    if (need_grow(arr->n)) {
+        size_t cap = arr->n ? arr->n * 2 : 4;
+        struct cp_jnode **it = cp_arena_alloc(a, cap * sizeof *it);
+        if (arr->n)
+            memcpy(it, arr->items, arr->n * sizeof *it);
+        arr->items = it;
+    }
+    arr->items[arr->n++] = v;
+}
+
+void cp_json_set(struct cp_arena *a, struct cp_jnode *obj, const char *key,
+                 struct cp_jnode *v)
+{
+    if (need_grow(obj->n)) {
+        size_t cap = obj->n ? obj->n * 2 : 4;
+        struct cp_jmember *m = cp_arena_alloc(a, cap * sizeof *m);
+        if (obj->n)
+            memcpy(m, obj->members, obj->n * sizeof *m);
+        obj->members = m;
+    }
+    struct cp_jmember *m = &obj->members[obj->n++];
+    m->key = key;
+    m->klen = strlen(key);
+    m->kstart = 0;
+    m->val = v;
+}
+
+static uint64_t bytes_hash(const char *s, size_t len)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+    /* FNV's low bits depend only on the low bits of its state: mix the
+     * high bits down before masking (murmur3's finaliser). */
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    return h;
+}
+
+bool cp_strset_has(const struct cp_strset *t, const char *s, size_t len)
+{
+    if (!t->cap)
+        return false;
+    for (size_t k = bytes_hash(s, len) & (t->cap - 1); t->slots[k];
+         k = (k + 1) & (t->cap - 1))
+        if (t->slots[k]->len == len && memcmp(t->slots[k]->s, s, len) == 0)
+            return true;
+    return false;
+}
+
+/* Adds a string node; returns false when an equal one was there. */
+bool cp_strset_add(struct cp_arena *a, struct cp_strset *t,
+                       const struct cp_jnode *v)
+{
+    if (cp_strset_has(t, v->s, v->len))
+        return false;
+    if (2 * (t->n + 1) > t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 16;
+        const struct cp_jnode **sl = cp_arena_alloc(a, cap * sizeof *sl);
+        for (size_t i = 0; i < t->cap; i++)
+            if (t->slots[i]) {
+                size_t k = bytes_hash(t->slots[i]->s, t->slots[i]->len) &
+                           (cap - 1);
+                while (sl[k])
+                    k = (k + 1) & (cap - 1);
+                sl[k] = t->slots[i];
+            }
+        t->slots = sl;
+        t->cap = cap;
+    }
+    size_t k = bytes_hash(v->s, v->len) & (t->cap - 1);
+    while (t->slots[k])
+        k = (k + 1) & (t->cap - 1);
+    t->slots[k] = v;
+    t->n++;
+    return true;
+}
+
+/* The strings of an array (other elements are skipped). */
+struct cp_strset cp_strset_of(struct cp_arena *a, const struct cp_jnode *arr)
+{
+    struct cp_strset t = {0};
+    for (size_t i = 0; arr && arr->type == CP_J_ARR && i < arr->n; i++)
+        if (arr->items[i]->type == CP_J_STR)
+            cp_strset_add(a, &t, arr->items[i]);
+    return t;
+}
+
+bool cp_json_str_is(const struct cp_jnode *n, const char *s, size_t len)
+{
+    return n && n->type == CP_J_STR && n->len == len &&
+           memcmp(n->s, s, len) == 0;
+}
+
+bool cp_json_push_unique(struct cp_arena *a, struct cp_jnode *arr,
+                         const char *s, size_t len)
+{
+    for (size_t i = 0; i < arr->n; i++)
+        if (cp_json_str_is(arr->items[i], s, len))
+            return false;
+    cp_json_push(a, arr, cp_json_str(a, s, len));
+    return true;
+}
+
+struct cp_jnode *cp_json_get(const struct cp_jnode *o, const char *key,
+                             bool *dup)
+{
+    struct cp_jnode *found = NULL;
+    size_t kl = strlen(key);
+    if (dup)
+        *dup = false;
+    if (!o || o->type != CP_J_OBJ)
+        return NULL;
+    for (size_t i = 0; i < o->n; i++)
+        if (o->members[i].klen == kl &&
+            memcmp(o->members[i].key, key, kl) == 0) {
+            if (found && dup)
+                *dup = true;
+            found = o->members[i].val;
+        }
+    return found;
+}
+
+/* Does one of the 8 bytes of x need an escape (below 0x20, '"', '\\') or
+ * start a multibyte sequence (0x80 and up)?  Exact per word, not per byte:
+ * a hit sends the caller bytewise. */
+static inline bool json_word_special(uint64_t x)
+{
+    const uint64_t l = 0x0101010101010101ull, h = 0x8080808080808080ull;
+    uint64_t q = x ^ (l * '"'), bs = x ^ (l * '\\');
+    return (((x - l * 0x20) & ~x) | x | ((q - l) & ~q) | ((bs - l) & ~bs)) & h;
+}
+
+void cp_json_quote(struct cp_buf *b, const char *s, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    cp_buf_addc(b, '"');
+    for (size_t i = 0; i < len;) {
+        /* Runs of bytes that need no escape are copied at once (a large
+         * settings artifact is mostly such runs). */
+        size_t j = i;
+        for (uint64_t x; j + 8 <= len && (memcpy(&x, p + j, 8), !json_word_special(x));)
+            j += 8;
+        while (j < len && p[j] >= 0x20 && p[j] < 0x80 && p[j] != '"' &&
+               p[j] != '\\')
+            j++;
+        if (j > i) {
+            cp_buf_add(b, s + i, j - i);
+            i = j;
+            continue;
+        }
+        unsigned c = p[i];
+        if (c >= 0x80) {
+            uint32_t cp;
+            size_t n = c >= 0xf0 ? 3 : c >= 0xe0 ? 2 : 1;
+            cp = c & (n == 3 ? 0x07 : n == 2 ? 0x0f : 0x1f);
+            for (size_t k = 1; k <= n && i + k < len; k++)
+                cp = (cp << 6) | (p[i + k] & 0x3f);
+            i += n + 1;
+            if (cp >= 0x10000) {
+                cp -= 0x10000;
+                cp_buf_printf(b, "\\u%04x\\u%04x", 0xd800 + (cp >> 10),
+                              0xdc00 + (cp & 0x3ff));
+            } else {
+                cp_buf_printf(b, "\\u%04x", cp);
+            }
+            continue;
+        }
+        i++;
+        switch (c) {
+        case '"': cp_buf_adds(b, "\\\""); break;
+        case '\\': cp_buf_adds(b, "\\\\"); break;
+        case '\b': cp_buf_adds(b, "\\b"); break;
+        case '\f': cp_buf_adds(b, "\\f"); break;
+        case '\n': cp_buf_adds(b, "\\n"); break;
+        case '\r': cp_buf_adds(b, "\\r"); break;
+        case '\t': cp_buf_adds(b, "\\t"); break;
+        default:
+            if (c < 0x20)
+                cp_buf_printf(b, "\\u%04x", c);
+            else
+                cp_buf_addc(b, (char)c);
+        }
+    }
+    cp_buf_addc(b, '"');
+}
+
+static void print_rec(struct cp_buf *b, const struct cp_jnode *v,
+                      struct cp_buf *ind, const char *unit, bool compact)
+{
+    switch (v->type) {
+    case CP_J_NULL: cp_buf_adds(b, "null"); return;
+    case CP_J_TRUE: cp_buf_adds(b, "true"); return;
+    case CP_J_FALSE: cp_buf_adds(b, "false"); return;
+    case CP_J_NUM: cp_buf_add(b, v->s, v->len); return;
+    case CP_J_STR: cp_json_quote(b, v->s, v->len); return;
+    case CP_J_ARR:
+    case CP_J_OBJ:
+        break;
+    }
+    bool obj = v->type == CP_J_OBJ;
+    compact = compact || v->oneline;
+    if (v->n == 0) {
+        cp_buf_adds(b, obj ? "{}" : "[]");
+        return;
+    }
+    cp_buf_addc(b, obj ? '{' : '[');
+    size_t save = ind->len;
+    if (!compact)
+        cp_buf_adds(ind, unit);
+    for (size_t i = 0; i < v->n; i++) {
+        if (i)
+            cp_buf_adds(b, compact ? ", " : ",");
+        if (!compact) {
+            cp_buf_addc(b, '\n');
+            cp_buf_add(b, ind->data, ind->len);
+        }
+        const struct cp_jnode *x;
+        if (obj) {
+            cp_json_quote(b, v->members[i].key, v->members[i].klen);
+            cp_buf_adds(b, ": ");
+            x = v->members[i].val;
+        } else {
+            x = v->items[i];
+        }
+        print_rec(b, x, ind, unit, compact);
+    }
+    ind->len = save;
+    if (ind->data)
+        ind->data[save] = '\0';
+    if (!compact) {
+        cp_buf_addc(b, '\n');
+        cp_buf_add(b, ind->data ? ind->data : "", ind->len);
+    }
+    cp_buf_addc(b, obj ? '}' : ']');
+}
+
+void cp_json_print(struct cp_buf *b, const struct cp_jnode *v,
+                   const char *indent, const char *unit, bool compact)
+{
+    struct cp_buf ind = {0};
+    cp_buf_adds(&ind, indent ? indent : "");
+    print_rec(b, v, &ind, unit ? unit : "  ", compact);
+    cp_buf_free(&ind);
+}
+
+bool cp_json_equal(const struct cp_jnode *x, const struct cp_jnode *y)
+{
+    if (!x || !y || x->type != y->type || x->n != y->n)
+        return false;
+    switch (x->type) {
+    case CP_J_NULL:
+    case CP_J_TRUE:
+    case CP_J_FALSE:
+        return true;
+    case CP_J_NUM:
+    case CP_J_STR:
+        return x->len == y->len && memcmp(x->s, y->s, x->len) == 0;
+    case CP_J_ARR:
+        for (size_t i = 0; i < x->n; i++)
+            if (!cp_json_equal(x->items[i], y->items[i]))
+                return false;
+        return true;
+    case CP_J_OBJ:
+        for (size_t i = 0; i < x->n; i++) {
+            const struct cp_jmember *m = &x->members[i];
+            bool found = false;
+            for (size_t j = 0; j < y->n && !found; j++)
+                if (y->members[j].klen == m->klen &&
+                    memcmp(y->members[j].key, m->key, m->klen) == 0)
+                    found = cp_json_equal(m->val, y->members[j].val);
+            if (!found)
+                return false;
+        }
+        return true;
+    }
+    return false;
+}
+
+struct cp_jnode *cp_json_copy(struct cp_arena *a, const struct cp_jnode *v)
+{
+    struct cp_jnode *n = cp_json_new(a, v->type);
+    n->oneline = v->oneline;
+    switch (v->type) {
+    case CP_J_NULL:
+    case CP_J_TRUE:
+    case CP_J_FALSE:
+        break;
+    case CP_J_NUM:
+    case CP_J_STR:
+        n->s = cp_arena_strndup(a, v->s, v->len);
+        n->len = v->len;
+        break;
+    case CP_J_ARR:
+        for (size_t i = 0; i < v->n; i++)
+            cp_json_push(a, n, cp_json_copy(a, v->items[i]));
+        break;
+    case CP_J_OBJ:
+        for (size_t i = 0; i < v->n; i++) {
+            cp_json_set(a, n, cp_arena_strndup(a, v->members[i].key,
+                                               v->members[i].klen),
+                        cp_json_copy(a, v->members[i].val));
+            n->members[n->n - 1].klen = v->members[i].klen;
+        }
+        break;
+    }
+    return n;
+}
+
+/* ======================================================================
+ * Streaming compact writer
+ * ====================================================================== */
+
+static void jw_sep(struct cp_jw *w)
+{
+    if (w->comma)
+        cp_buf_addc(w->b, ',');
+    w->comma = false;
+}
+
+/* The string escapes of the compact layout (util/json.h). */
+static void jw_quote(struct cp_buf *b, const char *s)
+{
+    static const char esc[] = "\"\\\b\f\n\r\t", as[] = "\"\\bfnrt";
+    cp_buf_addc(b, '"');
+    for (const char *run = s;; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c >= 0x20 && c != '"' && c != '\\')
+            continue;
+        cp_buf_add(b, run, (size_t)(s - run));
+        if (!c)
+            break;
+        const char *k = strchr(esc, (char)c);
+        if (k)
+            cp_buf_printf(b, "\\%c", as[k - esc]);
+        else
+            cp_buf_printf(b, "\\u%04x", c);
+        run = s + 1;
+    }
+    cp_buf_addc(b, '"');
+}
+
+void cp_jw_open(struct cp_jw *w, char bracket)
+{
+    jw_sep(w);
+    cp_buf_addc(w->b, bracket);
+}
+
+void cp_jw_close(struct cp_jw *w, char bracket)
+{
+    cp_buf_addc(w->b, bracket);
+    w->comma = true;
+}
+
+void cp_jw_key(struct cp_jw *w, const char *key)
+{
+    jw_sep(w);
+    jw_quote(w->b, key);
+    cp_buf_addc(w->b, ':');
+}
+
+void cp_jw_str(struct cp_jw *w, const char *s)
+{
+    if (!s) {
+        cp_jw_null(w);
+        return;
+    }
+    jw_sep(w);
+    jw_quote(w->b, s);
+    w->comma = true;
+}
+
+void cp_jw_int(struct cp_jw *w, long long v)
+{
+    jw_sep(w);
+    cp_buf_printf(w->b, "%lld", v);
+    w->comma = true;
+}
+
+void cp_jw_bool(struct cp_jw *w, bool v)
+{
+    jw_sep(w);
+    cp_buf_adds(w->b, v ? "true" : "false");
+    w->comma = true;
+}
+
+void cp_jw_null(struct cp_jw *w)
+{
+    jw_sep(w);
+    cp_buf_adds(w->b, "null");
+    w->comma = true;
+}
+
+void cp_jw_kstr(struct cp_jw *w, const char *key, const char *s)
+{
+    cp_jw_key(w, key);
+    cp_jw_str(w, s);
+}
+
+void cp_jw_kint(struct cp_jw *w, const char *key, long long v)
+{
+    cp_jw_key(w, key);
+    cp_jw_int(w, v);
+}
