@@ -39,7 +39,8 @@ BINS := $(BUILD)/confpol $(BUILD)/confpol-run
 
 .PHONY: all check check-run check-unit check-sh check-asan check-valgrind \
         check-valgrind-run demo deps \
-        install install-files golden bench bench-gate fuzz format clean soak
+        install install-files golden bench bench-gate fuzz format format-check \
+        lint lint-run clean soak
 
 all: $(BINS)
 
@@ -243,8 +244,25 @@ install-files:
 	install -d $(DESTDIR)$(PREFIX)/share/confpol/gates
 	install -m 644 gates/*.confpol $(DESTDIR)$(PREFIX)/share/confpol/gates/
 
+# ---- lint and format (spec/architecture.md, "Checks") ----------------------
+# make lint: complexity (pmccabe), cppcheck, clang-tidy (.clang-tidy) and the
+# include rules, each printing its findings (tests/lint/run.sh).
+# LINT_REPORT_ONLY=1 prints the complexity figures without failing on them.
+lint:
+	@sh .ci/deps.sh lint
+	@$(MAKE) --no-print-directory lint-run
+
+lint-run: $(BUILD)/grammar/parser.h $(BUILD)/grammar/lexer.h
+	BUILD=$(BUILD) LINT_CFLAGS='$(CPPFLAGS) $(ALL_CFLAGS) $(DEPS_CFLAGS)' \
+	  sh tests/lint/run.sh
+
+# make format rewrites every C file in git with the checked-in .clang-format;
+# make format-check fails when that would change a line.
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
+
+format-check:
+	@sh tests/lint/format-check.sh
 
 clean:
 	rm -rf build build-asan build-fuzz

@@ -15,7 +15,7 @@ pkgs_of() {
     asan)     pkgs_of check; echo "clang libclang-rt-14-dev" ;;
     valgrind) pkgs_of check; echo "valgrind" ;;
     fuzz)     pkgs_of build; echo "clang libclang-rt-14-dev" ;;
-    lint)     echo "cppcheck clang-tidy pmccabe" ;;
+    lint)     echo "cppcheck clang-tidy clang-format pmccabe" ;;
     *)        echo "deps.sh: unknown group '$1'" >&2; exit 2 ;;
     esac
 }

@@ -132,7 +132,7 @@ static const char *cl_cat(struct cp_arena *a, ...)
 {
     /* The first lengths are kept from the measuring pass (the callers
      * pass a handful of strings). */
-    size_t len[8], k = 0, n = 0;
+    size_t len[8] = {0}, k = 0, n = 0;
     va_list ap;
     va_start(ap, a);
     for (const char *x; (x = va_arg(ap, const char *)); k++) {

@@ -375,7 +375,9 @@ void cp_pathset_init(struct cp_arena *a, struct cp_pathset *s,
     }
 }
 
-size_t cp_pathset_lower(const struct cp_pathset *s, const struct cp_path *p)
+/* Index of the first member >= p (members beneath p follow contiguously). */
+static size_t cp_pathset_lower(const struct cp_pathset *s,
+                               const struct cp_path *p)
 {
     size_t lo = 0, hi = s->n;
     while (lo < hi) {
@@ -436,13 +438,6 @@ const struct cp_path *cp_pathset_outermost_strict_ancestor(
             return m;
     }
     return NULL;
-}
-
-bool cp_pathset_descendant_or_self(const struct cp_pathset *s,
-                                   const struct cp_path *p)
-{
-    size_t i = cp_pathset_lower(s, p);
-    return i < s->n && cp_ospath_is_prefix(p, s->v[i]);
 }
 
 bool cp_pathset_other_root(const struct cp_pathset *s, const char *root)

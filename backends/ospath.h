@@ -63,11 +63,6 @@ const struct cp_path *cp_pathset_ancestor_or_self(const struct cp_pathset *s,
 /* Some member is a strict ancestor of p (same root); the shallowest one. */
 const struct cp_path *cp_pathset_outermost_strict_ancestor(
     const struct cp_pathset *s, const struct cp_path *p);
-/* Some member is p or beneath p (same root). */
-bool cp_pathset_descendant_or_self(const struct cp_pathset *s,
-                                   const struct cp_path *p);
-/* Index of the first member >= p (members beneath p follow contiguously). */
-size_t cp_pathset_lower(const struct cp_pathset *s, const struct cp_path *p);
 /* Some member has a root different from `root` (then a relation between
  * them depends on param values: "may"). */
 bool cp_pathset_other_root(const struct cp_pathset *s, const char *root);

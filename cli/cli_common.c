@@ -224,7 +224,7 @@ bool cp_cli_apply(const struct cp_cli_common *c, struct cp_ctx *cx)
     for (size_t i = 0; i < c->nwopts; i++) {
         const char *w = c->wopts[i];
         bool ok;
-        const char *name = w;
+        const char *name;
         if (strncmp(w, "error=", 6) == 0) {
             name = w + 6;
             ok = cp_diags_set_werror(&cx->diags, name);

@@ -132,7 +132,5 @@ void cp_diags_render_json_many(const struct cp_diags *const *d, size_t n,
                                FILE *out);
 void cp_diags_render_sarif_many(const struct cp_diags *const *d, size_t n,
                                 FILE *out);
-/* The help text of a code for SARIF's rules[].help. */
-const char *cp_diag_code_help(enum cp_diag_code c, char *buf, size_t size);
 
 #endif

@@ -93,7 +93,9 @@ void cp_diags_render_json(const struct cp_diags *d, FILE *out)
     cp_diags_render_json_many(&d, 1, out);
 }
 
-const char *cp_diag_code_help(enum cp_diag_code c, char *buf, size_t size)
+/* The help text of a code for SARIF's rules[].help. */
+static const char *cp_diag_code_help(enum cp_diag_code c, char *buf,
+                                     size_t size)
 {
     const char *flag = cp_diag_code_flag(c);
     const char *id = cp_diag_code_id(c);

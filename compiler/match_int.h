@@ -8,9 +8,6 @@
 
 #include "policy.h"
 
-/* Does one segment glob (CP_SEG_GLOB syntax: '*', '?', '\\' escapes) match
- * the bytes s[0..n)? */
-bool cp_match_glob_seg(const char *pat, size_t plen, const char *s, size_t n);
 /* Does the pattern segment list match some prefix (by segments) of the
  * concrete path `path` ("" or "/a/b", no empty segments expected)? */
 bool cp_match_segs(const struct cp_seg *segs, size_t nsegs, const char *path,

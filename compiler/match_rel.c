@@ -25,7 +25,10 @@
 
 /* ---- one segment ------------------------------------------------------ */
 
-bool cp_match_glob_seg(const char *pat, size_t plen, const char *s, size_t n)
+/* Does one segment glob (CP_SEG_GLOB syntax: '*', '?', '\\' escapes) match
+ * the bytes s[0..n)? */
+static bool cp_match_glob_seg(const char *pat, size_t plen, const char *s,
+                              size_t n)
 {
     /* Linear two-pointer glob matcher with backtracking to the last '*'. */
     size_t p = 0, i = 0, star_p = (size_t)-1, star_i = 0;

@@ -212,7 +212,9 @@ const char *cp_sema_origin_text(enum cp_origin o)
     return "?";
 }
 
-const char *cp_sema_param_value(const struct cp_policy *p, const char *name)
+/* The value of param `name` in `p`, or NULL when unbound or unknown. */
+static const char *cp_sema_param_value(const struct cp_policy *p,
+                                       const char *name)
 {
     if (!name)
         return NULL;

@@ -20,8 +20,6 @@ const char *cp_sema_subject(struct cp_arena *a, const struct cp_policy *p,
 void cp_sema_bind(struct cp_arena *a, const struct cp_policy *p,
                   struct cp_path *path);
 
-/* The value of param `name` in `p`, or NULL when unbound or unknown. */
-const char *cp_sema_param_value(const struct cp_policy *p, const char *name);
 
 /* Appends `s` as a confpol quoted string: "...", with \" \\ and \xHH. */
 void cp_sema_quote(struct cp_buf *b, const char *s, size_t n);

@@ -878,7 +878,7 @@ static void rights_text(uint64_t a, char *buf, size_t size)
                                   names[i]);
 }
 
-void cp_ll_plan_print(FILE *out, const struct cp_ll_plan *pl)
+static void cp_ll_plan_print(FILE *out, const struct cp_ll_plan *pl)
 {
     char ft[256];
     cp_ll_features_text(&pl->f, ft, sizeof ft);
@@ -1050,8 +1050,10 @@ static int ll_exec(const char *prog, char *const cmd[], bool exec_on)
     return CP_RT_EXIT_CANNOT;
 }
 
-int cp_rt_run_landlock(const struct cp_rt_artifact *a, const struct cp_rt_params *p,
-                       const struct cp_rt_launch *l)
+/* Applies the Landlock plan to this process and execs CMD. */
+static int cp_rt_run_landlock(const struct cp_rt_artifact *a,
+                              const struct cp_rt_params *p,
+                              const struct cp_rt_launch *l)
 {
     const char *prog = l->prog;
     bool open_ok = a->fail_open || l->allow_unenforced;

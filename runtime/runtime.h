@@ -332,7 +332,6 @@ int cp_ll_plan_build(struct cp_ll_plan *pl, const struct cp_rt_artifact *a,
                      const struct cp_rt_params *p, const struct cp_ll_features *f,
                      const char *cmd, bool unenforced_ok, struct cp_rt_err *e);
 void cp_ll_plan_free(struct cp_ll_plan *pl);
-void cp_ll_plan_print(FILE *out, const struct cp_ll_plan *pl);
 
 struct cp_ll_seccomp {
     bool net_deny, inet_tcp_ok, unix_deny, no_truncate;
@@ -345,9 +344,6 @@ int cp_ll_seccomp_install(const struct cp_ll_seccomp *o, struct cp_rt_err *e);
  * Landlock); --dry-run prints the plan instead.  May not return. */
 int cp_rt_run(const struct cp_rt_artifact *a, const struct cp_rt_params *p,
               struct cp_rt_launch *l);
-/* Applies the Landlock plan to this process and execs CMD. */
-int cp_rt_run_landlock(const struct cp_rt_artifact *a, const struct cp_rt_params *p,
-                       const struct cp_rt_launch *l);
 int cp_rt_enforcer_parse(const char *s, enum cp_rt_enforcer *out);
 /* Tries a minimal bwrap sandbox; 0, or -1 with the first error line. */
 int cp_rt_bwrap_probe(const char *bwrap, char *why, size_t size);

@@ -62,8 +62,6 @@ size_t cp_doc_member_index(const struct cp_jnode *obj, const char *key);
 /* The value at path[0..n) (objects only), NULL when absent. */
 struct cp_jnode *cp_doc_at(const struct doc *d, const char *const *path,
                            size_t n);
-/* "null", "a boolean", ... for messages. */
-const char *cp_doc_type_name(enum cp_jtype t);
 /* Checks the place at path and every object on the way: right type when
  * present, no duplicate keys.  Appends a reason to err (once) and returns
  * false otherwise. */

@@ -232,7 +232,8 @@ static const char *path_text(struct cp_arena *a, const char *const *path,
     return r;
 }
 
-const char *cp_doc_type_name(enum cp_jtype t)
+/* "null", "a boolean", ... for messages. */
+static const char *cp_doc_type_name(enum cp_jtype t)
 {
     switch (t) {
     case CP_J_NULL: return "null";

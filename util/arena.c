@@ -259,11 +259,6 @@ const char *cp_arena_intern(struct cp_arena *a, const char *s, size_t n)
     return copy;
 }
 
-size_t cp_arena_used(const struct cp_arena *a)
-{
-    return a->used;
-}
-
 size_t cp_vec_push(struct cp_arena *a, struct cp_vec *v, void *item)
 {
     if (v->len == v->cap) {

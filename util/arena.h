@@ -28,8 +28,6 @@ char *cp_arena_printf(struct cp_arena *a, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Interned strings: equal contents give the same pointer (compare with ==). */
 const char *cp_arena_intern(struct cp_arena *a, const char *s, size_t n);
-/* Bytes handed out so far (for benchmarks and limits). */
-size_t cp_arena_used(const struct cp_arena *a);
 
 /* Growable pointer array stored in the arena: push returns the new count. */
 struct cp_vec {

@@ -6,8 +6,8 @@
 
 #include <string.h>
 
-void cp_hmac_sha256(const void *key, size_t keylen, const void *data,
-                    size_t len, unsigned char mac[CP_SHA256_LEN])
+static void cp_hmac_sha256(const void *key, size_t keylen, const void *data,
+                           size_t len, unsigned char mac[CP_SHA256_LEN])
 {
     unsigned char k[64] = {0}, pad[64], inner[CP_SHA256_LEN];
     struct cp_sha256 c;

@@ -8,8 +8,6 @@
 
 #include "sha256.h"
 
-void cp_hmac_sha256(const void *key, size_t keylen, const void *data,
-                    size_t len, unsigned char mac[CP_SHA256_LEN]);
 /* Lower-case hex of the MAC, NUL-terminated. */
 void cp_hmac_sha256_hex(const void *key, size_t keylen, const void *data,
                         size_t len, char out[CP_SHA256_HEX]);

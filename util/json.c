@@ -556,14 +556,6 @@ struct cp_jnode *cp_json_bool(struct cp_arena *a, bool v)
     return cp_json_new(a, v ? CP_J_TRUE : CP_J_FALSE);
 }
 
-struct cp_jnode *cp_json_int(struct cp_arena *a, long v)
-{
-    struct cp_jnode *n = cp_json_new(a, CP_J_NUM);
-    n->s = cp_arena_printf(a, "%ld", v);
-    n->len = strlen(n->s);
-    return n;
-}
-
 /* Capacity is the next power of two >= n (arena arrays never shrink). */
 static bool need_grow(size_t n)
 {
@@ -665,16 +657,6 @@ bool cp_json_str_is(const struct cp_jnode *n, const char *s, size_t len)
 {
     return n && n->type == CP_J_STR && n->len == len &&
            memcmp(n->s, s, len) == 0;
-}
-
-bool cp_json_push_unique(struct cp_arena *a, struct cp_jnode *arr,
-                         const char *s, size_t len)
-{
-    for (size_t i = 0; i < arr->n; i++)
-        if (cp_json_str_is(arr->items[i], s, len))
-            return false;
-    cp_json_push(a, arr, cp_json_str(a, s, len));
-    return true;
 }
 
 struct cp_jnode *cp_json_get(const struct cp_jnode *o, const char *key,

@@ -91,16 +91,11 @@ struct cp_jnode *cp_json_get(const struct cp_jnode *o, const char *key,
 struct cp_jnode *cp_json_new(struct cp_arena *a, enum cp_jtype t);
 struct cp_jnode *cp_json_str(struct cp_arena *a, const char *s, size_t len);
 struct cp_jnode *cp_json_bool(struct cp_arena *a, bool v);
-struct cp_jnode *cp_json_int(struct cp_arena *a, long v);
 /* Appends to an array / object (amortised growth in the arena). */
 void cp_json_push(struct cp_arena *a, struct cp_jnode *arr,
                   struct cp_jnode *v);
 void cp_json_set(struct cp_arena *a, struct cp_jnode *obj, const char *key,
                  struct cp_jnode *v);
-/* Appends a string to an array unless an equal one is already there.
- * Returns true when added. */
-bool cp_json_push_unique(struct cp_arena *a, struct cp_jnode *arr,
-                         const char *s, size_t len);
 
 /* Is s[0..len) valid UTF-8 (no overlongs, no surrogates)? */
 bool cp_json_utf8_valid(const char *s, size_t len);

@@ -350,8 +350,10 @@ static bool dom_equal(const char *host, size_t hlen, const char *base,
     return true;
 }
 
-bool cp_domain_matches_req(const struct cp_domain *d,
-                           const struct cp_domain *req)
+/* Does rule d match the parsed request req (same kind, port if any)? A
+ * request without a port (0) matches only rules without a port. */
+static bool cp_domain_matches_req(const struct cp_domain *d,
+                                  const struct cp_domain *req)
 {
     if (d->kind != req->kind || (d->port && d->port != req->port))
         return false;

@@ -45,10 +45,6 @@ const char *cp_net_host_parse(struct cp_arena *a, const char *text,
                               size_t len, struct cp_domain *out);
 /* Name part only (any kind of rule against a name). */
 bool cp_domain_matches(const struct cp_domain *d, const char *host);
-/* Does rule d match the parsed request req (same kind, port if any)? A
- * request without a port (0) matches only rules without a port. */
-bool cp_domain_matches_req(const struct cp_domain *d,
-                           const struct cp_domain *req);
 /* A net rule's canonical text, NUL-terminated in the arena:
  * "*.a.com:443", "[::1]", "10.0.0.1:22". */
 const char *cp_domain_format(struct cp_arena *a, const struct cp_domain *d);
