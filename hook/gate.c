@@ -284,6 +284,38 @@ static bool cp_gate_is(const struct cp_jnode *v, enum cp_jtype t)
     return v && v->type == t;
 }
 
+/* One rule of "content"."rules" into r. */
+static const char *cp_gate_content_rule(struct cp_arena *a,
+                                        const struct cp_jnode *x,
+                                        struct cp_content_rule *r)
+{
+    const char *id = cp_gate_str(x, "id"), *kind = cp_gate_str(x, "kind");
+    const char *pat = cp_gate_str(x, "pattern"), *where = cp_gate_str(x, "where");
+    if (x->type != CP_J_OBJ || !id || !kind || !pat || !where ||
+        (strcmp(kind, "regex") != 0 && strcmp(kind, "text") != 0) || !*pat)
+        return "gate table \"content\" has a rule that is not an object "
+               "with string id, kind (\"regex\" or \"text\"), pattern "
+               "and where";
+    *r = (struct cp_content_rule){
+        .id = cp_arena_strdup(a, id), .where = cp_arena_strdup(a, where),
+        .regex = kind[0] == 'r', .text = cp_arena_strdup(a, pat),
+        .len = strlen(pat)};
+    const char *perr = NULL;
+    /* Checked with the same bounds as the compiler's (cp_gate_parse);
+     * a regex in the prefilter's subset is known to compile, so it is
+     * compiled only when a file tool's text is scanned (a Bash call
+     * never pays for it). */
+    if (r->regex && !cp_gate_rx_scan(a, pat)) {
+        struct cp_gate_pat g;
+        perr = cp_gate_parse(a, pat, strlen(pat), true, &g);
+        if (!perr)
+            cp_gate_free(&g);
+        else
+            perr = cp_arena_printf(a, "%s: invalid pattern: %s", id, perr);
+    }
+    return perr;
+}
+
 /* "content": {"classes": [NAME...], "rules": [{"id", "kind": "regex" |
  * "text", "pattern", "where"}...]}; absent: every built-in class, no rule
  * (an artifact built before content rules existed is judged by the
@@ -315,34 +347,10 @@ static const char *cp_gate_table_content(struct cp_arena *a,
     size_t n = rules->n;
     t->content = cp_arena_alloc(a, (n ? n : 1) * sizeof *t->content);
     for (size_t i = 0; i < n; i++) {
-        const struct cp_jnode *x = rules->items[i];
-        const char *id = cp_gate_str(x, "id"), *kind = cp_gate_str(x, "kind");
-        const char *pat = cp_gate_str(x, "pattern"), *where = cp_gate_str(x, "where");
-        if (x->type != CP_J_OBJ || !id || !kind || !pat || !where ||
-            (strcmp(kind, "regex") != 0 && strcmp(kind, "text") != 0) || !*pat)
-            return "gate table \"content\" has a rule that is not an object "
-                   "with string id, kind (\"regex\" or \"text\"), pattern "
-                   "and where";
-        struct cp_content_rule *r = &t->content[t->ncontent];
-        *r = (struct cp_content_rule){
-            .id = cp_arena_strdup(a, id), .where = cp_arena_strdup(a, where),
-            .regex = kind[0] == 'r', .text = cp_arena_strdup(a, pat),
-            .len = strlen(pat)};
-        const char *perr = NULL;
-        /* Checked with the same bounds as the compiler's (cp_gate_parse);
-         * a regex in the prefilter's subset is known to compile, so it is
-         * compiled only when a file tool's text is scanned (a Bash call
-         * never pays for it). */
-        if (r->regex && !cp_gate_rx_scan(a, pat)) {
-            struct cp_gate_pat g;
-            perr = cp_gate_parse(a, pat, strlen(pat), true, &g);
-            if (!perr)
-                cp_gate_free(&g);
-            else
-                perr = cp_arena_printf(a, "%s: invalid pattern: %s", id, perr);
-        }
-        if (perr)
-            return perr;
+        const char *err = cp_gate_content_rule(a, rules->items[i],
+                                               &t->content[t->ncontent]);
+        if (err)
+            return err;
         t->ncontent++;
     }
     return NULL;
