@@ -106,7 +106,7 @@ $(BUILD)/confpol: $(CLI_OBJS) $(STARTER_OBJS) $(LIB)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJS) $(STARTER_OBJS) $(LIB)
 
 # The runtime binary links a named list of objects: runtime/ and the few
-# util/ and matcher files it needs; the parser must not be pulled in
+# util/ files it needs (nothing from compiler/); the parser must not be pulled in
 # (checked by tests/sh/runtime-no-parser.sh).  It needs nothing
 # but libc, and it is started twice per launch (the runtime, then its stage
 # inside the sandbox), so it is linked static-pie: no dynamic loader, no
@@ -114,8 +114,11 @@ $(BUILD)/confpol: $(CLI_OBJS) $(STARTER_OBJS) $(LIB)
 # RUN_LDFLAGS= links it dynamically (sanitizer builds do).
 RUN_LDFLAGS ?= -static-pie
 RUN_SRCS := $(sort $(wildcard runtime/*.c)) util/arena.c util/sha256.c \
-            compiler/match_domain.c
+            util/netmatch.c
 RUN_OBJS := $(RUN_SRCS:%.c=$(BUILD)/%.o)
+# runtime/ sees util/ and itself only: a compiler/ header included there
+# does not compile.
+$(BUILD)/runtime/%.o: CPPFLAGS := -D_GNU_SOURCE -Iutil -Iruntime
 $(BUILD)/confpol-run: $(RUN_OBJS)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) $(RUN_LDFLAGS) -o $@ $(RUN_OBJS)
 

@@ -42,10 +42,10 @@ struct bw_list {
 };
 
 struct bw {
+    struct cp_analysis head; /* first: the driver reads it (fidelity.h) */
     const struct cp_policy *p;
-    const struct cp_backend_opts *o;
+    const struct cp_backend_opts *o; /* &head.o */
     struct cp_arena *a;
-    struct cp_diags *d; /* NULL: analyse silently */
     struct cp_fidtab ft;
     int errors;
     /* inputs, by class */
@@ -119,7 +119,8 @@ static struct cp_diag *report(struct bw *b, enum cp_diag_code c,
 {
     va_list ap;
     va_start(ap, fmt);
-    struct cp_diag *g = cp_backend_vreport(b->d, c, r, fmt, ap);
+    struct cp_diag *g =
+        cp_backend_vreport(cp_analysis_sink(&b->head, c), c, r, fmt, ap);
     va_end(ap);
     return g;
 }
@@ -200,16 +201,130 @@ static void glob_expanded(struct bw *b, const struct cp_rule *r)
            cp_backend_rule_text(b->a, r));
 }
 
-static void analyse(struct bw *b)
+/* The exec allow-list as a path set, built when a deny exec first needs
+ * it. */
+struct bw_xs {
+    struct cp_pathset set;
+    bool ready; /* set is built */
+    bool glob;  /* some exec rule is a glob */
+};
+
+/* A write rule: a bind, or not granted (a glob; a node the sandbox's own /dev and
+ * /proc do not provide). */
+static void classify_write(struct bw *b, const struct cp_rule *r)
+{
+    struct cp_arena *a = b->a;
+    const struct cp_path *path = &r->u.path;
+    if (path->has_glob) {
+        cp_fidtab_set(&b->ft, r, CP_FID_STRICTER,
+                "a glob cannot be a mount: the write is not granted");
+        report(b, CP0705, r,
+               "bwrap: write glob '%s' cannot be a mount: the write "
+               "is not granted",
+               cp_backend_rule_text(b->a, r));
+    } else if (!path->root && path->nsegs >= 1 &&
+               (seg_is(&path->segs[0], "dev") ||
+                seg_is(&path->segs[0], "proc"))) {
+        if (seg_is(&path->segs[0], "dev") && dev_provided(path)) {
+            cp_fidtab_set(&b->ft, r, CP_FID_EXACT,
+                    "provided writable by --dev /dev");
+        } else {
+            cp_fidtab_set(&b->ft, r, CP_FID_STRICTER,
+                    "the sandbox has its own /dev and /proc: the "
+                    "host's node is not available");
+            report(b, CP0712, r,
+                   "bwrap: '%s' is not provided by the sandbox's own "
+                   "/dev and /proc: the write is not granted",
+                   cp_backend_rule_text(b->a, r));
+        }
+    } else {
+        push(a, &b->w, r, path);
+        cp_fidtab_set(&b->ft, r, CP_FID_EXACT, "--bind P P");
+    }
+}
+
+/* An exec rule: a Landlock execute grant (the first one warns that the
+ * allow-list is not fully enforced), or not granted (a glob). */
+static void classify_exec(struct bw *b, const struct cp_rule *r)
+{
+    struct cp_arena *a = b->a;
+    const struct cp_path *path = &r->u.path;
+    if (path->has_glob) {
+        cp_fidtab_set(&b->ft, r, CP_FID_STRICTER,
+                "a glob cannot be a Landlock rule: the exec is not "
+                "granted");
+        report(b, CP0708, r,
+               "bwrap: exec glob '%s' cannot be a Landlock rule: the "
+               "exec is not granted",
+               cp_backend_rule_text(b->a, r));
+    } else {
+        push(a, &b->x, r, path);
+        /* The grant is exact; the allow-list's "nothing else" is
+         * not: Landlock checks execve, not the loader's mmap. */
+        cp_fidtab_set(&b->ft, r, CP_FID_NOT_ENFORCED,
+                "Landlock execute right; not fully enforced: the ELF "
+                "loader and PT_INTERP interpreters are granted, and "
+                "the loader runs any readable file (ld.so FILE)");
+        if (!b->exec_warned) {
+            b->exec_warned = true;
+            report(b, CP0714, r,
+                   "bwrap: the exec allow-list is not fully enforced: "
+                   "the ELF loader, granted so that dynamic binaries "
+                   "run, runs any readable file ('ld.so /usr/bin/id'), "
+                   "and PT_INTERP interpreters of allowed binaries are "
+                   "granted too");
+        }
+    }
+}
+
+/* A deny exec rule: already denied outside the exec allow-list, else a
+ * deny-read mask. */
+static void classify_deny_exec(struct bw *b, const struct cp_rule *r,
+                               struct bw_xs *xs)
 {
     const struct cp_policy *p = b->p;
     struct cp_arena *a = b->a;
-    cp_fidtab_init(&b->ft, a, p->nrules);
-    bool coop = p->profile == CP_PROFILE_COOPERATIVE;
+    const struct cp_path *path = &r->u.path;
+    /* Under an exec allow-list that never reaches the path, the
+     * allow-list already denies it. */
+    if (p->has_exec) {
+        if (!xs->ready) {
+            const struct cp_path **xv =
+                cp_arena_alloc(a, (p->nrules + 1) * sizeof *xv);
+            size_t nx = 0;
+            for (size_t j = 0; j < p->nrules; j++)
+                if (p->rules[j]->kind == CP_R_EXEC) {
+                    xv[nx] = &p->rules[j]->u.path;
+                    xs->glob |= xv[nx]->has_glob;
+                    nx++;
+                }
+            cp_pathset_init(a, &xs->set, xv, nx);
+            xs->ready = true;
+        }
+        if (!xs->glob &&
+            cp_pathset_overlaps(&xs->set, path) == CP_OSREL_NO) {
+            cp_fidtab_set(&b->ft, r, CP_FID_EXACT,
+                    "outside the exec allow-list: already denied");
+            return;
+        }
+    }
+    push(a, path->has_glob ? &b->gdr : &b->dr, r, path);
+    cp_fidtab_set(&b->ft, r, CP_FID_STRICTER,
+            "Landlock cannot subtract from a grant: masked, so "
+            "reading is denied too");
+    report(b, CP0707, r,
+           "bwrap: deny exec '%s' is lowered as a deny-read mask: "
+           "reading it is denied too",
+           cp_backend_rule_text(b->a, r));
+}
 
-    /* 1. Classify. */
-    struct cp_pathset xs;
-    bool xs_ready = false, glob_exec = false;
+/* 1. Classify every rule into its input class, rating what is settled here. */
+static void classify(struct bw *b)
+{
+    const struct cp_policy *p = b->p;
+    struct cp_arena *a = b->a;
+    bool coop = p->profile == CP_PROFILE_COOPERATIVE;
+    struct bw_xs xs0 = {0}, *xs = &xs0;
     for (size_t i = 0; i < p->nrules; i++) {
         const struct cp_rule *r = p->rules[i];
         const struct cp_path *path = &r->u.path;
@@ -220,60 +335,10 @@ static void analyse(struct bw *b)
         }
         switch (r->kind) {
         case CP_R_WRITE:
-            if (path->has_glob) {
-                cp_fidtab_set(&b->ft, r, CP_FID_STRICTER,
-                        "a glob cannot be a mount: the write is not granted");
-                report(b, CP0705, r,
-                       "bwrap: write glob '%s' cannot be a mount: the write "
-                       "is not granted",
-                       cp_backend_rule_text(b->a, r));
-            } else if (!path->root && path->nsegs >= 1 &&
-                       (seg_is(&path->segs[0], "dev") ||
-                        seg_is(&path->segs[0], "proc"))) {
-                if (seg_is(&path->segs[0], "dev") && dev_provided(path)) {
-                    cp_fidtab_set(&b->ft, r, CP_FID_EXACT,
-                            "provided writable by --dev /dev");
-                } else {
-                    cp_fidtab_set(&b->ft, r, CP_FID_STRICTER,
-                            "the sandbox has its own /dev and /proc: the "
-                            "host's node is not available");
-                    report(b, CP0712, r,
-                           "bwrap: '%s' is not provided by the sandbox's own "
-                           "/dev and /proc: the write is not granted",
-                           cp_backend_rule_text(b->a, r));
-                }
-            } else {
-                push(a, &b->w, r, path);
-                cp_fidtab_set(&b->ft, r, CP_FID_EXACT, "--bind P P");
-            }
+            classify_write(b, r);
             break;
         case CP_R_EXEC:
-            if (path->has_glob) {
-                cp_fidtab_set(&b->ft, r, CP_FID_STRICTER,
-                        "a glob cannot be a Landlock rule: the exec is not "
-                        "granted");
-                report(b, CP0708, r,
-                       "bwrap: exec glob '%s' cannot be a Landlock rule: the "
-                       "exec is not granted",
-                       cp_backend_rule_text(b->a, r));
-            } else {
-                push(a, &b->x, r, path);
-                /* The grant is exact; the allow-list's "nothing else" is
-                 * not: Landlock checks execve, not the loader's mmap. */
-                cp_fidtab_set(&b->ft, r, CP_FID_NOT_ENFORCED,
-                        "Landlock execute right; not fully enforced: the ELF "
-                        "loader and PT_INTERP interpreters are granted, and "
-                        "the loader runs any readable file (ld.so FILE)");
-                if (!b->exec_warned) {
-                    b->exec_warned = true;
-                    report(b, CP0714, r,
-                           "bwrap: the exec allow-list is not fully enforced: "
-                           "the ELF loader, granted so that dynamic binaries "
-                           "run, runs any readable file ('ld.so /usr/bin/id'), "
-                           "and PT_INTERP interpreters of allowed binaries are "
-                           "granted too");
-                }
-            }
+            classify_exec(b, r);
             break;
         case CP_R_DENY_WRITE:
             push(a, path->has_glob ? &b->gdw : &b->dw, r, path);
@@ -287,37 +352,7 @@ static void analyse(struct bw *b)
                     "mask: --tmpfs P --remount-ro P, or /dev/null for a file");
             break;
         case CP_R_DENY_EXEC:
-            /* Under an exec allow-list that never reaches the path, the
-             * allow-list already denies it. */
-            if (p->has_exec) {
-                if (!xs_ready) {
-                    const struct cp_path **xv =
-                        cp_arena_alloc(a, (p->nrules + 1) * sizeof *xv);
-                    size_t nx = 0;
-                    for (size_t j = 0; j < p->nrules; j++)
-                        if (p->rules[j]->kind == CP_R_EXEC) {
-                            xv[nx] = &p->rules[j]->u.path;
-                            glob_exec |= xv[nx]->has_glob;
-                            nx++;
-                        }
-                    cp_pathset_init(a, &xs, xv, nx);
-                    xs_ready = true;
-                }
-                if (!glob_exec &&
-                    cp_pathset_overlaps(&xs, path) == CP_OSREL_NO) {
-                    cp_fidtab_set(&b->ft, r, CP_FID_EXACT,
-                            "outside the exec allow-list: already denied");
-                    break;
-                }
-            }
-            push(a, path->has_glob ? &b->gdr : &b->dr, r, path);
-            cp_fidtab_set(&b->ft, r, CP_FID_STRICTER,
-                    "Landlock cannot subtract from a grant: masked, so "
-                    "reading is denied too");
-            report(b, CP0707, r,
-                   "bwrap: deny exec '%s' is lowered as a deny-read mask: "
-                   "reading it is denied too",
-                   cp_backend_rule_text(b->a, r));
+            classify_deny_exec(b, r, xs);
             break;
         case CP_R_GATE_ASK:
         case CP_R_GATE_DENY:
@@ -337,15 +372,13 @@ static void analyse(struct bw *b)
             break;
         }
     }
-    if (coop)
-        return;
+}
 
-    /* 2. Sets and minimal mounts. */
-    set_of(a, &b->wset, &b->w);
-    set_of(a, &b->dset, &b->dw);
-    set_of(a, &b->rset, &b->dr);
-    set_of(a, &b->xset, &b->x);
-
+/* Write roots that are not inside another one or a deny: binds (one inside
+ * a deny-read mask is not granted). */
+static void minimal_binds(struct bw *b)
+{
+    struct cp_arena *a = b->a;
     for (size_t i = 0; i < b->w.n; i++) {
         const struct cp_path *q = b->w.v[i].path;
         if (strict_anc(&b->wset, q) || cp_pathset_ancestor_or_self(&b->dset, q))
@@ -365,7 +398,13 @@ static void analyse(struct bw *b)
             b->bind_root = true;
     }
     set_of(a, &b->bset, &b->binds);
+}
 
+/* Deny-write paths a bind may reach: their ancestors pinned and a
+ * read-only mount unless a mask covers them. */
+static void deny_write_mounts(struct bw *b)
+{
+    struct cp_arena *a = b->a;
     for (size_t i = 0; i < b->dw.n; i++) {
         const struct bw_item *it = &b->dw.v[i];
         if (strict_anc(&b->dset, it->path))
@@ -377,7 +416,12 @@ static void analyse(struct bw *b)
             continue; /* the mask is read-only too */
         push(a, &b->ros, it->r, it->path);
     }
+}
 
+/* Deny-read masks, rated stricter where a write root holds them. */
+static void deny_read_masks(struct bw *b)
+{
+    struct cp_arena *a = b->a;
     for (size_t i = 0; i < b->dr.n; i++) {
         const struct bw_item *it = &b->dr.v[i];
         if (strict_anc(&b->rset, it->path))
@@ -401,8 +445,13 @@ static void analyse(struct bw *b)
                    cp_backend_rule_text(b->a, it->r));
         }
     }
+}
 
-    /* 3. Globs under deny. */
+/* 3. Deny-write globs under a bind: pinned, and read-only matches with
+ * --expand-globs (an error without). */
+static void deny_write_globs(struct bw *b)
+{
+    struct cp_arena *a = b->a;
     for (size_t i = 0; i < b->gdw.n; i++) {
         const struct bw_item *it = &b->gdw.v[i];
         if (cp_pathset_contains(&b->dset, it->path))
@@ -438,6 +487,13 @@ static void analyse(struct bw *b)
         push(a, &b->roglobs, it->r, it->path);
         glob_expanded(b, it->r);
     }
+}
+
+/* 3. Deny-read globs: masked matches with --expand-globs (an error
+ * without). */
+static void deny_read_globs(struct bw *b)
+{
+    struct cp_arena *a = b->a;
     for (size_t i = 0; i < b->gdr.n; i++) {
         const struct bw_item *it = &b->gdr.v[i];
         if (cp_pathset_contains(&b->rset, it->path))
@@ -458,8 +514,14 @@ static void analyse(struct bw *b)
         push(a, &b->maskglobs, it->r, it->path);
         glob_expanded(b, it->r);
     }
+}
 
-    /* 4. The exec allow-list, without entries inside other entries. */
+/* 4. The exec allow-list, without entries inside other entries; an
+ * allow-list of globs only is refused. */
+static void exec_list(struct bw *b)
+{
+    const struct cp_policy *p = b->p;
+    struct cp_arena *a = b->a;
     for (size_t i = 0; i < b->x.n; i++)
         if (!strict_anc(&b->xset, b->x.v[i].path))
             push(a, &b->execs, b->x.v[i].r, b->x.v[i].path);
@@ -482,24 +544,20 @@ static void analyse(struct bw *b)
                 g, "allow the directories that hold the binaries, e.g. "
                    "'exec /usr/bin'");
     }
+}
 
-    order(a, &b->pinros);
-    order(a, &b->binds);
-    order(a, &b->pins);
-    order(a, &b->ros);
-    order(a, &b->roglobs);
-    order(a, &b->masks);
-    order(a, &b->maskglobs);
-    order(a, &b->execs);
-
+/* The mount count bwrap accepts: an error beyond it. */
+static void mount_limit(struct bw *b)
+{
     size_t mounts = b->pinros.n + b->binds.n + b->pins.n + b->ros.n +
                     b->masks.n;
     size_t args = 3 * (mounts - b->masks.n) + 4 * b->masks.n + 32;
     if (mounts > BW_MAX_MOUNTS || args > BW_MAX_ARGS) {
         b->errors++;
-        if (b->d) {
+        struct cp_diags *d = cp_analysis_sink(&b->head, CP0703);
+        if (d) {
             struct cp_diag *g = cp_diag_report(
-                b->d, CP0703, NULL,
+                d, CP0703, NULL,
                 "bwrap: the policy needs %zu mounts (about %zu bwrap "
                 "arguments); bwrap accepts at most 9000 arguments, so at most "
                 "%d mounts",
@@ -511,16 +569,38 @@ static void analyse(struct bw *b)
     }
 }
 
-static void bw_init(struct bw *b, const struct cp_policy *p,
-                    const struct cp_backend_opts *o, struct cp_arena *a,
-                    struct cp_diags *d)
+static void analyse(struct bw *b)
 {
-    memset(b, 0, sizeof *b);
-    b->p = p;
-    b->o = o;
-    b->a = a;
-    b->d = d;
-    analyse(b);
+    const struct cp_policy *p = b->p;
+    struct cp_arena *a = b->a;
+    cp_fidtab_init(&b->ft, a, p->nrules);
+    classify(b);
+    if (p->profile == CP_PROFILE_COOPERATIVE)
+        return;
+
+    /* 2. Sets and minimal mounts. */
+    set_of(a, &b->wset, &b->w);
+    set_of(a, &b->dset, &b->dw);
+    set_of(a, &b->rset, &b->dr);
+    set_of(a, &b->xset, &b->x);
+    minimal_binds(b);
+    set_of(a, &b->bset, &b->binds);
+    deny_write_mounts(b);
+    deny_read_masks(b);
+    deny_write_globs(b);
+    deny_read_globs(b);
+    exec_list(b);
+
+    order(a, &b->pinros);
+    order(a, &b->binds);
+    order(a, &b->pins);
+    order(a, &b->ros);
+    order(a, &b->roglobs);
+    order(a, &b->masks);
+    order(a, &b->maskglobs);
+    order(a, &b->execs);
+
+    mount_limit(b);
 }
 
 /* ---- records -------------------------------------------------------------- */
@@ -811,7 +891,8 @@ static void sh_missing(struct cp_buf *out, const struct recs *rs,
     cp_buf_adds(out, ";; esac; fi\nset -- \"$@\"");
 }
 
-static void emit_shell(struct bw *b, const struct recs *rs, struct cp_buf *out)
+/* The script's header: what it is, and the params it needs. */
+static void sh_header(const struct bw *b, const struct recs *rs, struct cp_buf *out)
 {
     const struct cp_policy *p = b->p;
     cp_buf_printf(out, "# bwrap command line of %s.confpol (profile %s, fail %s)"
@@ -828,6 +909,12 @@ static void emit_shell(struct bw *b, const struct recs *rs, struct cp_buf *out)
         }
     if (any)
         cp_buf_addc(out, '\n');
+}
+
+/* Comments for what confpol-run applies beside bwrap's arguments (exec
+ * list, glob records, the network proxy). */
+static void sh_comments(const struct recs *rs, struct cp_buf *out)
+{
     for (size_t i = 0; i < rs->n; i++) {
         const struct rec *r = &rs->v[i];
         const char *what = NULL;
@@ -848,6 +935,74 @@ static void emit_shell(struct bw *b, const struct recs *rs, struct cp_buf *out)
             cp_buf_addc(out, '\n');
         }
     }
+}
+
+/* A deny-write record: a read-only bind where the path exists. */
+static void sh_ro(const struct recs *rs, const struct rec *r, struct cp_buf *out)
+{
+    cp_buf_adds(out, "\nif [ -e ");
+    sh_path(out, r);
+    cp_buf_adds(out, " ] || [ -L ");
+    sh_path(out, r);
+    cp_buf_adds(out, " ]; then set -- \"$@\" --ro-bind ");
+    sh_path(out, r);
+    cp_buf_addc(out, ' ');
+    sh_path(out, r);
+    sh_missing(out, rs, r);
+}
+
+/* A deny-read record: a read-only tmpfs on a directory, /dev/null on
+ * anything else. */
+static void sh_mask(const struct recs *rs, const struct rec *r, struct cp_buf *out)
+{
+    cp_buf_adds(out, "\nif [ -d ");
+    sh_path(out, r);
+    cp_buf_adds(out, " ]; then set -- \"$@\" --tmpfs ");
+    sh_path(out, r);
+    cp_buf_adds(out, " --remount-ro ");
+    sh_path(out, r);
+    cp_buf_adds(out, "\nelif [ -e ");
+    sh_path(out, r);
+    cp_buf_adds(out, " ] || [ -L ");
+    sh_path(out, r);
+    cp_buf_adds(out, " ]; then set -- \"$@\" --ro-bind /dev/null ");
+    sh_path(out, r);
+    sh_missing(out, rs, r);
+}
+
+/* The words of one record. */
+static void sh_record(const struct recs *rs, const struct rec *r, struct cp_buf *out)
+{
+    if (strcmp(r->tag, "arg") == 0) {
+        if (r->f[0][0] == '-' && r->f[0][1] == '-')
+            cp_buf_adds(out, " \\\n    ");
+        else
+            cp_buf_addc(out, ' ');
+        sh_quote(out, r->f[0]);
+        return;
+    }
+    /* A missing write root or pin is skipped, as by confpol-run. */
+    const char *opt = NULL;
+    if (strcmp(r->tag, "bind") == 0 || strcmp(r->tag, "pin") == 0)
+        opt = "--bind-try";
+    else if (strcmp(r->tag, "pinro") == 0)
+        opt = "--ro-bind-try";
+    if (opt) {
+        cp_buf_printf(out, " \\\n    %s ", opt);
+        sh_path(out, r);
+        cp_buf_addc(out, ' ');
+        sh_path(out, r);
+    } else if (strcmp(r->tag, "ro") == 0) {
+        sh_ro(rs, r, out);
+    } else if (strcmp(r->tag, "mask") == 0) {
+        sh_mask(rs, r, out);
+    }
+}
+
+static void emit_shell(struct bw *b, const struct recs *rs, struct cp_buf *out)
+{
+    sh_header(b, rs, out);
+    sh_comments(rs, out);
     /* The words are collected in "$@" after the command's own, then the
      * command is rotated behind "--": POSIX sh has no arrays, and a mask is
      * decided when the script runs, as confpol-run decides it
@@ -857,146 +1012,15 @@ static void emit_shell(struct bw *b, const struct recs *rs, struct cp_buf *out)
                      "by a /dev/null bind (bwrap leaves\n# an empty file "
                      "there); confpol-run protects it without one\n"
                      "n=$#\nset -- \"$@\"");
-    for (size_t i = 0; i < rs->n; i++) {
-        const struct rec *r = &rs->v[i];
-        if (strcmp(r->tag, "arg") == 0) {
-            if (r->f[0][0] == '-' && r->f[0][1] == '-')
-                cp_buf_adds(out, " \\\n    ");
-            else
-                cp_buf_addc(out, ' ');
-            sh_quote(out, r->f[0]);
-            continue;
-        }
-        /* A missing write root or pin is skipped, as by confpol-run. */
-        const char *opt = NULL;
-        if (strcmp(r->tag, "bind") == 0 || strcmp(r->tag, "pin") == 0)
-            opt = "--bind-try";
-        else if (strcmp(r->tag, "pinro") == 0)
-            opt = "--ro-bind-try";
-        if (opt) {
-            cp_buf_printf(out, " \\\n    %s ", opt);
-            sh_path(out, r);
-            cp_buf_addc(out, ' ');
-            sh_path(out, r);
-        } else if (strcmp(r->tag, "ro") == 0) {
-            cp_buf_adds(out, "\nif [ -e ");
-            sh_path(out, r);
-            cp_buf_adds(out, " ] || [ -L ");
-            sh_path(out, r);
-            cp_buf_adds(out, " ]; then set -- \"$@\" --ro-bind ");
-            sh_path(out, r);
-            cp_buf_addc(out, ' ');
-            sh_path(out, r);
-            sh_missing(out, rs, r);
-        } else if (strcmp(r->tag, "mask") == 0) {
-            cp_buf_adds(out, "\nif [ -d ");
-            sh_path(out, r);
-            cp_buf_adds(out, " ]; then set -- \"$@\" --tmpfs ");
-            sh_path(out, r);
-            cp_buf_adds(out, " --remount-ro ");
-            sh_path(out, r);
-            cp_buf_adds(out, "\nelif [ -e ");
-            sh_path(out, r);
-            cp_buf_adds(out, " ] || [ -L ");
-            sh_path(out, r);
-            cp_buf_adds(out, " ]; then set -- \"$@\" --ro-bind /dev/null ");
-            sh_path(out, r);
-            sh_missing(out, rs, r);
-        }
-    }
+    for (size_t i = 0; i < rs->n; i++)
+        sh_record(rs, &rs->v[i], out);
     cp_buf_adds(out, " --\nwhile [ \"$n\" -gt 0 ]; do set -- \"$@\" \"$1\"; "
                      "shift; n=$((n - 1)); done\nbwrap \"$@\"\n");
 }
 
-/* ---- the backend ------------------------------------------------------------ */
-
-static int cp_bwrap_check(const struct cp_policy *p,
-                          const struct cp_backend_opts *o, struct cp_diags *d)
-{
-    struct cp_arena *a = cp_arena_new();
-    struct bw b;
-    bw_init(&b, p, o, a, d);
-    int n = b.errors;
-    cp_arena_free(a);
-    return n;
-}
-
-static void cp_bwrap_fidelity_all(const struct cp_policy *p,
-                                  const struct cp_backend_opts *o,
-                                  struct cp_arena *a, enum cp_fidelity *fid,
-                                  const char **why)
-{
-    struct bw b;
-    bw_init(&b, p, o, a, NULL);
-    cp_fidtab_copy(&b.ft, p, fid, why);
-}
-
-static enum cp_fidelity cp_bwrap_fidelity(const struct cp_policy *p,
-                                          const struct cp_rule *r,
-                                          struct cp_arena *a, const char **why)
-{
-    struct cp_backend_opts o = {.expand_globs = true};
-    struct bw b;
-    bw_init(&b, p, &o, a, NULL);
-    return cp_fidtab_get(&b.ft, r, why);
-}
-
-static void bw_note_coop(const struct cp_policy *p, struct cp_diags *d)
-{
-    if (d)
-        cp_diag_report(d, CP0720, NULL,
-                       "bwrap: policy '%s' is cooperative: no bwrap "
-                       "artifact is written",
-                       p->stem ? p->stem : "");
-}
-
-/* Appends the artifact of an analysed, error-free, non-cooperative policy. */
-static void bw_write(struct bw *b, struct cp_buf *out)
-{
-    struct recs rs = {0};
-    build_records(b, &rs);
-    if (b->o && b->o->shell_format)
-        emit_shell(b, &rs, out);
-    else
-        emit_stream(b, &rs, out);
-}
-
-static bool cp_bwrap_emit(const struct cp_policy *p,
-                          const struct cp_backend_opts *o, struct cp_arena *a,
-                          struct cp_diags *d, struct cp_buf *out)
-{
-    if (p->profile == CP_PROFILE_COOPERATIVE) {
-        bw_note_coop(p, d);
-        return true;
-    }
-    struct bw b;
-    bw_init(&b, p, o, a, NULL);
-    if (b.errors)
-        return false;
-    bw_write(&b, out);
-    return true;
-}
-
-static int cp_bwrap_build(const struct cp_policy *p,
-                          const struct cp_backend_opts *o, struct cp_diags *d,
-                          struct cp_buf *out)
-{
-    struct cp_arena *a = cp_arena_new();
-    size_t before = cp_diag_errors(d);
-    struct bw b;
-    bw_init(&b, p, o, a, d);
-    int n = b.errors;
-    if (!n && cp_diag_errors(d) == before) {
-        if (p->profile == CP_PROFILE_COOPERATIVE)
-            bw_note_coop(p, d);
-        else
-            bw_write(&b, out);
-    }
-    cp_arena_free(a);
-    return n;
-}
-
-size_t cp_bwrap_count_mounts(const char *data, size_t len)
+/* Number of mount records (bind, pin, pinro, ro, mask) of a .bwrap record
+ * stream. */
+static size_t count_mounts(const char *data, size_t len)
 {
     size_t n = 0;
     for (size_t i = 0; i < len;) {
@@ -1028,13 +1052,59 @@ size_t cp_bwrap_count_mounts(const char *data, size_t len)
     return n;
 }
 
+/* ---- the backend ------------------------------------------------------------ */
+
+static struct cp_analysis *bw_analyse(const struct cp_policy *p,
+                                      const struct cp_backend_opts *o,
+                                      struct cp_arena *a, struct cp_diags *d,
+                                      enum cp_report rep)
+{
+    struct bw *b = cp_arena_alloc(a, sizeof *b);
+    cp_analysis_init(&b->head, &cp_backend_bwrap, p, o, a, d, rep);
+    b->p = p;
+    b->o = &b->head.o;
+    b->a = a;
+    analyse(b);
+    b->head.errors = b->errors;
+    cp_fidtab_rate(&b->ft, &b->head);
+    return &b->head;
+}
+
+/* Step 2: the record stream (or its shell form), or for a cooperative
+ * policy the note that none is written; with `verbose`, the stream's
+ * mount count. */
+static void bw_write(const struct cp_analysis *an, struct cp_diags *d,
+                     struct cp_buf *out)
+{
+    const struct cp_policy *p = an->p;
+    if (p->profile == CP_PROFILE_COOPERATIVE) {
+        if (d)
+            cp_diag_report(d, CP0720, NULL,
+                           "bwrap: policy '%s' is cooperative: no bwrap "
+                           "artifact is written",
+                           p->stem ? p->stem : "");
+        return;
+    }
+    struct bw *b = (struct bw *)an;
+    struct recs rs = {0};
+    size_t start = out->len;
+    build_records(b, &rs);
+    if (an->o.shell_format) {
+        emit_shell(b, &rs, out);
+        return;
+    }
+    emit_stream(b, &rs, out);
+    if (an->o.verbose && d)
+        cp_diag_report(d, CP0722, NULL, "bwrap: %zu mounts",
+                       count_mounts(out->data + start, out->len - start));
+}
+
 const struct cp_backend cp_backend_bwrap = {
     .name = "bwrap",
     .suffix = ".bwrap",
     .truncation_detected = true,
-    .check = cp_bwrap_check,
-    .fidelity = cp_bwrap_fidelity,
-    .fidelity_all = cp_bwrap_fidelity_all,
-    .emit = cp_bwrap_emit,
-    .build = cp_bwrap_build,
+    .shell_format = true,
+    .rated_beside = &cp_backend_landlock,
+    .analyse = bw_analyse,
+    .write = bw_write,
 };

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "fidelity.h"
 #include "content.h"
 #include "gate.h"
 #include "match.h"
@@ -213,6 +214,7 @@ struct cl_gates {
 };
 
 struct cl {
+    struct cp_analysis head; /* first: the driver reads it (fidelity.h) */
     const struct cp_policy *p;
     struct cp_arena *a;
     size_t cur;              /* index of the rule being lowered */
@@ -338,25 +340,131 @@ static bool cl_plain_lit(char ch)
            ch != '\\' && ch != ')';
 }
 
+/* The root of a path rule's spelling; false (after reporting) for a param
+ * other than HOME and PROJECT, which needs its value. */
+static bool cl_root_of(struct cl *c, const struct cp_rule *r, enum cl_root *root)
+{
+    const struct cp_path *pp = &r->u.path;
+    *root = CL_ABS;
+    if (!pp->root)
+        return true;
+    if (strcmp(pp->root, "HOME") == 0) {
+        *root = CL_HOME;
+    } else if (strcmp(pp->root, "PROJECT") == 0) {
+        *root = CL_PROJECT;
+    } else {
+        cl_report(c, CP0750, r,
+                  "param '%s' is not bound: the claude target needs its "
+                  "value (-D %s=/abs/path)",
+                  pp->root, pp->root);
+        return false;
+    }
+    return true;
+}
+
+/* The two spellings being written: the sandbox list's and the rule's. */
+struct cl_pen {
+    char *sp, *rp;
+};
+
+/* A literal segment. */
+static void cl_spell_lit(struct cl_pen *w, const struct cp_seg *s, struct cl_path *o)
+{
+    for (size_t j = 0; j < s->len; j++) {
+        char ch = s->s[j];
+        if (cl_plain_lit(ch)) {
+            *w->sp++ = ch;
+            *w->rp++ = ch;
+            continue;
+        }
+        o->glob |= cl_meta(ch);
+        /* Claude reads '[' as a class: '?' matches the byte too. */
+        *w->sp++ = ch == '[' || ch == ']' ? '?' : ch;
+        *w->rp++ = cl_rule_byte(ch, &o->widened);
+    }
+}
+
+/* A glob segment. */
+static void cl_spell_glob(struct cl_pen *w, const struct cp_seg *s, struct cl_path *o)
+{
+    o->glob = true;
+    for (size_t j = 0; j < s->len; j++) {
+        char ch = s->s[j];
+        if (ch == '\\' && j + 1 < s->len)
+            ch = s->s[++j]; /* an escaped byte: '*' or '?' stay
+                               wildcards, which match it too */
+        else if (ch == '*' || ch == '?') {
+            *w->sp++ = ch;
+            *w->rp++ = ch;
+            continue;
+        }
+        *w->sp++ = ch == '[' || ch == ']' ? '?' : ch;
+        *w->rp++ = cl_rule_byte(ch, &o->widened);
+    }
+}
+
+/* One segment, after its '/'. */
+static void cl_spell_seg(struct cl_pen *w, const struct cp_seg *s, struct cl_path *o)
+{
+    *w->sp++ = '/';
+    *w->rp++ = '/';
+    switch (s->kind) {
+    case CP_SEG_ANY:
+        *w->sp++ = '*';
+        *w->sp++ = '*';
+        *w->rp++ = '*';
+        *w->rp++ = '*';
+        o->glob = true;
+        break;
+    case CP_SEG_LIT:
+        cl_spell_lit(w, s, o);
+        break;
+    case CP_SEG_GLOB:
+        cl_spell_glob(w, s, o);
+        break;
+    }
+}
+
+/* Ends both spellings (n segments were written): an absolute path is
+ * "//a/b" in the sandbox list, the root directory "/" there and "//" in
+ * rules, and a trailing blank (which gitignore strips) becomes '?'.
+ * Returns where the sandbox spelling starts. */
+static char *cl_spell_end(struct cl_pen *w, char *sbuf, char *rbuf, enum cl_root root,
+                          size_t n, struct cl_path *o)
+{
+    char *sstart = sbuf + 1;
+    if (root == CL_ABS && n > 0) {
+        /* "/a/b" -> "//a/b": absolute in both places. */
+        sbuf[0] = '/';
+        sstart = sbuf;
+    }
+    o->root_only = n == 0 && root != CL_HOME;
+    if (n == 0 && root == CL_ABS) {
+        /* The root directory: "/" in sandbox lists, "//" in rules. */
+        w->sp = sstart;
+        *w->sp++ = '/';
+        w->rp = rbuf;
+        *w->rp++ = '/';
+        *w->rp++ = '/';
+    }
+    /* A trailing blank would be stripped by gitignore. */
+    if (w->rp > rbuf && (w->rp[-1] == ' ' || w->rp[-1] == '\t')) {
+        w->rp[-1] = '?';
+        o->widened = true;
+    }
+    *w->sp = '\0';
+    *w->rp = '\0';
+    return sstart;
+}
+
 /* Returns false (after reporting) when the path cannot be spelled. */
 static bool cl_spell(struct cl *c, const struct cp_rule *r, struct cl_path *o)
 {
     const struct cp_path *pp = &r->u.path;
-    enum cl_root root = CL_ABS;
+    enum cl_root root;
     memset(o, 0, sizeof *o);
-    if (pp->root) {
-        if (strcmp(pp->root, "HOME") == 0) {
-            root = CL_HOME;
-        } else if (strcmp(pp->root, "PROJECT") == 0) {
-            root = CL_PROJECT;
-        } else {
-            cl_report(c, CP0750, r,
-                      "param '%s' is not bound: the claude target needs its "
-                      "value (-D %s=/abs/path)",
-                      pp->root, pp->root);
-            return false;
-        }
-    }
+    if (!cl_root_of(c, r, &root))
+        return false;
     size_t n = pp->nsegs;
     while (n > 0 && pp->segs[n - 1].kind == CP_SEG_ANY)
         n--; /* a trailing any-segment adds nothing */
@@ -368,87 +476,24 @@ static bool cl_spell(struct cl *c, const struct cp_rule *r, struct cl_path *o)
         bound += 1 + (pp->segs[i].kind == CP_SEG_ANY ? 2 : pp->segs[i].len);
     char *sbuf = cp_arena_alloc(c->a, 2 * bound + 1);
     char *rbuf = sbuf + bound + 1;
-    char *sp = sbuf + 1, *rp = rbuf; /* sbuf[0]: the leading '/' */
+    struct cl_pen w = {sbuf + 1, rbuf}; /* sbuf[0]: the leading '/' */
     switch (root) {
     case CL_ABS:
-        *rp++ = '/';
+        *w.rp++ = '/';
         break;
     case CL_HOME:
-        *sp++ = '~';
-        *rp++ = '~';
+        *w.sp++ = '~';
+        *w.rp++ = '~';
         break;
     case CL_PROJECT:
-        *sp++ = '.';
+        *w.sp++ = '.';
         c->project_relative = true;
         break;
     }
-    for (size_t i = 0; i < n; i++) {
-        const struct cp_seg *s = &pp->segs[i];
-        *sp++ = '/';
-        *rp++ = '/';
-        switch (s->kind) {
-        case CP_SEG_ANY:
-            *sp++ = '*';
-            *sp++ = '*';
-            *rp++ = '*';
-            *rp++ = '*';
-            o->glob = true;
-            break;
-        case CP_SEG_LIT:
-            for (size_t j = 0; j < s->len; j++) {
-                char ch = s->s[j];
-                if (cl_plain_lit(ch)) {
-                    *sp++ = ch;
-                    *rp++ = ch;
-                    continue;
-                }
-                o->glob |= cl_meta(ch);
-                /* Claude reads '[' as a class: '?' matches the byte too. */
-                *sp++ = ch == '[' || ch == ']' ? '?' : ch;
-                *rp++ = cl_rule_byte(ch, &o->widened);
-            }
-            break;
-        case CP_SEG_GLOB:
-            o->glob = true;
-            for (size_t j = 0; j < s->len; j++) {
-                char ch = s->s[j];
-                if (ch == '\\' && j + 1 < s->len)
-                    ch = s->s[++j]; /* an escaped byte: '*' or '?' stay
-                                       wildcards, which match it too */
-                else if (ch == '*' || ch == '?') {
-                    *sp++ = ch;
-                    *rp++ = ch;
-                    continue;
-                }
-                *sp++ = ch == '[' || ch == ']' ? '?' : ch;
-                *rp++ = cl_rule_byte(ch, &o->widened);
-            }
-            break;
-        }
-    }
-    char *sstart = sbuf + 1;
-    if (root == CL_ABS && n > 0) {
-        /* "/a/b" -> "//a/b": absolute in both places. */
-        sbuf[0] = '/';
-        sstart = sbuf;
-    }
-    o->root_only = n == 0 && root != CL_HOME;
-    if (n == 0 && root == CL_ABS) {
-        /* The root directory: "/" in sandbox lists, "//" in rules. */
-        sp = sstart;
-        *sp++ = '/';
-        rp = rbuf;
-        *rp++ = '/';
-        *rp++ = '/';
-    }
-    /* A trailing blank would be stripped by gitignore. */
-    if (rp > rbuf && (rp[-1] == ' ' || rp[-1] == '\t')) {
-        rp[-1] = '?';
-        o->widened = true;
-    }
-    *sp = '\0';
-    *rp = '\0';
-    bool ok = cp_json_utf8_valid(sstart, (size_t)(sp - sstart));
+    for (size_t i = 0; i < n; i++)
+        cl_spell_seg(&w, &pp->segs[i], o);
+    char *sstart = cl_spell_end(&w, sbuf, rbuf, root, n, o);
+    bool ok = cp_json_utf8_valid(sstart, (size_t)(w.sp - sstart));
     if (!ok)
         cl_report(c, CP0751, r,
                   "path '%s' is not valid UTF-8: a JSON settings file cannot "
@@ -673,18 +718,10 @@ static bool cl_plain_word(const char *w)
     return true;
 }
 
-static void cl_gate(struct cl *c, const struct cp_rule *r, unsigned ordinal)
+/* Where a gate was written, "FILE:LINE" (or "(implicit)"). */
+static const char *cl_gate_where(struct cl *c, const struct cp_rule *r)
 {
-    const struct cp_gate_pat *g = &r->u.gate;
-    bool deny = r->kind == CP_R_GATE_DENY;
-    if (!g->text || !cp_json_utf8_valid(g->text, strlen(g->text))) {
-        cl_report(c, CP0751, r,
-                  "gate pattern is not valid UTF-8: a JSON settings file "
-                  "cannot hold it");
-        return;
-    }
     char num[24];
-    const char *id = cl_cat(c->a, "gate#", cl_utoa(num, ordinal), (char *)NULL);
     const char *where;
     if (r->loc.src) {
         const char *f = r->loc.src->path ? r->loc.src->path : "";
@@ -701,6 +738,17 @@ static void cl_gate(struct cl *c, const struct cp_rule *r, unsigned ordinal)
     } else {
         where = "(implicit)";
     }
+    return where;
+}
+
+/* Appends the gate's entry to confpol.gates. */
+static void cl_gate_entry(struct cl *c, const struct cp_rule *r, unsigned ordinal)
+{
+    const struct cp_gate_pat *g = &r->u.gate;
+    bool deny = r->kind == CP_R_GATE_DENY;
+    char num[24];
+    const char *id = cl_cat(c->a, "gate#", cl_utoa(num, ordinal), (char *)NULL);
+    const char *where = cl_gate_where(c, r);
     struct cl_gates *gs = &c->gates;
     if (gs->n == gs->cap) {
         size_t cap = gs->cap ? 2 * gs->cap : 16;
@@ -719,13 +767,32 @@ static void cl_gate(struct cl *c, const struct cp_rule *r, unsigned ordinal)
         .verdict = deny ? "deny" : "ask",
         .where = where,
     };
+}
 
-    /* A Bash rule too, when Claude's syntax says exactly the same. */
+/* Does Claude's Bash rule syntax say exactly what the gate says? */
+static bool cl_gate_plain(const struct cp_gate_pat *g)
+{
     bool plain = g->kind == CP_GATE_WORDS && g->nwords > 0;
     for (size_t i = 0; plain && i < g->nwords; i++)
         plain = cl_plain_word(g->words[i]);
     if (plain && g->words[g->nwords - 1][strlen(g->words[g->nwords - 1]) - 1] == ':')
         plain = false; /* "x:" before " *" would read as the legacy ":*" */
+    return plain;
+}
+
+static void cl_gate(struct cl *c, const struct cp_rule *r, unsigned ordinal)
+{
+    const struct cp_gate_pat *g = &r->u.gate;
+    bool deny = r->kind == CP_R_GATE_DENY;
+    if (!g->text || !cp_json_utf8_valid(g->text, strlen(g->text))) {
+        cl_report(c, CP0751, r,
+                  "gate pattern is not valid UTF-8: a JSON settings file "
+                  "cannot hold it");
+        return;
+    }
+    cl_gate_entry(c, r, ordinal);
+    /* A Bash rule too, when Claude's syntax says exactly the same. */
+    bool plain = cl_gate_plain(g);
 #define CL_GATE_HOW                                                            \
     "the PreToolUse hook runs 'confpol gate' with the matcher of 'confpol "    \
     "explain'"
@@ -870,28 +937,30 @@ static const char *cl_runtime_lost(struct cl *c)
 {
     const char *names[CL_NRUNTIME];
     size_t n = 0;
-    for (size_t i = 0; i < CL_NRUNTIME; i++) {
-        bool allowed = false, denied = false;
-        for (size_t k = 0; c->runtime_ok[i] && k < c->p->nrules; k++) {
-            const struct cp_rule *r = c->p->rules[k];
-            if (r->kind != CP_R_WRITE && r->kind != CP_R_DENY_WRITE)
-                continue;
-            if (!cl_may_be_yes(&r->u.path, &c->runtime_paths[i]))
+    bool allowed[CL_NRUNTIME] = {false}, denied[CL_NRUNTIME] = {false};
+    /* One pass over the rules for all the directories (the rules of a
+     * large policy do not stay in the cache between passes). */
+    for (size_t k = 0; k < c->p->nrules; k++) {
+        const struct cp_rule *r = c->p->rules[k];
+        if (r->kind != CP_R_WRITE && r->kind != CP_R_DENY_WRITE)
+            continue;
+        for (size_t i = 0; i < CL_NRUNTIME; i++) {
+            if (!c->runtime_ok[i] ||
+                !cl_may_be_yes(&r->u.path, &c->runtime_paths[i]))
                 continue;
             if (r->kind == CP_R_WRITE && !r->u.path.has_glob &&
-                cl_rt_rel(c, i, &r->u.path, true) ==
-                    CP_REL_YES)
-                allowed = true;
+                cl_rt_rel(c, i, &r->u.path, true) == CP_REL_YES)
+                allowed[i] = true;
             /* As for the rules: a sure overlap (an unbound PROJECT
              * inside ~/.npm/_logs is not worth a warning per build). */
             if (r->kind == CP_R_DENY_WRITE &&
-                cl_rt_rel(c, i, &r->u.path, false) ==
-                    CP_REL_YES)
-                denied = true;
+                cl_rt_rel(c, i, &r->u.path, false) == CP_REL_YES)
+                denied[i] = true;
         }
-        if (!allowed || denied)
-            names[n++] = cl_runtime_writable[i];
     }
+    for (size_t i = 0; i < CL_NRUNTIME; i++)
+        if (!allowed[i] || denied[i])
+            names[n++] = cl_runtime_writable[i];
     if (!n)
         return NULL;
     const char *out = names[0];
@@ -1063,7 +1132,9 @@ static void cl_stricter_facts(struct cl *c)
     c->ntmpfs = ntmpfs;
 }
 
-static bool cl_run(struct cl *c)
+/* Sets up the run: the profile, the fidelity table, the patterns of the
+ * runtime's own paths; the stem must be valid UTF-8. */
+static void cl_prepare(struct cl *c)
 {
     const struct cp_policy *p = c->p;
     c->coop = p->profile == CP_PROFILE_COOPERATIVE;
@@ -1080,6 +1151,12 @@ static bool cl_run(struct cl *c)
         cl_report(c, CP0751, NULL,
                   "the policy file name is not valid UTF-8: a JSON settings "
                   "file cannot hold it");
+}
+
+/* Lowers every rule by its kind. */
+static void cl_lower_rules(struct cl *c)
+{
+    const struct cp_policy *p = c->p;
     unsigned ngate = 0;
     for (size_t i = 0; i < p->nrules; i++) {
         const struct cp_rule *r = p->rules[i];
@@ -1102,20 +1179,12 @@ static bool cl_run(struct cl *c)
             break;
         }
     }
-    for (size_t i = 0; i < p->ncontent; i++)
-        if (!cp_json_utf8_valid(p->content[i].text, p->content[i].len))
-            cl_report(c, CP0751, NULL,
-                      "%s (%s): content pattern is not valid UTF-8: a JSON "
-                      "settings file cannot hold it",
-                      p->content[i].id, p->content[i].where);
-    if (c->net_restricted)
-        cl_push(c, &c->perm_deny, "WebFetch");
-    if (!c->coop) {
-        cl_default_write(c);
-        cl_stricter_facts(c);
-    }
+}
 
-    /* Diagnostics, in rule order, then the policy-wide ones. */
+/* The rules' findings as diagnostics, in rule order. */
+static void cl_rule_diags(struct cl *c)
+{
+    const struct cp_policy *p = c->p;
     for (size_t i = 0; i < p->nrules; i++) {
         const struct cp_rule *r = p->rules[i];
         const struct cl_fid *f = &c->fids[i];
@@ -1134,6 +1203,12 @@ static bool cl_run(struct cl *c)
                 cl_report_msg(c, f->code, r, msg);
             }
     }
+}
+
+/* The policy-wide losses of the sandbox runtime and the Edit and Write
+ * tools (or, cooperative, that there is no sandbox block). */
+static void cl_runtime_notes(struct cl *c)
+{
     if (!c->coop) {
         const char *lost = cl_runtime_lost(c);
         if (lost)
@@ -1151,6 +1226,12 @@ static bool cl_run(struct cl *c)
                   "claude: cooperative policy: no sandbox block, only "
                   "permission rules and the gate hook");
     }
+}
+
+/* The policy-wide notes on rules stricter by Claude Code's facts and on
+ * the spelling of PROJECT. */
+static void cl_policy_notes(struct cl *c)
+{
     if (c->nprot)
         cl_report(c, CP0770, NULL,
                   "claude: Claude Code never lets Bash write .git/hooks, "
@@ -1187,65 +1268,31 @@ static bool cl_run(struct cl *c)
                   "build with -D PROJECT=/abs/path; Claude Code loads a "
                   "project settings file only when started in the project's "
                   "root, not in a subdirectory");
-    return c->errors == 0;
 }
 
-static void cl_init(struct cl *c, const struct cp_policy *p, struct cp_arena *a,
-                    struct cp_diags *d, bool warnings)
+static bool cl_run(struct cl *c)
 {
-    memset(c, 0, sizeof *c);
-    c->p = p;
-    c->a = a;
-    c->d = d;
-    c->warnings = warnings;
-}
-
-/* ---- the backend interface -------------------------------------------------- */
-
-static int cp_claude_check(const struct cp_policy *p,
-                           const struct cp_backend_opts *o, struct cp_diags *d)
-{
-    (void)o;
-    struct cp_arena *a = cp_arena_new();
-    struct cl c;
-    cl_init(&c, p, a, d, true);
-    cl_run(&c);
-    int errors = c.errors;
-    cp_arena_free(a);
-    return errors;
-}
-
-static enum cp_fidelity cp_claude_fidelity(const struct cp_policy *p,
-                                           const struct cp_rule *r,
-                                           struct cp_arena *a, const char **why)
-{
-    struct cl c;
-    cl_init(&c, p, a, NULL, false);
-    cl_run(&c);
-    for (size_t i = 0; i < p->nrules; i++)
-        if (p->rules[i] == r && c.fids[i].why) {
-            *why = c.fids[i].why;
-            return c.fids[i].fid;
-        }
-    *why = "not lowered (the rule cannot be spelled for this target)";
-    return CP_FID_NOT_ENFORCED;
-}
-
-static void cp_claude_fidelity_all(const struct cp_policy *p,
-                                   const struct cp_backend_opts *o,
-                                   struct cp_arena *a, enum cp_fidelity *fid,
-                                   const char **why)
-{
-    (void)o;
-    struct cl c;
-    cl_init(&c, p, a, NULL, false);
-    cl_run(&c);
-    for (size_t i = 0; i < p->nrules; i++) {
-        fid[i] = c.fids[i].why ? c.fids[i].fid : CP_FID_NOT_ENFORCED;
-        why[i] = c.fids[i].why ? c.fids[i].why
-                               : "not lowered (the rule cannot be spelled "
-                                 "for this target)";
+    const struct cp_policy *p = c->p;
+    cl_prepare(c);
+    cl_lower_rules(c);
+    for (size_t i = 0; i < p->ncontent; i++)
+        if (!cp_json_utf8_valid(p->content[i].text, p->content[i].len))
+            cl_report(c, CP0751, NULL,
+                      "%s (%s): content pattern is not valid UTF-8: a JSON "
+                      "settings file cannot hold it",
+                      p->content[i].id, p->content[i].where);
+    if (c->net_restricted)
+        cl_push(c, &c->perm_deny, "WebFetch");
+    if (!c->coop) {
+        cl_default_write(c);
+        cl_stricter_facts(c);
     }
+
+    /* Diagnostics, in rule order, then the policy-wide ones. */
+    cl_rule_diags(c);
+    cl_runtime_notes(c);
+    cl_policy_notes(c);
+    return c->errors == 0;
 }
 
 /* ---- printing ------------------------------------------------------------ */
@@ -1485,43 +1532,47 @@ static void cl_write(const struct cl *c, struct cp_buf *out)
     }
 }
 
-static bool cp_claude_emit(const struct cp_policy *p,
-                           const struct cp_backend_opts *o, struct cp_arena *a,
-                           struct cp_diags *d, struct cp_buf *out)
+/* ---- the backend interface -------------------------------------------------- */
+
+static const char cl_not_lowered[] =
+    "not lowered (the rule cannot be spelled for this target)";
+
+static struct cp_analysis *cl_analyse(const struct cp_policy *p,
+                                      const struct cp_backend_opts *o,
+                                      struct cp_arena *a, struct cp_diags *d,
+                                      enum cp_report rep)
 {
-    (void)o;
-    struct cl c;
-    cl_init(&c, p, a, d, false);
-    if (!cl_run(&c))
-        return false;
-    cl_write(&c, out);
-    return true;
+    struct cl *c = cp_arena_alloc(a, sizeof *c);
+    cp_analysis_init(&c->head, &cp_backend_claude, p, o, a, d, rep);
+    c->p = p;
+    c->a = a;
+    c->d = c->head.d;
+    c->warnings = rep == CP_REPORT_ALL;
+    cl_run(c);
+    c->head.errors = c->errors;
+    c->head.fid = cp_arena_alloc(a, (p->nrules + 1) * sizeof *c->head.fid);
+    c->head.why = cp_arena_alloc(a, (p->nrules + 1) * sizeof *c->head.why);
+    for (size_t i = 0; i < p->nrules; i++) {
+        c->head.fid[i] = c->fids[i].why ? c->fids[i].fid : CP_FID_NOT_ENFORCED;
+        c->head.why[i] = c->fids[i].why ? c->fids[i].why : cl_not_lowered;
+    }
+    return &c->head;
 }
 
-static int cp_claude_build(const struct cp_policy *p,
-                           const struct cp_backend_opts *o, struct cp_diags *d,
-                           struct cp_buf *out)
+/* Step 2: the settings object (the claude target writes one for every
+ * policy, cooperative ones included). */
+static void cl_write_step(const struct cp_analysis *an, struct cp_diags *d,
+                          struct cp_buf *out)
 {
-    (void)o;
-    struct cp_arena *a = cp_arena_new();
-    size_t before = cp_diag_errors(d);
-    struct cl c;
-    cl_init(&c, p, a, d, true);
-    cl_run(&c);
-    int errors = c.errors;
-    if (!errors && cp_diag_errors(d) == before)
-        cl_write(&c, out);
-    cp_arena_free(a);
-    return errors;
+    (void)d;
+    cl_write((const struct cl *)an, out);
 }
 
 const struct cp_backend cp_backend_claude = {
     .name = "claude",
     .suffix = ".claude.json",
     .truncation_detected = true,
-    .check = cp_claude_check,
-    .fidelity = cp_claude_fidelity,
-    .fidelity_all = cp_claude_fidelity_all,
-    .emit = cp_claude_emit,
-    .build = cp_claude_build,
+    .enforces_gates = true,
+    .analyse = cl_analyse,
+    .write = cl_write_step,
 };

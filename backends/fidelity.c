@@ -4,6 +4,7 @@
 #include "fidelity.h"
 
 #include <stdio.h>
+#include <string.h>
 
 void cp_fidtab_init(struct cp_fidtab *t, struct cp_arena *a, size_t nrules)
 {
@@ -27,11 +28,36 @@ enum cp_fidelity cp_fidtab_get(const struct cp_fidtab *t,
     return t->fid[r->id];
 }
 
-void cp_fidtab_copy(const struct cp_fidtab *t, const struct cp_policy *p,
-                    enum cp_fidelity *fid, const char **why)
+void cp_fidtab_rate(const struct cp_fidtab *t, struct cp_analysis *h)
 {
+    const struct cp_policy *p = h->p;
+    h->fid = cp_arena_alloc(h->a, (p->nrules + 1) * sizeof *h->fid);
+    h->why = cp_arena_alloc(h->a, (p->nrules + 1) * sizeof *h->why);
     for (size_t i = 0; i < p->nrules; i++)
-        fid[i] = cp_fidtab_get(t, p->rules[i], &why[i]);
+        h->fid[i] = cp_fidtab_get(t, p->rules[i], &h->why[i]);
+}
+
+void cp_analysis_init(struct cp_analysis *h, const struct cp_backend *be,
+                      const struct cp_policy *p, const struct cp_backend_opts *o,
+                      struct cp_arena *a, struct cp_diags *d, enum cp_report rep)
+{
+    memset(h, 0, sizeof *h);
+    h->be = be;
+    h->p = p;
+    if (o)
+        h->o = *o;
+    h->a = a;
+    h->d = rep == CP_REPORT_NONE ? NULL : d;
+    h->rep = rep;
+}
+
+struct cp_diags *cp_analysis_sink(const struct cp_analysis *h,
+                                  enum cp_diag_code c)
+{
+    if (h->rep == CP_REPORT_ERRORS &&
+        cp_diag_code_default(c) != CP_SEV_ERROR)
+        return NULL;
+    return h->d;
 }
 
 const char *cp_backend_rule_text(struct cp_arena *a, const struct cp_rule *r)

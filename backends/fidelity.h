@@ -1,12 +1,36 @@
 /* SPDX-License-Identifier: MIT */
-/* What the OS backends share while lowering: a per-rule fidelity table
- * (the strictest finding wins) and diagnostics located at a rule. */
+/* What the backends share while lowering: the common head of an analysis,
+ * a per-rule fidelity table (the strictest finding wins) and diagnostics
+ * located at a rule. */
 #ifndef CP_FIDELITY_H
 #define CP_FIDELITY_H
 
 #include <stdarg.h>
 
 #include "backend.h"
+
+/* The head of every backend's analysis (its first member), which the
+ * driver (backends.c) reads; the rest is the backend's own. */
+struct cp_analysis {
+    const struct cp_backend *be;
+    const struct cp_policy *p;
+    struct cp_backend_opts o; /* a copy: zeroed when none were given */
+    struct cp_arena *a;       /* the analysis and its scratch memory */
+    struct cp_diags *d;       /* NULL: nothing is reported */
+    enum cp_report rep;
+    int errors;               /* counted whether reported or not */
+    enum cp_fidelity *fid;    /* per rule, in rule order */
+    const char **why;         /* per rule, in rule order, never NULL */
+};
+
+/* Fills the head; d is kept only when rep asks for something. */
+void cp_analysis_init(struct cp_analysis *h, const struct cp_backend *be,
+                      const struct cp_policy *p, const struct cp_backend_opts *o,
+                      struct cp_arena *a, struct cp_diags *d, enum cp_report rep);
+/* Where a diagnostic of code c goes: h->d, or NULL when it is not to be
+ * reported (CP_REPORT_ERRORS and a code that is not an error by default). */
+struct cp_diags *cp_analysis_sink(const struct cp_analysis *h,
+                                  enum cp_diag_code c);
 
 struct cp_fidtab {
     enum cp_fidelity *fid; /* by rule id */
@@ -21,9 +45,8 @@ void cp_fidtab_set(struct cp_fidtab *t, const struct cp_rule *r,
 /* The rule's fidelity; *why is "" when nothing was recorded. */
 enum cp_fidelity cp_fidtab_get(const struct cp_fidtab *t,
                                const struct cp_rule *r, const char **why);
-/* The fidelity of every rule of p, in rule order (fidelity_all). */
-void cp_fidtab_copy(const struct cp_fidtab *t, const struct cp_policy *p,
-                    enum cp_fidelity *fid, const char **why);
+/* Sets h->fid and h->why from the table, in rule order. */
+void cp_fidtab_rate(const struct cp_fidtab *t, struct cp_analysis *h);
 
 /* The rule as written, or its path formatted when it has no source text. */
 const char *cp_backend_rule_text(struct cp_arena *a, const struct cp_rule *r);

@@ -6,6 +6,7 @@
  * either) and is then rated for the lowering of §12.2, the strictest
  * finding winning. */
 #include "backend.h"
+#include "fidelity.h"
 #include "ospath.h"
 
 #include <stddef.h>
@@ -33,10 +34,17 @@ static const char why_net_deny[] =
 static const char why_net_allow[] =
     "the Landlock enforcer starts no filtering proxy: all IP is denied";
 
-static void landlock_fidelity_all(const struct cp_policy *p, const struct cp_backend_opts *o,
-                                  struct cp_arena *a, enum cp_fidelity *fid, const char **why)
+/* Rates every rule from bwrap's rating of the same policy and options:
+ * the analysis is bwrap's, its fidelity replaced by Landlock's. */
+static struct cp_analysis *landlock_analyse(const struct cp_policy *p,
+                                            const struct cp_backend_opts *o,
+                                            struct cp_arena *a, struct cp_diags *diags,
+                                            enum cp_report rep)
 {
-    cp_backend_bwrap.fidelity_all(p, o, a, fid, why);
+    (void)diags, (void)rep; /* rated only: nothing to report */
+    struct cp_analysis *an = cp_backend_bwrap.analyse(p, o, a, NULL, CP_REPORT_NONE);
+    enum cp_fidelity *fid = an->fid;
+    const char **why = an->why;
     for (size_t i = 0; i < p->nrules; i++) {
         const struct cp_rule *r = p->rules[i];
         enum cp_fidelity f = CP_FID_EXACT;
@@ -84,17 +92,8 @@ static void landlock_fidelity_all(const struct cp_policy *p, const struct cp_bac
             why[i] = w;
         }
     }
-}
-
-static enum cp_fidelity landlock_fidelity(const struct cp_policy *p, const struct cp_rule *r,
-                                          struct cp_arena *a, const char **why)
-{
-    struct cp_backend_opts o = {.expand_globs = true};
-    enum cp_fidelity *fid = cp_arena_alloc(a, (p->nrules + 1) * sizeof *fid);
-    const char **whys = cp_arena_alloc(a, (p->nrules + 1) * sizeof *whys);
-    landlock_fidelity_all(p, &o, a, fid, whys);
-    *why = whys[r->id];
-    return fid[r->id];
+    an->be = &cp_backend_landlock;
+    return an;
 }
 
 /* Rated only: `build --fidelity` lists it beside bwrap; it is not in
@@ -102,6 +101,5 @@ static enum cp_fidelity landlock_fidelity(const struct cp_policy *p, const struc
 const struct cp_backend cp_backend_landlock = {
     .name = "landlock",
     .suffix = NULL,
-    .fidelity = landlock_fidelity,
-    .fidelity_all = landlock_fidelity_all,
+    .analyse = landlock_analyse,
 };

@@ -5,6 +5,7 @@
  * probe of a hash index per prefix of p, the prefix hashes extended a
  * segment at a time: no pairwise scan, whatever the size of the policy. */
 #include "ospath.h"
+#include "hash.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -282,22 +283,17 @@ size_t cp_ospath_sort_uniq(const struct cp_path *const *paths, size_t n,
  * the root name, then each segment's kind and bytes, finalised). */
 static uint64_t hash_root(const char *root)
 {
-    uint64_t h = 1469598103934665603ull;
-    if (root) {
-        h = (h ^ 0x2f) * 1099511628211ull;
-        for (const unsigned char *q = (const unsigned char *)root; *q; q++)
-            h = (h ^ *q) * 1099511628211ull;
-    }
+    uint64_t h = CP_FNV64_OFFSET;
+    if (root)
+        h = cp_fnv64(cp_fnv64(h, "/", 1), root, strlen(root));
     return h;
 }
 
 static uint64_t hash_seg(uint64_t h, const struct cp_seg *g)
 {
-    h = (h ^ (0x100u + (unsigned)g->kind)) * 1099511628211ull;
-    const unsigned char *q = (const unsigned char *)g->s;
-    for (size_t i = 0; i < g->len; i++)
-        h = (h ^ q[i]) * 1099511628211ull;
-    return (h ^ 0x1ffu) * 1099511628211ull;
+    h = (h ^ (0x100u + (unsigned)g->kind)) * CP_FNV64_PRIME;
+    h = cp_fnv64(h, g->s, g->len);
+    return (h ^ 0x1ffu) * CP_FNV64_PRIME;
 }
 
 static uint64_t hash_fin(uint64_t h)

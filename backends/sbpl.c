@@ -28,6 +28,7 @@
 #include "fidelity.h"
 #include "ospath.h"
 #include "outbuf.h"
+#include "utf8.h"
 
 /* One lowered path rule: the rule and its path, canonical for macOS. */
 struct sb_item {
@@ -41,9 +42,9 @@ struct sb_list {
 };
 
 struct sb {
+    struct cp_analysis head; /* first: the driver reads it (fidelity.h) */
     const struct cp_policy *p;
     struct cp_arena *a;
-    struct cp_diags *d; /* NULL: analyse silently (fidelity queries) */
     struct sb_list writes, execs, dwrites, dreads, dexecs;
     struct sb_list anc;      /* rename protection: unlink+create denied */
     struct sb_list selfunl;  /* deny-read regions: unlink denied */
@@ -119,36 +120,6 @@ static struct cp_path canonical(struct cp_arena *a, const struct cp_path *in)
 
 /* ---- string and regex encoding ------------------------------------------ */
 
-/* Length of the valid UTF-8 sequence at s (n bytes left), or 0. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-    unsigned char c = s[0];
-    size_t len;
-    unsigned min;
-    unsigned cp;
-    if (c < 0x80)
-        return 1;
-    if ((c & 0xe0) == 0xc0) {
-        len = 2, min = 0x80, cp = c & 0x1f;
-    } else if ((c & 0xf0) == 0xe0) {
-        len = 3, min = 0x800, cp = c & 0x0f;
-    } else if ((c & 0xf8) == 0xf0) {
-        len = 4, min = 0x10000, cp = c & 0x07;
-    } else {
-        return 0;
-    }
-    if (n < len)
-        return 0;
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        cp = (cp << 6) | (s[i] & 0x3f);
-    }
-    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-        return 0;
-    return len;
-}
-
 /* NULL if every byte of the path can be carried in an SBPL string; else a
  * description of the first offending byte. */
 static const char *unencodable(struct cp_arena *a, const struct cp_path *p)
@@ -159,7 +130,7 @@ static const char *unencodable(struct cp_arena *a, const struct cp_path *p)
         for (size_t j = 0; j < n;) {
             if (s[j] < 0x20 || s[j] == 0x7f)
                 return cp_arena_printf(a, "control character 0x%02x", s[j]);
-            size_t l = utf8_len(s + j, n - j);
+            size_t l = cp_utf8_len(s + j, n - j);
             if (!l)
                 return cp_arena_printf(a, "byte 0x%02x that is not valid UTF-8",
                                        s[j]);
@@ -446,7 +417,8 @@ static struct cp_diag *warn(struct sb *s, enum cp_diag_code c,
 {
     va_list ap;
     va_start(ap, fmt);
-    struct cp_diag *g = cp_backend_vreport(s->d, c, r, fmt, ap);
+    struct cp_diag *g =
+        cp_backend_vreport(cp_analysis_sink(&s->head, c), c, r, fmt, ap);
     va_end(ap);
     return g;
 }
@@ -547,101 +519,96 @@ static int protect_ancestors(struct sb *s, const struct sb_item *it,
     return pinned;
 }
 
-static void analyse(struct sb *s)
+/* Rates a rule and returns the list its path goes to (NULL: none). */
+static struct sb_list *rate_rule(struct sb *s, const struct cp_rule *r)
 {
-    const struct cp_policy *p = s->p;
-    cp_fidtab_init(&s->ft, s->a, p->nrules);
-    bool coop = p->profile == CP_PROFILE_COOPERATIVE;
-
-    for (size_t i = 0; i < p->nrules; i++) {
-        const struct cp_rule *r = p->rules[i];
-        if (coop) {
-            cp_fidtab_set(&s->ft, r, CP_FID_NOT_ENFORCED,
-                    "cooperative profile: no sandbox profile is emitted");
-            continue;
-        }
-        struct sb_list *l = NULL;
-        switch (r->kind) {
-        case CP_R_WRITE:
-            l = &s->writes;
-            cp_fidtab_set(&s->ft, r, CP_FID_EXACT, "(allow file-write* ...)");
-            break;
-        case CP_R_EXEC:
-            l = &s->execs;
-            cp_fidtab_set(&s->ft, r, CP_FID_EXACT,
-                    "(allow process-exec* ...) after (deny process-exec*)");
-            break;
-        case CP_R_DENY_WRITE:
-            l = &s->dwrites;
-            cp_fidtab_set(&s->ft, r, CP_FID_EXACT, "(deny file-write* ...), emitted last");
-            break;
-        case CP_R_DENY_READ:
-            l = &s->dreads;
-            cp_fidtab_set(&s->ft, r, CP_FID_EXACT,
-                    "(deny file-read* ...) and (deny process-exec* ...)");
-            break;
-        case CP_R_DENY_EXEC:
-            l = &s->dexecs;
-            cp_fidtab_set(&s->ft, r, CP_FID_EXACT, "(deny process-exec* ...), emitted last");
-            break;
-        case CP_R_GATE_ASK:
-        case CP_R_GATE_DENY:
-            cp_fidtab_set(&s->ft, r, CP_FID_NOT_ENFORCED,
-                    "gates are enforced by the claude target's hook");
-            break;
-        case CP_R_NET_DENY:
-            cp_fidtab_set(&s->ft, r, CP_FID_EXACT, "(deny network*)");
-            break;
-        case CP_R_NET_ALLOW:
-            cp_fidtab_set(&s->ft, r, CP_FID_STRICTER,
-                    "SBPL cannot filter by domain name: (deny network*)");
-            warn(s, CP0704, r,
-                 "sbpl: cannot allow network access to '%s' only: all network "
-                 "access is denied",
-                 cp_backend_rule_domain(s->a, r));
-            break;
-        }
-        if (!l)
-            continue;
-        const char *bad = unencodable(s->a, &r->u.path);
-        if (bad) {
-            s->errors++;
-            s->ft.fid[r->id] = CP_FID_NOT_ENFORCED;
-            s->ft.why[r->id] = "the path cannot be written in an SBPL string";
-            struct cp_diag *g = warn(
-                s, CP0701, r,
-                "sbpl: path '%s' holds a %s, which an SBPL string cannot carry",
-                cp_backend_rule_text(s->a, r), bad);
-            if (g)
-                cp_diag_set_suggestion(
-                    g, "rename the file, or build only the other targets");
-            continue;
-        }
-        list_push(s->a, l, r, canonical(s->a, &r->u.path));
-        if (r->u.path.has_glob && !glob_exact(&r->u.path)) {
-            fid_stricter(s, r,
-                         r->kind == CP_R_WRITE || r->kind == CP_R_EXEC
-                             ? "a '?' counts bytes, SBPL's regex engine may "
-                               "count characters: names that differ are not "
-                               "granted"
-                             : "a '?' counts bytes, SBPL's regex engine may "
-                               "count characters: names of fewer bytes are "
-                               "denied too");
-            warn(s, CP0730, r,
-                 "sbpl: '%s': a '?' counts bytes, SBPL's regex engine may "
-                 "count characters; the regex %s",
-                 cp_backend_rule_text(s->a, r),
-                 r->kind == CP_R_WRITE || r->kind == CP_R_EXEC
-                     ? "grants only names that match in both readings"
-                     : "denies every name that matches in either reading");
-        }
+    struct sb_list *l = NULL;
+    switch (r->kind) {
+    case CP_R_WRITE:
+        l = &s->writes;
+        cp_fidtab_set(&s->ft, r, CP_FID_EXACT, "(allow file-write* ...)");
+        break;
+    case CP_R_EXEC:
+        l = &s->execs;
+        cp_fidtab_set(&s->ft, r, CP_FID_EXACT,
+                "(allow process-exec* ...) after (deny process-exec*)");
+        break;
+    case CP_R_DENY_WRITE:
+        l = &s->dwrites;
+        cp_fidtab_set(&s->ft, r, CP_FID_EXACT, "(deny file-write* ...), emitted last");
+        break;
+    case CP_R_DENY_READ:
+        l = &s->dreads;
+        cp_fidtab_set(&s->ft, r, CP_FID_EXACT,
+                "(deny file-read* ...) and (deny process-exec* ...)");
+        break;
+    case CP_R_DENY_EXEC:
+        l = &s->dexecs;
+        cp_fidtab_set(&s->ft, r, CP_FID_EXACT, "(deny process-exec* ...), emitted last");
+        break;
+    case CP_R_GATE_ASK:
+    case CP_R_GATE_DENY:
+        cp_fidtab_set(&s->ft, r, CP_FID_NOT_ENFORCED,
+                "gates are enforced by the claude target's hook");
+        break;
+    case CP_R_NET_DENY:
+        cp_fidtab_set(&s->ft, r, CP_FID_EXACT, "(deny network*)");
+        break;
+    case CP_R_NET_ALLOW:
+        cp_fidtab_set(&s->ft, r, CP_FID_STRICTER,
+                "SBPL cannot filter by domain name: (deny network*)");
+        warn(s, CP0704, r,
+             "sbpl: cannot allow network access to '%s' only: all network "
+             "access is denied",
+             cp_backend_rule_domain(s->a, r));
+        break;
     }
-    if (coop)
-        return;
+    return l;
+}
 
-    /* Write roots for the overlap questions: literal roots, and for a glob
-     * root its literal prefix (everything the glob can write lies beneath
-     * it; the prefix itself is not writable, so pinning it costs nothing). */
+/* Lowers a path rule into list l: an error when SBPL cannot write the
+ * path, stricter when a '?' may count differently. */
+static void lower_path(struct sb *s, const struct cp_rule *r, struct sb_list *l)
+{
+    const char *bad = unencodable(s->a, &r->u.path);
+    if (bad) {
+        s->errors++;
+        s->ft.fid[r->id] = CP_FID_NOT_ENFORCED;
+        s->ft.why[r->id] = "the path cannot be written in an SBPL string";
+        struct cp_diag *g = warn(
+            s, CP0701, r,
+            "sbpl: path '%s' holds a %s, which an SBPL string cannot carry",
+            cp_backend_rule_text(s->a, r), bad);
+        if (g)
+            cp_diag_set_suggestion(
+                g, "rename the file, or build only the other targets");
+        return;
+    }
+    list_push(s->a, l, r, canonical(s->a, &r->u.path));
+    if (r->u.path.has_glob && !glob_exact(&r->u.path)) {
+        fid_stricter(s, r,
+                     r->kind == CP_R_WRITE || r->kind == CP_R_EXEC
+                         ? "a '?' counts bytes, SBPL's regex engine may "
+                           "count characters: names that differ are not "
+                           "granted"
+                         : "a '?' counts bytes, SBPL's regex engine may "
+                           "count characters: names of fewer bytes are "
+                           "denied too");
+        warn(s, CP0730, r,
+             "sbpl: '%s': a '?' counts bytes, SBPL's regex engine may "
+             "count characters; the regex %s",
+             cp_backend_rule_text(s->a, r),
+             r->kind == CP_R_WRITE || r->kind == CP_R_EXEC
+                 ? "grants only names that match in both readings"
+                 : "denies every name that matches in either reading");
+    }
+}
+
+/* Write roots for the overlap questions: literal roots, and for a glob
+ * root its literal prefix (everything the glob can write lies beneath it;
+ * the prefix itself is not writable, so pinning it costs nothing). */
+static void write_roots(struct sb *s)
+{
     const struct cp_path **wv =
         cp_arena_alloc(s->a, (s->writes.n + 1) * sizeof *wv);
     size_t nw = 0;
@@ -655,56 +622,67 @@ static void analyse(struct sb *s)
         wv[nw++] = w;
     }
     cp_pathset_init(s->a, &s->wset, wv, nw);
+}
 
-    /* Protected regions that a write root may reach get rename protection;
-     * deny-read regions there also lose unlink (moving a secret aside
-     * would expose it under a name no rule denies). */
+/* Rename protection of one protected region (deny_read: a deny-read one)
+ * that a write root may reach. */
+static void protect_region(struct sb *s, const struct sb_item *it, bool deny_read)
+{
+    enum cp_ospath_rel rel = cp_pathset_overlaps(&s->wset, &it->path);
+    if (rel == CP_OSREL_NO)
+        return;
+    s->protects = true;
+    int pinned = protect_ancestors(s, it, rel);
+    if (pinned & PIN_GLOB) {
+        fid_stricter(s, it->r,
+                "rename protection of the directories its pattern's "
+                "prefixes match: none of them can be renamed, deleted "
+                "or created");
+        warn(s, CP0711, it->r,
+             "sbpl: to protect '%s' against renaming its parents, "
+             "no directory that its pattern's prefixes match can be "
+             "renamed, deleted or created",
+             cp_backend_rule_text(s->a, it->r));
+    } else if (pinned) {
+        fid_stricter(s, it->r,
+                "rename protection: its ancestors inside write roots "
+                "cannot be renamed, deleted or created");
+    }
+    if (deny_read) {
+        list_push(s->a, &s->selfunl, it->r, it->path);
+        fid_stricter(s, it->r,
+                rel == CP_OSREL_YES
+                    ? "inside a write root: deleting or renaming it "
+                      "or anything beneath it is denied too"
+                    : "where a binding puts it inside a write root: "
+                      "deleting or renaming it or anything beneath "
+                      "it is denied too");
+        if (rel == CP_OSREL_YES)
+            warn(s, CP0710, it->r,
+                 "sbpl: '%s' lies inside a write root: deleting or "
+                 "renaming it or anything beneath it is denied too",
+                 cp_backend_rule_text(s->a, it->r));
+    }
+}
+
+/* Protected regions that a write root may reach get rename protection;
+ * deny-read regions there also lose unlink (moving a secret aside
+ * would expose it under a name no rule denies). */
+static void rename_protection(struct sb *s)
+{
     struct sb_list *prot[2] = {&s->dwrites, &s->dreads};
     for (size_t k = 0; k < 2; k++)
-        for (size_t i = 0; i < prot[k]->n; i++) {
-            const struct sb_item *it = &prot[k]->v[i];
-            enum cp_ospath_rel rel = cp_pathset_overlaps(&s->wset, &it->path);
-            if (rel == CP_OSREL_NO)
-                continue;
-            s->protects = true;
-            int pinned = protect_ancestors(s, it, rel);
-            if (pinned & PIN_GLOB) {
-                fid_stricter(s, it->r,
-                        "rename protection of the directories its pattern's "
-                        "prefixes match: none of them can be renamed, deleted "
-                        "or created");
-                warn(s, CP0711, it->r,
-                     "sbpl: to protect '%s' against renaming its parents, "
-                     "no directory that its pattern's prefixes match can be "
-                     "renamed, deleted or created",
-                     cp_backend_rule_text(s->a, it->r));
-            } else if (pinned) {
-                fid_stricter(s, it->r,
-                        "rename protection: its ancestors inside write roots "
-                        "cannot be renamed, deleted or created");
-            }
-            if (k == 1) {
-                list_push(s->a, &s->selfunl, it->r, it->path);
-                fid_stricter(s, it->r,
-                        rel == CP_OSREL_YES
-                            ? "inside a write root: deleting or renaming it "
-                              "or anything beneath it is denied too"
-                            : "where a binding puts it inside a write root: "
-                              "deleting or renaming it or anything beneath "
-                              "it is denied too");
-                if (rel == CP_OSREL_YES)
-                    warn(s, CP0710, it->r,
-                         "sbpl: '%s' lies inside a write root: deleting or "
-                         "renaming it or anything beneath it is denied too",
-                         cp_backend_rule_text(s->a, it->r));
-            }
-        }
+        for (size_t i = 0; i < prot[k]->n; i++)
+            protect_region(s, &prot[k]->v[i], k == 1);
+}
 
-    /* Hard links (outside `(deny default)`, sbpl.md §3) would give a file
-     * outside the write roots, or a protected one, a second name inside a
-     * write root (or, if creating a link is not checked as a create, a
-     * readable name for a deny-read file anywhere): they are refused when
-     * some deny rule exists or the write roots are not the whole disk. */
+/* Hard links (outside `(deny default)`, sbpl.md §3) would give a file
+ * outside the write roots, or a protected one, a second name inside a
+ * write root (or, if creating a link is not checked as a create, a
+ * readable name for a deny-read file anywhere): they are refused when
+ * some deny rule exists or the write roots are not the whole disk. */
+static void hard_links(struct sb *s)
+{
     bool all = false;
     for (size_t i = 0; i < s->writes.n; i++)
         if (!s->writes.v[i].path.root && !s->writes.v[i].path.nsegs)
@@ -736,6 +714,30 @@ static void analyse(struct sb *s)
              "(--fidelity lists the rules)",
              s->nanc_rules, s->nanc_rules == 1 ? "" : "s",
              s->nanc_rules == 1 ? "it" : "them");
+}
+
+static void analyse(struct sb *s)
+{
+    const struct cp_policy *p = s->p;
+    cp_fidtab_init(&s->ft, s->a, p->nrules);
+    bool coop = p->profile == CP_PROFILE_COOPERATIVE;
+
+    for (size_t i = 0; i < p->nrules; i++) {
+        const struct cp_rule *r = p->rules[i];
+        if (coop) {
+            cp_fidtab_set(&s->ft, r, CP_FID_NOT_ENFORCED,
+                    "cooperative profile: no sandbox profile is emitted");
+            continue;
+        }
+        struct sb_list *l = rate_rule(s, r);
+        if (l)
+            lower_path(s, r, l);
+    }
+    if (coop)
+        return;
+    write_roots(s);
+    rename_protection(s);
+    hard_links(s);
 
     list_sort(s->a, &s->writes);
     list_sort(s->a, &s->execs);
@@ -746,48 +748,21 @@ static void analyse(struct sb *s)
     list_sort(s->a, &s->selfunl);
 }
 
-static void sb_init(struct sb *s, const struct cp_policy *p,
-                    struct cp_arena *a, struct cp_diags *d)
-{
-    memset(s, 0, sizeof *s);
-    s->p = p;
-    s->a = a;
-    s->d = d;
-    analyse(s);
-}
-
 /* ---- the backend --------------------------------------------------------- */
 
-static int cp_sbpl_check(const struct cp_policy *p,
-                         const struct cp_backend_opts *o, struct cp_diags *d)
+static struct cp_analysis *sb_analyse(const struct cp_policy *p,
+                                      const struct cp_backend_opts *o,
+                                      struct cp_arena *a, struct cp_diags *d,
+                                      enum cp_report rep)
 {
-    (void)o;
-    struct cp_arena *a = cp_arena_new();
-    struct sb s;
-    sb_init(&s, p, a, d);
-    int n = s.errors;
-    cp_arena_free(a);
-    return n;
-}
-
-static void cp_sbpl_fidelity_all(const struct cp_policy *p,
-                                 const struct cp_backend_opts *o,
-                                 struct cp_arena *a, enum cp_fidelity *fid,
-                                 const char **why)
-{
-    (void)o;
-    struct sb s;
-    sb_init(&s, p, a, NULL);
-    cp_fidtab_copy(&s.ft, p, fid, why);
-}
-
-static enum cp_fidelity cp_sbpl_fidelity(const struct cp_policy *p,
-                                         const struct cp_rule *r,
-                                         struct cp_arena *a, const char **why)
-{
-    struct sb s;
-    sb_init(&s, p, a, NULL);
-    return cp_fidtab_get(&s.ft, r, why);
+    struct sb *s = cp_arena_alloc(a, sizeof *s);
+    cp_analysis_init(&s->head, &cp_backend_sbpl, p, o, a, d, rep);
+    s->p = p;
+    s->a = a;
+    analyse(s);
+    s->head.errors = s->errors;
+    cp_fidtab_rate(&s->ft, &s->head);
+    return &s->head;
 }
 
 static bool uses_param(const struct sb_list *l, const char *name)
@@ -798,15 +773,15 @@ static bool uses_param(const struct sb_list *l, const char *name)
     return false;
 }
 
-/* Appends the profile of an analysed, error-free, non-cooperative policy. */
-static void sb_write(const struct sb *sp, struct cp_arena *a,
-                     struct cp_buf *out)
+/* The profile's header: its version, the params the binder passes (and
+ * their ancestors' regexes), where it comes from, and the helper that
+ * reads a directory param. */
+static void sb_header(const struct sb *sp, struct cp_buf *out)
 {
     const struct cp_policy *p = sp->p;
-    const struct sb s = *sp;
     cp_ob_adds(out, "(version 1)\n");
-    const struct sb_list *all[] = {&s.writes, &s.execs, &s.dwrites,
-                                   &s.dreads, &s.dexecs};
+    const struct sb_list *all[] = {&sp->writes, &sp->execs, &sp->dwrites,
+                                   &sp->dreads, &sp->dexecs};
     bool any = false;
     for (size_t i = 0; i < p->nparams; i++) {
         bool used = false;
@@ -820,14 +795,23 @@ static void sb_write(const struct sb *sp, struct cp_arena *a,
      * of NAME's value (spec/backends.md, "Params"); without it the profile
      * does not load. */
     for (size_t i = 0; i < p->nparams; i++)
-        for (size_t k = 0; k < s.nancp; k++)
-            if (strcmp(s.ancp[k], p->params[i].name) == 0)
-                cp_buf_printf(out, ";; confpol-ancestors %s\n", s.ancp[k]);
+        for (size_t k = 0; k < sp->nancp; k++)
+            if (strcmp(sp->ancp[k], p->params[i].name) == 0)
+                cp_buf_printf(out, ";; confpol-ancestors %s\n", sp->ancp[k]);
     cp_buf_printf(out, ";; generated by confpol from %s.confpol (profile %s)\n",
                   p->stem ? p->stem : "policy", cp_profile_text(p->profile));
     if (any)
         cp_ob_adds(out, "(define (confpol-dir name)\n"
                         "    (if (string=? (param name) \"/\") \"\" (param name)))\n");
+}
+
+/* Appends the profile of an analysed, error-free, non-cooperative policy. */
+static void sb_profile(const struct sb *sp, struct cp_arena *a,
+                       struct cp_buf *out)
+{
+    const struct cp_policy *p = sp->p;
+    const struct sb s = *sp;
+    sb_header(sp, out);
 
     /* Unfiltered rules first. */
     cp_ob_adds(out, "(allow default)\n(deny file-write*)\n");
@@ -876,58 +860,26 @@ static void sb_write(const struct sb *sp, struct cp_arena *a,
     }
 }
 
-static void sb_note_coop(const struct cp_policy *p, struct cp_diags *d)
+/* Step 2: the profile, or for a cooperative policy the note that none is
+ * written. */
+static void sb_write(const struct cp_analysis *an, struct cp_diags *d,
+                     struct cp_buf *out)
 {
-    if (d)
-        cp_diag_report(d, CP0720, NULL,
-                       "sbpl: policy '%s' is cooperative: no SBPL profile "
-                       "is written",
-                       p->stem ? p->stem : "");
-}
-
-static bool cp_sbpl_emit(const struct cp_policy *p,
-                         const struct cp_backend_opts *o, struct cp_arena *a,
-                         struct cp_diags *d, struct cp_buf *out)
-{
-    (void)o;
-    if (p->profile == CP_PROFILE_COOPERATIVE) {
-        sb_note_coop(p, d);
-        return true;
+    const struct sb *s = (const struct sb *)an;
+    if (an->p->profile == CP_PROFILE_COOPERATIVE) {
+        if (d)
+            cp_diag_report(d, CP0720, NULL,
+                           "sbpl: policy '%s' is cooperative: no SBPL profile "
+                           "is written",
+                           an->p->stem ? an->p->stem : "");
+        return;
     }
-    struct sb s;
-    sb_init(&s, p, a, NULL);
-    if (s.errors)
-        return false;
-    sb_write(&s, a, out);
-    return true;
-}
-
-static int cp_sbpl_build(const struct cp_policy *p,
-                         const struct cp_backend_opts *o, struct cp_diags *d,
-                         struct cp_buf *out)
-{
-    (void)o;
-    struct cp_arena *a = cp_arena_new();
-    size_t before = cp_diag_errors(d);
-    struct sb s;
-    sb_init(&s, p, a, d);
-    int n = s.errors;
-    if (!n && cp_diag_errors(d) == before) {
-        if (p->profile == CP_PROFILE_COOPERATIVE)
-            sb_note_coop(p, d);
-        else
-            sb_write(&s, a, out);
-    }
-    cp_arena_free(a);
-    return n;
+    sb_profile(s, an->a, out);
 }
 
 const struct cp_backend cp_backend_sbpl = {
     .name = "sbpl",
     .suffix = ".sb",
-    .check = cp_sbpl_check,
-    .fidelity = cp_sbpl_fidelity,
-    .fidelity_all = cp_sbpl_fidelity_all,
-    .emit = cp_sbpl_emit,
-    .build = cp_sbpl_build,
+    .analyse = sb_analyse,
+    .write = sb_write,
 };

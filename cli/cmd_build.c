@@ -56,7 +56,9 @@ static void cp_build_usage(FILE *out)
           out);
 }
 
-enum { T_SBPL = 1, T_BWRAP = 2, T_CLAUDE = 4, T_ALL = 7 };
+/* At most this many targets (cp_backends[]); a set of targets is a bit
+ * mask, bit i for cp_backends[i]. */
+#define MAX_TARGETS 8
 
 struct out_file {
     const struct cp_backend *be;
@@ -70,19 +72,82 @@ struct out_file {
     bool err_create; /* ... creating the temporary file (else writing) */
 };
 
+/* The command line of one build. */
+struct build_args {
+    struct cp_cli_common c;
+    unsigned targets; /* bit i: cp_backends[i] */
+    const char *outdir, *file;
+    char *absdir; /* outdir resolved (heap) */
+    bool fidelity, shell, verbose, expand, durable;
+};
+
+/* One build in progress: the targets, their outputs and the signals held
+ * while outputs are staged. */
+struct build_run {
+    struct build_args *b;
+    struct cp_ctx *cx;
+    struct cp_backend_opts bo;
+    const struct cp_backend *bes[MAX_TARGETS];
+    size_t nbe;
+    struct out_file files[MAX_TARGETS];
+    size_t nfiles;
+    bool staging, stage_failed;
+    sigset_t block, old;
+    int rc;
+};
+
+/* The set of every target. */
+static unsigned all_targets(void)
+{
+    unsigned m = 0;
+    for (size_t i = 0; cp_backends[i] && i < MAX_TARGETS; i++)
+        m |= 1u << i;
+    return m;
+}
+
+/* Adds the target named v ("all": every one) to *mask. */
 static int parse_target(const char *v, unsigned *mask)
 {
-    if (strcmp(v, "sbpl") == 0)
-        *mask |= T_SBPL;
-    else if (strcmp(v, "bwrap") == 0)
-        *mask |= T_BWRAP;
-    else if (strcmp(v, "claude") == 0)
-        *mask |= T_CLAUDE;
-    else if (strcmp(v, "all") == 0)
-        *mask |= T_ALL;
-    else
-        return -1;
-    return 0;
+    if (strcmp(v, "all") == 0) {
+        *mask |= all_targets();
+        return 0;
+    }
+    const struct cp_backend *be = cp_backend_find(v);
+    for (size_t i = 0; be && cp_backends[i] && i < MAX_TARGETS; i++)
+        if (cp_backends[i] == be) {
+            *mask |= 1u << i;
+            return 0;
+        }
+    return -1;
+}
+
+/* "sbpl, bwrap, claude or all", from the table (arena). */
+static const char *target_words(struct cp_arena *a)
+{
+    const char *s = "";
+    for (size_t i = 0; cp_backends[i] && i < MAX_TARGETS; i++)
+        s = cp_arena_printf(a, "%s%s, ", s, cp_backends[i]->name);
+    size_t n = strlen(s);
+    return cp_arena_printf(a, "%.*s or all", (int)(n >= 2 ? n - 2 : 0), s);
+}
+
+/* The usage error of a missing or unknown --target value. */
+static int bad_target(const char *v)
+{
+    const char *words[MAX_TARGETS + 2];
+    size_t n = 0;
+    for (size_t i = 0; cp_backends[i] && i < MAX_TARGETS; i++)
+        words[n++] = cp_backends[i]->name;
+    words[n++] = "all";
+    words[n] = NULL;
+    const char *near = v ? cp_nearest_word(v, words) : NULL;
+    struct cp_arena *a = cp_arena_new();
+    int rc = cp_cli_usage_error(
+        "build", "--target needs %s%s%s%s%s%s%s", target_words(a),
+        v ? " (got '" : "", v ? v : "", v ? "')" : "",
+        near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
+    cp_arena_free(a);
+    return rc;
 }
 
 static const char *fid_text(enum cp_fidelity f)
@@ -111,7 +176,47 @@ static const char *origin_text(const struct cp_rule *r)
     return "?";
 }
 
-/* Prints the fidelity table: one line per rule and target. */
+/* The rule as the fidelity table shows it: its text, "" for a network
+ * deny, or its domain or path formatted when it has no source text. */
+static const char *fid_rule_text(struct cp_arena *a, const struct cp_rule *r)
+{
+    const char *text = r->text;
+    if (r->kind == CP_R_NET_DENY)
+        text = "";
+    else if (r->kind == CP_R_NET_ALLOW && !text)
+        text = cp_domain_format(a, &r->u.dom);
+    else if (!text && r->kind != CP_R_GATE_ASK && r->kind != CP_R_GATE_DENY)
+        text = cp_path_format(a, &r->u.path);
+    return text;
+}
+
+/* The rows of one target. */
+static void print_fidelity_rows(struct cp_ctx *cx, const struct cp_backend *be,
+                                const struct cp_backend_opts *o,
+                                enum cp_fidelity *fid, const char **why)
+{
+    const struct cp_policy *p = cx->policy;
+    struct cp_arena *a = cx->arena;
+    cp_backend_fidelity(be, p, o, a, fid, why);
+    for (size_t i = 0; i < p->nrules; i++) {
+        const struct cp_rule *r = p->rules[i];
+        const char *text = fid_rule_text(a, r);
+        char where[PATH_MAX + 32];
+        if (r->loc.src)
+            snprintf(where, sizeof where, "%s:%u", r->loc.src->path,
+                     r->loc.line);
+        else
+            snprintf(where, sizeof where, "(%s%s%s)", origin_text(r),
+                     r->why ? ": " : "", r->why ? r->why : "");
+        printf("%s: %s%s%s\t%s\t%s\t%s\n", where, cp_rule_kind_text(r->kind),
+               text && *text ? " " : "", text ? text : "", be->name,
+               fid_text(fid[i]), why[i] ? why[i] : "");
+    }
+}
+
+/* Prints the fidelity table: one line per rule and target, each target
+ * followed by the one rated beside it (the Landlock enforcer applies the
+ * bwrap artifact). */
 static void print_fidelity(struct cp_ctx *cx, const struct cp_backend *const *bes,
                            size_t nbe, const struct cp_backend_opts *o)
 {
@@ -122,43 +227,10 @@ static void print_fidelity(struct cp_ctx *cx, const struct cp_backend *const *be
     printf("# fidelity of %s (profile %s)\n", p->main_path ? p->main_path : "",
            cp_profile_text(p->profile));
     printf("# rule\ttarget\tfidelity\treason\n");
-    /* The Landlock enforcer applies the bwrap artifact: rated beside it. */
-    const struct cp_backend *all[8];
-    size_t nall = 0;
-    for (size_t k = 0; k < nbe && nall < 7; k++) {
-        all[nall++] = bes[k];
-        if (bes[k] == &cp_backend_bwrap)
-            all[nall++] = &cp_backend_landlock;
-    }
-    for (size_t k = 0; k < nall; k++) {
-        const struct cp_backend *be = all[k];
-        if (be->fidelity_all) {
-            be->fidelity_all(p, o, a, fid, why);
-        } else {
-            for (size_t i = 0; i < p->nrules; i++)
-                fid[i] = be->fidelity(p, p->rules[i], a, &why[i]);
-        }
-        for (size_t i = 0; i < p->nrules; i++) {
-            const struct cp_rule *r = p->rules[i];
-            const char *text = r->text;
-            if (r->kind == CP_R_NET_DENY)
-                text = "";
-            else if (r->kind == CP_R_NET_ALLOW && !text)
-                text = cp_domain_format(a, &r->u.dom);
-            else if (!text && r->kind != CP_R_GATE_ASK &&
-                     r->kind != CP_R_GATE_DENY)
-                text = cp_path_format(a, &r->u.path);
-            char where[PATH_MAX + 32];
-            if (r->loc.src)
-                snprintf(where, sizeof where, "%s:%u", r->loc.src->path,
-                         r->loc.line);
-            else
-                snprintf(where, sizeof where, "(%s%s%s)", origin_text(r),
-                         r->why ? ": " : "", r->why ? r->why : "");
-            printf("%s: %s%s%s\t%s\t%s\t%s\n", where, cp_rule_kind_text(r->kind),
-                   text && *text ? " " : "", text ? text : "", be->name,
-                   fid_text(fid[i]), why[i] ? why[i] : "");
-        }
+    for (size_t k = 0; k < nbe; k++) {
+        print_fidelity_rows(cx, bes[k], o, fid, why);
+        if (bes[k]->rated_beside)
+            print_fidelity_rows(cx, bes[k]->rated_beside, o, fid, why);
     }
     fflush(stdout);
 }
@@ -282,6 +354,191 @@ static void unstage(struct out_file *f, size_t n)
         }
 }
 
+/* Reports the outputs whose staging failed; *nchanged: how many have a
+ * temporary file.  Returns 0 or -1. */
+static int staging_errors(const struct out_file *f, size_t n, size_t *nchanged)
+{
+    int rc = 0;
+    *nchanged = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        if (f[i].err) {
+            if (f[i].err_create)
+                fprintf(stderr, "confpol build: cannot create a file in the "
+                                "output directory for '%s': %s\n",
+                        f[i].path, strerror(f[i].err));
+            else
+                fprintf(stderr, "confpol build: cannot write '%s': %s\n",
+                        f[i].path, strerror(f[i].err));
+            rc = -1;
+        }
+        if (f[i].tmp)
+            (*nchanged)++;
+    }
+    return rc;
+}
+
+/* Every destination must be absent or a regular file before the first
+ * rename, so that a later rename cannot fail on it halfway through;
+ * exists[i]: there is one.  Returns 0 or -1 (reported). */
+static int check_destinations(const struct out_file *f, size_t n, bool *exists)
+{
+    for (size_t i = 0; i < n; i++) {
+        struct stat st;
+        if (!f[i].tmp)
+            continue;
+        if (lstat(f[i].path, &st) == 0) {
+            exists[i] = true;
+            if (!S_ISREG(st.st_mode)) {
+                fprintf(stderr, "confpol build: cannot replace '%s': not a "
+                                "regular file\n",
+                        f[i].path);
+                return -1;
+            }
+        } else if (errno != ENOENT) {
+            fprintf(stderr, "confpol build: cannot replace '%s': %s\n",
+                    f[i].path, strerror(errno));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Exchanges the staged file with the existing destination.  Returns 1 when
+ * exchanged, 0 when the file system cannot exchange, -1 on an error
+ * (reported). */
+static int exchange_into(const struct out_file *f)
+{
+#ifdef RENAME_EXCHANGE
+    if (renameat2(AT_FDCWD, f->tmp, AT_FDCWD, f->path, RENAME_EXCHANGE) == 0)
+        return 1;
+    if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP &&
+        errno != ENOENT) {
+        fprintf(stderr, "confpol build: cannot rename into '%s': %s\n",
+                f->path, strerror(errno));
+        return -1;
+    }
+#else
+    (void)f;
+#endif
+    return 0;
+}
+
+/* No exchange on this file system: keeps the old file as a hard link
+ * *bak until every rename has succeeded (*bak stays NULL when nothing was
+ * there: undo is then an unlink).  Returns 0 or -1 (reported). */
+static int keep_old(const struct out_file *f, char **bak)
+{
+    size_t len = strlen(f->path);
+    *bak = cp_xmalloc(len + 16);
+    memcpy(*bak, f->path, len);
+    memcpy(*bak + len, ".bak.XXXXXX", 12);
+    int bfd = mkstemp(*bak);
+    if (bfd >= 0) {
+        close(bfd);
+        unlink(*bak);
+    }
+    if (bfd < 0 || (link(f->path, *bak) != 0 && errno != ENOENT)) {
+        fprintf(stderr, "confpol build: cannot replace '%s': %s\n", f->path,
+                strerror(errno));
+        free(*bak);
+        *bak = NULL;
+        return -1;
+    }
+    if (access(*bak, F_OK) != 0) {
+        free(*bak);
+        *bak = NULL;
+    }
+    return 0;
+}
+
+/* Puts one staged output into place; *how and *bak say how, for the
+ * undo.  Returns 0 or -1 (reported). */
+static int replace_one(struct out_file *f, bool exists, enum repl *how,
+                       char **bak)
+{
+    if (exists) {
+        int x = exchange_into(f);
+        if (x != 0) {
+            if (x > 0)
+                *how = R_EXCHANGED;
+            return x > 0 ? 0 : -1;
+        }
+        if (keep_old(f, bak) != 0)
+            return -1;
+    }
+    if (rename(f->tmp, f->path) != 0) {
+        fprintf(stderr, "confpol build: cannot rename into '%s': %s\n",
+                f->path, strerror(errno));
+        if (*bak)
+            unlink(*bak);
+        return -1;
+    }
+    free(f->tmp);
+    f->tmp = NULL;
+    *how = *bak ? R_LINKED : R_CREATED;
+    return 0;
+}
+
+/* Gives one destination its old state back after a failed run. */
+static void undo_one(struct out_file *f, enum repl how, const char *bak)
+{
+    switch (how) {
+    case R_NONE:
+        break;
+    case R_CREATED:
+        (void)unlink(f->path);
+        break;
+    case R_EXCHANGED:
+        if (rename(f->tmp, f->path) == 0) {
+            free(f->tmp);
+            f->tmp = NULL;
+        }
+        break;
+    case R_LINKED:
+        (void)rename(bak, f->path);
+        break;
+    }
+}
+
+/* Renames every staged output into place, undoing them all when one
+ * fails.  Returns 0 or -1 (reported). */
+static int rename_all(struct out_file *f, size_t n, const bool *exists)
+{
+    int rc = 0;
+    enum repl *how = cp_xcalloc(n, sizeof *how);
+    char **bak = cp_xcalloc(n, sizeof *bak);
+    for (size_t i = 0; i < n && rc == 0; i++)
+        if (f[i].tmp)
+            rc = replace_one(&f[i], exists[i], &how[i], &bak[i]);
+    for (size_t i = 0; i < n; i++) {
+        if (rc != 0)
+            undo_one(&f[i], how[i], bak[i]);
+        else if (bak[i])
+            unlink(bak[i]);
+        /* After an exchange the temporary name holds the old file,
+         * which unstage removes. */
+        free(bak[i]);
+    }
+    free(bak);
+    free(how);
+    return rc;
+}
+
+/* fsyncs the directory that holds path. */
+static void fsync_dir_of(const char *path)
+{
+    char *dir = cp_xstrdup(path);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    int dfd = open(dir[0] ? dir : "/", O_RDONLY | O_DIRECTORY);
+    if (dfd >= 0) {
+        (void)fsync(dfd);
+        close(dfd);
+    }
+    free(dir);
+}
+
 /* Renames the staged outputs into place.  A staging error or a signal that
  * arrived makes it remove the temporary files with DIR unchanged.
  * Replacing an existing file exchanges it with the temporary file
@@ -297,145 +554,17 @@ static void unstage(struct out_file *f, size_t n)
 static int commit_all(struct out_file *f, size_t n, bool durable,
                       const sigset_t *block, const sigset_t *old)
 {
-    int rc = 0;
-    size_t nchanged = 0;
-    for (size_t i = 0; i < n && rc == 0; i++) {
-        if (f[i].err) {
-            if (f[i].err_create)
-                fprintf(stderr, "confpol build: cannot create a file in the "
-                                "output directory for '%s': %s\n",
-                        f[i].path, strerror(f[i].err));
-            else
-                fprintf(stderr, "confpol build: cannot write '%s': %s\n",
-                        f[i].path, strerror(f[i].err));
-            rc = -1;
-        }
-        if (f[i].tmp)
-            nchanged++;
-    }
+    size_t nchanged;
+    int rc = staging_errors(f, n, &nchanged);
     bool intr = interrupted(block, old);
-    /* Every destination must be absent or a regular file before the first
-     * rename, so that a later rename cannot fail on it halfway through. */
     bool *exists = cp_xcalloc(n ? n : 1, sizeof *exists);
-    for (size_t i = 0; i < n && rc == 0 && !intr; i++) {
-        struct stat st;
-        if (!f[i].tmp)
-            continue;
-        if (lstat(f[i].path, &st) == 0) {
-            exists[i] = true;
-            if (!S_ISREG(st.st_mode)) {
-                fprintf(stderr, "confpol build: cannot replace '%s': not a "
-                                "regular file\n",
-                        f[i].path);
-                rc = -1;
-            }
-        } else if (errno != ENOENT) {
-            fprintf(stderr, "confpol build: cannot replace '%s': %s\n",
-                    f[i].path, strerror(errno));
-            rc = -1;
-        }
-    }
-    if (rc == 0 && !intr && nchanged) {
-        enum repl *how = cp_xcalloc(n, sizeof *how);
-        char **bak = cp_xcalloc(n, sizeof *bak);
-        for (size_t i = 0; i < n && rc == 0; i++) {
-            if (!f[i].tmp)
-                continue;
-            if (exists[i]) {
-#ifdef RENAME_EXCHANGE
-                if (renameat2(AT_FDCWD, f[i].tmp, AT_FDCWD, f[i].path,
-                              RENAME_EXCHANGE) == 0) {
-                    how[i] = R_EXCHANGED;
-                    continue;
-                }
-                if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP &&
-                    errno != ENOENT) {
-                    fprintf(stderr, "confpol build: cannot rename into "
-                                    "'%s': %s\n",
-                            f[i].path, strerror(errno));
-                    rc = -1;
-                    break;
-                }
-#endif
-                /* No exchange on this file system: keep the old file as
-                 * a hard link until every rename has succeeded. */
-                size_t len = strlen(f[i].path);
-                bak[i] = cp_xmalloc(len + 16);
-                memcpy(bak[i], f[i].path, len);
-                memcpy(bak[i] + len, ".bak.XXXXXX", 12);
-                int bfd = mkstemp(bak[i]);
-                if (bfd >= 0) {
-                    close(bfd);
-                    unlink(bak[i]);
-                }
-                if (bfd < 0 ||
-                    (link(f[i].path, bak[i]) != 0 && errno != ENOENT)) {
-                    fprintf(stderr, "confpol build: cannot replace '%s': %s\n",
-                            f[i].path, strerror(errno));
-                    free(bak[i]);
-                    bak[i] = NULL;
-                    rc = -1;
-                    break;
-                }
-                if (access(bak[i], F_OK) != 0) {
-                    free(bak[i]); /* nothing was there: undo is an unlink */
-                    bak[i] = NULL;
-                }
-            }
-            if (rename(f[i].tmp, f[i].path) != 0) {
-                fprintf(stderr, "confpol build: cannot rename into '%s': %s\n",
-                        f[i].path, strerror(errno));
-                if (bak[i])
-                    unlink(bak[i]);
-                rc = -1;
-                break;
-            }
-            free(f[i].tmp);
-            f[i].tmp = NULL;
-            how[i] = bak[i] ? R_LINKED : R_CREATED;
-        }
-        for (size_t i = 0; i < n; i++) {
-            if (rc != 0) {
-                /* Undo: every destination gets its old state back. */
-                switch (how[i]) {
-                case R_NONE:
-                    break;
-                case R_CREATED:
-                    (void)unlink(f[i].path);
-                    break;
-                case R_EXCHANGED:
-                    if (rename(f[i].tmp, f[i].path) == 0) {
-                        free(f[i].tmp);
-                        f[i].tmp = NULL;
-                    }
-                    break;
-                case R_LINKED:
-                    (void)rename(bak[i], f[i].path);
-                    break;
-                }
-            } else if (bak[i]) {
-                unlink(bak[i]);
-            }
-            /* After an exchange the temporary name holds the old file,
-             * which unstage removes. */
-            free(bak[i]);
-        }
-        free(bak);
-        free(how);
-    }
+    if (rc == 0 && !intr)
+        rc = check_destinations(f, n, exists);
+    if (rc == 0 && !intr && nchanged)
+        rc = rename_all(f, n, exists);
     unstage(f, n);
-    if (rc == 0 && !intr && durable && n) {
-        char *dir = cp_xstrdup(f[0].path);
-        char *slash = strrchr(dir, '/');
-        if (slash)
-            *slash = '\0';
-        int dfd = open(dir[0] ? dir : "/", O_RDONLY | O_DIRECTORY);
-        if (dfd >= 0) {
-            (void)fsync(dfd);
-            close(dfd);
-        }
-        free(dir);
-    }
+    if (rc == 0 && !intr && durable && n)
+        fsync_dir_of(f[0].path);
     free(exists);
     return intr ? -1 : rc;
 }
@@ -444,253 +573,331 @@ static const char *const cp_build_opts[] = {
     "--target", "--output", "--format", "--fidelity", "--expand-globs",
     "--fsync", "--verbose", "--help", NULL};
 
-int cp_cmd_build(int argc, char **argv)
+/* The value of an option that takes one: `--opt=V` or the next argument;
+ * NULL when there is none. */
+static const char *opt_value(const char *a, size_t len, int argc, char **argv,
+                             int *i)
 {
-    struct cp_cli_common c = {.cmd = "build"};
-    unsigned targets = 0;
-    const char *outdir = NULL, *file = NULL;
-    bool fidelity = false, shell = false, verbose = false, expand = false;
-    bool durable = false;
-    bool opts_done = false;
-    int rc = 0;
-    struct cp_ctx cx;
-    bool have_cx = false;
-    struct out_file files[3];
-    size_t nfiles = 0;
-    char *absdir = NULL;
-    memset(files, 0, sizeof files);
+    if (a[len] == '=')
+        return a + len + 1;
+    return *i + 1 < argc ? argv[++*i] : NULL;
+}
 
+/* Handles an option of build's own: 1 handled, 0 not one of them, or an
+ * exit status + 3 (usage error, --help). */
+static int own_option(struct build_args *b, int argc, char **argv, int *i)
+{
+    const char *a = argv[*i];
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+        cp_build_usage(stdout);
+        return 3;
+    }
+    if (strcmp(a, "--target") == 0 || strncmp(a, "--target=", 9) == 0) {
+        const char *v = opt_value(a, 8, argc, argv, i);
+        if (!v || parse_target(v, &b->targets) != 0)
+            return bad_target(v) + 3;
+        return 1;
+    }
+    if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
+        if (*i + 1 >= argc)
+            return cp_cli_usage_error("build", "-o needs a directory") + 3;
+        b->outdir = argv[++*i];
+        return 1;
+    }
+    if (strncmp(a, "-o", 2) == 0 && a[2]) {
+        b->outdir = a + 2;
+        return 1;
+    }
+    if (strcmp(a, "--format") == 0 || strncmp(a, "--format=", 9) == 0) {
+        const char *v = opt_value(a, 8, argc, argv, i);
+        if (!v || (strcmp(v, "shell") != 0 && strcmp(v, "artifact") != 0))
+            return cp_cli_usage_error("build",
+                                      "--format needs 'shell' or 'artifact'") + 3;
+        b->shell = strcmp(v, "shell") == 0;
+        return 1;
+    }
+    return 0;
+}
+
+/* The flags of build: true when a is one of them. */
+static bool own_flag(struct build_args *b, const char *a)
+{
+    bool *flag = strcmp(a, "--fidelity") == 0       ? &b->fidelity
+                 : strcmp(a, "--expand-globs") == 0 ? &b->expand
+                 : strcmp(a, "--fsync") == 0        ? &b->durable
+                 : strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0
+                     ? &b->verbose
+                     : NULL;
+    if (flag)
+        *flag = true;
+    return flag != NULL;
+}
+
+/* One option.  Returns -1 to go on, or the exit status. */
+static int parse_option(struct build_args *b, int argc, char **argv, int *i)
+{
+    int r = own_option(b, argc, argv, i);
+    if (r >= 3)
+        return r - 3;
+    if (r == 1 || own_flag(b, argv[*i]))
+        return -1;
+    r = cp_cli_common_opt(&b->c, argc, argv, i);
+    if (r < 0)
+        return 2;
+    if (r == 0)
+        return cp_cli_unknown_option("build", argv[*i], cp_build_opts, true);
+    return -1;
+}
+
+/* Reads the command line.  Returns -1 to go on, or the exit status. */
+static int parse_args(struct build_args *b, int argc, char **argv)
+{
+    bool opts_done = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (opts_done || a[0] != '-') {
-            if (file) {
-                rc = cp_cli_usage_error("build", "more than one policy file "
-                                                 "('%s' and '%s')",
-                                        file, a);
-                goto out;
-            }
-            file = a;
-            continue;
-        }
-        if (strcmp(a, "--") == 0) {
+            if (b->file)
+                return cp_cli_usage_error("build", "more than one policy file "
+                                                   "('%s' and '%s')",
+                                          b->file, a);
+            b->file = a;
+        } else if (strcmp(a, "--") == 0) {
             opts_done = true;
-        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            cp_build_usage(stdout);
-            goto out;
-        } else if (strcmp(a, "--target") == 0 || strncmp(a, "--target=", 9) == 0) {
-            const char *v = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
-            if (!v || parse_target(v, &targets) != 0) {
-                static const char *const tw[] = {"sbpl", "bwrap", "claude",
-                                                 "all", NULL};
-                const char *near = v ? cp_nearest_word(v, tw) : NULL;
-                rc = cp_cli_usage_error(
-                    "build", "--target needs sbpl, bwrap, claude or all%s%s%s%s%s%s",
-                    v ? " (got '" : "", v ? v : "", v ? "')" : "",
-                    near ? "; did you mean '" : "", near ? near : "",
-                    near ? "'?" : "");
-                goto out;
-            }
-        } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
-            if (i + 1 >= argc) {
-                rc = cp_cli_usage_error("build", "-o needs a directory");
-                goto out;
-            }
-            outdir = argv[++i];
-        } else if (strncmp(a, "-o", 2) == 0 && a[2]) {
-            outdir = a + 2;
-        } else if (strcmp(a, "--format") == 0 || strncmp(a, "--format=", 9) == 0) {
-            const char *v = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
-            if (!v || (strcmp(v, "shell") != 0 && strcmp(v, "artifact") != 0)) {
-                rc = cp_cli_usage_error("build",
-                                        "--format needs 'shell' or 'artifact'");
-                goto out;
-            }
-            shell = strcmp(v, "shell") == 0;
-        } else if (strcmp(a, "--fidelity") == 0) {
-            fidelity = true;
-        } else if (strcmp(a, "--expand-globs") == 0) {
-            expand = true;
-        } else if (strcmp(a, "--fsync") == 0) {
-            durable = true;
-        } else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
-            verbose = true;
         } else {
-            int r = cp_cli_common_opt(&c, argc, argv, &i);
-            if (r < 0) {
-                rc = 2;
-                goto out;
-            }
-            if (r == 0) {
-                rc = cp_cli_unknown_option("build", a, cp_build_opts, true);
-                goto out;
-            }
+            int rc = parse_option(b, argc, argv, &i);
+            if (rc >= 0)
+                return rc;
         }
     }
-    if (!file) {
-        rc = cp_cli_usage_error("build", "no policy file given");
-        goto out;
+    return -1;
+}
+
+/* The target that has a shell form, for --format shell. */
+static const struct cp_backend *shell_target(void)
+{
+    for (size_t i = 0; cp_backends[i]; i++)
+        if (cp_backends[i]->shell_format)
+            return cp_backends[i];
+    return NULL;
+}
+
+/* Is the set exactly one target with a shell form? */
+static bool shell_alone(unsigned targets)
+{
+    for (size_t i = 0; cp_backends[i] && i < MAX_TARGETS; i++)
+        if (targets == 1u << i)
+            return cp_backends[i]->shell_format;
+    return false;
+}
+
+/* Checks what the options need together and resolves DIR.  Returns -1
+ * to go on, or the exit status. */
+static int check_args(struct build_args *b)
+{
+    if (!b->file)
+        return cp_cli_usage_error("build", "no policy file given");
+    if (!b->targets) {
+        struct cp_arena *a = cp_arena_new();
+        int rc = cp_cli_usage_error("build", "no --target given (%s)",
+                                    target_words(a));
+        cp_arena_free(a);
+        return rc;
     }
-    if (!targets) {
-        rc = cp_cli_usage_error("build", "no --target given (sbpl, bwrap, "
-                                         "claude or all)");
-        goto out;
+    if (b->shell && !shell_alone(b->targets)) {
+        const struct cp_backend *sh = shell_target();
+        return cp_cli_usage_error("build", "--format shell needs --target %s alone",
+                                  sh ? sh->name : "?");
     }
-    if (shell && targets != T_BWRAP) {
-        rc = cp_cli_usage_error("build",
-                                "--format shell needs --target bwrap alone");
-        goto out;
-    }
-    if (!outdir && !shell) {
-        rc = cp_cli_usage_error("build", "no output directory given (-o DIR)");
-        goto out;
-    }
-    if (outdir) {
+    if (!b->outdir && !b->shell)
+        return cp_cli_usage_error("build", "no output directory given (-o DIR)");
+    if (b->outdir) {
         struct stat st;
-        absdir = realpath(outdir, NULL);
-        if (!absdir || stat(absdir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-            fprintf(stderr, "confpol build: output directory '%s': %s\n", outdir,
-                    absdir ? "not a directory" : strerror(errno));
-            rc = 2;
-            goto out;
+        b->absdir = realpath(b->outdir, NULL);
+        if (!b->absdir || stat(b->absdir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+            fprintf(stderr, "confpol build: output directory '%s': %s\n",
+                    b->outdir, b->absdir ? "not a directory" : strerror(errno));
+            return 2;
         }
     }
+    return -1;
+}
 
-    cp_ctx_init(&cx);
-    have_cx = true;
-    if (!cp_cli_apply(&c, &cx)) {
-        rc = 2;
-        goto out;
+/* Compiles the policy.  Returns -1 to go on, or the exit status. */
+static int compile(struct build_args *b, struct cp_ctx *cx)
+{
+    if (!cp_cli_apply(&b->c, cx))
+        return 2;
+    cx->main_path = b->file;
+    cx->opts.outdir = b->absdir ? cp_arena_strdup(cx->arena, b->absdir) : NULL;
+    cx->opts.expand_globs = b->expand;
+    if (cp_compile(cx) || !cx->policy) {
+        cp_cli_print_diags(&b->c, cx);
+        return cp_diag_errors(&cx->diags) ? cp_cli_error_status(cx) : 2;
     }
-    cx.main_path = file;
-    cx.opts.outdir = absdir ? cp_arena_strdup(cx.arena, absdir) : NULL;
-    cx.opts.expand_globs = expand;
-    if (cp_compile(&cx) || !cx.policy) {
-        cp_cli_print_diags(&c, &cx);
-        rc = cp_diag_errors(&cx.diags) ? cp_cli_error_status(&cx) : 2;
-        goto out;
-    }
+    cp_cli_flush_diags(&b->c, cx);
+    return -1;
+}
 
-    cp_cli_flush_diags(&c, &cx);
-    struct cp_backend_opts bo = {.expand_globs = expand, .shell_format = shell};
-    const struct cp_policy *p = cx.policy;
-    const struct cp_backend *bes[3];
-    size_t nbe = 0;
-    for (size_t i = 0; cp_backends[i]; i++) {
-        const char *n = cp_backends[i]->name;
-        unsigned bit = strcmp(n, "sbpl") == 0    ? T_SBPL
-                       : strcmp(n, "bwrap") == 0 ? T_BWRAP
-                                                 : T_CLAUDE;
-        if (targets & bit)
-            bes[nbe++] = cp_backends[i];
-    }
-
-    bool has_gate = false;
+/* A policy with gates built without a target that enforces them gets the
+ * note CP0721, naming the targets built ("sbpl and bwrap targets"). */
+static void note_gates(struct build_run *r)
+{
+    const struct cp_policy *p = r->cx->policy;
+    bool has_gate = false, enforced = false;
     for (size_t i = 0; i < p->nrules; i++)
         if (p->rules[i]->kind == CP_R_GATE_ASK ||
             p->rules[i]->kind == CP_R_GATE_DENY)
             has_gate = true;
-    if (has_gate && !(targets & T_CLAUDE) &&
-        p->profile != CP_PROFILE_COOPERATIVE)
-        cp_diag_report(&cx.diags, CP0721, NULL,
-                       "the policy's gates are not enforced by the %s "
-                       "target%s; build --target claude for the gate hook",
-                       nbe == 2 ? "sbpl and bwrap" : bes[0]->name,
-                       nbe == 2 ? "s" : "");
+    for (size_t k = 0; k < r->nbe; k++)
+        enforced |= r->bes[k]->enforces_gates;
+    if (!has_gate || enforced || p->profile == CP_PROFILE_COOPERATIVE)
+        return;
+    const char *names = r->bes[0]->name;
+    for (size_t k = 1; k < r->nbe; k++)
+        names = cp_arena_printf(r->cx->arena, "%s%s%s", names,
+                                k + 1 == r->nbe ? " and " : ", ",
+                                r->bes[k]->name);
+    cp_diag_report(&r->cx->diags, CP0721, NULL,
+                   "the policy's gates are not enforced by the %s "
+                   "target%s; build --target claude for the gate hook",
+                   names, r->nbe > 1 ? "s" : "");
+}
 
-    /* Outputs are staged as soon as each target has emitted them (one
-     * artifact in memory at a time), so the signals that would end the
-     * process are held from here to the last rename. */
-    bool staging = outdir && !shell, stage_failed = false;
-    sigset_t block, old;
-    fatal_signals(&block);
-    if (staging)
-        sigprocmask(SIG_BLOCK, &block, &old);
-    for (size_t k = 0; k < nbe; k++) {
-        const struct cp_backend *be = bes[k];
-        size_t before = cp_diag_errors(&cx.diags);
-        struct out_file *f = &files[nfiles++];
-        f->be = be;
-        int nerr = be->build(p, &bo, &cx.diags, &f->buf);
-        if (cp_diag_errors(&cx.diags) != before || nerr) {
-            if (cp_diag_errors(&cx.diags) == before)
-                fprintf(stderr, "confpol build: the %s target failed\n",
-                        be->name);
-            cp_buf_free(&f->buf);
-            rc = 1;
-            continue;
-        }
-        if (f->buf.len && strcmp(be->name, "bwrap") == 0 && !shell &&
-            (verbose || fidelity))
-            cp_diag_report(&cx.diags, CP0722, NULL, "bwrap: %zu mounts",
-                           cp_bwrap_count_mounts(f->buf.data, f->buf.len));
-        f->sync = !be->truncation_detected;
-        if (staging && f->buf.len) {
-            f->path = cp_arena_printf(cx.arena, "%s/%s%s", absdir,
-                                      p->stem ? p->stem : "policy",
-                                      be->suffix ? be->suffix : "");
-            if (stage_failed) {
-                f->output = true;
-                cp_buf_free(&f->buf);
-            } else {
-                stage(f, durable);
-                stage_failed = f->err != 0;
-            }
-        }
+/* Builds one target into a new output and stages it. */
+static void build_target(struct build_run *r, const struct cp_backend *be)
+{
+    struct cp_ctx *cx = r->cx;
+    const struct cp_policy *p = cx->policy;
+    size_t before = cp_diag_errors(&cx->diags);
+    struct out_file *f = &r->files[r->nfiles++];
+    f->be = be;
+    int nerr = cp_backend_build(be, p, &r->bo, &cx->diags, &f->buf);
+    if (cp_diag_errors(&cx->diags) != before || nerr) {
+        if (cp_diag_errors(&cx->diags) == before)
+            fprintf(stderr, "confpol build: the %s target failed\n", be->name);
+        cp_buf_free(&f->buf);
+        r->rc = 1;
+        return;
+    }
+    f->sync = !be->truncation_detected;
+    if (!r->staging || !f->buf.len)
+        return;
+    f->path = cp_arena_printf(cx->arena, "%s/%s%s", r->b->absdir,
+                              p->stem ? p->stem : "policy",
+                              be->suffix ? be->suffix : "");
+    if (r->stage_failed) {
+        f->output = true;
+        cp_buf_free(&f->buf);
+    } else {
+        stage(f, r->b->durable);
+        r->stage_failed = f->err != 0;
+    }
+}
+
+/* Builds every target in turn.  Outputs are staged as soon as each target
+ * has emitted them (one artifact in memory at a time), so the signals that
+ * would end the process are held from here to the last rename.  Returns
+ * false when a signal arrived (the rest is not built). */
+static bool build_targets(struct build_run *r)
+{
+    fatal_signals(&r->block);
+    if (r->staging)
+        sigprocmask(SIG_BLOCK, &r->block, &r->old);
+    for (size_t k = 0; k < r->nbe; k++) {
+        build_target(r, r->bes[k]);
         /* Held across targets, so that the same rule and cause under two
          * targets prints once ("sbpl, bwrap: ..."); released early only
          * when many are held. */
-        if (cx.diags.len > 65536)
-            cp_cli_flush_diags(&c, &cx);
-        if (staging && interrupted(&block, &old))
-            break; /* the rest is not built: see below */
+        if (r->cx->diags.len > 65536)
+            cp_cli_flush_diags(&r->b->c, r->cx);
+        if (r->staging && interrupted(&r->block, &r->old))
+            return false;
     }
-    if (staging && interrupted(&block, &old)) {
-        unstage(files, nfiles);
-        sigprocmask(SIG_SETMASK, &old, NULL); /* ends the process */
-        rc = 2;
-        goto out;
-    }
-    if (fidelity)
-        print_fidelity(&cx, bes, nbe, &bo);
-    cp_diags_sort(&cx.diags); /* the targets' records by rule, not by target */
-    cp_cli_print_diags(&c, &cx);
-    if (cp_diag_errors(&cx.diags) || rc) {
-        if (staging) {
-            unstage(files, nfiles);
-            sigprocmask(SIG_SETMASK, &old, NULL);
-        }
-        rc = 1;
-        goto out;
-    }
-    if (shell) {
-        for (size_t i = 0; i < nfiles; i++)
-            if (files[i].buf.len)
-                fwrite(files[i].buf.data, 1, files[i].buf.len, stdout);
-        if (fflush(stdout) != 0)
-            rc = 2;
-        goto out;
-    }
-    struct out_file w[3];
+    return !(r->staging && interrupted(&r->block, &r->old));
+}
+
+/* Prints the shell form of the outputs on stdout.  Returns the status. */
+static int print_shell(const struct build_run *r)
+{
+    for (size_t i = 0; i < r->nfiles; i++)
+        if (r->files[i].buf.len)
+            fwrite(r->files[i].buf.data, 1, r->files[i].buf.len, stdout);
+    return fflush(stdout) != 0 ? 2 : 0;
+}
+
+/* Renames the staged outputs into place.  Returns the status. */
+static int commit_outputs(struct build_run *r)
+{
+    struct out_file w[MAX_TARGETS];
     size_t nw = 0;
-    for (size_t i = 0; i < nfiles; i++)
-        if (files[i].output)
-            w[nw++] = files[i];
-    if (commit_all(w, nw, durable, &block, &old) != 0) {
-        rc = 2;
+    for (size_t i = 0; i < r->nfiles; i++)
+        if (r->files[i].output)
+            w[nw++] = r->files[i];
+    if (commit_all(w, nw, r->b->durable, &r->block, &r->old) != 0) {
         /* A pending signal is delivered here and ends the process. */
-        sigprocmask(SIG_SETMASK, &old, NULL);
+        sigprocmask(SIG_SETMASK, &r->old, NULL);
+        return 2;
     }
     /* Otherwise the renames are done and DIR holds every new output: the
      * signals stay held until the process exits (only cleanup is left),
      * so that one arriving now cannot end with a failure status a build
      * whose DIR was updated (spec/backends.md); exit discards them. */
+    return 0;
+}
 
-out:
-    for (size_t i = 0; i < nfiles; i++)
-        cp_buf_free(&files[i].buf);
-    if (have_cx)
+/* Builds, reports and writes the chosen targets of a compiled policy. */
+static int run_targets(struct build_run *r)
+{
+    struct build_args *b = r->b;
+    for (size_t i = 0; cp_backends[i] && i < MAX_TARGETS; i++)
+        if (b->targets & (1u << i))
+            r->bes[r->nbe++] = cp_backends[i];
+    note_gates(r);
+    r->staging = b->outdir && !b->shell;
+    if (!build_targets(r)) {
+        unstage(r->files, r->nfiles);
+        sigprocmask(SIG_SETMASK, &r->old, NULL); /* ends the process */
+        return 2;
+    }
+    if (b->fidelity)
+        print_fidelity(r->cx, r->bes, r->nbe, &r->bo);
+    cp_diags_sort(&r->cx->diags); /* the targets' records by rule, not by target */
+    cp_cli_print_diags(&b->c, r->cx);
+    if (cp_diag_errors(&r->cx->diags) || r->rc) {
+        if (r->staging) {
+            unstage(r->files, r->nfiles);
+            sigprocmask(SIG_SETMASK, &r->old, NULL);
+        }
+        return 1;
+    }
+    return b->shell ? print_shell(r) : commit_outputs(r);
+}
+
+int cp_cmd_build(int argc, char **argv)
+{
+    struct build_args b = {.c = {.cmd = "build"}};
+    int rc = parse_args(&b, argc, argv);
+    if (rc < 0)
+        rc = check_args(&b);
+    if (rc < 0) {
+        struct cp_ctx cx;
+        cp_ctx_init(&cx);
+        rc = compile(&b, &cx);
+        if (rc < 0) {
+            struct build_run r = {
+                .b = &b,
+                .cx = &cx,
+                .bo = {.expand_globs = b.expand,
+                       .shell_format = b.shell,
+                       .verbose = b.verbose || b.fidelity},
+            };
+            rc = run_targets(&r);
+            for (size_t i = 0; i < r.nfiles; i++)
+                cp_buf_free(&r.files[i].buf);
+        }
         cp_ctx_free(&cx);
-    free(absdir);
-    cp_cli_common_free(&c);
+    }
+    free(b.absdir);
+    cp_cli_common_free(&b.c);
     return rc;
 }

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ast.h"
 #include "cli.h"
 
 static void cp_check_usage(FILE *out)
@@ -74,66 +73,92 @@ static int cp_check_one(const struct cp_cli_common *c, struct cp_ctx *cx,
     return 0;
 }
 
-int cp_cmd_check(int argc, char **argv)
+/* The command line of check. */
+struct check_args {
+    struct cp_cli_common c;
+    bool effective, dump_ast;
+    const char **files;
+    size_t nfiles;
+};
+
+/* One option.  Returns -1 to go on, or the exit status. */
+static int check_option(struct check_args *x, int argc, char **argv, int *i)
 {
-    struct cp_cli_common c = {.cmd = "check"};
-    bool effective = false, opts_done = false, dump_ast = false;
-    const char **files = cp_xcalloc((size_t)argc, sizeof(*files));
-    size_t nfiles = 0;
-    int rc = 0;
+    const char *a = argv[*i];
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+        cp_check_usage(stdout);
+        return 0;
+    }
+    if (strcmp(a, "--print-effective") == 0) {
+        x->effective = true;
+        return -1;
+    }
+    if (strcmp(a, "--dump=ast") == 0) {
+        x->dump_ast = true;
+        return -1;
+    }
+    int r = cp_cli_common_opt(&x->c, argc, argv, i);
+    if (r < 0)
+        return 2;
+    if (r == 0)
+        return cp_cli_unknown_option("check", a, cp_check_opts, true);
+    return -1;
+}
+
+/* Reads the command line.  Returns -1 to go on, or the exit status. */
+static int check_parse(struct check_args *x, int argc, char **argv)
+{
+    bool opts_done = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (opts_done || a[0] != '-' || strcmp(a, "-") == 0) {
-            files[nfiles++] = a;
-            continue;
-        }
-        if (strcmp(a, "--") == 0) {
+            x->files[x->nfiles++] = a;
+        } else if (strcmp(a, "--") == 0) {
             opts_done = true;
-            continue;
-        }
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            cp_check_usage(stdout);
-            goto out;
-        }
-        if (strcmp(a, "--print-effective") == 0) {
-            effective = true;
-            continue;
-        }
-        if (strcmp(a, "--dump=ast") == 0) {
-            dump_ast = true;
-            continue;
-        }
-        int r = cp_cli_common_opt(&c, argc, argv, &i);
-        if (r < 0) {
-            rc = 2;
-            goto out;
-        }
-        if (r == 0) {
-            rc = cp_cli_unknown_option("check", a, cp_check_opts, true);
-            goto out;
+        } else {
+            int rc = check_option(x, argc, argv, &i);
+            if (rc >= 0)
+                return rc;
         }
     }
-    if (nfiles == 0) {
-        rc = cp_cli_usage_error("check", "no policy file given");
-        goto out;
-    }
-    /* Text: each file's diagnostics in turn, one count at the end.  JSON
-     * and SARIF: one document for all the files, so every file's context
-     * is kept until it is printed. */
-    bool whole = c.dfmt != CP_DFMT_TEXT;
-    struct cp_ctx *cxs = cp_xcalloc(nfiles, sizeof *cxs);
+    if (x->nfiles == 0)
+        return cp_cli_usage_error("check", "no policy file given");
+    return -1;
+}
+
+/* Prints the one JSON or SARIF document of every file's diagnostics. */
+static void check_render_whole(const struct check_args *x, struct cp_ctx *cxs, size_t done)
+{
+    const struct cp_diags **ds = cp_xcalloc(done, sizeof *ds);
+    for (size_t k = 0; k < done; k++)
+        ds[k] = &cxs[k].diags;
+    if (x->c.dfmt == CP_DFMT_JSON)
+        cp_diags_render_json_many(ds, done, stdout);
+    else
+        cp_diags_render_sarif_many(ds, done, stdout);
+    free(ds);
+}
+
+/* Checks every file.  Text: each file's diagnostics in turn, one count at
+ * the end.  JSON and SARIF: one document for all the files, so every
+ * file's context is kept until it is printed.  Returns the exit status. */
+static int check_files(const struct check_args *x)
+{
+    bool whole = x->c.dfmt != CP_DFMT_TEXT;
+    struct cp_ctx *cxs = cp_xcalloc(x->nfiles, sizeof *cxs);
     size_t nerr = 0, nwarn = 0, done = 0;
     bool usage = false;
-    for (size_t k = 0; k < nfiles; k++) {
+    int rc = 0;
+    for (size_t k = 0; k < x->nfiles; k++) {
         struct cp_ctx *cx = &cxs[done++];
         cp_ctx_init(cx);
-        if (!cp_cli_apply(&c, cx)) {
+        if (!cp_cli_apply(&x->c, cx)) {
             rc = 2;
             usage = true;
             break;
         }
         cx->diags.no_summary = true;
-        int r = cp_check_one(&c, cx, files[k], effective, dump_ast);
+        int r = cp_check_one(&x->c, cx, x->files[k], x->effective, x->dump_ast);
         if (r > rc)
             rc = r;
         nerr += cx->diags.nerrors;
@@ -144,24 +169,27 @@ int cp_cmd_check(int argc, char **argv)
         }
     }
     /* After an unknown -W name nothing else is printed. */
-    if (!usage && !whole) {
+    if (!usage && !whole)
         cp_diags_render_summary(nerr, nwarn, stderr);
-    } else if (!usage && done) {
-        const struct cp_diags **ds = cp_xcalloc(done, sizeof *ds);
-        for (size_t k = 0; k < done; k++)
-            ds[k] = &cxs[k].diags;
-        if (c.dfmt == CP_DFMT_JSON)
-            cp_diags_render_json_many(ds, done, stdout);
-        else
-            cp_diags_render_sarif_many(ds, done, stdout);
-        free(ds);
-    }
+    else if (!usage && done)
+        check_render_whole(x, cxs, done);
     for (size_t k = 0; k < done; k++)
         cp_ctx_free(&cxs[k]);
     free(cxs);
-out:
+    return rc;
+}
+
+int cp_cmd_check(int argc, char **argv)
+{
+    struct check_args x = {
+        .c = {.cmd = "check"},
+        .files = cp_xcalloc((size_t)argc, sizeof(*x.files)),
+    };
+    int rc = check_parse(&x, argc, argv);
+    if (rc < 0)
+        rc = check_files(&x);
     fflush(stdout);
-    free(files);
-    cp_cli_common_free(&c);
+    free(x.files);
+    cp_cli_common_free(&x.c);
     return rc;
 }

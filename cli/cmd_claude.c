@@ -380,141 +380,142 @@ static int cp_claude_whole(const char *policy, const char *project,
     return rc;
 }
 
-int cp_cmd_claude(int argc, char **argv)
-{
-    const char *policy = NULL;
-    bool quiet = false, whole = false;
-    int rest = argc, rc = 2;
-    /* build's own options pass through: -D, -W..., --diagnostics-format */
-    const char **bargv = cp_xmalloc((size_t)(argc + 10) * sizeof *bargv);
-    int bargc = 0;
-    char *project = NULL, *dir = NULL, *artifact = NULL, *settings = NULL,
-         *projdef = NULL;
-    struct cp_buf text = {0};
-    struct cp_arena *a = cp_arena_new();
+/* One run of confpol claude: the command line, the build's arguments and
+ * the paths it made.  cp_claude_run_free releases it. */
+struct cp_claude_run {
+    const char *policy;
+    bool quiet, whole;
+    int rest;            /* argv[rest..] are Claude Code's arguments */
+    const char **bargv;  /* confpol build's arguments */
+    int bargc;
+    char *project, *dir, *artifact, *settings, *projdef;
+};
 
-    bargv[bargc++] = "build";
-    bargv[bargc++] = "--target";
-    bargv[bargc++] = "claude";
-    /* CP0759 is about project settings files; confpol claude writes a
-     * --settings file, where strictAllowlist holds. */
-    bargv[bargc++] = "-Wno-claude-net-prompt";
+static void cp_claude_run_free(struct cp_claude_run *r)
+{
+    free(r->bargv);
+    free(r->project);
+    free(r->dir);
+    free(r->artifact);
+    free(r->settings);
+    free(r->projdef);
+}
+
+/* PROJECT is always the current directory: -D PROJECT=... is refused. */
+static bool cp_claude_project_def(const char *def)
+{
+    if (strncmp(def, "PROJECT=", 8) != 0)
+        return false;
+    fputs("confpol claude: PROJECT is the current directory: "
+          "run confpol claude there\n", stderr);
+    return true;
+}
+
+/* One option of confpol claude at argv[*i] (not --help nor '--').
+ * Returns -1 when taken, else the exit status (the message printed). */
+static int cp_claude_option(struct cp_claude_run *r, int argc, char **argv,
+                            int *i)
+{
+    const char *s = argv[*i];
+    if (strcmp(s, "-q") == 0 || strcmp(s, "--quiet") == 0) {
+        r->quiet = true;
+    } else if (strcmp(s, "--whole") == 0) {
+        r->whole = true;
+    } else if (strcmp(s, "-D") == 0 || strcmp(s, "--diagnostics-format") == 0) {
+        if (*i + 1 >= argc) {
+            fprintf(stderr, "confpol claude: %s expects a value\n", s);
+            return 2;
+        }
+        if (strcmp(s, "-D") == 0 && cp_claude_project_def(argv[*i + 1]))
+            return 2;
+        r->bargv[r->bargc++] = s;
+        r->bargv[r->bargc++] = argv[++*i];
+    } else if (s[0] == '-' && (s[1] == 'D' || s[1] == 'W')) {
+        if (s[1] == 'D' && cp_claude_project_def(s + 2))
+            return 2;
+        r->bargv[r->bargc++] = s;
+    } else {
+        fprintf(stderr, "confpol claude: unknown option '%s'\n"
+                        "see 'confpol claude --help'\n", s);
+        return 2;
+    }
+    return -1;
+}
+
+/* Reads the command line.  Returns -1 to go on, else the exit status. */
+static int cp_claude_args(struct cp_claude_run *r, int argc, char **argv)
+{
     for (int i = 1; i < argc; i++) {
         const char *s = argv[i];
+        int rc = -1;
         if (strcmp(s, "--") == 0) {
-            rest = i + 1;
+            r->rest = i + 1;
             break;
         } else if (strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0) {
             cp_claude_usage(stdout);
-            rc = 0;
-            goto done;
-        } else if (strcmp(s, "-q") == 0 || strcmp(s, "--quiet") == 0) {
-            quiet = true;
-        } else if (strcmp(s, "--whole") == 0) {
-            whole = true;
-        } else if (strcmp(s, "-D") == 0 || strcmp(s, "--diagnostics-format") == 0) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "confpol claude: %s expects a value\n", s);
-                goto done;
-            }
-            if (strcmp(s, "-D") == 0 && strncmp(argv[i + 1], "PROJECT=", 8) == 0) {
-                fputs("confpol claude: PROJECT is the current directory: "
-                      "run confpol claude there\n", stderr);
-                goto done;
-            }
-            bargv[bargc++] = s;
-            bargv[bargc++] = argv[++i];
-        } else if (s[0] == '-' && (s[1] == 'D' || s[1] == 'W')) {
-            if (strncmp(s, "-DPROJECT=", 10) == 0) {
-                fputs("confpol claude: PROJECT is the current directory: "
-                      "run confpol claude there\n", stderr);
-                goto done;
-            }
-            bargv[bargc++] = s;
+            return 0;
         } else if (s[0] == '-' && s[1]) {
-            fprintf(stderr, "confpol claude: unknown option '%s'\n"
-                            "see 'confpol claude --help'\n", s);
-            goto done;
-        } else if (policy) {
+            rc = cp_claude_option(r, argc, argv, &i);
+        } else if (r->policy) {
             fprintf(stderr, "confpol claude: one POLICY only (Claude Code's "
                             "arguments go after '--')\n");
-            goto done;
+            rc = 2;
         } else {
-            policy = s;
+            r->policy = s;
         }
+        if (rc >= 0)
+            return rc;
     }
-    if (!policy)
-        policy = "policy.confpol";
-    if (whole) {
-        /* Facts about Claude Code's own sandbox and file tools: with
-         * --whole both are inside the confinement, so they do not apply. */
-        bargv[bargc++] = "-Wno-claude-runtime-dirs";
-        bargv[bargc++] = "-Wno-claude-file-tools";
-    }
+    return -1;
+}
 
-    project = getcwd(NULL, 0);
-    char *rp = project ? realpath(project, NULL) : NULL;
-    free(project);
-    project = rp;
-    dir = project ? cp_claude_dir(project, whole) : NULL;
-    if (!dir || !cp_claude_mkdirs(dir)) {
+/* Builds the claude artifact of the policy into the settings directory of
+ * the current project; sets project, dir, artifact and settings.  Returns
+ * the exit status of the build (2: the directory could not be made). */
+static int cp_claude_build(struct cp_claude_run *r)
+{
+    r->project = getcwd(NULL, 0);
+    char *rp = r->project ? realpath(r->project, NULL) : NULL;
+    free(r->project);
+    r->project = rp;
+    r->dir = r->project ? cp_claude_dir(r->project, r->whole) : NULL;
+    if (!r->dir || !cp_claude_mkdirs(r->dir)) {
         fprintf(stderr, "confpol claude: cannot make the directory for the "
                         "settings%s%s: %s\n",
-                dir ? " " : " (HOME is not set)", dir ? dir : "",
+                r->dir ? " " : " (HOME is not set)", r->dir ? r->dir : "",
                 strerror(errno));
-        goto done;
+        return 2;
     }
-    {
-        struct cp_buf b = {0};
-        cp_buf_printf(&b, "PROJECT=%s", project);
-        projdef = b.data;
-    }
-    bargv[bargc++] = "-D";
-    bargv[bargc++] = projdef;
-    bargv[bargc++] = "-o";
-    bargv[bargc++] = dir;
-    bargv[bargc++] = policy;
-    bargv[bargc] = NULL;
-    rc = cp_cmd_build(bargc, (char **)bargv);
+    struct cp_buf b = {0};
+    cp_buf_printf(&b, "PROJECT=%s", r->project);
+    r->projdef = b.data;
+    r->bargv[r->bargc++] = "-D";
+    r->bargv[r->bargc++] = r->projdef;
+    r->bargv[r->bargc++] = "-o";
+    r->bargv[r->bargc++] = r->dir;
+    r->bargv[r->bargc++] = r->policy;
+    r->bargv[r->bargc] = NULL;
+    int rc = cp_cmd_build(r->bargc, (char **)r->bargv);
     if (rc != 0)
-        goto done;
-
+        return rc;
     /* The artifact is STEM.claude.json, STEM the policy's file name. */
-    const char *base = strrchr(policy, '/');
-    base = base ? base + 1 : policy;
+    const char *base = strrchr(r->policy, '/');
+    base = base ? base + 1 : r->policy;
     size_t bl = strlen(base);
     if (bl > 8 && strcmp(base + bl - 8, ".confpol") == 0)
         bl -= 8;
-    {
-        struct cp_buf b = {0};
-        cp_buf_printf(&b, "%s/%.*s.claude.json", dir, (int)bl, base);
-        artifact = b.data;
-    }
-    settings = cp_claude_join(dir, "settings.json");
-    if (whole) {
-        rc = cp_claude_whole(policy, project, artifact, settings, bargv,
-                             bargc - 5, argc - rest, argv + rest, quiet);
-        goto done;
-    }
-    /* A fresh settings file each time: it holds this artifact only. */
-    if (unlink(settings) != 0 && errno != ENOENT) {
-        fprintf(stderr, "confpol claude: %s: %s\n", settings, strerror(errno));
-        rc = 2;
-        goto done;
-    }
-    const char *iargv[] = {"install", "--claude", "-q", settings, artifact, NULL};
-    rc = cp_cmd_install(5, (char **)iargv);
-    if (rc != 0)
-        goto done;
+    struct cp_buf ab = {0};
+    cp_buf_printf(&ab, "%s/%.*s.claude.json", r->dir, (int)bl, base);
+    r->artifact = ab.data;
+    r->settings = cp_claude_join(r->dir, "settings.json");
+    return 0;
+}
 
-    struct cp_jnode *art = NULL;
-    if (!cp_claude_read(artifact, &text) ||
-        cp_json_parse(a, text.data, text.len, &art)) {
-        fprintf(stderr, "confpol claude: %s: cannot read the artifact\n",
-                artifact);
-        rc = 2;
-        goto done;
-    }
+/* The number of entries in the user's and the project's settings files
+ * that loosen the artifact (each reported on stderr). */
+static int cp_claude_loose_total(const char *project,
+                                 const struct cp_jnode *art)
+{
     int loose = 0;
     const char *home = getenv("HOME"), *cfg = getenv("CLAUDE_CONFIG_DIR");
     char *user = cfg && *cfg ? cp_claude_join(cfg, "settings.json")
@@ -529,44 +530,106 @@ int cp_cmd_claude(int argc, char **argv)
     free(user);
     free(proj1);
     free(proj2);
-    if (loose) {
-        fprintf(stderr, "confpol claude: refused: Claude Code merges these "
-                        "files with the policy's settings; remove the "
-                        "entries above first\n");
-        rc = 1;
-        goto done;
-    }
+    return loose;
+}
 
+/* Runs Claude Code with the settings file (returns only on failure). */
+static int cp_claude_exec(const struct cp_claude_run *r, int argc, char **argv)
+{
     const char *bin = getenv("CONFPOL_CLAUDE");
     if (!bin || !*bin)
         bin = "claude";
     const char **cargv =
-        cp_xmalloc((size_t)(argc - rest + 4) * sizeof *cargv);
+        cp_xmalloc((size_t)(argc - r->rest + 4) * sizeof *cargv);
     int n = 0;
     cargv[n++] = bin;
     cargv[n++] = "--settings";
-    cargv[n++] = settings;
-    for (int i = rest; i < argc; i++)
+    cargv[n++] = r->settings;
+    for (int i = r->rest; i < argc; i++)
         cargv[n++] = argv[i];
     cargv[n] = NULL;
-    if (!quiet)
+    if (!r->quiet)
         fprintf(stderr, "confpol claude: %s --settings %s (policy %s, "
                         "PROJECT=%s)\n",
-                bin, settings, policy, project);
+                bin, r->settings, r->policy, r->project);
     fflush(NULL);
     execvp(bin, (char **)cargv);
     int e = errno;
     fprintf(stderr, "confpol claude: %s: %s\n", bin, strerror(e));
     free(cargv);
-    rc = e == ENOENT ? 127 : 126;
-done:
+    return e == ENOENT ? 127 : 126;
+}
+
+/* Without --whole: a fresh settings file holding this artifact only,
+ * refused when the user's or the project's settings loosen it, then
+ * Claude Code. */
+static int cp_claude_settings_only(const struct cp_claude_run *r, int argc,
+                                   char **argv)
+{
+    if (unlink(r->settings) != 0 && errno != ENOENT) {
+        fprintf(stderr, "confpol claude: %s: %s\n", r->settings,
+                strerror(errno));
+        return 2;
+    }
+    const char *iargv[] = {"install", "--claude", "-q", r->settings,
+                           r->artifact, NULL};
+    int rc = cp_cmd_install(5, (char **)iargv);
+    if (rc != 0)
+        return rc;
+    struct cp_buf text = {0};
+    struct cp_arena *a = cp_arena_new();
+    struct cp_jnode *art = NULL;
+    if (!cp_claude_read(r->artifact, &text) ||
+        cp_json_parse(a, text.data, text.len, &art)) {
+        fprintf(stderr, "confpol claude: %s: cannot read the artifact\n",
+                r->artifact);
+        rc = 2;
+    } else if (cp_claude_loose_total(r->project, art)) {
+        fprintf(stderr, "confpol claude: refused: Claude Code merges these "
+                        "files with the policy's settings; remove the "
+                        "entries above first\n");
+        rc = 1;
+    } else {
+        rc = cp_claude_exec(r, argc, argv);
+    }
     cp_buf_free(&text);
     cp_arena_free(a);
-    free(bargv);
-    free(project);
-    free(dir);
-    free(artifact);
-    free(settings);
-    free(projdef);
+    return rc;
+}
+
+int cp_cmd_claude(int argc, char **argv)
+{
+    /* build's own options pass through: -D, -W..., --diagnostics-format */
+    struct cp_claude_run r = {
+        .rest = argc,
+        .bargv = cp_xmalloc((size_t)(argc + 10) * sizeof *r.bargv),
+    };
+    r.bargv[r.bargc++] = "build";
+    r.bargv[r.bargc++] = "--target";
+    r.bargv[r.bargc++] = "claude";
+    /* CP0759 is about project settings files; confpol claude writes a
+     * --settings file, where strictAllowlist holds. */
+    r.bargv[r.bargc++] = "-Wno-claude-net-prompt";
+    int rc = cp_claude_args(&r, argc, argv);
+    if (rc >= 0) {
+        cp_claude_run_free(&r);
+        return rc;
+    }
+    if (!r.policy)
+        r.policy = "policy.confpol";
+    if (r.whole) {
+        /* Facts about Claude Code's own sandbox and file tools: with
+         * --whole both are inside the confinement, so they do not apply. */
+        r.bargv[r.bargc++] = "-Wno-claude-runtime-dirs";
+        r.bargv[r.bargc++] = "-Wno-claude-file-tools";
+    }
+    rc = cp_claude_build(&r);
+    if (rc == 0 && r.whole)
+        rc = cp_claude_whole(r.policy, r.project, r.artifact, r.settings,
+                             r.bargv, r.bargc - 5, argc - r.rest,
+                             argv + r.rest, r.quiet);
+    else if (rc == 0)
+        rc = cp_claude_settings_only(&r, argc, argv);
+    cp_claude_run_free(&r);
     return rc;
 }

@@ -5,8 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../compiler/content.h"
-#include "../compiler/sema.h"
 #include "cli.h"
 #include "json.h"
 
@@ -208,135 +206,156 @@ static int cp_explain_content(struct cp_ctx *cx, const char *subj, bool json)
     return 0;
 }
 
-int cp_cmd_explain(int argc, char **argv)
+/* The command line of explain. */
+struct explain_args {
+    struct cp_cli_common c;
+    const char *pos[3]; /* FILE ACCESS SUBJECT */
+    size_t npos;
+    bool json, ignore_expect;
+    enum cp_access acc;
+};
+
+/* --format text|json.  Returns -1 to go on, or the exit status. */
+static int explain_format(struct explain_args *x, int argc, char **argv, int *i)
 {
-    struct cp_cli_common c = {.cmd = "explain"};
-    const char *pos[3];
-    size_t npos = 0;
-    bool json = false, opts_done = false, ignore_expect = false;
-    int rc = 0;
+    const char *a = argv[*i];
+    const char *v = a[8] == '=' ? a + 9 : (*i + 1 < argc ? argv[++*i] : "");
+    if (strcmp(v, "json") == 0)
+        x->json = true;
+    else if (strcmp(v, "text") == 0)
+        x->json = false;
+    else
+        return cp_cli_usage_error("explain", "--format expects text or json, got '%s'", v);
+    return -1;
+}
+
+/* One option.  Returns -1 to go on, or the exit status. */
+static int explain_option(struct explain_args *x, int argc, char **argv, int *i)
+{
+    const char *a = argv[*i];
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+        cp_explain_usage(stdout);
+        return 0;
+    }
+    if (strcmp(a, "--ignore-expect") == 0) {
+        x->ignore_expect = true;
+        return -1;
+    }
+    if (strcmp(a, "--format") == 0 || strncmp(a, "--format=", 9) == 0)
+        return explain_format(x, argc, argv, i);
+    int r = cp_cli_common_opt(&x->c, argc, argv, i);
+    if (r < 0)
+        return 2;
+    if (r == 0) {
+        static const char *const opts[] = {"--format", "--help", NULL};
+        return cp_cli_unknown_option("explain", a, opts, true);
+    }
+    return -1;
+}
+
+/* Reads the command line and the access.  Returns -1 to go on, or the
+ * exit status. */
+static int explain_parse(struct explain_args *x, int argc, char **argv)
+{
+    bool opts_done = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (opts_done || a[0] != '-' || npos >= 1) {
+        if (opts_done || a[0] != '-' || x->npos >= 1) {
             /* After FILE every word is positional: a SUBJECT may start
              * with '-' (a command line such as "-rf"). */
-            if (npos == 3) {
-                rc = cp_cli_usage_error("explain", "unexpected argument '%s'",
-                                        a);
-                goto out;
-            }
-            pos[npos++] = a;
-            continue;
-        }
-        if (strcmp(a, "--") == 0) {
+            if (x->npos == 3)
+                return cp_cli_usage_error("explain", "unexpected argument '%s'", a);
+            x->pos[x->npos++] = a;
+        } else if (strcmp(a, "--") == 0) {
             opts_done = true;
-            continue;
-        }
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            cp_explain_usage(stdout);
-            goto out;
-        }
-        if (strcmp(a, "--ignore-expect") == 0) {
-            ignore_expect = true;
-            continue;
-        }
-        if (strcmp(a, "--format") == 0 || strncmp(a, "--format=", 9) == 0) {
-            const char *v = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : "");
-            if (strcmp(v, "json") == 0) {
-                json = true;
-            } else if (strcmp(v, "text") == 0) {
-                json = false;
-            } else {
-                rc = cp_cli_usage_error(
-                    "explain", "--format expects text or json, got '%s'", v);
-                goto out;
-            }
-            continue;
-        }
-        int r = cp_cli_common_opt(&c, argc, argv, &i);
-        if (r < 0) {
-            rc = 2;
-            goto out;
-        }
-        if (r == 0) {
-            static const char *const opts[] = {"--format", "--help", NULL};
-            rc = cp_cli_unknown_option("explain", a, opts, true);
-            goto out;
+        } else {
+            int rc = explain_option(x, argc, argv, &i);
+            if (rc >= 0)
+                return rc;
         }
     }
-    if (npos != 3) {
-        rc = cp_cli_usage_error("explain", "expected FILE ACCESS SUBJECT");
-        goto out;
-    }
-    enum cp_access acc;
-    if (!cp_explain_access(pos[1], &acc)) {
+    if (x->npos != 3)
+        return cp_cli_usage_error("explain", "expected FILE ACCESS SUBJECT");
+    if (!cp_explain_access(x->pos[1], &x->acc)) {
         static const char *const acc_words[] = {"read", "write", "exec",
                                                 "net", "gate", "content",
                                                 NULL};
-        const char *near = cp_nearest_word(pos[1], acc_words);
-        rc = cp_cli_usage_error("explain",
-                                "unknown access '%s'; expected read, write, "
-                                "exec, net, gate or content%s%s%s",
-                                pos[1], near ? "; did you mean '" : "",
-                                near ? near : "", near ? "'?" : "");
-        goto out;
+        const char *near = cp_nearest_word(x->pos[1], acc_words);
+        return cp_cli_usage_error("explain",
+                                  "unknown access '%s'; expected read, write, "
+                                  "exec, net, gate or content%s%s%s",
+                                  x->pos[1], near ? "; did you mean '" : "",
+                                  near ? near : "", near ? "'?" : "");
     }
-    struct cp_ctx cx;
-    cp_ctx_init(&cx);
-    if (!cp_cli_apply(&c, &cx)) {
-        cp_ctx_free(&cx);
-        rc = 2;
-        goto out;
-    }
-    cx.main_path = pos[0];
+    return -1;
+}
+
+/* Parses and resolves the policy and checks the expect lines under the
+ * bindings.  Returns -1 to go on, or the exit status. */
+static int explain_load(const struct explain_args *x, struct cp_ctx *cx)
+{
+    if (!cp_cli_apply(&x->c, cx))
+        return 2;
+    cx->main_path = x->pos[0];
     /* The decision needs the resolved policy only: analysis findings and
      * expect failures are check's business, so that explain can show why
      * an expect fails. */
-    if (cp_parse(&cx) || cp_diag_errors(&cx.diags) || !cx.ast ||
-        cp_resolve(&cx) || cp_diag_errors(&cx.diags)) {
-        cp_cli_print_diags(&c, &cx);
-        rc = cx.ast ? cp_cli_error_status(&cx) : 2;
-        cp_policy_free(cx.policy);
-        cp_ctx_free(&cx);
-        goto out;
+    if (cp_parse(cx) || cp_diag_errors(&cx->diags) || !cx->ast ||
+        cp_resolve(cx) || cp_diag_errors(&cx->diags)) {
+        cp_cli_print_diags(&x->c, cx);
+        return cx->ast ? cp_cli_error_status(cx) : 2;
     }
     /* With bindings, the expect lines are checked under them first: an
      * answer for a binding the policy's own expectations reject is not
      * given (spec/semantics.md 1.7). */
-    if (c.ndefines && !ignore_expect && cp_check_expects(&cx)) {
-        cp_cli_print_diags(&c, &cx);
+    if (x->c.ndefines && !x->ignore_expect && cp_check_expects(cx)) {
+        cp_cli_print_diags(&x->c, cx);
         fprintf(stderr, "confpol explain: an expect line fails under the given -D bindings; "
                         "no answer\n");
-        rc = 1;
-        cp_policy_free(cx.policy);
-        cp_ctx_free(&cx);
-        goto out;
+        return 1;
     }
-    if (acc == CP_ACC_CONTENT) {
-        rc = cp_explain_content(&cx, pos[2], json);
-        cp_policy_free(cx.policy);
-        cp_ctx_free(&cx);
-        goto out;
-    }
+    return -1;
+}
+
+/* Decides the access and prints the answer.  Returns the exit status. */
+static int explain_decide(const struct explain_args *x, struct cp_ctx *cx)
+{
+    enum cp_access acc = x->acc;
+    const char *subj = x->pos[2];
+    if (acc == CP_ACC_CONTENT)
+        return cp_explain_content(cx, subj, x->json);
     struct cp_decision dc;
-    if (cp_decide(cx.policy, acc, pos[2], cx.arena, &dc) != 0) {
+    if (cp_decide(cx->policy, acc, subj, cx->arena, &dc) != 0) {
         fprintf(stderr,
                 "confpol explain: invalid %s subject '%s'%s\n",
-                cp_access_text(acc), pos[2],
+                cp_access_text(acc), subj,
                 acc <= CP_ACC_EXEC
                     ? ": expected a path /abs, ~/x or ${NAME}/x of a param "
                       "of the policy, without '.' or '..' segments"
                     : "");
-        rc = 2;
-    } else if (json) {
-        cp_explain_json(&cx, acc, pos[2], &dc);
-    } else {
-        cp_explain_text(&cx, acc, &dc);
+        return 2;
     }
-    cp_policy_free(cx.policy);
-    cp_ctx_free(&cx);
-out:
+    if (x->json)
+        cp_explain_json(cx, acc, subj, &dc);
+    else
+        cp_explain_text(cx, acc, &dc);
+    return 0;
+}
+
+int cp_cmd_explain(int argc, char **argv)
+{
+    struct explain_args x = {.c = {.cmd = "explain"}};
+    int rc = explain_parse(&x, argc, argv);
+    if (rc < 0) {
+        struct cp_ctx cx;
+        cp_ctx_init(&cx);
+        rc = explain_load(&x, &cx);
+        if (rc < 0)
+            rc = explain_decide(&x, &cx);
+        cp_policy_free(cx.policy);
+        cp_ctx_free(&cx);
+    }
     fflush(stdout);
-    cp_cli_common_free(&c);
+    cp_cli_common_free(&x.c);
     return rc;
 }

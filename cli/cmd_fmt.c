@@ -104,107 +104,143 @@ static int cp_fmt_diff(const char *name, const struct cp_source *src,
     return rc;
 }
 
-int cp_cmd_fmt(int argc, char **argv)
+/* The command line of fmt. */
+struct fmt_args {
+    bool check, write, list, diff;
+    enum cp_color color;
+    const char **files;
+    size_t nfiles;
+};
+
+/* The flags of fmt: true when a is one of them. */
+static bool fmt_flag(struct fmt_args *f, const char *a)
 {
-    bool check = false, write = false, list = false, diff = false;
+    bool *flag = strcmp(a, "--check") == 0                          ? &f->check
+                 : strcmp(a, "--write") == 0 || strcmp(a, "-w") == 0 ? &f->write
+                 : strcmp(a, "--list") == 0 || strcmp(a, "-l") == 0  ? &f->list
+                 : strcmp(a, "--diff") == 0 || strcmp(a, "-d") == 0  ? &f->diff
+                                                                     : NULL;
+    if (flag)
+        *flag = true;
+    return flag != NULL;
+}
+
+/* Reads the command line.  Returns -1 to go on, or the exit status. */
+static int fmt_parse(struct fmt_args *f, int argc, char **argv)
+{
     bool opts_done = false;
-    enum cp_color color = CP_COLOR_AUTO;
-    int r;
-    const char **files = cp_xcalloc((size_t)argc, sizeof(*files));
-    size_t nfiles = 0;
-    int rc = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
+        int r;
         if (opts_done || a[0] != '-' || strcmp(a, "-") == 0) {
-            files[nfiles++] = a;
+            f->files[f->nfiles++] = a;
         } else if (strcmp(a, "--") == 0) {
             opts_done = true;
         } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             cp_fmt_usage(stdout);
-            goto out;
-        } else if (strcmp(a, "--check") == 0) {
-            check = true;
-        } else if (strcmp(a, "--write") == 0 || strcmp(a, "-w") == 0) {
-            write = true;
-        } else if (strcmp(a, "--list") == 0 || strcmp(a, "-l") == 0) {
-            list = true;
-        } else if (strcmp(a, "--diff") == 0 || strcmp(a, "-d") == 0) {
-            diff = true;
-        } else if ((r = cp_cli_color_opt("fmt", a, &color)) != 0) {
-            if (r < 0) {
-                rc = 2;
-                goto out;
-            }
-        } else {
-            rc = cp_cli_unknown_option("fmt", a, cp_fmt_opts, false);
-            goto out;
-        }
-    }
-    if (nfiles == 0) {
-        rc = cp_cli_usage_error("fmt", "no policy file given");
-        goto out;
-    }
-    if (check && (write || list || diff)) {
-        rc = cp_cli_usage_error("fmt", "--check excludes -l, -d and -w");
-        goto out;
-    }
-    for (size_t k = 0; k < nfiles; k++) {
-        if (write && strcmp(files[k], "-") == 0) {
-            rc = cp_cli_usage_error("fmt", "-w cannot rewrite standard input");
-            goto out;
-        }
-    }
-    size_t nerr = 0;
-    for (size_t k = 0; k < nfiles; k++) {
-        struct cp_ctx cx;
-        cp_ctx_init(&cx);
-        cx.diags.color = cp_cli_color(color);
-        cx.diags.no_summary = true; /* one count for all the files */
-        cx.opts.no_includes = true;
-        cx.main_path = files[k];
-        cp_parse(&cx);
-        if (cp_diag_errors(&cx.diags) || !cx.ast) {
-            cp_diags_render_text(&cx.diags, stderr);
-            nerr += cx.diags.nerrors;
-            if (!cx.ast)
-                rc = 2;
-            else if (rc < 1)
-                rc = 1;
-            cp_ctx_free(&cx);
+            return 0;
+        } else if (fmt_flag(f, a)) {
             continue;
+        } else if ((r = cp_cli_color_opt("fmt", a, &f->color)) != 0) {
+            if (r < 0)
+                return 2;
+        } else {
+            return cp_cli_unknown_option("fmt", a, cp_fmt_opts, false);
         }
-        struct cp_buf b = {0};
-        cp_fmt_file(cx.ast, &b);
-        const struct cp_source *src = cx.main_src;
-        const char *name = src->path; /* "<stdin>" for "-" */
-        bool same = b.len == src->len &&
-                    (b.len == 0 || memcmp(b.data, src->text, b.len) == 0);
-        if (check) {
-            if (!same) {
-                fprintf(stderr, "%s\n", name);
-                if (rc < 1)
-                    rc = 1;
-            }
-        } else if (!list && !diff && !write) {
-            if (b.len)
-                fwrite(b.data, 1, b.len, stdout);
-        } else if (!same) {
-            if (list)
-                printf("%s\n", name);
-            if (diff && cp_fmt_diff(name, src, &b) != 0)
-                rc = 2;
-            if (write && cp_cli_write_atomic(files[k], b.data, b.len) != 0) {
-                fprintf(stderr, "confpol fmt: cannot write '%s': %m\n",
-                        files[k]);
-                rc = 2;
-            }
-        }
-        cp_buf_free(&b);
-        cp_ctx_free(&cx);
     }
-    cp_diags_render_summary(nerr, 0, stderr);
-out:
+    return -1;
+}
+
+/* Checks what the options need together.  Returns -1 to go on, or the
+ * exit status. */
+static int fmt_check_args(const struct fmt_args *f)
+{
+    if (f->nfiles == 0)
+        return cp_cli_usage_error("fmt", "no policy file given");
+    if (f->check && (f->write || f->list || f->diff))
+        return cp_cli_usage_error("fmt", "--check excludes -l, -d and -w");
+    for (size_t k = 0; k < f->nfiles; k++)
+        if (f->write && strcmp(f->files[k], "-") == 0)
+            return cp_cli_usage_error("fmt", "-w cannot rewrite standard input");
+    return -1;
+}
+
+/* Does with one file's layout b what the options say; returns the status
+ * so far (rc raised as needed). */
+static int fmt_output(const struct fmt_args *f, const char *file,
+                      const struct cp_source *src, const struct cp_buf *b, int rc)
+{
+    const char *name = src->path; /* "<stdin>" for "-" */
+    bool same = b->len == src->len &&
+                (b->len == 0 || memcmp(b->data, src->text, b->len) == 0);
+    if (f->check) {
+        if (!same) {
+            fprintf(stderr, "%s\n", name);
+            if (rc < 1)
+                rc = 1;
+        }
+    } else if (!f->list && !f->diff && !f->write) {
+        if (b->len)
+            fwrite(b->data, 1, b->len, stdout);
+    } else if (!same) {
+        if (f->list)
+            printf("%s\n", name);
+        if (f->diff && cp_fmt_diff(name, src, b) != 0)
+            rc = 2;
+        if (f->write && cp_cli_write_atomic(file, b->data, b->len) != 0) {
+            fprintf(stderr, "confpol fmt: cannot write '%s': %m\n", file);
+            rc = 2;
+        }
+    }
+    return rc;
+}
+
+/* Formats one file; *nerr counts its syntax errors.  Returns the status so
+ * far (rc raised as needed). */
+static int fmt_one(const struct fmt_args *f, const char *file, size_t *nerr, int rc)
+{
+    struct cp_ctx cx;
+    cp_ctx_init(&cx);
+    cx.diags.color = cp_cli_color(f->color);
+    cx.diags.no_summary = true; /* one count for all the files */
+    cx.opts.no_includes = true;
+    cx.main_path = file;
+    cp_parse(&cx);
+    if (cp_diag_errors(&cx.diags) || !cx.ast) {
+        cp_diags_render_text(&cx.diags, stderr);
+        *nerr += cx.diags.nerrors;
+        if (!cx.ast)
+            rc = 2;
+        else if (rc < 1)
+            rc = 1;
+        cp_ctx_free(&cx);
+        return rc;
+    }
+    struct cp_buf b = {0};
+    cp_fmt_file(cx.ast, &b);
+    rc = fmt_output(f, file, cx.main_src, &b, rc);
+    cp_buf_free(&b);
+    cp_ctx_free(&cx);
+    return rc;
+}
+
+int cp_cmd_fmt(int argc, char **argv)
+{
+    struct fmt_args f = {
+        .color = CP_COLOR_AUTO,
+        .files = cp_xcalloc((size_t)argc, sizeof(*f.files)),
+    };
+    int rc = fmt_parse(&f, argc, argv);
+    if (rc < 0)
+        rc = fmt_check_args(&f);
+    if (rc < 0) {
+        rc = 0;
+        size_t nerr = 0;
+        for (size_t k = 0; k < f.nfiles; k++)
+            rc = fmt_one(&f, f.files[k], &nerr, rc);
+        cp_diags_render_summary(nerr, 0, stderr);
+    }
     fflush(stdout);
-    free(files);
+    free(f.files);
     return rc;
 }

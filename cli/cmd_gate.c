@@ -84,8 +84,8 @@ static void cp_gate_log(const struct cp_gate_run *g, enum cp_verdict v,
         .key = g->key,
         .keylen = g->keylen,
     };
-    char err[512];
-    if (cp_gatelog_append(path, &r, err, sizeof err) < 0)
+    const char *err = cp_gatelog_append(g->arena, path, &r);
+    if (err)
         fprintf(stderr, "confpol gate: warning: decision log: %s\n", err);
 }
 
@@ -153,6 +153,87 @@ static bool cp_gate_policy_fail_closed(const struct cp_policy *p)
            p->fail == CP_FAIL_CLOSED;
 }
 
+/* Does the policy have gate rules (ask or deny) to apply? */
+static bool cp_gate_policy_has_gates(const struct cp_policy *p)
+{
+    for (size_t i = 0; i < p->nrules; i++)
+        if (p->rules[i]->kind == CP_R_GATE_ASK ||
+            p->rules[i]->kind == CP_R_GATE_DENY)
+            return true;
+    return false;
+}
+
+/* Compiles the policy at path into cx.  Returns -1 when it compiled, else
+ * the exit status of the failure answer given. */
+static int cp_gate_policy_load(struct cp_gate_run *g,
+                               const struct cp_cli_common *common,
+                               const char *path, struct cp_ctx *cx)
+{
+    struct stat st;
+    /* A FIFO or device would block or never end: refuse before reading. */
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        return cp_gate_fail(g, cp_arena_printf(g->arena, "policy '%s' is not "
+                                                         "a regular file",
+                                               path));
+    if (!cp_cli_apply(common, cx))
+        return cp_gate_fail(g, "invalid command-line options");
+    if (cp_compile(cx) != 0 || !cx->policy) {
+        cp_diags_render_text(&cx->diags, stderr);
+        return cp_gate_fail(g, cp_arena_printf(g->arena, "policy '%s' does "
+                                                         "not compile",
+                                               path));
+    }
+    return -1;
+}
+
+/* The answer for a command the decision model denied or asked about by a
+ * gate rule: that rule's id, place and reason. */
+static int cp_gate_rule_answer(struct cp_gate_run *g, const struct cp_policy *p,
+                               const struct cp_decision *d,
+                               struct cp_arena *arena)
+{
+    const struct cp_rule *r = NULL;
+    for (size_t i = 0; i < d->nrules && !r; i++)
+        if (d->rules[i]->kind == (d->verdict == CP_DENY ? CP_R_GATE_DENY
+                                                         : CP_R_GATE_ASK))
+            r = d->rules[i];
+    if (!r)
+        return cp_gate_fail(g, "the decision names no gate rule");
+    const char *id = cp_gate_rule_id(arena, p, r);
+    /* As the Claude backend writes "where" into the artifact. */
+    const char *where =
+        r->loc.src ? cp_arena_printf(arena, "%s:%u", r->loc.src->path,
+                                     r->loc.line)
+                   : "(implicit)";
+    return cp_gate_answer(g, d->verdict, id,
+                          cp_gate_reason(arena, id, where, r->u.gate.kind,
+                                         r->u.gate.kind == CP_GATE_UNKNOWN
+                                             ? d->gate_why
+                                             : r->u.gate.text));
+}
+
+/* The answer for a hook call, the policy compiled. */
+static int cp_gate_policy_decide(struct cp_gate_run *g,
+                                 const struct cp_policy *p,
+                                 struct cp_arena *arena)
+{
+    if (g->in->file_tool)
+        return cp_gate_content(g, p->content_classes, p->content, p->ncontent);
+    if (!g->command)
+        return cp_gate_answer(g, CP_ALLOW, NULL, NULL);
+    struct cp_decision d;
+    if (cp_decide(p, CP_ACC_GATE, g->command, arena, &d) != 0)
+        return cp_gate_fail(g, "the decision model failed");
+    if (d.verdict == CP_ALLOW) {
+        if (cp_gate_policy_has_gates(p) && strcmp(g->tool, "PowerShell") == 0)
+            return cp_gate_answer(g, CP_ASK, NULL, CP_GATE_POWERSHELL_WHY);
+        return cp_gate_answer(g, CP_ALLOW, NULL, NULL);
+    }
+    if (d.gate_unreadable) /* denied by the reader, not by a rule */
+        return cp_gate_answer(g, d.verdict, NULL, d.gate_why);
+    return cp_gate_rule_answer(g, p, &d, arena);
+}
+
 static int cp_gate_with_policy(struct cp_gate_run *g,
                                const struct cp_cli_common *common,
                                const char *path, const char *input_err)
@@ -160,80 +241,13 @@ static int cp_gate_with_policy(struct cp_gate_run *g,
     struct cp_ctx cx;
     cp_ctx_init(&cx);
     cx.main_path = path;
-    int rc;
-    struct stat st;
-    /* A FIFO or device would block or never end: refuse before reading. */
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        rc = cp_gate_fail(g, cp_arena_printf(g->arena, "policy '%s' is not "
-                                                       "a regular file", path));
-        goto out;
+    int rc = cp_gate_policy_load(g, common, path, &cx);
+    if (rc < 0) {
+        g->loaded = true;
+        g->fail_closed = cp_gate_policy_fail_closed(cx.policy);
+        rc = input_err ? cp_gate_fail(g, input_err)
+                       : cp_gate_policy_decide(g, cx.policy, cx.arena);
     }
-    if (!cp_cli_apply(common, &cx)) {
-        rc = cp_gate_fail(g, "invalid command-line options");
-        goto out;
-    }
-    if (cp_compile(&cx) != 0 || !cx.policy) {
-        cp_diags_render_text(&cx.diags, stderr);
-        rc = cp_gate_fail(g, cp_arena_printf(g->arena, "policy '%s' does "
-                                                       "not compile", path));
-        goto out;
-    }
-    const struct cp_policy *p = cx.policy;
-    g->loaded = true;
-    g->fail_closed = cp_gate_policy_fail_closed(p);
-    if (input_err) {
-        rc = cp_gate_fail(g, input_err);
-        goto out;
-    }
-    if (g->in->file_tool) {
-        rc = cp_gate_content(g, p->content_classes, p->content, p->ncontent);
-        goto out;
-    }
-    if (!g->command) {
-        rc = cp_gate_answer(g, CP_ALLOW, NULL, NULL);
-        goto out;
-    }
-    struct cp_decision d;
-    if (cp_decide(p, CP_ACC_GATE, g->command, cx.arena, &d) != 0) {
-        rc = cp_gate_fail(g, "the decision model failed");
-        goto out;
-    }
-    if (d.verdict == CP_ALLOW) {
-        bool gates = false;
-        for (size_t i = 0; i < p->nrules && !gates; i++)
-            gates = p->rules[i]->kind == CP_R_GATE_ASK ||
-                    p->rules[i]->kind == CP_R_GATE_DENY;
-        if (gates && strcmp(g->tool, "PowerShell") == 0)
-            rc = cp_gate_answer(g, CP_ASK, NULL, CP_GATE_POWERSHELL_WHY);
-        else
-            rc = cp_gate_answer(g, CP_ALLOW, NULL, NULL);
-        goto out;
-    }
-    if (d.gate_unreadable) { /* denied by the reader, not by a rule */
-        rc = cp_gate_answer(g, d.verdict, NULL, d.gate_why);
-        goto out;
-    }
-    const struct cp_rule *r = NULL;
-    for (size_t i = 0; i < d.nrules && !r; i++)
-        if (d.rules[i]->kind == (d.verdict == CP_DENY ? CP_R_GATE_DENY
-                                                       : CP_R_GATE_ASK))
-            r = d.rules[i];
-    if (!r) {
-        rc = cp_gate_fail(g, "the decision names no gate rule");
-        goto out;
-    }
-    const char *id = cp_gate_rule_id(cx.arena, p, r);
-    /* As the Claude backend writes "where" into the artifact. */
-    const char *where =
-        r->loc.src ? cp_arena_printf(cx.arena, "%s:%u", r->loc.src->path,
-                                     r->loc.line)
-                   : "(implicit)";
-    rc = cp_gate_answer(g, d.verdict, id,
-                        cp_gate_reason(cx.arena, id, where, r->u.gate.kind,
-                                       r->u.gate.kind == CP_GATE_UNKNOWN
-                                           ? d.gate_why
-                                           : r->u.gate.text));
-out:
     cp_policy_free(cx.policy); /* compiled regexes: not in the arena */
     cp_ctx_free(&cx);
     return rc;
@@ -336,120 +350,168 @@ static const char *cp_gate_log_key(struct cp_buf *b, size_t *len)
     return b->data;
 }
 
-int cp_cmd_gate(int argc, char **argv)
+/* The command line of confpol gate. */
+struct cp_gate_args {
+    struct cp_cli_common common;
+    const char *target, *verify, *pin;
+    bool usage_err; /* a usage error was printed (a hook call still answers) */
+};
+
+/* --sha256 HEX at argv[*i]: false (printed) unless one pin of 64 lower-case
+ * hex digits. */
+static bool cp_gate_pin_arg(struct cp_gate_args *ga, int argc, char **argv,
+                            int *i)
 {
-    struct cp_cli_common common = {0};
-    const char *target = NULL, *verify = NULL, *pin = NULL;
-    bool usage_err = false;
+    const char *h = *i + 1 < argc ? argv[++*i] : "";
+    bool ok = strlen(h) == 64 && !ga->pin;
+    for (size_t k = 0; ok && k < 64; k++)
+        ok = (h[k] >= '0' && h[k] <= '9') || (h[k] >= 'a' && h[k] <= 'f');
+    if (!ok) {
+        fprintf(stderr, "confpol gate: --sha256 needs one SHA-256 as "
+                        "64 lower-case hex digits\n");
+        return false;
+    }
+    ga->pin = h;
+    return true;
+}
+
+/* One argument other than --help, --sha256 and --verify-log: false (printed)
+ * on a usage error. */
+static bool cp_gate_other_arg(struct cp_gate_args *ga, int argc, char **argv,
+                              int *i)
+{
+    const char *a = argv[*i];
+    if (strncmp(a, "-D", 2) == 0)
+        return cp_cli_common_opt(&ga->common, argc, argv, i) == 1;
+    if (a[0] == '-' && a[1] != '\0') {
+        fprintf(stderr, "confpol gate: unknown option '%s'\n", a);
+        return false;
+    }
+    if (ga->target) {
+        fprintf(stderr, "confpol gate: more than one policy given\n");
+        return false;
+    }
+    ga->target = a;
+    return true;
+}
+
+/* Reads the command line.  Returns -1 to go on (ga->usage_err may be
+ * set), else the exit status. */
+static int cp_gate_args(struct cp_gate_args *ga, int argc, char **argv)
+{
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
+        bool ok;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             cp_gate_usage(stdout);
-            cp_cli_common_free(&common);
             return 0;
-        }
-        if (strcmp(a, "--sha256") == 0) {
-            const char *h = i + 1 < argc ? argv[++i] : "";
-            bool ok = strlen(h) == 64 && !pin;
-            for (size_t k = 0; ok && k < 64; k++)
-                ok = (h[k] >= '0' && h[k] <= '9') || (h[k] >= 'a' && h[k] <= 'f');
-            if (!ok) {
-                fprintf(stderr, "confpol gate: --sha256 needs one SHA-256 as "
-                                "64 lower-case hex digits\n");
-                usage_err = true;
-                break;
-            }
-            pin = h;
-            continue;
         }
         if (strcmp(a, "--verify-log") == 0) {
             if (i + 1 >= argc) {
                 fputs("confpol gate: --verify-log needs a FILE\n", stderr);
-                cp_cli_common_free(&common);
                 return 2;
             }
-            verify = argv[++i];
+            ga->verify = argv[++i];
             continue;
         }
-        if (strncmp(a, "-D", 2) == 0) {
-            int c = cp_cli_common_opt(&common, argc, argv, &i);
-            if (c == 1)
-                continue;
-            usage_err = true;
+        if (strcmp(a, "--sha256") == 0)
+            ok = cp_gate_pin_arg(ga, argc, argv, &i);
+        else
+            ok = cp_gate_other_arg(ga, argc, argv, &i);
+        if (!ok) {
+            ga->usage_err = true;
             break;
         }
-        if (a[0] == '-' && a[1] != '\0') {
-            fprintf(stderr, "confpol gate: unknown option '%s'\n", a);
-            usage_err = true;
-            break;
-        }
-        if (target) {
-            fprintf(stderr, "confpol gate: more than one policy given\n");
-            usage_err = true;
-            break;
-        }
-        target = a;
     }
-    struct cp_buf keybuf = {0};
-    size_t keylen = 0;
-    const char *key = cp_gate_log_key(&keybuf, &keylen);
-    if (verify && !usage_err && !target && !pin && common.ndefines == 0) {
-        cp_cli_common_free(&common);
-        int vrc = cp_gatelog_verify_keyed(verify, key, keylen, stdout, stderr);
-        cp_buf_free(&keybuf);
-        return vrc;
-    }
-    if (verify) { /* not a hook call: a plain usage error */
-        if (!usage_err)
-            fputs("confpol gate: --verify-log takes only FILE\n", stderr);
-        fputs("see 'confpol gate --help'\n", stderr);
-        cp_cli_common_free(&common);
-        cp_buf_free(&keybuf);
-        return 2;
-    }
+    return -1;
+}
 
-    struct cp_gate_input hin = {0};
-    struct cp_gate_run g = {.arena = cp_arena_new(), .in = &hin, .key = key,
-                            .keylen = keylen, .pin = pin};
-    int rc;
-    if (!usage_err && target && pin && !cp_gate_has_suffix(target, ".json")) {
-        fputs("confpol gate: --sha256 pins an artifact (.json), not a policy "
-              "source\n", stderr);
-        usage_err = true;
-    }
-    if (usage_err || !target) {
-        if (!usage_err)
-            fputs("confpol gate: no policy given\n", stderr);
-        fputs("see 'confpol gate --help'\n", stderr);
-        /* A miswired hook must not let calls through. */
-        rc = cp_gate_fail(&g, "usage error in the hook command");
-        goto out;
-    }
+/* --verify-log FILE: checks the log (and nothing else may be given). */
+static int cp_gate_verify_log(const struct cp_gate_args *ga, const char *key,
+                              size_t keylen)
+{
+    if (!ga->usage_err && !ga->target && !ga->pin && ga->common.ndefines == 0)
+        return cp_gatelog_verify_keyed(ga->verify, key, keylen, stdout, stderr);
+    /* not a hook call: a plain usage error */
+    if (!ga->usage_err)
+        fputs("confpol gate: --verify-log takes only FILE\n", stderr);
+    fputs("see 'confpol gate --help'\n", stderr);
+    return 2;
+}
 
+/* Reads and parses the hook's input into hin (the log's HMAC of the bytes
+ * read into g); returns why it cannot be used, or NULL. */
+static const char *cp_gate_read_hook(struct cp_gate_run *g,
+                                     struct cp_gate_input *hin)
+{
     struct cp_buf in = {0};
     enum cp_gate_rd rd = cp_gate_read_input(STDIN_FILENO, CP_GATE_MAX_INPUT,
                                             CP_GATE_READ_TIMEOUT_MS, &in);
     const char *input_err = NULL;
-    if (key) { /* of the bytes read, whatever they are */
+    if (g->key) { /* of the bytes read, whatever they are */
         char mac[CP_SHA256_HEX];
-        cp_hmac_sha256_hex(key, keylen, in.data ? in.data : "", in.len, mac);
-        g.input_hmac = cp_arena_strdup(g.arena, mac);
+        cp_hmac_sha256_hex(g->key, g->keylen, in.data ? in.data : "", in.len,
+                           mac);
+        g->input_hmac = cp_arena_strdup(g->arena, mac);
     }
     if (rd != CP_GATE_RD_OK)
         input_err = cp_gate_rd_text(rd);
     else
-        input_err = cp_gate_parse_input(g.arena, in.data, in.len, &hin);
+        input_err = cp_gate_parse_input(g->arena, in.data, in.len, hin);
     cp_buf_free(&in);
-    g.tool = hin.tool;
-    g.command = hin.command;
+    g->tool = hin->tool;
+    g->command = hin->command;
+    return input_err;
+}
 
-    if (cp_gate_has_suffix(target, ".json"))
-        rc = cp_gate_with_artifact(&g, target, input_err);
-    else
-        rc = cp_gate_with_policy(&g, &common, target, input_err);
-out:
+/* A hook call: always answers on stdout, deny on a usage error. */
+static int cp_gate_hook_call(struct cp_gate_args *ga, const char *key,
+                             size_t keylen)
+{
+    struct cp_gate_input hin = {0};
+    struct cp_gate_run g = {.arena = cp_arena_new(), .in = &hin, .key = key,
+                            .keylen = keylen, .pin = ga->pin};
+    int rc;
+    const char *target = ga->target;
+    if (!ga->usage_err && target && ga->pin &&
+        !cp_gate_has_suffix(target, ".json")) {
+        fputs("confpol gate: --sha256 pins an artifact (.json), not a policy "
+              "source\n", stderr);
+        ga->usage_err = true;
+    }
+    if (ga->usage_err || !target) {
+        if (!ga->usage_err)
+            fputs("confpol gate: no policy given\n", stderr);
+        fputs("see 'confpol gate --help'\n", stderr);
+        /* A miswired hook must not let calls through. */
+        rc = cp_gate_fail(&g, "usage error in the hook command");
+    } else {
+        const char *input_err = cp_gate_read_hook(&g, &hin);
+        if (cp_gate_has_suffix(target, ".json"))
+            rc = cp_gate_with_artifact(&g, target, input_err);
+        else
+            rc = cp_gate_with_policy(&g, &ga->common, target, input_err);
+    }
     cp_arena_free(g.arena);
-    cp_cli_common_free(&common);
+    return rc;
+}
+
+int cp_cmd_gate(int argc, char **argv)
+{
+    struct cp_gate_args ga = {0};
+    int rc = cp_gate_args(&ga, argc, argv);
+    if (rc >= 0) {
+        cp_cli_common_free(&ga.common);
+        return rc;
+    }
+    struct cp_buf keybuf = {0};
+    size_t keylen = 0;
+    const char *key = cp_gate_log_key(&keybuf, &keylen);
+    if (ga.verify)
+        rc = cp_gate_verify_log(&ga, key, keylen);
+    else
+        rc = cp_gate_hook_call(&ga, key, keylen);
+    cp_cli_common_free(&ga.common);
     cp_buf_free(&keybuf);
     return rc;
 }

@@ -49,6 +49,70 @@ static void cp_init_usage(FILE *out)
           out);
 }
 
+/* Selects the starter argument a names (--claude, --ci, --laptop).
+ * Returns 1 selected, 0 not a starter option, 2 a second, different one
+ * (reported). */
+static int starter_opt(const char *a, const struct cp_starter **st, bool *kind)
+{
+    int found = 0;
+    for (size_t k = 0; k < sizeof cp_starters / sizeof cp_starters[0]; k++)
+        if (strcmp(a, cp_starters[k].opt) == 0) {
+            if (*kind && *st != &cp_starters[k]) {
+                fputs("confpol init: choose one of --claude, --ci, "
+                      "--laptop\nsee 'confpol init --help'\n",
+                      stderr);
+                return 2;
+            }
+            *st = &cp_starters[k];
+            *kind = true;
+            found = 1;
+        }
+    return found;
+}
+
+/* Creates file exclusively (O_EXCL: a file that appears meanwhile is not
+ * overwritten either).  Returns -1 to go on, or the exit status. */
+static int init_create(const char *file)
+{
+    int fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0 && errno == EEXIST) {
+        fprintf(stderr, "confpol init: %s exists: not overwritten (use "
+                        "--force to replace it)\n", file);
+        return 1;
+    }
+    if (fd < 0) {
+        fprintf(stderr, "confpol init: %s: %s\n", file, strerror(errno));
+        return 2;
+    }
+    close(fd);
+    return -1;
+}
+
+/* Writes the starter to file and prints what to do next.  Returns the
+ * exit status. */
+static int init_write(const struct cp_starter *st, const char *file, bool force)
+{
+    const char *text = (const char *)st->text;
+    if (!force) {
+        int rc = init_create(file);
+        if (rc >= 0)
+            return rc;
+    }
+    if (cp_cli_write_atomic(file, text, strlen(text)) != 0) {
+        fprintf(stderr, "confpol init: %s: %s\n", file, strerror(errno));
+        if (!force)
+            unlink(file);
+        return 2;
+    }
+    printf("confpol init: wrote %s (%s)\n\nnext:\n", file, st->what);
+    for (const char *p = st->next; *p; p++)
+        if (*p == '@')
+            fputs(file, stdout);
+        else
+            putchar(*p);
+    return 0;
+}
+
 int cp_cmd_init(int argc, char **argv)
 {
     const struct cp_starter *st = &cp_starters[0];
@@ -56,19 +120,10 @@ int cp_cmd_init(int argc, char **argv)
     bool force = false, kind = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        bool found = false;
-        for (size_t k = 0; k < sizeof cp_starters / sizeof cp_starters[0]; k++)
-            if (strcmp(a, cp_starters[k].opt) == 0) {
-                if (kind && st != &cp_starters[k]) {
-                    fputs("confpol init: choose one of --claude, --ci, "
-                          "--laptop\nsee 'confpol init --help'\n",
-                          stderr);
-                    return 2;
-                }
-                st = &cp_starters[k];
-                kind = found = true;
-            }
-        if (found)
+        int r = starter_opt(a, &st, &kind);
+        if (r == 2)
+            return 2;
+        if (r)
             continue;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             cp_init_usage(stdout);
@@ -87,34 +142,5 @@ int cp_cmd_init(int argc, char **argv)
             file = a;
         }
     }
-    if (!file)
-        file = "policy.confpol";
-    const char *text = (const char *)st->text;
-    if (!force) {
-        /* O_EXCL: a file that appears meanwhile is not overwritten either. */
-        int fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-        if (fd < 0 && errno == EEXIST) {
-            fprintf(stderr, "confpol init: %s exists: not overwritten (use "
-                            "--force to replace it)\n", file);
-            return 1;
-        }
-        if (fd < 0) {
-            fprintf(stderr, "confpol init: %s: %s\n", file, strerror(errno));
-            return 2;
-        }
-        close(fd);
-    }
-    if (cp_cli_write_atomic(file, text, strlen(text)) != 0) {
-        fprintf(stderr, "confpol init: %s: %s\n", file, strerror(errno));
-        if (!force)
-            unlink(file);
-        return 2;
-    }
-    printf("confpol init: wrote %s (%s)\n\nnext:\n", file, st->what);
-    for (const char *p = st->next; *p; p++)
-        if (*p == '@')
-            fputs(file, stdout);
-        else
-            putchar(*p);
-    return 0;
+    return init_write(st, file ? file : "policy.confpol", force);
 }

@@ -244,7 +244,7 @@ static int cp_inst_compile(struct cp_cli_common *c, const char *file,
         rc = cp_diag_errors(&cx.diags) ? 1 : 2;
     } else {
         struct cp_backend_opts bo = {0};
-        if (!cp_backend_claude.emit(cx.policy, &bo, cx.arena, &cx.diags, art))
+        if (!cp_backend_emit(&cp_backend_claude, cx.policy, &bo, cx.arena, &cx.diags, art))
             rc = 1;
     }
     if (rc)
@@ -299,6 +299,42 @@ static char *cp_inst_project_of(const char *settings)
     return dir;
 }
 
+/* For each artifact recorded in the live settings, a note saying how it
+ * was built (with -D or without) and how to verify against it. */
+static void cp_inst_note_installed(const char *shown, const struct cp_buf *live)
+{
+    struct cp_arena *a = cp_arena_new();
+    struct cp_jnode *root = NULL;
+    if (!live->data || cp_json_parse(a, live->data, live->len, &root) ||
+        root->type != CP_J_OBJ) {
+        cp_arena_free(a);
+        return;
+    }
+    const struct cp_jnode *recs = cp_json_get(root, CP_SETTINGS_RECORD_KEY, NULL);
+    for (size_t i = 0; recs && recs->type == CP_J_ARR && i < recs->n; i++) {
+        const struct cp_jnode *ap = cp_json_get(recs->items[i], "artifact", NULL);
+        if (!ap || ap->type != CP_J_STR)
+            continue;
+        struct cp_buf ab = {0};
+        struct cp_jnode *art = NULL;
+        if (cp_inst_read(ap->s, &ab, NULL) &&
+            !cp_json_parse(a, ab.data, ab.len, &art) && art->type == CP_J_OBJ) {
+            const struct cp_jnode *meta = cp_json_get(art, "confpol", NULL);
+            const struct cp_jnode *pr =
+                meta ? cp_json_get(meta, "projectRelative", NULL) : NULL;
+            printf("%s: note: the installed artifact %s was built %s; "
+                   "verify against it: confpol verify --claude %s %s\n",
+                   shown, ap->s,
+                   pr && pr->type == CP_J_FALSE
+                       ? "with -D (its paths are absolute)"
+                       : "without -D (its paths are project-relative)",
+                   shown, ap->s);
+        }
+        cp_buf_free(&ab);
+    }
+    cp_arena_free(a);
+}
+
 /* verify compiled a policy and found gaps: say with which PROJECT, and how
  * the installed artifact was built, when the two may not be the same. */
 static void cp_inst_how_built(const struct cp_cli_common *c, const char *shown,
@@ -318,265 +354,311 @@ static void cp_inst_how_built(const struct cp_cli_common *c, const char *shown,
         printf("%s: note: this settings file belongs to the project %s: run "
                "verify there, or pass -D PROJECT=%s\n",
                shown, owner, owner);
-    struct cp_arena *a = cp_arena_new();
-    struct cp_jnode *root = NULL;
-    if (live->data && !cp_json_parse(a, live->data, live->len, &root) &&
-        root->type == CP_J_OBJ) {
-        const struct cp_jnode *recs =
-            cp_json_get(root, CP_SETTINGS_RECORD_KEY, NULL);
-        for (size_t i = 0; recs && recs->type == CP_J_ARR && i < recs->n; i++) {
-            const struct cp_jnode *ap =
-                cp_json_get(recs->items[i], "artifact", NULL);
-            if (!ap || ap->type != CP_J_STR)
-                continue;
-            struct cp_buf ab = {0};
-            struct cp_jnode *art = NULL;
-            if (cp_inst_read(ap->s, &ab, NULL) &&
-                !cp_json_parse(a, ab.data, ab.len, &art) &&
-                art->type == CP_J_OBJ) {
-                const struct cp_jnode *meta = cp_json_get(art, "confpol", NULL);
-                const struct cp_jnode *pr =
-                    meta ? cp_json_get(meta, "projectRelative", NULL) : NULL;
-                printf("%s: note: the installed artifact %s was built %s; "
-                       "verify against it: confpol verify --claude %s %s\n",
-                       shown, ap->s,
-                       pr && pr->type == CP_J_FALSE
-                           ? "with -D (its paths are absolute)"
-                           : "without -D (its paths are project-relative)",
-                       shown, ap->s);
-            }
-            cp_buf_free(&ab);
-        }
-    }
-    cp_arena_free(a);
+    cp_inst_note_installed(shown, live);
     free(rp);
     free(cwd);
     free(owner);
 }
 
-static int cp_inst_main(enum cp_inst_cmd cmd, int argc, char **argv)
-{
-    const char *name = cp_inst_names[cmd];
-    struct cp_cli_common c = {.cmd = name};
-    const char *pos[2] = {NULL, NULL};
-    size_t npos = 0;
-    bool claude = false, quiet = false;
-    int rc = 2;
-    char *settings = NULL, *artpath = NULL, *self = NULL, *home = NULL, *cfgdir = NULL;
-    char *link = NULL;
-    struct cp_buf live = {0}, art = {0}, out = {0}, msg = {0};
+/* One run of install, uninstall or verify: the command line, the files
+ * read and the buffers written.  cp_inst_free releases it. */
+struct cp_inst {
+    enum cp_inst_cmd cmd;
+    const char *name;
+    struct cp_cli_common c;
+    const char *pos[2]; /* SETTINGS.json, the artifact or policy */
+    size_t npos;
+    bool claude, quiet;
+    char *settings, *artpath, *self, *home, *cfgdir, *link;
+    struct cp_buf live, art, out, msg;
+    bool have_live;
+    struct cp_settings_env env;
+};
 
+static void cp_inst_free(struct cp_inst *st)
+{
+    free(st->link);
+    free(st->home);
+    free(st->cfgdir);
+    free(st->settings);
+    free(st->artpath);
+    free(st->self);
+    cp_buf_free(&st->live);
+    cp_buf_free(&st->art);
+    cp_buf_free(&st->out);
+    cp_buf_free(&st->msg);
+    cp_cli_common_free(&st->c);
+}
+
+/* Takes one positional argument; false (after the usage) when there are
+ * more than two. */
+static bool cp_inst_positional(struct cp_inst *st, const char *a)
+{
+    if (st->npos < 2) {
+        st->pos[st->npos++] = a;
+        return true;
+    }
+    fprintf(stderr, "confpol %s: too many arguments\n", st->name);
+    cp_inst_usage(st->cmd, stderr);
+    return false;
+}
+
+/* An option other than --help, --claude, -q: verify takes the common
+ * compile options.  Returns -1 when the option was consumed, else the exit
+ * status (the message was printed). */
+static int cp_inst_option(struct cp_inst *st, int argc, char **argv, int *i)
+{
+    const char *a = argv[*i];
+    int r = st->cmd == CMD_VERIFY ? cp_cli_common_opt(&st->c, argc, argv, i)
+                                  : 0;
+    if (r < 0)
+        return 2;
+    if (r == 0) {
+        cp_cli_unknown_option(st->name, a,
+                              (const char *const[]){"--claude", "--help", NULL},
+                              st->cmd == CMD_VERIFY);
+        return 2;
+    }
+    return -1;
+}
+
+/* Reads the command line.  Returns -1 to go on, else the exit status. */
+static int cp_inst_args(struct cp_inst *st, int argc, char **argv)
+{
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
+        int r = -1;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            cp_inst_usage(cmd, stdout);
-            rc = 0;
-            goto done;
+            cp_inst_usage(st->cmd, stdout);
+            return 0;
         } else if (strcmp(a, "--claude") == 0) {
-            claude = true;
+            st->claude = true;
         } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
-            quiet = true;
+            st->quiet = true;
         } else if (strcmp(a, "--") == 0) {
-            for (i++; i < argc; i++) {
-                if (npos == 2)
-                    goto too_many;
-                pos[npos++] = argv[i];
-            }
+            for (i++; i < argc; i++)
+                if (!cp_inst_positional(st, argv[i]))
+                    return 2;
         } else if (a[0] == '-' && a[1]) {
-            int r = cmd == CMD_VERIFY ? cp_cli_common_opt(&c, argc, argv, &i) : 0;
-            if (r < 0)
-                goto done;
-            if (r == 0) {
-                cp_cli_unknown_option(
-                    name, a, (const char *const[]){"--claude", "--help", NULL},
-                    cmd == CMD_VERIFY);
-                goto done;
-            }
-        } else {
-            if (npos == 2)
-                goto too_many;
-            pos[npos++] = a;
+            r = cp_inst_option(st, argc, argv, &i);
+        } else if (!cp_inst_positional(st, a)) {
+            r = 2;
         }
+        if (r >= 0)
+            return r;
     }
-    if (!claude) {
-        fprintf(stderr, "confpol %s: say which settings: --claude (the only "
-                        "kind supported)\n", name);
-        cp_inst_usage(cmd, stderr);
-        goto done;
-    }
-    if (npos != 2) {
-        fprintf(stderr, "confpol %s: expected SETTINGS.json and %s\n", name,
-                cmd == CMD_VERIFY ? "FILE" : "ARTIFACT.claude.json");
-        cp_inst_usage(cmd, stderr);
-        goto done;
-    }
+    return -1;
+}
 
-    settings = cp_inst_abspath(pos[0]);
-    if (!settings) {
-        fprintf(stderr, "confpol %s: %s: %s\n", name, pos[0], strerror(errno));
-        goto done;
+/* The two arguments every command needs.  Returns -1 to go on, else the
+ * exit status. */
+static int cp_inst_check_args(const struct cp_inst *st)
+{
+    if (!st->claude) {
+        fprintf(stderr, "confpol %s: say which settings: --claude (the only "
+                        "kind supported)\n", st->name);
+        cp_inst_usage(st->cmd, stderr);
+        return 2;
+    }
+    if (st->npos != 2) {
+        fprintf(stderr, "confpol %s: expected SETTINGS.json and %s\n", st->name,
+                st->cmd == CMD_VERIFY ? "FILE" : "ARTIFACT.claude.json");
+        cp_inst_usage(st->cmd, stderr);
+        return 2;
+    }
+    return -1;
+}
+
+/* Reads the live settings (missing is fine) and fills st->env.  False on
+ * an I/O error (printed). */
+static bool cp_inst_open(struct cp_inst *st)
+{
+    st->settings = cp_inst_abspath(st->pos[0]);
+    if (!st->settings) {
+        fprintf(stderr, "confpol %s: %s: %s\n", st->name, st->pos[0],
+                strerror(errno));
+        return false;
     }
     bool missing = false;
-    bool have_live = cp_inst_read(settings, &live, &missing);
-    if (!have_live && !missing) {
-        fprintf(stderr, "confpol %s: %s: %s\n", name, pos[0], strerror(errno));
-        goto done;
+    st->have_live = cp_inst_read(st->settings, &st->live, &missing);
+    if (!st->have_live && !missing) {
+        fprintf(stderr, "confpol %s: %s: %s\n", st->name, st->pos[0],
+                strerror(errno));
+        return false;
     }
-
     /* Canonical, like SETTINGS: a symlinked $HOME must still be recognised
      * as the directory of the user settings file. */
     const char *envhome = getenv("HOME"), *envcd = getenv("CLAUDE_CONFIG_DIR");
-    home = envhome ? realpath(envhome, NULL) : NULL;
-    cfgdir = envcd && *envcd ? realpath(envcd, NULL) : NULL;
-    struct cp_settings_env env = {
-        .settings_path = settings,
-        .home = home ? home : envhome,
-        .config_dir = cfgdir ? cfgdir : envcd,
+    st->home = envhome ? realpath(envhome, NULL) : NULL;
+    st->cfgdir = envcd && *envcd ? realpath(envcd, NULL) : NULL;
+    st->env = (struct cp_settings_env){
+        .settings_path = st->settings,
+        .home = st->home ? st->home : envhome,
+        .config_dir = st->cfgdir ? st->cfgdir : envcd,
         .read_file = cp_inst_read_cb,
         .is_exec = cp_inst_is_exec,
     };
+    return true;
+}
 
-    if (cmd == CMD_VERIFY) {
-        if (cp_inst_suffix(pos[1], ".confpol")) {
-            int r = cp_inst_compile(&c, pos[1], &art);
-            if (r) {
-                rc = r;
-                goto done;
-            }
-        } else if (!cp_inst_read(pos[1], &art, NULL)) {
-            fprintf(stderr, "confpol verify: %s: %s\n", pos[1], cp_inst_err());
-            goto done;
-        }
-        if (!have_live) {
-            fprintf(stdout, "%s: gap: the settings file does not exist\n",
-                    pos[0]);
-            rc = 1;
-            goto done;
-        }
-        int gaps = cp_settings_verify(&env, live.data, live.len, art.data,
-                                      art.len, &msg);
-        if (gaps < 0) {
-            cp_inst_print_lines(stderr, pos[0], &msg);
-            rc = 1;
-        } else {
-            cp_inst_print_lines(stdout, pos[0], &msg);
-            rc = gaps ? 1 : 0;
-            if (gaps && cp_inst_suffix(pos[1], ".confpol"))
-                cp_inst_how_built(&c, pos[0], settings, &live);
-            if (!quiet && gaps)
-                printf("confpol verify: %s does not enforce %s: %d gap%s\n",
-                       pos[0], pos[1], gaps, gaps == 1 ? "" : "s");
-            else if (!quiet)
-                printf("confpol verify: %s enforces %s\n", pos[0], pos[1]);
-        }
-        goto done;
+/* verify: the artifact (read, or compiled from a policy) against the live
+ * settings; one line per gap, then the result line. */
+static int cp_inst_verify(struct cp_inst *st)
+{
+    const char **pos = st->pos;
+    if (cp_inst_suffix(pos[1], ".confpol")) {
+        int r = cp_inst_compile(&st->c, pos[1], &st->art);
+        if (r)
+            return r;
+    } else if (!cp_inst_read(pos[1], &st->art, NULL)) {
+        fprintf(stderr, "confpol verify: %s: %s\n", pos[1], cp_inst_err());
+        return 2;
     }
-
-    artpath = cp_inst_abspath(pos[1]);
-    if (!artpath) {
-        fprintf(stderr, "confpol %s: %s: %s\n", name, pos[1], strerror(errno));
-        goto done;
+    if (!st->have_live) {
+        fprintf(stdout, "%s: gap: the settings file does not exist\n", pos[0]);
+        return 1;
     }
-    env.artifact_path = artpath;
+    int gaps = cp_settings_verify(&st->env, st->live.data, st->live.len,
+                                  st->art.data, st->art.len, &st->msg);
+    if (gaps < 0) {
+        cp_inst_print_lines(stderr, pos[0], &st->msg);
+        return 1;
+    }
+    cp_inst_print_lines(stdout, pos[0], &st->msg);
+    if (gaps && cp_inst_suffix(pos[1], ".confpol"))
+        cp_inst_how_built(&st->c, pos[0], st->settings, &st->live);
+    if (!st->quiet && gaps)
+        printf("confpol verify: %s does not enforce %s: %d gap%s\n", pos[0],
+               pos[1], gaps, gaps == 1 ? "" : "s");
+    else if (!st->quiet)
+        printf("confpol verify: %s enforces %s\n", pos[0], pos[1]);
+    return gaps ? 1 : 0;
+}
 
-    if (cmd == CMD_INSTALL) {
-        if (!cp_inst_read(artpath, &art, NULL)) {
-            fprintf(stderr, "confpol install: %s: %s\n", pos[1], cp_inst_err());
-            goto done;
-        }
-        char buf[PATH_MAX];
-        ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-        if (n <= 0) {
-            fprintf(stderr, "confpol install: cannot find the confpol binary "
-                            "(/proc/self/exe): %s\n", strerror(errno));
-            goto done;
-        }
-        buf[n] = '\0';
-        self = cp_xstrdup(buf);
-        env.confpol_path = self;
-        if (!have_live)
-            env.dangling_link = link = cp_inst_readlink(settings);
-        if (cp_settings_install(&env, have_live ? live.data : NULL, live.len,
-                                art.data, art.len, &out, &msg) != 0) {
-            cp_inst_print_lines(stderr, pos[0], &msg);
-            rc = 1;
-            goto done;
-        }
-        if (have_live && out.len == live.len &&
-            memcmp(out.data, live.data, live.len) == 0) {
-            rc = 0; /* already installed: nothing to write */
-            if (!quiet)
-                printf("confpol install: %s already enforces %s: nothing "
-                       "changed\n", pos[0], pos[1]);
-            goto done;
-        }
-        rc = cp_inst_write(name, settings, &live, have_live, &out);
-        if (rc == 0 && !quiet)
-            printf("confpol install: installed %s into %s (%s)\n", pos[1],
-                   pos[0],
-                   have_live ? "previous content in .bak"
-                   : link    ? "it was a dangling symbolic link: uninstall "
+/* The absolute path of the running confpol (heap), NULL on error (printed). */
+static char *cp_inst_self(void)
+{
+    char buf[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+    if (n <= 0) {
+        fprintf(stderr, "confpol install: cannot find the confpol binary "
+                        "(/proc/self/exe): %s\n", strerror(errno));
+        return NULL;
+    }
+    buf[n] = '\0';
+    return cp_xstrdup(buf);
+}
+
+/* install: merge, then write (nothing when already installed). */
+static int cp_inst_install(struct cp_inst *st)
+{
+    const char **pos = st->pos;
+    if (!cp_inst_read(st->artpath, &st->art, NULL)) {
+        fprintf(stderr, "confpol install: %s: %s\n", pos[1], cp_inst_err());
+        return 2;
+    }
+    st->self = cp_inst_self();
+    if (!st->self)
+        return 2;
+    st->env.confpol_path = st->self;
+    if (!st->have_live)
+        st->env.dangling_link = st->link = cp_inst_readlink(st->settings);
+    if (cp_settings_install(&st->env, st->have_live ? st->live.data : NULL,
+                            st->live.len, st->art.data, st->art.len, &st->out,
+                            &st->msg) != 0) {
+        cp_inst_print_lines(stderr, pos[0], &st->msg);
+        return 1;
+    }
+    if (st->have_live && st->out.len == st->live.len &&
+        memcmp(st->out.data, st->live.data, st->live.len) == 0) {
+        if (!st->quiet) /* already installed: nothing to write */
+            printf("confpol install: %s already enforces %s: nothing "
+                   "changed\n", pos[0], pos[1]);
+        return 0;
+    }
+    int rc = cp_inst_write(st->name, st->settings, &st->live, st->have_live,
+                           &st->out);
+    if (rc == 0 && !st->quiet)
+        printf("confpol install: installed %s into %s (%s)\n", pos[1], pos[0],
+               st->have_live ? "previous content in .bak"
+               : st->link    ? "it was a dangling symbolic link: uninstall "
                                "puts the link back"
                              : "new file: uninstall removes it");
-        goto done;
-    }
+    return rc;
+}
 
-    /* uninstall */
-    if (!have_live) {
+/* uninstall: remove what install recorded; when only install's own bytes
+ * are left, put back what stood at the path before. */
+static int cp_inst_uninstall(struct cp_inst *st)
+{
+    const char **pos = st->pos;
+    if (!st->have_live) {
         fprintf(stderr, "confpol uninstall: %s: no such file\n", pos[0]);
-        goto done;
+        return 2;
     }
     size_t removed = 0;
     const char *olink = NULL;
     struct cp_arena *oa = cp_arena_new();
-    int origin = cp_settings_origin(oa, live.data, live.len, artpath, &olink);
-    olink = olink ? (link = cp_xstrdup(olink)) : NULL;
+    int origin = cp_settings_origin(oa, st->live.data, st->live.len,
+                                    st->artpath, &olink);
+    olink = olink ? (st->link = cp_xstrdup(olink)) : NULL;
     cp_arena_free(oa);
-    if (cp_settings_uninstall(&env, live.data, live.len, &out, &removed,
-                              &msg) != 0) {
-        cp_inst_print_lines(stderr, pos[0], &msg);
-        rc = 1;
-        goto done;
+    if (cp_settings_uninstall(&st->env, st->live.data, st->live.len, &st->out,
+                              &removed, &st->msg) != 0) {
+        cp_inst_print_lines(stderr, pos[0], &st->msg);
+        return 1;
     }
-    if (out.len == live.len && memcmp(out.data, live.data, live.len) == 0) {
-        if (!quiet)
+    if (st->out.len == st->live.len &&
+        memcmp(st->out.data, st->live.data, st->live.len) == 0) {
+        if (!st->quiet)
             printf("confpol uninstall: %s holds nothing installed from %s: "
-                   "nothing changed\n", pos[0], artpath);
-        rc = 0;
-        goto done;
+                   "nothing changed\n", pos[0], st->artpath);
+        return 0;
     }
-    if (origin && out.len == 3 && memcmp(out.data, "{}\n", 3) == 0) {
+    int rc;
+    if (origin && st->out.len == 3 && memcmp(st->out.data, "{}\n", 3) == 0) {
         /* Only install's own bytes were left: put back what stood there. */
-        rc = cp_inst_restore(settings, olink);
-        if (rc == 0 && !quiet)
+        rc = cp_inst_restore(st->settings, olink);
+        if (rc == 0 && !st->quiet)
             printf("confpol uninstall: removed %s from %s (%s)\n", pos[1],
                    pos[0],
                    olink ? "the dangling symbolic link is back"
                          : "install had created it: removed");
-        goto done;
+        return rc;
     }
-    rc = cp_inst_write(name, settings, &live, true, &out);
-    if (rc == 0 && !quiet)
+    rc = cp_inst_write(st->name, st->settings, &st->live, true, &st->out);
+    if (rc == 0 && !st->quiet)
         printf("confpol uninstall: removed %zu change%s of %s from %s "
                "(previous content in .bak)\n",
                removed, removed == 1 ? "" : "s", pos[1], pos[0]);
-    goto done;
+    return rc;
+}
 
-too_many:
-    fprintf(stderr, "confpol %s: too many arguments\n", name);
-    cp_inst_usage(cmd, stderr);
-done:
-    free(link);
-    free(home);
-    free(cfgdir);
-    free(settings);
-    free(artpath);
-    free(self);
-    cp_buf_free(&live);
-    cp_buf_free(&art);
-    cp_buf_free(&out);
-    cp_buf_free(&msg);
-    cp_cli_common_free(&c);
+/* After the command line and the live settings: the command itself. */
+static int cp_inst_run(struct cp_inst *st)
+{
+    if (st->cmd == CMD_VERIFY)
+        return cp_inst_verify(st);
+    st->artpath = cp_inst_abspath(st->pos[1]);
+    if (!st->artpath) {
+        fprintf(stderr, "confpol %s: %s: %s\n", st->name, st->pos[1],
+                strerror(errno));
+        return 2;
+    }
+    st->env.artifact_path = st->artpath;
+    return st->cmd == CMD_INSTALL ? cp_inst_install(st) : cp_inst_uninstall(st);
+}
+
+static int cp_inst_main(enum cp_inst_cmd cmd, int argc, char **argv)
+{
+    struct cp_inst st = {.cmd = cmd, .name = cp_inst_names[cmd]};
+    st.c.cmd = st.name;
+    int rc = cp_inst_args(&st, argc, argv);
+    if (rc < 0)
+        rc = cp_inst_check_args(&st);
+    if (rc < 0)
+        rc = cp_inst_open(&st) ? cp_inst_run(&st) : 2;
+    cp_inst_free(&st);
     return rc;
 }
 

@@ -57,122 +57,189 @@ static void bind_implicit(struct cp_cli_common *c, const char *name, const char 
     c->ndefines++;
 }
 
-int cp_cmd_run(int argc, char **argv)
-{
-    if (argc >= 2 && strcmp(argv[1], "--stage") == 0)
-        return cp_rt_stage_main(argc - 2, argv + 2);
+/* The command line of run. */
+struct run_args {
+    struct cp_cli_common c;
+    const char *file;
+    bool allow_unenforced, quiet, dry_run, explain;
+    enum cp_rt_enforcer enforcer;
+    char **cmd; /* CMD [ARG]... (NULL-terminated) */
+    size_t ncmd;
+};
 
-    struct cp_cli_common c = {.cmd = "run"};
-    const char *file = NULL;
-    bool allow_unenforced = false, quiet = false, dry_run = false, explain = false;
-    enum cp_rt_enforcer enforcer = CP_RT_ENF_AUTO;
+static const char *const run_opts[] = {"--allow-unenforced", "--help", "--enforcer",
+                                       "--dry-run", "--explain-denials", NULL};
+
+/* The flags of run: true when a is one of them. */
+static bool run_flag(struct run_args *r, const char *a)
+{
+    bool *flag = strcmp(a, "--allow-unenforced") == 0 ? &r->allow_unenforced
+                 : strcmp(a, "-q") == 0                ? &r->quiet
+                 : strcmp(a, "--dry-run") == 0         ? &r->dry_run
+                 : strcmp(a, "--explain-denials") == 0 ? &r->explain
+                                                       : NULL;
+    if (flag)
+        *flag = true;
+    return flag != NULL;
+}
+
+/* One option other than the flags.  Returns -1 to go on, or the exit
+ * status. */
+static int run_option(struct run_args *r, int argc, char **argv, int *i)
+{
+    const char *a = argv[*i];
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+        run_usage(stdout);
+        return 0;
+    }
+    if (strcmp(a, "--enforcer") == 0 || strncmp(a, "--enforcer=", 11) == 0) {
+        const char *v = a[10] == '=' ? a + 11 : (*i + 1 < argc ? argv[++*i] : "");
+        if (cp_rt_enforcer_parse(v, &r->enforcer)) {
+            fprintf(stderr, "confpol run: --enforcer needs auto, bwrap or landlock, not "
+                    "'%s'\n", v);
+            return CP_RT_EXIT_ERROR;
+        }
+        return -1;
+    }
+    int k = cp_cli_common_opt(&r->c, argc, argv, i);
+    if (k == 0)
+        cp_cli_unknown_option("run", a, run_opts, true);
+    return k <= 0 ? CP_RT_EXIT_ERROR : -1;
+}
+
+/* Reads the command line up to CMD.  Returns -1 to go on, or the exit
+ * status. */
+static int run_parse(struct run_args *r, int argc, char **argv)
+{
     int i = 1;
     for (; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--") == 0) {
             i++;
             break;
-        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            run_usage(stdout);
-            cp_cli_common_free(&c);
-            return 0;
-        } else if (strcmp(a, "--allow-unenforced") == 0) {
-            allow_unenforced = true;
-        } else if (strcmp(a, "-q") == 0) {
-            quiet = true;
-        } else if (strcmp(a, "--dry-run") == 0) {
-            dry_run = true;
-        } else if (strcmp(a, "--explain-denials") == 0) {
-            explain = true;
-        } else if (strcmp(a, "--enforcer") == 0 || strncmp(a, "--enforcer=", 11) == 0) {
-            const char *v = a[10] == '=' ? a + 11 : (i + 1 < argc ? argv[++i] : "");
-            if (cp_rt_enforcer_parse(v, &enforcer)) {
-                fprintf(stderr, "confpol run: --enforcer needs auto, bwrap or landlock, not "
-                        "'%s'\n", v);
-                cp_cli_common_free(&c);
-                return CP_RT_EXIT_ERROR;
-            }
-        } else if (a[0] == '-' && a[1]) {
-            int r = cp_cli_common_opt(&c, argc, argv, &i);
-            if (r <= 0) {
-                if (r == 0)
-                    cp_cli_unknown_option(
-                        "run", a,
-                        (const char *const[]){"--allow-unenforced", "--help", "--enforcer",
-                                              "--dry-run", "--explain-denials", NULL},
-                        true);
-                cp_cli_common_free(&c);
-                return CP_RT_EXIT_ERROR;
-            }
-        } else if (!file) {
-            file = a;
+        }
+        if (run_flag(r, a))
+            continue;
+        if (a[0] == '-' && a[1]) {
+            int rc = run_option(r, argc, argv, &i);
+            if (rc >= 0)
+                return rc;
+        } else if (!r->file) {
+            r->file = a;
         } else {
             fprintf(stderr, "confpol run: expected '--' before the command ('%s')\n", a);
-            cp_cli_common_free(&c);
             return CP_RT_EXIT_ERROR;
         }
     }
     static char *no_cmd[] = {NULL};
-    if (!file || (i >= argc && !dry_run)) {
-        cp_cli_usage_error("run", "%s", !file ? "no policy file given" : "no command given");
-        cp_cli_common_free(&c);
+    if (!r->file || (i >= argc && !r->dry_run)) {
+        cp_cli_usage_error("run", "%s", !r->file ? "no policy file given" : "no command given");
         return CP_RT_EXIT_ERROR;
     }
-    char **cmd = i < argc ? argv + i : no_cmd; /* --dry-run needs no command */
-    size_t ncmd = i < argc ? (size_t)(argc - i) : 0;
+    r->cmd = i < argc ? argv + i : no_cmd; /* --dry-run needs no command */
+    r->ncmd = i < argc ? (size_t)(argc - i) : 0;
+    return -1;
+}
 
-    struct cp_rt_err e = {0};
-    /* The binding model (spec/semantics.md, "Binding params"): run binds
-     * HOME and PROJECT, unless given with -D, when it compiles, so the
-     * analysis and the expect lines are checked under the bindings the
-     * command really runs with, and the artifact is the -D build of them. */
-    char cwd[PATH_MAX];
-    const char *cwdp = getcwd(cwd, sizeof cwd);
-    bind_implicit(&c, "HOME", getenv("HOME"));
-    bind_implicit(&c, "PROJECT", cwdp);
-
-    struct cp_ctx cx;
-    cp_ctx_init(&cx);
-    int rc = CP_RT_EXIT_ERROR;
-    struct cp_buf art = {0};
-    if (!cp_cli_apply(&c, &cx))
-        goto out;
-    cx.main_path = file;
-    cx.opts.expand_globs = true; /* the runtime expands them at start-up */
-    if (cp_compile(&cx) || !cx.policy) {
-        cp_cli_print_diags(&c, &cx);
-        fprintf(stderr, "confpol run: '%s' has errors; nothing was run\n", file);
-        goto out;
+/* Compiles the policy and lowers it for bwrap into art: one analysis,
+ * reported in full, then the bytes.  Returns false (reported) when
+ * nothing is to run. */
+static bool run_lower(struct run_args *r, struct cp_ctx *cx, struct cp_buf *art)
+{
+    if (!cp_cli_apply(&r->c, cx))
+        return false;
+    cx->main_path = r->file;
+    cx->opts.expand_globs = true; /* the runtime expands them at start-up */
+    if (cp_compile(cx) || !cx->policy) {
+        cp_cli_print_diags(&r->c, cx);
+        fprintf(stderr, "confpol run: '%s' has errors; nothing was run\n", r->file);
+        return false;
     }
-    const struct cp_policy *p = cx.policy;
     struct cp_backend_opts bo = {.expand_globs = true};
-    if (cp_backend_bwrap.check(p, &bo, &cx.diags) || cp_diag_errors(&cx.diags) ||
-        !cp_backend_bwrap.emit(p, &bo, cx.arena, &cx.diags, &art) ||
-        cp_diag_errors(&cx.diags)) {
-        cp_cli_print_diags(&c, &cx);
-        fprintf(stderr, "confpol run: '%s' cannot be lowered for bwrap; nothing was run\n", file);
-        goto out;
+    const struct cp_analysis *an = cp_backend_analyse(&cp_backend_bwrap, cx->policy, &bo,
+                                                      cx->arena, &cx->diags, CP_REPORT_ALL);
+    bool ok = !cp_analysis_errors(an) && !cp_diag_errors(&cx->diags);
+    if (ok) {
+        cp_analysis_write(an, &cx->diags, art);
+        ok = !cp_diag_errors(&cx->diags);
     }
-    cp_cli_print_diags(&c, &cx); /* warnings and notes */
-    if (art.len == 0) {
-        if (p->profile == CP_PROFILE_COOPERATIVE && dry_run) {
-            printf("enforcer: none (cooperative policy: no OS boundary is requested)\n");
-            rc = 0;
-        } else if (p->profile == CP_PROFILE_COOPERATIVE) {
-            fprintf(stderr, "confpol run: note: cooperative policy: no OS boundary is "
-                            "requested; running %s unconfined\n", cmd[0]);
-            fflush(NULL);
-            rc = cp_rt_exec_unconfined("confpol run", cmd);
-        } else {
-            fputs("confpol run: internal error: the bwrap backend emitted nothing\n", stderr);
-        }
-        goto out;
-    }
+    cp_cli_print_diags(&r->c, cx); /* on success: warnings and notes */
+    if (!ok)
+        fprintf(stderr, "confpol run: '%s' cannot be lowered for bwrap; nothing was run\n",
+                r->file);
+    return ok;
+}
 
+/* The target wrote no artifact: a cooperative policy runs unconfined.
+ * Returns the exit status. */
+static int run_without_artifact(const struct run_args *r, const struct cp_policy *p)
+{
+    if (p->profile == CP_PROFILE_COOPERATIVE && r->dry_run) {
+        printf("enforcer: none (cooperative policy: no OS boundary is requested)\n");
+        return 0;
+    }
+    if (p->profile == CP_PROFILE_COOPERATIVE) {
+        fprintf(stderr, "confpol run: note: cooperative policy: no OS boundary is "
+                        "requested; running %s unconfined\n", r->cmd[0]);
+        fflush(NULL);
+        return cp_rt_exec_unconfined("confpol run", r->cmd);
+    }
+    fputs("confpol run: internal error: the bwrap backend emitted nothing\n", stderr);
+    return CP_RT_EXIT_ERROR;
+}
+
+/* Launches CMD under the parsed artifact; frees the compiler (cx, the
+ * options) before the command runs unless it explains the denials
+ * afterwards.  Returns the exit status. */
+static int run_launch(struct run_args *r, struct cp_ctx *cx, struct cp_rt_artifact *a,
+                      struct cp_rt_params *params, char *self)
+{
+    if (!r->explain || r->dry_run) {
+        cp_ctx_free(cx);
+        cp_cli_common_free(&r->c);
+    }
+    static const char *const stage_argv[] = {"run", "--stage"};
+    struct cp_rt_launch l = {
+        .prog = "confpol run",
+        .stage = {.exe = self, .argv = stage_argv, .nargv = 2},
+        .cmd = r->cmd,
+        .ncmd = r->ncmd,
+        .allow_unenforced = r->allow_unenforced,
+        .enforcer = r->enforcer,
+        .quiet = r->quiet,
+        .dry_run = r->dry_run,
+        .explain = r->explain,
+    };
+    int rc;
+    if (r->explain && !r->dry_run) {
+        rc = cp_run_explain(cx, a, params, &l);
+        cp_ctx_free(cx);
+        cp_cli_common_free(&r->c);
+    } else {
+        rc = cp_rt_run(a, params, &l);
+    }
+    return rc;
+}
+
+/* Frees what run holds when it returns without launching. */
+static void run_free(struct run_args *r, struct cp_ctx *cx, struct cp_buf *art)
+{
+    cp_buf_free(art);
+    cp_ctx_free(cx);
+    cp_cli_common_free(&r->c);
+}
+
+/* Parses the artifact, binds its params and launches CMD; frees art, cx
+ * and the options.  Returns the exit status. */
+static int run_artifact(struct run_args *r, struct cp_ctx *cx, struct cp_buf *art,
+                        const char *cwdp)
+{
+    struct cp_rt_err e = {0};
     struct cp_rt_artifact a;
-    if (cp_rt_artifact_parse(&a, art.data, art.len, &e)) {
+    if (cp_rt_artifact_parse(&a, art->data, art->len, &e)) {
         fprintf(stderr, "confpol run: internal error: %s\n", e.msg);
-        goto out;
+        run_free(r, cx, art);
+        return CP_RT_EXIT_ERROR;
     }
     /* Every -D was consumed by the compilation; what is left unbound (HOME
      * when it is not set) fails here with the runtime's message. */
@@ -180,51 +247,58 @@ int cp_cmd_run(int argc, char **argv)
     if (cp_rt_params_bind(&params, a.needed, a.nneeded, a.params, a.nparams, NULL, 0,
                           getenv("HOME"), cwdp, &e)) {
         fprintf(stderr, "confpol run: %s\n", e.msg);
-        rc = e.status;
         cp_rt_artifact_free(&a);
-        goto out;
+        run_free(r, cx, art);
+        return e.status;
     }
     char *self = realpath("/proc/self/exe", NULL);
     if (!self) {
         perror("confpol run: /proc/self/exe");
         cp_rt_params_free(&params);
         cp_rt_artifact_free(&a);
-        goto out;
+        run_free(r, cx, art);
+        return CP_RT_EXIT_ERROR;
     }
     /* The compiler is no longer needed (unless it explains the denials
      * afterwards): free it before the command runs. */
-    cp_buf_free(&art);
-    if (!explain || dry_run) {
-        cp_ctx_free(&cx);
-        cp_cli_common_free(&c);
-    }
-    static const char *const stage_argv[] = {"run", "--stage"};
-    struct cp_rt_launch l = {
-        .prog = "confpol run",
-        .stage = {.exe = self, .argv = stage_argv, .nargv = 2},
-        .cmd = cmd,
-        .ncmd = ncmd,
-        .allow_unenforced = allow_unenforced,
-        .enforcer = enforcer,
-        .quiet = quiet,
-        .dry_run = dry_run,
-        .explain = explain,
-    };
-    if (explain && !dry_run) {
-        rc = cp_run_explain(&cx, &a, &params, &l);
-        cp_ctx_free(&cx);
-        cp_cli_common_free(&c);
-    } else {
-        rc = cp_rt_run(&a, &params, &l);
-    }
+    cp_buf_free(art);
+    int rc = run_launch(r, cx, &a, &params, self);
     free(self);
     cp_rt_params_free(&params);
     cp_rt_artifact_free(&a);
     return rc;
+}
 
-out:
-    cp_buf_free(&art);
-    cp_ctx_free(&cx);
-    cp_cli_common_free(&c);
+int cp_cmd_run(int argc, char **argv)
+{
+    if (argc >= 2 && strcmp(argv[1], "--stage") == 0)
+        return cp_rt_stage_main(argc - 2, argv + 2);
+
+    struct run_args r = {.c = {.cmd = "run"}, .enforcer = CP_RT_ENF_AUTO};
+    int rc = run_parse(&r, argc, argv);
+    if (rc >= 0) {
+        cp_cli_common_free(&r.c);
+        return rc;
+    }
+    /* The binding model (spec/semantics.md, "Binding params"): run binds
+     * HOME and PROJECT, unless given with -D, when it compiles, so the
+     * analysis and the expect lines are checked under the bindings the
+     * command really runs with, and the artifact is the -D build of them. */
+    char cwd[PATH_MAX];
+    const char *cwdp = getcwd(cwd, sizeof cwd);
+    bind_implicit(&r.c, "HOME", getenv("HOME"));
+    bind_implicit(&r.c, "PROJECT", cwdp);
+
+    struct cp_ctx cx;
+    cp_ctx_init(&cx);
+    struct cp_buf art = {0};
+    rc = CP_RT_EXIT_ERROR;
+    if (run_lower(&r, &cx, &art)) {
+        if (art.len == 0)
+            rc = run_without_artifact(&r, cx.policy);
+        else
+            return run_artifact(&r, &cx, &art, cwdp);
+    }
+    run_free(&r, &cx, &art);
     return rc;
 }

@@ -19,7 +19,6 @@
 
 #include "cli.h"
 #include "runtime.h"
-#include "sema.h"
 
 #define MAX_PATHS 64
 
@@ -49,25 +48,56 @@ static void seen_add(struct seen *s, const char *path, size_t len, bool write_hi
     s->write_hint[s->n++] = write_hint;
 }
 
+/* Does the line report a denial? */
+static bool is_denial(const char *line)
+{
+    return strstr(line, "Permission denied") || strstr(line, "Read-only file system") ||
+           strstr(line, "Operation not permitted");
+}
+
+/* Does the line's wording hint at a write? */
+static bool write_hint(const char *line)
+{
+    return strstr(line, "create") || strstr(line, "touch") || strstr(line, "Read-only") ||
+           strstr(line, "remove") || strstr(line, "rename") || strstr(line, "move") ||
+           strstr(line, "mkdir") || strstr(line, "writ");
+}
+
+/* The quote before c ('\'', '"' or '`'), 0 for none. */
+static char quote_before(const char *line, const char *c)
+{
+    return c > line && (c[-1] == '\'' || c[-1] == '"' || c[-1] == '`') ? c[-1] : 0;
+}
+
+/* Does a path start at c: a '/' at the line's start or after a blank or a
+ * quote? */
+static bool path_starts(const char *line, const char *c)
+{
+    return *c == '/' && (c == line || c[-1] == ' ' || c[-1] == '\t' || quote_before(line, c));
+}
+
+/* The end of the path that starts at c: the closing quote q (a '`' may
+ * close with '\''), or for a bare path ':' or a blank; the line's end. */
+static const char *path_end(const char *c, char q)
+{
+    const char *e = c;
+    while (*e && *e != '\n' &&
+           (q ? (*e != q && !(q == '`' && *e == '\'')) : (*e != ':' && *e != ' ' && *e != '\t')))
+        e++;
+    return e;
+}
+
 /* One line of the command's stderr: a denial names its path quoted
  * ('/x', "/x", `/x') or bare (/x: or /x followed by a blank). */
 static void scan_line(struct seen *s, const char *line)
 {
-    if (!strstr(line, "Permission denied") && !strstr(line, "Read-only file system") &&
-        !strstr(line, "Operation not permitted"))
+    if (!is_denial(line))
         return;
-    bool w = strstr(line, "create") || strstr(line, "touch") || strstr(line, "Read-only") ||
-             strstr(line, "remove") || strstr(line, "rename") || strstr(line, "move") ||
-             strstr(line, "mkdir") || strstr(line, "writ");
+    bool w = write_hint(line);
     for (const char *c = line; *c; c++) {
-        if (*c != '/' || (c > line && c[-1] != ' ' && c[-1] != '\'' && c[-1] != '"' &&
-                          c[-1] != '`' && c[-1] != '\t'))
+        if (!path_starts(line, c))
             continue;
-        char q = c > line && (c[-1] == '\'' || c[-1] == '"' || c[-1] == '`') ? c[-1] : 0;
-        const char *e = c;
-        while (*e && *e != '\n' &&
-               (q ? (*e != q && !(q == '`' && *e == '\'')) : (*e != ':' && *e != ' ' && *e != '\t')))
-            e++;
+        const char *e = path_end(c, quote_before(line, c));
         seen_add(s, c, (size_t)(e - c), w);
         c = *e ? e : e - 1;
     }

@@ -2,6 +2,7 @@
 /* AST constructors (all memory from the compilation's arena) and the stable
  * S-expression dump used by the parser tests and `--dump=ast`. */
 #include "ast.h"
+#include "confpol.h"
 
 #include <string.h>
 

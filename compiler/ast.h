@@ -114,7 +114,5 @@ struct cp_arg *cp_ast_new_arg(struct cp_arena *a, enum cp_arg_kind kind,
                               const struct cp_loc *loc);
 /* A span from the start of `a` to the end of `b`. */
 struct cp_loc cp_loc_span(const struct cp_loc *a, const struct cp_loc *b);
-/* Stable S-expression dump for tests and --dump=ast. */
-void cp_ast_dump(const struct cp_file *f, FILE *out);
 
 #endif

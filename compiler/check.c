@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "confpol.h"
+#include "hash.h"
 #include "match.h"
 #include "sema.h"
 
@@ -103,11 +104,7 @@ struct ck {
 
 static uint64_t ck_hash(uint32_t parent, const char *s, size_t n)
 {
-    uint64_t h = 1469598103934665603ull ^ parent;
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 1099511628211ull;
-    }
+    uint64_t h = cp_fnv64(CP_FNV64_OFFSET ^ parent, s, n);
     /* splitmix64 finalizer: keys that differ only in `parent` must not
      * land in consecutive slots (linear probing). */
     h ^= h >> 30;
@@ -804,20 +801,21 @@ static struct ck_slot *ck_gate_slot(const struct ck *c,
     }
 }
 
-static void ck_gates(struct ck *c)
+/* The index of the word-pattern gate rules by their literal prefix P, each
+ * chain in rule order. */
+static void ck_gindex_build(struct ck *c, struct ck_gindex *x)
 {
     struct cp_policy *p = c->p;
     size_t n = p->nrules, m = 0;
     for (size_t i = 0; i < n; i++)
         m += ck_is_words(p->rules[i]);
-    struct ck_gindex x = {0};
-    x.cap = 16;
-    while (x.cap < 2 * m)
-        x.cap *= 2;
-    x.t = cp_xmalloc(x.cap * sizeof *x.t);
-    memset(x.t, 0xff, x.cap * sizeof *x.t);
-    x.next = cp_xmalloc((n + 1) * sizeof *x.next);
-    x.nlit = cp_xmalloc((n + 1) * sizeof *x.nlit);
+    x->cap = 16;
+    while (x->cap < 2 * m)
+        x->cap *= 2;
+    x->t = cp_xmalloc(x->cap * sizeof *x->t);
+    memset(x->t, 0xff, x->cap * sizeof *x->t);
+    x->next = cp_xmalloc((n + 1) * sizeof *x->next);
+    x->nlit = cp_xmalloc((n + 1) * sizeof *x->nlit);
     /* Chains in rule order: insert in reverse. */
     for (size_t i = n; i-- > 0;) {
         const struct cp_rule *r = p->rules[i];
@@ -828,50 +826,83 @@ static void ck_gates(struct ck *c)
         uint32_t hv = (uint32_t)ck_hash(0, "", 0);
         for (size_t j = 0; j < k; j++)
             hv = ck_gate_hash(hv, g->words[j]);
-        x.nlit[i] = (uint32_t)k;
-        struct ck_slot *sl = ck_gate_slot(c, &x, g, k, hv);
-        x.next[i] = sl->id;
+        x->nlit[i] = (uint32_t)k;
+        struct ck_slot *sl = ck_gate_slot(c, x, g, k, hv);
+        x->next[i] = sl->id;
         *sl = (struct ck_slot){(uint32_t)i, hv};
     }
+}
+
+/* The rules that may contain rule I: those whose P is a prefix of its
+ * own, into *cand. */
+static void ck_gate_candidates(struct ck *c, const struct ck_gindex *x,
+                               size_t i, struct cp_vec *cand)
+{
+    struct cp_policy *p = c->p;
+    const struct cp_gate_pat *g = &p->rules[i]->u.gate;
+    cand->len = 0;
+    uint32_t hv = (uint32_t)ck_hash(0, "", 0);
+    for (size_t j = 0; j <= x->nlit[i]; j++) {
+        if (j)
+            hv = ck_gate_hash(hv, g->words[j - 1]);
+        for (uint32_t q = ck_gate_slot(c, x, g, j, hv)->id; q != CK_NONE;
+             q = x->next[q])
+            cp_vec_push(c->a, cand, p->rules[q]);
+    }
+}
+
+/* Reports the gate ask R shadowed by a gate deny among CAND that contains
+ * it; returns whether one does. */
+static bool ck_gate_shadowed(struct ck *c, const struct cp_rule *r,
+                             const struct cp_vec *cand)
+{
+    bool shadowed = false;
+    for (size_t j = 0; j < cand->len; j++) {
+        const struct cp_rule *q = cand->items[j];
+        if (q != r && q->kind == CP_R_GATE_DENY && r->kind == CP_R_GATE_ASK &&
+            ck_gate_may_contain(&q->u.gate, &r->u.gate) &&
+            cp_gate_contains(&q->u.gate, &r->u.gate) == CP_REL_YES) {
+            if (!ck_library_rule(r))
+                ck_add(c, CK_SHADOWED_GATE, r, q);
+            shadowed = true;
+        }
+    }
+    return shadowed;
+}
+
+/* Marks and reports R redundant for each rule of its verdict among CAND
+ * that contains it (of two equal rules, the one kept is the earlier). */
+static void ck_gate_redundant(struct ck *c, struct cp_rule *r,
+                              const struct cp_vec *cand)
+{
+    for (size_t j = 0; j < cand->len; j++) {
+        const struct cp_rule *q = cand->items[j];
+        if (q == r || q->kind != r->kind ||
+            !ck_gate_may_contain(&q->u.gate, &r->u.gate) ||
+            cp_gate_contains(&q->u.gate, &r->u.gate) != CP_REL_YES)
+            continue;
+        if (!ck_keep_before(q, r) &&
+            cp_gate_contains(&r->u.gate, &q->u.gate) == CP_REL_YES)
+            continue;
+        r->flags |= CP_RF_REDUNDANT;
+        if (!ck_library_rule(r))
+            ck_add(c, CK_REDUNDANT_GATE, r, q);
+    }
+}
+
+static void ck_gates(struct ck *c)
+{
+    struct cp_policy *p = c->p;
+    struct ck_gindex x = {0};
+    ck_gindex_build(c, &x);
     struct cp_vec cand = {0};
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < p->nrules; i++) {
         struct cp_rule *r = p->rules[i];
         if (!ck_is_words(r))
             continue;
-        const struct cp_gate_pat *g = &r->u.gate;
-        cand.len = 0;
-        uint32_t hv = (uint32_t)ck_hash(0, "", 0);
-        for (size_t j = 0; j <= x.nlit[i]; j++) {
-            if (j)
-                hv = ck_gate_hash(hv, g->words[j - 1]);
-            for (uint32_t q = ck_gate_slot(c, &x, g, j, hv)->id; q != CK_NONE;
-                 q = x.next[q])
-                cp_vec_push(c->a, &cand, p->rules[q]);
-        }
-        bool shadowed = false;
-        for (size_t j = 0; j < cand.len; j++) {
-            const struct cp_rule *q = cand.items[j];
-            if (q != r && q->kind == CP_R_GATE_DENY && r->kind == CP_R_GATE_ASK &&
-                ck_gate_may_contain(&q->u.gate, &r->u.gate) &&
-                cp_gate_contains(&q->u.gate, &r->u.gate) == CP_REL_YES) {
-                if (!ck_library_rule(r))
-                    ck_add(c, CK_SHADOWED_GATE, r, q);
-                shadowed = true;
-            }
-        }
-        for (size_t j = 0; j < cand.len && !shadowed; j++) {
-            const struct cp_rule *q = cand.items[j];
-            if (q == r || q->kind != r->kind ||
-                !ck_gate_may_contain(&q->u.gate, &r->u.gate) ||
-                cp_gate_contains(&q->u.gate, &r->u.gate) != CP_REL_YES)
-                continue;
-            if (!ck_keep_before(q, r) &&
-                cp_gate_contains(&r->u.gate, &q->u.gate) == CP_REL_YES)
-                continue;
-            r->flags |= CP_RF_REDUNDANT;
-            if (!ck_library_rule(r))
-                ck_add(c, CK_REDUNDANT_GATE, r, q);
-        }
+        ck_gate_candidates(c, &x, i, &cand);
+        if (!ck_gate_shadowed(c, r, &cand))
+            ck_gate_redundant(c, r, &cand);
     }
     free(x.t);
     free(x.next);

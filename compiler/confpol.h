@@ -6,12 +6,14 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "arena.h"
+/* The content scanner is public: explain and the gate hook use it. */
+#include "content.h"
 #include "diag.h"
 #include "policy.h"
-
-#define CP_VERSION "0.1.0"
+#include "version.h" /* CP_VERSION */
 
 struct cp_file;
 
@@ -65,6 +67,9 @@ int cp_check_expects(struct cp_ctx *cx);
  * themselves. */
 int cp_compile(struct cp_ctx *cx);
 
+/* Stable S-expression dump of a parsed file, for tests and --dump=ast
+ * (compiler/ast.c). */
+void cp_ast_dump(const struct cp_file *f, FILE *out);
 /* fmt: canonical layout of one parsed file (compiler/fmt.c). */
 void cp_fmt_file(const struct cp_file *f, struct cp_buf *out);
 /* --print-effective: the resolved policy in confpol syntax, implicit rules

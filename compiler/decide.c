@@ -88,6 +88,51 @@ static enum cp_verdict dc_verdict(bool deny, bool allow, bool allow_list)
     return CP_ALLOW;
 }
 
+/* The set a path rule of KIND adds to when deciding access ACC: the
+ * denies, the allows, or none (NULL). */
+static struct dc_set *dc_set_for(enum cp_rule_kind kind, enum cp_access acc,
+                                 struct dc_set *deny, struct dc_set *allow)
+{
+    switch (kind) {
+    case CP_R_WRITE:
+        return acc == CP_ACC_WRITE ? allow : NULL;
+    case CP_R_EXEC:
+        return acc == CP_ACC_EXEC ? allow : NULL;
+    case CP_R_DENY_READ:
+        return acc == CP_ACC_READ || acc == CP_ACC_EXEC ? deny : NULL;
+    case CP_R_DENY_WRITE:
+        return acc == CP_ACC_WRITE ? deny : NULL;
+    case CP_R_DENY_EXEC:
+        return acc == CP_ACC_EXEC ? deny : NULL;
+    case CP_R_GATE_ASK:
+    case CP_R_GATE_DENY:
+    case CP_R_NET_ALLOW:
+    case CP_R_NET_DENY:
+        break;
+    }
+    return NULL;
+}
+
+/* Would a binding that makes a MAY relation hold change the verdict V?
+ * Then out names the param and the rule. */
+static void dc_unbound(struct cp_decision *out, enum cp_verdict v,
+                       const struct dc_set *deny, const struct dc_set *allow,
+                       bool allow_list)
+{
+    bool dy = deny->yes.len > 0, ay = allow->yes.len > 0;
+    if (deny->may && dc_verdict(true, ay, allow_list) != v) {
+        out->unbound_param = deny->may_param;
+        out->unbound_rule = deny->may_rule;
+    } else if (allow->may && dc_verdict(dy, true, allow_list) != v) {
+        out->unbound_param = allow->may_param;
+        out->unbound_rule = allow->may_rule;
+    } else if (deny->may && allow->may &&
+               dc_verdict(true, true, allow_list) != v) {
+        out->unbound_param = deny->may_param;
+        out->unbound_rule = deny->may_rule;
+    }
+}
+
 void cp_sema_decide_path(const struct cp_policy *p, enum cp_access acc,
                          const struct cp_path *subjp, struct cp_arena *a,
                          struct cp_decision *out)
@@ -98,29 +143,7 @@ void cp_sema_decide_path(const struct cp_policy *p, enum cp_access acc,
     bool allow_list = acc == CP_ACC_WRITE || (acc == CP_ACC_EXEC && p->has_exec);
     for (size_t i = 0; i < p->nrules; i++) {
         const struct cp_rule *r = p->rules[i];
-        struct dc_set *set = NULL;
-        switch (r->kind) {
-        case CP_R_WRITE:
-            set = acc == CP_ACC_WRITE ? &allow : NULL;
-            break;
-        case CP_R_EXEC:
-            set = acc == CP_ACC_EXEC ? &allow : NULL;
-            break;
-        case CP_R_DENY_READ:
-            set = acc == CP_ACC_READ || acc == CP_ACC_EXEC ? &deny : NULL;
-            break;
-        case CP_R_DENY_WRITE:
-            set = acc == CP_ACC_WRITE ? &deny : NULL;
-            break;
-        case CP_R_DENY_EXEC:
-            set = acc == CP_ACC_EXEC ? &deny : NULL;
-            break;
-        case CP_R_GATE_ASK:
-        case CP_R_GATE_DENY:
-        case CP_R_NET_ALLOW:
-        case CP_R_NET_DENY:
-            break;
-        }
+        struct dc_set *set = dc_set_for(r->kind, acc, &deny, &allow);
         if (!set)
             continue;
         const char *param;
@@ -135,17 +158,7 @@ void cp_sema_decide_path(const struct cp_policy *p, enum cp_access acc,
         dc_out(out, v, &allow.yes);
     else
         dc_out(out, v, NULL);
-    /* Would a binding that makes a MAY relation hold change the verdict? */
-    if (deny.may && dc_verdict(true, ay, allow_list) != v) {
-        out->unbound_param = deny.may_param;
-        out->unbound_rule = deny.may_rule;
-    } else if (allow.may && dc_verdict(dy, true, allow_list) != v) {
-        out->unbound_param = allow.may_param;
-        out->unbound_rule = allow.may_rule;
-    } else if (deny.may && allow.may && dc_verdict(true, true, allow_list) != v) {
-        out->unbound_param = deny.may_param;
-        out->unbound_rule = deny.may_rule;
-    }
+    dc_unbound(out, v, &deny, &allow, allow_list);
 }
 
 static int dc_net(const struct cp_policy *p, const char *subject,

@@ -118,35 +118,8 @@ size_t cp_gate_literal_prefix(const struct cp_gate_pat *g);
 
 /* ---- domains --------------------------------------------------------- */
 
-/* "example.com" or "*.example.com"; rejects "*", "*.com" (a public suffix
- * with no registrable label), empty labels, bad characters.  Returns NULL
- * on success, else a message. */
-const char *cp_domain_parse(struct cp_arena *a, const char *text, size_t len,
-                            struct cp_domain *out);
-/* A requested host[:port] (spec/patterns.md 3.3): a name, an IP literal
- * in any form the C library accepts as an address ("127.1" is
- * 127.0.0.1), canonicalised; no wildcard.  NULL or a message. */
-const char *cp_net_host_parse(struct cp_arena *a, const char *text,
-                              size_t len, struct cp_domain *out);
-/* Name part only (any kind of rule against a name). */
-bool cp_domain_matches(const struct cp_domain *d, const char *host);
-/* Does rule d match the parsed request req (same kind, port if any)? A
- * request without a port (0) matches only rules without a port. */
-bool cp_domain_matches_req(const struct cp_domain *d,
-                           const struct cp_domain *req);
-
-/* The network decision (spec/semantics.md, net): shared by the decision
- * model (explain, expect) and the runtime's proxy.  rules[i].dom is NULL
- * for 'net deny'.  Any 'net deny' denies; no allow rule allows all;
- * otherwise allowed iff an allow rule matches.  The indices of the
- * deciding rules (every deny, or every matching allow) go to match[]
- * (room for n), their count to *nmatch (0: decided by default). */
-struct cp_net_rule {
-    const struct cp_domain *dom;
-};
-enum cp_verdict cp_net_decide(const struct cp_net_rule *rules, size_t n,
-                              const struct cp_domain *req, size_t *match,
-                              size_t *nmatch);
+/* Parsing, matching and the network decision: util/netmatch.h (included
+ * through policy.h).  Exact relations between two domain patterns: */
 enum cp_rel cp_domain_contains(const struct cp_domain *outer,
                                const struct cp_domain *inner);
 /* Exact: does some host match both? */

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "hash.h"
 #include "match.h"
 #include "match_int.h"
 #include "shell_read.h"
@@ -34,84 +35,127 @@ static bool gate_space(char c)
  * size with every repetition expanded is bounded. */
 #define CP_GATE_RE_EXPANDED_MAX 200000.0
 #define CP_MAX_GROUP_DEPTH 64
+static bool re_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+/* The factor of the duplication symbol at t[*ip]: '*' and '?' 1, '+' 2, an
+ * interval {m}, {m,}, {m,n} its larger count + 1 ({m,}: m copies and a
+ * star); 0 if there is none there.  An interval is read up to its '}'
+ * (*ip is left on it). */
+static double re_dup_factor(const char *t, size_t n, size_t *ip)
+{
+    size_t i = *ip;
+    char c = t[i];
+    if (c == '*' || c == '?')
+        return 1;
+    if (c == '+')
+        return 2;
+    if (!(c == '{' && i + 1 < n && re_digit(t[i + 1])))
+        return 0;
+    double lo = 0, hi = -1;
+    for (i++; i < n && re_digit(t[i]); i++)
+        lo = lo * 10 + (t[i] - '0');
+    if (i < n && t[i] == ',') {
+        hi = 0;
+        for (i++; i < n && re_digit(t[i]); i++)
+            hi = hi * 10 + (t[i] - '0');
+        if (hi == 0)
+            hi = lo + 1;
+    }
+    while (i < n && t[i] != '}')
+        i++;
+    *ip = i;
+    return (hi > lo ? hi : lo) + 1;
+}
+
+/* The index of the ']' that closes the bracket expression opening at t[i]
+ * (n if none): a leading '^' and ']' are members, and [:class:], [.coll.]
+ * and [=equiv=] are skipped whole. */
+static size_t re_bracket_end(const char *t, size_t n, size_t i)
+{
+    size_t j = i + 1;
+    if (j < n && t[j] == '^')
+        j++;
+    if (j < n && t[j] == ']')
+        j++;
+    while (j < n && t[j] != ']') {
+        if (t[j] == '[' && j + 1 < n &&
+            (t[j + 1] == ':' || t[j + 1] == '.' || t[j + 1] == '=')) {
+            char e = t[j + 1];
+            j += 2;
+            while (j + 1 < n && !(t[j] == e && t[j + 1] == ']'))
+                j++;
+            j += 2;
+        } else {
+            j++;
+        }
+    }
+    return j;
+}
+
+/* The expanded size of an ERE read so far, per open group: sum[d] is the
+ * size of group d's alternative so far, last[d] that of its last atom. */
+struct re_size {
+    double sum[CP_MAX_GROUP_DEPTH + 1], last[CP_MAX_GROUP_DEPTH + 1];
+    size_t d;
+};
+
+/* Reads the token at t[*ip] that is not a duplication symbol: an atom (an
+ * escape, a bracket expression, a closing group), an opening group or a
+ * '|'.  Returns why the ERE is refused, or NULL. */
+static const char *re_atom(struct re_size *z, const char *t, size_t n,
+                           size_t *ip)
+{
+    char c = t[*ip];
+    double atom = 1;
+    if (c == '\\') {
+        ++*ip;
+    } else if (c == '[') {
+        *ip = re_bracket_end(t, n, *ip);
+    } else if (c == '(') {
+        if (z->d == CP_MAX_GROUP_DEPTH)
+            return "groups nested too deeply";
+        z->d++;
+        z->sum[z->d] = z->last[z->d] = 0;
+        return NULL;
+    } else if (c == ')' && z->d > 0) {
+        atom = z->sum[z->d] ? z->sum[z->d] : 1;
+        z->d--;
+    } else if (c == '|') {
+        z->last[z->d] = 0;
+        return NULL;
+    }
+    z->last[z->d] = atom;
+    z->sum[z->d] += atom;
+    return NULL;
+}
+
 static const char *gate_regex_refused(const char *t, size_t n)
 {
-    double sum[CP_MAX_GROUP_DEPTH + 1], last[CP_MAX_GROUP_DEPTH + 1];
-    size_t d = 0;
-    sum[0] = last[0] = 0;
+    struct re_size z;
+    z.d = 0;
+    z.sum[0] = z.last[0] = 0;
     bool dup = false; /* the previous token was a duplication symbol */
     for (size_t i = 0; i < n; i++) {
-        char c = t[i];
-        double mult = 0; /* a duplication symbol's factor, 0 for none */
-        if (c == '*' || c == '?') {
-            mult = 1;
-        } else if (c == '+') {
-            mult = 2;
-        } else if (c == '{' && i + 1 < n && t[i + 1] >= '0' && t[i + 1] <= '9') {
-            double lo = 0, hi = -1;
-            for (i++; i < n && t[i] >= '0' && t[i] <= '9'; i++)
-                lo = lo * 10 + (t[i] - '0');
-            if (i < n && t[i] == ',') {
-                hi = 0;
-                for (i++; i < n && t[i] >= '0' && t[i] <= '9'; i++)
-                    hi = hi * 10 + (t[i] - '0');
-                if (hi == 0)
-                    hi = lo + 1; /* {m,}: m copies and a star */
-            }
-            mult = (hi > lo ? hi : lo) + 1;
-            while (i < n && t[i] != '}')
-                i++;
-        }
-        if (mult) {
-            if (dup)
-                return "repetition of a repetition ('**', '+?', '{2}+'...): "
-                       "undefined in POSIX ERE; write a single operator";
-            dup = true;
-            sum[d] += last[d] * (mult - 1);
-            last[d] *= mult;
-            if (sum[d] > CP_GATE_RE_EXPANDED_MAX)
-                return "too large once its repetitions are expanded (nested "
-                       "or large repetition counts); simplify it";
+        double mult = re_dup_factor(t, n, &i);
+        if (!mult) {
+            dup = false;
+            const char *msg = re_atom(&z, t, n, &i);
+            if (msg)
+                return msg;
             continue;
         }
-        dup = false;
-        double atom = 1;
-        if (c == '\\') {
-            i++;
-        } else if (c == '[') {
-            size_t j = i + 1;
-            if (j < n && t[j] == '^')
-                j++;
-            if (j < n && t[j] == ']')
-                j++;
-            while (j < n && t[j] != ']') {
-                if (t[j] == '[' && j + 1 < n &&
-                    (t[j + 1] == ':' || t[j + 1] == '.' || t[j + 1] == '=')) {
-                    char e = t[j + 1];
-                    j += 2;
-                    while (j + 1 < n && !(t[j] == e && t[j + 1] == ']'))
-                        j++;
-                    j += 2;
-                } else {
-                    j++;
-                }
-            }
-            i = j;
-        } else if (c == '(') {
-            if (d == CP_MAX_GROUP_DEPTH)
-                return "groups nested too deeply";
-            d++;
-            sum[d] = last[d] = 0;
-            continue;
-        } else if (c == ')' && d > 0) {
-            atom = sum[d] ? sum[d] : 1;
-            d--;
-        } else if (c == '|') {
-            last[d] = 0;
-            continue;
-        }
-        last[d] = atom;
-        sum[d] += atom;
+        if (dup)
+            return "repetition of a repetition ('**', '+?', '{2}+'...): "
+                   "undefined in POSIX ERE; write a single operator";
+        dup = true;
+        z.sum[z.d] += z.last[z.d] * (mult - 1);
+        z.last[z.d] *= mult;
+        if (z.sum[z.d] > CP_GATE_RE_EXPANDED_MAX)
+            return "too large once its repetitions are expanded (nested "
+                   "or large repetition counts); simplify it";
     }
     return NULL;
 }
@@ -128,6 +172,8 @@ enum el_kind {
 
 struct gopt {
     bool lng;          /* --name (else a one-letter -X) */
+    bool dash1;        /* -name=GLOB: a long option written with one dash
+                          (Go's flag package: terraform -chdir=DIR) */
     const char *name;  /* without the dashes */
     const char *value; /* glob the option's value must match, or NULL */
 };
@@ -172,7 +218,8 @@ static const char *gp_alts(struct cp_arena *a, const char *w, struct cp_vec *out
     return NULL;
 }
 
-/* One option alternative ("--force", "--output=*", "-f", "-rf"). */
+/* One option alternative ("--force", "--output=*", "-f", "-rf",
+ * "-chdir=*"). */
 static const char *gp_opt(struct cp_arena *a, const char *t, bool single,
                           struct cp_vec *out)
 {
@@ -188,14 +235,19 @@ static const char *gp_opt(struct cp_arena *a, const char *t, bool single,
         return "option without a name";
     if (memchr(name, '*', nl))
         return "'*' in an option name (options are matched by name)";
-    if (!lng && nl > 1 && (value || single))
+    /* A name of two or more letters after one dash: with a value, one long
+     * option (-chdir=DIR); without, one element per letter (-rf). */
+    bool dash1 = !lng && nl > 1 && value;
+    if (!lng && nl > 1 && !value && single)
         return "a short option with a value, or in alternatives, is one "
                "letter (write -f, not -rf)";
-    size_t n = lng ? 1 : nl;
+    bool whole = lng || dash1; /* one element for the whole name */
+    size_t n = whole ? 1 : nl;
     for (size_t k = 0; k < n; k++) {
         struct gopt *o = cp_arena_alloc(a, sizeof *o);
         o->lng = lng;
-        o->name = cp_arena_strndup(a, lng ? name : name + k, lng ? nl : 1);
+        o->dash1 = dash1;
+        o->name = cp_arena_strndup(a, whole ? name : name + k, whole ? nl : 1);
         o->value = value ? cp_arena_strdup(a, value) : NULL;
         cp_vec_push(a, out, o);
     }
@@ -229,86 +281,87 @@ static char *gp_lower(struct cp_arena *a, const char *s)
     return l;
 }
 
-/* The elements of a word pattern (spec/patterns.md 2.1). */
-static const char *gp_elements(struct cp_arena *a, struct cp_gate_pat *out)
+/* The redirection element of the word W ('>GLOB', '>>GLOB', '<GLOB',
+ * '<>GLOB'). */
+static const char *gp_redir(struct cp_arena *a, const char *w,
+                            struct cp_vec *els)
 {
-    struct cp_vec els = {0};
-    bool first_pos = true, after_dd = false;
-    for (size_t k = 0; k < out->nwords; k++) {
-        const char *w = out->words[k];
-        struct cp_vec alts = {0};
-        if (strcmp(w, "*") == 0 || strcmp(w, "**") == 0) {
-            gp_push(a, &els, w[1] ? EL_ANY : EL_ONE, &alts, 0);
-            first_pos = false;
-            continue;
-        }
-        if (strcmp(w, "--") == 0) { /* then words starting with '-' are
-                                         positional, as in the command */
-            after_dd = true;
-            continue;
-        }
-        if (w[0] == '<' || w[0] == '>') {
-            char dir = w[0];
-            const char *t = w + 1;
-            if (dir == '>' && *t == '>')
-                t++;
-            else if (dir == '<' && *t == '>')
-                t++, dir = 'b'; /* "<>": read or write */
-            if (!*t)
-                return "a redirection pattern needs a target ('>*.bashrc')";
-            if (strpbrk(t, "<>"))
-                return "shell operator in a word pattern (each simple "
-                       "command is matched on its own)";
-            const char *why = gp_alts(a, t, &alts);
-            if (why)
-                return why;
-            gp_push(a, &els, EL_REDIR, &alts, dir);
-            continue;
-        }
-        if (strpbrk(w, "<>"))
-            return "shell operator in a word pattern (a redirection is "
-                   "written as one word starting with '>' or '<')";
-        const char *why = gp_alts(a, w, &alts);
+    char dir = w[0];
+    const char *t = w + 1;
+    if (dir == '>' && *t == '>')
+        t++;
+    else if (dir == '<' && *t == '>')
+        t++, dir = 'b'; /* "<>": read or write */
+    if (!*t)
+        return "a redirection pattern needs a target ('>*.bashrc')";
+    if (strpbrk(t, "<>"))
+        return "shell operator in a word pattern (each simple "
+               "command is matched on its own)";
+    struct cp_vec alts = {0};
+    const char *why = gp_alts(a, t, &alts);
+    if (why)
+        return why;
+    gp_push(a, els, EL_REDIR, &alts, dir);
+    return NULL;
+}
+
+/* The option elements of the alternatives ALTS (all options): one element
+ * for alternatives, one per letter of a cluster (-rf: -r and -f). */
+static const char *gp_opts(struct cp_arena *a, const struct cp_vec *alts,
+                           struct cp_vec *els)
+{
+    struct cp_vec opts = {0};
+    for (size_t i = 0; i < alts->len; i++) {
+        const char *why = gp_opt(a, alts->items[i], alts->len > 1, &opts);
         if (why)
             return why;
-        size_t nopt = 0;
-        for (size_t i = 0; i < alts.len && !after_dd; i++)
-            nopt += is_opt_text(alts.items[i]);
-        if (nopt && nopt != alts.len)
-            return "alternatives mix options and words";
-        if (!nopt) {
-            if (first_pos)
-                for (size_t i = 0; i < alts.len; i++)
-                    alts.items[i] = gp_lower(a, alts.items[i]);
-            first_pos = false;
-            gp_push(a, &els, EL_WORD, &alts, 0);
-            continue;
-        }
-        struct cp_vec opts = {0};
-        for (size_t i = 0; i < alts.len; i++) {
-            why = gp_opt(a, alts.items[i], alts.len > 1, &opts);
-            if (why)
-                return why;
-        }
-        if (alts.len > 1) {
-            gp_push(a, &els, EL_OPT, &opts, 0);
-        } else {
-            for (size_t i = 0; i < opts.len; i++) { /* -rf: -r and -f */
-                struct cp_vec one = {0};
-                cp_vec_push(a, &one, opts.items[i]);
-                gp_push(a, &els, EL_OPT, &one, 0);
-            }
-        }
     }
-    struct cp_gate_el *arr = cp_arena_alloc(a, (els.len ? els.len : 1) * sizeof *arr);
-    for (size_t i = 0; i < els.len; i++)
-        arr[i] = *(struct cp_gate_el *)els.items[i];
-    out->els = arr;
-    out->nels = els.len;
-    /* words: the positional words first, then options and redirections,
-     * each as written: a command starting with these words in this order
-     * is matched (the claude back end's Bash rules rely on it), and the
-     * analysis indexes the leading literal positional words. */
+    if (alts->len > 1) {
+        gp_push(a, els, EL_OPT, &opts, 0);
+        return NULL;
+    }
+    for (size_t i = 0; i < opts.len; i++) {
+        struct cp_vec one = {0};
+        cp_vec_push(a, &one, opts.items[i]);
+        gp_push(a, els, EL_OPT, &one, 0);
+    }
+    return NULL;
+}
+
+/* The element of the word W, neither '*', '**', '--' nor a redirection:
+ * positional words (the first one, the program, lower-cased) or options
+ * (before a '--': AFTER_DD). */
+static const char *gp_word(struct cp_arena *a, const char *w, bool after_dd,
+                           bool *first_pos, struct cp_vec *els)
+{
+    if (strpbrk(w, "<>"))
+        return "shell operator in a word pattern (a redirection is "
+               "written as one word starting with '>' or '<')";
+    struct cp_vec alts = {0};
+    const char *why = gp_alts(a, w, &alts);
+    if (why)
+        return why;
+    size_t nopt = 0;
+    for (size_t i = 0; i < alts.len && !after_dd; i++)
+        nopt += is_opt_text(alts.items[i]);
+    if (nopt && nopt != alts.len)
+        return "alternatives mix options and words";
+    if (nopt)
+        return gp_opts(a, &alts, els);
+    if (*first_pos)
+        for (size_t i = 0; i < alts.len; i++)
+            alts.items[i] = gp_lower(a, alts.items[i]);
+    *first_pos = false;
+    gp_push(a, els, EL_WORD, &alts, 0);
+    return NULL;
+}
+
+/* out->words reordered: the positional words first, then options and
+ * redirections, each as written: a command starting with these words in
+ * this order is matched (the claude back end's Bash rules rely on it), and
+ * the analysis indexes the leading literal positional words. */
+static void gp_order_words(struct cp_arena *a, struct cp_gate_pat *out)
+{
     const char **ws = cp_arena_alloc(a, (out->nwords ? out->nwords : 1) * sizeof *ws);
     size_t n = 0;
     for (int pass = 0; pass < 2; pass++)
@@ -322,7 +375,94 @@ static const char *gp_elements(struct cp_arena *a, struct cp_gate_pat *out)
                 ws[n++] = w;
         }
     out->words = ws;
+}
+
+/* The elements of a word pattern (spec/patterns.md 2.1). */
+static const char *gp_elements(struct cp_arena *a, struct cp_gate_pat *out)
+{
+    struct cp_vec els = {0};
+    bool first_pos = true, after_dd = false;
+    for (size_t k = 0; k < out->nwords; k++) {
+        const char *w = out->words[k];
+        const char *why = NULL;
+        if (strcmp(w, "*") == 0 || strcmp(w, "**") == 0) {
+            struct cp_vec none = {0};
+            gp_push(a, &els, w[1] ? EL_ANY : EL_ONE, &none, 0);
+            first_pos = false;
+        } else if (strcmp(w, "--") == 0) {
+            after_dd = true; /* then words starting with '-' are positional,
+                                as in the command */
+        } else if (w[0] == '<' || w[0] == '>') {
+            why = gp_redir(a, w, &els);
+        } else {
+            why = gp_word(a, w, after_dd, &first_pos, &els);
+        }
+        if (why)
+            return why;
+    }
+    struct cp_gate_el *arr = cp_arena_alloc(a, (els.len ? els.len : 1) * sizeof *arr);
+    for (size_t i = 0; i < els.len; i++)
+        arr[i] = *(struct cp_gate_el *)els.items[i];
+    out->els = arr;
+    out->nels = els.len;
+    gp_order_words(a, out);
     return NULL;
+}
+
+/* A regex pattern T (LEN bytes): refused shapes first, then regcomp. */
+static const char *gp_regex(struct cp_arena *a, const char *t, size_t len,
+                            struct cp_gate_pat *out)
+{
+    const char *why = gate_regex_refused(t, len);
+    if (why)
+        return why;
+    regex_t *re = cp_xmalloc(sizeof *re);
+    int rc = regcomp(re, t, REG_EXTENDED | REG_NOSUB);
+    if (rc != 0) {
+        char buf[256];
+        regerror(rc, re, buf, sizeof buf);
+        free(re);
+        return cp_arena_strdup(a, buf);
+    }
+    out->kind = CP_GATE_REGEX;
+    out->text = t;
+    out->regex = re;
+    return NULL;
+}
+
+/* Why the text of a word pattern is refused before it is split: quotes
+ * and shell operators; NULL if it is not. */
+static const char *gp_words_refused(const char *text, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        char c = text[i];
+        if (c == '\'' || c == '"' || c == '\\' || c == '`')
+            return "quote or backslash in a word pattern (commands are "
+                   "matched after quote removal; use a regex for such text)";
+        if (c == ';' || c == '&' || c == '(' || c == ')')
+            return "shell operator in a word pattern (each simple command "
+                   "is matched on its own; use a regex to match across "
+                   "commands)";
+    }
+    return NULL;
+}
+
+/* TEXT split at white space. */
+static struct cp_vec gp_split(struct cp_arena *a, const char *text,
+                              size_t len)
+{
+    struct cp_vec words = {0};
+    for (size_t i = 0; i < len;) {
+        while (i < len && gate_space(text[i]))
+            i++;
+        if (i >= len)
+            break;
+        size_t s = i;
+        while (i < len && !gate_space(text[i]))
+            i++;
+        cp_vec_push(a, &words, cp_arena_strndup(a, text + s, i - s));
+    }
+    return words;
 }
 
 const char *cp_gate_parse(struct cp_arena *a, const char *text, size_t len,
@@ -337,45 +477,12 @@ const char *cp_gate_parse(struct cp_arena *a, const char *text, size_t len,
     if (i == len)
         return "empty pattern";
     const char *t = cp_arena_strndup(a, text, len);
-    if (is_regex) {
-        const char *why = gate_regex_refused(t, len);
-        if (why)
-            return why;
-        regex_t *re = cp_xmalloc(sizeof *re);
-        int rc = regcomp(re, t, REG_EXTENDED | REG_NOSUB);
-        if (rc != 0) {
-            char buf[256];
-            regerror(rc, re, buf, sizeof buf);
-            free(re);
-            return cp_arena_strdup(a, buf);
-        }
-        out->kind = CP_GATE_REGEX;
-        out->text = t;
-        out->regex = re;
-        return NULL;
-    }
-
-    for (i = 0; i < len; i++) {
-        char c = text[i];
-        if (c == '\'' || c == '"' || c == '\\' || c == '`')
-            return "quote or backslash in a word pattern (commands are "
-                   "matched after quote removal; use a regex for such text)";
-        if (c == ';' || c == '&' || c == '(' || c == ')')
-            return "shell operator in a word pattern (each simple command "
-                   "is matched on its own; use a regex to match across "
-                   "commands)";
-    }
-    struct cp_vec words = {0};
-    for (i = 0; i < len;) {
-        while (i < len && gate_space(text[i]))
-            i++;
-        if (i >= len)
-            break;
-        size_t s = i;
-        while (i < len && !gate_space(text[i]))
-            i++;
-        cp_vec_push(a, &words, cp_arena_strndup(a, text + s, i - s));
-    }
+    if (is_regex)
+        return gp_regex(a, t, len, out);
+    const char *why = gp_words_refused(text, len);
+    if (why)
+        return why;
+    struct cp_vec words = gp_split(a, text, len);
     out->kind = CP_GATE_WORDS;
     out->text = t;
     if (words.len > 0 && strcmp(words.items[words.len - 1], "*") == 0) {
@@ -384,7 +491,7 @@ const char *cp_gate_parse(struct cp_arena *a, const char *text, size_t len,
     }
     out->words = (const char **)words.items;
     out->nwords = words.len;
-    const char *why = gp_elements(a, out);
+    why = gp_elements(a, out);
     if (why) {
         memset(out, 0, sizeof *out);
         return why;
@@ -531,6 +638,54 @@ static const char *lower_base(struct cp_arena *a, const char *w)
     return *u ? gp_lower(a, w) : w;
 }
 
+/* The options of program PROG that take a separate value (value_opts), or
+ * NULL. */
+static const char *const *view_value_opts(const char *prog)
+{
+    const char *const *vt = NULL;
+    for (size_t i = 0; i < sizeof value_opts / sizeof value_opts[0]; i++)
+        if (strcmp(value_opts[i].prog, prog) == 0)
+            vt = value_opts[i].opts;
+    return vt;
+}
+
+static bool view_takes_value(const char *const *vt, const char *t)
+{
+    bool optional = false;
+    for (const char *const *o = vt; o && *o; o++)
+        if (strcmp(*o, t) == 0)
+            optional = true;
+    return optional;
+}
+
+/* Adds the static word W, word I of the command, to V: an option (before
+ * '--') is indexed and may make the next word optional (*optional); the
+ * word after such an option is positional and may be absent. */
+static void view_static_word(struct view *v, const struct cp_sh_word *w,
+                             size_t i, const char *const *vt, bool *after_dd,
+                             bool *optional)
+{
+    const char *t = w->text;
+    bool opt = !*after_dd && t[0] == '-' && t[1];
+    if (opt && strcmp(t, "--") == 0) {
+        *after_dd = true;
+        *optional = false;
+        return;
+    }
+    if (opt)
+        v->optidx[v->nopt++] = i;
+    if (*optional) { /* the value of the option before, or an operand */
+        v->ops[v->nops++] = (struct vop){w, 1};
+        *optional = false;
+        return;
+    }
+    if (opt) {
+        *optional = view_takes_value(vt, t);
+        return;
+    }
+    v->ops[v->nops++] = (struct vop){w, 0};
+}
+
 static void view_build(struct cp_gate_subject *s, size_t k, struct cp_arena *a)
 {
     struct view *v = s->views[k] = cp_arena_alloc(a, sizeof *v);
@@ -542,42 +697,19 @@ static void view_build(struct cp_gate_subject *s, size_t k, struct cp_arena *a)
     v->prog.text = lower_base(a, c->w[0].text);
     v->prog.glob = c->w[0].glob ? lower_base(a, c->w[0].glob) : NULL;
     v->ops[v->nops++] = (struct vop){&v->prog, 0};
-    const char *const *vt = NULL;
-    for (size_t i = 0; i < sizeof value_opts / sizeof value_opts[0]; i++)
-        if (strcmp(value_opts[i].prog, v->prog.text) == 0)
-            vt = value_opts[i].opts;
+    const char *const *vt = view_value_opts(v->prog.text);
     bool after_dd = false, optional = false;
     for (size_t i = 1; i < c->n; i++) {
         const struct cp_sh_word *w = &c->w[i];
-        if (w->glob) {
-            bool maybe_opt = !after_dd && (w->glob[0] == '-' || w->glob[0] == '*');
-            v->wild |= maybe_opt;
-            v->ops[v->nops++] =
-                (struct vop){w, w->split ? 2 : (maybe_opt || optional) ? 1 : 0};
-            optional = false;
+        if (!w->glob) {
+            view_static_word(v, w, i, vt, &after_dd, &optional);
             continue;
         }
-        const char *t = w->text;
-        bool opt = !after_dd && t[0] == '-' && t[1];
-        if (opt && strcmp(t, "--") == 0) {
-            after_dd = true;
-            optional = false;
-            continue;
-        }
-        if (opt)
-            v->optidx[v->nopt++] = i;
-        if (optional) { /* the value of the option before, or an operand */
-            v->ops[v->nops++] = (struct vop){w, 1};
-            optional = false;
-            continue;
-        }
-        if (opt) {
-            for (const char *const *o = vt; o && *o; o++)
-                if (strcmp(*o, t) == 0)
-                    optional = true;
-            continue;
-        }
-        v->ops[v->nops++] = (struct vop){w, 0};
+        bool maybe_opt = !after_dd && (w->glob[0] == '-' || w->glob[0] == '*');
+        v->wild |= maybe_opt;
+        v->ops[v->nops++] =
+            (struct vop){w, w->split ? 2 : (maybe_opt || optional) ? 1 : 0};
+        optional = false;
     }
 }
 
@@ -677,23 +809,35 @@ static bool value_ok(const char *glob, const char *attached,
     return next < c->n && word_match(glob, &c->w[next]);
 }
 
+/* Does the option word whose name (after its dashes) is NAME, word IDX of
+ * C, satisfy the long option O?  The value follows '=' or is the next
+ * word. */
+static bool long_sat(const struct gopt *o, const char *name,
+                     const struct cp_sh_cmd *c, size_t idx)
+{
+    size_t nl = strcspn(name, "=");
+    /* "--forc" is "--force" to getopt_long and git: a prefix */
+    if (nl == 0 || nl > strlen(o->name) || strncmp(name, o->name, nl))
+        return false;
+    return !o->value ||
+           value_ok(o->value, name[nl] == '=' ? name + nl + 1 : NULL, c,
+                    idx + 1);
+}
+
 static bool opt_sat(const struct gopt *o, const struct cp_sh_cmd *c,
                     const struct view *v)
 {
     for (size_t k = 0; k < v->nopt; k++) {
         size_t idx = v->optidx[k];
         const char *t = c->w[idx].text;
+        if (o->dash1) {
+            /* Go's flag package takes -name and --name alike */
+            if (long_sat(o, t + (t[1] == '-' ? 2 : 1), c, idx))
+                return true;
+            continue;
+        }
         if (o->lng) {
-            if (t[1] != '-')
-                continue;
-            const char *name = t + 2;
-            size_t nl = strcspn(name, "=");
-            /* "--forc" is "--force" to getopt_long and git: a prefix */
-            if (nl == 0 || nl > strlen(o->name) || strncmp(name, o->name, nl))
-                continue;
-            if (!o->value ||
-                value_ok(o->value, name[nl] == '=' ? name + nl + 1 : NULL, c,
-                         idx + 1))
+            if (t[1] == '-' && long_sat(o, t + 2, c, idx))
                 return true;
             continue;
         }
@@ -747,10 +891,7 @@ static bool reading_matches(const struct cp_gate_pat *g, const struct pos *ps,
 
 static uint32_t name_hash(const char *s)
 {
-    uint32_t h = 2166136261u;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 16777619u;
-    return h;
+    return cp_fnv32(CP_FNV32_OFFSET, s, strlen(s));
 }
 
 static struct slot *subject_slot(struct cp_gate_subject *s, const char *name);
@@ -779,16 +920,16 @@ static struct slot *subject_slot(struct cp_gate_subject *s, const char *name)
 
 static uint32_t word_hash(uint32_t h, const struct cp_sh_word *w)
 {
-    for (const char *p = w->text; *p; p++)
-        h = (h ^ (unsigned char)*p) * 16777619u;
-    return (h ^ (w->glob ? 1u : 2u)) * 16777619u;
+    h = cp_fnv32(h, w->text, strlen(w->text));
+    return (h ^ (w->glob ? 1u : 2u)) * CP_FNV32_PRIME;
 }
 
 /* The first words and the counts: the readings of one command share their
  * tails, so hashing every word would cost words x readings. */
 static uint32_t cmd_hash(const struct cp_sh_cmd *c)
 {
-    uint32_t h = (2166136261u ^ (uint32_t)c->n ^ ((uint32_t)c->nr << 20)) * 16777619u;
+    uint32_t h = (CP_FNV32_OFFSET ^ (uint32_t)c->n ^ ((uint32_t)c->nr << 20)) *
+                 CP_FNV32_PRIME;
     for (size_t i = 0; i < c->n && i < 8; i++)
         h = word_hash(h, &c->w[i]);
     for (size_t i = 0; i < c->nr && i < 8; i++)
@@ -1040,7 +1181,8 @@ static bool alts_subset(const struct cp_gate_el *out, const struct cp_gate_el *i
         for (size_t j = 0; j < out->nalts && !found; j++) {
             if (out->kind == EL_OPT) {
                 const struct gopt *p = &in->opts[i], *q = &out->opts[j];
-                found = p->lng == q->lng && strcmp(p->name, q->name) == 0 &&
+                found = p->lng == q->lng && p->dash1 == q->dash1 &&
+                        strcmp(p->name, q->name) == 0 &&
                         same_str(p->value, q->value);
             } else {
                 found = strcmp(in->alts[i], out->alts[j]) == 0;

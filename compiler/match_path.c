@@ -23,13 +23,152 @@ static const bool path_special[256] = {
     ['$'] = true, ['\\'] = true, ['*'] = true, ['?'] = true,
 };
 
-const char *cp_path_parse(struct cp_arena *a, const char *text, size_t len,
-                          bool quoted, struct cp_path *out, size_t *err_off)
+/* The root of the path TEXT: sets out->root ('~' or '${NAME}'; NULL for
+ * '/') and *pos to where the segments start.  Returns an error message with
+ * *err_off set, or NULL. */
+static const char *path_parse_root(struct cp_arena *a, const char *text,
+                                   size_t len, struct cp_path *out,
+                                   size_t *pos, size_t *err_off)
 {
-    size_t i, pos;
+    if (text[0] == '/') {
+        *pos = 1;
+        return NULL;
+    }
+    if (text[0] == '~') {
+        if (len > 1 && text[1] != '/') {
+            *err_off = 1;
+            return "'~user' paths are not supported (use '~/' or a param)";
+        }
+        out->root = cp_arena_intern(a, "HOME", 4);
+        *pos = 1;
+        return NULL;
+    }
+    if (len < 2 || text[0] != '$' || text[1] != '{')
+        return "relative path";
+    size_t n = 2;
+    while (n < len && path_name_char(text[n]))
+        n++;
+    if (n == 2 || !path_name_start(text[2])) {
+        *err_off = 2;
+        return "bad param name after '${'";
+    }
+    if (n >= len || text[n] != '}') {
+        *err_off = n;
+        return "expected '}' after the param name";
+    }
+    if (n + 1 < len && text[n + 1] != '/') {
+        *err_off = n + 1;
+        return "expected '/' after '${NAME}'";
+    }
+    out->root = cp_arena_intern(a, text + 2, n - 2);
+    *pos = n + 1;
+    return NULL;
+}
 
-    memset(out, 0, sizeof *out);
-    *err_off = 0;
+/* The number of segments of TEXT from POS on (runs of '/' separate). */
+static size_t path_count_segs(const char *text, size_t len, size_t pos)
+{
+    size_t nseg = 0;
+    for (size_t i = pos; i < len;) {
+        while (i < len && text[i] == '/')
+            i++;
+        if (i >= len)
+            break;
+        nseg++;
+        while (i < len && text[i] != '/')
+            i++;
+    }
+    return nseg;
+}
+
+/* An unquoted segment [s, e) of TEXT: '*' and '?' are globs (*wild); '\'
+ * escapes one of '*', '?', '\' (*esc); "**" is only a whole segment.
+ * Returns an error message with *err_off set, or NULL. */
+static const char *path_seg_globs(const char *text, size_t s, size_t e,
+                                  bool *wild, bool *esc, size_t *err_off)
+{
+    for (size_t j = s; j < e; j++) {
+        if (text[j] == '\\') {
+            if (j + 1 >= e || (text[j + 1] != '*' && text[j + 1] != '?' &&
+                               text[j + 1] != '\\')) {
+                *err_off = j;
+                return "backslash must be followed by '*', '?' or '\\' "
+                       "(quote the path to make it literal)";
+            }
+            *esc = true;
+            j++;
+            continue;
+        }
+        if (text[j] == '*' || text[j] == '?')
+            *wild = true;
+        if (text[j] == '*' && j + 1 < e && text[j + 1] == '*' && e - s != 2) {
+            *err_off = s;
+            return "'**' must be a whole segment";
+        }
+    }
+    return NULL;
+}
+
+/* Checks the segment [s, e) of TEXT: no '.' or '..' segment and, unless the
+ * whole path is PLAIN (none of '$', '\', '*', '?'), no '${' inside it, then
+ * (unquoted) its globs.  *classify: the segment may be more than a literal
+ * (see path_seg_store).  Returns an error message with *err_off set, or
+ * NULL. */
+static const char *path_seg_check(const char *text, size_t s, size_t e,
+                                  bool plain, bool quoted, bool *classify,
+                                  bool *wild, bool *esc, size_t *err_off)
+{
+    size_t l = e - s;
+    *classify = *wild = *esc = false;
+    if ((l == 1 && text[s] == '.') ||
+        (l == 2 && text[s] == '.' && text[s + 1] == '.')) {
+        *err_off = s;
+        return l == 1 ? "'.' segment in path" : "'..' segment in path";
+    }
+    if (plain)
+        return NULL;
+    for (size_t j = s; j < e; j++) {
+        if (text[j] == '$' && j + 1 < e && text[j + 1] == '{') {
+            *err_off = j;
+            return "'${NAME}' is only allowed at the start of a path";
+        }
+    }
+    if (quoted)
+        return NULL;
+    *classify = true;
+    return path_seg_globs(text, s, e, wild, esc, err_off);
+}
+
+/* The kind of the unquoted segment SG ([s, e) of TEXT): "**", a glob (its
+ * escapes kept: CP_SEG_GLOB syntax) or, with escapes but no glob left, the
+ * literal bytes. */
+static void path_seg_store(struct cp_arena *a, struct cp_seg *sg,
+                           const char *text, size_t s, size_t e, bool wild,
+                           bool esc)
+{
+    if (e - s == 2 && text[s] == '*' && text[s + 1] == '*') {
+        sg->kind = CP_SEG_ANY;
+        sg->s = NULL;
+        sg->len = 0;
+    } else if (wild) {
+        sg->kind = CP_SEG_GLOB;
+    } else if (esc) {
+        char *lit = cp_arena_alloc(a, e - s);
+        size_t n = 0;
+        for (size_t j = s; j < e; j++) {
+            if (text[j] == '\\')
+                j++;
+            lit[n++] = text[j];
+        }
+        sg->s = lit;
+        sg->len = n;
+    }
+}
+
+/* The checks of the whole text before its root and segments are read. */
+static const char *path_check_text(const char *text, size_t len,
+                                   size_t *err_off)
+{
     if (len == 0)
         return "empty path";
     if (len > CP_MAX_PATH_LEN) {
@@ -41,55 +180,28 @@ const char *cp_path_parse(struct cp_arena *a, const char *text, size_t len,
         *err_off = (size_t)(nul - text);
         return "NUL byte in path";
     }
+    return NULL;
+}
 
-    /* The root. */
-    if (text[0] == '/') {
-        pos = 1;
-    } else if (text[0] == '~') {
-        if (len > 1 && text[1] != '/') {
-            *err_off = 1;
-            return "'~user' paths are not supported (use '~/' or a param)";
-        }
-        out->root = cp_arena_intern(a, "HOME", 4);
-        pos = 1;
-    } else if (len >= 2 && text[0] == '$' && text[1] == '{') {
-        size_t n = 2;
-        while (n < len && path_name_char(text[n]))
-            n++;
-        if (n == 2 || !path_name_start(text[2])) {
-            *err_off = 2;
-            return "bad param name after '${'";
-        }
-        if (n >= len || text[n] != '}') {
-            *err_off = n;
-            return "expected '}' after the param name";
-        }
-        if (n + 1 < len && text[n + 1] != '/') {
-            *err_off = n + 1;
-            return "expected '/' after '${NAME}'";
-        }
-        out->root = cp_arena_intern(a, text + 2, n - 2);
-        pos = n + 1;
-    } else {
-        return "relative path";
-    }
+const char *cp_path_parse(struct cp_arena *a, const char *text, size_t len,
+                          bool quoted, struct cp_path *out, size_t *err_off)
+{
+    size_t i, pos;
 
-    /* Count segments to size the array. */
-    size_t nseg = 0;
-    for (i = pos; i < len;) {
-        while (i < len && text[i] == '/')
-            i++;
-        if (i >= len)
-            break;
-        nseg++;
-        while (i < len && text[i] != '/')
-            i++;
-    }
+    memset(out, 0, sizeof *out);
+    *err_off = 0;
+    const char *msg = path_check_text(text, len, err_off);
+    if (!msg)
+        msg = path_parse_root(a, text, len, out, &pos, err_off);
+    if (msg)
+        return msg;
+
+    size_t nseg = path_count_segs(text, len, pos);
     out->segs = nseg ? cp_arena_alloc(a, nseg * sizeof *out->segs) : NULL;
 
     char *copy = cp_arena_strndup(a, text, len);
     /* Most paths hold none of '$', '\\', '*' and '?': their segments are
-     * plain literals and skip the two scans below. */
+     * plain literals and skip the two scans of path_seg_check. */
     bool plain = true;
     for (i = pos; i < len && plain; i++)
         plain = !path_special[(unsigned char)text[i]];
@@ -102,70 +214,20 @@ const char *cp_path_parse(struct cp_arena *a, const char *text, size_t len,
         size_t s = i;
         while (i < len && text[i] != '/')
             i++;
-        size_t l = i - s;
         struct cp_seg *sg = &out->segs[k++];
         sg->s = copy + s;
-        sg->len = l;
+        sg->len = i - s;
         sg->kind = CP_SEG_LIT;
-        if ((l == 1 && text[s] == '.') ||
-            (l == 2 && text[s] == '.' && text[s + 1] == '.')) {
-            *err_off = s;
+        bool classify, wild, esc;
+        msg = path_seg_check(text, s, i, plain, quoted, &classify, &wild,
+                             &esc, err_off);
+        if (msg) {
             memset(out, 0, sizeof *out);
-            return l == 1 ? "'.' segment in path" : "'..' segment in path";
+            return msg;
         }
-        if (plain)
+        if (!classify)
             continue;
-        for (size_t j = s; j < i; j++) {
-            if (text[j] == '$' && j + 1 < i && text[j + 1] == '{') {
-                *err_off = j;
-                memset(out, 0, sizeof *out);
-                return "'${NAME}' is only allowed at the start of a path";
-            }
-        }
-        if (quoted)
-            continue;
-        /* Unquoted: '*' and '?' are globs; '\' escapes one of '*', '?',
-         * '\'; "**" alone is any number of segments. */
-        bool wild = false, esc = false;
-        for (size_t j = s; j < i; j++) {
-            if (text[j] == '\\') {
-                if (j + 1 >= i || (text[j + 1] != '*' && text[j + 1] != '?' &&
-                                   text[j + 1] != '\\')) {
-                    *err_off = j;
-                    memset(out, 0, sizeof *out);
-                    return "backslash must be followed by '*', '?' or '\\' "
-                           "(quote the path to make it literal)";
-                }
-                esc = true;
-                j++;
-                continue;
-            }
-            if (text[j] == '*' || text[j] == '?')
-                wild = true;
-            if (text[j] == '*' && j + 1 < i && text[j + 1] == '*' && l != 2) {
-                *err_off = s;
-                memset(out, 0, sizeof *out);
-                return "'**' must be a whole segment";
-            }
-        }
-        if (l == 2 && text[s] == '*' && text[s + 1] == '*') {
-            sg->kind = CP_SEG_ANY;
-            sg->s = NULL;
-            sg->len = 0;
-        } else if (wild) {
-            sg->kind = CP_SEG_GLOB; /* escapes kept: CP_SEG_GLOB syntax */
-        } else if (esc) {
-            /* no glob left: store the literal bytes */
-            char *lit = cp_arena_alloc(a, l);
-            size_t n = 0;
-            for (size_t j = s; j < i; j++) {
-                if (text[j] == '\\')
-                    j++;
-                lit[n++] = text[j];
-            }
-            sg->s = lit;
-            sg->len = n;
-        }
+        path_seg_store(a, sg, text, s, i, wild, esc);
         if (sg->kind != CP_SEG_LIT)
             out->has_glob = true;
     }

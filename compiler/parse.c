@@ -15,6 +15,7 @@
 
 #include "ast.h"
 #include "library.h"
+#include "text.h"
 #include "parser.h"
 #include "lexer.h"
 
@@ -116,157 +117,158 @@ static bool cp_blank_between(const struct cp_source *s, unsigned a, unsigned b)
  * attaching.  Comments come in source order, so the comments of one
  * statement (or argument) arrive together: one vector at a time, for the
  * item being filled, and nothing per statement without comments. */
-static void cp_attach_comments(struct cp_arena *a, struct cp_lex *st,
-                               struct cp_file *f)
+struct cp_attach {
+    struct cp_arena *a;
+    struct cp_file *f;
+    struct cp_vec lead, inner; /* of statement lead_for, inner_for */
+    size_t lead_for, inner_for;
+    struct cp_vec *alead; /* per argument of statement alead_for */
+    size_t alead_for;
+    struct cp_vec file_lead, file_trail;
+    size_t i; /* first statement not ending before the comment */
+    size_t j; /* first argument of stmts[i] not ending before it */
+};
+
+/* The comment C inside the braced list of statement S (number at->i): the
+ * trailing comment of an argument on its line, a leading comment of the
+ * next argument, or a comment before the closing brace. */
+static void cp_attach_in_list(struct cp_attach *at, struct cp_stmt *s,
+                              struct cp_comment *c)
 {
-    struct cp_comment **cs = (struct cp_comment **)st->comments.items;
-    size_t nc = st->comments.len;
+    unsigned cl = c->loc.line, cc = c->loc.col;
+    size_t j = at->j;
+    while (j < s->nargs && cp_pos_cmp(s->args[j]->n.loc.end_line,
+                                      s->args[j]->n.loc.end_col, cl, cc) < 0)
+        j++;
+    at->j = j;
+    if (j > 0 && s->args[j - 1]->n.loc.end_line == cl &&
+        !s->args[j - 1]->trailing) {
+        s->args[j - 1]->trailing = c;
+    } else if (j < s->nargs) {
+        if (at->alead_for != at->i) {
+            at->alead = cp_arena_alloc(at->a, s->nargs * sizeof(*at->alead));
+            at->alead_for = at->i;
+        }
+        cp_vec_push(at->a, &at->alead[j], c);
+        s->args[j]->leading = (struct cp_comment **)at->alead[j].items;
+        s->args[j]->nleading = at->alead[j].len;
+    } else {
+        if (at->inner_for != at->i) {
+            at->inner = (struct cp_vec){0};
+            at->inner_for = at->i;
+        }
+        cp_vec_push(at->a, &at->inner, c);
+        s->inner_trailing = (struct cp_comment **)at->inner.items;
+        s->ninner_trailing = at->inner.len;
+    }
+}
+
+/* The comment C before statement number at->i (none left: the file's
+ * trailing comments). */
+static void cp_attach_before(struct cp_attach *at, struct cp_comment *c)
+{
+    struct cp_file *f = at->f;
+    if (at->i >= f->nstmts) {
+        cp_vec_push(at->a, &at->file_trail, c);
+        return;
+    }
+    if (at->lead_for != at->i) {
+        at->lead = (struct cp_vec){0};
+        at->lead_for = at->i;
+    }
+    cp_vec_push(at->a, &at->lead, c);
+    f->stmts[at->i]->leading = (struct cp_comment **)at->lead.items;
+    f->stmts[at->i]->nleading = at->lead.len;
+}
+
+/* Attaches the comment C to the item it belongs to. */
+static void cp_attach_one(struct cp_attach *at, struct cp_comment *c)
+{
+    struct cp_file *f = at->f;
     struct cp_stmt **ss = f->stmts;
     size_t ns = f->nstmts;
-    struct cp_vec lead = {0}, inner = {0}; /* of statement lead_for, inner_for */
-    size_t lead_for = (size_t)-1, inner_for = (size_t)-1;
-    struct cp_vec *alead = NULL; /* per argument of the current statement */
-    size_t alead_for = (size_t)-1;
-    struct cp_vec file_lead = {0}, file_trail = {0};
-    size_t i = 0; /* first statement not ending before the comment */
-    size_t j = 0; /* first argument of ss[i] not ending before it */
-    for (size_t k = 0; k < nc; k++) {
-        struct cp_comment *c = cs[k];
-        unsigned cl = c->loc.line, cc = c->loc.col;
-        while (i < ns && cp_pos_cmp(ss[i]->n.loc.end_line,
-                                    ss[i]->n.loc.end_col, cl, cc) < 0) {
-            i++;
-            j = 0;
-        }
-        if (i > 0 && ss[i - 1]->n.loc.end_line == cl &&
-            !ss[i - 1]->trailing) {
-            ss[i - 1]->trailing = c;
-            continue;
-        }
-        if (f->header.src && cl == f->header.end_line &&
-            f->header.end_col < cc && !f->header_trailing) {
-            f->header_trailing = c;
-            continue;
-        }
-        if (f->header.src && cl < f->header.line) {
-            cp_vec_push(a, &file_lead, c);
-            continue;
-        }
-        if (i < ns && cp_pos_cmp(ss[i]->n.loc.line, ss[i]->n.loc.col, cl,
-                                 cc) < 0) {
-            /* Inside a braced list. */
-            struct cp_stmt *s = ss[i];
-            while (j < s->nargs &&
-                   cp_pos_cmp(s->args[j]->n.loc.end_line,
-                              s->args[j]->n.loc.end_col, cl, cc) < 0)
-                j++;
-            if (j > 0 && s->args[j - 1]->n.loc.end_line == cl &&
-                !s->args[j - 1]->trailing) {
-                s->args[j - 1]->trailing = c;
-            } else if (j < s->nargs) {
-                if (alead_for != i) {
-                    alead = cp_arena_alloc(a, s->nargs * sizeof(*alead));
-                    alead_for = i;
-                }
-                cp_vec_push(a, &alead[j], c);
-                s->args[j]->leading = (struct cp_comment **)alead[j].items;
-                s->args[j]->nleading = alead[j].len;
-            } else {
-                if (inner_for != i) {
-                    inner = (struct cp_vec){0};
-                    inner_for = i;
-                }
-                cp_vec_push(a, &inner, c);
-                s->inner_trailing = (struct cp_comment **)inner.items;
-                s->ninner_trailing = inner.len;
-            }
-            continue;
-        }
-        if (i < ns) {
-            if (lead_for != i) {
-                lead = (struct cp_vec){0};
-                lead_for = i;
-            }
-            cp_vec_push(a, &lead, c);
-            ss[i]->leading = (struct cp_comment **)lead.items;
-            ss[i]->nleading = lead.len;
-        } else {
-            cp_vec_push(a, &file_trail, c);
-        }
+    unsigned cl = c->loc.line, cc = c->loc.col;
+    while (at->i < ns && cp_pos_cmp(ss[at->i]->n.loc.end_line,
+                                    ss[at->i]->n.loc.end_col, cl, cc) < 0) {
+        at->i++;
+        at->j = 0;
     }
-    f->leading = (struct cp_comment **)file_lead.items;
-    f->nleading = file_lead.len;
-    f->trailing = (struct cp_comment **)file_trail.items;
-    f->ntrailing = file_trail.len;
+    size_t i = at->i;
+    if (i > 0 && ss[i - 1]->n.loc.end_line == cl && !ss[i - 1]->trailing) {
+        ss[i - 1]->trailing = c;
+    } else if (f->header.src && cl == f->header.end_line &&
+               f->header.end_col < cc && !f->header_trailing) {
+        f->header_trailing = c;
+    } else if (f->header.src && cl < f->header.line) {
+        cp_vec_push(at->a, &at->file_lead, c);
+    } else if (i < ns && cp_pos_cmp(ss[i]->n.loc.line, ss[i]->n.loc.col, cl,
+                                    cc) < 0) {
+        cp_attach_in_list(at, ss[i], c);
+    } else {
+        cp_attach_before(at, c);
+    }
+}
 
-    /* Blank lines: each item remembers whether the source had a blank line
-     * between it and the item before it. */
+/* Marks each of the N comments CS that has a blank line between it and the
+ * item before it (*prev: that item's last line, 0 before any). */
+static void cp_blank_comments(const struct cp_source *src,
+                              struct cp_comment **cs, size_t n,
+                              unsigned *prev)
+{
+    for (size_t k = 0; k < n; k++) {
+        cs[k]->blank_before =
+            *prev && cp_blank_between(src, *prev, cs[k]->loc.line);
+        *prev = cs[k]->loc.line;
+    }
+}
+
+/* Blank lines: each item remembers whether the source had a blank line
+ * between it and the item before it. */
+static void cp_mark_blank_lines(struct cp_file *f)
+{
     const struct cp_source *src = f->src;
     unsigned prev = 0; /* last line of the previous item, 0 before any */
-    for (size_t k = 0; k < f->nleading; k++) {
-        f->leading[k]->blank_before =
-            prev && cp_blank_between(src, prev, f->leading[k]->loc.line);
-        prev = f->leading[k]->loc.line;
-    }
+    cp_blank_comments(src, f->leading, f->nleading, &prev);
     if (f->header.src) {
         f->header_blank_before =
             prev && cp_blank_between(src, prev, f->header.line);
         prev = f->header.end_line;
     }
-    for (size_t k = 0; k < ns; k++) {
-        struct cp_stmt *s = ss[k];
-        for (size_t m = 0; m < s->nleading; m++) {
-            s->leading[m]->blank_before =
-                prev && cp_blank_between(src, prev, s->leading[m]->loc.line);
-            prev = s->leading[m]->loc.line;
-        }
+    for (size_t k = 0; k < f->nstmts; k++) {
+        struct cp_stmt *s = f->stmts[k];
+        cp_blank_comments(src, s->leading, s->nleading, &prev);
         s->blank_before = prev && cp_blank_between(src, prev, s->n.loc.line);
         prev = s->n.loc.end_line;
     }
-    for (size_t k = 0; k < f->ntrailing; k++) {
-        f->trailing[k]->blank_before =
-            prev && cp_blank_between(src, prev, f->trailing[k]->loc.line);
-        prev = f->trailing[k]->loc.line;
-    }
+    cp_blank_comments(src, f->trailing, f->ntrailing, &prev);
+}
+
+static void cp_attach_comments(struct cp_arena *a, struct cp_lex *st,
+                               struct cp_file *f)
+{
+    struct cp_comment **cs = (struct cp_comment **)st->comments.items;
+    struct cp_attach at = {.a = a, .f = f, .lead_for = (size_t)-1,
+                           .inner_for = (size_t)-1, .alead_for = (size_t)-1};
+    for (size_t k = 0; k < st->comments.len; k++)
+        cp_attach_one(&at, cs[k]);
+    f->leading = (struct cp_comment **)at.file_lead.items;
+    f->nleading = at.file_lead.len;
+    f->trailing = (struct cp_comment **)at.file_trail.items;
+    f->ntrailing = at.file_trail.len;
+    cp_mark_blank_lines(f);
 }
 
 /* ---- includes ---------------------------------------------------------- */
 
-static int cp_hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* Decodes the escapes of a quoted string (already validated by the
  * scanner).  Returns NULL if the result would hold a NUL byte. */
-static char *cp_unquote(struct cp_arena *a, const char *s, size_t n,
-                        size_t *outlen)
+static char *cp_include_name(struct cp_arena *a, const char *s, size_t n,
+                             size_t *outlen)
 {
     char *o = cp_arena_alloc(a, n + 1);
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        char c = s[i];
-        if (c == '\\' && i + 1 < n) {
-            if (s[i + 1] == 'x' && i + 3 < n) {
-                c = (char)(cp_hexval(s[i + 2]) * 16 + cp_hexval(s[i + 3]));
-                i += 3;
-            } else {
-                c = s[++i];
-            }
-        }
-        if (c == '\0')
-            return NULL;
-        o[k++] = c;
-    }
-    o[k] = '\0';
-    *outlen = k;
-    return o;
+    size_t nul_at;
+    *outlen = cp_unquote(s, n, o, NULL, &nul_at);
+    return nul_at < n ? NULL : o;
 }
 
 static const char *cp_include_path(struct cp_arena *a,
@@ -282,14 +284,15 @@ static const char *cp_include_path(struct cp_arena *a,
                            from->path, name);
 }
 
-/* Checks and loads the file of one include statement; reports at the
- * include's argument and returns NULL on any problem. */
-static struct cp_source *cp_load_include(struct cp_ctx *cx, struct cp_stmt *s,
-                                         const struct cp_frame *fr, int depth)
+/* The file name of the include statement S at depth DEPTH (its argument:
+ * one quoted, non-empty string without a NUL byte, within the depth
+ * limit); NULL after reporting. */
+static char *cp_include_arg(struct cp_ctx *cx, const struct cp_stmt *s,
+                            int depth, size_t *len)
 {
     if (s->nargs != 1)
         return NULL;
-    struct cp_arg *arg = s->args[0];
+    const struct cp_arg *arg = s->args[0];
     const struct cp_loc *at = &arg->n.loc;
     if (arg->kind != CP_ARG_QUOTED) {
         struct cp_diag *g = cp_diag_report(
@@ -299,9 +302,9 @@ static struct cp_source *cp_load_include(struct cp_ctx *cx, struct cp_stmt *s,
             cp_diag_set_suggestion(g, "write include \"%s\"", arg->text);
         return NULL;
     }
-    size_t len = 0;
-    char *name = cp_unquote(cx->arena, arg->text, arg->len, &len);
-    if (!name || len == 0) {
+    *len = 0;
+    char *name = cp_include_name(cx->arena, arg->text, arg->len, len);
+    if (!name || *len == 0) {
         cp_diag_report(&cx->diags, CP0307, at,
                        name ? "empty file name after 'include'"
                             : "the file name after 'include' holds a NUL "
@@ -314,6 +317,54 @@ static struct cp_source *cp_load_include(struct cp_ctx *cx, struct cp_stmt *s,
                        CP_MAX_INCLUDE_DEPTH);
         return NULL;
     }
+    return name;
+}
+
+/* Reports the include cycle closed by including from frame FR the file of
+ * frame A (an includer of FR, or FR itself), at AT. */
+static void cp_include_cycle(struct cp_ctx *cx, const struct cp_frame *fr,
+                             const struct cp_frame *a, const struct cp_loc *at)
+{
+    if (a == fr) {
+        cp_diag_report(&cx->diags, CP0304, at,
+                       "include cycle: '%s' includes itself", fr->src->path);
+        return;
+    }
+    /* The chain, top down: a -> ... -> fr -> a. */
+    struct cp_buf b = {0};
+    size_t n = 0;
+    for (const struct cp_frame *x = fr; x != a; x = x->up)
+        n++;
+    const struct cp_frame **chain = cp_xcalloc(n + 1, sizeof(*chain));
+    size_t k = n + 1;
+    for (const struct cp_frame *x = fr;; x = x->up) {
+        chain[--k] = x;
+        if (x == a)
+            break;
+    }
+    for (size_t m = 0; m <= n; m++)
+        cp_buf_printf(&b, "'%s' -> ", chain[m]->src->path);
+    cp_buf_printf(&b, "'%s'", a->src->path);
+    struct cp_diag *g =
+        cp_diag_report(&cx->diags, CP0304, at, "include cycle: %s", b.data);
+    for (size_t m = 1; m <= n; m++)
+        cp_diag_add_note(g, &chain[m]->inc->args[0]->n.loc,
+                         "'%s' includes '%s' here", chain[m - 1]->src->path,
+                         chain[m]->src->path);
+    free(chain);
+    cp_buf_free(&b);
+}
+
+/* Checks and loads the file of one include statement; reports at the
+ * include's argument and returns NULL on any problem. */
+static struct cp_source *cp_load_include(struct cp_ctx *cx, struct cp_stmt *s,
+                                         const struct cp_frame *fr, int depth)
+{
+    size_t len;
+    char *name = cp_include_arg(cx, s, depth, &len);
+    if (!name)
+        return NULL;
+    const struct cp_loc *at = &s->args[0]->n.loc;
     /* "<NAME>": a set of the gate library, shown under that name */
     bool lib = len > 2 && name[0] == '<' && name[len - 1] == '>';
     const char *path;
@@ -334,39 +385,10 @@ static struct cp_source *cp_load_include(struct cp_ctx *cx, struct cp_stmt *s,
     if (lib)
         src->path = name;
     for (const struct cp_frame *a = fr; a; a = a->up) {
-        if (strcmp(a->src->abspath, src->abspath) != 0)
-            continue;
-        struct cp_diag *g;
-        if (a == fr) {
-            g = cp_diag_report(&cx->diags, CP0304, at,
-                               "include cycle: '%s' includes itself",
-                               fr->src->path);
+        if (strcmp(a->src->abspath, src->abspath) == 0) {
+            cp_include_cycle(cx, fr, a, at);
             return NULL;
         }
-        /* The chain, top down: a -> ... -> fr -> a. */
-        struct cp_buf b = {0};
-        size_t n = 0;
-        for (const struct cp_frame *x = fr; x != a; x = x->up)
-            n++;
-        const struct cp_frame **chain = cp_xcalloc(n + 1, sizeof(*chain));
-        size_t k = n + 1;
-        for (const struct cp_frame *x = fr; ; x = x->up) {
-            chain[--k] = x;
-            if (x == a)
-                break;
-        }
-        for (size_t m = 0; m <= n; m++)
-            cp_buf_printf(&b, "'%s' -> ", chain[m]->src->path);
-        cp_buf_printf(&b, "'%s'", a->src->path);
-        g = cp_diag_report(&cx->diags, CP0304, at, "include cycle: %s",
-                           b.data);
-        for (size_t m = 1; m <= n; m++)
-            cp_diag_add_note(g, &chain[m]->inc->args[0]->n.loc,
-                             "'%s' includes '%s' here",
-                             chain[m - 1]->src->path, chain[m]->src->path);
-        free(chain);
-        cp_buf_free(&b);
-        return NULL;
     }
     src->includer = fr->src;
     src->include_line = s->n.loc.line;

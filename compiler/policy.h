@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "netmatch.h" /* struct cp_domain, enum cp_verdict, cp_domain_format */
 #include "source.h"
 
 struct cp_arena;
@@ -79,22 +80,6 @@ struct cp_gate_pat {
     size_t nels;
 };
 
-/* ---- domain patterns ------------------------------------------------- */
-
-/* What a net rule or a requested host names (spec/patterns.md 3). */
-enum cp_host_kind {
-    CP_HOST_NAME, /* a DNS name ("example.com", "localhost") */
-    CP_HOST_IPV4, /* an IPv4 literal, canonical dotted quad */
-    CP_HOST_IPV6, /* an IPv6 literal, canonical inet_ntop form, no brackets */
-};
-
-struct cp_domain {
-    const char *name; /* lower-case, no trailing dot: "example.com" */
-    bool wildcard;    /* "*.example.com": strict subdomains, any depth */
-    enum cp_host_kind kind;
-    unsigned port;    /* 1-65535, or 0: every port */
-};
-
 /* ---- rules ----------------------------------------------------------- */
 
 enum cp_rule_kind {
@@ -143,12 +128,6 @@ enum cp_access {
     CP_ACC_NET,  /* subject: a domain name */
     CP_ACC_GATE, /* subject: a command line */
     CP_ACC_CONTENT, /* subject: text a file tool would write (content rules) */
-};
-
-enum cp_verdict {
-    CP_ALLOW,
-    CP_ASK,  /* gate only */
-    CP_DENY,
 };
 
 struct cp_expect {
@@ -224,12 +203,19 @@ int cp_decide(const struct cp_policy *p, enum cp_access acc,
 
 /* Printable forms, NUL-terminated in the arena. */
 const char *cp_path_format(struct cp_arena *a, const struct cp_path *p); /* confpol syntax */
-/* A net rule's canonical text: "*.a.com:443", "[::1]", "10.0.0.1:22". */
-const char *cp_domain_format(struct cp_arena *a, const struct cp_domain *d);
 const char *cp_rule_kind_text(enum cp_rule_kind k);  /* "deny write" */
 const char *cp_access_text(enum cp_access a);        /* "write" */
 const char *cp_verdict_text(enum cp_verdict v);      /* "deny" */
 const char *cp_profile_text(enum cp_profile p);
+
+/* Texts for explaining a decision (compiler/policy.c). */
+/* "deny write ${PROJECT}/x" for messages (the argument as written). */
+const char *cp_sema_rule_text(struct cp_arena *a, const struct cp_rule *r);
+/* "profile confined" or "profile exclusive": the origin of an implicit rule. */
+const char *cp_sema_origin_text(enum cp_origin o);
+/* Why a decision fell to the model's default (no rule matched). */
+const char *cp_sema_default_why(enum cp_access acc, enum cp_verdict v,
+                                const struct cp_policy *p);
 
 /* Frees what the arena does not own (compiled regexes); the context's owner
  * calls it before freeing the arena.  NULL is allowed. */

@@ -22,6 +22,7 @@
 #include "content.h"
 #include "match.h"
 #include "sema.h"
+#include "text.h"
 
 enum rs_name_kind { RS_PARAM, RS_LET };
 
@@ -195,15 +196,22 @@ static const char *rs_written(struct rs *r, const struct cp_arg *arg)
 
 /* ---- decoding --------------------------------------------------------- */
 
-static int rs_hex(char c)
+/* A regex's body: only \" is unescaped (its other backslashes belong to
+ * the regex).  Writes the bytes to buf and their raw offsets to m, as
+ * cp_unquote does; returns the length. */
+static size_t rs_decode_regex(const struct cp_arg *arg, char *buf, size_t *m)
 {
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
+    size_t k = 0;
+    for (size_t i = 0; i < arg->len; i++) {
+        m[k] = i;
+        if (arg->text[i] == '\\' && i + 1 < arg->len &&
+            arg->text[i + 1] == '"')
+            i++;
+        buf[k++] = arg->text[i];
+    }
+    m[k] = arg->len;
+    buf[k] = '\0';
+    return k;
 }
 
 /* Decodes a quoted argument (\" \\ \xHH; the lexer rejected every other
@@ -223,46 +231,20 @@ static bool rs_decode(struct rs *r, const struct cp_arg *arg, char **out,
     }
     char *buf = cp_arena_alloc(r->a, arg->len + 1);
     size_t *m = cp_arena_alloc(r->a, (arg->len + 1) * sizeof *m);
-    size_t k = 0;
-    for (size_t i = 0; i < arg->len; i++) {
-        char c = arg->text[i];
-        m[k] = i;
-        if (arg->kind == CP_ARG_BARE || c != '\\' || i + 1 >= arg->len) {
-            buf[k++] = c;
-            continue;
-        }
-        char nx = arg->text[i + 1];
-        if (arg->kind == CP_ARG_REGEX) {
-            if (nx == '"') {
-                buf[k++] = '"';
-                i++;
-            } else {
-                buf[k++] = c;
-            }
-            continue;
-        }
-        if (nx == '"' || nx == '\\') {
-            buf[k++] = nx;
-            i++;
-        } else if (nx == 'x' && i + 3 < arg->len &&
-                   rs_hex(arg->text[i + 2]) >= 0 &&
-                   rs_hex(arg->text[i + 3]) >= 0) {
-            int v = rs_hex(arg->text[i + 2]) * 16 + rs_hex(arg->text[i + 3]);
-            if (v == 0) {
-                struct cp_loc l = rs_sub(arg, i, 4);
-                cp_diag_report(r->d, CP0416, &l,
-                               "'\\x00' decodes to a NUL byte, which no "
-                               "path, command or domain may hold");
-                return false;
-            }
-            buf[k++] = (char)v;
-            i += 3;
-        } else {
-            buf[k++] = c;
+    size_t k;
+    if (arg->kind == CP_ARG_REGEX) {
+        k = rs_decode_regex(arg, buf, m);
+    } else {
+        size_t nul_at;
+        k = cp_unquote(arg->text, arg->len, buf, m, &nul_at);
+        if (nul_at < arg->len) {
+            struct cp_loc l = rs_sub(arg, nul_at, 4);
+            cp_diag_report(r->d, CP0416, &l,
+                           "'\\x00' decodes to a NUL byte, which no "
+                           "path, command or domain may hold");
+            return false;
         }
     }
-    m[k] = arg->len;
-    buf[k] = '\0';
     *out = buf;
     *outlen = k;
     if (map)
@@ -384,135 +366,216 @@ static bool rs_quoted_written(const struct cp_arg *arg)
     return arg->kind == CP_ARG_QUOTED;
 }
 
-/* Resolves a path argument (bare or quoted) into *out.  `concrete`: an
- * expect subject (no globs).  Returns false after reporting. */
-static bool rs_path(struct rs *r, const struct cp_arg *arg, bool concrete,
-                    struct cp_path *out)
+/* A path argument being resolved: its decoded text, the raw offset of each
+ * decoded byte (RS_MAP) and whether it was written quoted. */
+struct rs_pathin {
+    const struct cp_arg *arg;
+    const char *t;
+    size_t n;
+    const size_t *map;
+    bool quoted;
+};
+
+/* Where the part after a path's root starts: the root's value, the prefix
+ * it was written as ('${NAME}', '~' or nothing) and the decoded offset. */
+struct rs_root {
+    struct cp_path base;
+    const char *prefix;
+    size_t rest;
+};
+
+/* Offers FIX (NULL: nothing to offer) as the suggestion "did you mean
+ * 'FIX'WHERE?" of G, FIX written the way the argument was (quoted or
+ * bare).  Returns false if there was nothing to offer. */
+static bool rs_suggest_fix(struct cp_diag *g, const char *fix, bool quoted,
+                           const char *where)
 {
-    if (arg->kind == CP_ARG_REGEX) {
-        rs_mismatch(r, arg, concrete ? "a path" : "a path pattern");
+    if (!fix)
+        return false;
+    struct cp_buf b = {0};
+    if (quoted)
+        cp_sema_quote(&b, fix, strlen(fix));
+    else
+        cp_buf_adds(&b, fix);
+    cp_diag_set_suggestion(g, "did you mean '%s'%s?", b.data, where);
+    cp_buf_free(&b);
+    return true;
+}
+
+/* Reports '${NM}' at NL naming no declared param or let. */
+static void rs_undefined_name(struct rs *r, const char *nm,
+                              const struct cp_loc *nl)
+{
+    struct cp_diag *g =
+        *nm ? cp_diag_report(r->d, CP0405, nl, "undefined name '%s'", nm)
+            : cp_diag_report(r->d, CP0405, nl,
+                             "'${}' names no param or let");
+    const char *near = *nm ? rs_near_name(r, nm, false) : NULL;
+    if (near)
+        cp_diag_set_suggestion(g, "did you mean '${%s}'?", near);
+    else if (*nm)
+        cp_diag_set_suggestion(g, "declare it with 'param %s' or "
+                                  "'let %s = PATH' before this line",
+                               nm, nm);
+    else
+        cp_diag_set_suggestion(g, "write a param or let name "
+                                  "between '${' and '}'");
+}
+
+/* True if the declared name ND (NM, used at NL) may stand here: not the let
+ * being defined, defined above this use, and (a let) resolved; reports
+ * otherwise, unless it was reported at its declaration. */
+static bool rs_name_usable(struct rs *r, const struct rs_name *nd,
+                           const char *nm, const struct cp_loc *nl)
+{
+    if (r->defining == nm) {
+        cp_diag_report(r->d, CP0406, nl, "let '%s' refers to itself", nm);
         return false;
     }
-    char *t;
-    size_t n, *map;
-    if (!rs_decode(r, arg, &t, &n, &map))
-        return false;
-    bool quoted = rs_quoted_written(arg);
-    struct cp_path base = {0};
-    size_t rest = 0; /* decoded offset where the part after the root starts */
-    const char *prefix = "";
-
-    if (n >= 2 && t[0] == '$' && t[1] == '{') {
-        size_t e = 2;
-        while (e < n && t[e] != '}')
-            e++;
-        if (e >= n) {
-            struct cp_loc l = rs_sub(arg, 0, RS_MAP(map, n) - RS_MAP(map, 0));
-            cp_diag_report(r->d, CP0409, &l, "'${' without its closing '}'");
-            return false;
-        }
-        const char *nm = cp_arena_intern(r->a, t + 2, e - 2);
-        struct cp_loc nl = rs_sub(arg, RS_MAP(map, 0), RS_MAP(map, e) - RS_MAP(map, 0) + 1);
-        struct rs_name *nd = rs_find(r, nm);
-        if (!nd && r->cx->opts.partial)
-            return false; /* perhaps declared by a statement lost to a syntax error */
-        if (!nd) {
-            struct cp_diag *g =
-                *nm ? cp_diag_report(r->d, CP0405, &nl, "undefined name '%s'",
-                                     nm)
-                    : cp_diag_report(r->d, CP0405, &nl,
-                                     "'${}' names no param or let");
-            const char *near = *nm ? rs_near_name(r, nm, false) : NULL;
-            if (near)
-                cp_diag_set_suggestion(g, "did you mean '${%s}'?", near);
-            else if (*nm)
-                cp_diag_set_suggestion(g, "declare it with 'param %s' or "
-                                          "'let %s = PATH' before this line",
-                                       nm, nm);
-            else
-                cp_diag_set_suggestion(g, "write a param or let name "
-                                          "between '${' and '}'");
-            return false;
-        }
-        if (r->defining == nm) {
-            cp_diag_report(r->d, CP0406, &nl, "let '%s' refers to itself",
-                           nm);
-            return false;
-        }
-        if (!nd->defined && !rs_valid_name(nm))
-            return false; /* reported at its declaration */
-        if (!nd->defined) {
-            struct cp_diag *g =
-                cp_diag_report(r->d, CP0406, &nl,
-                               "'%s' is used before its definition", nm);
-            cp_diag_add_note(g, &nd->loc, "'%s' is defined here", nm);
-            cp_diag_set_suggestion(g, "move the definition of '%s' above "
-                                      "its first use",
-                                   nm);
-            return false;
-        }
-        if (nd->kind == RS_LET && !nd->ok)
-            return false; /* already reported at the let */
-        base = nd->path;
-        prefix = cp_arena_printf(r->a, "${%s}", nm);
-        rest = e + 1;
-    } else if (n >= 1 && t[0] == '~') {
-        if (n > 1 && t[1] != '/') {
-            struct cp_loc l = rs_sub(arg, RS_MAP(map, 0), RS_MAP(map, n) - RS_MAP(map, 0));
-            cp_diag_report(r->d, CP0409, &l,
-                           "'~user' paths are not supported; write '~/' "
-                           "for the home directory or an absolute path");
-            return false;
-        }
-        struct rs_name *h = rs_find(r, cp_arena_intern(r->a, "HOME", 4));
-        base = h->path;
-        prefix = "~";
-        rest = 1;
-    } else if (n >= 1 && t[0] == '/') {
-        rest = 0;
-    } else {
+    if (!nd->defined && !rs_valid_name(nm))
+        return false; /* reported at its declaration */
+    if (!nd->defined) {
         struct cp_diag *g = cp_diag_report(
-            r->d, CP0407, &arg->n.loc,
-            "relative path '%s'; a path starts with '/', '~' or '${NAME}'",
-            rs_written(r, arg));
-        /* A fix is offered only where it most likely means what was
-         * written: a name that starts with a dot is a dot file of the home
-         * directory (.ssh, .aws), words without '/' a command pattern, a
-         * dotted name without '/' a domain; anything else is taken as a
-         * path in the project.  No fix for a text with '..'. */
-        bool dotfile = n > 1 && t[0] == '.' && t[1] != '.' && t[1] != '/';
-        bool command = memchr(t, ' ', n) && !memchr(t, '/', n);
-        if (command || (t[0] != '.' && rs_domainlike(t, n))) {
-            cp_diag_set_suggestion(
-                g, command
-                       ? "a command pattern belongs to 'gate ask' or 'gate deny'"
-                       : "a domain belongs to 'net allow' or 'net deny'");
-            return false;
-        }
-        const char *fix =
-            rs_normalise(r, dotfile ? "~" : "${PROJECT}", t, n, false);
-        struct cp_buf b = {0};
-        if (fix && quoted)
-            cp_sema_quote(&b, fix, strlen(fix));
-        else if (fix)
-            cp_buf_adds(&b, fix);
-        if (fix)
-            cp_diag_set_suggestion(g, "did you mean '%s'%s?", b.data,
-                                   dotfile ? " (in the home directory)"
-                                           : " (in the project)");
-        cp_buf_free(&b);
+            r->d, CP0406, nl, "'%s' is used before its definition", nm);
+        cp_diag_add_note(g, &nd->loc, "'%s' is defined here", nm);
+        cp_diag_set_suggestion(g, "move the definition of '%s' above "
+                                  "its first use",
+                               nm);
         return false;
     }
+    return !(nd->kind == RS_LET && !nd->ok); /* a bad let: reported there */
+}
 
-    const char *rt = t + rest;
-    size_t rn = n - rest;
-    if (rn > 0 && rt[0] != '/') {
-        struct cp_loc l = rs_sub(arg, RS_MAP(map, rest), 1);
-        cp_diag_report(r->d, CP0409, &l,
-                       "expected '/' after '%s'", prefix);
+/* The root '${NAME}' at the start of IN. */
+static bool rs_root_name(struct rs *r, const struct rs_pathin *in,
+                         struct rs_root *rt)
+{
+    const char *t = in->t;
+    const size_t *map = in->map;
+    size_t n = in->n, e = 2;
+    while (e < n && t[e] != '}')
+        e++;
+    if (e >= n) {
+        struct cp_loc l =
+            rs_sub(in->arg, 0, RS_MAP(map, n) - RS_MAP(map, 0));
+        cp_diag_report(r->d, CP0409, &l, "'${' without its closing '}'");
         return false;
     }
-    /* '.' and '..' segments: reported here with the normal form. */
+    const char *nm = cp_arena_intern(r->a, t + 2, e - 2);
+    struct cp_loc nl = rs_sub(in->arg, RS_MAP(map, 0),
+                              RS_MAP(map, e) - RS_MAP(map, 0) + 1);
+    struct rs_name *nd = rs_find(r, nm);
+    if (!nd && r->cx->opts.partial)
+        return false; /* perhaps declared by a statement lost to a syntax error */
+    if (!nd) {
+        rs_undefined_name(r, nm, &nl);
+        return false;
+    }
+    if (!rs_name_usable(r, nd, nm, &nl))
+        return false;
+    rt->base = nd->path;
+    rt->prefix = cp_arena_printf(r->a, "${%s}", nm);
+    rt->rest = e + 1;
+    return true;
+}
+
+/* The root '~' at the start of IN (not '~user'). */
+static bool rs_root_home(struct rs *r, const struct rs_pathin *in,
+                         struct rs_root *rt)
+{
+    if (in->n > 1 && in->t[1] != '/') {
+        struct cp_loc l = rs_sub(in->arg, RS_MAP(in->map, 0),
+                                 RS_MAP(in->map, in->n) - RS_MAP(in->map, 0));
+        cp_diag_report(r->d, CP0409, &l,
+                       "'~user' paths are not supported; write '~/' "
+                       "for the home directory or an absolute path");
+        return false;
+    }
+    struct rs_name *h = rs_find(r, cp_arena_intern(r->a, "HOME", 4));
+    rt->base = h->path;
+    rt->prefix = "~";
+    rt->rest = 1;
+    return true;
+}
+
+/* Reports a relative path, with a fix where it most likely means what was
+ * written: a name that starts with a dot is a dot file of the home
+ * directory (.ssh, .aws), words without '/' a command pattern, a dotted
+ * name without '/' a domain; anything else is taken as a path in the
+ * project.  No fix for a text with '..'. */
+static void rs_relative(struct rs *r, const struct rs_pathin *in)
+{
+    const char *t = in->t;
+    size_t n = in->n;
+    struct cp_diag *g = cp_diag_report(
+        r->d, CP0407, &in->arg->n.loc,
+        "relative path '%s'; a path starts with '/', '~' or '${NAME}'",
+        rs_written(r, in->arg));
+    bool dotfile = n > 1 && t[0] == '.' && t[1] != '.' && t[1] != '/';
+    bool command = memchr(t, ' ', n) && !memchr(t, '/', n);
+    if (command || (t[0] != '.' && rs_domainlike(t, n))) {
+        cp_diag_set_suggestion(
+            g, command
+                   ? "a command pattern belongs to 'gate ask' or 'gate deny'"
+                   : "a domain belongs to 'net allow' or 'net deny'");
+        return;
+    }
+    const char *fix =
+        rs_normalise(r, dotfile ? "~" : "${PROJECT}", t, n, false);
+    rs_suggest_fix(g, fix, in->quoted,
+                   dotfile ? " (in the home directory)" : " (in the project)");
+}
+
+/* The root of IN: '${NAME}', '~' or '/'; false after reporting anything
+ * else. */
+static bool rs_root(struct rs *r, const struct rs_pathin *in,
+                    struct rs_root *rt)
+{
+    *rt = (struct rs_root){.prefix = ""};
+    if (in->n >= 2 && in->t[0] == '$' && in->t[1] == '{')
+        return rs_root_name(r, in, rt);
+    if (in->n >= 1 && in->t[0] == '~')
+        return rs_root_home(r, in, rt);
+    if (in->n >= 1 && in->t[0] == '/')
+        return true;
+    rs_relative(r, in);
+    return false;
+}
+
+/* Reports the '.' or '..' segment of L bytes at decoded offset S of the part
+ * after the root (RT, RN bytes; it starts at offset REST), with the normal
+ * form as the fix. */
+static void rs_dot_segment(struct rs *r, const struct rs_pathin *in,
+                           const struct rs_root *root, size_t s, size_t l)
+{
+    const char *rt = in->t + root->rest;
+    size_t rn = in->n - root->rest, at = root->rest + s;
+    struct cp_loc sl = rs_sub(in->arg, RS_MAP(in->map, at),
+                              RS_MAP(in->map, at + l) - RS_MAP(in->map, at));
+    struct cp_diag *g = cp_diag_report(
+        r->d, CP0408, &sl, "'%s' segment in path '%s'",
+        l == 1 ? "." : "..", rs_written(r, in->arg));
+    const char *fix = rs_normalise(r, root->prefix, rt, rn, false);
+    if (!rs_suggest_fix(g, fix, in->quoted, ""))
+        cp_diag_set_suggestion(
+            g, "name the directory without '..': confpol does not "
+               "collapse it, since a symbolic link would change "
+               "what it names");
+}
+
+/* Checks the part after the root: it starts with '/' and holds no '.' or
+ * '..' segment (reported here with the normal form). */
+static bool rs_check_rest(struct rs *r, const struct rs_pathin *in,
+                          const struct rs_root *root)
+{
+    const char *rt = in->t + root->rest;
+    size_t rn = in->n - root->rest;
+    if (rn > 0 && rt[0] != '/') {
+        struct cp_loc l = rs_sub(in->arg, RS_MAP(in->map, root->rest), 1);
+        cp_diag_report(r->d, CP0409, &l, "expected '/' after '%s'",
+                       root->prefix);
+        return false;
+    }
     for (size_t i = 0; i < rn;) {
         while (i < rn && rt[i] == '/')
             i++;
@@ -522,52 +585,56 @@ static bool rs_path(struct rs *r, const struct cp_arg *arg, bool concrete,
         size_t l = i - s;
         if ((l == 1 && rt[s] == '.') ||
             (l == 2 && rt[s] == '.' && rt[s + 1] == '.')) {
-            struct cp_loc sl =
-                rs_sub(arg, RS_MAP(map, rest + s), RS_MAP(map, rest + s + l) - RS_MAP(map, rest + s));
-            struct cp_diag *g = cp_diag_report(
-                r->d, CP0408, &sl, "'%s' segment in path '%s'",
-                l == 1 ? "." : "..", rs_written(r, arg));
-            const char *fix = rs_normalise(r, prefix, rt, rn, false);
-            struct cp_buf b = {0};
-            if (fix && quoted)
-                cp_sema_quote(&b, fix, strlen(fix));
-            else if (fix)
-                cp_buf_adds(&b, fix);
-            if (fix)
-                cp_diag_set_suggestion(g, "did you mean '%s'?", b.data);
-            else
-                cp_diag_set_suggestion(
-                    g, "name the directory without '..': confpol does not "
-                       "collapse it, since a symbolic link would change "
-                       "what it names");
-            cp_buf_free(&b);
+            rs_dot_segment(r, in, root, s, l);
             return false;
         }
     }
-    struct cp_path tail = {0};
-    if (rn > 0) {
-        size_t off = 0;
-        const char *msg = cp_path_parse(r->a, rt, rn, quoted, &tail, &off);
-        if (msg) {
-            size_t ro = rest + (off < rn ? off : rn);
-            struct cp_loc l = rs_sub(arg, RS_MAP(map, ro), 1);
-            cp_diag_report(r->d, strstr(msg, "longer") ? CP0417 : CP0409, &l,
-                           "%s", msg);
-            return false;
-        }
-    }
-    out->root = base.root;
-    out->nsegs = base.nsegs + tail.nsegs;
-    if (!base.nsegs) {
-        out->segs = tail.segs; /* nothing to prepend: no copy */
+    return true;
+}
+
+/* Parses the part after the root into *tail. */
+static bool rs_parse_rest(struct rs *r, const struct rs_pathin *in,
+                          const struct rs_root *root, struct cp_path *tail)
+{
+    size_t rn = in->n - root->rest;
+    *tail = (struct cp_path){0};
+    if (rn == 0)
+        return true;
+    size_t off = 0;
+    const char *msg = cp_path_parse(r->a, in->t + root->rest, rn, in->quoted,
+                                    tail, &off);
+    if (!msg)
+        return true;
+    size_t ro = root->rest + (off < rn ? off : rn);
+    struct cp_loc l = rs_sub(in->arg, RS_MAP(in->map, ro), 1);
+    cp_diag_report(r->d, strstr(msg, "longer") ? CP0417 : CP0409, &l, "%s",
+                   msg);
+    return false;
+}
+
+/* *out = the root's segments followed by TAIL's (no copy when the root has
+ * none). */
+static void rs_join(struct rs *r, const struct cp_path *base,
+                    const struct cp_path *tail, struct cp_path *out)
+{
+    out->root = base->root;
+    out->nsegs = base->nsegs + tail->nsegs;
+    if (!base->nsegs) {
+        out->segs = tail->segs; /* nothing to prepend: no copy */
     } else {
         out->segs = cp_arena_alloc(r->a, out->nsegs * sizeof(struct cp_seg));
-        memcpy(out->segs, base.segs, base.nsegs * sizeof(struct cp_seg));
-        if (tail.nsegs)
-            memcpy(out->segs + base.nsegs, tail.segs,
-                   tail.nsegs * sizeof(struct cp_seg));
+        memcpy(out->segs, base->segs, base->nsegs * sizeof(struct cp_seg));
+        if (tail->nsegs)
+            memcpy(out->segs + base->nsegs, tail->segs,
+                   tail->nsegs * sizeof(struct cp_seg));
     }
-    out->has_glob = base.has_glob || tail.has_glob;
+    out->has_glob = base->has_glob || tail->has_glob;
+}
+
+/* Checks the joined path: its length, and no glob in an expect subject. */
+static bool rs_check_joined(struct rs *r, const struct cp_arg *arg,
+                            bool concrete, const struct cp_path *out)
+{
     size_t total = 0;
     for (size_t i = 0; i < out->nsegs; i++)
         total += out->segs[i].len + (out->segs[i].kind == CP_SEG_ANY ? 3 : 1);
@@ -586,6 +653,31 @@ static bool rs_path(struct rs *r, const struct cp_arg *arg, bool concrete,
         cp_diag_set_suggestion(g, "name one path the pattern matches");
         return false;
     }
+    return true;
+}
+
+/* Resolves a path argument (bare or quoted) into *out.  `concrete`: an
+ * expect subject (no globs).  Returns false after reporting. */
+static bool rs_path(struct rs *r, const struct cp_arg *arg, bool concrete,
+                    struct cp_path *out)
+{
+    if (arg->kind == CP_ARG_REGEX) {
+        rs_mismatch(r, arg, concrete ? "a path" : "a path pattern");
+        return false;
+    }
+    char *t;
+    size_t n, *map;
+    if (!rs_decode(r, arg, &t, &n, &map))
+        return false;
+    struct rs_pathin in = {arg, t, n, map, rs_quoted_written(arg)};
+    struct rs_root root;
+    struct cp_path tail;
+    if (!rs_root(r, &in, &root) || !rs_check_rest(r, &in, &root) ||
+        !rs_parse_rest(r, &in, &root, &tail))
+        return false;
+    rs_join(r, &root.base, &tail, out);
+    if (!rs_check_joined(r, arg, concrete, out))
+        return false;
     rs_mark_used(r, out->root);
     return true;
 }
@@ -901,85 +993,168 @@ static void rs_expect(struct rs *r, const struct cp_stmt *s)
 
 static void rs_file(struct rs *r, const struct cp_file *f);
 
-static void rs_stmt(struct rs *r, const struct cp_stmt *s)
+/* The declared name of a param or let statement S, interned; NULL after
+ * reporting an invalid name or a second declaration. */
+static struct rs_name *rs_decl_name(struct rs *r, const struct cp_stmt *s,
+                                    const char **name)
+{
+    const char *nm = cp_arena_intern(r->a, s->name.text, strlen(s->name.text));
+    if (!rs_valid_name(nm)) {
+        struct cp_diag *g = cp_diag_report(
+            r->d, CP0418, &s->name.loc,
+            "'%s' is not a valid name: names are letters, digits and '_', "
+            "not starting with a digit", nm);
+        cp_diag_set_suggestion(g, "rename it, e.g. 'MY_NAME'");
+        return NULL;
+    }
+    struct rs_name *nd = rs_find(r, nm);
+    bool first = nd && !nd->defined && nd->loc.src == s->name.loc.src &&
+                 nd->loc.line == s->name.loc.line &&
+                 nd->loc.col == s->name.loc.col;
+    if (!first) {
+        struct cp_diag *g = cp_diag_report(
+            r->d, CP0404, &s->name.loc, "'%s' is already declared", nm);
+        if (nd && nd->loc.src)
+            cp_diag_add_note(g, &nd->loc, "'%s' is first declared here", nm);
+        else
+            cp_diag_add_note(g, NULL, "'%s' is a param that every policy "
+                                      "has",
+                             nm);
+        cp_diag_set_suggestion(g, "choose another name");
+        return NULL;
+    }
+    *name = nm;
+    return nd;
+}
+
+/* param NAME and let NAME = PATH. */
+static void rs_decl(struct rs *r, const struct cp_stmt *s)
+{
+    if (!s->name.text)
+        return;
+    const char *nm;
+    struct rs_name *nd = rs_decl_name(r, s, &nm);
+    if (!nd)
+        return;
+    if (s->n.kind == CP_N_PARAM) {
+        struct cp_param *pm = rs_add_param(r, nm, &s->name.loc);
+        nd->param_index = r->params.len - 1;
+        nd->path.root = nm;
+        for (size_t i = 0; i < r->cx->opts.ndefines; i++)
+            if (strcmp(r->cx->opts.defines[i].name, nm) == 0)
+                pm->value = r->cx->opts.defines[i].value;
+        nd->ok = true;
+        nd->defined = true;
+        return;
+    }
+    if (s->nargs != 1) {
+        cp_diag_report(r->d, CP0414, &s->n.loc,
+                       "'let' takes exactly one path");
+        nd->defined = true;
+        return;
+    }
+    r->defining = nm;
+    nd->ok = rs_path(r, s->args[0], false, &nd->path);
+    r->defining = NULL;
+    nd->defined = true;
+}
+
+/* gate ask|deny PATTERN... */
+static void rs_gate(struct rs *r, const struct cp_stmt *s)
+{
+    static const char *const gates[] = {"ask", "deny", NULL};
+    int v = rs_word(r, s, &s->sub, "verdict", " after 'gate'", gates);
+    if (v < 0)
+        return;
+    for (size_t i = 0; i < s->nargs; i++) {
+        struct cp_gate_pat g;
+        if (!rs_gate_arg(r, s->args[i], &g))
+            continue;
+        struct cp_rule *ru =
+            rs_rule(r, v == 0 ? CP_R_GATE_ASK : CP_R_GATE_DENY, s->args[i]);
+        ru->u.gate = g;
+        rs_push(r, ru);
+    }
+}
+
+/* net deny, net allow DOMAIN... */
+static void rs_net(struct rs *r, const struct cp_stmt *s)
+{
+    static const char *const nets[] = {"deny", "allow", NULL};
+    int v = rs_word(r, s, &s->sub, "mode", " after 'net'", nets);
+    if (v < 0)
+        return;
+    if (v == 0) {
+        if (s->nargs) {
+            cp_diag_report(r->d, CP0414, &s->args[0]->n.loc,
+                           "'net deny' takes no argument");
+            return;
+        }
+        struct cp_rule *ru = rs_rule(r, CP_R_NET_DENY, NULL);
+        ru->loc = s->n.loc;
+        ru->text = "";
+        r->net_deny = true;
+        rs_push(r, ru);
+        return;
+    }
+    if (!s->nargs) {
+        cp_diag_report(r->d, CP0414, &s->n.loc,
+                       "'net allow' needs at least one domain");
+        return;
+    }
+    for (size_t i = 0; i < s->nargs; i++) {
+        struct cp_domain dm;
+        if (!rs_domain_arg(r, s->args[i], &dm))
+            continue;
+        struct cp_rule *ru = rs_rule(r, CP_R_NET_ALLOW, s->args[i]);
+        ru->u.dom = dm;
+        r->net_allow = true;
+        rs_push(r, ru);
+    }
+}
+
+/* profile WORD and fail WORD: the policy's mode, set once. */
+static void rs_mode(struct rs *r, const struct cp_stmt *s)
 {
     static const char *const profiles[] = {"cooperative", "confined",
                                            "exclusive", NULL};
     static const char *const fails[] = {"closed", "open", NULL};
-    static const char *const denies[] = {"read", "write", "exec", NULL};
-    static const char *const gates[] = {"ask", "deny", NULL};
-    static const char *const nets[] = {"deny", "allow", NULL};
-
-    switch (s->n.kind) {
-    case CP_N_PROFILE: {
+    if (s->n.kind == CP_N_PROFILE) {
         int v = rs_word(r, s, &s->sub, "profile", "", profiles);
         rs_duplicate(r, s, &r->profile_stmt, "profile");
         if (v >= 0 && r->profile_stmt == s)
             r->p->profile = (enum cp_profile)v;
-        break;
+        return;
     }
-    case CP_N_FAIL: {
-        int v = rs_word(r, s, &s->sub, "fail mode", "", fails);
-        rs_duplicate(r, s, &r->fail_stmt, "fail");
-        if (v >= 0 && r->fail_stmt == s)
-            r->p->fail = (enum cp_fail)v;
+    int v = rs_word(r, s, &s->sub, "fail mode", "", fails);
+    rs_duplicate(r, s, &r->fail_stmt, "fail");
+    if (v >= 0 && r->fail_stmt == s)
+        r->p->fail = (enum cp_fail)v;
+}
+
+/* deny read|write|exec PATH... */
+static void rs_deny(struct rs *r, const struct cp_stmt *s)
+{
+    static const char *const denies[] = {"read", "write", "exec", NULL};
+    int v = rs_word(r, s, &s->sub, "access", " after 'deny'", denies);
+    if (v >= 0)
+        rs_path_rules(r, s,
+                      v == 0   ? CP_R_DENY_READ
+                      : v == 1 ? CP_R_DENY_WRITE
+                               : CP_R_DENY_EXEC);
+}
+
+static void rs_stmt(struct rs *r, const struct cp_stmt *s)
+{
+    switch (s->n.kind) {
+    case CP_N_PROFILE:
+    case CP_N_FAIL:
+        rs_mode(r, s);
         break;
-    }
     case CP_N_PARAM:
-    case CP_N_LET: {
-        if (!s->name.text)
-            break;
-        const char *nm =
-            cp_arena_intern(r->a, s->name.text, strlen(s->name.text));
-        if (!rs_valid_name(nm)) {
-            struct cp_diag *g = cp_diag_report(
-                r->d, CP0418, &s->name.loc,
-                "'%s' is not a valid name: names are letters, digits and '_', "
-                "not starting with a digit", nm);
-            cp_diag_set_suggestion(g, "rename it, e.g. 'MY_NAME'");
-            break;
-        }
-        struct rs_name *nd = rs_find(r, nm);
-        bool first = nd && !nd->defined && nd->loc.src == s->name.loc.src &&
-                     nd->loc.line == s->name.loc.line &&
-                     nd->loc.col == s->name.loc.col;
-        if (!first) {
-            struct cp_diag *g = cp_diag_report(
-                r->d, CP0404, &s->name.loc, "'%s' is already declared", nm);
-            if (nd && nd->loc.src)
-                cp_diag_add_note(g, &nd->loc, "'%s' is first declared here",
-                                 nm);
-            else
-                cp_diag_add_note(g, NULL, "'%s' is a param that every policy "
-                                          "has",
-                                 nm);
-            cp_diag_set_suggestion(g, "choose another name");
-            break;
-        }
-        if (s->n.kind == CP_N_PARAM) {
-            struct cp_param *pm = rs_add_param(r, nm, &s->name.loc);
-            nd->param_index = r->params.len - 1;
-            nd->path.root = nm;
-            for (size_t i = 0; i < r->cx->opts.ndefines; i++)
-                if (strcmp(r->cx->opts.defines[i].name, nm) == 0)
-                    pm->value = r->cx->opts.defines[i].value;
-            nd->ok = true;
-            nd->defined = true;
-            break;
-        }
-        /* let NAME = PATH */
-        if (s->nargs != 1) {
-            cp_diag_report(r->d, CP0414, &s->n.loc,
-                           "'let' takes exactly one path");
-            nd->defined = true;
-            break;
-        }
-        r->defining = nm;
-        nd->ok = rs_path(r, s->args[0], false, &nd->path);
-        r->defining = NULL;
-        nd->defined = true;
+    case CP_N_LET:
+        rs_decl(r, s);
         break;
-    }
     case CP_N_INCLUDE:
         rs_file(r, s->included);
         break;
@@ -989,63 +1164,15 @@ static void rs_stmt(struct rs *r, const struct cp_stmt *s)
     case CP_N_EXEC:
         rs_path_rules(r, s, CP_R_EXEC);
         break;
-    case CP_N_DENY: {
-        int v = rs_word(r, s, &s->sub, "access", " after 'deny'", denies);
-        if (v >= 0)
-            rs_path_rules(r, s,
-                          v == 0   ? CP_R_DENY_READ
-                          : v == 1 ? CP_R_DENY_WRITE
-                                   : CP_R_DENY_EXEC);
+    case CP_N_DENY:
+        rs_deny(r, s);
         break;
-    }
-    case CP_N_GATE: {
-        int v = rs_word(r, s, &s->sub, "verdict", " after 'gate'", gates);
-        if (v < 0)
-            break;
-        for (size_t i = 0; i < s->nargs; i++) {
-            struct cp_gate_pat g;
-            if (!rs_gate_arg(r, s->args[i], &g))
-                continue;
-            struct cp_rule *ru =
-                rs_rule(r, v == 0 ? CP_R_GATE_ASK : CP_R_GATE_DENY, s->args[i]);
-            ru->u.gate = g;
-            rs_push(r, ru);
-        }
+    case CP_N_GATE:
+        rs_gate(r, s);
         break;
-    }
-    case CP_N_NET: {
-        int v = rs_word(r, s, &s->sub, "mode", " after 'net'", nets);
-        if (v < 0)
-            break;
-        if (v == 0) {
-            if (s->nargs) {
-                cp_diag_report(r->d, CP0414, &s->args[0]->n.loc,
-                               "'net deny' takes no argument");
-                break;
-            }
-            struct cp_rule *ru = rs_rule(r, CP_R_NET_DENY, NULL);
-            ru->loc = s->n.loc;
-            ru->text = "";
-            r->net_deny = true;
-            rs_push(r, ru);
-            break;
-        }
-        if (!s->nargs) {
-            cp_diag_report(r->d, CP0414, &s->n.loc,
-                           "'net allow' needs at least one domain");
-            break;
-        }
-        for (size_t i = 0; i < s->nargs; i++) {
-            struct cp_domain dm;
-            if (!rs_domain_arg(r, s->args[i], &dm))
-                continue;
-            struct cp_rule *ru = rs_rule(r, CP_R_NET_ALLOW, s->args[i]);
-            ru->u.dom = dm;
-            r->net_allow = true;
-            rs_push(r, ru);
-        }
+    case CP_N_NET:
+        rs_net(r, s);
         break;
-    }
     case CP_N_EXPECT:
         rs_expect(r, s);
         break;
@@ -1319,6 +1446,117 @@ static const char *rs_stem(struct rs *r, const char *path)
     return cp_arena_strndup(r->a, b, n);
 }
 
+/* The params every policy has, HOME and PROJECT, with their -D values. */
+static void rs_builtin_params(struct rs *r)
+{
+    const struct cp_ctx *cx = r->cx;
+    const char *home = cp_arena_intern(r->a, "HOME", 4);
+    const char *proj = cp_arena_intern(r->a, "PROJECT", 7);
+    struct rs_name *nh = rs_add_name(r, home, RS_PARAM, NULL);
+    struct rs_name *np = rs_add_name(r, proj, RS_PARAM, NULL);
+    rs_add_param(r, home, NULL);
+    rs_add_param(r, proj, NULL);
+    nh->defined = np->defined = nh->ok = np->ok = true;
+    nh->path.root = home;
+    np->path.root = proj;
+    nh->param_index = 0;
+    np->param_index = 1;
+    for (size_t i = 0; i < cx->opts.ndefines; i++) {
+        struct cp_param *pm = NULL;
+        if (strcmp(cx->opts.defines[i].name, "HOME") == 0)
+            pm = r->params.items[0];
+        else if (strcmp(cx->opts.defines[i].name, "PROJECT") == 0)
+            pm = r->params.items[1];
+        if (pm)
+            pm->value = cx->opts.defines[i].value;
+    }
+}
+
+/* The policy's main path, its stem and its output directory (absolute,
+ * normalised). */
+static void rs_paths(struct rs *r)
+{
+    const struct cp_ctx *cx = r->cx;
+    struct cp_policy *p = r->p;
+    if (cx->ast) {
+        const struct cp_source *ms = cx->ast->src;
+        p->main_path = cx->main_path ? cx->main_path : ms ? ms->path : "";
+    } else {
+        p->main_path = cx->main_path ? cx->main_path : "";
+    }
+    p->stem = rs_stem(r, p->main_path);
+    if (!cx->opts.outdir)
+        return;
+    char *rp = realpath(cx->opts.outdir, NULL);
+    if (rp) {
+        p->outdir = cp_arena_strdup(r->a, rp);
+        free(rp);
+    } else if (cx->opts.outdir[0] == '/') {
+        p->outdir = rs_normalise(r, "", cx->opts.outdir,
+                                 strlen(cx->opts.outdir), true);
+    } else {
+        char *c = rs_cwd();
+        const char *full = cp_arena_printf(r->a, "%s/%s", c ? c : "",
+                                           cx->opts.outdir);
+        free(c);
+        p->outdir = rs_normalise(r, "", full, strlen(full), true);
+    }
+}
+
+/* The params into the policy (their values dropped if a -D was in error);
+ * bound params are substituted into every path now, so that the analysis
+ * and the decisions are exact (spec/semantics.md). */
+static void rs_bind_params(struct rs *r, bool defines_ok)
+{
+    struct cp_policy *p = r->p;
+    p->nparams = r->params.len;
+    p->params = cp_arena_alloc(r->a, p->nparams * sizeof *p->params);
+    for (size_t i = 0; i < r->params.len; i++) {
+        p->params[i] = *(struct cp_param *)r->params.items[i];
+        if (!defines_ok)
+            p->params[i].value = NULL;
+    }
+    for (size_t i = 0; i < r->rules.len; i++) {
+        struct cp_rule *ru = r->rules.items[i];
+        if (ru->kind <= CP_R_DENY_EXEC)
+            cp_sema_bind(r->a, p, &ru->u.path);
+    }
+}
+
+/* The collected content rules, sources, rules and expects into the
+ * policy, and its profile and network mode. */
+static void rs_fill_policy(struct rs *r)
+{
+    struct cp_policy *p = r->p;
+    p->ncontent = r->content.len;
+    p->content = cp_arena_alloc(r->a, (p->ncontent ? p->ncontent : 1) *
+                                          sizeof *p->content);
+    for (size_t i = 0; i < r->content.len; i++)
+        p->content[i] = *(struct cp_content_rule *)r->content.items[i];
+    p->profile_defaulted = r->profile_stmt == NULL;
+    if (r->profile_stmt)
+        p->profile_loc = r->profile_stmt->n.loc;
+    p->fail_written = r->fail_stmt != NULL;
+    p->sources = cp_arena_alloc(r->a, (r->sources.len + 1) * sizeof(char *));
+    for (size_t i = 0; i < r->sources.len; i++)
+        p->sources[i] = r->sources.items[i];
+    p->nsources = r->sources.len;
+
+    rs_profile(r);
+    p->net = r->net_deny ? CP_NET_NONE : r->net_allow ? CP_NET_LIST : CP_NET_ALL;
+
+    p->nrules = r->rules.len;
+    p->rules = (struct cp_rule **)r->rules.items;
+    p->nexpects = r->expects.len;
+    p->expects = cp_arena_alloc(r->a, (p->nexpects + 1) * sizeof *p->expects);
+    for (size_t i = 0; i < r->expects.len; i++) {
+        struct cp_expect *e = r->expects.items[i];
+        if (e->access <= CP_ACC_EXEC)
+            cp_sema_bind(r->a, p, &e->path);
+        p->expects[i] = *e;
+    }
+}
+
 int cp_resolve(struct cp_ctx *cx)
 {
     size_t before = cp_diag_errors(&cx->diags);
@@ -1336,101 +1574,15 @@ int cp_resolve(struct cp_ctx *cx)
     p->content_off_loc = cp_arena_alloc(r.a, CP_CC__COUNT *
                                                  sizeof *p->content_off_loc);
 
-    const char *home = cp_arena_intern(r.a, "HOME", 4);
-    const char *proj = cp_arena_intern(r.a, "PROJECT", 7);
-    struct rs_name *nh = rs_add_name(&r, home, RS_PARAM, NULL);
-    struct rs_name *np = rs_add_name(&r, proj, RS_PARAM, NULL);
-    rs_add_param(&r, home, NULL);
-    rs_add_param(&r, proj, NULL);
-    nh->defined = np->defined = nh->ok = np->ok = true;
-    nh->path.root = home;
-    np->path.root = proj;
-    nh->param_index = 0;
-    np->param_index = 1;
-    for (size_t i = 0; i < cx->opts.ndefines; i++) {
-        struct cp_param *pm = NULL;
-        if (strcmp(cx->opts.defines[i].name, "HOME") == 0)
-            pm = r.params.items[0];
-        else if (strcmp(cx->opts.defines[i].name, "PROJECT") == 0)
-            pm = r.params.items[1];
-        if (pm)
-            pm->value = cx->opts.defines[i].value;
-    }
-
+    rs_builtin_params(&r);
     rs_collect(&r, cx->ast);
     rs_defines(&r);
     bool defines_ok = cp_diag_errors(&cx->diags) == before;
-
-    if (cx->ast) {
-        const struct cp_source *ms = cx->ast->src;
-        p->main_path = cx->main_path ? cx->main_path : ms ? ms->path : "";
-    } else {
-        p->main_path = cx->main_path ? cx->main_path : "";
-    }
-    p->stem = rs_stem(&r, p->main_path);
-    if (cx->opts.outdir) {
-        char *rp = realpath(cx->opts.outdir, NULL);
-        if (rp) {
-            p->outdir = cp_arena_strdup(r.a, rp);
-            free(rp);
-        } else if (cx->opts.outdir[0] == '/') {
-            p->outdir = rs_normalise(&r, "", cx->opts.outdir,
-                                     strlen(cx->opts.outdir), true);
-        } else {
-            char *c = rs_cwd();
-            const char *full = cp_arena_printf(r.a, "%s/%s", c ? c : "",
-                                               cx->opts.outdir);
-            free(c);
-            p->outdir = rs_normalise(&r, "", full, strlen(full), true);
-        }
-    }
-
+    rs_paths(&r);
     if (cx->ast)
         rs_file(&r, cx->ast);
-
-    /* Bound params are substituted into every path now, so that the
-     * analysis and the decisions are exact (spec/semantics.md). */
-    p->nparams = r.params.len;
-    p->params = cp_arena_alloc(r.a, p->nparams * sizeof *p->params);
-    for (size_t i = 0; i < r.params.len; i++) {
-        p->params[i] = *(struct cp_param *)r.params.items[i];
-        if (!defines_ok)
-            p->params[i].value = NULL;
-    }
-    for (size_t i = 0; i < r.rules.len; i++) {
-        struct cp_rule *ru = r.rules.items[i];
-        if (ru->kind <= CP_R_DENY_EXEC)
-            cp_sema_bind(r.a, p, &ru->u.path);
-    }
-
-    p->ncontent = r.content.len;
-    p->content = cp_arena_alloc(r.a, (p->ncontent ? p->ncontent : 1) *
-                                         sizeof *p->content);
-    for (size_t i = 0; i < r.content.len; i++)
-        p->content[i] = *(struct cp_content_rule *)r.content.items[i];
-    p->profile_defaulted = r.profile_stmt == NULL;
-    if (r.profile_stmt)
-        p->profile_loc = r.profile_stmt->n.loc;
-    p->fail_written = r.fail_stmt != NULL;
-    p->sources = cp_arena_alloc(r.a, (r.sources.len + 1) * sizeof(char *));
-    for (size_t i = 0; i < r.sources.len; i++)
-        p->sources[i] = r.sources.items[i];
-    p->nsources = r.sources.len;
-
-    rs_profile(&r);
-    p->net = r.net_deny ? CP_NET_NONE : r.net_allow ? CP_NET_LIST : CP_NET_ALL;
-
-    p->nrules = r.rules.len;
-    p->rules = (struct cp_rule **)r.rules.items;
-    p->nexpects = r.expects.len;
-    p->expects = cp_arena_alloc(r.a, (p->nexpects + 1) * sizeof *p->expects);
-    for (size_t i = 0; i < r.expects.len; i++) {
-        struct cp_expect *e = r.expects.items[i];
-        if (e->access <= CP_ACC_EXEC) {
-            cp_sema_bind(r.a, p, &e->path);
-        }
-        p->expects[i] = *e;
-    }
+    rs_bind_params(&r, defines_ok);
+    rs_fill_policy(&r);
 
     if (p->profile_defaulted && cx->ast && !cx->opts.partial) {
         struct cp_loc hl = cx->ast->header;

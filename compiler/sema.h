@@ -29,19 +29,10 @@ void cp_sema_quote(struct cp_buf *b, const char *s, size_t n);
  * (N bytes, which regcomp rejected) goes wrong, or N when none stands out. */
 size_t cp_rx_locate(const char *s, size_t n);
 
-/* "deny write ${PROJECT}/x" for messages (the argument as written). */
-const char *cp_sema_rule_text(struct cp_arena *a, const struct cp_rule *r);
-
-/* "profile confined" or "profile exclusive": the origin of an implicit rule. */
-const char *cp_sema_origin_text(enum cp_origin o);
-
 /* cp_decide for a parsed path subject (read, write or exec). */
 void cp_sema_decide_path(const struct cp_policy *p, enum cp_access acc,
                          const struct cp_path *subj, struct cp_arena *a,
                          struct cp_decision *out);
 
-/* Why a decision fell to the model's default (no rule matched). */
-const char *cp_sema_default_why(enum cp_access acc, enum cp_verdict v,
-                                const struct cp_policy *p);
 
 #endif

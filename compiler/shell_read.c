@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "text.h"
 
 struct raw {
     struct cp_sh_word *w;
@@ -180,20 +181,60 @@ static void cb_end_cmd(struct lx *x, struct cb *c, struct wb *w)
 
 /* ---- quoting and expansions ---------------------------------------------- */
 
-static int hex_val(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* $'...' from just after the opening quote: the escapes bash decodes
  * (\a \b \e \E \f \n \r \t \v \\ \' \" \? \xHH \NNN \cX); \u and \U are
  * kept as written. */
+/* The byte of the simple escape \E of $'...' (\a \b \e \E \f \n \r \t \v),
+ * or -1. */
+static int ansi_simple(char e)
+{
+    static const char from[] = "abeEfnrtv";
+    static const char to[] = {'\a', '\b', 0x1b, 0x1b, '\f',
+                              '\n', '\r', '\t', '\v'};
+    const char *p = e ? strchr(from, e) : NULL;
+    return p ? to[p - from] : -1;
+}
+
+/* The numeric escapes of $'...' after their letter: \xHH (one or two
+ * digits; none: the text "\x" itself) and \NNN (one to three octal digits,
+ * E the first).  s[*ip] is the byte after the letter. */
+static char ansi_number(const char *s, size_t len, size_t *ip, char e,
+                        struct wb *w)
+{
+    size_t i = *ip;
+    int v = 0, nd = 0;
+    if (e == 'x') {
+        while (nd < 2 && i < len && cp_hex_digit(s[i]) >= 0)
+            v = v * 16 + cp_hex_digit(s[i++]), nd++;
+        if (!nd)
+            wb_lit(w, '\\');
+        *ip = i;
+        return nd ? (char)v : 'x';
+    }
+    v = e - '0', nd = 1;
+    while (nd < 3 && i < len && s[i] >= '0' && s[i] <= '7')
+        v = v * 8 + (s[i++] - '0'), nd++;
+    *ip = i;
+    return (char)v;
+}
+
+/* The byte of the escape \E of $'...' (s[*ip] is the byte after E), with
+ * the backslash written first where bash keeps it. */
+static char ansi_escape(const char *s, size_t len, size_t *ip, char e,
+                        struct wb *w)
+{
+    int simple = ansi_simple(e);
+    if (simple >= 0)
+        return (char)simple;
+    if (e == 'c')
+        return *ip < len ? (char)(s[(*ip)++] & 0x1f) : 'c';
+    if (e == 'x' || (e >= '0' && e <= '7'))
+        return ansi_number(s, len, ip, e, w);
+    if (e != '\\' && e != '\'' && e != '"' && e != '?')
+        wb_lit(w, '\\');
+    return e;
+}
+
 static void rd_ansi_c(struct lx *x, struct wb *w)
 {
     const char *s = x->s;
@@ -204,42 +245,9 @@ static void rd_ansi_c(struct lx *x, struct wb *w)
             wb_lit(w, s[i++]);
             continue;
         }
-        char e = s[i + 1], out;
+        char e = s[i + 1];
         i += 2;
-        switch (e) {
-        case 'a': out = '\a'; break;
-        case 'b': out = '\b'; break;
-        case 'e':
-        case 'E': out = 0x1b; break;
-        case 'f': out = '\f'; break;
-        case 'n': out = '\n'; break;
-        case 'r': out = '\r'; break;
-        case 't': out = '\t'; break;
-        case 'v': out = '\v'; break;
-        case 'c':
-            out = i < len ? (char)(s[i++] & 0x1f) : 'c';
-            break;
-        case 'x': {
-            int v = 0, nd = 0;
-            while (nd < 2 && i < len && hex_val(s[i]) >= 0)
-                v = v * 16 + hex_val(s[i++]), nd++;
-            if (!nd)
-                wb_lit(w, '\\');
-            out = nd ? (char)v : 'x';
-            break;
-        }
-        default:
-            if (e >= '0' && e <= '7') {
-                int v = e - '0', nd = 1;
-                while (nd < 3 && i < len && s[i] >= '0' && s[i] <= '7')
-                    v = v * 8 + (s[i++] - '0'), nd++;
-                out = (char)v;
-            } else {
-                if (e != '\\' && e != '\'' && e != '"' && e != '?')
-                    wb_lit(w, '\\');
-                out = e;
-            }
-        }
+        char out = ansi_escape(s, len, &i, e, w);
         if (out != '\0')
             wb_lit(w, out);
     }
@@ -347,6 +355,45 @@ static void rd_brace(struct lx *x)
 }
 
 /* '$' at x->i. */
+static bool sh_name_start(char c)
+{
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
+}
+
+/* The end of the parameter named after the '$' at s[i] (len bytes in s):
+ * a name, one digit or one special parameter (@ * # ? $ ! -); 0 if none
+ * follows. */
+static size_t dollar_name_end(const char *s, size_t len, size_t i)
+{
+    char c = i + 1 < len ? s[i + 1] : '\0';
+    size_t e = i + 1;
+    if (sh_name_start(c)) {
+        while (e < len && (sh_name_start(s[e]) || (s[e] >= '0' && s[e] <= '9')))
+            e++;
+        return e;
+    }
+    if ((c >= '0' && c <= '9') || (c && strchr("@*#?$!-", c)))
+        return i + 2;
+    return 0;
+}
+
+/* $(...), $((...)) and ${...} from the '$': read to the closing bracket,
+ * one word that may be anything. */
+static void rd_dollar_group(struct lx *x, struct wb *w, bool in_dq)
+{
+    size_t i = x->i;
+    bool paren = x->s[i + 1] == '(';
+    x->i += 2;
+    if (!nest_in(x))
+        return;
+    if (paren)
+        parse_list(x, ')');
+    else
+        rd_brace(x);
+    x->nest--;
+    wb_dyn(w, x->s + i, x->i - i, in_dq);
+}
+
 static void rd_dollar(struct lx *x, struct wb *w, bool in_dq)
 {
     const char *s = x->s;
@@ -361,33 +408,12 @@ static void rd_dollar(struct lx *x, struct wb *w, bool in_dq)
         x->i++; /* $"...": a translated string, read as "..." */
         return;
     }
-    if (c == '(') { /* $(...) and $((...)) */
-        x->i += 2;
-        if (!nest_in(x))
-            return;
-        parse_list(x, ')');
-        x->nest--;
-        wb_dyn(w, s + i, x->i - i, in_dq);
+    if (c == '(' || c == '{') {
+        rd_dollar_group(x, w, in_dq);
         return;
     }
-    if (c == '{') {
-        x->i += 2;
-        if (!nest_in(x))
-            return;
-        rd_brace(x);
-        x->nest--;
-        wb_dyn(w, s + i, x->i - i, in_dq);
-        return;
-    }
-    size_t e = i + 1;
-    if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_') {
-        while (e < x->len &&
-               ((s[e] >= 'A' && s[e] <= 'Z') || (s[e] >= 'a' && s[e] <= 'z') ||
-                (s[e] >= '0' && s[e] <= '9') || s[e] == '_'))
-            e++;
-    } else if ((c >= '0' && c <= '9') || (c && strchr("@*#?$!-", c))) {
-        e = i + 2;
-    } else {
+    size_t e = dollar_name_end(s, x->len, i);
+    if (!e) {
         wb_lit(w, '$');
         x->i++;
         return;
@@ -426,6 +452,51 @@ static void rd_dquote(struct lx *x, struct wb *w)
 /* ---- redirections ---------------------------------------------------------- */
 
 /* The operator at x->i ('<', '>', or '&' before '>'). */
+/* The operator of an input redirection at s[*ip] ('<'): <, <<, <<-,
+ * <<<, <>, <&; *ip is moved past it. */
+static int redir_in_op(const char *s, size_t len, size_t *ip)
+{
+    size_t i = *ip + 1;
+    int op = CP_SH_IN;
+    if (i < len && s[i] == '<') {
+        i++;
+        op = CP_SH_HEREDOC;
+        if (i < len && s[i] == '<')
+            i++, op = CP_SH_HERESTR;
+        else if (i < len && s[i] == '-')
+            i++;
+    } else if (i < len && s[i] == '>') {
+        i++, op = CP_SH_INOUT;
+    } else if (i < len && s[i] == '&') {
+        i++, op = PEND_DUP_IN;
+    }
+    *ip = i;
+    return op;
+}
+
+/* The operator of a redirection at s[*ip] ('&', '>' or '<'): &>, &>>, >,
+ * >>, >|, >& or an input one; *ip is moved past it. */
+static int redir_op(const char *s, size_t len, size_t *ip)
+{
+    size_t i = *ip;
+    int op = CP_SH_OUT;
+    if (s[i] == '&') {
+        i += 2;
+        if (i < len && s[i] == '>')
+            i++;
+    } else if (s[i] == '>') {
+        i++;
+        if (i < len && (s[i] == '>' || s[i] == '|'))
+            i++;
+        else if (i < len && s[i] == '&')
+            i++, op = PEND_DUP_OUT;
+    } else {
+        return redir_in_op(s, len, ip);
+    }
+    *ip = i;
+    return op;
+}
+
 static void rd_redirect(struct lx *x, struct cb *c, struct wb *w)
 {
     /* "2>", "{fd}>": the word before names a descriptor */
@@ -435,39 +506,7 @@ static void rd_redirect(struct lx *x, struct cb *c, struct wb *w)
         wb_reset(w);
     else
         cb_end_word(x, c, w);
-    const char *s = x->s;
-    size_t i = x->i, len = x->len;
-    int op;
-    if (s[i] == '&') {
-        i += 2;
-        if (i < len && s[i] == '>')
-            i++;
-        op = CP_SH_OUT;
-    } else if (s[i] == '>') {
-        i++;
-        op = CP_SH_OUT;
-        if (i < len && (s[i] == '>' || s[i] == '|'))
-            i++;
-        else if (i < len && s[i] == '&')
-            i++, op = PEND_DUP_OUT;
-    } else {
-        i++;
-        op = CP_SH_IN;
-        if (i < len && s[i] == '<') {
-            i++;
-            op = CP_SH_HEREDOC;
-            if (i < len && s[i] == '<')
-                i++, op = CP_SH_HERESTR;
-            else if (i < len && s[i] == '-')
-                i++;
-        } else if (i < len && s[i] == '>') {
-            i++, op = CP_SH_INOUT;
-        } else if (i < len && s[i] == '&') {
-            i++, op = PEND_DUP_IN;
-        }
-    }
-    c->pending = op;
-    x->i = i;
+    c->pending = redir_op(x->s, x->len, &x->i);
 }
 
 /* ---- the pass ----------------------------------------------------------------- */
@@ -527,94 +566,155 @@ static bool bracket_glob(const struct lx *x)
     return false;
 }
 
+/* What a character of a list did to the loop reading it. */
+enum pl_step {
+    PL_NONE,   /* not one of the characters the step reads */
+    PL_GO,     /* read: go on */
+    PL_CLOSED, /* the list's closing ')' */
+    PL_BREAK,  /* stop reading (an error, reported) */
+};
+
+/* A nested list after its opening "(" or "<(": false if too deep
+ * (reported). */
+static bool parse_nested(struct lx *x)
+{
+    if (!nest_in(x))
+        return false;
+    parse_list(x, ')');
+    x->nest--;
+    return true;
+}
+
+/* The characters outside words: blanks, the list's closing ')', command
+ * separators, '(' and comments. */
+static enum pl_step parse_sep(struct lx *x, struct cb *c, struct wb *w,
+                              char stop)
+{
+    char ch = x->s[x->i];
+    size_t i = x->i;
+    if (is_blank(ch)) {
+        cb_end_word(x, c, w);
+        x->i++;
+    } else if (ch == ')' && stop == ')') {
+        x->i++;
+        return PL_CLOSED;
+    } else if (ch == '\n' || ch == ';' || ch == '|' || ch == ')' ||
+               (ch == '&' && !(i + 1 < x->len && x->s[i + 1] == '>'))) {
+        cb_end_cmd(x, c, w);
+        x->i++;
+    } else if (ch == '(') {
+        /* a subshell, a function's "()", an array: the words inside
+         * are read as commands (the strict reading) */
+        cb_end_cmd(x, c, w);
+        x->i++;
+        return parse_nested(x) ? PL_GO : PL_BREAK;
+    } else if (ch == '#' && !w->inword) {
+        while (x->i < x->len && x->s[x->i] != '\n')
+            x->i++;
+    } else {
+        return PL_NONE;
+    }
+    return PL_GO;
+}
+
+/* A backslash outside quotes: a line continuation or a quoted byte. */
+static void rd_backslash(struct lx *x, struct wb *w)
+{
+    size_t i = x->i;
+    if (i + 1 < x->len && x->s[i + 1] == '\n') {
+        x->i += 2;
+    } else if (i + 1 < x->len) {
+        wb_lit(w, x->s[i + 1]);
+        w->quoted = true;
+        x->i += 2;
+    } else {
+        wb_lit(w, '\\');
+        x->i++;
+    }
+}
+
+/* '...': its bytes as they are.  False if it is not closed (reported). */
+static bool rd_squote(struct lx *x, struct wb *w)
+{
+    size_t i = x->i;
+    const char *q = memchr(x->s + i + 1, '\'', x->len - i - 1);
+    if (!q) {
+        rd_fail(x->rd, "unterminated single quote");
+        return false;
+    }
+    w->inword = w->quoted = true;
+    for (const char *p = x->s + i + 1; p < q; p++)
+        wb_lit(w, *p);
+    x->i = (size_t)(q - x->s) + 1;
+    return true;
+}
+
+/* A byte of a word with no quoting or expansion of its own: a glob
+ * character, a brace expansion, a leading '~' or a literal byte. */
+static void rd_plain_char(struct lx *x, struct wb *w, char ch)
+{
+    if (ch == '*' || ch == '?' || (ch == '[' && bracket_glob(x))) {
+        cp_buf_addc(&w->t, ch);
+        if (!(w->g.len && w->g.data[w->g.len - 1] == '*'))
+            cp_buf_addc(&w->g, '*');
+        w->inword = w->dyn = w->split = true;
+    } else if (ch == '{' && (w->brace || brace_expansion(x))) {
+        /* {a,b}: several words, each any of the forms (s{u,}do is
+         * sudo and sdo): the word may be anything */
+        wb_lit(w, ch);
+        w->dyn = w->split = w->brace = true;
+    } else if (ch == '~' && !w->inword) {
+        wb_dyn(w, "~", 1, true); /* one word: a home directory */
+    } else {
+        wb_lit(w, ch);
+    }
+    x->i++;
+}
+
+/* The characters of words: quoting, expansions, redirections and plain
+ * bytes. */
+static enum pl_step parse_word_char(struct lx *x, struct cb *c, struct wb *w)
+{
+    char ch = x->s[x->i];
+    size_t i = x->i;
+    if (ch == '\\') {
+        rd_backslash(x, w);
+    } else if (ch == '\'') {
+        return rd_squote(x, w) ? PL_GO : PL_BREAK;
+    } else if (ch == '"') {
+        x->i++;
+        rd_dquote(x, w);
+    } else if (ch == '$') {
+        rd_dollar(x, w, false);
+    } else if (ch == '`') {
+        rd_backquote(x, w, false);
+    } else if ((ch == '<' || ch == '>') && i + 1 < x->len &&
+               x->s[i + 1] == '(') {
+        x->i += 2; /* <(...) >(...): a file whose bytes a command makes */
+        if (!parse_nested(x))
+            return PL_BREAK;
+        wb_dyn(w, x->s + i, x->i - i, true);
+    } else if (ch == '<' || ch == '>' || ch == '&') {
+        rd_redirect(x, c, w);
+    } else {
+        rd_plain_char(x, w, ch);
+    }
+    return PL_GO;
+}
+
 static void parse_list(struct lx *x, char stop)
 {
     struct cb c = {.pending = PEND_NONE};
     struct wb w = {0};
     bool closed = false;
     while (x->i < x->len && !x->rd->error) {
-        char ch = x->s[x->i];
-        size_t i = x->i;
-        if (is_blank(ch)) {
-            cb_end_word(x, &c, &w);
-            x->i++;
-        } else if (ch == ')' && stop == ')') {
-            x->i++;
+        enum pl_step st = parse_sep(x, &c, &w, stop);
+        if (st == PL_NONE)
+            st = parse_word_char(x, &c, &w);
+        if (st == PL_CLOSED)
             closed = true;
+        if (st == PL_CLOSED || st == PL_BREAK)
             break;
-        } else if (ch == '\n' || ch == ';' || ch == '|' || ch == ')' ||
-                   (ch == '&' && !(i + 1 < x->len && x->s[i + 1] == '>'))) {
-            cb_end_cmd(x, &c, &w);
-            x->i++;
-        } else if (ch == '(') {
-            /* a subshell, a function's "()", an array: the words inside
-             * are read as commands (the strict reading) */
-            cb_end_cmd(x, &c, &w);
-            x->i++;
-            if (!nest_in(x))
-                break;
-            parse_list(x, ')');
-            x->nest--;
-        } else if (ch == '#' && !w.inword) {
-            while (x->i < x->len && x->s[x->i] != '\n')
-                x->i++;
-        } else if (ch == '\\') {
-            if (i + 1 < x->len && x->s[i + 1] == '\n') {
-                x->i += 2;
-            } else if (i + 1 < x->len) {
-                wb_lit(&w, x->s[i + 1]);
-                w.quoted = true;
-                x->i += 2;
-            } else {
-                wb_lit(&w, '\\');
-                x->i++;
-            }
-        } else if (ch == '\'') {
-            const char *q = memchr(x->s + i + 1, '\'', x->len - i - 1);
-            if (!q) {
-                rd_fail(x->rd, "unterminated single quote");
-                break;
-            }
-            w.inword = w.quoted = true;
-            for (const char *p = x->s + i + 1; p < q; p++)
-                wb_lit(&w, *p);
-            x->i = (size_t)(q - x->s) + 1;
-        } else if (ch == '"') {
-            x->i++;
-            rd_dquote(x, &w);
-        } else if (ch == '$') {
-            rd_dollar(x, &w, false);
-        } else if (ch == '`') {
-            rd_backquote(x, &w, false);
-        } else if ((ch == '<' || ch == '>') && i + 1 < x->len &&
-                   x->s[i + 1] == '(') {
-            x->i += 2; /* <(...) >(...): a file whose bytes a command makes */
-            if (!nest_in(x))
-                break;
-            parse_list(x, ')');
-            x->nest--;
-            wb_dyn(&w, x->s + i, x->i - i, true);
-        } else if (ch == '<' || ch == '>' || ch == '&') {
-            rd_redirect(x, &c, &w);
-        } else if (ch == '*' || ch == '?' || (ch == '[' && bracket_glob(x))) {
-            cp_buf_addc(&w.t, ch);
-            if (!(w.g.len && w.g.data[w.g.len - 1] == '*'))
-                cp_buf_addc(&w.g, '*');
-            w.inword = w.dyn = w.split = true;
-            x->i++;
-        } else if (ch == '{' && (w.brace || brace_expansion(x))) {
-            /* {a,b}: several words, each any of the forms (s{u,}do is
-             * sudo and sdo): the word may be anything */
-            wb_lit(&w, ch);
-            w.dyn = w.split = w.brace = true;
-            x->i++;
-        } else if (ch == '~' && !w.inword) {
-            wb_dyn(&w, "~", 1, true); /* one word: a home directory */
-            x->i++;
-        } else {
-            wb_lit(&w, ch);
-            x->i++;
-        }
     }
     if (stop && !closed && !x->rd->error)
         rd_fail(x->rd, "unterminated substitution or group: ')' missing");
@@ -801,82 +901,119 @@ static bool stdin_path(const char *t)
 }
 
 /* A shell or interpreter at r->w[off]: what program does it run? */
-static void rd_interp(struct rd *rd, const struct raw *r, size_t off,
-                      const char *name, bool shell)
+/* What one option word of an interpreter's command line does to the
+ * reading of the next ones. */
+enum interp_step {
+    IS_NEXT,      /* the next word is read as usual */
+    IS_SKIP_NEXT, /* the next word is this option's value */
+    IS_END_AFTER, /* the options end after this word ("--", "-") */
+    IS_EXIT,      /* the program prints and exits (--version, --help) */
+};
+
+/* Does the option T make the interpreter print and exit? */
+static bool interp_exits(const char *t, bool shell)
 {
-    bool code = false, from_stdin = false;
+    return strcmp(t, "--version") == 0 || strcmp(t, "--help") == 0 ||
+           (!shell && (strcmp(t, "-V") == 0 || strcmp(t, "-h") == 0 ||
+                       strcmp(t, "-v") == 0 || strcmp(t, "--v") == 0));
+}
+
+/* A long option T ("--..."): --command, --eval and --print give the code;
+ * --rcfile and --init-file take the next word. */
+static enum interp_step interp_long(const char *t, bool *code)
+{
+    if (strcmp(t, "--command") == 0 || strcmp(t, "--eval") == 0 ||
+        strcmp(t, "--print") == 0 || strcmp(t, "-Command") == 0)
+        *code = true;
+    else if (strcmp(t, "--rcfile") == 0 || strcmp(t, "--init-file") == 0)
+        return IS_SKIP_NEXT;
+    return IS_NEXT;
+}
+
+/* Reads the option word T of the interpreter NAME (SHELL: a POSIX shell):
+ * sets *code for an option that gives the code (-c, -e, --eval, -Command)
+ * and *from_stdin for one that reads it from standard input (-s, "-"). */
+static enum interp_step interp_option(const char *t, const char *name,
+                                      bool shell, bool *code, bool *from_stdin)
+{
+    if (strcmp(t, "--") == 0 || strcmp(t, "-") == 0) {
+        *from_stdin |= t[1] == '\0';
+        return IS_END_AFTER;
+    }
+    if (interp_exits(t, shell))
+        return IS_EXIT;
+    if (t[1] == '-')
+        return interp_long(t, code);
+    if (!shell && (strcmp(t, "-Command") == 0 || strcmp(t, "-File") == 0)) {
+        *code = true;
+        return IS_NEXT;
+    }
+    for (const char *p = t + 1; *p; p++) {
+        if (code_letter(name, *p, shell)) {
+            *code = true;
+            if (!shell)
+                break; /* the rest of the word is the code */
+        } else if (shell && *p == 's') {
+            *from_stdin = true;
+        } else if (value_letter(name, *p, shell)) {
+            return p[1] == '\0' ? IS_SKIP_NEXT : IS_NEXT;
+        }
+    }
+    return IS_NEXT;
+}
+
+/* Reads the options of the interpreter at word OFF of R: *end is the first
+ * word after them.  Returns false if the program only prints and exits. */
+static bool interp_options(const struct raw *r, size_t off, const char *name,
+                           bool shell, bool *code, bool *from_stdin,
+                           size_t *end)
+{
     size_t j = off + 1;
     for (; j < r->n; j++) {
         const struct cp_sh_word *w = &r->w[j];
         const char *t = w->text;
         if (w->glob || !((t[0] == '-' || (shell && t[0] == '+')) && t[1]))
             break;
-        if (strcmp(t, "--") == 0 || strcmp(t, "-") == 0) {
-            from_stdin |= t[1] == '\0';
+        enum interp_step st = interp_option(t, name, shell, code, from_stdin);
+        if (st == IS_EXIT)
+            return false;
+        if (st == IS_END_AFTER) {
             j++;
             break;
         }
-        if (strcmp(t, "--version") == 0 || strcmp(t, "--help") == 0 ||
-            (!shell && (strcmp(t, "-V") == 0 || strcmp(t, "-h") == 0 ||
-                        strcmp(t, "-v") == 0 || strcmp(t, "--v") == 0)))
-            return; /* prints and exits */
-        if (t[1] == '-') {
-            if (strcmp(t, "--command") == 0 || strcmp(t, "--eval") == 0 ||
-                strcmp(t, "--print") == 0 || strcmp(t, "-Command") == 0)
-                code = true;
-            else if (strcmp(t, "--rcfile") == 0 ||
-                     strcmp(t, "--init-file") == 0)
-                j++;
-            continue;
-        }
-        if (!shell && (strcmp(t, "-Command") == 0 || strcmp(t, "-File") == 0)) {
-            code = true;
-            continue;
-        }
-        bool takes = false;
-        for (const char *p = t + 1; *p; p++) {
-            if (code_letter(name, *p, shell)) {
-                code = true;
-                if (!shell)
-                    break; /* the rest of the word is the code */
-            } else if (shell && *p == 's') {
-                from_stdin = true;
-            } else if (value_letter(name, *p, shell)) {
-                takes = p[1] == '\0';
-                break;
-            }
-        }
-        if (takes)
+        if (st == IS_SKIP_NEXT)
             j++;
     }
-    if (code) {
-        if (!shell) { /* code in another language: not read here */
-            if (j < r->n && r->w[j].glob)
-                rd_unknown(rd, "an interpreter runs code made of an "
-                               "expansion");
-            return;
-        }
-        if (j >= r->n) {
-            rd_unknown(rd, "sh -c without its string: the commands come from "
-                           "elsewhere");
-        } else if (r->w[j].glob) {
-            rd_unknown(rd, "sh -c of an expansion: the commands are known "
-                           "only when it runs");
-        } else {
-            reread(rd, r->w[j].text, r->depth);
-        }
+    *end = j;
+    return true;
+}
+
+/* The code given by an option, word J of R: a shell's is read as commands;
+ * another language's is not read here. */
+static void rd_interp_code(struct rd *rd, const struct raw *r, size_t j,
+                           bool shell)
+{
+    if (!shell) {
+        if (j < r->n && r->w[j].glob)
+            rd_unknown(rd, "an interpreter runs code made of an "
+                           "expansion");
         return;
     }
-    if (!from_stdin && j < r->n) {
-        if (r->w[j].glob) {
-            rd_unknown(rd, "a shell or interpreter runs a script named by an "
-                           "expansion or made by a command");
-            return;
-        }
-        if (!stdin_path(r->w[j].text))
-            return; /* a script file */
+    if (j >= r->n) {
+        rd_unknown(rd, "sh -c without its string: the commands come from "
+                       "elsewhere");
+    } else if (r->w[j].glob) {
+        rd_unknown(rd, "sh -c of an expansion: the commands are known "
+                       "only when it runs");
+    } else {
+        reread(rd, r->w[j].text, r->depth);
     }
-    /* The program comes from standard input. */
+}
+
+/* The program comes from standard input: from the last input redirection
+ * of R, if any. */
+static void rd_interp_stdin(struct rd *rd, const struct raw *r, bool shell)
+{
     for (size_t k = r->nr; k-- > 0;) {
         const struct cp_sh_redir *d = &r->r[k];
         if (d->op == CP_SH_HEREDOC)
@@ -897,6 +1034,29 @@ static void rd_interp(struct rd *rd, const struct raw *r, size_t off,
     }
     rd_unknown(rd, "a shell or interpreter reads its program from standard "
                    "input (a pipe, a substitution or the terminal)");
+}
+
+static void rd_interp(struct rd *rd, const struct raw *r, size_t off,
+                      const char *name, bool shell)
+{
+    bool code = false, from_stdin = false;
+    size_t j;
+    if (!interp_options(r, off, name, shell, &code, &from_stdin, &j))
+        return; /* prints and exits */
+    if (code) {
+        rd_interp_code(rd, r, j, shell);
+        return;
+    }
+    if (!from_stdin && j < r->n) {
+        if (r->w[j].glob) {
+            rd_unknown(rd, "a shell or interpreter runs a script named by an "
+                           "expansion or made by a command");
+            return;
+        }
+        if (!stdin_path(r->w[j].text))
+            return; /* a script file */
+    }
+    rd_interp_stdin(rd, r, shell);
 }
 
 /* Joins words [from, to) with spaces, or NULL when one is an expansion. */
@@ -982,6 +1142,29 @@ static void rd_find(struct rd *rd, const struct raw *r, size_t off)
     }
 }
 
+/* The command line string that the option word J of R gives (an option of
+ * STR_OPTS, its string attached or the next word), or NULL; *unknown is
+ * set when that string is an expansion. */
+static const char *wrapper_string(const struct raw *r, size_t j,
+                                  const char *const *str_opts, bool *unknown)
+{
+    const char *t = r->w[j].text;
+    for (const char *const *o = str_opts; o && *o; o++) {
+        size_t ol = strlen(*o);
+        if (strcmp(t, *o) == 0 && j + 1 < r->n) {
+            if (r->w[j + 1].glob) {
+                *unknown = true;
+                return NULL;
+            }
+            return r->w[j + 1].text;
+        }
+        if (strncmp(t, *o, ol) == 0 && t[ol] &&
+            (t[1] != '-' || t[ol] == '='))
+            return t + ol + (t[ol] == '=');
+    }
+    return NULL;
+}
+
 /* The options of a wrapper at r->w[off]: returns the index of the wrapped
  * command, or r->n when a command line string was read instead. */
 static size_t rd_wrapper(struct rd *rd, const struct raw *r, size_t off,
@@ -995,24 +1178,15 @@ static size_t rd_wrapper(struct rd *rd, const struct raw *r, size_t off,
             j++;
             break;
         }
-        for (const char *const *o = wr->str_opts; o && *o; o++) {
-            size_t ol = strlen(*o);
-            const char *v = NULL;
-            if (strcmp(t, *o) == 0 && j + 1 < r->n) {
-                if (r->w[j + 1].glob) {
-                    rd_unknown(rd, "a command line string made of an "
-                                   "expansion");
-                    return r->n;
-                }
-                v = r->w[j + 1].text;
-            } else if (strncmp(t, *o, ol) == 0 && t[ol] &&
-                       (t[1] != '-' || t[ol] == '=')) {
-                v = t + ol + (t[ol] == '=');
-            }
-            if (v) {
-                reread(rd, v, r->depth);
-                return r->n;
-            }
+        bool unknown = false;
+        const char *v = wrapper_string(r, j, wr->str_opts, &unknown);
+        if (unknown) {
+            rd_unknown(rd, "a command line string made of an expansion");
+            return r->n;
+        }
+        if (v) {
+            reread(rd, v, r->depth);
+            return r->n;
         }
         j += in_list(wr->arg_opts, t) ? 2 : 1;
     }
@@ -1023,19 +1197,87 @@ static size_t rd_wrapper(struct rd *rd, const struct raw *r, size_t off,
     return j;
 }
 
+/* eval ARGS: the words joined by spaces. */
+static void rd_eval(struct rd *rd, const struct raw *r, size_t off)
+{
+    if (off + 1 >= r->n)
+        return;
+    const char *t = join_static(rd, r, off + 1, r->n);
+    if (!t)
+        rd_unknown(rd, "eval of an expansion: the commands are known only "
+                       "when it runs");
+    else
+        reread(rd, t, r->depth);
+}
+
+/* su, script, runuser: the string after -c, a cluster ending in c
+ * (script -qc) or --command. */
+static void rd_su(struct rd *rd, const struct raw *r, size_t off)
+{
+    for (size_t k = off + 1; k + 1 < r->n; k++) {
+        const char *t = r->w[k].text;
+        size_t tl = strlen(t);
+        bool c_opt = (t[0] == '-' && t[1] != '-' && tl >= 2 &&
+                      t[tl - 1] == 'c') ||
+                     strcmp(t, "--command") == 0;
+        if (!c_opt)
+            continue;
+        if (r->w[k + 1].glob)
+            rd_unknown(rd, "su -c of an expansion");
+        else
+            reread(rd, r->w[k + 1].text, r->depth);
+    }
+}
+
+/* watch [OPTIONS] ARGS: the words after the options joined by spaces. */
+static void rd_watch(struct rd *rd, const struct raw *r, size_t off)
+{
+    size_t j = off + 1;
+    while (j < r->n && r->w[j].text[0] == '-') {
+        const char *t = r->w[j].text;
+        j += (strcmp(t, "-n") == 0 || strcmp(t, "--interval") == 0 ||
+              strcmp(t, "-q") == 0)
+                 ? 2
+                 : 1;
+    }
+    if (j >= r->n)
+        return;
+    const char *t = join_static(rd, r, j, r->n);
+    if (t)
+        reread(rd, t, r->depth);
+    else
+        rd_unknown(rd, "watch of an expansion");
+}
+
+/* trap ACTION SIGNALS: the action. */
+static void rd_trap(struct rd *rd, const struct raw *r, size_t off)
+{
+    if (off + 1 >= r->n || r->w[off + 1].text[0] == '-')
+        return;
+    if (r->w[off + 1].glob)
+        rd_unknown(rd, "trap of an expansion");
+    else
+        reread(rd, r->w[off + 1].text, r->depth);
+}
+
+/* alias NAME=VALUE...: each value. */
+static void rd_alias(struct rd *rd, const struct raw *r, size_t off)
+{
+    for (size_t k = off + 1; k < r->n; k++) {
+        const char *eq = strchr(r->w[k].text, '=');
+        if (eq && r->w[k].glob)
+            rd_unknown(rd, "alias of an expansion");
+        else if (eq)
+            reread(rd, eq + 1, r->depth);
+    }
+}
+
 /* Commands whose operands hold a command line. */
 static void rd_strings(struct rd *rd, const struct raw *r, size_t off,
                        const char *name)
 {
     if (strcmp(name, "eval") == 0) {
-        if (off + 1 >= r->n)
-            return;
-        const char *t = join_static(rd, r, off + 1, r->n);
-        if (!t)
-            rd_unknown(rd, "eval of an expansion: the commands are known only "
-                           "when it runs");
-        else
-            reread(rd, t, r->depth);
+        rd_eval(rd, r, off);
     } else if (strcmp(name, "source") == 0 || strcmp(name, ".") == 0) {
         if (off + 1 < r->n &&
             (r->w[off + 1].glob || stdin_path(r->w[off + 1].text)))
@@ -1043,51 +1285,13 @@ static void rd_strings(struct rd *rd, const struct raw *r, size_t off,
                            "an expansion");
     } else if (strcmp(name, "su") == 0 || strcmp(name, "script") == 0 ||
                strcmp(name, "runuser") == 0) {
-        for (size_t k = off + 1; k + 1 < r->n; k++) {
-            const char *t = r->w[k].text;
-            size_t tl = strlen(t);
-            /* -c, a cluster ending in c (script -qc), --command */
-            bool c_opt = (t[0] == '-' && t[1] != '-' && tl >= 2 &&
-                          t[tl - 1] == 'c') ||
-                         strcmp(t, "--command") == 0;
-            if (c_opt) {
-                if (r->w[k + 1].glob)
-                    rd_unknown(rd, "su -c of an expansion");
-                else
-                    reread(rd, r->w[k + 1].text, r->depth);
-            }
-        }
+        rd_su(rd, r, off);
     } else if (strcmp(name, "watch") == 0) {
-        size_t j = off + 1;
-        while (j < r->n && r->w[j].text[0] == '-') {
-            const char *t = r->w[j].text;
-            j += (strcmp(t, "-n") == 0 || strcmp(t, "--interval") == 0 ||
-                  strcmp(t, "-q") == 0)
-                     ? 2
-                     : 1;
-        }
-        if (j < r->n) {
-            const char *t = join_static(rd, r, j, r->n);
-            if (t)
-                reread(rd, t, r->depth);
-            else
-                rd_unknown(rd, "watch of an expansion");
-        }
+        rd_watch(rd, r, off);
     } else if (strcmp(name, "trap") == 0) {
-        if (off + 1 < r->n && r->w[off + 1].text[0] != '-') {
-            if (r->w[off + 1].glob)
-                rd_unknown(rd, "trap of an expansion");
-            else
-                reread(rd, r->w[off + 1].text, r->depth);
-        }
+        rd_trap(rd, r, off);
     } else if (strcmp(name, "alias") == 0) {
-        for (size_t k = off + 1; k < r->n; k++) {
-            const char *eq = strchr(r->w[k].text, '=');
-            if (eq && r->w[k].glob)
-                rd_unknown(rd, "alias of an expansion");
-            else if (eq)
-                reread(rd, eq + 1, r->depth);
-        }
+        rd_alias(rd, r, off);
     } else if (strcmp(name, "find") == 0) {
         rd_find(rd, r, off);
     }

@@ -39,24 +39,26 @@ static const char *cp_source_abspath(struct cp_arena *a, const char *path)
     return p;
 }
 
-struct cp_source *cp_source_load(struct cp_arena *a, struct cp_diags *d,
-                                 const char *path, const struct cp_loc *at)
+/* Opens the file PATH (*path: the name diagnostics use), reporting at AT
+ * (NULL: the main file) why it cannot be; NULL then.
+ * O_NONBLOCK: opening a FIFO must not hang; an included file must be a
+ * regular file (the main file may also be a pipe, e.g. /dev/stdin).
+ * "-" as the main file is standard input, named "<stdin>" in
+ * diagnostics; its includes are relative to the working directory. */
+static FILE *cp_source_open(struct cp_diags *d, const char **path,
+                            const struct cp_loc *at)
 {
-    /* O_NONBLOCK: opening a FIFO must not hang; an included file must be a
-     * regular file (the main file may also be a pipe, e.g. /dev/stdin). */
-    /* "-" as the main file is standard input, named "<stdin>" in
-     * diagnostics; its includes are relative to the working directory. */
-    bool in = !at && strcmp(path, "-") == 0;
+    bool in = !at && strcmp(*path, "-") == 0;
     int fd = in ? fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0)
-                : open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+                : open(*path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (in)
-        path = "<stdin>";
+        *path = "<stdin>";
     FILE *f = NULL;
     struct stat st;
     if (fd >= 0 && fstat(fd, &st) == 0 && at && !S_ISREG(st.st_mode) &&
         !S_ISDIR(st.st_mode)) {
         cp_diag_report(d, CP0301, at, "cannot include '%s': not a regular file",
-                       path);
+                       *path);
         close(fd);
         return NULL;
     }
@@ -70,52 +72,77 @@ struct cp_source *cp_source_load(struct cp_arena *a, struct cp_diags *d,
     }
     if (!f) {
         int e = errno;
-        cp_diag_report(d, CP0301, at, "cannot open '%s': %s", path,
+        cp_diag_report(d, CP0301, at, "cannot open '%s': %s", *path,
                        strerror(e));
-        return NULL;
     }
-    if (fstat(fileno(f), &st) == 0) {
-        if (S_ISDIR(st.st_mode)) {
-            cp_diag_report(d, CP0302, at, "'%s' is a directory, not a file",
-                           path);
-            fclose(f);
-            return NULL;
-        }
-        if (S_ISREG(st.st_mode) && (unsigned long long)st.st_size >
-                                       (unsigned long long)CP_MAX_FILE_SIZE) {
-            cp_diag_report(d, CP0303, at,
-                           "'%s' is larger than the limit of %u bytes", path,
-                           CP_MAX_FILE_SIZE);
-            fclose(f);
-            return NULL;
-        }
+    return f;
+}
+
+/* Refuses a directory and a regular file over the size limit. */
+static bool cp_source_stat_ok(struct cp_diags *d, FILE *f, const char *path,
+                              const struct cp_loc *at)
+{
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0)
+        return true;
+    if (S_ISDIR(st.st_mode)) {
+        cp_diag_report(d, CP0302, at, "'%s' is a directory, not a file",
+                       path);
+        return false;
     }
-    /* Read in blocks: st_size is only a hint (pipes, growing files). */
-    struct cp_buf b = {0};
+    if (S_ISREG(st.st_mode) && (unsigned long long)st.st_size >
+                                   (unsigned long long)CP_MAX_FILE_SIZE) {
+        cp_diag_report(d, CP0303, at,
+                       "'%s' is larger than the limit of %u bytes", path,
+                       CP_MAX_FILE_SIZE);
+        return false;
+    }
+    return true;
+}
+
+/* Reads F into *b in blocks: st_size is only a hint (pipes, growing
+ * files).  False after reporting a read error or a file over the limit. */
+static bool cp_source_read(struct cp_diags *d, FILE *f, const char *path,
+                           const struct cp_loc *at, struct cp_buf *b)
+{
     char block[65536];
     for (;;) {
         size_t n = fread(block, 1, sizeof(block), f);
         if (n)
-            cp_buf_add(&b, block, n);
-        if (b.len > CP_MAX_FILE_SIZE) {
+            cp_buf_add(b, block, n);
+        if (b->len > CP_MAX_FILE_SIZE) {
             cp_diag_report(d, CP0303, at,
                            "'%s' is larger than the limit of %u bytes", path,
                            CP_MAX_FILE_SIZE);
-            cp_buf_free(&b);
-            fclose(f);
-            return NULL;
+            return false;
         }
         if (n < sizeof(block)) {
             if (ferror(f)) {
                 int e = errno;
                 cp_diag_report(d, CP0301, at, "cannot read '%s': %s", path,
                                strerror(e ? e : EIO));
-                cp_buf_free(&b);
-                fclose(f);
-                return NULL;
+                return false;
             }
-            break;
+            return true;
         }
+    }
+}
+
+struct cp_source *cp_source_load(struct cp_arena *a, struct cp_diags *d,
+                                 const char *path, const struct cp_loc *at)
+{
+    FILE *f = cp_source_open(d, &path, at);
+    if (!f)
+        return NULL;
+    if (!cp_source_stat_ok(d, f, path, at)) {
+        fclose(f);
+        return NULL;
+    }
+    struct cp_buf b = {0};
+    if (!cp_source_read(d, f, path, at, &b)) {
+        cp_buf_free(&b);
+        fclose(f);
+        return NULL;
     }
     fclose(f);
     struct cp_source *s = cp_arena_alloc(a, sizeof(*s));

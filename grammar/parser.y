@@ -389,6 +389,68 @@ static void cp_p_missing(struct cp_lex *st, const struct cp_loc *after,
     cp_buf_free(&b);
 }
 
+/* Is the unexpected token U (ULEN bytes of bison's message) an argument:
+ * a word, a string or a regex? */
+static bool cp_err_is_arg(const char *u, size_t ulen)
+{
+    return (ulen == 4 && strncmp(u, "word", 4) == 0) ||
+           (ulen == 6 && strncmp(u, "string", 6) == 0) ||
+           (ulen == 5 && strncmp(u, "regex", 5) == 0);
+}
+
+static bool cp_err_ends_stmt(const char *name)
+{
+    return strcmp(name, "end of line") == 0 || strcmp(name, "';'") == 0;
+}
+
+/* Appends "; expected A, B or C" for bison's list X ("A or B or C").
+ * Where a word could also be missing (the statement may end here only to
+ * be reported as incomplete), the end of the statement is not offered. */
+static void cp_err_expected(struct cp_lex *st, struct cp_buf *b,
+                            const char *x)
+{
+    const char *names[8];
+    size_t nn = 0;
+    bool has_other = false;
+    while (nn < 8) {
+        const char *o = strstr(x, " or ");
+        size_t n = o ? (size_t)(o - x) : strlen(x);
+        names[nn++] = cp_arena_strndup(st->arena, x, n);
+        if (!o)
+            break;
+        x = o + 4;
+    }
+    for (size_t i = 0; i < nn; i++)
+        if (!cp_err_ends_stmt(names[i]))
+            has_other = true;
+    size_t kept = 0;
+    for (size_t i = 0; i < nn; i++)
+        if (!has_other || !cp_err_ends_stmt(names[i]))
+            names[kept++] = names[i];
+    cp_buf_adds(b, "; expected ");
+    for (size_t i = 0; i < kept; i++) {
+        if (i)
+            cp_buf_adds(b, i + 1 == kept ? " or " : ", ");
+        cp_buf_adds(b, names[i]);
+    }
+}
+
+/* A word at the start of a statement: an unknown statement, its first N
+ * bytes quoted (CUT: followed by "..."), with the nearest keyword. */
+static void cp_err_unknown_stmt(struct cp_lex *st, const CP_YYLTYPE *l,
+                                size_t n, bool cut)
+{
+    struct cp_buf b = {0};
+    cp_buf_adds(&b, "unknown statement '");
+    cp_buf_add(&b, st->tok_text, n);
+    cp_buf_adds(&b, cut ? "...'" : "'");
+    struct cp_diag *g = cp_diag_report(st->diags, CP0202, l, "%s", b.data);
+    const char *near = cp_lex_keyword_near(st->tok_text, st->tok_len);
+    if (near)
+        cp_diag_set_suggestion(g, "did you mean '%s'?", near);
+    cp_buf_free(&b);
+}
+
 /* Bison's detailed message is "syntax error, unexpected X[, expecting A or
  * B...]"; it is rewritten as "unexpected 'TEXT'; expected A, B or C", with
  * the text of the offending word, and a word at the start of a statement is
@@ -407,67 +469,26 @@ static void cp_yyerror(CP_YYLTYPE *l, void *scanner, struct cp_lex *st,
     u += strlen("unexpected ");
     const char *e = strstr(u, ", expecting ");
     size_t ulen = e ? (size_t)(e - u) : strlen(u);
-    bool is_arg = (ulen == 4 && strncmp(u, "word", 4) == 0) ||
-                  (ulen == 6 && strncmp(u, "string", 6) == 0) ||
-                  (ulen == 5 && strncmp(u, "regex", 5) == 0);
+    bool word = cp_err_is_arg(u, ulen) && st->tok_text;
+    size_t n = word ? st->tok_len : 0;
+    bool cut = n > 40;
+    if (cut)
+        n = 37;
+    if (word && st->tok_bol && ulen == 4) {
+        cp_err_unknown_stmt(st, l, n, cut);
+        return;
+    }
     struct cp_buf b = {0};
-    if (is_arg && st->tok_text) {
-        size_t n = st->tok_len;
-        bool cut = n > 40;
-        if (cut)
-            n = 37;
-        if (st->tok_bol && ulen == 4) {
-            cp_buf_adds(&b, "unknown statement '");
-            cp_buf_add(&b, st->tok_text, n);
-            cp_buf_adds(&b, cut ? "...'" : "'");
-            struct cp_diag *g = cp_diag_report(st->diags, CP0202, l, "%s",
-                                               b.data);
-            const char *near = cp_lex_keyword_near(st->tok_text, st->tok_len);
-            if (near)
-                cp_diag_set_suggestion(g, "did you mean '%s'?", near);
-            cp_buf_free(&b);
-            return;
-        }
-        cp_buf_printf(&b, "unexpected %.*s '", (int)ulen, u);
+    cp_buf_printf(&b, "unexpected %.*s", (int)ulen, u);
+    if (word) {
+        cp_buf_adds(&b, " '");
         cp_buf_add(&b, st->tok_text, n);
         cp_buf_adds(&b, cut ? "...'" : "'");
-    } else {
-        cp_buf_printf(&b, "unexpected %.*s", (int)ulen, u);
     }
-    if (e) {
-        /* "A or B or C" -> "A, B or C".  Where a word could also be
-         * missing (the statement may end here only to be reported as
-         * incomplete), the end of the statement is not offered. */
-        const char *names[8];
-        size_t nn = 0;
-        const char *x = e + strlen(", expecting ");
-        bool has_other = false;
-        while (nn < 8) {
-            const char *o = strstr(x, " or ");
-            size_t n = o ? (size_t)(o - x) : strlen(x);
-            names[nn++] = cp_arena_strndup(st->arena, x, n);
-            if (!o)
-                break;
-            x = o + 4;
-        }
-        for (size_t i = 0; i < nn; i++)
-            if (strcmp(names[i], "end of line") != 0 &&
-                strcmp(names[i], "';'") != 0)
-                has_other = true;
-        size_t kept = 0;
-        for (size_t i = 0; i < nn; i++)
-            if (!has_other || (strcmp(names[i], "end of line") != 0 &&
-                               strcmp(names[i], "';'") != 0))
-                names[kept++] = names[i];
-        cp_buf_adds(&b, "; expected ");
-        for (size_t i = 0; i < kept; i++) {
-            if (i)
-                cp_buf_adds(&b, i + 1 == kept ? " or " : ", ");
-            cp_buf_adds(&b, names[i]);
-        }
-    } else if (st->tok_bol) {
+    if (e)
+        cp_err_expected(st, &b, e + strlen(", expecting "));
+    else if (st->tok_bol)
         cp_buf_adds(&b, "; expected a statement");
-    }
     struct cp_diag *g = cp_diag_report(st->diags, CP0201, l, "%s", b.data);
     if (ulen == 3 && strncmp(u, "'='", 3) == 0)
         cp_diag_set_suggestion(g, "'=' belongs to 'let'; quote a path or "

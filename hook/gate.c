@@ -20,6 +20,7 @@
 #include "json.h"
 #include "../compiler/match.h"
 #include "../compiler/shell_read.h"
+#include "utf8.h"
 
 static long cp_gate_ms_since(const struct timespec *t0)
 {
@@ -284,10 +285,27 @@ static bool cp_gate_is(const struct cp_jnode *v, enum cp_jtype t)
     return v && v->type == t;
 }
 
-/* One rule of "content"."rules" into r. */
+/* The classes of "content": one known class name per string. */
+static const char *cp_gate_content_classes(const struct cp_jnode *cls,
+                                           struct cp_gate_table *t)
+{
+    t->content_classes = 0;
+    for (size_t i = 0; i < cls->n; i++) {
+        const struct cp_jnode *x = cls->items[i];
+        unsigned m;
+        if (x->type != CP_J_STR || !cp_content_class_mask(x->s, x->len, &m) ||
+            (m & (m - 1)) != 0)
+            return "gate table \"content\".\"classes\" holds an unknown "
+                   "class";
+        t->content_classes |= m;
+    }
+    return NULL;
+}
+
+/* One rule of "content" into the next slot of t->content. */
 static const char *cp_gate_content_rule(struct cp_arena *a,
                                         const struct cp_jnode *x,
-                                        struct cp_content_rule *r)
+                                        struct cp_gate_table *t)
 {
     const char *id = cp_gate_str(x, "id"), *kind = cp_gate_str(x, "kind");
     const char *pat = cp_gate_str(x, "pattern"), *where = cp_gate_str(x, "where");
@@ -296,6 +314,7 @@ static const char *cp_gate_content_rule(struct cp_arena *a,
         return "gate table \"content\" has a rule that is not an object "
                "with string id, kind (\"regex\" or \"text\"), pattern "
                "and where";
+    struct cp_content_rule *r = &t->content[t->ncontent];
     *r = (struct cp_content_rule){
         .id = cp_arena_strdup(a, id), .where = cp_arena_strdup(a, where),
         .regex = kind[0] == 'r', .text = cp_arena_strdup(a, pat),
@@ -313,7 +332,10 @@ static const char *cp_gate_content_rule(struct cp_arena *a,
         else
             perr = cp_arena_printf(a, "%s: invalid pattern: %s", id, perr);
     }
-    return perr;
+    if (perr)
+        return perr;
+    t->ncontent++;
+    return NULL;
 }
 
 /* "content": {"classes": [NAME...], "rules": [{"id", "kind": "regex" |
@@ -334,26 +356,14 @@ static const char *cp_gate_table_content(struct cp_arena *a,
         !cp_gate_is(rules, CP_J_ARR))
         return "gate table \"content\" is not an object with \"classes\" "
                "and \"rules\" arrays";
-    t->content_classes = 0;
-    for (size_t i = 0; i < cls->n; i++) {
-        const struct cp_jnode *x = cls->items[i];
-        unsigned m;
-        if (x->type != CP_J_STR || !cp_content_class_mask(x->s, x->len, &m) ||
-            (m & (m - 1)) != 0)
-            return "gate table \"content\".\"classes\" holds an unknown "
-                   "class";
-        t->content_classes |= m;
-    }
+    const char *err = cp_gate_content_classes(cls, t);
+    if (err)
+        return err;
     size_t n = rules->n;
     t->content = cp_arena_alloc(a, (n ? n : 1) * sizeof *t->content);
-    for (size_t i = 0; i < n; i++) {
-        const char *err = cp_gate_content_rule(a, rules->items[i],
-                                               &t->content[t->ncontent]);
-        if (err)
-            return err;
-        t->ncontent++;
-    }
-    return NULL;
+    for (size_t i = 0; i < n && !err; i++)
+        err = cp_gate_content_rule(a, rules->items[i], t);
+    return err;
 }
 
 /* The verdict and kind of row e from their texts. */
@@ -685,35 +695,6 @@ bool cp_gate_scan_texts(struct cp_arena *a, const struct cp_gate_input *in,
 
 /* ---- answer JSON ------------------------------------------------------ */
 
-/* Length of the valid UTF-8 sequence at s (1..4), or 0 if invalid. */
-static size_t cp_gate_utf8_len(const unsigned char *s, size_t n)
-{
-    unsigned c = s[0];
-    size_t len;
-    unsigned min;
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xc2 && c <= 0xdf)
-        len = 2, min = 0x80;
-    else if (c >= 0xe0 && c <= 0xef)
-        len = 3, min = 0x800;
-    else if (c >= 0xf0 && c <= 0xf4)
-        len = 4, min = 0x10000;
-    else
-        return 0;
-    if (n < len)
-        return 0;
-    unsigned cp = c & (0x3f >> (len - 1));
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        cp = (cp << 6) | (s[i] & 0x3f);
-    }
-    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-        return 0;
-    return len;
-}
-
 /* A JSON string literal that is valid JSON whatever the bytes: invalid
  * UTF-8 becomes U+FFFD, so an ask or deny can never be lost to a client
  * that rejects the output. */
@@ -741,7 +722,7 @@ void cp_gate_json_str(struct cp_buf *out, const char *s)
             cp_buf_printf(out, "\\u%04x", c);
             i++;
         } else {
-            size_t l = cp_gate_utf8_len(p + i, n - i);
+            size_t l = cp_utf8_len(p + i, n - i);
             if (l == 0) {
                 cp_buf_adds(out, "\\ufffd");
                 i++;

@@ -1,7 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /* The gate hook's parts that need no parser: bounded reading and checking
  * of Claude Code's PreToolUse input, the artifact's gate table, the answer
- * JSON and the hash-chained decision log (spec/gate.md). */
+ * JSON and the hash-chained decision log (spec/gate.md).
+ *
+ * Error idiom of this room: a function that can fail returns NULL on
+ * success, else a message saying why (in the caller's arena, or static
+ * text); it never prints and never exits, and the caller (cli/cmd_gate.c)
+ * decides the answer.  Two entry points report otherwise, by design:
+ * cp_gate_read_input returns a status (enum cp_gate_rd; its text from
+ * cp_gate_rd_text) because a timeout and an oversized input are told apart
+ * by the tests and the fuzzer, and the log verifier is a report written
+ * to the streams it is given, with an exit status. */
 #ifndef CP_GATE_H
 #define CP_GATE_H
 
@@ -192,10 +201,10 @@ struct cp_gatelog_rec {
 };
 
 /* Appends one line to the log at `path` (absolute), holding an exclusive
- * flock while it reads the last line and writes the new one.  Returns 0,
- * or -1 with a message in err. */
-int cp_gatelog_append(const char *path, const struct cp_gatelog_rec *r,
-                      char *err, size_t errlen);
+ * flock while it reads the last line and writes the new one.  Returns
+ * NULL, or why not (in a). */
+const char *cp_gatelog_append(struct cp_arena *a, const char *path,
+                              const struct cp_gatelog_rec *r);
 /* Verifies the chain.  Returns 0 intact (summary on `out`), 1 broken
  * ("FILE:LINE: ..." on `msgs`), 2 I/O error (message on `msgs`). */
 int cp_gatelog_verify(const char *path, FILE *out, FILE *msgs);

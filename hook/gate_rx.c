@@ -103,17 +103,73 @@ static void cp_rx_flush(struct cp_rx *x, struct cp_buf *run, struct cp_vec *and)
     run->len = 0;
 }
 
+/* A character class "[:name:]" at x->i inside a bracket expression (one
+ * of the standard names); false outside the subset. */
+static bool cp_rx_class(struct cp_rx *x)
+{
+    static const char *const classes[] = {"alpha", "upper", "lower", "digit",
+                                          "xdigit", "space", "print", "punct",
+                                          "graph", "cntrl", "blank", "alnum"};
+    if (x->i + 1 >= x->n || x->p[x->i + 1] != ':')
+        return false; /* '[', '[.' or '[=': not in the subset */
+    const char *s = x->p + x->i + 2;
+    const char *e = strstr(s, ":]");
+    if (!e)
+        return false;
+    size_t len = (size_t)(e - s), k = 0;
+    while (k < sizeof classes / sizeof classes[0] &&
+           !(strlen(classes[k]) == len && memcmp(classes[k], s, len) == 0))
+        k++;
+    if (k == sizeof classes / sizeof classes[0])
+        return false;
+    x->i = (size_t)(e - x->p) + 2;
+    return true;
+}
+
+/* What the members of a bracket expression read so far allow. */
+struct cp_rx_set {
+    bool multi; /* several characters (beyond ASCII case) */
+    bool first; /* no member read yet */
+    int one;    /* the one character seen (folded), -1 before any */
+};
+
+/* Is c-hi an ascending range of plain characters in the subset? */
+static bool cp_rx_range_ok(unsigned char c, unsigned char hi)
+{
+    return !(c == '-' || c == ']' || !cp_rx_plain(hi) || hi == '\\' ||
+             hi == '[' || hi == '-' || hi < c);
+}
+
+/* One member (a character c at x->i, or a range c-hi) of a bracket
+ * expression; false outside the subset. */
+static bool cp_rx_member(struct cp_rx *x, unsigned char c,
+                         struct cp_rx_set *st)
+{
+    bool last = x->i + 1 < x->n && x->p[x->i + 1] == ']';
+    if (c == '-' && !st->first && !last)
+        return false; /* a '-' that is neither first, last nor a range */
+    x->i++;
+    if (x->i + 1 < x->n && x->p[x->i] == '-' && x->p[x->i + 1] != ']') {
+        if (!cp_rx_range_ok(c, (unsigned char)x->p[x->i + 1]))
+            return false;
+        x->i += 2;
+        st->multi = true;
+    } else if (st->one < 0) {
+        st->one = (unsigned char)cp_rx_fold((char)c);
+    } else if (st->one != (unsigned char)cp_rx_fold((char)c)) {
+        st->multi = true;
+    }
+    return true;
+}
+
 /* A bracket expression at x->i ('['): returns 0 outside the subset, 1 for
  * a set of several characters, 2 for one character up to ASCII case (in
  * *single, folded). */
 static int cp_rx_bracket(struct cp_rx *x, char *single)
 {
-    static const char *const classes[] = {"alpha", "upper", "lower", "digit",
-                                          "xdigit", "space", "print", "punct",
-                                          "graph", "cntrl", "blank", "alnum"};
+    struct cp_rx_set st = {.first = true, .one = -1};
+    bool neg = false;
     x->i++;
-    bool neg = false, multi = false, first = true;
-    int one = -1;
     if (x->i < x->n && x->p[x->i] == '^') {
         neg = true;
         x->i++;
@@ -122,55 +178,107 @@ static int cp_rx_bracket(struct cp_rx *x, char *single)
         if (x->i >= x->n)
             return 0; /* unterminated */
         unsigned char c = (unsigned char)x->p[x->i];
-        if (c == ']' && !first) {
+        if (c == ']' && !st.first) {
             x->i++;
             break;
         }
         if (!cp_rx_plain(c) || c == '\\')
             return 0;
         if (c == '[') {
-            if (x->i + 1 >= x->n || x->p[x->i + 1] != ':')
-                return 0; /* '[', '[.' or '[=': not in the subset */
-            const char *s = x->p + x->i + 2;
-            const char *e = strstr(s, ":]");
-            if (!e)
+            if (!cp_rx_class(x))
                 return 0;
-            size_t len = (size_t)(e - s), k = 0;
-            while (k < sizeof classes / sizeof classes[0] &&
-                   !(strlen(classes[k]) == len && memcmp(classes[k], s, len) == 0))
-                k++;
-            if (k == sizeof classes / sizeof classes[0])
-                return 0;
-            x->i = (size_t)(e - x->p) + 2;
-            multi = true;
-            first = false;
-            continue;
+            st.multi = true;
+        } else if (!cp_rx_member(x, c, &st)) {
+            return 0;
         }
-        bool last = x->i + 1 < x->n && x->p[x->i + 1] == ']';
-        if (c == '-' && !first && !last)
-            return 0; /* a '-' that is neither first, last nor a range */
-        x->i++;
-        if (x->i + 1 < x->n && x->p[x->i] == '-' && x->p[x->i + 1] != ']') {
-            unsigned char hi = (unsigned char)x->p[x->i + 1];
-            if (c == '-' || c == ']' || !cp_rx_plain(hi) || hi == '\\' ||
-                hi == '[' || hi == '-' || hi < c)
-                return 0;
-            x->i += 2;
-            multi = true;
-        } else if (one < 0) {
-            one = (unsigned char)cp_rx_fold((char)c);
-        } else if (one != (unsigned char)cp_rx_fold((char)c)) {
-            multi = true;
-        }
-        first = false;
+        st.first = false;
     }
-    if (neg || multi || one < 0)
+    if (neg || st.multi || st.one < 0)
         return 1;
-    *single = (char)one;
+    *single = (char)st.one;
     return 2;
 }
 
 static const struct cp_gate_rx_req *cp_rx_alt(struct cp_rx *x, int depth);
+
+/* One atom of a branch with its quantifier. */
+struct cp_rx_atom {
+    enum { A_CHAR, A_ANY, A_ANCHOR, A_GROUP } kind;
+    char ch;                          /* A_CHAR: the character, folded */
+    const struct cp_gate_rx_req *sub; /* A_GROUP: the group's condition */
+    char q;                           /* '*', '+', '?' or 0 */
+};
+
+/* The quantifier after an atom, if any; false for one on an anchor, and
+ * for stacked quantifiers and intervals. */
+static bool cp_rx_quantifier(struct cp_rx *x, struct cp_rx_atom *at)
+{
+    if (x->i < x->n && strchr("*+?", x->p[x->i])) {
+        at->q = x->p[x->i++];
+        if (at->kind == A_ANCHOR)
+            return false;
+    }
+    return !(x->i < x->n && strchr("*+?{}", x->p[x->i]));
+}
+
+/* A group "(...)" at x->i; false outside the subset. */
+static bool cp_rx_group(struct cp_rx *x, int depth, struct cp_rx_atom *at)
+{
+    x->i++;
+    if (depth >= CP_RX_MAX_DEPTH || x->i >= x->n || x->p[x->i] == ')')
+        return false;
+    at->sub = cp_rx_alt(x, depth + 1);
+    if (!at->sub || x->i >= x->n || x->p[x->i] != ')')
+        return false;
+    x->i++;
+    at->kind = A_GROUP;
+    return true;
+}
+
+/* One atom at x->i and its quantifier; false outside the subset. */
+static bool cp_rx_atom(struct cp_rx *x, int depth, struct cp_rx_atom *at)
+{
+    unsigned char c = (unsigned char)x->p[x->i];
+    *at = (struct cp_rx_atom){.kind = A_CHAR};
+    if (c == '(') {
+        if (!cp_rx_group(x, depth, at))
+            return false;
+    } else if (c == '[') {
+        int b = cp_rx_bracket(x, &at->ch);
+        if (b == 0)
+            return false;
+        at->kind = b == 2 ? A_CHAR : A_ANY;
+    } else if (c == '.') {
+        x->i++;
+        at->kind = A_ANY;
+    } else if (c == '^' || c == '$') {
+        x->i++;
+        at->kind = A_ANCHOR;
+    } else if ((!cp_rx_plain(c) && c < 0x80) || strchr("*+?{}\\", c)) {
+        return false; /* nothing to repeat, an interval, an escape, a byte */
+    } else {
+        x->i++;
+        at->ch = cp_rx_fold((char)c);
+    }
+    return cp_rx_quantifier(x, at);
+}
+
+/* Adds what an atom requires to the branch: a character that must occur
+ * extends the current run; anything else ends it, and a group that must
+ * occur adds its condition. */
+static void cp_rx_require(struct cp_rx *x, const struct cp_rx_atom *at,
+                          struct cp_buf *run, struct cp_vec *and)
+{
+    if (at->kind == A_CHAR && at->q != '*' && at->q != '?') {
+        cp_buf_addc(run, at->ch);
+        if (at->q == '+')
+            cp_rx_flush(x, run, and); /* "ab+c" needs "ab", then "c" */
+        return;
+    }
+    cp_rx_flush(x, run, and);
+    if (at->kind == A_GROUP && at->q != '*' && at->q != '?')
+        cp_vec_push(x->a, and, (void *)at->sub);
+}
 
 /* One branch: up to '|', ')' or the end.  NULL outside the subset. */
 static const struct cp_gate_rx_req *cp_rx_branch(struct cp_rx *x, int depth)
@@ -178,67 +286,21 @@ static const struct cp_gate_rx_req *cp_rx_branch(struct cp_rx *x, int depth)
     struct cp_vec and = {0};
     struct cp_buf run = {0};
     size_t natoms = 0;
-    const struct cp_gate_rx_req *fail = NULL, *res;
+    const struct cp_gate_rx_req *res = NULL;
     while (x->i < x->n && x->p[x->i] != '|' && x->p[x->i] != ')') {
-        unsigned char c = (unsigned char)x->p[x->i];
-        enum { A_CHAR, A_ANY, A_ANCHOR, A_GROUP } kind;
-        char ch = 0;
-        const struct cp_gate_rx_req *sub = NULL;
-        if (c == '(') {
-            x->i++;
-            if (depth >= CP_RX_MAX_DEPTH || x->i >= x->n || x->p[x->i] == ')')
-                goto out;
-            sub = cp_rx_alt(x, depth + 1);
-            if (!sub || x->i >= x->n || x->p[x->i] != ')')
-                goto out;
-            x->i++;
-            kind = A_GROUP;
-        } else if (c == '[') {
-            int b = cp_rx_bracket(x, &ch);
-            if (b == 0)
-                goto out;
-            kind = b == 2 ? A_CHAR : A_ANY;
-        } else if (c == '.') {
-            x->i++;
-            kind = A_ANY;
-        } else if (c == '^' || c == '$') {
-            x->i++;
-            kind = A_ANCHOR;
-        } else if ((!cp_rx_plain(c) && c < 0x80) || strchr("*+?{}\\", c)) {
-            goto out; /* nothing to repeat, an interval, an escape, a byte */
-        } else {
-            x->i++;
-            kind = A_CHAR;
-            ch = cp_rx_fold((char)c);
-        }
-        char q = 0;
-        if (x->i < x->n && strchr("*+?", x->p[x->i])) {
-            q = x->p[x->i++];
-            if (kind == A_ANCHOR)
-                goto out;
-        }
-        if (x->i < x->n && strchr("*+?{}", x->p[x->i]))
-            goto out; /* stacked quantifiers, intervals */
-        if (kind == A_CHAR && q != '*' && q != '?') {
-            cp_buf_addc(&run, ch);
-            if (q == '+')
-                cp_rx_flush(x, &run, &and); /* "ab+c" needs "ab", then "c" */
-        } else {
-            cp_rx_flush(x, &run, &and);
-            if (kind == A_GROUP && q != '*' && q != '?')
-                cp_vec_push(x->a, &and, (void *)sub);
-        }
+        struct cp_rx_atom at;
+        if (!cp_rx_atom(x, depth, &at))
+            goto out;
+        cp_rx_require(x, &at, &run, &and);
         natoms++;
     }
     if (natoms == 0)
         goto out; /* empty branch */
     cp_rx_flush(x, &run, &and);
     res = cp_rx_join(x->a, CP_RX_AND, &and);
-    cp_buf_free(&run);
-    return res;
 out:
     cp_buf_free(&run);
-    return fail;
+    return res;
 }
 
 static const struct cp_gate_rx_req *cp_rx_alt(struct cp_rx *x, int depth)

@@ -95,85 +95,99 @@ static void cp_gatelog_nullable(struct cp_buf *b, const char *s)
         cp_buf_adds(b, "null");
 }
 
-int cp_gatelog_append(const char *path, const struct cp_gatelog_rec *r,
-                      char *err, size_t errlen)
+/* Opens the log for appending and takes its lock; *fd then holds it.
+ * Returns NULL, or why not (the file closed). */
+static const char *cp_gatelog_open(struct cp_arena *a, const char *path,
+                                   int *fd)
 {
-    int fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK,
-                  0600);
-    if (fd < 0) {
-        snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
-        return -1;
-    }
+    *fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK,
+               0600);
+    if (*fd < 0)
+        return cp_arena_printf(a, "cannot open '%s': %s", path,
+                               strerror(errno));
     struct stat st;
-    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-        snprintf(err, errlen, "'%s' is not a regular file", path);
-        close(fd);
-        return -1;
-    }
-    if (cp_gatelog_lock(fd) < 0) {
-        snprintf(err, errlen, "cannot lock '%s': %s", path, strerror(errno));
-        close(fd);
-        return -1;
-    }
-    char prev[CP_SHA256_HEX];
-    bool partial;
-    if (fstat(fd, &st) < 0 ||
-        cp_gatelog_last_hash(fd, st.st_size, prev, &partial) < 0) {
-        snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
-        close(fd);
-        return -1;
-    }
+    const char *why = NULL;
+    if (fstat(*fd, &st) < 0 || !S_ISREG(st.st_mode))
+        why = cp_arena_printf(a, "'%s' is not a regular file", path);
+    else if (cp_gatelog_lock(*fd) < 0)
+        why = cp_arena_printf(a, "cannot lock '%s': %s", path,
+                              strerror(errno));
+    if (why)
+        close(*fd);
+    return why;
+}
+
+/* The line for record r after the line hashed to prev (on a line of its
+ * own after a torn last line: partial), sealed when r has a key. */
+static void cp_gatelog_line(struct cp_buf *b, const struct cp_gatelog_rec *r,
+                            const char *prev, bool partial)
+{
     struct tm tm;
     char tbuf[32];
     gmtime_r(&r->time, &tm);
     strftime(tbuf, sizeof tbuf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-
-    struct cp_buf b = {0};
     if (partial) /* keep the torn line apart; verification will flag it */
-        cp_buf_addc(&b, '\n');
-    cp_buf_printf(&b, "{\"time\": \"%s\", \"decision\": ", tbuf);
-    cp_gate_json_str(&b, r->decision);
-    cp_buf_adds(&b, ", \"rule\": ");
-    cp_gatelog_nullable(&b, r->rule);
-    cp_buf_adds(&b, ", \"cmd_sha256\": ");
+        cp_buf_addc(b, '\n');
+    cp_buf_printf(b, "{\"time\": \"%s\", \"decision\": ", tbuf);
+    cp_gate_json_str(b, r->decision);
+    cp_buf_adds(b, ", \"rule\": ");
+    cp_gatelog_nullable(b, r->rule);
+    cp_buf_adds(b, ", \"cmd_sha256\": ");
     if (r->cmd) {
         char h[CP_SHA256_HEX];
         cp_sha256_hex(r->cmd, r->cmdlen, h);
-        cp_buf_printf(&b, "\"%s\"", h);
+        cp_buf_printf(b, "\"%s\"", h);
     } else {
-        cp_buf_adds(&b, "null");
+        cp_buf_adds(b, "null");
     }
-    cp_buf_printf(&b, ", \"prev\": \"%s\", \"tool\": ", prev);
-    cp_gatelog_nullable(&b, r->tool);
+    cp_buf_printf(b, ", \"prev\": \"%s\", \"tool\": ", prev);
+    cp_gatelog_nullable(b, r->tool);
     if (r->findings) /* classes, fields and line numbers only */
-        cp_buf_printf(&b, ", \"findings\": %s", r->findings);
-    if (r->keylen) {
-        cp_buf_printf(&b, ", \"input_hmac\": \"%s\", \"line_hmac\": \"",
-                      r->input_hmac ? r->input_hmac : CP_GATELOG_ZEROS);
-        /* The seal covers the line with its own value as 64 zeros. */
-        size_t at = b.len;
-        cp_buf_adds(&b, CP_GATELOG_ZEROS "\"}");
-        size_t start = partial ? 1 : 0;
-        char mac[CP_SHA256_HEX];
-        cp_hmac_sha256_hex(r->key, r->keylen, b.data + start, b.len - start, mac);
-        memcpy(b.data + at, mac, 64);
-        cp_buf_addc(&b, '\n');
-    } else {
-        cp_buf_adds(&b, "}\n");
+        cp_buf_printf(b, ", \"findings\": %s", r->findings);
+    if (!r->keylen) {
+        cp_buf_adds(b, "}\n");
+        return;
     }
+    cp_buf_printf(b, ", \"input_hmac\": \"%s\", \"line_hmac\": \"",
+                  r->input_hmac ? r->input_hmac : CP_GATELOG_ZEROS);
+    /* The seal covers the line with its own value as 64 zeros. */
+    size_t at = b->len;
+    cp_buf_adds(b, CP_GATELOG_ZEROS "\"}");
+    size_t start = partial ? 1 : 0;
+    char mac[CP_SHA256_HEX];
+    cp_hmac_sha256_hex(r->key, r->keylen, b->data + start, b->len - start, mac);
+    memcpy(b->data + at, mac, 64);
+    cp_buf_addc(b, '\n');
+}
+
+const char *cp_gatelog_append(struct cp_arena *a, const char *path,
+                              const struct cp_gatelog_rec *r)
+{
+    int fd;
+    const char *why = cp_gatelog_open(a, path, &fd);
+    if (why)
+        return why;
+    char prev[CP_SHA256_HEX];
+    bool partial;
+    struct stat st;
+    if (fstat(fd, &st) < 0 ||
+        cp_gatelog_last_hash(fd, st.st_size, prev, &partial) < 0) {
+        why = cp_arena_printf(a, "cannot read '%s': %s", path, strerror(errno));
+        close(fd);
+        return why;
+    }
+    struct cp_buf b = {0};
+    cp_gatelog_line(&b, r, prev, partial);
     ssize_t w;
     do
         w = write(fd, b.data, b.len);
     while (w < 0 && errno == EINTR);
-    int rc = 0;
-    if (w != (ssize_t)b.len) {
-        snprintf(err, errlen, "cannot append to '%s': %s", path,
-                 w < 0 ? strerror(errno) : "short write");
-        rc = -1;
-    }
+    if (w != (ssize_t)b.len)
+        why = cp_arena_printf(a, "cannot append to '%s': %s", path,
+                              w < 0 ? strerror(errno) : "short write");
     cp_buf_free(&b);
     close(fd); /* releases the lock */
-    return rc;
+    return why;
 }
 
 /* ---- verification ------------------------------------------------------ */

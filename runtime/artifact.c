@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "arena.h"
-#include "match.h"
+#include "netmatch.h"
 #include "sha256.h"
 
 int cp_rt_fail(struct cp_rt_err *e, int status, const char *fmt, ...)
@@ -100,22 +100,11 @@ void cp_rt_artifact_free(struct cp_rt_artifact *a)
 #define BAD(...) (cp_rt_fail(e, CP_RT_EXIT_ERROR, "invalid artifact: " __VA_ARGS__), \
                   cp_rt_artifact_free(a), CP_RT_EXIT_ERROR)
 
-int cp_rt_artifact_parse(struct cp_rt_artifact *a, const void *data,
-                         size_t len, struct cp_rt_err *e)
+/* Splits buf into records; each field is a C string inside buf.  *end:
+ * the offset after the last record read (the 'end' trailer's, or len). */
+static int split_records(struct cp_rt_artifact *a, size_t *end, struct cp_rt_err *e)
 {
-    memset(a, 0, sizeof *a);
-    if (len == 0)
-        return BAD("empty file");
-    if (len > CP_RT_MAX_ARTIFACT)
-        return BAD("larger than %u bytes", CP_RT_MAX_ARTIFACT);
-    if (((const char *)data)[len - 1] != '\0')
-        return BAD("truncated: the last field is not terminated by a NUL byte");
-    a->buf = cp_xmalloc(len);
-    memcpy(a->buf, data, len);
-    a->len = len;
-
-    /* Split into records; each field is a C string inside buf. */
-    size_t cap = 16, pos = 0;
+    size_t len = a->len, cap = 16, pos = 0;
     a->recs = cp_xmalloc(cap * sizeof *a->recs);
     while (pos < len) {
         size_t off = pos;
@@ -125,11 +114,10 @@ int cp_rt_artifact_parse(struct cp_rt_artifact *a, const void *data,
         while (t < CP_RT_NTAGS && strcmp(cp_rt_tags[t].name, tag))
             t++;
         size_t idx = a->nrecs;
-        if (t == CP_RT_NTAGS) {
-            if (idx == 0)
-                return BAD("not a confpol bwrap artifact (no 'confpol-bwrap' header)");
+        if (t == CP_RT_NTAGS && idx == 0)
+            return BAD("not a confpol bwrap artifact (no 'confpol-bwrap' header)");
+        if (t == CP_RT_NTAGS)
             return BAD("record %zu (offset %zu): unknown tag '%.64s'", idx + 1, off, tag);
-        }
         const char *f[2] = {"", ""};
         for (int i = 0; i < cp_rt_tags[t].arity; i++) {
             if (pos >= len)
@@ -146,8 +134,14 @@ int cp_rt_artifact_parse(struct cp_rt_artifact *a, const void *data,
         if (t == CP_RT_T_END)
             break;
     }
+    *end = pos;
+    return 0;
+}
 
-    /* Structure: header first, end last, end's count and digest. */
+/* Structure: header first, end last, end's count and digest. */
+static int check_structure(struct cp_rt_artifact *a, size_t pos, struct cp_rt_err *e)
+{
+    size_t len = a->len;
     if (a->recs[0].tag != CP_RT_T_HEADER)
         return BAD("not a confpol bwrap artifact (no 'confpol-bwrap' header)");
     if (strcmp(a->recs[0].f1, "1"))
@@ -159,12 +153,11 @@ int cp_rt_artifact_parse(struct cp_rt_artifact *a, const void *data,
     if (pos != len)
         return BAD("%zu bytes of data after the 'end' trailer (offset %zu)",
                    len - pos, pos);
-    size_t count = 0;
     const char *c = end->f1;
     if (!*c || (c[0] == '0' && c[1]) || strspn(c, "0123456789") != strlen(c) ||
         strlen(c) > 9)
         return BAD("trailer count '%.32s' is not a number", c);
-    count = (size_t)strtoul(c, NULL, 10);
+    size_t count = (size_t)strtoul(c, NULL, 10);
     if (count != a->nrecs - 1)
         return BAD("trailer says %zu records, the file has %zu", count, a->nrecs - 1);
     char hex[CP_SHA256_HEX];
@@ -172,89 +165,132 @@ int cp_rt_artifact_parse(struct cp_rt_artifact *a, const void *data,
     if (strcmp(hex, end->f2))
         return BAD("SHA-256 mismatch: the trailer says '%.64s', the content hashes to %s "
                    "(corrupted or edited)", end->f2, hex);
+    return 0;
+}
 
-    /* Records. */
-    size_t pcap = 4;
-    a->params = cp_xmalloc(pcap * sizeof *a->params);
-    bool seen_profile = false, seen_fail = false;
-    for (size_t i = 0; i < a->nrecs; i++) {
-        const struct cp_rt_rec *r = &a->recs[i];
-        const char *tn = cp_rt_tags[r->tag].name;
-        switch (r->tag) {
-        case CP_RT_T_HEADER:
-            if (i != 0)
-                return BAD("record %zu (offset %zu): second 'confpol-bwrap' header", i + 1, r->off);
-            break;
-        case CP_RT_T_END:
-            break;
-        case CP_RT_T_PROFILE:
-            if (seen_profile)
-                return BAD("record %zu (offset %zu): second 'profile'", i + 1, r->off);
-            seen_profile = true;
-            if (strcmp(r->f1, "confined") && strcmp(r->f1, "exclusive"))
-                return BAD("record %zu (offset %zu): unknown profile '%.64s'", i + 1, r->off, r->f1);
-            a->profile = r->f1;
-            break;
-        case CP_RT_T_FAIL:
-            if (seen_fail)
-                return BAD("record %zu (offset %zu): second 'fail'", i + 1, r->off);
-            seen_fail = true;
-            if (!strcmp(r->f1, "open"))
-                a->fail_open = true;
-            else if (strcmp(r->f1, "closed"))
-                return BAD("record %zu (offset %zu): 'fail' must be 'closed' or 'open', not '%.64s'",
-                           i + 1, r->off, r->f1);
-            break;
-        case CP_RT_T_PARAM:
-            if (!is_ident(r->f1))
-                return BAD("record %zu (offset %zu): bad param name '%.64s'", i + 1, r->off, r->f1);
-            if (name_in(a->params, a->nparams, r->f1))
-                return BAD("record %zu (offset %zu): param '%s' declared twice", i + 1, r->off, r->f1);
-            if (a->nparams == pcap) {
-                pcap *= 2;
-                a->params = cp_xrealloc(a->params, pcap * sizeof *a->params);
-            }
-            a->params[a->nparams++] = r->f1;
-            break;
-        case CP_RT_T_ARG:
-            break;
-        case CP_RT_T_NET: {
-            /* Validated with the decision model's own parser; the proxy
-             * decides with these rules. */
-            struct cp_arena *ar = cp_arena_new();
-            struct cp_domain d;
-            const char *why = *r->f1 ? cp_domain_parse(ar, r->f1, strlen(r->f1), &d) : NULL;
-            if (why) {
-                int rc = BAD("record %zu 'net' (offset %zu): '%.200s': %s", i + 1, r->off,
-                             r->f1, why);
-                cp_arena_free(ar);
-                return rc;
-            }
-            cp_arena_free(ar);
-            break;
-        }
-        case CP_RT_T_EXEC:
-            a->has_exec = true;
-            /* fall through */
-        case CP_RT_T_BIND:
-        case CP_RT_T_RO:
-        case CP_RT_T_PIN:
-        case CP_RT_T_PINRO:
-        case CP_RT_T_MASK:
-        case CP_RT_T_MASKGLOB:
-        case CP_RT_T_ROGLOB: {
-            const char *why = rest_problem(r->f2);
-            if (why)
-                return BAD("record %zu '%s' (offset %zu): path '%.200s' %s", i + 1, tn,
-                           r->off, r->f2, why);
-            if (*r->f1 && !is_ident(r->f1))
-                return BAD("record %zu '%s' (offset %zu): bad param name '%.64s'", i + 1, tn,
-                           r->off, r->f1);
-            break;
-        }
-        }
+/* Parse state of the record checks. */
+struct rparse {
+    size_t pcap; /* capacity of a->params */
+    bool seen_profile, seen_fail;
+};
+
+static void push_param(struct cp_rt_artifact *a, struct rparse *ps, const char *name)
+{
+    if (a->nparams == ps->pcap) {
+        ps->pcap *= 2;
+        a->params = cp_xrealloc(a->params, ps->pcap * sizeof *a->params);
     }
-    /* Every root must be declared, except HOME and PROJECT (always known). */
+    a->params[a->nparams++] = name;
+}
+
+static int check_profile(struct cp_rt_artifact *a, struct rparse *ps, size_t i,
+                         struct cp_rt_err *e)
+{
+    const struct cp_rt_rec *r = &a->recs[i];
+    if (ps->seen_profile)
+        return BAD("record %zu (offset %zu): second 'profile'", i + 1, r->off);
+    ps->seen_profile = true;
+    if (strcmp(r->f1, "confined") && strcmp(r->f1, "exclusive"))
+        return BAD("record %zu (offset %zu): unknown profile '%.64s'", i + 1, r->off, r->f1);
+    a->profile = r->f1;
+    return 0;
+}
+
+static int check_fail(struct cp_rt_artifact *a, struct rparse *ps, size_t i,
+                      struct cp_rt_err *e)
+{
+    const struct cp_rt_rec *r = &a->recs[i];
+    if (ps->seen_fail)
+        return BAD("record %zu (offset %zu): second 'fail'", i + 1, r->off);
+    ps->seen_fail = true;
+    if (!strcmp(r->f1, "open"))
+        a->fail_open = true;
+    else if (strcmp(r->f1, "closed"))
+        return BAD("record %zu (offset %zu): 'fail' must be 'closed' or 'open', not '%.64s'",
+                   i + 1, r->off, r->f1);
+    return 0;
+}
+
+static int check_param(struct cp_rt_artifact *a, struct rparse *ps, size_t i,
+                       struct cp_rt_err *e)
+{
+    const struct cp_rt_rec *r = &a->recs[i];
+    if (!is_ident(r->f1))
+        return BAD("record %zu (offset %zu): bad param name '%.64s'", i + 1, r->off, r->f1);
+    if (name_in(a->params, a->nparams, r->f1))
+        return BAD("record %zu (offset %zu): param '%s' declared twice", i + 1, r->off, r->f1);
+    push_param(a, ps, r->f1);
+    return 0;
+}
+
+/* Validated with the decision model's own parser; the proxy decides with
+ * these rules. */
+static int check_net(struct cp_rt_artifact *a, size_t i, struct cp_rt_err *e)
+{
+    const struct cp_rt_rec *r = &a->recs[i];
+    struct cp_arena *ar = cp_arena_new();
+    struct cp_domain d;
+    const char *why = *r->f1 ? cp_domain_parse(ar, r->f1, strlen(r->f1), &d) : NULL;
+    int rc = 0;
+    if (why)
+        rc = BAD("record %zu 'net' (offset %zu): '%.200s': %s", i + 1, r->off, r->f1, why);
+    cp_arena_free(ar);
+    return rc;
+}
+
+/* A record with ROOT REST (or ROOT PATTERN) fields. */
+static int check_path_rec(struct cp_rt_artifact *a, size_t i, struct cp_rt_err *e)
+{
+    const struct cp_rt_rec *r = &a->recs[i];
+    const char *tn = cp_rt_tags[r->tag].name;
+    const char *why = rest_problem(r->f2);
+    if (why)
+        return BAD("record %zu '%s' (offset %zu): path '%.200s' %s", i + 1, tn,
+                   r->off, r->f2, why);
+    if (*r->f1 && !is_ident(r->f1))
+        return BAD("record %zu '%s' (offset %zu): bad param name '%.64s'", i + 1, tn,
+                   r->off, r->f1);
+    return 0;
+}
+
+static int check_record(struct cp_rt_artifact *a, struct rparse *ps, size_t i,
+                        struct cp_rt_err *e)
+{
+    const struct cp_rt_rec *r = &a->recs[i];
+    switch (r->tag) {
+    case CP_RT_T_HEADER:
+        if (i != 0)
+            return BAD("record %zu (offset %zu): second 'confpol-bwrap' header", i + 1, r->off);
+        return 0;
+    case CP_RT_T_END:
+    case CP_RT_T_ARG:
+        return 0;
+    case CP_RT_T_PROFILE:
+        return check_profile(a, ps, i, e);
+    case CP_RT_T_FAIL:
+        return check_fail(a, ps, i, e);
+    case CP_RT_T_PARAM:
+        return check_param(a, ps, i, e);
+    case CP_RT_T_NET:
+        return check_net(a, i, e);
+    case CP_RT_T_EXEC:
+        a->has_exec = true;
+        /* fall through */
+    case CP_RT_T_BIND:
+    case CP_RT_T_RO:
+    case CP_RT_T_PIN:
+    case CP_RT_T_PINRO:
+    case CP_RT_T_MASK:
+    case CP_RT_T_MASKGLOB:
+    case CP_RT_T_ROGLOB:
+        return check_path_rec(a, i, e);
+    }
+    return 0;
+}
+
+/* Every root must be declared, except HOME and PROJECT (always known). */
+static int collect_needed(struct cp_rt_artifact *a, struct rparse *ps, struct cp_rt_err *e)
+{
     a->needed = cp_xmalloc((a->nrecs + 1) * sizeof *a->needed);
     for (size_t i = 0; i < a->nrecs; i++) {
         const struct cp_rt_rec *r = &a->recs[i];
@@ -267,13 +303,34 @@ int cp_rt_artifact_parse(struct cp_rt_artifact *a, const void *data,
         if (strcmp(r->f1, "HOME") && strcmp(r->f1, "PROJECT"))
             return BAD("record %zu '%s' (offset %zu): param '%.64s' is not declared", i + 1,
                        cp_rt_tags[r->tag].name, r->off, r->f1);
-        if (a->nparams == pcap) {
-            pcap *= 2;
-            a->params = cp_xrealloc(a->params, pcap * sizeof *a->params);
-        }
-        a->params[a->nparams++] = r->f1;
+        push_param(a, ps, r->f1);
     }
     return 0;
+}
+
+int cp_rt_artifact_parse(struct cp_rt_artifact *a, const void *data,
+                         size_t len, struct cp_rt_err *e)
+{
+    memset(a, 0, sizeof *a);
+    if (len == 0)
+        return BAD("empty file");
+    if (len > CP_RT_MAX_ARTIFACT)
+        return BAD("larger than %u bytes", CP_RT_MAX_ARTIFACT);
+    if (((const char *)data)[len - 1] != '\0')
+        return BAD("truncated: the last field is not terminated by a NUL byte");
+    a->buf = cp_xmalloc(len);
+    memcpy(a->buf, data, len);
+    a->len = len;
+    size_t pos;
+    int rc = split_records(a, &pos, e);
+    if (rc || (rc = check_structure(a, pos, e)))
+        return rc;
+    struct rparse ps = {.pcap = 4};
+    a->params = cp_xmalloc(ps.pcap * sizeof *a->params);
+    for (size_t i = 0; i < a->nrecs; i++)
+        if ((rc = check_record(a, &ps, i, e)))
+            return rc;
+    return collect_needed(a, &ps, e);
 }
 
 int cp_rt_artifact_load(struct cp_rt_artifact *a, const char *path,

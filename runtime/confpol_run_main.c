@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "confpol.h"
 #include "runtime.h"
+#include "version.h"
 
 static const char usage[] =
     "usage: confpol-run [-D NAME=VALUE]... [--enforcer auto|bwrap|landlock] [-q]\n"
@@ -37,95 +37,101 @@ static bool has_suffix(const char *s, const char *suf)
     return a >= b && !strcmp(s + a - b, suf);
 }
 
-int main(int argc, char **argv)
-{
-    /* 0, 1 and 2 must be open so that no descriptor we create lands there. */
-    for (int fd = 0; fd < 3; fd++)
-        if (fcntl(fd, F_GETFD) < 0 && open("/dev/null", O_RDWR) != fd)
-            return CP_RT_EXIT_ERROR;
-    if (argc >= 2 && !strcmp(argv[1], "--stage"))
-        return cp_rt_stage_main(argc - 2, argv + 2);
-
+/* The command line, as parsed. */
+struct opts {
     struct cp_rt_define defs[64];
-    size_t ndefs = 0;
-    bool allow_unenforced = false, quiet = false, dry_run = false;
-    enum cp_rt_enforcer enforcer = CP_RT_ENF_AUTO;
-    const char *artifact = NULL;
+    size_t ndefs;
+    bool allow_unenforced, quiet, dry_run;
+    enum cp_rt_enforcer enforcer;
+    const char *artifact;
+};
+
+#define GO_ON (-1) /* the option parsers' "no exit status yet" */
+
+/* -D NAME=VALUE or -DNAME=VALUE at argv[*i]. */
+static int parse_define(struct opts *o, int argc, char **argv, int *i)
+{
+    const char *a = argv[*i];
+    const char *kv = a[2] ? a + 2 : (*i + 1 < argc ? argv[++*i] : NULL);
     struct cp_rt_err e = {0};
-    int i = 1;
-    for (; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help")) {
-            fputs(usage, stdout);
-            return 0;
-        } else if (!strcmp(a, "--version")) {
-            printf("confpol-run %s\n", CP_VERSION);
-            return 0;
-        } else if (!strcmp(a, "--check")) {
-            return cp_rt_check(stdout);
-        } else if (!strcmp(a, "--allow-unenforced")) {
-            allow_unenforced = true;
-        } else if (!strcmp(a, "-q")) {
-            quiet = true;
-        } else if (!strcmp(a, "--dry-run")) {
-            dry_run = true;
-        } else if (!strcmp(a, "--enforcer") || !strncmp(a, "--enforcer=", 11)) {
-            const char *v = a[10] == '=' ? a + 11 : (i + 1 < argc ? argv[++i] : "");
-            if (cp_rt_enforcer_parse(v, &enforcer)) {
-                fprintf(stderr, "confpol-run: --enforcer needs auto, bwrap or landlock, not '%s'\n",
-                        v);
-                return CP_RT_EXIT_ERROR;
-            }
-        } else if (!strcmp(a, "-D") || !strncmp(a, "-D", 2)) {
-            const char *kv = a[2] ? a + 2 : (i + 1 < argc ? argv[++i] : NULL);
-            if (!kv) {
-                fputs("confpol-run: -D needs NAME=VALUE\n", stderr);
-                return CP_RT_EXIT_ERROR;
-            }
-            if (ndefs == sizeof defs / sizeof defs[0]) {
-                fputs("confpol-run: too many -D options\n", stderr);
-                return CP_RT_EXIT_ERROR;
-            }
-            if (cp_rt_define_split(kv, &defs[ndefs], &e)) {
-                fprintf(stderr, "confpol-run: %s\n", e.msg);
-                return e.status;
-            }
-            ndefs++;
-        } else if (!strcmp(a, "--")) {
-            i++;
-            break;
-        } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "confpol-run: unknown option '%s'\n%s", a, usage);
-            return CP_RT_EXIT_ERROR;
-        } else if (!artifact) {
-            artifact = a;
-        } else {
-            fprintf(stderr, "confpol-run: expected '--' before the command ('%s')\n", a);
-            return CP_RT_EXIT_ERROR;
-        }
-    }
-    static char *no_cmd[] = {NULL};
-    if (!artifact || (i >= argc && !dry_run)) {
-        fprintf(stderr, "confpol-run: %s\n%s", !artifact ? "no artifact given" : "no command given",
-                usage);
+    if (!kv) {
+        fputs("confpol-run: -D needs NAME=VALUE\n", stderr);
         return CP_RT_EXIT_ERROR;
     }
-    char **cmd = i < argc ? argv + i : no_cmd; /* --dry-run needs no command */
-    size_t ncmd = i < argc ? (size_t)(argc - i) : 0;
+    if (o->ndefs == sizeof o->defs / sizeof o->defs[0]) {
+        fputs("confpol-run: too many -D options\n", stderr);
+        return CP_RT_EXIT_ERROR;
+    }
+    if (cp_rt_define_split(kv, &o->defs[o->ndefs], &e)) {
+        fprintf(stderr, "confpol-run: %s\n", e.msg);
+        return e.status;
+    }
+    o->ndefs++;
+    return GO_ON;
+}
 
-    if (has_suffix(artifact, ".sb"))
-        return cp_rt_run_sbpl("confpol-run", artifact, defs, ndefs, cmd, ncmd);
+/* --enforcer E or --enforcer=E at argv[*i]. */
+static int parse_enforcer(struct opts *o, int argc, char **argv, int *i)
+{
+    const char *a = argv[*i];
+    const char *v = a[10] == '=' ? a + 11 : (*i + 1 < argc ? argv[++*i] : "");
+    if (cp_rt_enforcer_parse(v, &o->enforcer)) {
+        fprintf(stderr, "confpol-run: --enforcer needs auto, bwrap or landlock, not '%s'\n", v);
+        return CP_RT_EXIT_ERROR;
+    }
+    return GO_ON;
+}
 
+/* One word of the command line (not "--"): GO_ON, or the exit status. */
+static int parse_word(struct opts *o, int argc, char **argv, int *i)
+{
+    const char *a = argv[*i];
+    if (!strcmp(a, "--help")) {
+        fputs(usage, stdout);
+        return 0;
+    }
+    if (!strcmp(a, "--version")) {
+        printf("confpol-run %s\n", CP_VERSION);
+        return 0;
+    }
+    if (!strcmp(a, "--check"))
+        return cp_rt_check(stdout);
+    if (!strcmp(a, "--allow-unenforced"))
+        o->allow_unenforced = true;
+    else if (!strcmp(a, "-q"))
+        o->quiet = true;
+    else if (!strcmp(a, "--dry-run"))
+        o->dry_run = true;
+    else if (!strcmp(a, "--enforcer") || !strncmp(a, "--enforcer=", 11))
+        return parse_enforcer(o, argc, argv, i);
+    else if (!strncmp(a, "-D", 2))
+        return parse_define(o, argc, argv, i);
+    else if (a[0] == '-' && a[1]) {
+        fprintf(stderr, "confpol-run: unknown option '%s'\n%s", a, usage);
+        return CP_RT_EXIT_ERROR;
+    } else if (!o->artifact)
+        o->artifact = a;
+    else {
+        fprintf(stderr, "confpol-run: expected '--' before the command ('%s')\n", a);
+        return CP_RT_EXIT_ERROR;
+    }
+    return GO_ON;
+}
+
+/* Loads the .bwrap artifact, binds its params and runs the command. */
+static int run_bwrap_artifact(const struct opts *o, char **cmd, size_t ncmd)
+{
+    struct cp_rt_err e = {0};
     struct cp_rt_artifact art;
-    if (cp_rt_artifact_load(&art, artifact, &e)) {
+    if (cp_rt_artifact_load(&art, o->artifact, &e)) {
         fprintf(stderr, "confpol-run: %s\n", e.msg);
         return e.status;
     }
     char cwd[PATH_MAX];
     const char *cwdp = getcwd(cwd, sizeof cwd);
     struct cp_rt_params params;
-    if (cp_rt_params_bind(&params, art.needed, art.nneeded, art.params, art.nparams, defs,
-                          ndefs, getenv("HOME"), cwdp, &e)) {
+    if (cp_rt_params_bind(&params, art.needed, art.nneeded, art.params, art.nparams, o->defs,
+                          o->ndefs, getenv("HOME"), cwdp, &e)) {
         fprintf(stderr, "confpol-run: %s\n", e.msg);
         cp_rt_artifact_free(&art);
         return e.status;
@@ -147,14 +153,45 @@ int main(int argc, char **argv)
         .stage = {.exe = self, .argv = stage_argv, .nargv = 1},
         .cmd = cmd,
         .ncmd = ncmd,
-        .allow_unenforced = allow_unenforced,
-        .enforcer = enforcer,
-        .quiet = quiet,
-        .dry_run = dry_run,
+        .allow_unenforced = o->allow_unenforced,
+        .enforcer = o->enforcer,
+        .quiet = o->quiet,
+        .dry_run = o->dry_run,
     };
     int rc = cp_rt_run(&art, &params, &l);
     free(self);
     cp_rt_params_free(&params);
     cp_rt_artifact_free(&art);
     return rc;
+}
+
+int main(int argc, char **argv)
+{
+    /* 0, 1 and 2 must be open so that no descriptor we create lands there. */
+    for (int fd = 0; fd < 3; fd++)
+        if (fcntl(fd, F_GETFD) < 0 && open("/dev/null", O_RDWR) != fd)
+            return CP_RT_EXIT_ERROR;
+    if (argc >= 2 && !strcmp(argv[1], "--stage"))
+        return cp_rt_stage_main(argc - 2, argv + 2);
+
+    struct opts o = {.enforcer = CP_RT_ENF_AUTO};
+    int i = 1;
+    for (; i < argc && strcmp(argv[i], "--"); i++) {
+        int rc = parse_word(&o, argc, argv, &i);
+        if (rc != GO_ON)
+            return rc;
+    }
+    if (i < argc)
+        i++; /* past "--" */
+    static char *no_cmd[] = {NULL};
+    if (!o.artifact || (i >= argc && !o.dry_run)) {
+        fprintf(stderr, "confpol-run: %s\n%s",
+                !o.artifact ? "no artifact given" : "no command given", usage);
+        return CP_RT_EXIT_ERROR;
+    }
+    char **cmd = i < argc ? argv + i : no_cmd; /* --dry-run needs no command */
+    size_t ncmd = i < argc ? (size_t)(argc - i) : 0;
+    if (has_suffix(o.artifact, ".sb"))
+        return cp_rt_run_sbpl("confpol-run", o.artifact, o.defs, o.ndefs, cmd, ncmd);
+    return run_bwrap_artifact(&o, cmd, ncmd);
 }

@@ -302,7 +302,62 @@ static char **read_words(int fd, size_t *n_out)
     return v; /* buf stays allocated: the words live until exec */
 }
 
-int cp_rt_stage_main(int sargc, char **sargv)
+/* Verify after apply: the mount at p (or, hidden by a later mount such as
+ * a mask of a parent, the mount that now covers it) is read-only. */
+static void stage_verify_ro(const char *p)
+{
+    char q[PATH_MAX];
+    snprintf(q, sizeof q, "%s", p);
+    struct statvfs sv;
+    int r;
+    while ((r = statvfs(q, &sv)) < 0 && errno == ENOENT && strrchr(q, '/') != q)
+        *strrchr(q, '/') = '\0';
+    if (r < 0)
+        stage_report('E', CP_RT_EXIT_CANNOT, "verification failed: '%s': %s", p,
+                     strerror(errno));
+    if (!(sv.f_flag & ST_RDONLY))
+        stage_report('E', CP_RT_EXIT_CANNOT, "verification failed: '%s' is not on a "
+                     "read-only mount inside the sandbox", p);
+}
+
+/* The stage's own options, read from its argument stream. */
+struct stage_opts {
+    bool landlock, no_unix;
+    const char *proxy;
+    char **execs;
+    size_t nexec;
+};
+
+/* Reads the options up to "--"; returns the index of the command. */
+static int stage_args(int argc, char **argv, struct stage_opts *o)
+{
+    int i = 0;
+    for (; i < argc; i++) {
+        if (!strcmp(argv[i], "--")) {
+            i++;
+            break;
+        } else if (!strcmp(argv[i], "--landlock")) {
+            o->landlock = true;
+        } else if (!strcmp(argv[i], "--exec") && i + 1 < argc) {
+            o->execs[o->nexec++] = argv[++i];
+        } else if (!strcmp(argv[i], "--proxy") && i + 1 < argc) {
+            o->proxy = argv[++i];
+        } else if (!strcmp(argv[i], "--no-unix")) {
+            o->no_unix = true;
+        } else if (!strcmp(argv[i], "--verify-ro") && i + 1 < argc) {
+            stage_verify_ro(argv[++i]);
+        } else {
+            stage_report('E', CP_RT_EXIT_ERROR, "stage: unknown argument '%.100s'", argv[i]);
+        }
+    }
+    if (i >= argc)
+        stage_report('E', CP_RT_EXIT_ERROR, "stage: no command");
+    return i;
+}
+
+/* Takes over the descriptors bwrap passed (status, stderr, arguments),
+ * reports the start and returns the argument words. */
+static char **stage_open(int sargc, char **sargv, size_t *nw)
 {
     if (sargc != 3)
         stage_report('E', CP_RT_EXIT_ERROR, "stage: bad arguments");
@@ -318,64 +373,16 @@ int cp_rt_stage_main(int sargc, char **sargv)
      * into the runtime's pid namespace (SO_PASSCRED on its end). */
     if (send(sfd, "S", 1, MSG_NOSIGNAL) < 0)
         stage_report('E', CP_RT_EXIT_ERROR, "stage: status: %s", strerror(errno));
-    size_t nw = 0;
-    char **argv = read_words(afd, &nw);
+    char **argv = read_words(afd, nw);
     close(afd);
     if (!argv)
         stage_report('E', CP_RT_EXIT_ERROR, "stage: cannot read its arguments");
-    int argc = (int)nw;
+    return argv;
+}
 
-    bool landlock = false, no_unix = false;
-    const char *proxy = NULL, *why;
-    char **execs = calloc((size_t)argc, sizeof *execs);
-    if (!execs)
-        stage_report('E', CP_RT_EXIT_ERROR, "stage: out of memory");
-    size_t nexec = 0;
-    int i = 0;
-    for (; i < argc; i++) {
-        if (!strcmp(argv[i], "--")) {
-            i++;
-            break;
-        } else if (!strcmp(argv[i], "--landlock")) {
-            landlock = true;
-        } else if (!strcmp(argv[i], "--exec") && i + 1 < argc) {
-            execs[nexec++] = argv[++i];
-        } else if (!strcmp(argv[i], "--proxy") && i + 1 < argc) {
-            proxy = argv[++i];
-        } else if (!strcmp(argv[i], "--no-unix")) {
-            no_unix = true;
-        } else if (!strcmp(argv[i], "--verify-ro") && i + 1 < argc) {
-            /* Verify after apply: the mount really is read-only. */
-            const char *p = argv[++i];
-            /* Hidden by a later mount (e.g. a mask of a parent): the mount
-             * that now covers it must be read-only. */
-            char q[PATH_MAX];
-            snprintf(q, sizeof q, "%s", p);
-            struct statvfs sv;
-            int r;
-            while ((r = statvfs(q, &sv)) < 0 && errno == ENOENT && strrchr(q, '/') != q)
-                *strrchr(q, '/') = '\0';
-            if (r < 0)
-                stage_report('E', CP_RT_EXIT_CANNOT, "verification failed: '%s': %s", p,
-                             strerror(errno));
-            if (!(sv.f_flag & ST_RDONLY))
-                stage_report('E', CP_RT_EXIT_CANNOT, "verification failed: '%s' is not on a "
-                             "read-only mount inside the sandbox", p);
-        } else {
-            stage_report('E', CP_RT_EXIT_ERROR, "stage: unknown argument '%.100s'", argv[i]);
-        }
-    }
-    if (i >= argc)
-        stage_report('E', CP_RT_EXIT_ERROR, "stage: no command");
-    char **cmd = argv + i;
-    /* The bridge first: it needs a Unix socket, which --no-unix closes. */
-    if (proxy && (why = cp_rt_bridge_start(proxy)) != NULL)
-        stage_report('E', CP_RT_EXIT_CANNOT, "%s", why);
-    if (landlock)
-        apply_landlock(execs, nexec, cmd[0]);
-    free(execs);
-    if (no_unix && (why = cp_rt_unix_close()) != NULL)
-        stage_report('E', CP_RT_EXIT_CANNOT, "%s", why);
+/* Runs the command; reports why when it cannot. */
+static _Noreturn void stage_exec(char **cmd, bool landlock)
+{
     execvp(cmd[0], cmd);
     int err = errno;
     if (err == ENOENT)
@@ -384,4 +391,25 @@ int cp_rt_stage_main(int sargc, char **sargv)
         stage_report('X', CP_RT_EXIT_CANNOT, "cannot execute %s: %s (is it in the exec allow-list?)",
                    cmd[0], strerror(err));
     stage_report('X', CP_RT_EXIT_CANNOT, "cannot execute %s: %s", cmd[0], strerror(err));
+}
+
+int cp_rt_stage_main(int sargc, char **sargv)
+{
+    size_t nw = 0;
+    char **argv = stage_open(sargc, sargv, &nw);
+    int argc = (int)nw;
+    struct cp_rt_err e = {0};
+    struct stage_opts o = {.execs = calloc((size_t)argc, sizeof(char *))};
+    if (!o.execs)
+        stage_report('E', CP_RT_EXIT_ERROR, "stage: out of memory");
+    char **cmd = argv + stage_args(argc, argv, &o);
+    /* The bridge first: it needs a Unix socket, which --no-unix closes. */
+    if (o.proxy && cp_rt_bridge_start(o.proxy, &e))
+        stage_report('E', e.status, "%s", e.msg);
+    if (o.landlock)
+        apply_landlock(o.execs, o.nexec, cmd[0]);
+    free(o.execs);
+    if (o.no_unix && cp_rt_unix_close(&e))
+        stage_report('E', e.status, "%s", e.msg);
+    stage_exec(cmd, o.landlock);
 }

@@ -80,21 +80,12 @@ void cp_rt_plan_free(struct cp_rt_plan *pl)
 
 /* ---- paths ------------------------------------------------------------------ */
 
-/* Is `path` equal to `root` or beneath it?  Both canonical. */
-static bool beneath(const char *root, const char *path)
+bool cp_rt_path_beneath(const char *root, const char *path)
 {
     size_t n = strlen(root);
     if (n == 1 && root[0] == '/')
         return path[0] == '/';
     return !strncmp(root, path, n) && (path[n] == '\0' || path[n] == '/');
-}
-
-static char *xstrndup(const char *s, size_t n)
-{
-    char *r = cp_xmalloc(n + 1);
-    memcpy(r, s, n);
-    r[n] = '\0';
-    return r;
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -153,7 +144,7 @@ static void sim_push(struct sim *s, const char *path, enum mkind k)
 static enum mkind sim_kind(const struct sim *s, const char *path)
 {
     for (size_t i = s->n; i-- > 0;)
-        if (beneath(s->v[i].path, path))
+        if (cp_rt_path_beneath(s->v[i].path, path))
             return s->v[i].kind;
     return MK_TMPFS;
 }
@@ -282,7 +273,7 @@ static char *replaceable_symlink(struct planner *P, const char *path)
         struct stat st;
         if (lstat(q, &st) == 0 && S_ISLNK(st.st_mode)) {
             char *slash = strrchr(q, '/');
-            char *parent = slash == q ? cp_xstrdup("/") : xstrndup(q, (size_t)(slash - q));
+            char *parent = slash == q ? cp_xstrdup("/") : cp_xstrndup(q, (size_t)(slash - q));
             char *rp = realpath(parent, NULL);
             free(parent);
             bool w = rp && sim_kind(&P->sim, rp) == MK_RW;
@@ -315,7 +306,7 @@ static void pin_ancestors(struct planner *P, const char *target)
             continue;
         *s = '\0';
         char *slash = strrchr(q, '/');
-        char *parent = slash == q ? cp_xstrdup("/") : xstrndup(q, (size_t)(slash - q));
+        char *parent = slash == q ? cp_xstrdup("/") : cp_xstrndup(q, (size_t)(slash - q));
         if (sim_kind(&P->sim, parent) == MK_RW && !sim_is_mount(&P->sim, q)) {
             cp_rt_strv_push(&P->pl->words, "--bind");
             cp_rt_strv_push(&P->pl->words, q);
@@ -352,93 +343,218 @@ static bool creatable(struct planner *P, const char *path)
     return w;
 }
 
-/* A deny target (mask: deny read; else deny write).  spec/runtime.md,
- * "Deny targets". */
-static int deny_target(struct planner *P, const char *path, bool mask, int depth)
+/* Creates the host placeholder for a missing deny target: an empty file
+ * (mode 0444) for a deny-read target itself, else an empty directory
+ * (mode 0555).  Either is removed at exit when still empty. */
+static int make_placeholder(struct planner *P, const char *path, bool file)
+{
+    if (!P->h)
+        return ENOSYS;
+    int (*make)(void *, const char *) = file && P->h->make_file ? P->h->make_file
+                                                                 : P->h->make_placeholder;
+    return make ? make(P->h->ctx, path) : ENOSYS;
+}
+
+/* The mount over a placeholder (spec/runtime.md, "Missing deny targets"):
+ * deny read: the masked-file device, so the name can be neither read nor
+ * written, and it is a file, not a directory; deny write: a scratch tmpfs,
+ * writable inside, never written through to the host and discarded at
+ * exit (a missing .git/hooks takes git's sample hooks, and no hook
+ * written inside reaches the host).  Both are mount points: the sandbox
+ * cannot remove, rename or replace them (EBUSY). */
+static void mount_placeholder(struct planner *P, const char *path, bool mask)
 {
     struct cp_rt_plan *pl = P->pl;
-    const char *what = mask ? "deny-read target" : "deny-write target";
-    char *real = realpath(path, NULL);
-    if (real && sim_kind(&P->sim, real) == MK_MASK) {
-        free(real); /* beneath a mask: already hidden and read-only */
-        return 0;
+    if (mask) {
+        cp_rt_strv_push(&pl->words, "--ro-bind");
+        cp_rt_strv_push(&pl->words, "/dev/null");
+        cp_rt_strv_push(&pl->words, path);
+        sim_push(&P->sim, path, MK_MASK);
+    } else {
+        cp_rt_strv_push(&pl->words, "--tmpfs");
+        cp_rt_strv_push(&pl->words, path);
+        sim_push(&P->sim, path, MK_TMPFS);
     }
-    if (real) {
-        int rc = 0;
-        if (strcmp(real, path) && !mask) {
-            char *sl = replaceable_symlink(P, path);
-            if (sl) {
-                rc = unenforceable(P, "%s '%s' passes through the symlink '%s', which lies in a "
+}
+
+static const char *deny_what(bool mask)
+{
+    return mask ? "deny-read target" : "deny-write target";
+}
+
+/* The mount of an existing deny target at its realpath. */
+static void mount_existing(struct planner *P, const char *real, const struct stat *st, bool mask)
+{
+    struct cp_rt_plan *pl = P->pl;
+    if (mask && S_ISDIR(st->st_mode)) {
+        cp_rt_strv_push(&pl->words, "--tmpfs");
+        cp_rt_strv_push(&pl->words, real);
+        cp_rt_strv_push(&pl->words, "--remount-ro");
+        cp_rt_strv_push(&pl->words, real);
+    } else if (mask) {
+        cp_rt_strv_push(&pl->words, "--ro-bind");
+        cp_rt_strv_push(&pl->words, "/dev/null");
+        cp_rt_strv_push(&pl->words, real);
+    } else {
+        cp_rt_strv_push(&pl->words, "--ro-bind");
+        cp_rt_strv_push(&pl->words, real);
+        cp_rt_strv_push(&pl->words, real);
+        if (S_ISDIR(st->st_mode) || S_ISREG(st->st_mode))
+            cp_rt_strv_push(&pl->verify_ro, real);
+    }
+    sim_push(&P->sim, real, mask ? MK_MASK : MK_RO);
+}
+
+/* An existing deny target: refused where a symlink on its way could be
+ * replaced or another name of it exists, else pinned and mounted. */
+static int deny_existing(struct planner *P, const char *path, const char *real, bool mask)
+{
+    const char *what = deny_what(mask);
+    if (strcmp(real, path) && !mask) {
+        char *sl = replaceable_symlink(P, path);
+        if (sl) {
+            int rc = unenforceable(P, "%s '%s' passes through the symlink '%s', which lies in a "
                                    "writable directory and could be replaced inside the sandbox; "
                                    "replace the symlink by the directory it points to",
                                    what, path, sl);
-                free(sl);
-                if (rc) {
-                    free(real);
-                    return rc;
-                }
-            }
+            free(sl);
+            if (rc)
+                return rc;
         }
-        struct stat st;
-        if (stat(real, &st) < 0) {
-            rc = cp_rt_fail(P->e, CP_RT_EXIT_CANNOT, "cannot enforce: %s '%s': %s", what, real,
-                            strerror(errno));
-            free(real);
-            return rc;
-        }
-        if (!S_ISDIR(st.st_mode) && st.st_nlink > 1) {
-            rc = unenforceable(P, "%s '%s' has %lu hard links; a read-only mount protects one "
+    }
+    struct stat st;
+    if (stat(real, &st) < 0)
+        return cp_rt_fail(P->e, CP_RT_EXIT_CANNOT, "cannot enforce: %s '%s': %s", what, real,
+                          strerror(errno));
+    if (!S_ISDIR(st.st_mode) && st.st_nlink > 1) {
+        int rc = unenforceable(P, "%s '%s' has %lu hard links; a read-only mount protects one "
                                "name, and another name of the same file may be %s",
                                what, real, (unsigned long)st.st_nlink,
                                mask ? "readable" : "writable");
-            if (rc) {
-                free(real);
-                return rc;
-            }
-        }
-        pin_ancestors(P, real);
-        if (mask && S_ISDIR(st.st_mode)) {
-            cp_rt_strv_push(&pl->words, "--tmpfs");
-            cp_rt_strv_push(&pl->words, real);
-            cp_rt_strv_push(&pl->words, "--remount-ro");
-            cp_rt_strv_push(&pl->words, real);
-        } else if (mask) {
-            cp_rt_strv_push(&pl->words, "--ro-bind");
-            cp_rt_strv_push(&pl->words, "/dev/null");
-            cp_rt_strv_push(&pl->words, real);
-        } else {
-            cp_rt_strv_push(&pl->words, "--ro-bind");
-            cp_rt_strv_push(&pl->words, real);
-            cp_rt_strv_push(&pl->words, real);
-            if (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode))
-                cp_rt_strv_push(&pl->verify_ro, real);
-        }
-        sim_push(&P->sim, real, mask ? MK_MASK : MK_RO);
-        free(real);
-        return 0;
+        if (rc)
+            return rc;
     }
-    if (errno != ENOENT && errno != ENOTDIR)
-        return unenforceable(P, "%s '%s': %s", what, path, strerror(errno));
+    pin_ancestors(P, real);
+    mount_existing(P, real, &st, mask);
+    return 0;
+}
 
-    /* Missing: find the first missing component C. */
+/* The first missing component of `path` on the host (heap), or NULL when
+ * the whole path exists by now (it appeared meanwhile). */
+static char *first_missing(const char *path)
+{
     char *c = cp_xstrdup(path);
-    char *s = c + 1;
-    for (;; s++) {
+    for (char *s = c + 1;; s++) {
         if (*s != '/' && *s != '\0')
             continue;
         char ch = *s;
         *s = '\0';
         struct stat st;
         if (stat(c, &st) < 0)
-            break;
-        if (ch == '\0') { /* appeared meanwhile */
+            return c;
+        if (ch == '\0') {
             free(c);
-            if (depth > 2)
-                return cp_rt_fail(P->e, CP_RT_EXIT_CANNOT,
-                                  "cannot enforce: %s '%s' keeps changing", what, path);
-            return deny_target(P, path, mask, depth + 1);
+            return NULL;
         }
         *s = ch;
+    }
+}
+
+/* Less collateral: C (`creal`) and the directories down to the target's
+ * parent (`below` is the rest of the target under C) are ordinary
+ * directories, removed at exit when still empty and pinned by
+ * pin_ancestors; only the target is a placeholder.  0 or an errno. */
+static int make_missing_dirs(struct planner *P, const char *creal, char *below)
+{
+    int err = P->h->make_dir(P->h->ctx, creal);
+    for (char *q = below + 1; !err && *q; q++) {
+        if (*q != '/')
+            continue;
+        *q = '\0';
+        char *d = join(creal, below);
+        err = P->h->make_dir(P->h->ctx, d);
+        free(d);
+        *q = '/';
+    }
+    return err;
+}
+
+static int deny_target(struct planner *P, const char *path, bool mask, int depth);
+
+/* A missing deny target whose placeholder `creal` lies in a writable host
+ * bind; at_target: creal is the target itself, not an ancestor. */
+static int missing_in_rw(struct planner *P, const char *path, const char *creal, bool mask,
+                         bool at_target, int depth)
+{
+    int err = make_placeholder(P, creal, mask && at_target);
+    if (err == 0) {
+        pin_ancestors(P, creal);
+        cp_rt_strv_push(&P->pl->placeholders, creal);
+        mount_placeholder(P, creal, mask);
+        return 0;
+    }
+    if (err == EEXIST && depth <= 2)
+        return deny_target(P, path, mask, depth + 1);
+    if (err == EROFS || err == EACCES || err == EPERM)
+        return 0; /* not creatable by this user: not by the sandbox either */
+    return unenforceable(P, "%s '%s' does not exist and the placeholder '%s' cannot be "
+                         "created: %s", deny_what(mask), path, creal, strerror(err));
+}
+
+/* A missing deny target, C its first missing component at `*creal` (its
+ * parent's realpath joined with its name) and `below` the rest of the
+ * target under C: what covers C decides (spec/runtime.md, "Missing deny
+ * targets"). */
+static int place_missing(struct planner *P, const char *path, char **creal, char *below,
+                         bool mask, int depth)
+{
+    enum mkind ck = sim_kind(&P->sim, *creal);
+    bool at_target = !*below;
+    if (ck == MK_RW && *below && P->h && P->h->make_dir) {
+        int err = make_missing_dirs(P, *creal, below);
+        if (err == EROFS || err == EACCES || err == EPERM)
+            return 0; /* not creatable by this user: not by the sandbox either */
+        if (err)
+            return unenforceable(P, "%s '%s' does not exist and its directories cannot be "
+                                 "created: %s", deny_what(mask), path, strerror(err));
+        char *full = join(*creal, below);
+        free(*creal);
+        *creal = full;
+        at_target = true;
+    }
+    switch (ck) {
+    case MK_RO:
+    case MK_MASK:
+        return 0; /* cannot be created inside anyway */
+    case MK_TMPFS:
+        /* bwrap creates the mount point inside the tmpfs, not on the host. */
+        cp_rt_strv_push(&P->pl->words, "--tmpfs");
+        cp_rt_strv_push(&P->pl->words, *creal);
+        cp_rt_strv_push(&P->pl->words, "--remount-ro");
+        cp_rt_strv_push(&P->pl->words, *creal);
+        sim_push(&P->sim, *creal, mask ? MK_MASK : MK_RO);
+        return 0;
+    case MK_RW:
+        return missing_in_rw(P, path, *creal, mask, at_target, depth);
+    case MK_RW_MOVED:
+        break;
+    }
+    return unenforceable(P, "%s '%s' does not exist and lies in a writable bind of another "
+                         "host directory, where no placeholder can be placed",
+                         deny_what(mask), path);
+}
+
+/* A missing deny target: find C, refuse a dangling symlink there, then
+ * place it. */
+static int deny_missing(struct planner *P, const char *path, bool mask, int depth)
+{
+    const char *what = deny_what(mask);
+    char *c = first_missing(path);
+    if (!c) { /* appeared meanwhile */
+        if (depth > 2)
+            return cp_rt_fail(P->e, CP_RT_EXIT_CANNOT,
+                              "cannot enforce: %s '%s' keeps changing", what, path);
+        return deny_target(P, path, mask, depth + 1);
     }
     struct stat lst;
     if (lstat(c, &lst) == 0) {
@@ -448,92 +564,37 @@ static int deny_target(struct planner *P, const char *path, bool mask, int depth
         return rc;
     }
     char *slash = strrchr(c, '/');
-    char *parent = slash == c ? cp_xstrdup("/") : xstrndup(c, (size_t)(slash - c));
+    char *parent = slash == c ? cp_xstrdup("/") : cp_xstrndup(c, (size_t)(slash - c));
     char *preal = realpath(parent, NULL);
+    int err = errno;
     free(parent);
     if (!preal) {
-        int rc = unenforceable(P, "%s '%s': %s", what, path, strerror(errno));
         free(c);
-        return rc;
+        return unenforceable(P, "%s '%s': %s", what, path, strerror(err));
     }
     char *creal = join(preal, slash);
     free(preal);
-    /* The rest of the target below C (empty when C is the target). */
     char *below = cp_xstrdup(path + strlen(c));
     free(c);
-    int rc = 0;
-    enum mkind ck = sim_kind(&P->sim, creal);
-    if (ck == MK_RW && *below && P->h && P->h->make_dir) {
-        /* Less collateral: C and the directories down to the target are
-         * ordinary directories (removed at exit when still empty), pinned
-         * by pin_ancestors; only the target is a read-only placeholder.
-         * A missing .git under 'deny write .git/hooks' stays usable. */
-        int err = P->h->make_dir(P->h->ctx, creal);
-        for (char *q = below + 1; !err && *q; q++) {
-            if (*q != '/')
-                continue;
-            *q = '\0';
-            char *d = join(creal, below);
-            err = P->h->make_dir(P->h->ctx, d);
-            free(d);
-            *q = '/';
-        }
-        if (err == EROFS || err == EACCES || err == EPERM) {
-            free(below);
-            free(creal);
-            return 0; /* not creatable by this user: not by the sandbox either */
-        }
-        if (err) {
-            rc = unenforceable(P, "%s '%s' does not exist and its directories cannot be "
-                               "created: %s", what, path, strerror(err));
-            free(below);
-            free(creal);
-            return rc;
-        }
-        char *full = join(creal, below);
-        free(creal);
-        creal = full;
-    }
+    int rc = place_missing(P, path, &creal, below, mask, depth);
     free(below);
-    switch (ck) {
-    case MK_RO:
-    case MK_MASK:
-        break; /* cannot be created inside anyway */
-    case MK_TMPFS:
-        /* bwrap creates the mount point inside the tmpfs, not on the host. */
-        cp_rt_strv_push(&pl->words, "--tmpfs");
-        cp_rt_strv_push(&pl->words, creal);
-        cp_rt_strv_push(&pl->words, "--remount-ro");
-        cp_rt_strv_push(&pl->words, creal);
-        sim_push(&P->sim, creal, mask ? MK_MASK : MK_RO);
-        break;
-    case MK_RW: {
-        int err = P->h && P->h->make_placeholder ? P->h->make_placeholder(P->h->ctx, creal)
-                                                 : ENOSYS;
-        if (err == 0) {
-            pin_ancestors(P, creal);
-            cp_rt_strv_push(&pl->placeholders, creal);
-            cp_rt_strv_push(&pl->words, "--ro-bind");
-            cp_rt_strv_push(&pl->words, creal);
-            cp_rt_strv_push(&pl->words, creal);
-            cp_rt_strv_push(&pl->verify_ro, creal);
-            sim_push(&P->sim, creal, mask ? MK_MASK : MK_RO);
-        } else if (err == EEXIST && depth <= 2) {
-            rc = deny_target(P, path, mask, depth + 1);
-        } else if (err == EROFS || err == EACCES || err == EPERM) {
-            /* Not creatable by this user: not by the sandbox either. */
-        } else {
-            rc = unenforceable(P, "%s '%s' does not exist and the placeholder '%s' cannot be "
-                               "created: %s", what, path, creal, strerror(err));
-        }
-        break;
-    }
-    case MK_RW_MOVED:
-        rc = unenforceable(P, "%s '%s' does not exist and lies in a writable bind of another "
-                           "host directory, where no placeholder can be placed", what, path);
-        break;
-    }
     free(creal);
+    return rc;
+}
+
+/* A deny target (mask: deny read; else deny write).  spec/runtime.md,
+ * "Deny targets". */
+static int deny_target(struct planner *P, const char *path, bool mask, int depth)
+{
+    char *real = realpath(path, NULL);
+    if (!real && errno != ENOENT && errno != ENOTDIR)
+        return unenforceable(P, "%s '%s': %s", deny_what(mask), path, strerror(errno));
+    if (!real)
+        return deny_missing(P, path, mask, depth);
+    int rc = 0;
+    if (sim_kind(&P->sim, real) != MK_MASK) /* beneath a mask: already hidden and read-only */
+        rc = deny_existing(P, path, real, mask);
+    free(real);
     return rc;
 }
 
@@ -564,6 +625,58 @@ static bool seg_is_glob(const char *s, size_t n)
     return false;
 }
 
+static void gwalk_run(struct gwalk *g, const char *dir, size_t i);
+
+/* dir/name, heap ("/" does not double the slash). */
+static char *gwalk_child(const char *dir, const char *name)
+{
+    size_t dl = strlen(dir);
+    char *child = cp_xmalloc(dl + strlen(name) + 2);
+    sprintf(child, "%s/%s", dl == 1 ? "" : dir, name);
+    return child;
+}
+
+/* The names in dir but "." and "..", sorted: the emitted mounts do not
+ * depend on directory order. */
+static void gwalk_names(const char *dir, struct cp_rt_strv *names)
+{
+    memset(names, 0, sizeof *names);
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *de;
+    while ((de = readdir(d)))
+        if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+            cp_rt_strv_push(names, de->d_name);
+    closedir(d);
+    if (names->n > 1) /* names->v is NULL for an empty directory */
+        qsort(names->v, names->n, sizeof *names->v, cmp_str);
+}
+
+/* Segment i is a pattern or "**": match it against dir's entries. */
+static void gwalk_pattern(struct gwalk *g, const char *dir, size_t i)
+{
+    const char *seg = g->segs[i];
+    bool any = !strcmp(seg, "**");
+    if (any) {
+        gwalk_run(g, dir, i + 1); /* zero segments */
+        if (i + 1 == g->nsegs)
+            return;               /* dir covers everything beneath */
+    }
+    struct cp_rt_strv names;
+    gwalk_names(dir, &names);
+    for (size_t k = 0; k < names.n && !g->overflow; k++) {
+        char *child = gwalk_child(dir, names.v[k]);
+        struct stat st;
+        if (any && lstat(child, &st) == 0 && S_ISDIR(st.st_mode))
+            gwalk_run(g, child, i);
+        else if (!any && fnmatch(seg, names.v[k], 0) == 0)
+            gwalk_run(g, child, i + 1);
+        free(child);
+    }
+    cp_rt_strv_free(&names);
+}
+
 static void gwalk_run(struct gwalk *g, const char *dir, size_t i)
 {
     if (g->overflow)
@@ -576,49 +689,15 @@ static void gwalk_run(struct gwalk *g, const char *dir, size_t i)
         cp_rt_strv_push(&g->out, dir);
         return;
     }
-    const char *seg = g->segs[i];
-    if (g->lit[i]) {
-        size_t dl = strlen(dir);
-        char *child = cp_xmalloc(dl + strlen(seg) + 2);
-        sprintf(child, "%s/%s", dl == 1 ? "" : dir, seg);
-        struct stat st;
-        if (lstat(child, &st) == 0)
-            gwalk_run(g, child, i + 1);
-        free(child);
+    if (!g->lit[i]) {
+        gwalk_pattern(g, dir, i);
         return;
     }
-    bool any = !strcmp(seg, "**");
-    if (any) {
-        gwalk_run(g, dir, i + 1); /* zero segments */
-        if (i + 1 == g->nsegs)
-            return;               /* dir covers everything beneath */
-    }
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *de;
-    struct cp_rt_strv names = {0};
-    while ((de = readdir(d)))
-        if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
-            cp_rt_strv_push(&names, de->d_name);
-    closedir(d);
-    /* Sorted: the emitted mounts do not depend on directory order. */
-    if (names.n > 1) /* names.v is NULL for an empty directory */
-        qsort(names.v, names.n, sizeof *names.v, cmp_str);
-    for (size_t k = 0; k < names.n && !g->overflow; k++) {
-        size_t dl = strlen(dir);
-        char *child = cp_xmalloc(dl + strlen(names.v[k]) + 2);
-        sprintf(child, "%s/%s", dl == 1 ? "" : dir, names.v[k]);
-        if (any) {
-            struct stat st;
-            if (lstat(child, &st) == 0 && S_ISDIR(st.st_mode))
-                gwalk_run(g, child, i);
-        } else if (fnmatch(seg, names.v[k], 0) == 0) {
-            gwalk_run(g, child, i + 1);
-        }
-        free(child);
-    }
-    cp_rt_strv_free(&names);
+    char *child = gwalk_child(dir, g->segs[i]);
+    struct stat st;
+    if (lstat(child, &st) == 0)
+        gwalk_run(g, child, i + 1);
+    free(child);
 }
 
 int cp_rt_glob_matches(const char *root, const char *pat, struct cp_rt_strv *out)
@@ -664,7 +743,7 @@ int cp_rt_glob_matches(const char *root, const char *pat, struct cp_rt_strv *out
     for (size_t i = 0; i < g.out.n; i++) {
         bool covered = false;
         for (size_t j = 0; j < i && !covered; j++)
-            covered = beneath(g.out.v[j], g.out.v[i]);
+            covered = cp_rt_path_beneath(g.out.v[j], g.out.v[i]);
         if (!covered)
             cp_rt_strv_push(out, g.out.v[i]);
     }
@@ -690,147 +769,161 @@ static int expand_glob(struct planner *P, const char *root, const char *pat, boo
     return rc;
 }
 
+/* A bwrap option from `arg` records, pending until its values arrived. */
+struct argopt {
+    const char *opt;
+    int need, have;
+    char *vals[2];
+};
+
+static void argopt_clear(struct argopt *o)
+{
+    free(o->vals[0]);
+    free(o->vals[1]);
+    memset(o, 0, sizeof *o);
+}
+
+/* An `arg` record (number i, from 0): a known, allowed option starts a
+ * pending one; its values complete it, and the mount model learns it. */
+static int plan_arg(struct planner *P, struct argopt *o, const char *word, size_t i)
+{
+    cp_rt_strv_push(&P->pl->words, word);
+    if (o->need > o->have) {
+        o->vals[o->have++] = cp_xstrdup(word);
+    } else {
+        size_t k = 0, nk = sizeof bwrap_opts / sizeof bwrap_opts[0];
+        while (k < nk && strcmp(bwrap_opts[k].opt, word))
+            k++;
+        if (k == nk || bwrap_opts[k].forbidden)
+            return cp_rt_fail(P->e, CP_RT_EXIT_ERROR,
+                              "invalid artifact: record %zu: %s bwrap option '%.100s'", i + 1,
+                              k == nk ? "unknown" : "forbidden", word);
+        o->opt = bwrap_opts[k].opt;
+        o->need = bwrap_opts[k].nargs;
+        o->have = 0;
+    }
+    if (o->have == o->need && o->opt) {
+        sim_apply_opt(&P->sim, o->opt, o->vals);
+        argopt_clear(o);
+    }
+    return 0;
+}
+
+/* `bind`, `pin`, `pinro`.  Missing: skipped (nothing to write; the
+ * parent's mount holds).  pinro: a read-only self-bind placed before the
+ * write roots, buried under them but still a mount point (rename: EBUSY). */
+static int plan_bind(struct planner *P, enum cp_rt_tag tag, const char *path)
+{
+    const char *what = tag == CP_RT_T_BIND ? "write root" : "pinned ancestor";
+    char *real = realpath(path, NULL);
+    if (!real && errno != ENOENT && errno != ENOTDIR)
+        return unenforceable(P, "%s '%s': %s", what, path, strerror(errno));
+    if (!real) {
+        if (tag == CP_RT_T_BIND && !creatable(P, path))
+            /* Nothing to bind, and the sandbox cannot create it. */
+            strv_pushf(&P->pl->stricter,
+                       "write root '%s' does not exist: writing there is denied (create "
+                       "it before the launch)", path);
+        return 0;
+    }
+    if (tag != CP_RT_T_PINRO && strcmp(real, path) != 0) {
+        /* A writable bind follows symlinks: binding the target would make
+         * a place writable that the policy never names.  The path stays
+         * read-only (stricter), and we say so. */
+        strv_pushf(&P->pl->stricter,
+                   "%s '%s' resolves to '%s' through a symlink: left "
+                   "read-only (name '%s' in the policy to allow writes there)",
+                   what, path, real, real);
+    } else {
+        bool ro = tag == CP_RT_T_PINRO;
+        cp_rt_strv_push(&P->pl->words, ro ? "--ro-bind" : "--bind");
+        cp_rt_strv_push(&P->pl->words, real);
+        cp_rt_strv_push(&P->pl->words, real);
+        sim_push(&P->sim, real, ro ? MK_RO : MK_RW);
+    }
+    free(real);
+    return 0;
+}
+
+/* Landlock follows symlinks: an entry that is (or passes through) a
+ * symlink would grant its target, a place the policy never names (a
+ * planted `node_modules/.bin -> /`).  Like a symlinked write root it
+ * grants nothing, and we say so. */
+static void plan_exec(struct planner *P, const char *path)
+{
+    char *real = realpath(path, NULL);
+    if (real && strcmp(real, path))
+        strv_pushf(&P->pl->stricter,
+                   "exec entry '%s' resolves to '%s' through a symlink: not granted "
+                   "(name '%s' in the policy to allow it)", path, real, real);
+    else
+        cp_rt_strv_push(&P->pl->exec, path);
+    free(real);
+}
+
+/* The path of a record with ROOT REST fields: the bound root joined with
+ * REST (heap), or NULL with the failure in P->e. */
+static char *rec_path(struct planner *P, const struct cp_rt_rec *r, const struct cp_rt_params *p)
+{
+    const char *root = "/";
+    if (*r->f1) {
+        root = cp_rt_params_get(p, r->f1);
+        if (!root) {
+            cp_rt_fail(P->e, CP_RT_EXIT_ERROR, "param %s is unbound", r->f1);
+            return NULL;
+        }
+    }
+    return join(root, r->f2);
+}
+
+/* One record with a path. */
+static int plan_path_rec(struct planner *P, const struct cp_rt_rec *r,
+                         const struct cp_rt_params *p)
+{
+    char *path = rec_path(P, r, p); /* for a glob too: its param must be bound */
+    if (!path)
+        return P->e->status;
+    int rc = 0;
+    if (r->tag == CP_RT_T_MASKGLOB || r->tag == CP_RT_T_ROGLOB)
+        rc = expand_glob(P, *r->f1 ? cp_rt_params_get(p, r->f1) : "/", r->f2,
+                         r->tag == CP_RT_T_MASKGLOB);
+    else if (r->tag == CP_RT_T_RO || r->tag == CP_RT_T_MASK)
+        rc = deny_target(P, path, r->tag == CP_RT_T_MASK, 0);
+    else if (r->tag == CP_RT_T_EXEC)
+        plan_exec(P, path);
+    else
+        rc = plan_bind(P, r->tag, path);
+    free(path);
+    return rc;
+}
+
 int cp_rt_plan_build(struct cp_rt_plan *pl, const struct cp_rt_artifact *a,
                      const struct cp_rt_params *p, const struct cp_rt_host *h,
                      bool unenforced_ok, struct cp_rt_err *e)
 {
     memset(pl, 0, sizeof *pl);
     struct planner P = {.pl = pl, .h = h, .unenforced_ok = unenforced_ok, .e = e};
+    struct argopt o = {0};
     int rc = 0;
-    /* Pending bwrap option from `arg` records and its collected values. */
-    const char *opt = NULL;
-    int need = 0, have = 0;
-    char *vals[2] = {NULL, NULL};
-
     for (size_t i = 0; i < a->nrecs && !rc; i++) {
         const struct cp_rt_rec *r = &a->recs[i];
-        if (need > have && r->tag != CP_RT_T_ARG) {
+        if (o.need > o.have && r->tag != CP_RT_T_ARG)
             rc = cp_rt_fail(e, CP_RT_EXIT_ERROR,
                             "invalid artifact: record %zu: bwrap option '%s' lacks %d argument(s)",
-                            i + 1, opt, need - have);
-            break;
-        }
-        char *path = NULL;
-        if (r->tag >= CP_RT_T_BIND && r->tag <= CP_RT_T_EXEC) {
-            const char *root = "/";
-            if (*r->f1) {
-                root = cp_rt_params_get(p, r->f1);
-                if (!root) {
-                    rc = cp_rt_fail(e, CP_RT_EXIT_ERROR, "param %s is unbound", r->f1);
-                    break;
-                }
-            }
-            path = join(root, r->f2);
-        }
-        switch (r->tag) {
-        case CP_RT_T_HEADER:
-        case CP_RT_T_PROFILE:
-        case CP_RT_T_FAIL:
-        case CP_RT_T_PARAM:
-        case CP_RT_T_END:
-        case CP_RT_T_NET: /* the proxy's (cp_rt_net_prepare) */
-            break;
-        case CP_RT_T_ARG:
-            cp_rt_strv_push(&pl->words, r->f1);
-            if (need > have) {
-                vals[have++] = cp_xstrdup(r->f1);
-            } else {
-                size_t k = 0, nk = sizeof bwrap_opts / sizeof bwrap_opts[0];
-                while (k < nk && strcmp(bwrap_opts[k].opt, r->f1))
-                    k++;
-                if (k == nk || bwrap_opts[k].forbidden) {
-                    rc = cp_rt_fail(e, CP_RT_EXIT_ERROR,
-                                    "invalid artifact: record %zu: %s bwrap option '%.100s'",
-                                    i + 1, k == nk ? "unknown" : "forbidden", r->f1);
-                    break;
-                }
-                opt = bwrap_opts[k].opt;
-                need = bwrap_opts[k].nargs;
-                have = 0;
-            }
-            if (have == need && opt) {
-                sim_apply_opt(&P.sim, opt, vals);
-                free(vals[0]);
-                free(vals[1]);
-                vals[0] = vals[1] = NULL;
-                opt = NULL;
-                need = have = 0;
-            }
-            break;
-        case CP_RT_T_BIND:
-        case CP_RT_T_PIN:
-        case CP_RT_T_PINRO: {
-            /* Missing: skipped (nothing to write; the parent's mount holds).
-             * pinro: a read-only self-bind placed before the write roots,
-             * buried under them but still a mount point (rename: EBUSY). */
-            char *real = realpath(path, NULL);
-            if (real && r->tag != CP_RT_T_PINRO && strcmp(real, path) != 0) {
-                /* A writable bind follows symlinks: binding the target would
-                 * make a place writable that the policy never names.  The
-                 * path stays read-only (stricter), and we say so. */
-                strv_pushf(&pl->stricter,
-                           "%s '%s' resolves to '%s' through a symlink: left "
-                           "read-only (name '%s' in the policy to allow writes there)",
-                           r->tag == CP_RT_T_BIND ? "write root" : "pinned ancestor",
-                           path, real, real);
-                free(real);
-            } else if (real) {
-                bool ro = r->tag == CP_RT_T_PINRO;
-                cp_rt_strv_push(&pl->words, ro ? "--ro-bind" : "--bind");
-                cp_rt_strv_push(&pl->words, real);
-                cp_rt_strv_push(&pl->words, real);
-                sim_push(&P.sim, real, ro ? MK_RO : MK_RW);
-                free(real);
-            } else if (errno != ENOENT && errno != ENOTDIR) {
-                rc = unenforceable(&P, "%s '%s': %s",
-                                   r->tag == CP_RT_T_BIND ? "write root" : "pinned ancestor",
-                                   path, strerror(errno));
-            } else if (r->tag == CP_RT_T_BIND && !creatable(&P, path)) {
-                /* Nothing to bind, and the sandbox cannot create it. */
-                strv_pushf(&pl->stricter,
-                           "write root '%s' does not exist: writing there is denied (create "
-                           "it before the launch)", path);
-            }
-            break;
-        }
-        case CP_RT_T_RO:
-            rc = deny_target(&P, path, false, 0);
-            break;
-        case CP_RT_T_MASK:
-            rc = deny_target(&P, path, true, 0);
-            break;
-        case CP_RT_T_MASKGLOB:
-        case CP_RT_T_ROGLOB: {
-            const char *root = *r->f1 ? cp_rt_params_get(p, r->f1) : "/";
-            rc = expand_glob(&P, root, r->f2, r->tag == CP_RT_T_MASKGLOB);
-            break;
-        }
-        case CP_RT_T_EXEC: {
-            /* Landlock follows symlinks: an entry that is (or passes
-             * through) a symlink would grant its target, a place the policy
-             * never names (a planted `node_modules/.bin -> /`).  Like a
-             * symlinked write root it grants nothing, and we say so. */
-            char *real = realpath(path, NULL);
-            if (real && strcmp(real, path)) {
-                strv_pushf(&pl->stricter,
-                           "exec entry '%s' resolves to '%s' through a symlink: not granted "
-                           "(name '%s' in the policy to allow it)", path, real, real);
-            } else {
-                cp_rt_strv_push(&pl->exec, path);
-            }
-            free(real);
-            break;
-        }
-        }
-        free(path);
+                            i + 1, o.opt, o.need - o.have);
+        else if (r->tag == CP_RT_T_ARG)
+            rc = plan_arg(&P, &o, r->f1, i);
+        else if (r->tag >= CP_RT_T_BIND && r->tag <= CP_RT_T_EXEC)
+            rc = plan_path_rec(&P, r, p);
+        /* header, profile, fail, param, end: read by artifact.c; net: by
+         * the proxy (cp_rt_net_prepare) */
     }
     pl->exec_on = a->has_exec;
-    if (!rc && need > have)
+    if (!rc && o.need > o.have)
         rc = cp_rt_fail(e, CP_RT_EXIT_ERROR,
-                        "invalid artifact: bwrap option '%s' lacks %d argument(s)", opt,
-                        need - have);
-    free(vals[0]);
-    free(vals[1]);
+                        "invalid artifact: bwrap option '%s' lacks %d argument(s)", o.opt,
+                        o.need - o.have);
+    argopt_clear(&o);
     sim_free(&P.sim);
     if (rc)
         cp_rt_plan_free(pl);
@@ -900,13 +993,33 @@ static void remove_placeholder(const char *path, dev_t dev, ino_t ino)
 {
     for (int tries = 0; tries < 40; tries++) {
         struct stat st;
-        if (lstat(path, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_dev != dev ||
-            st.st_ino != ino)
+        if (lstat(path, &st) < 0 || st.st_dev != dev || st.st_ino != ino)
             return; /* not ours any more: leave it */
+        if (S_ISREG(st.st_mode)) {
+            if (st.st_size == 0)
+                unlink(path); /* still the empty file we made */
+            return;
+        }
+        if (!S_ISDIR(st.st_mode))
+            return;
         if (rmdir(path) == 0 || errno != EBUSY)
             return;
         usleep(50 * 1000);
     }
+}
+
+/* 'M': a placeholder directory (0555), 'D': an ordinary directory (0755),
+ * 'F': a placeholder file (0444).  Never follows or replaces an existing
+ * name (O_EXCL, mkdir). */
+static int janitor_create(char mode, const char *path)
+{
+    if (mode != 'F')
+        return mkdir(path, mode == 'M' ? 0555 : 0755);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444);
+    if (fd < 0)
+        return -1;
+    close(fd);
+    return 0;
 }
 
 static _Noreturn void janitor_main(int sock)
@@ -925,11 +1038,11 @@ static _Noreturn void janitor_main(int sock)
         buf[n] = '\0';
         if (buf[0] == 'P') {
             pidfd = (int)syscall(SYS_pidfd_open, (pid_t)atol(buf + 1), 0);
-        } else if (buf[0] == 'M' || buf[0] == 'D') {
+        } else if (buf[0] == 'M' || buf[0] == 'D' || buf[0] == 'F') {
             int err = 0;
             if (paths.n >= sizeof devs / sizeof devs[0])
                 err = EMFILE;
-            else if (mkdir(buf + 1, buf[0] == 'M' ? 0555 : 0755) < 0)
+            else if (janitor_create(buf[0], buf + 1) < 0)
                 err = errno;
             else {
                 struct stat st;
@@ -1005,8 +1118,12 @@ static int janitor_make_dir(void *ctx, const char *path)
     return janitor_req(ctx, path, 'D');
 }
 
-/* mode 'M': a placeholder (0555), 'D': an ordinary directory (0755); both
- * removed at exit when still empty. */
+static int janitor_make_file(void *ctx, const char *path)
+{
+    return janitor_req(ctx, path, 'F');
+}
+
+/* mode: as janitor_create's; removed at exit when still empty. */
 static int janitor_req(void *ctx, const char *path, char mode)
 {
     struct janitor *j = ctx;
@@ -1066,8 +1183,7 @@ static void janitor_finish(struct janitor *j)
 
 /* ---- launching ------------------------------------------------------------- */
 
-static void warn(const char *prog, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void warn(const char *prog, const char *fmt, ...)
+void cp_rt_warn(const char *prog, const char *fmt, ...)
 {
     char buf[4096];
     va_list ap;
@@ -1077,16 +1193,26 @@ static void warn(const char *prog, const char *fmt, ...)
     fprintf(stderr, "%s: warning: %s\n", prog, buf);
 }
 
+/* The entry points' one way to report: `PROG: MESSAGE` on stderr, and the
+ * status returned (runtime/runtime.h, "Errors"). */
+static int vfail_msg(const char *prog, int status, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
+static int vfail_msg(const char *prog, int status, const char *fmt, va_list ap)
+{
+    char buf[4096];
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    fprintf(stderr, "%s: %s\n", prog, buf);
+    return status;
+}
+
 static int fail_msg(const char *prog, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static int fail_msg(const char *prog, int status, const char *fmt, ...)
 {
-    char buf[4096];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
+    vfail_msg(prog, status, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "%s: %s\n", prog, buf);
     return status;
 }
 
@@ -1247,11 +1373,13 @@ static void status_read(int fd, struct status *s)
     }
 }
 
-static int make_memfd(const struct cp_rt_strv *words, struct cp_rt_err *e)
+/* A memfd holding the words, NUL-separated, read from its start: 0 with
+ * *out set, or a status. */
+static int make_memfd(const struct cp_rt_strv *words, int *out, struct cp_rt_err *e)
 {
     int fd = memfd_create("confpol-bwrap-args", MFD_CLOEXEC);
     if (fd < 0)
-        return -cp_rt_fail(e, CP_RT_EXIT_ERROR, "memfd_create: %s", strerror(errno));
+        return cp_rt_fail(e, CP_RT_EXIT_ERROR, "memfd_create: %s", strerror(errno));
     /* One buffer, one write: a write per word was a system call per word. */
     size_t total = 0;
     for (size_t i = 0; i < words->n; i++)
@@ -1269,17 +1397,18 @@ static int make_memfd(const struct cp_rt_strv *words, struct cp_rt_err *e)
         if (w < 0) {
             free(buf);
             close(fd);
-            return -cp_rt_fail(e, CP_RT_EXIT_ERROR, "writing the bwrap arguments: %s",
-                               strerror(errno));
+            return cp_rt_fail(e, CP_RT_EXIT_ERROR, "writing the bwrap arguments: %s",
+                              strerror(errno));
         }
         off += (size_t)w;
     }
     free(buf);
     if (lseek(fd, 0, SEEK_SET) < 0) {
         close(fd);
-        return -cp_rt_fail(e, CP_RT_EXIT_ERROR, "lseek: %s", strerror(errno));
+        return cp_rt_fail(e, CP_RT_EXIT_ERROR, "lseek: %s", strerror(errno));
     }
-    return fd;
+    *out = fd;
+    return 0;
 }
 
 /* cmd_pidfd: -1 with cmd_gone when the command already exited (its pid may
@@ -1313,9 +1442,27 @@ struct bwrap_spawn {
     char *const *argv;
 };
 
-/* The child between vfork and execve: it runs on the parent's memory (the
- * parent is suspended until the exec), so it only makes system calls on
- * its own process state and writes nothing but its stack. */
+/* "B" and a positive errno in decimal, without stdio: the forked child may
+ * only make async-signal-safe calls. */
+static size_t exec_errno_msg(char *b, int err)
+{
+    char d[12];
+    size_t n = 0;
+    unsigned v = err > 0 ? (unsigned)err : 0;
+    do {
+        d[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    b[0] = 'B';
+    for (size_t i = 0; i < n; i++)
+        b[1 + i] = d[n - 1 - i];
+    return n + 1;
+}
+
+/* The child between fork and execve.  The runtime may be multithreaded by
+ * then (libc's or a library's threads), so the child makes only
+ * async-signal-safe calls (POSIX, fork): system calls on its own process
+ * state, no stdio, no allocation. */
 static _Noreturn void bwrap_child(const struct bwrap_spawn *s)
 {
     /* bwrap dies with us; terminal signals reach only the runtime, which
@@ -1333,18 +1480,20 @@ static _Noreturn void bwrap_child(const struct bwrap_spawn *s)
         ok = fcntl(s->inherit[i], F_SETFD, 0) >= 0;
     if (ok)
         execve(s->bwrap, s->argv, environ);
-    char b[32];
-    int m = snprintf(b, sizeof b, "B%d", errno);
-    send(s->status_fd, b, (size_t)m, MSG_NOSIGNAL);
+    char b[16];
+    size_t m = exec_errno_msg(b, errno);
+    send(s->status_fd, b, m, MSG_NOSIGNAL);
     _exit(CP_RT_EXIT_CANNOT);
 }
 
-/* vfork, not fork: no copy of the page tables and no copy-on-write faults
- * afterwards, which on a small VM cost more than the exec itself.  Kept
- * out of line so that no caller variable lives across the vfork. */
-static __attribute__((noinline)) pid_t spawn_bwrap(const struct bwrap_spawn *s)
+/* fork, not vfork: between vfork and exec POSIX allows only _exit and the
+ * exec functions, and the child needs a process group, a parent-death
+ * signal and its signal state first; posix_spawn cannot set the
+ * parent-death signal.  The cost is measured in `make bench` (section 3,
+ * spec/runtime.md §11). */
+static pid_t spawn_bwrap(const struct bwrap_spawn *s)
 {
-    pid_t pid = vfork();
+    pid_t pid = fork();
     if (pid == 0)
         bwrap_child(s);
     return pid;
@@ -1360,126 +1509,175 @@ static void auto_chose_bwrap(const struct cp_rt_launch *l)
             l->prog);
 }
 
-int cp_rt_run_bwrap(const struct cp_rt_artifact *a, const struct cp_rt_params *p,
-                    const struct cp_rt_launch *l)
+/* ---- one bwrap launch: its resources, their one teardown ------------------ */
+
+struct bw_run {
+    const struct cp_rt_launch *l;
+    bool open_ok;          /* fail open or --allow-unenforced */
+    const char *open_why;  /* which of the two, for the warnings */
+    char *bwrap;
+    struct janitor jan;
+    struct cp_rt_plan pl;
+    struct cp_rt_proxy proxy;
+    struct cp_rt_strv words, swords;
+    /* Status socket, bwrap's stderr pipe, the original stderr, the two
+     * memfds, the signalfd; -1 when closed. */
+    int st[2], ep[2], orig_err, args_fd, stage_fd, sigfd;
+    sigset_t mask, oldmask;
+    bool masked; /* mask is blocked, oldmask to restore */
+    pid_t child;
+};
+
+static void close_fd(int *fd)
 {
-    const char *prog = l->prog;
-    bool open_ok = a->fail_open || l->allow_unenforced;
-    const char *open_why = l->allow_unenforced ? "--allow-unenforced" : "'fail open' in the policy";
-    struct cp_rt_err e = {0};
-    bool enforce_exec = a->has_exec;
+    if (*fd >= 0)
+        close(*fd);
+    *fd = -1;
+}
 
-    if (a->has_exec) {
-        int abi = cp_rt_landlock_abi();
-        if (abi < 1) {
-            const char *why = abi == -EOPNOTSUPP ? "Landlock is built but not enabled at boot "
-                                                   "(add 'landlock' to the lsm= boot parameter)"
-                                                 : "the kernel does not offer Landlock (kernel "
-                                                   "< 5.13, CONFIG_SECURITY_LANDLOCK off, or a "
-                                                   "seccomp filter such as a container's hides "
-                                                   "the landlock_* system calls)";
-            if (!open_ok)
-                return fail_msg(prog, CP_RT_EXIT_CANNOT,
-                                "cannot enforce the exec allow-list: %s; refusing to run (use "
-                                "--allow-unenforced to run without it)", why);
-            warn(prog, "exec allow-list NOT enforced: %s (%s)", why, open_why);
-            enforce_exec = false;
-        }
-    }
+/* The one teardown.  reap_proxy: wait for the proxy too (the runtime goes
+ * on to run the command unconfined); otherwise the runtime exits next. */
+static void run_teardown(struct bw_run *r, bool reap_proxy)
+{
+    int *fds[] = {&r->st[0], &r->st[1], &r->ep[0], &r->ep[1], &r->orig_err,
+                  &r->args_fd, &r->stage_fd, &r->sigfd};
+    for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
+        close_fd(fds[i]);
+    cp_rt_proxy_stop(&r->proxy, reap_proxy);
+    janitor_finish(&r->jan);
+    if (r->masked)
+        sigprocmask(SIG_SETMASK, &r->oldmask, NULL);
+    r->masked = false;
+    cp_rt_plan_free(&r->pl);
+    cp_rt_strv_free(&r->words);
+    cp_rt_strv_free(&r->swords);
+    free(r->bwrap);
+    r->bwrap = NULL;
+}
 
-    char *bwrap = cp_rt_find_bwrap();
-    if (!bwrap && l->fallback_why) { /* --enforcer auto: Landlock instead */
+/* Prints the failure, tears down, returns its status. */
+static int run_fail(struct bw_run *r, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int run_fail(struct bw_run *r, int status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfail_msg(r->l->prog, status, fmt, ap);
+    va_end(ap);
+    run_teardown(r, false);
+    return status;
+}
+
+/* With exec records: is Landlock there to enforce them?  0 (and *enforce)
+ * or the status of a refusal. */
+static int exec_preflight(const struct cp_rt_artifact *a, const struct bw_run *r, bool *enforce)
+{
+    *enforce = a->has_exec;
+    if (!a->has_exec)
+        return 0;
+    int abi = cp_rt_landlock_abi();
+    if (abi >= 1)
+        return 0;
+    const char *why = abi == -EOPNOTSUPP ? "Landlock is built but not enabled at boot "
+                                           "(add 'landlock' to the lsm= boot parameter)"
+                                         : "the kernel does not offer Landlock (kernel "
+                                           "< 5.13, CONFIG_SECURITY_LANDLOCK off, or a "
+                                           "seccomp filter such as a container's hides "
+                                           "the landlock_* system calls)";
+    if (!r->open_ok)
+        return fail_msg(r->l->prog, CP_RT_EXIT_CANNOT,
+                        "cannot enforce the exec allow-list: %s; refusing to run (use "
+                        "--allow-unenforced to run without it)", why);
+    cp_rt_warn(r->l->prog, "exec allow-list NOT enforced: %s (%s)", why, r->open_why);
+    *enforce = false;
+    return 0;
+}
+
+/* bwrap is not installed: fall back, refuse, or run unconfined. */
+static int no_bwrap(const struct bw_run *r)
+{
+    const struct cp_rt_launch *l = r->l;
+    if (l->fallback_why) { /* --enforcer auto: Landlock instead */
         snprintf(l->fallback_why, l->fallback_why_size, "bubblewrap (bwrap) is not installed");
         return CP_RT_FALLBACK;
     }
-    if (!bwrap) {
-        if (!open_ok)
-            return fail_msg(prog, CP_RT_EXIT_CANNOT,
-                            "cannot enforce the policy: bubblewrap (bwrap) is not installed; "
-                            "install it (e.g. apt-get install bubblewrap) or use "
-                            "--allow-unenforced to run unconfined");
-        warn(prog, "bubblewrap (bwrap) is not installed: running %s UNCONFINED (%s)", l->cmd[0],
-             open_why);
-        return cp_rt_exec_unconfined(prog, l->cmd);
-    }
+    if (!r->open_ok)
+        return fail_msg(l->prog, CP_RT_EXIT_CANNOT,
+                        "cannot enforce the policy: bubblewrap (bwrap) is not installed; "
+                        "install it (e.g. apt-get install bubblewrap) or use "
+                        "--allow-unenforced to run unconfined");
+    cp_rt_warn(l->prog, "bubblewrap (bwrap) is not installed: running %s UNCONFINED (%s)", l->cmd[0],
+         r->open_why);
+    return cp_rt_exec_unconfined(l->prog, l->cmd);
+}
 
-    struct janitor jan = {0};
+/* Plans the words (placeholders through the janitor), says what is
+ * stricter or not enforced, and starts the proxy.  0 or a status. */
+static int run_plan(struct bw_run *r, const struct cp_rt_artifact *a,
+                    const struct cp_rt_params *p, bool enforce_exec)
+{
+    const char *prog = r->l->prog;
+    struct cp_rt_err e = {0};
     struct cp_rt_host host = {.make_placeholder = janitor_make, .make_dir = janitor_make_dir,
-                              .ctx = &jan};
-    struct cp_rt_plan pl;
-    if (cp_rt_plan_build(&pl, a, p, &host, open_ok, &e)) {
-        janitor_finish(&jan);
-        free(bwrap);
-        return fail_msg(prog, e.status, "%s%s", e.msg,
+                              .make_file = janitor_make_file, .ctx = &r->jan};
+    if (cp_rt_plan_build(&r->pl, a, p, &host, r->open_ok, &e))
+        return run_fail(r, e.status, "%s%s", e.msg,
                         e.status == CP_RT_EXIT_CANNOT ? "; refusing to run (use "
                                                         "--allow-unenforced to run anyway)" : "");
-    }
-    for (size_t i = 0; i < pl.stricter.n; i++)
-        warn(prog, "%s", pl.stricter.v[i]);
+    for (size_t i = 0; i < r->pl.stricter.n; i++)
+        cp_rt_warn(prog, "%s", r->pl.stricter.v[i]);
     if (enforce_exec)
-        warn(prog, "the exec allow-list is not fully enforced: Landlock checks execve only, and "
+        cp_rt_warn(prog, "the exec allow-list is not fully enforced: Landlock checks execve only, and "
              "the ELF loader and the PT_INTERP interpreters of allowed binaries are granted, so "
              "a readable binary outside the list runs through the loader "
              "('ld.so /usr/bin/id'); see spec/threat-model.md");
-    for (size_t i = 0; i < pl.warnings.n; i++)
-        warn(prog, "%s (%s)", pl.warnings.v[i], open_why);
+    for (size_t i = 0; i < r->pl.warnings.n; i++)
+        cp_rt_warn(prog, "%s (%s)", r->pl.warnings.v[i], r->open_why);
     if (!enforce_exec) {
-        cp_rt_strv_free(&pl.exec);
-        pl.exec_on = false;
+        cp_rt_strv_free(&r->pl.exec);
+        r->pl.exec_on = false;
     }
-    struct cp_rt_proxy proxy;
-    if (cp_rt_net_prepare(a, &pl, prog, &proxy, &e)) {
-        janitor_finish(&jan);
-        cp_rt_plan_free(&pl);
-        free(bwrap);
-        return fail_msg(prog, e.status, "%s", e.msg);
-    }
+    if (cp_rt_net_prepare(a, &r->pl, prog, &r->proxy, &e))
+        return run_fail(r, e.status, "%s", e.msg);
+    return 0;
+}
 
-    /* Descriptors inherited by bwrap and, through it, by the stage. */
-    int st[2] = {-1, -1}, ep[2] = {-1, -1};
-    int orig_err = -1, args_fd = -1, stage_fd = -1, sigfd = -1;
-    int status = CP_RT_EXIT_ERROR;
-    struct cp_rt_strv words = {0}, swords = {0};
-    sigset_t mask, oldmask;
-    sigemptyset(&mask);
-    sigaddset(&mask, SIGINT);
-    sigaddset(&mask, SIGTERM);
-    sigaddset(&mask, SIGHUP);
-    sigaddset(&mask, SIGQUIT);
-    sigaddset(&mask, SIGCHLD);
-    sigprocmask(SIG_BLOCK, &mask, &oldmask);
-
-    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, st) < 0 ||
-        pipe2(ep, O_CLOEXEC) < 0 || (orig_err = fcntl(2, F_DUPFD_CLOEXEC, 3)) < 0) {
-        status = fail_msg(prog, CP_RT_EXIT_ERROR, "cannot set up the launch: %s", strerror(errno));
-        goto out;
-    }
+/* Blocks the forwarded signals (read through a signalfd) and opens the
+ * descriptors bwrap and the stage inherit.  0 or a status. */
+static int run_open(struct bw_run *r)
+{
+    struct cp_rt_err e = {0};
+    static const int fwd[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD};
+    sigemptyset(&r->mask);
+    for (size_t i = 0; i < sizeof fwd / sizeof fwd[0]; i++)
+        sigaddset(&r->mask, fwd[i]);
+    sigprocmask(SIG_BLOCK, &r->mask, &r->oldmask);
+    r->masked = true;
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, r->st) < 0 ||
+        pipe2(r->ep, O_CLOEXEC) < 0 || (r->orig_err = fcntl(2, F_DUPFD_CLOEXEC, 3)) < 0)
+        return run_fail(r, CP_RT_EXIT_ERROR, "cannot set up the launch: %s", strerror(errno));
     int one = 1;
-    setsockopt(st[0], SOL_SOCKET, SO_PASSCRED, &one, sizeof one);
-    if (cp_rt_args_stream(&pl, l->cmd, l->ncmd, &words, &swords, &e)) {
-        status = fail_msg(prog, e.status, "%s", e.msg);
-        goto out;
-    }
-    args_fd = make_memfd(&words, &e);
-    if (args_fd >= 0)
-        stage_fd = make_memfd(&swords, &e);
-    if (args_fd < 0 || stage_fd < 0) {
-        status = fail_msg(prog, e.status, "%s", e.msg);
-        goto out;
-    }
-    sigfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-    if (sigfd < 0) {
-        status = fail_msg(prog, CP_RT_EXIT_ERROR, "signalfd: %s", strerror(errno));
-        goto out;
-    }
+    setsockopt(r->st[0], SOL_SOCKET, SO_PASSCRED, &one, sizeof one);
+    if (cp_rt_args_stream(&r->pl, r->l->cmd, r->l->ncmd, &r->words, &r->swords, &e))
+        return run_fail(r, e.status, "%s", e.msg);
+    if (make_memfd(&r->words, &r->args_fd, &e) || make_memfd(&r->swords, &r->stage_fd, &e))
+        return run_fail(r, e.status, "%s", e.msg);
+    r->sigfd = signalfd(-1, &r->mask, SFD_CLOEXEC | SFD_NONBLOCK);
+    if (r->sigfd < 0)
+        return run_fail(r, CP_RT_EXIT_ERROR, "signalfd: %s", strerror(errno));
+    return 0;
+}
 
-    /* bwrap --args FD -- EXE STAGE-ARGV... STATUS ERR ARGS, built before
-     * the child exists: it shares our memory until it execs. */
+/* Starts `bwrap --args FD -- EXE STAGE-ARGV... STATUS ERR ARGS` and closes
+ * what only the child needed.  0 or a status. */
+static int run_spawn(struct bw_run *r)
+{
+    const struct cp_rt_launch *l = r->l;
     char fds[4][16];
-    snprintf(fds[0], sizeof fds[0], "%d", args_fd);
-    snprintf(fds[1], sizeof fds[1], "%d", st[1]);
-    snprintf(fds[2], sizeof fds[2], "%d", orig_err);
-    snprintf(fds[3], sizeof fds[3], "%d", stage_fd);
+    snprintf(fds[0], sizeof fds[0], "%d", r->args_fd);
+    snprintf(fds[1], sizeof fds[1], "%d", r->st[1]);
+    snprintf(fds[2], sizeof fds[2], "%d", r->orig_err);
+    snprintf(fds[3], sizeof fds[3], "%d", r->stage_fd);
     const char *bargv[16];
     size_t nb = 0;
     bargv[nb++] = "bwrap";
@@ -1494,184 +1692,216 @@ int cp_rt_run_bwrap(const struct cp_rt_artifact *a, const struct cp_rt_params *p
     bargv[nb++] = fds[3];
     bargv[nb] = NULL;
     struct bwrap_spawn sp = {
-        .parent = getpid(), .oldmask = &oldmask, .err_fd = ep[1],
-        .inherit = {args_fd, stage_fd, st[1], orig_err}, .status_fd = st[1],
-        .bwrap = bwrap, .argv = (char *const *)bargv,
+        .parent = getpid(), .oldmask = &r->oldmask, .err_fd = r->ep[1],
+        .inherit = {r->args_fd, r->stage_fd, r->st[1], r->orig_err}, .status_fd = r->st[1],
+        .bwrap = r->bwrap, .argv = (char *const *)bargv,
     };
-    fflush(NULL);
-    pid_t child = spawn_bwrap(&sp);
-    if (child < 0) {
-        status = fail_msg(prog, CP_RT_EXIT_ERROR, "fork: %s", strerror(errno));
-        goto out;
-    }
-    janitor_tell_pid(&jan, child);
-    close(st[1]);
-    st[1] = -1;
-    close(ep[1]);
-    ep[1] = -1;
-    close(args_fd);
-    args_fd = -1;
-    close(stage_fd);
-    stage_fd = -1;
+    fflush(NULL); /* the child must not inherit unwritten stdio buffers */
+    r->child = spawn_bwrap(&sp);
+    if (r->child < 0)
+        return run_fail(r, CP_RT_EXIT_ERROR, "fork: %s", strerror(errno));
+    janitor_tell_pid(&r->jan, r->child);
+    close_fd(&r->st[1]);
+    close_fd(&r->ep[1]);
+    close_fd(&r->args_fd);
+    close_fd(&r->stage_fd);
+    return 0;
+}
 
-    /* Supervise: relay bwrap's stderr, read the stage status, forward
-     * signals, until bwrap exits. */
-    struct status ss = {0};
-    char errtext[8192];
-    size_t errlen = 0;
-    int wstatus = 0, got_signal = 0, cmd_pidfd = -1;
-    bool reaped = false, ep_open = true, cmd_gone = false;
+/* ---- supervision -------------------------------------------------------- */
+
+/* bwrap's stderr: relayed as it arrives, except under --enforcer auto
+ * before the command started (held: a namespace failure then falls back
+ * to Landlock silently); its first 8 KiB kept to recognise failures. */
+struct errbuf {
+    char text[8192];
+    size_t len;
+};
+
+static void errbuf_take(struct errbuf *b, const char *s, size_t n, bool relay)
+{
+    if (relay && write(2, s, n) < 0) { /* stderr gone: keep going */
+    }
+    size_t room = sizeof b->text - 1 - b->len;
+    size_t k = n < room ? n : room;
+    memcpy(b->text + b->len, s, k);
+    b->len += k;
+    b->text[b->len] = '\0';
+}
+
+struct superv {
+    const struct cp_rt_launch *l;
+    pid_t child;
+    int sigfd, st, ep;
+    struct status ss;
+    struct errbuf err;
+    int wstatus;
+    int got_signal;  /* a signal that arrived before the command started */
+    int cmd_pidfd;   /* the command, once started (-1: none or gone) */
+    bool cmd_gone;   /* it had exited when its pidfd was asked for */
+};
+
+static bool superv_relays(const struct superv *s)
+{
+    return !s->l->fallback_why || s->ss.started;
+}
+
+/* The stage spoke: on its first 'S', say so, release held stderr, and
+ * take a pidfd of the command for signal forwarding. */
+static void superv_status(struct superv *s)
+{
+    bool was = s->ss.started;
+    status_read(s->st, &s->ss);
+    if (was || !s->ss.started)
+        return;
+    if (s->l->fallback_why && !s->l->quiet)
+        auto_chose_bwrap(s->l);
+    if (s->l->fallback_why && s->err.len && write(2, s->err.text, s->err.len) < 0) {
+    }
+    if (s->ss.cmd_pid > 0) {
+        s->cmd_pidfd = (int)syscall(SYS_pidfd_open, s->ss.cmd_pid, 0);
+        s->cmd_gone = s->cmd_pidfd < 0 && errno == ESRCH;
+    }
+}
+
+/* One read of bwrap's stderr; false when the pipe is done. */
+static bool superv_stderr(struct superv *s)
+{
+    char b[4096];
+    ssize_t n = read(s->ep, b, sizeof b);
+    if (n > 0) {
+        errbuf_take(&s->err, b, (size_t)n, superv_relays(s));
+        return true;
+    }
+    return n < 0 && (errno == EINTR || errno == EAGAIN);
+}
+
+/* Pending signals: SIGCHLD reaps bwrap, the others are forwarded.  True
+ * when bwrap was reaped. */
+static bool superv_signals(struct superv *s)
+{
+    bool reaped = false;
+    struct signalfd_siginfo si;
+    while (read(s->sigfd, &si, sizeof si) == (ssize_t)sizeof si) {
+        int sig = (int)si.ssi_signo;
+        if (sig == SIGCHLD) {
+            reaped = reaped || waitpid(s->child, &s->wstatus, WNOHANG) == s->child;
+            continue;
+        }
+        if (!s->ss.started)
+            s->got_signal = sig;
+        forward_signal(sig, s->ss.cmd_pid, s->cmd_pidfd, s->cmd_gone, s->child);
+    }
+    return reaped;
+}
+
+/* Supervises bwrap until it exits: relays its stderr, reads the stage's
+ * status, forwards signals; then drains what the sandbox wrote before it
+ * ended.  spec/runtime.md §6, items 5 to 7. */
+static void supervise(struct superv *s)
+{
+    bool reaped = false, ep_open = true;
     while (!reaped) {
-        struct pollfd pf[3] = {{.fd = sigfd, .events = POLLIN},
-                               {.fd = ss.eof ? -1 : st[0], .events = POLLIN},
-                               {.fd = ep_open ? ep[0] : -1, .events = POLLIN}};
+        struct pollfd pf[3] = {{.fd = s->sigfd, .events = POLLIN},
+                               {.fd = s->ss.eof ? -1 : s->st, .events = POLLIN},
+                               {.fd = ep_open ? s->ep : -1, .events = POLLIN}};
         if (poll(pf, 3, -1) < 0 && errno != EINTR)
             break;
-        if (pf[1].revents) {
-            bool was = ss.started;
-            status_read(st[0], &ss);
-            if (!was && ss.started && l->fallback_why && !l->quiet)
-                auto_chose_bwrap(l);
-            if (!was && ss.started && l->fallback_why && errlen &&
-                write(2, errtext, errlen) < 0) { /* what was held: the command started */
-            }
-            if (!was && ss.started && ss.cmd_pid > 0) {
-                cmd_pidfd = (int)syscall(SYS_pidfd_open, ss.cmd_pid, 0);
-                cmd_gone = cmd_pidfd < 0 && errno == ESRCH;
-            }
-        }
-        if (pf[2].revents) {
-            char b[4096];
-            ssize_t n = read(ep[0], b, sizeof b);
-            if (n > 0) {
-                /* Under --enforcer auto, held until the command started:
-                 * a namespace failure falls back silently to Landlock. */
-                bool hold = l->fallback_why && !ss.started;
-                if (!hold && write(2, b, (size_t)n) < 0) { /* stderr gone: keep going */
-                }
-                size_t k = (size_t)n < sizeof errtext - 1 - errlen ? (size_t)n
-                                                                  : sizeof errtext - 1 - errlen;
-                memcpy(errtext + errlen, b, k);
-                errlen += k;
-            } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
-                ep_open = false;
-            }
-        }
-        struct signalfd_siginfo si;
-        while (read(sigfd, &si, sizeof si) == (ssize_t)sizeof si) {
-            int sig = (int)si.ssi_signo;
-            if (sig == SIGCHLD) {
-                pid_t w = waitpid(child, &wstatus, WNOHANG);
-                if (w == child)
-                    reaped = true;
-            } else {
-                if (!ss.started)
-                    got_signal = sig;
-                forward_signal(sig, ss.cmd_pid, cmd_pidfd, cmd_gone, child);
-            }
-        }
-        if (!reaped && waitpid(child, &wstatus, WNOHANG) == child)
+        if (pf[1].revents)
+            superv_status(s);
+        if (pf[2].revents)
+            ep_open = superv_stderr(s);
+        reaped = superv_signals(s);
+        if (!reaped && waitpid(s->child, &s->wstatus, WNOHANG) == s->child)
             reaped = true;
     }
     if (!reaped)
-        while (waitpid(child, &wstatus, 0) < 0 && errno == EINTR)
+        while (waitpid(s->child, &s->wstatus, 0) < 0 && errno == EINTR)
             ;
-    /* Everything the sandbox wrote before it ended is buffered: drain. */
-    status_read(st[0], &ss);
-    for (;;) {
-        char b[4096];
-        int fl = fcntl(ep[0], F_GETFL);
-        fcntl(ep[0], F_SETFL, fl | O_NONBLOCK);
-        ssize_t n = read(ep[0], b, sizeof b);
-        if (n <= 0)
-            break;
-        if ((!l->fallback_why || ss.started) && write(2, b, (size_t)n) < 0) {
-        }
-        size_t k = (size_t)n < sizeof errtext - 1 - errlen ? (size_t)n : sizeof errtext - 1 - errlen;
-        memcpy(errtext + errlen, b, k);
-        errlen += k;
-    }
-    errtext[errlen] = '\0';
-    if (cmd_pidfd >= 0)
-        close(cmd_pidfd);
+    status_read(s->st, &s->ss);
+    fcntl(s->ep, F_SETFL, fcntl(s->ep, F_GETFL) | O_NONBLOCK);
+    char b[4096];
+    ssize_t n;
+    while ((n = read(s->ep, b, sizeof b)) > 0)
+        errbuf_take(&s->err, b, (size_t)n, superv_relays(s));
+    if (s->cmd_pidfd >= 0)
+        close(s->cmd_pidfd);
+}
 
-    int bwrap_status = WIFEXITED(wstatus)  ? WEXITSTATUS(wstatus)
-                       : WIFSIGNALED(wstatus) ? 128 + WTERMSIG(wstatus)
-                                              : CP_RT_EXIT_ERROR;
-    const char *unconf_why = NULL;
+/* What the end of bwrap means (spec/runtime.md §6): the status to return,
+ * or *why set (in `reason`) when the policy could not be enforced. */
+static int launch_outcome(struct superv *s, const char *bwrap, char *reason, size_t size,
+                          const char **why)
+{
+    const struct cp_rt_launch *l = s->l;
+    int w = s->wstatus;
+    int bwrap_status = WIFEXITED(w) ? WEXITSTATUS(w)
+                       : WIFSIGNALED(w) ? 128 + WTERMSIG(w) : CP_RT_EXIT_ERROR;
+    *why = reason;
+    if (s->ss.bwrap_errno) {
+        snprintf(reason, size, "cannot execute %s: %s", bwrap, strerror(s->ss.bwrap_errno));
+        return 0;
+    }
+    if (s->ss.code && (s->ss.cmd_failed || s->ss.code == CP_RT_EXIT_ERROR)) {
+        *why = NULL;
+        return fail_msg(l->prog, s->ss.code, "%s", s->ss.msg);
+    }
+    if (s->ss.code) {
+        snprintf(reason, size, "%s", s->ss.msg);
+        return 0;
+    }
+    *why = NULL;
+    if (s->ss.started)
+        return bwrap_status; /* the command's own status */
+    if (s->got_signal)
+        return 128 + s->got_signal;
+    if (l->fallback_why && cp_rt_bwrap_ns_failure(s->err.text)) {
+        snprintf(l->fallback_why, l->fallback_why_size, "bwrap cannot create its "
+                 "namespaces here (%.200s)", strtok(s->err.text, "\n"));
+        return CP_RT_FALLBACK;
+    }
+    if (l->fallback_why && s->err.len && write(2, s->err.text, s->err.len) < 0) {
+    }
+    const char *hint = cp_rt_bwrap_hint(s->err.text);
+    snprintf(reason, size, "bwrap failed before the command started (exit %d)%s%s",
+             bwrap_status, hint ? ": " : "", hint ? hint : "");
+    *why = reason;
+    return 0;
+}
+
+int cp_rt_run_bwrap(const struct cp_rt_artifact *a, const struct cp_rt_params *p,
+                    const struct cp_rt_launch *l)
+{
+    struct bw_run r = {.l = l, .open_ok = a->fail_open || l->allow_unenforced,
+                       .st = {-1, -1}, .ep = {-1, -1}, .orig_err = -1, .args_fd = -1,
+                       .stage_fd = -1, .sigfd = -1};
+    r.open_why = l->allow_unenforced ? "--allow-unenforced" : "'fail open' in the policy";
+    bool enforce_exec;
+    int rc = exec_preflight(a, &r, &enforce_exec);
+    if (rc)
+        return rc;
+    r.bwrap = cp_rt_find_bwrap();
+    if (!r.bwrap)
+        return no_bwrap(&r);
+    if ((rc = run_plan(&r, a, p, enforce_exec)) || (rc = run_open(&r)) ||
+        (rc = run_spawn(&r)))
+        return rc;
+
+    struct superv s = {.l = l, .child = r.child, .sigfd = r.sigfd, .st = r.st[0],
+                       .ep = r.ep[0], .cmd_pidfd = -1};
+    supervise(&s);
     char reason[1400];
-    if (ss.bwrap_errno) {
-        snprintf(reason, sizeof reason, "cannot execute %s: %s", bwrap, strerror(ss.bwrap_errno));
-        unconf_why = reason;
-    } else if (ss.code) {
-        if (ss.cmd_failed || ss.code == CP_RT_EXIT_ERROR) {
-            status = fail_msg(prog, ss.code, "%s", ss.msg);
-            goto out;
-        }
-        snprintf(reason, sizeof reason, "%s", ss.msg);
-        unconf_why = reason;
-    } else if (ss.started) {
-        status = bwrap_status; /* the command's own status */
-        goto out;
-    } else if (got_signal) {
-        status = 128 + got_signal;
-        goto out;
-    } else {
-        if (l->fallback_why && cp_rt_bwrap_ns_failure(errtext)) {
-            snprintf(l->fallback_why, l->fallback_why_size, "bwrap cannot create its "
-                     "namespaces here (%.200s)", strtok(errtext, "\n"));
-            status = CP_RT_FALLBACK;
-            goto out;
-        }
-        if (l->fallback_why && errlen && write(2, errtext, errlen) < 0) {
-        }
-        const char *hint = cp_rt_bwrap_hint(errtext);
-        snprintf(reason, sizeof reason,
-                 "bwrap failed before the command started (exit %d)%s%s", bwrap_status,
-                 hint ? ": " : "", hint ? hint : "");
-        unconf_why = reason;
+    const char *why;
+    rc = launch_outcome(&s, r.bwrap, reason, sizeof reason, &why);
+    if (!why) {
+        run_teardown(&r, false);
+        return rc;
     }
-    if (!open_ok) {
-        status = fail_msg(prog, CP_RT_EXIT_CANNOT, "cannot enforce the policy: %s; refusing to "
-                          "run (use --allow-unenforced to run unconfined)", unconf_why);
-        goto out;
-    }
-    warn(prog, "cannot enforce the policy (%s): running %s UNCONFINED (%s)", unconf_why,
-         l->cmd[0], open_why);
-    close(sigfd);
-    sigfd = -1;
-    cp_rt_proxy_stop(&proxy, true);
-    janitor_finish(&jan);
-    cp_rt_plan_free(&pl);
-    cp_rt_strv_free(&words);
-    cp_rt_strv_free(&swords);
-    free(bwrap);
-    close(st[0]);
-    close(ep[0]);
-    close(orig_err);
-    return cp_rt_exec_unconfined(prog, l->cmd);
-
-out:
-    for (int i = 0; i < 2; i++) {
-        if (st[i] >= 0)
-            close(st[i]);
-        if (ep[i] >= 0)
-            close(ep[i]);
-    }
-    if (orig_err >= 0)
-        close(orig_err);
-    if (args_fd >= 0)
-        close(args_fd);
-    if (stage_fd >= 0)
-        close(stage_fd);
-    if (sigfd >= 0)
-        close(sigfd);
-    cp_rt_proxy_stop(&proxy, false); /* we exit next: no need to reap it */
-    janitor_finish(&jan);
-    sigprocmask(SIG_SETMASK, &oldmask, NULL);
-    cp_rt_plan_free(&pl);
-    cp_rt_strv_free(&words);
-    cp_rt_strv_free(&swords);
-    free(bwrap);
-    return status;
+    if (!r.open_ok)
+        return run_fail(&r, CP_RT_EXIT_CANNOT, "cannot enforce the policy: %s; refusing to "
+                        "run (use --allow-unenforced to run unconfined)", why);
+    cp_rt_warn(l->prog, "cannot enforce the policy (%s): running %s UNCONFINED (%s)", why, l->cmd[0],
+         r.open_why);
+    run_teardown(&r, true);
+    return cp_rt_exec_unconfined(l->prog, l->cmd);
 }

@@ -219,6 +219,10 @@ struct llp {
     bool overflow;
 };
 
+/* A note said once per plan: the same text pushed twice (a note per
+ * record, several records alike) is kept once.  Not launch.c's
+ * strv_pushf, which keeps every line it is given (its warnings and
+ * stricter lines are per record) in a larger buffer. */
 static void plan_note(struct cp_rt_strv *s, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 static void plan_note(struct cp_rt_strv *s, const char *fmt, ...)
@@ -234,6 +238,10 @@ static void plan_note(struct cp_rt_strv *s, const char *fmt, ...)
     cp_rt_strv_push(s, buf);
 }
 
+/* Cannot enforce something with Landlock: fail (126), or with fail open /
+ * --allow-unenforced a warning said once.  launch.c's unenforceable() is
+ * the bwrap planner's: its message names no enforcer and keeps every
+ * warning, so the two differ in text and stay two. */
 static int ll_unenforceable(struct llp *L, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 static int ll_unenforceable(struct llp *L, const char *fmt, ...)
@@ -248,14 +256,6 @@ static int ll_unenforceable(struct llp *L, const char *fmt, ...)
         return 0;
     }
     return cp_rt_fail(L->e, CP_RT_EXIT_CANNOT, "cannot enforce with Landlock: %s", buf);
-}
-
-static bool is_beneath(const char *root, const char *path)
-{
-    size_t n = strlen(root);
-    if (n == 1 && root[0] == '/')
-        return path[0] == '/';
-    return !strncmp(root, path, n) && (path[n] == '\0' || path[n] == '/');
 }
 
 static char *path_join(const char *dir, const char *name)
@@ -401,14 +401,14 @@ static int target_rel(const struct llp *L, const char *path, bool read_only)
 {
     int rel = 0; /* 0 none, 1 beneath, 2 exact or above */
     for (size_t i = 0; !read_only && i < sizeof pseudo_fs / sizeof pseudo_fs[0]; i++)
-        if (is_beneath(path, pseudo_fs[i]) && strcmp(path, pseudo_fs[i]))
+        if (cp_rt_path_beneath(path, pseudo_fs[i]) && strcmp(path, pseudo_fs[i]))
             rel = 1;
     for (size_t i = 0; i < L->nt; i++) {
         if (read_only && !L->t[i].read)
             continue;
-        if (is_beneath(L->t[i].path, path))
+        if (cp_rt_path_beneath(L->t[i].path, path))
             return 2;
-        if (is_beneath(path, L->t[i].path))
+        if (cp_rt_path_beneath(path, L->t[i].path))
             rel = 1;
     }
     return rel;
@@ -472,49 +472,84 @@ static void grant_minus(struct llp *L, const char *x, uint64_t access, bool read
 static const char *const dev_nodes[] = {"/dev/null", "/dev/zero", "/dev/full", "/dev/random",
                                         "/dev/urandom", "/dev/tty", "/dev/ptmx", "/dev/pts"};
 
+/* Namespace options: what they protect is said in the plan's notes. */
+static const char *const ll_ns_opts[] = {
+    "--unshare-user", "--unshare-pid",     "--unshare-uts",    "--unshare-cgroup-try",
+    "--unshare-cgroup", "--disable-userns", "--die-with-parent", "--new-session",
+    "--unshare-all",  "--unshare-user-try",
+};
+
+/* The word of record i when it is an `arg` record, else NULL. */
+static const char *ll_arg_at(const struct cp_rt_artifact *a, size_t i)
+{
+    return i < a->nrecs && a->recs[i].tag == CP_RT_T_ARG ? a->recs[i].f1 : NULL;
+}
+
+/* An option with values that has a Landlock meaning: the number of value
+ * words it takes (0: not one of these). */
+static size_t ll_arg_valued(struct llp *L, const char *o, const char *v1, const char *v2)
+{
+    if (!strcmp(o, "--ro-bind") && v2 && !strcmp(v1, v2)) {
+        if (!strcmp(v1, "/"))
+            L->read_root = true;
+        return 2; /* the host read-only: read access is granted anyway */
+    }
+    if (!strcmp(o, "--dev") && v1 && !strcmp(v1, "/dev")) {
+        L->dev = true;
+        return 1;
+    }
+    if (!strcmp(o, "--proc") && v1 && !strcmp(v1, "/proc"))
+        return 1; /* the host's procfs: other processes are beyond ptrace (Landlock) */
+    if (!strcmp(o, "--cap-drop") && v1 && !strcmp(v1, "ALL")) {
+        L->pl->drop_caps = true;
+        return 1;
+    }
+    if (!strcmp(o, "--chdir") && v1) {
+        snprintf(L->chdir, sizeof L->chdir, "%s", v1);
+        L->chdir_set = true;
+        return 1;
+    }
+    return 0;
+}
+
+/* An option without values that has a Landlock meaning (or needs none). */
+static bool ll_arg_flag(struct llp *L, const char *o)
+{
+    if (!strcmp(o, "--unshare-net")) {
+        L->pl->net_deny = true;
+        return true;
+    }
+    if (!strcmp(o, "--unshare-ipc")) {
+        plan_note(&L->pl->notes, "no IPC namespace: System V IPC and POSIX message queues of "
+                  "the host stay reachable (bwrap: --unshare-ipc)");
+        return true;
+    }
+    for (size_t i = 0; i < sizeof ll_ns_opts / sizeof ll_ns_opts[0]; i++)
+        if (!strcmp(o, ll_ns_opts[i]))
+            return true;
+    return false;
+}
+
 /* Interprets the `arg` records: the options the bwrap backend emits have a
  * Landlock meaning; any other cannot be enforced here. */
 static int ll_args(struct llp *L, const struct cp_rt_artifact *a)
 {
-    struct cp_ll_plan *pl = L->pl;
     for (size_t i = 0; i < a->nrecs; i++) {
-        if (a->recs[i].tag != CP_RT_T_ARG)
+        const char *o = ll_arg_at(a, i);
+        if (!o)
             continue;
-        const char *o = a->recs[i].f1;
-        const char *v1 = i + 1 < a->nrecs && a->recs[i + 1].tag == CP_RT_T_ARG ? a->recs[i + 1].f1 : NULL;
-        const char *v2 = v1 && i + 2 < a->nrecs && a->recs[i + 2].tag == CP_RT_T_ARG ? a->recs[i + 2].f1 : NULL;
-        if (!strcmp(o, "--ro-bind") && v2 && !strcmp(v1, v2)) {
-            if (!strcmp(v1, "/"))
-                L->read_root = true;
-            i += 2; /* the host read-only: read access is granted anyway */
-        } else if (!strcmp(o, "--dev") && v1 && !strcmp(v1, "/dev")) {
-            L->dev = true;
-            i += 1;
-        } else if (!strcmp(o, "--proc") && v1 && !strcmp(v1, "/proc")) {
-            i += 1; /* the host's procfs: other processes are beyond ptrace (Landlock) */
-        } else if (!strcmp(o, "--cap-drop") && v1 && !strcmp(v1, "ALL")) {
-            pl->drop_caps = true;
-            i += 1;
-        } else if (!strcmp(o, "--chdir") && v1) {
-            snprintf(L->chdir, sizeof L->chdir, "%s", v1);
-            L->chdir_set = true;
-            i += 1;
-        } else if (!strcmp(o, "--unshare-net")) {
-            pl->net_deny = true;
-        } else if (!strcmp(o, "--unshare-ipc")) {
-            plan_note(&pl->notes, "no IPC namespace: System V IPC and POSIX message queues of "
-                      "the host stay reachable (bwrap: --unshare-ipc)");
-        } else if (!strcmp(o, "--unshare-user") || !strcmp(o, "--unshare-pid") ||
-                   !strcmp(o, "--unshare-uts") || !strcmp(o, "--unshare-cgroup-try") ||
-                   !strcmp(o, "--unshare-cgroup") || !strcmp(o, "--disable-userns") ||
-                   !strcmp(o, "--die-with-parent") || !strcmp(o, "--new-session") ||
-                   !strcmp(o, "--unshare-all") || !strcmp(o, "--unshare-user-try")) {
-            /* Namespaces: what they protect is said in the notes below. */
-        } else {
-            int rc = ll_unenforceable(L, "the bwrap option '%s' has no Landlock lowering", o);
-            if (rc)
-                return rc;
+        const char *v1 = ll_arg_at(a, i + 1);
+        const char *v2 = v1 ? ll_arg_at(a, i + 2) : NULL;
+        size_t used = ll_arg_valued(L, o, v1, v2);
+        if (used) {
+            i += used;
+            continue;
         }
+        if (ll_arg_flag(L, o))
+            continue;
+        int rc = ll_unenforceable(L, "the bwrap option '%s' has no Landlock lowering", o);
+        if (rc)
+            return rc;
     }
     return 0;
 }
@@ -537,7 +572,7 @@ static bool replaceable_link(const struct llp *L, const char *path, char *link, 
             char *pr = realpath(*q ? q : "/", NULL);
             *slash = '/';
             for (size_t i = 0; pr && i < L->wroots.n && !found; i++)
-                found = is_beneath(L->wroots.v[i], pr);
+                found = cp_rt_path_beneath(L->wroots.v[i], pr);
             free(pr);
             if (found)
                 snprintf(link, size, "%s", q);
@@ -550,80 +585,105 @@ static bool replaceable_link(const struct llp *L, const char *path, char *link, 
     return found;
 }
 
-int cp_ll_plan_build(struct cp_ll_plan *pl, const struct cp_rt_artifact *a,
-                     const struct cp_rt_params *p, const struct cp_ll_features *f,
-                     const char *cmd, bool unenforced_ok, struct cp_rt_err *e)
+/* Records the plan does not lower: read by the parser, or by ll_args. */
+static bool ll_rec_skipped(const struct cp_rt_rec *r)
 {
-    memset(pl, 0, sizeof *pl);
-    pl->f = *f;
-    struct llp L = {.pl = pl, .params = p, .unenforced_ok = unenforced_ok, .e = e};
-    int rc = ll_args(&L, a);
-    pl->exec_on = a->has_exec;
-    bool net_noted = false;
-    for (size_t i = 0; i < a->nrecs && !rc; i++) {
-        const struct cp_rt_rec *r = &a->recs[i];
-        if (r->tag == CP_RT_T_HEADER || r->tag == CP_RT_T_PROFILE || r->tag == CP_RT_T_FAIL ||
-            r->tag == CP_RT_T_PARAM || r->tag == CP_RT_T_ARG || r->tag == CP_RT_T_END)
-            continue; /* read by the parser, or by ll_args */
-        if (r->tag == CP_RT_T_NET) {
-            /* The allow-list's rules are the proxy's (spec/runtime.md 14);
-             * this enforcer does not start it yet, and --unshare-net
-             * already denies every connection: stricter, said once. */
-            if (!net_noted)
-                plan_note(&pl->notes, "network allow-list enforced as 'net deny' (stricter): "
-                          "the Landlock enforcer does not start the filtering proxy");
-            net_noted = true;
-            continue;
-        }
-        if (r->tag < CP_RT_T_BIND || r->tag > CP_RT_T_EXEC) {
-            rc = ll_unenforceable(&L, "the artifact record '%s' has no Landlock lowering",
-                                  cp_rt_tag_name(r->tag));
-            continue;
-        }
-        const char *root = "/";
-        if (*r->f1 && !(root = cp_rt_params_get(p, r->f1))) {
-            rc = cp_rt_fail(e, CP_RT_EXIT_ERROR, "param %s is unbound", r->f1);
-            break;
-        }
-        char *path = NULL;
-        if (r->tag != CP_RT_T_MASKGLOB && r->tag != CP_RT_T_ROGLOB)
-            path = *r->f2 ? (strcmp(root, "/") ? path_join(root, r->f2 + 1)
-                                               : cp_xstrdup(r->f2))
-                          : cp_xstrdup(root);
-        /* An if-chain, not a switch: a record type added later and not
-         * lowered here is refused below, never skipped. */
-        if (r->tag == CP_RT_T_BIND) {
-            char *real = realpath(path, NULL);
-            if (real && strcmp(real, path))
-                plan_note(&pl->notes, "write root '%s' resolves to '%s' through a symlink: "
-                          "left read-only (name '%s' in the policy to allow writes there)",
-                          path, real, real);
-            else if (real)
-                cp_rt_strv_push(&L.wroots, real);
-            else if (errno != ENOENT && errno != ENOTDIR)
-                rc = ll_unenforceable(&L, "write root '%s': %s", path, strerror(errno));
-            free(real);
-        } else if (r->tag == CP_RT_T_PIN || r->tag == CP_RT_T_PINRO) {
-            /* grants follow inodes; the way to a carve-out cannot be renamed */
-        } else if (r->tag == CP_RT_T_RO || r->tag == CP_RT_T_MASK) {
-            rc = deny_target(&L, path, r->tag == CP_RT_T_MASK);
-        } else if (r->tag == CP_RT_T_MASKGLOB || r->tag == CP_RT_T_ROGLOB) {
-            struct cp_rt_strv m;
-            if (cp_rt_glob_matches(root, r->f2, &m))
-                rc = ll_unenforceable(&L, "the glob '%s' under '%s' matches too many paths; use "
-                                      "directory-level rules", r->f2, root);
-            for (size_t k = 0; !rc && k < m.n; k++)
-                rc = deny_target(&L, m.v[k], r->tag == CP_RT_T_MASKGLOB);
-            cp_rt_strv_free(&m);
-        } else if (r->tag == CP_RT_T_EXEC) {
-            cp_rt_strv_push(&L.execs, path);
-        }
-        free(path);
-    }
-    if (rc)
-        goto out;
+    return r->tag == CP_RT_T_HEADER || r->tag == CP_RT_T_PROFILE || r->tag == CP_RT_T_FAIL ||
+           r->tag == CP_RT_T_PARAM || r->tag == CP_RT_T_ARG || r->tag == CP_RT_T_END;
+}
 
-    /* Grants. */
+/* The record's path: its param's root joined with f2; NULL for a glob
+ * record (its pattern is matched under the root). */
+static char *ll_rec_path(const struct cp_rt_rec *r, const char *root)
+{
+    if (r->tag == CP_RT_T_MASKGLOB || r->tag == CP_RT_T_ROGLOB)
+        return NULL;
+    if (!*r->f2)
+        return cp_xstrdup(root);
+    return strcmp(root, "/") ? path_join(root, r->f2 + 1) : cp_xstrdup(r->f2);
+}
+
+/* A write root, kept at its canonical place; one reached through a
+ * symlink is left read-only (said in a note). */
+static int ll_write_root(struct llp *L, const char *path)
+{
+    int rc = 0;
+    char *real = realpath(path, NULL);
+    if (real && strcmp(real, path))
+        plan_note(&L->pl->notes, "write root '%s' resolves to '%s' through a symlink: "
+                  "left read-only (name '%s' in the policy to allow writes there)",
+                  path, real, real);
+    else if (real)
+        cp_rt_strv_push(&L->wroots, real);
+    else if (errno != ENOENT && errno != ENOTDIR)
+        rc = ll_unenforceable(L, "write root '%s': %s", path, strerror(errno));
+    free(real);
+    return rc;
+}
+
+/* A deny glob: each of its matches under root is a deny target. */
+static int ll_deny_glob(struct llp *L, const struct cp_rt_rec *r, const char *root)
+{
+    struct cp_rt_strv m;
+    int rc = 0;
+    if (cp_rt_glob_matches(root, r->f2, &m))
+        rc = ll_unenforceable(L, "the glob '%s' under '%s' matches too many paths; use "
+                              "directory-level rules", r->f2, root);
+    for (size_t k = 0; !rc && k < m.n; k++)
+        rc = deny_target(L, m.v[k], r->tag == CP_RT_T_MASKGLOB);
+    cp_rt_strv_free(&m);
+    return rc;
+}
+
+/* One filesystem record (BIND..EXEC).  An if-chain, not a switch: a
+ * record type added later and not lowered here is refused by the caller's
+ * range check, never skipped. */
+static int ll_lower(struct llp *L, const struct cp_rt_rec *r, const char *root,
+                    const char *path)
+{
+    if (r->tag == CP_RT_T_BIND)
+        return ll_write_root(L, path);
+    if (r->tag == CP_RT_T_PIN || r->tag == CP_RT_T_PINRO)
+        return 0; /* grants follow inodes; the way to a carve-out cannot be renamed */
+    if (r->tag == CP_RT_T_RO || r->tag == CP_RT_T_MASK)
+        return deny_target(L, path, r->tag == CP_RT_T_MASK);
+    if (r->tag == CP_RT_T_MASKGLOB || r->tag == CP_RT_T_ROGLOB)
+        return ll_deny_glob(L, r, root);
+    if (r->tag == CP_RT_T_EXEC)
+        cp_rt_strv_push(&L->execs, path);
+    return 0;
+}
+
+/* One record of the artifact: lowered, skipped, or refused. */
+static int ll_record(struct llp *L, const struct cp_rt_rec *r, bool *net_noted)
+{
+    if (ll_rec_skipped(r))
+        return 0;
+    if (r->tag == CP_RT_T_NET) {
+        /* The allow-list's rules are the proxy's (spec/runtime.md 14);
+         * this enforcer does not start it yet, and --unshare-net
+         * already denies every connection: stricter, said once. */
+        if (!*net_noted)
+            plan_note(&L->pl->notes, "network allow-list enforced as 'net deny' (stricter): "
+                      "the Landlock enforcer does not start the filtering proxy");
+        *net_noted = true;
+        return 0;
+    }
+    if (r->tag < CP_RT_T_BIND || r->tag > CP_RT_T_EXEC)
+        return ll_unenforceable(L, "the artifact record '%s' has no Landlock lowering",
+                                cp_rt_tag_name(r->tag));
+    const char *root = "/";
+    if (*r->f1 && !(root = cp_rt_params_get(L->params, r->f1)))
+        return cp_rt_fail(L->e, CP_RT_EXIT_ERROR, "param %s is unbound", r->f1);
+    char *path = ll_rec_path(r, root);
+    int rc = ll_lower(L, r, root, path);
+    free(path);
+    return rc;
+}
+
+/* The filesystem rights the ruleset handles: ABI 1's and those probed. */
+static uint64_t ll_handled(const struct cp_ll_features *f)
+{
     uint64_t handled = LL_ABI1_FS;
     if (f->feat & CP_LL_F_REFER)
         handled |= LL_REFER;
@@ -631,60 +691,79 @@ int cp_ll_plan_build(struct cp_ll_plan *pl, const struct cp_rt_artifact *a,
         handled |= LL_TRUNCATE;
     if (f->feat & CP_LL_F_IOCTL)
         handled |= LL_IOCTL_DEV;
-    pl->handled_fs = handled;
+    return handled;
+}
+
+/* EXECUTE on the exec entries, the command and their loaders, at their
+ * canonical places; an entry behind a replaceable symlink is not granted. */
+static void ll_exec_grants(struct llp *L, const char *cmd)
+{
+    struct cp_rt_strv xg = {0};
+    cp_rt_exec_grants(L->execs.v, L->execs.n, cmd, &xg);
+    for (size_t i = 0; i < xg.n; i++) {
+        char link[PATH_MAX];
+        if (access(xg.v[i], F_OK) < 0)
+            continue; /* nothing to grant: fail closed */
+        if (replaceable_link(L, xg.v[i], link, sizeof link)) {
+            plan_note(&L->pl->notes, "exec entry '%s' passes through the symlink '%s' in a "
+                      "write root, which the sandbox could point elsewhere: not granted "
+                      "(name its target in the policy)", xg.v[i], link);
+            continue;
+        }
+        char *real = realpath(xg.v[i], NULL);
+        if (real)
+            grant(L, real, LL_EXECUTE);
+        free(real);
+    }
+    cp_rt_strv_free(&xg);
+}
+
+/* Every grant: reading (minus deny-read targets), the devices, the write
+ * roots (minus the carve-outs), execution. */
+static void ll_grants(struct llp *L, const char *cmd)
+{
+    struct cp_ll_plan *pl = L->pl;
+    pl->handled_fs = ll_handled(&pl->f);
     uint64_t read = LL_READ | (pl->exec_on ? 0 : LL_EXECUTE);
-    if (L.read_root)
-        grant_minus(&L, "/", read, true, 0);
-    if (L.dev)
+    if (L->read_root)
+        grant_minus(L, "/", read, true, 0);
+    if (L->dev)
         for (size_t i = 0; i < sizeof dev_nodes / sizeof dev_nodes[0]; i++)
             if (access(dev_nodes[i], F_OK) == 0)
-                grant(&L, dev_nodes[i], LL_DEV | (strcmp(dev_nodes[i], "/dev/pts") ? 0 : LL_READ_DIR));
-    for (size_t i = 0; i < L.wroots.n; i++)
-        grant_minus(&L, L.wroots.v[i], LL_WRITE, false, 0);
-    if (pl->exec_on) {
-        struct cp_rt_strv xg = {0};
-        cp_rt_exec_grants(L.execs.v, L.execs.n, cmd, &xg);
-        for (size_t i = 0; i < xg.n; i++) {
-            char link[PATH_MAX];
-            if (access(xg.v[i], F_OK) < 0)
-                continue; /* nothing to grant: fail closed */
-            if (replaceable_link(&L, xg.v[i], link, sizeof link)) {
-                plan_note(&pl->notes, "exec entry '%s' passes through the symlink '%s' in a "
-                          "write root, which the sandbox could point elsewhere: not granted "
-                          "(name its target in the policy)", xg.v[i], link);
-                continue;
-            }
-            char *real = realpath(xg.v[i], NULL);
-            if (real)
-                grant(&L, real, LL_EXECUTE);
-            free(real);
-        }
-        cp_rt_strv_free(&xg);
-    }
-    if (L.overflow) {
-        rc = cp_rt_fail(e, CP_RT_EXIT_CANNOT, "cannot enforce with Landlock: the policy needs "
-                        "more than %d Landlock rules (carve-outs in large directories); use "
-                        "--enforcer bwrap", LL_MAX_GRANTS);
-        goto out;
-    }
+                grant(L, dev_nodes[i], LL_DEV | (strcmp(dev_nodes[i], "/dev/pts") ? 0 : LL_READ_DIR));
+    for (size_t i = 0; i < L->wroots.n; i++)
+        grant_minus(L, L->wroots.v[i], LL_WRITE, false, 0);
+    if (pl->exec_on)
+        ll_exec_grants(L, cmd);
+}
 
-    /* What is stricter, and what a namespace did that is done otherwise. */
-    for (size_t i = 0; i < L.wsplit.n; i++)
+/* What the grants made stricter than the policy. */
+static void ll_stricter_notes(struct llp *L)
+{
+    struct cp_ll_plan *pl = L->pl;
+    for (size_t i = 0; i < L->wsplit.n; i++)
         plan_note(&pl->notes, "'%s' lies on the way from a write root to a denied path: its "
                   "existing entries are granted one by one; nothing can be created, removed or "
-                  "renamed directly in it", L.wsplit.v[i]);
-    for (size_t i = 0; i < L.rsplit.n; i++)
+                  "renamed directly in it", L->wsplit.v[i]);
+    for (size_t i = 0; i < L->rsplit.n; i++)
         plan_note(&pl->notes, "'%s' is an ancestor of a deny-read path: it cannot be listed, and "
-                  "entries added to it later cannot be read", L.rsplit.v[i]);
-    for (size_t i = 0; i < L.nt; i++) {
+                  "entries added to it later cannot be read", L->rsplit.v[i]);
+    for (size_t i = 0; i < L->nt; i++) {
         struct stat st;
-        if (lstat(L.t[i].path, &st) < 0)
+        if (lstat(L->t[i].path, &st) < 0)
             plan_note(&pl->notes, "missing deny target: '%s' cannot be created (nothing is "
-                      "created on the host)", L.t[i].path);
+                      "created on the host)", L->t[i].path);
     }
-    if (!(f->feat & CP_LL_F_REFER) && L.wroots.n)
+    if (!(pl->f.feat & CP_LL_F_REFER) && L->wroots.n)
         plan_note(&pl->notes, "Landlock ABI %d has no REFER right: renaming or linking across "
-                  "directories fails everywhere", f->abi);
+                  "directories fails everywhere", pl->f.abi);
+}
+
+/* What the kernel's ABI leaves to seccomp or undone, and what a namespace
+ * did that is done otherwise. */
+static void ll_abi_notes(struct cp_ll_plan *pl)
+{
+    const struct cp_ll_features *f = &pl->f;
     if (!(f->feat & CP_LL_F_TRUNCATE)) {
         pl->no_truncate = true;
         plan_note(&pl->notes, "Landlock ABI %d cannot deny truncation: truncate(2), openat2 and "
@@ -695,20 +774,24 @@ int cp_ll_plan_build(struct cp_ll_plan *pl, const struct cp_rt_artifact *a,
     else
         plan_note(&pl->notes, "Landlock ABI %d cannot scope signals: processes of the same user "
                   "outside the sandbox can be signalled (bwrap: pid namespace)", f->abi);
-    if (pl->net_deny) {
-        /* Filesystem Unix sockets (an ssh agent, the docker socket) are
-         * outside the network too; Landlock's right for them is ABI 9,
-         * which this runtime does not use yet: no Unix socket at all. */
-        pl->unix_deny = true;
-        plan_note(&pl->notes, "network: no Unix socket can be created (seccomp: filesystem "
-                  "sockets such as an ssh agent or the docker socket are beyond Landlock's "
-                  "ABI %d; socketpair still works)%s", f->abi, f->feat & CP_LL_F_SCOPE ?
-                  "; abstract Unix sockets are scoped as well" : "");
-        plan_note(&pl->notes, "network: no IP socket can be created (seccomp)%s; loopback "
-                  "inside the sandbox is gone too", f->feat & CP_LL_F_NET ?
-                  " and TCP bind/connect are denied (Landlock)" : "");
-    }
-    /* Partly enforced: said on every launch, -q or not. */
+    if (!pl->net_deny)
+        return;
+    /* Filesystem Unix sockets (an ssh agent, the docker socket) are
+     * outside the network too; Landlock's right for them is ABI 9,
+     * which this runtime does not use yet: no Unix socket at all. */
+    pl->unix_deny = true;
+    plan_note(&pl->notes, "network: no Unix socket can be created (seccomp: filesystem "
+              "sockets such as an ssh agent or the docker socket are beyond Landlock's "
+              "ABI %d; socketpair still works)%s", f->abi, f->feat & CP_LL_F_SCOPE ?
+              "; abstract Unix sockets are scoped as well" : "");
+    plan_note(&pl->notes, "network: no IP socket can be created (seccomp)%s; loopback "
+              "inside the sandbox is gone too", f->feat & CP_LL_F_NET ?
+              " and TCP bind/connect are denied (Landlock)" : "");
+}
+
+/* Partly enforced: said on every launch, -q or not. */
+static void ll_partial_notes(struct cp_ll_plan *pl)
+{
     plan_note(&pl->partial, "partly enforced: the mode, owner, timestamps and extended "
               "attributes of the user's own files outside the write roots (carve-outs "
               "included) can still be changed: Landlock has no right for them "
@@ -717,15 +800,45 @@ int cp_ll_plan_build(struct cp_ll_plan *pl, const struct cp_rt_artifact *a,
         plan_note(&pl->partial, "partly enforced: the exec allow-list is Landlock's EXECUTE "
                   "right; `ld.so FILE`, interpreters and memfd execution run readable files "
                   "outside it (an accident guard, as under bwrap)");
+}
 
-out:
-    for (size_t i = 0; i < L.nt; i++)
-        free(L.t[i].path);
-    free(L.t);
-    cp_rt_strv_free(&L.wroots);
-    cp_rt_strv_free(&L.execs);
-    cp_rt_strv_free(&L.wsplit);
-    cp_rt_strv_free(&L.rsplit);
+/* Frees the planner's own state (the plan keeps the grants and notes). */
+static void ll_planner_free(struct llp *L)
+{
+    for (size_t i = 0; i < L->nt; i++)
+        free(L->t[i].path);
+    free(L->t);
+    cp_rt_strv_free(&L->wroots);
+    cp_rt_strv_free(&L->execs);
+    cp_rt_strv_free(&L->wsplit);
+    cp_rt_strv_free(&L->rsplit);
+}
+
+int cp_ll_plan_build(struct cp_ll_plan *pl, const struct cp_rt_artifact *a,
+                     const struct cp_rt_params *p, const struct cp_ll_features *f,
+                     const char *cmd, bool unenforced_ok, struct cp_rt_err *e)
+{
+    memset(pl, 0, sizeof *pl);
+    pl->f = *f;
+    struct llp L = {.pl = pl, .params = p, .unenforced_ok = unenforced_ok, .e = e};
+    int rc = ll_args(&L, a);
+    pl->exec_on = a->has_exec;
+    bool net_noted = false;
+    for (size_t i = 0; i < a->nrecs && !rc; i++)
+        rc = ll_record(&L, &a->recs[i], &net_noted);
+    if (!rc) {
+        ll_grants(&L, cmd);
+        if (L.overflow)
+            rc = cp_rt_fail(e, CP_RT_EXIT_CANNOT, "cannot enforce with Landlock: the policy "
+                            "needs more than %d Landlock rules (carve-outs in large "
+                            "directories); use --enforcer bwrap", LL_MAX_GRANTS);
+    }
+    if (!rc) {
+        ll_stricter_notes(&L);
+        ll_abi_notes(pl);
+        ll_partial_notes(pl);
+    }
+    ll_planner_free(&L);
     if (!rc && L.chdir_set)
         pl->chdir = cp_xstrdup(L.chdir);
     if (rc)
@@ -865,22 +978,7 @@ static int ll_apply(const struct cp_ll_plan *pl, bool log, struct cp_rt_err *e)
     close(rs);
     struct cp_ll_seccomp so = {.net_deny = pl->net_deny, .inet_tcp_ok = false,
                                .unix_deny = pl->unix_deny, .no_truncate = pl->no_truncate};
-    int r = cp_ll_seccomp_install(&so);
-    if (r < 0)
-        return cp_rt_fail(e, CP_RT_EXIT_CANNOT, "installing the seccomp filter: %s",
-                          strerror(-r));
-    return 0;
-}
-
-static void rt_warn(const char *prog, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void rt_warn(const char *prog, const char *fmt, ...)
-{
-    char buf[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "%s: warning: %s\n", prog, buf);
+    return cp_ll_seccomp_install(&so, e);
 }
 
 /* Placeholders are only planned by a dry run, never created. */
@@ -923,6 +1021,35 @@ static int dry_run_bwrap(const struct cp_rt_artifact *a, const struct cp_rt_para
     return 0;
 }
 
+/* The plan's notes (unless quiet), what is partly enforced and what is
+ * not enforced, on stderr before the command starts. */
+static void ll_say_plan(const char *prog, const struct cp_ll_plan *pl, bool quiet,
+                        const char *open_why)
+{
+    if (!quiet)
+        for (size_t i = 0; i < pl->notes.n; i++)
+            fprintf(stderr, "%s: note: landlock: %s\n", prog, pl->notes.v[i]);
+    for (size_t i = 0; i < pl->partial.n; i++)
+        cp_rt_warn(prog, "landlock: %s", pl->partial.v[i]);
+    for (size_t i = 0; i < pl->warnings.n; i++)
+        cp_rt_warn(prog, "%s (%s)", pl->warnings.v[i], open_why);
+}
+
+/* Runs the command in the restricted process; returns only on failure,
+ * with the launcher's exit status. */
+static int ll_exec(const char *prog, char *const cmd[], bool exec_on)
+{
+    execvp(cmd[0], cmd);
+    int err = errno;
+    if (err == ENOENT) {
+        fprintf(stderr, "%s: %s: command not found\n", prog, cmd[0]);
+        return CP_RT_EXIT_NOTFOUND;
+    }
+    fprintf(stderr, "%s: cannot execute %s: %s%s\n", prog, cmd[0], strerror(err),
+            err == EACCES && exec_on ? " (is it in the exec allow-list?)" : "");
+    return CP_RT_EXIT_CANNOT;
+}
+
 int cp_rt_run_landlock(const struct cp_rt_artifact *a, const struct cp_rt_params *p,
                        const struct cp_rt_launch *l)
 {
@@ -939,7 +1066,7 @@ int cp_rt_run_landlock(const struct cp_rt_artifact *a, const struct cp_rt_params
                     "--allow-unenforced to run unconfined)\n", prog, ft);
             return CP_RT_EXIT_CANNOT;
         }
-        rt_warn(prog, "cannot enforce the policy (Landlock is %s): running %s UNCONFINED (%s)",
+        cp_rt_warn(prog, "cannot enforce the policy (Landlock is %s): running %s UNCONFINED (%s)",
                 ft, l->cmd[0], open_why);
         return cp_rt_exec_unconfined(prog, l->cmd);
     }
@@ -956,13 +1083,7 @@ int cp_rt_run_landlock(const struct cp_rt_artifact *a, const struct cp_rt_params
         cp_ll_plan_free(&pl);
         return 0;
     }
-    if (!l->quiet)
-        for (size_t i = 0; i < pl.notes.n; i++)
-            fprintf(stderr, "%s: note: landlock: %s\n", prog, pl.notes.v[i]);
-    for (size_t i = 0; i < pl.partial.n; i++)
-        rt_warn(prog, "landlock: %s", pl.partial.v[i]);
-    for (size_t i = 0; i < pl.warnings.n; i++)
-        rt_warn(prog, "%s (%s)", pl.warnings.v[i], open_why);
+    ll_say_plan(prog, &pl, l->quiet, open_why);
     fflush(NULL);
     if (ll_apply(&pl, l->explain, &e)) {
         cp_ll_plan_free(&pl);
@@ -973,7 +1094,7 @@ int cp_rt_run_landlock(const struct cp_rt_artifact *a, const struct cp_rt_params
         }
         /* Nothing was restricted unless restrict_self succeeded; a failed
          * seccomp install leaves Landlock on, which only denies more. */
-        rt_warn(prog, "cannot enforce the policy (%s): running %s with what was applied (%s)",
+        cp_rt_warn(prog, "cannot enforce the policy (%s): running %s with what was applied (%s)",
                 e.msg, l->cmd[0], open_why);
         return cp_rt_exec_unconfined(prog, l->cmd);
     }
@@ -984,15 +1105,7 @@ int cp_rt_run_landlock(const struct cp_rt_artifact *a, const struct cp_rt_params
         return CP_RT_EXIT_CANNOT;
     }
     cp_ll_plan_free(&pl);
-    execvp(l->cmd[0], l->cmd);
-    int err = errno;
-    if (err == ENOENT) {
-        fprintf(stderr, "%s: %s: command not found\n", prog, l->cmd[0]);
-        return CP_RT_EXIT_NOTFOUND;
-    }
-    fprintf(stderr, "%s: cannot execute %s: %s%s\n", prog, l->cmd[0], strerror(err),
-            err == EACCES && exec_on ? " (is it in the exec allow-list?)" : "");
-    return CP_RT_EXIT_CANNOT;
+    return ll_exec(prog, l->cmd, exec_on);
 }
 
 /* ---- choosing the enforcer --------------------------------------------------- */

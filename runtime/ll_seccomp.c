@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* The seccomp filter of the Landlock enforcer: what Landlock has no right
- * for, and what a namespace would have cut (spec/runtime.md §12.5).
+/* The runtime's seccomp filters, written by one builder: the Landlock
+ * enforcer's (below) and the one that closes Unix sockets inside a bwrap
+ * sandbox with a filtered network (cp_rt_unix_close, spec/runtime.md,
+ * "Network").
  *
- * Always: system calls of a foreign ABI (i386 on x86_64, x32) kill the
+ * The Landlock enforcer's filter: what Landlock has no right for, and
+ * what a namespace would have cut (spec/runtime.md §12.5).  Always: system calls of a foreign ABI (i386 on x86_64, x32) kill the
  * process, since their socket multiplexer and numbers would pass every
  * check below; TIOCSTI and TIOCLINUX are refused (no new session: a
  * sandboxed process shares the terminal of the user's shell).
@@ -15,6 +18,7 @@
  * with O_TRUNC on a read-only open (which needs no WRITE_FILE), openat2
  * (its flags are out of the filter's reach) and io_uring are refused. */
 #include "runtime.h"
+#include "netproxy.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -30,10 +34,20 @@
 #include <sys/syscall.h>
 #include <termios.h>
 
+/* The native architecture: any other (32-bit compat, where socketcall
+ * hides the family behind a pointer) passes no check below.  The Landlock
+ * enforcer's filter is written for x86_64 and aarch64 only (elsewhere it
+ * reports ENOTSUP); the Unix-socket filter for riscv64 too. */
 #if defined(__x86_64__)
 #define CP_AUDIT_ARCH AUDIT_ARCH_X86_64
+#define CP_LL_FILTER 1
 #elif defined(__aarch64__)
 #define CP_AUDIT_ARCH AUDIT_ARCH_AARCH64
+#define CP_LL_FILTER 1
+#elif defined(__riscv) && __riscv_xlen == 64
+#define CP_AUDIT_ARCH AUDIT_ARCH_RISCV64
+#else
+#error "seccomp filters: add this architecture's AUDIT_ARCH"
 #endif
 
 #ifndef __NR_io_uring_setup
@@ -69,6 +83,32 @@ static void emit(struct prog *p, struct sock_filter f)
 #define JUMP(code, k, jt, jf) ((struct sock_filter)BPF_JUMP((code), (k), (jt), (jf)))
 #define RET_ERRNO(e) STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ((e) & SECCOMP_RET_DATA))
 #define RET_ALLOW STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
+
+/* A system call of another ABI than the native one (another audit arch;
+ * on x86_64 also x32, whose calls share the native arch value with bit 30
+ * set): return `ret`. */
+static void foreign_abi(struct prog *p, unsigned ret)
+{
+    emit(p, STMT(BPF_LD | BPF_W | BPF_ABS, OFF_ARCH));
+    emit(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, CP_AUDIT_ARCH, 1, 0));
+    emit(p, STMT(BPF_RET | BPF_K, ret));
+#if defined(__x86_64__)
+    emit(p, STMT(BPF_LD | BPF_W | BPF_ABS, OFF_NR));
+    emit(p, JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, 0, 1)); /* x32 */
+    emit(p, STMT(BPF_RET | BPF_K, ret));
+#endif
+}
+
+/* Installs the program (no_new_privs must be set); 0 or -errno. */
+static int install(struct prog *p)
+{
+    if (p->n > sizeof p->v / sizeof p->v[0])
+        return -E2BIG;
+    struct sock_fprog fp = {.len = (unsigned short)p->n, .filter = p->v};
+    if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fp, 0, 0) < 0)
+        return -errno;
+    return 0;
+}
 
 /* nr == N: return errno E; else go on. */
 static void deny_nr(struct prog *p, long nr, int err)
@@ -119,21 +159,15 @@ static void socket_block(struct prog *p, const struct cp_ll_seccomp *o)
     (void)start;
 }
 
-int cp_ll_seccomp_install(const struct cp_ll_seccomp *o)
+/* The Landlock enforcer's program; 0 or -errno. */
+static int ll_filter(const struct cp_ll_seccomp *o)
 {
-#ifndef CP_AUDIT_ARCH
+#ifndef CP_LL_FILTER
     (void)o;
     return -ENOTSUP;
 #else
     struct prog p = {.n = 0};
-    emit(&p, STMT(BPF_LD | BPF_W | BPF_ABS, OFF_ARCH));
-    emit(&p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, CP_AUDIT_ARCH, 1, 0));
-    emit(&p, STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS));
-#if defined(__x86_64__)
-    emit(&p, STMT(BPF_LD | BPF_W | BPF_ABS, OFF_NR));
-    emit(&p, JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, 0, 1)); /* x32 */
-    emit(&p, STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS));
-#endif
+    foreign_abi(&p, SECCOMP_RET_KILL_PROCESS);
     deny_arg(&p, __NR_ioctl, 1, 0xffffffffu, TIOCSTI, EPERM);
     deny_arg(&p, __NR_ioctl, 1, 0xffffffffu, TIOCLINUX, EPERM);
     if (o->net_deny || o->no_truncate)
@@ -149,11 +183,33 @@ int cp_ll_seccomp_install(const struct cp_ll_seccomp *o)
     if (o->net_deny)
         socket_block(&p, o);
     emit(&p, RET_ALLOW);
-    if (p.n > sizeof p.v / sizeof p.v[0])
-        return -E2BIG;
-    struct sock_fprog fp = {.len = (unsigned short)p.n, .filter = p.v};
-    if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fp, 0, 0) < 0)
-        return -errno;
-    return 0;
+    return install(&p);
 #endif
+}
+
+int cp_ll_seccomp_install(const struct cp_ll_seccomp *o, struct cp_rt_err *e)
+{
+    int r = ll_filter(o);
+    if (r < 0)
+        return cp_rt_fail(e, CP_RT_EXIT_CANNOT, "installing the seccomp filter: %s",
+                          strerror(-r));
+    return 0;
+}
+
+int cp_rt_unix_close(struct cp_rt_err *e)
+{
+    /* Any other ABI gets ENOSYS for every call; the native
+     * socket(AF_UNIX, ...) and io_uring_setup (an io_uring can create
+     * sockets without socket(2)) get EACCES.  socketpair stays: it makes
+     * a connected pair, reaching nothing outside. */
+    struct prog p = {.n = 0};
+    foreign_abi(&p, SECCOMP_RET_ERRNO | ENOSYS);
+    deny_nr(&p, __NR_io_uring_setup, EACCES);
+    deny_arg(&p, __NR_socket, 0, 0xffffffffu, AF_UNIX, EACCES);
+    emit(&p, RET_ALLOW);
+    int rc = prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ? -errno : install(&p);
+    if (rc < 0)
+        return cp_rt_fail(e, CP_RT_EXIT_CANNOT, "cannot close Unix sockets: seccomp: %s",
+                          strerror(-rc));
+    return 0;
 }

@@ -1,13 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* The sandbox's side of the network (spec/runtime.md, "Network"): the
  * launch glue that starts the proxy and tells bwrap and the stage about
- * it, the loopback bridge inside the sandbox, and the seccomp filter that
- * closes Unix sockets. */
+ * it, and the loopback bridge inside the sandbox.  The seccomp filter that
+ * closes Unix sockets is built with the runtime's other one (ll_seccomp.c). */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <linux/audit.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <signal.h>
@@ -16,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
@@ -68,8 +64,8 @@ static struct sockaddr_un br_addr;
  * connection is closed; there is no other way out of the namespace. */
 static void br_pass(int c)
 {
-    int u = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (u >= 0 && connect(u, (struct sockaddr *)&br_addr, sizeof br_addr) == 0) {
+    int u = cp_rt_sock_connect((struct sockaddr *)&br_addr, sizeof br_addr, 0);
+    if (u >= 0) {
         char byte = 'F';
         struct iovec iov = {.iov_base = &byte, .iov_len = 1};
         union {
@@ -114,22 +110,17 @@ static _Noreturn void br_main(int lfd)
 static const char *const br_vars[] = {"HTTP_PROXY", "HTTPS_PROXY", "http_proxy",
                                       "https_proxy"};
 
-const char *cp_rt_bridge_start(const char *sock)
+int cp_rt_bridge_start(const char *sock, struct cp_rt_err *e)
 {
-    static char msg[300];
     if (strlen(sock) >= sizeof br_addr.sun_path)
-        return "proxy socket path too long";
+        return cp_rt_fail(e, CP_RT_EXIT_CANNOT, "proxy socket path too long");
     br_addr.sun_family = AF_UNIX;
     memcpy(br_addr.sun_path, sock, strlen(sock) + 1);
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    struct sockaddr_in sin = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t sl = sizeof sin;
-    if (fd < 0 || bind(fd, (struct sockaddr *)&sin, sizeof sin) < 0 || listen(fd, 128) < 0 ||
-        getsockname(fd, (struct sockaddr *)&sin, &sl) < 0) {
-        snprintf(msg, sizeof msg, "network bridge: cannot listen on 127.0.0.1: %s",
-                 strerror(errno));
-        return msg;
-    }
+    unsigned short port;
+    int fd = cp_rt_sock_loopback(&port);
+    if (fd < 0)
+        return cp_rt_fail(e, CP_RT_EXIT_CANNOT, "network bridge: cannot listen on 127.0.0.1: %s",
+                          strerror(errno));
     /* The bridge must be the child of the namespace's init, not of the
      * command, which then never sees it exit nor reaps it.  clone with
      * CLONE_PARENT makes it a sibling of the stage (the init reaps it), so
@@ -139,9 +130,9 @@ const char *cp_rt_bridge_start(const char *sock)
     long a = syscall(SYS_clone, (unsigned long)(CLONE_PARENT | SIGCHLD), NULL, NULL, NULL,
                      NULL);
     if (a < 0) {
-        snprintf(msg, sizeof msg, "network bridge: clone: %s", strerror(errno));
+        int err = errno;
         close(fd);
-        return msg;
+        return cp_rt_fail(e, CP_RT_EXIT_CANNOT, "network bridge: clone: %s", strerror(err));
     }
     if (a == 0) {
         setsid();
@@ -156,8 +147,8 @@ const char *cp_rt_bridge_start(const char *sock)
     }
     close(fd);
     char url[64], socks[64];
-    snprintf(url, sizeof url, "http://127.0.0.1:%u", ntohs(sin.sin_port));
-    snprintf(socks, sizeof socks, "socks5h://127.0.0.1:%u", ntohs(sin.sin_port));
+    snprintf(url, sizeof url, "http://127.0.0.1:%u", (unsigned)port);
+    snprintf(socks, sizeof socks, "socks5h://127.0.0.1:%u", (unsigned)port);
     for (size_t i = 0; i < sizeof br_vars / sizeof *br_vars; i++)
         setenv(br_vars[i], url, 1);
     setenv("ALL_PROXY", socks, 1);
@@ -166,56 +157,5 @@ const char *cp_rt_bridge_start(const char *sock)
      * send clients straight at a network that does not exist here. */
     setenv("NO_PROXY", "", 1);
     setenv("no_proxy", "", 1);
-    return NULL;
-}
-
-/* ---- closing Unix sockets ----------------------------------------------------- */
-
-#if defined(__x86_64__)
-#define BR_ARCH AUDIT_ARCH_X86_64
-#elif defined(__aarch64__)
-#define BR_ARCH AUDIT_ARCH_AARCH64
-#elif defined(__riscv) && __riscv_xlen == 64
-#define BR_ARCH AUDIT_ARCH_RISCV64
-#else
-#error "cp_rt_unix_close: add this architecture's AUDIT_ARCH"
-#endif
-
-#ifndef __NR_io_uring_setup
-#define __NR_io_uring_setup 425
-#endif
-
-const char *cp_rt_unix_close(void)
-{
-    static char msg[200];
-    /* Any other architecture (32-bit compat: socketcall hides the family
-     * behind a pointer) gets ENOSYS for every call; the native
-     * socket(AF_UNIX, ...) and io_uring_setup (an io_uring can create
-     * sockets without socket(2)) get EACCES.  socketpair stays: it makes
-     * a connected pair, reaching nothing outside. */
-    struct sock_filter f[] = {
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, BR_ARCH, 1, 0),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-#if defined(__x86_64__)
-        /* x32 calls (bit 30) share the native arch value. */
-        BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, 0, 1),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
-#endif
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_io_uring_setup, 0, 1),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EACCES),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_socket, 0, 3),
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 0, 1),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EACCES),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-    };
-    struct sock_fprog prog = {.len = (unsigned short)(sizeof f / sizeof *f), .filter = f};
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
-        prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) < 0) {
-        snprintf(msg, sizeof msg, "cannot close Unix sockets: seccomp: %s", strerror(errno));
-        return msg;
-    }
-    return NULL;
+    return 0;
 }

@@ -8,6 +8,7 @@
 #define CP_NETPROXY_H
 
 #include <limits.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 
 #include "runtime.h"
@@ -54,13 +55,25 @@ int cp_rt_net_prepare(const struct cp_rt_artifact *a, struct cp_rt_plan *pl,
 
 /* Inside the sandbox (the stage, before exec): listens on 127.0.0.1 and
  * forks the bridge that carries each connection to the proxy's socket
- * `sock`; sets HTTP_PROXY and the other proxy variables.  NULL or a
- * message. */
-const char *cp_rt_bridge_start(const char *sock);
+ * `sock`; sets HTTP_PROXY and the other proxy variables.  0, or
+ * CP_RT_EXIT_CANNOT with e's message. */
+int cp_rt_bridge_start(const char *sock, struct cp_rt_err *e);
 /* Installs the seccomp filter that refuses socket(AF_UNIX) (and
- * io_uring, which could create one past it); sets no_new_privs.  NULL or
- * a message. */
-const char *cp_rt_unix_close(void);
+ * io_uring, which could create one past it); sets no_new_privs.  0, or
+ * CP_RT_EXIT_CANNOT with e's message. */
+int cp_rt_unix_close(struct cp_rt_err *e);
+
+/* Sockets (netsock.c), all SOCK_STREAM and close-on-exec; on failure
+ * errno says why and nothing is left open.
+ * cp_rt_sock_listen: bound to addr and listening; the descriptor, -1 when
+ * socket() failed, -2 when bind or listen did.
+ * cp_rt_sock_loopback: listening on 127.0.0.1 at a free port (*port); the
+ * descriptor or -1.
+ * cp_rt_sock_connect: connected to addr (with SOCK_NONBLOCK in flags: the
+ * connection may still be in progress); the descriptor or -1. */
+int cp_rt_sock_listen(const struct sockaddr *addr, socklen_t len);
+int cp_rt_sock_loopback(unsigned short *port);
+int cp_rt_sock_connect(const struct sockaddr *addr, socklen_t len, int flags);
 
 /* Copies bytes both ways between two connected sockets until both
  * directions ended or nothing moved for idle_ms; half-closes a side when

@@ -31,7 +31,7 @@
 #include <unistd.h>
 
 #include "arena.h"
-#include "match.h"
+#include "netmatch.h"
 #include "netproxy.h"
 
 /* ---- configuration, fixed before the first connection -------------------- */
@@ -146,56 +146,128 @@ static int px_read_n(int fd, void *buf, size_t len, long long deadline)
 
 /* One direction of a relay: from -> to through a pipe with splice, so that
  * the bytes are never copied into this process (the 200 MB figure of
- * spec/runtime.md 14); read/write when splice refuses the pair. */
+ * spec/runtime.md 14); recv/send through buf when splice refuses the pair.
+ * Both sockets are non-blocking while they are relayed: a direction moves
+ * what it can until the source is empty or the destination full, and only
+ * then waits in poll (for input, or for room to pass on what it holds). */
 struct px_dir {
     int from, to;
-    int pipe[2];
-    bool open;
+    int pipe[2];      /* -1: copy through buf */
+    size_t inpipe;    /* bytes in the pipe, not yet passed on */
+    char *buf;        /* the copy (allocated when it starts): pending bytes
+                       * are buf[off, off + len) */
+    size_t off, len;
+    bool eof;         /* `from` has ended */
+    bool open;        /* `to` not yet shut down for writing */
 };
 
-/* Moves what `from` has now.  1: moved some; 2: nothing there (would
- * block); 0: end of stream; -1: error. */
-static int px_move(struct px_dir *d, char *buf, size_t cap)
+enum { PX_RELAY_BUF = 64 * 1024, PX_PIPE = 256 << 10 };
+
+/* Passes on what d holds.  1: all of it; 2: `to` is full; -1: error. */
+static int px_flush(struct px_dir *d)
 {
-    if (d->pipe[0] >= 0) {
-        ssize_t n = splice(d->from, NULL, d->pipe[1], NULL, 256 << 10,
-                           SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
-        if (n < 0 && errno == EINTR)
-            return 1;
-        if (n < 0 && errno == EAGAIN)
+    while (d->inpipe || d->len) {
+        ssize_t w;
+        if (d->pipe[0] >= 0)
+            w = splice(d->pipe[0], NULL, d->to, NULL, d->inpipe,
+                       SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+        else
+            w = send(d->to, d->buf + d->off, d->len, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0 && errno == EAGAIN)
             return 2;
-        if (n < 0 && errno == EINVAL && d->pipe[0] >= 0) {
+        if (w <= 0)
+            return -1;
+        if (d->pipe[0] >= 0) {
+            d->inpipe -= (size_t)w;
+        } else {
+            d->off += (size_t)w;
+            d->len -= (size_t)w;
+        }
+    }
+    return 1;
+}
+
+/* Takes in what `from` has now.  1: took some; 2: nothing there; 0: end
+ * of stream; -1: error. */
+static int px_fill(struct px_dir *d)
+{
+    ssize_t n;
+    if (d->pipe[0] < 0 && !d->buf && !(d->buf = malloc(PX_RELAY_BUF)))
+        return -1;
+    if (d->pipe[0] >= 0) {
+        n = splice(d->from, NULL, d->pipe[1], NULL, PX_PIPE,
+                   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+        if (n < 0 && errno == EINVAL) {
             close(d->pipe[0]);
             close(d->pipe[1]);
             d->pipe[0] = d->pipe[1] = -1; /* not spliceable: copy */
-            return px_move(d, buf, cap);
+            return px_fill(d);
         }
-        if (n <= 0)
-            return n == 0 ? 0 : -1;
-        while (n > 0) {
-            ssize_t w = splice(d->pipe[0], NULL, d->to, NULL, (size_t)n, SPLICE_F_MOVE);
-            if (w < 0 && errno == EINTR)
-                continue;
-            if (w <= 0)
-                return -1;
-            n -= w;
-        }
-        return 1;
+    } else {
+        n = recv(d->from, d->buf, PX_RELAY_BUF, MSG_DONTWAIT);
     }
-    ssize_t n = recv(d->from, buf, cap, MSG_DONTWAIT);
     if (n < 0 && errno == EINTR)
         return 1;
     if (n < 0 && errno == EAGAIN)
         return 2;
     if (n <= 0)
         return n == 0 ? 0 : -1;
-    return px_write_all(d->to, buf, (size_t)n) == 0 ? 1 : -1;
+    if (d->pipe[0] >= 0) {
+        d->inpipe = (size_t)n;
+    } else {
+        d->off = 0;
+        d->len = (size_t)n;
+    }
+    return 1;
+}
+
+/* Moves d on as far as it goes now: at most a few fills, so that one busy
+ * direction does not starve the other.  1: may go on (or waits for input);
+ * 2: waits for room in `to`; -1: error.  At the end of `from`, once all is
+ * passed on, `to` is shut down for writing (the half-close passed on). */
+static int px_step(struct px_dir *d)
+{
+    for (int round = 0; round < 16; round++) {
+        int f = px_flush(d);
+        if (f != 1)
+            return f;
+        if (d->eof) {
+            shutdown(d->to, SHUT_WR);
+            d->open = false;
+            return 1;
+        }
+        int m = px_fill(d);
+        if (m < 0)
+            return -1;
+        if (m == 2)
+            return 1;
+        if (m == 0)
+            d->eof = true;
+    }
+    return 1;
+}
+
+/* The poll entry of d: room in `to` while it holds bytes, else input. */
+static struct pollfd px_want(const struct px_dir *d)
+{
+    if (!d->open)
+        return (struct pollfd){.fd = -1};
+    if (d->inpipe || d->len)
+        return (struct pollfd){.fd = d->to, .events = POLLOUT};
+    return (struct pollfd){.fd = d->from, .events = POLLIN};
+}
+
+static void px_nonblock(int fd)
+{
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0)
+        fcntl(fd, F_SETFL, fl | O_NONBLOCK);
 }
 
 void cp_rt_relay(int x, int y, int idle_ms)
 {
-    enum { BUF = 64 * 1024 };
-    char *buf = malloc(BUF);
     struct px_dir d[2] = {{.from = x, .to = y, .open = true},
                           {.from = y, .to = x, .open = true}};
     for (int k = 0; k < 2; k++) {
@@ -204,11 +276,12 @@ void cp_rt_relay(int x, int y, int idle_ms)
         else
             /* Best effort; 256 KiB bounds what 256 connections can pin
              * in pipes (128 MiB) while keeping the splices large. */
-            fcntl(d[k].pipe[1], F_SETPIPE_SZ, 256 << 10);
+            fcntl(d[k].pipe[1], F_SETPIPE_SZ, PX_PIPE);
     }
-    while (buf && (d[0].open || d[1].open)) {
-        struct pollfd p[2] = {{.fd = d[0].open ? x : -1, .events = POLLIN},
-                              {.fd = d[1].open ? y : -1, .events = POLLIN}};
+    px_nonblock(x);
+    px_nonblock(y);
+    while (d[0].open || d[1].open) {
+        struct pollfd p[2] = {px_want(&d[0]), px_want(&d[1])};
         int r = poll(p, 2, idle_ms);
         if (r == 0)
             break; /* idle */
@@ -218,28 +291,19 @@ void cp_rt_relay(int x, int y, int idle_ms)
             break;
         }
         int err = 0;
-        for (int k = 0; k < 2 && !err; k++) {
-            if (!p[k].revents)
-                continue;
-            /* One move per poll: a TCP splice blocks on an empty blocking
-             * socket whatever SPLICE_F_NONBLOCK says. */
-            int m = px_move(&d[k], buf, BUF);
-            if (m < 0)
+        for (int k = 0; k < 2 && !err; k++)
+            if (p[k].revents && px_step(&d[k]) < 0)
                 err = 1;
-            else if (m == 0) { /* end of this direction: pass it on */
-                shutdown(d[k].to, SHUT_WR);
-                d[k].open = false;
-            }
-        }
         if (err)
             break;
     }
-    for (int k = 0; k < 2; k++)
+    for (int k = 0; k < 2; k++) {
         if (d[k].pipe[0] >= 0) {
             close(d[k].pipe[0]);
             close(d[k].pipe[1]);
         }
-    free(buf);
+        free(d[k].buf);
+    }
 }
 
 /* ---- the decision ------------------------------------------------------------ */
@@ -356,13 +420,9 @@ static int px_connect_one(const struct sockaddr_storage *ss)
 {
     socklen_t len = ss->ss_family == AF_INET ? sizeof(struct sockaddr_in)
                                              : sizeof(struct sockaddr_in6);
-    int fd = socket(ss->ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    int fd = cp_rt_sock_connect((const struct sockaddr *)ss, len, SOCK_NONBLOCK);
     if (fd < 0)
         return -1;
-    if (connect(fd, (const struct sockaddr *)ss, len) < 0 && errno != EINPROGRESS) {
-        close(fd);
-        return -1;
-    }
     int err = 0;
     socklen_t el = sizeof err;
     if (px_wait(fd, POLLOUT, px_now_ms() + CP_PX_CONNECT_MS) < 0 ||
@@ -492,125 +552,153 @@ static void px_deny_log(const char *what, const char *target, const char *rule,
     px_log("deny %s %s (%s)%s%s", what, target, rule, why ? ": " : "", why ? why : "");
 }
 
-static void px_http(int c, char *buf, size_t have, long long deadline, struct cp_arena *ar)
+/* A request head that could not be read: 408, 431 or 400. */
+static void px_http_unread(int c, int code)
 {
-    int head = px_read_head(c, buf, CP_PX_MAX_HEADER + 1, &have, deadline);
-    if (head < 0) {
-        int code = -head;
-        px_http_reply(c, code,
-                      code == 408 ? "Request Timeout"
-                      : code == 431 ? "Request Header Fields Too Large"
-                                    : "Bad Request",
-                      NULL, "confpol: the proxy could not read the request\n");
-        px_log("refused a request: %s",
-               code == 408 ? "the head did not arrive in time"
-               : code == 431 ? "the head is over the size limit" : "malformed");
-        return;
+    px_http_reply(c, code,
+                  code == 408 ? "Request Timeout"
+                  : code == 431 ? "Request Header Fields Too Large"
+                                : "Bad Request",
+                  NULL, "confpol: the proxy could not read the request\n");
+    px_log("refused a request: %s",
+           code == 408 ? "the head did not arrive in time"
+           : code == 431 ? "the head is over the size limit" : "malformed");
+}
+
+/* The parts of an HTTP request line the proxy needs. */
+struct px_req {
+    char *eol, *sp1, *sp2;    /* end of the line, the spaces around the target */
+    bool connect_m;           /* CONNECT HOST:PORT */
+    const char *hostport;     /* HOST[:PORT] of the target */
+    size_t hplen;
+    const char *path;         /* origin-form path of an absolute URI ("/" if none) */
+    size_t pathlen;
+    unsigned defport;         /* 443 for CONNECT, 80 for http:// */
+};
+
+/* A refused request line: the answer's body and the log's reason. */
+struct px_bad {
+    const char *body, *why;
+};
+
+/* The target of a plain request: an absolute http:// URI. */
+static const struct px_bad *px_req_uri(struct px_req *q)
+{
+    static const struct px_bad not_abs = {
+        "confpol: a proxy request needs an absolute http:// URI\n", "not an absolute http:// URI"};
+    static const struct px_bad bad_host = {"confpol: bad host in the URI\n",
+                                           "bad host in the URI"};
+    const char *target = q->sp1 + 1;
+    size_t tlen = (size_t)(q->sp2 - target);
+    if (tlen < 7 || strncasecmp(target, "http://", 7) != 0)
+        return &not_abs;
+    q->hostport = target + 7;
+    const char *slash = memchr(q->hostport, '/', tlen - 7);
+    q->hplen = slash ? (size_t)(slash - q->hostport) : tlen - 7;
+    if (slash) {
+        q->path = slash;
+        q->pathlen = (size_t)(q->sp2 - slash);
     }
-    /* Request line: METHOD SP TARGET SP HTTP/1.x CRLF */
-    char *eol = strstr(buf, "\r\n");
-    char *sp1 = memchr(buf, ' ', (size_t)(eol - buf));
-    char *sp2 = sp1 ? memchr(sp1 + 1, ' ', (size_t)(eol - sp1 - 1)) : NULL;
-    if (!sp1 || !sp2 || strncmp(sp2 + 1, "HTTP/1.", 7) != 0 || sp1 == buf) {
-        px_http_reply(c, 400, "Bad Request", NULL, "confpol: malformed request line\n");
-        px_log("refused a request: malformed request line");
-        return;
-    }
-    bool connect_m = (size_t)(sp1 - buf) == 7 && strncmp(buf, "CONNECT", 7) == 0;
-    const char *target = sp1 + 1;
-    size_t tlen = (size_t)(sp2 - target);
-    const char *hostport = target, *path = "/";
-    size_t hplen = tlen, pathlen = 1;
-    unsigned defport = 443;
-    if (!connect_m) {
-        if (tlen < 7 || strncasecmp(target, "http://", 7) != 0) {
-            px_http_reply(c, 400, "Bad Request", NULL,
-                          "confpol: a proxy request needs an absolute http:// URI\n");
-            px_log("refused a request: not an absolute http:// URI");
-            return;
-        }
-        hostport = target + 7;
-        const char *slash = memchr(hostport, '/', tlen - 7);
-        hplen = slash ? (size_t)(slash - hostport) : tlen - 7;
-        if (slash) {
-            path = slash;
-            pathlen = (size_t)(sp2 - slash);
-        }
-        defport = 80;
-        if (memchr(hostport, '@', hplen) || memchr(hostport, '?', hplen) ||
-            memchr(hostport, '#', hplen)) {
-            px_http_reply(c, 400, "Bad Request", NULL, "confpol: bad host in the URI\n");
-            px_log("refused a request: bad host in the URI");
-            return;
-        }
-    }
-    struct cp_domain req;
-    const char *msg = cp_net_host_parse(ar, hostport, hplen, &req);
-    if (!msg && !req.port && connect_m)
+    q->defport = 80;
+    if (memchr(q->hostport, '@', q->hplen) || memchr(q->hostport, '?', q->hplen) ||
+        memchr(q->hostport, '#', q->hplen))
+        return &bad_host;
+    return NULL;
+}
+
+/* Request line: METHOD SP TARGET SP HTTP/1.x CRLF.  NULL, or why not. */
+static const struct px_bad *px_req_line(char *buf, struct px_req *q)
+{
+    static const struct px_bad malformed = {"confpol: malformed request line\n",
+                                            "malformed request line"};
+    q->eol = strstr(buf, "\r\n");
+    q->sp1 = memchr(buf, ' ', (size_t)(q->eol - buf));
+    q->sp2 = q->sp1 ? memchr(q->sp1 + 1, ' ', (size_t)(q->eol - q->sp1 - 1)) : NULL;
+    if (!q->sp1 || !q->sp2 || strncmp(q->sp2 + 1, "HTTP/1.", 7) != 0 || q->sp1 == buf)
+        return &malformed;
+    q->connect_m = (size_t)(q->sp1 - buf) == 7 && strncmp(buf, "CONNECT", 7) == 0;
+    q->hostport = q->sp1 + 1;
+    q->hplen = (size_t)(q->sp2 - q->hostport);
+    q->path = "/";
+    q->pathlen = 1;
+    q->defport = 443;
+    return q->connect_m ? NULL : px_req_uri(q);
+}
+
+/* The requested host, parsed into *req (port defaulted); false when
+ * refused (answered and logged). */
+static bool px_http_host(int c, struct cp_arena *ar, const struct px_req *q,
+                         struct cp_domain *req)
+{
+    const char *msg = cp_net_host_parse(ar, q->hostport, q->hplen, req);
+    if (!msg && !req->port && q->connect_m)
         msg = "CONNECT needs HOST:PORT";
     if (msg) {
+        int shown = (int)(q->hplen > 200 ? 200 : q->hplen);
         char body[400];
-        snprintf(body, sizeof body, "confpol: bad host '%.*s': %s\n",
-                 (int)(hplen > 200 ? 200 : hplen), hostport, msg);
+        snprintf(body, sizeof body, "confpol: bad host '%.*s': %s\n", shown, q->hostport, msg);
         px_http_reply(c, 400, "Bad Request", NULL, body);
-        px_log("refused a request: bad host '%.*s': %s", (int)(hplen > 200 ? 200 : hplen),
-               hostport, msg);
-        return;
+        px_log("refused a request: bad host '%.*s': %s", shown, q->hostport, msg);
+        return false;
     }
-    if (!req.port)
-        req.port = defport;
-    const char *shown = cp_domain_format(ar, &req);
-    struct px_verdict v = px_decide(&req);
+    if (!req->port)
+        req->port = q->defport;
+    return true;
+}
+
+/* Decides and connects; the upstream socket, or -1 when refused or
+ * unreachable (answered and logged). */
+static int px_http_upstream(int c, struct cp_arena *ar, const struct px_req *q,
+                            const struct cp_domain *req)
+{
+    const char *shown = cp_domain_format(ar, req);
+    const char *what = q->connect_m ? "CONNECT" : "HTTP";
+    struct px_verdict v = px_decide(req);
+    char body[600];
     if (!v.allow) {
-        char body[600];
         snprintf(body, sizeof body, "confpol: %s is denied by the policy (%s)\n", shown, v.rule);
         px_http_reply(c, 403, "Forbidden", v.rule, body);
-        px_deny_log(connect_m ? "CONNECT" : "HTTP", shown, v.rule, NULL);
-        return;
+        px_deny_log(what, shown, v.rule, NULL);
+        return -1;
     }
     int u;
-    enum px_fail f = px_connect(ar, &req, &u);
+    enum px_fail f = px_connect(ar, req, &u);
     if (f == PX_DENIED_ADDR) {
-        char body[600];
         snprintf(body, sizeof body,
                  "confpol: %s resolves to a loopback or private address that no rule "
                  "allows (no rule)\n", shown);
         px_http_reply(c, 403, "Forbidden", "no rule", body);
-        px_deny_log(connect_m ? "CONNECT" : "HTTP", shown, "no rule",
+        px_deny_log(what, shown, "no rule",
                     "resolves to a loopback or private address that no rule allows");
-        return;
+        return -1;
     }
     if (f != PX_OK) {
         px_http_reply(c, 502, "Bad Gateway", NULL,
                       f == PX_NO_NAME ? "confpol: cannot resolve the host\n"
                                       : "confpol: cannot connect to the host\n");
-        return;
+        return -1;
     }
-    if (connect_m) {
-        static const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
-        if (px_write_all(c, ok, sizeof ok - 1) == 0 &&
-            (have == (size_t)head || px_write_all(u, buf + head, have - (size_t)head) == 0))
-            cp_rt_relay(c, u, CP_PX_IDLE_MS);
-        close(u);
-        return;
-    }
-    /* Plain HTTP: origin-form request line, hop-by-hop headers dropped,
-     * one request per connection ("Connection: close"). */
+    return u;
+}
+
+/* Plain HTTP: the head rewritten in origin form, hop-by-hop headers
+ * dropped, one request per connection ("Connection: close"); NULL when out
+ * of memory. */
+static char *px_http_rewrite(const char *buf, int head, const struct px_req *q, size_t *len)
+{
     char *out = malloc(CP_PX_MAX_HEADER + 256);
     size_t ol = 0;
-    if (!out) {
-        close(u);
-        return;
-    }
-    ol += (size_t)snprintf(out, 64, "%.*s ", (int)(sp1 - buf), buf);
-    memcpy(out + ol, path, pathlen);
-    ol += pathlen;
-    size_t vl = (size_t)(eol - sp2);
-    memcpy(out + ol, sp2, vl);
+    if (!out)
+        return NULL;
+    ol += (size_t)snprintf(out, 64, "%.*s ", (int)(q->sp1 - buf), buf);
+    memcpy(out + ol, q->path, q->pathlen);
+    ol += q->pathlen;
+    size_t vl = (size_t)(q->eol - q->sp2);
+    memcpy(out + ol, q->sp2, vl);
     ol += vl;
     memcpy(out + ol, "\r\n", 2);
     ol += 2;
-    for (char *line = eol + 2; line < buf + head - 2;) {
+    for (char *line = q->eol + 2; line < buf + head - 2;) {
         char *le = strstr(line, "\r\n");
         if (!le)
             break;
@@ -622,10 +710,50 @@ static void px_http(int c, char *buf, size_t have, long long deadline, struct cp
     }
     memcpy(out + ol, "Connection: close\r\n\r\n", 21);
     ol += 21;
-    if (px_write_all(u, out, ol) == 0 &&
+    *len = ol;
+    return out;
+}
+
+/* Sends `first` (the answer to CONNECT or the rewritten head) and what the
+ * client sent after its head, then relays. */
+static void px_http_relay(int c, int u, int to_first, const char *first, size_t flen,
+                          const char *buf, int head, size_t have)
+{
+    if (px_write_all(to_first, first, flen) == 0 &&
         (have == (size_t)head || px_write_all(u, buf + head, have - (size_t)head) == 0))
         cp_rt_relay(c, u, CP_PX_IDLE_MS);
-    free(out);
+}
+
+static void px_http(int c, char *buf, size_t have, long long deadline, struct cp_arena *ar)
+{
+    int head = px_read_head(c, buf, CP_PX_MAX_HEADER + 1, &have, deadline);
+    if (head < 0) {
+        px_http_unread(c, -head);
+        return;
+    }
+    struct px_req q;
+    const struct px_bad *bad = px_req_line(buf, &q);
+    if (bad) {
+        px_http_reply(c, 400, "Bad Request", NULL, bad->body);
+        px_log("refused a request: %s", bad->why);
+        return;
+    }
+    struct cp_domain req;
+    if (!px_http_host(c, ar, &q, &req))
+        return;
+    int u = px_http_upstream(c, ar, &q, &req);
+    if (u < 0)
+        return;
+    if (q.connect_m) {
+        static const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
+        px_http_relay(c, u, c, ok, sizeof ok - 1, buf, head, have);
+    } else {
+        size_t ol;
+        char *out = px_http_rewrite(buf, head, &q, &ol);
+        if (out)
+            px_http_relay(c, u, u, out, ol, buf, head, have);
+        free(out);
+    }
     close(u);
 }
 
@@ -637,45 +765,88 @@ static void px_socks_reply(int c, unsigned char code)
     px_write_all(c, r, sizeof r);
 }
 
-static void px_socks(int c, long long deadline, struct cp_arena *ar)
+/* The greeting (the version byte was read by px_conn: NMETHODS
+ * METHODS...) and the request's head into q; true when a CONNECT request
+ * follows, q[3] its address type (otherwise answered and logged). */
+static bool px_socks_hello(int c, long long deadline, unsigned char q[4])
 {
-    /* The version byte (5) was read by px_conn: NMETHODS METHODS... */
     unsigned char h[2], m[255];
     if (px_read_n(c, h + 1, 1, deadline) < 0 || h[1] == 0 ||
         px_read_n(c, m, h[1], deadline) < 0) {
         px_log("refused a SOCKS5 request: malformed or too slow greeting");
-        return;
+        return false;
     }
     if (!memchr(m, 0, h[1])) {
         px_write_all(c, "\x05\xff", 2);
         px_log("refused a SOCKS5 request: only 'no authentication' is offered");
-        return;
+        return false;
     }
     px_write_all(c, "\x05\x00", 2);
-    unsigned char q[4];
     if (px_read_n(c, q, 4, deadline) < 0 || q[0] != 5) {
         px_log("refused a SOCKS5 request: malformed request");
-        return;
+        return false;
     }
     if (q[1] != 1) {
         px_socks_reply(c, 7); /* command not supported */
         px_log("refused a SOCKS5 request: only CONNECT is supported");
-        return;
+        return false;
     }
-    char host[300];
-    unsigned char a[256], p[2];
-    if (q[3] == 1 && px_read_n(c, a, 4, deadline) == 0)
-        inet_ntop(AF_INET, a, host, sizeof host);
-    else if (q[3] == 4 && px_read_n(c, a, 16, deadline) == 0)
-        inet_ntop(AF_INET6, a, host, sizeof host);
-    else if (q[3] == 3 && px_read_n(c, a, 1, deadline) == 0 && a[0] > 0 &&
+    return true;
+}
+
+/* The request's address as text into host (size bytes, at least 257);
+ * false when refused (answered and logged). */
+static bool px_socks_addr(int c, long long deadline, unsigned atyp, char *host, size_t size)
+{
+    unsigned char a[256];
+    if (atyp == 1 && px_read_n(c, a, 4, deadline) == 0)
+        inet_ntop(AF_INET, a, host, (socklen_t)size);
+    else if (atyp == 4 && px_read_n(c, a, 16, deadline) == 0)
+        inet_ntop(AF_INET6, a, host, (socklen_t)size);
+    else if (atyp == 3 && px_read_n(c, a, 1, deadline) == 0 && a[0] > 0 &&
              px_read_n(c, host, a[0], deadline) == 0 && !memchr(host, '\0', a[0]))
         host[a[0]] = '\0';
     else {
         px_socks_reply(c, 8); /* address type not supported */
         px_log("refused a SOCKS5 request: bad address");
-        return;
+        return false;
     }
+    return true;
+}
+
+/* Decides and connects; the upstream socket, or -1 when refused or
+ * unreachable (answered and logged). */
+static int px_socks_upstream(int c, struct cp_arena *ar, const struct cp_domain *req)
+{
+    const char *shown = cp_domain_format(ar, req);
+    struct px_verdict v = req->port ? px_decide(req)
+                                    : (struct px_verdict){false, "no rule"};
+    if (!v.allow) {
+        px_socks_reply(c, 2); /* connection not allowed by ruleset */
+        px_deny_log("SOCKS5", shown, v.rule, NULL);
+        return -1;
+    }
+    int u;
+    enum px_fail f = px_connect(ar, req, &u);
+    if (f == PX_DENIED_ADDR) {
+        px_socks_reply(c, 2);
+        px_deny_log("SOCKS5", shown, "no rule",
+                    "resolves to a loopback or private address that no rule allows");
+        return -1;
+    }
+    if (f != PX_OK) {
+        px_socks_reply(c, f == PX_NO_NAME ? 4 : 5);
+        return -1;
+    }
+    return u;
+}
+
+static void px_socks(int c, long long deadline, struct cp_arena *ar)
+{
+    unsigned char q[4], p[2];
+    char host[300];
+    if (!px_socks_hello(c, deadline, q) || !px_socks_addr(c, deadline, q[3], host, sizeof host))
+        return;
     if (px_read_n(c, p, 2, deadline) < 0)
         return;
     struct cp_domain req;
@@ -687,26 +858,9 @@ static void px_socks(int c, long long deadline, struct cp_arena *ar)
         return;
     }
     req.port = (unsigned)p[0] << 8 | p[1];
-    const char *shown = cp_domain_format(ar, &req);
-    struct px_verdict v = req.port ? px_decide(&req)
-                                   : (struct px_verdict){false, "no rule"};
-    if (!v.allow) {
-        px_socks_reply(c, 2); /* connection not allowed by ruleset */
-        px_deny_log("SOCKS5", shown, v.rule, NULL);
+    int u = px_socks_upstream(c, ar, &req);
+    if (u < 0)
         return;
-    }
-    int u;
-    enum px_fail f = px_connect(ar, &req, &u);
-    if (f == PX_DENIED_ADDR) {
-        px_socks_reply(c, 2);
-        px_deny_log("SOCKS5", shown, "no rule",
-                    "resolves to a loopback or private address that no rule allows");
-        return;
-    }
-    if (f != PX_OK) {
-        px_socks_reply(c, f == PX_NO_NAME ? 4 : 5);
-        return;
-    }
     px_socks_reply(c, 0);
     cp_rt_relay(c, u, CP_PX_IDLE_MS);
     close(u);
@@ -904,24 +1058,10 @@ static void px_conf_free(void)
     px_arena = NULL;
 }
 
-static int px_listen(enum cp_rt_proxy_listen how, struct cp_rt_proxy *p, struct cp_rt_err *e)
+/* Unix mode: DIR/proxy.sock in a private directory (mode 0700) under
+ * $XDG_RUNTIME_DIR when it is the user's own, else /tmp. */
+static int px_listen_unix(struct cp_rt_proxy *p, struct cp_rt_err *e)
 {
-    if (how == CP_RT_PROXY_TCP) {
-        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        struct sockaddr_in sin = {.sin_family = AF_INET,
-                                  .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-        socklen_t sl = sizeof sin;
-        if (fd < 0 || bind(fd, (struct sockaddr *)&sin, sizeof sin) < 0 ||
-            listen(fd, 128) < 0 || getsockname(fd, (struct sockaddr *)&sin, &sl) < 0) {
-            int err = errno;
-            if (fd >= 0)
-                close(fd);
-            return -cp_rt_fail(e, CP_RT_EXIT_ERROR, "proxy: cannot listen on 127.0.0.1: %s",
-                               strerror(err));
-        }
-        p->port = ntohs(sin.sin_port);
-        return fd;
-    }
     const char *base = getenv("XDG_RUNTIME_DIR");
     struct stat st;
     if (!base || base[0] != '/' || stat(base, &st) < 0 || !S_ISDIR(st.st_mode) ||
@@ -937,19 +1077,29 @@ static int px_listen(enum cp_rt_proxy_listen how, struct cp_rt_proxy *p, struct 
     if (snprintf(p->sock, sizeof p->sock, "%.200s/proxy.sock", p->dir) < 0)
         p->sock[0] = '\0';
     struct sockaddr_un sun = {.sun_family = AF_UNIX};
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (strlen(p->sock) >= sizeof sun.sun_path || fd < 0) {
-        if (fd >= 0)
-            close(fd);
-        return -cp_rt_fail(e, CP_RT_EXIT_ERROR, "proxy: cannot create its socket '%s'", p->sock);
+    int fd = -1;
+    if (strlen(p->sock) < sizeof sun.sun_path) {
+        memcpy(sun.sun_path, p->sock, strlen(p->sock) + 1);
+        fd = cp_rt_sock_listen((struct sockaddr *)&sun, sizeof sun);
     }
-    memcpy(sun.sun_path, p->sock, strlen(p->sock) + 1);
-    if (bind(fd, (struct sockaddr *)&sun, sizeof sun) < 0 || listen(fd, 128) < 0) {
-        int err = errno;
-        close(fd);
+    if (fd == -2)
         return -cp_rt_fail(e, CP_RT_EXIT_ERROR, "proxy: cannot listen on '%s': %s", p->sock,
-                           strerror(err));
-    }
+                           strerror(errno));
+    if (fd < 0)
+        return -cp_rt_fail(e, CP_RT_EXIT_ERROR, "proxy: cannot create its socket '%s'", p->sock);
+    return fd;
+}
+
+static int px_listen(enum cp_rt_proxy_listen how, struct cp_rt_proxy *p, struct cp_rt_err *e)
+{
+    if (how != CP_RT_PROXY_TCP)
+        return px_listen_unix(p, e);
+    unsigned short port;
+    int fd = cp_rt_sock_loopback(&port);
+    if (fd < 0)
+        return -cp_rt_fail(e, CP_RT_EXIT_ERROR, "proxy: cannot listen on 127.0.0.1: %s",
+                           strerror(errno));
+    p->port = port;
     return fd;
 }
 

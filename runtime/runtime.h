@@ -3,7 +3,22 @@
  * derive the bwrap argv from the records and the host state, and launch
  * the command confined (bwrap, then a Landlock stage inside the sandbox).
  * Behaviour is specified in spec/runtime.md.  Nothing here depends on the
- * parser: confpol-run links only libc and this directory. */
+ * parser: confpol-run links libc, this directory and the few util/
+ * objects RUN_SRCS names in the Makefile (spec/runtime.md
+ * §11.1).
+ *
+ * Errors: the one idiom of runtime/.  A function that can fail returns 0
+ * or an exit status (CP_RT_EXIT_ERROR, CP_RT_EXIT_CANNOT,
+ * CP_RT_EXIT_NOTFOUND) and fills its struct cp_rt_err with cp_rt_fail();
+ * it prints nothing.  Only the entry points print, once, as
+ * "PROG: MESSAGE" on stderr: main, cp_rt_run and the cp_rt_run_*
+ * launchers, the stage (which reports over its status socket instead),
+ * and `--check`/`--dry-run` reports.  Warnings that do not stop the launch
+ * are collected (struct cp_rt_plan's warnings, stricter, notes) and
+ * printed by the entry point too.  Two kinds of callee return an errno
+ * value instead, because their caller decides what it means: the host
+ * callbacks of struct cp_rt_host (EROFS: "nobody may create here") and
+ * the janitor.  Nothing exits but main and forked children (_exit). */
 #ifndef CP_RUNTIME_H
 #define CP_RUNTIME_H
 
@@ -32,6 +47,9 @@ struct cp_rt_err {
 /* Fills e (status and message) and returns status. */
 int cp_rt_fail(struct cp_rt_err *e, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* An entry point's warning: "PROG: warning: MESSAGE" on stderr (the one
+ * copy for the launcher and the Landlock enforcer). */
+void cp_rt_warn(const char *prog, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* ---- artifact (runtime/artifact.c) ----------------------------------- */
 
@@ -130,6 +148,13 @@ int cp_rt_params_bind(struct cp_rt_params *out, const char *const *needed,
 const char *cp_rt_params_get(const struct cp_rt_params *p, const char *name);
 void cp_rt_params_free(struct cp_rt_params *p);
 
+/* ---- paths (runtime/launch.c) ------------------------------------------ */
+
+/* Is `path` equal to `root` or beneath it?  Both canonical ("/" is above
+ * every absolute path).  The one copy for the launcher and the Landlock
+ * enforcer. */
+bool cp_rt_path_beneath(const char *root, const char *path);
+
 /* ---- plan: records + host state -> bwrap words (runtime/launch.c) ------ */
 
 /* How planning creates a placeholder directory on the host.  Returns 0,
@@ -143,6 +168,9 @@ struct cp_rt_host {
      * read-only placeholder.  NULL: the first missing component is the
      * placeholder. */
     int (*make_dir)(void *ctx, const char *path);
+    /* Optional: creates an empty placeholder file (mode 0444), for a
+     * missing deny-read target.  NULL: make_placeholder is used. */
+    int (*make_file)(void *ctx, const char *path);
     void *ctx;
 };
 
@@ -309,8 +337,9 @@ void cp_ll_plan_print(FILE *out, const struct cp_ll_plan *pl);
 struct cp_ll_seccomp {
     bool net_deny, inet_tcp_ok, unix_deny, no_truncate;
 };
-/* Installs the filter (no_new_privs must be set); 0 or -errno. */
-int cp_ll_seccomp_install(const struct cp_ll_seccomp *o);
+/* Installs the filter (no_new_privs must be set); 0 or CP_RT_EXIT_CANNOT
+ * with e's message. */
+int cp_ll_seccomp_install(const struct cp_ll_seccomp *o, struct cp_rt_err *e);
 
 /* Runs CMD under the chosen enforcer (auto falls back from bwrap to
  * Landlock); --dry-run prints the plan instead.  May not return. */

@@ -1,8 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* Claude Code settings wiring on memory buffers: install / uninstall /
  * verify of a `.claude.json` artifact in a live settings document
- * (spec/settings-wiring.md), on the span-keeping JSON reader of util/json.h.  No file I/O here: the callers (cli/cmd_install.c,
- * the fuzzers, the tests) read and write the files. */
+ * (spec/settings-wiring.md), on the span-keeping JSON reader of
+ * util/json.h.  No file I/O here: the callers (cli/cmd_install.c, the
+ * fuzzers, the tests) read and write the files.
+ *
+ * Error idiom of this room: a function that can refuse returns false (the
+ * entry points below: -1, or a count of gaps) and appends one line per
+ * reason, ending in '\n', to the caller's buffer (err, report); nothing
+ * here prints or exits.  The files of the room: settings_int.h. */
 #ifndef CP_SETTINGS_H
 #define CP_SETTINGS_H
 

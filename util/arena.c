@@ -111,6 +111,14 @@ char *cp_xstrdup(const char *s)
     return memcpy(cp_xmalloc(n), s, n);
 }
 
+char *cp_xstrndup(const char *s, size_t n)
+{
+    char *r = cp_xmalloc(n + 1);
+    memcpy(r, s, n);
+    r[n] = '\0';
+    return r;
+}
+
 struct cp_arena *cp_arena_new(void)
 {
     return cp_xcalloc(1, sizeof(struct cp_arena));

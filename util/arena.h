@@ -15,6 +15,8 @@ void *cp_xmalloc(size_t n);
 void *cp_xcalloc(size_t n, size_t m);
 void *cp_xrealloc(void *p, size_t n);
 char *cp_xstrdup(const char *s);
+/* The n bytes at s (no NUL among them) as a NUL-terminated heap string. */
+char *cp_xstrndup(const char *s, size_t n);
 
 struct cp_arena *cp_arena_new(void);
 void cp_arena_free(struct cp_arena *a);

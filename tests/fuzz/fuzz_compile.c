@@ -77,20 +77,19 @@ static void cp_fuzz_backends(struct cp_ctx *cx, uint8_t variant)
             .expand_globs = (variant & 1) != 0,
             .shell_format = (variant & 2) != 0,
         };
-        if (b->fidelity) {
-            for (size_t r = 0; r < p->nrules; r++) {
-                const char *why = NULL;
-                enum cp_fidelity f = b->fidelity(p, p->rules[r], cx->arena, &why);
-                if (f != CP_FID_EXACT && f != CP_FID_STRICTER &&
-                    f != CP_FID_NOT_ENFORCED)
-                    abort();
-            }
-        }
-        if (b->check(p, &o, &cx->diags) != 0)
+        enum cp_fidelity *fid =
+            cp_arena_alloc(cx->arena, (p->nrules + 1) * sizeof *fid);
+        const char **why = cp_arena_alloc(cx->arena, (p->nrules + 1) * sizeof *why);
+        cp_backend_fidelity(b, p, &o, cx->arena, fid, why);
+        for (size_t r = 0; r < p->nrules; r++)
+            if ((fid[r] != CP_FID_EXACT && fid[r] != CP_FID_STRICTER &&
+                 fid[r] != CP_FID_NOT_ENFORCED) || !why[r])
+                abort();
+        if (cp_backend_check(b, p, &o, &cx->diags) != 0)
             continue;
         struct cp_buf one = {0}, two = {0};
-        bool ok1 = b->emit(p, &o, cx->arena, &cx->diags, &one);
-        bool ok2 = b->emit(p, &o, cx->arena, &cx->diags, &two);
+        bool ok1 = cp_backend_emit(b, p, &o, cx->arena, &cx->diags, &one);
+        bool ok2 = cp_backend_emit(b, p, &o, cx->arena, &cx->diags, &two);
         /* Deterministic output: same policy, same bytes. */
         if (ok1 != ok2 || one.len != two.len ||
             (one.len && memcmp(one.data, two.data, one.len) != 0)) {

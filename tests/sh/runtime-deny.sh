@@ -200,7 +200,9 @@ deny "read the symlink's target directly" "cat '$T/awsreal/credentials'"
 # Missing deny targets: the command runs, nothing can be created, nothing remains.
 allow "the command runs although deny targets are missing" "true"
 deny "create the missing deny-write target" "mkdir -p '$P/.claude' && echo x > '$P/.claude/settings.local.json'"
-deny "create beneath the placeholder" "mkdir '$P/.claude/settings.local.json/sub'"
+# bwrap: a missing deny-write target is a scratch tmpfs (what is created
+# there stays inside; checked on the host below).
+strict "create beneath the placeholder (a scratch directory)" "mkdir '$P/.claude/settings.local.json/sub'"
 strict "create beside the deny target in its missing directory" "mkdir '$P/.claude/sub' && rmdir '$P/.claude/sub'"
 deny "remove the placeholder" "rmdir '$P/.claude/settings.local.json'"
 deny "remove the placeholder's directory" "rmdir '$P/.claude'"

@@ -142,7 +142,7 @@ static char *emit(const struct cp_policy *p)
 {
     struct cp_backend_opts o = {0};
     struct cp_buf b = {0};
-    ck_assert(cp_backend_claude.emit(p, &o, ar, &dg, &b));
+    ck_assert(cp_backend_emit(&cp_backend_claude, p, &o, ar, &dg, &b));
     char *s = cp_arena_strdup(ar, b.data);
     cp_buf_free(&b);
     return s;
@@ -269,7 +269,7 @@ START_TEST(project_not_writable)
     p = pol(CP_PROFILE_CONFINED, false, CP_FAIL_CLOSED);
     path_rule(p, CP_R_WRITE, "${PROJECT}/build", false);
     struct cp_backend_opts o = {0};
-    ck_assert_int_eq(cp_backend_claude.check(p, &o, &dg), 0);
+    ck_assert_int_eq(cp_backend_check(&cp_backend_claude, p, &o, &dg), 0);
     ck_assert_int_eq(count_code(CP0757), 1);
     ck_assert_str_eq(msg_of(CP0757),
                      "claude: Bash may write anywhere in the working directory "
@@ -287,7 +287,7 @@ START_TEST(unbound_param)
                                                   33);
     r->loc = (struct cp_loc){src, 2, 12, 2, 21};
     struct cp_backend_opts o = {0};
-    ck_assert_int_eq(cp_backend_claude.check(p, &o, &dg), 1);
+    ck_assert_int_eq(cp_backend_check(&cp_backend_claude, p, &o, &dg), 1);
     ck_assert_int_eq(count_code(CP0750), 1);
     ck_assert_str_eq(msg_of(CP0750),
                      "param 'CACHE' is not bound: the claude target needs its "
@@ -295,7 +295,7 @@ START_TEST(unbound_param)
     struct cp_buf b = {0};
     cp_diags_free(&dg);
     cp_diags_init(&dg);
-    ck_assert(!cp_backend_claude.emit(p, &o, ar, &dg, &b));
+    ck_assert(!cp_backend_emit(&cp_backend_claude, p, &o, ar, &dg, &b));
     ck_assert_uint_eq(b.len, 0);
     ck_assert_uint_eq(cp_diag_errors(&dg), 1);
 }
@@ -419,12 +419,29 @@ START_TEST(network)
     ck_assert(has(net, "*.example.com"));
     ck_assert(has(net, "pypi.org"));
     struct cp_backend_opts o = {0};
-    ck_assert_int_eq(cp_backend_claude.check(p, &o, &dg), 0);
+    ck_assert_int_eq(cp_backend_check(&cp_backend_claude, p, &o, &dg), 0);
     ck_assert_int_eq(count_code(CP0759), 3); /* two rules + project-relative */
 }
 END_TEST
 
 /* ---- fidelity -------------------------------------------------------------- */
+
+/* The claude target's fidelity of rule r of p. */
+static enum cp_fidelity rule_fid(const struct cp_policy *p,
+                                 const struct cp_rule *r, struct cp_arena *a,
+                                 const char **why)
+{
+    enum cp_fidelity *fid = cp_arena_alloc(a, (p->nrules + 1) * sizeof *fid);
+    const char **whys = cp_arena_alloc(a, (p->nrules + 1) * sizeof *whys);
+    cp_backend_fidelity(&cp_backend_claude, p, NULL, a, fid, whys);
+    for (size_t i = 0; i < p->nrules; i++)
+        if (p->rules[i] == r) {
+            *why = whys[i];
+            return fid[i];
+        }
+    ck_abort_msg("rule not in the policy");
+    return CP_FID_EXACT;
+}
 
 START_TEST(fidelity)
 {
@@ -442,33 +459,33 @@ START_TEST(fidelity)
     const char *why;
     /* Claude Code's protected paths (.mcp.json, .claude/...) lie in it;
      * .git/hooks and .git/config are denied by the policy already. */
-    ck_assert_int_eq(cp_backend_claude.fidelity(p, w, ar, &why),
+    ck_assert_int_eq(rule_fid(p, w, ar, &why),
                      CP_FID_STRICTER);
     ck_assert_ptr_nonnull(strstr(why, "${PROJECT}/.mcp.json"));
     ck_assert_ptr_null(strstr(why, ".git/hooks"));
-    ck_assert_int_eq(cp_backend_claude.fidelity(p, d, ar, &why), CP_FID_EXACT);
-    ck_assert_int_eq(cp_backend_claude.fidelity(p, g, ar, &why), CP_FID_EXACT);
-    ck_assert_int_eq(cp_backend_claude.fidelity(p, wg, ar, &why),
+    ck_assert_int_eq(rule_fid(p, d, ar, &why), CP_FID_EXACT);
+    ck_assert_int_eq(rule_fid(p, g, ar, &why), CP_FID_EXACT);
+    ck_assert_int_eq(rule_fid(p, wg, ar, &why),
                      CP_FID_STRICTER);
-    ck_assert_int_eq(cp_backend_claude.fidelity(p, wd, ar, &why),
+    ck_assert_int_eq(rule_fid(p, wd, ar, &why),
                      CP_FID_STRICTER);
-    ck_assert_int_eq(cp_backend_claude.fidelity(p, dg_, ar, &why),
+    ck_assert_int_eq(rule_fid(p, dg_, ar, &why),
                      CP_FID_NOT_ENFORCED);
     ck_assert_ptr_nonnull(strstr(why, "skips globs in denyWrite"));
-    ck_assert_int_eq(cp_backend_claude.fidelity(p, rg, ar, &why),
+    ck_assert_int_eq(rule_fid(p, rg, ar, &why),
                      CP_FID_NOT_ENFORCED);
-    ck_assert_int_eq(cp_backend_claude.fidelity(p, rt, ar, &why),
+    ck_assert_int_eq(rule_fid(p, rt, ar, &why),
                      CP_FID_NOT_ENFORCED);
     ck_assert_ptr_nonnull(strstr(why, "/tmp/claude"));
-    ck_assert_int_eq(cp_backend_claude.fidelity(p, ex, ar, &why),
+    ck_assert_int_eq(rule_fid(p, ex, ar, &why),
                      CP_FID_NOT_ENFORCED);
-    ck_assert_int_eq(cp_backend_claude.fidelity(p, dx, ar, &why),
+    ck_assert_int_eq(rule_fid(p, dx, ar, &why),
                      CP_FID_NOT_ENFORCED);
     ck_assert_ptr_nonnull(strstr(why, "no exec control"));
 
     /* Each loss is loud: one warning per rule, plus the policy-wide ones. */
     struct cp_backend_opts o = {0};
-    ck_assert_int_eq(cp_backend_claude.check(p, &o, &dg), 0);
+    ck_assert_int_eq(cp_backend_check(&cp_backend_claude, p, &o, &dg), 0);
     ck_assert_int_eq(count_code(CP0752), 1);
     ck_assert_int_eq(count_code(CP0753), 1);
     ck_assert_int_eq(count_code(CP0754), 1);
@@ -551,10 +568,10 @@ START_TEST(invalid_utf8)
     struct cp_policy *p = pol(CP_PROFILE_CONFINED, false, CP_FAIL_CLOSED);
     path_rule(p, CP_R_DENY_WRITE, "/a\xff", true);
     struct cp_backend_opts o = {0};
-    ck_assert_int_eq(cp_backend_claude.check(p, &o, &dg), 1);
+    ck_assert_int_eq(cp_backend_check(&cp_backend_claude, p, &o, &dg), 1);
     ck_assert_int_eq(count_code(CP0751), 1);
     struct cp_buf b = {0};
-    ck_assert(!cp_backend_claude.emit(p, &o, ar, &dg, &b));
+    ck_assert(!cp_backend_emit(&cp_backend_claude, p, &o, ar, &dg, &b));
     ck_assert_uint_eq(b.len, 0);
 }
 END_TEST

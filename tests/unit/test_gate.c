@@ -355,17 +355,28 @@ static void spit(const char *path, const char *s)
     fclose(f);
 }
 
+/* cp_gatelog_append with an arena of its own: NULL, or why not. */
+static const char *log_append(const char *path, const struct cp_gatelog_rec *r)
+{
+    static char msg[512];
+    struct cp_arena *a = cp_arena_new();
+    const char *e = cp_gatelog_append(a, path, r);
+    if (e)
+        snprintf(msg, sizeof msg, "%s", e);
+    cp_arena_free(a);
+    return e ? msg : NULL;
+}
+
 static void append3(void)
 {
-    char err[256];
     struct cp_gatelog_rec r = {.time = 1796083200, .decision = "ask",
                                .rule = "gate#2", .cmd = "sudo secret-token",
                                .cmdlen = 17, .tool = "Bash"};
-    ck_assert_int_eq(cp_gatelog_append(logpath, &r, err, sizeof err), 0);
+    ck_assert_ptr_null(log_append(logpath, &r));
     r.decision = "allow", r.rule = NULL, r.cmd = "ls", r.cmdlen = 2;
-    ck_assert_int_eq(cp_gatelog_append(logpath, &r, err, sizeof err), 0);
+    ck_assert_ptr_null(log_append(logpath, &r));
     r.decision = "allow", r.cmd = NULL, r.tool = "Write";
-    ck_assert_int_eq(cp_gatelog_append(logpath, &r, err, sizeof err), 0);
+    ck_assert_ptr_null(log_append(logpath, &r));
 }
 
 static int verify(char *msg, size_t msglen)
@@ -467,9 +478,8 @@ END_TEST
 START_TEST(log_append_after_torn_line)
 {
     spit(logpath, "{\"torn");
-    char err[256];
     struct cp_gatelog_rec r = {.time = 0, .decision = "deny", .tool = NULL};
-    ck_assert_int_eq(cp_gatelog_append(logpath, &r, err, sizeof err), 0);
+    ck_assert_ptr_null(log_append(logpath, &r));
     char *text = slurp(logpath);
     /* the new record starts on a line of its own */
     ck_assert_int_eq(strncmp(text, "{\"torn\n{\"time\": \"1970-01-01T00:00:00Z\"", 38), 0);
@@ -482,11 +492,11 @@ END_TEST
 
 START_TEST(log_io_errors)
 {
-    char err[256];
     struct cp_gatelog_rec r = {.time = 0, .decision = "allow"};
-    ck_assert_int_eq(cp_gatelog_append("/nonexistent-dir/x.log", &r, err, sizeof err), -1);
+    const char *err = log_append("/nonexistent-dir/x.log", &r);
+    ck_assert_ptr_nonnull(err);
     ck_assert_str_eq(err, "cannot open '/nonexistent-dir/x.log': No such file or directory");
-    ck_assert_int_eq(cp_gatelog_append(logdir, &r, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(log_append(logdir, &r));
     char *buf = NULL;
     size_t len = 0;
     FILE *m = open_memstream(&buf, &len);
@@ -509,11 +519,10 @@ START_TEST(log_concurrent_appends)
         kids[k] = fork();
         ck_assert_int_ge(kids[k], 0);
         if (kids[k] == 0) {
-            char err[256];
             struct cp_gatelog_rec r = {.time = 0, .decision = "allow",
                                        .cmd = "x", .cmdlen = 1, .tool = "Bash"};
             for (int i = 0; i < 50; i++)
-                if (cp_gatelog_append(logpath, &r, err, sizeof err) < 0)
+                if (log_append(logpath, &r))
                     _exit(1);
             _exit(0);
         }

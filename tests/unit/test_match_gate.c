@@ -346,6 +346,21 @@ static const struct {
     {"curl --data-binary=@* *", "curl --data-binary=@f x", true},
     {"curl --data-binary=@* *", "curl --data-binary x y", false},
     {"curl -d=@* *", "curl -sd@f x", true},
+    /* a long option written with one dash (Go's flag package): matched as
+     * --name=VALUE is, spelt with one dash or two */
+    {"terraform -chdir=/etc* apply *", "terraform -chdir=/etc/x apply", true},
+    {"terraform -chdir=/etc* apply *", "terraform --chdir=/etc apply -auto-approve", true},
+    {"terraform -chdir=/etc* apply *", "terraform apply -chdir=/etc", true},
+    {"terraform -chdir=/etc* apply *", "terraform -chd=/etc apply", true}, /* a prefix */
+    {"terraform -chdir=/etc* apply *", "terraform -chdir=/tmp apply", false},
+    {"terraform -chdir=/etc* apply *", "terraform -chdir=/etc plan", false},
+    {"terraform -chdir=/etc* apply *", "terraform -chdirx=/etc apply", false},
+    {"terraform -chdir=/etc* apply *", "terraform -cdhir=/etc apply", false},
+    {"go test -run=Foo* *", "go test -run FooBar ./...", true},
+    {"go test -run=Foo* *", "go test -run=Bar ./...", false},
+    {"terraform {-chdir=/etc*|-state=/etc*} *", "terraform -state=/etc/x plan", true},
+    {"terraform {-chdir=/etc*|-state=/etc*} *", "terraform -state=x plan", false},
+    {"rm -rf=x *", "rm -r -f x", false}, /* one option "rf", not -r -f */
     {"git push ** +* **", "git push origin +main", true},
     {"git push ** +* **", "git push origin main +dev x", true},
     {"git push ** +* **", "git push origin main", false},
@@ -514,6 +529,8 @@ static const struct {
     {"git * --force", "git push *", "MMM"},
     {"rm -rf *", "rm -r *", "MYM"},
     {"rm -rf *", "rm -fr /tmp/*", "YMM"},
+    {"terraform -chdir=/etc* *", "terraform -chdir=/etc* apply *", "YMM"},
+    {"terraform -c=/etc* *", "terraform -chdir=/etc* *", "MMM"},
     {"git push {-f|--force} *", "git push -f *", "YMM"},
     {"git push ** +* **", "git push ** +* **", "YYM"},
     {">*.bashrc", ">*.bashrc", "YYM"},

@@ -90,8 +90,8 @@ static void np_example(const char *path)
 
     struct cp_backend_opts o = {0};
     struct cp_buf bw = {0}, cl = {0};
-    ck_assert(cp_backend_bwrap.emit(p, &o, cx.arena, &cx.diags, &bw));
-    ck_assert(cp_backend_claude.emit(p, &o, cx.arena, &cx.diags, &cl));
+    ck_assert(cp_backend_emit(&cp_backend_bwrap, p, &o, cx.arena, &cx.diags, &bw));
+    ck_assert(cp_backend_emit(&cp_backend_claude, p, &o, cx.arena, &cx.diags, &cl));
     struct cp_jnode *j = NULL;
     ck_assert_ptr_null(cp_json_parse(cx.arena, cl.data, cl.len, &j));
     const struct cp_jnode *domains = cp_json_get(

@@ -446,20 +446,27 @@ START_TEST(plan_missing_targets)
     struct fake_host fh = {0};
     struct cp_rt_plan pl;
     struct cp_rt_err e = {0};
-    /* In the writable root: placeholder at the first missing component;
-     * a second target beneath it needs nothing more; outside every write
-     * root: nothing; under a tmpfs: a read-only tmpfs, no host write. */
+    /* In the writable root: placeholder at the first missing component
+     * (no make_dir here), a scratch tmpfs for a deny-write target; a
+     * deny-read target beneath it gets a read-only tmpfs inside the
+     * scratch one; a missing deny-read target itself is masked as a file;
+     * outside every write root: nothing; under a tmpfs: a read-only
+     * tmpfs, no host write. */
     ck_assert_int_eq(plan("param|PROJECT\nparam|HOME\narg|--ro-bind\narg|/\narg|/\n"
                           "arg|--tmpfs\narg|/tmp\nbind|PROJECT|\n"
                           "ro|PROJECT|/.claude/settings.json\nmask|PROJECT|/.claude/x/y\n"
+                          "mask|PROJECT|/.envrc\n"
                           "mask||/cp-rt-none/z\nmask||/tmp/cp-rt-none/z",
                           &pl, &fh, false, &e), 0);
     ck_assert_str_eq(joined(&pl.words),
                      "--ro-bind / / --tmpfs /tmp --bind @/proj @/proj "
-                     "--ro-bind @/proj/.claude @/proj/.claude "
+                     "--tmpfs @/proj/.claude --tmpfs @/proj/.claude/x --remount-ro @/proj/.claude/x "
+                     "--ro-bind /dev/null @/proj/.envrc "
                      "--tmpfs /tmp/cp-rt-none --remount-ro /tmp/cp-rt-none");
-    ck_assert_str_eq(joined(&pl.placeholders), "@/proj/.claude");
-    ck_assert_int_eq(fh.calls, 1);
+    ck_assert_str_eq(joined(&pl.placeholders), "@/proj/.claude @/proj/.envrc");
+    ck_assert_str_eq(joined(&pl.verify_ro), "");
+    ck_assert_int_eq(fh.calls, 2);
+    rmdir(tp("/proj/.envrc"));
     struct stat st;
     ck_assert_int_eq(stat(tp("/proj/.claude"), &st), 0);
     ck_assert(S_ISDIR(st.st_mode));

@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: MIT */
+/* The runtime's socket helpers (runtime/netsock.c), which the proxy and the
+ * bridge use: a loopback listener on a free port that a client reaches, a
+ * Unix listener that a second bind on the same path cannot take over
+ * (-2, EADDRINUSE), a connection refused with -1 and errno, and no
+ * descriptor left open by any failure.  And the two seccomp filters built
+ * by runtime/ll_seccomp.c, each installed in a child process: the Unix
+ * socket filter (socket(AF_UNIX) and io_uring refused, socketpair and IP
+ * sockets kept) and the Landlock enforcer's network filter. */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "netproxy.h"
+#include "runtime.h"
+
+#ifndef __NR_io_uring_setup
+#define __NR_io_uring_setup 425
+#endif
+
+static int prctl_no_new_privs(void)
+{
+    return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+}
+
+/* The lowest free descriptor: a failure that leaked one would raise it. */
+static int ns_next_fd(void)
+{
+    int fd = dup(0);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    return fd;
+}
+
+START_TEST(loopback_reached)
+{
+    unsigned short port = 0;
+    int l = cp_rt_sock_loopback(&port);
+    ck_assert_int_ge(l, 0);
+    ck_assert_uint_ne(port, 0);
+    ck_assert_int_ne(fcntl(l, F_GETFD) & FD_CLOEXEC, 0);
+    struct sockaddr_in sin = {.sin_family = AF_INET, .sin_port = htons(port),
+                              .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    int c = cp_rt_sock_connect((struct sockaddr *)&sin, sizeof sin, 0);
+    ck_assert_int_ge(c, 0);
+    int a = accept(l, NULL, NULL);
+    ck_assert_int_ge(a, 0);
+    ck_assert_int_eq(write(c, "x", 1), 1);
+    char b = 0;
+    ck_assert_int_eq(read(a, &b, 1), 1);
+    ck_assert_int_eq(b, 'x');
+    close(a);
+    close(c);
+    close(l);
+}
+END_TEST
+
+START_TEST(unix_listen_and_refuse)
+{
+    char dir[] = "/tmp/cp-netsock.XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    struct sockaddr_un sun = {.sun_family = AF_UNIX};
+    snprintf(sun.sun_path, sizeof sun.sun_path, "%s/s", dir);
+    /* Nobody listens yet: connecting fails, nothing stays open. */
+    int before = ns_next_fd();
+    errno = 0;
+    ck_assert_int_eq(cp_rt_sock_connect((struct sockaddr *)&sun, sizeof sun, 0), -1);
+    ck_assert_int_eq(errno, ENOENT);
+    ck_assert_int_eq(ns_next_fd(), before);
+    int l = cp_rt_sock_listen((struct sockaddr *)&sun, sizeof sun);
+    ck_assert_int_ge(l, 0);
+    /* The path is taken: a second listener is refused at bind (-2). */
+    before = ns_next_fd();
+    errno = 0;
+    ck_assert_int_eq(cp_rt_sock_listen((struct sockaddr *)&sun, sizeof sun), -2);
+    ck_assert_int_eq(errno, EADDRINUSE);
+    ck_assert_int_eq(ns_next_fd(), before);
+    int c = cp_rt_sock_connect((struct sockaddr *)&sun, sizeof sun, SOCK_NONBLOCK);
+    ck_assert_int_ge(c, 0);
+    ck_assert_int_ne(fcntl(c, F_GETFL) & O_NONBLOCK, 0);
+    close(c);
+    close(l);
+    unlink(sun.sun_path);
+    rmdir(dir);
+}
+END_TEST
+
+/* errno of socket(family, type, 0) in this process (0: it worked). */
+static int ns_socket_errno(int family, int type)
+{
+    int fd = socket(family, type, 0);
+    if (fd >= 0) {
+        close(fd);
+        return 0;
+    }
+    return errno;
+}
+
+/* Runs probe() in a child after installing a filter; its exit status is
+ * the number of the first failed expectation (0: all held). */
+static int ns_in_child(int (*probe)(void))
+{
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0)
+        _exit(probe());
+    int st = 0;
+    ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+    ck_assert(WIFEXITED(st));
+    return WEXITSTATUS(st);
+}
+
+static int ns_probe_unix_close(void)
+{
+    int sv[2];
+    struct cp_rt_err e = {0};
+    if (cp_rt_unix_close(&e) != 0)
+        return 1;
+    if (ns_socket_errno(AF_UNIX, SOCK_STREAM) != EACCES)
+        return 2;
+    if (ns_socket_errno(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC) != EACCES)
+        return 3;
+    if (syscall(__NR_io_uring_setup, 1, NULL) != -1 || errno != EACCES)
+        return 4;
+    if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0)
+        return 5;
+    if (ns_socket_errno(AF_INET, SOCK_STREAM) != 0 || ns_socket_errno(AF_INET, SOCK_DGRAM) != 0)
+        return 6;
+    return 0;
+}
+
+START_TEST(unix_close_filter)
+{
+    ck_assert_int_eq(ns_in_child(ns_probe_unix_close), 0);
+}
+END_TEST
+
+static int ns_probe_ll_net(void)
+{
+    struct cp_ll_seccomp o = {.net_deny = true, .unix_deny = true, .inet_tcp_ok = true};
+    struct cp_rt_err e = {0};
+    if (prctl_no_new_privs() != 0 || cp_ll_seccomp_install(&o, &e) != 0)
+        return 1;
+    if (ns_socket_errno(AF_UNIX, SOCK_STREAM) != EACCES)
+        return 2;
+    if (ns_socket_errno(AF_INET, SOCK_DGRAM) != EACCES)
+        return 3;
+    if (ns_socket_errno(AF_INET6, SOCK_STREAM) != 0 || ns_socket_errno(AF_INET, SOCK_STREAM) != 0)
+        return 4;
+    if (ns_socket_errno(AF_NETLINK, SOCK_RAW) == EACCES)
+        return 5;
+    if (syscall(__NR_io_uring_setup, 1, NULL) != -1 || errno != EPERM)
+        return 6;
+    return 0;
+}
+
+START_TEST(ll_net_filter)
+{
+    ck_assert_int_eq(ns_in_child(ns_probe_ll_net), 0);
+}
+END_TEST
+
+Suite *cp_test_netsock_suite(void); /* collected by the Makefile */
+Suite *cp_test_netsock_suite(void)
+{
+    Suite *s = suite_create("netsock");
+    TCase *tc = tcase_create("sockets");
+    tcase_add_test(tc, loopback_reached);
+    tcase_add_test(tc, unix_listen_and_refuse);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("seccomp");
+    tcase_add_test(tc, unix_close_filter);
+    tcase_add_test(tc, ll_net_filter);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+#include "text.h"
+
+int cp_hex_digit(int c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* The byte of the \xHH escape at s[i] (n bytes in s), or -1 if there is
+ * none there. */
+static int hex_escape(const char *s, size_t n, size_t i)
+{
+    if (s[i + 1] != 'x' || i + 3 >= n)
+        return -1;
+    int hi = cp_hex_digit(s[i + 2]), lo = cp_hex_digit(s[i + 3]);
+    return hi < 0 || lo < 0 ? -1 : hi * 16 + lo;
+}
+
+size_t cp_unquote(const char *s, size_t n, char *out, size_t *map,
+                  size_t *nul_at)
+{
+    size_t k = 0;
+    *nul_at = n;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (map)
+            map[k] = i;
+        if (c == '\\' && i + 1 < n) {
+            int v = hex_escape(s, n, i);
+            if (v >= 0) {
+                if (v == 0 && *nul_at == n)
+                    *nul_at = i;
+                c = (char)v;
+                i += 3;
+            } else if (s[i + 1] == '"' || s[i + 1] == '\\') {
+                c = s[++i];
+            }
+        }
+        out[k++] = c;
+    }
+    if (map)
+        map[k] = n;
+    out[k] = '\0';
+    return k;
+}

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: MIT */
+/* Small text primitives shared by the rooms: hex digits and the decoding
+ * of a quoted string's escapes. */
+#ifndef CP_TEXT_H
+#define CP_TEXT_H
+
+#include <stddef.h>
+
+/* The value (0..15) of the hex digit c, or -1. */
+int cp_hex_digit(int c);
+
+/* Decodes the escapes of a quoted string's body s (n bytes, as the scanner
+ * let it through): \" and \\ give the quoted byte, \xHH the byte HH; any
+ * other backslash is kept as written.  out has room for n + 1 bytes and is
+ * NUL-terminated; if map is not NULL it has room for n + 1 offsets and
+ * map[k] is the offset in s of decoded byte k (map[len] = n).  *nul_at is
+ * set to the offset of the first \x00 escape, or to n if there is none.
+ * Returns the decoded length. */
+size_t cp_unquote(const char *s, size_t n, char *out, size_t *map,
+                  size_t *nul_at);
+
+#endif
