@@ -66,7 +66,8 @@ struct cp_backend {
     /* Step 2, for an analysis without errors: appends the artifact to out,
      * or, when the target writes no file for this policy (an OS target
      * and a cooperative policy), appends nothing and reports to d (may be
-     * NULL) a note saying so.  NULL for a target rated only. */
+     * NULL) a note saying so.  NULL for a target rated only: it writes
+     * nothing. */
     void (*write)(const struct cp_analysis *an, struct cp_diags *d,
                   struct cp_buf *out);
 };

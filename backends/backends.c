@@ -35,10 +35,18 @@ int cp_analysis_errors(const struct cp_analysis *an)
     return an->errors;
 }
 
+/* A target rated only (no `write`) writes nothing. */
+static void write_step(const struct cp_analysis *an, struct cp_diags *d,
+                       struct cp_buf *out)
+{
+    if (an->be->write)
+        an->be->write(an, d, out);
+}
+
 void cp_analysis_write(const struct cp_analysis *an, struct cp_diags *d,
                        struct cp_buf *out)
 {
-    an->be->write(an, d, out);
+    write_step(an, d, out);
 }
 
 int cp_backend_check(const struct cp_backend *be, const struct cp_policy *p,
@@ -57,7 +65,7 @@ bool cp_backend_emit(const struct cp_backend *be, const struct cp_policy *p,
     const struct cp_analysis *an = be->analyse(p, o, a, d, CP_REPORT_ERRORS);
     if (an->errors)
         return false;
-    be->write(an, d, out);
+    write_step(an, d, out);
     return true;
 }
 
@@ -71,7 +79,7 @@ int cp_backend_build(const struct cp_backend *be, const struct cp_policy *p,
     int n = an->errors;
     /* A warning made an error (-Werror) stops the write as well. */
     if (!n && cp_diag_errors(d) == before)
-        be->write(an, d, out);
+        write_step(an, d, out);
     cp_arena_free(a);
     return n;
 }

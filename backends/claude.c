@@ -22,6 +22,7 @@
 #include "fidelity.h"
 #include "content.h"
 #include "gate.h"
+#include "hash.h"
 #include "match.h"
 #include "ospath.h"
 #include "outbuf.h"
@@ -85,19 +86,12 @@ struct cl_set {
 
 static uint64_t cl_hash(const char *s)
 {
-    /* Multiplicative, 8 bytes at a time (the strings are paths of tens of
-     * bytes), the length folded in. */
-    size_t n = strlen(s);
-    uint64_t h = 1469598103934665603ull ^ n;
-    for (; n >= 8; n -= 8, s += 8) {
-        uint64_t w;
-        memcpy(&w, s, 8);
-        h = (h ^ w) * 0x9e3779b97f4a7c15ull;
-        h ^= h >> 29;
-    }
-    uint64_t w = 0;
-    memcpy(&w, s, n);
-    h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+    /* FNV-1a, a plain loop: eight bytes at a time gained nothing
+     * measurable in `make bench` (build --target all, median CPU ms,
+     * 10,000 / 100,000 rules: 51.1 / 615.1 with it, 49.8 / 603.7 without;
+     * same machine, one run each).  Only membership depends on the hash,
+     * never an order. */
+    uint64_t h = cp_fnv64(CP_FNV64_OFFSET, s, strlen(s));
     /* Mix the high bits down before masking (murmur3's finaliser). */
     h ^= h >> 33;
     h *= 0xff51afd7ed558ccdull;
@@ -937,28 +931,30 @@ static const char *cl_runtime_lost(struct cl *c)
 {
     const char *names[CL_NRUNTIME];
     size_t n = 0;
-    for (size_t i = 0; i < CL_NRUNTIME; i++) {
-        bool allowed = false, denied = false;
-        for (size_t k = 0; c->runtime_ok[i] && k < c->p->nrules; k++) {
-            const struct cp_rule *r = c->p->rules[k];
-            if (r->kind != CP_R_WRITE && r->kind != CP_R_DENY_WRITE)
-                continue;
-            if (!cl_may_be_yes(&r->u.path, &c->runtime_paths[i]))
+    bool allowed[CL_NRUNTIME] = {false}, denied[CL_NRUNTIME] = {false};
+    /* One pass over the rules for all the directories (the rules of a
+     * large policy do not stay in the cache between passes). */
+    for (size_t k = 0; k < c->p->nrules; k++) {
+        const struct cp_rule *r = c->p->rules[k];
+        if (r->kind != CP_R_WRITE && r->kind != CP_R_DENY_WRITE)
+            continue;
+        for (size_t i = 0; i < CL_NRUNTIME; i++) {
+            if (!c->runtime_ok[i] ||
+                !cl_may_be_yes(&r->u.path, &c->runtime_paths[i]))
                 continue;
             if (r->kind == CP_R_WRITE && !r->u.path.has_glob &&
-                cl_rt_rel(c, i, &r->u.path, true) ==
-                    CP_REL_YES)
-                allowed = true;
+                cl_rt_rel(c, i, &r->u.path, true) == CP_REL_YES)
+                allowed[i] = true;
             /* As for the rules: a sure overlap (an unbound PROJECT
              * inside ~/.npm/_logs is not worth a warning per build). */
             if (r->kind == CP_R_DENY_WRITE &&
-                cl_rt_rel(c, i, &r->u.path, false) ==
-                    CP_REL_YES)
-                denied = true;
+                cl_rt_rel(c, i, &r->u.path, false) == CP_REL_YES)
+                denied[i] = true;
         }
-        if (!allowed || denied)
-            names[n++] = cl_runtime_writable[i];
     }
+    for (size_t i = 0; i < CL_NRUNTIME; i++)
+        if (!allowed[i] || denied[i])
+            names[n++] = cl_runtime_writable[i];
     if (!n)
         return NULL;
     const char *out = names[0];
@@ -1048,24 +1044,99 @@ static void cl_qmark(struct cl *c, const struct cp_rule *r)
     }
 }
 
+#define CL_NPROTECTED (sizeof cl_protected / sizeof *cl_protected)
+
+/* The state of the pass over the rules for Claude Code's facts. */
+struct cl_facts {
+    struct cl_sets sets;
+    struct cp_path proj;
+    bool cwd;            /* Bash may write the project (cwd) */
+    unsigned last_mask;  /* the protected paths of the last root, and */
+    const char *last_why; /* its reason (most roots share a set) */
+    struct cp_path prot[CL_NPROTECTED];
+    bool prot_ok[CL_NPROTECTED]; /* parsed and not denied by the policy */
+    size_t nprot, ntmpfs;
+};
+
+static void cl_facts_init(struct cl *c, struct cl_facts *f)
+{
+    cl_sets_init(c, &f->sets);
+    f->cwd = c->cwd_writable && cl_project_root(c, &f->proj);
+    f->last_mask = 0;
+    f->last_why = NULL;
+    f->nprot = f->ntmpfs = 0;
+    for (size_t j = 0; j < CL_NPROTECTED; j++) {
+        size_t off;
+        f->prot_ok[j] = cp_path_parse(c->a, cl_protected[j],
+                                      strlen(cl_protected[j]), false, &f->prot[j],
+                                      &off) == NULL &&
+                        !cl_denied_write(&f->sets, &f->prot[j]);
+    }
+}
+
+/* The reason of a write root that holds the protected paths of mask. */
+static const char *cl_protected_why(struct cl *c, unsigned mask)
+{
+    const char *names = NULL;
+    for (size_t j = 0; j < CL_NPROTECTED; j++)
+        if (mask & (1u << j))
+            names = names ? cl_cat(c->a, names, ", ", cl_protected[j], (char *)NULL)
+                          : cl_protected[j];
+    return cl_cat(c->a, "Claude Code never lets Bash write "
+                        "its protected paths (where they lie "
+                        "in this root): ",
+                  names, (char *)NULL);
+}
+
+/* A glob-free write root that may hold Claude Code's protected paths. */
+static void cl_fact_write(struct cl *c, struct cl_facts *f, const struct cp_rule *r)
+{
+    if (r->u.path.has_glob)
+        return;
+    unsigned mask = 0;
+    for (size_t j = 0; j < CL_NPROTECTED; j++)
+        if (f->prot_ok[j] && cl_may_rel(&r->u.path, &f->prot[j], true))
+            mask |= 1u << j;
+    if (!mask)
+        return;
+    /* Most roots share a set: its reason is built once. */
+    if (mask != f->last_mask) {
+        f->last_why = cl_protected_why(c, mask);
+        f->last_mask = mask;
+    }
+    f->nprot++;
+    cl_fid(c, r, CP_FID_STRICTER, CP_DIAG__COUNT, f->last_why);
+}
+
+/* A deny-read path surely or for some binding inside a glob-free write
+ * root, or in the working directory when Bash may write it: an empty
+ * tmpfs there. */
+static void cl_fact_deny_read(struct cl *c, struct cl_facts *f, const struct cp_rule *r)
+{
+    /* A glob is taken as its literal prefix: it may then be reported
+     * where no match lies in a write root, never missed. */
+    struct cp_path q = r->u.path;
+    q.nsegs = 0;
+    while (q.nsegs < r->u.path.nsegs &&
+           r->u.path.segs[q.nsegs].kind == CP_SEG_LIT)
+        q.nsegs++;
+    q.has_glob = false;
+    bool inside =
+        (f->cwd && cl_may_rel(&f->proj, &q, false)) ||
+        cp_pathset_overlaps(&f->sets.writes, &q) != CP_OSREL_NO;
+    if (!inside || cl_denied_write(&f->sets, &r->u.path))
+        return;
+    f->ntmpfs++;
+    const char *why = "where it lies in a write root, Claude Code's "
+                      "sandbox shows it as an empty tmpfs, so what Bash "
+                      "writes there never reaches the disk";
+    cl_also_stricter(c, r, why);
+}
+
 static void cl_stricter_facts(struct cl *c)
 {
-    size_t nprot = 0, ntmpfs = 0;
-    struct cl_sets sets;
-    cl_sets_init(c, &sets);
-    struct cp_path proj;
-    bool cwd = c->cwd_writable && cl_project_root(c, &proj);
-    unsigned last_mask = 0;
-    const char *last_why = NULL;
-    struct cp_path prot[sizeof cl_protected / sizeof *cl_protected];
-    bool prot_ok[sizeof cl_protected / sizeof *cl_protected];
-    for (size_t j = 0; j < sizeof cl_protected / sizeof *cl_protected; j++) {
-        size_t off;
-        prot_ok[j] = cp_path_parse(c->a, cl_protected[j],
-                                   strlen(cl_protected[j]), false, &prot[j],
-                                   &off) == NULL &&
-                     !cl_denied_write(&sets, &prot[j]);
-    }
+    struct cl_facts f;
+    cl_facts_init(c, &f);
     for (size_t i = 0; i < c->p->nrules; i++) {
         const struct cp_rule *r = c->p->rules[i];
         if (r->kind != CP_R_WRITE && r->kind != CP_R_DENY_READ &&
@@ -1073,61 +1144,15 @@ static void cl_stricter_facts(struct cl *c)
             continue;
         c->cur = i;
         if (r->kind == CP_R_WRITE) {
-            if (r->u.path.has_glob)
-                continue;
-            unsigned mask = 0;
-            for (size_t j = 0; j < sizeof cl_protected / sizeof *cl_protected;
-                 j++)
-                if (prot_ok[j] && cl_may_rel(&r->u.path, &prot[j], true))
-                    mask |= 1u << j;
-            if (!mask)
-                continue;
-            /* Most roots share a set: its reason is built once. */
-            if (mask != last_mask) {
-                const char *names = NULL;
-                for (size_t j = 0;
-                     j < sizeof cl_protected / sizeof *cl_protected; j++)
-                    if (mask & (1u << j))
-                        names = names ? cl_cat(c->a, names, ", ",
-                                               cl_protected[j], (char *)NULL)
-                                      : cl_protected[j];
-                last_why = cl_cat(c->a, "Claude Code never lets Bash write "
-                                        "its protected paths (where they lie "
-                                        "in this root): ",
-                                  names, (char *)NULL);
-                last_mask = mask;
-            }
-            nprot++;
-            cl_fid(c, r, CP_FID_STRICTER, CP_DIAG__COUNT, last_why);
+            cl_fact_write(c, &f, r);
             continue;
         }
-        if (r->kind == CP_R_DENY_READ || r->kind == CP_R_DENY_WRITE)
-            cl_qmark(c, r);
-        if (r->kind != CP_R_DENY_READ)
-            continue;
-        /* Surely or for some binding inside a glob-free write root, or in
-         * the working directory when Bash may write it. */
-        /* A glob is taken as its literal prefix: it may then be reported
-         * where no match lies in a write root, never missed. */
-        struct cp_path q = r->u.path;
-        q.nsegs = 0;
-        while (q.nsegs < r->u.path.nsegs &&
-               r->u.path.segs[q.nsegs].kind == CP_SEG_LIT)
-            q.nsegs++;
-        q.has_glob = false;
-        bool inside =
-            (cwd && cl_may_rel(&proj, &q, false)) ||
-            cp_pathset_overlaps(&sets.writes, &q) != CP_OSREL_NO;
-        if (!inside || cl_denied_write(&sets, &r->u.path))
-            continue;
-        ntmpfs++;
-        const char *why = "where it lies in a write root, Claude Code's "
-                          "sandbox shows it as an empty tmpfs, so what Bash "
-                          "writes there never reaches the disk";
-        cl_also_stricter(c, r, why);
+        cl_qmark(c, r);
+        if (r->kind == CP_R_DENY_READ)
+            cl_fact_deny_read(c, &f, r);
     }
-    c->nprot = nprot;
-    c->ntmpfs = ntmpfs;
+    c->nprot = f.nprot;
+    c->ntmpfs = f.ntmpfs;
 }
 
 /* Sets up the run: the profile, the fidelity table, the patterns of the

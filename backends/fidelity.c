@@ -21,8 +21,9 @@ void cp_fidtab_set(struct cp_fidtab *t, const struct cp_rule *r,
     t->why[r->id] = why;
 }
 
-enum cp_fidelity cp_fidtab_get(const struct cp_fidtab *t,
-                               const struct cp_rule *r, const char **why)
+/* The rule's fidelity; *why is "" when nothing was recorded. */
+static enum cp_fidelity cp_fidtab_get(const struct cp_fidtab *t,
+                                      const struct cp_rule *r, const char **why)
 {
     *why = t->why[r->id] ? t->why[r->id] : "";
     return t->fid[r->id];

@@ -42,9 +42,6 @@ void cp_fidtab_init(struct cp_fidtab *t, struct cp_arena *a, size_t nrules);
  * ignored, so the strictest finding wins and the first of a rank stays. */
 void cp_fidtab_set(struct cp_fidtab *t, const struct cp_rule *r,
                    enum cp_fidelity f, const char *why);
-/* The rule's fidelity; *why is "" when nothing was recorded. */
-enum cp_fidelity cp_fidtab_get(const struct cp_fidtab *t,
-                               const struct cp_rule *r, const char **why);
 /* Sets h->fid and h->why from the table, in rule order. */
 void cp_fidtab_rate(const struct cp_fidtab *t, struct cp_analysis *h);
 

@@ -315,9 +315,67 @@ static size_t cp_target_prefix(const char *msg)
     }
 }
 
-static uint64_t cp_hash(uint64_t h, const void *data, size_t n)
+/* A 64-bit hash of a byte stream fed in pieces, eight bytes at a time: the
+ * key of the repeat and cause tables, which hash every message (a large
+ * policy reports tens of thousands).  The same bytes give the same key
+ * however they are split, so a cause (a message with its quoted parts left
+ * out) hashes its unquoted spans as one stream.  Only equality of keys is
+ * used, never their order. */
+struct cp_hasher {
+    uint64_t h;
+    uint64_t total;        /* bytes fed */
+    unsigned char pend[8]; /* a partial word */
+    size_t npend;
+};
+
+static void cp_hasher_init(struct cp_hasher *s)
 {
-    return cp_fnv64(h, data, n);
+    memset(s, 0, sizeof *s);
+    s->h = 0xcbf29ce484222325u;
+}
+
+static void cp_hasher_word(struct cp_hasher *s, const unsigned char *p)
+{
+    uint64_t w;
+    memcpy(&w, p, 8);
+    s->h = (s->h ^ w) * 0x9e3779b97f4a7c15u;
+    s->h ^= s->h >> 29;
+}
+
+static void cp_hasher_feed(struct cp_hasher *s, const void *data, size_t n)
+{
+    const unsigned char *p = data;
+    s->total += n;
+    if (s->npend) {
+        size_t k = 8 - s->npend < n ? 8 - s->npend : n;
+        memcpy(s->pend + s->npend, p, k);
+        s->npend += k;
+        p += k;
+        n -= k;
+        if (s->npend < 8)
+            return;
+        cp_hasher_word(s, s->pend);
+        s->npend = 0;
+    }
+    for (; n >= 8; n -= 8, p += 8)
+        cp_hasher_word(s, p);
+    memcpy(s->pend, p, n);
+    s->npend = n;
+}
+
+/* The key: never 0 (0 marks an empty slot). */
+static uint64_t cp_hasher_end(struct cp_hasher *s)
+{
+    memset(s->pend + s->npend, 0, 8 - s->npend);
+    cp_hasher_word(s, s->pend);
+    uint64_t h = s->h ^ s->total;
+    /* murmur3's finaliser: the tables mask the low bits. */
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdu;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53u;
+    h ^= h >> 33;
+    return h ? h : 1;
 }
 
 static bool cp_is_backend_code(enum cp_diag_code c)
@@ -331,14 +389,14 @@ static bool cp_is_backend_code(enum cp_diag_code c)
  * adding its target to that one's prefix while it is still held. */
 static bool cp_diags_repeat(struct cp_diags *d, struct cp_diag *g, size_t pn)
 {
-    uint64_t h = 0xcbf29ce484222325u;
-    h = cp_hash(h, &g->code, sizeof g->code);
-    h = cp_hash(h, &g->loc.src, sizeof g->loc.src);
+    struct cp_hasher hs;
+    cp_hasher_init(&hs);
+    cp_hasher_feed(&hs, &g->code, sizeof g->code);
+    cp_hasher_feed(&hs, &g->loc.src, sizeof g->loc.src);
     unsigned pos[4] = {g->loc.line, g->loc.col, g->loc.end_line, g->loc.end_col};
-    h = cp_hash(h, pos, sizeof pos);
-    h = cp_hash(h, g->msg + pn, strlen(g->msg + pn));
-    if (!h)
-        h = 1;
+    cp_hasher_feed(&hs, pos, sizeof pos);
+    cp_hasher_feed(&hs, g->msg + pn, strlen(g->msg + pn));
+    uint64_t h = cp_hasher_end(&hs);
     if (2 * (d->nseen + 1) > d->seencap) {
         size_t cap = d->seencap ? 2 * d->seencap : 64;
         struct cp_diag_seen *t = cp_xcalloc(cap, sizeof *t);
@@ -809,18 +867,24 @@ enum { CP_GROUP_MIN = 10 };
  * parts ('...', the rule or path) left out, and whether it has a location. */
 static uint64_t cp_cause(const struct cp_diag *g)
 {
-    uint64_t h = 0xcbf29ce484222325u;
-    h = cp_hash(h, &g->code, sizeof g->code);
+    struct cp_hasher hs;
+    cp_hasher_init(&hs);
+    cp_hasher_feed(&hs, &g->code, sizeof g->code);
     bool located = g->loc.src != NULL;
-    h = cp_hash(h, &located, sizeof located);
-    bool quoted = false;
-    for (const char *p = g->msg; *p; p++) {
-        if (*p == '\'')
-            quoted = !quoted;
-        else if (!quoted)
-            h = cp_hash(h, p, 1);
+    cp_hasher_feed(&hs, &located, sizeof located);
+    /* The unquoted spans: up to a quote, then past the closing one (an
+     * unclosed quote runs to the end). */
+    for (const char *p = g->msg; *p;) {
+        size_t n = strcspn(p, "'");
+        cp_hasher_feed(&hs, p, n);
+        if (!p[n])
+            break;
+        const char *close = strchr(p + n + 1, '\'');
+        if (!close)
+            break;
+        p = close + 1;
     }
-    return h ? h : 1;
+    return cp_hasher_end(&hs);
 }
 
 /* How many records of each cause a batch holds: an open-addressing table. */
@@ -845,21 +909,25 @@ static const struct cp_source *cp_render_items(const struct cp_diags *d,
 {
     const struct cp_source *last = d->flushed_src;
     struct cp_causes t = {0};
+    uint64_t *cause = NULL; /* each record's, hashed once for both passes */
     if (!d->all && d->len > CP_GROUP_MIN) {
         t.cap = 64;
         while (t.cap < 2 * d->len)
             t.cap *= 2;
         t.key = cp_xcalloc(t.cap, sizeof *t.key);
         t.n = cp_xcalloc(t.cap, sizeof *t.n);
+        cause = cp_xcalloc(d->len, sizeof *cause);
         for (size_t i = 0; i < d->len; i++)
-            if (d->items[i].sev != CP_SEV_ERROR)
-                ++*cp_causes_slot(&t, cp_cause(&d->items[i]));
+            if (d->items[i].sev != CP_SEV_ERROR) {
+                cause[i] = cp_cause(&d->items[i]);
+                ++*cp_causes_slot(&t, cause[i]);
+            }
     }
     for (size_t i = 0; i < d->len; i++) {
         const struct cp_diag *g = &d->items[i];
         size_t more = 0;
         if (t.cap && g->sev != CP_SEV_ERROR) {
-            size_t *n = cp_causes_slot(&t, cp_cause(g));
+            size_t *n = cp_causes_slot(&t, cause[i]);
             if (*n == SIZE_MAX)
                 continue; /* grouped under the first one */
             if (*n > CP_GROUP_MIN) {
@@ -897,6 +965,7 @@ static const struct cp_source *cp_render_items(const struct cp_diags *d,
     }
     free(t.key);
     free(t.n);
+    free(cause);
     return last;
 }
 

@@ -146,56 +146,128 @@ static int px_read_n(int fd, void *buf, size_t len, long long deadline)
 
 /* One direction of a relay: from -> to through a pipe with splice, so that
  * the bytes are never copied into this process (the 200 MB figure of
- * spec/runtime.md 14); read/write when splice refuses the pair. */
+ * spec/runtime.md 14); recv/send through buf when splice refuses the pair.
+ * Both sockets are non-blocking while they are relayed: a direction moves
+ * what it can until the source is empty or the destination full, and only
+ * then waits in poll (for input, or for room to pass on what it holds). */
 struct px_dir {
     int from, to;
-    int pipe[2];
-    bool open;
+    int pipe[2];      /* -1: copy through buf */
+    size_t inpipe;    /* bytes in the pipe, not yet passed on */
+    char *buf;        /* the copy (allocated when it starts): pending bytes
+                       * are buf[off, off + len) */
+    size_t off, len;
+    bool eof;         /* `from` has ended */
+    bool open;        /* `to` not yet shut down for writing */
 };
 
-/* Moves what `from` has now.  1: moved some; 2: nothing there (would
- * block); 0: end of stream; -1: error. */
-static int px_move(struct px_dir *d, char *buf, size_t cap)
+enum { PX_RELAY_BUF = 64 * 1024, PX_PIPE = 256 << 10 };
+
+/* Passes on what d holds.  1: all of it; 2: `to` is full; -1: error. */
+static int px_flush(struct px_dir *d)
 {
-    if (d->pipe[0] >= 0) {
-        ssize_t n = splice(d->from, NULL, d->pipe[1], NULL, 256 << 10,
-                           SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
-        if (n < 0 && errno == EINTR)
-            return 1;
-        if (n < 0 && errno == EAGAIN)
+    while (d->inpipe || d->len) {
+        ssize_t w;
+        if (d->pipe[0] >= 0)
+            w = splice(d->pipe[0], NULL, d->to, NULL, d->inpipe,
+                       SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+        else
+            w = send(d->to, d->buf + d->off, d->len, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0 && errno == EAGAIN)
             return 2;
-        if (n < 0 && errno == EINVAL && d->pipe[0] >= 0) {
+        if (w <= 0)
+            return -1;
+        if (d->pipe[0] >= 0) {
+            d->inpipe -= (size_t)w;
+        } else {
+            d->off += (size_t)w;
+            d->len -= (size_t)w;
+        }
+    }
+    return 1;
+}
+
+/* Takes in what `from` has now.  1: took some; 2: nothing there; 0: end
+ * of stream; -1: error. */
+static int px_fill(struct px_dir *d)
+{
+    ssize_t n;
+    if (d->pipe[0] < 0 && !d->buf && !(d->buf = malloc(PX_RELAY_BUF)))
+        return -1;
+    if (d->pipe[0] >= 0) {
+        n = splice(d->from, NULL, d->pipe[1], NULL, PX_PIPE,
+                   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+        if (n < 0 && errno == EINVAL) {
             close(d->pipe[0]);
             close(d->pipe[1]);
             d->pipe[0] = d->pipe[1] = -1; /* not spliceable: copy */
-            return px_move(d, buf, cap);
+            return px_fill(d);
         }
-        if (n <= 0)
-            return n == 0 ? 0 : -1;
-        while (n > 0) {
-            ssize_t w = splice(d->pipe[0], NULL, d->to, NULL, (size_t)n, SPLICE_F_MOVE);
-            if (w < 0 && errno == EINTR)
-                continue;
-            if (w <= 0)
-                return -1;
-            n -= w;
-        }
-        return 1;
+    } else {
+        n = recv(d->from, d->buf, PX_RELAY_BUF, MSG_DONTWAIT);
     }
-    ssize_t n = recv(d->from, buf, cap, MSG_DONTWAIT);
     if (n < 0 && errno == EINTR)
         return 1;
     if (n < 0 && errno == EAGAIN)
         return 2;
     if (n <= 0)
         return n == 0 ? 0 : -1;
-    return px_write_all(d->to, buf, (size_t)n) == 0 ? 1 : -1;
+    if (d->pipe[0] >= 0) {
+        d->inpipe = (size_t)n;
+    } else {
+        d->off = 0;
+        d->len = (size_t)n;
+    }
+    return 1;
+}
+
+/* Moves d on as far as it goes now: at most a few fills, so that one busy
+ * direction does not starve the other.  1: may go on (or waits for input);
+ * 2: waits for room in `to`; -1: error.  At the end of `from`, once all is
+ * passed on, `to` is shut down for writing (the half-close passed on). */
+static int px_step(struct px_dir *d)
+{
+    for (int round = 0; round < 16; round++) {
+        int f = px_flush(d);
+        if (f != 1)
+            return f;
+        if (d->eof) {
+            shutdown(d->to, SHUT_WR);
+            d->open = false;
+            return 1;
+        }
+        int m = px_fill(d);
+        if (m < 0)
+            return -1;
+        if (m == 2)
+            return 1;
+        if (m == 0)
+            d->eof = true;
+    }
+    return 1;
+}
+
+/* The poll entry of d: room in `to` while it holds bytes, else input. */
+static struct pollfd px_want(const struct px_dir *d)
+{
+    if (!d->open)
+        return (struct pollfd){.fd = -1};
+    if (d->inpipe || d->len)
+        return (struct pollfd){.fd = d->to, .events = POLLOUT};
+    return (struct pollfd){.fd = d->from, .events = POLLIN};
+}
+
+static void px_nonblock(int fd)
+{
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0)
+        fcntl(fd, F_SETFL, fl | O_NONBLOCK);
 }
 
 void cp_rt_relay(int x, int y, int idle_ms)
 {
-    enum { BUF = 64 * 1024 };
-    char *buf = malloc(BUF);
     struct px_dir d[2] = {{.from = x, .to = y, .open = true},
                           {.from = y, .to = x, .open = true}};
     for (int k = 0; k < 2; k++) {
@@ -204,11 +276,12 @@ void cp_rt_relay(int x, int y, int idle_ms)
         else
             /* Best effort; 256 KiB bounds what 256 connections can pin
              * in pipes (128 MiB) while keeping the splices large. */
-            fcntl(d[k].pipe[1], F_SETPIPE_SZ, 256 << 10);
+            fcntl(d[k].pipe[1], F_SETPIPE_SZ, PX_PIPE);
     }
-    while (buf && (d[0].open || d[1].open)) {
-        struct pollfd p[2] = {{.fd = d[0].open ? x : -1, .events = POLLIN},
-                              {.fd = d[1].open ? y : -1, .events = POLLIN}};
+    px_nonblock(x);
+    px_nonblock(y);
+    while (d[0].open || d[1].open) {
+        struct pollfd p[2] = {px_want(&d[0]), px_want(&d[1])};
         int r = poll(p, 2, idle_ms);
         if (r == 0)
             break; /* idle */
@@ -218,28 +291,19 @@ void cp_rt_relay(int x, int y, int idle_ms)
             break;
         }
         int err = 0;
-        for (int k = 0; k < 2 && !err; k++) {
-            if (!p[k].revents)
-                continue;
-            /* One move per poll: a TCP splice blocks on an empty blocking
-             * socket whatever SPLICE_F_NONBLOCK says. */
-            int m = px_move(&d[k], buf, BUF);
-            if (m < 0)
+        for (int k = 0; k < 2 && !err; k++)
+            if (p[k].revents && px_step(&d[k]) < 0)
                 err = 1;
-            else if (m == 0) { /* end of this direction: pass it on */
-                shutdown(d[k].to, SHUT_WR);
-                d[k].open = false;
-            }
-        }
         if (err)
             break;
     }
-    for (int k = 0; k < 2; k++)
+    for (int k = 0; k < 2; k++) {
         if (d[k].pipe[0] >= 0) {
             close(d[k].pipe[0]);
             close(d[k].pipe[1]);
         }
-    free(buf);
+        free(d[k].buf);
+    }
 }
 
 /* ---- the decision ------------------------------------------------------------ */

@@ -5,6 +5,7 @@
 #ifndef CP_SHA256_H
 #define CP_SHA256_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -27,5 +28,16 @@ void cp_sha256_hex_encode(const unsigned char md[CP_SHA256_LEN],
                           char out[CP_SHA256_HEX]);
 /* One-shot: the lower-case hex SHA-256 of data. */
 void cp_sha256_hex(const void *data, size_t len, char out[CP_SHA256_HEX]);
+
+/* The compression function: AUTO (the default, chosen at the first hash)
+ * takes the CPU's SHA extensions where it has them, else the portable C.
+ * Tests name one to check each against the same vectors; returns false,
+ * changing nothing, when the CPU lacks the one named. */
+enum cp_sha256_engine {
+    CP_SHA256_AUTO,
+    CP_SHA256_PORTABLE,
+    CP_SHA256_SHANI, /* x86-64 SHA extensions */
+};
+bool cp_sha256_select(enum cp_sha256_engine e);
 
 #endif

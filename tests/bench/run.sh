@@ -12,7 +12,8 @@
 #   4. counts the mounts of each generated policy's .bwrap artifact
 #   5. times `confpol gate` answering one hook call, process start included
 #   6. the network proxy: connection set-up, a 200 MB transfer against a
-#      direct one, confpol run with an allow-list against net deny
+#      direct one, confpol run with an allow-list against net deny; (6b)
+#      the relay alone, in-process (tests/bench/relay.c)
 # BENCH_SIZES="10 1000" overrides the sizes (for a quick run); BENCH_BUDGET
 # (seconds, default 60) bounds the time spent on one slow size.
 set -u
@@ -224,5 +225,14 @@ echo
 echo "== 6. network: the filtering proxy (spec/runtime.md 14)"
 mkdir -p "$tmp/net"
 python3 "$top/tests/bench/net.py" "$C" "$tmp/net" || echo "network benchmark failed"
+echo
+echo "== 6b. the relay alone: 200 MB through cp_rt_relay between loopback TCP connections"
+echo "   against the same bytes over one connection (medians of 5; relay_cpu_ms: the relay thread)"
+if cc -O2 -std=c11 -pthread -Wall -Wextra -Werror -I"$top/runtime" -I"$top/util" -I"$top/compiler" \
+    -o "$tmp/relay" "$top/tests/bench/relay.c" "$top/$BUILD/libconfpol.a" 2>"$tmp/err"; then
+    "$tmp/relay" 200 5 || echo "relay benchmark failed"
+else
+    echo "relay benchmark not built: $(head -n 1 "$tmp/err")"
+fi
 echo
 echo "load:    $(cut -d' ' -f1-3 /proc/loadavg) (1/5/15 min, at end)"
