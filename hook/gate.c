@@ -399,7 +399,7 @@ static const char *cp_gate_table_entry(struct cp_arena *a,
         return cp_arena_printf(a, "gate table entry %zu is not an object "
                                   "with string id, verdict, kind, pattern "
                                   "and where", i + 1);
-    bool is_re;
+    bool is_re = false;
     const char *err = cp_gate_entry_kind(a, id, verdict, kind, e, &is_re);
     if (err)
         return err;

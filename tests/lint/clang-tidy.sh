@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # clang-tidy with the checked-in .clang-tidy (the check set and the reason
 # for every disabled check) on every C file of the rooms, compiled with the
-# build's flags (LINT_CFLAGS, passed by `make lint`), JOBS files at a time.
+# build's flags (LINT_CFLAGS, passed by `make lint`), JOBS files at a time,
+# each within LINT_FILE_TIMEOUT seconds (a file over it counts as failed).
 # Prints the findings; fails on any.  Needs the generated parser headers.
 set -u
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -18,11 +19,13 @@ trap 'rm -rf "$tmp"' EXIT
 ls util/*.c compiler/*.c backends/*.c runtime/*.c hook/*.c settings/*.c cli/*.c |
     LINT_OUT="$tmp" xargs -P"${JOBS:-2}" -n1 sh -c '
         out="$LINT_OUT/$(printf %s "$1" | tr / _)"
-        clang-tidy --quiet "$1" -- $LINT_CFLAGS > "$out" 2>&1 || echo "$1" > "$out.failed"' sh
-found=$(cat "$tmp"/* 2>/dev/null | grep -E '(warning|error):' | sed "s|^$TOP/||" | sort -u)
-if ls "$tmp"/*.failed >/dev/null 2>&1 || [ -n "$found" ]; then
-    printf '%s\n' "$found"
-    echo "clang-tidy: $(printf '%s\n' "$found" | grep -c .) finding(s) in $(cat "$tmp"/*.failed 2>/dev/null | wc -l) file(s)"
+        timeout -k 5 "${LINT_FILE_TIMEOUT:-300}" clang-tidy --quiet "$1" -- $LINT_CFLAGS \
+            > "$out" 2>&1 || echo "$1" > "$out.failed"' sh
+found=$(cat "$tmp"/*.c 2>/dev/null | grep -E '(warning|error):' | sed "s|^$TOP/||" | sort -u)
+failed=$(cat "$tmp"/*.failed 2>/dev/null | tr '\n' ' ')
+if [ -n "$failed" ] || [ -n "$found" ]; then
+    [ -z "$found" ] || printf '%s\n' "$found"
+    echo "clang-tidy: $(printf '%s' "$found" | grep -c .) finding(s); failed (findings, errors or over the time limit): $failed"
     exit 1
 fi
 echo "clang-tidy: clean"
