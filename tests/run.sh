@@ -27,6 +27,8 @@ for t in "$@"; do
         skip=$((skip + 1)); echo "ok - $name # SKIP $(printf '%s' "$out" | tail -n 1)"
     else
         fail=$((fail + 1)); echo "not ok - $name (exit $rc)"
+        # the failed cases first (a long script's tail may not hold them)
+        printf '%s\n' "$out" | grep 'not ok' | sed 's/^/#   /'
         printf '%s\n' "$out" | sed 's/^/#   /' | tail -n 60
     fi
 done

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* The project's JSON reader and printer: values with source spans, a
- * strict reader, constructors, a deterministic printer (util/json.c). */
+/* The project's one JSON reader and its writers (util/json.c): values with
+ * source spans, a reader with strict options for input that must mean one
+ * thing to every reader, constructors, the canonical printer of the settings
+ * wiring and the claude backend, and a compact streaming writer. */
 #ifndef CP_JSON_H
 #define CP_JSON_H
 
