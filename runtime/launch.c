@@ -205,20 +205,34 @@ static const struct {
     {"--", 0, true},
 };
 
-static void sim_apply_opt(struct sim *s, const char *opt, char **av)
+/* An option with two values (binds; the others change no mount). */
+static void sim_apply_bind(struct sim *s, const char *opt, const char *src, const char *dst)
 {
     if (!strcmp(opt, "--bind") || !strcmp(opt, "--dev-bind") ||
         ((!strcmp(opt, "--bind-try") || !strcmp(opt, "--dev-bind-try")) &&
-         access(av[0], F_OK) == 0)) {
-        char *src = realpath(av[0], NULL);
-        sim_push(s, av[1], src && !strcmp(src, av[1]) ? MK_RW : MK_RW_MOVED);
-        free(src);
+         access(src, F_OK) == 0)) {
+        char *real = realpath(src, NULL);
+        sim_push(s, dst, real && !strcmp(real, dst) ? MK_RW : MK_RW_MOVED);
+        free(real);
     } else if (!strcmp(opt, "--ro-bind"))
-        sim_push(s, av[1], MK_RO);
+        sim_push(s, dst, MK_RO);
     else if (!strcmp(opt, "--ro-bind-try")) {
-        if (access(av[0], F_OK) == 0)
-            sim_push(s, av[1], MK_RO);
-    } else if (!strcmp(opt, "--tmpfs") || !strcmp(opt, "--dev"))
+        if (access(src, F_OK) == 0)
+            sim_push(s, dst, MK_RO);
+    }
+}
+
+/* What a bwrap option does to the mount model; av: its values, NULL past
+ * them. */
+static void sim_apply_opt(struct sim *s, const char *opt, char **av)
+{
+    if (!av[0])
+        return; /* a flag: no mount */
+    if (av[1]) {
+        sim_apply_bind(s, opt, av[0], av[1]);
+        return;
+    }
+    if (!strcmp(opt, "--tmpfs") || !strcmp(opt, "--dev"))
         sim_push(s, av[0], MK_TMPFS);
     else if (!strcmp(opt, "--proc") || !strcmp(opt, "--mqueue"))
         sim_push(s, av[0], MK_RO);
@@ -1037,7 +1051,7 @@ static _Noreturn void janitor_main(int sock)
             break;
         buf[n] = '\0';
         if (buf[0] == 'P') {
-            pidfd = (int)syscall(SYS_pidfd_open, (pid_t)atol(buf + 1), 0);
+            pidfd = (int)syscall(SYS_pidfd_open, (pid_t)strtol(buf + 1, NULL, 10), 0);
         } else if (buf[0] == 'M' || buf[0] == 'D' || buf[0] == 'F') {
             int err = 0;
             if (paths.n >= sizeof devs / sizeof devs[0])
@@ -1127,7 +1141,7 @@ static int janitor_make_file(void *ctx, const char *path)
 static int janitor_req(void *ctx, const char *path, char mode)
 {
     struct janitor *j = ctx;
-    struct cp_rt_err e;
+    struct cp_rt_err e = {0};
     if (j->pid <= 0 && janitor_start(j, &e))
         return EAGAIN;
     size_t n = strlen(path);
@@ -1360,13 +1374,13 @@ static void status_read(int fd, struct status *s)
                 }
         } else if (buf[0] == 'E' || buf[0] == 'X') {
             char *sp = strchr(buf, ' ');
-            s->code = atoi(buf + 1);
+            s->code = (int)strtol(buf + 1, NULL, 10);
             s->cmd_failed = buf[0] == 'X';
             if (s->code != CP_RT_EXIT_NOTFOUND && s->code != CP_RT_EXIT_ERROR)
                 s->code = CP_RT_EXIT_CANNOT;
             snprintf(s->msg, sizeof s->msg, "%s", sp ? sp + 1 : "the stage failed");
         } else if (buf[0] == 'B') {
-            s->bwrap_errno = atoi(buf + 1);
+            s->bwrap_errno = (int)strtol(buf + 1, NULL, 10);
             if (!s->bwrap_errno)
                 s->bwrap_errno = EIO;
         }
