@@ -21,12 +21,13 @@
 #include "backend.h"
 #include "fidelity.h"
 #include "content.h"
-#include "gate.h"
+#include "gate_pin.h"
 #include "hash.h"
+#include "json.h"
 #include "match.h"
 #include "ospath.h"
 #include "outbuf.h"
-#include "settings.h"
+#include "text.h"
 
 /* Writable for Bash whatever the settings say (the sandbox runtime's own
  * defaults, measured; Claude Code's session temp dir /tmp/claude-UID;
@@ -1487,7 +1488,7 @@ static void cl_write(const struct cl *c, struct cp_buf *out)
         struct cp_buf cmd = {0};
         cp_ob_adds(&cmd, pre);
         cp_ob_adds(&cmd, "0000000000000000000000000000000000000000000000000000000000000000 ");
-        cp_settings_shell_quote(&cmd, cp_arena_printf(c->a, "%s.claude.json",
+        cp_shell_quote(&cmd, cp_arena_printf(c->a, "%s.claude.json",
                                                       p->stem));
         jw_key(&w, "hooks");
         jw_open(&w, '{');

@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "arena.h"
+#include "gate_pin.h"
 #include "../compiler/content.h"
 #include "../compiler/policy.h"
 #include "sha256.h"
@@ -66,10 +67,6 @@ struct cp_gate_input {
     size_t ntexts;
 };
 
-/* The tools the hook answers, as the Claude backend's matcher lists them
- * (spec/gate.md, "Which tools"). */
-#define CP_GATE_HOOK_MATCHER "Bash|Monitor|PowerShell|Write|Edit|MultiEdit|NotebookEdit"
-
 /* Compiles the regex rules not compiled yet (an artifact's table defers
  * them); NULL or "content#N: invalid pattern: ..." (arena). */
 const char *cp_gate_content_compile(struct cp_arena *a,
@@ -79,11 +76,6 @@ const char *cp_gate_content_compile(struct cp_arena *a,
 bool cp_gate_scan_texts(struct cp_arena *a, const struct cp_gate_input *in,
                         unsigned classes, const struct cp_content_rule *rules,
                         size_t nrules, struct cp_content_scan *s);
-
-/* The integrity pin of an artifact: the lower-case hex SHA-256 of its bytes
- * with the 64 hex digits after each "gate --sha256 " replaced by '0' (the
- * artifact holds its own hook command, which holds the pin). */
-void cp_gate_pin_digest(const char *data, size_t len, char out[CP_SHA256_HEX]);
 
 /* Checks and extracts the hook input.  Returns NULL on success, else a
  * static message naming the malformation ("input is not JSON", ...); then

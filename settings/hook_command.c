@@ -3,43 +3,24 @@
  * and the pinned 'confpol gate' command line. */
 #include "settings_int.h"
 
-#include "gate.h" /* the artifact pin */
+#include "gate_pin.h"
+#include "text.h"
 
 #include <string.h>
-
-void cp_settings_shell_quote(struct cp_buf *b, const char *s)
-{
-    bool plain = *s != '\0' && *s != '-';
-    for (const char *p = s; plain && *p; p++)
-        plain = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-                (*p >= '0' && *p <= '9') || strchr("_./:=+@%,-", *p);
-    if (plain) {
-        cp_buf_adds(b, s);
-        return;
-    }
-    cp_buf_addc(b, '\'');
-    for (const char *p = s; *p; p++) {
-        if (*p == '\'')
-            cp_buf_adds(b, "'\\''");
-        else
-            cp_buf_addc(b, *p);
-    }
-    cp_buf_addc(b, '\'');
-}
 
 char *cp_settings_hook_command(struct cp_arena *a, const char *confpol_path,
                                const char *artifact_path, const char *art,
                                size_t alen)
 {
     struct cp_buf b = {0};
-    cp_settings_shell_quote(&b, confpol_path);
+    cp_shell_quote(&b, confpol_path);
     cp_buf_adds(&b, " gate ");
     if (art) {
         char pin[CP_SHA256_HEX];
         cp_gate_pin_digest(art, alen, pin);
         cp_buf_printf(&b, "--sha256 %s ", pin);
     }
-    cp_settings_shell_quote(&b, artifact_path);
+    cp_shell_quote(&b, artifact_path);
     char *r = cp_arena_strdup(a, b.data);
     cp_buf_free(&b);
     return r;

@@ -40,10 +40,6 @@ struct cp_settings_env {
     const char *dangling_link;
 };
 
-/* Shell word quoting used in the hook command: the word unchanged when it
- * holds only [A-Za-z0-9_./:=+@%,-] (and does not start with '-'... or is
- * empty), else single-quoted with ' written as '\''. */
-void cp_settings_shell_quote(struct cp_buf *b, const char *s);
 /* The hook command install writes: 'BIN' gate --sha256 PIN 'ARTIFACT'
  * (quoted), PIN the artifact's pin digest (cp_gate_pin_digest of the `alen`
  * bytes at `art`); without the pin when art is NULL. */

@@ -1,6 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 #include "text.h"
 
+#include <stdbool.h>
+#include <string.h>
+
+#include "arena.h"
+
 int cp_hex_digit(int c)
 {
     if (c >= '0' && c <= '9')
@@ -48,4 +53,24 @@ size_t cp_unquote(const char *s, size_t n, char *out, size_t *map,
         map[k] = n;
     out[k] = '\0';
     return k;
+}
+
+void cp_shell_quote(struct cp_buf *b, const char *s)
+{
+    bool plain = *s != '\0' && *s != '-';
+    for (const char *p = s; plain && *p; p++)
+        plain = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+                (*p >= '0' && *p <= '9') || strchr("_./:=+@%,-", *p);
+    if (plain) {
+        cp_buf_adds(b, s);
+        return;
+    }
+    cp_buf_addc(b, '\'');
+    for (const char *p = s; *p; p++) {
+        if (*p == '\'')
+            cp_buf_adds(b, "'\\''");
+        else
+            cp_buf_addc(b, *p);
+    }
+    cp_buf_addc(b, '\'');
 }

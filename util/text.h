@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* Small text primitives shared by the rooms: hex digits and the decoding
- * of a quoted string's escapes. */
+/* Small text primitives shared by the rooms: hex digits, the decoding of
+ * a quoted string's escapes, shell word quoting. */
 #ifndef CP_TEXT_H
 #define CP_TEXT_H
 
 #include <stddef.h>
+
+struct cp_buf;
 
 /* The value (0..15) of the hex digit c, or -1. */
 int cp_hex_digit(int c);
@@ -18,5 +20,11 @@ int cp_hex_digit(int c);
  * Returns the decoded length. */
 size_t cp_unquote(const char *s, size_t n, char *out, size_t *map,
                   size_t *nul_at);
+
+/* Shell word quoting (the Claude artifact's hook command, the settings
+ * wiring's): the word unchanged when it holds only [A-Za-z0-9_./:=+@%,-]
+ * and does not start with '-' (and is not empty), else single-quoted with
+ * ' written as '\''. */
+void cp_shell_quote(struct cp_buf *b, const char *s);
 
 #endif
