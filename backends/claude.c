@@ -28,6 +28,7 @@
 #include "ospath.h"
 #include "outbuf.h"
 #include "text.h"
+#include "utf8.h"
 
 /* Writable for Bash whatever the settings say (the sandbox runtime's own
  * defaults, measured; Claude Code's session temp dir /tmp/claude-UID;
@@ -488,7 +489,7 @@ static bool cl_spell(struct cl *c, const struct cp_rule *r, struct cl_path *o)
     for (size_t i = 0; i < n; i++)
         cl_spell_seg(&w, &pp->segs[i], o);
     char *sstart = cl_spell_end(&w, sbuf, rbuf, root, n, o);
-    bool ok = cp_json_utf8_valid(sstart, (size_t)(w.sp - sstart));
+    bool ok = cp_utf8_valid(sstart, (size_t)(w.sp - sstart));
     if (!ok)
         cl_report(c, CP0751, r,
                   "path '%s' is not valid UTF-8: a JSON settings file cannot "
@@ -724,7 +725,7 @@ static const char *cl_gate_where(struct cl *c, const struct cp_rule *r)
         if (r->loc.src != c->where_src) {
             /* Gates come in runs from one file: check its name once. */
             c->where_src = r->loc.src;
-            c->where_ok = cp_json_utf8_valid(f, strlen(f));
+            c->where_ok = cp_utf8_valid(f, strlen(f));
         }
         where = c->where_ok
                     ? cl_cat(c->a, f, ":", num, (char *)NULL)
@@ -779,7 +780,7 @@ static void cl_gate(struct cl *c, const struct cp_rule *r, unsigned ordinal)
 {
     const struct cp_gate_pat *g = &r->u.gate;
     bool deny = r->kind == CP_R_GATE_DENY;
-    if (!g->text || !cp_json_utf8_valid(g->text, strlen(g->text))) {
+    if (!g->text || !cp_utf8_valid(g->text, strlen(g->text))) {
         cl_report(c, CP0751, r,
                   "gate pattern is not valid UTF-8: a JSON settings file "
                   "cannot hold it");
@@ -1171,7 +1172,7 @@ static void cl_prepare(struct cl *c)
                           &c->runtime_paths[i], &off) == NULL;
     }
 
-    if (!p->stem || !cp_json_utf8_valid(p->stem, strlen(p->stem)))
+    if (!p->stem || !cp_utf8_valid(p->stem, strlen(p->stem)))
         cl_report(c, CP0751, NULL,
                   "the policy file name is not valid UTF-8: a JSON settings "
                   "file cannot hold it");
@@ -1300,7 +1301,7 @@ static bool cl_run(struct cl *c)
     cl_prepare(c);
     cl_lower_rules(c);
     for (size_t i = 0; i < p->ncontent; i++)
-        if (!cp_json_utf8_valid(p->content[i].text, p->content[i].len))
+        if (!cp_utf8_valid(p->content[i].text, p->content[i].len))
             cl_report(c, CP0751, NULL,
                       "%s (%s): content pattern is not valid UTF-8: a JSON "
                       "settings file cannot hold it",

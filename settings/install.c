@@ -4,7 +4,8 @@
  * top-level key "confpolInstalled" (spec/settings-wiring.md). */
 #include "settings_int.h"
 
-#include "gate.h" /* the hook matcher */
+#include "gate_pin.h" /* the hook matcher */
+#include "utf8.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -264,8 +265,8 @@ static struct cp_jnode *find_record(const struct cp_jnode *recs,
 static bool install_allowed(const struct cp_settings_env *env,
                             const struct art *t, struct cp_buf *err)
 {
-    if (!cp_json_utf8_valid(env->artifact_path, strlen(env->artifact_path)) ||
-        !cp_json_utf8_valid(env->confpol_path, strlen(env->confpol_path))) {
+    if (!cp_utf8_valid(env->artifact_path, strlen(env->artifact_path)) ||
+        !cp_utf8_valid(env->confpol_path, strlen(env->confpol_path))) {
         cp_buf_adds(err, "the artifact's or confpol's path is not valid UTF-8: "
                          "a settings file cannot name it\n");
         return false;

@@ -5,6 +5,10 @@
  * a deterministic printer, structural equality and a string set. */
 #include "json.h"
 
+#include "hash.h"
+#include "text.h"
+#include "utf8.h"
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,47 +27,6 @@ struct jp {
     int depth;
     const struct cp_json_opts *o;
 };
-
-bool cp_json_utf8_valid(const char *s, size_t len)
-{
-    const unsigned char *p = (const unsigned char *)s;
-    size_t i = 0;
-    while (i < len) {
-        unsigned c = p[i];
-        if (c < 0x80) {
-            i++;
-            continue;
-        }
-        size_t n;
-        uint32_t cp, min;
-        if (c >= 0xc2 && c <= 0xdf) {
-            n = 1;
-            cp = c & 0x1f;
-            min = 0x80;
-        } else if (c >= 0xe0 && c <= 0xef) {
-            n = 2;
-            cp = c & 0x0f;
-            min = 0x800;
-        } else if (c >= 0xf0 && c <= 0xf4) {
-            n = 3;
-            cp = c & 0x07;
-            min = 0x10000;
-        } else {
-            return false;
-        }
-        if (len - i <= n)
-            return false;
-        for (size_t k = 1; k <= n; k++) {
-            if ((p[i + k] & 0xc0) != 0x80)
-                return false;
-            cp = (cp << 6) | (p[i + k] & 0x3f);
-        }
-        if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-            return false;
-        i += n + 1;
-    }
-    return true;
-}
 
 /* Records the first failure.  A syntax error found where the text ends is
  * CP_JSON_E_END: more bytes could still complete the value. */
@@ -98,17 +61,6 @@ static bool jp_at(const struct jp *p, char c)
     return p->pos < p->len && p->t[p->pos] == c;
 }
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 static bool jp_hex4(struct jp *p, uint32_t *out)
 {
     uint32_t v = 0;
@@ -117,7 +69,7 @@ static bool jp_hex4(struct jp *p, uint32_t *out)
         return false;
     }
     for (int k = 0; k < 4; k++) {
-        int h = hexval(p->t[p->pos + (size_t)k]);
+        int h = cp_hex_digit(p->t[p->pos + (size_t)k]);
         if (h < 0) {
             jp_fail(p, "bad \\u escape");
             return false;
@@ -489,7 +441,7 @@ static const char *jp_precheck(const char *text, size_t len,
     }
     if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0)
         return "byte order mark at byte 0 (not allowed in JSON)";
-    if (!cp_json_utf8_valid(text, len)) {
+    if (!cp_utf8_valid(text, len)) {
         *kind = CP_JSON_E_UTF8;
         return "invalid UTF-8";
     }
@@ -593,9 +545,7 @@ void cp_json_set(struct cp_arena *a, struct cp_jnode *obj, const char *key,
 
 static uint64_t bytes_hash(const char *s, size_t len)
 {
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+    uint64_t h = cp_fnv64(CP_FNV64_OFFSET, s, len);
     /* FNV's low bits depend only on the low bits of its state: mix the
      * high bits down before masking (murmur3's finaliser). */
     h ^= h >> 33;

@@ -99,8 +99,6 @@ void cp_json_push(struct cp_arena *a, struct cp_jnode *arr,
 void cp_json_set(struct cp_arena *a, struct cp_jnode *obj, const char *key,
                  struct cp_jnode *v);
 
-/* Is s[0..len) valid UTF-8 (no overlongs, no surrogates)? */
-bool cp_json_utf8_valid(const char *s, size_t len);
 /* Appends a JSON string literal: ASCII only, escapes exactly as Python's
  * json.dumps (ensure_ascii): \" \\ \b \f \n \r \t, other controls and all
  * non-ASCII as lower-case \uXXXX (surrogate pairs above U+FFFF).  The

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "settings.h"
+#include "utf8.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -193,7 +194,7 @@ static void cp_fuzz_json(const char *text, size_t len)
             cp_buf_free(&p2);
         }
     }
-    (void)cp_json_utf8_valid(text, len);
+    (void)cp_utf8_valid(text, len);
     cp_arena_free(a);
 }
 
