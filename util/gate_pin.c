@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The Claude artifact's integrity pin (gate_pin.h). */
-#define _GNU_SOURCE /* memmem */
+#ifndef _GNU_SOURCE /* memmem; the Makefile defines it for every file */
+#define _GNU_SOURCE
+#endif
 #include "gate_pin.h"
 
 #include <stdbool.h>
