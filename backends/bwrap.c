@@ -53,7 +53,7 @@ struct bw {
     /* outputs, by record class */
     struct bw_list binds, pins, pinros, ros, roglobs, masks, maskglobs, execs;
     struct cp_pathset wset, dset, rset, bset, xset;
-    bool bind_root; /* a write root is "/": /dev and /proc are re-created */
+    bool bind_root;   /* a write root is "/": /dev and /proc are re-created */
     bool exec_warned; /* CP0714 is reported once per policy */
 };
 
@@ -119,8 +119,8 @@ static struct cp_diag *report(struct bw *b, enum cp_diag_code c,
 {
     va_list ap;
     va_start(ap, fmt);
-    struct cp_diag *g =
-        cp_backend_vreport(cp_analysis_sink(&b->head, c), c, r, fmt, ap);
+    struct cp_diag *g = cp_backend_vreport(cp_analysis_sink(&b->head, c), c, r,
+                                           fmt, ap);
     va_end(ap);
     return g;
 }
@@ -134,9 +134,9 @@ static bool seg_is(const struct cp_seg *s, const char *lit)
 /* bwrap's --dev provides these nodes (and /dev/pts, /dev/shm), writable. */
 static bool dev_provided(const struct cp_path *p)
 {
-    static const char *const nodes[] = {"null", "zero", "full", "random",
-                                        "urandom", "tty", "pts", "shm",
-                                        "stdin", "stdout", "stderr", "fd"};
+    static const char *const nodes[] = {"null",    "zero",   "full",   "random",
+                                        "urandom", "tty",    "pts",    "shm",
+                                        "stdin",   "stdout", "stderr", "fd"};
     if (p->nsegs < 2)
         return false;
     for (size_t i = 0; i < sizeof nodes / sizeof *nodes; i++)
@@ -162,8 +162,8 @@ static void pins_for(struct bw *b, const struct cp_rule *r,
          * under a later bind, it still makes rename fail with EBUSY). */
         start = p->root ? 0 : 1;
     } else {
-        const struct cp_path *w =
-            cp_pathset_outermost_strict_ancestor(&b->bset, p);
+        const struct cp_path *w = cp_pathset_outermost_strict_ancestor(&b->bset,
+                                                                       p);
         if (!w)
             return; /* p contains its write roots: nothing to rename */
         start = w->nsegs + 1;
@@ -184,15 +184,16 @@ static void pins_for(struct bw *b, const struct cp_rule *r,
  * enforced, and the warning names both ways to get one. */
 static void glob_expanded(struct bw *b, const struct cp_rule *r)
 {
-    cp_fidtab_set(&b->ft, r, CP_FID_NOT_ENFORCED,
-            r->kind == CP_R_DENY_WRITE
-                ? "expanded when the sandbox starts: a match created later, "
-                  "or one made by renaming or recreating a directory, is not "
-                  "covered"
-                : "expanded when the sandbox starts: a match created later, "
-                  "or one made by renaming or recreating a directory, is not "
-                  "covered; each match is masked read-only, so writing it "
-                  "is denied too");
+    cp_fidtab_set(
+        &b->ft, r, CP_FID_NOT_ENFORCED,
+        r->kind == CP_R_DENY_WRITE
+            ? "expanded when the sandbox starts: a match created later, "
+              "or one made by renaming or recreating a directory, is not "
+              "covered"
+            : "expanded when the sandbox starts: a match created later, "
+              "or one made by renaming or recreating a directory, is not "
+              "covered; each match is masked read-only, so writing it "
+              "is denied too");
     report(b, CP0706, r,
            "bwrap: deny glob '%s' is expanded when the sandbox starts: a "
            "match created later is not covered, nor one made by renaming or "
@@ -217,7 +218,7 @@ static void classify_write(struct bw *b, const struct cp_rule *r)
     const struct cp_path *path = &r->u.path;
     if (path->has_glob) {
         cp_fidtab_set(&b->ft, r, CP_FID_STRICTER,
-                "a glob cannot be a mount: the write is not granted");
+                      "a glob cannot be a mount: the write is not granted");
         report(b, CP0705, r,
                "bwrap: write glob '%s' cannot be a mount: the write "
                "is not granted",
@@ -227,11 +228,11 @@ static void classify_write(struct bw *b, const struct cp_rule *r)
                 seg_is(&path->segs[0], "proc"))) {
         if (seg_is(&path->segs[0], "dev") && dev_provided(path)) {
             cp_fidtab_set(&b->ft, r, CP_FID_EXACT,
-                    "provided writable by --dev /dev");
+                          "provided writable by --dev /dev");
         } else {
             cp_fidtab_set(&b->ft, r, CP_FID_STRICTER,
-                    "the sandbox has its own /dev and /proc: the "
-                    "host's node is not available");
+                          "the sandbox has its own /dev and /proc: the "
+                          "host's node is not available");
             report(b, CP0712, r,
                    "bwrap: '%s' is not provided by the sandbox's own "
                    "/dev and /proc: the write is not granted",
@@ -251,8 +252,8 @@ static void classify_exec(struct bw *b, const struct cp_rule *r)
     const struct cp_path *path = &r->u.path;
     if (path->has_glob) {
         cp_fidtab_set(&b->ft, r, CP_FID_STRICTER,
-                "a glob cannot be a Landlock rule: the exec is not "
-                "granted");
+                      "a glob cannot be a Landlock rule: the exec is not "
+                      "granted");
         report(b, CP0708, r,
                "bwrap: exec glob '%s' cannot be a Landlock rule: the "
                "exec is not granted",
@@ -262,9 +263,9 @@ static void classify_exec(struct bw *b, const struct cp_rule *r)
         /* The grant is exact; the allow-list's "nothing else" is
          * not: Landlock checks execve, not the loader's mmap. */
         cp_fidtab_set(&b->ft, r, CP_FID_NOT_ENFORCED,
-                "Landlock execute right; not fully enforced: the ELF "
-                "loader and PT_INTERP interpreters are granted, and "
-                "the loader runs any readable file (ld.so FILE)");
+                      "Landlock execute right; not fully enforced: the ELF "
+                      "loader and PT_INTERP interpreters are granted, and "
+                      "the loader runs any readable file (ld.so FILE)");
         if (!b->exec_warned) {
             b->exec_warned = true;
             report(b, CP0714, r,
@@ -289,8 +290,8 @@ static void classify_deny_exec(struct bw *b, const struct cp_rule *r,
      * allow-list already denies it. */
     if (p->has_exec) {
         if (!xs->ready) {
-            const struct cp_path **xv =
-                cp_arena_alloc(a, (p->nrules + 1) * sizeof *xv);
+            const struct cp_path **xv = cp_arena_alloc(a, (p->nrules + 1) *
+                                                              sizeof *xv);
             size_t nx = 0;
             for (size_t j = 0; j < p->nrules; j++)
                 if (p->rules[j]->kind == CP_R_EXEC) {
@@ -301,17 +302,16 @@ static void classify_deny_exec(struct bw *b, const struct cp_rule *r,
             cp_pathset_init(a, &xs->set, xv, nx);
             xs->ready = true;
         }
-        if (!xs->glob &&
-            cp_pathset_overlaps(&xs->set, path) == CP_OSREL_NO) {
+        if (!xs->glob && cp_pathset_overlaps(&xs->set, path) == CP_OSREL_NO) {
             cp_fidtab_set(&b->ft, r, CP_FID_EXACT,
-                    "outside the exec allow-list: already denied");
+                          "outside the exec allow-list: already denied");
             return;
         }
     }
     push(a, path->has_glob ? &b->gdr : &b->dr, r, path);
     cp_fidtab_set(&b->ft, r, CP_FID_STRICTER,
-            "Landlock cannot subtract from a grant: masked, so "
-            "reading is denied too");
+                  "Landlock cannot subtract from a grant: masked, so "
+                  "reading is denied too");
     report(b, CP0707, r,
            "bwrap: deny exec '%s' is lowered as a deny-read mask: "
            "reading it is denied too",
@@ -330,7 +330,7 @@ static void classify(struct bw *b)
         const struct cp_path *path = &r->u.path;
         if (coop) {
             cp_fidtab_set(&b->ft, r, CP_FID_NOT_ENFORCED,
-                    "cooperative profile: no bwrap artifact is emitted");
+                          "cooperative profile: no bwrap artifact is emitted");
             continue;
         }
         switch (r->kind) {
@@ -342,14 +342,16 @@ static void classify(struct bw *b)
             break;
         case CP_R_DENY_WRITE:
             push(a, path->has_glob ? &b->gdw : &b->dw, r, path);
-            cp_fidtab_set(&b->ft, r, CP_FID_EXACT,
-                    "--ro-bind P P after the write roots, ancestors pinned; "
-                    "no mount outside the write roots");
+            cp_fidtab_set(
+                &b->ft, r, CP_FID_EXACT,
+                "--ro-bind P P after the write roots, ancestors pinned; "
+                "no mount outside the write roots");
             break;
         case CP_R_DENY_READ:
             push(a, path->has_glob ? &b->gdr : &b->dr, r, path);
-            cp_fidtab_set(&b->ft, r, CP_FID_EXACT,
-                    "mask: --tmpfs P --remount-ro P, or /dev/null for a file");
+            cp_fidtab_set(
+                &b->ft, r, CP_FID_EXACT,
+                "mask: --tmpfs P --remount-ro P, or /dev/null for a file");
             break;
         case CP_R_DENY_EXEC:
             classify_deny_exec(b, r, xs);
@@ -357,18 +359,19 @@ static void classify(struct bw *b)
         case CP_R_GATE_ASK:
         case CP_R_GATE_DENY:
             cp_fidtab_set(&b->ft, r, CP_FID_NOT_ENFORCED,
-                    "gates are enforced by the claude target's hook");
+                          "gates are enforced by the claude target's hook");
             break;
         case CP_R_NET_DENY:
             cp_fidtab_set(&b->ft, r, CP_FID_STRICTER,
-                    "--unshare-net; Unix sockets are closed too "
-                    "(confpol-run's seccomp filter)");
+                          "--unshare-net; Unix sockets are closed too "
+                          "(confpol-run's seccomp filter)");
             break;
         case CP_R_NET_ALLOW:
-            cp_fidtab_set(&b->ft, r, CP_FID_STRICTER,
-                    "--unshare-net; confpol-run's filtering proxy decides "
-                    "each connection by this rule exactly; Unix sockets are "
-                    "closed too (confpol-run's seccomp filter)");
+            cp_fidtab_set(
+                &b->ft, r, CP_FID_STRICTER,
+                "--unshare-net; confpol-run's filtering proxy decides "
+                "each connection by this rule exactly; Unix sockets are "
+                "closed too (confpol-run's seccomp filter)");
             break;
         }
     }
@@ -384,9 +387,10 @@ static void minimal_binds(struct bw *b)
         if (strict_anc(&b->wset, q) || cp_pathset_ancestor_or_self(&b->dset, q))
             continue;
         if (cp_pathset_ancestor_or_self(&b->rset, q)) {
-            cp_fidtab_set(&b->ft, b->w.v[i].r, CP_FID_STRICTER,
-                    "inside a deny-read mask, which is read-only: the write "
-                    "is not granted");
+            cp_fidtab_set(
+                &b->ft, b->w.v[i].r, CP_FID_STRICTER,
+                "inside a deny-read mask, which is read-only: the write "
+                "is not granted");
             report(b, CP0709, b->w.v[i].r,
                    "bwrap: write root '%s' lies inside a deny-read mask, "
                    "which is read-only: the write is not granted",
@@ -432,13 +436,14 @@ static void deny_read_masks(struct bw *b)
             !cp_pathset_ancestor_or_self(&b->dset, it->path)) {
             /* A param decides: stricter for the bindings that put it in
              * a write root (PROJECT = HOME), exact for the others. */
-            cp_fidtab_set(&b->ft, it->r, CP_FID_STRICTER,
-                    "when a param's value puts it inside a write root, the "
-                    "mask is read-only: writing is denied too");
+            cp_fidtab_set(
+                &b->ft, it->r, CP_FID_STRICTER,
+                "when a param's value puts it inside a write root, the "
+                "mask is read-only: writing is denied too");
         } else if (it->r->kind == CP_R_DENY_READ && wr == CP_OSREL_YES &&
                    !cp_pathset_ancestor_or_self(&b->dset, it->path)) {
             cp_fidtab_set(&b->ft, it->r, CP_FID_STRICTER,
-                    "the mask is read-only: writing is denied too");
+                          "the mask is read-only: writing is denied too");
             report(b, CP0709, it->r,
                    "bwrap: '%s' lies inside a write root and its mask is "
                    "read-only: writing it is denied too",
@@ -472,7 +477,7 @@ static void deny_write_globs(struct bw *b)
         if (!b->o || !b->o->expand_globs) {
             b->errors++;
             cp_fidtab_set(&b->ft, it->r, CP_FID_NOT_ENFORCED,
-                    "a glob cannot be a mount (see --expand-globs)");
+                          "a glob cannot be a mount (see --expand-globs)");
             struct cp_diag *g = report(
                 b, CP0702, it->r,
                 "bwrap: deny glob '%s' inside a write root cannot be a mount",
@@ -501,7 +506,7 @@ static void deny_read_globs(struct bw *b)
         if (!b->o || !b->o->expand_globs) {
             b->errors++;
             cp_fidtab_set(&b->ft, it->r, CP_FID_NOT_ENFORCED,
-                    "a glob cannot be a mount (see --expand-globs)");
+                          "a glob cannot be a mount (see --expand-globs)");
             struct cp_diag *g = report(
                 b, CP0702, it->r, "bwrap: deny glob '%s' cannot be a mount",
                 cp_backend_rule_text(b->a, it->r));
@@ -705,25 +710,33 @@ static void rec_net(struct bw *b, struct recs *rs)
         if (r->kind != CP_R_NET_ALLOW && r->kind != CP_R_NET_DENY)
             continue;
         struct rec *rc = rec_add(b->a, rs, "net");
-        rc->f[0] = r->kind == CP_R_NET_ALLOW
-                       ? cp_domain_format(b->a, &r->u.dom) : "";
-        rc->f[1] = r->loc.src ? cp_arena_printf(b->a, "%s:%u",
-                                                r->loc.src->path, r->loc.line)
+        rc->f[0] = r->kind == CP_R_NET_ALLOW ? cp_domain_format(b->a, &r->u.dom)
+                                             : "";
+        rc->f[1] = r->loc.src ? cp_arena_printf(b->a, "%s:%u", r->loc.src->path,
+                                                r->loc.line)
                               : cp_arena_printf(b->a, "rule #%u", r->id);
         rc->nf = 2;
     }
 }
 
 static const char *const bw_base[] = {
-    "--ro-bind", "/", "/",           /* the host, read-only */
-    "--dev", "/dev",                 /* a private minimal /dev */
-    "--proc", "/proc",               /* procfs of the new pid namespace */
-    "--unshare-user",                /* also when run as root */
-    "--disable-userns",              /* no nested user namespaces */
-    "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
-    "--die-with-parent",             /* no orphaned sandbox */
-    "--new-session",                 /* no TIOCSTI (CVE-2017-5226) */
-    "--cap-drop", "ALL",             /* no capabilities, also as root */
+    "--ro-bind",
+    "/",
+    "/", /* the host, read-only */
+    "--dev",
+    "/dev", /* a private minimal /dev */
+    "--proc",
+    "/proc",            /* procfs of the new pid namespace */
+    "--unshare-user",   /* also when run as root */
+    "--disable-userns", /* no nested user namespaces */
+    "--unshare-pid",
+    "--unshare-ipc",
+    "--unshare-uts",
+    "--unshare-cgroup-try",
+    "--die-with-parent", /* no orphaned sandbox */
+    "--new-session",     /* no TIOCSTI (CVE-2017-5226) */
+    "--cap-drop",
+    "ALL", /* no capabilities, also as root */
 };
 
 static bool param_used(const struct recs *rs, const char *name)
@@ -767,8 +780,7 @@ static void field(struct cp_buf *out, const char *s)
     cp_buf_addc(out, '\0');
 }
 
-static void emit_stream(struct bw *b, const struct recs *rs,
-                        struct cp_buf *out)
+static void emit_stream(struct bw *b, const struct recs *rs, struct cp_buf *out)
 {
     const struct cp_policy *p = b->p;
     size_t start = out->len, nrec = 0;
@@ -892,12 +904,14 @@ static void sh_missing(struct cp_buf *out, const struct recs *rs,
 }
 
 /* The script's header: what it is, and the params it needs. */
-static void sh_header(const struct bw *b, const struct recs *rs, struct cp_buf *out)
+static void sh_header(const struct bw *b, const struct recs *rs,
+                      struct cp_buf *out)
 {
     const struct cp_policy *p = b->p;
-    cp_buf_printf(out, "# bwrap command line of %s.confpol (profile %s, fail %s)"
-                       "\n# generated by confpol build --format shell: for "
-                       "reading; confpol-run applies the .bwrap artifact\n",
+    cp_buf_printf(out,
+                  "# bwrap command line of %s.confpol (profile %s, fail %s)"
+                  "\n# generated by confpol build --format shell: for "
+                  "reading; confpol-run applies the .bwrap artifact\n",
                   p->stem ? p->stem : "policy", cp_profile_text(p->profile),
                   p->fail == CP_FAIL_OPEN ? "open" : "closed");
     bool any = false;
@@ -925,8 +939,10 @@ static void sh_comments(const struct recs *rs, struct cp_buf *out)
         else if (strcmp(r->tag, "roglob") == 0)
             what = "# read-only when the sandbox starts, each match of: ";
         else if (strcmp(r->tag, "net") == 0) {
-            cp_buf_printf(out, "# network through confpol-run's proxy: "
-                               "allow %s (%s)\n", r->f[0], r->f[1]);
+            cp_buf_printf(out,
+                          "# network through confpol-run's proxy: "
+                          "allow %s (%s)\n",
+                          r->f[0], r->f[1]);
             continue;
         }
         if (what) {
@@ -938,7 +954,8 @@ static void sh_comments(const struct recs *rs, struct cp_buf *out)
 }
 
 /* A deny-write record: a read-only bind where the path exists. */
-static void sh_ro(const struct recs *rs, const struct rec *r, struct cp_buf *out)
+static void sh_ro(const struct recs *rs, const struct rec *r,
+                  struct cp_buf *out)
 {
     cp_buf_adds(out, "\nif [ -e ");
     sh_path(out, r);
@@ -953,7 +970,8 @@ static void sh_ro(const struct recs *rs, const struct rec *r, struct cp_buf *out
 
 /* A deny-read record: a read-only tmpfs on a directory, /dev/null on
  * anything else. */
-static void sh_mask(const struct recs *rs, const struct rec *r, struct cp_buf *out)
+static void sh_mask(const struct recs *rs, const struct rec *r,
+                    struct cp_buf *out)
 {
     cp_buf_adds(out, "\nif [ -d ");
     sh_path(out, r);
@@ -971,7 +989,8 @@ static void sh_mask(const struct recs *rs, const struct rec *r, struct cp_buf *o
 }
 
 /* The words of one record. */
-static void sh_record(const struct recs *rs, const struct rec *r, struct cp_buf *out)
+static void sh_record(const struct recs *rs, const struct rec *r,
+                      struct cp_buf *out)
 {
     if (strcmp(r->tag, "arg") == 0) {
         if (r->f[0][0] == '-' && r->f[0][1] == '-')

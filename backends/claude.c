@@ -213,22 +213,22 @@ struct cl {
     struct cp_analysis head; /* first: the driver reads it (fidelity.h) */
     const struct cp_policy *p;
     struct cp_arena *a;
-    size_t cur;              /* index of the rule being lowered */
-    struct cp_diags *d;      /* NULL: no diagnostics */
-    bool warnings;           /* report warnings and notes too */
+    size_t cur;         /* index of the rule being lowered */
+    struct cp_diags *d; /* NULL: no diagnostics */
+    bool warnings;      /* report warnings and notes too */
     int errors;
     bool coop;
     bool project_relative;
-    struct cl_fid *fids;     /* per rule */
+    struct cl_fid *fids; /* per rule */
     /* The object's lists (arena strings, de-duplicated). */
     struct cl_list allow_write, deny_write, deny_read, domains;
     struct cl_list perm_deny, perm_ask;
     struct cl_gates gates;
     const void *where_src; /* source of the last gate, and whether */
     bool where_ok;         /* its file name is valid UTF-8 */
-    size_t nprot, ntmpfs;         /* rules stricter by Claude Code's facts */
+    size_t nprot, ntmpfs;  /* rules stricter by Claude Code's facts */
     const struct cp_rule *project_ro; /* a root that may hold PROJECT */
-    bool cwd_writable;            /* Bash may write the project (cwd) */
+    bool cwd_writable;                /* Bash may write the project (cwd) */
     struct cp_path runtime_paths[CL_NRUNTIME];
     bool runtime_ok[CL_NRUNTIME];
     bool net_restricted;
@@ -259,8 +259,8 @@ static void cl_report_msg(struct cl *c, enum cp_diag_code code,
     if (g && r && !r->loc.src && r->why)
         cp_diag_add_note(g, NULL, "rule '%s%s%s' is implicit: %s",
                          cp_rule_kind_text(r->kind),
-                         r->text && *r->text ? " " : "",
-                         r->text ? r->text : "", r->why);
+                         r->text && *r->text ? " " : "", r->text ? r->text : "",
+                         r->why);
 }
 
 static void cl_report(struct cl *c, enum cp_diag_code code,
@@ -285,8 +285,8 @@ static void cl_fid(struct cl *c, const struct cp_rule *r, enum cp_fidelity f,
     struct cl_fid *x = &c->fids[c->cur];
     (void)r;
     /* Keep the weakest verdict (not enforced < stricter < exact). */
-    int rank[] = {[CP_FID_EXACT] = 2, [CP_FID_STRICTER] = 1,
-                  [CP_FID_NOT_ENFORCED] = 0};
+    int rank[] =
+        {[CP_FID_EXACT] = 2, [CP_FID_STRICTER] = 1, [CP_FID_NOT_ENFORCED] = 0};
     if (x->why && rank[f] >= rank[x->fid]) {
         if (rank[f] == rank[x->fid] && f != CP_FID_EXACT)
             x->why = cl_cat(c->a, x->why, "; ", why, (char *)NULL);
@@ -332,13 +332,14 @@ static char cl_rule_byte(char ch, bool *widened)
 static bool cl_plain_lit(char ch)
 {
     unsigned char u = (unsigned char)ch;
-    return u > 0x20 && u != 0x7f && !cl_meta(ch) && ch != ']' &&
-           ch != '\\' && ch != ')';
+    return u > 0x20 && u != 0x7f && !cl_meta(ch) && ch != ']' && ch != '\\' &&
+           ch != ')';
 }
 
 /* The root of a path rule's spelling; false (after reporting) for a param
  * other than HOME and PROJECT, which needs its value. */
-static bool cl_root_of(struct cl *c, const struct cp_rule *r, enum cl_root *root)
+static bool cl_root_of(struct cl *c, const struct cp_rule *r,
+                       enum cl_root *root)
 {
     const struct cp_path *pp = &r->u.path;
     *root = CL_ABS;
@@ -364,7 +365,8 @@ struct cl_pen {
 };
 
 /* A literal segment. */
-static void cl_spell_lit(struct cl_pen *w, const struct cp_seg *s, struct cl_path *o)
+static void cl_spell_lit(struct cl_pen *w, const struct cp_seg *s,
+                         struct cl_path *o)
 {
     for (size_t j = 0; j < s->len; j++) {
         char ch = s->s[j];
@@ -381,7 +383,8 @@ static void cl_spell_lit(struct cl_pen *w, const struct cp_seg *s, struct cl_pat
 }
 
 /* A glob segment. */
-static void cl_spell_glob(struct cl_pen *w, const struct cp_seg *s, struct cl_path *o)
+static void cl_spell_glob(struct cl_pen *w, const struct cp_seg *s,
+                          struct cl_path *o)
 {
     o->glob = true;
     for (size_t j = 0; j < s->len; j++) {
@@ -400,7 +403,8 @@ static void cl_spell_glob(struct cl_pen *w, const struct cp_seg *s, struct cl_pa
 }
 
 /* One segment, after its '/'. */
-static void cl_spell_seg(struct cl_pen *w, const struct cp_seg *s, struct cl_path *o)
+static void cl_spell_seg(struct cl_pen *w, const struct cp_seg *s,
+                         struct cl_path *o)
 {
     *w->sp++ = '/';
     *w->rp++ = '/';
@@ -425,8 +429,8 @@ static void cl_spell_seg(struct cl_pen *w, const struct cp_seg *s, struct cl_pat
  * "//a/b" in the sandbox list, the root directory "/" there and "//" in
  * rules, and a trailing blank (which gitignore strips) becomes '?'.
  * Returns where the sandbox spelling starts. */
-static char *cl_spell_end(struct cl_pen *w, char *sbuf, char *rbuf, enum cl_root root,
-                          size_t n, struct cl_path *o)
+static char *cl_spell_end(struct cl_pen *w, char *sbuf, char *rbuf,
+                          enum cl_root root, size_t n, struct cl_path *o)
 {
     char *sstart = sbuf + 1;
     if (root == CL_ABS && n > 0) {
@@ -549,7 +553,8 @@ static void cl_mirror(struct cl *c, const char *tool, const struct cl_path *o)
         cl_push(c, &c->perm_deny,
                 cl_rule_text(c->a, tool, o->rule, rl, false, false));
     bool slash = rl && o->rule[rl - 1] == '/';
-    cl_push(c, &c->perm_deny, cl_rule_text(c->a, tool, o->rule, rl, true, slash));
+    cl_push(c, &c->perm_deny,
+            cl_rule_text(c->a, tool, o->rule, rl, true, slash));
 }
 
 /* False when the relation of pattern pp to the runtime directory rt (a
@@ -727,10 +732,9 @@ static const char *cl_gate_where(struct cl *c, const struct cp_rule *r)
             c->where_src = r->loc.src;
             c->where_ok = cp_utf8_valid(f, strlen(f));
         }
-        where = c->where_ok
-                    ? cl_cat(c->a, f, ":", num, (char *)NULL)
-                    : cp_arena_printf(c->a, "(file name not UTF-8):%u",
-                                      r->loc.line);
+        where = c->where_ok ? cl_cat(c->a, f, ":", num, (char *)NULL)
+                            : cp_arena_printf(c->a, "(file name not UTF-8):%u",
+                                              r->loc.line);
     } else {
         where = "(implicit)";
     }
@@ -738,7 +742,8 @@ static const char *cl_gate_where(struct cl *c, const struct cp_rule *r)
 }
 
 /* Appends the gate's entry to confpol.gates. */
-static void cl_gate_entry(struct cl *c, const struct cp_rule *r, unsigned ordinal)
+static void cl_gate_entry(struct cl *c, const struct cp_rule *r,
+                          unsigned ordinal)
 {
     const struct cp_gate_pat *g = &r->u.gate;
     bool deny = r->kind == CP_R_GATE_DENY;
@@ -771,7 +776,8 @@ static bool cl_gate_plain(const struct cp_gate_pat *g)
     bool plain = g->kind == CP_GATE_WORDS && g->nwords > 0;
     for (size_t i = 0; plain && i < g->nwords; i++)
         plain = cl_plain_word(g->words[i]);
-    if (plain && g->words[g->nwords - 1][strlen(g->words[g->nwords - 1]) - 1] == ':')
+    if (plain &&
+        g->words[g->nwords - 1][strlen(g->words[g->nwords - 1]) - 1] == ':')
         plain = false; /* "x:" before " *" would read as the legacy ":*" */
     return plain;
 }
@@ -986,7 +992,8 @@ static void cl_sets_init(struct cl *c, struct cl_sets *t)
         const struct cp_rule *r = c->p->rules[k];
         /* Only these kinds hold a path: u.path of another kind is some
          * other member of the union. */
-        if ((r->kind != CP_R_WRITE && r->kind != CP_R_DENY_WRITE) || r->u.path.has_glob)
+        if ((r->kind != CP_R_WRITE && r->kind != CP_R_DENY_WRITE) ||
+            r->u.path.has_glob)
             continue;
         if (r->kind == CP_R_WRITE)
             w[nw++] = &r->u.path;
@@ -1052,8 +1059,8 @@ static void cl_qmark(struct cl *c, const struct cp_rule *r)
 struct cl_facts {
     struct cl_sets sets;
     struct cp_path proj;
-    bool cwd;            /* Bash may write the project (cwd) */
-    unsigned last_mask;  /* the protected paths of the last root, and */
+    bool cwd;             /* Bash may write the project (cwd) */
+    unsigned last_mask;   /* the protected paths of the last root, and */
     const char *last_why; /* its reason (most roots share a set) */
     struct cp_path prot[CL_NPROTECTED];
     bool prot_ok[CL_NPROTECTED]; /* parsed and not denied by the policy */
@@ -1070,8 +1077,8 @@ static void cl_facts_init(struct cl *c, struct cl_facts *f)
     for (size_t j = 0; j < CL_NPROTECTED; j++) {
         size_t off;
         f->prot_ok[j] = cp_path_parse(c->a, cl_protected[j],
-                                      strlen(cl_protected[j]), false, &f->prot[j],
-                                      &off) == NULL &&
+                                      strlen(cl_protected[j]), false,
+                                      &f->prot[j], &off) == NULL &&
                         !cl_denied_write(&f->sets, &f->prot[j]);
     }
 }
@@ -1082,16 +1089,19 @@ static const char *cl_protected_why(struct cl *c, unsigned mask)
     const char *names = NULL;
     for (size_t j = 0; j < CL_NPROTECTED; j++)
         if (mask & (1u << j))
-            names = names ? cl_cat(c->a, names, ", ", cl_protected[j], (char *)NULL)
+            names = names ? cl_cat(c->a, names, ", ", cl_protected[j],
+                                   (char *)NULL)
                           : cl_protected[j];
-    return cl_cat(c->a, "Claude Code never lets Bash write "
-                        "its protected paths (where they lie "
-                        "in this root): ",
+    return cl_cat(c->a,
+                  "Claude Code never lets Bash write "
+                  "its protected paths (where they lie "
+                  "in this root): ",
                   names, (char *)NULL);
 }
 
 /* A glob-free write root that may hold Claude Code's protected paths. */
-static void cl_fact_write(struct cl *c, struct cl_facts *f, const struct cp_rule *r)
+static void cl_fact_write(struct cl *c, struct cl_facts *f,
+                          const struct cp_rule *r)
 {
     if (r->u.path.has_glob)
         return;
@@ -1113,7 +1123,8 @@ static void cl_fact_write(struct cl *c, struct cl_facts *f, const struct cp_rule
 /* A deny-read path surely or for some binding inside a glob-free write
  * root, or in the working directory when Bash may write it: an empty
  * tmpfs there. */
-static void cl_fact_deny_read(struct cl *c, struct cl_facts *f, const struct cp_rule *r)
+static void cl_fact_deny_read(struct cl *c, struct cl_facts *f,
+                              const struct cp_rule *r)
 {
     /* A glob is taken as its literal prefix: it may then be reported
      * where no match lies in a write root, never missed. */
@@ -1123,9 +1134,8 @@ static void cl_fact_deny_read(struct cl *c, struct cl_facts *f, const struct cp_
            r->u.path.segs[q.nsegs].kind == CP_SEG_LIT)
         q.nsegs++;
     q.has_glob = false;
-    bool inside =
-        (f->cwd && cl_may_rel(&f->proj, &q, false)) ||
-        cp_pathset_overlaps(&f->sets.writes, &q) != CP_OSREL_NO;
+    bool inside = (f->cwd && cl_may_rel(&f->proj, &q, false)) ||
+                  cp_pathset_overlaps(&f->sets.writes, &q) != CP_OSREL_NO;
     if (!inside || cl_denied_write(&f->sets, &r->u.path))
         return;
     f->ntmpfs++;
@@ -1163,13 +1173,13 @@ static void cl_prepare(struct cl *c)
 {
     const struct cp_policy *p = c->p;
     c->coop = p->profile == CP_PROFILE_COOPERATIVE;
-    c->fids = cp_arena_alloc(c->a, (p->nrules ? p->nrules : 1) * sizeof *c->fids);
+    c->fids = cp_arena_alloc(c->a,
+                             (p->nrules ? p->nrules : 1) * sizeof *c->fids);
     for (size_t i = 0; i < CL_NRUNTIME; i++) {
         size_t off;
-        c->runtime_ok[i] =
-            cp_path_parse(c->a, cl_runtime_pattern[i],
-                          strlen(cl_runtime_pattern[i]), false,
-                          &c->runtime_paths[i], &off) == NULL;
+        c->runtime_ok[i] = cp_path_parse(c->a, cl_runtime_pattern[i],
+                                         strlen(cl_runtime_pattern[i]), false,
+                                         &c->runtime_paths[i], &off) == NULL;
     }
 
     if (!p->stem || !cp_utf8_valid(p->stem, strlen(p->stem)))
@@ -1214,8 +1224,7 @@ static void cl_rule_diags(struct cl *c)
         const struct cp_rule *r = p->rules[i];
         const struct cl_fid *f = &c->fids[i];
         if (f->why && f->code != CP_DIAG__COUNT)
-            if (cl_reporting(c, f->code))
-            {
+            if (cl_reporting(c, f->code)) {
                 /* Built in place, cut to 2047 bytes like any message. */
                 char msg[2048];
                 cl_cut_cat(msg, sizeof msg, "claude: rule '",
@@ -1280,11 +1289,12 @@ static void cl_policy_notes(struct cl *c)
                   "whole project (Claude Code would let Bash write its "
                   "working directory); build with -D PROJECT=/abs/path");
     if (c->project_relative && c->net_restricted && !c->coop)
-        cl_report(c, CP0759, NULL,
-                  "claude: the artifact limits the network and spells "
-                  "PROJECT paths relative to the project: no settings file "
-                  "enforces both, so confpol install refuses it; build with "
-                  "-D PROJECT=/abs/path and install into ~/.claude/settings.json");
+        cl_report(
+            c, CP0759, NULL,
+            "claude: the artifact limits the network and spells "
+            "PROJECT paths relative to the project: no settings file "
+            "enforces both, so confpol install refuses it; build with "
+            "-D PROJECT=/abs/path and install into ~/.claude/settings.json");
     if (c->project_relative)
         cl_report(c, CP0762, NULL,
                   "claude: paths under PROJECT are written relative to the "
@@ -1488,9 +1498,9 @@ static void cl_write(const struct cl *c, struct cp_buf *out)
         static const char pre[] = "confpol gate --sha256 ";
         struct cp_buf cmd = {0};
         cp_ob_adds(&cmd, pre);
-        cp_ob_adds(&cmd, "0000000000000000000000000000000000000000000000000000000000000000 ");
-        cp_shell_quote(&cmd, cp_arena_printf(c->a, "%s.claude.json",
-                                                      p->stem));
+        cp_ob_adds(&cmd, "00000000000000000000000000000000000000000000000000000"
+                         "00000000000 ");
+        cp_shell_quote(&cmd, cp_arena_printf(c->a, "%s.claude.json", p->stem));
         jw_key(&w, "hooks");
         jw_open(&w, '{');
         jw_key(&w, "PreToolUse");

@@ -39,8 +39,9 @@ void cp_fidtab_rate(const struct cp_fidtab *t, struct cp_analysis *h)
 }
 
 void cp_analysis_init(struct cp_analysis *h, const struct cp_backend *be,
-                      const struct cp_policy *p, const struct cp_backend_opts *o,
-                      struct cp_arena *a, struct cp_diags *d, enum cp_report rep)
+                      const struct cp_policy *p,
+                      const struct cp_backend_opts *o, struct cp_arena *a,
+                      struct cp_diags *d, enum cp_report rep)
 {
     memset(h, 0, sizeof *h);
     h->be = be;
@@ -55,8 +56,7 @@ void cp_analysis_init(struct cp_analysis *h, const struct cp_backend *be,
 struct cp_diags *cp_analysis_sink(const struct cp_analysis *h,
                                   enum cp_diag_code c)
 {
-    if (h->rep == CP_REPORT_ERRORS &&
-        cp_diag_code_default(c) != CP_SEV_ERROR)
+    if (h->rep == CP_REPORT_ERRORS && cp_diag_code_default(c) != CP_SEV_ERROR)
         return NULL;
     return h->d;
 }

@@ -18,15 +18,16 @@ struct cp_analysis {
     struct cp_arena *a;       /* the analysis and its scratch memory */
     struct cp_diags *d;       /* NULL: nothing is reported */
     enum cp_report rep;
-    int errors;               /* counted whether reported or not */
-    enum cp_fidelity *fid;    /* per rule, in rule order */
-    const char **why;         /* per rule, in rule order, never NULL */
+    int errors;            /* counted whether reported or not */
+    enum cp_fidelity *fid; /* per rule, in rule order */
+    const char **why;      /* per rule, in rule order, never NULL */
 };
 
 /* Fills the head; d is kept only when rep asks for something. */
 void cp_analysis_init(struct cp_analysis *h, const struct cp_backend *be,
-                      const struct cp_policy *p, const struct cp_backend_opts *o,
-                      struct cp_arena *a, struct cp_diags *d, enum cp_report rep);
+                      const struct cp_policy *p,
+                      const struct cp_backend_opts *o, struct cp_arena *a,
+                      struct cp_diags *d, enum cp_report rep);
 /* Where a diagnostic of code c goes: h->d, or NULL when it is not to be
  * reported (CP_REPORT_ERRORS and a code that is not an error by default). */
 struct cp_diags *cp_analysis_sink(const struct cp_analysis *h,

@@ -11,26 +11,35 @@
 
 #include <stddef.h>
 
-static const char why_write_exact[] = "Landlock write rights beneath P (cross-directory "
-                                      "rename needs ABI 2, truncation ABI 3)";
+static const char
+    why_write_exact[] = "Landlock write rights beneath P (cross-directory "
+                        "rename needs ABI 2, truncation ABI 3)";
 static const char why_write_around[] =
-    "a denied path lies beneath (or may, by a param's value): granted around it; no entry "
+    "a denied path lies beneath (or may, by a param's value): granted around "
+    "it; no entry "
     "can be created, removed or renamed in the directories on the way to it";
-static const char why_deny_write[] =
-    "partially: contents, creation, removal and renaming denied by granting around P (a "
-    "missing P: nothing can be created in its parent); mode, owner, timestamps and extended "
-    "attributes of the user's own files are not covered by Landlock (--enforcer bwrap is exact)";
+static const char
+    why_deny_write[] = "partially: contents, creation, removal and renaming "
+                       "denied by granting around P (a "
+                       "missing P: nothing can be created in its parent); "
+                       "mode, owner, timestamps and extended "
+                       "attributes of the user's own files are not covered by "
+                       "Landlock (--enforcer bwrap is exact)";
 static const char why_deny_read[] =
-    "granted around P: its ancestors cannot be listed and entries added to them later cannot "
+    "granted around P: its ancestors cannot be listed and entries added to "
+    "them later cannot "
     "be read; a missing P: nothing can be created in its parent";
-static const char why_exec[] =
-    "partially: Landlock EXECUTE beneath P; `ld.so FILE`, interpreters and memfd execution "
-    "run readable files outside the list (no noexec mount without a namespace); a symlinked "
-    "entry in a write root is not granted";
-static const char why_net_deny[] =
-    "no IP socket (seccomp) and TCP bind/connect handled by Landlock (ABI 4); no Unix socket "
-    "either (the host's ssh agent, docker socket, abstract sockets; inside the sandbox too: "
-    "stricter, socketpair works)";
+static const char why_exec[] = "partially: Landlock EXECUTE beneath P; `ld.so "
+                               "FILE`, interpreters and memfd execution "
+                               "run readable files outside the list (no noexec "
+                               "mount without a namespace); a symlinked "
+                               "entry in a write root is not granted";
+static const char
+    why_net_deny[] = "no IP socket (seccomp) and TCP bind/connect handled by "
+                     "Landlock (ABI 4); no Unix socket "
+                     "either (the host's ssh agent, docker socket, abstract "
+                     "sockets; inside the sandbox too: "
+                     "stricter, socketpair works)";
 static const char why_net_allow[] =
     "the Landlock enforcer starts no filtering proxy: all IP is denied";
 
@@ -38,11 +47,13 @@ static const char why_net_allow[] =
  * the analysis is bwrap's, its fidelity replaced by Landlock's. */
 static struct cp_analysis *landlock_analyse(const struct cp_policy *p,
                                             const struct cp_backend_opts *o,
-                                            struct cp_arena *a, struct cp_diags *diags,
+                                            struct cp_arena *a,
+                                            struct cp_diags *diags,
                                             enum cp_report rep)
 {
     (void)diags, (void)rep; /* rated only: nothing to report */
-    struct cp_analysis *an = cp_backend_bwrap.analyse(p, o, a, NULL, CP_REPORT_NONE);
+    struct cp_analysis *an = cp_backend_bwrap.analyse(p, o, a, NULL,
+                                                      CP_REPORT_NONE);
     enum cp_fidelity *fid = an->fid;
     const char **why = an->why;
     for (size_t i = 0; i < p->nrules; i++) {

@@ -161,8 +161,12 @@ static void okey_sort(struct okey *v, size_t n, size_t d, unsigned budget)
         budget--;
         uint64_t x = okey_word(&v[0], d), y = okey_word(&v[n / 2], d),
                  z = okey_word(&v[n - 1], d);
-        uint64_t piv = x < y ? (y < z ? y : x < z ? z : x)
-                             : (x < z ? x : y < z ? z : y);
+        uint64_t piv = x < y ? (y < z   ? y
+                                : x < z ? z
+                                        : x)
+                             : (x < z   ? x
+                                : y < z ? z
+                                        : y);
         size_t lt = 0, i = 0, gt = n;
         while (i < gt) {
             uint64_t w = okey_word(&v[i], d);
@@ -265,8 +269,8 @@ static size_t ospath_sort(const struct cp_path *const *paths, size_t n,
     return k;
 }
 
-void cp_ospath_sort(const struct cp_path *const *paths, size_t n,
-                    bool by_depth, size_t *perm)
+void cp_ospath_sort(const struct cp_path *const *paths, size_t n, bool by_depth,
+                    size_t *perm)
 {
     ospath_sort(paths, n, by_depth, false, perm);
 }
@@ -306,9 +310,8 @@ static uint64_t hash_fin(uint64_t h)
 
 /* The member equal to the first k segments of p (same root), or NULL;
  * h: hash of that prefix before hash_fin. */
-static const struct cp_path *find_prefix(const struct cp_pathset *s,
-                                         uint64_t h, const struct cp_path *p,
-                                         size_t k)
+static const struct cp_path *find_prefix(const struct cp_pathset *s, uint64_t h,
+                                         const struct cp_path *p, size_t k)
 {
     if (!s->mask)
         return NULL;
@@ -524,8 +527,8 @@ static bool glob_overlaps_literal(const struct cp_path *g,
             }
             const struct cp_seg *gs = &g->segs[j];
             if (gs->kind == CP_SEG_ANY) {
-                r[i * cols + j + 1] = true;       /* zero segments */
-                r[(i + 1) * cols + j] = true;     /* one more */
+                r[i * cols + j + 1] = true;   /* zero segments */
+                r[(i + 1) * cols + j] = true; /* one more */
             } else if (seg_matches(gs, &w->segs[i])) {
                 r[(i + 1) * cols + j + 1] = true;
             }

@@ -29,8 +29,8 @@ struct cp_path cp_ospath_prefix(const struct cp_path *p, size_t k);
  * or, with `by_depth`, by cp_ospath_depth first.  Each path is encoded
  * once as a byte string whose bytewise order is that order, compared 8
  * bytes at a time.  Stable: equal paths keep their order. */
-void cp_ospath_sort(const struct cp_path *const *paths, size_t n,
-                    bool by_depth, size_t *perm);
+void cp_ospath_sort(const struct cp_path *const *paths, size_t n, bool by_depth,
+                    size_t *perm);
 /* The same, keeping only the first of each run of equal paths: returns
  * their number k, with their indices in perm[0..k). */
 size_t cp_ospath_sort_uniq(const struct cp_path *const *paths, size_t n,

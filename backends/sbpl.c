@@ -46,15 +46,15 @@ struct sb {
     const struct cp_policy *p;
     struct cp_arena *a;
     struct sb_list writes, execs, dwrites, dreads, dexecs;
-    struct sb_list anc;      /* rename protection: unlink+create denied */
-    struct sb_list selfunl;  /* deny-read regions: unlink denied */
-    struct cp_pathset wset;  /* literal write roots, glob roots' prefixes */
-    struct cp_fidtab ft;     /* per rule id */
-    bool protects;           /* some deny overlaps a write root */
-    bool links;              /* (deny file-link) is needed */
-    const char **ancp;       /* params whose value's ancestors are pinned */
+    struct sb_list anc;     /* rename protection: unlink+create denied */
+    struct sb_list selfunl; /* deny-read regions: unlink denied */
+    struct cp_pathset wset; /* literal write roots, glob roots' prefixes */
+    struct cp_fidtab ft;    /* per rule id */
+    bool protects;          /* some deny overlaps a write root */
+    bool links;             /* (deny file-link) is needed */
+    const char **ancp;      /* params whose value's ancestors are pinned */
     size_t nancp;
-    size_t nanc_rules;       /* protected regions with ancestors pinned */
+    size_t nanc_rules; /* protected regions with ancestors pinned */
     int errors;
 };
 
@@ -161,8 +161,20 @@ static void str_body(struct cp_buf *b, const char *s, size_t n)
 static bool re_meta(char c)
 {
     switch (c) {
-    case '.': case '*': case '+': case '?': case '^': case '$': case '|':
-    case '\\': case '(': case ')': case '[': case ']': case '{': case '}':
+    case '.':
+    case '*':
+    case '+':
+    case '?':
+    case '^':
+    case '$':
+    case '|':
+    case '\\':
+    case '(':
+    case ')':
+    case '[':
+    case ']':
+    case '{':
+    case '}':
         return true;
     default:
         return false;
@@ -417,16 +429,15 @@ static struct cp_diag *warn(struct sb *s, enum cp_diag_code c,
 {
     va_list ap;
     va_start(ap, fmt);
-    struct cp_diag *g =
-        cp_backend_vreport(cp_analysis_sink(&s->head, c), c, r, fmt, ap);
+    struct cp_diag *g = cp_backend_vreport(cp_analysis_sink(&s->head, c), c, r,
+                                           fmt, ap);
     va_end(ap);
     return g;
 }
 
 /* Records a stricter finding, keeping the earlier reasons: every way a
  * rule is stricter is listed in the fidelity report. */
-static void fid_stricter(struct sb *s, const struct cp_rule *r,
-                         const char *why)
+static void fid_stricter(struct sb *s, const struct cp_rule *r, const char *why)
 {
     const char *old = s->ft.why[r->id];
     if (old && s->ft.fid[r->id] == CP_FID_STRICTER) {
@@ -488,13 +499,13 @@ static void anc_param(struct sb *s, const char *name)
 enum { PIN_ANY = 1, PIN_GLOB = 2 };
 
 static int protect_ancestors(struct sb *s, const struct sb_item *it,
-                              enum cp_ospath_rel rel)
+                             enum cp_ospath_rel rel)
 {
     const struct cp_path *p = &it->path;
     size_t start = p->root ? 0 : 1;
     if (rel == CP_OSREL_YES && !cp_pathset_other_root(&s->wset, p->root)) {
-        const struct cp_path *w =
-            cp_pathset_outermost_strict_ancestor(&s->wset, p);
+        const struct cp_path *w = cp_pathset_outermost_strict_ancestor(&s->wset,
+                                                                       p);
         if (w)
             start = w->nsegs + (can_leave(s, w) ? 0 : 1);
         if (start == 0 && !p->root)
@@ -531,32 +542,34 @@ static struct sb_list *rate_rule(struct sb *s, const struct cp_rule *r)
     case CP_R_EXEC:
         l = &s->execs;
         cp_fidtab_set(&s->ft, r, CP_FID_EXACT,
-                "(allow process-exec* ...) after (deny process-exec*)");
+                      "(allow process-exec* ...) after (deny process-exec*)");
         break;
     case CP_R_DENY_WRITE:
         l = &s->dwrites;
-        cp_fidtab_set(&s->ft, r, CP_FID_EXACT, "(deny file-write* ...), emitted last");
+        cp_fidtab_set(&s->ft, r, CP_FID_EXACT,
+                      "(deny file-write* ...), emitted last");
         break;
     case CP_R_DENY_READ:
         l = &s->dreads;
         cp_fidtab_set(&s->ft, r, CP_FID_EXACT,
-                "(deny file-read* ...) and (deny process-exec* ...)");
+                      "(deny file-read* ...) and (deny process-exec* ...)");
         break;
     case CP_R_DENY_EXEC:
         l = &s->dexecs;
-        cp_fidtab_set(&s->ft, r, CP_FID_EXACT, "(deny process-exec* ...), emitted last");
+        cp_fidtab_set(&s->ft, r, CP_FID_EXACT,
+                      "(deny process-exec* ...), emitted last");
         break;
     case CP_R_GATE_ASK:
     case CP_R_GATE_DENY:
         cp_fidtab_set(&s->ft, r, CP_FID_NOT_ENFORCED,
-                "gates are enforced by the claude target's hook");
+                      "gates are enforced by the claude target's hook");
         break;
     case CP_R_NET_DENY:
         cp_fidtab_set(&s->ft, r, CP_FID_EXACT, "(deny network*)");
         break;
     case CP_R_NET_ALLOW:
         cp_fidtab_set(&s->ft, r, CP_FID_STRICTER,
-                "SBPL cannot filter by domain name: (deny network*)");
+                      "SBPL cannot filter by domain name: (deny network*)");
         warn(s, CP0704, r,
              "sbpl: cannot allow network access to '%s' only: all network "
              "access is denied",
@@ -609,8 +622,8 @@ static void lower_path(struct sb *s, const struct cp_rule *r, struct sb_list *l)
  * the prefix itself is not writable, so pinning it costs nothing). */
 static void write_roots(struct sb *s)
 {
-    const struct cp_path **wv =
-        cp_arena_alloc(s->a, (s->writes.n + 1) * sizeof *wv);
+    const struct cp_path **wv = cp_arena_alloc(s->a,
+                                               (s->writes.n + 1) * sizeof *wv);
     size_t nw = 0;
     for (size_t i = 0; i < s->writes.n; i++) {
         const struct cp_path *w = &s->writes.v[i].path;
@@ -626,7 +639,8 @@ static void write_roots(struct sb *s)
 
 /* Rename protection of one protected region (deny_read: a deny-read one)
  * that a write root may reach. */
-static void protect_region(struct sb *s, const struct sb_item *it, bool deny_read)
+static void protect_region(struct sb *s, const struct sb_item *it,
+                           bool deny_read)
 {
     enum cp_ospath_rel rel = cp_pathset_overlaps(&s->wset, &it->path);
     if (rel == CP_OSREL_NO)
@@ -635,9 +649,9 @@ static void protect_region(struct sb *s, const struct sb_item *it, bool deny_rea
     int pinned = protect_ancestors(s, it, rel);
     if (pinned & PIN_GLOB) {
         fid_stricter(s, it->r,
-                "rename protection of the directories its pattern's "
-                "prefixes match: none of them can be renamed, deleted "
-                "or created");
+                     "rename protection of the directories its pattern's "
+                     "prefixes match: none of them can be renamed, deleted "
+                     "or created");
         warn(s, CP0711, it->r,
              "sbpl: to protect '%s' against renaming its parents, "
              "no directory that its pattern's prefixes match can be "
@@ -645,18 +659,18 @@ static void protect_region(struct sb *s, const struct sb_item *it, bool deny_rea
              cp_backend_rule_text(s->a, it->r));
     } else if (pinned) {
         fid_stricter(s, it->r,
-                "rename protection: its ancestors inside write roots "
-                "cannot be renamed, deleted or created");
+                     "rename protection: its ancestors inside write roots "
+                     "cannot be renamed, deleted or created");
     }
     if (deny_read) {
         list_push(s->a, &s->selfunl, it->r, it->path);
         fid_stricter(s, it->r,
-                rel == CP_OSREL_YES
-                    ? "inside a write root: deleting or renaming it "
-                      "or anything beneath it is denied too"
-                    : "where a binding puts it inside a write root: "
-                      "deleting or renaming it or anything beneath "
-                      "it is denied too");
+                     rel == CP_OSREL_YES
+                         ? "inside a write root: deleting or renaming it "
+                           "or anything beneath it is denied too"
+                         : "where a binding puts it inside a write root: "
+                           "deleting or renaming it or anything beneath "
+                           "it is denied too");
         if (rel == CP_OSREL_YES)
             warn(s, CP0710, it->r,
                  "sbpl: '%s' lies inside a write root: deleting or "
@@ -726,7 +740,7 @@ static void analyse(struct sb *s)
         const struct cp_rule *r = p->rules[i];
         if (coop) {
             cp_fidtab_set(&s->ft, r, CP_FID_NOT_ENFORCED,
-                    "cooperative profile: no sandbox profile is emitted");
+                          "cooperative profile: no sandbox profile is emitted");
             continue;
         }
         struct sb_list *l = rate_rule(s, r);
@@ -801,8 +815,9 @@ static void sb_header(const struct sb *sp, struct cp_buf *out)
     cp_buf_printf(out, ";; generated by confpol from %s.confpol (profile %s)\n",
                   p->stem ? p->stem : "policy", cp_profile_text(p->profile));
     if (any)
-        cp_ob_adds(out, "(define (confpol-dir name)\n"
-                        "    (if (string=? (param name) \"/\") \"\" (param name)))\n");
+        cp_ob_adds(
+            out, "(define (confpol-dir name)\n"
+                 "    (if (string=? (param name) \"/\") \"\" (param name)))\n");
 }
 
 /* Appends the profile of an analysed, error-free, non-cooperative policy. */

@@ -17,13 +17,13 @@ enum cp_color { CP_COLOR_AUTO, CP_COLOR_ALWAYS, CP_COLOR_NEVER };
 struct cp_cli_common {
     struct cp_define *defines; /* -D NAME=VALUE (heap) */
     size_t ndefines;
-    bool werror;               /* -Werror */
-    const char **wopts;        /* -Wname / -Wno-name as written, without -W */
+    bool werror;        /* -Werror */
+    const char **wopts; /* -Wname / -Wno-name as written, without -W */
     size_t nwopts;
-    enum cp_diag_format dfmt;  /* --diagnostics-format */
-    enum cp_color color;       /* --color=auto|always|never */
-    bool all_diags;            /* --all-diagnostics: no grouping */
-    const char *cmd;           /* "check": the command, for messages */
+    enum cp_diag_format dfmt; /* --diagnostics-format */
+    enum cp_color color;      /* --color=auto|always|never */
+    bool all_diags;           /* --all-diagnostics: no grouping */
+    const char *cmd;          /* "check": the command, for messages */
 };
 
 /* Tries to consume argv[*i] (and its value) as a common option.  Returns 1
@@ -67,11 +67,11 @@ void cp_cli_common_free(struct cp_cli_common *c);
  * directory, fsync, rename).  Returns 0 or -1 with errno set. */
 int cp_cli_write_atomic(const char *path, const char *data, size_t len);
 
-int cp_cmd_check(int argc, char **argv);     /* cli/cmd_check.c */
-int cp_cmd_fmt(int argc, char **argv);       /* cli/cmd_fmt.c */
-int cp_cmd_explain(int argc, char **argv);   /* cli/cmd_explain.c */
-int cp_cmd_build(int argc, char **argv);     /* cli/cmd_build.c */
-int cp_cmd_run(int argc, char **argv);       /* cli/cmd_run.c */
+int cp_cmd_check(int argc, char **argv);   /* cli/cmd_check.c */
+int cp_cmd_fmt(int argc, char **argv);     /* cli/cmd_fmt.c */
+int cp_cmd_explain(int argc, char **argv); /* cli/cmd_explain.c */
+int cp_cmd_build(int argc, char **argv);   /* cli/cmd_build.c */
+int cp_cmd_run(int argc, char **argv);     /* cli/cmd_run.c */
 struct cp_rt_artifact;
 struct cp_rt_params;
 struct cp_rt_launch;

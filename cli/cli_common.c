@@ -31,7 +31,7 @@ int cp_cli_usage_error(const char *cmd, const char *fmt, ...)
 
 /* The options every compiling command accepts, for "did you mean". */
 static const char *const cp_common_opts[] = {
-    "-D", "-Werror", "--diagnostics-format", "--color", "--all-diagnostics",
+    "-D",     "-Werror", "--diagnostics-format", "--color", "--all-diagnostics",
     "--help", NULL};
 
 int cp_cli_unknown_option(const char *cmd, const char *opt,
@@ -45,8 +45,9 @@ int cp_cli_unknown_option(const char *cmd, const char *opt,
         near = cp_nearest(opt, n, cp_common_opts, SIZE_MAX,
                           sizeof *cp_common_opts);
     if (near)
-        return cp_cli_usage_error(cmd, "unknown option '%s'; did you mean "
-                                       "'%s'?",
+        return cp_cli_usage_error(cmd,
+                                  "unknown option '%s'; did you mean "
+                                  "'%s'?",
                                   opt, near);
     return cp_cli_usage_error(cmd, "unknown option '%s'", opt);
 }
@@ -82,7 +83,10 @@ static int cp_cli_choice(const struct cp_cli_common *c, const char *opt,
     const char *near = cp_nearest_word(v, words);
     struct cp_buf b = {0};
     for (int k = 0; words[k]; k++)
-        cp_buf_printf(&b, "%s%s", k == 0 ? "" : words[k + 1] ? ", " : " or ",
+        cp_buf_printf(&b, "%s%s",
+                      k == 0         ? ""
+                      : words[k + 1] ? ", "
+                                     : " or ",
                       words[k]);
     if (near)
         cp_cli_usage_error(cp_cli_cmd(c),
@@ -111,7 +115,9 @@ static int cp_cli_colour(struct cp_cli_common *c, const char *v)
     int k = cp_cli_choice(c, "--color", v, w);
     if (k < 0)
         return -1;
-    c->color = k == 0 ? CP_COLOR_AUTO : k == 1 ? CP_COLOR_ALWAYS : CP_COLOR_NEVER;
+    c->color = k == 0   ? CP_COLOR_AUTO
+               : k == 1 ? CP_COLOR_ALWAYS
+                        : CP_COLOR_NEVER;
     return 1;
 }
 
@@ -211,10 +217,10 @@ bool cp_cli_apply(const struct cp_cli_common *c, struct cp_ctx *cx)
         cx->opts.defines = cp_arena_alloc(
             cx->arena, c->ndefines * sizeof(*cx->opts.defines));
         for (size_t i = 0; i < c->ndefines; i++) {
-            cx->opts.defines[i].name =
-                cp_arena_strdup(cx->arena, c->defines[i].name);
-            cx->opts.defines[i].value =
-                cp_arena_strdup(cx->arena, c->defines[i].value);
+            cx->opts.defines[i].name = cp_arena_strdup(cx->arena,
+                                                       c->defines[i].name);
+            cx->opts.defines[i].value = cp_arena_strdup(cx->arena,
+                                                        c->defines[i].value);
         }
         cx->opts.ndefines = c->ndefines;
     }

@@ -19,41 +19,42 @@
 
 static void cp_build_usage(FILE *out)
 {
-    fputs("usage: confpol build --target sbpl|bwrap|claude|all [OPTIONS] "
-          "-o DIR FILE\n"
-          "       confpol build --target bwrap --format shell [OPTIONS] FILE\n"
-          "\n"
-          "Compiles the policy and writes DIR/STEM.sb, DIR/STEM.bwrap and\n"
-          "DIR/STEM.claude.json (STEM = FILE's name without .confpol) for the\n"
-          "chosen targets.  Files are written only when the whole build has no\n"
-          "error, atomically; on any error no file in DIR changes.\n"
-          "\n"
-          "options:\n"
-          "  --target T                sbpl, bwrap, claude or all (repeatable)\n"
-          "  -o DIR                    output directory (must exist)\n"
-          "  -D NAME=VALUE             bind a param (analysis and claude)\n"
-          "  -Wname, -Wno-name         enable or disable a warning (name\n"
-          "                            or code); -Werror=name: one error\n"
-          "  -Werror                   make every warning, fidelity losses\n"
-          "                            included, an error\n"
-          "  --expand-globs            bwrap: expand deny globs when the\n"
-          "                            sandbox starts\n"
-          "  --fsync                   make the written files durable (fsync\n"
-          "                            them and DIR) before exiting\n"
-          "  --fidelity                print per rule and target: exact,\n"
-          "                            stricter or not enforced, and why\n"
-          "  --format shell            with --target bwrap: print a readable\n"
-          "                            bwrap command line instead of writing\n"
-          "  -v, --verbose             report the mount count of bwrap\n"
-          "  --diagnostics-format F    text (default), json or sarif\n"
-          "  --color[=WHEN]            colour the text: auto, always, never\n"
-          "  --all-diagnostics         print every warning (many of one\n"
-          "                            cause are grouped by default)\n"
-          "  --help                    print this help\n"
-          "\n"
-          "exit status: 0 written, 1 the policy has errors, 2 usage or I/O "
-          "error\n",
-          out);
+    fputs(
+        "usage: confpol build --target sbpl|bwrap|claude|all [OPTIONS] "
+        "-o DIR FILE\n"
+        "       confpol build --target bwrap --format shell [OPTIONS] FILE\n"
+        "\n"
+        "Compiles the policy and writes DIR/STEM.sb, DIR/STEM.bwrap and\n"
+        "DIR/STEM.claude.json (STEM = FILE's name without .confpol) for the\n"
+        "chosen targets.  Files are written only when the whole build has no\n"
+        "error, atomically; on any error no file in DIR changes.\n"
+        "\n"
+        "options:\n"
+        "  --target T                sbpl, bwrap, claude or all (repeatable)\n"
+        "  -o DIR                    output directory (must exist)\n"
+        "  -D NAME=VALUE             bind a param (analysis and claude)\n"
+        "  -Wname, -Wno-name         enable or disable a warning (name\n"
+        "                            or code); -Werror=name: one error\n"
+        "  -Werror                   make every warning, fidelity losses\n"
+        "                            included, an error\n"
+        "  --expand-globs            bwrap: expand deny globs when the\n"
+        "                            sandbox starts\n"
+        "  --fsync                   make the written files durable (fsync\n"
+        "                            them and DIR) before exiting\n"
+        "  --fidelity                print per rule and target: exact,\n"
+        "                            stricter or not enforced, and why\n"
+        "  --format shell            with --target bwrap: print a readable\n"
+        "                            bwrap command line instead of writing\n"
+        "  -v, --verbose             report the mount count of bwrap\n"
+        "  --diagnostics-format F    text (default), json or sarif\n"
+        "  --color[=WHEN]            colour the text: auto, always, never\n"
+        "  --all-diagnostics         print every warning (many of one\n"
+        "                            cause are grouped by default)\n"
+        "  --help                    print this help\n"
+        "\n"
+        "exit status: 0 written, 1 the policy has errors, 2 usage or I/O "
+        "error\n",
+        out);
 }
 
 /* At most this many targets (cp_backends[]); a set of targets is a bit
@@ -63,12 +64,12 @@ static void cp_build_usage(FILE *out)
 struct out_file {
     const struct cp_backend *be;
     struct cp_buf buf;
-    char *path;  /* DIR/STEM.suffix */
-    char *tmp;   /* temporary file, while it exists */
-    bool sync;   /* fsync it before the rename */
-    bool output; /* the target wrote an artifact (buf may be freed) */
-    bool same;   /* the destination holds exactly these bytes */
-    int err;     /* staging failed with this errno */
+    char *path;      /* DIR/STEM.suffix */
+    char *tmp;       /* temporary file, while it exists */
+    bool sync;       /* fsync it before the rename */
+    bool output;     /* the target wrote an artifact (buf may be freed) */
+    bool same;       /* the destination holds exactly these bytes */
+    int err;         /* staging failed with this errno */
     bool err_create; /* ... creating the temporary file (else writing) */
 };
 
@@ -142,10 +143,10 @@ static int bad_target(const char *v)
     words[n] = NULL;
     const char *near = v ? cp_nearest_word(v, words) : NULL;
     struct cp_arena *a = cp_arena_new();
-    int rc = cp_cli_usage_error(
-        "build", "--target needs %s%s%s%s%s%s%s", target_words(a),
-        v ? " (got '" : "", v ? v : "", v ? "')" : "",
-        near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
+    int rc = cp_cli_usage_error("build", "--target needs %s%s%s%s%s%s%s",
+                                target_words(a), v ? " (got '" : "", v ? v : "",
+                                v ? "')" : "", near ? "; did you mean '" : "",
+                                near ? near : "", near ? "'?" : "");
     cp_arena_free(a);
     return rc;
 }
@@ -217,8 +218,9 @@ static void print_fidelity_rows(struct cp_ctx *cx, const struct cp_backend *be,
 /* Prints the fidelity table: one line per rule and target, each target
  * followed by the one rated beside it (the Landlock enforcer applies the
  * bwrap artifact). */
-static void print_fidelity(struct cp_ctx *cx, const struct cp_backend *const *bes,
-                           size_t nbe, const struct cp_backend_opts *o)
+static void print_fidelity(struct cp_ctx *cx,
+                           const struct cp_backend *const *bes, size_t nbe,
+                           const struct cp_backend_opts *o)
 {
     const struct cp_policy *p = cx->policy;
     struct cp_arena *a = cx->arena;
@@ -267,10 +269,10 @@ static bool same_file(const char *path, const char *data, size_t len,
 
 /* How a destination was replaced, for the undo of a failed run. */
 enum repl {
-    R_NONE,     /* not (yet) replaced */
-    R_CREATED,  /* there was no file: undo removes it */
+    R_NONE,      /* not (yet) replaced */
+    R_CREATED,   /* there was no file: undo removes it */
     R_EXCHANGED, /* renameat2(RENAME_EXCHANGE): the old file is at tmp */
-    R_LINKED,   /* the old file is kept as the hard link bak */
+    R_LINKED,    /* the old file is kept as the hard link bak */
 };
 
 /* The signals that would end the process, held from the first temporary
@@ -363,8 +365,9 @@ static int staging_errors(const struct out_file *f, size_t n, size_t *nchanged)
     for (size_t i = 0; i < n && rc == 0; i++) {
         if (f[i].err) {
             if (f[i].err_create)
-                fprintf(stderr, "confpol build: cannot create a file in the "
-                                "output directory for '%s': %s\n",
+                fprintf(stderr,
+                        "confpol build: cannot create a file in the "
+                        "output directory for '%s': %s\n",
                         f[i].path, strerror(f[i].err));
             else
                 fprintf(stderr, "confpol build: cannot write '%s': %s\n",
@@ -389,8 +392,9 @@ static int check_destinations(const struct out_file *f, size_t n, bool *exists)
         if (lstat(f[i].path, &st) == 0) {
             exists[i] = true;
             if (!S_ISREG(st.st_mode)) {
-                fprintf(stderr, "confpol build: cannot replace '%s': not a "
-                                "regular file\n",
+                fprintf(stderr,
+                        "confpol build: cannot replace '%s': not a "
+                        "regular file\n",
                         f[i].path);
                 return -1;
             }
@@ -413,8 +417,8 @@ static int exchange_into(const struct out_file *f)
         return 1;
     if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP &&
         errno != ENOENT) {
-        fprintf(stderr, "confpol build: cannot rename into '%s': %s\n",
-                f->path, strerror(errno));
+        fprintf(stderr, "confpol build: cannot rename into '%s': %s\n", f->path,
+                strerror(errno));
         return -1;
     }
 #else
@@ -467,8 +471,8 @@ static int replace_one(struct out_file *f, bool exists, enum repl *how,
             return -1;
     }
     if (rename(f->tmp, f->path) != 0) {
-        fprintf(stderr, "confpol build: cannot rename into '%s': %s\n",
-                f->path, strerror(errno));
+        fprintf(stderr, "confpol build: cannot rename into '%s': %s\n", f->path,
+                strerror(errno));
         if (*bak)
             unlink(*bak);
         return -1;
@@ -570,8 +574,8 @@ static int commit_all(struct out_file *f, size_t n, bool durable,
 }
 
 static const char *const cp_build_opts[] = {
-    "--target", "--output", "--format", "--fidelity", "--expand-globs",
-    "--fsync", "--verbose", "--help", NULL};
+    "--target", "--output",  "--format", "--fidelity", "--expand-globs",
+    "--fsync",  "--verbose", "--help",   NULL};
 
 /* The value of an option that takes one: `--opt=V` or the next argument;
  * NULL when there is none. */
@@ -612,7 +616,8 @@ static int own_option(struct build_args *b, int argc, char **argv, int *i)
         const char *v = opt_value(a, 8, argc, argv, i);
         if (!v || (strcmp(v, "shell") != 0 && strcmp(v, "artifact") != 0))
             return cp_cli_usage_error("build",
-                                      "--format needs 'shell' or 'artifact'") + 3;
+                                      "--format needs 'shell' or 'artifact'") +
+                   3;
         b->shell = strcmp(v, "shell") == 0;
         return 1;
     }
@@ -657,8 +662,9 @@ static int parse_args(struct build_args *b, int argc, char **argv)
         const char *a = argv[i];
         if (opts_done || a[0] != '-') {
             if (b->file)
-                return cp_cli_usage_error("build", "more than one policy file "
-                                                   "('%s' and '%s')",
+                return cp_cli_usage_error("build",
+                                          "more than one policy file "
+                                          "('%s' and '%s')",
                                           b->file, a);
             b->file = a;
         } else if (strcmp(a, "--") == 0) {
@@ -705,11 +711,13 @@ static int check_args(struct build_args *b)
     }
     if (b->shell && !shell_alone(b->targets)) {
         const struct cp_backend *sh = shell_target();
-        return cp_cli_usage_error("build", "--format shell needs --target %s alone",
+        return cp_cli_usage_error("build",
+                                  "--format shell needs --target %s alone",
                                   sh ? sh->name : "?");
     }
     if (!b->outdir && !b->shell)
-        return cp_cli_usage_error("build", "no output directory given (-o DIR)");
+        return cp_cli_usage_error("build",
+                                  "no output directory given (-o DIR)");
     if (b->outdir) {
         struct stat st;
         b->absdir = realpath(b->outdir, NULL);
@@ -861,7 +869,8 @@ static int run_targets(struct build_run *r)
     }
     if (b->fidelity)
         print_fidelity(r->cx, r->bes, r->nbe, &r->bo);
-    cp_diags_sort(&r->cx->diags); /* the targets' records by rule, not by target */
+    cp_diags_sort(
+        &r->cx->diags); /* the targets' records by rule, not by target */
     cp_cli_print_diags(&b->c, r->cx);
     if (cp_diag_errors(&r->cx->diags) || r->rc) {
         if (r->staging) {

@@ -127,7 +127,8 @@ static int check_parse(struct check_args *x, int argc, char **argv)
 }
 
 /* Prints the one JSON or SARIF document of every file's diagnostics. */
-static void check_render_whole(const struct check_args *x, struct cp_ctx *cxs, size_t done)
+static void check_render_whole(const struct check_args *x, struct cp_ctx *cxs,
+                               size_t done)
 {
     const struct cp_diags **ds = cp_xcalloc(done, sizeof *ds);
     for (size_t k = 0; k < done; k++)

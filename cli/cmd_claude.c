@@ -25,24 +25,27 @@
 
 static void cp_claude_usage(FILE *out)
 {
-    fputs("usage: confpol claude [-q] [-D NAME=VALUE]... [-W...] [POLICY] [-- ARGS...]\n"
-          "\n"
-          "Starts Claude Code in this directory confined by POLICY (default\n"
-          "policy.confpol): builds it for the claude target with PROJECT bound\n"
-          "to the current directory, into $XDG_CONFIG_HOME/confpol/claude/ (default\n"
-          "~/.config/confpol/claude/, which a confined policy denies to the\n"
-          "agent), installs the artifact into a settings file there, and runs\n"
-          "'claude --settings FILE ARGS...'.  Unlike a project settings file, a\n"
-          "--settings file may carry the network allow-list (strictAllowlist).\n"
-          "Refuses to start when the policy has errors, when the settings would\n"
-          "not enforce it, or when a settings file Claude Code also reads\n"
-          "(~/.claude/settings.json, .claude/settings.json,\n"
-          ".claude/settings.local.json) would loosen it.  CONFPOL_CLAUDE names\n"
-          "the claude binary (default: 'claude' on PATH).\n"
-          "\n"
-          "Exit status: that of claude; 1 the policy has errors or the settings\n"
-          "are refused; 2 usage or I/O; 127 claude not found.\n",
-          out);
+    fputs(
+        "usage: confpol claude [-q] [-D NAME=VALUE]... [-W...] [POLICY] [-- "
+        "ARGS...]\n"
+        "\n"
+        "Starts Claude Code in this directory confined by POLICY (default\n"
+        "policy.confpol): builds it for the claude target with PROJECT bound\n"
+        "to the current directory, into $XDG_CONFIG_HOME/confpol/claude/ "
+        "(default\n"
+        "~/.config/confpol/claude/, which a confined policy denies to the\n"
+        "agent), installs the artifact into a settings file there, and runs\n"
+        "'claude --settings FILE ARGS...'.  Unlike a project settings file, a\n"
+        "--settings file may carry the network allow-list (strictAllowlist).\n"
+        "Refuses to start when the policy has errors, when the settings would\n"
+        "not enforce it, or when a settings file Claude Code also reads\n"
+        "(~/.claude/settings.json, .claude/settings.json,\n"
+        ".claude/settings.local.json) would loosen it.  CONFPOL_CLAUDE names\n"
+        "the claude binary (default: 'claude' on PATH).\n"
+        "\n"
+        "Exit status: that of claude; 1 the policy has errors or the settings\n"
+        "are refused; 2 usage or I/O; 127 claude not found.\n",
+        out);
 }
 
 /* $XDG_CONFIG_HOME/confpol/claude/NAME-HASH for the project (heap):
@@ -131,8 +134,10 @@ static int cp_claude_extra(const char *file, const struct cp_jnode *live,
         for (const char *const *p = path; *p; p++)
             fprintf(stderr, "%s%s", p == path ? "" : ".", *p);
         if (x->type == CP_J_STR)
-            fprintf(stderr, " holds \"%s\", which Claude Code adds to this "
-                            "policy's list\n", x->s);
+            fprintf(stderr,
+                    " holds \"%s\", which Claude Code adds to this "
+                    "policy's list\n",
+                    x->s);
         else
             fprintf(stderr, " holds an entry this policy does not have\n");
         n++;
@@ -177,11 +182,12 @@ static int cp_claude_loosening(const char *file, bool user,
         root, (const char *const[]){"permissions", "allow", NULL});
     for (size_t i = 0; allow && allow->type == CP_J_ARR && i < allow->n; i++) {
         const struct cp_jnode *r = allow->items[i];
-        if (r->type == CP_J_STR && (strncmp(r->s, "Edit", 4) == 0 ||
-                                    strncmp(r->s, "Write", 5) == 0)) {
-            fprintf(stderr, "confpol claude: %s: permissions.allow holds "
-                            "\"%s\": Claude Code adds Edit allow rules to the "
-                            "Bash sandbox's writable paths\n",
+        if (r->type == CP_J_STR &&
+            (strncmp(r->s, "Edit", 4) == 0 || strncmp(r->s, "Write", 5) == 0)) {
+            fprintf(stderr,
+                    "confpol claude: %s: permissions.allow holds "
+                    "\"%s\": Claude Code adds Edit allow rules to the "
+                    "Bash sandbox's writable paths\n",
                     file, r->s);
             n++;
         }
@@ -314,8 +320,8 @@ out:
 /* --whole: `confpol run POLICY -- claude --settings FILE ARGS...`. */
 static int cp_claude_whole(const char *policy, const char *project,
                            const char *artifact, const char *settings,
-                           const char **opts, int nopts, int nargs,
-                           char **args, bool quiet)
+                           const char **opts, int nopts, int nargs, char **args,
+                           bool quiet)
 {
     /* The agent must not rewrite its own settings or the gate's artifact:
      * Claude Code reloads a settings file that changes. */
@@ -323,9 +329,10 @@ static int cp_claude_whole(const char *policy, const char *project,
     bool writable = !v || strncmp(v, "deny", 4) != 0;
     free(v);
     if (writable) {
-        fprintf(stderr, "confpol claude: the policy lets the agent write %s "
-                        "(or could not be asked): the settings and the "
-                        "gate's artifact must stay out of the write roots\n",
+        fprintf(stderr,
+                "confpol claude: the policy lets the agent write %s "
+                "(or could not be asked): the settings and the "
+                "gate's artifact must stay out of the write roots\n",
                 settings);
         return 1;
     }
@@ -337,30 +344,36 @@ static int cp_claude_whole(const char *policy, const char *project,
     if (home && home[0] == '/') {
         char *cd = cp_claude_join(home, ".claude");
         if (mkdir(cd, 0700) == 0 && !quiet)
-            fprintf(stderr, "confpol claude: created %s (Claude Code's state "
-                            "directory, a write root of the policy)\n", cd);
+            fprintf(stderr,
+                    "confpol claude: created %s (Claude Code's state "
+                    "directory, a write root of the policy)\n",
+                    cd);
         free(cd);
         char *cj = cp_claude_join(home, ".claude.json");
         int fd = open(cj, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
         if (fd >= 0) {
             if (write(fd, "{}\n", 3) != 3)
-                fprintf(stderr, "confpol claude: %s: %s\n", cj, strerror(errno));
+                fprintf(stderr, "confpol claude: %s: %s\n", cj,
+                        strerror(errno));
             close(fd);
             if (!quiet)
-                fprintf(stderr, "confpol claude: created %s (Claude Code's "
-                                "state file, a write root of the policy)\n", cj);
+                fprintf(stderr,
+                        "confpol claude: created %s (Claude Code's "
+                        "state file, a write root of the policy)\n",
+                        cj);
         }
         free(cj);
     }
     const char *bin = getenv("CONFPOL_CLAUDE");
     if (!bin || !*bin)
         bin = "claude";
-    const char **rargv = cp_xmalloc((size_t)(nopts + nargs + 8) * sizeof *rargv);
+    const char **rargv = cp_xmalloc((size_t)(nopts + nargs + 8) *
+                                    sizeof *rargv);
     int n = 0;
     rargv[n++] = "run";
     for (int i = 0; i < nopts; i++)
-        if (strcmp(opts[i], "--target") != 0 && strcmp(opts[i], "claude") != 0 &&
-            strcmp(opts[i], "build") != 0)
+        if (strcmp(opts[i], "--target") != 0 &&
+            strcmp(opts[i], "claude") != 0 && strcmp(opts[i], "build") != 0)
             rargv[n++] = opts[i];
     rargv[n++] = policy;
     rargv[n++] = "--";
@@ -371,8 +384,9 @@ static int cp_claude_whole(const char *policy, const char *project,
         rargv[n++] = args[i];
     rargv[n] = NULL;
     if (!quiet)
-        fprintf(stderr, "confpol claude: confpol run %s -- %s --settings %s "
-                        "(PROJECT=%s)\n",
+        fprintf(stderr,
+                "confpol claude: confpol run %s -- %s --settings %s "
+                "(PROJECT=%s)\n",
                 policy, bin, settings, project);
     fflush(NULL);
     int rc = cp_cmd_run(n, (char **)rargv);
@@ -385,8 +399,8 @@ static int cp_claude_whole(const char *policy, const char *project,
 struct cp_claude_run {
     const char *policy;
     bool quiet, whole;
-    int rest;            /* argv[rest..] are Claude Code's arguments */
-    const char **bargv;  /* confpol build's arguments */
+    int rest;           /* argv[rest..] are Claude Code's arguments */
+    const char **bargv; /* confpol build's arguments */
     int bargc;
     char *project, *dir, *artifact, *settings, *projdef;
 };
@@ -407,7 +421,8 @@ static bool cp_claude_project_def(const char *def)
     if (strncmp(def, "PROJECT=", 8) != 0)
         return false;
     fputs("confpol claude: PROJECT is the current directory: "
-          "run confpol claude there\n", stderr);
+          "run confpol claude there\n",
+          stderr);
     return true;
 }
 
@@ -435,8 +450,10 @@ static int cp_claude_option(struct cp_claude_run *r, int argc, char **argv,
             return 2;
         r->bargv[r->bargc++] = s;
     } else {
-        fprintf(stderr, "confpol claude: unknown option '%s'\n"
-                        "see 'confpol claude --help'\n", s);
+        fprintf(stderr,
+                "confpol claude: unknown option '%s'\n"
+                "see 'confpol claude --help'\n",
+                s);
         return 2;
     }
     return -1;
@@ -480,8 +497,9 @@ static int cp_claude_build(struct cp_claude_run *r)
     r->project = rp;
     r->dir = r->project ? cp_claude_dir(r->project, r->whole) : NULL;
     if (!r->dir || !cp_claude_mkdirs(r->dir)) {
-        fprintf(stderr, "confpol claude: cannot make the directory for the "
-                        "settings%s%s: %s\n",
+        fprintf(stderr,
+                "confpol claude: cannot make the directory for the "
+                "settings%s%s: %s\n",
                 r->dir ? " " : " (HOME is not set)", r->dir ? r->dir : "",
                 strerror(errno));
         return 2;
@@ -539,8 +557,8 @@ static int cp_claude_exec(const struct cp_claude_run *r, int argc, char **argv)
     const char *bin = getenv("CONFPOL_CLAUDE");
     if (!bin || !*bin)
         bin = "claude";
-    const char **cargv =
-        cp_xmalloc((size_t)(argc - r->rest + 4) * sizeof *cargv);
+    const char **cargv = cp_xmalloc((size_t)(argc - r->rest + 4) *
+                                    sizeof *cargv);
     int n = 0;
     cargv[n++] = bin;
     cargv[n++] = "--settings";
@@ -549,8 +567,9 @@ static int cp_claude_exec(const struct cp_claude_run *r, int argc, char **argv)
         cargv[n++] = argv[i];
     cargv[n] = NULL;
     if (!r->quiet)
-        fprintf(stderr, "confpol claude: %s --settings %s (policy %s, "
-                        "PROJECT=%s)\n",
+        fprintf(stderr,
+                "confpol claude: %s --settings %s (policy %s, "
+                "PROJECT=%s)\n",
                 bin, r->settings, r->policy, r->project);
     fflush(NULL);
     execvp(bin, (char **)cargv);
@@ -571,8 +590,8 @@ static int cp_claude_settings_only(const struct cp_claude_run *r, int argc,
                 strerror(errno));
         return 2;
     }
-    const char *iargv[] = {"install", "--claude", "-q", r->settings,
-                           r->artifact, NULL};
+    const char *iargv[] = {"install",   "--claude",  "-q",
+                           r->settings, r->artifact, NULL};
     int rc = cp_cmd_install(5, (char **)iargv);
     if (rc != 0)
         return rc;
@@ -626,8 +645,8 @@ int cp_cmd_claude(int argc, char **argv)
     rc = cp_claude_build(&r);
     if (rc == 0 && r.whole)
         rc = cp_claude_whole(r.policy, r.project, r.artifact, r.settings,
-                             r.bargv, r.bargc - 5, argc - r.rest,
-                             argv + r.rest, r.quiet);
+                             r.bargv, r.bargc - 5, argc - r.rest, argv + r.rest,
+                             r.quiet);
     else if (rc == 0)
         rc = cp_claude_settings_only(&r, argc, argv);
     cp_claude_run_free(&r);

@@ -37,12 +37,9 @@ static bool cp_explain_access(const char *s, enum cp_access *out)
     static const struct {
         const char *name;
         enum cp_access acc;
-    } tab[] = {{"read", CP_ACC_READ},
-               {"write", CP_ACC_WRITE},
-               {"exec", CP_ACC_EXEC},
-               {"net", CP_ACC_NET},
-               {"gate", CP_ACC_GATE},
-               {"content", CP_ACC_CONTENT}};
+    } tab[] = {{"read", CP_ACC_READ}, {"write", CP_ACC_WRITE},
+               {"exec", CP_ACC_EXEC}, {"net", CP_ACC_NET},
+               {"gate", CP_ACC_GATE}, {"content", CP_ACC_CONTENT}};
     for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++)
         if (strcmp(s, tab[i].name) == 0) {
             *out = tab[i].acc;
@@ -60,8 +57,8 @@ static void cp_explain_text(struct cp_ctx *cx, enum cp_access acc,
         const struct cp_rule *r = dc->rules[i];
         const char *rt = cp_sema_rule_text(cx->arena, r);
         if (r->origin == CP_ORIGIN_SOURCE && r->loc.src)
-            printf("  by '%s' at %s:%u:%u\n", rt, r->loc.src->path,
-                   r->loc.line, r->loc.col);
+            printf("  by '%s' at %s:%u:%u\n", rt, r->loc.src->path, r->loc.line,
+                   r->loc.col);
         else
             printf("  by '%s', added by %s (%s)\n", rt,
                    cp_sema_origin_text(r->origin), r->why ? r->why : "");
@@ -103,9 +100,10 @@ static void cp_explain_json(struct cp_ctx *cx, enum cp_access acc,
         cp_jw_open(&w, '{');
         cp_jw_kstr(&w, "rule", cp_sema_rule_text(cx->arena, r));
         cp_jw_kstr(&w, "kind", cp_rule_kind_text(r->kind));
-        cp_jw_kstr(&w, "origin", r->origin == CP_ORIGIN_SOURCE
-                                     ? "source"
-                                     : cp_sema_origin_text(r->origin));
+        cp_jw_kstr(&w, "origin",
+                   r->origin == CP_ORIGIN_SOURCE
+                       ? "source"
+                       : cp_sema_origin_text(r->origin));
         cp_jw_kstr(&w, "why", r->why);
         cp_jw_kstr(&w, "file", r->loc.src ? r->loc.src->path : NULL);
         cp_jw_kint(&w, "line", r->loc.src ? r->loc.line : 0);
@@ -138,8 +136,10 @@ static bool cp_explain_content_text(const char *subj, struct cp_buf *out)
     cp_buf_add(out, "", 0);
     while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
         if (out->len + n > 1024u * 1024u) {
-            fprintf(stderr, "confpol explain: '%s' is larger than 1 MiB (the "
-                            "gate refuses such input)\n", subj + 1);
+            fprintf(stderr,
+                    "confpol explain: '%s' is larger than 1 MiB (the "
+                    "gate refuses such input)\n",
+                    subj + 1);
             ok = false;
             break;
         }
@@ -171,14 +171,17 @@ static int cp_explain_content(struct cp_ctx *cx, const char *subj, bool json)
     enum cp_verdict v = s.n ? CP_DENY : CP_ALLOW;
     if (json) {
         struct cp_buf b = {0};
-        cp_buf_printf(&b, "{\"decision\": \"%s\", \"access\": \"content\", "
-                          "\"findings\": ", cp_verdict_text(v));
+        cp_buf_printf(&b,
+                      "{\"decision\": \"%s\", \"access\": \"content\", "
+                      "\"findings\": ",
+                      cp_verdict_text(v));
         cp_content_findings_json(&b, &s);
         cp_buf_adds(&b, ", \"reason\": ");
         if (s.n)
             cp_buf_adds(&b, "null");
         else
-            cp_buf_printf(&b, "\"%s\"", cp_sema_default_why(CP_ACC_CONTENT, v, p));
+            cp_buf_printf(&b, "\"%s\"",
+                          cp_sema_default_why(CP_ACC_CONTENT, v, p));
         cp_buf_adds(&b, "}");
         puts(b.data);
         cp_buf_free(&b);
@@ -225,7 +228,8 @@ static int explain_format(struct explain_args *x, int argc, char **argv, int *i)
     else if (strcmp(v, "text") == 0)
         x->json = false;
     else
-        return cp_cli_usage_error("explain", "--format expects text or json, got '%s'", v);
+        return cp_cli_usage_error("explain",
+                                  "--format expects text or json, got '%s'", v);
     return -1;
 }
 
@@ -264,7 +268,8 @@ static int explain_parse(struct explain_args *x, int argc, char **argv)
             /* After FILE every word is positional: a SUBJECT may start
              * with '-' (a command line such as "-rf"). */
             if (x->npos == 3)
-                return cp_cli_usage_error("explain", "unexpected argument '%s'", a);
+                return cp_cli_usage_error("explain", "unexpected argument '%s'",
+                                          a);
             x->pos[x->npos++] = a;
         } else if (strcmp(a, "--") == 0) {
             opts_done = true;
@@ -277,9 +282,8 @@ static int explain_parse(struct explain_args *x, int argc, char **argv)
     if (x->npos != 3)
         return cp_cli_usage_error("explain", "expected FILE ACCESS SUBJECT");
     if (!cp_explain_access(x->pos[1], &x->acc)) {
-        static const char *const acc_words[] = {"read", "write", "exec",
-                                                "net", "gate", "content",
-                                                NULL};
+        static const char *const acc_words[] = {
+            "read", "write", "exec", "net", "gate", "content", NULL};
         const char *near = cp_nearest_word(x->pos[1], acc_words);
         return cp_cli_usage_error("explain",
                                   "unknown access '%s'; expected read, write, "
@@ -310,7 +314,8 @@ static int explain_load(const struct explain_args *x, struct cp_ctx *cx)
      * given (spec/semantics.md 1.7). */
     if (x->c.ndefines && !x->ignore_expect && cp_check_expects(cx)) {
         cp_cli_print_diags(&x->c, cx);
-        fprintf(stderr, "confpol explain: an expect line fails under the given -D bindings; "
+        fprintf(stderr, "confpol explain: an expect line fails under the given "
+                        "-D bindings; "
                         "no answer\n");
         return 1;
     }
@@ -326,8 +331,7 @@ static int explain_decide(const struct explain_args *x, struct cp_ctx *cx)
         return cp_explain_content(cx, subj, x->json);
     struct cp_decision dc;
     if (cp_decide(cx->policy, acc, subj, cx->arena, &dc) != 0) {
-        fprintf(stderr,
-                "confpol explain: invalid %s subject '%s'%s\n",
+        fprintf(stderr, "confpol explain: invalid %s subject '%s'%s\n",
                 cp_access_text(acc), subj,
                 acc <= CP_ACC_EXEC
                     ? ": expected a path /abs, ~/x or ${NAME}/x of a param "

@@ -41,9 +41,8 @@ static void cp_fmt_usage(FILE *out)
           out);
 }
 
-static const char *const cp_fmt_opts[] = {"--list", "--diff", "--write",
-                                          "--check", "--color", "--help",
-                                          NULL};
+static const char *const cp_fmt_opts[] = {
+    "--list", "--diff", "--write", "--check", "--color", "--help", NULL};
 
 /* Writes LEN bytes of DATA to a new temporary file; returns its name (heap)
  * or NULL. */
@@ -79,8 +78,8 @@ static int cp_fmt_diff(const char *name, const struct cp_source *src,
     if (new) {
         char *orig = cp_xmalloc(strlen(name) + 6);
         sprintf(orig, "%s.orig", name);
-        char *args[] = {"diff", "-u", "--label", orig, "--label",
-                        (char *)name, old, new, NULL};
+        char *args[] = {"diff",       "-u", "--label", orig, "--label",
+                        (char *)name, old,  new,       NULL};
         pid_t pid;
         fflush(stdout);
         int st;
@@ -89,8 +88,7 @@ static int cp_fmt_diff(const char *name, const struct cp_source *src,
             WEXITSTATUS(st) <= 1)
             rc = 0;
         else
-            fprintf(stderr, "confpol fmt: cannot run diff(1) for '%s'\n",
-                    name);
+            fprintf(stderr, "confpol fmt: cannot run diff(1) for '%s'\n", name);
         free(orig);
     }
     if (old) {
@@ -115,7 +113,7 @@ struct fmt_args {
 /* The flags of fmt: true when a is one of them. */
 static bool fmt_flag(struct fmt_args *f, const char *a)
 {
-    bool *flag = strcmp(a, "--check") == 0                          ? &f->check
+    bool *flag = strcmp(a, "--check") == 0                           ? &f->check
                  : strcmp(a, "--write") == 0 || strcmp(a, "-w") == 0 ? &f->write
                  : strcmp(a, "--list") == 0 || strcmp(a, "-l") == 0  ? &f->list
                  : strcmp(a, "--diff") == 0 || strcmp(a, "-d") == 0  ? &f->diff
@@ -161,14 +159,16 @@ static int fmt_check_args(const struct fmt_args *f)
         return cp_cli_usage_error("fmt", "--check excludes -l, -d and -w");
     for (size_t k = 0; k < f->nfiles; k++)
         if (f->write && strcmp(f->files[k], "-") == 0)
-            return cp_cli_usage_error("fmt", "-w cannot rewrite standard input");
+            return cp_cli_usage_error("fmt",
+                                      "-w cannot rewrite standard input");
     return -1;
 }
 
 /* Does with one file's layout b what the options say; returns the status
  * so far (rc raised as needed). */
 static int fmt_output(const struct fmt_args *f, const char *file,
-                      const struct cp_source *src, const struct cp_buf *b, int rc)
+                      const struct cp_source *src, const struct cp_buf *b,
+                      int rc)
 {
     const char *name = src->path; /* "<stdin>" for "-" */
     bool same = b->len == src->len &&
@@ -197,7 +197,8 @@ static int fmt_output(const struct fmt_args *f, const char *file,
 
 /* Formats one file; *nerr counts its syntax errors.  Returns the status so
  * far (rc raised as needed). */
-static int fmt_one(const struct fmt_args *f, const char *file, size_t *nerr, int rc)
+static int fmt_one(const struct fmt_args *f, const char *file, size_t *nerr,
+                   int rc)
 {
     struct cp_ctx cx;
     cp_ctx_init(&cx);

@@ -20,25 +20,26 @@
 
 static void cp_gate_usage(FILE *out)
 {
-    fputs("usage: confpol gate [-D NAME=VALUE]... POLICY.confpol\n"
-          "       confpol gate [--sha256 HEX] ARTIFACT.claude.json\n"
-          "       confpol gate --verify-log FILE\n"
-          "\n"
-          "Answers one Claude Code PreToolUse hook call: reads the hook JSON on\n"
-          "stdin; for Bash (and PowerShell) matches tool_input.command against\n"
-          "the policy's gate patterns; for Write, Edit, MultiEdit and\n"
-          "NotebookEdit scans what would be written with the content rules.\n"
-          "allow: no output; ask/deny: JSON on stdout; exit 0.\n"
-          "On malformed input or an internal failure: deny (exit 2) when the\n"
-          "policy fails closed, allow with a warning when it fails open.\n"
-          "--sha256 HEX pins the artifact: if it no longer matches, every call\n"
-          "is denied (fail-closed policy) or asked (otherwise).\n"
-          "CONFPOL_GATE_LOG=/abs/file appends a hash-chained decision log;\n"
-          "CONFPOL_GATE_LOG_KEY (or CONFPOL_GATE_LOG_KEY_FILE=/abs/file) adds\n"
-          "a keyed input_hmac and line_hmac;\n"
-          "--verify-log checks it (exit 0 intact, 1 broken, 2 I/O error),\n"
-          "with the key when CONFPOL_GATE_LOG_KEY is set.\n",
-          out);
+    fputs(
+        "usage: confpol gate [-D NAME=VALUE]... POLICY.confpol\n"
+        "       confpol gate [--sha256 HEX] ARTIFACT.claude.json\n"
+        "       confpol gate --verify-log FILE\n"
+        "\n"
+        "Answers one Claude Code PreToolUse hook call: reads the hook JSON on\n"
+        "stdin; for Bash (and PowerShell) matches tool_input.command against\n"
+        "the policy's gate patterns; for Write, Edit, MultiEdit and\n"
+        "NotebookEdit scans what would be written with the content rules.\n"
+        "allow: no output; ask/deny: JSON on stdout; exit 0.\n"
+        "On malformed input or an internal failure: deny (exit 2) when the\n"
+        "policy fails closed, allow with a warning when it fails open.\n"
+        "--sha256 HEX pins the artifact: if it no longer matches, every call\n"
+        "is denied (fail-closed policy) or asked (otherwise).\n"
+        "CONFPOL_GATE_LOG=/abs/file appends a hash-chained decision log;\n"
+        "CONFPOL_GATE_LOG_KEY (or CONFPOL_GATE_LOG_KEY_FILE=/abs/file) adds\n"
+        "a keyed input_hmac and line_hmac;\n"
+        "--verify-log checks it (exit 0 intact, 1 broken, 2 I/O error),\n"
+        "with the key when CONFPOL_GATE_LOG_KEY is set.\n",
+        out);
 }
 
 static bool cp_gate_has_suffix(const char *s, const char *suf)
@@ -52,13 +53,13 @@ struct cp_gate_run {
     const char *tool;
     const char *command;
     const struct cp_gate_input *in;
-    bool loaded;      /* the policy or artifact was read and is valid */
-    bool fail_closed; /* meaningful when loaded */
+    bool loaded;            /* the policy or artifact was read and is valid */
+    bool fail_closed;       /* meaningful when loaded */
     const char *findings;   /* content findings (JSON) for the log, or NULL */
     const char *input_hmac; /* keyed HMAC of the input, or NULL */
     const char *key;        /* the log key, or NULL */
     size_t keylen;
-    const char *pin;        /* --sha256 HEX, or NULL */
+    const char *pin; /* --sha256 HEX, or NULL */
 };
 
 static void cp_gate_log(const struct cp_gate_run *g, enum cp_verdict v,
@@ -68,8 +69,10 @@ static void cp_gate_log(const struct cp_gate_run *g, enum cp_verdict v,
     if (!path || !*path)
         return;
     if (path[0] != '/') {
-        fprintf(stderr, "confpol gate: warning: CONFPOL_GATE_LOG='%s' is not "
-                        "an absolute path; not logging\n", path);
+        fprintf(stderr,
+                "confpol gate: warning: CONFPOL_GATE_LOG='%s' is not "
+                "an absolute path; not logging\n",
+                path);
         return;
     }
     struct cp_gatelog_rec r = {
@@ -105,8 +108,10 @@ static int cp_gate_answer(const struct cp_gate_run *g, enum cp_verdict v,
 static int cp_gate_fail(const struct cp_gate_run *g, const char *why)
 {
     if (g->loaded && !g->fail_closed) {
-        fprintf(stderr, "confpol gate: warning: %s; allowing (the policy "
-                        "fails open)\n", why);
+        fprintf(stderr,
+                "confpol gate: warning: %s; allowing (the policy "
+                "fails open)\n",
+                why);
         cp_gate_log(g, CP_ALLOW, NULL);
         return 0;
     }
@@ -172,15 +177,17 @@ static int cp_gate_policy_load(struct cp_gate_run *g,
     struct stat st;
     /* A FIFO or device would block or never end: refuse before reading. */
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
-        return cp_gate_fail(g, cp_arena_printf(g->arena, "policy '%s' is not "
-                                                         "a regular file",
+        return cp_gate_fail(g, cp_arena_printf(g->arena,
+                                               "policy '%s' is not "
+                                               "a regular file",
                                                path));
     if (!cp_cli_apply(common, cx))
         return cp_gate_fail(g, "invalid command-line options");
     if (cp_compile(cx) != 0 || !cx->policy) {
         cp_diags_render_text(&cx->diags, stderr);
-        return cp_gate_fail(g, cp_arena_printf(g->arena, "policy '%s' does "
-                                                         "not compile",
+        return cp_gate_fail(g, cp_arena_printf(g->arena,
+                                               "policy '%s' does "
+                                               "not compile",
                                                path));
     }
     return -1;
@@ -194,17 +201,17 @@ static int cp_gate_rule_answer(struct cp_gate_run *g, const struct cp_policy *p,
 {
     const struct cp_rule *r = NULL;
     for (size_t i = 0; i < d->nrules && !r; i++)
-        if (d->rules[i]->kind == (d->verdict == CP_DENY ? CP_R_GATE_DENY
-                                                         : CP_R_GATE_ASK))
+        if (d->rules[i]->kind ==
+            (d->verdict == CP_DENY ? CP_R_GATE_DENY : CP_R_GATE_ASK))
             r = d->rules[i];
     if (!r)
         return cp_gate_fail(g, "the decision names no gate rule");
     const char *id = cp_gate_rule_id(arena, p, r);
     /* As the Claude backend writes "where" into the artifact. */
-    const char *where =
-        r->loc.src ? cp_arena_printf(arena, "%s:%u", r->loc.src->path,
-                                     r->loc.line)
-                   : "(implicit)";
+    const char *where = r->loc.src
+                            ? cp_arena_printf(arena, "%s:%u", r->loc.src->path,
+                                              r->loc.line)
+                            : "(implicit)";
     return cp_gate_answer(g, d->verdict, id,
                           cp_gate_reason(arena, id, where, r->u.gate.kind,
                                          r->u.gate.kind == CP_GATE_UNKNOWN
@@ -267,9 +274,11 @@ static int cp_gate_with_artifact(struct cp_gate_run *g, const char *path,
          * read at all), else ask on every call until it is rebuilt. */
         bool closed = err || t.fail_closed;
         const char *why = cp_arena_printf(
-            g->arena, "confpol gate: the artifact '%s' does not match the "
+            g->arena,
+            "confpol gate: the artifact '%s' does not match the "
             "SHA-256 pinned in the hook command (changed after it was "
-            "built%s); %s", path, digest[0] ? "" : ", or unreadable",
+            "built%s); %s",
+            path, digest[0] ? "" : ", or unreadable",
             closed ? "denying (the policy fails closed)"
                    : "asking (the policy fails open)");
         fprintf(stderr, "%s\n", why);
@@ -288,8 +297,8 @@ static int cp_gate_with_artifact(struct cp_gate_run *g, const char *path,
                                                        t.ncontent);
             if (cerr) { /* as a table that failed to load */
                 g->loaded = false;
-                rc = cp_gate_fail(g, cp_arena_printf(g->arena, "'%s': %s",
-                                                     path, cerr));
+                rc = cp_gate_fail(
+                    g, cp_arena_printf(g->arena, "'%s': %s", path, cerr));
             } else {
                 rc = cp_gate_content(g, t.content_classes, t.content,
                                      t.ncontent);
@@ -301,8 +310,8 @@ static int cp_gate_with_artifact(struct cp_gate_run *g, const char *path,
             cp_gate_table_decide(&t, g->command, g->arena, &ans);
             if (ans.error) { /* a deferred regcomp failed: as at load */
                 g->loaded = false;
-                rc = cp_gate_fail(g, cp_arena_printf(g->arena, "'%s': %s",
-                                                     path, ans.error));
+                rc = cp_gate_fail(
+                    g, cp_arena_printf(g->arena, "'%s': %s", path, ans.error));
             } else if (ans.verdict == CP_ALLOW && t.ngates &&
                        strcmp(g->tool, "PowerShell") == 0) {
                 rc = cp_gate_answer(g, CP_ASK, NULL, CP_GATE_POWERSHELL_WHY);
@@ -340,9 +349,11 @@ static const char *cp_gate_log_key(struct cp_buf *b, size_t *len)
     if (ok && chunk[n - 1] == '\n')
         n--;
     if (!ok || n == 0) {
-        fprintf(stderr, "confpol gate: warning: CONFPOL_GATE_LOG_KEY_FILE='%s' "
-                        "is not an absolute path to a readable file of 1 to "
-                        "4096 bytes; no key\n", path);
+        fprintf(stderr,
+                "confpol gate: warning: CONFPOL_GATE_LOG_KEY_FILE='%s' "
+                "is not an absolute path to a readable file of 1 to "
+                "4096 bytes; no key\n",
+                path);
         return NULL;
     }
     cp_buf_add(b, chunk, n);
@@ -469,14 +480,18 @@ static int cp_gate_hook_call(struct cp_gate_args *ga, const char *key,
                              size_t keylen)
 {
     struct cp_gate_input hin = {0};
-    struct cp_gate_run g = {.arena = cp_arena_new(), .in = &hin, .key = key,
-                            .keylen = keylen, .pin = ga->pin};
+    struct cp_gate_run g = {.arena = cp_arena_new(),
+                            .in = &hin,
+                            .key = key,
+                            .keylen = keylen,
+                            .pin = ga->pin};
     int rc;
     const char *target = ga->target;
     if (!ga->usage_err && target && ga->pin &&
         !cp_gate_has_suffix(target, ".json")) {
         fputs("confpol gate: --sha256 pins an artifact (.json), not a policy "
-              "source\n", stderr);
+              "source\n",
+              stderr);
         ga->usage_err = true;
     }
     if (ga->usage_err || !target) {

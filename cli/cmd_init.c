@@ -23,7 +23,8 @@ static const struct cp_starter {
 } cp_starters[] = {
     {"--claude", cp_starter_claude, "Claude Code in one project",
      "  confpol check @     analyse it (edit the rules to fit)\n"
-     "  confpol claude @    start Claude Code in this project, confined by it\n"},
+     "  confpol claude @    start Claude Code in this project, confined by "
+     "it\n"},
     {"--ci", cp_starter_ci, "a CI job",
      "  confpol check @                analyse it (edit the rules to fit)\n"
      "  confpol run @ -- make check    run the job confined by it\n"},
@@ -34,19 +35,20 @@ static const struct cp_starter {
 
 static void cp_init_usage(FILE *out)
 {
-    fputs("usage: confpol init [--claude | --ci | --laptop] [--force] [FILE]\n"
-          "\n"
-          "Writes a starter policy to FILE (default policy.confpol):\n"
-          "  --claude  Claude Code in one project (the default)\n"
-          "  --ci      a CI job\n"
-          "  --laptop  an agent or tool on a developer's laptop\n"
-          "Each protects the write root's .git/hooks, .git/config and .claude,\n"
-          "denies reading credentials, gates dangerous commands, and states its\n"
-          "intent in expect lines; it passes 'confpol check -Werror'.  An\n"
-          "existing FILE is not overwritten unless --force is given.\n"
-          "\n"
-          "Exit status: 0 written, 1 FILE exists, 2 usage or I/O.\n",
-          out);
+    fputs(
+        "usage: confpol init [--claude | --ci | --laptop] [--force] [FILE]\n"
+        "\n"
+        "Writes a starter policy to FILE (default policy.confpol):\n"
+        "  --claude  Claude Code in one project (the default)\n"
+        "  --ci      a CI job\n"
+        "  --laptop  an agent or tool on a developer's laptop\n"
+        "Each protects the write root's .git/hooks, .git/config and .claude,\n"
+        "denies reading credentials, gates dangerous commands, and states its\n"
+        "intent in expect lines; it passes 'confpol check -Werror'.  An\n"
+        "existing FILE is not overwritten unless --force is given.\n"
+        "\n"
+        "Exit status: 0 written, 1 FILE exists, 2 usage or I/O.\n",
+        out);
 }
 
 /* Selects the starter argument a names (--claude, --ci, --laptop).
@@ -76,8 +78,10 @@ static int init_create(const char *file)
 {
     int fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0 && errno == EEXIST) {
-        fprintf(stderr, "confpol init: %s exists: not overwritten (use "
-                        "--force to replace it)\n", file);
+        fprintf(stderr,
+                "confpol init: %s exists: not overwritten (use "
+                "--force to replace it)\n",
+                file);
         return 1;
     }
     if (fd < 0) {
@@ -131,8 +135,10 @@ int cp_cmd_init(int argc, char **argv)
         } else if (strcmp(a, "--force") == 0 || strcmp(a, "-f") == 0) {
             force = true;
         } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "confpol init: unknown option '%s'\n"
-                            "see 'confpol init --help'\n", a);
+            fprintf(stderr,
+                    "confpol init: unknown option '%s'\n"
+                    "see 'confpol init --help'\n",
+                    a);
             return 2;
         } else if (file) {
             fputs("confpol init: one FILE only\nsee 'confpol init --help'\n",

@@ -28,53 +28,83 @@ static void cp_inst_usage(enum cp_inst_cmd c, FILE *out)
 {
     switch (c) {
     case CMD_INSTALL:
-        fputs("usage: confpol install --claude [-q] SETTINGS.json ARTIFACT.claude.json\n"
-              "\n"
-              "Merges the artifact of 'confpol build --target claude' into a live\n"
-              "Claude Code settings file: sets the sandbox switches, adds the\n"
-              "sandbox lists and permission rules that are missing, and wires the\n"
-              "PreToolUse hook 'confpol gate ARTIFACT' once (absolute paths).  Every\n"
-              "other key keeps its bytes.  What was added is recorded under the\n"
-              "top-level key \"confpolInstalled\" so that uninstall removes exactly\n"
-              "that.  The file is replaced atomically and its previous content kept\n"
-              "in SETTINGS.json.bak.  Refuses (exit 1, file unchanged) a file that is\n"
-              "not valid JSON, has the wrong type where install writes, or would\n"
-              "still not enforce the policy afterwards, and a file that Claude Code\n"
-              "would skip whole (a wrong type or value anywhere, an invalid hook,\n"
-              "over 2 MiB).  A second install changes nothing.  Says what it did in\n"
-              "one line; -q silences that line.\n"
-              "\n"
-              "Exit status: 0 installed (or nothing to do), 1 refused, 2 usage or I/O.\n",
-              out);
+        fputs(
+            "usage: confpol install --claude [-q] SETTINGS.json "
+            "ARTIFACT.claude.json\n"
+            "\n"
+            "Merges the artifact of 'confpol build --target claude' into a "
+            "live\n"
+            "Claude Code settings file: sets the sandbox switches, adds the\n"
+            "sandbox lists and permission rules that are missing, and wires "
+            "the\n"
+            "PreToolUse hook 'confpol gate ARTIFACT' once (absolute paths).  "
+            "Every\n"
+            "other key keeps its bytes.  What was added is recorded under the\n"
+            "top-level key \"confpolInstalled\" so that uninstall removes "
+            "exactly\n"
+            "that.  The file is replaced atomically and its previous content "
+            "kept\n"
+            "in SETTINGS.json.bak.  Refuses (exit 1, file unchanged) a file "
+            "that is\n"
+            "not valid JSON, has the wrong type where install writes, or "
+            "would\n"
+            "still not enforce the policy afterwards, and a file that Claude "
+            "Code\n"
+            "would skip whole (a wrong type or value anywhere, an invalid "
+            "hook,\n"
+            "over 2 MiB).  A second install changes nothing.  Says what it did "
+            "in\n"
+            "one line; -q silences that line.\n"
+            "\n"
+            "Exit status: 0 installed (or nothing to do), 1 refused, 2 usage "
+            "or I/O.\n",
+            out);
         return;
     case CMD_UNINSTALL:
-        fputs("usage: confpol uninstall --claude [-q] SETTINGS.json ARTIFACT.claude.json\n"
+        fputs("usage: confpol uninstall --claude [-q] SETTINGS.json "
+              "ARTIFACT.claude.json\n"
               "\n"
-              "Removes from the settings file exactly what 'confpol install' added\n"
-              "for this artifact (as recorded under \"confpolInstalled\"); entries\n"
-              "that were there before, or that were changed since, stay.  Writes\n"
-              "atomically and keeps SETTINGS.json.bak.  The artifact file itself is\n"
+              "Removes from the settings file exactly what 'confpol install' "
+              "added\n"
+              "for this artifact (as recorded under \"confpolInstalled\"); "
+              "entries\n"
+              "that were there before, or that were changed since, stay.  "
+              "Writes\n"
+              "atomically and keeps SETTINGS.json.bak.  The artifact file "
+              "itself is\n"
               "not needed.\n"
               "\n"
-              "Exit status: 0 removed (or nothing installed), 1 refused, 2 usage or I/O.\n",
+              "Exit status: 0 removed (or nothing installed), 1 refused, 2 "
+              "usage or I/O.\n",
               out);
         return;
     case CMD_VERIFY:
-        fputs("usage: confpol verify --claude [-q] [-D NAME=VALUE]... SETTINGS.json FILE\n"
-              "\n"
-              "Checks that the live settings file enforces the policy.  FILE is a\n"
-              "policy (NAME.confpol, compiled in memory with the claude backend and\n"
-              "the given -D bindings) or an artifact (NAME.claude.json).  Checks\n"
-              "the sandbox switches, every deny list entry and permission rule,\n"
-              "entries that would loosen the policy (extra allowWrite, allowRead,\n"
-              "excludedCommands, Edit allow rules, ...) and that the PreToolUse hook\n"
-              "runs an existing confpol on an artifact with the same gate table;\n"
-              "first, that Claude Code loads the file at all (its schema, its size\n"
-              "limit, its hook shapes).  Prints one line per gap, then one line of\n"
-              "result (-q silences the result line).\n"
-              "\n"
-              "Exit status: 0 enforced, 1 gaps (or the policy has errors), 2 usage or I/O.\n",
-              out);
+        fputs(
+            "usage: confpol verify --claude [-q] [-D NAME=VALUE]... "
+            "SETTINGS.json FILE\n"
+            "\n"
+            "Checks that the live settings file enforces the policy.  FILE is "
+            "a\n"
+            "policy (NAME.confpol, compiled in memory with the claude backend "
+            "and\n"
+            "the given -D bindings) or an artifact (NAME.claude.json).  "
+            "Checks\n"
+            "the sandbox switches, every deny list entry and permission rule,\n"
+            "entries that would loosen the policy (extra allowWrite, "
+            "allowRead,\n"
+            "excludedCommands, Edit allow rules, ...) and that the PreToolUse "
+            "hook\n"
+            "runs an existing confpol on an artifact with the same gate "
+            "table;\n"
+            "first, that Claude Code loads the file at all (its schema, its "
+            "size\n"
+            "limit, its hook shapes).  Prints one line per gap, then one line "
+            "of\n"
+            "result (-q silences the result line).\n"
+            "\n"
+            "Exit status: 0 enforced, 1 gaps (or the policy has errors), 2 "
+            "usage or I/O.\n",
+            out);
         return;
     }
 }
@@ -195,14 +225,16 @@ static int cp_inst_write(const char *cmd, const char *settings,
         size_t n = strlen(settings) + 5;
         char *bak = cp_xmalloc(n);
         snprintf(bak, n, "%s.bak", settings);
-        int r = cp_cli_write_atomic(bak, prev->data ? prev->data : "", prev->len);
+        int r = cp_cli_write_atomic(bak, prev->data ? prev->data : "",
+                                    prev->len);
         if (r != 0)
             fprintf(stderr, "confpol %s: %s: %s\n", cmd, bak, strerror(errno));
         free(bak);
         if (r != 0)
             return 2;
     }
-    if (cp_cli_write_atomic(settings, next->data ? next->data : "", next->len)) {
+    if (cp_cli_write_atomic(settings, next->data ? next->data : "",
+                            next->len)) {
         fprintf(stderr, "confpol %s: %s: %s\n", cmd, settings, strerror(errno));
         return 2;
     }
@@ -244,7 +276,8 @@ static int cp_inst_compile(struct cp_cli_common *c, const char *file,
         rc = cp_diag_errors(&cx.diags) ? 1 : 2;
     } else {
         struct cp_backend_opts bo = {0};
-        if (!cp_backend_emit(&cp_backend_claude, cx.policy, &bo, cx.arena, &cx.diags, art))
+        if (!cp_backend_emit(&cp_backend_claude, cx.policy, &bo, cx.arena,
+                             &cx.diags, art))
             rc = 1;
     }
     if (rc)
@@ -271,8 +304,7 @@ static char *cp_inst_readlink(const char *path)
  * dangling symbolic link back. */
 static int cp_inst_restore(const char *settings, const char *link)
 {
-    if (unlink(settings) != 0 ||
-        (link && symlink(link, settings) != 0)) {
+    if (unlink(settings) != 0 || (link && symlink(link, settings) != 0)) {
         fprintf(stderr, "confpol uninstall: %s: %s\n", settings,
                 strerror(errno));
         return 2;
@@ -310,9 +342,11 @@ static void cp_inst_note_installed(const char *shown, const struct cp_buf *live)
         cp_arena_free(a);
         return;
     }
-    const struct cp_jnode *recs = cp_json_get(root, CP_SETTINGS_RECORD_KEY, NULL);
+    const struct cp_jnode *recs = cp_json_get(root, CP_SETTINGS_RECORD_KEY,
+                                              NULL);
     for (size_t i = 0; recs && recs->type == CP_J_ARR && i < recs->n; i++) {
-        const struct cp_jnode *ap = cp_json_get(recs->items[i], "artifact", NULL);
+        const struct cp_jnode *ap = cp_json_get(recs->items[i], "artifact",
+                                                NULL);
         if (!ap || ap->type != CP_J_STR)
             continue;
         struct cp_buf ab = {0};
@@ -320,8 +354,10 @@ static void cp_inst_note_installed(const char *shown, const struct cp_buf *live)
         if (cp_inst_read(ap->s, &ab, NULL) &&
             !cp_json_parse(a, ab.data, ab.len, &art) && art->type == CP_J_OBJ) {
             const struct cp_jnode *meta = cp_json_get(art, "confpol", NULL);
-            const struct cp_jnode *pr =
-                meta ? cp_json_get(meta, "projectRelative", NULL) : NULL;
+            const struct cp_jnode *pr = meta ? cp_json_get(meta,
+                                                           "projectRelative",
+                                                           NULL)
+                                             : NULL;
             printf("%s: note: the installed artifact %s was built %s; "
                    "verify against it: confpol verify --claude %s %s\n",
                    shown, ap->s,
@@ -455,8 +491,10 @@ static int cp_inst_args(struct cp_inst *st, int argc, char **argv)
 static int cp_inst_check_args(const struct cp_inst *st)
 {
     if (!st->claude) {
-        fprintf(stderr, "confpol %s: say which settings: --claude (the only "
-                        "kind supported)\n", st->name);
+        fprintf(stderr,
+                "confpol %s: say which settings: --claude (the only "
+                "kind supported)\n",
+                st->name);
         cp_inst_usage(st->cmd, stderr);
         return 2;
     }
@@ -541,8 +579,10 @@ static char *cp_inst_self(void)
     char buf[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
     if (n <= 0) {
-        fprintf(stderr, "confpol install: cannot find the confpol binary "
-                        "(/proc/self/exe): %s\n", strerror(errno));
+        fprintf(stderr,
+                "confpol install: cannot find the confpol binary "
+                "(/proc/self/exe): %s\n",
+                strerror(errno));
         return NULL;
     }
     buf[n] = '\0';
@@ -573,7 +613,8 @@ static int cp_inst_install(struct cp_inst *st)
         memcmp(st->out.data, st->live.data, st->live.len) == 0) {
         if (!st->quiet) /* already installed: nothing to write */
             printf("confpol install: %s already enforces %s: nothing "
-                   "changed\n", pos[0], pos[1]);
+                   "changed\n",
+                   pos[0], pos[1]);
         return 0;
     }
     int rc = cp_inst_write(st->name, st->settings, &st->live, st->have_live,
@@ -612,7 +653,8 @@ static int cp_inst_uninstall(struct cp_inst *st)
         memcmp(st->out.data, st->live.data, st->live.len) == 0) {
         if (!st->quiet)
             printf("confpol uninstall: %s holds nothing installed from %s: "
-                   "nothing changed\n", pos[0], st->artpath);
+                   "nothing changed\n",
+                   pos[0], st->artpath);
         return 0;
     }
     int rc;

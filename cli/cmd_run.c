@@ -15,24 +15,38 @@
 
 static void run_usage(FILE *f)
 {
-    fputs("usage: confpol run [-D NAME=VALUE]... [--enforcer auto|bwrap|landlock] [-q]\n"
-          "                   [--allow-unenforced] [--dry-run] [--explain-denials] FILE -- CMD [ARG]...\n"
+    fputs("usage: confpol run [-D NAME=VALUE]... [--enforcer "
+          "auto|bwrap|landlock] [-q]\n"
+          "                   [--allow-unenforced] [--dry-run] "
+          "[--explain-denials] FILE -- CMD [ARG]...\n"
           "\n"
-          "Compiles FILE and runs CMD confined by it (bubblewrap and Landlock, or Landlock\n"
-          "alone), exactly as confpol-run applies the .bwrap artifact `confpol build` would write.\n"
+          "Compiles FILE and runs CMD confined by it (bubblewrap and Landlock, "
+          "or Landlock\n"
+          "alone), exactly as confpol-run applies the .bwrap artifact `confpol "
+          "build` would write.\n"
           "\n"
-          "  -D NAME=VALUE       bind a param (absolute canonical directory); HOME comes\n"
-          "                      from the environment and PROJECT from the current directory\n"
-          "  --enforcer E        auto (default: bwrap when it can create its namespaces, else\n"
+          "  -D NAME=VALUE       bind a param (absolute canonical directory); "
+          "HOME comes\n"
+          "                      from the environment and PROJECT from the "
+          "current directory\n"
+          "  --enforcer E        auto (default: bwrap when it can create its "
+          "namespaces, else\n"
           "                      Landlock alone), bwrap, or landlock\n"
-          "  -q                  no line saying that auto chose Landlock, no Landlock notes\n"
-          "  --dry-run           print the plan (enforcer, Landlock ABI, grants, mounts); run nothing\n"
-          "  --explain-denials   after CMD, explain the denials its error output reports: the\n"
-          "                      rule that denies each path, or that the enforcer is stricter\n"
-          "  --allow-unenforced  run even when the policy cannot be enforced (with a warning)\n"
-          "  -Wname, -Wno-name, -Werror, --diagnostics-format F   as for confpol check\n"
+          "  -q                  no line saying that auto chose Landlock, no "
+          "Landlock notes\n"
+          "  --dry-run           print the plan (enforcer, Landlock ABI, "
+          "grants, mounts); run nothing\n"
+          "  --explain-denials   after CMD, explain the denials its error "
+          "output reports: the\n"
+          "                      rule that denies each path, or that the "
+          "enforcer is stricter\n"
+          "  --allow-unenforced  run even when the policy cannot be enforced "
+          "(with a warning)\n"
+          "  -Wname, -Wno-name, -Werror, --diagnostics-format F   as for "
+          "confpol check\n"
           "\n"
-          "Exit status: CMD's own (128+N when killed by signal N); 125 the policy has errors\n"
+          "Exit status: CMD's own (128+N when killed by signal N); 125 the "
+          "policy has errors\n"
           "or another runtime error, 126 cannot enforce, 127 CMD not found.\n",
           f);
 }
@@ -40,7 +54,8 @@ static void run_usage(FILE *f)
 /* Adds -D NAME=canonical(value) unless NAME is bound already; a value that
  * cannot be canonicalised is left unbound (the runtime then says why, if a
  * rule needs it). */
-static void bind_implicit(struct cp_cli_common *c, const char *name, const char *value)
+static void bind_implicit(struct cp_cli_common *c, const char *name,
+                          const char *value)
 {
     for (size_t k = 0; k < c->ndefines; k++)
         if (strcmp(c->defines[k].name, name) == 0)
@@ -51,7 +66,8 @@ static void bind_implicit(struct cp_cli_common *c, const char *name, const char 
     char *canon = cp_rt_param_canon(name, value, true, &e);
     if (!canon)
         return;
-    c->defines = cp_xrealloc(c->defines, (c->ndefines + 1) * sizeof *c->defines);
+    c->defines = cp_xrealloc(c->defines,
+                             (c->ndefines + 1) * sizeof *c->defines);
     c->defines[c->ndefines].name = cp_xstrdup(name);
     c->defines[c->ndefines].value = canon;
     c->ndefines++;
@@ -67,13 +83,14 @@ struct run_args {
     size_t ncmd;
 };
 
-static const char *const run_opts[] = {"--allow-unenforced", "--help", "--enforcer",
-                                       "--dry-run", "--explain-denials", NULL};
+static const char *const run_opts[] = {"--allow-unenforced", "--help",
+                                       "--enforcer",         "--dry-run",
+                                       "--explain-denials",  NULL};
 
 /* The flags of run: true when a is one of them. */
 static bool run_flag(struct run_args *r, const char *a)
 {
-    bool *flag = strcmp(a, "--allow-unenforced") == 0 ? &r->allow_unenforced
+    bool *flag = strcmp(a, "--allow-unenforced") == 0  ? &r->allow_unenforced
                  : strcmp(a, "-q") == 0                ? &r->quiet
                  : strcmp(a, "--dry-run") == 0         ? &r->dry_run
                  : strcmp(a, "--explain-denials") == 0 ? &r->explain
@@ -93,10 +110,14 @@ static int run_option(struct run_args *r, int argc, char **argv, int *i)
         return 0;
     }
     if (strcmp(a, "--enforcer") == 0 || strncmp(a, "--enforcer=", 11) == 0) {
-        const char *v = a[10] == '=' ? a + 11 : (*i + 1 < argc ? argv[++*i] : "");
+        const char *v = a[10] == '=' ? a + 11
+                                     : (*i + 1 < argc ? argv[++*i] : "");
         if (cp_rt_enforcer_parse(v, &r->enforcer)) {
-            fprintf(stderr, "confpol run: --enforcer needs auto, bwrap or landlock, not "
-                    "'%s'\n", v);
+            fprintf(
+                stderr,
+                "confpol run: --enforcer needs auto, bwrap or landlock, not "
+                "'%s'\n",
+                v);
             return CP_RT_EXIT_ERROR;
         }
         return -1;
@@ -127,13 +148,17 @@ static int run_parse(struct run_args *r, int argc, char **argv)
         } else if (!r->file) {
             r->file = a;
         } else {
-            fprintf(stderr, "confpol run: expected '--' before the command ('%s')\n", a);
+            fprintf(stderr,
+                    "confpol run: expected '--' before the command ('%s')\n",
+                    a);
             return CP_RT_EXIT_ERROR;
         }
     }
     static char *no_cmd[] = {NULL};
     if (!r->file || (i >= argc && !r->dry_run)) {
-        cp_cli_usage_error("run", "%s", !r->file ? "no policy file given" : "no command given");
+        cp_cli_usage_error("run", "%s",
+                           !r->file ? "no policy file given"
+                                    : "no command given");
         return CP_RT_EXIT_ERROR;
     }
     r->cmd = i < argc ? argv + i : no_cmd; /* --dry-run needs no command */
@@ -152,12 +177,14 @@ static bool run_lower(struct run_args *r, struct cp_ctx *cx, struct cp_buf *art)
     cx->opts.expand_globs = true; /* the runtime expands them at start-up */
     if (cp_compile(cx) || !cx->policy) {
         cp_cli_print_diags(&r->c, cx);
-        fprintf(stderr, "confpol run: '%s' has errors; nothing was run\n", r->file);
+        fprintf(stderr, "confpol run: '%s' has errors; nothing was run\n",
+                r->file);
         return false;
     }
     struct cp_backend_opts bo = {.expand_globs = true};
-    const struct cp_analysis *an = cp_backend_analyse(&cp_backend_bwrap, cx->policy, &bo,
-                                                      cx->arena, &cx->diags, CP_REPORT_ALL);
+    const struct cp_analysis *an = cp_backend_analyse(
+        &cp_backend_bwrap, cx->policy, &bo, cx->arena, &cx->diags,
+        CP_REPORT_ALL);
     bool ok = !cp_analysis_errors(an) && !cp_diag_errors(&cx->diags);
     if (ok) {
         cp_analysis_write(an, &cx->diags, art);
@@ -165,34 +192,42 @@ static bool run_lower(struct run_args *r, struct cp_ctx *cx, struct cp_buf *art)
     }
     cp_cli_print_diags(&r->c, cx); /* on success: warnings and notes */
     if (!ok)
-        fprintf(stderr, "confpol run: '%s' cannot be lowered for bwrap; nothing was run\n",
-                r->file);
+        fprintf(
+            stderr,
+            "confpol run: '%s' cannot be lowered for bwrap; nothing was run\n",
+            r->file);
     return ok;
 }
 
 /* The target wrote no artifact: a cooperative policy runs unconfined.
  * Returns the exit status. */
-static int run_without_artifact(const struct run_args *r, const struct cp_policy *p)
+static int run_without_artifact(const struct run_args *r,
+                                const struct cp_policy *p)
 {
     if (p->profile == CP_PROFILE_COOPERATIVE && r->dry_run) {
-        printf("enforcer: none (cooperative policy: no OS boundary is requested)\n");
+        printf("enforcer: none (cooperative policy: no OS boundary is "
+               "requested)\n");
         return 0;
     }
     if (p->profile == CP_PROFILE_COOPERATIVE) {
-        fprintf(stderr, "confpol run: note: cooperative policy: no OS boundary is "
-                        "requested; running %s unconfined\n", r->cmd[0]);
+        fprintf(stderr,
+                "confpol run: note: cooperative policy: no OS boundary is "
+                "requested; running %s unconfined\n",
+                r->cmd[0]);
         fflush(NULL);
         return cp_rt_exec_unconfined("confpol run", r->cmd);
     }
-    fputs("confpol run: internal error: the bwrap backend emitted nothing\n", stderr);
+    fputs("confpol run: internal error: the bwrap backend emitted nothing\n",
+          stderr);
     return CP_RT_EXIT_ERROR;
 }
 
 /* Launches CMD under the parsed artifact; frees the compiler (cx, the
  * options) before the command runs unless it explains the denials
  * afterwards.  Returns the exit status. */
-static int run_launch(struct run_args *r, struct cp_ctx *cx, struct cp_rt_artifact *a,
-                      struct cp_rt_params *params, char *self)
+static int run_launch(struct run_args *r, struct cp_ctx *cx,
+                      struct cp_rt_artifact *a, struct cp_rt_params *params,
+                      char *self)
 {
     if (!r->explain || r->dry_run) {
         cp_ctx_free(cx);
@@ -231,8 +266,8 @@ static void run_free(struct run_args *r, struct cp_ctx *cx, struct cp_buf *art)
 
 /* Parses the artifact, binds its params and launches CMD; frees art, cx
  * and the options.  Returns the exit status. */
-static int run_artifact(struct run_args *r, struct cp_ctx *cx, struct cp_buf *art,
-                        const char *cwdp)
+static int run_artifact(struct run_args *r, struct cp_ctx *cx,
+                        struct cp_buf *art, const char *cwdp)
 {
     struct cp_rt_err e = {0};
     struct cp_rt_artifact a;
@@ -244,8 +279,8 @@ static int run_artifact(struct run_args *r, struct cp_ctx *cx, struct cp_buf *ar
     /* Every -D was consumed by the compilation; what is left unbound (HOME
      * when it is not set) fails here with the runtime's message. */
     struct cp_rt_params params;
-    if (cp_rt_params_bind(&params, a.needed, a.nneeded, a.params, a.nparams, NULL, 0,
-                          getenv("HOME"), cwdp, &e)) {
+    if (cp_rt_params_bind(&params, a.needed, a.nneeded, a.params, a.nparams,
+                          NULL, 0, getenv("HOME"), cwdp, &e)) {
         fprintf(stderr, "confpol run: %s\n", e.msg);
         cp_rt_artifact_free(&a);
         run_free(r, cx, art);

@@ -12,7 +12,8 @@ static const struct {
 } cp_cmds[] = {
     {"check", cp_cmd_check, "parse, type-check and analyse a policy"},
     {"fmt", cp_cmd_fmt, "print a policy in canonical layout"},
-    {"explain", cp_cmd_explain, "decide one access and show the deciding rules"},
+    {"explain", cp_cmd_explain,
+     "decide one access and show the deciding rules"},
     {"build", cp_cmd_build, "emit SBPL, bwrap and Claude Code artifacts"},
     {"run", cp_cmd_run, "run a command confined by a policy"},
     {"gate", cp_cmd_gate, "answer Claude Code's PreToolUse hook"},
@@ -49,8 +50,8 @@ static int cp_unknown_cmd(const char *name)
                                   sizeof(cp_cmds) / sizeof(cp_cmds[0]),
                                   sizeof(cp_cmds[0]));
     if (!near)
-        near = cp_nearest_word(name, (const char *const[]){"help", "version",
-                                                            NULL});
+        near = cp_nearest_word(name,
+                               (const char *const[]){"help", "version", NULL});
     if (near) {
         fprintf(stderr,
                 "confpol: unknown command '%s'; did you mean '%s'?\n"

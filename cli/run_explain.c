@@ -29,7 +29,8 @@ struct seen {
     size_t dropped;
 };
 
-static void seen_add(struct seen *s, const char *path, size_t len, bool write_hint)
+static void seen_add(struct seen *s, const char *path, size_t len,
+                     bool write_hint)
 {
     if (len == 0 || len >= PATH_MAX)
         return;
@@ -51,29 +52,33 @@ static void seen_add(struct seen *s, const char *path, size_t len, bool write_hi
 /* Does the line report a denial? */
 static bool is_denial(const char *line)
 {
-    return strstr(line, "Permission denied") || strstr(line, "Read-only file system") ||
+    return strstr(line, "Permission denied") ||
+           strstr(line, "Read-only file system") ||
            strstr(line, "Operation not permitted");
 }
 
 /* Does the line's wording hint at a write? */
 static bool write_hint(const char *line)
 {
-    return strstr(line, "create") || strstr(line, "touch") || strstr(line, "Read-only") ||
-           strstr(line, "remove") || strstr(line, "rename") || strstr(line, "move") ||
+    return strstr(line, "create") || strstr(line, "touch") ||
+           strstr(line, "Read-only") || strstr(line, "remove") ||
+           strstr(line, "rename") || strstr(line, "move") ||
            strstr(line, "mkdir") || strstr(line, "writ");
 }
 
 /* The quote before c ('\'', '"' or '`'), 0 for none. */
 static char quote_before(const char *line, const char *c)
 {
-    return c > line && (c[-1] == '\'' || c[-1] == '"' || c[-1] == '`') ? c[-1] : 0;
+    return c > line && (c[-1] == '\'' || c[-1] == '"' || c[-1] == '`') ? c[-1]
+                                                                       : 0;
 }
 
 /* Does a path start at c: a '/' at the line's start or after a blank or a
  * quote? */
 static bool path_starts(const char *line, const char *c)
 {
-    return *c == '/' && (c == line || c[-1] == ' ' || c[-1] == '\t' || quote_before(line, c));
+    return *c == '/' && (c == line || c[-1] == ' ' || c[-1] == '\t' ||
+                         quote_before(line, c));
 }
 
 /* The end of the path that starts at c: the closing quote q (a '`' may
@@ -82,7 +87,8 @@ static const char *path_end(const char *c, char q)
 {
     const char *e = c;
     while (*e && *e != '\n' &&
-           (q ? (*e != q && !(q == '`' && *e == '\'')) : (*e != ':' && *e != ' ' && *e != '\t')))
+           (q ? (*e != q && !(q == '`' && *e == '\''))
+              : (*e != ':' && *e != ' ' && *e != '\t')))
         e++;
     return e;
 }
@@ -112,8 +118,8 @@ static char *subject_of(const struct cp_rt_params *p, const char *path)
     size_t bl = 0;
     for (size_t i = 0; i < p->n; i++) {
         size_t n = strlen(p->v[i].value);
-        if (n > bl && !strncmp(path, p->v[i].value, n) && (path[n] == '/' || !path[n]) &&
-            strcmp(p->v[i].value, "/")) {
+        if (n > bl && !strncmp(path, p->v[i].value, n) &&
+            (path[n] == '/' || !path[n]) && strcmp(p->v[i].value, "/")) {
             best = &p->v[i];
             bl = n;
         }
@@ -129,8 +135,8 @@ static char *subject_of(const struct cp_rt_params *p, const char *path)
     return s;
 }
 
-static void explain_one(struct cp_ctx *cx, const struct cp_rt_params *p, const char *prog,
-                        const char *path, bool write_hint)
+static void explain_one(struct cp_ctx *cx, const struct cp_rt_params *p,
+                        const char *prog, const char *path, bool write_hint)
 {
     char abs[PATH_MAX];
     if (path[0] != '/')
@@ -148,13 +154,14 @@ static void explain_one(struct cp_ctx *cx, const struct cp_rt_params *p, const c
             break;
         if (dc.verdict != CP_DENY)
             continue;
-        fprintf(stderr, "%s: denied: %s %s: ", prog, cp_access_text(order[k]), abs);
+        fprintf(stderr, "%s: denied: %s %s: ", prog, cp_access_text(order[k]),
+                abs);
         if (dc.nrules) {
             const struct cp_rule *r = dc.rules[0];
             const char *rt = cp_sema_rule_text(cx->arena, r);
             if (r->origin == CP_ORIGIN_SOURCE && r->loc.src)
-                fprintf(stderr, "by '%s' at %s:%u:%u\n", rt, r->loc.src->path, r->loc.line,
-                        r->loc.col);
+                fprintf(stderr, "by '%s' at %s:%u:%u\n", rt, r->loc.src->path,
+                        r->loc.line, r->loc.col);
             else
                 fprintf(stderr, "by '%s', added by %s (%s)\n", rt,
                         cp_sema_origin_text(r->origin), r->why ? r->why : "");
@@ -165,8 +172,11 @@ static void explain_one(struct cp_ctx *cx, const struct cp_rt_params *p, const c
         free(subj);
         return;
     }
-    fprintf(stderr, "%s: denied: %s: the policy allows it; the enforcer is stricter here "
-            "(--dry-run lists its notes)\n", prog, abs);
+    fprintf(
+        stderr,
+        "%s: denied: %s: the policy allows it; the enforcer is stricter here "
+        "(--dry-run lists its notes)\n",
+        prog, abs);
     free(subj);
 }
 
@@ -228,6 +238,7 @@ int cp_run_explain(struct cp_ctx *cx, const struct cp_rt_artifact *a,
         free(s.path[i]);
     }
     if (s.dropped)
-        fprintf(stderr, "%s: %zu more denied paths not explained\n", l->prog, s.dropped);
+        fprintf(stderr, "%s: %zu more denied paths not explained\n", l->prog,
+                s.dropped);
     return WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
 }

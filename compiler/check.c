@@ -55,7 +55,7 @@ enum ck_code {
 };
 
 struct ck_find {
-    uint64_t key;     /* order of the reporting position */
+    uint64_t key; /* order of the reporting position */
     uint32_t code;
     uint32_t subject; /* rule id (expect index for CK_EXPECT) */
     uint32_t partner; /* rule id or CK_NONE */
@@ -77,7 +77,7 @@ struct ck {
         uint32_t node, head;
         uint32_t kind, len;
         const char *s;
-    } *buckets;
+    } * buckets;
     size_t nbuckets, capbuckets;
     struct ck_slot *bht; /* bucket ids */
     size_t bhtcap;
@@ -96,7 +96,7 @@ struct ck {
     struct ck_rootcount {
         const char *root; /* NULL: absolute */
         size_t write, exec;
-    } *roots;
+    } * roots;
     size_t nroots;
 };
 
@@ -140,8 +140,7 @@ static struct ck_slot *ck_slots_grow(struct ck_slot *old, size_t oldcap,
     return t;
 }
 
-static uint32_t ck_child(struct ck *c, uint32_t parent, const char *s,
-                         size_t n)
+static uint32_t ck_child(struct ck *c, uint32_t parent, const char *s, size_t n)
 {
     if ((c->nnodes + 1) * 2 > c->htcap) {
         size_t cap = c->htcap ? c->htcap * 2 : 1024;
@@ -223,7 +222,8 @@ static uint32_t ck_bucket_find(struct ck *c, uint32_t node, unsigned kind,
         return CK_NONE;
     if (c->nbuckets == c->capbuckets) {
         c->capbuckets = c->capbuckets ? c->capbuckets * 2 : 256;
-        c->buckets = cp_xrealloc(c->buckets, c->capbuckets * sizeof *c->buckets);
+        c->buckets = cp_xrealloc(c->buckets,
+                                 c->capbuckets * sizeof *c->buckets);
     }
     uint32_t id = (uint32_t)c->nbuckets++;
     c->buckets[id] = (struct ck_bucket){node, CK_NONE, kind, (uint32_t)n, s};
@@ -291,7 +291,8 @@ static void ck_index(struct ck *c)
         uint32_t ml = 0;
         for (size_t j = 0; j < pa->nsegs; j++) {
             if (pa->segs[j].kind == CP_SEG_LIT)
-                sig |= 1ull << (ck_hash(0, pa->segs[j].s, pa->segs[j].len) & 63);
+                sig |= 1ull
+                       << (ck_hash(0, pa->segs[j].s, pa->segs[j].len) & 63);
             if (pa->segs[j].kind != CP_SEG_ANY)
                 ml++;
         }
@@ -427,8 +428,8 @@ static bool ck_down(struct ck *c, const struct cp_rule *r,
             if (c->nodes[i].parent == CK_NONE && i != c->abs_root) {
                 if (c->nstack == c->capstack) {
                     c->capstack = c->capstack ? c->capstack * 2 : 64;
-                    c->stack =
-                        cp_xrealloc(c->stack, c->capstack * sizeof *c->stack);
+                    c->stack = cp_xrealloc(c->stack,
+                                           c->capstack * sizeof *c->stack);
                 }
                 c->stack[c->nstack++] = (uint32_t)i;
             }
@@ -445,7 +446,8 @@ static bool ck_down(struct ck *c, const struct cp_rule *r,
              ch = c->nodes[ch].next_sibling) {
             if (c->nstack == c->capstack) {
                 c->capstack = c->capstack ? c->capstack * 2 : 64;
-                c->stack = cp_xrealloc(c->stack, c->capstack * sizeof *c->stack);
+                c->stack = cp_xrealloc(c->stack,
+                                       c->capstack * sizeof *c->stack);
             }
             c->stack[c->nstack++] = ch;
         }
@@ -477,7 +479,8 @@ static bool ck_may_contain(const struct ck *c, const struct cp_rule *q,
             continue;
         bool found = false;
         for (size_t k = 0; k < rp->nsegs && !found; k++)
-            found = rp->segs[k].kind == CP_SEG_LIT && rp->segs[k].len == x->len &&
+            found = rp->segs[k].kind == CP_SEG_LIT &&
+                    rp->segs[k].len == x->len &&
                     memcmp(rp->segs[k].s, x->s, x->len) == 0;
         if (!found)
             return false;
@@ -771,8 +774,8 @@ static uint32_t ck_gate_hash(uint64_t h, const char *w)
 struct ck_gindex {
     struct ck_slot *t; /* id: the first rule of a chain (its P is the key) */
     size_t cap;
-    uint32_t *next;    /* per rule: the next rule with the same P */
-    uint32_t *nlit;    /* per rule: |P| */
+    uint32_t *next; /* per rule: the next rule with the same P */
+    uint32_t *nlit; /* per rule: |P| */
 };
 
 static bool ck_gate_same_prefix(const struct cp_gate_pat *a,
@@ -946,7 +949,7 @@ static void ck_net(struct ck *c)
             continue;
         }
         const char *name = r->u.dom.name;
-        for (const char *sfx = name; sfx; ) {
+        for (const char *sfx = name; sfx;) {
             size_t l, h;
             ck_range(pr, m, sfx, "", &l, &h);
             for (; l < h; l++) {
@@ -987,8 +990,9 @@ static void ck_report_assumption(struct ck *c, const struct cp_expect *e,
     if (g && r && r->loc.src)
         cp_diag_add_note(g, &r->loc, "'%s' is here", rt);
     if (g)
-        cp_diag_set_suggestion(g, "bind %s with -D to decide; run checks it "
-                                  "again under the values it runs with",
+        cp_diag_set_suggestion(g,
+                               "bind %s with -D to decide; run checks it "
+                               "again under the values it runs with",
                                dc->unbound_param);
 }
 
@@ -1126,7 +1130,8 @@ static void ck_report(struct ck *c, const struct ck_find *f, size_t n)
         return;
     }
     const struct cp_rule *r = p->rules[f->subject];
-    const struct cp_rule *q = f->partner != CK_NONE ? p->rules[f->partner] : NULL;
+    const struct cp_rule *q = f->partner != CK_NONE ? p->rules[f->partner]
+                                                    : NULL;
     const struct cp_rule *at = p->rules[(f->key - 1) / 2];
     const char *rt = ck_rt(c, r), *qt = q ? ck_rt(c, q) : "";
     const char *more = n > 1 ? cp_arena_printf(c->a, " (and %zu more)", n - 1)
@@ -1187,8 +1192,9 @@ static void ck_report(struct ck *c, const struct ck_find *f, size_t n)
                            "'%s' overlaps '%s': paths there can be written "
                            "but not read",
                            rt, qt);
-        cp_diag_set_suggestion(g, "add 'deny write %s' so that the region is "
-                                  "neither read nor written",
+        cp_diag_set_suggestion(g,
+                               "add 'deny write %s' so that the region is "
+                               "neither read nor written",
                                q->text);
         break;
     case CK_VACUOUS:
@@ -1228,8 +1234,9 @@ static void ck_report(struct ck *c, const struct ck_find *f, size_t n)
         return;
     /* Notes: the other rule of each pair. */
     for (size_t i = 0; i < n && i < CK_MAX_NOTES; i++) {
-        const struct cp_rule *pr =
-            f[i].partner != CK_NONE ? p->rules[f[i].partner] : NULL;
+        const struct cp_rule *pr = f[i].partner != CK_NONE
+                                       ? p->rules[f[i].partner]
+                                       : NULL;
         if (!pr)
             continue;
         ck_note_rule(c, g, pr == at ? r : pr);

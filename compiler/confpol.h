@@ -25,9 +25,9 @@ struct cp_define { /* -D NAME=VALUE */
 struct cp_options {
     struct cp_define *defines;
     size_t ndefines;
-    const char *outdir;      /* build -o DIR (control plane), or NULL */
-    bool expand_globs;       /* build --expand-globs */
-    bool no_includes;        /* cp_parse: do not follow includes (fmt) */
+    const char *outdir; /* build -o DIR (control plane), or NULL */
+    bool expand_globs;  /* build --expand-globs */
+    bool no_includes;   /* cp_parse: do not follow includes (fmt) */
     /* Set by cp_compile when resolution runs on a tree that lost statements
      * to syntax errors: what a lost statement may have declared (a param,
      * a let, the profile) is not reported missing. */
@@ -39,23 +39,27 @@ struct cp_ctx {
     struct cp_arena *ast_arena; /* the syntax tree only (see cp_compile) */
     struct cp_diags diags;
     struct cp_options opts;
-    const char *main_path;   /* the policy file to compile */
+    const char *main_path;            /* the policy file to compile */
     const struct cp_source *main_src; /* set when compiling from memory */
-    struct cp_file *ast;     /* after cp_parse */
-    struct cp_policy *policy; /* after cp_resolve */
+    struct cp_file *ast;              /* after cp_parse */
+    struct cp_policy *policy;         /* after cp_resolve */
 };
 
 void cp_ctx_init(struct cp_ctx *cx);
 void cp_ctx_free(struct cp_ctx *cx);
 
 /* Phases; each returns the number of new errors. */
-int cp_parse(struct cp_ctx *cx);   /* compiler/parse.c: lex, parse, includes */
+int cp_parse(struct cp_ctx *cx); /* compiler/parse.c: lex, parse, includes */
 /* Parses an in-memory buffer as the main file (fuzzers, tests): sets
  * cx->main_src to a copy of it and runs cp_parse. */
 int cp_parse_memory(struct cp_ctx *cx, const char *name, const char *text,
                     size_t len);
-int cp_resolve(struct cp_ctx *cx); /* compiler/resolve.c: names, types, paths, profiles -> policy */
-int cp_check(struct cp_ctx *cx);   /* compiler/check.c: overlap/containment analysis, expect */
+int cp_resolve(
+    struct cp_ctx
+        *cx); /* compiler/resolve.c: names, types, paths, profiles -> policy */
+int cp_check(
+    struct cp_ctx
+        *cx); /* compiler/check.c: overlap/containment analysis, expect */
 /* Only the expect lines (explain -D); returns the number of errors added. */
 int cp_check_expects(struct cp_ctx *cx);
 

@@ -16,22 +16,22 @@
 
 /* The built-in detector classes, in the order they are reported. */
 enum cp_cc {
-    CP_CC_PRIVATE_KEY,    /* PEM / OpenSSH / PGP / PuTTY private key blocks */
-    CP_CC_AWS_KEY,        /* AKIA/ASIA... key ids, aws_secret_access_key = ... */
-    CP_CC_GITHUB_TOKEN,   /* ghp_ gho_ ghs_ ghu_ ghr_ github_pat_ */
-    CP_CC_GITLAB_TOKEN,   /* glpat- */
-    CP_CC_SLACK_TOKEN,    /* xoxa- xoxb- xoxp- xoxo- xoxr- xoxs- */
-    CP_CC_GOOGLE_API_KEY, /* AIza + 35 */
-    CP_CC_ANTHROPIC_KEY,  /* sk-ant- */
-    CP_CC_OPENAI_KEY,     /* sk-, sk-proj-, sk-svcacct-, sk-admin- */
-    CP_CC_STRIPE_KEY,     /* sk_live_ rk_live_ */
-    CP_CC_NPM_TOKEN,      /* npm_ + 36 */
-    CP_CC_PYPI_TOKEN,     /* pypi-AgEIcHlwaS5vcmc... */
-    CP_CC_DOCKER_TOKEN,   /* dckr_pat_ */
-    CP_CC_HUGGINGFACE_TOKEN, /* hf_ + 34 */
+    CP_CC_PRIVATE_KEY,  /* PEM / OpenSSH / PGP / PuTTY private key blocks */
+    CP_CC_AWS_KEY,      /* AKIA/ASIA... key ids, aws_secret_access_key = ... */
+    CP_CC_GITHUB_TOKEN, /* ghp_ gho_ ghs_ ghu_ ghr_ github_pat_ */
+    CP_CC_GITLAB_TOKEN, /* glpat- */
+    CP_CC_SLACK_TOKEN,  /* xoxa- xoxb- xoxp- xoxo- xoxr- xoxs- */
+    CP_CC_GOOGLE_API_KEY,     /* AIza + 35 */
+    CP_CC_ANTHROPIC_KEY,      /* sk-ant- */
+    CP_CC_OPENAI_KEY,         /* sk-, sk-proj-, sk-svcacct-, sk-admin- */
+    CP_CC_STRIPE_KEY,         /* sk_live_ rk_live_ */
+    CP_CC_NPM_TOKEN,          /* npm_ + 36 */
+    CP_CC_PYPI_TOKEN,         /* pypi-AgEIcHlwaS5vcmc... */
+    CP_CC_DOCKER_TOKEN,       /* dckr_pat_ */
+    CP_CC_HUGGINGFACE_TOKEN,  /* hf_ + 34 */
     CP_CC_DIGITALOCEAN_TOKEN, /* dop_v1_ doo_v1_ dor_v1_ + 64 hex */
-    CP_CC_AZURE_KEY,      /* AccountKey=...==, SharedAccessKey=...= */
-    CP_CC_OVERRIDE_TEXT,  /* "ignore previous instructions" and its kin */
+    CP_CC_AZURE_KEY,          /* AccountKey=...==, SharedAccessKey=...= */
+    CP_CC_OVERRIDE_TEXT,      /* "ignore previous instructions" and its kin */
     CP_CC__COUNT,
 };
 
@@ -52,7 +52,7 @@ struct cp_content_rule {
     bool regex;        /* re"...": POSIX ERE, per line; else literal bytes */
     const char *text;  /* the pattern, unescaped */
     size_t len;
-    void *re;          /* compiled regex_t * (not in the arena) or NULL */
+    void *re; /* compiled regex_t * (not in the arena) or NULL */
     struct cp_loc loc;
 };
 
@@ -66,12 +66,12 @@ void cp_content_rule_free(struct cp_content_rule *r);
 #define CP_CONTENT_MAX_LINES 16
 
 struct cp_content_finding {
-    const char *what;  /* class name or rule id */
+    const char *what;                   /* class name or rule id */
     const struct cp_content_rule *rule; /* author rule, or NULL */
     const char *field; /* "content", "new_string", "edits[2].new_string" ... */
     unsigned lines[CP_CONTENT_MAX_LINES];
-    size_t nlines;     /* listed */
-    size_t total;      /* matches in all */
+    size_t nlines; /* listed */
+    size_t total;  /* matches in all */
 };
 
 struct cp_content_scan {
@@ -92,10 +92,12 @@ const char *cp_content_lines_text(struct cp_arena *a,
                                   const struct cp_content_finding *f);
 /* The deny reason: "content check: private-key in content (line 3); ...;
  * the content is not shown" (arena). */
-const char *cp_content_reason(struct cp_arena *a, const struct cp_content_scan *s);
+const char *cp_content_reason(struct cp_arena *a,
+                              const struct cp_content_scan *s);
 /* The findings as a JSON array for the decision log:
  * [{"class": "private-key", "field": "content", "lines": [3]}] ("class" is
  * the rule id for author rules). */
-void cp_content_findings_json(struct cp_buf *b, const struct cp_content_scan *s);
+void cp_content_findings_json(struct cp_buf *b,
+                              const struct cp_content_scan *s);
 
 #endif

@@ -33,11 +33,25 @@ static const char *const cp_cc_names[CP_CC__COUNT] = {
 };
 
 const char *const cp_content_names[] = {
-    "private-key",   "aws-key",       "github-token",  "gitlab-token",
-    "slack-token",   "google-api-key", "anthropic-key", "openai-key",
-    "stripe-key",    "npm-token",     "pypi-token",    "docker-token",
-    "huggingface-token", "digitalocean-token", "azure-key", "override-text",
-    "access-token",  "all",           NULL,
+    "private-key",
+    "aws-key",
+    "github-token",
+    "gitlab-token",
+    "slack-token",
+    "google-api-key",
+    "anthropic-key",
+    "openai-key",
+    "stripe-key",
+    "npm-token",
+    "pypi-token",
+    "docker-token",
+    "huggingface-token",
+    "digitalocean-token",
+    "azure-key",
+    "override-text",
+    "access-token",
+    "all",
+    NULL,
 };
 
 #define CP_CC_TOKENS                                                           \
@@ -51,7 +65,8 @@ const char *cp_content_class_name(unsigned c)
 bool cp_content_class_mask(const char *name, size_t len, unsigned *mask)
 {
     for (unsigned c = 0; c < CP_CC__COUNT; c++)
-        if (strlen(cp_cc_names[c]) == len && memcmp(cp_cc_names[c], name, len) == 0) {
+        if (strlen(cp_cc_names[c]) == len &&
+            memcmp(cp_cc_names[c], name, len) == 0) {
             *mask = 1u << c;
             return true;
         }
@@ -124,7 +139,8 @@ static void cc_hit_in(struct cc_ctx *c, long *slot, const char *what,
         struct cp_content_scan *s = c->out;
         if (s->n == s->cap) {
             size_t cap = s->cap ? 2 * s->cap : 8;
-            struct cp_content_finding *v = cp_arena_alloc(c->a, cap * sizeof *v);
+            struct cp_content_finding *v = cp_arena_alloc(c->a,
+                                                          cap * sizeof *v);
             if (s->n)
                 memcpy(v, s->v, s->n * sizeof *v);
             s->v = v;
@@ -237,8 +253,8 @@ static size_t cc_der_mii(const char *t, size_t len, size_t at)
 {
     /* "MII" and three characters: the SEQUENCE header 30 82 HH LL */
     if (!cc_starts(t, at, cc_b64) || len - at < 13 ||
-        !cc_b64((unsigned char)t[at + 3]) || !cc_b64((unsigned char)t[at + 4]) ||
-        !cc_b64((unsigned char)t[at + 5]))
+        !cc_b64((unsigned char)t[at + 3]) ||
+        !cc_b64((unsigned char)t[at + 4]) || !cc_b64((unsigned char)t[at + 5]))
         return 0;
     /* version 0, then the modulus' INTEGER header 02 81|82 (1024 bits
      * and more); or version 0 and the rsaEncryption algorithm id */
@@ -260,7 +276,8 @@ static size_t cc_der_fixed(const char *t, size_t len, size_t at)
 /* AKIA/ASIA/ABIA/ACCA + 16 upper-case letters or digits, a whole token. */
 static size_t cc_aws_id(const char *t, size_t len, size_t at)
 {
-    if (!cc_starts(t, at, cc_alnum) || len - at < 20) /* the anchor is "A" alone */
+    if (!cc_starts(t, at, cc_alnum) ||
+        len - at < 20) /* the anchor is "A" alone */
         return 0;
     if (memcmp(t + at, "AKIA", 4) && memcmp(t + at, "ASIA", 4) &&
         memcmp(t + at, "ABIA", 4) && memcmp(t + at, "ACCA", 4))
@@ -497,7 +514,8 @@ static bool cc_alpha(unsigned char c)
 }
 
 /* Next word at or after *i; false at the end. */
-static bool cc_next_word(const char *t, size_t len, size_t *i, struct cc_word *w)
+static bool cc_next_word(const char *t, size_t len, size_t *i,
+                         struct cc_word *w)
 {
     const unsigned char *u = (const unsigned char *)t;
     size_t j = *i;
@@ -537,15 +555,15 @@ static bool cc_in(const char *w, const char *const *set)
     return false;
 }
 
-static const char *const cc_verbs[] = {"ignore", "disregard", "forget",
-                                       "override", "bypass", NULL};
+static const char *const cc_verbs[] = {"ignore",   "disregard", "forget",
+                                       "override", "bypass",    NULL};
 static const char *const cc_adjs[] = {
-    "previous", "prior", "above", "earlier", "preceding", "foregoing",
-    "all",      "any",   "system", "original", "initial", NULL};
+    "previous", "prior", "above",  "earlier",  "preceding", "foregoing",
+    "all",      "any",   "system", "original", "initial",   NULL};
 static const char *const cc_nouns[] = {
-    "instruction", "instructions", "prompt",    "prompts",   "direction",
-    "directions",  "rule",         "rules",     "guideline", "guidelines",
-    "message",     "messages",     "context",   "guidance",  NULL};
+    "instruction", "instructions", "prompt",  "prompts",   "direction",
+    "directions",  "rule",         "rules",   "guideline", "guidelines",
+    "message",     "messages",     "context", "guidance",  NULL};
 static const char *const cc_everything_after[] = {
     "above", "before", "previously", "prior", "earlier", NULL};
 
@@ -674,12 +692,15 @@ static void cc_anchors(struct cc_ctx *c, unsigned classes)
         {CP_CC_PRIVATE_KEY, "-----BEGIN ", cc_pem},
         {CP_CC_PRIVATE_KEY, "PuTTY-User-Key-File-", cc_putty},
         {CP_CC_PRIVATE_KEY, "MII", cc_der_mii},
-        {CP_CC_PRIVATE_KEY, "MHcCAQEEI", cc_der_fixed},   /* SEC1 P-256 */
-        {CP_CC_PRIVATE_KEY, "MIGkAgEBBD", cc_der_fixed},  /* SEC1 P-384 */
-        {CP_CC_PRIVATE_KEY, "MIHcAgEBBE", cc_der_fixed},  /* SEC1 P-521 */
-        {CP_CC_PRIVATE_KEY, "MIGHAgEAMBMGByqGSM49AgEG", cc_der_fixed}, /* PKCS#8 EC */
-        {CP_CC_PRIVATE_KEY, "MC4CAQAwBQYDK2VwBCIEI", cc_der_fixed},  /* PKCS#8 Ed25519 */
-        {CP_CC_PRIVATE_KEY, "b3BlbnNzaC1rZXktdjE", cc_der_fixed},    /* openssh-key-v1 */
+        {CP_CC_PRIVATE_KEY, "MHcCAQEEI", cc_der_fixed},  /* SEC1 P-256 */
+        {CP_CC_PRIVATE_KEY, "MIGkAgEBBD", cc_der_fixed}, /* SEC1 P-384 */
+        {CP_CC_PRIVATE_KEY, "MIHcAgEBBE", cc_der_fixed}, /* SEC1 P-521 */
+        {CP_CC_PRIVATE_KEY, "MIGHAgEAMBMGByqGSM49AgEG",
+         cc_der_fixed}, /* PKCS#8 EC */
+        {CP_CC_PRIVATE_KEY, "MC4CAQAwBQYDK2VwBCIEI",
+         cc_der_fixed}, /* PKCS#8 Ed25519 */
+        {CP_CC_PRIVATE_KEY, "b3BlbnNzaC1rZXktdjE",
+         cc_der_fixed}, /* openssh-key-v1 */
         {CP_CC_AWS_KEY, "A", cc_aws_id},
         {CP_CC_AWS_KEY, "secret_access_key", cc_aws_secret},
         {CP_CC_AWS_KEY, "SECRET_ACCESS_KEY", cc_aws_secret},
@@ -732,7 +753,8 @@ static void cc_anchors(struct cc_ctx *c, unsigned classes)
     /* class order (at most one finding per class: a few entries) */
     struct cp_content_finding *v = c->out->v;
     for (size_t i = n0 + 1; i < c->out->n; i++)
-        for (size_t j = i; j > n0 && cc_class_of(&v[j]) < cc_class_of(&v[j - 1]); j--) {
+        for (size_t j = i;
+             j > n0 && cc_class_of(&v[j]) < cc_class_of(&v[j - 1]); j--) {
             struct cp_content_finding x = v[j];
             v[j] = v[j - 1];
             v[j - 1] = x;
@@ -744,7 +766,10 @@ void cp_content_scan(struct cp_arena *a, unsigned classes,
                      const char *field, const char *text, size_t len,
                      struct cp_content_scan *out)
 {
-    struct cc_ctx c = {.a = a, .out = out, .field = field, .text = text,
+    struct cc_ctx c = {.a = a,
+                       .out = out,
+                       .field = field,
+                       .text = text,
                        .len = len};
     cc_begin(&c);
     cc_anchors(&c, classes);
@@ -800,7 +825,8 @@ const char *cp_content_lines_text(struct cp_arena *a,
     return r;
 }
 
-const char *cp_content_reason(struct cp_arena *a, const struct cp_content_scan *s)
+const char *cp_content_reason(struct cp_arena *a,
+                              const struct cp_content_scan *s)
 {
     struct cp_buf b = {0};
     cp_buf_adds(&b, "content check: ");
@@ -829,7 +855,8 @@ void cp_content_findings_json(struct cp_buf *b, const struct cp_content_scan *s)
         const struct cp_content_finding *f = &s->v[i];
         /* names and ids are ASCII without quotes or backslashes; the
          * field is one of the fixed tool_input paths */
-        cp_buf_printf(b, "%s{\"class\": \"%s\", \"field\": \"%s\", \"lines\": [",
+        cp_buf_printf(b,
+                      "%s{\"class\": \"%s\", \"field\": \"%s\", \"lines\": [",
                       i ? ", " : "", f->what, f->field);
         unsigned ln[CP_CONTENT_MAX_LINES];
         size_t n = cc_sorted_lines(f, ln);

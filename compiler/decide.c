@@ -140,7 +140,8 @@ void cp_sema_decide_path(const struct cp_policy *p, enum cp_access acc,
     const struct cp_path subj = *subjp;
     memset(out, 0, sizeof *out);
     struct dc_set deny = {0}, allow = {0};
-    bool allow_list = acc == CP_ACC_WRITE || (acc == CP_ACC_EXEC && p->has_exec);
+    bool allow_list = acc == CP_ACC_WRITE ||
+                      (acc == CP_ACC_EXEC && p->has_exec);
     for (size_t i = 0; i < p->nrules; i++) {
         const struct cp_rule *r = p->rules[i];
         struct dc_set *set = dc_set_for(r->kind, acc, &deny, &allow);

@@ -290,8 +290,8 @@ struct cp_diag_seen {
     unsigned gen;
 };
 
-static const char *const cp_targets[] = {"sbpl", "bwrap", "claude",
-                                         "landlock", NULL};
+static const char *const cp_targets[] = {"sbpl", "bwrap", "claude", "landlock",
+                                         NULL};
 
 /* The length of MSG's "TARGET: " prefix (a list "sbpl, bwrap: " too), or 0. */
 static size_t cp_target_prefix(const char *msg)
@@ -301,7 +301,8 @@ static size_t cp_target_prefix(const char *msg)
         size_t n = 0;
         for (size_t i = 0; cp_targets[i]; i++) {
             size_t l = strlen(cp_targets[i]);
-            if (strncmp(p, cp_targets[i], l) == 0 && (p[l] == ':' || p[l] == ','))
+            if (strncmp(p, cp_targets[i], l) == 0 &&
+                (p[l] == ':' || p[l] == ','))
                 n = l;
         }
         if (!n)
@@ -393,7 +394,8 @@ static bool cp_diags_repeat(struct cp_diags *d, struct cp_diag *g, size_t pn)
     cp_hasher_init(&hs);
     cp_hasher_feed(&hs, &g->code, sizeof g->code);
     cp_hasher_feed(&hs, &g->loc.src, sizeof g->loc.src);
-    unsigned pos[4] = {g->loc.line, g->loc.col, g->loc.end_line, g->loc.end_col};
+    unsigned pos[4] = {g->loc.line, g->loc.col, g->loc.end_line,
+                       g->loc.end_col};
     cp_hasher_feed(&hs, pos, sizeof pos);
     cp_hasher_feed(&hs, g->msg + pn, strlen(g->msg + pn));
     uint64_t h = cp_hasher_end(&hs);
@@ -457,8 +459,8 @@ struct cp_diag *cp_diag_report(struct cp_diags *d, enum cp_diag_code code,
         if ((size_t)code < CP_DIAG__COUNT && d->wstate[code] < 0)
             return NULL;
         if (sev == CP_SEV_WARNING &&
-            (d->werror || ((size_t)code < CP_DIAG__COUNT &&
-                           d->wstate[code] == 2)))
+            (d->werror ||
+             ((size_t)code < CP_DIAG__COUNT && d->wstate[code] == 2)))
             sev = CP_SEV_ERROR;
     }
     if (d->len == d->cap) {
@@ -479,8 +481,7 @@ struct cp_diag *cp_diag_report(struct cp_diags *d, enum cp_diag_code code,
     /* Errors are never merged: a backend's own error count decides whether
      * its artifact is written. */
     if (sev != CP_SEV_ERROR && cp_is_backend_code(code) &&
-        (pn = cp_target_prefix(g->msg)) != 0 &&
-        cp_diags_repeat(d, g, pn)) {
+        (pn = cp_target_prefix(g->msg)) != 0 && cp_diags_repeat(d, g, pn)) {
         d->len--;
         return NULL;
     }
@@ -642,7 +643,7 @@ static void cp_put_line(const char *s, size_t n, struct cp_buf *out)
 static void cp_put_caret(const char *s, size_t n, unsigned from, unsigned to,
                          bool first, bool color, struct cp_buf *out)
 {
-    size_t lead = from - 1;                 /* columns before the span */
+    size_t lead = from - 1;                   /* columns before the span */
     size_t span = to >= from ? to - lead : 1; /* the callers keep to >= from */
     char *p = cp_buf_extend(out, lead + span);
     memset(p, ' ', lead);
@@ -666,12 +667,11 @@ static void cp_put_caret(const char *s, size_t n, unsigned from, unsigned to,
 }
 
 /* "00" to "99", for cp_put_uint. */
-static const char cp_digit_pairs[] =
-    "0001020304050607080910111213141516171819"
-    "2021222324252627282930313233343536373839"
-    "4041424344454647484950515253545556575859"
-    "6061626364656667686970717273747576777879"
-    "8081828384858687888990919293949596979899";
+static const char cp_digit_pairs[] = "0001020304050607080910111213141516171819"
+                                     "2021222324252627282930313233343536373839"
+                                     "4041424344454647484950515253545556575859"
+                                     "6061626364656667686970717273747576777879"
+                                     "8081828384858687888990919293949596979899";
 
 /* `v` in decimal, right-aligned in `w` columns (the "%*u" of printf). */
 static void cp_put_uint(unsigned v, unsigned w, struct cp_buf *out)
@@ -712,8 +712,8 @@ static void cp_put_gutter(unsigned ln, unsigned w, struct cp_buf *out)
 
 /* Source excerpt for `loc`: every line of the span when it has at most three
  * lines, otherwise the first line, a "..." line and the last line. */
-static void cp_render_excerpt(const struct cp_diags *d, const struct cp_loc *loc,
-                              struct cp_buf *out)
+static void cp_render_excerpt(const struct cp_diags *d,
+                              const struct cp_loc *loc, struct cp_buf *out)
 {
     const struct cp_source *src = loc->src;
     if (!src || loc->line == 0)
@@ -772,12 +772,13 @@ static void cp_render_prefix(const struct cp_loc *loc, struct cp_buf *out)
 
 /* GCC's include context, innermost includer first, printed when a
  * diagnostic is in an included file other than the previous one's. */
-static void cp_render_included_from(const struct cp_source *s, struct cp_buf *out)
+static void cp_render_included_from(const struct cp_source *s,
+                                    struct cp_buf *out)
 {
     const char *lead = "In file included from";
     for (const struct cp_source *x = s; x && x->includer; x = x->includer) {
-        cp_buf_printf(out, "%s %s:%u%s\n", lead, x->includer->path, x->include_line,
-                x->includer->includer ? "," : ":");
+        cp_buf_printf(out, "%s %s:%u%s\n", lead, x->includer->path,
+                      x->include_line, x->includer->includer ? "," : ":");
         lead = "                 from";
     }
 }

@@ -37,7 +37,7 @@ struct cp_diag {
     char *msg;
     struct cp_diag_note *notes;
     size_t nnotes;
-    char *suggestion;     /* one-line fix-it, printed as "note: ..." or NULL */
+    char *suggestion; /* one-line fix-it, printed as "note: ..." or NULL */
 };
 
 struct cp_diags {
@@ -45,7 +45,7 @@ struct cp_diags {
     size_t len, cap;
     size_t nerrors, nwarnings;
     size_t nusage; /* errors of the command line and I/O (CP08xx) */
-    bool werror;                       /* -Werror */
+    bool werror;   /* -Werror */
     /* 0 default, 1 -Wname, -1 -Wno-name, 2 -Werror=name */
     signed char wstate[CP_DIAG__COUNT];
     /* Text rendering: colour escapes (--color), every diagnostic instead of
@@ -109,8 +109,8 @@ void cp_diags_sort(struct cp_diags *d);
  * within one edit for words of three or four bytes, two for longer ones and
  * none for shorter ones;
  * NULL when none is that near. */
-const char *cp_nearest(const char *w, size_t n, const void *words,
-                       size_t count, size_t stride);
+const char *cp_nearest(const char *w, size_t n, const void *words, size_t count,
+                       size_t stride);
 /* The same over a NULL-terminated list of strings. */
 const char *cp_nearest_word(const char *w, const char *const *words);
 

@@ -104,8 +104,8 @@ static const char *cp_diag_code_help(enum cp_diag_code c, char *buf,
                  "%s (%s). Default severity %s; -Wno-%s or -Wno-%s disables "
                  "it, -Werror=%s makes it an error. spec/diagnostics.md lists "
                  "every code and the spec file that documents it.",
-                 cp_diag_code_summary(c), id,
-                 dj_level(cp_diag_code_default(c)), flag, id, flag);
+                 cp_diag_code_summary(c), id, dj_level(cp_diag_code_default(c)),
+                 flag, id, flag);
     else
         snprintf(buf, size,
                  "%s (%s). An error: the policy is rejected and no artifact "
@@ -129,7 +129,8 @@ static void dj_physical(struct cp_jw *w, const struct cp_loc *l)
         cp_jw_open(w, '{');
         cp_jw_kint(w, "startLine", l->line);
         cp_jw_kint(w, "startColumn", l->col ? l->col : 1);
-        cp_jw_kint(w, "endLine", l->end_line >= l->line ? l->end_line : l->line);
+        cp_jw_kint(w, "endLine",
+                   l->end_line >= l->line ? l->end_line : l->line);
         cp_jw_kint(w, "endColumn", (l->end_col ? l->end_col : l->col) + 1);
         cp_jw_close(w, '}');
     }

@@ -57,10 +57,9 @@ static void ef_content(const struct cp_policy *p, struct cp_buf *out)
     cp_buf_addc(out, '\n');
     for (unsigned c = 0; p->content_off_loc && c < CP_CC__COUNT; c++)
         if (p->content_off_loc[c].src)
-            cp_buf_printf(out, "content allow %s  # %s:%u\n",
-                          cp_content_class_name(c),
-                          p->content_off_loc[c].src->path,
-                          p->content_off_loc[c].line);
+            cp_buf_printf(
+                out, "content allow %s  # %s:%u\n", cp_content_class_name(c),
+                p->content_off_loc[c].src->path, p->content_off_loc[c].line);
     for (size_t i = 0; i < p->ncontent; i++) {
         const struct cp_content_rule *r = &p->content[i];
         cp_buf_adds(out, "content deny ");
@@ -75,12 +74,14 @@ static void ef_content(const struct cp_policy *p, struct cp_buf *out)
 void cp_print_effective(const struct cp_policy *p, struct cp_buf *out)
 {
     struct cp_arena *a = cp_arena_new();
-    cp_buf_printf(out, "# effective policy of %s: every rule confpol "
-                       "enforces\nconfpol 1\n\n",
+    cp_buf_printf(out,
+                  "# effective policy of %s: every rule confpol "
+                  "enforces\nconfpol 1\n\n",
                   p->main_path ? p->main_path : "");
     if (p->profile_defaulted)
-        cp_buf_printf(out, "# profile %s (defaulted: no profile statement, "
-                           "the gate hook stays fail-open)\n",
+        cp_buf_printf(out,
+                      "# profile %s (defaulted: no profile statement, "
+                      "the gate hook stays fail-open)\n",
                       cp_profile_text(p->profile));
     else
         cp_buf_printf(out, "profile %s\n", cp_profile_text(p->profile));
@@ -102,7 +103,8 @@ void cp_print_effective(const struct cp_policy *p, struct cp_buf *out)
             cp_buf_printf(out, "  # bound with -D %s=%s\n", pm->name,
                           pm->value);
         else
-            cp_buf_printf(out, "%s# unbound: bound when the policy is applied\n",
+            cp_buf_printf(out,
+                          "%s# unbound: bound when the policy is applied\n",
                           builtin ? " " : "  ");
     }
     if (p->nrules)

@@ -48,8 +48,7 @@ static bool cp_fmt_has_inner_comments(const struct cp_stmt *s)
 }
 
 static void cp_fmt_leading(struct cp_comment *const *cs, size_t n,
-                           const char *indent, bool *first,
-                           struct cp_buf *out)
+                           const char *indent, bool *first, struct cp_buf *out)
 {
     for (size_t i = 0; i < n; i++) {
         if (cs[i]->blank_before && !*first)

@@ -49,19 +49,21 @@ const char *cp_library_path(struct cp_arena *a, const char *name, size_t len,
         char *slash = strrchr(exe, '/');
         if (slash) {
             *slash = '\0';
-            const char *p =
-                lib_try(a, cp_arena_printf(a, "%s/../share/confpol/gates", exe),
-                        name, len);
+            const char *p = lib_try(
+                a, cp_arena_printf(a, "%s/../share/confpol/gates", exe), name,
+                len);
             if (!p)
-                p = lib_try(a, cp_arena_printf(a, "%s/../gates", exe), name, len);
+                p = lib_try(a, cp_arena_printf(a, "%s/../gates", exe), name,
+                            len);
             if (p)
                 return p;
         }
     }
     const char *p = lib_try(a, CP_DATADIR "/gates", name, len);
     if (!p)
-        *why = cp_arena_printf(a, "no gate library set '%.*s' (the sets are "
-                                  "the files of confpol's gates directory)",
+        *why = cp_arena_printf(a,
+                               "no gate library set '%.*s' (the sets are "
+                               "the files of confpol's gates directory)",
                                (int)len, name);
     return p;
 }

@@ -192,7 +192,8 @@ static bool is_opt_text(const char *t)
 }
 
 /* "{a|b|c}" into its alternatives; any other word is one alternative. */
-static const char *gp_alts(struct cp_arena *a, const char *w, struct cp_vec *out)
+static const char *gp_alts(struct cp_arena *a, const char *w,
+                           struct cp_vec *out)
 {
     size_t len = strlen(w);
     if (!(len >= 2 && w[0] == '{' && w[len - 1] == '}' && strchr(w, '|'))) {
@@ -261,7 +262,8 @@ static void gp_push(struct cp_arena *a, struct cp_vec *els, enum el_kind k,
     e->kind = k;
     e->dir = dir;
     if (k == EL_OPT) {
-        struct gopt *o = cp_arena_alloc(a, (alts->len ? alts->len : 1) * sizeof *o);
+        struct gopt *o = cp_arena_alloc(a, (alts->len ? alts->len : 1) *
+                                               sizeof *o);
         for (size_t i = 0; i < alts->len; i++)
             o[i] = *(struct gopt *)alts->items[i];
         e->opts = o;
@@ -362,7 +364,8 @@ static const char *gp_word(struct cp_arena *a, const char *w, bool after_dd,
  * the analysis indexes the leading literal positional words. */
 static void gp_order_words(struct cp_arena *a, struct cp_gate_pat *out)
 {
-    const char **ws = cp_arena_alloc(a, (out->nwords ? out->nwords : 1) * sizeof *ws);
+    const char **ws = cp_arena_alloc(a, (out->nwords ? out->nwords : 1) *
+                                            sizeof *ws);
     size_t n = 0;
     for (int pass = 0; pass < 2; pass++)
         for (size_t k = 0; k < out->nwords; k++) {
@@ -400,7 +403,8 @@ static const char *gp_elements(struct cp_arena *a, struct cp_gate_pat *out)
         if (why)
             return why;
     }
-    struct cp_gate_el *arr = cp_arena_alloc(a, (els.len ? els.len : 1) * sizeof *arr);
+    struct cp_gate_el *arr = cp_arena_alloc(a, (els.len ? els.len : 1) *
+                                                   sizeof *arr);
     for (size_t i = 0; i < els.len; i++)
         arr[i] = *(struct cp_gate_el *)els.items[i];
     out->els = arr;
@@ -448,8 +452,7 @@ static const char *gp_words_refused(const char *text, size_t len)
 }
 
 /* TEXT split at white space. */
-static struct cp_vec gp_split(struct cp_arena *a, const char *text,
-                              size_t len)
+static struct cp_vec gp_split(struct cp_arena *a, const char *text, size_t len)
 {
     struct cp_vec words = {0};
     for (size_t i = 0; i < len;) {
@@ -515,7 +518,6 @@ void cp_gate_free(struct cp_gate_pat *g)
     }
 }
 
-
 /* ---- matching ------------------------------------------------------------- */
 
 /* '*' matches any run of bytes; every other byte itself. */
@@ -568,12 +570,12 @@ static const struct {
     const char *prog;
     const char *const *opts;
 } value_opts[] = {
-    {"curl", OPTV("-o", "-T", "-d", "-F", "-H", "-X", "-u", "-A", "-e", "-x",
-                  "-K", "-b", "-c", "-E", "-w", "--data", "--data-binary",
-                  "--data-raw", "--data-urlencode", "--data-ascii", "--form",
-                  "--upload-file", "--header", "--request", "--user",
-                  "--output", "--proxy", "--config", "--cookie", "--url",
-                  "--json")},
+    {"curl",
+     OPTV("-o", "-T", "-d", "-F", "-H", "-X", "-u", "-A", "-e", "-x", "-K",
+          "-b", "-c", "-E", "-w", "--data", "--data-binary", "--data-raw",
+          "--data-urlencode", "--data-ascii", "--form", "--upload-file",
+          "--header", "--request", "--user", "--output", "--proxy", "--config",
+          "--cookie", "--url", "--json")},
     {"docker", OPTV("-H", "--host", "--context", "-c", "--config", "-l")},
     {"gh", OPTV("-R", "--repo", "--hostname")},
     {"git", OPTV("-C", "-c", "--git-dir", "--work-tree", "--namespace",
@@ -615,7 +617,7 @@ struct cp_gate_subject {
     struct slot {
         const char *name;
         struct cp_vec idx; /* (void *)(uintptr_t)reading index */
-    } *slots;
+    } * slots;
     size_t cap, nslots;
     struct cp_vec other;  /* readings without a static program */
     struct cp_vec redirs; /* readings with redirections */
@@ -707,8 +709,9 @@ static void view_build(struct cp_gate_subject *s, size_t k, struct cp_arena *a)
         }
         bool maybe_opt = !after_dd && (w->glob[0] == '-' || w->glob[0] == '*');
         v->wild |= maybe_opt;
-        v->ops[v->nops++] =
-            (struct vop){w, w->split ? 2 : (maybe_opt || optional) ? 1 : 0};
+        v->ops[v->nops++] = (struct vop){w, w->split                  ? 2
+                                            : (maybe_opt || optional) ? 1
+                                                                      : 0};
         optional = false;
     }
 }
@@ -846,7 +849,8 @@ static bool opt_sat(const struct gopt *o, const struct cp_sh_cmd *c,
         for (const char *p = t + 1; *p; p++) {
             if (*p != o->name[0])
                 continue;
-            if (!o->value || value_ok(o->value, p[1] ? p + 1 : NULL, c, idx + 1))
+            if (!o->value ||
+                value_ok(o->value, p[1] ? p + 1 : NULL, c, idx + 1))
                 return true;
         }
     }
@@ -951,7 +955,8 @@ static bool cmd_equal(const struct cp_sh_cmd *x, const struct cp_sh_cmd *y)
         if (!word_equal(&x->w[i], &y->w[i]))
             return false;
     for (size_t i = 0; i < x->nr; i++)
-        if (x->r[i].op != y->r[i].op || !word_equal(&x->r[i].target, &y->r[i].target))
+        if (x->r[i].op != y->r[i].op ||
+            !word_equal(&x->r[i].target, &y->r[i].target))
             return false;
     return true;
 }
@@ -1069,8 +1074,10 @@ bool cp_gate_matches(const struct cp_gate_pat *g, const char *line,
 
 const char *cp_gate_unreadable_reason(struct cp_arena *a, const char *why)
 {
-    return cp_arena_printf(a, "the command line cannot be read as the shell "
-                              "would run it: %s", why);
+    return cp_arena_printf(a,
+                           "the command line cannot be read as the shell "
+                           "would run it: %s",
+                           why);
 }
 
 /* ---- relations ------------------------------------------------------------ */
@@ -1172,7 +1179,8 @@ static bool same_pos(const struct cp_gate_pat *x, const struct cp_gate_pat *y)
 }
 
 /* Is every alternative of element `in` also one of `out`'s? */
-static bool alts_subset(const struct cp_gate_el *out, const struct cp_gate_el *in)
+static bool alts_subset(const struct cp_gate_el *out,
+                        const struct cp_gate_el *in)
 {
     if (out->kind != in->kind || (out->kind == EL_REDIR && out->dir != in->dir))
         return false;

@@ -20,15 +20,18 @@ static bool path_name_char(char c)
 
 /* The bytes that make a path segment more than a plain literal. */
 static const bool path_special[256] = {
-    ['$'] = true, ['\\'] = true, ['*'] = true, ['?'] = true,
+    ['$'] = true,
+    ['\\'] = true,
+    ['*'] = true,
+    ['?'] = true,
 };
 
 /* The root of the path TEXT: sets out->root ('~' or '${NAME}'; NULL for
  * '/') and *pos to where the segments start.  Returns an error message with
  * *err_off set, or NULL. */
 static const char *path_parse_root(struct cp_arena *a, const char *text,
-                                   size_t len, struct cp_path *out,
-                                   size_t *pos, size_t *err_off)
+                                   size_t len, struct cp_path *out, size_t *pos,
+                                   size_t *err_off)
 {
     if (text[0] == '/') {
         *pos = 1;
@@ -219,8 +222,8 @@ const char *cp_path_parse(struct cp_arena *a, const char *text, size_t len,
         sg->len = i - s;
         sg->kind = CP_SEG_LIT;
         bool classify, wild, esc;
-        msg = path_seg_check(text, s, i, plain, quoted, &classify, &wild,
-                             &esc, err_off);
+        msg = path_seg_check(text, s, i, plain, quoted, &classify, &wild, &esc,
+                             err_off);
         if (msg) {
             memset(out, 0, sizeof *out);
             return msg;
@@ -310,8 +313,8 @@ const char *cp_path_bind(struct cp_arena *a, const struct cp_path *p,
     }
     struct cp_path r;
     size_t off;
-    const char *msg =
-        cp_path_parse(a, root_value, strlen(root_value), true, &r, &off);
+    const char *msg = cp_path_parse(a, root_value, strlen(root_value), true, &r,
+                                    &off);
     if (msg)
         return msg;
     if (r.root)

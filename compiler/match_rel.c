@@ -134,9 +134,9 @@ static bool seg_sat(const struct cp_seg *g)
 
 /* Properties of a segment list used to pick a method. */
 struct seginfo {
-    bool sat;     /* nonempty language */
-    bool literal; /* every item CP_SEG_LIT */
-    bool plain;   /* no wildcard-free CP_SEG_GLOB (every GLOB matches >= 2) */
+    bool sat;      /* nonempty language */
+    bool literal;  /* every item CP_SEG_LIT */
+    bool plain;    /* no wildcard-free CP_SEG_GLOB (every GLOB matches >= 2) */
     size_t single; /* leading items that match exactly one segment */
 };
 
@@ -265,11 +265,11 @@ bool cp_match_segs(const struct cp_seg *segs, size_t nsegs, const char *path,
 enum { L_SLASH, L_BYTE, L_NONSLASH, L_ALL };
 
 struct nst {
-    uint8_t lab;  /* which bytes the state consumes */
-    uint8_t c;    /* L_BYTE: the byte */
-    uint8_t acc;  /* accepting */
-    int32_t to;   /* target after consuming */
-    int32_t eps;  /* epsilon target (always > own index), or -1 */
+    uint8_t lab; /* which bytes the state consumes */
+    uint8_t c;   /* L_BYTE: the byte */
+    uint8_t acc; /* accepting */
+    int32_t to;  /* target after consuming */
+    int32_t eps; /* epsilon target (always > own index), or -1 */
 };
 
 struct nfa {
@@ -561,8 +561,7 @@ static bool visit_add(struct visit *v, uint64_t key, const uint64_t *set)
     size_t h = (size_t)visit_hash(e, v->stride) & (v->tabcap - 1);
     bool fresh = true;
     while (v->tab[h]) {
-        if (memcmp(visit_at(v, v->tab[h] - 1), e, v->stride * sizeof *e) ==
-            0) {
+        if (memcmp(visit_at(v, v->tab[h] - 1), e, v->stride * sizeof *e) == 0) {
             fresh = false;
             break;
         }
@@ -809,17 +808,17 @@ static int small_meet(const struct small *sm, const struct nfa *x,
     size_t qh = 0, qn = 0; /* circular queue of keys x*6+v */
     int met = 0;
 
-#define MERGE(key, set)                                                       \
-    do {                                                                      \
-        uint64_t s_ = (set);                                                  \
-        size_t k_ = (key);                                                    \
-        if (s_ & ~r[k_]) {                                                    \
-            r[k_] |= s_;                                                      \
-            if (!inq[k_]) {                                                   \
-                inq[k_] = true;                                               \
-                queue[(qh + qn++) % nk] = (uint32_t)k_;                       \
-            }                                                                 \
-        }                                                                     \
+#define MERGE(key, set)                                                        \
+    do {                                                                       \
+        uint64_t s_ = (set);                                                   \
+        size_t k_ = (key);                                                     \
+        if (s_ & ~r[k_]) {                                                     \
+            r[k_] |= s_;                                                       \
+            if (!inq[k_]) {                                                    \
+                inq[k_] = true;                                                \
+                queue[(qh + qn++) % nk] = (uint32_t)k_;                        \
+            }                                                                  \
+        }                                                                      \
     } while (0)
 
     MERGE(0 * 6 + V_B, small_close(sm, ystart));
@@ -944,7 +943,8 @@ static int nfa_meet(const struct nfa *x, const struct nfa *y,
     visit_init(&vis, 0);
     int met = 0;
     uint64_t ny = (uint64_t)y->n;
-#define PAIR(a, b, v) ((((uint64_t)(a) * ny + (uint64_t)(b)) << 3) | (uint64_t)(v))
+#define PAIR(a, b, v)                                                          \
+    ((((uint64_t)(a)*ny + (uint64_t)(b)) << 3) | (uint64_t)(v))
     if (ystart) {
         for (size_t j = 0; j < y->n; j++)
             if (BIT_GET(ystart, j))
@@ -1128,8 +1128,7 @@ static int segs_contain(const struct cp_seg *o, size_t m,
         size_t k = 0;
         while (k < m && k < n && o[k].kind == CP_SEG_LIT &&
                in[k].kind == CP_SEG_LIT) {
-            if (o[k].len != in[k].len ||
-                memcmp(o[k].s, in[k].s, o[k].len) != 0)
+            if (o[k].len != in[k].len || memcmp(o[k].s, in[k].s, o[k].len) != 0)
                 return 0;
             k++;
         }
@@ -1138,7 +1137,8 @@ static int segs_contain(const struct cp_seg *o, size_t m,
         if (io.literal)
             return 0; /* inner varies (or stops) where outer is fixed */
         if (ii.literal) {
-            struct segsrc src = {.is_lits = true, .lits = in + k,
+            struct segsrc src = {.is_lits = true,
+                                 .lits = in + k,
                                  .nlits = n - k};
             bool hit, alive;
             match_run(o + k, m - k, &src, &hit, &alive);
@@ -1174,8 +1174,7 @@ static int segs_overlap(const struct cp_seg *a, size_t m,
         size_t k = 0;
         while (k < m && k < n && a[k].kind == CP_SEG_LIT &&
                b[k].kind == CP_SEG_LIT) {
-            if (a[k].len != b[k].len ||
-                memcmp(a[k].s, b[k].s, a[k].len) != 0)
+            if (a[k].len != b[k].len || memcmp(a[k].s, b[k].s, a[k].len) != 0)
                 return 0;
             k++;
         }
@@ -1185,7 +1184,8 @@ static int segs_overlap(const struct cp_seg *a, size_t m,
             const struct cp_seg *lit = ia.literal ? a : b;
             const struct cp_seg *pat = ia.literal ? b : a;
             size_t nl = ia.literal ? m : n, np = ia.literal ? n : m;
-            struct segsrc src = {.is_lits = true, .lits = lit + k,
+            struct segsrc src = {.is_lits = true,
+                                 .lits = lit + k,
                                  .nlits = nl - k};
             bool hit, alive;
             match_run(pat + k, np - k, &src, &hit, &alive);
@@ -1265,8 +1265,8 @@ enum cp_rel cp_path_contains(const struct cp_path *outer,
         bool unknown = false;
         for (size_t k = 0; k <= ii.single; k++) {
             int t = segs_contain(outer->segs, outer->nsegs,
-                                 SEGS(inner->segs) + k, inner->nsegs - k,
-                                 false, &budget);
+                                 SEGS(inner->segs) + k, inner->nsegs - k, false,
+                                 &budget);
             if (t == 1) {
                 *param = outer->root;
                 return CP_REL_MAY;

@@ -34,16 +34,16 @@ static unsigned cp_osa(const char *a, size_t n, const char *b, size_t m)
     return d[n][m];
 }
 
-const char *cp_nearest(const char *w, size_t n, const void *words,
-                       size_t count, size_t stride)
+const char *cp_nearest(const char *w, size_t n, const void *words, size_t count,
+                       size_t stride)
 {
     if (n > CP_NEAR_MAX)
         return NULL;
     const char *best = NULL;
     unsigned bestd = ~0u;
     for (size_t k = 0; k < count; k++) {
-        const char *kw =
-            *(const char *const *)((const char *)words + k * stride);
+        const char *kw = *(const char *const *)((const char *)words +
+                                                k * stride);
         if (!kw)
             break;
         size_t m = strlen(kw);

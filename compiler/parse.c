@@ -52,8 +52,8 @@ static void cp_check_header(struct cp_ctx *cx, struct cp_lex *st,
     size_t i = 0;
     if (nh > 0 &&
         (f->nstmts == 0 ||
-         cp_pos_cmp(h[0]->n.loc.line, h[0]->n.loc.col,
-                    f->stmts[0]->n.loc.line, f->stmts[0]->n.loc.col) < 0)) {
+         cp_pos_cmp(h[0]->n.loc.line, h[0]->n.loc.col, f->stmts[0]->n.loc.line,
+                    f->stmts[0]->n.loc.col) < 0)) {
         f->header = h[0]->n.loc;
         const char *v = h[0]->sub.text;
         if (strcmp(v, "1") == 0) {
@@ -201,8 +201,8 @@ static void cp_attach_one(struct cp_attach *at, struct cp_comment *c)
         f->header_trailing = c;
     } else if (f->header.src && cl < f->header.line) {
         cp_vec_push(at->a, &at->file_lead, c);
-    } else if (i < ns && cp_pos_cmp(ss[i]->n.loc.line, ss[i]->n.loc.col, cl,
-                                    cc) < 0) {
+    } else if (i < ns &&
+               cp_pos_cmp(ss[i]->n.loc.line, ss[i]->n.loc.col, cl, cc) < 0) {
         cp_attach_in_list(at, ss[i], c);
     } else {
         cp_attach_before(at, c);
@@ -212,12 +212,11 @@ static void cp_attach_one(struct cp_attach *at, struct cp_comment *c)
 /* Marks each of the N comments CS that has a blank line between it and the
  * item before it (*prev: that item's last line, 0 before any). */
 static void cp_blank_comments(const struct cp_source *src,
-                              struct cp_comment **cs, size_t n,
-                              unsigned *prev)
+                              struct cp_comment **cs, size_t n, unsigned *prev)
 {
     for (size_t k = 0; k < n; k++) {
-        cs[k]->blank_before =
-            *prev && cp_blank_between(src, *prev, cs[k]->loc.line);
+        cs[k]->blank_before = *prev &&
+                              cp_blank_between(src, *prev, cs[k]->loc.line);
         *prev = cs[k]->loc.line;
     }
 }
@@ -230,8 +229,8 @@ static void cp_mark_blank_lines(struct cp_file *f)
     unsigned prev = 0; /* last line of the previous item, 0 before any */
     cp_blank_comments(src, f->leading, f->nleading, &prev);
     if (f->header.src) {
-        f->header_blank_before =
-            prev && cp_blank_between(src, prev, f->header.line);
+        f->header_blank_before = prev &&
+                                 cp_blank_between(src, prev, f->header.line);
         prev = f->header.end_line;
     }
     for (size_t k = 0; k < f->nstmts; k++) {
@@ -247,8 +246,11 @@ static void cp_attach_comments(struct cp_arena *a, struct cp_lex *st,
                                struct cp_file *f)
 {
     struct cp_comment **cs = (struct cp_comment **)st->comments.items;
-    struct cp_attach at = {.a = a, .f = f, .lead_for = (size_t)-1,
-                           .inner_for = (size_t)-1, .alead_for = (size_t)-1};
+    struct cp_attach at = {.a = a,
+                           .f = f,
+                           .lead_for = (size_t)-1,
+                           .inner_for = (size_t)-1,
+                           .alead_for = (size_t)-1};
     for (size_t k = 0; k < st->comments.len; k++)
         cp_attach_one(&at, cs[k]);
     f->leading = (struct cp_comment **)at.file_lead.items;
@@ -345,8 +347,8 @@ static void cp_include_cycle(struct cp_ctx *cx, const struct cp_frame *fr,
     for (size_t m = 0; m <= n; m++)
         cp_buf_printf(&b, "'%s' -> ", chain[m]->src->path);
     cp_buf_printf(&b, "'%s'", a->src->path);
-    struct cp_diag *g =
-        cp_diag_report(&cx->diags, CP0304, at, "include cycle: %s", b.data);
+    struct cp_diag *g = cp_diag_report(&cx->diags, CP0304, at,
+                                       "include cycle: %s", b.data);
     for (size_t m = 1; m <= n; m++)
         cp_diag_add_note(g, &chain[m]->inc->args[0]->n.loc,
                          "'%s' includes '%s' here", chain[m - 1]->src->path,

@@ -55,10 +55,10 @@ struct cp_path {
 /* ---- command (gate) patterns ----------------------------------------- */
 
 enum cp_gate_pat_kind {
-    CP_GATE_WORDS, /* "git push --force *": words, '*' globs inside a word;
+    CP_GATE_WORDS,   /* "git push --force *": words, '*' globs inside a word;
                       a lone '*' word matches exactly one word, except as the
                       LAST word where it matches zero or more further words */
-    CP_GATE_REGEX, /* re"...": POSIX ERE matched against the whole line */
+    CP_GATE_REGEX,   /* re"...": POSIX ERE matched against the whole line */
     CP_GATE_UNKNOWN, /* the bare word `unknown`: a command line holding a
                         command known only when it runs (spec/patterns.md) */
 };
@@ -69,11 +69,14 @@ struct cp_gate_el;
 
 struct cp_gate_pat {
     enum cp_gate_pat_kind kind;
-    bool trailing_any;  /* CP_GATE_WORDS: last word was a lone '*' (not in words) */
-    const char *text;   /* the pattern as written, unescaped (NUL-free) */
-    const char **words; /* CP_GATE_WORDS: each word, glob syntax as in CP_SEG_GLOB */
+    bool
+        trailing_any; /* CP_GATE_WORDS: last word was a lone '*' (not in words) */
+    const char *text; /* the pattern as written, unescaped (NUL-free) */
+    const char *
+        *words; /* CP_GATE_WORDS: each word, glob syntax as in CP_SEG_GLOB */
     size_t nwords;
-    void *regex;        /* CP_GATE_REGEX: compiled regex_t * (REG_EXTENDED|REG_NOSUB) */
+    void
+        *regex; /* CP_GATE_REGEX: compiled regex_t * (REG_EXTENDED|REG_NOSUB) */
     const struct cp_gate_el *els; /* CP_GATE_WORDS: the words read as
                                      positional words, options and
                                      redirections, in order */
@@ -83,9 +86,9 @@ struct cp_gate_pat {
 /* ---- rules ----------------------------------------------------------- */
 
 enum cp_rule_kind {
-    CP_R_WRITE,      /* write PATH      (allow write+read) */
-    CP_R_EXEC,       /* exec PATH       (allow exec; makes exec an allow-list) */
-    CP_R_DENY_READ,  /* deny read PATH */
+    CP_R_WRITE,     /* write PATH      (allow write+read) */
+    CP_R_EXEC,      /* exec PATH       (allow exec; makes exec an allow-list) */
+    CP_R_DENY_READ, /* deny read PATH */
     CP_R_DENY_WRITE, /* deny write PATH */
     CP_R_DENY_EXEC,  /* deny exec PATH */
     CP_R_GATE_ASK,   /* gate ask PATTERN */
@@ -96,23 +99,25 @@ enum cp_rule_kind {
 
 /* Where a rule came from. */
 enum cp_origin {
-    CP_ORIGIN_SOURCE,      /* written in a policy file at loc */
-    CP_ORIGIN_CONFINED,    /* implicit: added by profile confined (or exclusive) */
-    CP_ORIGIN_EXCLUSIVE,   /* implicit: added by profile exclusive */
+    CP_ORIGIN_SOURCE,   /* written in a policy file at loc */
+    CP_ORIGIN_CONFINED, /* implicit: added by profile confined (or exclusive) */
+    CP_ORIGIN_EXCLUSIVE, /* implicit: added by profile exclusive */
 };
 
-#define CP_RF_REDUNDANT 0x1u /* analysis: contained in another rule of the same
+#define CP_RF_REDUNDANT                                                        \
+    0x1u                   /* analysis: contained in another rule of the same
                                 kind; backends may emit nothing for it */
-#define CP_RF_CONTROL   0x2u /* implicit control-plane protection */
+#define CP_RF_CONTROL 0x2u /* implicit control-plane protection */
 
 struct cp_rule {
-    unsigned id;            /* index in policy->rules; "rule #id" in messages */
+    unsigned id; /* index in policy->rules; "rule #id" in messages */
     enum cp_rule_kind kind;
     enum cp_origin origin;
-    unsigned flags;         /* CP_RF_* */
-    const char *why;        /* implicit rules: short reason, e.g. "policy source file" */
-    struct cp_loc loc;      /* the argument's span (src NULL for implicit rules) */
-    const char *text;       /* the argument as written, for messages and fmt */
+    unsigned flags; /* CP_RF_* */
+    const char
+        *why; /* implicit rules: short reason, e.g. "policy source file" */
+    struct cp_loc loc; /* the argument's span (src NULL for implicit rules) */
+    const char *text;  /* the argument as written, for messages and fmt */
     union {
         struct cp_path path;     /* WRITE, EXEC, DENY_* */
         struct cp_gate_pat gate; /* GATE_* */
@@ -125,15 +130,16 @@ enum cp_access {
     CP_ACC_READ,
     CP_ACC_WRITE,
     CP_ACC_EXEC,
-    CP_ACC_NET,  /* subject: a domain name */
-    CP_ACC_GATE, /* subject: a command line */
+    CP_ACC_NET,     /* subject: a domain name */
+    CP_ACC_GATE,    /* subject: a command line */
     CP_ACC_CONTENT, /* subject: text a file tool would write (content rules) */
 };
 
 struct cp_expect {
     enum cp_verdict verdict;
     enum cp_access access;
-    const char *subject; /* path (param-rooted form "${PROJECT}/x" kept as text) */
+    const char
+        *subject; /* path (param-rooted form "${PROJECT}/x" kept as text) */
     struct cp_path path; /* read/write/exec: subject as a literal path */
     struct cp_loc loc;
     size_t rules_before; /* rules resolved before it (orders diagnostics) */
@@ -147,24 +153,25 @@ struct cp_param {
 };
 
 struct cp_policy {
-    const char *stem;          /* main file name without directory and .confpol */
-    const char *main_path;     /* main source path as given */
+    const char *stem;      /* main file name without directory and .confpol */
+    const char *main_path; /* main source path as given */
     enum cp_profile profile;
-    bool profile_defaulted;    /* no profile statement */
-    struct cp_loc profile_loc; /* the profile statement (src NULL if defaulted) */
+    bool profile_defaulted; /* no profile statement */
+    struct cp_loc
+        profile_loc; /* the profile statement (src NULL if defaulted) */
     enum cp_fail fail;
     bool fail_written;
-    struct cp_param *params;   /* HOME and PROJECT first, then declared order */
+    struct cp_param *params; /* HOME and PROJECT first, then declared order */
     size_t nparams;
-    struct cp_rule **rules;    /* source order, implicit rules after */
+    struct cp_rule **rules; /* source order, implicit rules after */
     size_t nrules;
-    bool has_exec;             /* any CP_R_EXEC */
+    bool has_exec; /* any CP_R_EXEC */
     enum { CP_NET_ALL, CP_NET_NONE, CP_NET_LIST } net;
     struct cp_expect *expects;
     size_t nexpects;
-    const char **sources;      /* absolute paths of every policy source file */
+    const char **sources; /* absolute paths of every policy source file */
     size_t nsources;
-    const char *outdir;        /* absolute output directory of build, or NULL */
+    const char *outdir; /* absolute output directory of build, or NULL */
     /* Content rules (compiler/content.h): the built-in detector classes in
      * force (a bit per enum cp_cc; all unless `content allow CLASS`), where
      * each was switched off (src NULL: not switched off), and the
@@ -202,7 +209,8 @@ int cp_decide(const struct cp_policy *p, enum cp_access acc,
               const char *subject, struct cp_arena *a, struct cp_decision *out);
 
 /* Printable forms, NUL-terminated in the arena. */
-const char *cp_path_format(struct cp_arena *a, const struct cp_path *p); /* confpol syntax */
+const char *cp_path_format(struct cp_arena *a,
+                           const struct cp_path *p); /* confpol syntax */
 const char *cp_rule_kind_text(enum cp_rule_kind k);  /* "deny write" */
 const char *cp_access_text(enum cp_access a);        /* "write" */
 const char *cp_verdict_text(enum cp_verdict v);      /* "deny" */

@@ -27,13 +27,13 @@
 enum rs_name_kind { RS_PARAM, RS_LET };
 
 struct rs_name {
-    const char *name;      /* interned */
+    const char *name; /* interned */
     enum rs_name_kind kind;
-    struct cp_loc loc;     /* the declared NAME */
-    bool defined;          /* the second walk has passed its declaration */
-    bool ok;               /* let: value resolved without error */
-    struct cp_path path;   /* let: the value; param: root or bound value */
-    size_t param_index;    /* param: index in params */
+    struct cp_loc loc;   /* the declared NAME */
+    bool defined;        /* the second walk has passed its declaration */
+    bool ok;             /* let: value resolved without error */
+    struct cp_path path; /* let: the value; param: root or bound value */
+    size_t param_index;  /* param: index in params */
 };
 
 struct rs {
@@ -49,7 +49,7 @@ struct rs {
     struct cp_vec content; /* struct cp_content_rule * */
     const struct cp_stmt *profile_stmt, *fail_stmt;
     bool net_allow, net_deny;
-    const char *defining;  /* the let whose value is being resolved */
+    const char *defining; /* the let whose value is being resolved */
 };
 
 /* ---- names ------------------------------------------------------------ */
@@ -58,8 +58,8 @@ struct rs {
  * mean"; NULL when none is near. */
 static const char *rs_near_name(struct rs *r, const char *nm, bool params)
 {
-    const char **names =
-        cp_arena_alloc(r->a, (r->names.len + 1) * sizeof *names);
+    const char **names = cp_arena_alloc(r->a,
+                                        (r->names.len + 1) * sizeof *names);
     size_t k = 0;
     for (size_t i = 0; i < r->names.len; i++) {
         const struct rs_name *n = r->names.items[i];
@@ -129,8 +129,7 @@ static void rs_collect(struct rs *r, const struct cp_file *f)
             const char *nm = cp_arena_intern(r->a, s->name.text,
                                              strlen(s->name.text));
             if (!rs_find(r, nm))
-                rs_add_name(r, nm,
-                            s->n.kind == CP_N_PARAM ? RS_PARAM : RS_LET,
+                rs_add_name(r, nm, s->n.kind == CP_N_PARAM ? RS_PARAM : RS_LET,
                             &s->name.loc);
         }
     }
@@ -204,8 +203,7 @@ static size_t rs_decode_regex(const struct cp_arg *arg, char *buf, size_t *m)
     size_t k = 0;
     for (size_t i = 0; i < arg->len; i++) {
         m[k] = i;
-        if (arg->text[i] == '\\' && i + 1 < arg->len &&
-            arg->text[i + 1] == '"')
+        if (arg->text[i] == '\\' && i + 1 < arg->len && arg->text[i + 1] == '"')
             i++;
         buf[k++] = arg->text[i];
     }
@@ -296,8 +294,7 @@ static void rs_mismatch(struct rs *r, const struct cp_arg *arg,
     struct cp_diag *g = cp_diag_report(r->d, CP0410, &arg->n.loc,
                                        "expected %s, found %s '%s'", expected,
                                        rs_kind_of(arg), rs_written(r, arg));
-    if (strcmp(expected, "a command pattern") == 0 &&
-        arg->kind == CP_ARG_BARE)
+    if (strcmp(expected, "a command pattern") == 0 && arg->kind == CP_ARG_BARE)
         cp_diag_set_suggestion(g, "quote a command pattern: \"%.*s\"",
                                (int)arg->len, arg->text);
     else if (strcmp(expected, "a domain pattern") == 0 &&
@@ -406,16 +403,17 @@ static bool rs_suggest_fix(struct cp_diag *g, const char *fix, bool quoted,
 static void rs_undefined_name(struct rs *r, const char *nm,
                               const struct cp_loc *nl)
 {
-    struct cp_diag *g =
-        *nm ? cp_diag_report(r->d, CP0405, nl, "undefined name '%s'", nm)
-            : cp_diag_report(r->d, CP0405, nl,
-                             "'${}' names no param or let");
+    struct cp_diag *g = *nm ? cp_diag_report(r->d, CP0405, nl,
+                                             "undefined name '%s'", nm)
+                            : cp_diag_report(r->d, CP0405, nl,
+                                             "'${}' names no param or let");
     const char *near = *nm ? rs_near_name(r, nm, false) : NULL;
     if (near)
         cp_diag_set_suggestion(g, "did you mean '${%s}'?", near);
     else if (*nm)
-        cp_diag_set_suggestion(g, "declare it with 'param %s' or "
-                                  "'let %s = PATH' before this line",
+        cp_diag_set_suggestion(g,
+                               "declare it with 'param %s' or "
+                               "'let %s = PATH' before this line",
                                nm, nm);
     else
         cp_diag_set_suggestion(g, "write a param or let name "
@@ -438,8 +436,9 @@ static bool rs_name_usable(struct rs *r, const struct rs_name *nd,
         struct cp_diag *g = cp_diag_report(
             r->d, CP0406, nl, "'%s' is used before its definition", nm);
         cp_diag_add_note(g, &nd->loc, "'%s' is defined here", nm);
-        cp_diag_set_suggestion(g, "move the definition of '%s' above "
-                                  "its first use",
+        cp_diag_set_suggestion(g,
+                               "move the definition of '%s' above "
+                               "its first use",
                                nm);
         return false;
     }
@@ -456,8 +455,7 @@ static bool rs_root_name(struct rs *r, const struct rs_pathin *in,
     while (e < n && t[e] != '}')
         e++;
     if (e >= n) {
-        struct cp_loc l =
-            rs_sub(in->arg, 0, RS_MAP(map, n) - RS_MAP(map, 0));
+        struct cp_loc l = rs_sub(in->arg, 0, RS_MAP(map, n) - RS_MAP(map, 0));
         cp_diag_report(r->d, CP0409, &l, "'${' without its closing '}'");
         return false;
     }
@@ -520,8 +518,8 @@ static void rs_relative(struct rs *r, const struct rs_pathin *in)
                    : "a domain belongs to 'net allow' or 'net deny'");
         return;
     }
-    const char *fix =
-        rs_normalise(r, dotfile ? "~" : "${PROJECT}", t, n, false);
+    const char *fix = rs_normalise(r, dotfile ? "~" : "${PROJECT}", t, n,
+                                   false);
     rs_suggest_fix(g, fix, in->quoted,
                    dotfile ? " (in the home directory)" : " (in the project)");
 }
@@ -553,8 +551,8 @@ static void rs_dot_segment(struct rs *r, const struct rs_pathin *in,
     struct cp_loc sl = rs_sub(in->arg, RS_MAP(in->map, at),
                               RS_MAP(in->map, at + l) - RS_MAP(in->map, at));
     struct cp_diag *g = cp_diag_report(
-        r->d, CP0408, &sl, "'%s' segment in path '%s'",
-        l == 1 ? "." : "..", rs_written(r, in->arg));
+        r->d, CP0408, &sl, "'%s' segment in path '%s'", l == 1 ? "." : "..",
+        rs_written(r, in->arg));
     const char *fix = rs_normalise(r, root->prefix, rt, rn, false);
     if (!rs_suggest_fix(g, fix, in->quoted, ""))
         cp_diag_set_suggestion(
@@ -741,12 +739,11 @@ static bool rs_gate_arg(struct rs *r, const struct cp_arg *arg,
             /* The caret under the offending character when one stands
              * out; the whole regex otherwise (a size limit). */
             size_t at = cp_rx_locate(t, n);
-            struct cp_loc l =
-                at < n ? rs_sub(arg, RS_MAP(map, at), 1) : arg->n.loc;
+            struct cp_loc l = at < n ? rs_sub(arg, RS_MAP(map, at), 1)
+                                     : arg->n.loc;
             cp_diag_report(r->d, CP0411, &l, "invalid regex '%s': %s",
                            rs_written(r, arg), msg);
-        }
-        else
+        } else
             cp_diag_report(r->d, CP0412, &arg->n.loc,
                            "invalid command pattern '%s': %s",
                            rs_written(r, arg), msg);
@@ -775,8 +772,8 @@ static bool rs_domain_arg(struct rs *r, const struct cp_arg *arg,
 /* A fixed word: returns its index in `words` (NULL-terminated) or -1 after
  * reporting "unknown WHAT 'x'; expected a, b or c". */
 static int rs_word(struct rs *r, const struct cp_stmt *s,
-                   const struct cp_word *w, const char *what,
-                   const char *after, const char *const *words)
+                   const struct cp_word *w, const char *what, const char *after,
+                   const char *const *words)
 {
     size_t nw = 0;
     while (words[nw])
@@ -838,8 +835,9 @@ static void rs_content_class(struct rs *r, const struct cp_arg *arg, bool deny)
             cp_buf_adds(&list, cp_content_names[i]);
         }
         struct cp_diag *g = cp_diag_report(
-            r->d, CP0403, &arg->n.loc, "unknown content class '%.*s'; expected %s",
-            (int)arg->len, arg->text, list.data);
+            r->d, CP0403, &arg->n.loc,
+            "unknown content class '%.*s'; expected %s", (int)arg->len,
+            arg->text, list.data);
         cp_buf_free(&list);
         const char *near = cp_nearest_word(
             cp_arena_strndup(r->a, arg->text, arg->len), cp_content_names);
@@ -904,7 +902,8 @@ static void rs_content(struct rs *r, const struct cp_stmt *s)
             }
             if (msg) {
                 cp_diag_report(r->d, CP0411, &arg->n.loc,
-                               "invalid regex '%s': %s", rs_written(r, arg), msg);
+                               "invalid regex '%s': %s", rs_written(r, arg),
+                               msg);
                 continue;
             }
         }
@@ -919,7 +918,7 @@ static void rs_content(struct rs *r, const struct cp_stmt *s)
 static void rs_expect(struct rs *r, const struct cp_stmt *s)
 {
     static const char *const verdicts[] = {"allow", "ask", "deny", NULL};
-    static const char *const accesses[] = {"read", "write", "exec", "net",
+    static const char *const accesses[] = {"read", "write",   "exec", "net",
                                            "gate", "content", NULL};
     int v = rs_word(r, s, &s->sub, "verdict", " in 'expect'", verdicts);
     int ac = rs_word(r, s, &s->access, "access", " in 'expect'", accesses);
@@ -1003,7 +1002,8 @@ static struct rs_name *rs_decl_name(struct rs *r, const struct cp_stmt *s,
         struct cp_diag *g = cp_diag_report(
             r->d, CP0418, &s->name.loc,
             "'%s' is not a valid name: names are letters, digits and '_', "
-            "not starting with a digit", nm);
+            "not starting with a digit",
+            nm);
         cp_diag_set_suggestion(g, "rename it, e.g. 'MY_NAME'");
         return NULL;
     }
@@ -1012,13 +1012,14 @@ static struct rs_name *rs_decl_name(struct rs *r, const struct cp_stmt *s,
                  nd->loc.line == s->name.loc.line &&
                  nd->loc.col == s->name.loc.col;
     if (!first) {
-        struct cp_diag *g = cp_diag_report(
-            r->d, CP0404, &s->name.loc, "'%s' is already declared", nm);
+        struct cp_diag *g = cp_diag_report(r->d, CP0404, &s->name.loc,
+                                           "'%s' is already declared", nm);
         if (nd && nd->loc.src)
             cp_diag_add_note(g, &nd->loc, "'%s' is first declared here", nm);
         else
-            cp_diag_add_note(g, NULL, "'%s' is a param that every policy "
-                                      "has",
+            cp_diag_add_note(g, NULL,
+                             "'%s' is a param that every policy "
+                             "has",
                              nm);
         cp_diag_set_suggestion(g, "choose another name");
         return NULL;
@@ -1048,8 +1049,7 @@ static void rs_decl(struct rs *r, const struct cp_stmt *s)
         return;
     }
     if (s->nargs != 1) {
-        cp_diag_report(r->d, CP0414, &s->n.loc,
-                       "'let' takes exactly one path");
+        cp_diag_report(r->d, CP0414, &s->n.loc, "'let' takes exactly one path");
         nd->defined = true;
         return;
     }
@@ -1070,8 +1070,8 @@ static void rs_gate(struct rs *r, const struct cp_stmt *s)
         struct cp_gate_pat g;
         if (!rs_gate_arg(r, s->args[i], &g))
             continue;
-        struct cp_rule *ru =
-            rs_rule(r, v == 0 ? CP_R_GATE_ASK : CP_R_GATE_DENY, s->args[i]);
+        struct cp_rule *ru = rs_rule(r, v == 0 ? CP_R_GATE_ASK : CP_R_GATE_DENY,
+                                     s->args[i]);
         ru->u.gate = g;
         rs_push(r, ru);
     }
@@ -1334,10 +1334,18 @@ static void rs_profile(struct rs *r)
     if (p->profile != CP_PROFILE_EXCLUSIVE)
         return;
     static const char *const creds[] = {
-        "~/.ssh",           "~/.aws",        "~/.gnupg",
-        "~/.kube",          "~/.config/gcloud", "~/.azure",
-        "~/.docker/config.json", "~/.netrc", "~/.git-credentials",
-        "~/.config/gh",     "~/.npmrc",      "~/.pypirc",
+        "~/.ssh",
+        "~/.aws",
+        "~/.gnupg",
+        "~/.kube",
+        "~/.config/gcloud",
+        "~/.azure",
+        "~/.docker/config.json",
+        "~/.netrc",
+        "~/.git-credentials",
+        "~/.config/gh",
+        "~/.npmrc",
+        "~/.pypirc",
     };
     for (size_t i = 0; i < sizeof creds / sizeof creds[0]; i++)
         rs_implicit(r, CP_R_DENY_READ, CP_ORIGIN_EXCLUSIVE, creds[i],
@@ -1388,8 +1396,8 @@ static void rs_defines(struct rs *r)
             continue; /* its param may be a statement lost to a syntax error */
         if (!nd || nd->kind != RS_PARAM) {
             struct cp_diag *g = cp_diag_report(
-                r->d, CP0802, NULL, "-D %s=%s: '%s' is %s", df->name,
-                df->value, df->name,
+                r->d, CP0802, NULL, "-D %s=%s: '%s' is %s", df->name, df->value,
+                df->name,
                 nd ? "a let, not a param" : "not a param of this policy");
             const char *near = nd ? NULL : rs_near_name(r, nm, true);
             if (nd && nd->loc.src)
@@ -1399,8 +1407,9 @@ static void rs_defines(struct rs *r)
                 cp_diag_set_suggestion(g, "did you mean -D %s=%s?", near,
                                        df->value);
             else
-                cp_diag_set_suggestion(g, "declare it with 'param %s' or "
-                                          "remove -D %s",
+                cp_diag_set_suggestion(g,
+                                       "declare it with 'param %s' or "
+                                       "remove -D %s",
                                        df->name, df->name);
             goto next;
         }
@@ -1543,7 +1552,9 @@ static void rs_fill_policy(struct rs *r)
     p->nsources = r->sources.len;
 
     rs_profile(r);
-    p->net = r->net_deny ? CP_NET_NONE : r->net_allow ? CP_NET_LIST : CP_NET_ALL;
+    p->net = r->net_deny    ? CP_NET_NONE
+             : r->net_allow ? CP_NET_LIST
+                            : CP_NET_ALL;
 
     p->nrules = r->rules.len;
     p->rules = (struct cp_rule **)r->rules.items;

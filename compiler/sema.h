@@ -20,7 +20,6 @@ const char *cp_sema_subject(struct cp_arena *a, const struct cp_policy *p,
 void cp_sema_bind(struct cp_arena *a, const struct cp_policy *p,
                   struct cp_path *path);
 
-
 /* Appends `s` as a confpol quoted string: "...", with \" \\ and \xHH. */
 void cp_sema_quote(struct cp_buf *b, const char *s, size_t n);
 /* compiler/rx_locate.c: the offset of the byte where the extended regex S
@@ -31,6 +30,5 @@ size_t cp_rx_locate(const char *s, size_t n);
 void cp_sema_decide_path(const struct cp_policy *p, enum cp_access acc,
                          const struct cp_path *subj, struct cp_arena *a,
                          struct cp_decision *out);
-
 
 #endif

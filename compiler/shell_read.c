@@ -32,8 +32,8 @@ struct raw {
 
 struct rd {
     struct cp_arena *a;
-    struct cp_vec raw;   /* struct raw * */
-    struct cp_vec cmds;  /* struct cp_sh_cmd * */
+    struct cp_vec raw;  /* struct raw * */
+    struct cp_vec cmds; /* struct cp_sh_cmd * */
     size_t budget;
     const char *unknown, *error;
 };
@@ -137,8 +137,8 @@ static void cb_end_word(struct lx *x, struct cb *c, struct wb *w)
         struct cp_sh_redir *r = cp_arena_alloc(a, sizeof *r);
         int op = c->pending;
         if (op == PEND_DUP_IN || op == PEND_DUP_OUT) {
-            bool dup = !word.glob && (all_digits(word.text) ||
-                                      strcmp(word.text, "-") == 0);
+            bool dup = !word.glob &&
+                       (all_digits(word.text) || strcmp(word.text, "-") == 0);
             op = dup ? CP_SH_DUP : op == PEND_DUP_IN ? CP_SH_IN : CP_SH_OUT;
         }
         r->op = (enum cp_sh_rdir)op;
@@ -808,8 +808,8 @@ static const struct wrapper wrappers[] = {
     {"command", NULL, NULL, 0, false},
     {"corepack", NULL, NULL, 0, false},
     {"doas", L("-u", "-C"), NULL, 0, false},
-    {"env", L("-u", "-C", "--unset", "--chdir"),
-     L("-S", "--split-string"), 0, true},
+    {"env", L("-u", "-C", "--unset", "--chdir"), L("-S", "--split-string"), 0,
+     true},
     {"exec", L("-a"), NULL, 0, false},
     {"faketime", L("-f"), NULL, 1, false},
     {"firejail", NULL, NULL, 0, false},
@@ -823,15 +823,16 @@ static const struct wrapper wrappers[] = {
     {"proxychains", L("-f"), NULL, 0, false},
     {"proxychains4", L("-f"), NULL, 0, false},
     {"rlwrap", NULL, NULL, 0, false},
-    {"run0", L("-u", "--user", "-g", "--group", "-D", "--chdir", "--nice",
-              "--setenv", "--unit", "-p", "--property", "--description",
-              "--slice", "--machine"),
+    {"run0",
+     L("-u", "--user", "-g", "--group", "-D", "--chdir", "--nice", "--setenv",
+       "--unit", "-p", "--property", "--description", "--slice", "--machine"),
      NULL, 0, false},
     {"setsid", NULL, NULL, 0, false},
     {"stdbuf", L("-i", "-o", "-e", "--input", "--output", "--error"), NULL, 0,
      false},
-    {"strace", L("-o", "-e", "-p", "-s", "-u", "-a", "-P", "-I", "-b", "-O",
-                 "-S", "-X", "-E"),
+    {"strace",
+     L("-o", "-e", "-p", "-s", "-u", "-a", "-P", "-I", "-b", "-O", "-S", "-X",
+       "-E"),
      NULL, 0, false},
     {"sudo",
      L("-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-T", "-U", "--user",
@@ -844,24 +845,25 @@ static const struct wrapper wrappers[] = {
     {"torsocks", L("-u", "-p", "-a", "-P"), NULL, 0, false},
     {"toybox", NULL, NULL, 0, false},
     {"unshare", NULL, NULL, 0, false},
-    {"xargs", L("-a", "-d", "-E", "-I", "-L", "-n", "-P", "-s", "--arg-file",
-                "--delimiter", "--max-args", "--max-procs", "--max-chars",
-                "--max-lines", "--replace"),
+    {"xargs",
+     L("-a", "-d", "-E", "-I", "-L", "-n", "-P", "-s", "--arg-file",
+       "--delimiter", "--max-args", "--max-procs", "--max-chars", "--max-lines",
+       "--replace"),
      NULL, 0, false},
 };
 
-static const char *const shells[] = {"sh",   "bash", "dash", "zsh",  "ksh",
-                                     "mksh", "ash",  "yash", "posh", "fish",
+static const char *const shells[] = {"sh",   "bash", "dash",  "zsh",  "ksh",
+                                     "mksh", "ash",  "yash",  "posh", "fish",
                                      "csh",  "tcsh", "rbash", NULL};
 static const char *const interpreters[] = {
-    "perl",  "ruby", "node",    "nodejs", "php",       "lua",    "luajit",
-    "tclsh", "wish", "rscript", "pwsh",   "powershell", "deno",  "bun",
-    "irb",   "osascript", NULL};
+    "perl",   "ruby",  "node", "nodejs",    "php",  "lua",
+    "luajit", "tclsh", "wish", "rscript",   "pwsh", "powershell",
+    "deno",   "bun",   "irb",  "osascript", NULL};
 
 /* Reserved words and operator words that may begin a simple command. */
 static const char *const lead_words[] = {
-    "!", "{", "}", "if", "then", "else", "elif", "do", "while", "until",
-    "fi", "done", "coproc", NULL};
+    "!",  "{",     "}",     "if", "then", "else",   "elif",
+    "do", "while", "until", "fi", "done", "coproc", NULL};
 
 static bool is_interpreter(const char *name)
 {
@@ -897,7 +899,8 @@ static bool value_letter(const char *name, char l, bool shell)
 static bool stdin_path(const char *t)
 {
     return strcmp(t, "-") == 0 || strcmp(t, "/dev/stdin") == 0 ||
-           strncmp(t, "/dev/fd/", 8) == 0 || strncmp(t, "/proc/self/fd/", 14) == 0;
+           strncmp(t, "/dev/fd/", 8) == 0 ||
+           strncmp(t, "/proc/self/fd/", 14) == 0;
 }
 
 /* A shell or interpreter at r->w[off]: what program does it run? */
@@ -1119,7 +1122,8 @@ static void rd_xargs(struct rd *rd, const struct raw *r, size_t off, size_t j)
     size_t n = r->n - j;
     struct cp_sh_word *w = cp_arena_alloc(rd->a, (n + 1) * sizeof *w);
     memcpy(w, r->w + j, n * sizeof *w);
-    w[n] = (struct cp_sh_word){.text = "(words read by xargs)", .glob = "*",
+    w[n] = (struct cp_sh_word){.text = "(words read by xargs)",
+                               .glob = "*",
                                .split = true};
     push_raw(rd, w, n + 1, r);
 }
@@ -1158,8 +1162,7 @@ static const char *wrapper_string(const struct raw *r, size_t j,
             }
             return r->w[j + 1].text;
         }
-        if (strncmp(t, *o, ol) == 0 && t[ol] &&
-            (t[1] != '-' || t[ol] == '='))
+        if (strncmp(t, *o, ol) == 0 && t[ol] && (t[1] != '-' || t[ol] == '='))
             return t + ol + (t[ol] == '=');
     }
     return NULL;
@@ -1300,93 +1303,24 @@ static void rd_strings(struct rd *rd, const struct raw *r, size_t off,
 /* Every name the unwrapping looks at, in byte order: a command whose
  * program is none of them (most commands) costs one binary search. */
 static const char *const special_names[] = {
-    "!",
-    ".",
-    "alias",
-    "arch",
-    "ash",
-    "bash",
-    "builtin",
-    "bun",
-    "busybox",
-    "caffeinate",
-    "catchsegv",
-    "chroot",
-    "chrt",
-    "command",
-    "coproc",
-    "corepack",
-    "csh",
-    "dash",
-    "deno",
-    "do",
-    "doas",
-    "done",
-    "elif",
-    "else",
-    "env",
-    "eval",
-    "exec",
-    "faketime",
-    "fi",
-    "find",
-    "firejail",
-    "fish",
-    "flock",
-    "if",
-    "ionice",
-    "irb",
-    "ksh",
-    "ltrace",
-    "lua",
-    "luajit",
-    "mksh",
-    "nice",
-    "node",
-    "nodejs",
-    "nohup",
-    "osascript",
-    "perl",
-    "php",
-    "pkexec",
-    "posh",
-    "powershell",
-    "proxychains",
-    "proxychains4",
-    "pwsh",
-    "rbash",
-    "rlwrap",
-    "rscript",
-    "ruby",
-    "run0",
-    "runuser",
-    "script",
-    "setsid",
-    "sh",
-    "source",
-    "stdbuf",
-    "strace",
-    "su",
-    "sudo",
-    "taskset",
-    "tclsh",
-    "tcsh",
-    "then",
-    "time",
-    "timeout",
-    "torsocks",
-    "toybox",
-    "trap",
-    "unshare",
-    "until",
-    "watch",
-    "while",
-    "wish",
-    "xargs",
-    "yash",
-    "zsh",
-    "{",
-    "}",
+    "!",          ".",           "alias",        "arch",    "ash",
+    "bash",       "builtin",     "bun",          "busybox", "caffeinate",
+    "catchsegv",  "chroot",      "chrt",         "command", "coproc",
+    "corepack",   "csh",         "dash",         "deno",    "do",
+    "doas",       "done",        "elif",         "else",    "env",
+    "eval",       "exec",        "faketime",     "fi",      "find",
+    "firejail",   "fish",        "flock",        "if",      "ionice",
+    "irb",        "ksh",         "ltrace",       "lua",     "luajit",
+    "mksh",       "nice",        "node",         "nodejs",  "nohup",
+    "osascript",  "perl",        "php",          "pkexec",  "posh",
+    "powershell", "proxychains", "proxychains4", "pwsh",    "rbash",
+    "rlwrap",     "rscript",     "ruby",         "run0",    "runuser",
+    "script",     "setsid",      "sh",           "source",  "stdbuf",
+    "strace",     "su",          "sudo",         "taskset", "tclsh",
+    "tcsh",       "then",        "time",         "timeout", "torsocks",
+    "toybox",     "trap",        "unshare",      "until",   "watch",
+    "while",      "wish",        "xargs",        "yash",    "zsh",
+    "{",          "}",
 };
 
 static int name_cmp(const void *k, const void *e)
@@ -1415,7 +1349,8 @@ static void rd_unwrap(struct rd *rd, const struct raw *r)
         if (off >= r->n)
             return;
         const struct cp_sh_word *w0 = &r->w[off];
-        if (is_assignment(w0->text) || (!w0->glob && in_list(lead_words, w0->text))) {
+        if (is_assignment(w0->text) ||
+            (!w0->glob && in_list(lead_words, w0->text))) {
             off++;
             continue;
         }

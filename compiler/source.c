@@ -86,12 +86,11 @@ static bool cp_source_stat_ok(struct cp_diags *d, FILE *f, const char *path,
     if (fstat(fileno(f), &st) != 0)
         return true;
     if (S_ISDIR(st.st_mode)) {
-        cp_diag_report(d, CP0302, at, "'%s' is a directory, not a file",
-                       path);
+        cp_diag_report(d, CP0302, at, "'%s' is a directory, not a file", path);
         return false;
     }
-    if (S_ISREG(st.st_mode) && (unsigned long long)st.st_size >
-                                   (unsigned long long)CP_MAX_FILE_SIZE) {
+    if (S_ISREG(st.st_mode) &&
+        (unsigned long long)st.st_size > (unsigned long long)CP_MAX_FILE_SIZE) {
         cp_diag_report(d, CP0303, at,
                        "'%s' is larger than the limit of %u bytes", path,
                        CP_MAX_FILE_SIZE);

@@ -10,14 +10,15 @@ struct cp_arena;
 struct cp_diags;
 
 struct cp_source {
-    const char *path;   /* as given / as resolved from the includer (display) */
-    const char *abspath; /* canonical absolute path (realpath), for cycles and control plane */
-    const char *text;   /* whole file, NUL-terminated; may contain NULs (len) */
+    const char *path; /* as given / as resolved from the includer (display) */
+    const char *
+        abspath; /* canonical absolute path (realpath), for cycles and control plane */
+    const char *text; /* whole file, NUL-terminated; may contain NULs (len) */
     size_t len;
     size_t *line_start; /* byte offset of each line; nlines entries */
     size_t nlines;
     const struct cp_source *includer; /* NULL for the main file */
-    unsigned include_line;            /* line of the include statement in includer */
+    unsigned include_line; /* line of the include statement in includer */
 };
 
 /* A span in a source, 1-based lines and 1-based byte columns, end inclusive
@@ -31,7 +32,7 @@ struct cp_loc {
 /* Limits that every front-end phase enforces (tested in tests/). */
 #define CP_MAX_FILE_SIZE (64u * 1024 * 1024) /* bytes per source file */
 #define CP_MAX_INCLUDE_DEPTH 32
-#define CP_MAX_PATH_LEN 4096                 /* bytes in one path after interpolation */
+#define CP_MAX_PATH_LEN 4096 /* bytes in one path after interpolation */
 
 /* Loads a file into the arena.  On failure reports an error at `at` (or
  * without location when NULL) and returns NULL. */
@@ -41,6 +42,7 @@ struct cp_source *cp_source_load(struct cp_arena *a, struct cp_diags *d,
 struct cp_source *cp_source_from_memory(struct cp_arena *a, const char *name,
                                         const char *text, size_t len);
 /* The bytes of line `line` (1-based) without its newline. */
-const char *cp_source_line(const struct cp_source *s, unsigned line, size_t *len);
+const char *cp_source_line(const struct cp_source *s, unsigned line,
+                           size_t *len);
 
 #endif

@@ -177,8 +177,9 @@ static void cp_gate_add_text(struct cp_arena *a, struct cp_gate_input *in,
 {
     if (!in->texts)
         in->texts = cp_arena_alloc(a, (cap ? cap : 1) * sizeof *in->texts);
-    in->texts[in->ntexts++] = (struct cp_gate_text){
-        .field = field, .text = s->s, .len = s->len};
+    in->texts[in->ntexts++] = (struct cp_gate_text){.field = field,
+                                                    .text = s->s,
+                                                    .len = s->len};
 }
 
 /* MultiEdit: the new_string of every element of tool_input.edits. */
@@ -199,7 +200,8 @@ static const char *cp_gate_multiedit_texts(struct cp_arena *a,
         cp_gate_add_text(a, in, edits->n,
                          cp_arena_printf(a, "edits[%zu].new_string", i), s);
     }
-    if (err && strcmp(err, "tool_input.new_string is missing or not a string") == 0)
+    if (err &&
+        strcmp(err, "tool_input.new_string is missing or not a string") == 0)
         err = "tool_input.edits has an edit without a new_string string";
     return err;
 }
@@ -221,7 +223,8 @@ static const char *cp_gate_file_texts(struct cp_arena *a,
             cp_gate_add_text(a, in, 1, "new_string", s);
     } else if (strcmp(tool, "NotebookEdit") == 0) {
         /* a deletion writes nothing and may leave new_source out */
-        bool del = cp_json_str_is(cp_json_get(ti, "edit_mode", NULL), "delete", 6);
+        bool del = cp_json_str_is(cp_json_get(ti, "edit_mode", NULL), "delete",
+                                  6);
         if ((s = cp_gate_member(ti, "new_source", !del, &err)))
             cp_gate_add_text(a, in, 1, "new_source", s);
     } else {
@@ -308,17 +311,19 @@ static const char *cp_gate_content_rule(struct cp_arena *a,
                                         struct cp_gate_table *t)
 {
     const char *id = cp_gate_str(x, "id"), *kind = cp_gate_str(x, "kind");
-    const char *pat = cp_gate_str(x, "pattern"), *where = cp_gate_str(x, "where");
+    const char *pat = cp_gate_str(x, "pattern"),
+               *where = cp_gate_str(x, "where");
     if (x->type != CP_J_OBJ || !id || !kind || !pat || !where ||
         (strcmp(kind, "regex") != 0 && strcmp(kind, "text") != 0) || !*pat)
         return "gate table \"content\" has a rule that is not an object "
                "with string id, kind (\"regex\" or \"text\"), pattern "
                "and where";
     struct cp_content_rule *r = &t->content[t->ncontent];
-    *r = (struct cp_content_rule){
-        .id = cp_arena_strdup(a, id), .where = cp_arena_strdup(a, where),
-        .regex = kind[0] == 'r', .text = cp_arena_strdup(a, pat),
-        .len = strlen(pat)};
+    *r = (struct cp_content_rule){.id = cp_arena_strdup(a, id),
+                                  .where = cp_arena_strdup(a, where),
+                                  .regex = kind[0] == 'r',
+                                  .text = cp_arena_strdup(a, pat),
+                                  .len = strlen(pat)};
     const char *perr = NULL;
     /* Checked with the same bounds as the compiler's (cp_gate_parse);
      * a regex in the prefilter's subset is known to compile, so it is
@@ -382,8 +387,10 @@ static const char *cp_gate_entry_kind(struct cp_arena *a, const char *id,
     else if (strcmp(kind, "words") == 0 || strcmp(kind, "unknown") == 0)
         *is_re = false;
     else
-        return cp_arena_printf(a, "%s: kind is not \"words\", \"regex\" "
-                                  "or \"unknown\"", id);
+        return cp_arena_printf(a,
+                               "%s: kind is not \"words\", \"regex\" "
+                               "or \"unknown\"",
+                               id);
     return NULL;
 }
 
@@ -396,9 +403,11 @@ static const char *cp_gate_table_entry(struct cp_arena *a,
     const char *kind = cp_gate_str(g, "kind"), *pat = cp_gate_str(g, "pattern");
     const char *where = cp_gate_str(g, "where");
     if (g->type != CP_J_OBJ || !id || !verdict || !kind || !pat || !where)
-        return cp_arena_printf(a, "gate table entry %zu is not an object "
-                                  "with string id, verdict, kind, pattern "
-                                  "and where", i + 1);
+        return cp_arena_printf(a,
+                               "gate table entry %zu is not an object "
+                               "with string id, verdict, kind, pattern "
+                               "and where",
+                               i + 1);
     bool is_re = false;
     const char *err = cp_gate_entry_kind(a, id, verdict, kind, e, &is_re);
     if (err)
@@ -438,9 +447,10 @@ static const char *cp_gate_table_root(struct cp_arena *a, const char *text,
     struct cp_jnode *root;
     enum cp_json_err k;
     if (cp_json_read(a, text, len, &cp_gate_artifact_opts, &root, &k))
-        return k == CP_JSON_E_DUP   ? "artifact has a duplicate key"
-               : k == CP_JSON_E_NUL ? "artifact contains an escaped NUL character"
-                                    : "artifact is not JSON";
+        return k == CP_JSON_E_DUP ? "artifact has a duplicate key"
+               : k == CP_JSON_E_NUL
+                   ? "artifact contains an escaped NUL character"
+                   : "artifact is not JSON";
     *c = cp_json_get(root, "confpol", NULL);
     if (!cp_gate_is(*c, CP_J_OBJ))
         return "artifact has no \"confpol\" gate table object";
@@ -516,7 +526,8 @@ const char *cp_gate_table_load_pinned(struct cp_arena *a, const char *path,
     /* O_NONBLOCK: opening a FIFO must not wait for a writer (never hang) */
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
-        return cp_arena_printf(a, "cannot open '%s': %s", path, strerror(errno));
+        return cp_arena_printf(a, "cannot open '%s': %s", path,
+                               strerror(errno));
     struct stat st;
     if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
         close(fd);
@@ -535,7 +546,8 @@ const char *cp_gate_table_load_pinned(struct cp_arena *a, const char *path,
         if (r <= 0) {
             int e = r < 0 ? errno : EIO;
             close(fd);
-            return cp_arena_printf(a, "cannot read '%s': %s", path, strerror(e));
+            return cp_arena_printf(a, "cannot read '%s': %s", path,
+                                   strerror(e));
         }
         got += (size_t)r;
     }
@@ -569,7 +581,8 @@ const char *cp_gate_reason(struct cp_arena *a, const char *id,
     if (kind == CP_GATE_REGEX)
         return cp_arena_printf(a, "rule %s (%s): re\"%s\"", id, where, pattern);
     if (kind == CP_GATE_UNKNOWN) /* pattern: the shell reader's reason */
-        return cp_arena_printf(a, "rule %s (%s): unknown: %s", id, where, pattern);
+        return cp_arena_printf(a, "rule %s (%s): unknown: %s", id, where,
+                               pattern);
     return cp_arena_printf(a, "rule %s (%s): %s", id, where, pattern);
 }
 
@@ -586,10 +599,11 @@ static int cp_gate_row_matches(struct cp_gate_entry *e, const char *folded,
             return 0;
         if (!e->pat.regex) {
             struct cp_gate_pat p;
-            const char *perr = cp_gate_parse(a, e->pat.text, strlen(e->pat.text),
-                                             true, &p);
+            const char *perr = cp_gate_parse(a, e->pat.text,
+                                             strlen(e->pat.text), true, &p);
             if (perr) {
-                *err = cp_arena_printf(a, "%s: invalid pattern: %s", e->id, perr);
+                *err = cp_arena_printf(a, "%s: invalid pattern: %s", e->id,
+                                       perr);
                 return -1;
             }
             e->pat.regex = p.regex; /* the text stays the table's own */
@@ -632,10 +646,9 @@ void cp_gate_table_decide(const struct cp_gate_table *t, const char *cmd,
                 continue;
             ans->verdict = e->verdict;
             ans->rule = e->id;
-            ans->reason = cp_gate_reason(a, e->id, e->where, e->pat.kind,
-                                         e->pat.kind == CP_GATE_UNKNOWN
-                                             ? rd->unknown
-                                             : e->pat.text);
+            ans->reason = cp_gate_reason(
+                a, e->id, e->where, e->pat.kind,
+                e->pat.kind == CP_GATE_UNKNOWN ? rd->unknown : e->pat.text);
             return;
         }
 }
@@ -646,7 +659,8 @@ const char *cp_gate_content_compile(struct cp_arena *a,
     for (size_t i = 0; i < n; i++) {
         const char *e = cp_content_rule_compile(a, &rules[i]);
         if (e)
-            return cp_arena_printf(a, "%s: invalid pattern: %s", rules[i].id, e);
+            return cp_arena_printf(a, "%s: invalid pattern: %s", rules[i].id,
+                                   e);
     }
     return NULL;
 }

@@ -59,10 +59,10 @@ struct cp_gate_text {
 
 /* The parts of the hook input the gate uses. */
 struct cp_gate_input {
-    const char *tool;    /* tool_name */
-    const char *command; /* tool_input.command for Bash, Monitor and
+    const char *tool;           /* tool_name */
+    const char *command;        /* tool_input.command for Bash, Monitor and
                             PowerShell, else NULL */
-    bool file_tool;      /* Write, Edit, MultiEdit or NotebookEdit */
+    bool file_tool;             /* Write, Edit, MultiEdit or NotebookEdit */
     struct cp_gate_text *texts; /* what a file tool would write */
     size_t ntexts;
 };
@@ -93,7 +93,7 @@ struct cp_gate_entry {
     struct cp_gate_pat pat;  /* a regex in the scanned subset is compiled
                                 on first use: pat.regex NULL until then */
     const struct cp_gate_rx_req *req; /* regexes: NULL when not scanned */
-    const char *where;       /* "FILE:LINE" */
+    const char *where;                /* "FILE:LINE" */
 };
 
 struct cp_gate_table {
@@ -101,7 +101,7 @@ struct cp_gate_table {
     bool fail_closed;
     struct cp_gate_entry *gates;
     size_t ngates;
-    unsigned content_classes;       /* "content"."classes"; all when absent */
+    unsigned content_classes;        /* "content"."classes"; all when absent */
     struct cp_content_rule *content; /* "content"."rules"; regexes compiled
                                         by cp_gate_content_compile */
     size_t ncontent;
@@ -149,7 +149,8 @@ void cp_gate_table_decide(const struct cp_gate_table *t, const char *cmd,
 /* The necessary condition of a regex in the scanned ERE subset, or NULL
  * when the pattern is outside it (then it must be compiled to be checked).
  * Within the subset regcomp(REG_EXTENDED) cannot fail. */
-const struct cp_gate_rx_req *cp_gate_rx_scan(struct cp_arena *a, const char *re);
+const struct cp_gate_rx_req *cp_gate_rx_scan(struct cp_arena *a,
+                                             const char *re);
 /* The line with ASCII letters folded to lower case (arena). */
 char *cp_gate_rx_fold_line(struct cp_arena *a, const char *line);
 /* false: the regex cannot match the line whose folded copy is given. */

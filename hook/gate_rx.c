@@ -107,9 +107,9 @@ static void cp_rx_flush(struct cp_rx *x, struct cp_buf *run, struct cp_vec *and)
  * of the standard names); false outside the subset. */
 static bool cp_rx_class(struct cp_rx *x)
 {
-    static const char *const classes[] = {"alpha", "upper", "lower", "digit",
+    static const char *const classes[] = {"alpha",  "upper", "lower", "digit",
                                           "xdigit", "space", "print", "punct",
-                                          "graph", "cntrl", "blank", "alnum"};
+                                          "graph",  "cntrl", "blank", "alnum"};
     if (x->i + 1 >= x->n || x->p[x->i + 1] != ':')
         return false; /* '[', '[.' or '[=': not in the subset */
     const char *s = x->p + x->i + 2;
@@ -142,8 +142,7 @@ static bool cp_rx_range_ok(unsigned char c, unsigned char hi)
 
 /* One member (a character c at x->i, or a range c-hi) of a bracket
  * expression; false outside the subset. */
-static bool cp_rx_member(struct cp_rx *x, unsigned char c,
-                         struct cp_rx_set *st)
+static bool cp_rx_member(struct cp_rx *x, unsigned char c, struct cp_rx_set *st)
 {
     bool last = x->i + 1 < x->n && x->p[x->i + 1] == ']';
     if (c == '-' && !st->first && !last)
@@ -310,12 +309,12 @@ static const struct cp_gate_rx_req *cp_rx_alt(struct cp_rx *x, int depth)
         const struct cp_gate_rx_req *b = cp_rx_branch(x, depth);
         if (!b)
             return NULL;
-        cp_vec_push(x->a, &or, (void *)b);
+        cp_vec_push(x->a, & or, (void *)b);
         if (x->i < x->n && x->p[x->i] == '|') {
             x->i++;
             continue;
         }
-        return cp_rx_join(x->a, CP_RX_OR, &or);
+        return cp_rx_join(x->a, CP_RX_OR, & or);
     }
 }
 

@@ -75,7 +75,8 @@ static int cp_gatelog_last_hash(int fd, off_t size, char out[CP_SHA256_HEX],
     struct cp_sha256 ctx;
     cp_sha256_init(&ctx);
     for (off_t at = start; at < end;) {
-        size_t n = end - at > (off_t)sizeof blk ? sizeof blk : (size_t)(end - at);
+        size_t n = end - at > (off_t)sizeof blk ? sizeof blk
+                                                : (size_t)(end - at);
         if (pread(fd, blk, n, at) != (ssize_t)n)
             return -1;
         cp_sha256_update(&ctx, blk, n);
@@ -110,8 +111,7 @@ static const char *cp_gatelog_open(struct cp_arena *a, const char *path,
     if (fstat(*fd, &st) < 0 || !S_ISREG(st.st_mode))
         why = cp_arena_printf(a, "'%s' is not a regular file", path);
     else if (cp_gatelog_lock(*fd) < 0)
-        why = cp_arena_printf(a, "cannot lock '%s': %s", path,
-                              strerror(errno));
+        why = cp_arena_printf(a, "cannot lock '%s': %s", path, strerror(errno));
     if (why)
         close(*fd);
     return why;
@@ -311,8 +311,8 @@ static const char *cp_gatelog_check_rec(const struct cp_jnode *o,
 
 /* The reader's rules for a log line: one meaning for every reader (a key
  * twice could show a verifier one "prev" and another tool the other). */
-static const struct cp_json_opts cp_gatelog_line_opts = {
-    .no_dup_keys = true, .no_nul = true};
+static const struct cp_json_opts cp_gatelog_line_opts = {.no_dup_keys = true,
+                                                         .no_nul = true};
 
 /* Reads one line's record (arena a); NULL or why it is not one. */
 static const char *cp_gatelog_read_line(struct cp_arena *a, const char *line,
@@ -334,9 +334,8 @@ static const char *cp_gatelog_read_line(struct cp_arena *a, const char *line,
 /* With the key: the line carries input_hmac and a line_hmac equal to the
  * HMAC of the line with that value written as 64 zeros. */
 static const char *cp_gatelog_check_seal(const struct cp_jnode *o,
-                                         const char *line,
-                                         size_t len, const char *key,
-                                         size_t keylen)
+                                         const char *line, size_t len,
+                                         const char *key, size_t keylen)
 {
     const struct cp_jnode *in = cp_gatelog_get(o, "input_hmac");
     const struct cp_jnode *lm = cp_gatelog_get(o, "line_hmac");

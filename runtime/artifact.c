@@ -31,14 +31,21 @@ static const struct {
     const char *name;
     int arity;
 } cp_rt_tags[] = {
-    [CP_RT_T_HEADER] = {"confpol-bwrap", 1}, [CP_RT_T_PROFILE] = {"profile", 1},
-    [CP_RT_T_FAIL] = {"fail", 1},            [CP_RT_T_PARAM] = {"param", 1},
-    [CP_RT_T_ARG] = {"arg", 1},              [CP_RT_T_BIND] = {"bind", 2},
-    [CP_RT_T_RO] = {"ro", 2},                [CP_RT_T_PIN] = {"pin", 2},
+    [CP_RT_T_HEADER] = {"confpol-bwrap", 1},
+    [CP_RT_T_PROFILE] = {"profile", 1},
+    [CP_RT_T_FAIL] = {"fail", 1},
+    [CP_RT_T_PARAM] = {"param", 1},
+    [CP_RT_T_ARG] = {"arg", 1},
+    [CP_RT_T_BIND] = {"bind", 2},
+    [CP_RT_T_RO] = {"ro", 2},
+    [CP_RT_T_PIN] = {"pin", 2},
     [CP_RT_T_PINRO] = {"pinro", 2},
-    [CP_RT_T_MASK] = {"mask", 2},            [CP_RT_T_MASKGLOB] = {"maskglob", 2},
-    [CP_RT_T_ROGLOB] = {"roglob", 2},        [CP_RT_T_EXEC] = {"exec", 2},
-    [CP_RT_T_END] = {"end", 2},              [CP_RT_T_NET] = {"net", 2},
+    [CP_RT_T_MASK] = {"mask", 2},
+    [CP_RT_T_MASKGLOB] = {"maskglob", 2},
+    [CP_RT_T_ROGLOB] = {"roglob", 2},
+    [CP_RT_T_EXEC] = {"exec", 2},
+    [CP_RT_T_END] = {"end", 2},
+    [CP_RT_T_NET] = {"net", 2},
 };
 #define CP_RT_NTAGS (sizeof cp_rt_tags / sizeof cp_rt_tags[0])
 
@@ -73,7 +80,8 @@ static const char *rest_problem(const char *s)
         size_t n = (size_t)(p - seg);
         if (n == 0)
             return *p || p == s + 1 ? "has an empty segment" : "ends with '/'";
-        if ((n == 1 && seg[0] == '.') || (n == 2 && seg[0] == '.' && seg[1] == '.'))
+        if ((n == 1 && seg[0] == '.') ||
+            (n == 2 && seg[0] == '.' && seg[1] == '.'))
             return "has a '.' or '..' segment";
     }
     return NULL;
@@ -97,12 +105,14 @@ void cp_rt_artifact_free(struct cp_rt_artifact *a)
 }
 
 /* Formats first (the message may quote fields of buf), then frees. */
-#define BAD(...) (cp_rt_fail(e, CP_RT_EXIT_ERROR, "invalid artifact: " __VA_ARGS__), \
-                  cp_rt_artifact_free(a), CP_RT_EXIT_ERROR)
+#define BAD(...)                                                               \
+    (cp_rt_fail(e, CP_RT_EXIT_ERROR, "invalid artifact: " __VA_ARGS__),        \
+     cp_rt_artifact_free(a), CP_RT_EXIT_ERROR)
 
 /* Splits buf into records; each field is a C string inside buf.  *end:
  * the offset after the last record read (the 'end' trailer's, or len). */
-static int split_records(struct cp_rt_artifact *a, size_t *end, struct cp_rt_err *e)
+static int split_records(struct cp_rt_artifact *a, size_t *end,
+                         struct cp_rt_err *e)
 {
     size_t len = a->len, cap = 16, pos = 0;
     a->recs = cp_xmalloc(cap * sizeof *a->recs);
@@ -115,13 +125,16 @@ static int split_records(struct cp_rt_artifact *a, size_t *end, struct cp_rt_err
             t++;
         size_t idx = a->nrecs;
         if (t == CP_RT_NTAGS && idx == 0)
-            return BAD("not a confpol bwrap artifact (no 'confpol-bwrap' header)");
+            return BAD(
+                "not a confpol bwrap artifact (no 'confpol-bwrap' header)");
         if (t == CP_RT_NTAGS)
-            return BAD("record %zu (offset %zu): unknown tag '%.64s'", idx + 1, off, tag);
+            return BAD("record %zu (offset %zu): unknown tag '%.64s'", idx + 1,
+                       off, tag);
         const char *f[2] = {"", ""};
         for (int i = 0; i < cp_rt_tags[t].arity; i++) {
             if (pos >= len)
-                return BAD("truncated: record %zu '%s' (offset %zu) has %d of its %d fields",
+                return BAD("truncated: record %zu '%s' (offset %zu) has %d of "
+                           "its %d fields",
                            idx + 1, tag, off, i, cp_rt_tags[t].arity);
             f[i] = a->buf + pos;
             pos += strlen(f[i]) + 1;
@@ -130,7 +143,8 @@ static int split_records(struct cp_rt_artifact *a, size_t *end, struct cp_rt_err
             cap *= 2;
             a->recs = cp_xrealloc(a->recs, cap * sizeof *a->recs);
         }
-        a->recs[a->nrecs++] = (struct cp_rt_rec){(enum cp_rt_tag)t, f[0], f[1], off};
+        a->recs[a->nrecs++] = (struct cp_rt_rec){(enum cp_rt_tag)t, f[0], f[1],
+                                                 off};
         if (t == CP_RT_T_END)
             break;
     }
@@ -139,7 +153,8 @@ static int split_records(struct cp_rt_artifact *a, size_t *end, struct cp_rt_err
 }
 
 /* Structure: header first, end last, end's count and digest. */
-static int check_structure(struct cp_rt_artifact *a, size_t pos, struct cp_rt_err *e)
+static int check_structure(struct cp_rt_artifact *a, size_t pos,
+                           struct cp_rt_err *e)
 {
     size_t len = a->len;
     if (a->recs[0].tag != CP_RT_T_HEADER)
@@ -159,12 +174,15 @@ static int check_structure(struct cp_rt_artifact *a, size_t pos, struct cp_rt_er
         return BAD("trailer count '%.32s' is not a number", c);
     size_t count = (size_t)strtoul(c, NULL, 10);
     if (count != a->nrecs - 1)
-        return BAD("trailer says %zu records, the file has %zu", count, a->nrecs - 1);
+        return BAD("trailer says %zu records, the file has %zu", count,
+                   a->nrecs - 1);
     char hex[CP_SHA256_HEX];
     cp_sha256_hex(a->buf, end->off, hex);
     if (strcmp(hex, end->f2))
-        return BAD("SHA-256 mismatch: the trailer says '%.64s', the content hashes to %s "
-                   "(corrupted or edited)", end->f2, hex);
+        return BAD("SHA-256 mismatch: the trailer says '%.64s', the content "
+                   "hashes to %s "
+                   "(corrupted or edited)",
+                   end->f2, hex);
     return 0;
 }
 
@@ -174,7 +192,8 @@ struct rparse {
     bool seen_profile, seen_fail;
 };
 
-static void push_param(struct cp_rt_artifact *a, struct rparse *ps, const char *name)
+static void push_param(struct cp_rt_artifact *a, struct rparse *ps,
+                       const char *name)
 {
     if (a->nparams == ps->pcap) {
         ps->pcap *= 2;
@@ -191,7 +210,8 @@ static int check_profile(struct cp_rt_artifact *a, struct rparse *ps, size_t i,
         return BAD("record %zu (offset %zu): second 'profile'", i + 1, r->off);
     ps->seen_profile = true;
     if (strcmp(r->f1, "confined") && strcmp(r->f1, "exclusive"))
-        return BAD("record %zu (offset %zu): unknown profile '%.64s'", i + 1, r->off, r->f1);
+        return BAD("record %zu (offset %zu): unknown profile '%.64s'", i + 1,
+                   r->off, r->f1);
     a->profile = r->f1;
     return 0;
 }
@@ -206,7 +226,8 @@ static int check_fail(struct cp_rt_artifact *a, struct rparse *ps, size_t i,
     if (!strcmp(r->f1, "open"))
         a->fail_open = true;
     else if (strcmp(r->f1, "closed"))
-        return BAD("record %zu (offset %zu): 'fail' must be 'closed' or 'open', not '%.64s'",
+        return BAD("record %zu (offset %zu): 'fail' must be 'closed' or "
+                   "'open', not '%.64s'",
                    i + 1, r->off, r->f1);
     return 0;
 }
@@ -216,9 +237,11 @@ static int check_param(struct cp_rt_artifact *a, struct rparse *ps, size_t i,
 {
     const struct cp_rt_rec *r = &a->recs[i];
     if (!is_ident(r->f1))
-        return BAD("record %zu (offset %zu): bad param name '%.64s'", i + 1, r->off, r->f1);
+        return BAD("record %zu (offset %zu): bad param name '%.64s'", i + 1,
+                   r->off, r->f1);
     if (name_in(a->params, a->nparams, r->f1))
-        return BAD("record %zu (offset %zu): param '%s' declared twice", i + 1, r->off, r->f1);
+        return BAD("record %zu (offset %zu): param '%s' declared twice", i + 1,
+                   r->off, r->f1);
     push_param(a, ps, r->f1);
     return 0;
 }
@@ -230,16 +253,19 @@ static int check_net(struct cp_rt_artifact *a, size_t i, struct cp_rt_err *e)
     const struct cp_rt_rec *r = &a->recs[i];
     struct cp_arena *ar = cp_arena_new();
     struct cp_domain d;
-    const char *why = *r->f1 ? cp_domain_parse(ar, r->f1, strlen(r->f1), &d) : NULL;
+    const char *why = *r->f1 ? cp_domain_parse(ar, r->f1, strlen(r->f1), &d)
+                             : NULL;
     int rc = 0;
     if (why)
-        rc = BAD("record %zu 'net' (offset %zu): '%.200s': %s", i + 1, r->off, r->f1, why);
+        rc = BAD("record %zu 'net' (offset %zu): '%.200s': %s", i + 1, r->off,
+                 r->f1, why);
     cp_arena_free(ar);
     return rc;
 }
 
 /* A record with ROOT REST (or ROOT PATTERN) fields. */
-static int check_path_rec(struct cp_rt_artifact *a, size_t i, struct cp_rt_err *e)
+static int check_path_rec(struct cp_rt_artifact *a, size_t i,
+                          struct cp_rt_err *e)
 {
     const struct cp_rt_rec *r = &a->recs[i];
     const char *tn = cp_rt_tags[r->tag].name;
@@ -248,8 +274,8 @@ static int check_path_rec(struct cp_rt_artifact *a, size_t i, struct cp_rt_err *
         return BAD("record %zu '%s' (offset %zu): path '%.200s' %s", i + 1, tn,
                    r->off, r->f2, why);
     if (*r->f1 && !is_ident(r->f1))
-        return BAD("record %zu '%s' (offset %zu): bad param name '%.64s'", i + 1, tn,
-                   r->off, r->f1);
+        return BAD("record %zu '%s' (offset %zu): bad param name '%.64s'",
+                   i + 1, tn, r->off, r->f1);
     return 0;
 }
 
@@ -260,7 +286,8 @@ static int check_record(struct cp_rt_artifact *a, struct rparse *ps, size_t i,
     switch (r->tag) {
     case CP_RT_T_HEADER:
         if (i != 0)
-            return BAD("record %zu (offset %zu): second 'confpol-bwrap' header", i + 1, r->off);
+            return BAD("record %zu (offset %zu): second 'confpol-bwrap' header",
+                       i + 1, r->off);
         return 0;
     case CP_RT_T_END:
     case CP_RT_T_ARG:
@@ -289,7 +316,8 @@ static int check_record(struct cp_rt_artifact *a, struct rparse *ps, size_t i,
 }
 
 /* Every root must be declared, except HOME and PROJECT (always known). */
-static int collect_needed(struct cp_rt_artifact *a, struct rparse *ps, struct cp_rt_err *e)
+static int collect_needed(struct cp_rt_artifact *a, struct rparse *ps,
+                          struct cp_rt_err *e)
 {
     a->needed = cp_xmalloc((a->nrecs + 1) * sizeof *a->needed);
     for (size_t i = 0; i < a->nrecs; i++) {
@@ -301,15 +329,16 @@ static int collect_needed(struct cp_rt_artifact *a, struct rparse *ps, struct cp
         if (name_in(a->params, a->nparams, r->f1))
             continue;
         if (strcmp(r->f1, "HOME") && strcmp(r->f1, "PROJECT"))
-            return BAD("record %zu '%s' (offset %zu): param '%.64s' is not declared", i + 1,
-                       cp_rt_tags[r->tag].name, r->off, r->f1);
+            return BAD(
+                "record %zu '%s' (offset %zu): param '%.64s' is not declared",
+                i + 1, cp_rt_tags[r->tag].name, r->off, r->f1);
         push_param(a, ps, r->f1);
     }
     return 0;
 }
 
-int cp_rt_artifact_parse(struct cp_rt_artifact *a, const void *data,
-                         size_t len, struct cp_rt_err *e)
+int cp_rt_artifact_parse(struct cp_rt_artifact *a, const void *data, size_t len,
+                         struct cp_rt_err *e)
 {
     memset(a, 0, sizeof *a);
     if (len == 0)
@@ -341,16 +370,19 @@ int cp_rt_artifact_load(struct cp_rt_artifact *a, const char *path,
      * refuses anything but a regular file, where the flag has no effect. */
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
-        return cp_rt_fail(e, CP_RT_EXIT_ERROR, "cannot open '%s': %s", path, strerror(errno));
+        return cp_rt_fail(e, CP_RT_EXIT_ERROR, "cannot open '%s': %s", path,
+                          strerror(errno));
     struct stat st;
     if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
         close(fd);
-        return cp_rt_fail(e, CP_RT_EXIT_ERROR, "'%s' is not a regular file", path);
+        return cp_rt_fail(e, CP_RT_EXIT_ERROR, "'%s' is not a regular file",
+                          path);
     }
     if ((unsigned long long)st.st_size > CP_RT_MAX_ARTIFACT) {
         close(fd);
-        return cp_rt_fail(e, CP_RT_EXIT_ERROR, "'%s': invalid artifact: larger than %u bytes",
-                          path, CP_RT_MAX_ARTIFACT);
+        return cp_rt_fail(e, CP_RT_EXIT_ERROR,
+                          "'%s': invalid artifact: larger than %u bytes", path,
+                          CP_RT_MAX_ARTIFACT);
     }
     size_t cap = (size_t)st.st_size + 1, len = 0;
     char *buf = cp_xmalloc(cap);
@@ -359,8 +391,10 @@ int cp_rt_artifact_load(struct cp_rt_artifact *a, const char *path,
             if (cap > CP_RT_MAX_ARTIFACT) {
                 free(buf);
                 close(fd);
-                return cp_rt_fail(e, CP_RT_EXIT_ERROR, "'%s': invalid artifact: larger than %u bytes",
-                                  path, CP_RT_MAX_ARTIFACT);
+                return cp_rt_fail(
+                    e, CP_RT_EXIT_ERROR,
+                    "'%s': invalid artifact: larger than %u bytes", path,
+                    CP_RT_MAX_ARTIFACT);
             }
             cap *= 2;
             buf = cp_xrealloc(buf, cap);
@@ -372,7 +406,8 @@ int cp_rt_artifact_load(struct cp_rt_artifact *a, const char *path,
             int err = errno;
             free(buf);
             close(fd);
-            return cp_rt_fail(e, CP_RT_EXIT_ERROR, "cannot read '%s': %s", path, strerror(err));
+            return cp_rt_fail(e, CP_RT_EXIT_ERROR, "cannot read '%s': %s", path,
+                              strerror(err));
         }
         if (n == 0)
             break;

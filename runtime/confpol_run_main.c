@@ -12,23 +12,35 @@
 #include "version.h"
 
 static const char usage[] =
-    "usage: confpol-run [-D NAME=VALUE]... [--enforcer auto|bwrap|landlock] [-q]\n"
-    "                   [--allow-unenforced] [--dry-run] ARTIFACT.bwrap|ARTIFACT.sb -- CMD [ARG]...\n"
+    "usage: confpol-run [-D NAME=VALUE]... [--enforcer auto|bwrap|landlock] "
+    "[-q]\n"
+    "                   [--allow-unenforced] [--dry-run] "
+    "ARTIFACT.bwrap|ARTIFACT.sb -- CMD [ARG]...\n"
     "\n"
-    "Runs CMD confined by a prebuilt confpol artifact: on Linux a .bwrap artifact through\n"
-    "bubblewrap and Landlock, or Landlock alone, on macOS a .sb profile through sandbox-exec.\n"
+    "Runs CMD confined by a prebuilt confpol artifact: on Linux a .bwrap "
+    "artifact through\n"
+    "bubblewrap and Landlock, or Landlock alone, on macOS a .sb profile "
+    "through sandbox-exec.\n"
     "\n"
-    "  -D NAME=VALUE       bind a policy param (absolute canonical directory); HOME comes\n"
-    "                      from the environment and PROJECT from the current directory\n"
-    "  --enforcer E        auto (default: bwrap when it can create its namespaces, else\n"
+    "  -D NAME=VALUE       bind a policy param (absolute canonical directory); "
+    "HOME comes\n"
+    "                      from the environment and PROJECT from the current "
+    "directory\n"
+    "  --enforcer E        auto (default: bwrap when it can create its "
+    "namespaces, else\n"
     "                      Landlock alone), bwrap, or landlock\n"
-    "  -q                  no line saying that auto chose Landlock, no Landlock notes\n"
-    "  --dry-run           print the plan (enforcer, Landlock ABI, grants, mounts); run nothing\n"
-    "  --allow-unenforced  run even when the policy cannot be enforced (with a warning)\n"
-    "  --check             report whether bwrap, user namespaces and Landlock are usable\n"
+    "  -q                  no line saying that auto chose Landlock, no "
+    "Landlock notes\n"
+    "  --dry-run           print the plan (enforcer, Landlock ABI, grants, "
+    "mounts); run nothing\n"
+    "  --allow-unenforced  run even when the policy cannot be enforced (with a "
+    "warning)\n"
+    "  --check             report whether bwrap, user namespaces and Landlock "
+    "are usable\n"
     "  --help, --version\n"
     "\n"
-    "Exit status: CMD's own (128+N when killed by signal N); 125 runtime error (bad\n"
+    "Exit status: CMD's own (128+N when killed by signal N); 125 runtime error "
+    "(bad\n"
     "artifact, params or usage), 126 cannot enforce, 127 CMD not found.\n";
 
 static bool has_suffix(const char *s, const char *suf)
@@ -76,7 +88,10 @@ static int parse_enforcer(struct opts *o, int argc, char **argv, int *i)
     const char *a = argv[*i];
     const char *v = a[10] == '=' ? a + 11 : (*i + 1 < argc ? argv[++*i] : "");
     if (cp_rt_enforcer_parse(v, &o->enforcer)) {
-        fprintf(stderr, "confpol-run: --enforcer needs auto, bwrap or landlock, not '%s'\n", v);
+        fprintf(
+            stderr,
+            "confpol-run: --enforcer needs auto, bwrap or landlock, not '%s'\n",
+            v);
         return CP_RT_EXIT_ERROR;
     }
     return GO_ON;
@@ -112,7 +127,8 @@ static int parse_word(struct opts *o, int argc, char **argv, int *i)
     } else if (!o->artifact)
         o->artifact = a;
     else {
-        fprintf(stderr, "confpol-run: expected '--' before the command ('%s')\n", a);
+        fprintf(stderr,
+                "confpol-run: expected '--' before the command ('%s')\n", a);
         return CP_RT_EXIT_ERROR;
     }
     return GO_ON;
@@ -130,16 +146,19 @@ static int run_bwrap_artifact(const struct opts *o, char **cmd, size_t ncmd)
     char cwd[PATH_MAX];
     const char *cwdp = getcwd(cwd, sizeof cwd);
     struct cp_rt_params params;
-    if (cp_rt_params_bind(&params, art.needed, art.nneeded, art.params, art.nparams, o->defs,
-                          o->ndefs, getenv("HOME"), cwdp, &e)) {
+    if (cp_rt_params_bind(&params, art.needed, art.nneeded, art.params,
+                          art.nparams, o->defs, o->ndefs, getenv("HOME"), cwdp,
+                          &e)) {
         fprintf(stderr, "confpol-run: %s\n", e.msg);
         cp_rt_artifact_free(&art);
         return e.status;
     }
     for (size_t k = 0; k < params.nignored; k++)
-        fprintf(stderr, "confpol-run: note: -D %s: the artifact does not use param %s (bound "
-                "when it was built, or used by no rule); ignored\n", params.ignored[k],
-                params.ignored[k]);
+        fprintf(stderr,
+                "confpol-run: note: -D %s: the artifact does not use param %s "
+                "(bound "
+                "when it was built, or used by no rule); ignored\n",
+                params.ignored[k], params.ignored[k]);
     char *self = realpath("/proc/self/exe", NULL);
     if (!self) {
         perror("confpol-run: /proc/self/exe");
@@ -192,6 +211,7 @@ int main(int argc, char **argv)
     char **cmd = i < argc ? argv + i : no_cmd; /* --dry-run needs no command */
     size_t ncmd = i < argc ? (size_t)(argc - i) : 0;
     if (has_suffix(o.artifact, ".sb"))
-        return cp_rt_run_sbpl("confpol-run", o.artifact, o.defs, o.ndefs, cmd, ncmd);
+        return cp_rt_run_sbpl("confpol-run", o.artifact, o.defs, o.ndefs, cmd,
+                              ncmd);
     return run_bwrap_artifact(&o, cmd, ncmd);
 }

@@ -55,7 +55,8 @@ struct cp_ll_path_beneath_attr {
 
 int cp_rt_landlock_abi(void)
 {
-    long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, CP_LL_CREATE_RULESET_VERSION);
+    long abi = syscall(SYS_landlock_create_ruleset, NULL, 0,
+                       CP_LL_CREATE_RULESET_VERSION);
     if (abi < 0)
         return -errno;
     return (int)abi;
@@ -68,7 +69,8 @@ int cp_rt_elf_interp(const char *path, char *buf, size_t size)
         return -1;
     unsigned char id[EI_NIDENT];
     int rc = -1;
-    if (pread(fd, id, sizeof id, 0) != (ssize_t)sizeof id || memcmp(id, ELFMAG, SELFMAG))
+    if (pread(fd, id, sizeof id, 0) != (ssize_t)sizeof id ||
+        memcmp(id, ELFMAG, SELFMAG))
         goto out;
     uint64_t phoff, phnum, phentsize;
     bool is64 = id[EI_CLASS] == ELFCLASS64;
@@ -85,18 +87,21 @@ int cp_rt_elf_interp(const char *path, char *buf, size_t size)
     } else {
         goto out;
     }
-    if (phnum > 4096 || phentsize < (is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr)))
+    if (phnum > 4096 ||
+        phentsize < (is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr)))
         goto out;
     for (uint64_t i = 0; i < phnum; i++) {
         uint64_t type, off, filesz;
         if (is64) {
             Elf64_Phdr ph;
-            if (pread(fd, &ph, sizeof ph, (off_t)(phoff + i * phentsize)) != (ssize_t)sizeof ph)
+            if (pread(fd, &ph, sizeof ph, (off_t)(phoff + i * phentsize)) !=
+                (ssize_t)sizeof ph)
                 goto out;
             type = ph.p_type, off = ph.p_offset, filesz = ph.p_filesz;
         } else {
             Elf32_Phdr ph;
-            if (pread(fd, &ph, sizeof ph, (off_t)(phoff + i * phentsize)) != (ssize_t)sizeof ph)
+            if (pread(fd, &ph, sizeof ph, (off_t)(phoff + i * phentsize)) !=
+                (ssize_t)sizeof ph)
                 goto out;
             type = ph.p_type, off = ph.p_offset, filesz = ph.p_filesz;
         }
@@ -143,9 +148,11 @@ static int add_exec_rule(int ruleset, const char *path)
     int fd = open(path, O_PATH | O_CLOEXEC);
     if (fd < 0)
         return errno == ENOENT || errno == ENOTDIR || errno == EACCES ? 0 : -1;
-    struct cp_ll_path_beneath_attr pb = {.allowed_access = CP_LL_ACCESS_FS_EXECUTE,
-                                         .parent_fd = fd};
-    long r = syscall(SYS_landlock_add_rule, ruleset, CP_LL_RULE_PATH_BENEATH, &pb, 0);
+    struct cp_ll_path_beneath_attr pb = {
+        .allowed_access = CP_LL_ACCESS_FS_EXECUTE,
+        .parent_fd = fd};
+    long r = syscall(SYS_landlock_add_rule, ruleset, CP_LL_RULE_PATH_BENEATH,
+                     &pb, 0);
     int err = errno;
     close(fd);
     errno = err;
@@ -155,9 +162,14 @@ static int add_exec_rule(int ruleset, const char *path)
 /* The standard dynamic loaders: granted so that allowed dynamic programs
  * can start (Landlock checks EXECUTE on the ELF interpreter too). */
 static const char *const std_loaders[] = {
-    "/lib64/ld-linux-x86-64.so.2", "/lib/ld-linux-aarch64.so.1", "/lib/ld-linux-armhf.so.3",
-    "/lib/ld-linux.so.2",          "/lib/ld-musl-x86_64.so.1",   "/lib/ld-musl-aarch64.so.1",
-    "/lib64/ld64.so.2",            "/lib/ld-linux-riscv64-lp64d.so.1",
+    "/lib64/ld-linux-x86-64.so.2",
+    "/lib/ld-linux-aarch64.so.1",
+    "/lib/ld-linux-armhf.so.3",
+    "/lib/ld-linux.so.2",
+    "/lib/ld-musl-x86_64.so.1",
+    "/lib/ld-musl-aarch64.so.1",
+    "/lib64/ld64.so.2",
+    "/lib/ld-linux-riscv64-lp64d.so.1",
 };
 
 /* PATH search as execvp does it, to find the command's file. */
@@ -173,7 +185,8 @@ static bool find_in_path(const char *cmd, char *out, size_t size)
     while (*path) {
         const char *c = strchr(path, ':');
         size_t n = c ? (size_t)(c - path) : strlen(path);
-        if (snprintf(out, size, "%.*s%s%s", (int)n, path, n ? "/" : "", cmd) < (int)size &&
+        if (snprintf(out, size, "%.*s%s%s", (int)n, path, n ? "/" : "", cmd) <
+                (int)size &&
             access(out, X_OK) == 0)
             return true;
         path += n + (c ? 1 : 0);
@@ -192,7 +205,8 @@ static bool under_entry(char *const *execs, size_t nexec, const char *file)
         if (er) {
             size_t n = strlen(er);
             allowed = !strncmp(er, real, n) &&
-                      (real[n] == '\0' || real[n] == '/' || (n == 1 && er[0] == '/'));
+                      (real[n] == '\0' || real[n] == '/' ||
+                       (n == 1 && er[0] == '/'));
             free(er);
         }
     }
@@ -214,7 +228,8 @@ void cp_rt_exec_grants(char *const *execs, size_t nexec, const char *cmd,
     /* The command's own interpreter: only if the command itself may run. */
     char file[PATH_MAX];
     if (cmd && find_in_path(cmd, file, sizeof file) &&
-        cp_rt_elf_interp(file, interp, sizeof interp) == 0 && under_entry(execs, nexec, file))
+        cp_rt_elf_interp(file, interp, sizeof interp) == 0 &&
+        under_entry(execs, nexec, file))
         cp_rt_strv_push(out, interp);
     for (size_t i = 0; i < sizeof std_loaders / sizeof std_loaders[0]; i++)
         cp_rt_strv_push(out, std_loaders[i]);
@@ -224,23 +239,29 @@ static void apply_landlock(char **execs, size_t nexec, const char *cmd)
 {
     int abi = cp_rt_landlock_abi();
     if (abi < 1)
-        stage_report('E', CP_RT_EXIT_CANNOT, "cannot enforce the exec allow-list: Landlock is "
-                   "unavailable inside the sandbox (%s)", strerror(-abi));
-    struct cp_ll_ruleset_attr attr = {.handled_access_fs = CP_LL_ACCESS_FS_EXECUTE};
+        stage_report('E', CP_RT_EXIT_CANNOT,
+                     "cannot enforce the exec allow-list: Landlock is "
+                     "unavailable inside the sandbox (%s)",
+                     strerror(-abi));
+    struct cp_ll_ruleset_attr attr = {
+        .handled_access_fs = CP_LL_ACCESS_FS_EXECUTE};
     int rs = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0);
     if (rs < 0)
-        stage_report('E', CP_RT_EXIT_CANNOT, "landlock_create_ruleset: %s", strerror(errno));
+        stage_report('E', CP_RT_EXIT_CANNOT, "landlock_create_ruleset: %s",
+                     strerror(errno));
     struct cp_rt_strv grants = {0};
     cp_rt_exec_grants(execs, nexec, cmd, &grants);
     for (size_t i = 0; i < grants.n; i++)
         if (add_exec_rule(rs, grants.v[i]) < 0)
-            stage_report('E', CP_RT_EXIT_CANNOT, "landlock_add_rule '%s': %s", grants.v[i],
-                         strerror(errno));
+            stage_report('E', CP_RT_EXIT_CANNOT, "landlock_add_rule '%s': %s",
+                         grants.v[i], strerror(errno));
     cp_rt_strv_free(&grants);
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-        stage_report('E', CP_RT_EXIT_CANNOT, "PR_SET_NO_NEW_PRIVS: %s", strerror(errno));
+        stage_report('E', CP_RT_EXIT_CANNOT, "PR_SET_NO_NEW_PRIVS: %s",
+                     strerror(errno));
     if (syscall(SYS_landlock_restrict_self, rs, 0) < 0)
-        stage_report('E', CP_RT_EXIT_CANNOT, "landlock_restrict_self: %s", strerror(errno));
+        stage_report('E', CP_RT_EXIT_CANNOT, "landlock_restrict_self: %s",
+                     strerror(errno));
     close(rs);
 }
 
@@ -316,8 +337,10 @@ static void stage_verify_ro(const char *p)
         stage_report('E', CP_RT_EXIT_CANNOT, "verification failed: '%s': %s", p,
                      strerror(errno));
     if (!(sv.f_flag & ST_RDONLY))
-        stage_report('E', CP_RT_EXIT_CANNOT, "verification failed: '%s' is not on a "
-                     "read-only mount inside the sandbox", p);
+        stage_report('E', CP_RT_EXIT_CANNOT,
+                     "verification failed: '%s' is not on a "
+                     "read-only mount inside the sandbox",
+                     p);
 }
 
 /* The stage's own options, read from its argument stream. */
@@ -347,7 +370,8 @@ static int stage_args(int argc, char **argv, struct stage_opts *o)
         } else if (!strcmp(argv[i], "--verify-ro") && i + 1 < argc) {
             stage_verify_ro(argv[++i]);
         } else {
-            stage_report('E', CP_RT_EXIT_ERROR, "stage: unknown argument '%.100s'", argv[i]);
+            stage_report('E', CP_RT_EXIT_ERROR,
+                         "stage: unknown argument '%.100s'", argv[i]);
         }
     }
     if (i >= argc)
@@ -361,7 +385,8 @@ static char **stage_open(int sargc, char **sargv, size_t *nw)
 {
     if (sargc != 3)
         stage_report('E', CP_RT_EXIT_ERROR, "stage: bad arguments");
-    int sfd = parse_fd(sargv[0]), efd = parse_fd(sargv[1]), afd = parse_fd(sargv[2]);
+    int sfd = parse_fd(sargv[0]), efd = parse_fd(sargv[1]),
+        afd = parse_fd(sargv[2]);
     if (sfd < 3 || efd < 3 || afd < 3 || fcntl(sfd, F_SETFD, FD_CLOEXEC) < 0)
         stage_report('E', CP_RT_EXIT_ERROR, "stage: bad status descriptor");
     stage_status_fd = sfd;
@@ -372,7 +397,8 @@ static char **stage_open(int sargc, char **sargv, size_t *nw)
     /* Started: the kernel attaches our credentials, translating our pid
      * into the runtime's pid namespace (SO_PASSCRED on its end). */
     if (send(sfd, "S", 1, MSG_NOSIGNAL) < 0)
-        stage_report('E', CP_RT_EXIT_ERROR, "stage: status: %s", strerror(errno));
+        stage_report('E', CP_RT_EXIT_ERROR, "stage: status: %s",
+                     strerror(errno));
     char **argv = read_words(afd, nw);
     close(afd);
     if (!argv)
@@ -388,9 +414,11 @@ static _Noreturn void stage_exec(char **cmd, bool landlock)
     if (err == ENOENT)
         stage_report('X', CP_RT_EXIT_NOTFOUND, "%s: command not found", cmd[0]);
     if (err == EACCES && landlock)
-        stage_report('X', CP_RT_EXIT_CANNOT, "cannot execute %s: %s (is it in the exec allow-list?)",
-                   cmd[0], strerror(err));
-    stage_report('X', CP_RT_EXIT_CANNOT, "cannot execute %s: %s", cmd[0], strerror(err));
+        stage_report('X', CP_RT_EXIT_CANNOT,
+                     "cannot execute %s: %s (is it in the exec allow-list?)",
+                     cmd[0], strerror(err));
+    stage_report('X', CP_RT_EXIT_CANNOT, "cannot execute %s: %s", cmd[0],
+                 strerror(err));
 }
 
 int cp_rt_stage_main(int sargc, char **sargv)

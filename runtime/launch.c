@@ -109,12 +109,12 @@ static char *join(const char *root, const char *rest)
 /* ---- the mount table bwrap will build, simulated in order ---------------- */
 
 enum mkind {
-    MK_RW,    /* writable host bind: creating here writes the host */
+    MK_RW,       /* writable host bind: creating here writes the host */
     MK_RW_MOVED, /* writable bind of another host path (--bind S D, S != D):
                     a placeholder at D would not be where bwrap looks */
-    MK_RO,    /* read-only: nothing can be created beneath */
-    MK_TMPFS, /* writable tmpfs: creations stay inside the sandbox */
-    MK_MASK,  /* a deny-read mask (read-only, empty): nothing beneath is
+    MK_RO,       /* read-only: nothing can be created beneath */
+    MK_TMPFS,    /* writable tmpfs: creations stay inside the sandbox */
+    MK_MASK,     /* a deny-read mask (read-only, empty): nothing beneath is
                  visible, so a deny target beneath needs no mount */
 };
 
@@ -173,40 +173,70 @@ static const struct {
     int nargs;
     bool forbidden;
 } bwrap_opts[] = {
-    {"--unshare-all", 0, false},     {"--share-net", 0, false},
-    {"--unshare-user", 0, false},    {"--unshare-user-try", 0, false},
-    {"--unshare-ipc", 0, false},     {"--unshare-pid", 0, false},
-    {"--unshare-net", 0, false},     {"--unshare-uts", 0, false},
-    {"--unshare-cgroup", 0, false},  {"--unshare-cgroup-try", 0, false},
-    {"--uid", 1, false},             {"--gid", 1, false},
-    {"--hostname", 1, false},        {"--chdir", 1, false},
-    {"--clearenv", 0, false},        {"--setenv", 2, false},
-    {"--unsetenv", 1, false},        {"--lock-file", 1, false},
-    {"--bind", 2, false},            {"--bind-try", 2, false},
-    {"--dev-bind", 2, false},        {"--dev-bind-try", 2, false},
-    {"--ro-bind", 2, false},         {"--ro-bind-try", 2, false},
-    {"--remount-ro", 1, false},      {"--proc", 1, false},
-    {"--dev", 1, false},             {"--tmpfs", 1, false},
-    {"--mqueue", 1, false},          {"--dir", 1, false},
-    {"--symlink", 2, false},         {"--chmod", 2, false},
-    {"--perms", 1, false},           {"--size", 1, false},
-    {"--new-session", 0, false},     {"--die-with-parent", 0, false},
-    {"--as-pid-1", 0, false},        {"--cap-drop", 1, false},
-    {"--disable-userns", 0, false},  {"--assert-userns-disabled", 0, false},
-    {"--exec-label", 1, false},      {"--file-label", 1, false},
-    {"--args", 1, true},             {"--file", 2, true},
-    {"--bind-data", 2, true},        {"--ro-bind-data", 2, true},
-    {"--seccomp", 1, true},          {"--add-seccomp-fd", 1, true},
-    {"--block-fd", 1, true},         {"--userns-block-fd", 1, true},
-    {"--info-fd", 1, true},          {"--json-status-fd", 1, true},
-    {"--sync-fd", 1, true},          {"--userns", 1, true},
-    {"--userns2", 1, true},          {"--pidns", 1, true},
-    {"--cap-add", 1, true},          {"--argv0", 1, true},
+    {"--unshare-all", 0, false},
+    {"--share-net", 0, false},
+    {"--unshare-user", 0, false},
+    {"--unshare-user-try", 0, false},
+    {"--unshare-ipc", 0, false},
+    {"--unshare-pid", 0, false},
+    {"--unshare-net", 0, false},
+    {"--unshare-uts", 0, false},
+    {"--unshare-cgroup", 0, false},
+    {"--unshare-cgroup-try", 0, false},
+    {"--uid", 1, false},
+    {"--gid", 1, false},
+    {"--hostname", 1, false},
+    {"--chdir", 1, false},
+    {"--clearenv", 0, false},
+    {"--setenv", 2, false},
+    {"--unsetenv", 1, false},
+    {"--lock-file", 1, false},
+    {"--bind", 2, false},
+    {"--bind-try", 2, false},
+    {"--dev-bind", 2, false},
+    {"--dev-bind-try", 2, false},
+    {"--ro-bind", 2, false},
+    {"--ro-bind-try", 2, false},
+    {"--remount-ro", 1, false},
+    {"--proc", 1, false},
+    {"--dev", 1, false},
+    {"--tmpfs", 1, false},
+    {"--mqueue", 1, false},
+    {"--dir", 1, false},
+    {"--symlink", 2, false},
+    {"--chmod", 2, false},
+    {"--perms", 1, false},
+    {"--size", 1, false},
+    {"--new-session", 0, false},
+    {"--die-with-parent", 0, false},
+    {"--as-pid-1", 0, false},
+    {"--cap-drop", 1, false},
+    {"--disable-userns", 0, false},
+    {"--assert-userns-disabled", 0, false},
+    {"--exec-label", 1, false},
+    {"--file-label", 1, false},
+    {"--args", 1, true},
+    {"--file", 2, true},
+    {"--bind-data", 2, true},
+    {"--ro-bind-data", 2, true},
+    {"--seccomp", 1, true},
+    {"--add-seccomp-fd", 1, true},
+    {"--block-fd", 1, true},
+    {"--userns-block-fd", 1, true},
+    {"--info-fd", 1, true},
+    {"--json-status-fd", 1, true},
+    {"--sync-fd", 1, true},
+    {"--userns", 1, true},
+    {"--userns2", 1, true},
+    {"--pidns", 1, true},
+    {"--cap-add", 1, true},
+    {"--argv0", 1, true},
     {"--", 0, true},
 };
 
 /* An option with two values (binds; the others change no mount). */
-static void sim_apply_bind(struct sim *s, const char *opt, const char *src, const char *dst)
+static void sim_apply_bind(struct sim *s, const char *opt, const char *src,
+                           const char *dst)
 {
     if (!strcmp(opt, "--bind") || !strcmp(opt, "--dev-bind") ||
         ((!strcmp(opt, "--bind-try") || !strcmp(opt, "--dev-bind-try")) &&
@@ -287,7 +317,8 @@ static char *replaceable_symlink(struct planner *P, const char *path)
         struct stat st;
         if (lstat(q, &st) == 0 && S_ISLNK(st.st_mode)) {
             char *slash = strrchr(q, '/');
-            char *parent = slash == q ? cp_xstrdup("/") : cp_xstrndup(q, (size_t)(slash - q));
+            char *parent = slash == q ? cp_xstrdup("/")
+                                      : cp_xstrndup(q, (size_t)(slash - q));
             char *rp = realpath(parent, NULL);
             free(parent);
             bool w = rp && sim_kind(&P->sim, rp) == MK_RW;
@@ -320,7 +351,8 @@ static void pin_ancestors(struct planner *P, const char *target)
             continue;
         *s = '\0';
         char *slash = strrchr(q, '/');
-        char *parent = slash == q ? cp_xstrdup("/") : cp_xstrndup(q, (size_t)(slash - q));
+        char *parent = slash == q ? cp_xstrdup("/")
+                                  : cp_xstrndup(q, (size_t)(slash - q));
         if (sim_kind(&P->sim, parent) == MK_RW && !sim_is_mount(&P->sim, q)) {
             cp_rt_strv_push(&P->pl->words, "--bind");
             cp_rt_strv_push(&P->pl->words, q);
@@ -364,8 +396,9 @@ static int make_placeholder(struct planner *P, const char *path, bool file)
 {
     if (!P->h)
         return ENOSYS;
-    int (*make)(void *, const char *) = file && P->h->make_file ? P->h->make_file
-                                                                 : P->h->make_placeholder;
+    int (*make)(void *, const char *) = file && P->h->make_file
+                                            ? P->h->make_file
+                                            : P->h->make_placeholder;
     return make ? make(P->h->ctx, path) : ENOSYS;
 }
 
@@ -397,7 +430,8 @@ static const char *deny_what(bool mask)
 }
 
 /* The mount of an existing deny target at its realpath. */
-static void mount_existing(struct planner *P, const char *real, const struct stat *st, bool mask)
+static void mount_existing(struct planner *P, const char *real,
+                           const struct stat *st, bool mask)
 {
     struct cp_rt_plan *pl = P->pl;
     if (mask && S_ISDIR(st->st_mode)) {
@@ -421,16 +455,19 @@ static void mount_existing(struct planner *P, const char *real, const struct sta
 
 /* An existing deny target: refused where a symlink on its way could be
  * replaced or another name of it exists, else pinned and mounted. */
-static int deny_existing(struct planner *P, const char *path, const char *real, bool mask)
+static int deny_existing(struct planner *P, const char *path, const char *real,
+                         bool mask)
 {
     const char *what = deny_what(mask);
     if (strcmp(real, path) && !mask) {
         char *sl = replaceable_symlink(P, path);
         if (sl) {
-            int rc = unenforceable(P, "%s '%s' passes through the symlink '%s', which lies in a "
-                                   "writable directory and could be replaced inside the sandbox; "
-                                   "replace the symlink by the directory it points to",
-                                   what, path, sl);
+            int rc = unenforceable(
+                P,
+                "%s '%s' passes through the symlink '%s', which lies in a "
+                "writable directory and could be replaced inside the sandbox; "
+                "replace the symlink by the directory it points to",
+                what, path, sl);
             free(sl);
             if (rc)
                 return rc;
@@ -438,13 +475,16 @@ static int deny_existing(struct planner *P, const char *path, const char *real, 
     }
     struct stat st;
     if (stat(real, &st) < 0)
-        return cp_rt_fail(P->e, CP_RT_EXIT_CANNOT, "cannot enforce: %s '%s': %s", what, real,
+        return cp_rt_fail(P->e, CP_RT_EXIT_CANNOT,
+                          "cannot enforce: %s '%s': %s", what, real,
                           strerror(errno));
     if (!S_ISDIR(st.st_mode) && st.st_nlink > 1) {
-        int rc = unenforceable(P, "%s '%s' has %lu hard links; a read-only mount protects one "
-                               "name, and another name of the same file may be %s",
-                               what, real, (unsigned long)st.st_nlink,
-                               mask ? "readable" : "writable");
+        int rc = unenforceable(
+            P,
+            "%s '%s' has %lu hard links; a read-only mount protects one "
+            "name, and another name of the same file may be %s",
+            what, real, (unsigned long)st.st_nlink,
+            mask ? "readable" : "writable");
         if (rc)
             return rc;
     }
@@ -493,12 +533,13 @@ static int make_missing_dirs(struct planner *P, const char *creal, char *below)
     return err;
 }
 
-static int deny_target(struct planner *P, const char *path, bool mask, int depth);
+static int deny_target(struct planner *P, const char *path, bool mask,
+                       int depth);
 
 /* A missing deny target whose placeholder `creal` lies in a writable host
  * bind; at_target: creal is the target itself, not an ancestor. */
-static int missing_in_rw(struct planner *P, const char *path, const char *creal, bool mask,
-                         bool at_target, int depth)
+static int missing_in_rw(struct planner *P, const char *path, const char *creal,
+                         bool mask, bool at_target, int depth)
 {
     int err = make_placeholder(P, creal, mask && at_target);
     if (err == 0) {
@@ -511,16 +552,19 @@ static int missing_in_rw(struct planner *P, const char *path, const char *creal,
         return deny_target(P, path, mask, depth + 1);
     if (err == EROFS || err == EACCES || err == EPERM)
         return 0; /* not creatable by this user: not by the sandbox either */
-    return unenforceable(P, "%s '%s' does not exist and the placeholder '%s' cannot be "
-                         "created: %s", deny_what(mask), path, creal, strerror(err));
+    return unenforceable(
+        P,
+        "%s '%s' does not exist and the placeholder '%s' cannot be "
+        "created: %s",
+        deny_what(mask), path, creal, strerror(err));
 }
 
 /* A missing deny target, C its first missing component at `*creal` (its
  * parent's realpath joined with its name) and `below` the rest of the
  * target under C: what covers C decides (spec/runtime.md, "Missing deny
  * targets"). */
-static int place_missing(struct planner *P, const char *path, char **creal, char *below,
-                         bool mask, int depth)
+static int place_missing(struct planner *P, const char *path, char **creal,
+                         char *below, bool mask, int depth)
 {
     enum mkind ck = sim_kind(&P->sim, *creal);
     bool at_target = !*below;
@@ -529,8 +573,11 @@ static int place_missing(struct planner *P, const char *path, char **creal, char
         if (err == EROFS || err == EACCES || err == EPERM)
             return 0; /* not creatable by this user: not by the sandbox either */
         if (err)
-            return unenforceable(P, "%s '%s' does not exist and its directories cannot be "
-                                 "created: %s", deny_what(mask), path, strerror(err));
+            return unenforceable(
+                P,
+                "%s '%s' does not exist and its directories cannot be "
+                "created: %s",
+                deny_what(mask), path, strerror(err));
         char *full = join(*creal, below);
         free(*creal);
         *creal = full;
@@ -553,32 +600,40 @@ static int place_missing(struct planner *P, const char *path, char **creal, char
     case MK_RW_MOVED:
         break;
     }
-    return unenforceable(P, "%s '%s' does not exist and lies in a writable bind of another "
-                         "host directory, where no placeholder can be placed",
-                         deny_what(mask), path);
+    return unenforceable(
+        P,
+        "%s '%s' does not exist and lies in a writable bind of another "
+        "host directory, where no placeholder can be placed",
+        deny_what(mask), path);
 }
 
 /* A missing deny target: find C, refuse a dangling symlink there, then
  * place it. */
-static int deny_missing(struct planner *P, const char *path, bool mask, int depth)
+static int deny_missing(struct planner *P, const char *path, bool mask,
+                        int depth)
 {
     const char *what = deny_what(mask);
     char *c = first_missing(path);
     if (!c) { /* appeared meanwhile */
         if (depth > 2)
             return cp_rt_fail(P->e, CP_RT_EXIT_CANNOT,
-                              "cannot enforce: %s '%s' keeps changing", what, path);
+                              "cannot enforce: %s '%s' keeps changing", what,
+                              path);
         return deny_target(P, path, mask, depth + 1);
     }
     struct stat lst;
     if (lstat(c, &lst) == 0) {
-        int rc = unenforceable(P, "%s '%s': '%s' is a dangling symlink, which the sandbox could "
-                               "satisfy by creating its target", what, path, c);
+        int rc = unenforceable(
+            P,
+            "%s '%s': '%s' is a dangling symlink, which the sandbox could "
+            "satisfy by creating its target",
+            what, path, c);
         free(c);
         return rc;
     }
     char *slash = strrchr(c, '/');
-    char *parent = slash == c ? cp_xstrdup("/") : cp_xstrndup(c, (size_t)(slash - c));
+    char *parent = slash == c ? cp_xstrdup("/")
+                              : cp_xstrndup(c, (size_t)(slash - c));
     char *preal = realpath(parent, NULL);
     int err = errno;
     free(parent);
@@ -598,15 +653,18 @@ static int deny_missing(struct planner *P, const char *path, bool mask, int dept
 
 /* A deny target (mask: deny read; else deny write).  spec/runtime.md,
  * "Deny targets". */
-static int deny_target(struct planner *P, const char *path, bool mask, int depth)
+static int deny_target(struct planner *P, const char *path, bool mask,
+                       int depth)
 {
     char *real = realpath(path, NULL);
     if (!real && errno != ENOENT && errno != ENOTDIR)
-        return unenforceable(P, "%s '%s': %s", deny_what(mask), path, strerror(errno));
+        return unenforceable(P, "%s '%s': %s", deny_what(mask), path,
+                             strerror(errno));
     if (!real)
         return deny_missing(P, path, mask, depth);
     int rc = 0;
-    if (sim_kind(&P->sim, real) != MK_MASK) /* beneath a mask: already hidden and read-only */
+    if (sim_kind(&P->sim, real) !=
+        MK_MASK) /* beneath a mask: already hidden and read-only */
         rc = deny_existing(P, path, real, mask);
     free(real);
     return rc;
@@ -675,7 +733,7 @@ static void gwalk_pattern(struct gwalk *g, const char *dir, size_t i)
     if (any) {
         gwalk_run(g, dir, i + 1); /* zero segments */
         if (i + 1 == g->nsegs)
-            return;               /* dir covers everything beneath */
+            return; /* dir covers everything beneath */
     }
     struct cp_rt_strv names;
     gwalk_names(dir, &names);
@@ -714,7 +772,8 @@ static void gwalk_run(struct gwalk *g, const char *dir, size_t i)
     free(child);
 }
 
-int cp_rt_glob_matches(const char *root, const char *pat, struct cp_rt_strv *out)
+int cp_rt_glob_matches(const char *root, const char *pat,
+                       struct cp_rt_strv *out)
 {
     struct gwalk g = {0};
     size_t cap = 8;
@@ -769,14 +828,17 @@ int cp_rt_glob_matches(const char *root, const char *pat, struct cp_rt_strv *out
     return g.overflow ? -1 : 0; /* out holds the matches found so far */
 }
 
-static int expand_glob(struct planner *P, const char *root, const char *pat, bool mask)
+static int expand_glob(struct planner *P, const char *root, const char *pat,
+                       bool mask)
 {
     struct cp_rt_strv m;
     int rc = 0;
     if (cp_rt_glob_matches(root, pat, &m))
-        rc = unenforceable(P, "the glob '%s' under '%s' matches more than %d paths or needs "
-                           "more than %d directory visits; use directory-level rules",
-                           pat, root, GLOB_MAX_MATCHES, GLOB_MAX_VISITS);
+        rc = unenforceable(
+            P,
+            "the glob '%s' under '%s' matches more than %d paths or needs "
+            "more than %d directory visits; use directory-level rules",
+            pat, root, GLOB_MAX_MATCHES, GLOB_MAX_VISITS);
     for (size_t i = 0; !rc && i < m.n; i++)
         rc = deny_target(P, m.v[i], mask, 0);
     cp_rt_strv_free(&m);
@@ -799,7 +861,8 @@ static void argopt_clear(struct argopt *o)
 
 /* An `arg` record (number i, from 0): a known, allowed option starts a
  * pending one; its values complete it, and the mount model learns it. */
-static int plan_arg(struct planner *P, struct argopt *o, const char *word, size_t i)
+static int plan_arg(struct planner *P, struct argopt *o, const char *word,
+                    size_t i)
 {
     cp_rt_strv_push(&P->pl->words, word);
     if (o->need > o->have) {
@@ -809,9 +872,10 @@ static int plan_arg(struct planner *P, struct argopt *o, const char *word, size_
         while (k < nk && strcmp(bwrap_opts[k].opt, word))
             k++;
         if (k == nk || bwrap_opts[k].forbidden)
-            return cp_rt_fail(P->e, CP_RT_EXIT_ERROR,
-                              "invalid artifact: record %zu: %s bwrap option '%.100s'", i + 1,
-                              k == nk ? "unknown" : "forbidden", word);
+            return cp_rt_fail(
+                P->e, CP_RT_EXIT_ERROR,
+                "invalid artifact: record %zu: %s bwrap option '%.100s'", i + 1,
+                k == nk ? "unknown" : "forbidden", word);
         o->opt = bwrap_opts[k].opt;
         o->need = bwrap_opts[k].nargs;
         o->have = 0;
@@ -836,8 +900,10 @@ static int plan_bind(struct planner *P, enum cp_rt_tag tag, const char *path)
         if (tag == CP_RT_T_BIND && !creatable(P, path))
             /* Nothing to bind, and the sandbox cannot create it. */
             strv_pushf(&P->pl->stricter,
-                       "write root '%s' does not exist: writing there is denied (create "
-                       "it before the launch)", path);
+                       "write root '%s' does not exist: writing there is "
+                       "denied (create "
+                       "it before the launch)",
+                       path);
         return 0;
     }
     if (tag != CP_RT_T_PINRO && strcmp(real, path) != 0) {
@@ -867,9 +933,11 @@ static void plan_exec(struct planner *P, const char *path)
 {
     char *real = realpath(path, NULL);
     if (real && strcmp(real, path))
-        strv_pushf(&P->pl->stricter,
-                   "exec entry '%s' resolves to '%s' through a symlink: not granted "
-                   "(name '%s' in the policy to allow it)", path, real, real);
+        strv_pushf(
+            &P->pl->stricter,
+            "exec entry '%s' resolves to '%s' through a symlink: not granted "
+            "(name '%s' in the policy to allow it)",
+            path, real, real);
     else
         cp_rt_strv_push(&P->pl->exec, path);
     free(real);
@@ -877,7 +945,8 @@ static void plan_exec(struct planner *P, const char *path)
 
 /* The path of a record with ROOT REST fields: the bound root joined with
  * REST (heap), or NULL with the failure in P->e. */
-static char *rec_path(struct planner *P, const struct cp_rt_rec *r, const struct cp_rt_params *p)
+static char *rec_path(struct planner *P, const struct cp_rt_rec *r,
+                      const struct cp_rt_params *p)
 {
     const char *root = "/";
     if (*r->f1) {
@@ -894,7 +963,8 @@ static char *rec_path(struct planner *P, const struct cp_rt_rec *r, const struct
 static int plan_path_rec(struct planner *P, const struct cp_rt_rec *r,
                          const struct cp_rt_params *p)
 {
-    char *path = rec_path(P, r, p); /* for a glob too: its param must be bound */
+    char *path = rec_path(P, r,
+                          p); /* for a glob too: its param must be bound */
     if (!path)
         return P->e->status;
     int rc = 0;
@@ -916,14 +986,18 @@ int cp_rt_plan_build(struct cp_rt_plan *pl, const struct cp_rt_artifact *a,
                      bool unenforced_ok, struct cp_rt_err *e)
 {
     memset(pl, 0, sizeof *pl);
-    struct planner P = {.pl = pl, .h = h, .unenforced_ok = unenforced_ok, .e = e};
+    struct planner P = {.pl = pl,
+                        .h = h,
+                        .unenforced_ok = unenforced_ok,
+                        .e = e};
     struct argopt o = {0};
     int rc = 0;
     for (size_t i = 0; i < a->nrecs && !rc; i++) {
         const struct cp_rt_rec *r = &a->recs[i];
         if (o.need > o.have && r->tag != CP_RT_T_ARG)
             rc = cp_rt_fail(e, CP_RT_EXIT_ERROR,
-                            "invalid artifact: record %zu: bwrap option '%s' lacks %d argument(s)",
+                            "invalid artifact: record %zu: bwrap option '%s' "
+                            "lacks %d argument(s)",
                             i + 1, o.opt, o.need - o.have);
         else if (r->tag == CP_RT_T_ARG)
             rc = plan_arg(&P, &o, r->f1, i);
@@ -934,9 +1008,10 @@ int cp_rt_plan_build(struct cp_rt_plan *pl, const struct cp_rt_artifact *a,
     }
     pl->exec_on = a->has_exec;
     if (!rc && o.need > o.have)
-        rc = cp_rt_fail(e, CP_RT_EXIT_ERROR,
-                        "invalid artifact: bwrap option '%s' lacks %d argument(s)", o.opt,
-                        o.need - o.have);
+        rc = cp_rt_fail(
+            e, CP_RT_EXIT_ERROR,
+            "invalid artifact: bwrap option '%s' lacks %d argument(s)", o.opt,
+            o.need - o.have);
     argopt_clear(&o);
     sim_free(&P.sim);
     if (rc)
@@ -944,9 +1019,9 @@ int cp_rt_plan_build(struct cp_rt_plan *pl, const struct cp_rt_artifact *a,
     return rc;
 }
 
-int cp_rt_args_stream(const struct cp_rt_plan *pl, char *const *cmd, size_t ncmd,
-                      struct cp_rt_strv *bwrap_words, struct cp_rt_strv *stage_words,
-                      struct cp_rt_err *e)
+int cp_rt_args_stream(const struct cp_rt_plan *pl, char *const *cmd,
+                      size_t ncmd, struct cp_rt_strv *bwrap_words,
+                      struct cp_rt_strv *stage_words, struct cp_rt_err *e)
 {
     /* Always, whatever the artifact says (bwrap.md §12). */
     static const char *const pre[] = {"--die-with-parent", "--new-session",
@@ -981,10 +1056,11 @@ int cp_rt_args_stream(const struct cp_rt_plan *pl, char *const *cmd, size_t ncmd
     if (total > CP_RT_MAX_BWRAP_ARGS) {
         cp_rt_strv_free(bwrap_words);
         cp_rt_strv_free(stage_words);
-        return cp_rt_fail(e, CP_RT_EXIT_ERROR,
-                          "the policy needs %zu bubblewrap arguments, more than its limit of "
-                          "%d; merge rules into directory-level rules", total,
-                          CP_RT_MAX_BWRAP_ARGS);
+        return cp_rt_fail(
+            e, CP_RT_EXIT_ERROR,
+            "the policy needs %zu bubblewrap arguments, more than its limit of "
+            "%d; merge rules into directory-level rules",
+            total, CP_RT_MAX_BWRAP_ARGS);
     }
     return 0;
 }
@@ -1029,7 +1105,8 @@ static int janitor_create(char mode, const char *path)
 {
     if (mode != 'F')
         return mkdir(path, mode == 'M' ? 0555 : 0755);
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0444);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                  0444);
     if (fd < 0)
         return -1;
     close(fd);
@@ -1051,7 +1128,8 @@ static _Noreturn void janitor_main(int sock)
             break;
         buf[n] = '\0';
         if (buf[0] == 'P') {
-            pidfd = (int)syscall(SYS_pidfd_open, (pid_t)strtol(buf + 1, NULL, 10), 0);
+            pidfd = (int)syscall(SYS_pidfd_open,
+                                 (pid_t)strtol(buf + 1, NULL, 10), 0);
         } else if (buf[0] == 'M' || buf[0] == 'D' || buf[0] == 'F') {
             int err = 0;
             if (paths.n >= sizeof devs / sizeof devs[0])
@@ -1087,7 +1165,8 @@ static int janitor_start(struct janitor *j, struct cp_rt_err *e)
 {
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
-        return cp_rt_fail(e, CP_RT_EXIT_ERROR, "socketpair: %s", strerror(errno));
+        return cp_rt_fail(e, CP_RT_EXIT_ERROR, "socketpair: %s",
+                          strerror(errno));
     pid_t pid = fork();
     if (pid < 0) {
         close(sv[0]);
@@ -1239,34 +1318,51 @@ int cp_rt_exec_unconfined(const char *prog, char *const *cmd)
     execvp(cmd[0], cmd);
     int err = errno;
     if (err == ENOENT)
-        return fail_msg(prog, CP_RT_EXIT_NOTFOUND, "%s: command not found", cmd[0]);
-    return fail_msg(prog, CP_RT_EXIT_CANNOT, "cannot execute %s: %s", cmd[0], strerror(err));
+        return fail_msg(prog, CP_RT_EXIT_NOTFOUND, "%s: command not found",
+                        cmd[0]);
+    return fail_msg(prog, CP_RT_EXIT_CANNOT, "cannot execute %s: %s", cmd[0],
+                    strerror(err));
 }
 
 bool cp_rt_bwrap_ns_failure(const char *t)
 {
-    return strstr(t, "setting up uid map: Permission denied") || strstr(t, "RTM_NEWADDR") ||
+    return strstr(t, "setting up uid map: Permission denied") ||
+           strstr(t, "RTM_NEWADDR") ||
            strstr(t, "Creating new namespace failed") ||
            strstr(t, "No permissions to create new namespace") ||
-           strstr(t, "Failed to make / slave"); /* a container without mount rights */
+           strstr(
+               t,
+               "Failed to make / slave"); /* a container without mount rights */
 }
 
 const char *cp_rt_bwrap_hint(const char *t)
 {
-    if (strstr(t, "setting up uid map: Permission denied") || strstr(t, "RTM_NEWADDR"))
-        return "the host restricts unprivileged user namespaces (Ubuntu 23.10+ AppArmor: "
-               "kernel.apparmor_restrict_unprivileged_userns=1). Fix, most targeted first: "
-               "install the bwrap-userns-restrict AppArmor profile (package apparmor on 25.04, "
-               "apparmor-profiles extra-profiles on 24.04), or add a local AppArmor profile for "
+    if (strstr(t, "setting up uid map: Permission denied") ||
+        strstr(t, "RTM_NEWADDR"))
+        return "the host restricts unprivileged user namespaces (Ubuntu 23.10+ "
+               "AppArmor: "
+               "kernel.apparmor_restrict_unprivileged_userns=1). Fix, most "
+               "targeted first: "
+               "install the bwrap-userns-restrict AppArmor profile (package "
+               "apparmor on 25.04, "
+               "apparmor-profiles extra-profiles on 24.04), or add a local "
+               "AppArmor profile for "
                "/usr/bin/bwrap granting 'userns,', or set the sysctl to 0";
-    if (strstr(t, "Creating new namespace failed") || strstr(t, "No permissions to create new namespace"))
-        return "user namespaces are disabled or blocked here (sysctl user.max_user_namespaces=0 "
-               "or kernel.unprivileged_userns_clone=0, or a container's seccomp profile). Enable "
-               "them, or run in a container started with a permissive seccomp profile";
-    if (strstr(t, "Can't find source path") || strstr(t, "Can't get type of source"))
-        return "a path changed between planning and the start of bwrap; run again";
+    if (strstr(t, "Creating new namespace failed") ||
+        strstr(t, "No permissions to create new namespace"))
+        return "user namespaces are disabled or blocked here (sysctl "
+               "user.max_user_namespaces=0 "
+               "or kernel.unprivileged_userns_clone=0, or a container's "
+               "seccomp profile). Enable "
+               "them, or run in a container started with a permissive seccomp "
+               "profile";
+    if (strstr(t, "Can't find source path") ||
+        strstr(t, "Can't get type of source"))
+        return "a path changed between planning and the start of bwrap; run "
+               "again";
     if (strstr(t, "Exceeded maximum number of arguments"))
-        return "the policy needs more bwrap arguments than bubblewrap allows; merge rules";
+        return "the policy needs more bwrap arguments than bubblewrap allows; "
+               "merge rules";
     return NULL;
 }
 
@@ -1276,7 +1372,8 @@ char *cp_rt_find_bwrap(void)
     if (!path || !*path)
         path = "/usr/local/bin:/usr/bin:/bin";
     char *copy = cp_xstrdup(path), *save = NULL;
-    for (char *d = strtok_r(copy, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+    for (char *d = strtok_r(copy, ":", &save); d;
+         d = strtok_r(NULL, ":", &save)) {
         if (d[0] != '/')
             continue; /* never a relative PATH entry */
         char *f = cp_xmalloc(strlen(d) + 7);
@@ -1308,8 +1405,10 @@ int cp_rt_check(FILE *out)
             ns_ok = true;
         } else {
             const char *hint = cp_rt_bwrap_hint(text);
-            fprintf(out, "user namespaces: bwrap cannot create its sandbox: %s%s%s\n", text,
-                    hint ? "; " : "", hint ? hint : "");
+            fprintf(
+                out,
+                "user namespaces: bwrap cannot create its sandbox: %s%s%s\n",
+                text, hint ? "; " : "", hint ? hint : "");
             rc = CP_RT_EXIT_CANNOT;
         }
         free(bwrap);
@@ -1319,13 +1418,20 @@ int cp_rt_check(FILE *out)
     char ft[256];
     cp_ll_features_text(&f, ft, sizeof ft);
     if (f.abi >= 1)
-        fprintf(out, "landlock: %s (exec allow-lists are enforced; --enforcer landlock is "
-                "usable)\n", ft);
+        fprintf(out,
+                "landlock: %s (exec allow-lists are enforced; --enforcer "
+                "landlock is "
+                "usable)\n",
+                ft);
     else {
-        fprintf(out, "landlock: %s: policies with exec rules are refused\n", ft);
+        fprintf(out, "landlock: %s: policies with exec rules are refused\n",
+                ft);
         rc = rc ? rc : CP_RT_EXIT_CANNOT;
     }
-    fprintf(out, "enforcer auto: %s\n", ns_ok ? "bwrap" : f.abi >= 1 ? "landlock" : "none");
+    fprintf(out, "enforcer auto: %s\n",
+            ns_ok        ? "bwrap"
+            : f.abi >= 1 ? "landlock"
+                         : "none");
     return rc;
 }
 
@@ -1336,10 +1442,10 @@ int cp_rt_check(FILE *out)
 struct status {
     bool started;
     pid_t cmd_pid;
-    int code;         /* from 'E' or 'X' */
-    bool cmd_failed;  /* 'X' */
+    int code;        /* from 'E' or 'X' */
+    bool cmd_failed; /* 'X' */
     char msg[1024];
-    int bwrap_errno;  /* from 'B' */
+    int bwrap_errno; /* from 'B' */
     bool eof;
 };
 
@@ -1352,7 +1458,9 @@ static void status_read(int fd, struct status *s)
             char b[CMSG_SPACE(sizeof(struct ucred))];
         } cm;
         struct iovec iov = {buf, sizeof buf - 1};
-        struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = &cm,
+        struct msghdr mh = {.msg_iov = &iov,
+                            .msg_iovlen = 1,
+                            .msg_control = &cm,
                             .msg_controllen = sizeof cm};
         ssize_t n = recvmsg(fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
         if (n < 0 && errno == EINTR)
@@ -1366,8 +1474,10 @@ static void status_read(int fd, struct status *s)
         buf[n] = '\0';
         if (buf[0] == 'S') {
             s->started = true;
-            for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
-                if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS) {
+            for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c;
+                 c = CMSG_NXTHDR(&mh, c))
+                if (c->cmsg_level == SOL_SOCKET &&
+                    c->cmsg_type == SCM_CREDENTIALS) {
                     struct ucred uc;
                     memcpy(&uc, CMSG_DATA(c), sizeof uc);
                     s->cmd_pid = uc.pid;
@@ -1378,7 +1488,8 @@ static void status_read(int fd, struct status *s)
             s->cmd_failed = buf[0] == 'X';
             if (s->code != CP_RT_EXIT_NOTFOUND && s->code != CP_RT_EXIT_ERROR)
                 s->code = CP_RT_EXIT_CANNOT;
-            snprintf(s->msg, sizeof s->msg, "%s", sp ? sp + 1 : "the stage failed");
+            snprintf(s->msg, sizeof s->msg, "%s",
+                     sp ? sp + 1 : "the stage failed");
         } else if (buf[0] == 'B') {
             s->bwrap_errno = (int)strtol(buf + 1, NULL, 10);
             if (!s->bwrap_errno)
@@ -1389,11 +1500,13 @@ static void status_read(int fd, struct status *s)
 
 /* A memfd holding the words, NUL-separated, read from its start: 0 with
  * *out set, or a status. */
-static int make_memfd(const struct cp_rt_strv *words, int *out, struct cp_rt_err *e)
+static int make_memfd(const struct cp_rt_strv *words, int *out,
+                      struct cp_rt_err *e)
 {
     int fd = memfd_create("confpol-bwrap-args", MFD_CLOEXEC);
     if (fd < 0)
-        return cp_rt_fail(e, CP_RT_EXIT_ERROR, "memfd_create: %s", strerror(errno));
+        return cp_rt_fail(e, CP_RT_EXIT_ERROR, "memfd_create: %s",
+                          strerror(errno));
     /* One buffer, one write: a write per word was a system call per word. */
     size_t total = 0;
     for (size_t i = 0; i < words->n; i++)
@@ -1411,7 +1524,8 @@ static int make_memfd(const struct cp_rt_strv *words, int *out, struct cp_rt_err
         if (w < 0) {
             free(buf);
             close(fd);
-            return cp_rt_fail(e, CP_RT_EXIT_ERROR, "writing the bwrap arguments: %s",
+            return cp_rt_fail(e, CP_RT_EXIT_ERROR,
+                              "writing the bwrap arguments: %s",
                               strerror(errno));
         }
         off += (size_t)w;
@@ -1518,17 +1632,19 @@ static pid_t spawn_bwrap(const struct bwrap_spawn *s)
  * that falls back says only the Landlock line. */
 static void auto_chose_bwrap(const struct cp_rt_launch *l)
 {
-    fprintf(stderr, "%s: enforcer: bwrap (auto: bwrap can create its namespaces); "
-                    "mounts and namespaces as build --fidelity rates the bwrap target\n",
-            l->prog);
+    fprintf(
+        stderr,
+        "%s: enforcer: bwrap (auto: bwrap can create its namespaces); "
+        "mounts and namespaces as build --fidelity rates the bwrap target\n",
+        l->prog);
 }
 
 /* ---- one bwrap launch: its resources, their one teardown ------------------ */
 
 struct bw_run {
     const struct cp_rt_launch *l;
-    bool open_ok;          /* fail open or --allow-unenforced */
-    const char *open_why;  /* which of the two, for the warnings */
+    bool open_ok;         /* fail open or --allow-unenforced */
+    const char *open_why; /* which of the two, for the warnings */
     char *bwrap;
     struct janitor jan;
     struct cp_rt_plan pl;
@@ -1553,8 +1669,8 @@ static void close_fd(int *fd)
  * on to run the command unconfined); otherwise the runtime exits next. */
 static void run_teardown(struct bw_run *r, bool reap_proxy)
 {
-    int *fds[] = {&r->st[0], &r->st[1], &r->ep[0], &r->ep[1], &r->orig_err,
-                  &r->args_fd, &r->stage_fd, &r->sigfd};
+    int *fds[] = {&r->st[0],    &r->st[1],   &r->ep[0],    &r->ep[1],
+                  &r->orig_err, &r->args_fd, &r->stage_fd, &r->sigfd};
     for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
         close_fd(fds[i]);
     cp_rt_proxy_stop(&r->proxy, reap_proxy);
@@ -1584,7 +1700,8 @@ static int run_fail(struct bw_run *r, int status, const char *fmt, ...)
 
 /* With exec records: is Landlock there to enforce them?  0 (and *enforce)
  * or the status of a refusal. */
-static int exec_preflight(const struct cp_rt_artifact *a, const struct bw_run *r, bool *enforce)
+static int exec_preflight(const struct cp_rt_artifact *a,
+                          const struct bw_run *r, bool *enforce)
 {
     *enforce = a->has_exec;
     if (!a->has_exec)
@@ -1592,17 +1709,21 @@ static int exec_preflight(const struct cp_rt_artifact *a, const struct bw_run *r
     int abi = cp_rt_landlock_abi();
     if (abi >= 1)
         return 0;
-    const char *why = abi == -EOPNOTSUPP ? "Landlock is built but not enabled at boot "
-                                           "(add 'landlock' to the lsm= boot parameter)"
-                                         : "the kernel does not offer Landlock (kernel "
-                                           "< 5.13, CONFIG_SECURITY_LANDLOCK off, or a "
-                                           "seccomp filter such as a container's hides "
-                                           "the landlock_* system calls)";
+    const char *why = abi == -EOPNOTSUPP
+                          ? "Landlock is built but not enabled at boot "
+                            "(add 'landlock' to the lsm= boot parameter)"
+                          : "the kernel does not offer Landlock (kernel "
+                            "< 5.13, CONFIG_SECURITY_LANDLOCK off, or a "
+                            "seccomp filter such as a container's hides "
+                            "the landlock_* system calls)";
     if (!r->open_ok)
-        return fail_msg(r->l->prog, CP_RT_EXIT_CANNOT,
-                        "cannot enforce the exec allow-list: %s; refusing to run (use "
-                        "--allow-unenforced to run without it)", why);
-    cp_rt_warn(r->l->prog, "exec allow-list NOT enforced: %s (%s)", why, r->open_why);
+        return fail_msg(
+            r->l->prog, CP_RT_EXIT_CANNOT,
+            "cannot enforce the exec allow-list: %s; refusing to run (use "
+            "--allow-unenforced to run without it)",
+            why);
+    cp_rt_warn(r->l->prog, "exec allow-list NOT enforced: %s (%s)", why,
+               r->open_why);
     *enforce = false;
     return 0;
 }
@@ -1612,16 +1733,20 @@ static int no_bwrap(const struct bw_run *r)
 {
     const struct cp_rt_launch *l = r->l;
     if (l->fallback_why) { /* --enforcer auto: Landlock instead */
-        snprintf(l->fallback_why, l->fallback_why_size, "bubblewrap (bwrap) is not installed");
+        snprintf(l->fallback_why, l->fallback_why_size,
+                 "bubblewrap (bwrap) is not installed");
         return CP_RT_FALLBACK;
     }
     if (!r->open_ok)
-        return fail_msg(l->prog, CP_RT_EXIT_CANNOT,
-                        "cannot enforce the policy: bubblewrap (bwrap) is not installed; "
-                        "install it (e.g. apt-get install bubblewrap) or use "
-                        "--allow-unenforced to run unconfined");
-    cp_rt_warn(l->prog, "bubblewrap (bwrap) is not installed: running %s UNCONFINED (%s)", l->cmd[0],
-         r->open_why);
+        return fail_msg(
+            l->prog, CP_RT_EXIT_CANNOT,
+            "cannot enforce the policy: bubblewrap (bwrap) is not installed; "
+            "install it (e.g. apt-get install bubblewrap) or use "
+            "--allow-unenforced to run unconfined");
+    cp_rt_warn(
+        l->prog,
+        "bubblewrap (bwrap) is not installed: running %s UNCONFINED (%s)",
+        l->cmd[0], r->open_why);
     return cp_rt_exec_unconfined(l->prog, l->cmd);
 }
 
@@ -1632,19 +1757,26 @@ static int run_plan(struct bw_run *r, const struct cp_rt_artifact *a,
 {
     const char *prog = r->l->prog;
     struct cp_rt_err e = {0};
-    struct cp_rt_host host = {.make_placeholder = janitor_make, .make_dir = janitor_make_dir,
-                              .make_file = janitor_make_file, .ctx = &r->jan};
+    struct cp_rt_host host = {.make_placeholder = janitor_make,
+                              .make_dir = janitor_make_dir,
+                              .make_file = janitor_make_file,
+                              .ctx = &r->jan};
     if (cp_rt_plan_build(&r->pl, a, p, &host, r->open_ok, &e))
         return run_fail(r, e.status, "%s%s", e.msg,
-                        e.status == CP_RT_EXIT_CANNOT ? "; refusing to run (use "
-                                                        "--allow-unenforced to run anyway)" : "");
+                        e.status == CP_RT_EXIT_CANNOT
+                            ? "; refusing to run (use "
+                              "--allow-unenforced to run anyway)"
+                            : "");
     for (size_t i = 0; i < r->pl.stricter.n; i++)
         cp_rt_warn(prog, "%s", r->pl.stricter.v[i]);
     if (enforce_exec)
-        cp_rt_warn(prog, "the exec allow-list is not fully enforced: Landlock checks execve only, and "
-             "the ELF loader and the PT_INTERP interpreters of allowed binaries are granted, so "
-             "a readable binary outside the list runs through the loader "
-             "('ld.so /usr/bin/id'); see spec/threat-model.md");
+        cp_rt_warn(prog,
+                   "the exec allow-list is not fully enforced: Landlock checks "
+                   "execve only, and "
+                   "the ELF loader and the PT_INTERP interpreters of allowed "
+                   "binaries are granted, so "
+                   "a readable binary outside the list runs through the loader "
+                   "('ld.so /usr/bin/id'); see spec/threat-model.md");
     for (size_t i = 0; i < r->pl.warnings.n; i++)
         cp_rt_warn(prog, "%s (%s)", r->pl.warnings.v[i], r->open_why);
     if (!enforce_exec) {
@@ -1668,13 +1800,17 @@ static int run_open(struct bw_run *r)
     sigprocmask(SIG_BLOCK, &r->mask, &r->oldmask);
     r->masked = true;
     if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, r->st) < 0 ||
-        pipe2(r->ep, O_CLOEXEC) < 0 || (r->orig_err = fcntl(2, F_DUPFD_CLOEXEC, 3)) < 0)
-        return run_fail(r, CP_RT_EXIT_ERROR, "cannot set up the launch: %s", strerror(errno));
+        pipe2(r->ep, O_CLOEXEC) < 0 ||
+        (r->orig_err = fcntl(2, F_DUPFD_CLOEXEC, 3)) < 0)
+        return run_fail(r, CP_RT_EXIT_ERROR, "cannot set up the launch: %s",
+                        strerror(errno));
     int one = 1;
     setsockopt(r->st[0], SOL_SOCKET, SO_PASSCRED, &one, sizeof one);
-    if (cp_rt_args_stream(&r->pl, r->l->cmd, r->l->ncmd, &r->words, &r->swords, &e))
+    if (cp_rt_args_stream(&r->pl, r->l->cmd, r->l->ncmd, &r->words, &r->swords,
+                          &e))
         return run_fail(r, e.status, "%s", e.msg);
-    if (make_memfd(&r->words, &r->args_fd, &e) || make_memfd(&r->swords, &r->stage_fd, &e))
+    if (make_memfd(&r->words, &r->args_fd, &e) ||
+        make_memfd(&r->swords, &r->stage_fd, &e))
         return run_fail(r, e.status, "%s", e.msg);
     r->sigfd = signalfd(-1, &r->mask, SFD_CLOEXEC | SFD_NONBLOCK);
     if (r->sigfd < 0)
@@ -1706,9 +1842,13 @@ static int run_spawn(struct bw_run *r)
     bargv[nb++] = fds[3];
     bargv[nb] = NULL;
     struct bwrap_spawn sp = {
-        .parent = getpid(), .oldmask = &r->oldmask, .err_fd = r->ep[1],
-        .inherit = {r->args_fd, r->stage_fd, r->st[1], r->orig_err}, .status_fd = r->st[1],
-        .bwrap = r->bwrap, .argv = (char *const *)bargv,
+        .parent = getpid(),
+        .oldmask = &r->oldmask,
+        .err_fd = r->ep[1],
+        .inherit = {r->args_fd, r->stage_fd, r->st[1], r->orig_err},
+        .status_fd = r->st[1],
+        .bwrap = r->bwrap,
+        .argv = (char *const *)bargv,
     };
     fflush(NULL); /* the child must not inherit unwritten stdio buffers */
     r->child = spawn_bwrap(&sp);
@@ -1750,9 +1890,9 @@ struct superv {
     struct status ss;
     struct errbuf err;
     int wstatus;
-    int got_signal;  /* a signal that arrived before the command started */
-    int cmd_pidfd;   /* the command, once started (-1: none or gone) */
-    bool cmd_gone;   /* it had exited when its pidfd was asked for */
+    int got_signal; /* a signal that arrived before the command started */
+    int cmd_pidfd;  /* the command, once started (-1: none or gone) */
+    bool cmd_gone;  /* it had exited when its pidfd was asked for */
 };
 
 static bool superv_relays(const struct superv *s)
@@ -1770,7 +1910,8 @@ static void superv_status(struct superv *s)
         return;
     if (s->l->fallback_why && !s->l->quiet)
         auto_chose_bwrap(s->l);
-    if (s->l->fallback_why && s->err.len && write(2, s->err.text, s->err.len) < 0) {
+    if (s->l->fallback_why && s->err.len &&
+        write(2, s->err.text, s->err.len) < 0) {
     }
     if (s->ss.cmd_pid > 0) {
         s->cmd_pidfd = (int)syscall(SYS_pidfd_open, s->ss.cmd_pid, 0);
@@ -1799,7 +1940,8 @@ static bool superv_signals(struct superv *s)
     while (read(s->sigfd, &si, sizeof si) == (ssize_t)sizeof si) {
         int sig = (int)si.ssi_signo;
         if (sig == SIGCHLD) {
-            reaped = reaped || waitpid(s->child, &s->wstatus, WNOHANG) == s->child;
+            reaped = reaped ||
+                     waitpid(s->child, &s->wstatus, WNOHANG) == s->child;
             continue;
         }
         if (!s->ss.started)
@@ -1844,16 +1986,18 @@ static void supervise(struct superv *s)
 
 /* What the end of bwrap means (spec/runtime.md §6): the status to return,
  * or *why set (in `reason`) when the policy could not be enforced. */
-static int launch_outcome(struct superv *s, const char *bwrap, char *reason, size_t size,
-                          const char **why)
+static int launch_outcome(struct superv *s, const char *bwrap, char *reason,
+                          size_t size, const char **why)
 {
     const struct cp_rt_launch *l = s->l;
     int w = s->wstatus;
-    int bwrap_status = WIFEXITED(w) ? WEXITSTATUS(w)
-                       : WIFSIGNALED(w) ? 128 + WTERMSIG(w) : CP_RT_EXIT_ERROR;
+    int bwrap_status = WIFEXITED(w)     ? WEXITSTATUS(w)
+                       : WIFSIGNALED(w) ? 128 + WTERMSIG(w)
+                                        : CP_RT_EXIT_ERROR;
     *why = reason;
     if (s->ss.bwrap_errno) {
-        snprintf(reason, size, "cannot execute %s: %s", bwrap, strerror(s->ss.bwrap_errno));
+        snprintf(reason, size, "cannot execute %s: %s", bwrap,
+                 strerror(s->ss.bwrap_errno));
         return 0;
     }
     if (s->ss.code && (s->ss.cmd_failed || s->ss.code == CP_RT_EXIT_ERROR)) {
@@ -1870,26 +2014,36 @@ static int launch_outcome(struct superv *s, const char *bwrap, char *reason, siz
     if (s->got_signal)
         return 128 + s->got_signal;
     if (l->fallback_why && cp_rt_bwrap_ns_failure(s->err.text)) {
-        snprintf(l->fallback_why, l->fallback_why_size, "bwrap cannot create its "
-                 "namespaces here (%.200s)", strtok(s->err.text, "\n"));
+        snprintf(l->fallback_why, l->fallback_why_size,
+                 "bwrap cannot create its "
+                 "namespaces here (%.200s)",
+                 strtok(s->err.text, "\n"));
         return CP_RT_FALLBACK;
     }
-    if (l->fallback_why && s->err.len && write(2, s->err.text, s->err.len) < 0) {
+    if (l->fallback_why && s->err.len &&
+        write(2, s->err.text, s->err.len) < 0) {
     }
     const char *hint = cp_rt_bwrap_hint(s->err.text);
-    snprintf(reason, size, "bwrap failed before the command started (exit %d)%s%s",
+    snprintf(reason, size,
+             "bwrap failed before the command started (exit %d)%s%s",
              bwrap_status, hint ? ": " : "", hint ? hint : "");
     *why = reason;
     return 0;
 }
 
-int cp_rt_run_bwrap(const struct cp_rt_artifact *a, const struct cp_rt_params *p,
-                    const struct cp_rt_launch *l)
+int cp_rt_run_bwrap(const struct cp_rt_artifact *a,
+                    const struct cp_rt_params *p, const struct cp_rt_launch *l)
 {
-    struct bw_run r = {.l = l, .open_ok = a->fail_open || l->allow_unenforced,
-                       .st = {-1, -1}, .ep = {-1, -1}, .orig_err = -1, .args_fd = -1,
-                       .stage_fd = -1, .sigfd = -1};
-    r.open_why = l->allow_unenforced ? "--allow-unenforced" : "'fail open' in the policy";
+    struct bw_run r = {.l = l,
+                       .open_ok = a->fail_open || l->allow_unenforced,
+                       .st = {-1, -1},
+                       .ep = {-1, -1},
+                       .orig_err = -1,
+                       .args_fd = -1,
+                       .stage_fd = -1,
+                       .sigfd = -1};
+    r.open_why = l->allow_unenforced ? "--allow-unenforced"
+                                     : "'fail open' in the policy";
     bool enforce_exec;
     int rc = exec_preflight(a, &r, &enforce_exec);
     if (rc)
@@ -1901,8 +2055,12 @@ int cp_rt_run_bwrap(const struct cp_rt_artifact *a, const struct cp_rt_params *p
         (rc = run_spawn(&r)))
         return rc;
 
-    struct superv s = {.l = l, .child = r.child, .sigfd = r.sigfd, .st = r.st[0],
-                       .ep = r.ep[0], .cmd_pidfd = -1};
+    struct superv s = {.l = l,
+                       .child = r.child,
+                       .sigfd = r.sigfd,
+                       .st = r.st[0],
+                       .ep = r.ep[0],
+                       .cmd_pidfd = -1};
     supervise(&s);
     char reason[1400];
     const char *why;
@@ -1912,10 +2070,13 @@ int cp_rt_run_bwrap(const struct cp_rt_artifact *a, const struct cp_rt_params *p
         return rc;
     }
     if (!r.open_ok)
-        return run_fail(&r, CP_RT_EXIT_CANNOT, "cannot enforce the policy: %s; refusing to "
-                        "run (use --allow-unenforced to run unconfined)", why);
-    cp_rt_warn(l->prog, "cannot enforce the policy (%s): running %s UNCONFINED (%s)", why, l->cmd[0],
-         r.open_why);
+        return run_fail(&r, CP_RT_EXIT_CANNOT,
+                        "cannot enforce the policy: %s; refusing to "
+                        "run (use --allow-unenforced to run unconfined)",
+                        why);
+    cp_rt_warn(l->prog,
+               "cannot enforce the policy (%s): running %s UNCONFINED (%s)",
+               why, l->cmd[0], r.open_why);
     run_teardown(&r, true);
     return cp_rt_exec_unconfined(l->prog, l->cmd);
 }

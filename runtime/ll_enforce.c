@@ -80,13 +80,15 @@ extern char **environ;
 #define LL_RESTRICT_LOG_NEW_EXEC_ON (1U << 1)
 
 /* Rights that only a directory rule may carry. */
-#define LL_DIR_ONLY (LL_READ_DIR | LL_REMOVE_DIR | LL_REMOVE_FILE | LL_MAKE_CHAR | LL_MAKE_DIR | \
-                     LL_MAKE_REG | LL_MAKE_SOCK | LL_MAKE_FIFO | LL_MAKE_BLOCK | LL_MAKE_SYM | \
-                     LL_REFER)
+#define LL_DIR_ONLY                                                            \
+    (LL_READ_DIR | LL_REMOVE_DIR | LL_REMOVE_FILE | LL_MAKE_CHAR |             \
+     LL_MAKE_DIR | LL_MAKE_REG | LL_MAKE_SOCK | LL_MAKE_FIFO | LL_MAKE_BLOCK | \
+     LL_MAKE_SYM | LL_REFER)
 #define LL_READ (LL_READ_FILE | LL_READ_DIR)
-#define LL_WRITE (LL_WRITE_FILE | LL_TRUNCATE | LL_REMOVE_DIR | LL_REMOVE_FILE | LL_MAKE_CHAR | \
-                  LL_MAKE_DIR | LL_MAKE_REG | LL_MAKE_SOCK | LL_MAKE_FIFO | LL_MAKE_BLOCK | \
-                  LL_MAKE_SYM | LL_REFER)
+#define LL_WRITE                                                               \
+    (LL_WRITE_FILE | LL_TRUNCATE | LL_REMOVE_DIR | LL_REMOVE_FILE |            \
+     LL_MAKE_CHAR | LL_MAKE_DIR | LL_MAKE_REG | LL_MAKE_SOCK | LL_MAKE_FIFO |  \
+     LL_MAKE_BLOCK | LL_MAKE_SYM | LL_REFER)
 #define LL_DEV (LL_READ_FILE | LL_WRITE_FILE | LL_TRUNCATE | LL_IOCTL_DEV)
 
 struct ll_attr {
@@ -157,13 +159,21 @@ void cp_ll_probe(struct cp_ll_features *f)
      * one reaches the descriptor check (EBADF); nothing is restricted.
      * Without no_new_privs or CAP_SYS_ADMIN the kernel answers EPERM
      * first: then only the number tells. */
-    if (syscall(SYS_landlock_restrict_self, -1, LL_RESTRICT_LOG_NEW_EXEC_ON) < 0 &&
+    if (syscall(SYS_landlock_restrict_self, -1, LL_RESTRICT_LOG_NEW_EXEC_ON) <
+            0 &&
         (errno == EBADF || (errno == EPERM && f->kernel_abi >= 7)))
         have |= CP_LL_F_LOG;
-    static const unsigned by_abi[] = {0, 0, CP_LL_F_REFER, CP_LL_F_TRUNCATE, CP_LL_F_NET,
-                                      CP_LL_F_IOCTL, CP_LL_F_SCOPE, CP_LL_F_LOG};
+    static const unsigned by_abi[] = {0,
+                                      0,
+                                      CP_LL_F_REFER,
+                                      CP_LL_F_TRUNCATE,
+                                      CP_LL_F_NET,
+                                      CP_LL_F_IOCTL,
+                                      CP_LL_F_SCOPE,
+                                      CP_LL_F_LOG};
     unsigned allowed = 0;
-    for (int i = 1; i <= f->abi && i < (int)(sizeof by_abi / sizeof by_abi[0]); i++)
+    for (int i = 1; i <= f->abi && i < (int)(sizeof by_abi / sizeof by_abi[0]);
+         i++)
         allowed |= by_abi[i];
     f->feat = have & allowed;
 }
@@ -172,7 +182,8 @@ void cp_ll_features_text(const struct cp_ll_features *f, char *buf, size_t size)
 {
     if (f->abi < 1) {
         snprintf(buf, size, "unavailable (%s)",
-                 f->abi == 0 ? "capped to 0 by " CP_LL_TEST_CAP_ENV : strerror(-f->abi));
+                 f->abi == 0 ? "capped to 0 by " CP_LL_TEST_CAP_ENV
+                             : strerror(-f->abi));
         return;
     }
     static const struct {
@@ -180,20 +191,24 @@ void cp_ll_features_text(const struct cp_ll_features *f, char *buf, size_t size)
         const char *name;
     } names[] = {{CP_LL_F_REFER, "refer"}, {CP_LL_F_TRUNCATE, "truncate"},
                  {CP_LL_F_NET, "net-tcp"}, {CP_LL_F_IOCTL, "ioctl-dev"},
-                 {CP_LL_F_SCOPE, "scope"},  {CP_LL_F_LOG, "audit-log"}};
+                 {CP_LL_F_SCOPE, "scope"}, {CP_LL_F_LOG, "audit-log"}};
     int n = snprintf(buf, size, "ABI %d", f->abi);
     if (f->capped_by)
         n += snprintf(buf + n, size > (size_t)n ? size - (size_t)n : 0,
-                      " (kernel ABI %d, capped by %s)", f->kernel_abi, f->capped_by);
-    n += snprintf(buf + n, size > (size_t)n ? size - (size_t)n : 0, "; features:");
+                      " (kernel ABI %d, capped by %s)", f->kernel_abi,
+                      f->capped_by);
+    n += snprintf(buf + n, size > (size_t)n ? size - (size_t)n : 0,
+                  "; features:");
     bool any = false;
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (f->feat & names[i].bit) {
-            n += snprintf(buf + n, size > (size_t)n ? size - (size_t)n : 0, " %s", names[i].name);
+            n += snprintf(buf + n, size > (size_t)n ? size - (size_t)n : 0,
+                          " %s", names[i].name);
             any = true;
         }
     if (!any)
-        snprintf(buf + n, size > (size_t)n ? size - (size_t)n : 0, " none beyond ABI 1");
+        snprintf(buf + n, size > (size_t)n ? size - (size_t)n : 0,
+                 " none beyond ABI 1");
 }
 
 /* ---- planning -------------------------------------------------------------- */
@@ -210,10 +225,11 @@ struct llp {
     struct cp_rt_err *e;
     struct ll_target *t;
     size_t nt, capt;
-    struct cp_rt_strv wroots;   /* canonical write roots */
-    struct cp_rt_strv execs;    /* exec entries as written (joined) */
-    struct cp_rt_strv wsplit;   /* write roots' directories granted around a target */
-    struct cp_rt_strv rsplit;   /* the same for the read grant */
+    struct cp_rt_strv wroots; /* canonical write roots */
+    struct cp_rt_strv execs;  /* exec entries as written (joined) */
+    struct cp_rt_strv
+        wsplit; /* write roots' directories granted around a target */
+    struct cp_rt_strv rsplit; /* the same for the read grant */
     bool read_root, dev, chdir_set;
     char chdir[PATH_MAX];
     bool overflow;
@@ -255,7 +271,8 @@ static int ll_unenforceable(struct llp *L, const char *fmt, ...)
         plan_note(&L->pl->warnings, "not enforced: %s", buf);
         return 0;
     }
-    return cp_rt_fail(L->e, CP_RT_EXIT_CANNOT, "cannot enforce with Landlock: %s", buf);
+    return cp_rt_fail(L->e, CP_RT_EXIT_CANNOT,
+                      "cannot enforce with Landlock: %s", buf);
 }
 
 static char *path_join(const char *dir, const char *name)
@@ -344,10 +361,12 @@ static int deny_target(struct llp *L, const char *path, bool read)
     if (real) {
         struct stat st;
         if (stat(real, &st) == 0 && !S_ISDIR(st.st_mode) && st.st_nlink > 1) {
-            int rc = ll_unenforceable(L, "%s '%s' has %lu hard links; a Landlock rule protects "
-                                      "one name, and another name of the same file may be %s",
-                                      what, real, (unsigned long)st.st_nlink,
-                                      read ? "readable" : "writable");
+            int rc = ll_unenforceable(
+                L,
+                "%s '%s' has %lu hard links; a Landlock rule protects "
+                "one name, and another name of the same file may be %s",
+                what, real, (unsigned long)st.st_nlink,
+                read ? "readable" : "writable");
             if (rc) {
                 free(real);
                 return rc;
@@ -373,8 +392,11 @@ static int deny_target(struct llp *L, const char *path, bool read)
     }
     struct stat lst;
     if (lstat(c, &lst) == 0) {
-        int rc = ll_unenforceable(L, "%s '%s': '%s' is a dangling symlink, which the sandbox "
-                                  "could satisfy by creating its target", what, path, c);
+        int rc = ll_unenforceable(
+            L,
+            "%s '%s': '%s' is a dangling symlink, which the sandbox "
+            "could satisfy by creating its target",
+            what, path, c);
         free(c);
         return rc;
     }
@@ -400,8 +422,10 @@ static const char *const pseudo_fs[] = {"/dev", "/proc", "/sys"};
 static int target_rel(const struct llp *L, const char *path, bool read_only)
 {
     int rel = 0; /* 0 none, 1 beneath, 2 exact or above */
-    for (size_t i = 0; !read_only && i < sizeof pseudo_fs / sizeof pseudo_fs[0]; i++)
-        if (cp_rt_path_beneath(path, pseudo_fs[i]) && strcmp(path, pseudo_fs[i]))
+    for (size_t i = 0; !read_only && i < sizeof pseudo_fs / sizeof pseudo_fs[0];
+         i++)
+        if (cp_rt_path_beneath(path, pseudo_fs[i]) &&
+            strcmp(path, pseudo_fs[i]))
             rel = 1;
     for (size_t i = 0; i < L->nt; i++) {
         if (read_only && !L->t[i].read)
@@ -421,8 +445,8 @@ static int cmp_name(const void *a, const void *b)
 
 /* Grants `access` beneath X minus the targets: X itself gets nothing when
  * a target lies beneath it, and each of its entries is handled on its own. */
-static void grant_minus(struct llp *L, const char *x, uint64_t access, bool read_kind,
-                        int depth)
+static void grant_minus(struct llp *L, const char *x, uint64_t access,
+                        bool read_kind, int depth)
 {
     if (L->overflow)
         return;
@@ -438,10 +462,14 @@ static void grant_minus(struct llp *L, const char *x, uint64_t access, bool read
     int rel = target_rel(L, x, read_kind);
     if (rel == 2)
         return;
-    for (size_t i = 0; !read_kind && depth && i < sizeof pseudo_fs / sizeof pseudo_fs[0]; i++)
+    for (size_t i = 0;
+         !read_kind && depth && i < sizeof pseudo_fs / sizeof pseudo_fs[0]; i++)
         if (!strcmp(x, pseudo_fs[i])) {
-            plan_note(&L->pl->notes, "'%s' is not written through the write root above it "
-                      "(bwrap gives the sandbox its own); name it to allow writes there", x);
+            plan_note(&L->pl->notes,
+                      "'%s' is not written through the write root above it "
+                      "(bwrap gives the sandbox its own); name it to allow "
+                      "writes there",
+                      x);
             return;
         }
     if (rel == 0) {
@@ -469,14 +497,16 @@ static void grant_minus(struct llp *L, const char *x, uint64_t access, bool read
     cp_rt_strv_free(&names);
 }
 
-static const char *const dev_nodes[] = {"/dev/null", "/dev/zero", "/dev/full", "/dev/random",
-                                        "/dev/urandom", "/dev/tty", "/dev/ptmx", "/dev/pts"};
+static const char *const dev_nodes[] = {
+    "/dev/null",    "/dev/zero", "/dev/full", "/dev/random",
+    "/dev/urandom", "/dev/tty",  "/dev/ptmx", "/dev/pts"};
 
 /* Namespace options: what they protect is said in the plan's notes. */
 static const char *const ll_ns_opts[] = {
-    "--unshare-user", "--unshare-pid",     "--unshare-uts",    "--unshare-cgroup-try",
-    "--unshare-cgroup", "--disable-userns", "--die-with-parent", "--new-session",
-    "--unshare-all",  "--unshare-user-try",
+    "--unshare-user",       "--unshare-pid",    "--unshare-uts",
+    "--unshare-cgroup-try", "--unshare-cgroup", "--disable-userns",
+    "--die-with-parent",    "--new-session",    "--unshare-all",
+    "--unshare-user-try",
 };
 
 /* The word of record i when it is an `arg` record, else NULL. */
@@ -487,7 +517,8 @@ static const char *ll_arg_at(const struct cp_rt_artifact *a, size_t i)
 
 /* An option with values that has a Landlock meaning: the number of value
  * words it takes (0: not one of these). */
-static size_t ll_arg_valued(struct llp *L, const char *o, const char *v1, const char *v2)
+static size_t ll_arg_valued(struct llp *L, const char *o, const char *v1,
+                            const char *v2)
 {
     if (!strcmp(o, "--ro-bind") && v2 && !strcmp(v1, v2)) {
         if (!strcmp(v1, "/"))
@@ -520,7 +551,8 @@ static bool ll_arg_flag(struct llp *L, const char *o)
         return true;
     }
     if (!strcmp(o, "--unshare-ipc")) {
-        plan_note(&L->pl->notes, "no IPC namespace: System V IPC and POSIX message queues of "
+        plan_note(&L->pl->notes,
+                  "no IPC namespace: System V IPC and POSIX message queues of "
                   "the host stay reachable (bwrap: --unshare-ipc)");
         return true;
     }
@@ -547,7 +579,8 @@ static int ll_args(struct llp *L, const struct cp_rt_artifact *a)
         }
         if (ll_arg_flag(L, o))
             continue;
-        int rc = ll_unenforceable(L, "the bwrap option '%s' has no Landlock lowering", o);
+        int rc = ll_unenforceable(
+            L, "the bwrap option '%s' has no Landlock lowering", o);
         if (rc)
             return rc;
     }
@@ -556,7 +589,8 @@ static int ll_args(struct llp *L, const struct cp_rt_artifact *a)
 
 /* An exec entry reached through a symlink whose own location is writable
  * grants whatever the link is later pointed at: not granted (stricter). */
-static bool replaceable_link(const struct llp *L, const char *path, char *link, size_t size)
+static bool replaceable_link(const struct llp *L, const char *path, char *link,
+                             size_t size)
 {
     char *q = cp_xstrdup(path);
     bool found = false;
@@ -588,8 +622,9 @@ static bool replaceable_link(const struct llp *L, const char *path, char *link, 
 /* Records the plan does not lower: read by the parser, or by ll_args. */
 static bool ll_rec_skipped(const struct cp_rt_rec *r)
 {
-    return r->tag == CP_RT_T_HEADER || r->tag == CP_RT_T_PROFILE || r->tag == CP_RT_T_FAIL ||
-           r->tag == CP_RT_T_PARAM || r->tag == CP_RT_T_ARG || r->tag == CP_RT_T_END;
+    return r->tag == CP_RT_T_HEADER || r->tag == CP_RT_T_PROFILE ||
+           r->tag == CP_RT_T_FAIL || r->tag == CP_RT_T_PARAM ||
+           r->tag == CP_RT_T_ARG || r->tag == CP_RT_T_END;
 }
 
 /* The record's path: its param's root joined with f2; NULL for a glob
@@ -610,9 +645,11 @@ static int ll_write_root(struct llp *L, const char *path)
     int rc = 0;
     char *real = realpath(path, NULL);
     if (real && strcmp(real, path))
-        plan_note(&L->pl->notes, "write root '%s' resolves to '%s' through a symlink: "
-                  "left read-only (name '%s' in the policy to allow writes there)",
-                  path, real, real);
+        plan_note(
+            &L->pl->notes,
+            "write root '%s' resolves to '%s' through a symlink: "
+            "left read-only (name '%s' in the policy to allow writes there)",
+            path, real, real);
     else if (real)
         cp_rt_strv_push(&L->wroots, real);
     else if (errno != ENOENT && errno != ENOTDIR)
@@ -622,13 +659,17 @@ static int ll_write_root(struct llp *L, const char *path)
 }
 
 /* A deny glob: each of its matches under root is a deny target. */
-static int ll_deny_glob(struct llp *L, const struct cp_rt_rec *r, const char *root)
+static int ll_deny_glob(struct llp *L, const struct cp_rt_rec *r,
+                        const char *root)
 {
     struct cp_rt_strv m;
     int rc = 0;
     if (cp_rt_glob_matches(root, r->f2, &m))
-        rc = ll_unenforceable(L, "the glob '%s' under '%s' matches too many paths; use "
-                              "directory-level rules", r->f2, root);
+        rc = ll_unenforceable(
+            L,
+            "the glob '%s' under '%s' matches too many paths; use "
+            "directory-level rules",
+            r->f2, root);
     for (size_t k = 0; !rc && k < m.n; k++)
         rc = deny_target(L, m.v[k], r->tag == CP_RT_T_MASKGLOB);
     cp_rt_strv_free(&m);
@@ -664,14 +705,17 @@ static int ll_record(struct llp *L, const struct cp_rt_rec *r, bool *net_noted)
          * this enforcer does not start it yet, and --unshare-net
          * already denies every connection: stricter, said once. */
         if (!*net_noted)
-            plan_note(&L->pl->notes, "network allow-list enforced as 'net deny' (stricter): "
-                      "the Landlock enforcer does not start the filtering proxy");
+            plan_note(
+                &L->pl->notes,
+                "network allow-list enforced as 'net deny' (stricter): "
+                "the Landlock enforcer does not start the filtering proxy");
         *net_noted = true;
         return 0;
     }
     if (r->tag < CP_RT_T_BIND || r->tag > CP_RT_T_EXEC)
-        return ll_unenforceable(L, "the artifact record '%s' has no Landlock lowering",
-                                cp_rt_tag_name(r->tag));
+        return ll_unenforceable(
+            L, "the artifact record '%s' has no Landlock lowering",
+            cp_rt_tag_name(r->tag));
     const char *root = "/";
     if (*r->f1 && !(root = cp_rt_params_get(L->params, r->f1)))
         return cp_rt_fail(L->e, CP_RT_EXIT_ERROR, "param %s is unbound", r->f1);
@@ -705,9 +749,12 @@ static void ll_exec_grants(struct llp *L, const char *cmd)
         if (access(xg.v[i], F_OK) < 0)
             continue; /* nothing to grant: fail closed */
         if (replaceable_link(L, xg.v[i], link, sizeof link)) {
-            plan_note(&L->pl->notes, "exec entry '%s' passes through the symlink '%s' in a "
-                      "write root, which the sandbox could point elsewhere: not granted "
-                      "(name its target in the policy)", xg.v[i], link);
+            plan_note(&L->pl->notes,
+                      "exec entry '%s' passes through the symlink '%s' in a "
+                      "write root, which the sandbox could point elsewhere: "
+                      "not granted "
+                      "(name its target in the policy)",
+                      xg.v[i], link);
             continue;
         }
         char *real = realpath(xg.v[i], NULL);
@@ -730,7 +777,9 @@ static void ll_grants(struct llp *L, const char *cmd)
     if (L->dev)
         for (size_t i = 0; i < sizeof dev_nodes / sizeof dev_nodes[0]; i++)
             if (access(dev_nodes[i], F_OK) == 0)
-                grant(L, dev_nodes[i], LL_DEV | (strcmp(dev_nodes[i], "/dev/pts") ? 0 : LL_READ_DIR));
+                grant(L, dev_nodes[i],
+                      LL_DEV |
+                          (strcmp(dev_nodes[i], "/dev/pts") ? 0 : LL_READ_DIR));
     for (size_t i = 0; i < L->wroots.n; i++)
         grant_minus(L, L->wroots.v[i], LL_WRITE, false, 0);
     if (pl->exec_on)
@@ -742,21 +791,33 @@ static void ll_stricter_notes(struct llp *L)
 {
     struct cp_ll_plan *pl = L->pl;
     for (size_t i = 0; i < L->wsplit.n; i++)
-        plan_note(&pl->notes, "'%s' lies on the way from a write root to a denied path: its "
-                  "existing entries are granted one by one; nothing can be created, removed or "
-                  "renamed directly in it", L->wsplit.v[i]);
+        plan_note(
+            &pl->notes,
+            "'%s' lies on the way from a write root to a denied path: its "
+            "existing entries are granted one by one; nothing can be created, "
+            "removed or "
+            "renamed directly in it",
+            L->wsplit.v[i]);
     for (size_t i = 0; i < L->rsplit.n; i++)
-        plan_note(&pl->notes, "'%s' is an ancestor of a deny-read path: it cannot be listed, and "
-                  "entries added to it later cannot be read", L->rsplit.v[i]);
+        plan_note(
+            &pl->notes,
+            "'%s' is an ancestor of a deny-read path: it cannot be listed, and "
+            "entries added to it later cannot be read",
+            L->rsplit.v[i]);
     for (size_t i = 0; i < L->nt; i++) {
         struct stat st;
         if (lstat(L->t[i].path, &st) < 0)
-            plan_note(&pl->notes, "missing deny target: '%s' cannot be created (nothing is "
-                      "created on the host)", L->t[i].path);
+            plan_note(&pl->notes,
+                      "missing deny target: '%s' cannot be created (nothing is "
+                      "created on the host)",
+                      L->t[i].path);
     }
     if (!(pl->f.feat & CP_LL_F_REFER) && L->wroots.n)
-        plan_note(&pl->notes, "Landlock ABI %d has no REFER right: renaming or linking across "
-                  "directories fails everywhere", pl->f.abi);
+        plan_note(
+            &pl->notes,
+            "Landlock ABI %d has no REFER right: renaming or linking across "
+            "directories fails everywhere",
+            pl->f.abi);
 }
 
 /* What the kernel's ABI leaves to seccomp or undone, and what a namespace
@@ -766,39 +827,57 @@ static void ll_abi_notes(struct cp_ll_plan *pl)
     const struct cp_ll_features *f = &pl->f;
     if (!(f->feat & CP_LL_F_TRUNCATE)) {
         pl->no_truncate = true;
-        plan_note(&pl->notes, "Landlock ABI %d cannot deny truncation: truncate(2), openat2 and "
-                  "read-only opens with O_TRUNC are refused everywhere (seccomp)", f->abi);
+        plan_note(
+            &pl->notes,
+            "Landlock ABI %d cannot deny truncation: truncate(2), openat2 and "
+            "read-only opens with O_TRUNC are refused everywhere (seccomp)",
+            f->abi);
     }
     if (f->feat & CP_LL_F_SCOPE)
         pl->scope = true;
     else
-        plan_note(&pl->notes, "Landlock ABI %d cannot scope signals: processes of the same user "
-                  "outside the sandbox can be signalled (bwrap: pid namespace)", f->abi);
+        plan_note(
+            &pl->notes,
+            "Landlock ABI %d cannot scope signals: processes of the same user "
+            "outside the sandbox can be signalled (bwrap: pid namespace)",
+            f->abi);
     if (!pl->net_deny)
         return;
     /* Filesystem Unix sockets (an ssh agent, the docker socket) are
      * outside the network too; Landlock's right for them is ABI 9,
      * which this runtime does not use yet: no Unix socket at all. */
     pl->unix_deny = true;
-    plan_note(&pl->notes, "network: no Unix socket can be created (seccomp: filesystem "
-              "sockets such as an ssh agent or the docker socket are beyond Landlock's "
-              "ABI %d; socketpair still works)%s", f->abi, f->feat & CP_LL_F_SCOPE ?
-              "; abstract Unix sockets are scoped as well" : "");
-    plan_note(&pl->notes, "network: no IP socket can be created (seccomp)%s; loopback "
-              "inside the sandbox is gone too", f->feat & CP_LL_F_NET ?
-              " and TCP bind/connect are denied (Landlock)" : "");
+    plan_note(&pl->notes,
+              "network: no Unix socket can be created (seccomp: filesystem "
+              "sockets such as an ssh agent or the docker socket are beyond "
+              "Landlock's "
+              "ABI %d; socketpair still works)%s",
+              f->abi,
+              f->feat & CP_LL_F_SCOPE
+                  ? "; abstract Unix sockets are scoped as well"
+                  : "");
+    plan_note(&pl->notes,
+              "network: no IP socket can be created (seccomp)%s; loopback "
+              "inside the sandbox is gone too",
+              f->feat & CP_LL_F_NET
+                  ? " and TCP bind/connect are denied (Landlock)"
+                  : "");
 }
 
 /* Partly enforced: said on every launch, -q or not. */
 static void ll_partial_notes(struct cp_ll_plan *pl)
 {
-    plan_note(&pl->partial, "partly enforced: the mode, owner, timestamps and extended "
-              "attributes of the user's own files outside the write roots (carve-outs "
+    plan_note(&pl->partial,
+              "partly enforced: the mode, owner, timestamps and extended "
+              "attributes of the user's own files outside the write roots "
+              "(carve-outs "
               "included) can still be changed: Landlock has no right for them "
               "(--enforcer bwrap enforces them)");
     if (pl->exec_on)
-        plan_note(&pl->partial, "partly enforced: the exec allow-list is Landlock's EXECUTE "
-                  "right; `ld.so FILE`, interpreters and memfd execution run readable files "
+        plan_note(&pl->partial,
+                  "partly enforced: the exec allow-list is Landlock's EXECUTE "
+                  "right; `ld.so FILE`, interpreters and memfd execution run "
+                  "readable files "
                   "outside it (an accident guard, as under bwrap)");
 }
 
@@ -815,12 +894,16 @@ static void ll_planner_free(struct llp *L)
 }
 
 int cp_ll_plan_build(struct cp_ll_plan *pl, const struct cp_rt_artifact *a,
-                     const struct cp_rt_params *p, const struct cp_ll_features *f,
-                     const char *cmd, bool unenforced_ok, struct cp_rt_err *e)
+                     const struct cp_rt_params *p,
+                     const struct cp_ll_features *f, const char *cmd,
+                     bool unenforced_ok, struct cp_rt_err *e)
 {
     memset(pl, 0, sizeof *pl);
     pl->f = *f;
-    struct llp L = {.pl = pl, .params = p, .unenforced_ok = unenforced_ok, .e = e};
+    struct llp L = {.pl = pl,
+                    .params = p,
+                    .unenforced_ok = unenforced_ok,
+                    .e = e};
     int rc = ll_args(&L, a);
     pl->exec_on = a->has_exec;
     bool net_noted = false;
@@ -829,9 +912,12 @@ int cp_ll_plan_build(struct cp_ll_plan *pl, const struct cp_rt_artifact *a,
     if (!rc) {
         ll_grants(&L, cmd);
         if (L.overflow)
-            rc = cp_rt_fail(e, CP_RT_EXIT_CANNOT, "cannot enforce with Landlock: the policy "
-                            "needs more than %d Landlock rules (carve-outs in large "
-                            "directories); use --enforcer bwrap", LL_MAX_GRANTS);
+            rc = cp_rt_fail(
+                e, CP_RT_EXIT_CANNOT,
+                "cannot enforce with Landlock: the policy "
+                "needs more than %d Landlock rules (carve-outs in large "
+                "directories); use --enforcer bwrap",
+                LL_MAX_GRANTS);
     }
     if (!rc) {
         ll_stricter_notes(&L);
@@ -860,10 +946,11 @@ void cp_ll_plan_free(struct cp_ll_plan *pl)
 
 static void rights_text(uint64_t a, char *buf, size_t size)
 {
-    static const char *const names[] = {"execute",    "write_file", "read_file",  "read_dir",
-                                        "remove_dir", "remove_file", "make_char", "make_dir",
-                                        "make_reg",   "make_sock",  "make_fifo",  "make_block",
-                                        "make_sym",   "refer",      "truncate",   "ioctl_dev"};
+    static const char *const names[] = {
+        "execute",    "write_file",  "read_file", "read_dir",
+        "remove_dir", "remove_file", "make_char", "make_dir",
+        "make_reg",   "make_sock",   "make_fifo", "make_block",
+        "make_sym",   "refer",       "truncate",  "ioctl_dev"};
     size_t n = 0;
     buf[0] = '\0';
     /* The whole write set (as far as the ABI has it) in one word. */
@@ -874,8 +961,8 @@ static void rights_text(uint64_t a, char *buf, size_t size)
     }
     for (int i = 0; i < 16; i++)
         if (a & (1ULL << i))
-            n += (size_t)snprintf(buf + n, size > n ? size - n : 0, "%s%s", n ? "," : "",
-                                  names[i]);
+            n += (size_t)snprintf(buf + n, size > n ? size - n : 0, "%s%s",
+                                  n ? "," : "", names[i]);
 }
 
 static void cp_ll_plan_print(FILE *out, const struct cp_ll_plan *pl)
@@ -888,13 +975,15 @@ static void cp_ll_plan_print(FILE *out, const struct cp_ll_plan *pl)
         rights_text(pl->g[i].access & pl->handled_fs, r, sizeof r);
         fprintf(out, "grant %s %s\n", r, pl->g[i].path);
     }
-    fprintf(out, "network: %s\n", !pl->net_deny ? "not restricted"
-                                  : pl->f.feat & CP_LL_F_NET
-                                      ? "denied (no IP socket; TCP bind/connect denied by Landlock)"
-                                      : "denied (no IP socket)");
-    fprintf(out, "scoped: %s\n", pl->scope ? (pl->net_deny ? "signals, abstract Unix sockets"
-                                                           : "signals")
-                                           : "nothing (ABI < 6)");
+    fprintf(out, "network: %s\n",
+            !pl->net_deny ? "not restricted"
+            : pl->f.feat & CP_LL_F_NET
+                ? "denied (no IP socket; TCP bind/connect denied by Landlock)"
+                : "denied (no IP socket)");
+    fprintf(out, "scoped: %s\n",
+            pl->scope
+                ? (pl->net_deny ? "signals, abstract Unix sockets" : "signals")
+                : "nothing (ABI < 6)");
     fprintf(out, "seccomp: foreign ABIs killed, TIOCSTI refused%s%s%s\n",
             pl->net_deny ? ", sockets filtered, io_uring refused" : "",
             pl->unix_deny ? ", Unix sockets refused" : "",
@@ -916,7 +1005,8 @@ static int drop_caps(void)
         if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) < 0 && errno == EINVAL)
             break; /* past the last capability */
     prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
-    struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
+    struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3,
+                                         .pid = 0};
     struct __user_cap_data_struct d[2];
     memset(d, 0, sizeof d);
     return syscall(SYS_capset, &h, d) < 0 ? -errno : 0;
@@ -935,11 +1025,13 @@ static int ll_apply(const struct cp_ll_plan *pl, bool log, struct cp_rt_err *e)
     }
     if (f->feat & CP_LL_F_SCOPE) {
         size = 24;
-        attr.scoped = LL_SCOPE_SIGNAL | (pl->net_deny ? LL_SCOPE_ABSTRACT_UNIX : 0);
+        attr.scoped = LL_SCOPE_SIGNAL |
+                      (pl->net_deny ? LL_SCOPE_ABSTRACT_UNIX : 0);
     }
     int rs = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0);
     if (rs < 0)
-        return cp_rt_fail(e, CP_RT_EXIT_CANNOT, "landlock_create_ruleset: %s", strerror(errno));
+        return cp_rt_fail(e, CP_RT_EXIT_CANNOT, "landlock_create_ruleset: %s",
+                          strerror(errno));
     for (size_t i = 0; i < pl->ng; i++) {
         int fd = open(pl->g[i].path, O_PATH | O_CLOEXEC);
         if (fd < 0)
@@ -949,35 +1041,45 @@ static int ll_apply(const struct cp_ll_plan *pl, bool log, struct cp_rt_err *e)
         if (fstat(fd, &st) == 0 && !S_ISDIR(st.st_mode))
             acc &= ~LL_DIR_ONLY;
         struct ll_path_beneath pb = {.allowed_access = acc, .parent_fd = fd};
-        long r = acc ? syscall(SYS_landlock_add_rule, rs, LL_RULE_PATH_BENEATH, &pb, 0) : 0;
+        long r = acc ? syscall(SYS_landlock_add_rule, rs, LL_RULE_PATH_BENEATH,
+                               &pb, 0)
+                     : 0;
         int err = errno;
         close(fd);
         if (r < 0) {
             close(rs);
-            return cp_rt_fail(e, CP_RT_EXIT_CANNOT, "landlock_add_rule '%s': %s",
-                              pl->g[i].path, strerror(err));
+            return cp_rt_fail(e, CP_RT_EXIT_CANNOT,
+                              "landlock_add_rule '%s': %s", pl->g[i].path,
+                              strerror(err));
         }
     }
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
         close(rs);
-        return cp_rt_fail(e, CP_RT_EXIT_CANNOT, "PR_SET_NO_NEW_PRIVS: %s", strerror(errno));
+        return cp_rt_fail(e, CP_RT_EXIT_CANNOT, "PR_SET_NO_NEW_PRIVS: %s",
+                          strerror(errno));
     }
     if (pl->drop_caps) {
         int r = drop_caps();
         if (r < 0) {
             close(rs);
-            return cp_rt_fail(e, CP_RT_EXIT_CANNOT, "dropping capabilities: %s", strerror(-r));
+            return cp_rt_fail(e, CP_RT_EXIT_CANNOT, "dropping capabilities: %s",
+                              strerror(-r));
         }
     }
-    unsigned flags = log && (f->feat & CP_LL_F_LOG) ? LL_RESTRICT_LOG_NEW_EXEC_ON : 0;
+    unsigned flags = log && (f->feat & CP_LL_F_LOG)
+                         ? LL_RESTRICT_LOG_NEW_EXEC_ON
+                         : 0;
     if (syscall(SYS_landlock_restrict_self, rs, flags) < 0) {
         int err = errno;
         close(rs);
-        return cp_rt_fail(e, CP_RT_EXIT_CANNOT, "landlock_restrict_self: %s", strerror(err));
+        return cp_rt_fail(e, CP_RT_EXIT_CANNOT, "landlock_restrict_self: %s",
+                          strerror(err));
     }
     close(rs);
-    struct cp_ll_seccomp so = {.net_deny = pl->net_deny, .inet_tcp_ok = false,
-                               .unix_deny = pl->unix_deny, .no_truncate = pl->no_truncate};
+    struct cp_ll_seccomp so = {.net_deny = pl->net_deny,
+                               .inet_tcp_ok = false,
+                               .unix_deny = pl->unix_deny,
+                               .no_truncate = pl->no_truncate};
     return cp_ll_seccomp_install(&so, e);
 }
 
@@ -989,20 +1091,22 @@ static int dry_placeholder(void *ctx, const char *path)
     return 0;
 }
 
-static int dry_run_bwrap(const struct cp_rt_artifact *a, const struct cp_rt_params *p,
+static int dry_run_bwrap(const struct cp_rt_artifact *a,
+                         const struct cp_rt_params *p,
                          const struct cp_rt_launch *l)
 {
     struct cp_rt_host host = {.make_placeholder = dry_placeholder};
     struct cp_rt_plan pl;
     struct cp_rt_err e = {0};
-    if (cp_rt_plan_build(&pl, a, p, &host, a->fail_open || l->allow_unenforced, &e)) {
+    if (cp_rt_plan_build(&pl, a, p, &host, a->fail_open || l->allow_unenforced,
+                         &e)) {
         fprintf(stderr, "%s: %s\n", l->prog, e.msg);
         return e.status;
     }
     int abi = cp_rt_landlock_abi();
     if (pl.exec_on)
-        printf("landlock (exec allow-list, inside the sandbox): %s%d\n", abi >= 1 ? "ABI " : "unavailable: ",
-               abi >= 1 ? abi : -abi);
+        printf("landlock (exec allow-list, inside the sandbox): %s%d\n",
+               abi >= 1 ? "ABI " : "unavailable: ", abi >= 1 ? abi : -abi);
     printf("bwrap words:");
     for (size_t i = 0; i < pl.words.n; i++)
         printf(" %s", pl.words.v[i]);
@@ -1012,7 +1116,8 @@ static int dry_run_bwrap(const struct cp_rt_artifact *a, const struct cp_rt_para
     for (size_t i = 0; i < pl.verify_ro.n; i++)
         printf("verify read-only %s\n", pl.verify_ro.v[i]);
     for (size_t i = 0; i < pl.placeholders.n; i++)
-        printf("placeholder (created for the run, removed after) %s\n", pl.placeholders.v[i]);
+        printf("placeholder (created for the run, removed after) %s\n",
+               pl.placeholders.v[i]);
     for (size_t i = 0; i < pl.stricter.n; i++)
         printf("note: %s\n", pl.stricter.v[i]);
     for (size_t i = 0; i < pl.warnings.n; i++)
@@ -1023,8 +1128,8 @@ static int dry_run_bwrap(const struct cp_rt_artifact *a, const struct cp_rt_para
 
 /* The plan's notes (unless quiet), what is partly enforced and what is
  * not enforced, on stderr before the command starts. */
-static void ll_say_plan(const char *prog, const struct cp_ll_plan *pl, bool quiet,
-                        const char *open_why)
+static void ll_say_plan(const char *prog, const struct cp_ll_plan *pl,
+                        bool quiet, const char *open_why)
 {
     if (!quiet)
         for (size_t i = 0; i < pl->notes.n; i++)
@@ -1045,7 +1150,8 @@ static int ll_exec(const char *prog, char *const cmd[], bool exec_on)
         fprintf(stderr, "%s: %s: command not found\n", prog, cmd[0]);
         return CP_RT_EXIT_NOTFOUND;
     }
-    fprintf(stderr, "%s: cannot execute %s: %s%s\n", prog, cmd[0], strerror(err),
+    fprintf(stderr, "%s: cannot execute %s: %s%s\n", prog, cmd[0],
+            strerror(err),
             err == EACCES && exec_on ? " (is it in the exec allow-list?)" : "");
     return CP_RT_EXIT_CANNOT;
 }
@@ -1057,27 +1163,35 @@ static int cp_rt_run_landlock(const struct cp_rt_artifact *a,
 {
     const char *prog = l->prog;
     bool open_ok = a->fail_open || l->allow_unenforced;
-    const char *open_why = l->allow_unenforced ? "--allow-unenforced" : "'fail open' in the policy";
+    const char *open_why = l->allow_unenforced ? "--allow-unenforced"
+                                               : "'fail open' in the policy";
     struct cp_ll_features f;
     cp_ll_probe(&f);
     if (f.abi < 1) {
         char ft[256];
         cp_ll_features_text(&f, ft, sizeof ft);
         if (!open_ok || l->dry_run) {
-            fprintf(stderr, "%s: cannot enforce the policy: Landlock is %s; refusing to run (use "
-                    "--allow-unenforced to run unconfined)\n", prog, ft);
+            fprintf(stderr,
+                    "%s: cannot enforce the policy: Landlock is %s; refusing "
+                    "to run (use "
+                    "--allow-unenforced to run unconfined)\n",
+                    prog, ft);
             return CP_RT_EXIT_CANNOT;
         }
-        cp_rt_warn(prog, "cannot enforce the policy (Landlock is %s): running %s UNCONFINED (%s)",
-                ft, l->cmd[0], open_why);
+        cp_rt_warn(prog,
+                   "cannot enforce the policy (Landlock is %s): running %s "
+                   "UNCONFINED (%s)",
+                   ft, l->cmd[0], open_why);
         return cp_rt_exec_unconfined(prog, l->cmd);
     }
     struct cp_ll_plan pl;
     struct cp_rt_err e = {0};
     if (cp_ll_plan_build(&pl, a, p, &f, l->cmd[0], open_ok, &e)) {
         fprintf(stderr, "%s: %s%s\n", prog, e.msg,
-                e.status == CP_RT_EXIT_CANNOT ? "; refusing to run (use --allow-unenforced to "
-                                                "run anyway)" : "");
+                e.status == CP_RT_EXIT_CANNOT
+                    ? "; refusing to run (use --allow-unenforced to "
+                      "run anyway)"
+                    : "");
         return e.status;
     }
     if (l->dry_run) {
@@ -1090,19 +1204,24 @@ static int cp_rt_run_landlock(const struct cp_rt_artifact *a,
     if (ll_apply(&pl, l->explain, &e)) {
         cp_ll_plan_free(&pl);
         if (!open_ok || e.status != CP_RT_EXIT_CANNOT) {
-            fprintf(stderr, "%s: cannot enforce the policy: %s; refusing to run (use "
-                    "--allow-unenforced to run unconfined)\n", prog, e.msg);
+            fprintf(stderr,
+                    "%s: cannot enforce the policy: %s; refusing to run (use "
+                    "--allow-unenforced to run unconfined)\n",
+                    prog, e.msg);
             return e.status;
         }
         /* Nothing was restricted unless restrict_self succeeded; a failed
          * seccomp install leaves Landlock on, which only denies more. */
-        cp_rt_warn(prog, "cannot enforce the policy (%s): running %s with what was applied (%s)",
-                e.msg, l->cmd[0], open_why);
+        cp_rt_warn(prog,
+                   "cannot enforce the policy (%s): running %s with what was "
+                   "applied (%s)",
+                   e.msg, l->cmd[0], open_why);
         return cp_rt_exec_unconfined(prog, l->cmd);
     }
     bool exec_on = pl.exec_on;
     if (pl.chdir && chdir(pl.chdir) < 0) {
-        fprintf(stderr, "%s: cannot change to '%s': %s\n", prog, pl.chdir, strerror(errno));
+        fprintf(stderr, "%s: cannot change to '%s': %s\n", prog, pl.chdir,
+                strerror(errno));
         cp_ll_plan_free(&pl);
         return CP_RT_EXIT_CANNOT;
     }
@@ -1137,8 +1256,17 @@ int cp_rt_bwrap_probe(const char *bwrap, char *why, size_t size)
     if (pid == 0) {
         dup2(ep[1], 1);
         dup2(ep[1], 2);
-        char *argv[] = {"bwrap", "--ro-bind", "/", "/", "--unshare-user", "--unshare-pid",
-                        "--unshare-net", "--die-with-parent", "--", "/bin/true", NULL};
+        char *argv[] = {"bwrap",
+                        "--ro-bind",
+                        "/",
+                        "/",
+                        "--unshare-user",
+                        "--unshare-pid",
+                        "--unshare-net",
+                        "--die-with-parent",
+                        "--",
+                        "/bin/true",
+                        NULL};
         execve(bwrap, argv, environ);
         _exit(127);
     }
@@ -1146,7 +1274,8 @@ int cp_rt_bwrap_probe(const char *bwrap, char *why, size_t size)
     char text[4096];
     size_t len = 0;
     ssize_t n;
-    while (len < sizeof text - 1 && (n = read(ep[0], text + len, sizeof text - 1 - len)) > 0)
+    while (len < sizeof text - 1 &&
+           (n = read(ep[0], text + len, sizeof text - 1 - len)) > 0)
         len += (size_t)n;
     text[len] = '\0';
     close(ep[0]);
@@ -1160,10 +1289,11 @@ int cp_rt_bwrap_probe(const char *bwrap, char *why, size_t size)
 }
 
 /* What choosing Landlock changes, in one line. */
-static const char ll_changes[] =
-    "no namespaces: carve-outs and deny-read paths are made by granting around them "
-    "(their parents cannot gain new entries), missing deny targets cannot be created, "
-    "nothing is mounted or created on the host";
+static const char ll_changes[] = "no namespaces: carve-outs and deny-read "
+                                 "paths are made by granting around them "
+                                 "(their parents cannot gain new entries), "
+                                 "missing deny targets cannot be created, "
+                                 "nothing is mounted or created on the host";
 
 int cp_rt_run(const struct cp_rt_artifact *a, const struct cp_rt_params *p,
               struct cp_rt_launch *l)
@@ -1174,10 +1304,12 @@ int cp_rt_run(const struct cp_rt_artifact *a, const struct cp_rt_params *p,
         if (l->enforcer == CP_RT_ENF_AUTO) {
             char *bwrap = cp_rt_find_bwrap();
             if (!bwrap)
-                snprintf(why, sizeof why, "bubblewrap (bwrap) is not installed");
+                snprintf(why, sizeof why,
+                         "bubblewrap (bwrap) is not installed");
             use_bwrap = bwrap && cp_rt_bwrap_probe(bwrap, why, sizeof why) == 0;
             free(bwrap);
-            printf("enforcer: %s (auto: %s)\n", use_bwrap ? "bwrap" : "landlock",
+            printf("enforcer: %s (auto: %s)\n",
+                   use_bwrap ? "bwrap" : "landlock",
                    use_bwrap ? "bwrap can create its namespaces" : why);
         } else {
             printf("enforcer: %s\n", use_bwrap ? "bwrap" : "landlock");
@@ -1196,6 +1328,7 @@ int cp_rt_run(const struct cp_rt_artifact *a, const struct cp_rt_params *p,
     if (rc != CP_RT_FALLBACK)
         return rc;
     if (!l->quiet)
-        fprintf(stderr, "%s: enforcer: landlock (auto: %s); %s\n", l->prog, why, ll_changes);
+        fprintf(stderr, "%s: enforcer: landlock (auto: %s); %s\n", l->prog, why,
+                ll_changes);
     return cp_rt_run_landlock(a, p, l);
 }

@@ -80,8 +80,10 @@ static void emit(struct prog *p, struct sock_filter f)
 }
 
 #define STMT(code, k) ((struct sock_filter)BPF_STMT((code), (k)))
-#define JUMP(code, k, jt, jf) ((struct sock_filter)BPF_JUMP((code), (k), (jt), (jf)))
-#define RET_ERRNO(e) STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ((e) & SECCOMP_RET_DATA))
+#define JUMP(code, k, jt, jf)                                                  \
+    ((struct sock_filter)BPF_JUMP((code), (k), (jt), (jf)))
+#define RET_ERRNO(e)                                                           \
+    STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ((e)&SECCOMP_RET_DATA))
 #define RET_ALLOW STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
 
 /* A system call of another ABI than the native one (another audit arch;
@@ -119,7 +121,8 @@ static void deny_nr(struct prog *p, long nr, int err)
 }
 
 /* nr == N and (arg & mask) == val: return errno E. */
-static void deny_arg(struct prog *p, long nr, int arg, unsigned mask, unsigned val, int err)
+static void deny_arg(struct prog *p, long nr, int arg, unsigned mask,
+                     unsigned val, int err)
 {
     emit(p, STMT(BPF_LD | BPF_W | BPF_ABS, OFF_NR));
     emit(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)nr, 0, 4));
@@ -135,7 +138,8 @@ static void socket_block(struct prog *p, const struct cp_ll_seccomp *o)
     size_t start = p->n;
     emit(p, STMT(BPF_LD | BPF_W | BPF_ABS, OFF_NR));
     size_t skip = p->n;
-    emit(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_socket, 0, 0)); /* jf patched */
+    emit(p,
+         JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_socket, 0, 0)); /* jf patched */
     emit(p, STMT(BPF_LD | BPF_W | BPF_ABS, (unsigned)OFF_ARG(0)));
     if (!o->unix_deny) {
         emit(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 0, 1));
@@ -147,7 +151,8 @@ static void socket_block(struct prog *p, const struct cp_ll_seccomp *o)
         emit(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_INET, 1, 0));
         emit(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_INET6, 0, 7));
         emit(p, STMT(BPF_LD | BPF_W | BPF_ABS, (unsigned)OFF_ARG(1)));
-        emit(p, STMT(BPF_ALU | BPF_AND | BPF_K, ~(unsigned)(SOCK_NONBLOCK | SOCK_CLOEXEC)));
+        emit(p, STMT(BPF_ALU | BPF_AND | BPF_K,
+                     ~(unsigned)(SOCK_NONBLOCK | SOCK_CLOEXEC)));
         emit(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, SOCK_STREAM, 0, 4));
         emit(p, STMT(BPF_LD | BPF_W | BPF_ABS, (unsigned)OFF_ARG(2)));
         emit(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 1, 0));
@@ -175,9 +180,11 @@ static int ll_filter(const struct cp_ll_seccomp *o)
     if (o->no_truncate) {
         deny_nr(&p, __NR_truncate, EPERM);
         deny_nr(&p, __NR_openat2, ENOSYS); /* callers fall back to openat */
-        deny_arg(&p, __NR_openat, 2, O_ACCMODE | O_TRUNC, O_RDONLY | O_TRUNC, EACCES);
+        deny_arg(&p, __NR_openat, 2, O_ACCMODE | O_TRUNC, O_RDONLY | O_TRUNC,
+                 EACCES);
 #ifdef __NR_open
-        deny_arg(&p, __NR_open, 1, O_ACCMODE | O_TRUNC, O_RDONLY | O_TRUNC, EACCES);
+        deny_arg(&p, __NR_open, 1, O_ACCMODE | O_TRUNC, O_RDONLY | O_TRUNC,
+                 EACCES);
 #endif
     }
     if (o->net_deny)
@@ -191,8 +198,8 @@ int cp_ll_seccomp_install(const struct cp_ll_seccomp *o, struct cp_rt_err *e)
 {
     int r = ll_filter(o);
     if (r < 0)
-        return cp_rt_fail(e, CP_RT_EXIT_CANNOT, "installing the seccomp filter: %s",
-                          strerror(-r));
+        return cp_rt_fail(e, CP_RT_EXIT_CANNOT,
+                          "installing the seccomp filter: %s", strerror(-r));
     return 0;
 }
 
@@ -209,7 +216,8 @@ int cp_rt_unix_close(struct cp_rt_err *e)
     emit(&p, RET_ALLOW);
     int rc = prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ? -errno : install(&p);
     if (rc < 0)
-        return cp_rt_fail(e, CP_RT_EXIT_CANNOT, "cannot close Unix sockets: seccomp: %s",
+        return cp_rt_fail(e, CP_RT_EXIT_CANNOT,
+                          "cannot close Unix sockets: seccomp: %s",
                           strerror(-rc));
     return 0;
 }

@@ -24,13 +24,15 @@
 /* ---- launch glue ----------------------------------------------------------- */
 
 int cp_rt_net_prepare(const struct cp_rt_artifact *a, struct cp_rt_plan *pl,
-                      const char *prog, struct cp_rt_proxy *px, struct cp_rt_err *e)
+                      const char *prog, struct cp_rt_proxy *px,
+                      struct cp_rt_err *e)
 {
     memset(px, 0, sizeof *px);
     bool has_net = false, unshared = false;
     for (size_t i = 0; i < a->nrecs; i++) {
         has_net |= a->recs[i].tag == CP_RT_T_NET;
-        unshared |= a->recs[i].tag == CP_RT_T_ARG && !strcmp(a->recs[i].f1, "--unshare-net");
+        unshared |= a->recs[i].tag == CP_RT_T_ARG &&
+                    !strcmp(a->recs[i].f1, "--unshare-net");
     }
     /* Every network rule other than "allow everything" closes Unix
      * sockets; the network namespace alone leaves filesystem sockets
@@ -39,7 +41,8 @@ int cp_rt_net_prepare(const struct cp_rt_artifact *a, struct cp_rt_plan *pl,
     if (!has_net)
         return 0;
     if (!unshared) /* the proxy would be a detour, not a boundary */
-        return cp_rt_fail(e, CP_RT_EXIT_ERROR, "invalid artifact: 'net' records without "
+        return cp_rt_fail(e, CP_RT_EXIT_ERROR,
+                          "invalid artifact: 'net' records without "
                           "--unshare-net");
     if (cp_rt_proxy_start(a, CP_RT_PROXY_UNIX, prog, px, e))
         return e->status;
@@ -73,7 +76,9 @@ static void br_pass(int c)
             char b[CMSG_SPACE(sizeof(int))];
         } cm;
         memset(&cm, 0, sizeof cm);
-        struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.b,
+        struct msghdr m = {.msg_iov = &iov,
+                           .msg_iovlen = 1,
+                           .msg_control = cm.b,
                            .msg_controllen = sizeof cm.b};
         struct cmsghdr *h = CMSG_FIRSTHDR(&m);
         h->cmsg_level = SOL_SOCKET;
@@ -119,7 +124,8 @@ int cp_rt_bridge_start(const char *sock, struct cp_rt_err *e)
     unsigned short port;
     int fd = cp_rt_sock_loopback(&port);
     if (fd < 0)
-        return cp_rt_fail(e, CP_RT_EXIT_CANNOT, "network bridge: cannot listen on 127.0.0.1: %s",
+        return cp_rt_fail(e, CP_RT_EXIT_CANNOT,
+                          "network bridge: cannot listen on 127.0.0.1: %s",
                           strerror(errno));
     /* The bridge must be the child of the namespace's init, not of the
      * command, which then never sees it exit nor reaps it.  clone with
@@ -127,12 +133,13 @@ int cp_rt_bridge_start(const char *sock, struct cp_rt_err *e)
      * the stage waits for nothing.  A raw clone leaves glibc's idea of the
      * thread stale, so the bridge is one thread making plain system calls
      * (no threads, no locks of the C library's own). */
-    long a = syscall(SYS_clone, (unsigned long)(CLONE_PARENT | SIGCHLD), NULL, NULL, NULL,
-                     NULL);
+    long a = syscall(SYS_clone, (unsigned long)(CLONE_PARENT | SIGCHLD), NULL,
+                     NULL, NULL, NULL);
     if (a < 0) {
         int err = errno;
         close(fd);
-        return cp_rt_fail(e, CP_RT_EXIT_CANNOT, "network bridge: clone: %s", strerror(err));
+        return cp_rt_fail(e, CP_RT_EXIT_CANNOT, "network bridge: clone: %s",
+                          strerror(err));
     }
     if (a == 0) {
         setsid();

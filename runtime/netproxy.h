@@ -14,11 +14,11 @@
 #include "runtime.h"
 
 /* Limits (spec/runtime.md, "Network"). */
-#define CP_PX_MAX_HEADER 16384      /* bytes of a request's head */
-#define CP_PX_HEADER_MS 10000       /* the whole head must arrive in this */
-#define CP_PX_CONNECT_MS 10000      /* connecting upstream */
-#define CP_PX_IDLE_MS 600000        /* a relayed connection silent this long */
-#define CP_PX_MAX_CONNS 256         /* connections open at once */
+#define CP_PX_MAX_HEADER 16384 /* bytes of a request's head */
+#define CP_PX_HEADER_MS 10000  /* the whole head must arrive in this */
+#define CP_PX_CONNECT_MS 10000 /* connecting upstream */
+#define CP_PX_IDLE_MS 600000   /* a relayed connection silent this long */
+#define CP_PX_MAX_CONNS 256    /* connections open at once */
 
 enum cp_rt_proxy_listen {
     CP_RT_PROXY_UNIX, /* a Unix socket in a private directory (bwrap) */
@@ -38,8 +38,9 @@ struct cp_rt_proxy {
  * directory) and runs in its own process group (terminal signals reach
  * only the runtime).  `prog` prefixes its log lines.  Returns 0, or
  * CP_RT_EXIT_ERROR with e->msg. */
-int cp_rt_proxy_start(const struct cp_rt_artifact *a, enum cp_rt_proxy_listen how,
-                      const char *prog, struct cp_rt_proxy *px, struct cp_rt_err *e);
+int cp_rt_proxy_start(const struct cp_rt_artifact *a,
+                      enum cp_rt_proxy_listen how, const char *prog,
+                      struct cp_rt_proxy *px, struct cp_rt_err *e);
 /* Kills the proxy (SIGKILL) and removes its socket and directory; with
  * `reap`, also waits for it (a caller that exits right after need not:
  * the wait costs about 2 ms on a busy machine).  Safe on a zeroed or
@@ -51,7 +52,8 @@ void cp_rt_proxy_stop(struct cp_rt_proxy *px, bool reap);
  * directory and the stage's --proxy; with --unshare-net, the stage's
  * --no-unix.  Returns 0 or CP_RT_EXIT_ERROR. */
 int cp_rt_net_prepare(const struct cp_rt_artifact *a, struct cp_rt_plan *pl,
-                      const char *prog, struct cp_rt_proxy *px, struct cp_rt_err *e);
+                      const char *prog, struct cp_rt_proxy *px,
+                      struct cp_rt_err *e);
 
 /* Inside the sandbox (the stage, before exec): listens on 127.0.0.1 and
  * forks the bridge that carries each connection to the proxy's socket

@@ -32,7 +32,8 @@ int cp_rt_sock_listen(const struct sockaddr *addr, socklen_t len)
 
 int cp_rt_sock_loopback(unsigned short *port)
 {
-    struct sockaddr_in sin = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    struct sockaddr_in sin = {.sin_family = AF_INET,
+                              .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
     socklen_t sl = sizeof sin;
     int fd = cp_rt_sock_listen((struct sockaddr *)&sin, sizeof sin);
     if (fd < 0)
@@ -50,7 +51,8 @@ int cp_rt_sock_connect(const struct sockaddr *addr, socklen_t len, int flags)
     int fd = socket(addr->sa_family, SOCK_STREAM | SOCK_CLOEXEC | flags, 0);
     if (fd < 0)
         return -1;
-    if (connect(fd, addr, len) < 0 && !(errno == EINPROGRESS && (flags & SOCK_NONBLOCK))) {
+    if (connect(fd, addr, len) < 0 &&
+        !(errno == EINPROGRESS && (flags & SOCK_NONBLOCK))) {
         ns_close(fd);
         return -1;
     }

@@ -22,17 +22,18 @@ int cp_rt_define_split(const char *text, struct cp_rt_define *out,
 {
     const char *eq = strchr(text, '=');
     if (!eq || eq == text)
-        return cp_rt_fail(e, CP_RT_EXIT_ERROR, "-D expects NAME=VALUE, got '%.200s'", text);
+        return cp_rt_fail(e, CP_RT_EXIT_ERROR,
+                          "-D expects NAME=VALUE, got '%.200s'", text);
     size_t n = (size_t)(eq - text);
     if (n >= sizeof out->name)
         return cp_rt_fail(e, CP_RT_EXIT_ERROR, "-D: param name too long");
     for (size_t i = 0; i < n; i++) {
         char c = text[i];
-        bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_' ||
-                  (i > 0 && c >= '0' && c <= '9');
+        bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+                  c == '_' || (i > 0 && c >= '0' && c <= '9');
         if (!ok)
-            return cp_rt_fail(e, CP_RT_EXIT_ERROR, "-D: bad param name '%.*s'", (int)(n > 64 ? 64 : n),
-                              text);
+            return cp_rt_fail(e, CP_RT_EXIT_ERROR, "-D: bad param name '%.*s'",
+                              (int)(n > 64 ? 64 : n), text);
     }
     memcpy(out->name, text, n);
     out->name[n] = '\0';
@@ -45,31 +46,37 @@ int cp_rt_param_check(const char *name, const char *value, struct cp_rt_err *e)
     for (const unsigned char *p = (const unsigned char *)value; *p; p++)
         if (*p < 0x20 || *p == 0x7f)
             return cp_rt_fail(e, CP_RT_EXIT_ERROR,
-                              "param %s: value contains a control byte (0x%02x); values must be "
-                              "plain absolute paths", name, *p);
+                              "param %s: value contains a control byte "
+                              "(0x%02x); values must be "
+                              "plain absolute paths",
+                              name, *p);
     if (value[0] != '/')
-        return cp_rt_fail(e, CP_RT_EXIT_ERROR, "param %s: '%.400s' is not an absolute path",
-                          name, value);
+        return cp_rt_fail(e, CP_RT_EXIT_ERROR,
+                          "param %s: '%.400s' is not an absolute path", name,
+                          value);
     char *real = realpath(value, NULL);
     if (!real)
-        return cp_rt_fail(e, CP_RT_EXIT_ERROR, "param %s: '%.400s': %s", name, value,
-                          strerror(errno));
+        return cp_rt_fail(e, CP_RT_EXIT_ERROR, "param %s: '%.400s': %s", name,
+                          value, strerror(errno));
     if (strcmp(real, value)) {
         cp_rt_fail(e, CP_RT_EXIT_ERROR,
-                   "param %s: '%.400s' is not canonical (it resolves to '%.400s'); pass the "
-                   "resolved path", name, value, real);
+                   "param %s: '%.400s' is not canonical (it resolves to "
+                   "'%.400s'); pass the "
+                   "resolved path",
+                   name, value, real);
         free(real);
         return CP_RT_EXIT_ERROR;
     }
     free(real);
     struct stat st;
     if (stat(value, &st) < 0 || !S_ISDIR(st.st_mode))
-        return cp_rt_fail(e, CP_RT_EXIT_ERROR, "param %s: '%.400s' is not a directory", name,
-                          value);
+        return cp_rt_fail(e, CP_RT_EXIT_ERROR,
+                          "param %s: '%.400s' is not a directory", name, value);
     return 0;
 }
 
-static void bind_add(struct cp_rt_params *p, const char *name, const char *value)
+static void bind_add(struct cp_rt_params *p, const char *name,
+                     const char *value)
 {
     p->v = cp_xrealloc(p->v, (p->n + 1) * sizeof *p->v);
     p->v[p->n].name = cp_xstrdup(name);
@@ -83,13 +90,14 @@ char *cp_rt_param_canon(const char *name, const char *value, bool implicit,
     if (!implicit)
         return cp_rt_param_check(name, value, e) ? NULL : cp_xstrdup(value);
     if (value[0] != '/') {
-        cp_rt_fail(e, CP_RT_EXIT_ERROR, "param %s: '%.400s' is not an absolute path", name,
-                   value);
+        cp_rt_fail(e, CP_RT_EXIT_ERROR,
+                   "param %s: '%.400s' is not an absolute path", name, value);
         return NULL;
     }
     char *real = realpath(value, NULL);
     if (!real) {
-        cp_rt_fail(e, CP_RT_EXIT_ERROR, "param %s: '%.400s': %s", name, value, strerror(errno));
+        cp_rt_fail(e, CP_RT_EXIT_ERROR, "param %s: '%.400s': %s", name, value,
+                   strerror(errno));
         return NULL;
     }
     if (cp_rt_param_check(name, real, e)) {
@@ -109,28 +117,33 @@ static bool name_in(const char *const *v, size_t n, const char *s)
 
 static void note_add(struct cp_rt_params *p, const char *name)
 {
-    p->ignored = cp_xrealloc(p->ignored, (p->nignored + 1) * sizeof *p->ignored);
+    p->ignored = cp_xrealloc(p->ignored,
+                             (p->nignored + 1) * sizeof *p->ignored);
     p->ignored[p->nignored++] = cp_xstrdup(name);
 }
 
 int cp_rt_params_bind(struct cp_rt_params *out, const char *const *needed,
                       size_t nneeded, const char *const *known, size_t nknown,
                       const struct cp_rt_define *defines, size_t ndefines,
-                      const char *home_env, const char *cwd, struct cp_rt_err *e)
+                      const char *home_env, const char *cwd,
+                      struct cp_rt_err *e)
 {
     memset(out, 0, sizeof *out);
     for (size_t i = 0; i < ndefines; i++) {
         const char *n = defines[i].name;
         bool builtin = !strcmp(n, "HOME") || !strcmp(n, "PROJECT");
-        if (!builtin && !name_in(needed, nneeded, n) && !name_in(known, nknown, n)) {
+        if (!builtin && !name_in(needed, nneeded, n) &&
+            !name_in(known, nknown, n)) {
             cp_rt_params_free(out);
-            return cp_rt_fail(e, CP_RT_EXIT_ERROR, "-D %.64s: the policy has no param '%.64s'",
-                              n, n);
+            return cp_rt_fail(e, CP_RT_EXIT_ERROR,
+                              "-D %.64s: the policy has no param '%.64s'", n,
+                              n);
         }
         for (size_t j = 0; j < i; j++)
             if (!strcmp(defines[j].name, n)) {
                 cp_rt_params_free(out);
-                return cp_rt_fail(e, CP_RT_EXIT_ERROR, "-D %.64s given twice", n);
+                return cp_rt_fail(e, CP_RT_EXIT_ERROR, "-D %.64s given twice",
+                                  n);
             }
         if (cp_rt_param_check(n, defines[i].value, e)) {
             cp_rt_params_free(out);
@@ -157,17 +170,21 @@ int cp_rt_params_bind(struct cp_rt_params *out, const char *const *needed,
         if (!v) {
             cp_rt_params_free(out);
             if (!strcmp(n, "HOME"))
-                return cp_rt_fail(e, CP_RT_EXIT_ERROR,
-                                  "param HOME is unbound: HOME is not set; pass -D HOME=DIR");
-            return cp_rt_fail(e, CP_RT_EXIT_ERROR, "param %.64s is unbound; pass -D %.64s=DIR",
-                              n, n);
+                return cp_rt_fail(
+                    e, CP_RT_EXIT_ERROR,
+                    "param HOME is unbound: HOME is not set; pass -D HOME=DIR");
+            return cp_rt_fail(e, CP_RT_EXIT_ERROR,
+                              "param %.64s is unbound; pass -D %.64s=DIR", n,
+                              n);
         }
         /* Implicit values are canonicalised (a HOME of "/home/u/" or one
          * reached through a symlink names the same directory). */
         char *canon = cp_rt_param_canon(n, v, true, e);
         if (!canon) {
             char tmp[sizeof e->msg];
-            snprintf(tmp, sizeof tmp, "%.1800s (taken from %s; pass -D %.64s=DIR)", e->msg, from, n);
+            snprintf(tmp, sizeof tmp,
+                     "%.1800s (taken from %s; pass -D %.64s=DIR)", e->msg, from,
+                     n);
             memcpy(e->msg, tmp, sizeof tmp);
             cp_rt_params_free(out);
             return e->status;

@@ -43,7 +43,7 @@ struct px_conf {
     size_t n;
     const char *prog;
     int log_fd;
-    const char *hosts;  /* CONFPOL_PROXY_HOSTS: test-only resolver file */
+    const char *hosts; /* CONFPOL_PROXY_HOSTS: test-only resolver file */
     int max_conns;
     int header_ms;
     bool fd_passing; /* Unix mode: the bridge passes each client's socket */
@@ -152,13 +152,13 @@ static int px_read_n(int fd, void *buf, size_t len, long long deadline)
  * then waits in poll (for input, or for room to pass on what it holds). */
 struct px_dir {
     int from, to;
-    int pipe[2];      /* -1: copy through buf */
-    size_t inpipe;    /* bytes in the pipe, not yet passed on */
-    char *buf;        /* the copy (allocated when it starts): pending bytes
+    int pipe[2];   /* -1: copy through buf */
+    size_t inpipe; /* bytes in the pipe, not yet passed on */
+    char *buf;     /* the copy (allocated when it starts): pending bytes
                        * are buf[off, off + len) */
     size_t off, len;
-    bool eof;         /* `from` has ended */
-    bool open;        /* `to` not yet shut down for writing */
+    bool eof;  /* `from` has ended */
+    bool open; /* `to` not yet shut down for writing */
 };
 
 enum { PX_RELAY_BUF = 64 * 1024, PX_PIPE = 256 << 10 };
@@ -172,7 +172,8 @@ static int px_flush(struct px_dir *d)
             w = splice(d->pipe[0], NULL, d->to, NULL, d->inpipe,
                        SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
         else
-            w = send(d->to, d->buf + d->off, d->len, MSG_NOSIGNAL | MSG_DONTWAIT);
+            w = send(d->to, d->buf + d->off, d->len,
+                     MSG_NOSIGNAL | MSG_DONTWAIT);
         if (w < 0 && errno == EINTR)
             continue;
         if (w < 0 && errno == EAGAIN)
@@ -332,7 +333,8 @@ static bool px_nonpublic(const struct sockaddr *sa, bool *loopback)
         uint32_t a = ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr);
         *loopback = (a >> 24) == 127;
         return (a >> 24) == 0 || (a >> 24) == 10 || (a >> 24) == 127 ||
-               (a >> 16) == 0xa9fe || (a >> 20) == 0xac1 || (a >> 16) == 0xc0a8 ||
+               (a >> 16) == 0xa9fe || (a >> 20) == 0xac1 ||
+               (a >> 16) == 0xc0a8 ||
                (a >> 22) == (100u << 2 | 1) /* 100.64/10 */ || (a >> 28) >= 0xe;
     }
     const struct in6_addr *x = &((const struct sockaddr_in6 *)sa)->sin6_addr;
@@ -350,15 +352,17 @@ static bool px_nonpublic(const struct sockaddr *sa, bool *loopback)
 /* May a connection to `name` go to this address?  A public address: yes
  * (the name was allowed).  Otherwise the address itself must be allowed
  * as an IP literal, or, for loopback, `localhost` (spec/runtime.md). */
-static bool px_addr_ok(struct cp_arena *ar, const struct sockaddr *sa, unsigned port)
+static bool px_addr_ok(struct cp_arena *ar, const struct sockaddr *sa,
+                       unsigned port)
 {
     bool lo;
     if (!px_nonpublic(sa, &lo))
         return true;
     char text[INET6_ADDRSTRLEN];
-    const void *bin = sa->sa_family == AF_INET
-                          ? (const void *)&((const struct sockaddr_in *)sa)->sin_addr
-                          : (const void *)&((const struct sockaddr_in6 *)sa)->sin6_addr;
+    const void *
+        bin = sa->sa_family == AF_INET
+                  ? (const void *)&((const struct sockaddr_in *)sa)->sin_addr
+                  : (const void *)&((const struct sockaddr_in6 *)sa)->sin6_addr;
     inet_ntop(sa->sa_family, bin, text, sizeof text);
     struct cp_domain req;
     if (!cp_net_host_parse(ar, text, strlen(text), &req)) {
@@ -420,7 +424,8 @@ static int px_connect_one(const struct sockaddr_storage *ss)
 {
     socklen_t len = ss->ss_family == AF_INET ? sizeof(struct sockaddr_in)
                                              : sizeof(struct sockaddr_in6);
-    int fd = cp_rt_sock_connect((const struct sockaddr *)ss, len, SOCK_NONBLOCK);
+    int fd = cp_rt_sock_connect((const struct sockaddr *)ss, len,
+                                SOCK_NONBLOCK);
     if (fd < 0)
         return -1;
     int err = 0;
@@ -441,7 +446,8 @@ enum px_fail { PX_OK, PX_DENIED_ADDR, PX_NO_NAME, PX_NO_CONNECT };
 /* Connects to the decided request.  IP literals are used as they are;
  * names are resolved here and every non-public answer must pass
  * px_addr_ok. */
-static enum px_fail px_connect(struct cp_arena *ar, const struct cp_domain *req, int *fd)
+static enum px_fail px_connect(struct cp_arena *ar, const struct cp_domain *req,
+                               int *fd)
 {
     struct sockaddr_storage cand[16];
     size_t nc = 0;
@@ -450,8 +456,9 @@ static enum px_fail px_connect(struct cp_arena *ar, const struct cp_domain *req,
     if (req->kind != CP_HOST_NAME) {
         memset(&cand[0], 0, sizeof cand[0]);
         int af = req->kind == CP_HOST_IPV4 ? AF_INET : AF_INET6;
-        void *bin = af == AF_INET ? (void *)&((struct sockaddr_in *)&cand[0])->sin_addr
-                                  : (void *)&((struct sockaddr_in6 *)&cand[0])->sin6_addr;
+        void *bin = af == AF_INET
+                        ? (void *)&((struct sockaddr_in *)&cand[0])->sin_addr
+                        : (void *)&((struct sockaddr_in6 *)&cand[0])->sin6_addr;
         if (inet_pton(af, req->name, bin) != 1)
             return PX_NO_NAME;
         cand[0].ss_family = (sa_family_t)af;
@@ -463,9 +470,11 @@ static enum px_fail px_connect(struct cp_arena *ar, const struct cp_domain *req,
             dropped = true;
         }
     } else {
-        struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_family = AF_UNSPEC};
+        struct addrinfo hints = {.ai_socktype = SOCK_STREAM,
+                                 .ai_family = AF_UNSPEC};
         struct addrinfo *res = NULL;
-        const char *name = strcmp(req->name, "localhost") ? req->name : "127.0.0.1";
+        const char *name = strcmp(req->name, "localhost") ? req->name
+                                                          : "127.0.0.1";
         if (getaddrinfo(name, NULL, &hints, &res) != 0)
             return PX_NO_NAME;
         for (struct addrinfo *r = res; r && nc < 16; r = r->ai_next) {
@@ -500,15 +509,17 @@ static void px_http_reply(int c, int code, const char *reason, const char *rule,
     int n = snprintf(msg, sizeof msg,
                      "HTTP/1.1 %d %s\r\n%s%s%sContent-Type: text/plain\r\n"
                      "Content-Length: %zu\r\nConnection: close\r\n\r\n%s",
-                     code, reason, rule ? "X-Confpol-Rule: " : "", rule ? rule : "",
-                     rule ? "\r\n" : "", strlen(body), body);
+                     code, reason, rule ? "X-Confpol-Rule: " : "",
+                     rule ? rule : "", rule ? "\r\n" : "", strlen(body), body);
     if (n > 0)
-        px_write_all(c, msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1);
+        px_write_all(c, msg,
+                     (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1);
 }
 
 /* Reads the request head (through the blank line) within the limits.
  * Returns its length (>0) with *have bytes read in total, or -408/-431/-400. */
-static int px_read_head(int c, char *buf, size_t cap, size_t *have, long long deadline)
+static int px_read_head(int c, char *buf, size_t cap, size_t *have,
+                        long long deadline)
 {
     size_t len = *have;
     for (;;) {
@@ -536,8 +547,8 @@ static int px_read_head(int c, char *buf, size_t cap, size_t *have, long long de
 /* Is this header (a line "Name: value") one the proxy drops? */
 static bool px_hop_header(const char *line, size_t len)
 {
-    static const char *const drop[] = {"proxy-connection:", "connection:", "keep-alive:",
-                                       "proxy-authorization:"};
+    static const char *const drop[] = {"proxy-connection:", "connection:",
+                                       "keep-alive:", "proxy-authorization:"};
     for (size_t i = 0; i < sizeof drop / sizeof *drop; i++) {
         size_t k = strlen(drop[i]);
         if (len >= k && strncasecmp(line, drop[i], k) == 0)
@@ -549,31 +560,33 @@ static bool px_hop_header(const char *line, size_t len)
 static void px_deny_log(const char *what, const char *target, const char *rule,
                         const char *why)
 {
-    px_log("deny %s %s (%s)%s%s", what, target, rule, why ? ": " : "", why ? why : "");
+    px_log("deny %s %s (%s)%s%s", what, target, rule, why ? ": " : "",
+           why ? why : "");
 }
 
 /* A request head that could not be read: 408, 431 or 400. */
 static void px_http_unread(int c, int code)
 {
     px_http_reply(c, code,
-                  code == 408 ? "Request Timeout"
+                  code == 408   ? "Request Timeout"
                   : code == 431 ? "Request Header Fields Too Large"
                                 : "Bad Request",
                   NULL, "confpol: the proxy could not read the request\n");
     px_log("refused a request: %s",
-           code == 408 ? "the head did not arrive in time"
-           : code == 431 ? "the head is over the size limit" : "malformed");
+           code == 408   ? "the head did not arrive in time"
+           : code == 431 ? "the head is over the size limit"
+                         : "malformed");
 }
 
 /* The parts of an HTTP request line the proxy needs. */
 struct px_req {
-    char *eol, *sp1, *sp2;    /* end of the line, the spaces around the target */
-    bool connect_m;           /* CONNECT HOST:PORT */
-    const char *hostport;     /* HOST[:PORT] of the target */
+    char *eol, *sp1, *sp2; /* end of the line, the spaces around the target */
+    bool connect_m;        /* CONNECT HOST:PORT */
+    const char *hostport;  /* HOST[:PORT] of the target */
     size_t hplen;
-    const char *path;         /* origin-form path of an absolute URI ("/" if none) */
+    const char *path; /* origin-form path of an absolute URI ("/" if none) */
     size_t pathlen;
-    unsigned defport;         /* 443 for CONNECT, 80 for http:// */
+    unsigned defport; /* 443 for CONNECT, 80 for http:// */
 };
 
 /* A refused request line: the answer's body and the log's reason. */
@@ -585,7 +598,8 @@ struct px_bad {
 static const struct px_bad *px_req_uri(struct px_req *q)
 {
     static const struct px_bad not_abs = {
-        "confpol: a proxy request needs an absolute http:// URI\n", "not an absolute http:// URI"};
+        "confpol: a proxy request needs an absolute http:// URI\n",
+        "not an absolute http:// URI"};
     static const struct px_bad bad_host = {"confpol: bad host in the URI\n",
                                            "bad host in the URI"};
     const char *target = q->sp1 + 1;
@@ -600,7 +614,8 @@ static const struct px_bad *px_req_uri(struct px_req *q)
         q->pathlen = (size_t)(q->sp2 - slash);
     }
     q->defport = 80;
-    if (memchr(q->hostport, '@', q->hplen) || memchr(q->hostport, '?', q->hplen) ||
+    if (memchr(q->hostport, '@', q->hplen) ||
+        memchr(q->hostport, '?', q->hplen) ||
         memchr(q->hostport, '#', q->hplen))
         return &bad_host;
     return NULL;
@@ -613,10 +628,13 @@ static const struct px_bad *px_req_line(char *buf, struct px_req *q)
                                             "malformed request line"};
     q->eol = strstr(buf, "\r\n");
     q->sp1 = memchr(buf, ' ', (size_t)(q->eol - buf));
-    q->sp2 = q->sp1 ? memchr(q->sp1 + 1, ' ', (size_t)(q->eol - q->sp1 - 1)) : NULL;
-    if (!q->sp1 || !q->sp2 || strncmp(q->sp2 + 1, "HTTP/1.", 7) != 0 || q->sp1 == buf)
+    q->sp2 = q->sp1 ? memchr(q->sp1 + 1, ' ', (size_t)(q->eol - q->sp1 - 1))
+                    : NULL;
+    if (!q->sp1 || !q->sp2 || strncmp(q->sp2 + 1, "HTTP/1.", 7) != 0 ||
+        q->sp1 == buf)
         return &malformed;
-    q->connect_m = (size_t)(q->sp1 - buf) == 7 && strncmp(buf, "CONNECT", 7) == 0;
+    q->connect_m = (size_t)(q->sp1 - buf) == 7 &&
+                   strncmp(buf, "CONNECT", 7) == 0;
     q->hostport = q->sp1 + 1;
     q->hplen = (size_t)(q->sp2 - q->hostport);
     q->path = "/";
@@ -636,9 +654,11 @@ static bool px_http_host(int c, struct cp_arena *ar, const struct px_req *q,
     if (msg) {
         int shown = (int)(q->hplen > 200 ? 200 : q->hplen);
         char body[400];
-        snprintf(body, sizeof body, "confpol: bad host '%.*s': %s\n", shown, q->hostport, msg);
+        snprintf(body, sizeof body, "confpol: bad host '%.*s': %s\n", shown,
+                 q->hostport, msg);
         px_http_reply(c, 400, "Bad Request", NULL, body);
-        px_log("refused a request: bad host '%.*s': %s", shown, q->hostport, msg);
+        px_log("refused a request: bad host '%.*s': %s", shown, q->hostport,
+               msg);
         return false;
     }
     if (!req->port)
@@ -656,7 +676,8 @@ static int px_http_upstream(int c, struct cp_arena *ar, const struct px_req *q,
     struct px_verdict v = px_decide(req);
     char body[600];
     if (!v.allow) {
-        snprintf(body, sizeof body, "confpol: %s is denied by the policy (%s)\n", shown, v.rule);
+        snprintf(body, sizeof body,
+                 "confpol: %s is denied by the policy (%s)\n", shown, v.rule);
         px_http_reply(c, 403, "Forbidden", v.rule, body);
         px_deny_log(what, shown, v.rule, NULL);
         return -1;
@@ -665,17 +686,21 @@ static int px_http_upstream(int c, struct cp_arena *ar, const struct px_req *q,
     enum px_fail f = px_connect(ar, req, &u);
     if (f == PX_DENIED_ADDR) {
         snprintf(body, sizeof body,
-                 "confpol: %s resolves to a loopback or private address that no rule "
-                 "allows (no rule)\n", shown);
+                 "confpol: %s resolves to a loopback or private address that "
+                 "no rule "
+                 "allows (no rule)\n",
+                 shown);
         px_http_reply(c, 403, "Forbidden", "no rule", body);
-        px_deny_log(what, shown, "no rule",
-                    "resolves to a loopback or private address that no rule allows");
+        px_deny_log(
+            what, shown, "no rule",
+            "resolves to a loopback or private address that no rule allows");
         return -1;
     }
     if (f != PX_OK) {
         px_http_reply(c, 502, "Bad Gateway", NULL,
-                      f == PX_NO_NAME ? "confpol: cannot resolve the host\n"
-                                      : "confpol: cannot connect to the host\n");
+                      f == PX_NO_NAME
+                          ? "confpol: cannot resolve the host\n"
+                          : "confpol: cannot connect to the host\n");
         return -1;
     }
     return u;
@@ -684,7 +709,8 @@ static int px_http_upstream(int c, struct cp_arena *ar, const struct px_req *q,
 /* Plain HTTP: the head rewritten in origin form, hop-by-hop headers
  * dropped, one request per connection ("Connection: close"); NULL when out
  * of memory. */
-static char *px_http_rewrite(const char *buf, int head, const struct px_req *q, size_t *len)
+static char *px_http_rewrite(const char *buf, int head, const struct px_req *q,
+                             size_t *len)
 {
     char *out = malloc(CP_PX_MAX_HEADER + 256);
     size_t ol = 0;
@@ -716,15 +742,17 @@ static char *px_http_rewrite(const char *buf, int head, const struct px_req *q, 
 
 /* Sends `first` (the answer to CONNECT or the rewritten head) and what the
  * client sent after its head, then relays. */
-static void px_http_relay(int c, int u, int to_first, const char *first, size_t flen,
-                          const char *buf, int head, size_t have)
+static void px_http_relay(int c, int u, int to_first, const char *first,
+                          size_t flen, const char *buf, int head, size_t have)
 {
     if (px_write_all(to_first, first, flen) == 0 &&
-        (have == (size_t)head || px_write_all(u, buf + head, have - (size_t)head) == 0))
+        (have == (size_t)head ||
+         px_write_all(u, buf + head, have - (size_t)head) == 0))
         cp_rt_relay(c, u, CP_PX_IDLE_MS);
 }
 
-static void px_http(int c, char *buf, size_t have, long long deadline, struct cp_arena *ar)
+static void px_http(int c, char *buf, size_t have, long long deadline,
+                    struct cp_arena *ar)
 {
     int head = px_read_head(c, buf, CP_PX_MAX_HEADER + 1, &have, deadline);
     if (head < 0) {
@@ -796,7 +824,8 @@ static bool px_socks_hello(int c, long long deadline, unsigned char q[4])
 
 /* The request's address as text into host (size bytes, at least 257);
  * false when refused (answered and logged). */
-static bool px_socks_addr(int c, long long deadline, unsigned atyp, char *host, size_t size)
+static bool px_socks_addr(int c, long long deadline, unsigned atyp, char *host,
+                          size_t size)
 {
     unsigned char a[256];
     if (atyp == 1 && px_read_n(c, a, 4, deadline) == 0)
@@ -804,7 +833,8 @@ static bool px_socks_addr(int c, long long deadline, unsigned atyp, char *host, 
     else if (atyp == 4 && px_read_n(c, a, 16, deadline) == 0)
         inet_ntop(AF_INET6, a, host, (socklen_t)size);
     else if (atyp == 3 && px_read_n(c, a, 1, deadline) == 0 && a[0] > 0 &&
-             px_read_n(c, host, a[0], deadline) == 0 && !memchr(host, '\0', a[0]))
+             px_read_n(c, host, a[0], deadline) == 0 &&
+             !memchr(host, '\0', a[0]))
         host[a[0]] = '\0';
     else {
         px_socks_reply(c, 8); /* address type not supported */
@@ -816,7 +846,8 @@ static bool px_socks_addr(int c, long long deadline, unsigned atyp, char *host, 
 
 /* Decides and connects; the upstream socket, or -1 when refused or
  * unreachable (answered and logged). */
-static int px_socks_upstream(int c, struct cp_arena *ar, const struct cp_domain *req)
+static int px_socks_upstream(int c, struct cp_arena *ar,
+                             const struct cp_domain *req)
 {
     const char *shown = cp_domain_format(ar, req);
     struct px_verdict v = req->port ? px_decide(req)
@@ -830,8 +861,9 @@ static int px_socks_upstream(int c, struct cp_arena *ar, const struct cp_domain 
     enum px_fail f = px_connect(ar, req, &u);
     if (f == PX_DENIED_ADDR) {
         px_socks_reply(c, 2);
-        px_deny_log("SOCKS5", shown, "no rule",
-                    "resolves to a loopback or private address that no rule allows");
+        px_deny_log(
+            "SOCKS5", shown, "no rule",
+            "resolves to a loopback or private address that no rule allows");
         return -1;
     }
     if (f != PX_OK) {
@@ -845,7 +877,8 @@ static void px_socks(int c, long long deadline, struct cp_arena *ar)
 {
     unsigned char q[4], p[2];
     char host[300];
-    if (!px_socks_hello(c, deadline, q) || !px_socks_addr(c, deadline, q[3], host, sizeof host))
+    if (!px_socks_hello(c, deadline, q) ||
+        !px_socks_addr(c, deadline, q[3], host, sizeof host))
         return;
     if (px_read_n(c, p, 2, deadline) < 0)
         return;
@@ -923,7 +956,9 @@ static int px_recv_client(int u)
         struct cmsghdr h;
         char b[CMSG_SPACE(sizeof(int))];
     } cm;
-    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.b,
+    struct msghdr m = {.msg_iov = &iov,
+                       .msg_iovlen = 1,
+                       .msg_control = cm.b,
                        .msg_controllen = sizeof cm.b};
     if (px_wait(u, POLLIN, px_now_ms() + 1000) < 0 ||
         recvmsg(u, &m, MSG_CMSG_CLOEXEC) != 1)
@@ -1005,7 +1040,8 @@ static _Noreturn void px_main(int lfd)
 
 /* ---- start and stop ---------------------------------------------------------------- */
 
-static int px_conf_load(const struct cp_rt_artifact *a, const char *prog, struct cp_rt_err *e)
+static int px_conf_load(const struct cp_rt_artifact *a, const char *prog,
+                        struct cp_rt_err *e)
 {
     struct cp_arena *ar = px_arena = cp_arena_new();
     memset(&px, 0, sizeof px);
@@ -1023,9 +1059,11 @@ static int px_conf_load(const struct cp_rt_artifact *a, const char *prog, struct
             continue;
         px.rules[k].dom = NULL;
         if (*r->f1) {
-            const char *msg = cp_domain_parse(ar, r->f1, strlen(r->f1), &px.doms[k]);
+            const char *msg = cp_domain_parse(ar, r->f1, strlen(r->f1),
+                                              &px.doms[k]);
             if (msg)
-                return cp_rt_fail(e, CP_RT_EXIT_ERROR, "net rule '%.200s': %s", r->f1, msg);
+                return cp_rt_fail(e, CP_RT_EXIT_ERROR, "net rule '%.200s': %s",
+                                  r->f1, msg);
             px.rules[k].dom = &px.doms[k];
         }
         /* WHERE goes into a header: a file name with a CR or LF must
@@ -1037,14 +1075,16 @@ static int px_conf_load(const struct cp_rt_artifact *a, const char *prog, struct
         px.where[k++] = w;
     }
     px.hosts = getenv("CONFPOL_PROXY_HOSTS");
-    px.max_conns = (int)px_env_num("CONFPOL_PROXY_MAX_CONNS", CP_PX_MAX_CONNS, 1, 65536);
-    px.header_ms = (int)px_env_num("CONFPOL_PROXY_HEADER_MS", CP_PX_HEADER_MS, 10, 3600000);
+    px.max_conns = (int)px_env_num("CONFPOL_PROXY_MAX_CONNS", CP_PX_MAX_CONNS,
+                                   1, 65536);
+    px.header_ms = (int)px_env_num("CONFPOL_PROXY_HEADER_MS", CP_PX_HEADER_MS,
+                                   10, 3600000);
     const char *log = getenv("CONFPOL_PROXY_LOG");
     if (log && *log) {
         px.log_fd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
         if (px.log_fd < 0)
-            return cp_rt_fail(e, CP_RT_EXIT_ERROR, "CONFPOL_PROXY_LOG '%s': %s", log,
-                              strerror(errno));
+            return cp_rt_fail(e, CP_RT_EXIT_ERROR, "CONFPOL_PROXY_LOG '%s': %s",
+                              log, strerror(errno));
     }
     return 0;
 }
@@ -1064,14 +1104,15 @@ static int px_listen_unix(struct cp_rt_proxy *p, struct cp_rt_err *e)
 {
     const char *base = getenv("XDG_RUNTIME_DIR");
     struct stat st;
-    if (!base || base[0] != '/' || stat(base, &st) < 0 || !S_ISDIR(st.st_mode) ||
-        st.st_uid != getuid() || strlen(base) > 60)
+    if (!base || base[0] != '/' || stat(base, &st) < 0 ||
+        !S_ISDIR(st.st_mode) || st.st_uid != getuid() || strlen(base) > 60)
         base = "/tmp";
     snprintf(p->dir, sizeof p->dir, "%s/confpol-net.XXXXXX", base);
     if (!mkdtemp(p->dir)) { /* mode 0700 */
         int err = errno;
         p->dir[0] = '\0';
-        return -cp_rt_fail(e, CP_RT_EXIT_ERROR, "proxy: cannot create a private directory in %s: %s",
+        return -cp_rt_fail(e, CP_RT_EXIT_ERROR,
+                           "proxy: cannot create a private directory in %s: %s",
                            base, strerror(err));
     }
     if (snprintf(p->sock, sizeof p->sock, "%.200s/proxy.sock", p->dir) < 0)
@@ -1083,28 +1124,33 @@ static int px_listen_unix(struct cp_rt_proxy *p, struct cp_rt_err *e)
         fd = cp_rt_sock_listen((struct sockaddr *)&sun, sizeof sun);
     }
     if (fd == -2)
-        return -cp_rt_fail(e, CP_RT_EXIT_ERROR, "proxy: cannot listen on '%s': %s", p->sock,
+        return -cp_rt_fail(e, CP_RT_EXIT_ERROR,
+                           "proxy: cannot listen on '%s': %s", p->sock,
                            strerror(errno));
     if (fd < 0)
-        return -cp_rt_fail(e, CP_RT_EXIT_ERROR, "proxy: cannot create its socket '%s'", p->sock);
+        return -cp_rt_fail(e, CP_RT_EXIT_ERROR,
+                           "proxy: cannot create its socket '%s'", p->sock);
     return fd;
 }
 
-static int px_listen(enum cp_rt_proxy_listen how, struct cp_rt_proxy *p, struct cp_rt_err *e)
+static int px_listen(enum cp_rt_proxy_listen how, struct cp_rt_proxy *p,
+                     struct cp_rt_err *e)
 {
     if (how != CP_RT_PROXY_TCP)
         return px_listen_unix(p, e);
     unsigned short port;
     int fd = cp_rt_sock_loopback(&port);
     if (fd < 0)
-        return -cp_rt_fail(e, CP_RT_EXIT_ERROR, "proxy: cannot listen on 127.0.0.1: %s",
+        return -cp_rt_fail(e, CP_RT_EXIT_ERROR,
+                           "proxy: cannot listen on 127.0.0.1: %s",
                            strerror(errno));
     p->port = port;
     return fd;
 }
 
-int cp_rt_proxy_start(const struct cp_rt_artifact *a, enum cp_rt_proxy_listen how,
-                      const char *prog, struct cp_rt_proxy *p, struct cp_rt_err *e)
+int cp_rt_proxy_start(const struct cp_rt_artifact *a,
+                      enum cp_rt_proxy_listen how, const char *prog,
+                      struct cp_rt_proxy *p, struct cp_rt_err *e)
 {
     memset(p, 0, sizeof *p);
     if (px_conf_load(a, prog, e)) {
@@ -1125,7 +1171,8 @@ int cp_rt_proxy_start(const struct cp_rt_artifact *a, enum cp_rt_proxy_listen ho
         close(lfd);
         px_conf_free();
         cp_rt_proxy_stop(p, true);
-        return cp_rt_fail(e, CP_RT_EXIT_ERROR, "proxy: fork: %s", strerror(errno));
+        return cp_rt_fail(e, CP_RT_EXIT_ERROR, "proxy: fork: %s",
+                          strerror(errno));
     }
     if (pid == 0) {
         /* Dies with the runtime; out of the terminal's process group. */

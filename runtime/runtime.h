@@ -49,7 +49,8 @@ int cp_rt_fail(struct cp_rt_err *e, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* An entry point's warning: "PROG: warning: MESSAGE" on stderr (the one
  * copy for the launcher and the Landlock enforcer). */
-void cp_rt_warn(const char *prog, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void cp_rt_warn(const char *prog, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 /* ---- artifact (runtime/artifact.c) ----------------------------------- */
 
@@ -83,11 +84,11 @@ struct cp_rt_artifact {
     size_t len;
     struct cp_rt_rec *recs; /* every record, header and end included */
     size_t nrecs;
-    const char *profile;    /* "confined", "exclusive" or NULL */
+    const char *profile; /* "confined", "exclusive" or NULL */
     bool fail_open;
-    const char **params;    /* declared names, and HOME/PROJECT when used */
+    const char **params; /* declared names, and HOME/PROJECT when used */
     size_t nparams;
-    const char **needed;    /* names some record uses as its root */
+    const char **needed; /* names some record uses as its root */
     size_t nneeded;
     bool has_exec;
 };
@@ -95,8 +96,8 @@ struct cp_rt_artifact {
 /* Validates the whole stream (encoding, tags, arities, field syntax,
  * params, trailer count and SHA-256) before anything else may use it.
  * Returns 0, or CP_RT_EXIT_ERROR with e->msg saying what and where. */
-int cp_rt_artifact_parse(struct cp_rt_artifact *a, const void *data,
-                         size_t len, struct cp_rt_err *e);
+int cp_rt_artifact_parse(struct cp_rt_artifact *a, const void *data, size_t len,
+                         struct cp_rt_err *e);
 /* Reads a file (at most CP_RT_MAX_ARTIFACT bytes) and parses it. */
 int cp_rt_artifact_load(struct cp_rt_artifact *a, const char *path,
                         struct cp_rt_err *e);
@@ -127,8 +128,7 @@ int cp_rt_define_split(const char *text, struct cp_rt_define *out,
                        struct cp_rt_err *e);
 /* Checks one value: absolute, no control byte, equal to its realpath (so
  * no '..', '.', '//', trailing '/' or symlink), and a directory. */
-int cp_rt_param_check(const char *name, const char *value,
-                      struct cp_rt_err *e);
+int cp_rt_param_check(const char *name, const char *value, struct cp_rt_err *e);
 /* The one canonicalisation of a param value (spec/semantics.md, "Binding
  * params"): an explicit value must already be canonical (checked as by
  * cp_rt_param_check); an implicit one (HOME from the environment, PROJECT
@@ -144,7 +144,8 @@ char *cp_rt_param_canon(const char *name, const char *value, bool implicit,
 int cp_rt_params_bind(struct cp_rt_params *out, const char *const *needed,
                       size_t nneeded, const char *const *known, size_t nknown,
                       const struct cp_rt_define *defines, size_t ndefines,
-                      const char *home_env, const char *cwd, struct cp_rt_err *e);
+                      const char *home_env, const char *cwd,
+                      struct cp_rt_err *e);
 const char *cp_rt_params_get(const struct cp_rt_params *p, const char *name);
 void cp_rt_params_free(struct cp_rt_params *p);
 
@@ -187,10 +188,11 @@ struct cp_rt_plan {
     struct cp_rt_strv verify_ro;    /* checked read-only inside the sandbox */
     struct cp_rt_strv placeholders; /* created on the host */
     struct cp_rt_strv warnings;     /* printed on stderr before launch */
-    struct cp_rt_strv stricter;     /* enforced more strictly than written: printed too */
-    bool exec_on;                   /* an exec allow-list is in force */
-    char *proxy_sock;               /* the proxy's socket: the stage bridges to it */
-    bool unix_closed;               /* the stage closes Unix sockets (seccomp) */
+    struct cp_rt_strv
+        stricter;     /* enforced more strictly than written: printed too */
+    bool exec_on;     /* an exec allow-list is in force */
+    char *proxy_sock; /* the proxy's socket: the stage bridges to it */
+    bool unix_closed; /* the stage closes Unix sockets (seccomp) */
 };
 
 /* Derives the words from the records in order.  `unenforced_ok`: a record
@@ -209,33 +211,33 @@ void cp_rt_plan_free(struct cp_rt_plan *pl);
  * Returns 0, or CP_RT_EXIT_ERROR when bwrap's argument cap would be
  * exceeded. */
 struct cp_rt_stage {
-    const char *exe;          /* binary that runs the stage inside */
-    const char *const *argv;  /* words after exe before the stage args */
-    size_t nargv;             /* e.g. {"--stage"} or {"run", "--stage"} */
+    const char *exe;         /* binary that runs the stage inside */
+    const char *const *argv; /* words after exe before the stage args */
+    size_t nargv;            /* e.g. {"--stage"} or {"run", "--stage"} */
 };
-int cp_rt_args_stream(const struct cp_rt_plan *pl, char *const *cmd, size_t ncmd,
-                      struct cp_rt_strv *bwrap_words, struct cp_rt_strv *stage_words,
-                      struct cp_rt_err *e);
+int cp_rt_args_stream(const struct cp_rt_plan *pl, char *const *cmd,
+                      size_t ncmd, struct cp_rt_strv *bwrap_words,
+                      struct cp_rt_strv *stage_words, struct cp_rt_err *e);
 
 /* ---- launch (runtime/launch.c) --------------------------------------- */
 
 /* Which enforcer applies the artifact (spec/runtime.md §12). */
 enum cp_rt_enforcer {
-    CP_RT_ENF_AUTO,     /* bwrap when it can create its namespaces, else Landlock */
-    CP_RT_ENF_BWRAP,    /* bubblewrap + the Landlock stage inside (exec lists) */
+    CP_RT_ENF_AUTO, /* bwrap when it can create its namespaces, else Landlock */
+    CP_RT_ENF_BWRAP, /* bubblewrap + the Landlock stage inside (exec lists) */
     CP_RT_ENF_LANDLOCK, /* Landlock (+ a seccomp filter) alone, no namespace */
 };
 
 struct cp_rt_launch {
-    const char *prog;         /* message prefix: "confpol-run", "confpol run" */
+    const char *prog; /* message prefix: "confpol-run", "confpol run" */
     struct cp_rt_stage stage;
-    char *const *cmd;         /* CMD [ARG]..., NULL-terminated */
+    char *const *cmd; /* CMD [ARG]..., NULL-terminated */
     size_t ncmd;
-    bool allow_unenforced;    /* --allow-unenforced */
+    bool allow_unenforced; /* --allow-unenforced */
     enum cp_rt_enforcer enforcer;
-    bool quiet;               /* -q: no enforcer line, no notes */
-    bool dry_run;             /* --dry-run: print the plan, run nothing */
-    bool explain;             /* --explain-denials */
+    bool quiet;   /* -q: no enforcer line, no notes */
+    bool dry_run; /* --dry-run: print the plan, run nothing */
+    bool explain; /* --explain-denials */
     /* Set by cp_rt_run for --enforcer auto: cp_rt_run_bwrap returns
      * CP_RT_FALLBACK with the reason here instead of failing when bwrap is
      * missing or cannot create its namespaces. */
@@ -248,8 +250,8 @@ struct cp_rt_launch {
 /* Applies the artifact and runs the command; returns the exit status to
  * use (the command's, or 125/126/127).  May not return: when it runs the
  * command unconfined (fail open) it execs it. */
-int cp_rt_run_bwrap(const struct cp_rt_artifact *a, const struct cp_rt_params *p,
-                    const struct cp_rt_launch *l);
+int cp_rt_run_bwrap(const struct cp_rt_artifact *a,
+                    const struct cp_rt_params *p, const struct cp_rt_launch *l);
 /* Runs the command without any confinement (exec); returns 126/127 only
  * when the exec fails. */
 int cp_rt_exec_unconfined(const char *prog, char *const *cmd);
@@ -265,7 +267,8 @@ char *cp_rt_find_bwrap(void);
 /* Matches of a glob record's pattern under root, in byte order, a match
  * beneath an earlier one dropped; -1 when over the limits (out holds the
  * matches found so far).  out is always initialised. */
-int cp_rt_glob_matches(const char *root, const char *pat, struct cp_rt_strv *out);
+int cp_rt_glob_matches(const char *root, const char *pat,
+                       struct cp_rt_strv *out);
 
 /* ---- Landlock stage (runtime/landlock.c) ------------------------------- */
 
@@ -286,23 +289,24 @@ void cp_rt_exec_grants(char *const *execs, size_t nexec, const char *cmd,
 /* ---- Landlock enforcer (runtime/ll_enforce.c, runtime/ll_seccomp.c) ---- */
 
 /* Features found by trying each one (not only the ABI number). */
-#define CP_LL_F_REFER    0x01u /* ABI 2 */
+#define CP_LL_F_REFER 0x01u    /* ABI 2 */
 #define CP_LL_F_TRUNCATE 0x02u /* ABI 3 */
-#define CP_LL_F_NET      0x04u /* ABI 4: TCP bind/connect */
-#define CP_LL_F_IOCTL    0x08u /* ABI 5 */
-#define CP_LL_F_SCOPE    0x10u /* ABI 6: abstract Unix sockets, signals */
-#define CP_LL_F_LOG      0x20u /* ABI 7: audit log flags */
+#define CP_LL_F_NET 0x04u      /* ABI 4: TCP bind/connect */
+#define CP_LL_F_IOCTL 0x08u    /* ABI 5 */
+#define CP_LL_F_SCOPE 0x10u    /* ABI 6: abstract Unix sockets, signals */
+#define CP_LL_F_LOG 0x20u      /* ABI 7: audit log flags */
 
 struct cp_ll_features {
     int kernel_abi; /* reported by the kernel, or -errno */
-    int abi;        /* the ABI used: kernel_abi capped by the test-only setting */
-    unsigned feat;  /* CP_LL_F_* present and within the cap */
+    int abi; /* the ABI used: kernel_abi capped by the test-only setting */
+    unsigned feat;         /* CP_LL_F_* present and within the cap */
     const char *capped_by; /* name of the test-only setting when it capped */
 };
 /* Probes Landlock; CONFPOL_TEST_LANDLOCK_ABI (test-only) caps the ABI. */
 void cp_ll_probe(struct cp_ll_features *f);
 /* One line: "ABI 7 (kernel ABI 7; refer truncate net ioctl-dev scope log)". */
-void cp_ll_features_text(const struct cp_ll_features *f, char *buf, size_t size);
+void cp_ll_features_text(const struct cp_ll_features *f, char *buf,
+                         size_t size);
 
 struct cp_ll_grant {
     char *path;
@@ -314,23 +318,25 @@ struct cp_ll_plan {
     uint64_t handled_fs;
     struct cp_ll_grant *g;
     size_t ng, capg;
-    bool net_deny;         /* TCP bind/connect denied; other sockets filtered */
-    bool unix_deny;        /* socket(AF_UNIX) refused (no scope, net denied) */
-    bool no_truncate;      /* ABI < 3: truncation filtered by seccomp */
-    bool scope;            /* abstract Unix sockets and signals scoped */
+    bool net_deny;    /* TCP bind/connect denied; other sockets filtered */
+    bool unix_deny;   /* socket(AF_UNIX) refused (no scope, net denied) */
+    bool no_truncate; /* ABI < 3: truncation filtered by seccomp */
+    bool scope;       /* abstract Unix sockets and signals scoped */
     bool drop_caps;
     bool exec_on;
-    char *chdir;                /* --chdir of the artifact, or NULL */
-    struct cp_rt_strv notes;    /* stricter than written: printed (not with -q) */
-    struct cp_rt_strv partial;  /* partly enforced (metadata, the loader): always printed */
+    char *chdir;             /* --chdir of the artifact, or NULL */
+    struct cp_rt_strv notes; /* stricter than written: printed (not with -q) */
+    struct cp_rt_strv
+        partial; /* partly enforced (metadata, the loader): always printed */
     struct cp_rt_strv warnings; /* not enforced (fail open): always printed */
 };
 
 /* Lowers the records for Landlock (spec/runtime.md §12).  A record that
  * cannot be enforced fails with CP_RT_EXIT_CANNOT unless unenforced_ok. */
 int cp_ll_plan_build(struct cp_ll_plan *pl, const struct cp_rt_artifact *a,
-                     const struct cp_rt_params *p, const struct cp_ll_features *f,
-                     const char *cmd, bool unenforced_ok, struct cp_rt_err *e);
+                     const struct cp_rt_params *p,
+                     const struct cp_ll_features *f, const char *cmd,
+                     bool unenforced_ok, struct cp_rt_err *e);
 void cp_ll_plan_free(struct cp_ll_plan *pl);
 
 struct cp_ll_seccomp {
@@ -354,8 +360,9 @@ int cp_rt_bwrap_probe(const char *bwrap, char *why, size_t size);
 int cp_rt_sb_params(const char *text, size_t len, struct cp_rt_strv *names,
                     struct cp_rt_err *e);
 /* Names from the ";; confpol-ancestors NAME" lines (each one of names). */
-int cp_rt_sb_ancestors(const char *text, size_t len, const struct cp_rt_strv *names,
-                       struct cp_rt_strv *anc, struct cp_rt_err *e);
+int cp_rt_sb_ancestors(const char *text, size_t len,
+                       const struct cp_rt_strv *names, struct cp_rt_strv *anc,
+                       struct cp_rt_err *e);
 /* The anchored AppleMatch regex of "/" and every proper ancestor of the
  * absolute path value (malloc'ed): the value of -D NAME:ancestors. */
 char *cp_rt_sb_ancestors_regex(const char *value);

@@ -41,7 +41,8 @@ int cp_rt_sb_params(const char *text, size_t len, struct cp_rt_strv *names,
         }
         if (!ok) {
             cp_rt_strv_free(names);
-            return cp_rt_fail(e, CP_RT_EXIT_ERROR, "invalid profile: bad param line '%.*s'",
+            return cp_rt_fail(e, CP_RT_EXIT_ERROR,
+                              "invalid profile: bad param line '%.*s'",
                               (int)(n > 200 ? 200 : n), line);
         }
         char buf[128];
@@ -56,8 +57,9 @@ int cp_rt_sb_params(const char *text, size_t len, struct cp_rt_strv *names,
     return 0;
 }
 
-int cp_rt_sb_ancestors(const char *text, size_t len, const struct cp_rt_strv *names,
-                       struct cp_rt_strv *anc, struct cp_rt_err *e)
+int cp_rt_sb_ancestors(const char *text, size_t len,
+                       const struct cp_rt_strv *names, struct cp_rt_strv *anc,
+                       struct cp_rt_err *e)
 {
     memset(anc, 0, sizeof *anc);
     size_t plen = strlen(SB_ANC_PREFIX);
@@ -75,9 +77,10 @@ int cp_rt_sb_ancestors(const char *text, size_t len, const struct cp_rt_strv *na
             known = strlen(names->v[j]) == k && !memcmp(names->v[j], name, k);
         if (!known) {
             cp_rt_strv_free(anc);
-            return cp_rt_fail(e, CP_RT_EXIT_ERROR,
-                              "invalid profile: ancestors of an undeclared param '%.*s'",
-                              (int)(n > 200 ? 200 : n), line);
+            return cp_rt_fail(
+                e, CP_RT_EXIT_ERROR,
+                "invalid profile: ancestors of an undeclared param '%.*s'",
+                (int)(n > 200 ? 200 : n), line);
         }
         char buf[128];
         memcpy(buf, name, k);
@@ -143,7 +146,8 @@ int cp_rt_sb_argv(const char *profile_path, const struct cp_rt_strv *names,
         const char *v = cp_rt_params_get(p, names->v[i]);
         if (!v) {
             cp_rt_strv_free(out);
-            return cp_rt_fail(e, CP_RT_EXIT_ERROR, "param %s is unbound; pass -D %s=DIR",
+            return cp_rt_fail(e, CP_RT_EXIT_ERROR,
+                              "param %s is unbound; pass -D %s=DIR",
                               names->v[i], names->v[i]);
         }
         cp_rt_strv_push(out, "-D");
@@ -158,8 +162,9 @@ int cp_rt_sb_argv(const char *profile_path, const struct cp_rt_strv *names,
         const char *v = cp_rt_params_get(p, anc->v[i]);
         if (!v) {
             cp_rt_strv_free(out);
-            return cp_rt_fail(e, CP_RT_EXIT_ERROR, "param %s is unbound; pass -D %s=DIR",
-                              anc->v[i], anc->v[i]);
+            return cp_rt_fail(e, CP_RT_EXIT_ERROR,
+                              "param %s is unbound; pass -D %s=DIR", anc->v[i],
+                              anc->v[i]);
         }
         char *re = cp_rt_sb_ancestors_regex(v);
         char *kv = cp_xmalloc(strlen(anc->v[i]) + strlen(re) + 16);
@@ -186,7 +191,8 @@ int cp_rt_run_sbpl(const char *prog, const char *profile_path,
     (void)cmd;
     (void)ncmd;
     fprintf(stderr,
-            "%s: '%s' is a macOS Seatbelt profile: applying it needs sandbox-exec, which only "
+            "%s: '%s' is a macOS Seatbelt profile: applying it needs "
+            "sandbox-exec, which only "
             "macOS has; on Linux use the .bwrap artifact\n",
             prog, profile_path);
     return CP_RT_EXIT_CANNOT;
@@ -228,15 +234,16 @@ int cp_rt_run_sbpl(const char *prog, const char *profile_path,
     struct cp_rt_params params;
     char cwd[4096];
     const char *cwdp = getcwd(cwd, sizeof cwd);
-    if (cp_rt_params_bind(&params, (const char *const *)names.v, names.n, NULL, 0, defines,
-                          ndefines, getenv("HOME"), cwdp, &e)) {
+    if (cp_rt_params_bind(&params, (const char *const *)names.v, names.n, NULL,
+                          0, defines, ndefines, getenv("HOME"), cwdp, &e)) {
         cp_rt_strv_free(&names);
         cp_rt_strv_free(&anc);
         fprintf(stderr, "%s: %s\n", prog, e.msg);
         return e.status;
     }
     struct cp_rt_strv argv;
-    int rc = cp_rt_sb_argv(profile_path, &names, &anc, &params, cmd, ncmd, &argv, &e);
+    int rc = cp_rt_sb_argv(profile_path, &names, &anc, &params, cmd, ncmd,
+                           &argv, &e);
     cp_rt_strv_free(&names);
     cp_rt_strv_free(&anc);
     cp_rt_params_free(&params);
@@ -247,7 +254,8 @@ int cp_rt_run_sbpl(const char *prog, const char *profile_path,
     fflush(NULL);
     execvp("/usr/bin/sandbox-exec", argv.v);
     int err = errno;
-    fprintf(stderr, "%s: cannot execute /usr/bin/sandbox-exec: %s\n", prog, strerror(err));
+    fprintf(stderr, "%s: cannot execute /usr/bin/sandbox-exec: %s\n", prog,
+            strerror(err));
     cp_rt_strv_free(&argv);
     return CP_RT_EXIT_CANNOT;
 #endif

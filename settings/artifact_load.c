@@ -10,13 +10,14 @@
  * ====================================================================== */
 
 const char *const cp_sandbox_bools[4] = {
-    "enabled", "failIfUnavailable", "allowUnsandboxedCommands",
+    "enabled",
+    "failIfUnavailable",
+    "allowUnsandboxedCommands",
     "autoAllowBashIfSandboxed",
 };
 /* The value of each boolean that gives less protection (ORDER: as above). */
 const bool cp_sandbox_looser[4] = {false, false, true, true};
-const char *const cp_fs_lists[3] = {"allowWrite", "denyWrite",
-                                          "denyRead"};
+const char *const cp_fs_lists[3] = {"allowWrite", "denyWrite", "denyRead"};
 const char *const cp_perm_lists[2] = {"deny", "ask"};
 
 static bool art_strarr(const struct cp_jnode *x)
@@ -41,7 +42,8 @@ static const char *art_conf(struct art *t)
     struct cp_jnode *v;
     t->conf = cp_json_get(t->root, "confpol", NULL);
     if (!t->conf || t->conf->type != CP_J_OBJ)
-        return "no \"confpol\" object (not built by confpol build --target claude)";
+        return "no \"confpol\" object (not built by confpol build --target "
+               "claude)";
     v = cp_json_get(t->conf, "version", NULL);
     if (!v || v->type != CP_J_NUM || strcmp(v->s, "1") != 0)
         return "\"confpol.version\" is not 1";

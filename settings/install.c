@@ -22,10 +22,10 @@ struct chg {
     enum chg_op op;
     const char *path[MAXPATH];
     size_t np;
-    struct cp_jnode *value; /* SET: the value written */
+    struct cp_jnode *value;  /* SET: the value written */
     struct cp_jnode *values; /* ADD: the strings appended, in order */
-    struct cp_jnode *prev;  /* SET: the value replaced, or NULL */
-    const char *command;    /* HOOK */
+    struct cp_jnode *prev;   /* SET: the value replaced, or NULL */
+    const char *command;     /* HOOK */
 };
 
 struct inst {
@@ -92,7 +92,8 @@ static bool do_set(struct inst *in, const char *const *path, size_t np,
     struct chg *c = chg_new(in, CH_SET, path, np);
     c->value = val;
     if (cur) {
-        c->prev = cp_json_copy(in->d.a, cur); /* the tree goes with the splice */
+        c->prev = cp_json_copy(in->d.a,
+                               cur); /* the tree goes with the splice */
         return cp_doc_set_value(&in->d, cur, val);
     }
     struct cp_jnode *parent = cp_doc_at(&in->d, path, np - 1);
@@ -108,7 +109,8 @@ static bool hook_present(const struct cp_jnode *pre, const char *cmd,
         const struct cp_jnode *hs = cp_json_get(g, "hooks", NULL);
         /* the matcher install writes, or the Bash-only one of earlier
          * versions (so that uninstall finds what they installed) */
-        if ((!cp_json_str_is(m, CP_GATE_HOOK_MATCHER, strlen(CP_GATE_HOOK_MATCHER)) &&
+        if ((!cp_json_str_is(m, CP_GATE_HOOK_MATCHER,
+                             strlen(CP_GATE_HOOK_MATCHER)) &&
              !cp_json_str_is(m, "Bash", 4)) ||
             !hs || hs->type != CP_J_ARR)
             continue;
@@ -136,8 +138,9 @@ static struct cp_jnode *chg_node(struct cp_arena *a, const struct chg *c)
     if (c->command)
         cp_json_set(a, o, "command",
                     cp_json_str(a, c->command, strlen(c->command)));
-    cp_json_set(a, o, "op", cp_json_str(a, cp_chg_names[c->op],
-                                        strlen(cp_chg_names[c->op])));
+    cp_json_set(
+        a, o, "op",
+        cp_json_str(a, cp_chg_names[c->op], strlen(cp_chg_names[c->op])));
     cp_json_set(a, o, "path", p);
     if (c->prev)
         cp_json_set(a, o, "previous", c->prev);
@@ -147,7 +150,6 @@ static struct cp_jnode *chg_node(struct cp_arena *a, const struct chg *c)
         cp_json_set(a, o, "values", c->values);
     return o;
 }
-
 
 static bool install_sandbox(struct inst *in, const struct art *t)
 {
@@ -251,7 +253,7 @@ static struct cp_jnode *find_record(const struct cp_jnode *recs,
     for (size_t i = 0; recs && recs->type == CP_J_ARR && i < recs->n; i++) {
         struct cp_jnode *r = recs->items[i];
         if (cp_json_str_is(cp_json_get(r, "artifact", NULL), artifact,
-                   strlen(artifact))) {
+                           strlen(artifact))) {
             if (index)
                 *index = i;
             return r;
@@ -271,8 +273,7 @@ static bool install_allowed(const struct cp_settings_env *env,
                          "a settings file cannot name it\n");
         return false;
     }
-    if (t->project_relative &&
-        !cp_settings_is_project(env)) {
+    if (t->project_relative && !cp_settings_is_project(env)) {
         cp_buf_printf(err,
                       "the artifact has project-relative paths ('./x', "
                       "'/x'), which mean the project only in a project "
@@ -310,9 +311,9 @@ static struct cp_jnode *hook_group(struct cp_arena *a, const char *cmd)
     cp_json_push(a, hs, h);
     struct cp_jnode *g = cp_json_new(a, CP_J_OBJ);
     cp_json_set(a, g, "hooks", hs);
-    cp_json_set(a, g, "matcher",
-                cp_json_str(a, CP_GATE_HOOK_MATCHER,
-                            strlen(CP_GATE_HOOK_MATCHER)));
+    cp_json_set(
+        a, g, "matcher",
+        cp_json_str(a, CP_GATE_HOOK_MATCHER, strlen(CP_GATE_HOOK_MATCHER)));
     return g;
 }
 
@@ -323,8 +324,7 @@ static bool install_hook(struct inst *in, const struct cp_settings_env *env,
     struct cp_arena *a = in->d.a;
     const char *path[MAXPATH] = {"hooks", "PreToolUse"};
     const char *cmd = cp_settings_hook_command(a, env->confpol_path,
-                                               env->artifact_path, art,
-                                               alen);
+                                               env->artifact_path, art, alen);
     if (!ensure(in, path, 1, CP_J_OBJ))
         return false;
     struct cp_jnode *pre = ensure(in, path, 2, CP_J_ARR);
@@ -392,8 +392,8 @@ static bool install_edits(struct inst *in, const struct cp_settings_env *env,
  * file still loosens the policy (and install does not remove user
  * entries) is a reason to refuse. */
 static bool install_verified(const struct cp_settings_env *env,
-                             const struct doc *d, const char *art,
-                             size_t alen, struct cp_buf *err)
+                             const struct doc *d, const char *art, size_t alen,
+                             struct cp_buf *err)
 {
     struct cp_buf rep = {0};
     int gaps = cp_settings_verify(env, d->text.data, d->text.len, art, alen,
@@ -449,8 +449,7 @@ static size_t chg_op_of(const struct cp_jnode *op)
 {
     size_t k;
     for (k = 0; k < 4; k++)
-        if (op && op->type == CP_J_STR &&
-            strcmp(op->s, cp_chg_names[k]) == 0 &&
+        if (op && op->type == CP_J_STR && strcmp(op->s, cp_chg_names[k]) == 0 &&
             op->len == strlen(cp_chg_names[k]))
             break;
     return k;
@@ -514,7 +513,7 @@ static bool undo_tail(struct doc *d, const struct chg *c, size_t *removed)
     size_t base = x->n - k;
     for (size_t i = 0; i < k; i++)
         if (!cp_json_str_is(x->items[base + i], c->values->items[i]->s,
-                    c->values->items[i]->len))
+                            c->values->items[i]->len))
             return false;
     *removed += k;
     if (base == 0)
@@ -621,8 +620,8 @@ int cp_settings_uninstall(const struct cp_settings_env *env, const char *live,
     if (!cp_doc_check_place(&d, rpath, 1, W_OBJARR, err))
         goto out;
     size_t ri;
-    struct cp_jnode *rec =
-        find_record(cp_doc_at(&d, rpath, 1), env->artifact_path, &ri);
+    struct cp_jnode *rec = find_record(cp_doc_at(&d, rpath, 1),
+                                       env->artifact_path, &ri);
     if (!rec) {
         cp_buf_add(out, d.text.data, d.text.len);
         rc = 0;

@@ -33,13 +33,19 @@ struct sv {
 static const char *sv_type_name(const struct cp_jnode *x)
 {
     switch (x->type) {
-    case CP_J_NULL: return "null";
+    case CP_J_NULL:
+        return "null";
     case CP_J_FALSE:
-    case CP_J_TRUE: return "a boolean";
-    case CP_J_NUM: return "a number";
-    case CP_J_STR: return "a string";
-    case CP_J_ARR: return "an array";
-    case CP_J_OBJ: return "an object";
+    case CP_J_TRUE:
+        return "a boolean";
+    case CP_J_NUM:
+        return "a number";
+    case CP_J_STR:
+        return "a string";
+    case CP_J_ARR:
+        return "an array";
+    case CP_J_OBJ:
+        return "an object";
     }
     return "?";
 }
@@ -75,7 +81,9 @@ static void sv_report(struct sv *v, const char *fmt, ...)
 /* Keys whose values the client filters element by element (a bad element
  * is dropped with a warning, the file still loads): not checked here. */
 static const char *const sv_lenient[] = {
-    "permissions.allow", "permissions.ask", "permissions.deny",
+    "permissions.allow",
+    "permissions.ask",
+    "permissions.deny",
 };
 
 /* Enumerations the client narrows: defaultMode "delegate" makes the
@@ -85,8 +93,8 @@ struct sv_enum {
     const char *const *values;
 };
 static const char *const sv_modes[] = {
-    "acceptEdits", "auto", "bypassPermissions", "default", "dontAsk",
-    "manual",      "plan", NULL,
+    "acceptEdits", "auto", "bypassPermissions", "default", "dontAsk", "manual",
+    "plan",        NULL,
 };
 static const char *const sv_on_failure[] = {"continue", "block", NULL};
 static const struct sv_enum sv_enums[] = {
@@ -131,12 +139,17 @@ static bool sv_is_type(const struct cp_jnode *x, const char *t, size_t tl)
 {
 #define SV_T(lit) (tl == sizeof lit - 1 && memcmp(t, lit, tl) == 0)
     switch (x->type) {
-    case CP_J_NULL: return SV_T("null");
+    case CP_J_NULL:
+        return SV_T("null");
     case CP_J_FALSE:
-    case CP_J_TRUE: return SV_T("boolean");
-    case CP_J_STR: return SV_T("string");
-    case CP_J_ARR: return SV_T("array");
-    case CP_J_OBJ: return SV_T("object");
+    case CP_J_TRUE:
+        return SV_T("boolean");
+    case CP_J_STR:
+        return SV_T("string");
+    case CP_J_ARR:
+        return SV_T("array");
+    case CP_J_OBJ:
+        return SV_T("object");
     case CP_J_NUM:
         if (SV_T("number"))
             return true;
@@ -264,9 +277,9 @@ static void sv_object(struct sv *v, const struct cp_jnode *s,
         const struct cp_jmember *m = &x->members[i];
         if (strlen(m->key) != m->klen)
             continue; /* a key with NUL is no key the client reads */
-        const struct cp_jnode *ps =
-            props && props->type == CP_J_OBJ ? cp_json_get(props, m->key, NULL)
-                                             : NULL;
+        const struct cp_jnode *ps = props && props->type == CP_J_OBJ
+                                        ? cp_json_get(props, m->key, NULL)
+                                        : NULL;
         /* additionalProperties: false is not applied: the client keeps or
          * strips unknown keys silently and loads the file. */
         if (!ps && addl && addl->type == CP_J_OBJ)
@@ -329,8 +342,8 @@ static const struct cp_jnode *sv_branch(const struct cp_jnode *alts,
         for (size_t j = 0; props && props->type == CP_J_OBJ && j < props->n;
              j++) {
             const struct cp_jnode *c = sv_kw(props->members[j].val, "const");
-            const struct cp_jnode *have =
-                cp_json_get(x, props->members[j].key, NULL);
+            const struct cp_jnode *have = cp_json_get(x, props->members[j].key,
+                                                      NULL);
             if (c && have && cp_json_equal(c, have))
                 return alts->items[i];
         }
@@ -361,8 +374,7 @@ static const struct cp_jnode *sv_ref(const struct sv *v,
     static const char pre[] = "#/$defs/";
     if (r->type != CP_J_STR || strncmp(r->s, pre, sizeof pre - 1) != 0)
         return NULL;
-    return cp_json_get(sv_kw(v->schema, "$defs"), r->s + sizeof pre - 1,
-                       NULL);
+    return cp_json_get(sv_kw(v->schema, "$defs"), r->s + sizeof pre - 1, NULL);
 }
 
 static void sv_check(struct sv *v, const struct cp_jnode *s,

@@ -66,7 +66,8 @@ static char *line_indent(const struct doc *d, size_t pos)
     size_t ls = pos, e;
     while (ls > 0 && d->text.data[ls - 1] != '\n')
         ls--;
-    for (e = ls; e < pos && (d->text.data[e] == ' ' || d->text.data[e] == '\t');)
+    for (e = ls;
+         e < pos && (d->text.data[e] == ' ' || d->text.data[e] == '\t');)
         e++;
     return cp_arena_strndup(d->a, d->text.data + ls, e - ls);
 }
@@ -183,8 +184,8 @@ bool cp_doc_remove_item(struct doc *d, struct cp_jnode *arr, size_t i)
     if (arr->n == 1)
         return cp_doc_splice(d, arr->start, arr->end, "[]", 2);
     if (i > 0)
-        return cp_doc_splice(d, arr->items[i - 1]->end, arr->items[i]->end,
-                             "", 0);
+        return cp_doc_splice(d, arr->items[i - 1]->end, arr->items[i]->end, "",
+                             0);
     return cp_doc_splice(d, arr->items[0]->start, arr->items[1]->start, "", 0);
 }
 
@@ -236,13 +237,19 @@ static const char *path_text(struct cp_arena *a, const char *const *path,
 static const char *cp_doc_type_name(enum cp_jtype t)
 {
     switch (t) {
-    case CP_J_NULL: return "null";
+    case CP_J_NULL:
+        return "null";
     case CP_J_FALSE:
-    case CP_J_TRUE: return "a boolean";
-    case CP_J_NUM: return "a number";
-    case CP_J_STR: return "a string";
-    case CP_J_ARR: return "an array";
-    case CP_J_OBJ: return "an object";
+    case CP_J_TRUE:
+        return "a boolean";
+    case CP_J_NUM:
+        return "a number";
+    case CP_J_STR:
+        return "a string";
+    case CP_J_ARR:
+        return "an array";
+    case CP_J_OBJ:
+        return "an object";
     }
     return "?";
 }
@@ -250,12 +257,12 @@ static const char *cp_doc_type_name(enum cp_jtype t)
 /* Checks the place at path and every object on the way: right type when
  * present, no duplicate keys.  Appends a reason to err and returns false
  * otherwise. */
-static bool check_place1(const struct doc *d, const char *const *path,
-                         size_t n, enum want w, struct cp_buf *err);
+static bool check_place1(const struct doc *d, const char *const *path, size_t n,
+                         enum want w, struct cp_buf *err);
 
 /* As check_place1, but a reason already given is not repeated. */
-bool cp_doc_check_place(const struct doc *d, const char *const *path,
-                        size_t n, enum want w, struct cp_buf *err)
+bool cp_doc_check_place(const struct doc *d, const char *const *path, size_t n,
+                        enum want w, struct cp_buf *err)
 {
     struct cp_buf one = {0};
     bool ok = check_place1(d, path, n, w, &one);
@@ -265,8 +272,8 @@ bool cp_doc_check_place(const struct doc *d, const char *const *path,
     return ok;
 }
 
-static bool check_place1(const struct doc *d, const char *const *path,
-                         size_t n, enum want w, struct cp_buf *err)
+static bool check_place1(const struct doc *d, const char *const *path, size_t n,
+                         enum want w, struct cp_buf *err)
 {
     const struct cp_jnode *x = d->root;
     for (size_t i = 0; i < n; i++) {
@@ -331,8 +338,9 @@ bool cp_doc_open(struct doc *d, struct cp_arena *a, const char *live,
         return false;
     }
     if (d->root->type != CP_J_OBJ) {
-        cp_buf_printf(err, "settings file: the top level is %s, expected an "
-                           "object\n",
+        cp_buf_printf(err,
+                      "settings file: the top level is %s, expected an "
+                      "object\n",
                       cp_doc_type_name(d->root->type));
         return false;
     }

@@ -220,7 +220,8 @@ static void verify_filesystem(struct vfy *v, const struct cp_jnode *sb,
     if (live_true(cp_json_get(fs, "disabled", NULL)))
         gap(v, "sandbox.filesystem.disabled is true");
     need_all(v, cp_json_get(fs, "denyWrite", NULL),
-             cp_json_get(afs, "denyWrite", NULL), "sandbox.filesystem.denyWrite");
+             cp_json_get(afs, "denyWrite", NULL),
+             "sandbox.filesystem.denyWrite");
     need_all(v, cp_json_get(fs, "denyRead", NULL),
              cp_json_get(afs, "denyRead", NULL), "sandbox.filesystem.denyRead");
     only_these(v, cp_json_get(fs, "allowWrite", NULL),
@@ -308,9 +309,10 @@ static const char *gate_matcher_problem(struct vfy *v,
                                              "NotebookEdit", NULL};
     for (size_t k = 0; file_tools[k]; k++)
         if (!matcher_covers(matcher, file_tools[k]))
-            return cp_arena_printf(v->a, "the gate hook's matcher does "
-                                         "not cover the %s tool (what "
-                                         "it writes is not scanned)",
+            return cp_arena_printf(v->a,
+                                   "the gate hook's matcher does "
+                                   "not cover the %s tool (what "
+                                   "it writes is not scanned)",
                                    file_tools[k]);
     return NULL;
 }
@@ -331,21 +333,24 @@ static const char *gate_artifact_problem(struct vfy *v, const char *path,
     cp_buf_free(&ab);
     cp_buf_free(&aerr);
     if (!ok)
-        return cp_arena_printf(v->a, "the gate hook reads '%s', "
-                                     "which is missing or not a "
-                                     "confpol artifact",
+        return cp_arena_printf(v->a,
+                               "the gate hook reads '%s', "
+                               "which is missing or not a "
+                               "confpol artifact",
                                path);
     if (!pinned)
-        return cp_arena_printf(v->a, "the gate hook pins a SHA-256 "
-                                     "that '%s' no longer has (it "
-                                     "changed after install; the "
-                                     "hook denies or asks every "
-                                     "call)",
+        return cp_arena_printf(v->a,
+                               "the gate hook pins a SHA-256 "
+                               "that '%s' no longer has (it "
+                               "changed after install; the "
+                               "hook denies or asks every "
+                               "call)",
                                path);
     if (!gates_equal(ht.gates, t->gates) || ht.fail_closed != t->fail_closed)
-        return cp_arena_printf(v->a, "the gate hook reads '%s', "
-                                     "whose gate table differs "
-                                     "from the policy's",
+        return cp_arena_printf(v->a,
+                               "the gate hook reads '%s', "
+                               "whose gate table differs "
+                               "from the policy's",
                                path);
     return NULL;
 }
@@ -362,8 +367,9 @@ static const char *gate_hook_problem(struct vfy *v,
     if (bad)
         return bad;
     if (!env->is_exec || !env->is_exec(w[0], env->ud))
-        return cp_arena_printf(v->a, "the gate hook runs '%s', which "
-                                     "is not an executable file",
+        return cp_arena_printf(v->a,
+                               "the gate hook runs '%s', which "
+                               "is not an executable file",
                                w[0]);
     return gate_artifact_problem(v, w[2], pin, t);
 }
@@ -424,7 +430,8 @@ static bool policy_asks(const struct art *t, const struct cp_jnode *aask)
 {
     bool asks = aask && aask->n;
     for (size_t i = 0; !asks && i < t->gates->n; i++)
-        asks = cp_json_str_is(cp_json_get(t->gates->items[i], "verdict", NULL), "ask", 3);
+        asks = cp_json_str_is(cp_json_get(t->gates->items[i], "verdict", NULL),
+                              "ask", 3);
     return asks;
 }
 
@@ -441,21 +448,25 @@ static void verify_permissions(struct vfy *v, const struct cp_jnode *root,
     const struct cp_jnode *adeny = cp_json_get(t->perm, "deny", NULL);
     const struct cp_jnode *aask = cp_json_get(t->perm, "ask", NULL);
     need_all(v, ldeny, adeny, "permissions.deny");
-    struct cp_strset sask = cp_strset_of(v->a, lask), sdeny = cp_strset_of(v->a, ldeny);
+    struct cp_strset sask = cp_strset_of(v->a, lask),
+                     sdeny = cp_strset_of(v->a, ldeny);
     for (size_t i = 0; aask && i < aask->n; i++) {
         const struct cp_jnode *r = aask->items[i];
-        if (!cp_strset_has(&sask, r->s, r->len) && !cp_strset_has(&sdeny, r->s, r->len))
+        if (!cp_strset_has(&sask, r->s, r->len) &&
+            !cp_strset_has(&sdeny, r->s, r->len))
             gap(v, "permissions.ask lacks %s", jstr(v->a, r));
     }
     const struct cp_jnode *allow = cp_json_get(perm, "allow", NULL);
-    for (size_t i = 0; t->sandbox && allow && allow->type == CP_J_ARR &&
-                       i < allow->n; i++)
+    for (size_t i = 0;
+         t->sandbox && allow && allow->type == CP_J_ARR && i < allow->n; i++)
         if (is_edit_allow(allow->items[i]))
-            gap(v, "permissions.allow holds %s: Claude Code adds Edit allow "
-                   "rules to the Bash sandbox's writable paths",
+            gap(v,
+                "permissions.allow holds %s: Claude Code adds Edit allow "
+                "rules to the Bash sandbox's writable paths",
                 jstr(v->a, allow->items[i]));
     if (policy_asks(t, aask) &&
-        cp_json_str_is(cp_json_get(perm, "defaultMode", NULL), "bypassPermissions", 17))
+        cp_json_str_is(cp_json_get(perm, "defaultMode", NULL),
+                       "bypassPermissions", 17))
         gap(v, "permissions.defaultMode is \"bypassPermissions\": ask rules "
                "are not asked");
 }
@@ -495,11 +506,11 @@ int cp_settings_verify(const struct cp_settings_env *env, const char *live,
         goto out;
     /* A file the client skips enforces nothing, whatever it holds. */
     v.gaps += cp_settings_schema_check(a, root, llen, report);
-    if (t.project_relative &&
-        !cp_settings_is_project(env))
-        gap(&v, "the artifact's project-relative paths ('./x', '/x') do not "
-                "mean the project in '%s' (not PROJECT/.claude/settings.json "
-                "or settings.local.json)",
+    if (t.project_relative && !cp_settings_is_project(env))
+        gap(&v,
+            "the artifact's project-relative paths ('./x', '/x') do not "
+            "mean the project in '%s' (not PROJECT/.claude/settings.json "
+            "or settings.local.json)",
             env->settings_path);
     if (t.sandbox)
         verify_sandbox(&v, root, &t);

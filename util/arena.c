@@ -21,7 +21,7 @@
 struct cp_chunk {
     struct cp_chunk *next;
     size_t size, used;
-    size_t maplen; /* mapped with cp_chunk_map: bytes to unmap, else 0 */
+    size_t maplen;      /* mapped with cp_chunk_map: bytes to unmap, else 0 */
     max_align_t data[]; /* aligned for any type */
 };
 
@@ -29,7 +29,8 @@ struct cp_chunk {
 static struct cp_chunk *cp_chunk_new(size_t size)
 {
     struct cp_chunk *c = NULL;
-    size_t len = (sizeof(*c) + size + CP_ARENA_MAP - 1) & ~(size_t)(CP_ARENA_MAP - 1);
+    size_t len = (sizeof(*c) + size + CP_ARENA_MAP - 1) &
+                 ~(size_t)(CP_ARENA_MAP - 1);
     if (size >= CP_ARENA_MAP) {
         /* Over-map by one alignment unit and trim both ends. */
         char *m = mmap(NULL, len + CP_ARENA_MAP, PROT_READ | PROT_WRITE,

@@ -12,12 +12,14 @@ void cp_gate_pin_digest(const char *data, size_t len, char out[CP_SHA256_HEX])
 {
     static const char mark[] = "gate --sha256 ";
     const size_t ml = sizeof mark - 1;
-    static const char zeros[64] = "0000000000000000000000000000000000000000000000000000000000000000";
+    static const char zeros[64] =
+        "0000000000000000000000000000000000000000000000000000000000000000";
     struct cp_sha256 c;
     cp_sha256_init(&c);
     size_t i = 0;
     for (;;) {
-        const char *p = len - i >= ml ? memmem(data + i, len - i, mark, ml) : NULL;
+        const char *p = len - i >= ml ? memmem(data + i, len - i, mark, ml)
+                                      : NULL;
         size_t at = p ? (size_t)(p - data) + ml : len;
         bool hex = p && len - at >= 64;
         for (size_t k = 0; hex && k < 64; k++)

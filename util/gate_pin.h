@@ -12,7 +12,8 @@
 
 /* The tools the hook answers, as the Claude backend's matcher lists them
  * (spec/gate.md, "Which tools"). */
-#define CP_GATE_HOOK_MATCHER "Bash|Monitor|PowerShell|Write|Edit|MultiEdit|NotebookEdit"
+#define CP_GATE_HOOK_MATCHER                                                   \
+    "Bash|Monitor|PowerShell|Write|Edit|MultiEdit|NotebookEdit"
 
 /* The integrity pin of an artifact: the lower-case hex SHA-256 of its bytes
  * with the 64 hex digits after each "gate --sha256 " replaced by '0' (the

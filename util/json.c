@@ -352,8 +352,9 @@ static struct cp_jnode *jp_literal(struct jp *p, char c)
         jp_fail(p, "invalid literal");
         return NULL;
     }
-    struct cp_jnode *n =
-        jp_node(p, c == 't' ? CP_J_TRUE : c == 'f' ? CP_J_FALSE : CP_J_NULL);
+    struct cp_jnode *n = jp_node(p, c == 't'   ? CP_J_TRUE
+                                    : c == 'f' ? CP_J_FALSE
+                                               : CP_J_NULL);
     p->pos += wl;
     n->end = p->pos;
     return n;
@@ -567,7 +568,7 @@ bool cp_strset_has(const struct cp_strset *t, const char *s, size_t len)
 
 /* Adds a string node; returns false when an equal one was there. */
 bool cp_strset_add(struct cp_arena *a, struct cp_strset *t,
-                       const struct cp_jnode *v)
+                   const struct cp_jnode *v)
 {
     if (cp_strset_has(t, v->s, v->len))
         return false;
@@ -646,7 +647,8 @@ void cp_json_quote(struct cp_buf *b, const char *s, size_t len)
         /* Runs of bytes that need no escape are copied at once (a large
          * settings artifact is mostly such runs). */
         size_t j = i;
-        for (uint64_t x; j + 8 <= len && (memcpy(&x, p + j, 8), !json_word_special(x));)
+        for (uint64_t x;
+             j + 8 <= len && (memcpy(&x, p + j, 8), !json_word_special(x));)
             j += 8;
         while (j < len && p[j] >= 0x20 && p[j] < 0x80 && p[j] != '"' &&
                p[j] != '\\')
@@ -675,13 +677,27 @@ void cp_json_quote(struct cp_buf *b, const char *s, size_t len)
         }
         i++;
         switch (c) {
-        case '"': cp_buf_adds(b, "\\\""); break;
-        case '\\': cp_buf_adds(b, "\\\\"); break;
-        case '\b': cp_buf_adds(b, "\\b"); break;
-        case '\f': cp_buf_adds(b, "\\f"); break;
-        case '\n': cp_buf_adds(b, "\\n"); break;
-        case '\r': cp_buf_adds(b, "\\r"); break;
-        case '\t': cp_buf_adds(b, "\\t"); break;
+        case '"':
+            cp_buf_adds(b, "\\\"");
+            break;
+        case '\\':
+            cp_buf_adds(b, "\\\\");
+            break;
+        case '\b':
+            cp_buf_adds(b, "\\b");
+            break;
+        case '\f':
+            cp_buf_adds(b, "\\f");
+            break;
+        case '\n':
+            cp_buf_adds(b, "\\n");
+            break;
+        case '\r':
+            cp_buf_adds(b, "\\r");
+            break;
+        case '\t':
+            cp_buf_adds(b, "\\t");
+            break;
         default:
             if (c < 0x20)
                 cp_buf_printf(b, "\\u%04x", c);
@@ -696,11 +712,21 @@ static void print_rec(struct cp_buf *b, const struct cp_jnode *v,
                       struct cp_buf *ind, const char *unit, bool compact)
 {
     switch (v->type) {
-    case CP_J_NULL: cp_buf_adds(b, "null"); return;
-    case CP_J_TRUE: cp_buf_adds(b, "true"); return;
-    case CP_J_FALSE: cp_buf_adds(b, "false"); return;
-    case CP_J_NUM: cp_buf_add(b, v->s, v->len); return;
-    case CP_J_STR: cp_json_quote(b, v->s, v->len); return;
+    case CP_J_NULL:
+        cp_buf_adds(b, "null");
+        return;
+    case CP_J_TRUE:
+        cp_buf_adds(b, "true");
+        return;
+    case CP_J_FALSE:
+        cp_buf_adds(b, "false");
+        return;
+    case CP_J_NUM:
+        cp_buf_add(b, v->s, v->len);
+        return;
+    case CP_J_STR:
+        cp_json_quote(b, v->s, v->len);
+        return;
     case CP_J_ARR:
     case CP_J_OBJ:
         break;
@@ -804,9 +830,10 @@ struct cp_jnode *cp_json_copy(struct cp_arena *a, const struct cp_jnode *v)
         break;
     case CP_J_OBJ:
         for (size_t i = 0; i < v->n; i++) {
-            cp_json_set(a, n, cp_arena_strndup(a, v->members[i].key,
-                                               v->members[i].klen),
-                        cp_json_copy(a, v->members[i].val));
+            cp_json_set(
+                a, n,
+                cp_arena_strndup(a, v->members[i].key, v->members[i].klen),
+                cp_json_copy(a, v->members[i].val));
             n->members[n->n - 1].klen = v->members[i].klen;
         }
         break;

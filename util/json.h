@@ -28,14 +28,14 @@ struct cp_jnode;
 struct cp_jmember {
     const char *key; /* decoded, NUL-terminated (may hold NULs: use klen) */
     size_t klen;
-    size_t kstart;   /* offset of the key's opening quote (parsed nodes) */
+    size_t kstart; /* offset of the key's opening quote (parsed nodes) */
     struct cp_jnode *val;
 };
 
 struct cp_jnode {
     enum cp_jtype type;
-    size_t start, end;          /* [start, end) of the value in the text */
-    const char *s;              /* STR: decoded bytes; NUM: the number text */
+    size_t start, end; /* [start, end) of the value in the text */
+    const char *s;     /* STR: decoded bytes; NUM: the number text */
     size_t len;
     struct cp_jnode **items;    /* ARR */
     struct cp_jmember *members; /* OBJ, in document order */
@@ -94,8 +94,7 @@ struct cp_jnode *cp_json_new(struct cp_arena *a, enum cp_jtype t);
 struct cp_jnode *cp_json_str(struct cp_arena *a, const char *s, size_t len);
 struct cp_jnode *cp_json_bool(struct cp_arena *a, bool v);
 /* Appends to an array / object (amortised growth in the arena). */
-void cp_json_push(struct cp_arena *a, struct cp_jnode *arr,
-                  struct cp_jnode *v);
+void cp_json_push(struct cp_arena *a, struct cp_jnode *arr, struct cp_jnode *v);
 void cp_json_set(struct cp_arena *a, struct cp_jnode *obj, const char *key,
                  struct cp_jnode *v);
 

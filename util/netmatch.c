@@ -89,9 +89,11 @@ static const char *dom_name_scan(const char *text, size_t len, char *buf,
             if (i < len)
                 *digits = true;
         } else if (c == '*') {
-            return "'*' is only allowed as a whole first label ('*.example.com')";
+            return "'*' is only allowed as a whole first label "
+                   "('*.example.com')";
         } else if (!dom_label_char(c)) {
-            return "bad character in domain (allowed: letters, digits, '-', '.')";
+            return "bad character in domain (allowed: letters, digits, '-', "
+                   "'.')";
         } else if (c < '0' || c > '9') {
             *digits = false;
         }
@@ -241,8 +243,8 @@ static const char *dom_split_plain(const char *text, size_t len, bool request,
                       : "an IPv6 address is written in brackets ('[::1]:443')";
     }
     /* "https://a.com" is not a port: leave the ':' to the name check. */
-    if (first && dom_all(first + 1, (size_t)(text + len - first - 1),
-                         "0123456789")) {
+    if (first &&
+        dom_all(first + 1, (size_t)(text + len - first - 1), "0123456789")) {
         sp->colon = first;
         sp->hlen = (size_t)(first - text);
     }
@@ -257,8 +259,7 @@ static const char *dom_parse_host(struct cp_arena *a, const char *host,
 {
     if (bracket)
         return dom_parse_ip(a, host, hlen, AF_INET6, request, out);
-    if (hlen > 0 && dom_all(host, hlen, "0123456789.") &&
-        host[hlen - 1] != '.')
+    if (hlen > 0 && dom_all(host, hlen, "0123456789.") && host[hlen - 1] != '.')
         return dom_parse_ip(a, host, hlen, AF_INET, request, out);
     if (request && hlen > 2 && host[0] == '0' &&
         (host[1] == 'x' || host[1] == 'X') &&
@@ -283,8 +284,9 @@ static const char *dom_parse(struct cp_arena *a, const char *text, size_t len,
         return "NUL byte in domain";
     struct dom_split sp = {.host = text, .hlen = len, .colon = NULL};
     bool bare6 = false;
-    const char *msg = text[0] == '[' ? dom_split_bracket(text, len, &sp)
-                                     : dom_split_plain(text, len, request, &sp, &bare6);
+    const char *msg = text[0] == '['
+                          ? dom_split_bracket(text, len, &sp)
+                          : dom_split_plain(text, len, request, &sp, &bare6);
     if (msg)
         return msg;
     if (bare6)
@@ -307,8 +309,8 @@ const char *cp_domain_parse(struct cp_arena *a, const char *text, size_t len,
     return dom_parse(a, text, len, false, out);
 }
 
-const char *cp_net_host_parse(struct cp_arena *a, const char *text,
-                              size_t len, struct cp_domain *out)
+const char *cp_net_host_parse(struct cp_arena *a, const char *text, size_t len,
+                              struct cp_domain *out)
 {
     return dom_parse(a, text, len, true, out);
 }
@@ -320,8 +322,7 @@ const char *cp_domain_format(struct cp_arena *a, const struct cp_domain *d)
         snprintf(port, sizeof port, ":%u", d->port);
     if (d->kind == CP_HOST_IPV6)
         return cp_arena_printf(a, "[%s]%s", d->name, port);
-    return cp_arena_printf(a, "%s%s%s", d->wildcard ? "*." : "", d->name,
-                           port);
+    return cp_arena_printf(a, "%s%s%s", d->wildcard ? "*." : "", d->name, port);
 }
 
 /* Is `host` (len bytes, compared case-insensitively) a strict subdomain of

@@ -23,13 +23,13 @@ struct cp_domain {
     const char *name; /* lower-case, no trailing dot: "example.com" */
     bool wildcard;    /* "*.example.com": strict subdomains, any depth */
     enum cp_host_kind kind;
-    unsigned port;    /* 1-65535, or 0: every port */
+    unsigned port; /* 1-65535, or 0: every port */
 };
 
 /* A decision's answer (the network decision gives allow or deny only). */
 enum cp_verdict {
     CP_ALLOW,
-    CP_ASK,  /* gate only */
+    CP_ASK, /* gate only */
     CP_DENY,
 };
 
@@ -41,8 +41,8 @@ const char *cp_domain_parse(struct cp_arena *a, const char *text, size_t len,
 /* A requested host[:port] (spec/patterns.md 3.3): a name, an IP literal
  * in any form the C library accepts as an address ("127.1" is
  * 127.0.0.1), canonicalised; no wildcard.  NULL or a message. */
-const char *cp_net_host_parse(struct cp_arena *a, const char *text,
-                              size_t len, struct cp_domain *out);
+const char *cp_net_host_parse(struct cp_arena *a, const char *text, size_t len,
+                              struct cp_domain *out);
 /* Name part only (any kind of rule against a name). */
 bool cp_domain_matches(const struct cp_domain *d, const char *host);
 /* A net rule's canonical text, NUL-terminated in the arena:

@@ -92,15 +92,15 @@ static void cp_sha256_blocks(uint32_t h[8], const unsigned char *p, size_t n)
 /* The compression function with the SHA extensions: four rounds per
  * sha256rnds2 pair, the message schedule by sha256msg1/msg2.  The state is
  * kept as the instructions want it, ABEF and CDGH; K is the same table. */
-__attribute__((target("sha,ssse3,sse4.1"))) static void
-cp_sha256_blocks_shani(uint32_t h[8], const unsigned char *p, size_t n)
+__attribute__((target("sha,ssse3,sse4.1"))) static void cp_sha256_blocks_shani(
+    uint32_t h[8], const unsigned char *p, size_t n)
 {
-    const __m128i bswap =
-        _mm_set_epi64x(0x0c0d0e0f08090a0bLL, 0x0405060700010203LL);
+    const __m128i bswap = _mm_set_epi64x(0x0c0d0e0f08090a0bLL,
+                                         0x0405060700010203LL);
     __m128i t = _mm_loadu_si128((const __m128i *)(const void *)&h[0]);
     __m128i s1 = _mm_loadu_si128((const __m128i *)(const void *)&h[4]);
-    t = _mm_shuffle_epi32(t, 0xB1);       /* CDAB */
-    s1 = _mm_shuffle_epi32(s1, 0x1B);     /* EFGH */
+    t = _mm_shuffle_epi32(t, 0xB1);         /* CDAB */
+    s1 = _mm_shuffle_epi32(s1, 0x1B);       /* EFGH */
     __m128i s0 = _mm_alignr_epi8(t, s1, 8); /* ABEF */
     s1 = _mm_blend_epi16(s1, t, 0xF0);      /* CDGH */
     for (; n > 0; n--, p += 64) {
@@ -109,19 +109,21 @@ cp_sha256_blocks_shani(uint32_t h[8], const unsigned char *p, size_t n)
         for (int i = 0; i < 16; i++) {
             __m128i m;
             if (i < 4) {
-                m = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * i));
+                m = _mm_loadu_si128(
+                    (const __m128i *)(const void *)(p + 16 * i));
                 m = _mm_shuffle_epi8(m, bswap);
             } else {
                 /* W[t] = σ1(W[t-2]) + W[t-7] + σ0(W[t-15]) + W[t-16],
                  * four at a time. */
                 m = _mm_sha256msg1_epu32(w[i & 3], w[(i + 1) & 3]);
-                m = _mm_add_epi32(m, _mm_alignr_epi8(w[(i + 3) & 3],
-                                                     w[(i + 2) & 3], 4));
+                m = _mm_add_epi32(
+                    m, _mm_alignr_epi8(w[(i + 3) & 3], w[(i + 2) & 3], 4));
                 m = _mm_sha256msg2_epu32(m, w[(i + 3) & 3]);
             }
             w[i & 3] = m;
             __m128i k = _mm_add_epi32(
-                m, _mm_loadu_si128((const __m128i *)(const void *)&cp_sha256_k[4 * i]));
+                m, _mm_loadu_si128(
+                       (const __m128i *)(const void *)&cp_sha256_k[4 * i]));
             s1 = _mm_sha256rnds2_epu32(s1, s0, k);
             k = _mm_shuffle_epi32(k, 0x0E);
             s0 = _mm_sha256rnds2_epu32(s0, s1, k);
@@ -129,10 +131,10 @@ cp_sha256_blocks_shani(uint32_t h[8], const unsigned char *p, size_t n)
         s0 = _mm_add_epi32(s0, abef);
         s1 = _mm_add_epi32(s1, cdgh);
     }
-    t = _mm_shuffle_epi32(s0, 0x1B);      /* FEBA */
-    s1 = _mm_shuffle_epi32(s1, 0xB1);     /* DCHG */
-    s0 = _mm_blend_epi16(t, s1, 0xF0);    /* DCBA */
-    s1 = _mm_alignr_epi8(s1, t, 8);       /* HGFE */
+    t = _mm_shuffle_epi32(s0, 0x1B);   /* FEBA */
+    s1 = _mm_shuffle_epi32(s1, 0xB1);  /* DCHG */
+    s0 = _mm_blend_epi16(t, s1, 0xF0); /* DCBA */
+    s1 = _mm_alignr_epi8(s1, t, 8);    /* HGFE */
     _mm_storeu_si128((__m128i *)(void *)&h[0], s0);
     _mm_storeu_si128((__m128i *)(void *)&h[4], s1);
 }

@@ -14,8 +14,8 @@
 
 struct cp_sha256 {
     uint32_t h[8];
-    uint64_t nbytes;        /* message length so far */
-    unsigned char blk[64];  /* pending partial block */
+    uint64_t nbytes;       /* message length so far */
+    unsigned char blk[64]; /* pending partial block */
     size_t nblk;
 };
 

@@ -110,8 +110,9 @@ int main(int argc, char **argv)
             i++;
             break;
         } else {
-            fprintf(stderr, "usage: bench [-n RUNS] [-w WARMUP] [-i FILE] [-p PREP] -- "
-                            "CMD [ARG]... [:: CMD [ARG]...]...\n");
+            fprintf(stderr,
+                    "usage: bench [-n RUNS] [-w WARMUP] [-i FILE] [-p PREP] -- "
+                    "CMD [ARG]... [:: CMD [ARG]...]...\n");
             return 2;
         }
     }

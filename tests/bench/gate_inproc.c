@@ -51,7 +51,8 @@ int main(int argc, char **argv)
         ms[i] = now_ms() - t0;
     }
     qsort(ms, (size_t)n, sizeof *ms, cmp_double);
-    printf("median_ms=%.3f min_ms=%.3f verdict=%s\n", ms[n / 2], ms[0], verdict);
+    printf("median_ms=%.3f min_ms=%.3f verdict=%s\n", ms[n / 2], ms[0],
+           verdict);
     free(ms);
     return 0;
 }

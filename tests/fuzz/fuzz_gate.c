@@ -29,15 +29,18 @@ static const char cp_fuzz_artifact[] =
     "{\"id\": \"gate#1\", \"verdict\": \"deny\", \"kind\": \"words\","
     " \"pattern\": \"git push --force *\", \"where\": \"fuzz.confpol:3\"},"
     "{\"id\": \"gate#2\", \"verdict\": \"ask\", \"kind\": \"words\","
-    " \"pattern\": \"rm {-r|-R} {-f|--force} *\", \"where\": \"fuzz.confpol:4\"},"
+    " \"pattern\": \"rm {-r|-R} {-f|--force} *\", \"where\": "
+    "\"fuzz.confpol:4\"},"
     "{\"id\": \"gate#3\", \"verdict\": \"ask\", \"kind\": \"regex\","
-    " \"pattern\": \"curl[^|]*[|][[:space:]]*(ba)?sh\", \"where\": \"fuzz.confpol:5\"},"
+    " \"pattern\": \"curl[^|]*[|][[:space:]]*(ba)?sh\", \"where\": "
+    "\"fuzz.confpol:5\"},"
     "{\"id\": \"gate#4\", \"verdict\": \"deny\", \"kind\": \"words\","
     " \"pattern\": \"sudo *\", \"where\": \"fuzz.confpol:6\"},"
     "{\"id\": \"gate#5\", \"verdict\": \"ask\", \"kind\": \"words\","
     " \"pattern\": \"g?t re*t --hard\", \"where\": \"fuzz.confpol:7\"},"
     "{\"id\": \"gate#6\", \"verdict\": \"deny\", \"kind\": \"regex\","
-    " \"pattern\": \"(^|[;&|])[[:space:]]*:[[:space:]]*>\", \"where\": \"fuzz.confpol:8\"}"
+    " \"pattern\": \"(^|[;&|])[[:space:]]*:[[:space:]]*>\", \"where\": "
+    "\"fuzz.confpol:8\"}"
     "]}}";
 
 static struct cp_arena *cp_fuzz_table_arena;
@@ -81,8 +84,10 @@ static void cp_fuzz_check_answer(const struct cp_gate_answer *ans)
     const struct cp_jnode *d = cp_json_get(h, "permissionDecision", NULL);
     const char *want = ans->verdict == CP_DENY ? "deny" : "ask";
     if (!cp_json_str_is(d, want, strlen(want))) {
-        fprintf(stderr, "fuzz_gate: answer is not valid JSON or has the wrong "
-                "decision:\n%s", out.data);
+        fprintf(stderr,
+                "fuzz_gate: answer is not valid JSON or has the wrong "
+                "decision:\n%s",
+                out.data);
         abort();
     }
     cp_arena_free(a);
@@ -111,8 +116,9 @@ static void cp_fuzz_reader(const uint8_t *data, size_t size)
         struct cp_arena *a = cp_arena_new();
         struct cp_jnode *v;
         enum cp_json_err k;
-        static const struct cp_json_opts gate = {
-            .max_bytes = CP_GATE_MAX_INPUT, .no_dup_keys = true, .no_nul = true};
+        static const struct cp_json_opts gate = {.max_bytes = CP_GATE_MAX_INPUT,
+                                                 .no_dup_keys = true,
+                                                 .no_nul = true};
         cp_json_read(a, in.data, in.len, &gate, &v, &k);
         early_ok = k != CP_JSON_E_END;
         cp_arena_free(a);
@@ -176,7 +182,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         struct cp_content_scan cs = {0};
         cp_content_scan(a, CP_CC_ALL, NULL, 0, "content", text, size, &cs);
         for (size_t i = 0; i < cs.n; i++)
-            if (!cs.v[i].nlines || cs.v[i].lines[0] < 1 || cs.v[i].total < cs.v[i].nlines)
+            if (!cs.v[i].nlines || cs.v[i].lines[0] < 1 ||
+                cs.v[i].total < cs.v[i].nlines)
                 abort();
     }
     /* The raw bytes as a command line, too (quoting, splitting). */
@@ -198,7 +205,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct cp_gate_table t;
     if (!cp_gate_table_parse(a, text, size, &t)) {
         struct cp_gate_answer ans;
-        cp_gate_table_decide(&t, "git push --force origin main; curl x | sh", a, &ans);
+        cp_gate_table_decide(&t, "git push --force origin main; curl x | sh", a,
+                             &ans);
         cp_fuzz_check_answer(&ans);
     }
     cp_gate_table_free(&t);

@@ -36,20 +36,26 @@ static const char cp_fuzz_art[] =
     "      \"denyWrite\": [\"./.claude\", \"~/.config/confpol\"],\n"
     "      \"denyRead\": [\"~/.config/confpol\", \"~/.ssh\"]\n"
     "    },\n"
-    "    \"network\": {\"allowedDomains\": [\"example.com\", \"*.example.org\"]}\n"
+    "    \"network\": {\"allowedDomains\": [\"example.com\", "
+    "\"*.example.org\"]}\n"
     "  },\n"
     "  \"permissions\": {\n"
-    "    \"deny\": [\"Edit(./.claude/**)\", \"Read(~/.ssh/**)\", \"Bash(git push --force *)\"],\n"
+    "    \"deny\": [\"Edit(./.claude/**)\", \"Read(~/.ssh/**)\", \"Bash(git "
+    "push --force *)\"],\n"
     "    \"ask\": [\"Bash(rm -rf *)\"]\n"
     "  },\n"
     "  \"hooks\": {\n"
     "    \"PreToolUse\": [\n"
-    "      {\"matcher\": \"Bash\", \"hooks\": [{\"type\": \"command\", \"command\": "
-    "\"/usr/local/bin/confpol gate /etc/confpol/fuzz.claude.json\", \"timeout\": 30}]}\n"
+    "      {\"matcher\": \"Bash\", \"hooks\": [{\"type\": \"command\", "
+    "\"command\": "
+    "\"/usr/local/bin/confpol gate /etc/confpol/fuzz.claude.json\", "
+    "\"timeout\": 30}]}\n"
     "    ]\n"
     "  },\n"
-    "  \"confpol\": {\"version\": 1, \"stem\": \"fuzz\", \"failClosed\": true, \"gates\": [\n"
-    "    {\"id\": \"gate#1\", \"verdict\": \"ask\", \"kind\": \"regex\", \"pattern\": "
+    "  \"confpol\": {\"version\": 1, \"stem\": \"fuzz\", \"failClosed\": true, "
+    "\"gates\": [\n"
+    "    {\"id\": \"gate#1\", \"verdict\": \"ask\", \"kind\": \"regex\", "
+    "\"pattern\": "
     "\"curl[^|]*[|][[:space:]]*sh\", \"where\": \"fuzz.confpol:9\"}\n"
     "  ]}\n"
     "}\n";
@@ -57,7 +63,8 @@ static const char cp_fuzz_art[] =
 static const char cp_fuzz_live[] =
     "{\n"
     "  \"model\": \"opus\",\n"
-    "  \"permissions\": {\"allow\": [\"Bash(ls *)\"], \"deny\": [\"Read(~/.ssh/**)\"]},\n"
+    "  \"permissions\": {\"allow\": [\"Bash(ls *)\"], \"deny\": "
+    "[\"Read(~/.ssh/**)\"]},\n"
     "  \"hooks\": {\"PostToolUse\": [{\"matcher\": \"Edit\", \"hooks\": "
     "[{\"type\": \"command\", \"command\": \"/usr/bin/true\"}]}]},\n"
     "  \"env\": {\"A\": \"b\"}\n"
@@ -92,8 +99,8 @@ static const struct cp_settings_env cp_fuzz_env = {
 
 static _Noreturn void cp_fuzz_fail(const char *what, const struct cp_buf *doc)
 {
-    fprintf(stderr, "fuzz_settings: %s\n%.*s\n", what,
-            doc ? (int)doc->len : 0, doc && doc->data ? doc->data : "");
+    fprintf(stderr, "fuzz_settings: %s\n%.*s\n", what, doc ? (int)doc->len : 0,
+            doc && doc->data ? doc->data : "");
     abort();
 }
 
@@ -115,7 +122,8 @@ static void cp_fuzz_install(const char *live, size_t llen, const char *art,
                             size_t alen, bool fixed_art)
 {
     struct cp_buf out = {0}, err = {0};
-    int rc = cp_settings_install(&cp_fuzz_env, live, llen, art, alen, &out, &err);
+    int rc = cp_settings_install(&cp_fuzz_env, live, llen, art, alen, &out,
+                                 &err);
     if (rc != 0) {
         if (out.len != 0)
             cp_fuzz_fail("install refused but produced output", &out);
@@ -210,7 +218,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t removed = 0;
     (void)cp_settings_verify(&cp_fuzz_env, text, size, cp_fuzz_art,
                              sizeof cp_fuzz_art - 1, &rep);
-    (void)cp_settings_uninstall(&cp_fuzz_env, text, size, &back, &removed, &err);
+    (void)cp_settings_uninstall(&cp_fuzz_env, text, size, &back, &removed,
+                                &err);
     cp_buf_free(&rep);
     cp_buf_free(&back);
     cp_buf_free(&err);

@@ -52,7 +52,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
                                       strlen(cp_fuzz_pats[i]), false,
                                       &cp_fuzz_gates[i]);
         if (e) {
-            fprintf(stderr, "fuzz_shell: '%s' rejected: %s\n", cp_fuzz_pats[i], e);
+            fprintf(stderr, "fuzz_shell: '%s' rejected: %s\n", cp_fuzz_pats[i],
+                    e);
             abort();
         }
     }

@@ -17,7 +17,8 @@ int main(int argc, char **argv)
     cp_ctx_init(&cx);
     cx.main_path = argv[1];
     size_t nd = (size_t)argc - 2;
-    cx.opts.defines = cp_arena_alloc(cx.arena, (nd + 1) * sizeof *cx.opts.defines);
+    cx.opts.defines = cp_arena_alloc(cx.arena,
+                                     (nd + 1) * sizeof *cx.opts.defines);
     for (size_t i = 0; i < nd; i++) {
         char *eq = strchr(argv[i + 2], '=');
         if (!eq)

@@ -8,13 +8,12 @@
 #include "backend.h"
 #include "confpol.h"
 
-static const char pol_text[] =
-    "confpol 1\n"
-    "profile confined\n"
-    "write ${PROJECT}\n"
-    "deny write ${PROJECT}/.git/hooks\n"
-    "deny read ~/.ssh\n"
-    "net allow github.com\n";
+static const char pol_text[] = "confpol 1\n"
+                               "profile confined\n"
+                               "write ${PROJECT}\n"
+                               "deny write ${PROJECT}/.git/hooks\n"
+                               "deny read ~/.ssh\n"
+                               "net allow github.com\n";
 
 /* Compiles text into cx (resolved policy), asserting no error. */
 static const struct cp_policy *compile(struct cp_ctx *cx, const char *text)
@@ -47,8 +46,8 @@ START_TEST(build_is_check_then_emit)
         ck_assert_uint_gt(built.len, 0);
         ck_assert_uint_eq(built.len, emitted.len);
         ck_assert(memcmp(built.data, emitted.data, built.len) == 0);
-        const struct cp_analysis *an =
-            cp_backend_analyse(be, p, &o, cx.arena, NULL, CP_REPORT_NONE);
+        const struct cp_analysis *an = cp_backend_analyse(be, p, &o, cx.arena,
+                                                          NULL, CP_REPORT_NONE);
         ck_assert_int_eq(cp_analysis_errors(an), 0);
         cp_analysis_write(an, NULL, &written);
         ck_assert_uint_eq(written.len, built.len);
@@ -68,9 +67,9 @@ END_TEST
 START_TEST(emit_reports_errors_only)
 {
     struct cp_ctx cx;
-    const struct cp_policy *p =
-        compile(&cx, "confpol 1\nprofile confined\nwrite /w /tmp/*/out\n"
-                    "deny read /w/**/*.key\n");
+    const struct cp_policy *p = compile(
+        &cx, "confpol 1\nprofile confined\nwrite /w /tmp/*/out\n"
+             "deny read /w/**/*.key\n");
     struct cp_backend_opts o = {0}; /* no --expand-globs: CP0702 */
     struct cp_diags d;
     cp_diags_init(&d);
@@ -101,7 +100,8 @@ START_TEST(landlock_rated_only)
     ck_assert_ptr_null(cp_backend_landlock.suffix);
     struct cp_backend_opts o = {.expand_globs = true};
     struct cp_buf out = {0};
-    ck_assert(cp_backend_emit(&cp_backend_landlock, p, &o, cx.arena, NULL, &out));
+    ck_assert(
+        cp_backend_emit(&cp_backend_landlock, p, &o, cx.arena, NULL, &out));
     ck_assert_uint_eq(out.len, 0);
     enum cp_fidelity fl[8], fb[8];
     const char *wl[8], *wb[8];

@@ -51,8 +51,8 @@ static struct cp_rule *prule(struct cp_policy *p, enum cp_rule_kind k,
     r->kind = k;
     r->text = text;
     size_t off;
-    const char *err =
-        cp_path_parse(ar, text, strlen(text), false, &r->u.path, &off);
+    const char *err = cp_path_parse(ar, text, strlen(text), false, &r->u.path,
+                                    &off);
     ck_assert_msg(err == NULL, "%s: %s", text, err ? err : "");
     if (k == CP_R_EXEC)
         p->has_exec = true;
@@ -104,7 +104,8 @@ static char *records(struct cp_policy *p, bool expand)
                        : 1;
         if (k == 2)
             base = false;
-        if (!base || (strcmp(t, "arg") == 0 && strcmp(f[i + 1], "--unshare-net") == 0)) {
+        if (!base ||
+            (strcmp(t, "arg") == 0 && strcmp(f[i + 1], "--unshare-net") == 0)) {
             cp_buf_adds(&s, t);
             for (size_t j = 1; j <= k; j++) {
                 cp_buf_addc(&s, ' ');
@@ -128,13 +129,13 @@ START_TEST(test_bwrap_minimal_mounts)
 {
     struct cp_policy *p = pol(CP_PROFILE_CONFINED, 32);
     prule(p, CP_R_WRITE, "/srv/data");
-    prule(p, CP_R_WRITE, "/srv/data/cache");     /* inside a write root */
+    prule(p, CP_R_WRITE, "/srv/data/cache"); /* inside a write root */
     prule(p, CP_R_DENY_WRITE, "/srv/data/a/b");
     prule(p, CP_R_DENY_WRITE, "/srv/data/a/b/c"); /* inside a deny */
     prule(p, CP_R_DENY_WRITE, "/usr/local");      /* outside every root */
     prule(p, CP_R_DENY_READ, "/srv/secret");
-    prule(p, CP_R_DENY_READ, "/srv/secret/in");   /* inside a mask */
-    prule(p, CP_R_DENY_WRITE, "/srv/secret/x");   /* outside every root */
+    prule(p, CP_R_DENY_READ, "/srv/secret/in"); /* inside a mask */
+    prule(p, CP_R_DENY_WRITE, "/srv/secret/x"); /* outside every root */
     ck_assert_str_eq(records(p, false), "bind  /srv/data\n"
                                         "pin  /srv/data/a\n"
                                         "ro  /srv/data/a/b\n"
@@ -170,7 +171,7 @@ START_TEST(test_bwrap_globs)
     prule(p, CP_R_DENY_READ, "/w/**/*.key");
     prule(p, CP_R_DENY_WRITE, "/w/c/*.lock");
     prule(p, CP_R_DENY_WRITE, "/elsewhere/*.lock"); /* no write root */
-    prule(p, CP_R_WRITE, "/tmp/*/out");              /* not granted */
+    prule(p, CP_R_WRITE, "/tmp/*/out");             /* not granted */
     struct cp_backend_opts o = {0};
     ck_assert_int_eq(cp_backend_check(&cp_backend_bwrap, p, &o, &dg), 2);
     ck_assert(has_code("CP0702"));
@@ -279,17 +280,19 @@ START_TEST(test_bwrap_shell)
     /* The write root (skipped when missing, as by confpol-run), then the
      * carve-out decided when the script runs, then the command rotated
      * behind "--"; the quote in the name survives. */
-    ck_assert_ptr_nonnull(strstr(out.data, "    --bind-try \"$PROJECT\" \"$PROJECT\"\n"
-                                           "if [ -e \"$PROJECT\"'/it'\\''s' ] || "
-                                           "[ -L \"$PROJECT\"'/it'\\''s' ]; then set -- "
-                                           "\"$@\" --ro-bind \"$PROJECT\"'/it'\\''s' "
-                                           "\"$PROJECT\"'/it'\\''s'\n"
-                                           "else case \"$PROJECT\"'/it'\\''s' in "
-                                           "\"$PROJECT\"/*) set -- \"$@\" --ro-bind /dev/null "
-                                           "\"$PROJECT\"'/it'\\''s';; esac; fi\n"));
-    ck_assert_ptr_nonnull(strstr(out.data, "set -- \"$@\" --\n"
-                                           "while [ \"$n\" -gt 0 ]; do set -- \"$@\" \"$1\"; "
-                                           "shift; n=$((n - 1)); done\nbwrap \"$@\"\n"));
+    ck_assert_ptr_nonnull(
+        strstr(out.data, "    --bind-try \"$PROJECT\" \"$PROJECT\"\n"
+                         "if [ -e \"$PROJECT\"'/it'\\''s' ] || "
+                         "[ -L \"$PROJECT\"'/it'\\''s' ]; then set -- "
+                         "\"$@\" --ro-bind \"$PROJECT\"'/it'\\''s' "
+                         "\"$PROJECT\"'/it'\\''s'\n"
+                         "else case \"$PROJECT\"'/it'\\''s' in "
+                         "\"$PROJECT\"/*) set -- \"$@\" --ro-bind /dev/null "
+                         "\"$PROJECT\"'/it'\\''s';; esac; fi\n"));
+    ck_assert_ptr_nonnull(
+        strstr(out.data, "set -- \"$@\" --\n"
+                         "while [ \"$n\" -gt 0 ]; do set -- \"$@\" \"$1\"; "
+                         "shift; n=$((n - 1)); done\nbwrap \"$@\"\n"));
     cp_buf_free(&out);
 }
 END_TEST

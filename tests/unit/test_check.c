@@ -49,13 +49,16 @@ START_TEST(shadowed_fires)
                "deny write ${PROJECT}/.claude\n"
                "write ${PROJECT}/.claude/hooks\n",
                NULL,
-               "t.confpol:5:7: warning: 'write ${PROJECT}/.claude/hooks' is shadowed: every path it names is denied by 'deny write ${PROJECT}/.claude' [CP0501] [-Wshadowed]\n"
+               "t.confpol:5:7: warning: 'write ${PROJECT}/.claude/hooks' is "
+               "shadowed: every path it names is denied by 'deny write "
+               "${PROJECT}/.claude' [CP0501] [-Wshadowed]\n"
                "    5 | write ${PROJECT}/.claude/hooks\n"
                "      |       ^~~~~~~~~~~~~~~~~~~~~~~~\n"
                "t.confpol:4:12: note: 'deny write ${PROJECT}/.claude' is here\n"
                "    4 | deny write ${PROJECT}/.claude\n"
                "      |            ^~~~~~~~~~~~~~~~~~\n"
-               "t.confpol:5:7: note: remove 'write ${PROJECT}/.claude/hooks': a deny always wins\n"
+               "t.confpol:5:7: note: remove 'write ${PROJECT}/.claude/hooks': "
+               "a deny always wins\n"
                "1 warning\n");
 }
 END_TEST
@@ -67,42 +70,45 @@ START_TEST(shadowed_near_miss)
                "deny write /srv/.claude\n"
                "write /opt/.claude/hooks\n"
                "write /srv2/.claudex\n",
-               NULL,
-               "");
+               NULL, "");
 }
 END_TEST
 START_TEST(shadowed_exec)
 {
-    chk_expect("confpol 1\n"
-               "profile cooperative\n"
-               "deny exec /opt\n"
-               "exec /opt/tool/bin\n",
-               NULL,
-               "t.confpol:4:6: warning: 'exec /opt/tool/bin' is shadowed: every path it names is denied by 'deny exec /opt' [CP0501] [-Wshadowed]\n"
-               "    4 | exec /opt/tool/bin\n"
-               "      |      ^~~~~~~~~~~~~\n"
-               "t.confpol:3:11: note: 'deny exec /opt' is here\n"
-               "    3 | deny exec /opt\n"
-               "      |           ^~~~\n"
-               "t.confpol:4:6: note: remove 'exec /opt/tool/bin': a deny always wins\n"
-               "1 warning\n");
+    chk_expect(
+        "confpol 1\n"
+        "profile cooperative\n"
+        "deny exec /opt\n"
+        "exec /opt/tool/bin\n",
+        NULL,
+        "t.confpol:4:6: warning: 'exec /opt/tool/bin' is shadowed: every path "
+        "it names is denied by 'deny exec /opt' [CP0501] [-Wshadowed]\n"
+        "    4 | exec /opt/tool/bin\n"
+        "      |      ^~~~~~~~~~~~~\n"
+        "t.confpol:3:11: note: 'deny exec /opt' is here\n"
+        "    3 | deny exec /opt\n"
+        "      |           ^~~~\n"
+        "t.confpol:4:6: note: remove 'exec /opt/tool/bin': a deny always wins\n"
+        "1 warning\n");
 }
 END_TEST
 START_TEST(shadowed_net)
 {
-    chk_expect("confpol 1\n"
-               "profile cooperative\n"
-               "net deny\n"
-               "net allow example.com\n",
-               NULL,
-               "t.confpol:4:11: warning: 'net allow example.com' is shadowed: 'net deny' turns the network off [CP0501] [-Wshadowed]\n"
-               "    4 | net allow example.com\n"
-               "      |           ^~~~~~~~~~~\n"
-               "t.confpol:3:1: note: 'net deny' is here\n"
-               "    3 | net deny\n"
-               "      | ^~~~~~~~\n"
-               "t.confpol:4:11: note: remove 'net allow example.com' or 'net deny'\n"
-               "1 warning\n");
+    chk_expect(
+        "confpol 1\n"
+        "profile cooperative\n"
+        "net deny\n"
+        "net allow example.com\n",
+        NULL,
+        "t.confpol:4:11: warning: 'net allow example.com' is shadowed: 'net "
+        "deny' turns the network off [CP0501] [-Wshadowed]\n"
+        "    4 | net allow example.com\n"
+        "      |           ^~~~~~~~~~~\n"
+        "t.confpol:3:1: note: 'net deny' is here\n"
+        "    3 | net deny\n"
+        "      | ^~~~~~~~\n"
+        "t.confpol:4:11: note: remove 'net allow example.com' or 'net deny'\n"
+        "1 warning\n");
 }
 END_TEST
 START_TEST(redundant_fires)
@@ -113,32 +119,39 @@ START_TEST(redundant_fires)
                "deny write ${PROJECT}/.claude\n"
                "deny write ${PROJECT}/.claude/settings.json\n",
                NULL,
-               "t.confpol:5:12: warning: 'deny write ${PROJECT}/.claude/settings.json' is redundant: 'deny write ${PROJECT}/.claude' already covers every path it names [CP0502] [-Wredundant]\n"
+               "t.confpol:5:12: warning: 'deny write "
+               "${PROJECT}/.claude/settings.json' is redundant: 'deny write "
+               "${PROJECT}/.claude' already covers every path it names "
+               "[CP0502] [-Wredundant]\n"
                "    5 | deny write ${PROJECT}/.claude/settings.json\n"
                "      |            ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n"
                "t.confpol:4:12: note: 'deny write ${PROJECT}/.claude' is here\n"
                "    4 | deny write ${PROJECT}/.claude\n"
                "      |            ^~~~~~~~~~~~~~~~~~\n"
-               "t.confpol:5:12: note: remove 'deny write ${PROJECT}/.claude/settings.json'\n"
+               "t.confpol:5:12: note: remove 'deny write "
+               "${PROJECT}/.claude/settings.json'\n"
                "1 warning\n");
 }
 END_TEST
 START_TEST(redundant_container_later)
 {
-    chk_expect("confpol 1\n"
-               "profile cooperative\n"
-               "write ${PROJECT}\n"
-               "deny write ${PROJECT}/.claude/*\n"
-               "deny write ${PROJECT}/.claude\n",
-               NULL,
-               "t.confpol:5:12: warning: 'deny write ${PROJECT}/.claude/*' is redundant: 'deny write ${PROJECT}/.claude' already covers every path it names [CP0502] [-Wredundant]\n"
-               "    5 | deny write ${PROJECT}/.claude\n"
-               "      |            ^~~~~~~~~~~~~~~~~~\n"
-               "t.confpol:4:12: note: 'deny write ${PROJECT}/.claude/*' is here\n"
-               "    4 | deny write ${PROJECT}/.claude/*\n"
-               "      |            ^~~~~~~~~~~~~~~~~~~~\n"
-               "t.confpol:5:12: note: remove 'deny write ${PROJECT}/.claude/*'\n"
-               "1 warning\n");
+    chk_expect(
+        "confpol 1\n"
+        "profile cooperative\n"
+        "write ${PROJECT}\n"
+        "deny write ${PROJECT}/.claude/*\n"
+        "deny write ${PROJECT}/.claude\n",
+        NULL,
+        "t.confpol:5:12: warning: 'deny write ${PROJECT}/.claude/*' is "
+        "redundant: 'deny write ${PROJECT}/.claude' already covers every path "
+        "it names [CP0502] [-Wredundant]\n"
+        "    5 | deny write ${PROJECT}/.claude\n"
+        "      |            ^~~~~~~~~~~~~~~~~~\n"
+        "t.confpol:4:12: note: 'deny write ${PROJECT}/.claude/*' is here\n"
+        "    4 | deny write ${PROJECT}/.claude/*\n"
+        "      |            ^~~~~~~~~~~~~~~~~~~~\n"
+        "t.confpol:5:12: note: remove 'deny write ${PROJECT}/.claude/*'\n"
+        "1 warning\n");
 }
 END_TEST
 START_TEST(redundant_glob_near_miss)
@@ -148,42 +161,47 @@ START_TEST(redundant_glob_near_miss)
                "write ${PROJECT}\n"
                "deny write ${PROJECT}/.claude/*.json\n"
                "deny write ${PROJECT}/.claude/settings.local.jsonx\n",
-               NULL,
-               "");
+               NULL, "");
 }
 END_TEST
 START_TEST(redundant_equal_languages)
 {
-    chk_expect("confpol 1\n"
-               "profile cooperative\n"
-               "deny read /srv/a/**\n"
-               "deny read /srv/a\n",
-               NULL,
-               "t.confpol:4:11: warning: 'deny read /srv/a' is redundant: 'deny read /srv/a/**' already covers every path it names [CP0502] [-Wredundant]\n"
-               "    4 | deny read /srv/a\n"
-               "      |           ^~~~~~\n"
-               "t.confpol:3:11: note: 'deny read /srv/a/**' is here\n"
-               "    3 | deny read /srv/a/**\n"
-               "      |           ^~~~~~~~~\n"
-               "t.confpol:4:11: note: remove 'deny read /srv/a'\n"
-               "1 warning\n");
+    chk_expect(
+        "confpol 1\n"
+        "profile cooperative\n"
+        "deny read /srv/a/**\n"
+        "deny read /srv/a\n",
+        NULL,
+        "t.confpol:4:11: warning: 'deny read /srv/a' is redundant: 'deny read "
+        "/srv/a/**' already covers every path it names [CP0502] [-Wredundant]\n"
+        "    4 | deny read /srv/a\n"
+        "      |           ^~~~~~\n"
+        "t.confpol:3:11: note: 'deny read /srv/a/**' is here\n"
+        "    3 | deny read /srv/a/**\n"
+        "      |           ^~~~~~~~~\n"
+        "t.confpol:4:11: note: remove 'deny read /srv/a'\n"
+        "1 warning\n");
 }
 END_TEST
 START_TEST(redundant_implicit)
 {
-    chk_expect("confpol 1\n"
-               "profile confined\n"
-               "write ${PROJECT}\n"
-               "deny write ${PROJECT}/t.confpol\n",
-               NULL,
-               "t.confpol:4:12: warning: 'deny write ${PROJECT}/t.confpol' is redundant: 'deny write ${PROJECT}/t.confpol' already covers every path it names [CP0502] [-Wredundant]\n"
-               "    4 | deny write ${PROJECT}/t.confpol\n"
-               "      |            ^~~~~~~~~~~~~~~~~~~~\n"
-               "t.confpol:2:1: note: 'deny write ${PROJECT}/t.confpol' is added by profile confined (policy source file)\n"
-               "    2 | profile confined\n"
-               "      | ^~~~~~~~~~~~~~~~\n"
-               "t.confpol:4:12: note: remove 'deny write ${PROJECT}/t.confpol'\n"
-               "1 warning\n");
+    chk_expect(
+        "confpol 1\n"
+        "profile confined\n"
+        "write ${PROJECT}\n"
+        "deny write ${PROJECT}/t.confpol\n",
+        NULL,
+        "t.confpol:4:12: warning: 'deny write ${PROJECT}/t.confpol' is "
+        "redundant: 'deny write ${PROJECT}/t.confpol' already covers every "
+        "path it names [CP0502] [-Wredundant]\n"
+        "    4 | deny write ${PROJECT}/t.confpol\n"
+        "      |            ^~~~~~~~~~~~~~~~~~~~\n"
+        "t.confpol:2:1: note: 'deny write ${PROJECT}/t.confpol' is added by "
+        "profile confined (policy source file)\n"
+        "    2 | profile confined\n"
+        "      | ^~~~~~~~~~~~~~~~\n"
+        "t.confpol:4:12: note: remove 'deny write ${PROJECT}/t.confpol'\n"
+        "1 warning\n");
 }
 END_TEST
 START_TEST(redundant_param_may_near_miss)
@@ -192,8 +210,7 @@ START_TEST(redundant_param_may_near_miss)
                "profile cooperative\n"
                "deny read ~/.ssh\n"
                "deny read ${PROJECT}/.ssh\n",
-               NULL,
-               "");
+               NULL, "");
 }
 END_TEST
 START_TEST(redundant_net)
@@ -202,7 +219,9 @@ START_TEST(redundant_net)
                "profile cooperative\n"
                "net allow *.example.com a.example.com example.com\n",
                NULL,
-               "t.confpol:3:25: warning: 'net allow a.example.com' is redundant: 'net allow *.example.com' already covers every host it names [CP0502] [-Wredundant]\n"
+               "t.confpol:3:25: warning: 'net allow a.example.com' is "
+               "redundant: 'net allow *.example.com' already covers every host "
+               "it names [CP0502] [-Wredundant]\n"
                "    3 | net allow *.example.com a.example.com example.com\n"
                "      |                         ^~~~~~~~~~~~~\n"
                "t.confpol:3:11: note: 'net allow *.example.com' is here\n"
@@ -219,7 +238,9 @@ START_TEST(conflict_exec)
                "deny read /usr\n"
                "exec /usr/bin\n",
                NULL,
-               "t.confpol:4:6: error: 'exec /usr/bin' conflicts with 'deny read /usr': every path it names is denied for reading, so none can be executed [CP0503]\n"
+               "t.confpol:4:6: error: 'exec /usr/bin' conflicts with 'deny "
+               "read /usr': every path it names is denied for reading, so none "
+               "can be executed [CP0503]\n"
                "    4 | exec /usr/bin\n"
                "      |      ^~~~~~~~\n"
                "t.confpol:3:11: note: 'deny read /usr' is here\n"
@@ -235,8 +256,7 @@ START_TEST(conflict_exec_near_miss)
                "profile cooperative\n"
                "deny read /usr/lib\n"
                "exec /usr/bin\n",
-               NULL,
-               "");
+               NULL, "");
 }
 END_TEST
 START_TEST(conflict_exec_implicit)
@@ -245,10 +265,13 @@ START_TEST(conflict_exec_implicit)
                "profile exclusive\n"
                "exec ~/.ssh/bin\n",
                NULL,
-               "t.confpol:3:6: error: 'exec ~/.ssh/bin' conflicts with 'deny read ~/.ssh': every path it names is denied for reading, so none can be executed [CP0503]\n"
+               "t.confpol:3:6: error: 'exec ~/.ssh/bin' conflicts with 'deny "
+               "read ~/.ssh': every path it names is denied for reading, so "
+               "none can be executed [CP0503]\n"
                "    3 | exec ~/.ssh/bin\n"
                "      |      ^~~~~~~~~~\n"
-               "t.confpol:2:1: note: 'deny read ~/.ssh' is added by profile exclusive (credential store)\n"
+               "t.confpol:2:1: note: 'deny read ~/.ssh' is added by profile "
+               "exclusive (credential store)\n"
                "    2 | profile exclusive\n"
                "      | ^~~~~~~~~~~~~~~~~\n"
                "t.confpol:3:6: note: remove the exec rule or narrow the deny\n"
@@ -262,7 +285,8 @@ START_TEST(conflict_write)
                "deny write /srv/x\n"
                "write /srv/x\n",
                NULL,
-               "t.confpol:4:7: error: 'write /srv/x' conflicts with 'deny write /srv/x': the same paths are allowed and denied [CP0503]\n"
+               "t.confpol:4:7: error: 'write /srv/x' conflicts with 'deny "
+               "write /srv/x': the same paths are allowed and denied [CP0503]\n"
                "    4 | write /srv/x\n"
                "      |       ^~~~~~\n"
                "t.confpol:3:12: note: 'deny write /srv/x' is here\n"
@@ -278,8 +302,7 @@ START_TEST(conflict_write_near_miss)
                "profile cooperative\n"
                "write /srv\n"
                "deny write /srv/x\n",
-               NULL,
-               "");
+               NULL, "");
 }
 END_TEST
 START_TEST(unreadable_write)
@@ -289,13 +312,16 @@ START_TEST(unreadable_write)
                "write ${PROJECT}\n"
                "deny read ${PROJECT}/.env\n",
                NULL,
-               "t.confpol:4:11: warning: 'write ${PROJECT}' overlaps 'deny read ${PROJECT}/.env': paths there can be written but not read [CP0504] [-Wunreadable-write]\n"
+               "t.confpol:4:11: warning: 'write ${PROJECT}' overlaps 'deny "
+               "read ${PROJECT}/.env': paths there can be written but not read "
+               "[CP0504] [-Wunreadable-write]\n"
                "    4 | deny read ${PROJECT}/.env\n"
                "      |           ^~~~~~~~~~~~~~~\n"
                "t.confpol:3:7: note: 'write ${PROJECT}' is here\n"
                "    3 | write ${PROJECT}\n"
                "      |       ^~~~~~~~~~\n"
-               "t.confpol:4:11: note: add 'deny write ${PROJECT}/.env' so that the region is neither read nor written\n"
+               "t.confpol:4:11: note: add 'deny write ${PROJECT}/.env' so that "
+               "the region is neither read nor written\n"
                "1 warning\n");
 }
 END_TEST
@@ -306,8 +332,7 @@ START_TEST(unreadable_write_near_miss)
                "write ${PROJECT}\n"
                "deny read ${PROJECT}/.env\n"
                "deny write ${PROJECT}/.env\n",
-               NULL,
-               "");
+               NULL, "");
 }
 END_TEST
 START_TEST(unreadable_write_may_near_miss)
@@ -316,8 +341,7 @@ START_TEST(unreadable_write_may_near_miss)
                "profile cooperative\n"
                "write ${PROJECT}\n"
                "deny read ~/.ssh\n",
-               NULL,
-               "");
+               NULL, "");
 }
 END_TEST
 START_TEST(vacuous_note)
@@ -327,10 +351,13 @@ START_TEST(vacuous_note)
                "write /srv\n"
                "deny write /etc/passwd\n",
                NULL,
-               "t.confpol:4:12: note: 'deny write /etc/passwd' is never reached: no write rule names a path it covers, and writing is denied by default [CP0505] [-Wvacuous-deny]\n"
+               "t.confpol:4:12: note: 'deny write /etc/passwd' is never "
+               "reached: no write rule names a path it covers, and writing is "
+               "denied by default [CP0505] [-Wvacuous-deny]\n"
                "    4 | deny write /etc/passwd\n"
                "      |            ^~~~~~~~~~~\n"
-               "t.confpol:4:12: note: remove it, or add the allow rule it is meant to restrict\n");
+               "t.confpol:4:12: note: remove it, or add the allow rule it is "
+               "meant to restrict\n");
 }
 END_TEST
 START_TEST(vacuous_warning)
@@ -340,10 +367,13 @@ START_TEST(vacuous_warning)
                "write /srv\n"
                "deny write /etc/passwd\n",
                "vacuous-deny",
-               "t.confpol:4:12: warning: 'deny write /etc/passwd' is never reached: no write rule names a path it covers, and writing is denied by default [CP0505] [-Wvacuous-deny]\n"
+               "t.confpol:4:12: warning: 'deny write /etc/passwd' is never "
+               "reached: no write rule names a path it covers, and writing is "
+               "denied by default [CP0505] [-Wvacuous-deny]\n"
                "    4 | deny write /etc/passwd\n"
                "      |            ^~~~~~~~~~~\n"
-               "t.confpol:4:12: note: remove it, or add the allow rule it is meant to restrict\n"
+               "t.confpol:4:12: note: remove it, or add the allow rule it is "
+               "meant to restrict\n"
                "1 warning\n");
 }
 END_TEST
@@ -353,8 +383,7 @@ START_TEST(vacuous_near_miss)
                "profile cooperative\n"
                "write /etc\n"
                "deny write /etc/passwd\n",
-               NULL,
-               "");
+               NULL, "");
 }
 END_TEST
 START_TEST(vacuous_may_near_miss)
@@ -363,8 +392,7 @@ START_TEST(vacuous_may_near_miss)
                "profile cooperative\n"
                "write ${PROJECT}\n"
                "deny write /etc/passwd\n",
-               NULL,
-               "");
+               NULL, "");
 }
 END_TEST
 START_TEST(vacuous_exec)
@@ -374,10 +402,13 @@ START_TEST(vacuous_exec)
                "exec /usr/bin\n"
                "deny exec /opt/x\n",
                NULL,
-               "t.confpol:4:11: note: 'deny exec /opt/x' is never reached: no exec rule names a path it covers, and exec is an allow-list [CP0505] [-Wvacuous-deny]\n"
+               "t.confpol:4:11: note: 'deny exec /opt/x' is never reached: no "
+               "exec rule names a path it covers, and exec is an allow-list "
+               "[CP0505] [-Wvacuous-deny]\n"
                "    4 | deny exec /opt/x\n"
                "      |           ^~~~~~\n"
-               "t.confpol:4:11: note: remove it, or add the allow rule it is meant to restrict\n");
+               "t.confpol:4:11: note: remove it, or add the allow rule it is "
+               "meant to restrict\n");
 }
 END_TEST
 START_TEST(vacuous_exec_near_miss)
@@ -385,8 +416,7 @@ START_TEST(vacuous_exec_near_miss)
     chk_expect("confpol 1\n"
                "profile cooperative\n"
                "deny exec /opt/x\n",
-               NULL,
-               "");
+               NULL, "");
 }
 END_TEST
 START_TEST(shadowed_gate)
@@ -396,13 +426,16 @@ START_TEST(shadowed_gate)
                "gate deny \"git push *\"\n"
                "gate ask \"git push --force *\"\n",
                NULL,
-               "t.confpol:4:10: warning: 'gate ask \"git push --force *\"' is shadowed: 'gate deny \"git push *\"' refuses every command it matches [CP0506] [-Wshadowed-gate]\n"
+               "t.confpol:4:10: warning: 'gate ask \"git push --force *\"' is "
+               "shadowed: 'gate deny \"git push *\"' refuses every command it "
+               "matches [CP0506] [-Wshadowed-gate]\n"
                "    4 | gate ask \"git push --force *\"\n"
                "      |          ^~~~~~~~~~~~~~~~~~~~\n"
                "t.confpol:3:11: note: 'gate deny \"git push *\"' is here\n"
                "    3 | gate deny \"git push *\"\n"
                "      |           ^~~~~~~~~~~~\n"
-               "t.confpol:4:10: note: remove 'gate ask \"git push --force *\"': a gate deny always wins\n"
+               "t.confpol:4:10: note: remove 'gate ask \"git push --force "
+               "*\"': a gate deny always wins\n"
                "1 warning\n");
 }
 END_TEST
@@ -412,8 +445,7 @@ START_TEST(shadowed_gate_near_miss)
                "profile cooperative\n"
                "gate deny \"git push --force *\"\n"
                "gate ask \"git push *\"\n",
-               NULL,
-               "");
+               NULL, "");
 }
 END_TEST
 START_TEST(redundant_gate)
@@ -423,7 +455,9 @@ START_TEST(redundant_gate)
                "gate ask \"rm -rf *\"\n"
                "gate ask \"rm -rf /tmp/*\"\n",
                NULL,
-               "t.confpol:4:10: warning: 'gate ask \"rm -rf /tmp/*\"' is redundant: 'gate ask \"rm -rf *\"' already matches every command it matches [CP0507] [-Wredundant-gate]\n"
+               "t.confpol:4:10: warning: 'gate ask \"rm -rf /tmp/*\"' is "
+               "redundant: 'gate ask \"rm -rf *\"' already matches every "
+               "command it matches [CP0507] [-Wredundant-gate]\n"
                "    4 | gate ask \"rm -rf /tmp/*\"\n"
                "      |          ^~~~~~~~~~~~~~~\n"
                "t.confpol:3:10: note: 'gate ask \"rm -rf *\"' is here\n"
@@ -439,48 +473,53 @@ START_TEST(redundant_gate_near_miss)
                "profile cooperative\n"
                "gate ask \"rm -rf *\"\n"
                "gate deny \"rm -rf /tmp/*\"\n",
-               NULL,
-               "");
+               NULL, "");
 }
 END_TEST
 START_TEST(expect_fails)
 {
-    chk_expect("confpol 1\n"
-               "profile cooperative\n"
-               "write /srv\n"
-               "expect allow write /etc/passwd\n"
-               "expect deny write /srv/a\n"
-               "expect allow write /srv/a\n",
-               NULL,
-               "t.confpol:4:1: error: expect allow write /etc/passwd failed: the policy denies it [CP0601]\n"
-               "    4 | expect allow write /etc/passwd\n"
-               "      | ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n"
-               "confpol: note: no 'write' rule matches; writing is denied by default\n"
-               "t.confpol:4:1: note: fix the policy or the expectation\n"
-               "t.confpol:5:1: error: expect deny write /srv/a failed: the policy allows it [CP0601]\n"
-               "    5 | expect deny write /srv/a\n"
-               "      | ^~~~~~~~~~~~~~~~~~~~~~~~\n"
-               "t.confpol:3:7: note: decided by 'write /srv'\n"
-               "    3 | write /srv\n"
-               "      |       ^~~~\n"
-               "t.confpol:5:1: note: fix the policy or the expectation\n"
-               "2 errors\n");
+    chk_expect(
+        "confpol 1\n"
+        "profile cooperative\n"
+        "write /srv\n"
+        "expect allow write /etc/passwd\n"
+        "expect deny write /srv/a\n"
+        "expect allow write /srv/a\n",
+        NULL,
+        "t.confpol:4:1: error: expect allow write /etc/passwd failed: the "
+        "policy denies it [CP0601]\n"
+        "    4 | expect allow write /etc/passwd\n"
+        "      | ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n"
+        "confpol: note: no 'write' rule matches; writing is denied by default\n"
+        "t.confpol:4:1: note: fix the policy or the expectation\n"
+        "t.confpol:5:1: error: expect deny write /srv/a failed: the policy "
+        "allows it [CP0601]\n"
+        "    5 | expect deny write /srv/a\n"
+        "      | ^~~~~~~~~~~~~~~~~~~~~~~~\n"
+        "t.confpol:3:7: note: decided by 'write /srv'\n"
+        "    3 | write /srv\n"
+        "      |       ^~~~\n"
+        "t.confpol:5:1: note: fix the policy or the expectation\n"
+        "2 errors\n");
 }
 END_TEST
 START_TEST(expect_unbound)
 {
-    chk_expect("confpol 1\n"
-               "profile cooperative\n"
-               "write ${PROJECT}\n"
-               "expect allow write ~/x\n",
-               NULL,
-               "t.confpol:4:1: error: expect allow write ~/x failed: the policy denies it [CP0601]\n"
-               "    4 | expect allow write ~/x\n"
-               "      | ^~~~~~~~~~~~~~~~~~~~~~\n"
-               "confpol: note: no 'write' rule matches; writing is denied by default\n"
-               "confpol: note: the answer may differ with another value of HOME: bind it with -D HOME=DIR to decide\n"
-               "t.confpol:4:1: note: fix the policy or the expectation\n"
-               "1 error\n");
+    chk_expect(
+        "confpol 1\n"
+        "profile cooperative\n"
+        "write ${PROJECT}\n"
+        "expect allow write ~/x\n",
+        NULL,
+        "t.confpol:4:1: error: expect allow write ~/x failed: the policy "
+        "denies it [CP0601]\n"
+        "    4 | expect allow write ~/x\n"
+        "      | ^~~~~~~~~~~~~~~~~~~~~~\n"
+        "confpol: note: no 'write' rule matches; writing is denied by default\n"
+        "confpol: note: the answer may differ with another value of HOME: bind "
+        "it with -D HOME=DIR to decide\n"
+        "t.confpol:4:1: note: fix the policy or the expectation\n"
+        "1 error\n");
 }
 END_TEST
 START_TEST(expect_passes)
@@ -492,143 +531,161 @@ START_TEST(expect_passes)
                "expect deny write ${PROJECT}/t.confpol\n"
                "expect deny net example.com\n"
                "expect allow gate \"ls\"\n",
-               NULL,
-               "");
+               NULL, "");
 }
 END_TEST
 START_TEST(notes_capped)
 {
-    chk_expect("confpol 1\n"
-               "profile cooperative\n"
-               "write /a\n"
-               "deny read /a\n"
-               "deny read /a/b\n"
-               "deny read /a/*\n"
-               "deny read /a/b/c\n"
-               "deny read /**\n"
-               "deny read /a/b/c/d\n"
-               "deny write /a\n",
-               NULL,
-               "t.confpol:5:11: warning: 'deny read /a/b' is redundant: 'deny read /a' already covers every path it names [CP0502] [-Wredundant]\n"
-               "    5 | deny read /a/b\n"
-               "      |           ^~~~\n"
-               "t.confpol:4:11: note: 'deny read /a' is here\n"
-               "    4 | deny read /a\n"
-               "      |           ^~\n"
-               "t.confpol:5:11: note: remove 'deny read /a/b'\n"
-               "t.confpol:6:11: warning: 'deny read /a/b' is redundant: 'deny read /a/*' already covers every path it names [CP0502] [-Wredundant]\n"
-               "    6 | deny read /a/*\n"
-               "      |           ^~~~\n"
-               "t.confpol:5:11: note: 'deny read /a/b' is here\n"
-               "    5 | deny read /a/b\n"
-               "      |           ^~~~\n"
-               "t.confpol:6:11: note: remove 'deny read /a/b'\n"
-               "t.confpol:6:11: warning: 'deny read /a/*' is redundant: 'deny read /a' already covers every path it names [CP0502] [-Wredundant]\n"
-               "    6 | deny read /a/*\n"
-               "      |           ^~~~\n"
-               "t.confpol:4:11: note: 'deny read /a' is here\n"
-               "    4 | deny read /a\n"
-               "      |           ^~\n"
-               "t.confpol:6:11: note: remove 'deny read /a/*'\n"
-               "t.confpol:7:11: warning: 'deny read /a/b/c' is redundant: 'deny read /a' (and 2 more) already covers every path it names [CP0502] [-Wredundant]\n"
-               "    7 | deny read /a/b/c\n"
-               "      |           ^~~~~~\n"
-               "t.confpol:4:11: note: 'deny read /a' is here\n"
-               "    4 | deny read /a\n"
-               "      |           ^~\n"
-               "t.confpol:5:11: note: 'deny read /a/b' is here\n"
-               "    5 | deny read /a/b\n"
-               "      |           ^~~~\n"
-               "t.confpol:6:11: note: 'deny read /a/*' is here\n"
-               "    6 | deny read /a/*\n"
-               "      |           ^~~~\n"
-               "t.confpol:7:11: note: remove 'deny read /a/b/c'\n"
-               "t.confpol:8:11: warning: 'deny read /a' is redundant: 'deny read /**' already covers every path it names [CP0502] [-Wredundant]\n"
-               "    8 | deny read /**\n"
-               "      |           ^~~\n"
-               "t.confpol:4:11: note: 'deny read /a' is here\n"
-               "    4 | deny read /a\n"
-               "      |           ^~\n"
-               "t.confpol:8:11: note: remove 'deny read /a'\n"
-               "t.confpol:8:11: warning: 'deny read /a/b' is redundant: 'deny read /**' already covers every path it names [CP0502] [-Wredundant]\n"
-               "    8 | deny read /**\n"
-               "      |           ^~~\n"
-               "t.confpol:5:11: note: 'deny read /a/b' is here\n"
-               "    5 | deny read /a/b\n"
-               "      |           ^~~~\n"
-               "t.confpol:8:11: note: remove 'deny read /a/b'\n"
-               "t.confpol:8:11: warning: 'deny read /a/*' is redundant: 'deny read /**' already covers every path it names [CP0502] [-Wredundant]\n"
-               "    8 | deny read /**\n"
-               "      |           ^~~\n"
-               "t.confpol:6:11: note: 'deny read /a/*' is here\n"
-               "    6 | deny read /a/*\n"
-               "      |           ^~~~\n"
-               "t.confpol:8:11: note: remove 'deny read /a/*'\n"
-               "t.confpol:8:11: warning: 'deny read /a/b/c' is redundant: 'deny read /**' already covers every path it names [CP0502] [-Wredundant]\n"
-               "    8 | deny read /**\n"
-               "      |           ^~~\n"
-               "t.confpol:7:11: note: 'deny read /a/b/c' is here\n"
-               "    7 | deny read /a/b/c\n"
-               "      |           ^~~~~~\n"
-               "t.confpol:8:11: note: remove 'deny read /a/b/c'\n"
-               "t.confpol:9:11: warning: 'deny read /a/b/c/d' is redundant: 'deny read /a' (and 4 more) already covers every path it names [CP0502] [-Wredundant]\n"
-               "    9 | deny read /a/b/c/d\n"
-               "      |           ^~~~~~~~\n"
-               "t.confpol:4:11: note: 'deny read /a' is here\n"
-               "    4 | deny read /a\n"
-               "      |           ^~\n"
-               "t.confpol:5:11: note: 'deny read /a/b' is here\n"
-               "    5 | deny read /a/b\n"
-               "      |           ^~~~\n"
-               "t.confpol:6:11: note: 'deny read /a/*' is here\n"
-               "    6 | deny read /a/*\n"
-               "      |           ^~~~\n"
-               "t.confpol:7:11: note: 'deny read /a/b/c' is here\n"
-               "    7 | deny read /a/b/c\n"
-               "      |           ^~~~~~\n"
-               "confpol: note: and 1 more\n"
-               "t.confpol:9:11: note: remove 'deny read /a/b/c/d'\n"
-               "t.confpol:10:12: error: 'write /a' conflicts with 'deny write /a': the same paths are allowed and denied [CP0503]\n"
-               "   10 | deny write /a\n"
-               "      |            ^~\n"
-               "t.confpol:3:7: note: 'write /a' is here\n"
-               "    3 | write /a\n"
-               "      |       ^~\n"
-               "t.confpol:10:12: note: remove one of the two rules\n"
-               "1 error, 9 warnings\n");
+    chk_expect(
+        "confpol 1\n"
+        "profile cooperative\n"
+        "write /a\n"
+        "deny read /a\n"
+        "deny read /a/b\n"
+        "deny read /a/*\n"
+        "deny read /a/b/c\n"
+        "deny read /**\n"
+        "deny read /a/b/c/d\n"
+        "deny write /a\n",
+        NULL,
+        "t.confpol:5:11: warning: 'deny read /a/b' is redundant: 'deny read "
+        "/a' already covers every path it names [CP0502] [-Wredundant]\n"
+        "    5 | deny read /a/b\n"
+        "      |           ^~~~\n"
+        "t.confpol:4:11: note: 'deny read /a' is here\n"
+        "    4 | deny read /a\n"
+        "      |           ^~\n"
+        "t.confpol:5:11: note: remove 'deny read /a/b'\n"
+        "t.confpol:6:11: warning: 'deny read /a/b' is redundant: 'deny read "
+        "/a/*' already covers every path it names [CP0502] [-Wredundant]\n"
+        "    6 | deny read /a/*\n"
+        "      |           ^~~~\n"
+        "t.confpol:5:11: note: 'deny read /a/b' is here\n"
+        "    5 | deny read /a/b\n"
+        "      |           ^~~~\n"
+        "t.confpol:6:11: note: remove 'deny read /a/b'\n"
+        "t.confpol:6:11: warning: 'deny read /a/*' is redundant: 'deny read "
+        "/a' already covers every path it names [CP0502] [-Wredundant]\n"
+        "    6 | deny read /a/*\n"
+        "      |           ^~~~\n"
+        "t.confpol:4:11: note: 'deny read /a' is here\n"
+        "    4 | deny read /a\n"
+        "      |           ^~\n"
+        "t.confpol:6:11: note: remove 'deny read /a/*'\n"
+        "t.confpol:7:11: warning: 'deny read /a/b/c' is redundant: 'deny read "
+        "/a' (and 2 more) already covers every path it names [CP0502] "
+        "[-Wredundant]\n"
+        "    7 | deny read /a/b/c\n"
+        "      |           ^~~~~~\n"
+        "t.confpol:4:11: note: 'deny read /a' is here\n"
+        "    4 | deny read /a\n"
+        "      |           ^~\n"
+        "t.confpol:5:11: note: 'deny read /a/b' is here\n"
+        "    5 | deny read /a/b\n"
+        "      |           ^~~~\n"
+        "t.confpol:6:11: note: 'deny read /a/*' is here\n"
+        "    6 | deny read /a/*\n"
+        "      |           ^~~~\n"
+        "t.confpol:7:11: note: remove 'deny read /a/b/c'\n"
+        "t.confpol:8:11: warning: 'deny read /a' is redundant: 'deny read /**' "
+        "already covers every path it names [CP0502] [-Wredundant]\n"
+        "    8 | deny read /**\n"
+        "      |           ^~~\n"
+        "t.confpol:4:11: note: 'deny read /a' is here\n"
+        "    4 | deny read /a\n"
+        "      |           ^~\n"
+        "t.confpol:8:11: note: remove 'deny read /a'\n"
+        "t.confpol:8:11: warning: 'deny read /a/b' is redundant: 'deny read "
+        "/**' already covers every path it names [CP0502] [-Wredundant]\n"
+        "    8 | deny read /**\n"
+        "      |           ^~~\n"
+        "t.confpol:5:11: note: 'deny read /a/b' is here\n"
+        "    5 | deny read /a/b\n"
+        "      |           ^~~~\n"
+        "t.confpol:8:11: note: remove 'deny read /a/b'\n"
+        "t.confpol:8:11: warning: 'deny read /a/*' is redundant: 'deny read "
+        "/**' already covers every path it names [CP0502] [-Wredundant]\n"
+        "    8 | deny read /**\n"
+        "      |           ^~~\n"
+        "t.confpol:6:11: note: 'deny read /a/*' is here\n"
+        "    6 | deny read /a/*\n"
+        "      |           ^~~~\n"
+        "t.confpol:8:11: note: remove 'deny read /a/*'\n"
+        "t.confpol:8:11: warning: 'deny read /a/b/c' is redundant: 'deny read "
+        "/**' already covers every path it names [CP0502] [-Wredundant]\n"
+        "    8 | deny read /**\n"
+        "      |           ^~~\n"
+        "t.confpol:7:11: note: 'deny read /a/b/c' is here\n"
+        "    7 | deny read /a/b/c\n"
+        "      |           ^~~~~~\n"
+        "t.confpol:8:11: note: remove 'deny read /a/b/c'\n"
+        "t.confpol:9:11: warning: 'deny read /a/b/c/d' is redundant: 'deny "
+        "read /a' (and 4 more) already covers every path it names [CP0502] "
+        "[-Wredundant]\n"
+        "    9 | deny read /a/b/c/d\n"
+        "      |           ^~~~~~~~\n"
+        "t.confpol:4:11: note: 'deny read /a' is here\n"
+        "    4 | deny read /a\n"
+        "      |           ^~\n"
+        "t.confpol:5:11: note: 'deny read /a/b' is here\n"
+        "    5 | deny read /a/b\n"
+        "      |           ^~~~\n"
+        "t.confpol:6:11: note: 'deny read /a/*' is here\n"
+        "    6 | deny read /a/*\n"
+        "      |           ^~~~\n"
+        "t.confpol:7:11: note: 'deny read /a/b/c' is here\n"
+        "    7 | deny read /a/b/c\n"
+        "      |           ^~~~~~\n"
+        "confpol: note: and 1 more\n"
+        "t.confpol:9:11: note: remove 'deny read /a/b/c/d'\n"
+        "t.confpol:10:12: error: 'write /a' conflicts with 'deny write /a': "
+        "the same paths are allowed and denied [CP0503]\n"
+        "   10 | deny write /a\n"
+        "      |            ^~\n"
+        "t.confpol:3:7: note: 'write /a' is here\n"
+        "    3 | write /a\n"
+        "      |       ^~\n"
+        "t.confpol:10:12: note: remove one of the two rules\n"
+        "1 error, 9 warnings\n");
 }
 END_TEST
 START_TEST(source_order)
 {
-    chk_expect("confpol 1\n"
-               "profile cooperative\n"
-               "write /srv\n"
-               "write /srv/a\n"
-               "expect deny write /srv/b\n"
-               "deny read /srv/c\n",
-               NULL,
-               "t.confpol:4:7: warning: 'write /srv/a' is redundant: 'write /srv' already covers every path it names [CP0502] [-Wredundant]\n"
-               "    4 | write /srv/a\n"
-               "      |       ^~~~~~\n"
-               "t.confpol:3:7: note: 'write /srv' is here\n"
-               "    3 | write /srv\n"
-               "      |       ^~~~\n"
-               "t.confpol:4:7: note: remove 'write /srv/a'\n"
-               "t.confpol:5:1: error: expect deny write /srv/b failed: the policy allows it [CP0601]\n"
-               "    5 | expect deny write /srv/b\n"
-               "      | ^~~~~~~~~~~~~~~~~~~~~~~~\n"
-               "t.confpol:3:7: note: decided by 'write /srv'\n"
-               "    3 | write /srv\n"
-               "      |       ^~~~\n"
-               "t.confpol:5:1: note: fix the policy or the expectation\n"
-               "t.confpol:6:11: warning: 'write /srv' overlaps 'deny read /srv/c': paths there can be written but not read [CP0504] [-Wunreadable-write]\n"
-               "    6 | deny read /srv/c\n"
-               "      |           ^~~~~~\n"
-               "t.confpol:3:7: note: 'write /srv' is here\n"
-               "    3 | write /srv\n"
-               "      |       ^~~~\n"
-               "t.confpol:6:11: note: add 'deny write /srv/c' so that the region is neither read nor written\n"
-               "1 error, 2 warnings\n");
+    chk_expect(
+        "confpol 1\n"
+        "profile cooperative\n"
+        "write /srv\n"
+        "write /srv/a\n"
+        "expect deny write /srv/b\n"
+        "deny read /srv/c\n",
+        NULL,
+        "t.confpol:4:7: warning: 'write /srv/a' is redundant: 'write /srv' "
+        "already covers every path it names [CP0502] [-Wredundant]\n"
+        "    4 | write /srv/a\n"
+        "      |       ^~~~~~\n"
+        "t.confpol:3:7: note: 'write /srv' is here\n"
+        "    3 | write /srv\n"
+        "      |       ^~~~\n"
+        "t.confpol:4:7: note: remove 'write /srv/a'\n"
+        "t.confpol:5:1: error: expect deny write /srv/b failed: the policy "
+        "allows it [CP0601]\n"
+        "    5 | expect deny write /srv/b\n"
+        "      | ^~~~~~~~~~~~~~~~~~~~~~~~\n"
+        "t.confpol:3:7: note: decided by 'write /srv'\n"
+        "    3 | write /srv\n"
+        "      |       ^~~~\n"
+        "t.confpol:5:1: note: fix the policy or the expectation\n"
+        "t.confpol:6:11: warning: 'write /srv' overlaps 'deny read /srv/c': "
+        "paths there can be written but not read [CP0504] "
+        "[-Wunreadable-write]\n"
+        "    6 | deny read /srv/c\n"
+        "      |           ^~~~~~\n"
+        "t.confpol:3:7: note: 'write /srv' is here\n"
+        "    3 | write /srv\n"
+        "      |       ^~~~\n"
+        "t.confpol:6:11: note: add 'deny write /srv/c' so that the region is "
+        "neither read nor written\n"
+        "1 error, 2 warnings\n");
 }
 END_TEST
 /* Redundant rules are flagged for the backends; with equal languages only
@@ -676,7 +733,8 @@ END_TEST
 /* -Werror makes a warning an error; -Wno-redundant silences it. */
 START_TEST(werror_and_wno)
 {
-    const char *t = "confpol 1\nprofile cooperative\nwrite /srv\nwrite /srv/a\n";
+    const char
+        *t = "confpol 1\nprofile cooperative\nwrite /srv\nwrite /srv/a\n";
     struct cp_ctx cx;
     cp_ctx_init(&cx);
     cx.diags.werror = true;

@@ -59,8 +59,8 @@ static bool tj_str(const struct cp_jnode *v)
 }
 
 /* Each element e of the array arr (none when arr is not an array). */
-#define TJ_FOREACH(e, arr)                                                    \
-    for (int e##_i = 0; e##_i < tj_size(arr) && ((e) = (arr)->items[e##_i]); \
+#define TJ_FOREACH(e, arr)                                                     \
+    for (int e##_i = 0; e##_i < tj_size(arr) && ((e) = (arr)->items[e##_i]);   \
          e##_i++)
 
 static void setup(void)
@@ -155,7 +155,8 @@ static struct cp_jnode *emit_json(const struct cp_policy *p)
     return j;
 }
 
-static struct cp_jnode *at(struct cp_jnode *j, const char *a, const char *b, const char *c)
+static struct cp_jnode *at(struct cp_jnode *j, const char *a, const char *b,
+                           const char *c)
 {
     struct cp_jnode *x = tj_get(j, a);
     if (b)
@@ -231,8 +232,7 @@ START_TEST(path_forms)
     struct cp_jnode *e;
     TJ_FOREACH(e, dw)
     {
-        ck_assert_msg(e->s[0] != '/' || e->s[1] == '/',
-                      "%s", e->s);
+        ck_assert_msg(e->s[0] != '/' || e->s[1] == '/', "%s", e->s);
     }
     ck_assert(tj_true(at(j, "confpol", "projectRelative", NULL)));
     ck_assert_int_eq(strtol(at(j, "confpol", "version", NULL)->s, NULL, 10), 1);
@@ -282,9 +282,8 @@ START_TEST(unbound_param)
 {
     struct cp_policy *p = pol(CP_PROFILE_CONFINED, false, CP_FAIL_CLOSED);
     struct cp_rule *r = path_rule(p, CP_R_DENY_WRITE, "${CACHE}/x", false);
-    struct cp_source *src = cp_source_from_memory(ar, "t.confpol",
-                                                  "confpol 1\ndeny write ${CACHE}/x\n",
-                                                  33);
+    struct cp_source *src = cp_source_from_memory(
+        ar, "t.confpol", "confpol 1\ndeny write ${CACHE}/x\n", 33);
     r->loc = (struct cp_loc){src, 2, 12, 2, 21};
     struct cp_backend_opts o = {0};
     ck_assert_int_eq(cp_backend_check(&cp_backend_claude, p, &o, &dg), 1);
@@ -309,9 +308,9 @@ START_TEST(gate_lowering)
     path_rule(p, CP_R_WRITE, "${PROJECT}", false);
     gate_rule(p, CP_R_GATE_DENY, "git push --force *", false);
     gate_rule(p, CP_R_GATE_ASK, "npm test", false);
-    gate_rule(p, CP_R_GATE_ASK, "git * main", false);    /* '*' = one word */
-    gate_rule(p, CP_R_GATE_ASK, "rm x*", false);         /* glob in a word */
-    gate_rule(p, CP_R_GATE_ASK, "ls ~", false);          /* '~' */
+    gate_rule(p, CP_R_GATE_ASK, "git * main", false); /* '*' = one word */
+    gate_rule(p, CP_R_GATE_ASK, "rm x*", false);      /* glob in a word */
+    gate_rule(p, CP_R_GATE_ASK, "ls ~", false);       /* '~' */
     gate_rule(p, CP_R_GATE_DENY, "curl[^|]*[|]sh", true);
     struct cp_jnode *j = emit_json(p);
     struct cp_jnode *deny = at(j, "permissions", "deny", NULL);
@@ -324,8 +323,9 @@ START_TEST(gate_lowering)
     struct cp_jnode *pre = at(j, "hooks", "PreToolUse", NULL);
     ck_assert_int_eq(tj_size(pre), 1);
     struct cp_jnode *g = tj_item(pre, 0);
-    ck_assert_str_eq(at(g, "matcher", NULL, NULL)->s,
-                     "Bash|Monitor|PowerShell|Write|Edit|MultiEdit|NotebookEdit");
+    ck_assert_str_eq(
+        at(g, "matcher", NULL, NULL)->s,
+        "Bash|Monitor|PowerShell|Write|Edit|MultiEdit|NotebookEdit");
     struct cp_jnode *h = tj_item(at(g, "hooks", NULL, NULL), 0);
     ck_assert_str_eq(at(h, "type", NULL, NULL)->s, "command");
     /* The hook pins the artifact's own digest (its pin read as zeros). */
@@ -341,12 +341,10 @@ START_TEST(gate_lowering)
     ck_assert_str_eq(at(g1, "id", NULL, NULL)->s, "gate#1");
     ck_assert_str_eq(at(g1, "verdict", NULL, NULL)->s, "deny");
     ck_assert_str_eq(at(g1, "kind", NULL, NULL)->s, "words");
-    ck_assert_str_eq(at(g1, "pattern", NULL, NULL)->s,
-                     "git push --force *");
+    ck_assert_str_eq(at(g1, "pattern", NULL, NULL)->s, "git push --force *");
     ck_assert_str_eq(at(g1, "where", NULL, NULL)->s, "(implicit)");
     ck_assert_str_eq(at(g6, "kind", NULL, NULL)->s, "regex");
-    ck_assert_str_eq(at(g6, "pattern", NULL, NULL)->s,
-                     "curl[^|]*[|]sh");
+    ck_assert_str_eq(at(g6, "pattern", NULL, NULL)->s, "curl[^|]*[|]sh");
     ck_assert(tj_true(at(j, "confpol", "failClosed", NULL)));
     ck_assert_str_eq(at(j, "confpol", "stem", NULL)->s, "t");
 }
@@ -372,11 +370,11 @@ START_TEST(profiles)
     gate_rule(p, CP_R_GATE_ASK, "sudo", true);
     struct cp_jnode *j = emit_json(p);
     ck_assert_ptr_null(at(j, "sandbox", NULL, NULL));
-    ck_assert(has(at(j, "permissions", "deny", NULL), "Edit(~/.config/confpol)"));
+    ck_assert(
+        has(at(j, "permissions", "deny", NULL), "Edit(~/.config/confpol)"));
     ck_assert_ptr_nonnull(at(j, "hooks", NULL, NULL));
     ck_assert(tj_false(at(j, "confpol", "failClosed", NULL)));
-    ck_assert_str_eq(at(j, "confpol", "profile", NULL)->s,
-                     "cooperative");
+    ck_assert_str_eq(at(j, "confpol", "profile", NULL)->s, "cooperative");
 
     /* A defaulted profile keeps the hook fail-open, not the sandbox. */
     p = pol(CP_PROFILE_CONFINED, true, CP_FAIL_CLOSED);
@@ -449,7 +447,8 @@ START_TEST(fidelity)
     struct cp_rule *w = path_rule(p, CP_R_WRITE, "${PROJECT}", false);
     struct cp_rule *wg = path_rule(p, CP_R_WRITE, "/srv/*/out", false);
     struct cp_rule *d = path_rule(p, CP_R_DENY_WRITE, "${PROJECT}/.git", false);
-    struct cp_rule *dg_ = path_rule(p, CP_R_DENY_WRITE, "${PROJECT}/**/*.lock", false);
+    struct cp_rule *dg_ = path_rule(p, CP_R_DENY_WRITE, "${PROJECT}/**/*.lock",
+                                    false);
     struct cp_rule *rg = path_rule(p, CP_R_DENY_READ, "~/.config/*.pem", false);
     struct cp_rule *rt = path_rule(p, CP_R_DENY_WRITE, "/tmp/claude/x", false);
     struct cp_rule *ex = path_rule(p, CP_R_EXEC, "/usr/bin", false);
@@ -459,28 +458,20 @@ START_TEST(fidelity)
     const char *why;
     /* Claude Code's protected paths (.mcp.json, .claude/...) lie in it;
      * .git/hooks and .git/config are denied by the policy already. */
-    ck_assert_int_eq(rule_fid(p, w, ar, &why),
-                     CP_FID_STRICTER);
+    ck_assert_int_eq(rule_fid(p, w, ar, &why), CP_FID_STRICTER);
     ck_assert_ptr_nonnull(strstr(why, "${PROJECT}/.mcp.json"));
     ck_assert_ptr_null(strstr(why, ".git/hooks"));
     ck_assert_int_eq(rule_fid(p, d, ar, &why), CP_FID_EXACT);
     ck_assert_int_eq(rule_fid(p, g, ar, &why), CP_FID_EXACT);
-    ck_assert_int_eq(rule_fid(p, wg, ar, &why),
-                     CP_FID_STRICTER);
-    ck_assert_int_eq(rule_fid(p, wd, ar, &why),
-                     CP_FID_STRICTER);
-    ck_assert_int_eq(rule_fid(p, dg_, ar, &why),
-                     CP_FID_NOT_ENFORCED);
+    ck_assert_int_eq(rule_fid(p, wg, ar, &why), CP_FID_STRICTER);
+    ck_assert_int_eq(rule_fid(p, wd, ar, &why), CP_FID_STRICTER);
+    ck_assert_int_eq(rule_fid(p, dg_, ar, &why), CP_FID_NOT_ENFORCED);
     ck_assert_ptr_nonnull(strstr(why, "skips globs in denyWrite"));
-    ck_assert_int_eq(rule_fid(p, rg, ar, &why),
-                     CP_FID_NOT_ENFORCED);
-    ck_assert_int_eq(rule_fid(p, rt, ar, &why),
-                     CP_FID_NOT_ENFORCED);
+    ck_assert_int_eq(rule_fid(p, rg, ar, &why), CP_FID_NOT_ENFORCED);
+    ck_assert_int_eq(rule_fid(p, rt, ar, &why), CP_FID_NOT_ENFORCED);
     ck_assert_ptr_nonnull(strstr(why, "/tmp/claude"));
-    ck_assert_int_eq(rule_fid(p, ex, ar, &why),
-                     CP_FID_NOT_ENFORCED);
-    ck_assert_int_eq(rule_fid(p, dx, ar, &why),
-                     CP_FID_NOT_ENFORCED);
+    ck_assert_int_eq(rule_fid(p, ex, ar, &why), CP_FID_NOT_ENFORCED);
+    ck_assert_int_eq(rule_fid(p, dx, ar, &why), CP_FID_NOT_ENFORCED);
     ck_assert_ptr_nonnull(strstr(why, "no exec control"));
 
     /* Each loss is loud: one warning per rule, plus the policy-wide ones. */
@@ -498,8 +489,7 @@ START_TEST(fidelity)
     ck_assert_uint_eq(cp_diag_errors(&dg), 0);
     /* The write glob is not granted. */
     struct cp_jnode *j = emit_json(p);
-    ck_assert_int_eq(tj_size(at(j, "sandbox", "filesystem",
-                                           "allowWrite")), 1);
+    ck_assert_int_eq(tj_size(at(j, "sandbox", "filesystem", "allowWrite")), 1);
     ck_assert(has(at(j, "permissions", "deny", NULL), "Edit(//srv/a?b)"));
     ck_assert(has(at(j, "sandbox", "filesystem", "denyWrite"), "//srv/a)b"));
 }
@@ -512,11 +502,13 @@ END_TEST
 START_TEST(adversarial_corpus)
 {
     static const char *const corpus[] = {
-        "/a\"b",       "/a\\b",      "/a\nb",        "/a\tb",
-        "/caf\xc3\xa9", "/\xf0\x9f\x94\x91key", "/-rf", "/a(b)",
-        "/a)b",        "/a;b",       "/a b",         "/trail ",
-        "/[x]",        "/a*b",       "/q?",          "/#x",
-        "/\x7f",       "/a\rb",      "/\x01",        "/!neg",
+        "/a\"b", "/a\\b",        "/a\nb",
+        "/a\tb", "/caf\xc3\xa9", "/\xf0\x9f\x94\x91key",
+        "/-rf",  "/a(b)",        "/a)b",
+        "/a;b",  "/a b",         "/trail ",
+        "/[x]",  "/a*b",         "/q?",
+        "/#x",   "/\x7f",        "/a\rb",
+        "/\x01", "/!neg",
     };
     size_t n = sizeof corpus / sizeof corpus[0];
     struct cp_policy *p = pol(CP_PROFILE_CONFINED, false, CP_FAIL_CLOSED);
@@ -558,8 +550,7 @@ START_TEST(adversarial_corpus)
     ck_assert(has(at(j, "permissions", "deny", NULL), "Edit(//a?b)"));
     ck_assert(has(at(j, "permissions", "deny", NULL), "Edit(//trail?)"));
     ck_assert(has(at(j, "permissions", "deny", NULL), "Edit(//-rf/**)"));
-    ck_assert(has(at(j, "permissions", "deny", NULL),
-                  "Edit(//caf\xc3\xa9)"));
+    ck_assert(has(at(j, "permissions", "deny", NULL), "Edit(//caf\xc3\xa9)"));
 }
 END_TEST
 

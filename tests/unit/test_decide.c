@@ -16,8 +16,7 @@ static void dc_load(const char *text, const struct cp_define *d, size_t nd)
     cp_ctx_init(&dcx);
     dcx.opts.defines = (struct cp_define *)d;
     dcx.opts.ndefines = nd;
-    ck_assert_int_eq(cp_parse_memory(&dcx, "t.confpol", text, strlen(text)),
-                     0);
+    ck_assert_int_eq(cp_parse_memory(&dcx, "t.confpol", text, strlen(text)), 0);
     ck_assert_int_eq(cp_resolve(&dcx), 0);
     ck_assert_uint_eq(cp_diag_errors(&dcx.diags), 0);
 }
@@ -48,14 +47,14 @@ static void dc_ask(enum cp_access acc, const char *subject, const char *want)
     cp_buf_free(&b);
 }
 
-static const char *const pol_basic = "confpol 1\n"             /* 1 */
-                                     "profile cooperative\n"   /* 2 */
-                                     "write ${PROJECT}\n"      /* 3 */
+static const char *const pol_basic = "confpol 1\n"                  /* 1 */
+                                     "profile cooperative\n"        /* 2 */
+                                     "write ${PROJECT}\n"           /* 3 */
                                      "deny write ${PROJECT}/.git\n" /* 4 */
                                      "deny read ${PROJECT}/.env\n"  /* 5 */
-                                     "deny read /etc/shadow\n"  /* 6 */
+                                     "deny read /etc/shadow\n"      /* 6 */
                                      "deny exec /usr/bin/sudo\n"    /* 7 */
-                                     "write /tmp/*.log\n";      /* 8 */
+                                     "write /tmp/*.log\n";          /* 8 */
 
 START_TEST(read_write_exec)
 {
@@ -187,8 +186,8 @@ START_TEST(invalid_subjects)
 {
     dc_load(pol_basic, NULL, 0);
     struct cp_decision d;
-    ck_assert_int_ne(cp_decide(dcx.policy, CP_ACC_WRITE, "src/x", dcx.arena, &d),
-                     0);
+    ck_assert_int_ne(
+        cp_decide(dcx.policy, CP_ACC_WRITE, "src/x", dcx.arena, &d), 0);
     ck_assert_int_ne(
         cp_decide(dcx.policy, CP_ACC_WRITE, "/a/../b", dcx.arena, &d), 0);
     ck_assert_int_ne(

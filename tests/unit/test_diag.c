@@ -46,23 +46,24 @@ static struct cp_loc loc(const struct cp_source *s, unsigned l, unsigned c,
 START_TEST(caret_under_span)
 {
     const char *t = "confpol 1\n\n\n\n\n\nprofile confinded\n";
-    const struct cp_source *s =
-        cp_source_from_memory(ar, "policy.confpol", t, strlen(t));
+    const struct cp_source *s = cp_source_from_memory(ar, "policy.confpol", t,
+                                                      strlen(t));
     struct cp_loc l = loc(s, 7, 9, 7, 17);
     cp_diag_report(&d, CP0201, &l, "unknown profile '%s'", "confinded");
-    ck_assert_str_eq(render(),
-                     "policy.confpol:7:9: error: unknown profile 'confinded' [CP0201]\n"
-                     "    7 | profile confinded\n"
-                     "      |         ^~~~~~~~~\n"
-                     "1 error\n");
+    ck_assert_str_eq(
+        render(),
+        "policy.confpol:7:9: error: unknown profile 'confinded' [CP0201]\n"
+        "    7 | profile confinded\n"
+        "      |         ^~~~~~~~~\n"
+        "1 error\n");
     ck_assert_uint_eq(cp_diag_errors(&d), 1);
 }
 END_TEST
 
 START_TEST(tabs_are_copied)
 {
-    const struct cp_source *s =
-        cp_source_from_memory(ar, "t.confpol", "\twrite\t/a /b\n", 13);
+    const struct cp_source *s = cp_source_from_memory(ar, "t.confpol",
+                                                      "\twrite\t/a /b\n", 13);
     struct cp_loc l = loc(s, 1, 8, 1, 9);
     cp_diag_report(&d, CP0201, &l, "x");
     ck_assert_str_eq(render(), "t.confpol:1:8: error: x [CP0201]\n"
@@ -109,14 +110,16 @@ END_TEST
 
 START_TEST(caret_after_end_of_line)
 {
-    const struct cp_source *s =
-        cp_source_from_memory(ar, "t.confpol", "write\n", 6);
+    const struct cp_source *s = cp_source_from_memory(ar, "t.confpol",
+                                                      "write\n", 6);
     struct cp_loc l = loc(s, 1, 6, 1, 6);
     cp_diag_report(&d, CP0203, &l, "expected a path after 'write'");
-    ck_assert_str_eq(render(), "t.confpol:1:6: error: expected a path after 'write' [CP0203]\n"
-                               "    1 | write\n"
-                               "      |      ^\n"
-                               "1 error\n");
+    ck_assert_str_eq(
+        render(),
+        "t.confpol:1:6: error: expected a path after 'write' [CP0203]\n"
+        "    1 | write\n"
+        "      |      ^\n"
+        "1 error\n");
 }
 END_TEST
 
@@ -139,8 +142,8 @@ END_TEST
 
 START_TEST(control_bytes_echoed_as_question_marks)
 {
-    const struct cp_source *s =
-        cp_source_from_memory(ar, "t", "write /a\0b\n", 11);
+    const struct cp_source *s = cp_source_from_memory(ar, "t", "write /a\0b\n",
+                                                      11);
     struct cp_loc l = loc(s, 1, 9, 1, 9);
     cp_diag_report(&d, CP0101, &l, "NUL byte in the source");
     ck_assert_str_eq(render(), "t:1:9: error: NUL byte in the source [CP0101]\n"
@@ -160,15 +163,16 @@ START_TEST(notes_and_suggestion)
     cp_diag_add_note(g, &h, "the header is here");
     cp_diag_add_note(g, NULL, "unlocated note");
     cp_diag_set_suggestion(g, "delete line %d", 2);
-    ck_assert_str_eq(render(), "t.confpol:2:1: error: duplicate header [CP0209]\n"
-                               "    2 | confpol 1\n"
-                               "      | ^~~~~~~\n"
-                               "t.confpol:1:1: note: the header is here\n"
-                               "    1 | confpol 1\n"
-                               "      | ^~~~~~~~~\n"
-                               "confpol: note: unlocated note\n"
-                               "t.confpol:2:1: note: delete line 2\n"
-                               "1 error\n");
+    ck_assert_str_eq(render(),
+                     "t.confpol:2:1: error: duplicate header [CP0209]\n"
+                     "    2 | confpol 1\n"
+                     "      | ^~~~~~~\n"
+                     "t.confpol:1:1: note: the header is here\n"
+                     "    1 | confpol 1\n"
+                     "      | ^~~~~~~~~\n"
+                     "confpol: note: unlocated note\n"
+                     "t.confpol:2:1: note: delete line 2\n"
+                     "1 error\n");
 }
 END_TEST
 
@@ -182,17 +186,19 @@ START_TEST(summary_counts)
                                "confpol: error: two [CP0301]\n"
                                "2 errors\n");
     cp_diag_report(&d, CP0420, NULL, "w");
-    ck_assert_str_eq(render(), "confpol: error: one [CP0301]\n"
-                               "confpol: error: two [CP0301]\n"
-                               "confpol: warning: w [CP0420] [-Wdefaulted-profile]\n"
-                               "2 errors, 1 warning\n");
+    ck_assert_str_eq(render(),
+                     "confpol: error: one [CP0301]\n"
+                     "confpol: error: two [CP0301]\n"
+                     "confpol: warning: w [CP0420] [-Wdefaulted-profile]\n"
+                     "2 errors, 1 warning\n");
     d.werror = true;
     cp_diag_report(&d, CP0420, NULL, "w2");
-    ck_assert_str_eq(render(), "confpol: error: one [CP0301]\n"
-                               "confpol: error: two [CP0301]\n"
-                               "confpol: warning: w [CP0420] [-Wdefaulted-profile]\n"
-                               "confpol: error: w2 [CP0420] [-Werror=defaulted-profile]\n"
-                               "3 errors, 1 warning\n");
+    ck_assert_str_eq(render(),
+                     "confpol: error: one [CP0301]\n"
+                     "confpol: error: two [CP0301]\n"
+                     "confpol: warning: w [CP0420] [-Wdefaulted-profile]\n"
+                     "confpol: error: w2 [CP0420] [-Werror=defaulted-profile]\n"
+                     "3 errors, 1 warning\n");
 }
 END_TEST
 
@@ -259,8 +265,9 @@ START_TEST(switch_by_code)
     ck_assert_int_eq(cp_diag_code_lookup("nope"), -1);
     struct cp_diag *g = cp_diag_report(&d, CP0502, NULL, "r");
     ck_assert_int_eq(g->sev, CP_SEV_ERROR);
-    ck_assert_str_eq(render(), "confpol: error: r [CP0502] [-Werror=redundant]\n"
-                               "1 error\n");
+    ck_assert_str_eq(render(),
+                     "confpol: error: r [CP0502] [-Werror=redundant]\n"
+                     "1 error\n");
 }
 END_TEST
 
@@ -269,8 +276,8 @@ END_TEST
  * merged (a backend's error count decides whether it writes). */
 START_TEST(dedupe_across_targets)
 {
-    const struct cp_source *s =
-        cp_source_from_memory(ar, "t", "net allow *.github.com\n", 23);
+    const struct cp_source *s = cp_source_from_memory(
+        ar, "t", "net allow *.github.com\n", 23);
     struct cp_loc l = loc(s, 1, 11, 1, 22);
     cp_diag_report(&d, CP0704, &l, "sbpl: cannot allow '%s'", "*.github.com");
     ck_assert_ptr_null(
@@ -283,13 +290,14 @@ START_TEST(dedupe_across_targets)
     cp_diag_report(&d, CP0701, &l, "bwrap: bad");
     ck_assert_uint_eq(d.nwarnings, 2);
     ck_assert_uint_eq(d.nerrors, 2);
-    ck_assert_str_eq(d.items[0].msg, "sbpl, bwrap: cannot allow '*.github.com'");
+    ck_assert_str_eq(d.items[0].msg,
+                     "sbpl, bwrap: cannot allow '*.github.com'");
     /* Once printed, a repeat is dropped: the first text stands. */
     FILE *f = fopen("/dev/null", "w");
     cp_diags_flush_text(&d, f);
     fclose(f);
-    ck_assert_ptr_null(
-        cp_diag_report(&d, CP0759, &l, "landlock: cannot allow '*.github.com'"));
+    ck_assert_ptr_null(cp_diag_report(&d, CP0759, &l,
+                                      "landlock: cannot allow '*.github.com'"));
     ck_assert_uint_eq(d.nwarnings, 2);
 }
 END_TEST
@@ -350,12 +358,12 @@ START_TEST(colour)
     struct cp_loc l = loc(s, 1, 7, 1, 7);
     cp_diag_report(&d, CP0420, &l, "w");
     d.color = true;
-    ck_assert_str_eq(render(),
-                     "\033[1mt:1:7: \033[0m\033[1;35mwarning:\033[0m w [CP0420] "
-                     "[\033[1;35m-Wdefaulted-profile\033[0m]\n"
-                     "    1 | write x\n"
-                     "      |       \033[1;32m^\033[0m\n"
-                     "1 warning\n");
+    ck_assert_str_eq(
+        render(), "\033[1mt:1:7: \033[0m\033[1;35mwarning:\033[0m w [CP0420] "
+                  "[\033[1;35m-Wdefaulted-profile\033[0m]\n"
+                  "    1 | write x\n"
+                  "      |       \033[1;32m^\033[0m\n"
+                  "1 warning\n");
 }
 END_TEST
 
@@ -364,7 +372,7 @@ END_TEST
 START_TEST(nearest_words)
 {
     static const char *const w[] = {"cooperative", "confined", "exclusive",
-                                    "read", "-D", NULL};
+                                    "read",        "-D",       NULL};
     ck_assert_str_eq(cp_nearest_word("confinde", w), "confined");
     ck_assert_str_eq(cp_nearest_word("CONFINED", w), "confined");
     ck_assert_str_eq(cp_nearest_word("raed", w), "read");

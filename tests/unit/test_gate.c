@@ -36,9 +36,10 @@ static const char *parse(const char *s, struct cp_gate_input *in)
 START_TEST(input_bash)
 {
     struct cp_gate_input in;
-    const char *s = "{\"session_id\":\"x\",\"hook_event_name\":\"PreToolUse\","
-                    "\"tool_name\":\"Bash\",\"tool_input\":{\"command\":"
-                    "\"git push --force\\norigin\",\"timeout\":5},\"extra\":[1]}";
+    const char
+        *s = "{\"session_id\":\"x\",\"hook_event_name\":\"PreToolUse\","
+             "\"tool_name\":\"Bash\",\"tool_input\":{\"command\":"
+             "\"git push --force\\norigin\",\"timeout\":5},\"extra\":[1]}";
     ck_assert_ptr_null(parse(s, &in));
     ck_assert_str_eq(in.tool, "Bash");
     ck_assert_str_eq(in.command, "git push --force\norigin");
@@ -54,7 +55,8 @@ START_TEST(input_other_tool)
     ck_assert_str_eq(in.tool, "Write");
     ck_assert_ptr_null(in.command);
     /* another tool needs no command */
-    ck_assert_ptr_null(parse("{\"tool_name\":\"Read\",\"tool_input\":{}}", &in));
+    ck_assert_ptr_null(
+        parse("{\"tool_name\":\"Read\",\"tool_input\":{}}", &in));
 }
 END_TEST
 
@@ -70,18 +72,32 @@ static const struct {
     {"[1,2]", "input is not a JSON object"},
     {"\"Bash\"", "input is not a JSON object"},
     {"null", "input is not a JSON object"},
-    {"{\"tool_input\":{\"command\":\"ls\"}}", "tool_name is missing or not a string"},
-    {"{\"tool_name\":7,\"tool_input\":{}}", "tool_name is missing or not a string"},
+    {"{\"tool_input\":{\"command\":\"ls\"}}",
+     "tool_name is missing or not a string"},
+    {"{\"tool_name\":7,\"tool_input\":{}}",
+     "tool_name is missing or not a string"},
     {"{\"tool_name\":\"Bash\"}", "tool_input is missing or not an object"},
-    {"{\"tool_name\":\"Bash\",\"tool_input\":\"ls\"}", "tool_input is missing or not an object"},
-    {"{\"tool_name\":\"Write\",\"tool_input\":[]}", "tool_input is missing or not an object"},
-    {"{\"tool_name\":\"Bash\",\"tool_input\":{}}", "tool_input.command is missing or not a string"},
-    {"{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":[\"rm\"]}}", "tool_input.command is missing or not a string"},
-    {"{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":null}}", "tool_input.command is missing or not a string"},
-    {"{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"ls\",\"command\":\"rm -rf /\"}}", "input has a duplicate key"},
-    {"{\"tool_name\":\"Read\",\"tool_name\":\"Bash\",\"tool_input\":{}}", "input has a duplicate key"},
-    {"{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"ls\\u0000; sudo x\"}}", "input contains an escaped NUL character"},
-    {"{\"hook_event_name\":\"PostToolUse\",\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"ls\"}}", "hook_event_name is not \"PreToolUse\""},
+    {"{\"tool_name\":\"Bash\",\"tool_input\":\"ls\"}",
+     "tool_input is missing or not an object"},
+    {"{\"tool_name\":\"Write\",\"tool_input\":[]}",
+     "tool_input is missing or not an object"},
+    {"{\"tool_name\":\"Bash\",\"tool_input\":{}}",
+     "tool_input.command is missing or not a string"},
+    {"{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":[\"rm\"]}}",
+     "tool_input.command is missing or not a string"},
+    {"{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":null}}",
+     "tool_input.command is missing or not a string"},
+    {"{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"ls\",\"command\":"
+     "\"rm -rf /\"}}",
+     "input has a duplicate key"},
+    {"{\"tool_name\":\"Read\",\"tool_name\":\"Bash\",\"tool_input\":{}}",
+     "input has a duplicate key"},
+    {"{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"ls\\u0000; sudo "
+     "x\"}}",
+     "input contains an escaped NUL character"},
+    {"{\"hook_event_name\":\"PostToolUse\",\"tool_name\":\"Bash\",\"tool_"
+     "input\":{\"command\":\"ls\"}}",
+     "hook_event_name is not \"PreToolUse\""},
 };
 
 START_TEST(input_malformed)
@@ -96,12 +112,14 @@ END_TEST
 START_TEST(input_nul_byte)
 {
     struct cp_gate_input in;
-    static const char s[] = "{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"ls\0 rm\"}}";
+    static const char s[] =
+        "{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"ls\0 rm\"}}";
     ck_assert_str_eq(cp_gate_parse_input(ar, s, sizeof s - 1, &in),
                      "input contains a NUL byte");
     /* an escaped backslash before u0000 is not a NUL escape */
     ck_assert_ptr_null(parse("{\"tool_name\":\"Bash\",\"tool_input\":"
-                             "{\"command\":\"echo \\\\u0000\"}}", &in));
+                             "{\"command\":\"echo \\\\u0000\"}}",
+                             &in));
     ck_assert_str_eq(in.command, "echo \\u0000");
 }
 END_TEST
@@ -119,7 +137,8 @@ START_TEST(read_complete_object_with_stdin_open)
 {
     int p[2];
     ck_assert_int_eq(pipe(p), 0);
-    const char *s = "{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"ls\"}}\n";
+    const char
+        *s = "{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"ls\"}}\n";
     ck_assert_int_eq(write(p[1], s, strlen(s)), (ssize_t)strlen(s));
     struct cp_buf b = {0};
     struct timespec t0;
@@ -142,13 +161,15 @@ START_TEST(read_incomplete_times_out)
     struct cp_buf b = {0};
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    ck_assert_int_eq(cp_gate_read_input(p[0], 1024, 200, &b), CP_GATE_RD_TIMEOUT);
+    ck_assert_int_eq(cp_gate_read_input(p[0], 1024, 200, &b),
+                     CP_GATE_RD_TIMEOUT);
     long ms = ms_since(&t0);
     ck_assert_int_ge(ms, 150);
     ck_assert_int_lt(ms, 1500);
     cp_buf_free(&b);
     /* nothing more at all, writer open: also a timeout, not a hang */
-    ck_assert_int_eq(cp_gate_read_input(p[0], 1024, 100, &b), CP_GATE_RD_TIMEOUT);
+    ck_assert_int_eq(cp_gate_read_input(p[0], 1024, 100, &b),
+                     CP_GATE_RD_TIMEOUT);
     cp_buf_free(&b);
     close(p[0]);
     close(p[1]);
@@ -173,7 +194,8 @@ START_TEST(read_eof_and_oversize)
     big[0] = '{';
     ck_assert_int_eq(write(p[1], big, sizeof big), (ssize_t)sizeof big);
     close(p[1]);
-    ck_assert_int_eq(cp_gate_read_input(p[0], 256, 2000, &b), CP_GATE_RD_TOOBIG);
+    ck_assert_int_eq(cp_gate_read_input(p[0], 256, 2000, &b),
+                     CP_GATE_RD_TOOBIG);
     cp_buf_free(&b);
     close(p[0]);
     /* exactly at the cap is fine */
@@ -196,17 +218,20 @@ START_TEST(answer_text)
     struct cp_buf b = {0};
     cp_gate_format_answer(&b, CP_ALLOW, "ignored");
     ck_assert_uint_eq(b.len, 0);
-    cp_gate_format_answer(&b, CP_ASK, "rule gate#2 (p.confpol:7): re\"\\bsudo\"");
-    ck_assert_str_eq(b.data,
-                     "{\"hookSpecificOutput\": {\"hookEventName\": \"PreToolUse\", "
-                     "\"permissionDecision\": \"ask\", \"permissionDecisionReason\": "
-                     "\"rule gate#2 (p.confpol:7): re\\\"\\\\bsudo\\\"\"}}\n");
+    cp_gate_format_answer(&b, CP_ASK,
+                          "rule gate#2 (p.confpol:7): re\"\\bsudo\"");
+    ck_assert_str_eq(
+        b.data,
+        "{\"hookSpecificOutput\": {\"hookEventName\": \"PreToolUse\", "
+        "\"permissionDecision\": \"ask\", \"permissionDecisionReason\": "
+        "\"rule gate#2 (p.confpol:7): re\\\"\\\\bsudo\\\"\"}}\n");
     cp_buf_reset(&b);
     cp_gate_format_answer(&b, CP_DENY, "a\nb\x01 \xff\xc3\xa9");
-    ck_assert_str_eq(b.data,
-                     "{\"hookSpecificOutput\": {\"hookEventName\": \"PreToolUse\", "
-                     "\"permissionDecision\": \"deny\", \"permissionDecisionReason\": "
-                     "\"a\\nb\\u0001 \\ufffd\xc3\xa9\"}}\n");
+    ck_assert_str_eq(
+        b.data,
+        "{\"hookSpecificOutput\": {\"hookEventName\": \"PreToolUse\", "
+        "\"permissionDecision\": \"deny\", \"permissionDecisionReason\": "
+        "\"a\\nb\\u0001 \\ufffd\xc3\xa9\"}}\n");
     cp_buf_free(&b);
 }
 END_TEST
@@ -217,7 +242,8 @@ static const char table_json[] =
     "{\"sandbox\": {}, \"confpol\": {\"version\": 1, \"stem\": \"p\", "
     "\"failClosed\": true, \"gates\": ["
     "{\"id\": \"gate#1\", \"verdict\": \"ask\", \"kind\": \"regex\", "
-    "\"pattern\": \"(^|[^[:alnum:]_])sudo([^[:alnum:]_]|$)\", \"where\": \"p.confpol:3\"},"
+    "\"pattern\": \"(^|[^[:alnum:]_])sudo([^[:alnum:]_]|$)\", \"where\": "
+    "\"p.confpol:3\"},"
     "{\"id\": \"gate#2\", \"verdict\": \"deny\", \"kind\": \"regex\", "
     "\"pattern\": \"rm -rf /\", \"where\": \"p.confpol:4\"},"
     "{\"id\": \"gate#3\", \"verdict\": \"ask\", \"kind\": \"regex\", "
@@ -226,7 +252,8 @@ static const char table_json[] =
 START_TEST(table_decide)
 {
     struct cp_gate_table t;
-    ck_assert_ptr_null(cp_gate_table_parse(ar, table_json, sizeof table_json - 1, &t));
+    ck_assert_ptr_null(
+        cp_gate_table_parse(ar, table_json, sizeof table_json - 1, &t));
     ck_assert_str_eq(t.stem, "p");
     ck_assert(t.fail_closed);
     ck_assert_uint_eq(t.ngates, 3);
@@ -238,8 +265,9 @@ START_TEST(table_decide)
     cp_gate_table_decide(&t, "sudo ls", ar, &ans);
     ck_assert_int_eq(ans.verdict, CP_ASK);
     ck_assert_str_eq(ans.rule, "gate#1");
-    ck_assert_str_eq(ans.reason, "rule gate#1 (p.confpol:3): "
-                                 "re\"(^|[^[:alnum:]_])sudo([^[:alnum:]_]|$)\"");
+    ck_assert_str_eq(ans.reason,
+                     "rule gate#1 (p.confpol:3): "
+                     "re\"(^|[^[:alnum:]_])sudo([^[:alnum:]_]|$)\"");
     cp_gate_table_decide(&t, "pseudonym", ar, &ans);
     ck_assert_int_eq(ans.verdict, CP_ALLOW);
     /* deny wins over an earlier ask, whatever the order */
@@ -260,25 +288,36 @@ static const struct {
     {"{\"confpol\": ", "artifact is not JSON"},
     {"{\"sandbox\": {}}", "artifact has no \"confpol\" gate table object"},
     {"{\"confpol\": []}", "artifact has no \"confpol\" gate table object"},
-    {"{\"confpol\": {\"version\": 2, \"stem\": \"p\", \"failClosed\": true, \"gates\": []}}",
+    {"{\"confpol\": {\"version\": 2, \"stem\": \"p\", \"failClosed\": true, "
+     "\"gates\": []}}",
      "gate table version is not 1"},
     {"{\"confpol\": {\"version\": 1, \"failClosed\": true, \"gates\": []}}",
      "gate table has no \"stem\" string"},
-    {"{\"confpol\": {\"version\": 1, \"stem\": \"p\", \"failClosed\": \"yes\", \"gates\": []}}",
+    {"{\"confpol\": {\"version\": 1, \"stem\": \"p\", \"failClosed\": \"yes\", "
+     "\"gates\": []}}",
      "gate table has no \"failClosed\" boolean"},
     {"{\"confpol\": {\"version\": 1, \"stem\": \"p\", \"failClosed\": false}}",
      "gate table has no \"gates\" array"},
-    {"{\"confpol\": {\"version\": 1, \"stem\": \"p\", \"failClosed\": false, \"gates\": [7]}}",
-     "gate table entry 1 is not an object with string id, verdict, kind, pattern and where"},
-    {"{\"confpol\": {\"version\": 1, \"stem\": \"p\", \"failClosed\": false, \"gates\": ["
-     "{\"id\": \"gate#1\", \"verdict\": \"allow\", \"kind\": \"regex\", \"pattern\": \"x\", \"where\": \"p:1\"}]}}",
+    {"{\"confpol\": {\"version\": 1, \"stem\": \"p\", \"failClosed\": false, "
+     "\"gates\": [7]}}",
+     "gate table entry 1 is not an object with string id, verdict, kind, "
+     "pattern and where"},
+    {"{\"confpol\": {\"version\": 1, \"stem\": \"p\", \"failClosed\": false, "
+     "\"gates\": ["
+     "{\"id\": \"gate#1\", \"verdict\": \"allow\", \"kind\": \"regex\", "
+     "\"pattern\": \"x\", \"where\": \"p:1\"}]}}",
      "gate#1: verdict is not \"ask\" or \"deny\""},
-    {"{\"confpol\": {\"version\": 1, \"stem\": \"p\", \"failClosed\": false, \"gates\": ["
-     "{\"id\": \"gate#1\", \"verdict\": \"ask\", \"kind\": \"glob\", \"pattern\": \"x\", \"where\": \"p:1\"}]}}",
+    {"{\"confpol\": {\"version\": 1, \"stem\": \"p\", \"failClosed\": false, "
+     "\"gates\": ["
+     "{\"id\": \"gate#1\", \"verdict\": \"ask\", \"kind\": \"glob\", "
+     "\"pattern\": \"x\", \"where\": \"p:1\"}]}}",
      "gate#1: kind is not \"words\", \"regex\" or \"unknown\""},
-    {"{\"confpol\": {\"version\": 1, \"stem\": \"p\", \"failClosed\": false, \"gates\": ["
-     "{\"id\": \"gate#1\", \"verdict\": \"ask\", \"kind\": \"regex\", \"pattern\": \"x\", \"where\": \"p:1\"},"
-     "{\"id\": \"gate#2\", \"verdict\": \"ask\", \"kind\": \"regex\", \"pattern\": \"\", \"where\": \"p:2\"}]}}",
+    {"{\"confpol\": {\"version\": 1, \"stem\": \"p\", \"failClosed\": false, "
+     "\"gates\": ["
+     "{\"id\": \"gate#1\", \"verdict\": \"ask\", \"kind\": \"regex\", "
+     "\"pattern\": \"x\", \"where\": \"p:1\"},"
+     "{\"id\": \"gate#2\", \"verdict\": \"ask\", \"kind\": \"regex\", "
+     "\"pattern\": \"\", \"where\": \"p:2\"}]}}",
      "gate#2: invalid pattern: empty pattern"},
 };
 
@@ -296,14 +335,18 @@ END_TEST
 START_TEST(table_bad_regex)
 {
     struct cp_gate_table t;
-    const char *j = "{\"confpol\": {\"version\": 1, \"stem\": \"p\", \"failClosed\": false, "
-                    "\"gates\": [{\"id\": \"gate#1\", \"verdict\": \"ask\", \"kind\": "
-                    "\"regex\", \"pattern\": \"a(b\", \"where\": \"p:1\"}]}}";
+    const char
+        *j = "{\"confpol\": {\"version\": 1, \"stem\": \"p\", \"failClosed\": "
+             "false, "
+             "\"gates\": [{\"id\": \"gate#1\", \"verdict\": \"ask\", \"kind\": "
+             "\"regex\", \"pattern\": \"a(b\", \"where\": \"p:1\"}]}}";
     const char *err = cp_gate_table_parse(ar, j, strlen(j), &t);
     ck_assert_ptr_nonnull(err);
-    ck_assert_msg(strncmp(err, "gate#1: invalid pattern: ", 25) == 0, "%s", err);
+    ck_assert_msg(strncmp(err, "gate#1: invalid pattern: ", 25) == 0, "%s",
+                  err);
     cp_gate_table_free(&t);
-    ck_assert_ptr_nonnull(cp_gate_table_load(ar, "/nonexistent/x.claude.json", &t));
+    ck_assert_ptr_nonnull(
+        cp_gate_table_load(ar, "/nonexistent/x.claude.json", &t));
     ck_assert_ptr_nonnull(cp_gate_table_load(ar, "/", &t));
 }
 END_TEST
@@ -314,7 +357,8 @@ START_TEST(sha256_known)
 {
     char h[CP_SHA256_HEX];
     cp_sha256_hex("abc", 3, h);
-    ck_assert_str_eq(h, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    ck_assert_str_eq(
+        h, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
 }
 END_TEST
 
@@ -369,9 +413,12 @@ static const char *log_append(const char *path, const struct cp_gatelog_rec *r)
 
 static void append3(void)
 {
-    struct cp_gatelog_rec r = {.time = 1796083200, .decision = "ask",
-                               .rule = "gate#2", .cmd = "sudo secret-token",
-                               .cmdlen = 17, .tool = "Bash"};
+    struct cp_gatelog_rec r = {.time = 1796083200,
+                               .decision = "ask",
+                               .rule = "gate#2",
+                               .cmd = "sudo secret-token",
+                               .cmdlen = 17,
+                               .tool = "Bash"};
     ck_assert_ptr_null(log_append(logpath, &r));
     r.decision = "allow", r.rule = NULL, r.cmd = "ls", r.cmdlen = 2;
     ck_assert_ptr_null(log_append(logpath, &r));
@@ -402,11 +449,13 @@ START_TEST(log_chain)
     char h[CP_SHA256_HEX];
     cp_sha256_hex("sudo secret-token", 17, h);
     char first[1024];
-    snprintf(first, sizeof first,
-             "{\"time\": \"2026-12-01T00:00:00Z\", \"decision\": \"ask\", "
-             "\"rule\": \"gate#2\", \"cmd_sha256\": \"%s\", \"prev\": "
-             "\"0000000000000000000000000000000000000000000000000000000000000000\", "
-             "\"tool\": \"Bash\"}\n", h);
+    snprintf(
+        first, sizeof first,
+        "{\"time\": \"2026-12-01T00:00:00Z\", \"decision\": \"ask\", "
+        "\"rule\": \"gate#2\", \"cmd_sha256\": \"%s\", \"prev\": "
+        "\"0000000000000000000000000000000000000000000000000000000000000000\", "
+        "\"tool\": \"Bash\"}\n",
+        h);
     ck_assert_int_eq(strncmp(text, first, strlen(first)), 0);
     /* line 2 carries the hash of line 1 without its newline */
     cp_sha256_hex(first, strlen(first) - 1, h);
@@ -469,8 +518,8 @@ START_TEST(log_delete_first_line)
     spit(logpath, strchr(text, '\n') + 1);
     char msg[512], want[512];
     ck_assert_int_eq(verify(msg, sizeof msg), 1);
-    snprintf(want, sizeof want, "%s:1: \"prev\" of the first line is not 64 zeros\n",
-             logpath);
+    snprintf(want, sizeof want,
+             "%s:1: \"prev\" of the first line is not 64 zeros\n", logpath);
     ck_assert_str_eq(msg, want);
 }
 END_TEST
@@ -482,7 +531,8 @@ START_TEST(log_append_after_torn_line)
     ck_assert_ptr_null(log_append(logpath, &r));
     char *text = slurp(logpath);
     /* the new record starts on a line of its own */
-    ck_assert_int_eq(strncmp(text, "{\"torn\n{\"time\": \"1970-01-01T00:00:00Z\"", 38), 0);
+    ck_assert_int_eq(
+        strncmp(text, "{\"torn\n{\"time\": \"1970-01-01T00:00:00Z\"", 38), 0);
     char msg[512], want[512];
     ck_assert_int_eq(verify(msg, sizeof msg), 1);
     snprintf(want, sizeof want, "%s:1: not a JSON object\n", logpath);
@@ -495,14 +545,17 @@ START_TEST(log_io_errors)
     struct cp_gatelog_rec r = {.time = 0, .decision = "allow"};
     const char *err = log_append("/nonexistent-dir/x.log", &r);
     ck_assert_ptr_nonnull(err);
-    ck_assert_str_eq(err, "cannot open '/nonexistent-dir/x.log': No such file or directory");
+    ck_assert_str_eq(
+        err, "cannot open '/nonexistent-dir/x.log': No such file or directory");
     ck_assert_ptr_nonnull(log_append(logdir, &r));
     char *buf = NULL;
     size_t len = 0;
     FILE *m = open_memstream(&buf, &len);
     ck_assert_int_eq(cp_gatelog_verify("/nonexistent-dir/x.log", stdout, m), 2);
     fclose(m);
-    ck_assert_str_eq(buf, "/nonexistent-dir/x.log: cannot open: No such file or directory\n");
+    ck_assert_str_eq(
+        buf,
+        "/nonexistent-dir/x.log: cannot open: No such file or directory\n");
     free(buf);
     /* an empty log is an intact chain of no lines */
     spit(logpath, "");
@@ -519,8 +572,11 @@ START_TEST(log_concurrent_appends)
         kids[k] = fork();
         ck_assert_int_ge(kids[k], 0);
         if (kids[k] == 0) {
-            struct cp_gatelog_rec r = {.time = 0, .decision = "allow",
-                                       .cmd = "x", .cmdlen = 1, .tool = "Bash"};
+            struct cp_gatelog_rec r = {.time = 0,
+                                       .decision = "allow",
+                                       .cmd = "x",
+                                       .cmdlen = 1,
+                                       .tool = "Bash"};
             for (int i = 0; i < 50; i++)
                 if (log_append(logpath, &r))
                     _exit(1);

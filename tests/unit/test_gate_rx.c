@@ -72,10 +72,10 @@ static void p_bracket(const char *p, size_t *i, struct node *n)
     static const struct {
         const char *name;
         int (*fn)(int);
-    } cls[] = {{"alpha", isalpha}, {"upper", isupper}, {"lower", islower},
+    } cls[] = {{"alpha", isalpha}, {"upper", isupper},   {"lower", islower},
                {"digit", isdigit}, {"xdigit", isxdigit}, {"space", isspace},
-               {"print", isprint}, {"punct", ispunct}, {"graph", isgraph},
-               {"cntrl", iscntrl}, {"blank", isblank}, {"alnum", isalnum}};
+               {"print", isprint}, {"punct", ispunct},   {"graph", isgraph},
+               {"cntrl", iscntrl}, {"blank", isblank},   {"alnum", isalnum}};
     bool neg = false, first = true, in[256] = {false};
     (*i)++;
     if (p[*i] == '^') {
@@ -190,7 +190,8 @@ static void gen(const struct node *n, char *out, size_t *len, size_t cap)
             gen(n->kid[i], out, len, cap);
         break;
     case N_REP: {
-        int k = n->min + (int)rnd(n->max < 0 ? 3 : (unsigned)(n->max - n->min + 1));
+        int k = n->min +
+                (int)rnd(n->max < 0 ? 3 : (unsigned)(n->max - n->min + 1));
         for (int i = 0; i < k; i++)
             gen(n->kid[0], out, len, cap);
         break;
@@ -220,8 +221,9 @@ static void random_case(char *s)
 {
     for (; *s; s++)
         if (isalpha((unsigned char)*s) && rnd(4) == 0)
-            *s = (char)(isupper((unsigned char)*s) ? tolower((unsigned char)*s)
-                                                   : toupper((unsigned char)*s));
+            *s = (char)(isupper((unsigned char)*s)
+                            ? tolower((unsigned char)*s)
+                            : toupper((unsigned char)*s));
 }
 
 /* Checks (1) and (2) for one pattern; returns whether it was scanned. */
@@ -252,7 +254,8 @@ static bool check_pattern(struct cp_arena *a, const char *pat, int nlines)
         if (regexec(&re, line, 0, NULL, 0) == 0) {
             const char *f = cp_gate_rx_fold_line(a, line);
             ck_assert_msg(cp_gate_rx_may_match(r, f, strlen(f)),
-                          "condition fails on a match: pattern %s line %s", pat, line);
+                          "condition fails on a match: pattern %s line %s", pat,
+                          line);
         }
     }
     nfree(n);
@@ -270,7 +273,7 @@ static size_t file_patterns(const char *path, char **out, size_t max)
     size_t n = fread(text, 1, sizeof text - 1, f), k = 0;
     fclose(f);
     text[n] = '\0';
-    for (char *s = text; k < max && (s = strstr(s, "re\"")); ) {
+    for (char *s = text; k < max && (s = strstr(s, "re\""));) {
         s += 3;
         char *e = strchr(s, '"');
         if (!e)
@@ -287,17 +290,20 @@ START_TEST(rx_known_subset)
 {
     struct cp_arena *a = cp_arena_new();
     static const char *const outside[] = {
-        "", "   ", "a**", "*a", "a|", "|a", "()", "(a|)", "a{2}", "a}", "\\.",
-        "[a", "[z-a]", "[[.a.]]", "[[=a=]]", "[[:nope:]]", "[a-z-9]", "a)",
-        "(a", "^*", "a\tb", "[\xc5\xbf]",
+        "",      "   ",     "a**",     "*a",         "a|",      "|a",
+        "()",    "(a|)",    "a{2}",    "a}",         "\\.",     "[a",
+        "[z-a]", "[[.a.]]", "[[=a=]]", "[[:nope:]]", "[a-z-9]", "a)",
+        "(a",    "^*",      "a\tb",    "[\xc5\xbf]",
     };
     for (size_t i = 0; i < sizeof outside / sizeof outside[0]; i++)
-        ck_assert_msg(cp_gate_rx_scan(a, outside[i]) == NULL, "scanned: %s", outside[i]);
+        ck_assert_msg(cp_gate_rx_scan(a, outside[i]) == NULL, "scanned: %s",
+                      outside[i]);
     for (size_t i = 0; i < sizeof base_patterns / sizeof base_patterns[0]; i++)
-        ck_assert_msg(cp_gate_rx_scan(a, base_patterns[i]) != NULL, "not scanned: %s",
-                      base_patterns[i]);
+        ck_assert_msg(cp_gate_rx_scan(a, base_patterns[i]) != NULL,
+                      "not scanned: %s", base_patterns[i]);
     /* conditions */
-    const struct cp_gate_rx_req *r = cp_gate_rx_scan(a, "[gG][iI][tT] +push|^svn");
+    const struct cp_gate_rx_req *r = cp_gate_rx_scan(a,
+                                                     "[gG][iI][tT] +push|^svn");
     ck_assert(cp_gate_rx_may_match(r, "git  push", 9));
     ck_assert(cp_gate_rx_may_match(r, "svn", 3));
     ck_assert(!cp_gate_rx_may_match(r, "git pull", 8));
@@ -312,7 +318,8 @@ START_TEST(rx_sound_on_tables)
 {
     char *pats[400];
     size_t n = file_patterns("tests/gate/seed-gates.confpol", pats, 200);
-    n += file_patterns("examples/include/agentteams-gates.confpol", pats + n, 200);
+    n += file_patterns("examples/include/agentteams-gates.confpol", pats + n,
+                       200);
     ck_assert_uint_gt(n, 10); /* run from the top of the tree */
     struct cp_arena *a = cp_arena_new();
     size_t scanned = 0;
@@ -333,7 +340,8 @@ START_TEST(rx_sound_on_mutants)
 {
     char *pats[400];
     size_t n = file_patterns("tests/gate/seed-gates.confpol", pats, 200);
-    for (size_t i = 0; i < sizeof base_patterns / sizeof base_patterns[0] && n < 400; i++)
+    for (size_t i = 0;
+         i < sizeof base_patterns / sizeof base_patterns[0] && n < 400; i++)
         pats[n++] = strdup(base_patterns[i]);
     static const char ins[] = "()[]|*+?^$.-:{}\\aZ] _";
     struct cp_arena *a = cp_arena_new();
@@ -425,14 +433,15 @@ START_TEST(rx_table_lazy)
     ck_assert_ptr_null(cp_gate_table_parse(a, j, strlen(j), &t));
     ck_assert_uint_eq(t.ngates, 4);
     ck_assert_ptr_nonnull(t.gates[0].req);
-    ck_assert_ptr_null(t.gates[0].pat.regex);   /* deferred */
-    ck_assert_ptr_null(t.gates[2].req);         /* outside the subset */
+    ck_assert_ptr_null(t.gates[0].pat.regex);    /* deferred */
+    ck_assert_ptr_null(t.gates[2].req);          /* outside the subset */
     ck_assert_ptr_nonnull(t.gates[2].pat.regex); /* compiled at load */
     struct cp_gate_answer ans;
     cp_gate_table_decide(&t, "ls -l", a, &ans);
     ck_assert_int_eq(ans.verdict, CP_ALLOW);
     ck_assert_ptr_null(ans.error);
-    ck_assert_ptr_null(t.gates[0].pat.regex); /* condition failed: not compiled */
+    ck_assert_ptr_null(
+        t.gates[0].pat.regex); /* condition failed: not compiled */
     ck_assert_ptr_null(t.gates[1].pat.regex);
     cp_gate_table_decide(&t, "GIT pull; git Push", a, &ans);
     ck_assert_int_eq(ans.verdict, CP_ALLOW); /* "git Push": regexec is exact */

@@ -82,16 +82,16 @@ static const struct {
     {"\"\\u12", CP_JSON_E_END},
     {"{} x", CP_JSON_E_TRAILING},
     {"{}{}", CP_JSON_E_TRAILING},
-    {"\xef\xbb\xbf{}", CP_JSON_E_SYNTAX},       /* byte order mark */
-    {"\v{}", CP_JSON_E_SYNTAX},                 /* whitespace: 4 bytes only */
+    {"\xef\xbb\xbf{}", CP_JSON_E_SYNTAX}, /* byte order mark */
+    {"\v{}", CP_JSON_E_SYNTAX},           /* whitespace: 4 bytes only */
     {"{\f}", CP_JSON_E_SYNTAX},
     {"[+1]", CP_JSON_E_SYNTAX},
     {"[01]", CP_JSON_E_SYNTAX},
     {"[.5]", CP_JSON_E_SYNTAX},
     {"[1.]", CP_JSON_E_SYNTAX},
     {"[1e]", CP_JSON_E_SYNTAX},
-    {"[\"a\tb\"]", CP_JSON_E_SYNTAX},          /* raw control in a string */
-    {"[\"\\ud800\"]", CP_JSON_E_SYNTAX},       /* lone surrogates */
+    {"[\"a\tb\"]", CP_JSON_E_SYNTAX},    /* raw control in a string */
+    {"[\"\\ud800\"]", CP_JSON_E_SYNTAX}, /* lone surrogates */
     {"[\"\\udc00\"]", CP_JSON_E_SYNTAX},
     {"[\"\\ud800\\u0041\"]", CP_JSON_E_SYNTAX},
     {"[\"\\x41\"]", CP_JSON_E_SYNTAX},
@@ -162,7 +162,8 @@ static const char *gate_parse(const char *s, size_t len)
     return cp_gate_parse_input(ar, s, len, &in);
 }
 
-#define BASH(rest) "{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"ls\"" rest "}}"
+#define BASH(rest)                                                             \
+    "{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"ls\"" rest "}}"
 
 /* Inputs a reader that is not strict would pass to the decision: every one
  * is malformed input, with its reason (spec/gate.md). */
@@ -171,19 +172,25 @@ static const struct {
     const char *err;
 } gate_bad[] = {
     {"{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"ls\"},"
-     "\"session_id\":\"a\",\"session_id\":\"b\"}", "input has a duplicate key"},
-    {BASH(",\"x\":{\"a\":1,\"a\":2}"), "input has a duplicate key"},
-    {BASH(",\"description\":\"a\",\"description\":\"b\""), "input has a duplicate key"},
-    {"{\"tool_name\":\"Write\",\"tool_input\":{\"content\":\"a\",\"content\":\"b\"}}",
+     "\"session_id\":\"a\",\"session_id\":\"b\"}",
      "input has a duplicate key"},
-    {"{\"tool_name\":\"MultiEdit\",\"tool_input\":{\"edits\":[{\"new_string\":\"a\","
-     "\"new_string\":\"b\"}]}}", "input has a duplicate key"},
+    {BASH(",\"x\":{\"a\":1,\"a\":2}"), "input has a duplicate key"},
+    {BASH(",\"description\":\"a\",\"description\":\"b\""),
+     "input has a duplicate key"},
+    {"{\"tool_name\":\"Write\",\"tool_input\":{\"content\":\"a\",\"content\":"
+     "\"b\"}}",
+     "input has a duplicate key"},
+    {"{\"tool_name\":\"MultiEdit\",\"tool_input\":{\"edits\":[{\"new_string\":"
+     "\"a\","
+     "\"new_string\":\"b\"}]}}",
+     "input has a duplicate key"},
     {BASH(",\"a\\u0000b\":1"), "input contains an escaped NUL character"},
     {"{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"ls \xff\"}}",
      "input is not valid UTF-8"},
     {"{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"ls \xc0\xaf\"}}",
      "input is not valid UTF-8"},
-    {"{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"ls \xed\xa0\x80\"}}",
+    {"{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"ls "
+     "\xed\xa0\x80\"}}",
      "input is not valid UTF-8"},
     {"\xef\xbb\xbf" BASH(""), "input is not JSON"},
     {"\v" BASH(""), "input is not JSON"},
@@ -245,7 +252,8 @@ START_TEST(gate_input_values)
                     "\"echo \\u00e9\\ud83d\\udd11 \\\"q\\\" \\\\u0000\"}}";
     ck_assert_ptr_null(cp_gate_parse_input(ar, s, strlen(s), &in));
     ck_assert_str_eq(in.command, "echo \xc3\xa9\xf0\x9f\x94\x91 \"q\" \\u0000");
-    s = "{\"tool_name\":\"MultiEdit\",\"tool_input\":{\"edits\":[{\"new_string\":"
+    s = "{\"tool_name\":\"MultiEdit\",\"tool_input\":{\"edits\":[{\"new_"
+        "string\":"
         "\"a\"},{\"new_string\":\"bc\"}]}}";
     ck_assert_ptr_null(cp_gate_parse_input(ar, s, strlen(s), &in));
     ck_assert_uint_eq(in.ntexts, 2);
@@ -257,9 +265,9 @@ END_TEST
 
 /* ---- the artifact's gate table ------------------------------------------ */
 
-#define TABLE(extra)                                                          \
-    "{\"confpol\":{\"version\":1,\"stem\":\"t\",\"failClosed\":true," extra   \
-    "\"gates\":[{\"id\":\"gate#1\",\"verdict\":\"ask\",\"kind\":\"words\","   \
+#define TABLE(extra)                                                           \
+    "{\"confpol\":{\"version\":1,\"stem\":\"t\",\"failClosed\":true," extra    \
+    "\"gates\":[{\"id\":\"gate#1\",\"verdict\":\"ask\",\"kind\":\"words\","    \
     "\"pattern\":\"sudo *\",\"where\":\"t.confpol:3\"}]}}"
 
 START_TEST(gate_table_strict)
@@ -331,10 +339,10 @@ START_TEST(writer_bytes)
     cp_jw_str(&w, "");
     cp_jw_close(&w, ']');
     cp_jw_close(&w, '}');
-    ck_assert_str_eq(b.data,
-                     "{\"n\":-12,\"s\":\"q\\\"b\\\\s/\\b\\f\\n\\r\\t\\u0001\\u001f"
-                     "\x7f\xc3\xa9\",\"none\":null,\"a\":[[],{},true,false,null,"
-                     "\"\"]}");
+    ck_assert_str_eq(
+        b.data, "{\"n\":-12,\"s\":\"q\\\"b\\\\s/\\b\\f\\n\\r\\t\\u0001\\u001f"
+                "\x7f\xc3\xa9\",\"none\":null,\"a\":[[],{},true,false,null,"
+                "\"\"]}");
     /* what it writes, the reader reads back */
     struct cp_jnode *v;
     ck_assert_ptr_null(cp_json_read(ar, b.data, b.len, &strict, &v, NULL));
@@ -357,7 +365,8 @@ Suite *cp_test_json_suite(void)
     suite_add_tcase(s, tc);
     tc = tcase_create("gate");
     tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_add_loop_test(tc, gate_input_strict, 0, sizeof gate_bad / sizeof gate_bad[0]);
+    tcase_add_loop_test(tc, gate_input_strict, 0,
+                        sizeof gate_bad / sizeof gate_bad[0]);
     tcase_add_test(tc, gate_input_limits);
     tcase_add_test(tc, gate_input_values);
     tcase_add_test(tc, gate_table_strict);

@@ -25,28 +25,50 @@ static void teardown(void)
 static const char *tok_name(int t)
 {
     switch (t) {
-    case NL: return "NL";
-    case SEMI: return "SEMI";
-    case LBRACE: return "LBRACE";
-    case RBRACE: return "RBRACE";
-    case EQ: return "EQ";
-    case WORD: return "WORD";
-    case STRING: return "STRING";
-    case REGEX: return "REGEX";
-    case KW_CONFPOL: return "CONFPOL";
-    case KW_PROFILE: return "PROFILE";
-    case KW_FAIL: return "FAIL";
-    case KW_PARAM: return "PARAM";
-    case KW_LET: return "LET";
-    case KW_INCLUDE: return "INCLUDE";
-    case KW_WRITE: return "WRITE";
-    case KW_EXEC: return "EXEC";
-    case KW_DENY: return "DENY";
-    case KW_GATE: return "GATE";
-    case KW_NET: return "NET";
-    case KW_EXPECT: return "EXPECT";
-    case CP_YYerror: return "ERROR";
-    default: return "?";
+    case NL:
+        return "NL";
+    case SEMI:
+        return "SEMI";
+    case LBRACE:
+        return "LBRACE";
+    case RBRACE:
+        return "RBRACE";
+    case EQ:
+        return "EQ";
+    case WORD:
+        return "WORD";
+    case STRING:
+        return "STRING";
+    case REGEX:
+        return "REGEX";
+    case KW_CONFPOL:
+        return "CONFPOL";
+    case KW_PROFILE:
+        return "PROFILE";
+    case KW_FAIL:
+        return "FAIL";
+    case KW_PARAM:
+        return "PARAM";
+    case KW_LET:
+        return "LET";
+    case KW_INCLUDE:
+        return "INCLUDE";
+    case KW_WRITE:
+        return "WRITE";
+    case KW_EXEC:
+        return "EXEC";
+    case KW_DENY:
+        return "DENY";
+    case KW_GATE:
+        return "GATE";
+    case KW_NET:
+        return "NET";
+    case KW_EXPECT:
+        return "EXPECT";
+    case CP_YYerror:
+        return "ERROR";
+    default:
+        return "?";
     }
 }
 
@@ -54,8 +76,8 @@ static const char *tok_name(int t)
  * token up to the end of file. */
 static const char *lex_n(const char *text, size_t n)
 {
-    const struct cp_source *src =
-        cp_source_from_memory(cx.arena, "t.confpol", text, n);
+    const struct cp_source *src = cp_source_from_memory(cx.arena, "t.confpol",
+                                                        text, n);
     struct cp_lex st;
     memset(&st, 0, sizeof(st));
     st.arena = cx.arena;
@@ -150,9 +172,8 @@ END_TEST
 
 START_TEST(let_and_equals)
 {
-    ck_assert_str_eq(lex("let X=/a"),
-                     "LET@1:1-1:3 WORD@1:5-1:5=X EQ@1:6-1:6 "
-                     "WORD@1:7-1:8=/a NL@1:9-1:9");
+    ck_assert_str_eq(lex("let X=/a"), "LET@1:1-1:3 WORD@1:5-1:5=X EQ@1:6-1:6 "
+                                      "WORD@1:7-1:8=/a NL@1:9-1:9");
 }
 END_TEST
 
@@ -279,7 +300,8 @@ START_TEST(unclosed_brace_at_eof)
     ck_assert_str_eq(lex("deny read {\n/a\n"),
                      "DENY@1:1-1:4 WORD@1:6-1:9=read LBRACE@1:11-1:11 "
                      "WORD@2:1-2:2=/a ERROR@3:1-3:1 NL@3:1-3:1");
-    ck_assert_str_eq(diag0(), "1:11-1:11 CP0205 missing '}' to close this list");
+    ck_assert_str_eq(diag0(),
+                     "1:11-1:11 CP0205 missing '}' to close this list");
 }
 END_TEST
 

@@ -55,12 +55,15 @@ static void teardown(void)
 }
 
 /* An artifact from records ('\n' between records, '|' between fields). */
-static int parse(const char *spec, struct cp_rt_artifact *a, struct cp_rt_err *e)
+static int parse(const char *spec, struct cp_rt_artifact *a,
+                 struct cp_rt_err *e)
 {
     char *buf = NULL;
     size_t n = 0;
     FILE *f = open_memstream(&buf, &n);
-    fwrite("confpol-bwrap\0" "1\0", 1, 16, f);
+    fwrite("confpol-bwrap\0"
+           "1\0",
+           1, 16, f);
     size_t nrec = 1;
     for (const char *s = spec; *s;) {
         const char *nl = strchr(s, '\n');
@@ -82,9 +85,10 @@ static int parse(const char *spec, struct cp_rt_artifact *a, struct cp_rt_err *e
     return rc;
 }
 
-static const char base[] = "param|PROJECT\nparam|HOME\narg|--ro-bind\narg|/\narg|/\n"
-                           "bind|PROJECT|\nro|PROJECT|/.git\nro|PROJECT|/.claude/x\n"
-                           "mask|HOME|/.ssh\narg|--unshare-net";
+static const char
+    base[] = "param|PROJECT\nparam|HOME\narg|--ro-bind\narg|/\narg|/\n"
+             "bind|PROJECT|\nro|PROJECT|/.git\nro|PROJECT|/.claude/x\n"
+             "mask|HOME|/.ssh\narg|--unshare-net";
 
 static int plan(const char *spec, struct cp_ll_plan *pl, int abi, unsigned feat,
                 bool unenforced_ok, struct cp_rt_err *e)
@@ -122,7 +126,9 @@ static bool has_note(const struct cp_ll_plan *pl, const char *needle)
     return false;
 }
 
-#define ALL_FEAT (CP_LL_F_REFER | CP_LL_F_TRUNCATE | CP_LL_F_NET | CP_LL_F_IOCTL | CP_LL_F_SCOPE)
+#define ALL_FEAT                                                               \
+    (CP_LL_F_REFER | CP_LL_F_TRUNCATE | CP_LL_F_NET | CP_LL_F_IOCTL |          \
+     CP_LL_F_SCOPE)
 #define MAKE_REG (1ULL << 8)
 #define READ_FILE (1ULL << 2)
 
@@ -135,7 +141,8 @@ START_TEST(carve_outs)
     ck_assert(!(granted(&pl, "p") & (long long)MAKE_REG));
     ck_assert(granted(&pl, "p/src") & (long long)MAKE_REG);
     ck_assert(granted(&pl, "p/README") > 0);
-    ck_assert(!(granted(&pl, "p/README") & (long long)MAKE_REG)); /* a file: file rights only */
+    ck_assert(!(granted(&pl, "p/README") &
+                (long long)MAKE_REG)); /* a file: file rights only */
     ck_assert(!(granted(&pl, "p/.git") & (long long)MAKE_REG));
     /* The deny-read target gets nothing; its sibling is readable, their
      * parent cannot be listed. */
@@ -165,7 +172,10 @@ START_TEST(abi_levels)
     ck_assert(has_note(&pl, "no REFER right"));
     ck_assert(has_note(&pl, "cannot deny truncation"));
     cp_ll_plan_free(&pl);
-    ck_assert_int_eq(plan(base, &pl, 4, CP_LL_F_REFER | CP_LL_F_TRUNCATE | CP_LL_F_NET, false, &e), 0);
+    ck_assert_int_eq(plan(base, &pl, 4,
+                          CP_LL_F_REFER | CP_LL_F_TRUNCATE | CP_LL_F_NET, false,
+                          &e),
+                     0);
     ck_assert(!pl.no_truncate && pl.unix_deny && !pl.scope);
     cp_ll_plan_free(&pl);
     ck_assert_int_eq(plan(base, &pl, 6, ALL_FEAT, false, &e), 0);
@@ -183,13 +193,18 @@ START_TEST(symlinks_and_links)
     struct cp_ll_plan pl;
     struct cp_rt_err e = {0};
     /* A deny target with two names cannot be enforced... */
-    ck_assert_int_eq(plan("param|PROJECT\nparam|HOME\narg|--ro-bind\narg|/\narg|/\nbind|PROJECT|\n"
-                          "mask|HOME|/pub", &pl, 7, ALL_FEAT, false, &e),
+    ck_assert_int_eq(plan("param|PROJECT\nparam|HOME\narg|--ro-bind\narg|/"
+                          "\narg|/\nbind|PROJECT|\n"
+                          "mask|HOME|/pub",
+                          &pl, 7, ALL_FEAT, false, &e),
                      CP_RT_EXIT_CANNOT);
     ck_assert(strstr(e.msg, "hard links"));
     /* ... except with --allow-unenforced, with a warning. */
-    ck_assert_int_eq(plan("param|PROJECT\nparam|HOME\narg|--ro-bind\narg|/\narg|/\nbind|PROJECT|\n"
-                          "mask|HOME|/pub", &pl, 7, ALL_FEAT, true, &e), 0);
+    ck_assert_int_eq(plan("param|PROJECT\nparam|HOME\narg|--ro-bind\narg|/"
+                          "\narg|/\nbind|PROJECT|\n"
+                          "mask|HOME|/pub",
+                          &pl, 7, ALL_FEAT, true, &e),
+                     0);
     ck_assert_uint_eq(pl.warnings.n, 1);
     cp_ll_plan_free(&pl);
     unlink(b);
@@ -198,9 +213,13 @@ START_TEST(symlinks_and_links)
     snprintf(a, sizeof a, "%s/h", root);
     snprintf(b, sizeof b, "%s/p/cfg", root);
     ck_assert_int_eq(symlink(a, b), 0);
-    ck_assert_int_eq(plan("param|PROJECT\narg|--ro-bind\narg|/\narg|/\nbind|PROJECT|\n"
-                          "ro|PROJECT|/cfg", &pl, 7, ALL_FEAT, false, &e), 0);
-    ck_assert_int_eq(granted(&pl, "p"), 0);     /* split: the link cannot be replaced */
+    ck_assert_int_eq(
+        plan("param|PROJECT\narg|--ro-bind\narg|/\narg|/\nbind|PROJECT|\n"
+             "ro|PROJECT|/cfg",
+             &pl, 7, ALL_FEAT, false, &e),
+        0);
+    ck_assert_int_eq(granted(&pl, "p"),
+                     0); /* split: the link cannot be replaced */
     ck_assert_int_eq(granted(&pl, "p/cfg"), 0); /* the link: no grant */
     ck_assert(granted(&pl, "p/src") & (long long)MAKE_REG);
     cp_ll_plan_free(&pl);
@@ -211,8 +230,8 @@ START_TEST(refused)
 {
     struct cp_ll_plan pl;
     struct cp_rt_err e = {0};
-    ck_assert_int_eq(plan("arg|--ro-bind\narg|/\narg|/\narg|--tmpfs\narg|/x", &pl, 7, ALL_FEAT,
-                          false, &e),
+    ck_assert_int_eq(plan("arg|--ro-bind\narg|/\narg|/\narg|--tmpfs\narg|/x",
+                          &pl, 7, ALL_FEAT, false, &e),
                      CP_RT_EXIT_CANNOT);
     ck_assert(strstr(e.msg, "'--tmpfs' has no Landlock lowering"));
     enum cp_rt_enforcer en;
@@ -221,7 +240,8 @@ START_TEST(refused)
     ck_assert_int_eq(cp_rt_enforcer_parse("auto", &en), 0);
     ck_assert_int_eq(en, CP_RT_ENF_AUTO);
     ck_assert_int_ne(cp_rt_enforcer_parse("Landlock", &en), 0);
-    ck_assert(cp_rt_bwrap_ns_failure("bwrap: setting up uid map: Permission denied"));
+    ck_assert(
+        cp_rt_bwrap_ns_failure("bwrap: setting up uid map: Permission denied"));
     ck_assert(!cp_rt_bwrap_ns_failure("bwrap: Can't find source path /x"));
 }
 END_TEST

@@ -18,8 +18,7 @@ static void teardown(void)
     cp_arena_free(ar);
 }
 
-static struct cp_domain D(const char *text)
-{
+static struct cp_domain D(const char *text) {
     struct cp_domain d;
     const char *msg = cp_domain_parse(ar, text, strlen(text), &d);
     ck_assert_msg(msg == NULL, "parse '%s': %s", text, msg);
@@ -168,8 +167,8 @@ START_TEST(relations)
                    rel_char(cp_domain_contains(&b, &a)),
                    rel_char(cp_domain_overlaps(&a, &b)), 0};
     ck_assert_msg(strcmp(got, dom_rel[_i].expect) == 0,
-                  "'%s' vs '%s': got %s, want %s", dom_rel[_i].a,
-                  dom_rel[_i].b, got, dom_rel[_i].expect);
+                  "'%s' vs '%s': got %s, want %s", dom_rel[_i].a, dom_rel[_i].b,
+                  got, dom_rel[_i].expect);
     ck_assert_int_eq(rel_char(cp_domain_overlaps(&b, &a)), got[2]);
 }
 END_TEST
@@ -288,8 +287,8 @@ END_TEST
 
 START_TEST(port_relations)
 {
-    struct cp_domain a = D("*.a.com"), b = D("x.a.com:443"), c = D("*.a.com:80"),
-                     i4 = D("10.0.0.1"), n = D("a.com");
+    struct cp_domain a = D("*.a.com"), b = D("x.a.com:443"),
+                     c = D("*.a.com:80"), i4 = D("10.0.0.1"), n = D("a.com");
     ck_assert_int_eq(cp_domain_contains(&a, &b), CP_REL_YES);
     ck_assert_int_eq(cp_domain_contains(&b, &a), CP_REL_NO);
     ck_assert_int_eq(cp_domain_contains(&c, &b), CP_REL_NO);

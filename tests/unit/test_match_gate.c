@@ -88,8 +88,8 @@ static const struct {
     bool re;
     const char *msg; /* NULL: any message (regerror's) */
 } gate_errors[] = {
-#define CP_STACKED                                                            \
-    "repetition of a repetition ('**', '+?', '{2}+'...): undefined in POSIX " \
+#define CP_STACKED                                                             \
+    "repetition of a repetition ('**', '+?', '{2}+'...): undefined in POSIX "  \
     "ERE; write a single operator"
     {"", 0, false, "empty pattern"},
     {"   ", 0, false, "empty pattern"},
@@ -110,8 +110,7 @@ static const struct {
     {"ls a>x", 0, false,
      "shell operator in a word pattern (a redirection is written as one word "
      "starting with '>' or '<')"},
-    {"ls >", 0, false,
-     "a redirection pattern needs a target ('>*.bashrc')"},
+    {"ls >", 0, false, "a redirection pattern needs a target ('>*.bashrc')"},
     {"git push --force*", 0, false,
      "'*' in an option name (options are matched by name)"},
     {"git push {-f|--force", 0, false,
@@ -147,8 +146,8 @@ START_TEST(parse_error)
     struct cp_gate_pat g;
     size_t len = gate_errors[_i].len ? gate_errors[_i].len
                                      : strlen(gate_errors[_i].text);
-    const char *msg =
-        cp_gate_parse(ar, gate_errors[_i].text, len, gate_errors[_i].re, &g);
+    const char *msg = cp_gate_parse(ar, gate_errors[_i].text, len,
+                                    gate_errors[_i].re, &g);
     ck_assert_ptr_nonnull(msg);
     if (gate_errors[_i].msg)
         ck_assert_str_eq(msg, gate_errors[_i].msg);
@@ -200,8 +199,9 @@ static const char *render(const char *line)
     return r;
 }
 
-#define UNK_STDIN " ?a shell or interpreter reads its program from standard " \
-                  "input (a pipe, a substitution or the terminal)"
+#define UNK_STDIN                                                              \
+    " ?a shell or interpreter reads its program from standard "                \
+    "input (a pipe, a substitution or the terminal)"
 static const struct {
     const char *line, *parts;
 } split_cases[] = {
@@ -248,7 +248,8 @@ static const struct {
     {"echo $'a\\tb\\x41\\101\\'\\\\' $\"x y\"", "[echo][a\tbAA'\\][x y]"},
     {"$'\\x73udo' id", "[sudo][id] ; [id]"},
     {"{sudo,} id", "[{sudo,}][id] ?the program is named by an expansion"},
-    {"{ ls; } && echo {a..c} x{}", "[{][ls] ; [ls] ; [}] ;  ; [echo][{a..c}][x{}]"},
+    {"{ ls; } && echo {a..c} x{}",
+     "[{][ls] ; [ls] ; [}] ;  ; [echo][{a..c}][x{}]"},
     {"{sudo,\"x\"} id", "[{sudo,x}][id] ?the program is named by an expansion"},
     {"echo $'\\q\\x' $'un", " !unterminated $'...' quote"},
     /* wrappers and nested code */
@@ -258,7 +259,8 @@ static const struct {
      "[rm][-rf][/]"},
     {"find . -name x -exec rm -rf {} \\;",
      "[find][.][-name][x][-exec][rm][-rf][{}][;] ; [rm][-rf][{}]"},
-    {"find . | xargs rm", "[find][.] ; [xargs][rm] ; [rm][(words read by xargs)]"},
+    {"find . | xargs rm",
+     "[find][.] ; [xargs][rm] ; [rm][(words read by xargs)]"},
     {"env -S \"sudo id\"", "[env][-S][sudo id] ; [sudo][id] ; [id]"},
     {"bash <<< \"sudo id\"", "[bash]{<<<sudo id} ; [sudo][id] ; [id]"},
     {"bash -c \"sudo id\"", "[bash][-c][sudo id] ; [sudo][id] ; [id]"},
@@ -349,17 +351,21 @@ static const struct {
     /* a long option written with one dash (Go's flag package): matched as
      * --name=VALUE is, spelt with one dash or two */
     {"terraform -chdir=/etc* apply *", "terraform -chdir=/etc/x apply", true},
-    {"terraform -chdir=/etc* apply *", "terraform --chdir=/etc apply -auto-approve", true},
+    {"terraform -chdir=/etc* apply *",
+     "terraform --chdir=/etc apply -auto-approve", true},
     {"terraform -chdir=/etc* apply *", "terraform apply -chdir=/etc", true},
-    {"terraform -chdir=/etc* apply *", "terraform -chd=/etc apply", true}, /* a prefix */
+    {"terraform -chdir=/etc* apply *", "terraform -chd=/etc apply",
+     true}, /* a prefix */
     {"terraform -chdir=/etc* apply *", "terraform -chdir=/tmp apply", false},
     {"terraform -chdir=/etc* apply *", "terraform -chdir=/etc plan", false},
     {"terraform -chdir=/etc* apply *", "terraform -chdirx=/etc apply", false},
     {"terraform -chdir=/etc* apply *", "terraform -cdhir=/etc apply", false},
     {"go test -run=Foo* *", "go test -run FooBar ./...", true},
     {"go test -run=Foo* *", "go test -run=Bar ./...", false},
-    {"terraform {-chdir=/etc*|-state=/etc*} *", "terraform -state=/etc/x plan", true},
-    {"terraform {-chdir=/etc*|-state=/etc*} *", "terraform -state=x plan", false},
+    {"terraform {-chdir=/etc*|-state=/etc*} *", "terraform -state=/etc/x plan",
+     true},
+    {"terraform {-chdir=/etc*|-state=/etc*} *", "terraform -state=x plan",
+     false},
     {"rm -rf=x *", "rm -r -f x", false}, /* one option "rf", not -r -f */
     {"git push ** +* **", "git push origin +main", true},
     {"git push ** +* **", "git push origin main +dev x", true},
@@ -378,7 +384,7 @@ static const struct {
     {"ls*", "lsof x", false},
     {"ls*", "lsof", true},
     {"ls* *", "lsof -i", true},
-    
+
     {"*", "", true},
     {"*", "anything at all", true},
     {"* --force *", "git --force x", true},
@@ -546,7 +552,7 @@ static const struct {
     {"x*y*z", "x*z", "NYY"},
     {"git * *", "git *", "NYY"},
     {"ls -l", "ls -la", "YMM"},
-    
+
     {"git push * *", "git push", "NNN"},
     {"a *", "b *", "NNN"},
     {"*a*", "*b*", "NNY"},
@@ -629,8 +635,7 @@ START_TEST(brute_force_words)
         ck_assert_ptr_null(
             cp_gate_parse(ar, texts[i], strlen(texts[i]), false, &g[i]));
         for (size_t w = 0; w < nw; w++)
-            m[i][w] = cp_gate_matches(&g[i], words[w][0] ? words[w] : "''",
-                                      ar);
+            m[i][w] = cp_gate_matches(&g[i], words[w][0] ? words[w] : "''", ar);
     }
     for (int i = 0; i < NP; i++) {
         for (int j = 0; j < NP; j++) {

@@ -23,8 +23,7 @@ static void teardown(void)
 }
 
 /* "q:/a b" parses quoted. */
-static struct cp_path P(const char *text)
-{
+static struct cp_path P(const char *text) {
     struct cp_path p;
     size_t off;
     bool quoted = strncmp(text, "q:", 2) == 0;
@@ -325,8 +324,8 @@ static const struct {
     {"/**/a/**", "/**/a", "YYY", NULL},
     {"/a*", "/*a", "NNY", NULL},
     {"/a*b", "/ab*", "NNY", NULL},
-    {"/?", "/.*", "NNN", NULL},    /* only "." would be common */
-    {"/.*", "/..*", "YNY", NULL},  /* ".." is no segment; "..a" is */
+    {"/?", "/.*", "NNN", NULL},   /* only "." would be common */
+    {"/.*", "/..*", "YNY", NULL}, /* ".." is no segment; "..a" is */
     {"/??", "/.*", "NNY", NULL},
     {"/?", "/*", "NYY", NULL},
     {"/**/*.c", "/src/*.c", "YNY", NULL},
@@ -524,9 +523,9 @@ static unsigned ref_step(const struct cp_path *p, unsigned set, const char *s)
         const struct cp_seg *g = &p->segs[k];
         if (g->kind == CP_SEG_ANY)
             next |= 1u << k;
-        else if (g->kind == CP_SEG_LIT ? (g->len == sl &&
-                                          memcmp(g->s, s, sl) == 0)
-                                       : ref_glob(g->s, g->len, s, sl))
+        else if (g->kind == CP_SEG_LIT
+                     ? (g->len == sl && memcmp(g->s, s, sl) == 0)
+                     : ref_glob(g->s, g->len, s, sl))
             next |= 1u << (k + 1);
     }
     return ref_close(p, next);
@@ -559,7 +558,8 @@ static bool ref_search(const struct cp_path *in, const struct cp_path *out,
             unsigned no = ref_step(out, (st >> 5) & 15, bf_segs[k]);
             bool nai = ai || ((ni >> in->nsegs) & 1);
             bool nao = ao || ((no >> out->nsegs) & 1);
-            unsigned ns = ni | (unsigned)nai << 4 | no << 5 | (unsigned)nao << 9;
+            unsigned ns = ni | (unsigned)nai << 4 | no << 5 |
+                          (unsigned)nao << 9;
             if (!seen[ns]) {
                 seen[ns] = true;
                 queue[qt++] = ns;
@@ -588,8 +588,9 @@ static void bf_pattern(uint32_t *seed, size_t maxitems, char *buf)
         strcpy(buf, "/");
     for (size_t i = 0; i < n; i++) {
         strcat(buf, "/");
-        strcat(buf, bf_items[bf_rand(seed) %
-                             (sizeof bf_items / sizeof bf_items[0])]);
+        strcat(
+            buf,
+            bf_items[bf_rand(seed) % (sizeof bf_items / sizeof bf_items[0])]);
     }
 }
 
@@ -663,8 +664,10 @@ START_TEST(brute_force_same_root)
     ck_assert_uint_gt(noverlap, ncontain);
     ck_assert_uint_lt(noverlap, NPAT * NPAT);
     if (getenv("CP_TEST_VERBOSE"))
-        fprintf(stderr, "brute force: %u contain, %u overlap, %u beyond "
-                "depth %d\n", ncontain, noverlap, ndeep, BF_DEPTH);
+        fprintf(stderr,
+                "brute force: %u contain, %u overlap, %u beyond "
+                "depth %d\n",
+                ncontain, noverlap, ndeep, BF_DEPTH);
     for (int i = 0; i < NPAT; i++)
         free(lang[i]);
     free(b.paths);
@@ -701,7 +704,8 @@ static struct cp_path bf_bind(const struct cp_path *p, const struct cp_path *r,
 {
     if (!p->root)
         return *p;
-    struct cp_path out = {.segs = buf, .nsegs = r->nsegs + p->nsegs,
+    struct cp_path out = {.segs = buf,
+                          .nsegs = r->nsegs + p->nsegs,
                           .has_glob = p->has_glob};
     if (r->nsegs) /* segs may be NULL when empty: memcpy(NULL) is undefined */
         memcpy(buf, r->segs, r->nsegs * sizeof *buf);
@@ -739,8 +743,9 @@ START_TEST(brute_force_params)
         bf_root(i, rt);
         rp[i] = P(rt);
     }
-    static const char *const roots[3][2] = {
-        {NULL, "P"}, {"P", NULL}, {"Q", "P"}};
+    static const char *const roots[3][2] = {{NULL, "P"},
+                                            {"P", NULL},
+                                            {"Q", "P"}};
     for (int n = 0; n < 240; n++) {
         bf_pattern(&seed, 2, ta);
         bf_pattern(&seed, 2, tb);

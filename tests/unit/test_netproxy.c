@@ -38,7 +38,8 @@ static char *np_read(const char *path, size_t *len)
 static bool np_proxy_allows(int port, const char *hostport)
 {
     int s = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in sin = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+    struct sockaddr_in sin = {.sin_family = AF_INET,
+                              .sin_port = htons((uint16_t)port),
                               .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
     ck_assert_int_eq(connect(s, (struct sockaddr *)&sin, sizeof sin), 0);
     char req[600], got[64] = "";
@@ -90,8 +91,10 @@ static void np_example(const char *path)
 
     struct cp_backend_opts o = {0};
     struct cp_buf bw = {0}, cl = {0};
-    ck_assert(cp_backend_emit(&cp_backend_bwrap, p, &o, cx.arena, &cx.diags, &bw));
-    ck_assert(cp_backend_emit(&cp_backend_claude, p, &o, cx.arena, &cx.diags, &cl));
+    ck_assert(
+        cp_backend_emit(&cp_backend_bwrap, p, &o, cx.arena, &cx.diags, &bw));
+    ck_assert(
+        cp_backend_emit(&cp_backend_claude, p, &o, cx.arena, &cx.diags, &cl));
     struct cp_jnode *j = NULL;
     ck_assert_ptr_null(cp_json_parse(cx.arena, cl.data, cl.len, &j));
     const struct cp_jnode *domains = cp_json_get(
@@ -132,7 +135,8 @@ static void np_example(const char *path)
     struct cp_rt_err e = {0};
     ck_assert_int_eq(cp_rt_artifact_parse(&art, bw.data, bw.len, &e), 0);
     struct cp_rt_proxy px;
-    ck_assert_int_eq(cp_rt_proxy_start(&art, CP_RT_PROXY_TCP, "test", &px, &e), 0);
+    ck_assert_int_eq(cp_rt_proxy_start(&art, CP_RT_PROXY_TCP, "test", &px, &e),
+                     0);
     ck_assert_int_gt(px.port, 0);
 
     for (size_t i = 0; i < nh; i++) {
@@ -144,8 +148,9 @@ static void np_example(const char *path)
         bool claude = np_claude_allows(domains, hosts[i]);
         ck_assert_msg(model == proxy, "%s: %s: explain %s, proxy %s", path, hp,
                       model ? "allows" : "denies", proxy ? "allows" : "denies");
-        ck_assert_msg(model == claude, "%s: %s: explain %s, claude %s", path, hosts[i],
-                      model ? "allows" : "denies", claude ? "allows" : "denies");
+        ck_assert_msg(model == claude, "%s: %s: explain %s, claude %s", path,
+                      hosts[i], model ? "allows" : "denies",
+                      claude ? "allows" : "denies");
     }
     cp_rt_proxy_stop(&px, true);
     unlink(hf);

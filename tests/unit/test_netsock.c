@@ -49,7 +49,8 @@ START_TEST(loopback_reached)
     ck_assert_int_ge(l, 0);
     ck_assert_uint_ne(port, 0);
     ck_assert_int_ne(fcntl(l, F_GETFD) & FD_CLOEXEC, 0);
-    struct sockaddr_in sin = {.sin_family = AF_INET, .sin_port = htons(port),
+    struct sockaddr_in sin = {.sin_family = AF_INET,
+                              .sin_port = htons(port),
                               .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
     int c = cp_rt_sock_connect((struct sockaddr *)&sin, sizeof sin, 0);
     ck_assert_int_ge(c, 0);
@@ -74,7 +75,8 @@ START_TEST(unix_listen_and_refuse)
     /* Nobody listens yet: connecting fails, nothing stays open. */
     int before = ns_next_fd();
     errno = 0;
-    ck_assert_int_eq(cp_rt_sock_connect((struct sockaddr *)&sun, sizeof sun, 0), -1);
+    ck_assert_int_eq(cp_rt_sock_connect((struct sockaddr *)&sun, sizeof sun, 0),
+                     -1);
     ck_assert_int_eq(errno, ENOENT);
     ck_assert_int_eq(ns_next_fd(), before);
     int l = cp_rt_sock_listen((struct sockaddr *)&sun, sizeof sun);
@@ -82,10 +84,12 @@ START_TEST(unix_listen_and_refuse)
     /* The path is taken: a second listener is refused at bind (-2). */
     before = ns_next_fd();
     errno = 0;
-    ck_assert_int_eq(cp_rt_sock_listen((struct sockaddr *)&sun, sizeof sun), -2);
+    ck_assert_int_eq(cp_rt_sock_listen((struct sockaddr *)&sun, sizeof sun),
+                     -2);
     ck_assert_int_eq(errno, EADDRINUSE);
     ck_assert_int_eq(ns_next_fd(), before);
-    int c = cp_rt_sock_connect((struct sockaddr *)&sun, sizeof sun, SOCK_NONBLOCK);
+    int c = cp_rt_sock_connect((struct sockaddr *)&sun, sizeof sun,
+                               SOCK_NONBLOCK);
     ck_assert_int_ge(c, 0);
     ck_assert_int_ne(fcntl(c, F_GETFL) & O_NONBLOCK, 0);
     close(c);
@@ -134,7 +138,8 @@ static int ns_probe_unix_close(void)
         return 4;
     if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0)
         return 5;
-    if (ns_socket_errno(AF_INET, SOCK_STREAM) != 0 || ns_socket_errno(AF_INET, SOCK_DGRAM) != 0)
+    if (ns_socket_errno(AF_INET, SOCK_STREAM) != 0 ||
+        ns_socket_errno(AF_INET, SOCK_DGRAM) != 0)
         return 6;
     return 0;
 }
@@ -147,7 +152,9 @@ END_TEST
 
 static int ns_probe_ll_net(void)
 {
-    struct cp_ll_seccomp o = {.net_deny = true, .unix_deny = true, .inet_tcp_ok = true};
+    struct cp_ll_seccomp o = {.net_deny = true,
+                              .unix_deny = true,
+                              .inet_tcp_ok = true};
     struct cp_rt_err e = {0};
     if (prctl_no_new_privs() != 0 || cp_ll_seccomp_install(&o, &e) != 0)
         return 1;
@@ -155,7 +162,8 @@ static int ns_probe_ll_net(void)
         return 2;
     if (ns_socket_errno(AF_INET, SOCK_DGRAM) != EACCES)
         return 3;
-    if (ns_socket_errno(AF_INET6, SOCK_STREAM) != 0 || ns_socket_errno(AF_INET, SOCK_STREAM) != 0)
+    if (ns_socket_errno(AF_INET6, SOCK_STREAM) != 0 ||
+        ns_socket_errno(AF_INET, SOCK_STREAM) != 0)
         return 4;
     if (ns_socket_errno(AF_NETLINK, SOCK_RAW) == EACCES)
         return 5;

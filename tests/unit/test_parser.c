@@ -88,7 +88,8 @@ START_TEST(every_statement)
         "  (write @6:1-6:23 (bare \"${PROJECT}\" @6:7-6:16) "
         "(quoted \"/a b\" @6:18-6:23))\n"
         "  (exec @7:1-7:17 (bare \"/usr/bin/git\" @7:6-7:17))\n"
-        "  (deny @8:1-8:16 (word \"read\" @8:6-8:9) (bare \"~/.ssh\" @8:11-8:16))\n"
+        "  (deny @8:1-8:16 (word \"read\" @8:6-8:9) (bare \"~/.ssh\" "
+        "@8:11-8:16))\n"
         "  (gate @9:1-9:32 (word \"ask\" @9:6-9:8) (quoted \"git push *\" "
         "@9:10-9:21) (regex \"rm -rf\" @9:23-9:32))\n"
         "  (net @10:1-10:21 (word \"allow\" @10:5-10:9) (bare \"example.com\" "
@@ -151,7 +152,9 @@ END_TEST
 START_TEST(byte_order_mark_rejected)
 {
     /* Reported once, then skipped: the rest of the file parses. */
-    ck_assert_int_eq(parse("\xef\xbb\xbf" "confpol 1\nwrite /a\n"), 1);
+    ck_assert_int_eq(parse("\xef\xbb\xbf"
+                           "confpol 1\nwrite /a\n"),
+                     1);
     ck_assert_str_eq(codes(), "1:1 CP0109");
     ck_assert_uint_eq(cx.ast->header.col, 4);
     ck_assert_uint_eq(cx.ast->stmts[0]->n.loc.col, 1);

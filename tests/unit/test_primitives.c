@@ -92,13 +92,14 @@ START_TEST(utf8_valid_texts)
 {
     ck_assert(cp_utf8_valid("", 0));
     ck_assert(cp_utf8_valid("plain ascii", 11));
-    ck_assert(cp_utf8_valid("\xc3\xa9t\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", 14));
-    ck_assert(!cp_utf8_valid("\xc3", 1));                 /* cut short */
-    ck_assert(!cp_utf8_valid("ab\xe2\x82", 4));           /* cut short */
-    ck_assert(!cp_utf8_valid("\xc0\xaf", 2));             /* overlong */
-    ck_assert(!cp_utf8_valid("\xed\xa0\x80", 3));         /* surrogate */
-    ck_assert(!cp_utf8_valid("\xf4\x90\x80\x80", 4));     /* > U+10FFFF */
-    ck_assert(!cp_utf8_valid("\x80", 1));                 /* continuation */
+    ck_assert(
+        cp_utf8_valid("\xc3\xa9t\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", 14));
+    ck_assert(!cp_utf8_valid("\xc3", 1));             /* cut short */
+    ck_assert(!cp_utf8_valid("ab\xe2\x82", 4));       /* cut short */
+    ck_assert(!cp_utf8_valid("\xc0\xaf", 2));         /* overlong */
+    ck_assert(!cp_utf8_valid("\xed\xa0\x80", 3));     /* surrogate */
+    ck_assert(!cp_utf8_valid("\xf4\x90\x80\x80", 4)); /* > U+10FFFF */
+    ck_assert(!cp_utf8_valid("\x80", 1));             /* continuation */
     ck_assert(cp_utf8_valid("a\0b", 3)); /* NUL is well-formed UTF-8 */
 }
 END_TEST
@@ -124,9 +125,9 @@ static const struct {
     {"a\\\"b", "a\"b", 3, 4},
     {"a\\\\b", "a\\b", 3, 4},
     {"\\x41\\x7e", "A~", 2, 8},
-    {"\\x4", "\\x4", 3, 3},       /* not an escape: kept as written */
-    {"\\q", "\\q", 2, 2},         /* likewise */
-    {"end\\", "end\\", 4, 4},     /* a trailing backslash */
+    {"\\x4", "\\x4", 3, 3},           /* not an escape: kept as written */
+    {"\\q", "\\q", 2, 2},             /* likewise */
+    {"end\\", "end\\", 4, 4},         /* a trailing backslash */
     {"a\\x00b\\x00", "a\0b\0", 4, 1}, /* the first \x00 */
 };
 

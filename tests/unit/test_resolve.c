@@ -51,7 +51,8 @@ START_TEST(unknown_profile)
 {
     rs_expect("confpol 1\n"
               "profile confinded\n",
-              "t.confpol:2:9: error: unknown profile 'confinded'; expected cooperative, confined or exclusive [CP0401]\n"
+              "t.confpol:2:9: error: unknown profile 'confinded'; expected "
+              "cooperative, confined or exclusive [CP0401]\n"
               "    2 | profile confinded\n"
               "      |         ^~~~~~~~~\n"
               "t.confpol:2:9: note: did you mean 'confined'?\n"
@@ -127,28 +128,30 @@ START_TEST(undefined_name)
               "t.confpol:3:7: error: undefined name 'NOPE' [CP0405]\n"
               "    3 | write ${NOPE}/x\n"
               "      |       ^~~~~~~\n"
-              "t.confpol:3:7: note: declare it with 'param NOPE' or 'let NOPE = PATH' before this line\n"
+              "t.confpol:3:7: note: declare it with 'param NOPE' or 'let NOPE "
+              "= PATH' before this line\n"
               "1 error\n");
 }
 END_TEST
 START_TEST(use_before_definition)
 {
-    rs_expect("confpol 1\n"
-              "profile cooperative\n"
-              "write ${L}/x\n"
-              "let L = /a\n"
-              "let M = ${M}/x\n",
-              "t.confpol:3:7: error: 'L' is used before its definition [CP0406]\n"
-              "    3 | write ${L}/x\n"
-              "      |       ^~~~\n"
-              "t.confpol:4:5: note: 'L' is defined here\n"
-              "    4 | let L = /a\n"
-              "      |     ^\n"
-              "t.confpol:3:7: note: move the definition of 'L' above its first use\n"
-              "t.confpol:5:9: error: let 'M' refers to itself [CP0406]\n"
-              "    5 | let M = ${M}/x\n"
-              "      |         ^~~~\n"
-              "2 errors\n");
+    rs_expect(
+        "confpol 1\n"
+        "profile cooperative\n"
+        "write ${L}/x\n"
+        "let L = /a\n"
+        "let M = ${M}/x\n",
+        "t.confpol:3:7: error: 'L' is used before its definition [CP0406]\n"
+        "    3 | write ${L}/x\n"
+        "      |       ^~~~\n"
+        "t.confpol:4:5: note: 'L' is defined here\n"
+        "    4 | let L = /a\n"
+        "      |     ^\n"
+        "t.confpol:3:7: note: move the definition of 'L' above its first use\n"
+        "t.confpol:5:9: error: let 'M' refers to itself [CP0406]\n"
+        "    5 | let M = ${M}/x\n"
+        "      |         ^~~~\n"
+        "2 errors\n");
 }
 END_TEST
 START_TEST(relative_path)
@@ -157,32 +160,38 @@ START_TEST(relative_path)
               "profile cooperative\n"
               "write src/x\n"
               "write \"a b/c\"\n",
-              "t.confpol:3:7: error: relative path 'src/x'; a path starts with '/', '~' or '${NAME}' [CP0407]\n"
+              "t.confpol:3:7: error: relative path 'src/x'; a path starts with "
+              "'/', '~' or '${NAME}' [CP0407]\n"
               "    3 | write src/x\n"
               "      |       ^~~~~\n"
-              "t.confpol:3:7: note: did you mean '${PROJECT}/src/x' (in the project)?\n"
-              "t.confpol:4:7: error: relative path '\"a b/c\"'; a path starts with '/', '~' or '${NAME}' [CP0407]\n"
+              "t.confpol:3:7: note: did you mean '${PROJECT}/src/x' (in the "
+              "project)?\n"
+              "t.confpol:4:7: error: relative path '\"a b/c\"'; a path starts "
+              "with '/', '~' or '${NAME}' [CP0407]\n"
               "    4 | write \"a b/c\"\n"
               "      |       ^~~~~~~\n"
-              "t.confpol:4:7: note: did you mean '\"${PROJECT}/a b/c\"' (in the project)?\n"
+              "t.confpol:4:7: note: did you mean '\"${PROJECT}/a b/c\"' (in "
+              "the project)?\n"
               "2 errors\n");
 }
 END_TEST
 START_TEST(dot_segment)
 {
-    rs_expect("confpol 1\n"
-              "profile cooperative\n"
-              "write /a/../b\n"
-              "write ${PROJECT}/./x\n",
-              "t.confpol:3:10: error: '..' segment in path '/a/../b' [CP0408]\n"
-              "    3 | write /a/../b\n"
-              "      |          ^~\n"
-              "t.confpol:3:10: note: name the directory without '..': confpol does not collapse it, since a symbolic link would change what it names\n"
-              "t.confpol:4:18: error: '.' segment in path '${PROJECT}/./x' [CP0408]\n"
-              "    4 | write ${PROJECT}/./x\n"
-              "      |                  ^\n"
-              "t.confpol:4:18: note: did you mean '${PROJECT}/x'?\n"
-              "2 errors\n");
+    rs_expect(
+        "confpol 1\n"
+        "profile cooperative\n"
+        "write /a/../b\n"
+        "write ${PROJECT}/./x\n",
+        "t.confpol:3:10: error: '..' segment in path '/a/../b' [CP0408]\n"
+        "    3 | write /a/../b\n"
+        "      |          ^~\n"
+        "t.confpol:3:10: note: name the directory without '..': confpol does "
+        "not collapse it, since a symbolic link would change what it names\n"
+        "t.confpol:4:18: error: '.' segment in path '${PROJECT}/./x' [CP0408]\n"
+        "    4 | write ${PROJECT}/./x\n"
+        "      |                  ^\n"
+        "t.confpol:4:18: note: did you mean '${PROJECT}/x'?\n"
+        "2 errors\n");
 }
 END_TEST
 START_TEST(bad_path)
@@ -191,10 +200,12 @@ START_TEST(bad_path)
               "profile cooperative\n"
               "write ~bob/x\n"
               "write /a/${PROJECT}\n",
-              "t.confpol:3:7: error: '~user' paths are not supported; write '~/' for the home directory or an absolute path [CP0409]\n"
+              "t.confpol:3:7: error: '~user' paths are not supported; write "
+              "'~/' for the home directory or an absolute path [CP0409]\n"
               "    3 | write ~bob/x\n"
               "      |       ^~~~~~\n"
-              "t.confpol:4:10: error: '${NAME}' is only allowed at the start of a path [CP0409]\n"
+              "t.confpol:4:10: error: '${NAME}' is only allowed at the start "
+              "of a path [CP0409]\n"
               "    4 | write /a/${PROJECT}\n"
               "      |          ^\n"
               "2 errors\n");
@@ -202,32 +213,38 @@ START_TEST(bad_path)
 END_TEST
 START_TEST(type_mismatch)
 {
-    rs_expect("confpol 1\n"
-              "profile cooperative\n"
-              "net allow /etc/hosts\n"
-              "gate ask /usr/bin/git\n"
-              "write re\"x\"\n"
-              "net allow \"example.com\"\n"
-              "gate ask git\n",
-              "t.confpol:3:11: error: expected a domain pattern, found a path pattern '/etc/hosts' [CP0410]\n"
-              "    3 | net allow /etc/hosts\n"
-              "      |           ^~~~~~~~~~\n"
-              "t.confpol:4:10: error: expected a command pattern, found a path pattern '/usr/bin/git' [CP0410]\n"
-              "    4 | gate ask /usr/bin/git\n"
-              "      |          ^~~~~~~~~~~~\n"
-              "t.confpol:4:10: note: quote a command pattern: \"/usr/bin/git\"\n"
-              "t.confpol:5:7: error: expected a path pattern, found a regex 're\"x\"' [CP0410]\n"
-              "    5 | write re\"x\"\n"
-              "      |       ^~~~~\n"
-              "t.confpol:6:11: error: expected a domain pattern, found a quoted string '\"example.com\"' [CP0410]\n"
-              "    6 | net allow \"example.com\"\n"
-              "      |           ^~~~~~~~~~~~~\n"
-              "t.confpol:6:11: note: write the domain without quotes: example.com\n"
-              "t.confpol:7:10: error: expected a command pattern, found a bare word 'git' [CP0410]\n"
-              "    7 | gate ask git\n"
-              "      |          ^~~\n"
-              "t.confpol:7:10: note: quote a command pattern: \"git\"\n"
-              "5 errors\n");
+    rs_expect(
+        "confpol 1\n"
+        "profile cooperative\n"
+        "net allow /etc/hosts\n"
+        "gate ask /usr/bin/git\n"
+        "write re\"x\"\n"
+        "net allow \"example.com\"\n"
+        "gate ask git\n",
+        "t.confpol:3:11: error: expected a domain pattern, found a path "
+        "pattern '/etc/hosts' [CP0410]\n"
+        "    3 | net allow /etc/hosts\n"
+        "      |           ^~~~~~~~~~\n"
+        "t.confpol:4:10: error: expected a command pattern, found a path "
+        "pattern '/usr/bin/git' [CP0410]\n"
+        "    4 | gate ask /usr/bin/git\n"
+        "      |          ^~~~~~~~~~~~\n"
+        "t.confpol:4:10: note: quote a command pattern: \"/usr/bin/git\"\n"
+        "t.confpol:5:7: error: expected a path pattern, found a regex "
+        "'re\"x\"' [CP0410]\n"
+        "    5 | write re\"x\"\n"
+        "      |       ^~~~~\n"
+        "t.confpol:6:11: error: expected a domain pattern, found a quoted "
+        "string '\"example.com\"' [CP0410]\n"
+        "    6 | net allow \"example.com\"\n"
+        "      |           ^~~~~~~~~~~~~\n"
+        "t.confpol:6:11: note: write the domain without quotes: example.com\n"
+        "t.confpol:7:10: error: expected a command pattern, found a bare word "
+        "'git' [CP0410]\n"
+        "    7 | gate ask git\n"
+        "      |          ^~~\n"
+        "t.confpol:7:10: note: quote a command pattern: \"git\"\n"
+        "5 errors\n");
 }
 END_TEST
 START_TEST(bad_regex)
@@ -235,7 +252,8 @@ START_TEST(bad_regex)
     rs_expect("confpol 1\n"
               "profile cooperative\n"
               "gate ask re\"((\"\n",
-              "t.confpol:3:13: error: invalid regex 're\"((\"': Unmatched ( or \\( [CP0411]\n"
+              "t.confpol:3:13: error: invalid regex 're\"((\"': Unmatched ( or "
+              "\\( [CP0411]\n"
               "    3 | gate ask re\"((\"\n"
               "      |             ^\n"
               "1 error\n");
@@ -247,7 +265,8 @@ START_TEST(bad_domain_and_arity)
               "profile cooperative\n"
               "net allow *.com\n"
               "net deny example.com\n",
-              "t.confpol:3:11: error: invalid domain '*.com': wildcard over a top-level domain would allow every domain under it [CP0413]\n"
+              "t.confpol:3:11: error: invalid domain '*.com': wildcard over a "
+              "top-level domain would allow every domain under it [CP0413]\n"
               "    3 | net allow *.com\n"
               "      |           ^~~~~\n"
               "t.confpol:4:10: error: 'net deny' takes no argument [CP0414]\n"
@@ -266,25 +285,31 @@ START_TEST(unknown_words)
               "fail maybe\n"
               "expect alow write /x\n"
               "expect allow wirte /x\n",
-              "t.confpol:3:6: error: unknown access 'rea' after 'deny'; expected read, write or exec [CP0403]\n"
+              "t.confpol:3:6: error: unknown access 'rea' after 'deny'; "
+              "expected read, write or exec [CP0403]\n"
               "    3 | deny rea /x\n"
               "      |      ^~~\n"
               "t.confpol:3:6: note: did you mean 'read'?\n"
-              "t.confpol:4:6: error: unknown verdict 'aks' after 'gate'; expected ask or deny [CP0403]\n"
+              "t.confpol:4:6: error: unknown verdict 'aks' after 'gate'; "
+              "expected ask or deny [CP0403]\n"
               "    4 | gate aks \"x\"\n"
               "      |      ^~~\n"
               "t.confpol:4:6: note: did you mean 'ask'?\n"
-              "t.confpol:5:5: error: unknown mode 'off' after 'net'; expected deny or allow [CP0403]\n"
+              "t.confpol:5:5: error: unknown mode 'off' after 'net'; expected "
+              "deny or allow [CP0403]\n"
               "    5 | net off\n"
               "      |     ^~~\n"
-              "t.confpol:6:6: error: unknown fail mode 'maybe'; expected closed or open [CP0403]\n"
+              "t.confpol:6:6: error: unknown fail mode 'maybe'; expected "
+              "closed or open [CP0403]\n"
               "    6 | fail maybe\n"
               "      |      ^~~~~\n"
-              "t.confpol:7:8: error: unknown verdict 'alow' in 'expect'; expected allow, ask or deny [CP0403]\n"
+              "t.confpol:7:8: error: unknown verdict 'alow' in 'expect'; "
+              "expected allow, ask or deny [CP0403]\n"
               "    7 | expect alow write /x\n"
               "      |        ^~~~\n"
               "t.confpol:7:8: note: did you mean 'allow'?\n"
-              "t.confpol:8:14: error: unknown access 'wirte' in 'expect'; expected read, write, exec, net, gate or content [CP0403]\n"
+              "t.confpol:8:14: error: unknown access 'wirte' in 'expect'; "
+              "expected read, write, exec, net, gate or content [CP0403]\n"
               "    8 | expect allow wirte /x\n"
               "      |              ^~~~~\n"
               "t.confpol:8:14: note: did you mean 'write'?\n"
@@ -299,18 +324,22 @@ START_TEST(bad_expect)
               "expect deny write /a/*\n"
               "expect deny net *.example.com\n"
               "expect ask gate git\n",
-              "t.confpol:3:8: error: 'ask' is a verdict of gate only; write is allowed or denied [CP0415]\n"
+              "t.confpol:3:8: error: 'ask' is a verdict of gate only; write is "
+              "allowed or denied [CP0415]\n"
               "    3 | expect ask write /x\n"
               "      |        ^~~\n"
               "t.confpol:3:8: note: expect allow or deny\n"
-              "t.confpol:4:19: error: the subject of an expect must be one concrete path, found the glob '/a/*' [CP0415]\n"
+              "t.confpol:4:19: error: the subject of an expect must be one "
+              "concrete path, found the glob '/a/*' [CP0415]\n"
               "    4 | expect deny write /a/*\n"
               "      |                   ^~~~\n"
               "t.confpol:4:19: note: name one path the pattern matches\n"
-              "t.confpol:5:17: error: the subject of 'expect ... net' must be one host name, found the pattern '*.example.com' [CP0415]\n"
+              "t.confpol:5:17: error: the subject of 'expect ... net' must be "
+              "one host name, found the pattern '*.example.com' [CP0415]\n"
               "    5 | expect deny net *.example.com\n"
               "      |                 ^~~~~~~~~~~~~\n"
-              "t.confpol:6:17: error: expected a quoted command line, found a bare word 'git' [CP0410]\n"
+              "t.confpol:6:17: error: expected a quoted command line, found a "
+              "bare word 'git' [CP0410]\n"
               "    6 | expect ask gate git\n"
               "      |                 ^~~\n"
               "t.confpol:6:17: note: quote the command line: \"git\"\n"
@@ -322,7 +351,8 @@ START_TEST(nul_in_string)
     rs_expect("confpol 1\n"
               "profile cooperative\n"
               "write \"/a\\x00b\"\n",
-              "t.confpol:3:10: error: '\\x00' decodes to a NUL byte, which no path, command or domain may hold [CP0416]\n"
+              "t.confpol:3:10: error: '\\x00' decodes to a NUL byte, which no "
+              "path, command or domain may hold [CP0416]\n"
               "    3 | write \"/a\\x00b\"\n"
               "      |          ^~~~\n"
               "1 error\n");
@@ -330,13 +360,16 @@ START_TEST(nul_in_string)
 END_TEST
 START_TEST(defaulted_profile)
 {
-    rs_expect("confpol 1\n"
-              "write /srv\n",
-              "t.confpol:1:1: warning: no 'profile' statement: the profile is confined, but the gate hook stays fail-open [CP0420] [-Wdefaulted-profile]\n"
-              "    1 | confpol 1\n"
-              "      | ^~~~~~~~~\n"
-              "t.confpol:1:1: note: write 'profile confined' to make it fail closed\n"
-              "1 warning\n");
+    rs_expect(
+        "confpol 1\n"
+        "write /srv\n",
+        "t.confpol:1:1: warning: no 'profile' statement: the profile is "
+        "confined, but the gate hook stays fail-open [CP0420] "
+        "[-Wdefaulted-profile]\n"
+        "    1 | confpol 1\n"
+        "      | ^~~~~~~~~\n"
+        "t.confpol:1:1: note: write 'profile confined' to make it fail closed\n"
+        "1 warning\n");
 }
 END_TEST
 START_TEST(clean)
@@ -357,13 +390,12 @@ static const char *rs_rule(const struct cp_policy *p, size_t i,
                            struct cp_arena *a)
 {
     const struct cp_rule *r = p->rules[i];
-    return cp_arena_printf(a, "%s %s%s%s", cp_rule_kind_text(r->kind),
-                           r->kind == CP_R_NET_DENY ? ""
-                           : r->kind <= CP_R_DENY_EXEC
-                               ? cp_path_format(a, &r->u.path)
-                               : r->text,
-                           r->origin == CP_ORIGIN_SOURCE ? "" : " @",
-                           r->why ? r->why : "");
+    return cp_arena_printf(
+        a, "%s %s%s%s", cp_rule_kind_text(r->kind),
+        r->kind == CP_R_NET_DENY    ? ""
+        : r->kind <= CP_R_DENY_EXEC ? cp_path_format(a, &r->u.path)
+                                    : r->text,
+        r->origin == CP_ORIGIN_SOURCE ? "" : " @", r->why ? r->why : "");
 }
 
 START_TEST(implicit_confined)
@@ -443,8 +475,7 @@ END_TEST
 START_TEST(cooperative_no_implicit)
 {
     struct cp_ctx cx;
-    rs_compile(&cx, "confpol 1\nprofile cooperative\nexec /usr/bin\n", NULL,
-               0);
+    rs_compile(&cx, "confpol 1\nprofile cooperative\nexec /usr/bin\n", NULL, 0);
     ck_assert_uint_eq(cx.policy->nrules, 1);
     ck_assert(cx.policy->has_exec);
     rs_done(&cx);
@@ -484,28 +515,32 @@ END_TEST
 
 START_TEST(define_errors)
 {
-    struct cp_define d[] = {{"NOPE", "/x"},      {"L", "/x"},
-                            {"PROJECT", "rel"},  {"HOME", "/tmp//x/"},
-                            {"CACHE", "/bin"},   {"CACHE", "/usr"}};
+    struct cp_define d[] = {{"NOPE", "/x"},     {"L", "/x"},
+                            {"PROJECT", "rel"}, {"HOME", "/tmp//x/"},
+                            {"CACHE", "/bin"},  {"CACHE", "/usr"}};
     struct cp_ctx cx;
     rs_compile(&cx, "confpol 1\nprofile cooperative\nparam CACHE\nlet L = /a\n",
                d, 6);
     char *got = rs_render(&cx);
     ck_assert_str_eq(
-        got,
-        "confpol: error: -D NOPE=/x: 'NOPE' is not a param of this policy [CP0802]\n"
-        "confpol: note: declare it with 'param NOPE' or remove -D NOPE\n"
-        "confpol: error: -D L=/x: 'L' is a let, not a param [CP0802]\n"
-        "t.confpol:4:5: note: 'L' is declared here\n"
-        "    4 | let L = /a\n"
-        "      |     ^\n"
-        "confpol: error: -D PROJECT=rel: the value must be an absolute path [CP0803]\n"
-        "confpol: error: -D HOME=/tmp//x/: the value is not canonical (it holds '//', '.', '..' or a trailing '/') [CP0803]\n"
-        "confpol: note: write -D HOME=/tmp/x\n"
-        "confpol: error: -D CACHE=/bin: the value is not canonical: it resolves to '/usr/bin' [CP0803]\n"
-        "confpol: note: write -D CACHE=/usr/bin\n"
-        "confpol: error: -D CACHE is given twice; bind each param once [CP0804]\n"
-        "6 errors\n");
+        got, "confpol: error: -D NOPE=/x: 'NOPE' is not a param of this policy "
+             "[CP0802]\n"
+             "confpol: note: declare it with 'param NOPE' or remove -D NOPE\n"
+             "confpol: error: -D L=/x: 'L' is a let, not a param [CP0802]\n"
+             "t.confpol:4:5: note: 'L' is declared here\n"
+             "    4 | let L = /a\n"
+             "      |     ^\n"
+             "confpol: error: -D PROJECT=rel: the value must be an absolute "
+             "path [CP0803]\n"
+             "confpol: error: -D HOME=/tmp//x/: the value is not canonical (it "
+             "holds '//', '.', '..' or a trailing '/') [CP0803]\n"
+             "confpol: note: write -D HOME=/tmp/x\n"
+             "confpol: error: -D CACHE=/bin: the value is not canonical: it "
+             "resolves to '/usr/bin' [CP0803]\n"
+             "confpol: note: write -D CACHE=/usr/bin\n"
+             "confpol: error: -D CACHE is given twice; bind each param once "
+             "[CP0804]\n"
+             "6 errors\n");
     free(got);
     rs_done(&cx);
 }
@@ -535,9 +570,9 @@ START_TEST(lets_and_params)
     ck_assert_str_eq(cp_path_format(cx.arena, &p->rules[3]->u.path), "~");
     ck_assert_uint_eq(p->nparams, 3);
     ck_assert_str_eq(p->params[2].name, "CACHE");
-    ck_assert(p->params[0].used);  /* HOME */
-    ck_assert(p->params[1].used);  /* PROJECT */
-    ck_assert(p->params[2].used);  /* CACHE */
+    ck_assert(p->params[0].used); /* HOME */
+    ck_assert(p->params[1].used); /* PROJECT */
+    ck_assert(p->params[2].used); /* CACHE */
     rs_done(&cx);
 }
 END_TEST

@@ -31,7 +31,9 @@ static struct bytes art(const char *spec)
 {
     struct bytes b = {0};
     FILE *f = open_memstream(&b.p, &b.n);
-    fwrite("confpol-bwrap\0" "1\0", 1, 16, f);
+    fwrite("confpol-bwrap\0"
+           "1\0",
+           1, 16, f);
     size_t nrec = 1;
     const char *s = spec;
     while (*s) {
@@ -52,7 +54,8 @@ static struct bytes art(const char *spec)
     return b;
 }
 
-static int parse(const char *spec, struct cp_rt_artifact *a, struct cp_rt_err *e)
+static int parse(const char *spec, struct cp_rt_artifact *a,
+                 struct cp_rt_err *e)
 {
     struct bytes b = art(spec);
     int rc = cp_rt_artifact_parse(a, b.p, b.n, e);
@@ -75,8 +78,9 @@ static const char *parse_err(const char *spec)
 
 /* ---- artifact --------------------------------------------------------------- */
 
-static const char small[] = "profile|confined\nfail|open\nparam|PROJECT\narg|--ro-bind\narg|/\n"
-                            "arg|/\nbind|PROJECT|\nro|PROJECT|/.git\nexec||/usr/bin";
+static const char small[] =
+    "profile|confined\nfail|open\nparam|PROJECT\narg|--ro-bind\narg|/\n"
+    "arg|/\nbind|PROJECT|\nro|PROJECT|/.git\nexec||/usr/bin";
 
 START_TEST(artifact_valid)
 {
@@ -105,7 +109,8 @@ START_TEST(artifact_truncated_every_byte)
         struct cp_rt_artifact a;
         struct cp_rt_err e = {0};
         int rc = cp_rt_artifact_parse(&a, b.p, k, &e);
-        ck_assert_msg(rc == CP_RT_EXIT_ERROR, "prefix of %zu bytes accepted", k);
+        ck_assert_msg(rc == CP_RT_EXIT_ERROR, "prefix of %zu bytes accepted",
+                      k);
         ck_assert_ptr_null(a.recs);
         ck_assert(strstr(e.msg, "invalid artifact: "));
     }
@@ -123,7 +128,8 @@ START_TEST(artifact_corrupted_every_byte)
             struct cp_rt_err e = {0};
             int rc = cp_rt_artifact_parse(&a, b.p, b.n, &e);
             b.p[k] ^= (char)(1 << bit);
-            ck_assert_msg(rc == CP_RT_EXIT_ERROR, "flip of bit %d at byte %zu accepted", bit, k);
+            ck_assert_msg(rc == CP_RT_EXIT_ERROR,
+                          "flip of bit %d at byte %zu accepted", bit, k);
         }
     }
     /* Appended bytes, and a corrupted body with a matching-looking length. */
@@ -141,50 +147,71 @@ END_TEST
 
 START_TEST(artifact_messages)
 {
-    ck_assert_str_eq(parse_err("bogus|x"),
-                     "invalid artifact: record 2 (offset 16): unknown tag 'bogus'");
+    ck_assert_str_eq(
+        parse_err("bogus|x"),
+        "invalid artifact: record 2 (offset 16): unknown tag 'bogus'");
     ck_assert_str_eq(parse_err("profile|cooperative"),
-                     "invalid artifact: record 2 (offset 16): unknown profile 'cooperative'");
-    ck_assert_str_eq(parse_err("fail|maybe"), "invalid artifact: record 2 (offset 16): 'fail' "
-                                              "must be 'closed' or 'open', not 'maybe'");
+                     "invalid artifact: record 2 (offset 16): unknown profile "
+                     "'cooperative'");
+    ck_assert_str_eq(parse_err("fail|maybe"),
+                     "invalid artifact: record 2 (offset 16): 'fail' "
+                     "must be 'closed' or 'open', not 'maybe'");
     ck_assert_str_eq(parse_err("ro|NOPE|/x"),
-                     "invalid artifact: record 2 'ro' (offset 16): param 'NOPE' is not declared");
+                     "invalid artifact: record 2 'ro' (offset 16): param "
+                     "'NOPE' is not declared");
     ck_assert_str_eq(parse_err("ro||x"),
-                     "invalid artifact: record 2 'ro' (offset 16): path 'x' does not start with '/'");
+                     "invalid artifact: record 2 'ro' (offset 16): path 'x' "
+                     "does not start with '/'");
     ck_assert_str_eq(parse_err("ro||/a//b"),
-                     "invalid artifact: record 2 'ro' (offset 16): path '/a//b' has an empty segment");
+                     "invalid artifact: record 2 'ro' (offset 16): path "
+                     "'/a//b' has an empty segment");
     ck_assert_str_eq(parse_err("ro||/a/"),
-                     "invalid artifact: record 2 'ro' (offset 16): path '/a/' ends with '/'");
-    ck_assert_str_eq(parse_err("ro||/a/../b"), "invalid artifact: record 2 'ro' (offset 16): "
-                                               "path '/a/../b' has a '.' or '..' segment");
-    ck_assert_str_eq(parse_err("param|A\nparam|A"),
-                     "invalid artifact: record 3 (offset 24): param 'A' declared twice");
-    ck_assert_str_eq(parse_err("param|1A"),
-                     "invalid artifact: record 2 (offset 16): bad param name '1A'");
-    ck_assert_str_eq(parse_err("profile|confined\nprofile|exclusive"),
-                     "invalid artifact: record 3 (offset 33): second 'profile'");
+                     "invalid artifact: record 2 'ro' (offset 16): path '/a/' "
+                     "ends with '/'");
+    ck_assert_str_eq(parse_err("ro||/a/../b"),
+                     "invalid artifact: record 2 'ro' (offset 16): "
+                     "path '/a/../b' has a '.' or '..' segment");
+    ck_assert_str_eq(
+        parse_err("param|A\nparam|A"),
+        "invalid artifact: record 3 (offset 24): param 'A' declared twice");
+    ck_assert_str_eq(
+        parse_err("param|1A"),
+        "invalid artifact: record 2 (offset 16): bad param name '1A'");
+    ck_assert_str_eq(
+        parse_err("profile|confined\nprofile|exclusive"),
+        "invalid artifact: record 3 (offset 33): second 'profile'");
     ck_assert_str_eq(parse_err("confpol-bwrap|1"),
-                     "invalid artifact: record 2 (offset 16): second 'confpol-bwrap' header");
-    ck_assert_str_eq(parse_err("ro|HOME|/.ssh"), "(accepted)"); /* HOME implicit */
+                     "invalid artifact: record 2 (offset 16): second "
+                     "'confpol-bwrap' header");
+    ck_assert_str_eq(parse_err("ro|HOME|/.ssh"),
+                     "(accepted)"); /* HOME implicit */
 
     struct cp_rt_artifact a;
     struct cp_rt_err e = {0};
-    static const char v2[] = "confpol-bwrap\0" "2\0";
-    ck_assert_int_eq(cp_rt_artifact_parse(&a, v2, sizeof v2 - 1, &e), CP_RT_EXIT_ERROR);
-    ck_assert_str_eq(e.msg, "invalid artifact: unsupported version '2' (this runtime reads version 1)");
+    static const char v2[] = "confpol-bwrap\0"
+                             "2\0";
+    ck_assert_int_eq(cp_rt_artifact_parse(&a, v2, sizeof v2 - 1, &e),
+                     CP_RT_EXIT_ERROR);
+    ck_assert_str_eq(e.msg, "invalid artifact: unsupported version '2' (this "
+                            "runtime reads version 1)");
     static const char notours[] = "hello\0";
     cp_rt_artifact_parse(&a, notours, sizeof notours - 1, &e);
-    ck_assert_str_eq(e.msg, "invalid artifact: not a confpol bwrap artifact (no 'confpol-bwrap' header)");
+    ck_assert_str_eq(e.msg, "invalid artifact: not a confpol bwrap artifact "
+                            "(no 'confpol-bwrap' header)");
     cp_rt_artifact_parse(&a, "", 0, &e);
     ck_assert_str_eq(e.msg, "invalid artifact: empty file");
 
     /* A wrong count with a correct digest. */
     struct bytes b = art("arg|--unshare-net");
-    char *cnt = memmem(b.p, b.n, "end\0" "2\0", 6);
+    char *cnt = memmem(b.p, b.n,
+                       "end\0"
+                       "2\0",
+                       6);
     ck_assert_ptr_nonnull(cnt);
     cnt[4] = '3';
     cp_rt_artifact_parse(&a, b.p, b.n, &e);
-    ck_assert_str_eq(e.msg, "invalid artifact: trailer says 3 records, the file has 2");
+    ck_assert_str_eq(
+        e.msg, "invalid artifact: trailer says 3 records, the file has 2");
     free(b.p);
 }
 END_TEST
@@ -278,23 +305,33 @@ START_TEST(params_values)
 {
     ck_assert_str_eq(check_val(tp("/proj")), "ok");
     ck_assert_str_eq(check_val("/"), "ok");
-    ck_assert_str_eq(check_val("proj"), "param PROJECT: 'proj' is not an absolute path");
+    ck_assert_str_eq(check_val("proj"),
+                     "param PROJECT: 'proj' is not an absolute path");
     char want[1024];
-    snprintf(want, sizeof want, "param PROJECT: '%s/proj/' is not canonical (it resolves to "
-             "'%s/proj'); pass the resolved path", tdir, tdir);
+    snprintf(want, sizeof want,
+             "param PROJECT: '%s/proj/' is not canonical (it resolves to "
+             "'%s/proj'); pass the resolved path",
+             tdir, tdir);
     ck_assert_str_eq(check_val(tp("/proj/")), want);
-    snprintf(want, sizeof want, "param PROJECT: '%s/proj/../proj' is not canonical (it "
-             "resolves to '%s/proj'); pass the resolved path", tdir, tdir);
+    snprintf(want, sizeof want,
+             "param PROJECT: '%s/proj/../proj' is not canonical (it "
+             "resolves to '%s/proj'); pass the resolved path",
+             tdir, tdir);
     ck_assert_str_eq(check_val(tp("/proj/../proj")), want);
-    snprintf(want, sizeof want, "param PROJECT: '%s/plink' is not canonical (it resolves to "
-             "'%s/proj'); pass the resolved path", tdir, tdir);
+    snprintf(want, sizeof want,
+             "param PROJECT: '%s/plink' is not canonical (it resolves to "
+             "'%s/proj'); pass the resolved path",
+             tdir, tdir);
     ck_assert_str_eq(check_val(tp("/plink")), want);
     ck_assert_str_eq(check_val(tp("/proj\n/etc")),
-                     "param PROJECT: value contains a control byte (0x0a); values must be plain "
+                     "param PROJECT: value contains a control byte (0x0a); "
+                     "values must be plain "
                      "absolute paths");
-    snprintf(want, sizeof want, "param PROJECT: '%s/nope': No such file or directory", tdir);
+    snprintf(want, sizeof want,
+             "param PROJECT: '%s/nope': No such file or directory", tdir);
     ck_assert_str_eq(check_val(tp("/nope")), want);
-    snprintf(want, sizeof want, "param PROJECT: '%s/file' is not a directory", tdir);
+    snprintf(want, sizeof want, "param PROJECT: '%s/file' is not a directory",
+             tdir);
     ck_assert_str_eq(check_val(tp("/file")), want);
 }
 END_TEST
@@ -309,7 +346,9 @@ START_TEST(params_binding)
     ck_assert_int_eq(cp_rt_define_split(buf, &d[0], &e), 0);
     ck_assert_str_eq(d[0].name, "CACHE");
     const char *needed[] = {"HOME", "PROJECT", "CACHE"};
-    ck_assert_int_eq(cp_rt_params_bind(&p, needed, 3, NULL, 0, d, 1, tp("/home"), tp("/proj"), &e), 0);
+    ck_assert_int_eq(cp_rt_params_bind(&p, needed, 3, NULL, 0, d, 1,
+                                       tp("/home"), tp("/proj"), &e),
+                     0);
     ck_assert_str_eq(cp_rt_params_get(&p, "CACHE"), tp("/ro"));
     ck_assert_str_eq(cp_rt_params_get(&p, "HOME"), tp("/home"));
     ck_assert_str_eq(cp_rt_params_get(&p, "PROJECT"), tp("/proj"));
@@ -317,42 +356,60 @@ START_TEST(params_binding)
 
     /* Unknown -D, unbound param, HOME unset, bad cwd, bad define syntax. */
     ck_assert_int_eq(cp_rt_define_split("OTHER=/", &d[1], &e), 0);
-    ck_assert_int_eq(cp_rt_params_bind(&p, needed, 3, NULL, 0, d, 2, tp("/home"), tp("/proj"), &e), 125);
+    ck_assert_int_eq(cp_rt_params_bind(&p, needed, 3, NULL, 0, d, 2,
+                                       tp("/home"), tp("/proj"), &e),
+                     125);
     ck_assert_str_eq(e.msg, "-D OTHER: the policy has no param 'OTHER'");
-    ck_assert_int_eq(cp_rt_params_bind(&p, needed, 3, NULL, 0, NULL, 0, tp("/home"), tp("/proj"), &e), 125);
+    ck_assert_int_eq(cp_rt_params_bind(&p, needed, 3, NULL, 0, NULL, 0,
+                                       tp("/home"), tp("/proj"), &e),
+                     125);
     ck_assert_str_eq(e.msg, "param CACHE is unbound; pass -D CACHE=DIR");
-    ck_assert_int_eq(cp_rt_params_bind(&p, needed, 2, NULL, 0, NULL, 0, NULL, tp("/proj"), &e), 125);
-    ck_assert_str_eq(e.msg, "param HOME is unbound: HOME is not set; pass -D HOME=DIR");
-    ck_assert_int_eq(cp_rt_params_bind(&p, needed + 1, 1, NULL, 0, NULL, 0, NULL, "rel", &e), 125);
-    ck_assert_str_eq(e.msg, "param PROJECT: 'rel' is not an absolute path (taken from the "
-                            "current directory; pass -D PROJECT=DIR)");
+    ck_assert_int_eq(cp_rt_params_bind(&p, needed, 2, NULL, 0, NULL, 0, NULL,
+                                       tp("/proj"), &e),
+                     125);
+    ck_assert_str_eq(
+        e.msg, "param HOME is unbound: HOME is not set; pass -D HOME=DIR");
+    ck_assert_int_eq(
+        cp_rt_params_bind(&p, needed + 1, 1, NULL, 0, NULL, 0, NULL, "rel", &e),
+        125);
+    ck_assert_str_eq(
+        e.msg, "param PROJECT: 'rel' is not an absolute path (taken from the "
+               "current directory; pass -D PROJECT=DIR)");
     /* HOME not needed: an unusable environment HOME does not matter. */
-    ck_assert_int_eq(cp_rt_params_bind(&p, needed + 1, 1, NULL, 0, NULL, 0, "junk", tp("/proj"), &e), 0);
+    ck_assert_int_eq(cp_rt_params_bind(&p, needed + 1, 1, NULL, 0, NULL, 0,
+                                       "junk", tp("/proj"), &e),
+                     0);
     cp_rt_params_free(&p);
     ck_assert_int_eq(cp_rt_define_split("=x", &d[2], &e), 125);
     ck_assert_str_eq(e.msg, "-D expects NAME=VALUE, got '=x'");
     ck_assert_int_eq(cp_rt_define_split("A-B=x", &d[2], &e), 125);
     ck_assert_str_eq(e.msg, "-D: bad param name 'A-B'");
     d[1] = d[0];
-    ck_assert_int_eq(cp_rt_params_bind(&p, needed, 3, NULL, 0, d, 2, tp("/home"), tp("/proj"), &e), 125);
+    ck_assert_int_eq(cp_rt_params_bind(&p, needed, 3, NULL, 0, d, 2,
+                                       tp("/home"), tp("/proj"), &e),
+                     125);
     ck_assert_str_eq(e.msg, "-D CACHE given twice");
 
     /* A declared param the artifact no longer uses: checked, then noted. */
     const char *known[] = {"CACHE"};
-    ck_assert_int_eq(cp_rt_params_bind(&p, needed, 2, known, 1, d, 1, tp("/home"), tp("/proj"),
-                                       &e), 0);
+    ck_assert_int_eq(cp_rt_params_bind(&p, needed, 2, known, 1, d, 1,
+                                       tp("/home"), tp("/proj"), &e),
+                     0);
     ck_assert_uint_eq(p.nignored, 1);
     ck_assert_str_eq(p.ignored[0], "CACHE");
     cp_rt_params_free(&p);
     /* Implicit values are canonicalised: a trailing '/', '//', a symlink. */
     snprintf(buf, sizeof buf, "%s//home/", tdir);
-    ck_assert_int_eq(cp_rt_params_bind(&p, needed, 1, NULL, 0, NULL, 0, buf, tp("/proj"), &e), 0);
+    ck_assert_int_eq(cp_rt_params_bind(&p, needed, 1, NULL, 0, NULL, 0, buf,
+                                       tp("/proj"), &e),
+                     0);
     ck_assert_str_eq(cp_rt_params_get(&p, "HOME"), tp("/home"));
     cp_rt_params_free(&p);
     /* ... an explicit one must already be canonical. */
     snprintf(buf, sizeof buf, "HOME=%s/home/", tdir);
     ck_assert_int_eq(cp_rt_define_split(buf, &d[2], &e), 0);
-    ck_assert_int_eq(cp_rt_params_bind(&p, needed, 1, NULL, 0, d + 2, 1, NULL, tp("/proj"), &e),
+    ck_assert_int_eq(cp_rt_params_bind(&p, needed, 1, NULL, 0, d + 2, 1, NULL,
+                                       tp("/proj"), &e),
                      125);
     ck_assert_ptr_nonnull(strstr(e.msg, "is not canonical"));
     /* "/" is a value like any other. */
@@ -401,14 +458,16 @@ static const char *joined(const struct cp_rt_strv *v)
     return out;
 }
 
-static int plan(const char *spec, struct cp_rt_plan *pl, struct fake_host *fh, bool ok_unenf,
-                struct cp_rt_err *e)
+static int plan(const char *spec, struct cp_rt_plan *pl, struct fake_host *fh,
+                bool ok_unenf, struct cp_rt_err *e)
 {
     struct cp_rt_artifact a;
     ck_assert_int_eq(parse(spec, &a, e), 0);
     struct cp_rt_params p;
-    ck_assert_int_eq(cp_rt_params_bind(&p, a.needed, a.nneeded, a.params, a.nparams, NULL, 0, tp("/home"),
-                                       tp("/proj"), e), 0);
+    ck_assert_int_eq(cp_rt_params_bind(&p, a.needed, a.nneeded, a.params,
+                                       a.nparams, NULL, 0, tp("/home"),
+                                       tp("/proj"), e),
+                     0);
     struct cp_rt_host h = {.make_placeholder = fake_make, .ctx = fh};
     int rc = cp_rt_plan_build(pl, &a, &p, &h, ok_unenf, e);
     cp_rt_params_free(&p);
@@ -421,17 +480,22 @@ START_TEST(plan_words)
     struct fake_host fh = {0};
     struct cp_rt_plan pl;
     struct cp_rt_err e = {0};
-    ck_assert_int_eq(plan("param|PROJECT\nparam|HOME\narg|--ro-bind\narg|/\narg|/\n"
-                          "pinro|HOME|\npinro|HOME|/nope\nbind|PROJECT|\npin|PROJECT|/sub\nro|PROJECT|/.git\nro|PROJECT|/sub/keep\n"
-                          "mask|HOME|/.ssh\nmask|PROJECT|/.env\nbind|PROJECT|/nope\n"
-                          "exec||/usr/bin\narg|--unshare-net",
-                          &pl, &fh, false, &e), 0);
-    ck_assert_str_eq(joined(&pl.words),
-                     "--ro-bind / / --ro-bind @/home @/home --bind @/proj @/proj "
-                     "--bind @/proj/sub @/proj/sub "
-                     "--ro-bind @/proj/.git @/proj/.git --ro-bind @/proj/sub/keep @/proj/sub/keep "
-                     "--tmpfs @/home/.ssh --remount-ro @/home/.ssh "
-                     "--ro-bind /dev/null @/proj/.env --unshare-net");
+    ck_assert_int_eq(
+        plan("param|PROJECT\nparam|HOME\narg|--ro-bind\narg|/\narg|/\n"
+             "pinro|HOME|\npinro|HOME|/nope\nbind|PROJECT|\npin|PROJECT|/"
+             "sub\nro|PROJECT|/.git\nro|PROJECT|/sub/keep\n"
+             "mask|HOME|/.ssh\nmask|PROJECT|/.env\nbind|PROJECT|/nope\n"
+             "exec||/usr/bin\narg|--unshare-net",
+             &pl, &fh, false, &e),
+        0);
+    ck_assert_str_eq(
+        joined(&pl.words),
+        "--ro-bind / / --ro-bind @/home @/home --bind @/proj @/proj "
+        "--bind @/proj/sub @/proj/sub "
+        "--ro-bind @/proj/.git @/proj/.git --ro-bind @/proj/sub/keep "
+        "@/proj/sub/keep "
+        "--tmpfs @/home/.ssh --remount-ro @/home/.ssh "
+        "--ro-bind /dev/null @/proj/.env --unshare-net");
     ck_assert_str_eq(joined(&pl.exec), "/usr/bin");
     ck_assert(pl.exec_on);
     ck_assert_str_eq(joined(&pl.verify_ro), "@/proj/.git @/proj/sub/keep");
@@ -452,15 +516,18 @@ START_TEST(plan_missing_targets)
      * scratch one; a missing deny-read target itself is masked as a file;
      * outside every write root: nothing; under a tmpfs: a read-only
      * tmpfs, no host write. */
-    ck_assert_int_eq(plan("param|PROJECT\nparam|HOME\narg|--ro-bind\narg|/\narg|/\n"
-                          "arg|--tmpfs\narg|/tmp\nbind|PROJECT|\n"
-                          "ro|PROJECT|/.claude/settings.json\nmask|PROJECT|/.claude/x/y\n"
-                          "mask|PROJECT|/.envrc\n"
-                          "mask||/cp-rt-none/z\nmask||/tmp/cp-rt-none/z",
-                          &pl, &fh, false, &e), 0);
+    ck_assert_int_eq(
+        plan("param|PROJECT\nparam|HOME\narg|--ro-bind\narg|/\narg|/\n"
+             "arg|--tmpfs\narg|/tmp\nbind|PROJECT|\n"
+             "ro|PROJECT|/.claude/settings.json\nmask|PROJECT|/.claude/x/y\n"
+             "mask|PROJECT|/.envrc\n"
+             "mask||/cp-rt-none/z\nmask||/tmp/cp-rt-none/z",
+             &pl, &fh, false, &e),
+        0);
     ck_assert_str_eq(joined(&pl.words),
                      "--ro-bind / / --tmpfs /tmp --bind @/proj @/proj "
-                     "--tmpfs @/proj/.claude --tmpfs @/proj/.claude/x --remount-ro @/proj/.claude/x "
+                     "--tmpfs @/proj/.claude --tmpfs @/proj/.claude/x "
+                     "--remount-ro @/proj/.claude/x "
                      "--ro-bind /dev/null @/proj/.envrc "
                      "--tmpfs /tmp/cp-rt-none --remount-ro /tmp/cp-rt-none");
     ck_assert_str_eq(joined(&pl.placeholders), "@/proj/.claude @/proj/.envrc");
@@ -475,22 +542,34 @@ START_TEST(plan_missing_targets)
     cp_rt_plan_free(&pl);
 
     /* Under a writable bind of another host directory: cannot enforce. */
-    ck_assert_int_eq(plan("param|PROJECT\narg|--bind\narg|/\narg|/mnt\nmask||/mnt/cp-rt-none",
-                          &pl, &fh, false, &e), 126);
-    ck_assert_str_eq(e.msg, "cannot enforce: deny-read target '/mnt/cp-rt-none' does not exist "
-                            "and lies in a writable bind of another host directory, where no "
-                            "placeholder can be placed");
+    ck_assert_int_eq(
+        plan(
+            "param|PROJECT\narg|--bind\narg|/\narg|/mnt\nmask||/mnt/cp-rt-none",
+            &pl, &fh, false, &e),
+        126);
+    ck_assert_str_eq(
+        e.msg,
+        "cannot enforce: deny-read target '/mnt/cp-rt-none' does not exist "
+        "and lies in a writable bind of another host directory, where no "
+        "placeholder can be placed");
 
     /* A parent nobody may write: skipped; another error: cannot enforce. */
     fh = (struct fake_host){.err = EROFS};
-    ck_assert_int_eq(plan("param|PROJECT\nbind|PROJECT|\nro|PROJECT|/a", &pl, &fh, false, &e), 0);
+    ck_assert_int_eq(plan("param|PROJECT\nbind|PROJECT|\nro|PROJECT|/a", &pl,
+                          &fh, false, &e),
+                     0);
     ck_assert_str_eq(joined(&pl.words), "--bind @/proj @/proj");
     cp_rt_plan_free(&pl);
     fh = (struct fake_host){.err = EIO};
-    ck_assert_int_eq(plan("param|PROJECT\nbind|PROJECT|\nro|PROJECT|/a", &pl, &fh, false, &e), 126);
+    ck_assert_int_eq(plan("param|PROJECT\nbind|PROJECT|\nro|PROJECT|/a", &pl,
+                          &fh, false, &e),
+                     126);
     char want[1024];
-    snprintf(want, sizeof want, "cannot enforce: deny-write target '%s/proj/a' does not exist "
-             "and the placeholder '%s/proj/a' cannot be created: Input/output error", tdir, tdir);
+    snprintf(
+        want, sizeof want,
+        "cannot enforce: deny-write target '%s/proj/a' does not exist "
+        "and the placeholder '%s/proj/a' cannot be created: Input/output error",
+        tdir, tdir);
     ck_assert_str_eq(e.msg, want);
 }
 END_TEST
@@ -505,28 +584,41 @@ START_TEST(plan_symlinks)
     snprintf(b, sizeof b, "%s/proj/cfg", tdir);
     ck_assert_int_eq(symlink(a, b), 0);
     /* Deny write through a replaceable symlink: refused, or a warning. */
-    ck_assert_int_eq(plan("param|PROJECT\nbind|PROJECT|\nro|PROJECT|/cfg", &pl, &fh, false, &e), 126);
+    ck_assert_int_eq(plan("param|PROJECT\nbind|PROJECT|\nro|PROJECT|/cfg", &pl,
+                          &fh, false, &e),
+                     126);
     char want[1024];
-    snprintf(want, sizeof want, "cannot enforce: deny-write target '%s/proj/cfg' passes through "
-             "the symlink '%s/proj/cfg', which lies in a writable directory and could be "
-             "replaced inside the sandbox; replace the symlink by the directory it points to",
+    snprintf(want, sizeof want,
+             "cannot enforce: deny-write target '%s/proj/cfg' passes through "
+             "the symlink '%s/proj/cfg', which lies in a writable directory "
+             "and could be "
+             "replaced inside the sandbox; replace the symlink by the "
+             "directory it points to",
              tdir, tdir);
     ck_assert_str_eq(e.msg, want);
-    ck_assert_int_eq(plan("param|PROJECT\nbind|PROJECT|\nro|PROJECT|/cfg", &pl, &fh, true, &e), 0);
-    ck_assert_str_eq(joined(&pl.words), "--bind @/proj @/proj --ro-bind @/ro @/ro");
+    ck_assert_int_eq(plan("param|PROJECT\nbind|PROJECT|\nro|PROJECT|/cfg", &pl,
+                          &fh, true, &e),
+                     0);
+    ck_assert_str_eq(joined(&pl.words),
+                     "--bind @/proj @/proj --ro-bind @/ro @/ro");
     ck_assert_uint_eq(pl.warnings.n, 1);
     cp_rt_plan_free(&pl);
     /* Deny read through it: the resolved directory is masked. */
-    ck_assert_int_eq(plan("param|PROJECT\nbind|PROJECT|\nmask|PROJECT|/cfg", &pl, &fh, false, &e), 0);
-    ck_assert_str_eq(joined(&pl.words), "--bind @/proj @/proj --tmpfs @/ro --remount-ro @/ro");
+    ck_assert_int_eq(plan("param|PROJECT\nbind|PROJECT|\nmask|PROJECT|/cfg",
+                          &pl, &fh, false, &e),
+                     0);
+    ck_assert_str_eq(joined(&pl.words),
+                     "--bind @/proj @/proj --tmpfs @/ro --remount-ro @/ro");
     cp_rt_plan_free(&pl);
     /* A symlink outside every write root cannot be replaced: fine. */
-    ck_assert_int_eq(plan("param|PROJECT\nro|PROJECT|/cfg", &pl, &fh, false, &e), 0);
+    ck_assert_int_eq(
+        plan("param|PROJECT\nro|PROJECT|/cfg", &pl, &fh, false, &e), 0);
     ck_assert_str_eq(joined(&pl.words), "--ro-bind @/ro @/ro");
     cp_rt_plan_free(&pl);
     /* A write root through a symlink: nothing is bound (the target stays
      * read-only) and the plan says so. */
-    ck_assert_int_eq(plan("param|PROJECT\nbind|PROJECT|/cfg", &pl, &fh, false, &e), 0);
+    ck_assert_int_eq(
+        plan("param|PROJECT\nbind|PROJECT|/cfg", &pl, &fh, false, &e), 0);
     ck_assert_str_eq(joined(&pl.words), "");
     ck_assert_uint_eq(pl.stricter.n, 1);
     ck_assert(strstr(pl.stricter.v[0], "through a symlink: left read-only"));
@@ -535,7 +627,8 @@ START_TEST(plan_symlinks)
     snprintf(a, sizeof a, "%s/proj/.env", tdir);
     snprintf(b, sizeof b, "%s/proj/env2", tdir);
     ck_assert_int_eq(link(a, b), 0);
-    ck_assert_int_eq(plan("param|PROJECT\nro|PROJECT|/.env", &pl, &fh, false, &e), 126);
+    ck_assert_int_eq(
+        plan("param|PROJECT\nro|PROJECT|/.env", &pl, &fh, false, &e), 126);
     ck_assert(strstr(e.msg, "has 2 hard links"));
 }
 END_TEST
@@ -546,15 +639,23 @@ START_TEST(plan_bad_args)
     struct cp_rt_plan pl;
     struct cp_rt_err e = {0};
     ck_assert_int_eq(plan("arg|--cap-add\narg|ALL", &pl, &fh, false, &e), 125);
-    ck_assert_str_eq(e.msg, "invalid artifact: record 2: forbidden bwrap option '--cap-add'");
+    ck_assert_str_eq(
+        e.msg,
+        "invalid artifact: record 2: forbidden bwrap option '--cap-add'");
     ck_assert_int_eq(plan("arg|--frobnicate", &pl, &fh, false, &e), 125);
-    ck_assert_str_eq(e.msg, "invalid artifact: record 2: unknown bwrap option '--frobnicate'");
-    ck_assert_int_eq(plan("arg|--bind\narg|/\nro||/x", &pl, &fh, false, &e), 125);
-    ck_assert_str_eq(e.msg, "invalid artifact: record 4: bwrap option '--bind' lacks 1 argument(s)");
+    ck_assert_str_eq(
+        e.msg,
+        "invalid artifact: record 2: unknown bwrap option '--frobnicate'");
+    ck_assert_int_eq(plan("arg|--bind\narg|/\nro||/x", &pl, &fh, false, &e),
+                     125);
+    ck_assert_str_eq(e.msg, "invalid artifact: record 4: bwrap option '--bind' "
+                            "lacks 1 argument(s)");
     ck_assert_int_eq(plan("arg|--setenv\narg|A", &pl, &fh, false, &e), 125);
-    ck_assert_str_eq(e.msg, "invalid artifact: record 4: bwrap option '--setenv' lacks 1 argument(s)");
+    ck_assert_str_eq(e.msg, "invalid artifact: record 4: bwrap option "
+                            "'--setenv' lacks 1 argument(s)");
     /* Option values are not mistaken for options. */
-    ck_assert_int_eq(plan("arg|--setenv\narg|--cap-add\narg|--", &pl, &fh, false, &e), 0);
+    ck_assert_int_eq(
+        plan("arg|--setenv\narg|--cap-add\narg|--", &pl, &fh, false, &e), 0);
     cp_rt_plan_free(&pl);
 }
 END_TEST
@@ -568,15 +669,18 @@ START_TEST(plan_globs)
     mk("proj/sub/b.key", "k");
     mk("proj/sub/keep/c.key", "k");
     mk("proj/sub/d.txt", "t");
-    ck_assert_int_eq(plan("param|PROJECT\nbind|PROJECT|\nmaskglob|PROJECT|/**/*.key\n"
-                          "roglob|PROJECT|/s?b/*.txt\nmaskglob|PROJECT|/sub/keep/*.key",
-                          &pl, &fh, false, &e), 0);
-    ck_assert_str_eq(joined(&pl.words),
-                     "--bind @/proj @/proj --ro-bind /dev/null @/proj/a.key "
-                     "--bind @/proj/sub @/proj/sub --ro-bind /dev/null @/proj/sub/b.key "
-                     "--bind @/proj/sub/keep @/proj/sub/keep "
-                     "--ro-bind /dev/null @/proj/sub/keep/c.key "
-                     "--ro-bind @/proj/sub/d.txt @/proj/sub/d.txt");
+    ck_assert_int_eq(
+        plan("param|PROJECT\nbind|PROJECT|\nmaskglob|PROJECT|/**/*.key\n"
+             "roglob|PROJECT|/s?b/*.txt\nmaskglob|PROJECT|/sub/keep/*.key",
+             &pl, &fh, false, &e),
+        0);
+    ck_assert_str_eq(
+        joined(&pl.words),
+        "--bind @/proj @/proj --ro-bind /dev/null @/proj/a.key "
+        "--bind @/proj/sub @/proj/sub --ro-bind /dev/null @/proj/sub/b.key "
+        "--bind @/proj/sub/keep @/proj/sub/keep "
+        "--ro-bind /dev/null @/proj/sub/keep/c.key "
+        "--ro-bind @/proj/sub/d.txt @/proj/sub/d.txt");
     cp_rt_plan_free(&pl);
 }
 END_TEST
@@ -597,16 +701,21 @@ START_TEST(plan_nested_masks_and_pins)
     mk("proj/b/x", NULL);
     ck_assert_int_eq(plan("param|PROJECT\nbind|PROJECT|\nmask|PROJECT|/a\n"
                           "maskglob|PROJECT|/?/x\nro|PROJECT|/a/x/f",
-                          &pl, &fh, false, &e), 0);
-    ck_assert_str_eq(joined(&pl.words),
-                     "--bind @/proj @/proj --tmpfs @/proj/a --remount-ro @/proj/a "
-                     "--bind @/proj/b @/proj/b --tmpfs @/proj/b/x --remount-ro @/proj/b/x");
+                          &pl, &fh, false, &e),
+                     0);
+    ck_assert_str_eq(
+        joined(&pl.words),
+        "--bind @/proj @/proj --tmpfs @/proj/a --remount-ro @/proj/a "
+        "--bind @/proj/b @/proj/b --tmpfs @/proj/b/x --remount-ro @/proj/b/x");
     cp_rt_plan_free(&pl);
     /* Write root above PROJECT: the ancestors up to the target are pinned. */
-    ck_assert_int_eq(plan("param|PROJECT\nbind||/tmp\nro|PROJECT|/a/x/f", &pl, &fh, false, &e),
+    ck_assert_int_eq(plan("param|PROJECT\nbind||/tmp\nro|PROJECT|/a/x/f", &pl,
+                          &fh, false, &e),
                      0);
-    ck_assert_ptr_nonnull(strstr(joined(&pl.words), "--bind @/proj @/proj --bind @/proj/a "
-                                 "@/proj/a --bind @/proj/a/x @/proj/a/x --ro-bind @/proj/a/x/f"));
+    ck_assert_ptr_nonnull(
+        strstr(joined(&pl.words),
+               "--bind @/proj @/proj --bind @/proj/a "
+               "@/proj/a --bind @/proj/a/x @/proj/a/x --ro-bind @/proj/a/x/f"));
     cp_rt_plan_free(&pl);
 }
 END_TEST
@@ -624,9 +733,13 @@ START_TEST(stage_stream)
     struct cp_rt_strv bw, sw;
     struct cp_rt_err e = {0};
     ck_assert_int_eq(cp_rt_args_stream(&pl, cmd, 3, &bw, &sw, &e), 0);
-    ck_assert_str_eq(joined(&bw), "--die-with-parent --new-session --unshare-user --unshare-pid "
-                                  "--ro-bind / /");
-    ck_assert_str_eq(joined(&sw), "--landlock --exec /usr/bin --verify-ro /p/.git -- sh -c echo a\nb");
+    ck_assert_str_eq(
+        joined(&bw),
+        "--die-with-parent --new-session --unshare-user --unshare-pid "
+        "--ro-bind / /");
+    ck_assert_str_eq(
+        joined(&sw),
+        "--landlock --exec /usr/bin --verify-ro /p/.git -- sh -c echo a\nb");
     cp_rt_strv_free(&bw);
     cp_rt_strv_free(&sw);
     /* bwrap's 9000-argument cap. */
@@ -636,8 +749,10 @@ START_TEST(stage_stream)
         cp_rt_strv_push(&pl.words, "/a");
     }
     ck_assert_int_eq(cp_rt_args_stream(&pl, cmd, 3, &bw, &sw, &e), 125);
-    ck_assert_str_eq(e.msg, "the policy needs 9017 bubblewrap arguments, more than its limit of "
-                            "9000; merge rules into directory-level rules");
+    ck_assert_str_eq(
+        e.msg,
+        "the policy needs 9017 bubblewrap arguments, more than its limit of "
+        "9000; merge rules into directory-level rules");
     cp_rt_plan_free(&pl);
 }
 END_TEST
@@ -646,9 +761,10 @@ END_TEST
 
 START_TEST(sbpl_argv)
 {
-    static const char prof[] = ";; confpol-param HOME\n;; confpol-param PROJECT\n"
-                               ";; confpol-param CACHE_DIR\n(version 1)\n(deny default)\n"
-                               ";; confpol-param HOME\n";
+    static const char
+        prof[] = ";; confpol-param HOME\n;; confpol-param PROJECT\n"
+                 ";; confpol-param CACHE_DIR\n(version 1)\n(deny default)\n"
+                 ";; confpol-param HOME\n";
     struct cp_rt_strv names, argv;
     struct cp_rt_err e = {0};
     ck_assert_int_eq(cp_rt_sb_params(prof, sizeof prof - 1, &names, &e), 0);
@@ -660,23 +776,29 @@ START_TEST(sbpl_argv)
     snprintf(b2, sizeof b2, "HOME=%s/home", tdir);
     cp_rt_define_split(b1, &d[0], &e);
     cp_rt_define_split(b2, &d[1], &e);
-    ck_assert_int_eq(cp_rt_params_bind(&p, (const char *const *)names.v, names.n, NULL, 0, d, 2, NULL,
-                                       tp("/proj"), &e), 0);
+    ck_assert_int_eq(cp_rt_params_bind(&p, (const char *const *)names.v,
+                                       names.n, NULL, 0, d, 2, NULL,
+                                       tp("/proj"), &e),
+                     0);
     char *cmd[] = {"-weird", "a b", NULL};
-    ck_assert_int_eq(cp_rt_sb_argv("/x/p.sb", &names, NULL, &p, cmd, 2, &argv, &e), 0);
-    ck_assert_str_eq(joined(&argv), "sandbox-exec -f /x/p.sb -D HOME=@/home -D PROJECT=@/proj "
-                                    "-D CACHE_DIR=@/ro -- -weird a b");
+    ck_assert_int_eq(
+        cp_rt_sb_argv("/x/p.sb", &names, NULL, &p, cmd, 2, &argv, &e), 0);
+    ck_assert_str_eq(joined(&argv),
+                     "sandbox-exec -f /x/p.sb -D HOME=@/home -D PROJECT=@/proj "
+                     "-D CACHE_DIR=@/ro -- -weird a b");
     cp_rt_strv_free(&argv);
     cp_rt_params_free(&p);
     struct cp_rt_strv one = {0};
     cp_rt_strv_push(&one, "UNBOUND");
-    ck_assert_int_eq(cp_rt_sb_argv("/x/p.sb", &one, NULL, &p, cmd, 2, &argv, &e), 125);
+    ck_assert_int_eq(
+        cp_rt_sb_argv("/x/p.sb", &one, NULL, &p, cmd, 2, &argv, &e), 125);
     ck_assert_str_eq(e.msg, "param UNBOUND is unbound; pass -D UNBOUND=DIR");
     cp_rt_strv_free(&one);
     cp_rt_strv_free(&names);
     static const char bad[] = ";; confpol-param A B\n";
     ck_assert_int_eq(cp_rt_sb_params(bad, sizeof bad - 1, &names, &e), 125);
-    ck_assert_str_eq(e.msg, "invalid profile: bad param line ';; confpol-param A B'");
+    ck_assert_str_eq(e.msg,
+                     "invalid profile: bad param line ';; confpol-param A B'");
 }
 END_TEST
 
@@ -697,42 +819,54 @@ START_TEST(sbpl_ancestors)
     re = cp_rt_sb_ancestors_regex("/");
     ck_assert_str_eq(re, "^/$");
     free(re);
-    static const char prof[] = ";; confpol-param HOME\n;; confpol-param PROJECT\n"
-                               ";; confpol-ancestors PROJECT\n(version 1)\n";
+    static const char
+        prof[] = ";; confpol-param HOME\n;; confpol-param PROJECT\n"
+                 ";; confpol-ancestors PROJECT\n(version 1)\n";
     struct cp_rt_strv names, anc, argv;
     struct cp_rt_err e = {0};
     ck_assert_int_eq(cp_rt_sb_params(prof, sizeof prof - 1, &names, &e), 0);
-    ck_assert_int_eq(cp_rt_sb_ancestors(prof, sizeof prof - 1, &names, &anc, &e), 0);
+    ck_assert_int_eq(
+        cp_rt_sb_ancestors(prof, sizeof prof - 1, &names, &anc, &e), 0);
     ck_assert_str_eq(joined(&anc), "PROJECT");
     struct cp_rt_params p = {0};
     char b1[600];
     snprintf(b1, sizeof b1, "HOME=%s/home", tdir);
     struct cp_rt_define d[1];
     cp_rt_define_split(b1, &d[0], &e);
-    ck_assert_int_eq(cp_rt_params_bind(&p, (const char *const *)names.v, names.n, NULL, 0, d,
-                                       1, NULL, tp("/proj"), &e), 0);
+    ck_assert_int_eq(cp_rt_params_bind(&p, (const char *const *)names.v,
+                                       names.n, NULL, 0, d, 1, NULL,
+                                       tp("/proj"), &e),
+                     0);
     char *cmd[] = {"id", NULL};
-    ck_assert_int_eq(cp_rt_sb_argv("/x/p.sb", &names, &anc, &p, cmd, 1, &argv, &e), 0);
+    ck_assert_int_eq(
+        cp_rt_sb_argv("/x/p.sb", &names, &anc, &p, cmd, 1, &argv, &e), 0);
     ck_assert(strstr(joined(&argv), " -D PROJECT:ancestors=^/(") != NULL);
     cp_rt_strv_free(&argv);
     cp_rt_params_free(&p);
     cp_rt_strv_free(&anc);
-    static const char bad[] = ";; confpol-param HOME\n;; confpol-ancestors PROJECT\n";
+    static const char
+        bad[] = ";; confpol-param HOME\n;; confpol-ancestors PROJECT\n";
     cp_rt_strv_free(&names);
     ck_assert_int_eq(cp_rt_sb_params(bad, sizeof bad - 1, &names, &e), 0);
-    ck_assert_int_eq(cp_rt_sb_ancestors(bad, sizeof bad - 1, &names, &anc, &e), 125);
+    ck_assert_int_eq(cp_rt_sb_ancestors(bad, sizeof bad - 1, &names, &anc, &e),
+                     125);
     cp_rt_strv_free(&names);
 }
 END_TEST
 
 START_TEST(bwrap_hints)
 {
-    ck_assert(strstr(cp_rt_bwrap_hint("bwrap: setting up uid map: Permission denied\n"),
-                     "apparmor_restrict_unprivileged_userns"));
-    ck_assert(strstr(cp_rt_bwrap_hint("bwrap: loopback: Failed RTM_NEWADDR: Operation not permitted"),
-                     "AppArmor"));
-    ck_assert(strstr(cp_rt_bwrap_hint("bwrap: Creating new namespace failed: Operation not permitted"),
-                     "user namespaces are disabled"));
+    ck_assert(strstr(
+        cp_rt_bwrap_hint("bwrap: setting up uid map: Permission denied\n"),
+        "apparmor_restrict_unprivileged_userns"));
+    ck_assert(strstr(
+        cp_rt_bwrap_hint(
+            "bwrap: loopback: Failed RTM_NEWADDR: Operation not permitted"),
+        "AppArmor"));
+    ck_assert(strstr(
+        cp_rt_bwrap_hint(
+            "bwrap: Creating new namespace failed: Operation not permitted"),
+        "user namespaces are disabled"));
     ck_assert_ptr_null(cp_rt_bwrap_hint("bwrap: something else"));
 }
 END_TEST

@@ -53,8 +53,8 @@ static struct cp_rule *prule(struct cp_policy *p, enum cp_rule_kind k,
     r->kind = k;
     r->text = text;
     size_t off;
-    const char *err =
-        cp_path_parse(ar, text, strlen(text), quoted, &r->u.path, &off);
+    const char *err = cp_path_parse(ar, text, strlen(text), quoted, &r->u.path,
+                                    &off);
     ck_assert_msg(err == NULL, "%s: %s", text, err ? err : "");
     if (k == CP_R_EXEC)
         p->has_exec = true;
@@ -116,7 +116,8 @@ START_TEST(test_sbpl_exact_profile)
         "(allow file-write*\n"
         "    (subpath (param \"PROJECT\")))\n"
         "(deny file-write*\n"
-        "    (literal (string-append (confpol-dir \"PROJECT\") \"/.git/hooks\")) "
+        "    (literal (string-append (confpol-dir \"PROJECT\") "
+        "\"/.git/hooks\")) "
         "(subpath (string-append (confpol-dir \"PROJECT\") \"/.git/hooks\")))\n"
         "(deny file-read* file-test-existence\n"
         "    (literal (string-append (confpol-dir \"HOME\") \"/.ssh\")) "
@@ -314,9 +315,9 @@ START_TEST(test_sbpl_param_ancestors)
     prule(p, CP_R_DENY_WRITE, "${PROJECT}/.git/hooks", false);
     char *s = emit(p);
     ck_assert_ptr_nonnull(strstr(s, ";; confpol-ancestors PROJECT\n"));
-    ck_assert_ptr_nonnull(strstr(
-        s, "(deny file-write-unlink file-write-create\n"
-           "    (regex (param \"PROJECT:ancestors\")))\n"));
+    ck_assert_ptr_nonnull(
+        strstr(s, "(deny file-write-unlink file-write-create\n"
+                  "    (regex (param \"PROJECT:ancestors\")))\n"));
     ck_assert_ptr_null(strstr(s, "HOME:ancestors"));
 }
 END_TEST
@@ -329,8 +330,9 @@ START_TEST(test_sbpl_glob_root)
     prule(p, CP_R_DENY_WRITE, "/Users/s/a/hooks", false);
     prule(p, CP_R_DENY_READ, "/Users/s/secret", false);
     char *s = emit(p);
-    ck_assert_ptr_nonnull(strstr(s, "(deny file-write-unlink file-write-create\n"
-                                    "    (literal \"/Users/s/a\"))"));
+    ck_assert_ptr_nonnull(strstr(s,
+                                 "(deny file-write-unlink file-write-create\n"
+                                 "    (literal \"/Users/s/a\"))"));
     ck_assert_ptr_nonnull(strstr(s, "(deny file-write-unlink\n"
                                     "    (literal \"/Users/s/secret\")"));
     ck_assert_ptr_nonnull(strstr(s, "(deny file-link)"));

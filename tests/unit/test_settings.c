@@ -129,13 +129,32 @@ static int verify(const struct cp_settings_env *e, const char *live,
 START_TEST(json_reader)
 {
     static const char *const bad[] = {
-        "", "{", "{\"a\":1,}", "[1,]", "{\"a\" 1}", "// c\n{}", "{} x",
-        "\xef\xbb\xbf{}", "{\"a\":\"\x01\"}", "{\"a\":\"\\x\"}", "[01]", "[1.]",
-        "[-]", "{\"a\":tru}", "[\"\\ud800\"]", "[\"\xff\"]", "{'a':1}", "[1e]",
+        "",
+        "{",
+        "{\"a\":1,}",
+        "[1,]",
+        "{\"a\" 1}",
+        "// c\n{}",
+        "{} x",
+        "\xef\xbb\xbf{}",
+        "{\"a\":\"\x01\"}",
+        "{\"a\":\"\\x\"}",
+        "[01]",
+        "[1.]",
+        "[-]",
+        "{\"a\":tru}",
+        "[\"\\ud800\"]",
+        "[\"\xff\"]",
+        "{'a':1}",
+        "[1e]",
     };
     static const char *const good[] = {
-        "{}", " [ ] ", "{\"a\":[1,-2.5e+3,true,false,null,\"\\u00e9\\ud83d\\udd11\"]}",
-        "\"x\"", "0", "{\"a\":{\"b\":{}}}",
+        "{}",
+        " [ ] ",
+        "{\"a\":[1,-2.5e+3,true,false,null,\"\\u00e9\\ud83d\\udd11\"]}",
+        "\"x\"",
+        "0",
+        "{\"a\":{\"b\":{}}}",
     };
     struct cp_jnode *v;
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
@@ -173,22 +192,23 @@ START_TEST(json_printer)
                              "}");
     cp_buf_reset(&b);
     cp_json_print(&b, v, "", "  ", true);
-    ck_assert_str_eq(b.data, "{\"b\": [1, 2, {}], \"a\": \"\\u00e9\\n\\u0001\\\"/\", "
-                             "\"k\": \"\\ud83d\\udd11\", \"e\": []}");
+    ck_assert_str_eq(b.data,
+                     "{\"b\": [1, 2, {}], \"a\": \"\\u00e9\\n\\u0001\\\"/\", "
+                     "\"k\": \"\\ud83d\\udd11\", \"e\": []}");
     cp_buf_free(&b);
 }
 END_TEST
 
 /* ---- install / uninstall ------------------------------------------------- */
 
-static const char LIVE[] =
-    "{\n"
-    "    \"model\":\"opus\",\n"
-    "    \"permissions\" : { \"allow\" : [ \"Bash(ls)\" ] , \"deny\": [\"Read(./.env)\"] },\n"
-    "  \"env\": {\"A\": \"b\"},\n"
-    "    \"statusLine\": {\"type\": \"command\",\n"
-    "          \"command\": \"x\"}\n"
-    "}\n";
+static const char LIVE[] = "{\n"
+                           "    \"model\":\"opus\",\n"
+                           "    \"permissions\" : { \"allow\" : [ \"Bash(ls)\" "
+                           "] , \"deny\": [\"Read(./.env)\"] },\n"
+                           "  \"env\": {\"A\": \"b\"},\n"
+                           "    \"statusLine\": {\"type\": \"command\",\n"
+                           "          \"command\": \"x\"}\n"
+                           "}\n";
 
 START_TEST(install_keeps_bytes)
 {
@@ -200,14 +220,18 @@ START_TEST(install_keeps_bytes)
     ck_assert_ptr_nonnull(strstr(out, "\"model\":\"opus\""));
     ck_assert_ptr_nonnull(strstr(out, "\"allow\" : [ \"Bash(ls)\" ] , "));
     ck_assert_ptr_nonnull(strstr(out, "  \"env\": {\"A\": \"b\"},\n"));
-    ck_assert_ptr_nonnull(strstr(out, "\"statusLine\": {\"type\": \"command\",\n"
-                                      "          \"command\": \"x\"}"));
+    ck_assert_ptr_nonnull(strstr(out,
+                                 "\"statusLine\": {\"type\": \"command\",\n"
+                                 "          \"command\": \"x\"}"));
     ck_assert_ptr_nonnull(strstr(out, "\"Read(./.env)\""));
     /* The hook command is absolute and bound to this artifact. */
     ck_assert_ptr_nonnull(strstr(
-        out, cp_arena_printf(ar, "\"command\": \"/usr/local/bin/confpol gate %s"
-                                 "/p/.claude/p.claude.json\"", pin_of(ART))));
-    ck_assert_ptr_nonnull(strstr(out, "\"matcher\": \"" CP_GATE_HOOK_MATCHER "\""));
+        out, cp_arena_printf(ar,
+                             "\"command\": \"/usr/local/bin/confpol gate %s"
+                             "/p/.claude/p.claude.json\"",
+                             pin_of(ART))));
+    ck_assert_ptr_nonnull(
+        strstr(out, "\"matcher\": \"" CP_GATE_HOOK_MATCHER "\""));
     ck_assert_ptr_nonnull(strstr(out, "\"" CP_SETTINGS_RECORD_KEY "\""));
     /* A second install changes nothing. */
     char *again = inst(&e, out, ART, NULL);
@@ -249,8 +273,9 @@ START_TEST(install_scalars)
     char *f = strstr(art, "\"failIfUnavailable\": true");
     memcpy(f, "\"failIfUnavailable\":false", 25);
     hook_art = art;
-    const char *live = "{\"sandbox\": {\"enabled\": false, "
-                       "\"failIfUnavailable\": true, \"autoAllowBashIfSandboxed\": true}}";
+    const char *live =
+        "{\"sandbox\": {\"enabled\": false, "
+        "\"failIfUnavailable\": true, \"autoAllowBashIfSandboxed\": true}}";
     char *out = inst(&e, live, art, NULL);
     ck_assert_ptr_nonnull(out);
     ck_assert_ptr_nonnull(strstr(out, "\"enabled\": true"));
@@ -266,14 +291,14 @@ END_TEST
 START_TEST(install_refuses)
 {
     static const char *const bad[] = {
-        "{\"a\":1,}",                           /* not JSON */
-        "[]",                                   /* not an object */
-        "{\"sandbox\": \"on\"}",                /* wrong type */
+        "{\"a\":1,}",            /* not JSON */
+        "[]",                    /* not an object */
+        "{\"sandbox\": \"on\"}", /* wrong type */
         "{\"sandbox\": {\"enabled\": \"yes\"}}",
         "{\"sandbox\": {\"filesystem\": {\"denyWrite\": \"./.claude\"}}}",
         "{\"permissions\": {\"deny\": [1]}}",
         "{\"hooks\": {\"PreToolUse\": {}}}",
-        "{\"sandbox\": {}, \"sandbox\": {}}",   /* ambiguous */
+        "{\"sandbox\": {}, \"sandbox\": {}}", /* ambiguous */
         "{\"" CP_SETTINGS_RECORD_KEY "\": 3}",
         /* Would still not enforce the policy afterwards. */
         "{\"sandbox\": {\"filesystem\": {\"allowWrite\": [\"/\"]}}}",
@@ -284,7 +309,8 @@ START_TEST(install_refuses)
     struct cp_settings_env e = env();
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char *err;
-        ck_assert_msg(inst(&e, bad[i], ART, &err) == NULL, "accepted %s", bad[i]);
+        ck_assert_msg(inst(&e, bad[i], ART, &err) == NULL, "accepted %s",
+                      bad[i]);
         ck_assert_msg(err[0] != '\0', "no reason for %s", bad[i]);
     }
     char *err;
@@ -335,8 +361,9 @@ START_TEST(hook_quoting)
     art_file = "/p/.claude/p.claude.json";
     ck_assert_msg(out != NULL, "%s", err);
     ck_assert_ptr_nonnull(strstr(
-        out, cp_arena_printf(ar, "\"command\": \"'/opt/my confpol/confpol' gate %s"
-                                 "'/p/it'\\\\''s/.claude/p.claude.json'\"",
+        out, cp_arena_printf(ar,
+                             "\"command\": \"'/opt/my confpol/confpol' gate %s"
+                             "'/p/it'\\\\''s/.claude/p.claude.json'\"",
                              pin_of(ART))));
     char *rep;
     art_file = "/p/it's/.claude/p.claude.json";
@@ -352,13 +379,13 @@ START_TEST(verify_gaps)
     struct cp_settings_env e = env();
     char *rep;
     ck_assert_int_eq(verify(&e, "{}", ART, &rep), 5);
-    ck_assert_str_eq(rep,
-                     "gap: no \"sandbox\" object: the Bash tool runs unconfined\n"
-                     "gap: permissions.deny lacks \"Edit(/.claude)\"\n"
-                     "gap: permissions.deny lacks \"Edit(/.claude/**)\"\n"
-                     "gap: permissions.ask lacks \"Bash(npm test)\"\n"
-                     "gap: no PreToolUse hook for Bash runs 'confpol gate' on "
-                     "this policy's artifact\n");
+    ck_assert_str_eq(
+        rep, "gap: no \"sandbox\" object: the Bash tool runs unconfined\n"
+             "gap: permissions.deny lacks \"Edit(/.claude)\"\n"
+             "gap: permissions.deny lacks \"Edit(/.claude/**)\"\n"
+             "gap: permissions.ask lacks \"Bash(npm test)\"\n"
+             "gap: no PreToolUse hook for Bash runs 'confpol gate' on "
+             "this policy's artifact\n");
     ck_assert_int_eq(verify(&e, "[1", ART, &rep), -1);
 
     char *out = inst(&e, "{}", ART, NULL);
@@ -367,16 +394,19 @@ START_TEST(verify_gaps)
     struct {
         const char *from, *to, *gap;
     } cases[] = {
-        {"\"enabled\": true", "\"enabled\": false", "sandbox.enabled is not true"},
+        {"\"enabled\": true", "\"enabled\": false",
+         "sandbox.enabled is not true"},
         {"\"failIfUnavailable\": true", "\"failIfUnavailable\": false",
          "sandbox.failIfUnavailable is not true"},
-        {"\"allowUnsandboxedCommands\": false", "\"allowUnsandboxedCommands\": true",
+        {"\"allowUnsandboxedCommands\": false",
+         "\"allowUnsandboxedCommands\": true",
          "sandbox.allowUnsandboxedCommands is not false"},
         {"\"./.claude\"\n", "\"./.clause\"\n",
          "sandbox.filesystem.denyWrite lacks \"./.claude\""},
         {"\"allowWrite\": [\n", "\"allowWrite\": [\"/\",\n",
          "sandbox.filesystem.allowWrite holds \"/\""},
-        {"\"enabled\": true", "\"excludedCommands\": [\"git\"], \"enabled\": true",
+        {"\"enabled\": true",
+         "\"excludedCommands\": [\"git\"], \"enabled\": true",
          "sandbox.excludedCommands is set"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -426,8 +456,9 @@ START_TEST(two_artifacts)
     ck_assert_ptr_nonnull(one);
     char *two = inst(&b, one, ART, NULL);
     ck_assert_ptr_nonnull(two);
-    ck_assert_ptr_nonnull(strstr(two, cp_arena_printf(ar, "gate %s/p/.claude/q.claude.json",
-                                                      pin_of(ART))));
+    ck_assert_ptr_nonnull(
+        strstr(two, cp_arena_printf(ar, "gate %s/p/.claude/q.claude.json",
+                                    pin_of(ART))));
     /* Removing b leaves a's install as it was. */
     size_t rm;
     ck_assert_str_eq(uninst(&b, two, &rm), one);
@@ -442,13 +473,15 @@ END_TEST
 START_TEST(uninstall_after_user_edits)
 {
     struct cp_settings_env e = env();
-    char *out = inst(&e, "{\"permissions\": {\"deny\": [\"Read(x)\"]}}", ART, NULL);
+    char *out = inst(&e, "{\"permissions\": {\"deny\": [\"Read(x)\"]}}", ART,
+                     NULL);
     ck_assert_ptr_nonnull(out);
     /* The user appends an entry after confpol's and flips a switch. */
     char *s = strstr(out, "\"Edit(/.claude/**)\"");
     ck_assert_ptr_nonnull(s);
     s += strlen("\"Edit(/.claude/**)\"");
-    char *mod = cp_arena_printf(ar, "%.*s, \"Bash(mine)\"%s", (int)(s - out), out, s);
+    char *mod = cp_arena_printf(ar, "%.*s, \"Bash(mine)\"%s", (int)(s - out),
+                                out, s);
     char *en = strstr(mod, "\"enabled\": true");
     memcpy(en, "\"enabled\":false", 15);
     char *back = uninst(&e, mod, NULL);
@@ -469,9 +502,10 @@ START_TEST(large_lists)
 {
     enum { N = 10000 };
     struct cp_buf art = {0};
-    cp_buf_adds(&art, "{\"confpol\": {\"failClosed\": true, \"gates\": [], "
-                      "\"projectRelative\": false, \"stem\": \"big\", \"version\": 1}, "
-                      "\"permissions\": {\"deny\": [");
+    cp_buf_adds(
+        &art, "{\"confpol\": {\"failClosed\": true, \"gates\": [], "
+              "\"projectRelative\": false, \"stem\": \"big\", \"version\": 1}, "
+              "\"permissions\": {\"deny\": [");
     for (int i = 0; i < N; i++)
         cp_buf_printf(&art, "%s\"Edit(//data/d%d)\"", i ? ", " : "", i);
     cp_buf_adds(&art, "]}, \"sandbox\": {\"enabled\": true, \"filesystem\": "

@@ -34,11 +34,14 @@ START_TEST(nist_vectors)
         const char *msg;
         const char *hex;
     } v[] = {
-        {"", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"},
-        {"abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},
+        {"",
+         "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"},
+        {"abc",
+         "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},
         {"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
          "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"},
-        {"abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnop"
+        {"abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklm"
+         "nop"
          "jklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu",
          "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1"},
     };
@@ -58,7 +61,8 @@ START_TEST(million_a)
 {
     if (!use_engine(_i))
         return;
-    const char *want = "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0";
+    const char *want =
+        "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0";
     size_t n = 1000000;
     char *a = malloc(n);
     ck_assert_ptr_nonnull(a);
@@ -120,10 +124,10 @@ START_TEST(lengths_vs_hashlib)
     if (!use_engine(_i))
         return;
     enum { MAXLEN = 300 };
-    const char *py =
-        "python3 -c 'import hashlib\n"
-        "m = bytes((i * 131 + 7) & 255 for i in range(300))\n"
-        "for n in range(301): print(hashlib.sha256(m[:n]).hexdigest())'";
+    const char
+        *py = "python3 -c 'import hashlib\n"
+              "m = bytes((i * 131 + 7) & 255 for i in range(300))\n"
+              "for n in range(301): print(hashlib.sha256(m[:n]).hexdigest())'";
     FILE *p = popen(py, "r");
     ck_assert_ptr_nonnull(p);
     unsigned char m[MAXLEN];
@@ -135,7 +139,8 @@ START_TEST(lengths_vs_hashlib)
         line[strcspn(line, "\n")] = '\0';
         char h[CP_SHA256_HEX];
         hex_of(m, n, h);
-        ck_assert_msg(strcmp(h, line) == 0, "length %zu: %s, hashlib %s", n, h, line);
+        ck_assert_msg(strcmp(h, line) == 0, "length %zu: %s, hashlib %s", n, h,
+                      line);
     }
     ck_assert_int_eq(pclose(p), 0);
     ck_assert_uint_eq(n, MAXLEN + 1);
