@@ -758,7 +758,8 @@ static void note_gates(struct build_run *r)
             has_gate = true;
     for (size_t k = 0; k < r->nbe; k++)
         enforced |= r->bes[k]->enforces_gates;
-    if (!has_gate || enforced || p->profile == CP_PROFILE_COOPERATIVE)
+    if (!has_gate || enforced || r->nbe == 0 ||
+        p->profile == CP_PROFILE_COOPERATIVE)
         return;
     const char *names = r->bes[0]->name;
     for (size_t k = 1; k < r->nbe; k++)

@@ -20,6 +20,7 @@
  * Findings are collected as (code, subject, partner), sorted by the source
  * position of the rule they are reported at (the later of the two source
  * rules), and reported grouped, with capped note lists. */
+#include <assert.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1188,6 +1189,7 @@ static void ck_report(struct ck *c, const struct ck_find *f, size_t n)
         cp_diag_set_suggestion(g, "remove one of the two rules");
         break;
     case CK_UNREADABLE:
+        assert(q); /* an overlap always has its partner */
         g = cp_diag_report(c->d, CP0504, &at->loc,
                            "'%s' overlaps '%s': paths there can be written "
                            "but not read",

@@ -2,6 +2,7 @@
 /* Path patterns: parsing, matching a concrete path, ordering
  * (spec/patterns.md, "Path patterns").  The relations (containment and
  * overlap) live in match_rel.c. */
+#include <assert.h>
 #include <string.h>
 
 #include "arena.h"
@@ -217,6 +218,7 @@ const char *cp_path_parse(struct cp_arena *a, const char *text, size_t len,
         size_t s = i;
         while (i < len && text[i] != '/')
             i++;
+        assert(out->segs); /* nseg counted this segment */
         struct cp_seg *sg = &out->segs[k++];
         sg->s = copy + s;
         sg->len = i - s;
@@ -323,9 +325,9 @@ const char *cp_path_bind(struct cp_arena *a, const struct cp_path *p,
     out->nsegs = r.nsegs + p->nsegs;
     out->segs = out->nsegs ? cp_arena_alloc(a, out->nsegs * sizeof *out->segs)
                            : NULL;
-    if (r.nsegs)
+    if (out->segs && r.nsegs)
         memcpy(out->segs, r.segs, r.nsegs * sizeof *r.segs);
-    if (p->nsegs)
+    if (out->segs && p->nsegs)
         memcpy(out->segs + r.nsegs, p->segs, p->nsegs * sizeof *p->segs);
     out->has_glob = p->has_glob;
     return NULL;

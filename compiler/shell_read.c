@@ -16,6 +16,7 @@
  * the command as unknown when even that cannot say what runs. */
 #include "shell_read.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1168,14 +1169,22 @@ static const char *wrapper_string(const struct raw *r, size_t j,
     return NULL;
 }
 
+/* Is word j an option ("-x", "--long"; not "-" alone)?  Every word has its
+ * text (NULL only past the end). */
+static bool is_option_word(const struct raw *r, size_t j)
+{
+    const char *t = r->w[j].text;
+    assert(t);
+    return !r->w[j].glob && t[0] == '-' && t[1];
+}
+
 /* The options of a wrapper at r->w[off]: returns the index of the wrapped
  * command, or r->n when a command line string was read instead. */
 static size_t rd_wrapper(struct rd *rd, const struct raw *r, size_t off,
                          const struct wrapper *wr)
 {
     size_t j = off + 1;
-    while (j < r->n && !r->w[j].glob && r->w[j].text[0] == '-' &&
-           r->w[j].text[1]) {
+    while (j < r->n && is_option_word(r, j)) {
         const char *t = r->w[j].text;
         if (strcmp(t, "--") == 0) {
             j++;

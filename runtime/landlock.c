@@ -319,8 +319,8 @@ static char **read_words(int fd, size_t *n_out)
     for (size_t i = 0; i < len; i += strlen(buf + i) + 1)
         v[k++] = buf + i;
     v[k] = NULL;
-    *n_out = n;
-    return v; /* buf stays allocated: the words live until exec */
+    *n_out = k; /* = n: one word per NUL */
+    return v;   /* buf stays allocated: the words live until exec */
 }
 
 /* Verify after apply: the mount at p (or, hidden by a later mount such as
@@ -427,10 +427,12 @@ int cp_rt_stage_main(int sargc, char **sargv)
     char **argv = stage_open(sargc, sargv, &nw);
     int argc = (int)nw;
     struct cp_rt_err e = {0};
-    struct stage_opts o = {.execs = calloc((size_t)argc, sizeof(char *))};
+    struct stage_opts o = {.execs = calloc((size_t)argc + 1, sizeof(char *))};
     if (!o.execs)
         stage_report('E', CP_RT_EXIT_ERROR, "stage: out of memory");
     char **cmd = argv + stage_args(argc, argv, &o);
+    if (!cmd[0]) /* the runtime always passes one */
+        stage_report('E', CP_RT_EXIT_ERROR, "stage: no command");
     /* The bridge first: it needs a Unix socket, which --no-unix closes. */
     if (o.proxy && cp_rt_bridge_start(o.proxy, &e))
         stage_report('E', e.status, "%s", e.msg);

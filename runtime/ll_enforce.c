@@ -130,9 +130,10 @@ void cp_ll_probe(struct cp_ll_features *f)
         return;
     const char *cap = getenv(CP_LL_TEST_CAP_ENV);
     if (cap && *cap) {
-        int c = atoi(cap);
-        if (c >= 0 && c < f->abi) {
-            f->abi = c;
+        char *end;
+        long c = strtol(cap, &end, 10);
+        if (*end == '\0' && c >= 0 && c < f->abi) {
+            f->abi = (int)c;
             f->capped_by = CP_LL_TEST_CAP_ENV;
         }
     }

@@ -276,7 +276,7 @@ size_t cp_vec_push(struct cp_arena *a, struct cp_vec *v, void *item)
 
 void cp_buf_grow(struct cp_buf *b, size_t extra)
 {
-    if (b->len + extra + 1 <= b->cap)
+    if (b->data && b->len + extra + 1 <= b->cap)
         return;
     size_t ncap = b->cap ? b->cap : 256;
     while (ncap < b->len + extra + 1)
