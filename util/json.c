@@ -904,7 +904,7 @@ void cp_jw_str(struct cp_jw *w, const char *s)
     w->comma = true;
 }
 
-void cp_jw_int(struct cp_jw *w, long long v)
+static void jw_int(struct cp_jw *w, long long v)
 {
     jw_sep(w);
     cp_buf_printf(w->b, "%lld", v);
@@ -934,5 +934,5 @@ void cp_jw_kstr(struct cp_jw *w, const char *key, const char *s)
 void cp_jw_kint(struct cp_jw *w, const char *key, long long v)
 {
     cp_jw_key(w, key);
-    cp_jw_int(w, v);
+    jw_int(w, v);
 }

@@ -144,7 +144,6 @@ void cp_jw_open(struct cp_jw *w, char bracket);
 void cp_jw_close(struct cp_jw *w, char bracket);
 void cp_jw_key(struct cp_jw *w, const char *key);
 void cp_jw_str(struct cp_jw *w, const char *s);
-void cp_jw_int(struct cp_jw *w, long long v);
 void cp_jw_bool(struct cp_jw *w, bool v);
 void cp_jw_null(struct cp_jw *w);
 /* "key":"s", or "key":null when s is NULL. */
