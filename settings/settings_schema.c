@@ -30,26 +30,6 @@ struct sv {
     bool quiet; /* inside anyOf/not: count, do not report */
 };
 
-static const char *sv_type_name(const struct cp_jnode *x)
-{
-    switch (x->type) {
-    case CP_J_NULL:
-        return "null";
-    case CP_J_FALSE:
-    case CP_J_TRUE:
-        return "a boolean";
-    case CP_J_NUM:
-        return "a number";
-    case CP_J_STR:
-        return "a string";
-    case CP_J_ARR:
-        return "an array";
-    case CP_J_OBJ:
-        return "an object";
-    }
-    return "?";
-}
-
 static void sv_report(struct sv *v, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 static void sv_report(struct sv *v, const char *fmt, ...)
@@ -166,7 +146,7 @@ static void sv_type(struct sv *v, const struct cp_jnode *t,
 {
     if (t->type == CP_J_STR) {
         if (!sv_is_type(x, t->s, t->len))
-            sv_report(v, "is %s, expected %s %s", sv_type_name(x),
+            sv_report(v, "is %s, expected %s %s", cp_json_type_name(x->type),
                       strchr("aeiou", t->s[0]) ? "an" : "a", t->s);
         return;
     }
@@ -175,7 +155,8 @@ static void sv_type(struct sv *v, const struct cp_jnode *t,
             sv_is_type(x, t->items[i]->s, t->items[i]->len))
             return;
     if (t->type == CP_J_ARR)
-        sv_report(v, "is %s, not of an allowed type", sv_type_name(x));
+        sv_report(v, "is %s, not of an allowed type",
+                  cp_json_type_name(x->type));
 }
 
 static void sv_enum_list(struct sv *v, const char *const *vals,
@@ -192,7 +173,8 @@ static void sv_enum_list(struct sv *v, const char *const *vals,
         sv_report(v, "is \"%.*s\", expected one of %s", (int)x->len, x->s,
                   b.data);
     else
-        sv_report(v, "is %s, expected one of %s", sv_type_name(x), b.data);
+        sv_report(v, "is %s, expected one of %s", cp_json_type_name(x->type),
+                  b.data);
     cp_buf_free(&b);
 }
 
@@ -220,7 +202,7 @@ static void sv_enum(struct sv *v, const struct cp_jnode *e,
                   (int)x->len, x->s);
     else
         sv_report(v, "is %s, not one of the values Claude Code knows",
-                  sv_type_name(x));
+                  cp_json_type_name(x->type));
 }
 
 static double sv_num(const struct cp_jnode *x)
@@ -365,7 +347,7 @@ static void sv_any(struct sv *v, const struct cp_jnode *alts,
         sv_check(v, b, x);
     else
         sv_report(v, "is %s of none of the shapes Claude Code accepts",
-                  sv_type_name(x));
+                  cp_json_type_name(x->type));
 }
 
 static const struct cp_jnode *sv_ref(const struct sv *v,
@@ -404,7 +386,7 @@ static void sv_check(struct sv *v, const struct cp_jnode *s,
         sv_any(v, k, x);
     if ((k = sv_kw(s, "not")) && sv_ok(v, k, x))
         sv_report(v, "is %s, which Claude Code does not accept here",
-                  sv_type_name(x));
+                  cp_json_type_name(x->type));
     if (x->type == CP_J_OBJ)
         sv_object(v, s, x);
     else if (x->type == CP_J_ARR)

@@ -233,27 +233,6 @@ static const char *path_text(struct cp_arena *a, const char *const *path,
     return r;
 }
 
-/* "null", "a boolean", ... for messages. */
-static const char *cp_doc_type_name(enum cp_jtype t)
-{
-    switch (t) {
-    case CP_J_NULL:
-        return "null";
-    case CP_J_FALSE:
-    case CP_J_TRUE:
-        return "a boolean";
-    case CP_J_NUM:
-        return "a number";
-    case CP_J_STR:
-        return "a string";
-    case CP_J_ARR:
-        return "an array";
-    case CP_J_OBJ:
-        return "an object";
-    }
-    return "?";
-}
-
 /* Checks the place at path and every object on the way: right type when
  * present, no duplicate keys.  Appends a reason to err and returns false
  * otherwise. */
@@ -289,7 +268,7 @@ static bool check_place1(const struct doc *d, const char *const *path, size_t n,
         if (i + 1 < n && y->type != CP_J_OBJ) {
             cp_buf_printf(err, "'%s' is %s, expected an object\n",
                           path_text(d->a, path, i + 1),
-                          cp_doc_type_name(y->type));
+                          cp_json_type_name(y->type));
             return false;
         }
         x = y;
@@ -317,7 +296,7 @@ static bool check_place1(const struct doc *d, const char *const *path, size_t n,
         cp_buf_printf(err, "'%s' is %s, expected %s\n",
                       path_text(d->a, path, n),
                       x->type == CP_J_ARR ? "an array with other elements"
-                                          : cp_doc_type_name(x->type),
+                                          : cp_json_type_name(x->type),
                       exp);
     return ok;
 }
@@ -341,7 +320,7 @@ bool cp_doc_open(struct doc *d, struct cp_arena *a, const char *live,
         cp_buf_printf(err,
                       "settings file: the top level is %s, expected an "
                       "object\n",
-                      cp_doc_type_name(d->root->type));
+                      cp_json_type_name(d->root->type));
         return false;
     }
     doc_init_layout(d);

@@ -936,3 +936,24 @@ void cp_jw_kint(struct cp_jw *w, const char *key, long long v)
     cp_jw_key(w, key);
     jw_int(w, v);
 }
+
+/* "null", "a boolean", ... for messages. */
+const char *cp_json_type_name(enum cp_jtype t)
+{
+    switch (t) {
+    case CP_J_NULL:
+        return "null";
+    case CP_J_FALSE:
+    case CP_J_TRUE:
+        return "a boolean";
+    case CP_J_NUM:
+        return "a number";
+    case CP_J_STR:
+        return "a string";
+    case CP_J_ARR:
+        return "an array";
+    case CP_J_OBJ:
+        return "an object";
+    }
+    return "?";
+}

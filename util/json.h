@@ -150,4 +150,7 @@ void cp_jw_null(struct cp_jw *w);
 void cp_jw_kstr(struct cp_jw *w, const char *key, const char *s);
 void cp_jw_kint(struct cp_jw *w, const char *key, long long v);
 
+/* "null", "a boolean", "a number", ... for messages. */
+const char *cp_json_type_name(enum cp_jtype t);
+
 #endif

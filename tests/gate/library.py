@@ -7,42 +7,23 @@ deny every command of CLASS.txt; a policy holding every class (profile
 confined) must allow every command of benign.txt.  Each command is decided
 three ways: `confpol explain`, the gate hook on the policy and the gate
 hook on the built Claude artifact; the three must agree.  Then every
-command listed as evaded in the issue that introduced the library must be
+command of the known evasions (evasions.txt) must be
 gated by each agentteams example.
 
 usage: library.py CONFPOL TOPDIR
 """
-import json
 import os
-import subprocess
-import sys
 import tempfile
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gatecli  # noqa: E402
+from gatecli import explain, hook, run  # noqa: E402
 
 CONFPOL, TOP = sys.argv[1], sys.argv[2]
 LIB = os.path.join(TOP, "tests", "gate", "library")
 fails = []
-
-
-def run(args, stdin=None):
-    p = subprocess.run(args, input=stdin, capture_output=True, text=True,
-                       timeout=60)
-    return p.returncode, p.stdout, p.stderr
-
-
-def explain(policy, cmd):
-    rc, out, err = run([CONFPOL, "explain", policy, "gate", cmd])
-    return out.split("\n", 1)[0] if rc in (0, 1) else "error: " + err
-
-
-def hook(target, cmd):
-    inp = json.dumps({"hook_event_name": "PreToolUse", "tool_name": "Bash",
-                      "tool_input": {"command": cmd}})
-    rc, out, err = run([CONFPOL, "gate", target], inp)
-    if rc != 0 and not out:
-        return "error: " + err.strip()
-    if not out.strip():
-        return "allow"
-    return json.loads(out)["hookSpecificOutput"]["permissionDecision"]
+gatecli.CONFPOL = CONFPOL
 
 
 def build(policy, outdir):
@@ -71,7 +52,7 @@ def lines(name):
 with tempfile.TemporaryDirectory() as tmp:
     classes = sorted(f[:-4] for f in os.listdir(LIB)
                      if f.endswith(".txt") and f != "benign.txt"
-                     and f != "issue.txt")
+                     and f != "evasions.txt")
     total = 0
     for c in classes:
         cmds = lines(c + ".txt")
@@ -96,12 +77,12 @@ with tempfile.TemporaryDirectory() as tmp:
         v = decide(pol, art, cmd)
         if v != "allow":
             fails.append("benign command not allowed (%s): %r" % (v, cmd))
-    issue = lines("issue.txt")
+    evasions = lines("evasions.txt")
     for ex in ("agentteams-confined", "agentteams-cooperative",
                "agentteams-exclusive", "developer-laptop"):
         pol = os.path.join(TOP, "examples", ex + ".confpol")
         art = build(pol, os.path.join(tmp, "out-" + ex))
-        for cmd in issue:
+        for cmd in evasions:
             v = decide(pol, art, cmd)
             if v not in ("ask", "deny"):
                 fails.append("%s: not gated (%s): %r" % (ex, v, cmd))
@@ -111,7 +92,7 @@ with tempfile.TemporaryDirectory() as tmp:
 for f in fails:
     print("FAIL: " + f)
 print("gate library: %d classes, %d evasion attempts, %d benign commands, "
-      "%d commands of the issue on 4 examples: %s"
-      % (len(classes), total, len(benign), len(issue),
+      "%d known evasions on 4 examples: %s"
+      % (len(classes), total, len(benign), len(evasions),
          "all passed" if not fails else "%d failures" % len(fails)))
 sys.exit(1 if fails else 0)

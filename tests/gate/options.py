@@ -6,37 +6,18 @@ policy and from the gate hook on the built Claude artifact.
 
 usage: options.py CONFPOL TOPDIR
 """
-import json
 import os
-import subprocess
-import sys
 import tempfile
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gatecli  # noqa: E402
+from gatecli import explain, hook, run  # noqa: E402
 
 CONFPOL, TOP = sys.argv[1], sys.argv[2]
 DIR = os.path.join(TOP, "tests", "gate", "options")
 fails = []
-
-
-def run(args, stdin=None):
-    p = subprocess.run(args, input=stdin, capture_output=True, text=True,
-                       timeout=60)
-    return p.returncode, p.stdout, p.stderr
-
-
-def explain(policy, cmd):
-    rc, out, err = run([CONFPOL, "explain", policy, "gate", cmd])
-    return out.split("\n", 1)[0] if rc in (0, 1) else "error: " + err
-
-
-def hook(target, cmd):
-    inp = json.dumps({"hook_event_name": "PreToolUse", "tool_name": "Bash",
-                      "tool_input": {"command": cmd}})
-    rc, out, err = run([CONFPOL, "gate", target], inp)
-    if rc != 0 and not out:
-        return "error: " + err.strip()
-    if not out.strip():
-        return "allow"
-    return json.loads(out)["hookSpecificOutput"]["permissionDecision"]
+gatecli.CONFPOL = CONFPOL
 
 
 total = 0
