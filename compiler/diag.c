@@ -316,60 +316,32 @@ static size_t cp_target_prefix(const char *msg)
     }
 }
 
-/* A 64-bit hash of a byte stream fed in pieces, eight bytes at a time: the
- * key of the repeat and cause tables, which hash every message (a large
- * policy reports tens of thousands).  The same bytes give the same key
- * however they are split, so a cause (a message with its quoted parts left
- * out) hashes its unquoted spans as one stream.  Only equality of keys is
- * used, never their order. */
+/* A 64-bit hash of a byte stream fed in pieces: the key of the repeat and
+ * cause tables, which hash every message (a large policy reports tens of
+ * thousands).  FNV-1a, a byte at a time, gives the same key however the
+ * bytes are split, so a cause (a message with its quoted parts left out)
+ * hashes its unquoted spans as one stream.  Only equality of keys is used,
+ * never their order.  A plain loop: hashing eight bytes at a time gained
+ * nothing measurable (build --target all of the 100,000-rule bench policy,
+ * median CPU of 7 runs each, interleaved: 0.57 s either way). */
 struct cp_hasher {
     uint64_t h;
-    uint64_t total;        /* bytes fed */
-    unsigned char pend[8]; /* a partial word */
-    size_t npend;
 };
 
 static void cp_hasher_init(struct cp_hasher *s)
 {
-    memset(s, 0, sizeof *s);
-    s->h = 0xcbf29ce484222325u;
-}
-
-static void cp_hasher_word(struct cp_hasher *s, const unsigned char *p)
-{
-    uint64_t w;
-    memcpy(&w, p, 8);
-    s->h = (s->h ^ w) * 0x9e3779b97f4a7c15u;
-    s->h ^= s->h >> 29;
+    s->h = CP_FNV64_OFFSET;
 }
 
 static void cp_hasher_feed(struct cp_hasher *s, const void *data, size_t n)
 {
-    const unsigned char *p = data;
-    s->total += n;
-    if (s->npend) {
-        size_t k = 8 - s->npend < n ? 8 - s->npend : n;
-        memcpy(s->pend + s->npend, p, k);
-        s->npend += k;
-        p += k;
-        n -= k;
-        if (s->npend < 8)
-            return;
-        cp_hasher_word(s, s->pend);
-        s->npend = 0;
-    }
-    for (; n >= 8; n -= 8, p += 8)
-        cp_hasher_word(s, p);
-    memcpy(s->pend, p, n);
-    s->npend = n;
+    s->h = cp_fnv64(s->h, data, n);
 }
 
 /* The key: never 0 (0 marks an empty slot). */
 static uint64_t cp_hasher_end(struct cp_hasher *s)
 {
-    memset(s->pend + s->npend, 0, 8 - s->npend);
-    cp_hasher_word(s, s->pend);
-    uint64_t h = s->h ^ s->total;
+    uint64_t h = s->h;
     /* murmur3's finaliser: the tables mask the low bits. */
     h ^= h >> 33;
     h *= 0xff51afd7ed558ccdu;
