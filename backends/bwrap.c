@@ -877,13 +877,16 @@ static void sh_comment_path(struct cp_buf *out, const struct rec *r)
 }
 
 /* The shell form of a deny target that is missing when the script runs:
- * inside a write root the sandbox could create it, so it is masked with a
- * read-only /dev/null (bwrap leaves an empty file there on the host);
- * anywhere else everything is read-only and it cannot be created, so
- * nothing is needed.  The write roots are compared when the script runs,
- * with the params' values. */
+ * inside a write root the sandbox could create it, so it is covered as
+ * confpol-run covers it (spec/runtime.md, "Missing deny targets"): a
+ * write-denied target with a scratch tmpfs (writes inside are thrown away
+ * at exit, so `git init` works under `deny write .git/hooks`; bwrap leaves
+ * an empty directory on the host), a read-denied one with a read-only
+ * /dev/null (bwrap leaves an empty file); anywhere else everything is
+ * read-only and it cannot be created, so nothing is needed.  The write
+ * roots are compared when the script runs, with the params' values. */
 static void sh_missing(struct cp_buf *out, const struct recs *rs,
-                       const struct rec *r)
+                       const struct rec *r, bool write_denied)
 {
     cp_buf_adds(out, "\nelse case ");
     sh_path(out, r);
@@ -898,7 +901,8 @@ static void sh_missing(struct cp_buf *out, const struct recs *rs,
         }
     if (!any)
         cp_buf_adds(out, "/dev/null/*"); /* matches nothing */
-    cp_buf_adds(out, ") set -- \"$@\" --ro-bind /dev/null ");
+    cp_buf_adds(out, write_denied ? ") set -- \"$@\" --tmpfs "
+                                  : ") set -- \"$@\" --ro-bind /dev/null ");
     sh_path(out, r);
     cp_buf_adds(out, ";; esac; fi\nset -- \"$@\"");
 }
@@ -965,7 +969,7 @@ static void sh_ro(const struct recs *rs, const struct rec *r,
     sh_path(out, r);
     cp_buf_addc(out, ' ');
     sh_path(out, r);
-    sh_missing(out, rs, r);
+    sh_missing(out, rs, r, true);
 }
 
 /* A deny-read record: a read-only tmpfs on a directory, /dev/null on
@@ -985,7 +989,7 @@ static void sh_mask(const struct recs *rs, const struct rec *r,
     sh_path(out, r);
     cp_buf_adds(out, " ]; then set -- \"$@\" --ro-bind /dev/null ");
     sh_path(out, r);
-    sh_missing(out, rs, r);
+    sh_missing(out, rs, r, false);
 }
 
 /* The words of one record. */
@@ -1027,9 +1031,11 @@ static void emit_shell(struct bw *b, const struct recs *rs, struct cp_buf *out)
      * decided when the script runs, as confpol-run decides it
      * (spec/runtime.md): a directory gets a read-only tmpfs, anything else
      * a read-only /dev/null (a tmpfs cannot be mounted on a file). */
-    cp_buf_adds(out, "# a deny-read target missing at launch is masked here "
-                     "by a /dev/null bind (bwrap leaves\n# an empty file "
-                     "there); confpol-run protects it without one\n"
+    cp_buf_adds(out, "# a deny target missing at launch is covered as "
+                     "confpol-run covers it: deny write by a\n# scratch "
+                     "tmpfs, deny read by a /dev/null bind; bwrap leaves the "
+                     "empty directory or\n# file on the host (confpol-run "
+                     "removes its placeholder after the run)\n"
                      "n=$#\nset -- \"$@\"");
     for (size_t i = 0; i < rs->n; i++)
         sh_record(rs, &rs->v[i], out);

@@ -491,9 +491,11 @@ def adv_check_shell(d):
         root = r[1].decode()
         p = (params[root] if root else '') + r[2].decode('utf-8')
         if t in ('ro', 'mask') and not os.path.lexists(p):
-            # missing: masked only inside a write root, where it could be made
+            # missing: covered only inside a write root, where it could be
+            # made, as confpol-run covers it: deny write by a scratch tmpfs,
+            # deny read by /dev/null
             if any(p.startswith(w + '/') for w in roots):
-                want += ['--ro-bind', '/dev/null', p]
+                want += ['--tmpfs', p] if t == 'ro' else ['--ro-bind', '/dev/null', p]
             continue
         # The shell form decides as confpol-run does when it runs: a
         # missing write root or pin is skipped (-try), a missing deny

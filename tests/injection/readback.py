@@ -161,15 +161,18 @@ def check_shell(weird, base, names):
     if [x for x in ww if x.startswith('-')] != [x for x in bw if x.startswith('-')]:
         err('shell: the option words differ from the baseline')
     got = set(zip(ww, ww[1:], ww[2:]))
+    pairs = set(zip(ww, ww[1:]))
     for i, nm in enumerate(names):
         for opt, p in (('--bind', W + '/%d/' % i + nm),
                        ('--ro-bind', W + '/%d/' % i + nm + '/sub'),
                        ('--tmpfs', R + '/%d/' % i + nm)):
-            # (the shell form skips a missing write root, --bind-try, and
-            # masks a missing deny target or a file with /dev/null)
+            # (the shell form skips a missing write root, --bind-try, masks
+            # a missing deny-read target or a file with /dev/null, and covers
+            # a missing deny-write target with a scratch tmpfs)
             if (opt, p, p) not in got and (opt + '-try', p, p) not in got and not (
                     opt in ('--tmpfs', '--ro-bind') and (
-                        ('--tmpfs', p, '--remount-ro') in got or ('--ro-bind', '/dev/null', p) in got)):
+                        ('--tmpfs', p, '--remount-ro') in got or ('--ro-bind', '/dev/null', p) in got)) and not (
+                    opt == '--ro-bind' and ('--tmpfs', p) in pairs):
                 err('shell: name %d %r: no words %s %r' % (i, nm, opt, p))
 
 

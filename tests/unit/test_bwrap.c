@@ -278,17 +278,18 @@ START_TEST(test_bwrap_shell)
     struct cp_buf out = {0};
     ck_assert(cp_backend_emit(&cp_backend_bwrap, p, &o, ar, &dg, &out));
     /* The write root (skipped when missing, as by confpol-run), then the
-     * carve-out decided when the script runs, then the command rotated
-     * behind "--"; the quote in the name survives. */
-    ck_assert_ptr_nonnull(
-        strstr(out.data, "    --bind-try \"$PROJECT\" \"$PROJECT\"\n"
-                         "if [ -e \"$PROJECT\"'/it'\\''s' ] || "
-                         "[ -L \"$PROJECT\"'/it'\\''s' ]; then set -- "
-                         "\"$@\" --ro-bind \"$PROJECT\"'/it'\\''s' "
-                         "\"$PROJECT\"'/it'\\''s'\n"
-                         "else case \"$PROJECT\"'/it'\\''s' in "
-                         "\"$PROJECT\"/*) set -- \"$@\" --ro-bind /dev/null "
-                         "\"$PROJECT\"'/it'\\''s';; esac; fi\n"));
+     * carve-out decided when the script runs (missing: a scratch tmpfs,
+     * as confpol-run covers it), then the command rotated behind "--"; the
+     * quote in the name survives. */
+    ck_assert_ptr_nonnull(strstr(out.data,
+                                 "    --bind-try \"$PROJECT\" \"$PROJECT\"\n"
+                                 "if [ -e \"$PROJECT\"'/it'\\''s' ] || "
+                                 "[ -L \"$PROJECT\"'/it'\\''s' ]; then set -- "
+                                 "\"$@\" --ro-bind \"$PROJECT\"'/it'\\''s' "
+                                 "\"$PROJECT\"'/it'\\''s'\n"
+                                 "else case \"$PROJECT\"'/it'\\''s' in "
+                                 "\"$PROJECT\"/*) set -- \"$@\" --tmpfs "
+                                 "\"$PROJECT\"'/it'\\''s';; esac; fi\n"));
     ck_assert_ptr_nonnull(
         strstr(out.data, "set -- \"$@\" --\n"
                          "while [ \"$n\" -gt 0 ]; do set -- \"$@\" \"$1\"; "
