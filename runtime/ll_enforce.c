@@ -120,6 +120,18 @@ static bool try_ruleset(uint64_t fs, uint64_t net, uint64_t scoped, size_t size)
     return true;
 }
 
+/* The ABI cap of CP_LL_TEST_CAP_ENV (tests force an older ABI with it):
+ * the number when it is a whole number below abi, else -1. */
+static int ll_test_cap(int abi)
+{
+    const char *cap = getenv(CP_LL_TEST_CAP_ENV);
+    if (!cap || !*cap)
+        return -1;
+    char *end;
+    long c = strtol(cap, &end, 10);
+    return *end == '\0' && c >= 0 && c < abi ? (int)c : -1;
+}
+
 void cp_ll_probe(struct cp_ll_features *f)
 {
     memset(f, 0, sizeof *f);
@@ -128,14 +140,10 @@ void cp_ll_probe(struct cp_ll_features *f)
     f->abi = f->kernel_abi;
     if (f->abi < 1)
         return;
-    const char *cap = getenv(CP_LL_TEST_CAP_ENV);
-    if (cap && *cap) {
-        char *end;
-        long c = strtol(cap, &end, 10);
-        if (*end == '\0' && c >= 0 && c < f->abi) {
-            f->abi = (int)c;
-            f->capped_by = CP_LL_TEST_CAP_ENV;
-        }
+    int c = ll_test_cap(f->abi);
+    if (c >= 0) {
+        f->abi = c;
+        f->capped_by = CP_LL_TEST_CAP_ENV;
     }
     if (f->abi < 1)
         return;
