@@ -96,16 +96,9 @@ static void br_pass(int c)
 static _Noreturn void br_main(int lfd)
 {
     for (;;) {
-        int c = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-        if (c < 0) {
-            if (errno == EINTR || errno == ECONNABORTED)
-                continue;
-            if (errno == EMFILE || errno == ENFILE || errno == ENOMEM) {
-                usleep(10000);
-                continue;
-            }
+        int c = cp_rt_sock_accept(lfd);
+        if (c < 0)
             _exit(1);
-        }
         int one = 1;
         setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
         br_pass(c);

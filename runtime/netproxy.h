@@ -76,6 +76,11 @@ int cp_rt_unix_close(struct cp_rt_err *e);
 int cp_rt_sock_listen(const struct sockaddr *addr, socklen_t len);
 int cp_rt_sock_loopback(unsigned short *port);
 int cp_rt_sock_connect(const struct sockaddr *addr, socklen_t len, int flags);
+/* The next connection on the listening socket lfd (close-on-exec): retries
+ * an interrupted or aborted accept, and waits 10 ms while descriptors or
+ * memory run out (the clients already connected keep working); -1 on any
+ * other error. */
+int cp_rt_sock_accept(int lfd);
 
 /* Copies bytes both ways between two connected sockets until both
  * directions ended or nothing moved for idle_ms; half-closes a side when

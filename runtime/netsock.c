@@ -58,3 +58,16 @@ int cp_rt_sock_connect(const struct sockaddr *addr, socklen_t len, int flags)
     }
     return fd;
 }
+
+int cp_rt_sock_accept(int lfd)
+{
+    for (;;) {
+        int c = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+        if (c >= 0)
+            return c;
+        if (errno == EMFILE || errno == ENFILE || errno == ENOMEM)
+            usleep(10000);
+        else if (errno != EINTR && errno != ECONNABORTED)
+            return -1;
+    }
+}

@@ -1005,16 +1005,9 @@ static _Noreturn void px_main(int lfd)
     pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
     pthread_attr_setstacksize(&at, 256 * 1024);
     for (;;) {
-        int c = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-        if (c < 0) {
-            if (errno == EINTR || errno == ECONNABORTED)
-                continue;
-            if (errno == EMFILE || errno == ENFILE || errno == ENOMEM) {
-                usleep(10000);
-                continue;
-            }
+        int c = cp_rt_sock_accept(lfd);
+        if (c < 0)
             _exit(1);
-        }
         if (px.fd_passing) {
             int client = px_recv_client(c);
             close(c);
