@@ -2,10 +2,11 @@
 /* The SBPL backend: lowers the resolved rule list to a macOS Seatbelt
  * profile (spec/backends.md, "SBPL").
  *
- * Shape: `(version 1)`, the params used as `;; confpol-param` comments,
- * then unfiltered rules ((allow default), (deny file-write*), ...), then
- * filtered allows, then filtered denies, and the rename protection of
- * protected paths last.  Between filtered rules the last match wins, so
+ * Shape: `(version 1)`, the params used as `;; confpol-param` comments
+ * (and a `net allow` list's rules as `;; confpol-net` ones, for the proxy
+ * that confpol-run starts), then unfiltered rules ((allow default), (deny
+ * file-write*), ...), then filtered allows, then filtered denies, and the
+ * rename protection of protected paths last.  Between filtered rules the last match wins, so
  * every deny comes after every allow it restricts, and no unfiltered rule
  * ever follows a filtered one (sbpl.md §2.4).
  *
@@ -435,6 +436,92 @@ static struct cp_diag *warn(struct sb *s, enum cp_diag_code c,
     return g;
 }
 
+/* ---- network: a `net allow` list through confpol-run's proxy ------------ */
+
+/* SBPL cannot filter by domain name (sbpl.md §4: the host of an `ip`
+ * filter is `*` or `localhost`).  So a policy with a `net allow` list
+ * keeps `(deny network*)` and allows one thing more: outbound IPv4 TCP to
+ * the filtering proxy that confpol-run starts outside the sandbox on
+ * 127.0.0.1, whose port the runtime binds as the param below.  The proxy
+ * decides each connection with the rules the profile lists in its
+ * `;; confpol-net PATTERN WHERE` lines (spec/backends.md, "SBPL",
+ * Network). */
+#define SB_PROXY_PARAM "confpol:proxy-port"
+#define SB_NET_ALLOW_WHY                                                       \
+    "exact for TCP through confpol-run's filtering proxy: outbound IPv4 "      \
+    "TCP to the proxy's port on localhost only; UDP, direct connections "      \
+    "and Unix sockets are closed"
+
+static bool sb_net_proxied(const struct cp_policy *p)
+{
+    return p->net == CP_NET_LIST && p->profile != CP_PROFILE_COOPERATIVE;
+}
+
+/* Header lines: one `;; confpol-net PATTERN WHERE` per net rule, in source
+ * order, as the bwrap artifact's `net` records (spec/artifacts.md).  WHERE
+ * ends the line: a control byte of a file name becomes '?', so that it
+ * cannot start a line of its own. */
+static void sb_net_lines(const struct sb *sp, struct cp_buf *out)
+{
+    const struct cp_policy *p = sp->p;
+    if (!sb_net_proxied(p))
+        return;
+    for (size_t i = 0; i < p->nrules; i++) {
+        const struct cp_rule *r = p->rules[i];
+        if (r->kind != CP_R_NET_ALLOW)
+            continue;
+        const char *where = r->loc.src
+                                ? cp_arena_printf(sp->a, "%s:%u",
+                                                  r->loc.src->path, r->loc.line)
+                                : cp_arena_printf(sp->a, "rule #%u", r->id);
+        cp_buf_printf(out, ";; confpol-net %s ",
+                      cp_domain_format(sp->a, &r->u.dom));
+        for (const char *c = where; *c; c++)
+            cp_ob_add(out, (unsigned char)*c < 0x20 || *c == 0x7f ? "?" : c, 1);
+        cp_ob_adds(out, "\n");
+    }
+}
+
+/* The helper that turns the port param into the filter's "localhost:PORT".
+ * An unbound param is #f, and string->number of #f is an error; a value
+ * that is not a port 1-65535 (`*` above all, which would open every
+ * localhost port) reaches `error`: either way the profile does not load. */
+static void sb_net_define(const struct sb *sp, struct cp_buf *out)
+{
+    if (!sb_net_proxied(sp->p))
+        return;
+    cp_ob_adds(out,
+               "(define (confpol-proxy-port port)\n"
+               "    (if (and (integer? port) (> port 0) (< port 65536))\n"
+               "        (string-append \"localhost:\" (number->string port))\n"
+               "        (error \"confpol: the proxy port is not a TCP "
+               "port\")))\n");
+}
+
+/* The one network allow: a filtered rule after the unfiltered
+ * `(deny network*)`, so that the last match gives it (sbpl.md §2). */
+static void sb_net_allow(const struct sb *sp, struct cp_buf *out)
+{
+    if (!sb_net_proxied(sp->p))
+        return;
+    cp_ob_adds(out,
+               "(allow network-outbound\n"
+               "    (remote tcp4 (confpol-proxy-port\n"
+               "        (string->number (param \"" SB_PROXY_PARAM "\")))))\n");
+}
+
+/* The policy-wide note: the profile needs the proxy's port bound. */
+static void sb_net_note(struct sb *s)
+{
+    if (sb_net_proxied(s->p) && !s->errors)
+        warn(s, CP0704, NULL,
+             "sbpl: the net allow list is enforced by confpol-run's "
+             "filtering proxy: the profile allows outbound TCP only to the "
+             "proxy's port on localhost (param %s, bound by confpol-run); "
+             "without it the profile does not load",
+             SB_PROXY_PARAM);
+}
+
 /* Records a stricter finding, keeping the earlier reasons: every way a
  * rule is stricter is listed in the fidelity report. */
 static void fid_stricter(struct sb *s, const struct cp_rule *r, const char *why)
@@ -568,12 +655,7 @@ static struct sb_list *rate_rule(struct sb *s, const struct cp_rule *r)
         cp_fidtab_set(&s->ft, r, CP_FID_EXACT, "(deny network*)");
         break;
     case CP_R_NET_ALLOW:
-        cp_fidtab_set(&s->ft, r, CP_FID_STRICTER,
-                      "SBPL cannot filter by domain name: (deny network*)");
-        warn(s, CP0704, r,
-             "sbpl: cannot allow network access to '%s' only: all network "
-             "access is denied",
-             cp_backend_rule_domain(s->a, r));
+        cp_fidtab_set(&s->ft, r, CP_FID_STRICTER, SB_NET_ALLOW_WHY);
         break;
     }
     return l;
@@ -752,6 +834,7 @@ static void analyse(struct sb *s)
     write_roots(s);
     rename_protection(s);
     hard_links(s);
+    sb_net_note(s);
 
     list_sort(s->a, &s->writes);
     list_sort(s->a, &s->execs);
@@ -812,12 +895,14 @@ static void sb_header(const struct sb *sp, struct cp_buf *out)
         for (size_t k = 0; k < sp->nancp; k++)
             if (strcmp(sp->ancp[k], p->params[i].name) == 0)
                 cp_buf_printf(out, ";; confpol-ancestors %s\n", sp->ancp[k]);
+    sb_net_lines(sp, out);
     cp_buf_printf(out, ";; generated by confpol from %s.confpol (profile %s)\n",
                   p->stem ? p->stem : "policy", cp_profile_text(p->profile));
     if (any)
         cp_ob_adds(
             out, "(define (confpol-dir name)\n"
                  "    (if (string=? (param name) \"/\") \"\" (param name)))\n");
+    sb_net_define(sp, out);
 }
 
 /* Appends the profile of an analysed, error-free, non-cooperative policy. */
@@ -844,6 +929,7 @@ static void sb_profile(const struct sb *sp, struct cp_arena *a,
         cp_ob_adds(out, "(deny file-clone)\n");
 
     /* Filtered allows. */
+    sb_net_allow(sp, out);
     rule(out, "allow file-write*", &s.writes, SB_SUBTREE);
     if (p->has_exec)
         rule(out, "allow process-exec*", &s.execs, SB_SUBTREE);

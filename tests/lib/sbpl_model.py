@@ -2,9 +2,12 @@
 """An evaluator of the SBPL profiles confpol writes, written from the
 reference (../shared/reference/sbpl.md), not from backends/sbpl.c.
 
-* Expressions: strings, (param "K"), (string-append ...), (regex-quote E),
-  (if C A B), (string=? A B), and calls of functions the profile defines
-  with (define (NAME ARGS...) BODY).
+* Expressions: strings, numbers, (param "K"), (string-append ...),
+  (regex-quote E), (if C A B), (and ...), (string=? A B), (integer? X),
+  (> A B), (< A B), (string->number S), (number->string N), (error ...)
+  (the profile does not load), and calls of functions the profile defines
+  with (define (NAME ARGS...) BODY).  As in TinyScheme, an argument of the
+  wrong type is an error: the profile does not load.
 * Bindings: a dict NAME -> value.  A param "NAME:ancestors" that the dict
   lacks is computed as the binder (confpol-run) does: an anchored regex of
   "/" and every proper ancestor of NAME's value; with strict=True it is an
@@ -18,11 +21,19 @@ reference (../shared/reference/sbpl.md), not from backends/sbpl.c.
 * Regexes: reading="bytes" matches the UTF-8 bytes of pattern and path (the
   reading sbpl.md §6 reports), reading="chars" matches characters; a sound
   profile must be sound in both.
+* Network (sbpl.md §4): (remote ip|ip4|ip6|tcp|tcp4|tcp6|udp|udp4|udp6
+  "HOST:PORT") with HOST `*` or `localhost` and PORT `*` or 1-65535 (any
+  other value: the profile does not load), and (remote unix-socket PATH-
+  FILTER).  A destination is (PROTO, ADDRESS, PORT), PROTO 'tcp' or 'udp',
+  ADDRESS an IP literal, or ('unix', PATH).  `localhost` is read in its
+  weakest form: all of 127.0.0.0/8 and ::1.  Probes: connect, sendto,
+  connect-unix (the operation network-outbound).
 * Probes: read, write (existing file), create, unlink, exec, exists
   (file-test-existence), link (new name and target), clone (clonefile,
   checked as file-clone only: the weakest reading), rename (unlink of the
   source, create of the destination).
 """
+import ipaddress
 import os
 import re
 import sys
@@ -48,6 +59,81 @@ def ancestors_regex(value):
     for i, s in enumerate(segs):
         out += '(' + ('/' if i else '') + regex_quote(s)
     return out + ')?' * len(segs) + '$'
+
+
+def string_to_number(text):
+    """TinyScheme's string->number: a number, or False."""
+    if re.fullmatch(r'[+-]?[0-9]+', text):
+        return int(text)
+    if re.fullmatch(r'#x[0-9a-fA-F]+', text):
+        return int(text[2:], 16)
+    if re.fullmatch(r'[+-]?([0-9]+\.[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?',
+                    text):
+        return float(text)
+    return False
+
+
+def _is_num(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _typed(name, test, f):
+    """A primitive whose arguments must pass TEST, as TinyScheme checks."""
+    def call(vals):
+        if not all(test(v) for v in vals):
+            raise ProfileError('%s: argument of the wrong type' % name)
+        return f(*vals)
+    return call
+
+
+def _error(vals):
+    raise ProfileError('error: %r' % (vals,))
+
+
+NUMERIC = {
+    'string->number': _typed('string->number',
+                             lambda v: isinstance(v, str), string_to_number),
+    'number->string': _typed('number->string', _is_num, str),
+    'integer?': lambda vals: isinstance(vals[0], int) and
+    not isinstance(vals[0], bool),
+    '>': _typed('>', _is_num, lambda a, b: a > b),
+    '<': _typed('<', _is_num, lambda a, b: a < b),
+    'error': _error,
+}
+
+NET_PROTOS = {'ip': (None, None), 'ip4': (None, 4), 'ip6': (None, 6),
+              'tcp': ('tcp', None), 'tcp4': ('tcp', 4), 'tcp6': ('tcp', 6),
+              'udp': ('udp', None), 'udp4': ('udp', 4), 'udp6': ('udp', 6)}
+
+
+def _remote_ip(proto, value):
+    """A compiled (remote PROTO "HOST:PORT"), or ProfileError."""
+    if not isinstance(value, str) or ':' not in value:
+        raise ProfileError('ip filter: expected "host:port", got %r'
+                           % (value,))
+    host, port = value.rsplit(':', 1)
+    if host not in ('*', 'localhost'):
+        raise ProfileError('ip filter: host must be * or localhost: %r'
+                           % (value,))
+    if port != '*' and not (re.fullmatch('[0-9]+', port) and
+                            0 < int(port) < 65536):
+        raise ProfileError('ip filter: port must be * or a number: %r'
+                           % (value,))
+    return ('remote', NET_PROTOS[proto], host,
+            None if port == '*' else int(port))
+
+
+def _remote_match(f, dest):
+    (want_proto, want_family), host, port = f[1], f[2], f[3]
+    proto, addr, dport = dest
+    ip = ipaddress.ip_address(addr)
+    if want_proto and proto != want_proto:
+        return False
+    if want_family and ip.version != want_family:
+        return False
+    if host == 'localhost' and not ip.is_loopback:
+        return False
+    return port is None or port == dport
 
 
 OPS_PARENT = {
@@ -111,9 +197,21 @@ class Profile:
         if is_symbol(e):
             if e in env:
                 return env[e]
+            num = string_to_number(e)
+            if num is not False:
+                return num
             raise ProfileError('unbound variable ' + e)
         h = e[0]
         args = e[1:]
+        if h in NUMERIC:
+            return NUMERIC[h]([self.expr(x, env) for x in args])
+        if h == 'and':
+            v = True
+            for x in args:
+                v = self.expr(x, env)
+                if v is False:
+                    return False
+            return v
         if h == 'param':
             k = self.expr(args[0], env)
             if k in self.params:
@@ -158,7 +256,8 @@ class Profile:
 
     def _compile(self, f, env):
         kind = f[0]
-        if kind in ('literal', 'path', 'subpath', 'regex', 'path-regex'):
+        if kind in ('literal', 'path', 'subpath', 'regex', 'path-regex',
+                    'path-literal'):
             v = self._path_arg(f[1])
             if kind.endswith('regex'):
                 try:
@@ -169,13 +268,29 @@ class Profile:
                 except re.error as err:
                     raise ProfileError('bad regex %r: %s' % (v, err))
                 return ('regex', rx)
-            return (kind if kind != 'path' else 'literal', v)
+            return ('literal' if kind in ('path', 'path-literal') else kind,
+                    v)
         if kind in ('require-not', 'require-all', 'require-any'):
             return (kind, [self._compile(x, env) for x in f[1:]])
+        if kind == 'remote' and len(f) == 3 and f[1] == 'unix-socket':
+            return ('unix', self._compile(f[2], env))
+        if kind == 'remote' and len(f) == 3 and f[1] in NET_PROTOS:
+            return _remote_ip(f[1], self.expr(f[2], env))
         raise ProfileError('unknown filter %r' % (f,))
 
     def _match(self, f, path):
         kind = f[0]
+        if isinstance(path, tuple):  # a network destination
+            if kind == 'remote':
+                return path[0] != 'unix' and _remote_match(f, path)
+            if kind == 'unix':
+                return path[0] == 'unix' and self._match(f[1], path[1])
+            if kind in ('require-not', 'require-all', 'require-any'):
+                pass
+            else:
+                return False
+        elif kind in ('remote', 'unix'):
+            return False
         if kind == 'literal':
             return path == f[1]
         if kind == 'subpath':
@@ -239,6 +354,12 @@ class Profile:
         if kind == 'rename':
             return ok('file-write-unlink', path) and \
                 ok('file-write-create', dest)
+        if kind in ('connect', 'sendto'):
+            # dest: (ADDRESS, PORT); connect is TCP, sendto UDP
+            proto = 'tcp' if kind == 'connect' else 'udp'
+            return ok('network-outbound', (proto, path, dest))
+        if kind == 'connect-unix':
+            return ok('network-outbound', ('unix', path))
         if kind == 'link':
             # Which name file-link is checked against is not known
             # (sbpl.md §10): allowed only when both names are, and the new

@@ -61,9 +61,9 @@ exact four 1 "$CONFPOL" check four.confpol
 sed 's/^four\.confpol/<stdin>/' four.exp >stdin.exp
 exact stdin 1 "$CONFPOL" check - <four.confpol
 
-# Three domains: three warnings, each naming the target that cannot filter
-# by domain (SBPL; bwrap enforces them through confpol-run's proxy) and the
-# domain as written.
+# Three domains: no warning (SBPL and bwrap both enforce them through
+# confpol-run's proxy), one policy-wide note that the SBPL profile needs the
+# proxy's port bound.
 cat >net.confpol <<'P'
 confpol 1
 profile confined
@@ -73,18 +73,9 @@ net allow example.com
 net allow pypi.org
 P
 cat >net.exp <<'E'
-net.confpol:4:11: warning: sbpl: cannot allow network access to '*.github.com' only: all network access is denied [CP0704] [-Wfidelity-net]
-    4 | net allow *.github.com
-      |           ^~~~~~~~~~~~
-net.confpol:5:11: warning: sbpl: cannot allow network access to 'example.com' only: all network access is denied [CP0704] [-Wfidelity-net]
-    5 | net allow example.com
-      |           ^~~~~~~~~~~
-net.confpol:6:11: warning: sbpl: cannot allow network access to 'pypi.org' only: all network access is denied [CP0704] [-Wfidelity-net]
-    6 | net allow pypi.org
-      |           ^~~~~~~~
 confpol: note: sbpl: hard links cannot be created in the sandbox (deny file-link): a link would give a protected file a second name no rule denies; nor can files be cloned (deny file-clone): a clone of a deny-read file would be a readable copy [CP0731] [-Wsbpl-hard-links]
 confpol: note: sbpl: 2 protected paths: the directories above them inside write roots cannot be renamed, deleted or created (--fidelity lists the rules) [CP0732] [-Wsbpl-rename-protection]
-3 warnings
+confpol: note: sbpl: the net allow list is enforced by confpol-run's filtering proxy: the profile allows outbound TCP only to the proxy's port on localhost (param confpol:proxy-port, bound by confpol-run); without it the profile does not load [CP0704] [-Wfidelity-net]
 E
 mkdir out
 exact net 0 "$CONFPOL" build --target sbpl --target bwrap -o out net.confpol

@@ -33,13 +33,14 @@ before=$(snap d)
 [ $rc -eq 1 ] || no "policy error exit $rc, want 1"
 [ "$(snap d)" = "$before" ] || no "a policy error changed DIR"
 
-# -Werror turns the fidelity warning (net allow) into an error.
+# -Werror turns the fidelity warning (net allow, claude) into an error.
 "$CONFPOL" build --target all -Werror -o d p.confpol 2>err; rc=$?
 [ $rc -eq 1 ] || no "-Werror exit $rc, want 1"
-grep -q 'error: sbpl: cannot allow network access' err || no "-Werror message"
+grep -q "error: claude: rule 'net allow example.com' is not fully enforced" \
+    err || no "-Werror message"
 [ "$(snap d)" = "$before" ] || no "-Werror changed DIR"
 
-# -Wno-fidelity-net silences it.
+# -Wno-fidelity-net silences the SBPL note on the proxy's port param.
 "$CONFPOL" build --target sbpl -Wno-fidelity-net -o d p.confpol 2>err ||
     no "-Wno-fidelity-net build failed"
 grep -q CP0704 err && no "-Wno-fidelity-net still warns"

@@ -279,11 +279,11 @@ START_TEST(dedupe_across_targets)
     const struct cp_source *s = cp_source_from_memory(
         ar, "t", "net allow *.github.com\n", 23);
     struct cp_loc l = loc(s, 1, 11, 1, 22);
-    cp_diag_report(&d, CP0704, &l, "sbpl: cannot allow '%s'", "*.github.com");
+    cp_diag_report(&d, CP0730, &l, "sbpl: cannot allow '%s'", "*.github.com");
     ck_assert_ptr_null(
-        cp_diag_report(&d, CP0704, &l, "bwrap: cannot allow '*.github.com'"));
+        cp_diag_report(&d, CP0730, &l, "bwrap: cannot allow '*.github.com'"));
     ck_assert_ptr_null(
-        cp_diag_report(&d, CP0704, &l, "bwrap: cannot allow '*.github.com'"));
+        cp_diag_report(&d, CP0730, &l, "bwrap: cannot allow '*.github.com'"));
     ck_assert_ptr_nonnull(
         cp_diag_report(&d, CP0759, &l, "claude: cannot allow '*.github.com'"));
     cp_diag_report(&d, CP0701, &l, "sbpl: bad");
