@@ -123,6 +123,21 @@ $(BUILD)/runtime/%.o: CPPFLAGS := -D_GNU_SOURCE -Iutil -Iruntime
 $(BUILD)/confpol-run: $(RUN_OBJS)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) $(RUN_LDFLAGS) -o $@ $(RUN_OBJS)
 
+# The path macOS runs, built on Linux for the tests and never installed:
+# the proxy and its sockets without the Linux-only calls, and the seatbelt
+# path run with a stand-in for sandbox-exec (CP_RT_PORTABLE,
+# runtime/netproxy.h; tests/sh/runtime-macos-path.sh).
+PORTABLE_SRCS := runtime/proxy.c runtime/netsock.c runtime/seatbelt.c
+PORTABLE_OBJS := $(PORTABLE_SRCS:%.c=$(BUILD)/portable/%.o)
+$(BUILD)/portable/runtime/%.o: runtime/%.c
+	@mkdir -p $(@D)
+	$(CC) -D_GNU_SOURCE -DCP_RT_PORTABLE -Iutil -Iruntime $(ALL_CFLAGS) \
+	  -MMD -MP -c -o $@ $<
+$(BUILD)/confpol-run-portable: $(PORTABLE_OBJS) \
+  $(filter-out $(PORTABLE_SRCS:%.c=$(BUILD)/%.o),$(RUN_OBJS))
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) $(RUN_LDFLAGS) -o $@ $^
+all: $(BUILD)/confpol-run-portable
+
 # ---- tests ----------------------------------------------------------------
 # Each tests/unit/*.c defines `Suite *cp_test_NAME_suite(void)`; the runner
 # registers all of them.

@@ -105,9 +105,6 @@ static _Noreturn void br_main(int lfd)
     }
 }
 
-static const char *const br_vars[] = {"HTTP_PROXY", "HTTPS_PROXY", "http_proxy",
-                                      "https_proxy"};
-
 int cp_rt_bridge_start(const char *sock, struct cp_rt_err *e)
 {
     if (strlen(sock) >= sizeof br_addr.sun_path)
@@ -146,16 +143,15 @@ int cp_rt_bridge_start(const char *sock, struct cp_rt_err *e)
         br_main(fd);
     }
     close(fd);
-    char url[64], socks[64];
-    snprintf(url, sizeof url, "http://127.0.0.1:%u", (unsigned)port);
-    snprintf(socks, sizeof socks, "socks5h://127.0.0.1:%u", (unsigned)port);
-    for (size_t i = 0; i < sizeof br_vars / sizeof *br_vars; i++)
-        setenv(br_vars[i], url, 1);
-    setenv("ALL_PROXY", socks, 1);
-    setenv("all_proxy", socks, 1);
-    /* Nothing bypasses the proxy: a NO_PROXY inherited from outside would
-     * send clients straight at a network that does not exist here. */
-    setenv("NO_PROXY", "", 1);
-    setenv("no_proxy", "", 1);
+    /* The proxy's variables (NO_PROXY empty: one inherited from outside
+     * would send clients straight at a network that does not exist here). */
+    struct cp_rt_strv vars;
+    cp_rt_proxy_env(NULL, port, &vars);
+    for (size_t i = 0; i < vars.n; i++) {
+        char *eq = strchr(vars.v[i], '=');
+        *eq = '\0';
+        setenv(vars.v[i], eq + 1, 1);
+    }
+    cp_rt_strv_free(&vars);
     return 0;
 }

@@ -13,6 +13,23 @@
 
 #include "runtime.h"
 
+/* The proxy and its sockets use Linux-only calls (splice, pipe2, accept4,
+ * SOCK_CLOEXEC, PR_SET_PDEATHSIG, the SCM_RIGHTS hand-over) on Linux, and
+ * portable ones elsewhere (macOS: spec/runtime.md 14.7).  CP_RT_PORTABLE
+ * builds the portable path on Linux too, so that the code macOS runs is
+ * compiled and run by the tests (build/confpol-run-portable). */
+#if defined(__linux__) && !defined(CP_RT_PORTABLE)
+#define CP_RT_LINUX 1
+#else
+#define CP_RT_LINUX 0
+#endif
+#ifndef SOCK_NONBLOCK /* cp_rt_sock_connect's flag where the OS has none */
+#define SOCK_NONBLOCK 04000
+#endif
+#ifndef MSG_NOSIGNAL /* the proxy ignores SIGPIPE anyway */
+#define MSG_NOSIGNAL 0
+#endif
+
 /* Limits (spec/runtime.md, "Network"). */
 #define CP_PX_MAX_HEADER 16384 /* bytes of a request's head */
 #define CP_PX_HEADER_MS 10000  /* the whole head must arrive in this */
@@ -27,16 +44,19 @@ enum cp_rt_proxy_listen {
 
 struct cp_rt_proxy {
     pid_t pid;           /* the proxy process, 0 when none runs */
+    int life;            /* portable path: the pipe whose end stops it */
     char dir[PATH_MAX];  /* private directory (mode 0700), or "" */
     char sock[PATH_MAX]; /* DIR/proxy.sock (CP_RT_PROXY_UNIX) */
     int port;            /* the loopback port (CP_RT_PROXY_TCP) */
 };
 
 /* Starts the proxy for the artifact's `net` records as a child process of
- * the caller: it listens before this returns, dies with the caller
- * (PR_SET_PDEATHSIG: SIGTERM, on which it removes its socket and
- * directory) and runs in its own process group (terminal signals reach
- * only the runtime).  `prog` prefixes its log lines.  Returns 0, or
+ * the caller: it listens before this returns, dies with the caller (Linux:
+ * PR_SET_PDEATHSIG, SIGTERM, on which it removes its socket and directory;
+ * the portable path: the end of a pipe whose write end only the caller
+ * holds, px->life) and runs in its own process group (terminal signals
+ * reach only the runtime).  CP_RT_PROXY_UNIX needs Linux (the bridge's
+ * hand-over).  `prog` prefixes its log lines.  Returns 0, or
  * CP_RT_EXIT_ERROR with e->msg. */
 int cp_rt_proxy_start(const struct cp_rt_artifact *a,
                       enum cp_rt_proxy_listen how, const char *prog,
@@ -46,6 +66,11 @@ int cp_rt_proxy_start(const struct cp_rt_artifact *a,
  * the wait costs about 2 ms on a busy machine).  Safe on a zeroed or
  * already stopped proxy. */
 void cp_rt_proxy_stop(struct cp_rt_proxy *px, bool reap);
+/* The command's environment for a proxy on 127.0.0.1:port: env with every
+ * HTTP_PROXY, HTTPS_PROXY, ALL_PROXY, NO_PROXY entry (and the lowercase
+ * forms) replaced by the proxy's (ALL_PROXY socks5h: names are resolved by
+ * the proxy; NO_PROXY empty: nothing goes around it). */
+void cp_rt_proxy_env(char *const *env, unsigned port, struct cp_rt_strv *out);
 
 /* launch.c's one call: for an artifact with `net` records, starts the
  * proxy on a Unix socket and adds to the plan the read-only bind of its

@@ -4,6 +4,7 @@
  * so every socket is close-on-exec and a failure leaves nothing open. */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -18,9 +19,29 @@ static void ns_close(int fd)
     errno = err;
 }
 
+/* A stream socket, close-on-exec, non-blocking when asked; -1 on error. */
+static int ns_socket(int af, bool nonblock)
+{
+#if CP_RT_LINUX
+    return socket(
+        af, SOCK_STREAM | SOCK_CLOEXEC | (nonblock ? SOCK_NONBLOCK : 0), 0);
+#else
+    /* No SOCK_CLOEXEC: set at once (nothing of the runtime execs while a
+     * socket is being made: the proxy never execs, the runtime only after
+     * it has started the proxy). */
+    int fd = socket(af, SOCK_STREAM, 0);
+    if (fd >= 0 && (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0 ||
+                    (nonblock && fcntl(fd, F_SETFL, O_NONBLOCK) < 0))) {
+        ns_close(fd);
+        return -1;
+    }
+    return fd;
+#endif
+}
+
 int cp_rt_sock_listen(const struct sockaddr *addr, socklen_t len)
 {
-    int fd = socket(addr->sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int fd = ns_socket(addr->sa_family, false);
     if (fd < 0)
         return -1;
     if (bind(fd, addr, len) < 0 || listen(fd, 128) < 0) {
@@ -48,7 +69,7 @@ int cp_rt_sock_loopback(unsigned short *port)
 
 int cp_rt_sock_connect(const struct sockaddr *addr, socklen_t len, int flags)
 {
-    int fd = socket(addr->sa_family, SOCK_STREAM | SOCK_CLOEXEC | flags, 0);
+    int fd = ns_socket(addr->sa_family, (flags & SOCK_NONBLOCK) != 0);
     if (fd < 0)
         return -1;
     if (connect(fd, addr, len) < 0 &&
@@ -62,7 +83,15 @@ int cp_rt_sock_connect(const struct sockaddr *addr, socklen_t len, int flags)
 int cp_rt_sock_accept(int lfd)
 {
     for (;;) {
+#if CP_RT_LINUX
         int c = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+#else
+        int c = accept(lfd, NULL, NULL);
+        if (c >= 0 && fcntl(c, F_SETFD, FD_CLOEXEC) < 0) {
+            close(c);
+            continue;
+        }
+#endif
         if (c >= 0)
             return c;
         if (errno == EMFILE || errno == ENFILE || errno == ENOMEM)

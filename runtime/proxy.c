@@ -22,7 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -33,6 +32,10 @@
 #include "arena.h"
 #include "netmatch.h"
 #include "netproxy.h"
+
+#if CP_RT_LINUX
+#include <sys/prctl.h>
+#endif
 
 /* ---- configuration, fixed before the first connection -------------------- */
 
@@ -168,10 +171,12 @@ static int px_flush(struct px_dir *d)
 {
     while (d->inpipe || d->len) {
         ssize_t w;
+#if CP_RT_LINUX
         if (d->pipe[0] >= 0)
             w = splice(d->pipe[0], NULL, d->to, NULL, d->inpipe,
                        SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
         else
+#endif
             w = send(d->to, d->buf + d->off, d->len,
                      MSG_NOSIGNAL | MSG_DONTWAIT);
         if (w < 0 && errno == EINTR)
@@ -197,6 +202,7 @@ static int px_fill(struct px_dir *d)
     ssize_t n;
     if (d->pipe[0] < 0 && !d->buf && !(d->buf = malloc(PX_RELAY_BUF)))
         return -1;
+#if CP_RT_LINUX
     if (d->pipe[0] >= 0) {
         n = splice(d->from, NULL, d->pipe[1], NULL, PX_PIPE,
                    SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
@@ -206,7 +212,9 @@ static int px_fill(struct px_dir *d)
             d->pipe[0] = d->pipe[1] = -1; /* not spliceable: copy */
             return px_fill(d);
         }
-    } else {
+    } else
+#endif
+    {
         n = recv(d->from, d->buf, PX_RELAY_BUF, MSG_DONTWAIT);
     }
     if (n < 0 && errno == EINTR)
@@ -272,12 +280,15 @@ void cp_rt_relay(int x, int y, int idle_ms)
     struct px_dir d[2] = {{.from = x, .to = y, .open = true},
                           {.from = y, .to = x, .open = true}};
     for (int k = 0; k < 2; k++) {
+        d[k].pipe[0] = d[k].pipe[1] = -1; /* the portable path: recv/send */
+#if CP_RT_LINUX
         if (pipe2(d[k].pipe, O_CLOEXEC) < 0)
             d[k].pipe[0] = d[k].pipe[1] = -1;
         else
             /* Best effort; 256 KiB bounds what 256 connections can pin
              * in pipes (128 MiB) while keeping the splices large. */
             fcntl(d[k].pipe[1], F_SETPIPE_SZ, PX_PIPE);
+#endif
     }
     px_nonblock(x);
     px_nonblock(y);
@@ -675,25 +686,27 @@ static int px_http_upstream(int c, struct cp_arena *ar, const struct px_req *q,
     const char *what = q->connect_m ? "CONNECT" : "HTTP";
     struct px_verdict v = px_decide(req);
     char body[600];
+    /* Logged before the answer: a client that has its 403 may end the
+     * command, and the runtime then stops the proxy at once. */
     if (!v.allow) {
+        px_deny_log(what, shown, v.rule, NULL);
         snprintf(body, sizeof body,
                  "confpol: %s is denied by the policy (%s)\n", shown, v.rule);
         px_http_reply(c, 403, "Forbidden", v.rule, body);
-        px_deny_log(what, shown, v.rule, NULL);
         return -1;
     }
     int u;
     enum px_fail f = px_connect(ar, req, &u);
     if (f == PX_DENIED_ADDR) {
+        px_deny_log(
+            what, shown, "no rule",
+            "resolves to a loopback or private address that no rule allows");
         snprintf(body, sizeof body,
                  "confpol: %s resolves to a loopback or private address that "
                  "no rule "
                  "allows (no rule)\n",
                  shown);
         px_http_reply(c, 403, "Forbidden", "no rule", body);
-        px_deny_log(
-            what, shown, "no rule",
-            "resolves to a loopback or private address that no rule allows");
         return -1;
     }
     if (f != PX_OK) {
@@ -852,18 +865,18 @@ static int px_socks_upstream(int c, struct cp_arena *ar,
     const char *shown = cp_domain_format(ar, req);
     struct px_verdict v = req->port ? px_decide(req)
                                     : (struct px_verdict){false, "no rule"};
-    if (!v.allow) {
-        px_socks_reply(c, 2); /* connection not allowed by ruleset */
+    if (!v.allow) { /* logged first, as in px_http_upstream */
         px_deny_log("SOCKS5", shown, v.rule, NULL);
+        px_socks_reply(c, 2); /* connection not allowed by ruleset */
         return -1;
     }
     int u;
     enum px_fail f = px_connect(ar, req, &u);
     if (f == PX_DENIED_ADDR) {
-        px_socks_reply(c, 2);
         px_deny_log(
             "SOCKS5", shown, "no rule",
             "resolves to a loopback or private address that no rule allows");
+        px_socks_reply(c, 2);
         return -1;
     }
     if (f != PX_OK) {
@@ -943,6 +956,7 @@ static void *px_conn(void *arg)
     return NULL;
 }
 
+#if CP_RT_LINUX
 /* Unix mode: the bridge connects, sends one byte with the client's TCP
  * socket (SCM_RIGHTS) and closes; the proxy then talks to the client
  * itself, one relay instead of two.  Only a connected TCP stream socket is
@@ -983,6 +997,7 @@ static int px_recv_client(int u)
     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
     return fd;
 }
+#endif
 
 /* Paths the proxy removes itself when the runtime dies (its parent-death
  * signal): the runtime killed with SIGKILL cannot. */
@@ -1008,6 +1023,7 @@ static _Noreturn void px_main(int lfd)
         int c = cp_rt_sock_accept(lfd);
         if (c < 0)
             _exit(1);
+#if CP_RT_LINUX
         if (px.fd_passing) {
             int client = px_recv_client(c);
             close(c);
@@ -1015,6 +1031,7 @@ static _Noreturn void px_main(int lfd)
                 continue;
             c = client;
         }
+#endif
         if (atomic_fetch_add(&px_open, 1) >= px.max_conns) {
             atomic_fetch_sub(&px_open, 1);
             px_http_reply(c, 503, "Service Unavailable", NULL,
@@ -1141,11 +1158,83 @@ static int px_listen(enum cp_rt_proxy_listen how, struct cp_rt_proxy *p,
     return fd;
 }
 
+#if !CP_RT_LINUX
+/* The portable path's parent-death signal: a thread that waits for the
+ * end of the pipe whose write end only the runtime holds (closed by
+ * cp_rt_proxy_stop, or by the kernel when the runtime dies, however). */
+static void *px_life_watch(void *arg)
+{
+    struct pollfd p = {.fd = (int)(intptr_t)arg, .events = POLLIN};
+    char b;
+    while (poll(&p, 1, -1) < 0 ||
+           (p.revents == POLLIN && read(p.fd, &b, 1) > 0))
+        ;
+    px_on_parent_death(0);
+    return NULL;
+}
+#endif
+
+/* In the proxy, after the fork: dies with the runtime, leaves the
+ * terminal's process group, takes the signals it wants. */
+static void px_child_setup(pid_t parent, const int life[2])
+{
+    struct sigaction sa = {.sa_handler = px_on_parent_death};
+    sigfillset(&sa.sa_mask);
+    sigaction(SIGTERM, &sa, NULL);
+#if CP_RT_LINUX
+    (void)life;
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != parent)
+        px_on_parent_death(0);
+    prctl(PR_SET_NAME, "confpol-proxy"); /* found by name in ps and tests */
+#else
+    (void)parent;
+    close(life[1]);
+    pthread_t t;
+    if (pthread_create(&t, NULL, px_life_watch, (void *)(intptr_t)life[0]))
+        _exit(1); /* cannot know when to stop: do not serve */
+    pthread_detach(t);
+#endif
+    setpgid(0, 0);
+    sigset_t all;
+    sigemptyset(&all);
+    sigprocmask(SIG_SETMASK, &all, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    signal(SIGINT, SIG_IGN);
+    signal(SIGQUIT, SIG_IGN);
+    signal(SIGHUP, SIG_IGN);
+}
+
+/* The portable path's life pipe (both ends close-on-exec); 0, or -1 with
+ * errno.  Linux needs none (PR_SET_PDEATHSIG). */
+static int px_life_pipe(int life[2])
+{
+    life[0] = life[1] = -1;
+#if CP_RT_LINUX
+    return 0;
+#else
+    if (pipe(life) < 0)
+        return -1;
+    if (fcntl(life[0], F_SETFD, FD_CLOEXEC) < 0 ||
+        fcntl(life[1], F_SETFD, FD_CLOEXEC) < 0) {
+        close(life[0]);
+        close(life[1]);
+        life[0] = life[1] = -1;
+        return -1;
+    }
+    return 0;
+#endif
+}
+
 int cp_rt_proxy_start(const struct cp_rt_artifact *a,
                       enum cp_rt_proxy_listen how, const char *prog,
                       struct cp_rt_proxy *p, struct cp_rt_err *e)
 {
     memset(p, 0, sizeof *p);
+    if (!CP_RT_LINUX && how == CP_RT_PROXY_UNIX)
+        return cp_rt_fail(e, CP_RT_EXIT_ERROR,
+                          "proxy: a Unix socket (the bridge's hand-over) "
+                          "needs Linux");
     if (px_conf_load(a, prog, e)) {
         px_conf_free();
         return e->status;
@@ -1158,44 +1247,42 @@ int cp_rt_proxy_start(const struct cp_rt_artifact *a,
         return e->status;
     }
     pid_t parent = getpid();
+    int life[2];
     fflush(NULL);
-    pid_t pid = fork();
+    pid_t pid = px_life_pipe(life) < 0 ? -1 : fork();
     if (pid < 0) {
+        int err = errno;
         close(lfd);
         px_conf_free();
+        if (life[0] >= 0) {
+            close(life[0]);
+            close(life[1]);
+        }
         cp_rt_proxy_stop(p, true);
         return cp_rt_fail(e, CP_RT_EXIT_ERROR, "proxy: fork: %s",
-                          strerror(errno));
+                          strerror(err));
     }
     if (pid == 0) {
-        /* Dies with the runtime; out of the terminal's process group. */
         memcpy(px_sock_path, p->sock, sizeof px_sock_path);
         memcpy(px_dir_path, p->dir, sizeof px_dir_path);
-        struct sigaction sa = {.sa_handler = px_on_parent_death};
-        sigfillset(&sa.sa_mask);
-        sigaction(SIGTERM, &sa, NULL);
-        prctl(PR_SET_PDEATHSIG, SIGTERM);
-        if (getppid() != parent)
-            px_on_parent_death(0);
-        setpgid(0, 0);
-        prctl(PR_SET_NAME, "confpol-proxy"); /* found by name in ps and tests */
-        sigset_t all;
-        sigemptyset(&all);
-        sigprocmask(SIG_SETMASK, &all, NULL);
-        signal(SIGPIPE, SIG_IGN);
-        signal(SIGINT, SIG_IGN);
-        signal(SIGQUIT, SIG_IGN);
-        signal(SIGHUP, SIG_IGN);
+        px_child_setup(parent, life);
         px_main(lfd);
     }
     close(lfd);
     px_conf_free(); /* the proxy has its own copy */
+    if (life[0] >= 0)
+        close(life[0]);
+    p->life = life[1] >= 0 ? life[1] : 0;
     p->pid = pid;
     return 0;
 }
 
 void cp_rt_proxy_stop(struct cp_rt_proxy *p, bool reap)
 {
+    if (p->life > 0) { /* 0: none (descriptors 0-2 are always open) */
+        close(p->life);
+        p->life = 0;
+    }
     if (p->pid > 0) {
         kill(p->pid, SIGKILL);
         while (reap && waitpid(p->pid, NULL, 0) < 0 && errno == EINTR)
@@ -1209,5 +1296,39 @@ void cp_rt_proxy_stop(struct cp_rt_proxy *p, bool reap)
     if (p->dir[0]) {
         rmdir(p->dir);
         p->dir[0] = '\0';
+    }
+}
+
+/* The variables, in the order they are set (spec/runtime.md 14.1). */
+static const char *const px_env_names[] = {
+    "HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy",
+    "ALL_PROXY",  "all_proxy",   "NO_PROXY",   "no_proxy"};
+
+void cp_rt_proxy_env(char *const *env, unsigned port, struct cp_rt_strv *out)
+{
+    enum { N = sizeof px_env_names / sizeof *px_env_names };
+    memset(out, 0, sizeof *out);
+    for (size_t i = 0; env && env[i]; i++) {
+        bool ours = false;
+        for (size_t k = 0; k < N && !ours; k++) {
+            size_t n = strlen(px_env_names[k]);
+            ours = !strncmp(env[i], px_env_names[k], n) && env[i][n] == '=';
+        }
+        if (!ours)
+            cp_rt_strv_push(out, env[i]);
+    }
+    char v[96];
+    for (size_t k = 0; k < N; k++) {
+        /* ALL_PROXY socks5h: the client sends names, the proxy resolves
+         * them; NO_PROXY empty: nothing inherited goes around it. */
+        if (k < 4)
+            snprintf(v, sizeof v, "%s=http://127.0.0.1:%u", px_env_names[k],
+                     port);
+        else if (k < 6)
+            snprintf(v, sizeof v, "%s=socks5h://127.0.0.1:%u", px_env_names[k],
+                     port);
+        else
+            snprintf(v, sizeof v, "%s=", px_env_names[k]);
+        cp_rt_strv_push(out, v);
     }
 }

@@ -366,12 +366,49 @@ int cp_rt_sb_ancestors(const char *text, size_t len,
 /* The anchored AppleMatch regex of "/" and every proper ancestor of the
  * absolute path value (malloc'ed): the value of -D NAME:ancestors. */
 char *cp_rt_sb_ancestors_regex(const char *value);
-/* sandbox-exec -f PROFILE -D NAME=VALUE... -D NAME:ancestors=REGEX... --
- * CMD [ARG]...; anc may be NULL. */
+/* The param a profile with a `net allow` list names for the proxy's port
+ * (spec/backends.md, SBPL, Network): bound by the runtime, never by -D. */
+#define CP_RT_SB_PROXY_PARAM "confpol:proxy-port"
+/* sandbox-exec -f PROFILE -D NAME=VALUE... -D NAME:ancestors=REGEX... [-D
+ * confpol:proxy-port=PORT] -- CMD [ARG]...; anc may be NULL, proxy_port 0
+ * (none). */
 int cp_rt_sb_argv(const char *profile_path, const struct cp_rt_strv *names,
                   const struct cp_rt_strv *anc, const struct cp_rt_params *p,
-                  char *const *cmd, size_t ncmd, struct cp_rt_strv *out,
+                  unsigned proxy_port, char *const *cmd, size_t ncmd,
+                  struct cp_rt_strv *out, struct cp_rt_err *e);
+/* The ";; confpol-net PATTERN WHERE" lines as an artifact of `net` records
+ * (f1 PATTERN, f2 WHERE; off the line's byte offset), the proxy's input;
+ * each PATTERN validated with the decision model's parser.  nrecs 0: the
+ * profile has no net allow list. */
+int cp_rt_sb_net(const char *text, size_t len, struct cp_rt_artifact *a,
+                 struct cp_rt_err *e);
+/* What the macOS path reads from a profile's header comments. */
+struct cp_rt_sb_profile {
+    struct cp_rt_strv names;   /* ;; confpol-param NAME */
+    struct cp_rt_strv anc;     /* ;; confpol-ancestors NAME */
+    struct cp_rt_artifact net; /* ;; confpol-net PATTERN WHERE */
+};
+int cp_rt_sb_read(const char *text, size_t len, struct cp_rt_sb_profile *sp,
                   struct cp_rt_err *e);
+void cp_rt_sb_profile_free(struct cp_rt_sb_profile *sp);
+/* The decision of the macOS path, given the bound params and, for a
+ * profile with a net allow list, the port of the proxy already started:
+ * sandbox-exec's argv (the port bound as confpol:proxy-port) and the
+ * command's environment (envp with the proxy's variables, spec/runtime.md
+ * 14.7; left empty without a proxy: the environment is inherited as it
+ * is).  A net allow list without a port is an error. */
+int cp_rt_sb_plan(const char *profile_path, const struct cp_rt_sb_profile *sp,
+                  const struct cp_rt_params *p, unsigned proxy_port,
+                  char *const *envp, char *const *cmd, size_t ncmd,
+                  struct cp_rt_strv *argv, struct cp_rt_strv *env,
+                  struct cp_rt_err *e);
+/* Reads the profile, binds its params, starts the proxy for a net allow
+ * list (TCP mode: 127.0.0.1, a free port) and runs the command under
+ * `sandbox_exec`; with a proxy, waits and stops it.  Returns the command's
+ * status or 125/126 (macOS, and the CP_RT_PORTABLE test build only). */
+int cp_rt_sb_run(const char *prog, const char *profile_path,
+                 const char *sandbox_exec, const struct cp_rt_define *defines,
+                 size_t ndefines, char *const *cmd, size_t ncmd);
 /* Binds the params of a .sb file and runs sandbox-exec (macOS), or
  * explains that it needs macOS and returns 126. */
 int cp_rt_run_sbpl(const char *prog, const char *profile_path,

@@ -9,10 +9,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "arena.h"
+#include "netproxy.h"
 #include "runtime.h"
 #include "sha256.h"
 
@@ -782,7 +786,7 @@ START_TEST(sbpl_argv)
                      0);
     char *cmd[] = {"-weird", "a b", NULL};
     ck_assert_int_eq(
-        cp_rt_sb_argv("/x/p.sb", &names, NULL, &p, cmd, 2, &argv, &e), 0);
+        cp_rt_sb_argv("/x/p.sb", &names, NULL, &p, 0, cmd, 2, &argv, &e), 0);
     ck_assert_str_eq(joined(&argv),
                      "sandbox-exec -f /x/p.sb -D HOME=@/home -D PROJECT=@/proj "
                      "-D CACHE_DIR=@/ro -- -weird a b");
@@ -791,7 +795,7 @@ START_TEST(sbpl_argv)
     struct cp_rt_strv one = {0};
     cp_rt_strv_push(&one, "UNBOUND");
     ck_assert_int_eq(
-        cp_rt_sb_argv("/x/p.sb", &one, NULL, &p, cmd, 2, &argv, &e), 125);
+        cp_rt_sb_argv("/x/p.sb", &one, NULL, &p, 0, cmd, 2, &argv, &e), 125);
     ck_assert_str_eq(e.msg, "param UNBOUND is unbound; pass -D UNBOUND=DIR");
     cp_rt_strv_free(&one);
     cp_rt_strv_free(&names);
@@ -839,7 +843,7 @@ START_TEST(sbpl_ancestors)
                      0);
     char *cmd[] = {"id", NULL};
     ck_assert_int_eq(
-        cp_rt_sb_argv("/x/p.sb", &names, &anc, &p, cmd, 1, &argv, &e), 0);
+        cp_rt_sb_argv("/x/p.sb", &names, &anc, &p, 0, cmd, 1, &argv, &e), 0);
     ck_assert(strstr(joined(&argv), " -D PROJECT:ancestors=^/(") != NULL);
     cp_rt_strv_free(&argv);
     cp_rt_params_free(&p);
@@ -851,6 +855,149 @@ START_TEST(sbpl_ancestors)
     ck_assert_int_eq(cp_rt_sb_ancestors(bad, sizeof bad - 1, &names, &anc, &e),
                      125);
     cp_rt_strv_free(&names);
+}
+END_TEST
+
+/* A profile with a net allow list: its `;; confpol-net` lines become the
+ * proxy's `net` records (validated by the decision model's parser); the
+ * plan binds the started proxy's port as confpol:proxy-port and points the
+ * command's proxy variables at it, replacing inherited ones; the proxy,
+ * in TCP mode, answers a denied CONNECT with 403 and is gone once
+ * stopped. */
+START_TEST(sbpl_net_plan)
+{
+    static const char
+        prof[] = "(version 1)\n;; confpol-param HOME\n"
+                 ";; confpol-net *.example.org:443 /p/a b.confpol:4\n"
+                 ";; confpol-net localhost rule #3\n(deny network*)\n";
+    struct cp_rt_sb_profile sp;
+    struct cp_rt_err e = {0};
+    ck_assert_int_eq(cp_rt_sb_read(prof, sizeof prof - 1, &sp, &e), 0);
+    ck_assert_uint_eq(sp.net.nrecs, 2);
+    ck_assert_int_eq(sp.net.recs[0].tag, CP_RT_T_NET);
+    ck_assert_str_eq(sp.net.recs[0].f1, "*.example.org:443");
+    ck_assert_str_eq(sp.net.recs[0].f2, "/p/a b.confpol:4");
+    ck_assert_uint_eq(sp.net.recs[0].off, 34);
+    ck_assert_str_eq(sp.net.recs[1].f1, "localhost");
+    ck_assert_str_eq(sp.net.recs[1].f2, "rule #3");
+    struct cp_rt_params p = {0};
+    char b1[600];
+    snprintf(b1, sizeof b1, "HOME=%s/home", tdir);
+    struct cp_rt_define d[1];
+    cp_rt_define_split(b1, &d[0], &e);
+    ck_assert_int_eq(cp_rt_params_bind(&p, (const char *const *)sp.names.v,
+                                       sp.names.n, NULL, 0, d, 1, NULL,
+                                       tp("/proj"), &e),
+                     0);
+    char *cmd[] = {"curl", NULL};
+    char *envp[] = {"PATH=/bin", "HTTP_PROXY=http://elsewhere:1", "no_proxy=*",
+                    "NO_PROXY_X=1", NULL};
+    struct cp_rt_strv argv, env;
+    /* No proxy, no run. */
+    ck_assert_int_eq(
+        cp_rt_sb_plan("/x/p.sb", &sp, &p, 0, envp, cmd, 1, &argv, &env, &e),
+        125);
+    char log[600];
+    snprintf(log, sizeof log, "%s/proxy.log", tdir);
+    setenv("CONFPOL_PROXY_LOG", log, 1);
+    struct cp_rt_proxy px;
+    ck_assert_int_eq(cp_rt_proxy_start(&sp.net, CP_RT_PROXY_TCP, "t", &px, &e),
+                     0);
+    unsetenv("CONFPOL_PROXY_LOG");
+    ck_assert_int_gt(px.port, 0);
+    ck_assert_int_eq(cp_rt_sb_plan("/x/p.sb", &sp, &p, (unsigned)px.port, envp,
+                                   cmd, 1, &argv, &env, &e),
+                     0);
+    char want[600];
+    snprintf(want, sizeof want,
+             "sandbox-exec -f /x/p.sb -D HOME=@/home -D "
+             "confpol:proxy-port=%d -- curl",
+             px.port);
+    ck_assert_str_eq(joined(&argv), want);
+    snprintf(want, sizeof want,
+             "PATH=/bin NO_PROXY_X=1 HTTP_PROXY=http://127.0.0.1:%d "
+             "HTTPS_PROXY=http://127.0.0.1:%d http_proxy=http://127.0.0.1:%d "
+             "https_proxy=http://127.0.0.1:%d "
+             "ALL_PROXY=socks5h://127.0.0.1:%d "
+             "all_proxy=socks5h://127.0.0.1:%d NO_PROXY= no_proxy=",
+             px.port, px.port, px.port, px.port, px.port, px.port);
+    ck_assert_str_eq(joined(&env), want);
+    /* The proxy decides: a name no rule allows gets 403. */
+    struct sockaddr_in sin = {.sin_family = AF_INET,
+                              .sin_port = htons((uint16_t)px.port),
+                              .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    int c = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    ck_assert_int_eq(connect(c, (struct sockaddr *)&sin, sizeof sin), 0);
+    static const char req[] = "CONNECT evil.example:443 HTTP/1.1\r\n\r\n";
+    ck_assert_int_eq(write(c, req, sizeof req - 1), (ssize_t)sizeof req - 1);
+    char ans[512] = {0};
+    size_t got = 0;
+    ssize_t n;
+    while (got < sizeof ans - 1 &&
+           (n = read(c, ans + got, sizeof ans - 1 - got)) > 0)
+        got += (size_t)n;
+    close(c);
+    ck_assert_msg(strncmp(ans, "HTTP/1.1 403 ", 13) == 0, "%s", ans);
+    ck_assert_ptr_nonnull(strstr(ans, "X-Confpol-Rule: no rule\r\n"));
+    cp_rt_proxy_stop(&px, true);
+    c = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    ck_assert_int_ne(connect(c, (struct sockaddr *)&sin, sizeof sin), 0);
+    close(c);
+    FILE *f = fopen(log, "r");
+    ck_assert_ptr_nonnull(f);
+    char line[300] = {0};
+    ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
+    fclose(f);
+    ck_assert_str_eq(line,
+                     "t: proxy: deny CONNECT evil.example:443 (no rule)\n");
+    cp_rt_strv_free(&argv);
+    cp_rt_strv_free(&env);
+    cp_rt_params_free(&p);
+    cp_rt_sb_profile_free(&sp);
+    /* No net lines: nothing to start, the environment is inherited. */
+    static const char plain[] = "(version 1)\n(deny network*)\n";
+    ck_assert_int_eq(cp_rt_sb_read(plain, sizeof plain - 1, &sp, &e), 0);
+    ck_assert_uint_eq(sp.net.nrecs, 0);
+    ck_assert_int_eq(
+        cp_rt_sb_plan("/x/p.sb", &sp, &p, 0, envp, cmd, 1, &argv, &env, &e), 0);
+    ck_assert_str_eq(joined(&argv), "sandbox-exec -f /x/p.sb -- curl");
+    ck_assert_uint_eq(env.n, 0);
+    cp_rt_strv_free(&argv);
+    cp_rt_sb_profile_free(&sp);
+}
+END_TEST
+
+/* Malformed net lines refuse the profile: no pattern, no WHERE, a pattern
+ * the decision model's parser rejects (`*` would be every host). */
+START_TEST(sbpl_net_bad)
+{
+    static const char *const bad[] = {
+        ";; confpol-net *\n",
+        ";; confpol-net * x.confpol:1\n",
+        ";; confpol-net example.com \n",
+        ";; confpol-net  x.confpol:1\n",
+        ";; confpol-net *.com x.confpol:1\n",
+    };
+    static const char *const why[] = {
+        "invalid profile: net line '*': want ';; confpol-net PATTERN WHERE'",
+        NULL,
+        "invalid profile: net line 'example.com ': want ';; confpol-net "
+        "PATTERN WHERE'",
+        "invalid profile: net line ' x.confpol:1': want ';; confpol-net "
+        "PATTERN WHERE'",
+        NULL,
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        struct cp_rt_sb_profile sp;
+        struct cp_rt_err e = {0};
+        ck_assert_int_eq(cp_rt_sb_read(bad[i], strlen(bad[i]), &sp, &e), 125);
+        if (why[i])
+            ck_assert_str_eq(e.msg, why[i]);
+        else
+            ck_assert_msg(strncmp(e.msg, "invalid profile: net line '*", 28) ==
+                              0,
+                          "%s", e.msg);
+    }
 }
 END_TEST
 
@@ -906,6 +1053,8 @@ Suite *cp_test_runtime_suite(void)
     tcase_add_test(t, stage_stream);
     tcase_add_test(t, sbpl_argv);
     tcase_add_test(t, sbpl_ancestors);
+    tcase_add_test(t, sbpl_net_plan);
+    tcase_add_test(t, sbpl_net_bad);
     tcase_add_test(t, bwrap_hints);
     tcase_add_test(t, elf_interp);
     suite_add_tcase(s, t);

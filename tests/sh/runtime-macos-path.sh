@@ -1,0 +1,150 @@
+#!/bin/sh
+# The macOS path of confpol-run (runtime/seatbelt.c, spec/runtime.md 14.7)
+# run on Linux: build/confpol-run-portable is built with CP_RT_PORTABLE,
+# the proxy code macOS runs (no splice, pipe2, accept4, SOCK_CLOEXEC,
+# prctl or SCM_RIGHTS: the recv/send relay, and a pipe whose end stops
+# the proxy instead of the parent-death signal), and runs a stand-in for
+# sandbox-exec that records its argv and environment and then runs the
+# command (unconfined: the profile itself is played by tests/sh/sbpl-net.sh).
+# The proxy starts in TCP mode, its port is bound as confpol:proxy-port and
+# the proxy variables point at it; curl reaches an allowed local server by
+# name (plain HTTP, CONNECT, SOCKS5; 4 MB through the relay) and gets 403
+# for a denied name; the proxy is gone when the command ends, and when the
+# runtime is killed; a proxy that cannot start refuses the run.
+set -u
+: "${TOP:?}"
+RUN=$TOP/${BUILD:-build}/confpol-run-portable
+CONFPOL=${CONFPOL:-$TOP/build/confpol}
+for c in curl python3; do
+    command -v $c >/dev/null 2>&1 || { echo "$c is not installed"; exit 77; }
+done
+[ -x "$RUN" ] || { echo "FAIL: $RUN is not built"; exit 1; }
+T=$(mktemp -d) || exit 1
+SPID= RPID=
+cleanup() {
+    for p in $SPID $RPID; do kill "$p" 2>/dev/null; done
+    rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+expect() { [ "$3" = "$2" ] || fail "$1: expected '$2', got '$3'"; }
+# Does anything accept on 127.0.0.1:$1?  "open" or "closed".
+probe() {
+    python3 -c '
+import socket, sys
+s = socket.socket()
+s.settimeout(2)
+try:
+    s.connect(("127.0.0.1", int(sys.argv[1]))); print("open")
+except OSError:
+    print("closed")' "$1"
+}
+
+mkdir -p "$T/www" "$T/proj"
+echo hello > "$T/www/index.txt"
+head -c 4194304 /dev/urandom > "$T/www/big.bin"
+BIG=$(cksum < "$T/www/big.bin")
+(cd "$T/www" && exec python3 -c '
+import http.server
+class H(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *a): pass
+s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
+print(s.server_address[1], flush=True)
+s.serve_forever()' > "$T/port") &
+SPID=$!
+i=0
+while [ ! -s "$T/port" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+P=$(cat "$T/port")
+[ -n "$P" ] || { echo "the test server did not start"; exit 1; }
+printf '127.0.0.1 allowed.test denied.test\n' > "$T/hosts"
+export CONFPOL_PROXY_HOSTS="$T/hosts"
+
+cat > "$T/proj/p.confpol" <<EOF
+confpol 1
+profile confined
+write \${PROJECT}
+net allow allowed.test:$P 127.0.0.1:$P
+EOF
+"$CONFPOL" build --target sbpl -o "$T" "$T/proj/p.confpol" 2>/dev/null ||
+    { echo "FAIL: build"; exit 1; }
+cat > "$T/sandbox-exec" <<EOF
+#!/bin/sh
+# A stand-in for sandbox-exec: records argv and environment, runs CMD.
+printf '%s\n' "\$@" > "$T/argv"
+echo \$\$ > "$T/cmdpid"
+env > "$T/env"
+while [ \$# -gt 0 ] && [ "\$1" != -- ]; do shift; done
+shift
+exec "\$@"
+EOF
+chmod +x "$T/sandbox-exec"
+export CONFPOL_TEST_SANDBOX_EXEC="$T/sandbox-exec"
+cd "$T/proj" || exit 1
+# Inherited proxy settings must not survive.
+run() {
+    HTTP_PROXY=http://bogus.invalid:1 NO_PROXY='*' all_proxy=socks5://x:1 \
+        timeout 60 "$RUN" "$T/p.sb" -- "$@" 2> "$T/err"
+}
+
+# ---- argv, environment, allowed and denied names ------------------------------
+expect "curl allowed" hello "$(run sh -c "curl -sS http://allowed.test:$P/index.txt")"
+X=$(sed -n 's/^confpol:proxy-port=//p' "$T/argv")
+[ -n "$X" ] || fail "no -D confpol:proxy-port in: $(tr '\n' ' ' < "$T/argv")"
+A=$(tr '\n' ' ' < "$T/argv")
+case $A in
+"-f $T/p.sb "*" -D PROJECT=$T/proj "*" -D confpol:proxy-port=$X -- sh -c curl "*) ;;
+*) fail "argv: $A" ;;
+esac
+for v in HTTP_PROXY HTTPS_PROXY http_proxy https_proxy; do
+    expect "$v" "$v=http://127.0.0.1:$X" "$(grep "^$v=" "$T/env")"
+done
+for v in ALL_PROXY all_proxy; do
+    expect "$v" "$v=socks5h://127.0.0.1:$X" "$(grep "^$v=" "$T/env")"
+done
+expect "NO_PROXY" "NO_PROXY= no_proxy=" "$(grep -E '^(NO_PROXY|no_proxy)=' "$T/env" | sort | tr '\n' ' ' | sed 's/ $//')"
+expect "proxy stopped after the command" closed "$(probe "$X")"
+
+out=$(run sh -c "curl -sS -D - -o /dev/null http://denied.test:$P/index.txt" | tr -d '\r')
+printf '%s\n' "$out" | grep -q '^HTTP/1.1 403' || fail "denied: no 403: $out"
+printf '%s\n' "$out" | grep -qx 'X-Confpol-Rule: no rule' || fail "denied: rule header: $out"
+expect "denied: one log line" 1 "$(grep -c "proxy: deny HTTP denied.test:$P (no rule)" "$T/err")"
+expect "CONNECT denied" 403 "$(run sh -c "curl -sS -o /dev/null -w '%{http_connect}' -p http://denied.test:$P/" 2>/dev/null)"
+
+# ---- the relay: 4 MB by plain HTTP, through CONNECT, through SOCKS5 ------------
+expect "HTTP 4 MB" "$BIG" "$(run sh -c "curl -sS http://allowed.test:$P/big.bin | cksum")"
+expect "CONNECT 4 MB" "$BIG" "$(run sh -c "curl -sS -p http://allowed.test:$P/big.bin | cksum")"
+expect "SOCKS5 4 MB" "$BIG" "$(run sh -c "curl -sS -x \"\$ALL_PROXY\" http://allowed.test:$P/big.bin | cksum")"
+expect "SOCKS5 denied" 97 "$(run sh -c "curl -sS -o /dev/null -x \"\$ALL_PROXY\" http://denied.test:$P/; echo \$?" 2>/dev/null)"
+
+# ---- the runtime killed: the proxy sees its pipe end and goes ---------------------
+rm -f "$T/env"
+# Not through the test's output: a proxy that outlived the runtime would
+# hold it open and hang the harness.
+"$RUN" "$T/p.sb" -- sleep 30 >/dev/null 2>&1 &
+RPID=$!
+i=0
+while [ ! -s "$T/env" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+X=$(sed -n 's/^HTTP_PROXY=http:\/\/127.0.0.1://p' "$T/env")
+expect "proxy up while the command runs" open "$(probe "$X")"
+kill -9 "$RPID"
+i=0
+while [ "$(probe "$X")" = open ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+if [ "$(probe "$X")" = open ]; then
+    fail "proxy still up after kill -9 of the runtime"
+    # End it (by its pid, found by its port).
+    pid=$(ss -Htlnp "sport = :$X" 2>/dev/null | sed -n 's/.*pid=\([0-9]*\).*/\1/p')
+    [ -n "$pid" ] && kill "$pid"
+fi
+kill "$(cat "$T/cmdpid")" 2>/dev/null
+RPID=
+
+# ---- a proxy that cannot start: the run is refused, CMD never runs -------------
+CONFPOL_PROXY_LOG="$T" timeout 60 "$RUN" "$T/p.sb" -- touch "$T/ran" 2> "$T/err"
+expect "no proxy: exit" 125 "$?"
+[ -e "$T/ran" ] && fail "no proxy: the command ran"
+grep -q "refusing to run" "$T/err" || fail "no proxy: message: $(cat "$T/err")"
+
+[ $fails -eq 0 ] || exit 1
+echo "all passed"
