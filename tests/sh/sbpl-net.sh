@@ -4,7 +4,8 @@
 # to localhost at that port only; another port, another host, IPv6, UDP and
 # Unix sockets denied; without the port param, or with one that is not a
 # port (`*` above all), the profile does not load.  The `;; confpol-net`
-# lines carry the same rules as the bwrap artifact's `net` records.
+# lines carry the same rules as the bwrap artifact's `net` records, for
+# this policy and every example.
 set -u
 : "${CONFPOL:?}" "${TOP:?}"
 command -v python3 >/dev/null || { echo "python3 missing"; exit 77; }
@@ -125,3 +126,34 @@ check('confpol-net lines = net records', lines, recs)
 check('three net rules', len(lines), 3)
 sys.exit(1 if fails else 0)
 PY
+[ $? -eq 0 ] || exit 1
+
+# Every example and starter: the profile's net lines = the net records.
+n=0
+for f in "$TOP"/examples/*.confpol "$TOP"/examples/starter/*.confpol; do
+    s=$(basename "$f" .confpol)
+    mkdir -p "$tmp/ex"
+    "$CONFPOL" build --target sbpl --target bwrap --expand-globs -o "$tmp/ex" "$f" \
+        2>/dev/null || { echo "FAIL: build $f"; exit 1; }
+    [ -f "$tmp/ex/$s.sb" ] || continue # cooperative: no OS artifact
+    timeout 60 python3 - "$tmp/ex/$s.sb" "$tmp/ex/$s.bwrap" <<'PY' || exit 1
+import sys
+sb = open(sys.argv[1], encoding='utf-8').read()
+lines = [ln[len(';; confpol-net '):].split(' ', 1) for ln in sb.splitlines()
+         if ln.startswith(';; confpol-net ')]
+f = open(sys.argv[2], 'rb').read().split(b'\0')
+recs = [[f[i + 1].decode(), f[i + 2].decode()] for i in range(len(f) - 2)
+        if f[i] == b'net']
+if lines != recs:
+    print('not ok - %s: net lines %r, net records %r' % (sys.argv[1], lines,
+                                                         recs))
+    sys.exit(1)
+proxied = '(param "confpol:proxy-port")' in sb
+if proxied != bool(lines):
+    print('not ok - %s: port param %s, %d net lines'
+          % (sys.argv[1], proxied, len(lines)))
+    sys.exit(1)
+PY
+    n=$((n + 1))
+done
+echo "ok - $n examples: net lines = net records"
