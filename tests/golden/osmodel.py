@@ -347,6 +347,9 @@ def decide_one(policy, outdir, stem, confpol, fidelity_file, helper):
     sb = os.path.join(outdir, stem + '.sb')
     bw = os.path.join(outdir, stem + '.bwrap')
     params = dict(PARAMS)
+    # The proxy's port, as confpol-run binds it for a net allow list (an
+    # unused param is harmless; without it such a profile does not load).
+    params['confpol:proxy-port'] = '40000'
     paths = []
     forms = None
     model = None
@@ -420,6 +423,12 @@ def decide_one(policy, outdir, stem, confpol, fidelity_file, helper):
         if sbpl_decide(forms, 'network-outbound', '', params) != 'deny':
             print('LOOSER: sbpl net')
             bad += 1
+    # Direct TCP to an address never passes (only the proxy's port does).
+    if forms and sbpl_decide(forms, 'network-outbound',
+                             ('tcp', '93.184.216.34', 443), params) != 'deny' \
+            and explain(confpol, policy, 'net', '93.184.216.34:443') == 'deny':
+        print('LOOSER: sbpl net: direct TCP to 93.184.216.34:443')
+        bad += 1
     print('%s (PROJECT=%s): %d probes x 3 accesses, %d stricter, %d failures'
           % (policy, PARAMS['PROJECT'], len(probes_from(paths)), stricter, bad))
     return 1 if bad else 0
