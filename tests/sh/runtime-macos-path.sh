@@ -8,9 +8,9 @@
 # command (unconfined: the profile itself is played by tests/sh/sbpl-net.sh).
 # The proxy starts in TCP mode, its port is bound as confpol:proxy-port and
 # the proxy variables point at it; curl reaches an allowed local server by
-# name (plain HTTP, CONNECT, SOCKS5; 4 MB through the relay) and gets 403
-# for a denied name; the proxy is gone when the command ends, and when the
-# runtime is killed; a proxy that cannot start refuses the run.
+# name (plain HTTP, CONNECT, SOCKS5; 4 MB each way through the relay) and
+# gets 403 for a denied name; the proxy is gone when the command ends, and
+# when the runtime is killed; a proxy that cannot start refuses the run.
 set -u
 : "${TOP:?}"
 RUN=$TOP/${BUILD:-build}/confpol-run-portable
@@ -46,10 +46,25 @@ mkdir -p "$T/www" "$T/proj"
 echo hello > "$T/www/index.txt"
 head -c 4194304 /dev/urandom > "$T/www/big.bin"
 BIG=$(cksum < "$T/www/big.bin")
+UP=$(sha256sum < "$T/www/big.bin" | cut -d' ' -f1)
 (cd "$T/www" && exec python3 -c '
-import http.server
+import hashlib, http.server
 class H(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *a): pass
+    def do_PUT(self):  # answers the SHA-256 of the body: uploads checked
+        n = int(self.headers["Content-Length"])
+        h = hashlib.sha256()
+        while n:
+            b = self.rfile.read(min(n, 65536))
+            if not b:
+                break
+            h.update(b)
+            n -= len(b)
+        out = h.hexdigest().encode()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(out)))
+        self.end_headers()
+        self.wfile.write(out)
 s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
 print(s.server_address[1], flush=True)
 s.serve_forever()' > "$T/port") &
@@ -116,6 +131,8 @@ expect "CONNECT denied" 403 "$(run sh -c "curl -sS -o /dev/null -w '%{http_conne
 expect "HTTP 4 MB" "$BIG" "$(run sh -c "curl -sS http://allowed.test:$P/big.bin | cksum")"
 expect "CONNECT 4 MB" "$BIG" "$(run sh -c "curl -sS -p http://allowed.test:$P/big.bin | cksum")"
 expect "SOCKS5 4 MB" "$BIG" "$(run sh -c "curl -sS -x \"\$ALL_PROXY\" http://allowed.test:$P/big.bin | cksum")"
+expect "HTTP upload 4 MB" "$UP" "$(run sh -c "curl -sS -T $T/www/big.bin http://allowed.test:$P/up")"
+expect "CONNECT upload 4 MB" "$UP" "$(run sh -c "curl -sS -p -T $T/www/big.bin http://allowed.test:$P/up")"
 expect "SOCKS5 denied" 97 "$(run sh -c "curl -sS -o /dev/null -x \"\$ALL_PROXY\" http://denied.test:$P/; echo \$?" 2>/dev/null)"
 
 # ---- the runtime killed: the proxy sees its pipe end and goes ---------------------
