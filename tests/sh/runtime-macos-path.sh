@@ -163,5 +163,10 @@ expect "no proxy: exit" 125 "$?"
 [ -e "$T/ran" ] && fail "no proxy: the command ran"
 grep -q "refusing to run" "$T/err" || fail "no proxy: message: $(cat "$T/err")"
 
+# The port is the runtime's to bind: -D cannot name another proxy.
+timeout 60 "$RUN" -D confpol:proxy-port=3128 "$T/p.sb" -- touch "$T/ran" 2> "$T/err"
+expect "-D confpol:proxy-port: exit" 125 "$?"
+[ -e "$T/ran" ] && fail "-D confpol:proxy-port: the command ran"
+
 [ $fails -eq 0 ] || exit 1
 echo "all passed"
