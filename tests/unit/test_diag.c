@@ -302,6 +302,50 @@ START_TEST(dedupe_across_targets)
 }
 END_TEST
 
+/* Records are told apart by their whole message, not only by its length:
+ * while held (compared byte for byte) and once printed (by hash). */
+START_TEST(dedupe_same_length)
+{
+    const struct cp_source *s = cp_source_from_memory(ar, "t", "x\n", 2);
+    struct cp_loc l = loc(s, 1, 1, 1, 1);
+    cp_diag_report(&d, CP0704, &l, "sbpl: cannot allow 'a.com'");
+    ck_assert_ptr_nonnull(
+        cp_diag_report(&d, CP0704, &l, "bwrap: cannot allow 'b.com'"));
+    ck_assert_ptr_nonnull(
+        cp_diag_report(&d, CP0704, NULL, "bwrap: cannot allow 'a.com'"));
+    ck_assert_ptr_null(
+        cp_diag_report(&d, CP0704, &l, "bwrap: cannot allow 'a.com'"));
+    ck_assert_str_eq(d.items[0].msg, "sbpl, bwrap: cannot allow 'a.com'");
+    ck_assert_str_eq(d.items[1].msg, "bwrap: cannot allow 'b.com'");
+    FILE *f = fopen("/dev/null", "w");
+    cp_diags_flush_text(&d, f);
+    fclose(f);
+    ck_assert_ptr_nonnull(
+        cp_diag_report(&d, CP0704, &l, "claude: cannot allow 'c.com'"));
+    ck_assert_ptr_null(
+        cp_diag_report(&d, CP0704, &l, "claude: cannot allow 'b.com'"));
+    ck_assert_ptr_null(
+        cp_diag_report(&d, CP0704, &l, "landlock: cannot allow 'c.com'"));
+    ck_assert_uint_eq(d.nwarnings, 4);
+}
+END_TEST
+
+/* Sorting the held records keeps them matched: a repeat reported after the
+ * sort still names its target in the right record. */
+START_TEST(dedupe_after_sort)
+{
+    const struct cp_source *s = cp_source_from_memory(ar, "t", "x\ny\n", 4);
+    struct cp_loc l1 = loc(s, 1, 1, 1, 1), l2 = loc(s, 2, 1, 2, 1);
+    cp_diag_report(&d, CP0704, &l2, "sbpl: cannot allow 'b.com'");
+    cp_diag_report(&d, CP0704, &l1, "sbpl: cannot allow 'a.com'");
+    cp_diags_sort(&d);
+    ck_assert_ptr_null(
+        cp_diag_report(&d, CP0704, &l2, "bwrap: cannot allow 'b.com'"));
+    ck_assert_str_eq(d.items[0].msg, "sbpl: cannot allow 'a.com'");
+    ck_assert_str_eq(d.items[1].msg, "sbpl, bwrap: cannot allow 'b.com'");
+}
+END_TEST
+
 /* Eleven warnings of one cause (the same code and message but for the
  * quoted parts) print the first and a count; --all-diagnostics prints all;
  * ten print all; errors are never grouped. */
@@ -333,6 +377,33 @@ START_TEST(grouping)
     for (int i = 0; i < 11; i++)
         cp_diag_report(&d, CP0202, NULL, "'x%d'", i);
     ck_assert_ptr_null(strstr(render(), "more like this"));
+}
+END_TEST
+
+/* Causes of one code interleaved (more of them than the renderer remembers
+ * per code), and the same text with and without a location, are counted
+ * apart. */
+START_TEST(grouping_interleaved)
+{
+    for (int i = 0; i < 11; i++)
+        for (int c = 0; c < 6; c++)
+            cp_diag_report(&d, CP0710, NULL, "'/p/%d' cause %d, '%d'", i, c, i);
+    const struct cp_source *s = cp_source_from_memory(ar, "t", "x\n", 2);
+    struct cp_loc l = loc(s, 1, 1, 1, 1);
+    for (int i = 0; i < 3; i++)
+        cp_diag_report(&d, CP0710, &l, "'/p/%d' cause 5, '%d'", i, i);
+    const char *r = render();
+    for (int c = 0; c < 6; c++) {
+        char want[128];
+        snprintf(want, sizeof want,
+                 "confpol: warning: '/p/0' cause %d, '0' [CP0710] "
+                 "[-Wfidelity-read-rename]\n"
+                 "confpol: note: and 10 more like this",
+                 c);
+        ck_assert_ptr_nonnull(strstr(r, want));
+    }
+    ck_assert_ptr_nonnull(strstr(r, "t:1:1: warning: '/p/2' cause 5, '2'"));
+    ck_assert_ptr_null(strstr(r, "'/p/1' cause 3"));
 }
 END_TEST
 
@@ -420,8 +491,11 @@ Suite *cp_test_diag_suite(void)
     tcase_add_test(tc, warning_switches);
     tcase_add_test(tc, switch_by_code);
     tcase_add_test(tc, dedupe_across_targets);
+    tcase_add_test(tc, dedupe_same_length);
+    tcase_add_test(tc, dedupe_after_sort);
     tcase_add_test(tc, grouping);
     tcase_add_test(tc, grouping_large_count);
+    tcase_add_test(tc, grouping_interleaved);
     tcase_add_test(tc, colour);
     tcase_add_test(tc, nearest_words);
     tcase_add_test(tc, regex_locate);
