@@ -574,10 +574,13 @@ size_t cp_diag_errors(const struct cp_diags *d)
 /* ---- source order ------------------------------------------------------ */
 
 /* A record's place in source order: its source (in the order the sources
- * first occur in the sink), line, column, then the order it was reported. */
+ * first occur in the sink), line, column, then the order it was reported.
+ * Sixteen bytes: a large build sorts hundreds of thousands. */
 struct cp_order {
-    size_t src, line, col, seq;
+    uint32_t src, line, col, seq;
 };
+
+#define CP_ORDER_DONE UINT32_MAX /* seq of a record put in place */
 
 static int cp_order_cmp(const void *a, const void *b)
 {
@@ -609,32 +612,65 @@ static void cp_diags_seen_move(struct cp_diags *d, const struct cp_order *o,
     free(to);
 }
 
-void cp_diags_sort(struct cp_diags *d)
+/* Puts the record at O[i].seq at i in place, one cycle of the permutation
+ * at a time (no copy of the records); spends O's seq fields. */
+static void cp_diags_permute(struct cp_diag *items, struct cp_order *o,
+                             size_t n)
 {
-    size_t n = d->len;
-    if (n < 2)
-        return; /* in order already (and items may be NULL) */
-    struct cp_order *o = cp_xcalloc(n, sizeof *o);
-    const struct cp_source **srcs = cp_xcalloc(n, sizeof *srcs);
-    size_t nsrcs = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (o[i].seq == CP_ORDER_DONE || o[i].seq == i)
+            continue;
+        struct cp_diag first = items[i];
+        for (size_t j = i;;) {
+            size_t k = o[j].seq;
+            o[j].seq = CP_ORDER_DONE;
+            if (k == i) {
+                items[j] = first;
+                break;
+            }
+            items[j] = items[k];
+            j = k;
+        }
+    }
+}
+
+/* The sort keys of D's records; false when they are in order already. */
+static bool cp_diags_order(const struct cp_diags *d, struct cp_order *o)
+{
+    size_t n = d->len, nsrcs = 0, cap = 8;
+    const struct cp_source **srcs = cp_xmalloc(cap * sizeof *srcs);
+    bool sorted = true;
     for (size_t i = 0; i < n; i++) {
         const struct cp_loc *l = &d->items[i].loc;
         /* Runs of one source are the rule: try the previous one first. */
         size_t k = i && srcs[o[i - 1].src] == l->src ? o[i - 1].src : 0;
         while (k < nsrcs && srcs[k] != l->src)
             k++;
-        if (k == nsrcs)
+        if (k == nsrcs) {
+            if (nsrcs == cap)
+                srcs = cp_xrealloc(srcs, (cap *= 2) * sizeof *srcs);
             srcs[nsrcs++] = l->src;
-        o[i] = (struct cp_order){k, l->line, l->col, i};
+        }
+        o[i] = (struct cp_order){(uint32_t)k, l->line, l->col, (uint32_t)i};
+        sorted = sorted && (!i || cp_order_cmp(&o[i - 1], &o[i]) < 0);
     }
-    qsort(o, n, sizeof *o, cp_order_cmp);
-    struct cp_diag *items = cp_xmalloc(n * sizeof *items);
-    for (size_t i = 0; i < n; i++)
-        items[i] = d->items[o[i].seq];
-    memcpy(d->items, items, n * sizeof *items);
-    free(items);
-    cp_diags_seen_move(d, o, n);
     free(srcs);
+    return !sorted;
+}
+
+void cp_diags_sort(struct cp_diags *d)
+{
+    size_t n = d->len;
+    if (n < 2)
+        return; /* in order already (and items may be NULL) */
+    if (n >= CP_ORDER_DONE)
+        cp_die_oom(); /* past what 16-byte keys can number */
+    struct cp_order *o = cp_xmalloc(n * sizeof *o);
+    if (cp_diags_order(d, o)) {
+        qsort(o, n, sizeof *o, cp_order_cmp);
+        cp_diags_seen_move(d, o, n);
+        cp_diags_permute(d->items, o, n);
+    }
     free(o);
 }
 

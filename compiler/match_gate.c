@@ -220,25 +220,53 @@ static const char *gp_alts(struct cp_arena *a, const char *w,
 }
 
 /* The elements of one word pattern while it is read, and its options: on
- * the heap, freed once the pattern is read, so that only the finished
+ * the stack (the heap past GP_FEW), so that only the finished
  * arrays go into the arena (the lists built on the way were half of a
  * gate's memory, and a policy of many gates paid for them in page faults:
  * `confpol check` of the 10,000-rule bench policy faulted 530 pages in
  * reading its gate patterns, 110 now, and 2,415 in all, 2,107 now). */
+enum { GP_FEW = 8 }; /* elements or options most patterns stay within */
+
 struct gp_scratch {
-    struct cp_gate_el *els;
+    struct cp_gate_el *els; /* els_few until there are more */
     size_t nels, elcap;
-    struct gopt *opts;
+    struct gopt *opts; /* opts_few until there are more */
     size_t nopts, optcap;
+    struct cp_gate_el els_few[GP_FEW];
+    struct gopt opts_few[GP_FEW];
 };
 
-/* Room for one more of *N items of SIZE bytes at *V (capacity *CAP). */
-static void gp_grow(void **v, size_t n, size_t *cap, size_t size)
+static void gp_scratch_init(struct gp_scratch *sc)
+{
+    sc->els = sc->els_few;
+    sc->elcap = GP_FEW;
+    sc->opts = sc->opts_few;
+    sc->optcap = GP_FEW;
+    sc->nels = sc->nopts = 0;
+}
+
+static void gp_scratch_free(struct gp_scratch *sc)
+{
+    if (sc->els != sc->els_few)
+        free(sc->els);
+    if (sc->opts != sc->opts_few)
+        free(sc->opts);
+}
+
+/* Room for one more of N items of SIZE bytes at *V (capacity *CAP), which
+ * starts in FEW, the scratch's own storage. */
+static void gp_grow(void **v, size_t n, size_t *cap, size_t size, void *few)
 {
     if (n < *cap)
         return;
-    *cap = *cap ? 2 * *cap : 8;
-    *v = cp_xrealloc(*v, *cap * size);
+    *cap *= 2;
+    if (*v == few) {
+        void *p = cp_xmalloc(*cap * size);
+        memcpy(p, few, n * size);
+        *v = p;
+    } else {
+        *v = cp_xrealloc(*v, *cap * size);
+    }
 }
 
 /* One option alternative ("--force", "--output=*", "-f", "-rf",
@@ -267,7 +295,8 @@ static const char *gp_opt(struct cp_arena *a, const char *t, bool single,
     bool whole = lng || dash1; /* one element for the whole name */
     size_t n = whole ? 1 : nl;
     for (size_t k = 0; k < n; k++) {
-        gp_grow((void **)&sc->opts, sc->nopts, &sc->optcap, sizeof *sc->opts);
+        gp_grow((void **)&sc->opts, sc->nopts, &sc->optcap, sizeof *sc->opts,
+                sc->opts_few);
         struct gopt *o = &sc->opts[sc->nopts++];
         o->lng = lng;
         o->dash1 = dash1;
@@ -294,7 +323,8 @@ static void gp_push(struct cp_arena *a, struct gp_scratch *sc, enum el_kind k,
         e.alts = (const char **)alts->items;
         e.nalts = alts->len;
     }
-    gp_grow((void **)&sc->els, sc->nels, &sc->elcap, sizeof *sc->els);
+    gp_grow((void **)&sc->els, sc->nels, &sc->elcap, sizeof *sc->els,
+            sc->els_few);
     sc->els[sc->nels++] = e;
 }
 
@@ -394,7 +424,10 @@ static const char *gp_word(struct cp_arena *a, const char *w, bool after_dd,
  * the analysis indexes the leading literal positional words. */
 static void gp_order_words(struct cp_gate_pat *out)
 {
-    const char **ws = cp_xmalloc((out->nwords ? out->nwords : 1) * sizeof *ws);
+    const char *few[2 * GP_FEW];
+    const char **ws = out->nwords <= 2 * GP_FEW
+                          ? few
+                          : cp_xmalloc(out->nwords * sizeof *ws);
     size_t n = 0;
     for (int pass = 0; pass < 2; pass++)
         for (size_t k = 0; k < out->nwords; k++) {
@@ -406,8 +439,10 @@ static void gp_order_words(struct cp_gate_pat *out)
             if (pos == (pass == 0))
                 ws[n++] = w;
         }
-    memcpy((void *)out->words, ws, n * sizeof *ws);
-    free(ws);
+    if (n)
+        memcpy((void *)out->words, ws, n * sizeof *ws);
+    if (ws != few)
+        free(ws);
 }
 
 /* The elements of the words of OUT into SC. */
@@ -439,7 +474,8 @@ static const char *gp_read_words(struct cp_arena *a,
 /* The elements of a word pattern (spec/patterns.md 2.1). */
 static const char *gp_elements(struct cp_arena *a, struct cp_gate_pat *out)
 {
-    struct gp_scratch sc = {0};
+    struct gp_scratch sc;
+    gp_scratch_init(&sc);
     const char *why = gp_read_words(a, out, &sc);
     if (!why) {
         struct cp_gate_el *arr = cp_arena_alloc(a, (sc.nels ? sc.nels : 1) *
@@ -450,8 +486,7 @@ static const char *gp_elements(struct cp_arena *a, struct cp_gate_pat *out)
         out->nels = sc.nels;
         gp_order_words(out);
     }
-    free(sc.els);
-    free(sc.opts);
+    gp_scratch_free(&sc);
     return why;
 }
 

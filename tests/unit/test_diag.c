@@ -302,6 +302,37 @@ START_TEST(dedupe_across_targets)
 }
 END_TEST
 
+/* Source order: by source (in the order sources first occur: b, a, then
+ * none), line and column; records of one place in the order reported. */
+START_TEST(sort_source_order)
+{
+    const struct cp_source *a = cp_source_from_memory(ar, "a", "x\n", 2);
+    const struct cp_source *b = cp_source_from_memory(ar, "b", "x\n", 2);
+    static const struct {
+        int src; /* 0 a, 1 b, 2 none */
+        unsigned line, col;
+        const char *msg;
+    } in[] = {
+        {1, 5, 1, "b5"},  {0, 9, 2, "a9"}, {0, 3, 1, "a3"},  {2, 0, 0, "n"},
+        {0, 9, 1, "a9c"}, {1, 2, 7, "b2"}, {0, 3, 1, "a3b"}, {1, 1, 1, "b1"},
+    };
+    for (size_t i = 0; i < sizeof in / sizeof *in; i++) {
+        const struct cp_source *s = in[i].src == 0   ? a
+                                    : in[i].src == 1 ? b
+                                                     : NULL;
+        struct cp_loc l = loc(s, in[i].line, in[i].col, in[i].line, in[i].col);
+        cp_diag_report(&d, CP0710, s ? &l : NULL, "%s", in[i].msg);
+    }
+    cp_diags_sort(&d);
+    const char *want[] = {"b1", "b2", "b5", "a3", "a3b", "a9c", "a9", "n"};
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        ck_assert_str_eq(d.items[i].msg, want[i]);
+    cp_diags_sort(&d); /* sorted already: unchanged */
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        ck_assert_str_eq(d.items[i].msg, want[i]);
+}
+END_TEST
+
 /* Records are told apart by their whole message, not only by its length:
  * while held (compared byte for byte) and once printed (by hash). */
 START_TEST(dedupe_same_length)
@@ -493,6 +524,7 @@ Suite *cp_test_diag_suite(void)
     tcase_add_test(tc, dedupe_across_targets);
     tcase_add_test(tc, dedupe_same_length);
     tcase_add_test(tc, dedupe_after_sort);
+    tcase_add_test(tc, sort_source_order);
     tcase_add_test(tc, grouping);
     tcase_add_test(tc, grouping_large_count);
     tcase_add_test(tc, grouping_interleaved);
