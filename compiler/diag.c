@@ -497,6 +497,17 @@ static bool cp_diags_repeat(struct cp_diags *d, struct cp_diag *g, size_t pn)
 struct cp_diag *cp_diag_report(struct cp_diags *d, enum cp_diag_code code,
                                const struct cp_loc *loc, const char *fmt, ...)
 {
+    va_list ap;
+    va_start(ap, fmt);
+    struct cp_diag *g = cp_diag_vreport(d, code, loc, fmt, ap);
+    va_end(ap);
+    return g;
+}
+
+struct cp_diag *cp_diag_vreport(struct cp_diags *d, enum cp_diag_code code,
+                                const struct cp_loc *loc, const char *fmt,
+                                va_list ap)
+{
     enum cp_severity sev = cp_diag_code_default(code);
     if (sev != CP_SEV_ERROR) {
         if ((size_t)code < CP_DIAG__COUNT && d->wstate[code] < 0)
@@ -516,10 +527,7 @@ struct cp_diag *cp_diag_report(struct cp_diags *d, enum cp_diag_code code,
     g->sev = sev;
     if (loc)
         g->loc = *loc;
-    va_list ap;
-    va_start(ap, fmt);
     g->msg = cp_diags_vfmt(d, fmt, ap);
-    va_end(ap);
     size_t pn;
     /* Errors are never merged: a backend's own error count decides whether
      * its artifact is written. */
@@ -963,6 +971,13 @@ enum { CP_GROUP_MIN = 10 };
 
 /* The cause of a warning or note: its code and its message with the quoted
  * parts ('...', the rule or path) left out, and whether it has a location. */
+/* The first quote at or after P, or the end of the string. */
+static const char *cp_next_quote(const char *p)
+{
+    const char *q = strchr(p, '\'');
+    return q ? q : p + strlen(p);
+}
+
 static uint64_t cp_cause(const struct cp_diag *g)
 {
     struct cp_hasher hs;
@@ -973,7 +988,7 @@ static uint64_t cp_cause(const struct cp_diag *g)
     /* The unquoted spans: up to a quote, then past the closing one (an
      * unclosed quote runs to the end). */
     for (const char *p = g->msg; *p;) {
-        size_t n = strcspn(p, "'");
+        size_t n = (size_t)(cp_next_quote(p) - p);
         cp_hasher_feed(&hs, p, n);
         if (!p[n])
             break;
@@ -990,7 +1005,7 @@ static uint64_t cp_cause(const struct cp_diag *g)
 static bool cp_same_cause(const char *a, const char *b)
 {
     for (;;) {
-        const char *qa = a + strcspn(a, "'"), *qb = b + strcspn(b, "'");
+        const char *qa = cp_next_quote(a), *qb = cp_next_quote(b);
         if (qa - a != qb - b || memcmp(a, b, (size_t)(qa - a)) != 0)
             return false;
         if (!*qa || !*qb)
