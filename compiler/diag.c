@@ -439,9 +439,8 @@ static void cp_diags_seen_release(struct cp_diags *d)
 {
     for (size_t i = 0; i < d->seencap; i++) {
         struct cp_diag_seen *e = &d->seen[i];
-        if (e->key && e->gen == d->gen && e->v < d->len) {
+        if (e->key && e->gen == d->gen && e->v < d->len)
             e->v = cp_diag_full_key(&d->items[e->v]);
-        }
     }
 }
 
@@ -969,8 +968,6 @@ static void cp_put_grouped(size_t v, struct cp_buf *out)
  * one batch: the first is printed with "and N more like this". */
 enum { CP_GROUP_MIN = 10 };
 
-/* The cause of a warning or note: its code and its message with the quoted
- * parts ('...', the rule or path) left out, and whether it has a location. */
 /* The first quote at or after P, or the end of the string. */
 static const char *cp_next_quote(const char *p)
 {
@@ -978,6 +975,8 @@ static const char *cp_next_quote(const char *p)
     return q ? q : p + strlen(p);
 }
 
+/* The cause of a warning or note: its code and its message with the quoted
+ * parts ('...', the rule or path) left out, and whether it has a location. */
 static uint64_t cp_cause(const struct cp_diag *g)
 {
     struct cp_hasher hs;
