@@ -601,6 +601,46 @@ static int cp_order_cmp(const void *a, const void *b)
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* Merges the sorted runs O[0, m) and O[m, n) through TMP (n entries). */
+static void cp_order_merge(struct cp_order *o, size_t m, size_t n,
+                           struct cp_order *tmp)
+{
+    size_t i = 0, j = m, k = 0;
+    while (i < m && j < n)
+        tmp[k++] = cp_order_cmp(&o[j], &o[i]) < 0 ? o[j++] : o[i++];
+    while (i < m)
+        tmp[k++] = o[i++];
+    memcpy(o, tmp, k * sizeof *o); /* o[j, n) is in place already */
+}
+
+/* Sorts O (N keys, all distinct: seq tells them apart) by merging the runs
+ * it arrives in, pairwise until one is left: each target reports in rule
+ * order, so a build's records are a few runs, where qsort took n log n
+ * comparisons through a pointer (the sort was 1.3% of the 100,000-rule
+ * build). */
+static void cp_order_sort(struct cp_order *o, size_t n)
+{
+    size_t *run = cp_xmalloc((n + 1) * sizeof *run), nrun = 0;
+    for (size_t i = 0; i < n; i++)
+        if (i == 0 || cp_order_cmp(&o[i - 1], &o[i]) > 0)
+            run[nrun++] = i;
+    run[nrun] = n;
+    struct cp_order *tmp = cp_xmalloc(n * sizeof *tmp);
+    while (nrun > 1) {
+        size_t k = 0;
+        for (size_t r = 0; r < nrun; r += 2, k++) {
+            if (r + 1 < nrun)
+                cp_order_merge(o + run[r], run[r + 1] - run[r],
+                               run[r + 2] - run[r], tmp);
+            run[k] = run[r];
+        }
+        run[k] = n;
+        nrun = k;
+    }
+    free(tmp);
+    free(run);
+}
+
 /* After a sort that put the record at O[i].seq at i, the entries of the
  * held records follow them. */
 static void cp_diags_seen_move(struct cp_diags *d, const struct cp_order *o,
@@ -674,7 +714,7 @@ void cp_diags_sort(struct cp_diags *d)
         cp_die_oom(); /* past what 16-byte keys can number */
     struct cp_order *o = cp_xmalloc(n * sizeof *o);
     if (cp_diags_order(d, o)) {
-        qsort(o, n, sizeof *o, cp_order_cmp);
+        cp_order_sort(o, n);
         cp_diags_seen_move(d, o, n);
         cp_diags_permute(d->items, o, n);
     }

@@ -333,6 +333,59 @@ START_TEST(sort_source_order)
 }
 END_TEST
 
+/* Many records in random order, runs and reversed runs: sorted by source
+ * (first occurrence), line, column, then the order reported, each once. */
+START_TEST(sort_random)
+{
+    const struct cp_source *src[3] = {
+        cp_source_from_memory(ar, "a", "x\n", 2),
+        cp_source_from_memory(ar, "b", "x\n", 2),
+        cp_source_from_memory(ar, "c", "x\n", 2),
+    };
+    enum { N = 5000 };
+    const struct cp_source *order[3]; /* as the sources first occur */
+    size_t norder = 0;
+    unsigned seed = 12345;
+    for (int i = 0; i < N; i++) {
+        seed = seed * 1103515245u + 12345u;
+        unsigned r = seed >> 8;
+        unsigned line = i < 1000   ? (unsigned)i          /* a run */
+                        : i < 2000 ? (unsigned)(3000 - i) /* reversed */
+                                   : r % 50;
+        const struct cp_source *s = src[r % 3];
+        bool known = false;
+        for (size_t k = 0; k < norder; k++)
+            known = known || order[k] == s;
+        if (!known)
+            order[norder++] = s;
+        struct cp_loc l = loc(s, line + 1, (r >> 4) % 7 + 1, line + 1, 9);
+        cp_diag_report(&d, CP0710, &l, "%d", i);
+    }
+    cp_diags_sort(&d);
+    ck_assert_uint_eq(d.len, N);
+    static bool seen[N];
+    size_t block = 0;
+    for (int i = 0; i < N; i++) {
+        const struct cp_diag *q = &d.items[i];
+        int seq = atoi(q->msg);
+        ck_assert(!seen[seq]);
+        seen[seq] = true;
+        if (i > 0 && q->loc.src != d.items[i - 1].loc.src)
+            block++;
+        ck_assert_uint_lt(block, norder);
+        ck_assert_ptr_eq(q->loc.src, order[block]);
+        if (i == 0 || q->loc.src != d.items[i - 1].loc.src)
+            continue;
+        const struct cp_diag *p = &d.items[i - 1];
+        ck_assert(p->loc.line < q->loc.line ||
+                  (p->loc.line == q->loc.line &&
+                   (p->loc.col < q->loc.col || (p->loc.col == q->loc.col &&
+                                                atoi(p->msg) < atoi(q->msg)))));
+    }
+    ck_assert_uint_eq(block + 1, norder);
+}
+END_TEST
+
 /* Records are told apart by their whole message, not only by its length:
  * while held (compared byte for byte) and once printed (by hash). */
 START_TEST(dedupe_same_length)
@@ -525,6 +578,7 @@ Suite *cp_test_diag_suite(void)
     tcase_add_test(tc, dedupe_same_length);
     tcase_add_test(tc, dedupe_after_sort);
     tcase_add_test(tc, sort_source_order);
+    tcase_add_test(tc, sort_random);
     tcase_add_test(tc, grouping);
     tcase_add_test(tc, grouping_large_count);
     tcase_add_test(tc, grouping_interleaved);
