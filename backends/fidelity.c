@@ -3,7 +3,6 @@
  * backends (see fidelity.h). */
 #include "fidelity.h"
 
-#include <stdio.h>
 #include <string.h>
 
 void cp_fidtab_init(struct cp_fidtab *t, struct cp_arena *a, size_t nrules)
