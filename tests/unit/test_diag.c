@@ -392,24 +392,24 @@ START_TEST(dedupe_same_length)
 {
     const struct cp_source *s = cp_source_from_memory(ar, "t", "x\n", 2);
     struct cp_loc l = loc(s, 1, 1, 1, 1);
-    cp_diag_report(&d, CP0704, &l, "sbpl: cannot allow 'a.com'");
+    cp_diag_report(&d, CP0730, &l, "sbpl: cannot allow 'a.com'");
     ck_assert_ptr_nonnull(
-        cp_diag_report(&d, CP0704, &l, "bwrap: cannot allow 'b.com'"));
+        cp_diag_report(&d, CP0730, &l, "bwrap: cannot allow 'b.com'"));
     ck_assert_ptr_nonnull(
-        cp_diag_report(&d, CP0704, NULL, "bwrap: cannot allow 'a.com'"));
+        cp_diag_report(&d, CP0730, NULL, "bwrap: cannot allow 'a.com'"));
     ck_assert_ptr_null(
-        cp_diag_report(&d, CP0704, &l, "bwrap: cannot allow 'a.com'"));
+        cp_diag_report(&d, CP0730, &l, "bwrap: cannot allow 'a.com'"));
     ck_assert_str_eq(d.items[0].msg, "sbpl, bwrap: cannot allow 'a.com'");
     ck_assert_str_eq(d.items[1].msg, "bwrap: cannot allow 'b.com'");
     FILE *f = fopen("/dev/null", "w");
     cp_diags_flush_text(&d, f);
     fclose(f);
     ck_assert_ptr_nonnull(
-        cp_diag_report(&d, CP0704, &l, "claude: cannot allow 'c.com'"));
+        cp_diag_report(&d, CP0730, &l, "claude: cannot allow 'c.com'"));
     ck_assert_ptr_null(
-        cp_diag_report(&d, CP0704, &l, "claude: cannot allow 'b.com'"));
+        cp_diag_report(&d, CP0730, &l, "claude: cannot allow 'b.com'"));
     ck_assert_ptr_null(
-        cp_diag_report(&d, CP0704, &l, "landlock: cannot allow 'c.com'"));
+        cp_diag_report(&d, CP0730, &l, "landlock: cannot allow 'c.com'"));
     ck_assert_uint_eq(d.nwarnings, 4);
 }
 END_TEST
@@ -420,11 +420,11 @@ START_TEST(dedupe_after_sort)
 {
     const struct cp_source *s = cp_source_from_memory(ar, "t", "x\ny\n", 4);
     struct cp_loc l1 = loc(s, 1, 1, 1, 1), l2 = loc(s, 2, 1, 2, 1);
-    cp_diag_report(&d, CP0704, &l2, "sbpl: cannot allow 'b.com'");
-    cp_diag_report(&d, CP0704, &l1, "sbpl: cannot allow 'a.com'");
+    cp_diag_report(&d, CP0730, &l2, "sbpl: cannot allow 'b.com'");
+    cp_diag_report(&d, CP0730, &l1, "sbpl: cannot allow 'a.com'");
     cp_diags_sort(&d);
     ck_assert_ptr_null(
-        cp_diag_report(&d, CP0704, &l2, "bwrap: cannot allow 'b.com'"));
+        cp_diag_report(&d, CP0730, &l2, "bwrap: cannot allow 'b.com'"));
     ck_assert_str_eq(d.items[0].msg, "sbpl: cannot allow 'a.com'");
     ck_assert_str_eq(d.items[1].msg, "sbpl, bwrap: cannot allow 'b.com'");
 }
