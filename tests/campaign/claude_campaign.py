@@ -140,7 +140,7 @@ class Target:
         if self.srt:
             self.counts.update({'looser_known': 0, 'unobservable': 0,
                                 'unlike_model': 0})
-        self.fails, self.known = [], []
+        self.fails, self.known, self.unlike = [], [], []
 
     def note(self, msg):
         if len(self.fails) < 40:
@@ -170,6 +170,11 @@ class Target:
                 if self.srt and got != (model.bash_read(p) if acc == 'read'
                                         else model.bash_write(p)):
                     self.counts['unlike_model'] += 1
+                    if len(self.unlike) < 5 and not self.rebound(model, p,
+                                                                 'read'):
+                        self.unlike.append('%s %s: runtime %s, model %s: %s' % (
+                            acc, p, 'allows' if got else 'denies',
+                            'denies' if got else 'allows', where))
                 if got and not want:
                     self.counts['looser'] += 1
                     if announced_looser(model, p, acc, warn, not_enforced):
@@ -214,6 +219,8 @@ class Target:
         for k in self.known:
             print('%s: KNOWN LOOSER (a write path bound back over a denied '
                   'directory): %s' % (self.name, k))
+        for u in self.unlike:
+            print('%s: unlike the model (informative): %s' % (self.name, u))
         for f in self.fails:
             print('%s: %s' % (self.name, f))
         print('claude campaign (%s) seed %s: %s' % (self.name, seed, ', '.join(
@@ -254,12 +261,13 @@ def fidelity(stdout):
 def main():
     confpol, helper, work, seed, count = sys.argv[1:6]
     names = (sys.argv[6] if len(sys.argv) > 6 else 'model').split(',')
-    targets = [Target(n, work) for n in names]
-    for t in targets:
+    targets = []
+    for t in (Target(n, work) for n in names):
         why = t.srt and t.srt.missing()
         if why:
             print('claude campaign (srt): skipped: %s' % why)
-            targets.remove(t)
+        else:
+            targets.append(t)
     if not targets:
         return 77
     rng = random.Random(int(seed))
