@@ -92,8 +92,9 @@ def announced_looser(model, p, acc, warn, not_enforced):
 
 def stricter_reason(model, p, acc):
     """The reason the fidelity report must give for a stricter answer."""
-    if acc == 'read':
-        # Claude Code's '?' takes a character, the model's a byte.
+    if acc in ('read', 'exec'):
+        # Claude Code's '?' takes a character, the model's a byte (a file
+        # runs where Bash may read it).
         return "a '?' is one byte"
     if any(cm.under(p, x) for x in PROTECTED):
         return 'protected paths'
@@ -137,6 +138,11 @@ class Target:
                        'looser_announced': 0, 'stricter': 0,
                        'stricter_announced': 0, 'stricter_unreported': 0,
                        'failed': 0}
+        # Claude Code has no exec control: a file runs where Bash may read
+        # it, which only the real runtime shows (its probe files are
+        # scripts).
+        self.accesses = ('read', 'write', 'exec') if self.srt else \
+            ('read', 'write')
         if self.srt:
             self.counts.update({'looser_known': 0, 'unobservable': 0,
                                 'unlike_model': 0})
@@ -161,14 +167,16 @@ class Target:
         self.counts['policies'] += 1
         for p in paths:
             self.counts['probes'] += 1
-            for acc in ('read', 'write'):
+            for acc in self.accesses:
+                if (acc, p) not in obs:
+                    continue  # a directory does not run
                 want = verdicts[(acc, p)]
-                got = obs.get((acc, p))
+                got = obs[(acc, p)]
                 if got is None:
                     self.counts['unobservable'] += 1
                     continue
-                if self.srt and got != (model.bash_read(p) if acc == 'read'
-                                        else model.bash_write(p)):
+                if self.srt and got != (model.bash_write(p) if acc == 'write'
+                                        else model.bash_read(p)):
                     self.counts['unlike_model'] += 1
                     if len(self.unlike) < 5 and not self.rebound(model, p,
                                                                  'read'):
@@ -199,7 +207,7 @@ class Target:
         """The known looser class of the real runtime (claude_srt.py,
         rebound_read): a read below a write path that lies in a denied
         directory."""
-        if not self.srt or acc != 'read':
+        if not self.srt or acc == 'write':
             return False
         cfg = srt_config(model.doc, H, P, os.getuid())
         return rebound_read(cfg, H, P, p)
@@ -293,13 +301,14 @@ def main():
                 for p in expand(ln.split(' ')[-1], params, rng):
                     paths |= neighbours(p)
         paths = sorted(p for p in paths if '//' not in p)
-        q = ''.join('%s %s\n' % (a, p) for p in paths for a in ('read', 'write'))
+        accs = ('read', 'write', 'exec')
+        q = ''.join('%s %s\n' % (a, p) for p in paths for a in accs)
         out = subprocess.run([helper, src] + ['%s=%s' % kv for kv in
                                               sorted(params.items())],
                              input=q.encode(), stdout=subprocess.PIPE)
         answers = iter(out.stdout.decode().split('\n'))
         verdicts = {(a, p): next(answers) == 'allow'
-                    for p in paths for a in ('read', 'write')}
+                    for p in paths for a in accs}
         not_enforced, stricter = fidelity(r.stdout.decode())
         case = (text, paths, verdicts, r.stderr.decode(), not_enforced,
                 stricter)

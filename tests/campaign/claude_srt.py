@@ -247,9 +247,10 @@ def _q(p):
 
 def _materialise(paths):
     """Every probe path exists: a directory when another probe lies below
-    it (or it is one already), else a file holding a token of its own.
-    Returns {path: set of the names a listing must show} for directories
-    and {path: token} for files."""
+    it (or it is one already), else a file holding a token of its own: a
+    shell script that prints another when it runs.  Returns {path: set of
+    the names a listing must show} for directories and {path: token} for
+    files."""
     dirs = set()
     for p in paths:
         d = os.path.dirname(p)
@@ -266,20 +267,25 @@ def _materialise(paths):
         if p not in dirs:
             expect[p] = 'tok%d.' % i
             with open(p, 'w', encoding='utf-8') as f:
-                f.write(expect[p])
+                f.write('#!/bin/sh\n# %s\necho ran%d.\n' % (expect[p], i))
+            os.chmod(p, 0o755)
     for p in dirs:
         expect[p] = set(os.listdir(p))
     return expect
 
 
 def _script(paths, expect):
-    """The probe script the agent runs: every read first, then every write
-    (so that a read never sees a probe's own write)."""
-    lines = ['exec 2>/dev/null']
+    """The probe script the agent runs: every read first, then every file
+    run, then every write (so that neither sees a probe's own write)."""
+    lines = ['exec 2>/dev/null </dev/null']
     for i, p in enumerate(paths):
         lines.append("printf '\\n@R%d\\n'" % i)
         lines.append(('ls -A -- %s' if isinstance(expect[p], set) else
                       'cat -- %s') % _q(p))
+    for i, p in enumerate(paths):
+        if not isinstance(expect[p], set):
+            lines.append("printf '\\n@X%d\\n'" % i)
+            lines.append(_q(p))
     lines.append("printf '\\n@END\\n'")
     for i, p in enumerate(paths):
         if isinstance(expect[p], set):
@@ -291,11 +297,11 @@ def _script(paths, expect):
 
 def _read_back(paths, expect, out):
     """What the agent saw (None: an empty directory shows nothing either
-    way) and what reached the disk."""
+    way), what ran, and what reached the disk."""
     sections, cur = {}, None
     for ln in out.split('\n'):
-        if ln.startswith('@R') and ln[2:].isdigit():
-            cur = int(ln[2:])
+        if ln[:2] in ('@R', '@X') and ln[2:].isdigit():
+            cur = (ln[1], int(ln[2:]))
             sections[cur] = []
         elif ln == '@END':
             cur = None
@@ -303,7 +309,7 @@ def _read_back(paths, expect, out):
             sections[cur].append(ln)
     obs = {}
     for i, p in enumerate(paths):
-        seen = sections.get(i, [])
+        seen = sections.get(('R', i), [])
         want = expect[p]
         if isinstance(want, set):
             obs['read ' + p] = bool(want & set(seen)) if want else None
@@ -314,6 +320,7 @@ def _read_back(paths, expect, out):
             obs['write ' + p] = DIR_MTIME in (st.st_mtime, st.st_atime)
         else:
             obs['read ' + p] = want in ''.join(seen)
+            obs['exec ' + p] = 'ran%d.' % i in sections.get(('X', i), [])
             with open(p, encoding='utf-8') as f:
                 obs['write ' + p] = ('w%d.' % i) in f.read()
     return obs
@@ -375,8 +382,9 @@ class ClaudeSrt:
         return None
 
     def observe(self, doc, paths, home, cwd):
-        """{(access, path): True (allowed) | False (denied)} for every probe
-        path, read and write; raises when the launch fails."""
+        """{(access, path): True (allowed) | False (denied) | None (not
+        observable)} for every probe path, read and write, and exec of
+        those that are files; raises when the launch fails."""
         plan = {'doc': doc, 'paths': sorted(paths), 'home': home, 'cwd': cwd,
                 'uid': os.getuid(), 'srt': self.srt}
         base = os.path.join(self.work, 'world%d' % self.launches)

@@ -17,7 +17,7 @@ ${CC:-cc} -std=c11 -D_GNU_SOURCE -I"$TOP/util" -I"$TOP/compiler" -o "$tmp/decide
     "$TOP/tests/golden/decide_batch.c" "$TOP/${BUILD:-build}/libconfpol.a" \
     || { echo "cannot build the decision helper"; exit 1; }
 python3 "$TOP/tests/campaign/claude_campaign.py" "$CONFPOL" "$tmp/decide_batch" \
-    "$tmp" "${SRT_SEED:-20261203}" "${SRT_COUNT:-25}" srt >"$tmp/out" 2>&1
+    "$tmp" "${SRT_SEED:-20261203}" "${SRT_COUNT:-20}" srt >"$tmp/out" 2>&1
 rc=$?
 cat "$tmp/out"
 exit $rc
