@@ -219,7 +219,10 @@ def rebound_read(cfg, home, cwd, p):
 # ---- the world (runs inside `unshare -m`, as root) ----------------------
 
 def _sh(*argv):
-    subprocess.run(argv, check=True)
+    r = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    if r.returncode != 0:
+        sys.exit('`%s` failed: %s' % (' '.join(argv), ' '.join(
+            r.stderr.decode('utf-8', 'replace').split())))
 
 
 def _enter_world(base):
@@ -379,7 +382,25 @@ class ClaudeSrt:
                 return 'the sandbox runtime needs `%s`, which is not installed' % tool
         if os.getuid() != 0:
             return 'the world of the srt campaign (mount namespace, overlay root) needs root'
-        return None
+        return self._world_fails()
+
+    def _world_fails(self):
+        """Can this machine build the world (a container may refuse mount
+        namespaces or overlayfs)?  The error, or None."""
+        base = os.path.join(self.work, 'world-check')
+        os.makedirs(base)
+        try:
+            r = subprocess.run(['unshare', '-m', '--propagation', 'private',
+                                sys.executable, os.path.abspath(__file__),
+                                '--world-check', base],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               timeout=60)
+        finally:
+            os.rmdir(base)
+        if r.returncode == 0 and r.stdout == b'ok\n':
+            return None
+        return 'cannot build the world of the srt campaign: %s' % (
+            r.stderr.decode('utf-8', 'replace').strip().split('\n')[-1])
 
     def observe(self, doc, paths, home, cwd):
         """{(access, path): True (allowed) | False (denied) | None (not
@@ -420,5 +441,9 @@ class ClaudeSrt:
 if __name__ == '__main__':
     if len(sys.argv) == 3 and sys.argv[1] == '--world':
         sys.exit(world_main(sys.argv[2]))
+    if len(sys.argv) == 3 and sys.argv[1] == '--world-check':
+        _enter_world(sys.argv[2])
+        print('ok')
+        sys.exit(0)
     print(__doc__, file=sys.stderr)
     sys.exit(2)
