@@ -29,7 +29,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, '..', 'claude'))
 sys.path.insert(0, HERE)
 import claudemodel as cm  # noqa: E402
-from claude_srt import ClaudeSrt, rebound_read, srt_config  # noqa: E402
+from claude_srt import (SRT_VERSION, ClaudeSrt, rebound_read,  # noqa: E402
+                        srt_config)
 from sbpl_campaign import (DENIES, WRITES, expand, neighbours,  # noqa: E402
                            pattern_segs, within)
 
@@ -276,6 +277,9 @@ def main():
             print('claude campaign (srt): skipped: %s' % why)
         else:
             targets.append(t)
+            if t.srt:
+                print('claude campaign (srt): %s, version %s (pinned: %s)' % (
+                    t.srt.srt, t.srt.version(), SRT_VERSION))
     if not targets:
         return 77
     rng = random.Random(int(seed))

@@ -372,6 +372,11 @@ class ClaudeSrt:
         self.srt = srt or os.environ.get('CAMPAIGN_SRT') or shutil.which('srt')
         self.launches = 0
 
+    def version(self):
+        r = subprocess.run([self.srt, '--version'], stdout=subprocess.PIPE,
+                           stderr=subprocess.DEVNULL, timeout=60)
+        return r.stdout.decode('utf-8', 'replace').strip()
+
     def missing(self):
         """Why the real runtime cannot run here (None: it can)."""
         if not self.srt or not os.access(self.srt, os.X_OK):
