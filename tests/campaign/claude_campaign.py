@@ -146,20 +146,37 @@ class Target:
             ('read', 'write')
         if self.srt:
             self.counts.update({'looser_known': 0, 'unobservable': 0,
-                                'unlike_model': 0})
+                                'unlike_model': 0, 'attacks': 0,
+                                'attacks_through': 0})
         self.fails, self.known, self.unlike = [], [], []
 
     def note(self, msg):
         if len(self.fails) < 40:
             self.fails.append(msg)
 
-    def observe(self, doc, paths):
+    def observe(self, doc, paths, targets):
         model = ClaudeCode(doc, self.session_tmp)
         if not self.srt:
             return model, {(a, p): model.bash_read(p) if a == 'read' else
                            model.bash_write(p)
-                           for p in paths for a in ('read', 'write')}
-        return model, self.srt.observe(doc, paths, H, P)
+                           for p in paths for a in ('read', 'write')}, []
+        obs, through = self.srt.observe(doc, paths, H, P, targets)
+        self.counts['attacks'] += len(targets)
+        return model, obs, through
+
+    def judge_attacks(self, case, obs, through, model):
+        """An attack counts when it reached what the runtime denies to a
+        direct access (a looser direct access is judged above)."""
+        for acc, p in through:
+            if obs.get((acc, p)) is not False or \
+                    case[2].get((acc, p), True):
+                continue
+            if self.rebound(model, p, acc):
+                self.counts['looser_known'] += 1
+                continue
+            self.counts['attacks_through'] += 1
+            self.note('ATTACK: %s %s: %s' % (acc, p,
+                                             case[0].replace('\n', '; ')))
 
     def judge(self, case, obs, model):
         """Counts one policy's observations against the decisions."""
@@ -213,9 +230,9 @@ class Target:
         cfg = srt_config(model.doc, H, P, os.getuid())
         return rebound_read(cfg, H, P, p)
 
-    def run(self, case, doc):
+    def run(self, case, doc, targets):
         try:
-            model, obs = self.observe(doc, case[1])
+            model, obs, through = self.observe(doc, case[1], targets)
         except (RuntimeError, OSError, ValueError,
                 subprocess.SubprocessError) as e:
             self.counts['failed'] += 1
@@ -223,6 +240,7 @@ class Target:
                                           str(e).strip()[-2000:]))
             return
         self.judge(case, obs, model)
+        self.judge_attacks(case, obs, through, model)
 
     def report(self, seed):
         for k in self.known:
@@ -236,7 +254,8 @@ class Target:
             '%s %d' % kv for kv in self.counts.items())))
         c = self.counts
         return c['looser'] - c['looser_announced'] - \
-            c.get('looser_known', 0) + c['stricter_unreported'] + c['failed']
+            c.get('looser_known', 0) + c['stricter_unreported'] + \
+            c['failed'] + c.get('attacks_through', 0)
 
 
 def policy_text(rng):
@@ -316,8 +335,15 @@ def main():
         not_enforced, stricter = fidelity(r.stdout.decode())
         case = (text, paths, verdicts, r.stderr.decode(), not_enforced,
                 stricter)
+        # The literal deny targets, attacked on the real runtime.
+        literal = []
+        for ln in text.split('\n')[2:]:
+            w = ln.split(' ')
+            if w[0] == 'deny' and not any(c in w[-1] for c in '*?['):
+                literal.append((w[1], '/' + '/'.join(
+                    pattern_segs(w[-1], params))))
         for t in targets:
-            t.run(case, doc)
+            t.run(case, doc, literal)
     bad = 0
     for t in targets:
         print('claude campaign (%s) seed %s: refused %d' % (t.name, seed, refused))

@@ -277,9 +277,10 @@ def _materialise(paths):
     return expect
 
 
-def _script(paths, expect):
+def _script(paths, expect, attack=()):
     """The probe script the agent runs: every read first, then every file
-    run, then every write (so that neither sees a probe's own write)."""
+    run, then every write (so that neither sees a probe's own write), then
+    the attacks."""
     lines = ['exec 2>/dev/null </dev/null']
     for i, p in enumerate(paths):
         lines.append("printf '\\n@R%d\\n'" % i)
@@ -295,7 +296,73 @@ def _script(paths, expect):
             lines.append('touch -c -d @%d -- %s' % (DIR_MTIME, _q(p)))
         else:
             lines.append("printf 'w%d.' >> %s" % (i, _q(p)))
+    lines += list(attack)
+    lines.append("printf '\\n@DONE\\n'")
     return '\n'.join(lines) + '\n'
+
+
+def _attacks(targets, expect, session_tmp):
+    """The attacker's script for each literal deny target of the policy (a
+    probe directory P whose file P/c/g holds a token), and what must not
+    happen on the disk.  For `deny write P`: rename every ancestor of P
+    away and write at the new name (then rename it back), a hard link and
+    a symbolic link to P/c/g written through, /proc/self/root; for
+    `deny read P` the same ways of reading P/c/g.  Returns (script lines,
+    [(index, kind, path, token)])."""
+    lines, checks = [], []
+    for i, (kind, p) in enumerate(targets):
+        f = p.rstrip('/') + '/c/g'
+        if not isinstance(expect.get(f), str):
+            continue
+        tok = 'atk%d.' % i
+        lines.append("printf '\\n@A%d\\n'" % i)
+        links = [os.path.join(d, '.atk%d' % i)
+                 for d in (session_tmp, os.path.dirname(p))]
+        if kind == 'write':
+            do = lambda t: "printf '%s' >> %s" % (tok, _q(t))  # noqa: E731
+            checks.append((i, 'write', f, tok))
+            checks.append((i, 'create', p + '/' + tok, tok))
+        else:
+            do = lambda t: 'cat -- %s' % _q(t)  # noqa: E731
+            checks.append((i, 'read', f, expect[f]))
+        a = os.path.dirname(p)
+        while a != '/':
+            rel = p[len(a) + 1:]
+            moved = a + '.atk'
+            mk = ('; mkdir -- %s' % _q(moved + '/' + rel + '/' + tok)
+                  if kind == 'write' else '')
+            lines.append('if mv -- %s %s; then %s%s; mv -- %s %s; fi' % (
+                _q(a), _q(moved), do(moved + '/' + rel + '/c/g'), mk,
+                _q(moved), _q(a)))
+            a = os.path.dirname(a)
+        for n, l in enumerate(links):
+            lines.append('ln -- %s %s && %s' % (_q(f), _q(l + 'h'), do(l + 'h')))
+            lines.append('ln -s -- %s %s && %s' % (_q(f), _q(l + 's'), do(l + 's')))
+        lines.append(do('/proc/self/root' + f))
+    return lines, checks
+
+
+def _violations(checks, out):
+    """What the attacks achieved that the policy denies."""
+    sections, cur = {}, None
+    for ln in out.split('\n'):
+        if ln.startswith('@A') and ln[2:].isdigit():
+            cur = int(ln[2:])
+            sections[cur] = []
+        elif ln.startswith('@'):
+            cur = None
+        elif cur is not None:
+            sections[cur].append(ln)
+    bad = []
+    for i, kind, p, tok in checks:
+        if kind == 'read' and tok in ''.join(sections.get(i, [])):
+            bad.append(('read', p))
+        elif kind == 'write' and os.path.exists(p) and \
+                tok in open(p, encoding='utf-8', errors='replace').read():
+            bad.append(('write', p))
+        elif kind == 'create' and os.path.lexists(p):
+            bad.append(('write', p))
+    return bad
 
 
 def _read_back(paths, expect, out):
@@ -345,8 +412,10 @@ def world_main(base):
     os.makedirs('/run/srt-probe', exist_ok=True)
     with open('/run/srt-probe/settings.json', 'w') as f:
         json.dump(cfg, f)
+    attack, checks = _attacks(plan.get('attacks', []), expect,
+                              '/tmp/claude-%d' % uid)
     with open('/run/srt-probe/probe.sh', 'w') as f:
-        f.write(_script(paths, expect))
+        f.write(_script(paths, expect, attack))
     env = dict(os.environ, HOME=home, PWD=cwd)
     r = subprocess.run([plan['srt'], '--settings', '/run/srt-probe/settings.json',
                         '-c', 'sh /run/srt-probe/probe.sh'],
@@ -355,8 +424,9 @@ def world_main(base):
     out = r.stdout.decode('utf-8', 'replace')
     res = {'rc': r.returncode, 'stderr': r.stderr.decode('utf-8', 'replace'),
            'config': cfg}
-    if '@END' in out:
+    if '@DONE' in out:
         res['obs'] = _read_back(paths, expect, out)
+        res['violations'] = _violations(checks, out)
     json.dump(res, sys.stdout)
     return 0
 
@@ -407,12 +477,15 @@ class ClaudeSrt:
         return 'cannot build the world of the srt campaign: %s' % (
             r.stderr.decode('utf-8', 'replace').strip().split('\n')[-1])
 
-    def observe(self, doc, paths, home, cwd):
+    def observe(self, doc, paths, home, cwd, attacks=()):
         """{(access, path): True (allowed) | False (denied) | None (not
         observable)} for every probe path, read and write, and exec of
-        those that are files; raises when the launch fails."""
+        those that are files, and [(access, path)] of what the attacks on
+        the literal deny targets `attacks` ([(access, path)]) achieved;
+        raises when the launch fails."""
         plan = {'doc': doc, 'paths': sorted(paths), 'home': home, 'cwd': cwd,
-                'uid': os.getuid(), 'srt': self.srt}
+                'uid': os.getuid(), 'srt': self.srt,
+                'attacks': sorted(attacks)}
         base = os.path.join(self.work, 'world%d' % self.launches)
         os.makedirs(base)
         self.launches += 1
@@ -422,7 +495,8 @@ class ClaudeSrt:
             os.rmdir(base)
         if 'obs' not in res:
             raise RuntimeError('srt launch failed (%d): %s' % (res['rc'], res['stderr']))
-        return {tuple(k.split(' ', 1)): v for k, v in res['obs'].items()}
+        obs = {tuple(k.split(' ', 1)): v for k, v in res['obs'].items()}
+        return obs, [tuple(v) for v in res['violations']]
 
     def _launch(self, base, plan):
         # The bridge sockets of the runtime occasionally fail to come up
