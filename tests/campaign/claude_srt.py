@@ -23,6 +23,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import threading
 
 SRT_VERSION = '0.0.83'
 # A directory probe is written by setting its mtime to this value, which
@@ -427,8 +428,64 @@ def world_main(base):
     if '@DONE' in out:
         res['obs'] = _read_back(paths, expect, out)
         res['violations'] = _violations(checks, out)
+        # Never the working directory or above it: the launch needs it.
+        late = [p for kind, p in plan.get('attacks', [])
+                if kind == 'read' and not _under(cwd, p)]
+        if late:
+            res['late'] = _late_reads(plan['srt'], late, cwd, env)
     json.dump(res, sys.stdout)
     return 0
+
+
+def _late_reads(srt, targets, cwd, env):
+    """A deny-read target that does not exist when the command starts and
+    appears on the disk while it runs (a secret written by the user, a
+    build): a second launch, with every target removed first; once the
+    sandbox is up, each is created with a new token in P/c/g, and the
+    command reads it.  Returns the targets whose token the command saw."""
+    for p in targets:
+        if os.path.isdir(p) and not os.path.islink(p):
+            shutil.rmtree(p)
+        elif os.path.lexists(p):
+            os.unlink(p)
+    go = '/run/srt-probe/go'
+    lines = ["printf '@UP\\n'", 'i=0',
+             'while [ ! -e %s ] && [ $i -lt 400 ]; do sleep 0.05; '
+             'i=$((i+1)); done' % go]
+    for i, p in enumerate(targets):
+        lines.append("printf '\\n@L%d\\n'; cat -- %s 2>/dev/null" % (
+            i, _q(p + '/c/g')))
+    lines.append("printf '\\n@DONE\\n'")
+    with open('/run/srt-probe/late.sh', 'w') as f:
+        f.write('\n'.join(lines) + '\n')
+    pr = subprocess.Popen([srt, '--settings', '/run/srt-probe/settings.json',
+                           '-c', 'sh /run/srt-probe/late.sh'], cwd=cwd,
+                          env=env, stdout=subprocess.PIPE,
+                          stderr=subprocess.DEVNULL)
+    killer = threading.Timer(TIMEOUT, pr.kill)
+    killer.start()
+    try:
+        first = pr.stdout.readline()
+        for i, p in enumerate(targets):
+            # The runtime may hold the name with a placeholder of its own
+            # (a path it always protects): then nothing can appear there.
+            try:
+                os.makedirs(p + '/c', exist_ok=True)
+                with open(p + '/c/g', 'w', encoding='utf-8') as f:
+                    f.write('late%d.\n' % i)
+            except OSError:
+                pass
+        open(go, 'w').close()
+        out = pr.stdout.read().decode('utf-8', 'replace')
+        pr.wait()
+    finally:
+        killer.cancel()
+    if first != b'@UP\n' or '@DONE' not in out:
+        return None
+    sections = out.split('\n@L')
+    return [p for i, p in enumerate(targets)
+            if any(x.startswith('%d\n' % i) and 'late%d.' % i in x
+                   for x in sections)]
 
 
 # ---- the target (runs on the host) ---------------------------------------
@@ -481,8 +538,9 @@ class ClaudeSrt:
         """{(access, path): True (allowed) | False (denied) | None (not
         observable)} for every probe path, read and write, and exec of
         those that are files, and [(access, path)] of what the attacks on
-        the literal deny targets `attacks` ([(access, path)]) achieved;
-        raises when the launch fails."""
+        the literal deny targets `attacks` ([(access, path)]) achieved,
+        and the deny-read targets read when they appear after the start
+        (_late_reads); raises when a launch fails."""
         plan = {'doc': doc, 'paths': sorted(paths), 'home': home, 'cwd': cwd,
                 'uid': os.getuid(), 'srt': self.srt,
                 'attacks': sorted(attacks)}
@@ -496,7 +554,9 @@ class ClaudeSrt:
         if 'obs' not in res:
             raise RuntimeError('srt launch failed (%d): %s' % (res['rc'], res['stderr']))
         obs = {tuple(k.split(' ', 1)): v for k, v in res['obs'].items()}
-        return obs, [tuple(v) for v in res['violations']]
+        if res.get('late', []) is None:
+            raise RuntimeError('srt launch of the late reads failed')
+        return obs, [tuple(v) for v in res['violations']], res.get('late', [])
 
     def _launch(self, base, plan):
         # The bridge sockets of the runtime occasionally fail to come up
