@@ -225,6 +225,17 @@ COUNT ?= 200
 soak: all
 	python3 tests/campaign/run.py --seed $(SEED) --count $(COUNT) \
 	  --confpol $(BUILD)/confpol --confpol-run $(BUILD)/confpol-run
+	@$(MAKE) --no-print-directory soak-srt SEED=$(SEED) COUNT=$(COUNT)
+
+# The claude campaign observed on the real sandbox runtime alone (npm
+# @anthropic-ai/sandbox-runtime; tests/campaign/README.md): make soak-srt
+# SEED=N COUNT=N.  Without the runtime it says why and passes, except
+# under CI=true.
+.PHONY: soak-srt
+soak-srt: all
+	BUILD=$(BUILD) CONFPOL=$(CURDIR)/$(BUILD)/confpol TOP=$(CURDIR) \
+	  SRT_SEED=$(SEED) SRT_COUNT=$(COUNT) sh tests/sh/claude-srt-campaign.sh || \
+	  { rc=$$?; [ $$rc -eq 77 ] && [ "$${CI:-}" != true ] || exit $$rc; }
 
 FUZZ_SECONDS ?= 60
 fuzz:

@@ -11,7 +11,7 @@ pkgs_of() {
     case $1 in
     build)    echo "build-essential flex bison pkg-config" ;;
     demo)     pkgs_of build; echo "bubblewrap" ;;
-    check)    pkgs_of build; echo "check bubblewrap python3 python3-jsonschema iproute2 strace procps openssl openssh-client jq curl git groff-base" ;;
+    check)    pkgs_of build; echo "check bubblewrap python3 python3-jsonschema iproute2 strace procps openssl openssh-client jq curl git groff-base socat ripgrep util-linux" ;;
     asan)     pkgs_of check; echo "clang libclang-rt-14-dev" ;;
     valgrind) pkgs_of check; echo "valgrind" ;;
     fuzz)     pkgs_of build; echo "clang libclang-rt-14-dev" ;;
@@ -37,7 +37,20 @@ claude_client() {
     timeout 600 npm install -g --no-fund --no-audit @anthropic-ai/claude-code >&2 ||
         echo "confpol: npm install of the claude client failed (tests that need it skip)" >&2
 }
-case " $* " in *" check "*|*" asan "*|*" valgrind "*) claude_client ;; esac
+# The sandbox runtime Claude Code runs Bash under on Linux (npm, pinned),
+# for the claude campaign on the real runtime (tests/sh/claude-srt-campaign.sh:
+# skipped without it, failed under CI=true).  It needs bubblewrap, socat
+# and ripgrep (Debian, in the check group above).  Same rules as above.
+SRT_PKG=@anthropic-ai/sandbox-runtime@0.0.83
+srt_runtime() {
+    [ "$(srt --version 2>/dev/null)" = "${SRT_PKG##*@}" ] && return 0
+    command -v npm >/dev/null 2>&1 || { echo "confpol: no npm: the sandbox runtime is not installed (tests that need it skip)" >&2; return 0; }
+    [ "$(id -u)" = 0 ] || { echo "confpol: run: npm install -g $SRT_PKG" >&2; return 0; }
+    echo "confpol: installing: $SRT_PKG (npm)" >&2
+    timeout 600 npm install -g --no-fund --no-audit --engine-strict=false "$SRT_PKG" >&2 ||
+        echo "confpol: npm install of the sandbox runtime failed (tests that need it skip)" >&2
+}
+case " $* " in *" check "*|*" asan "*|*" valgrind "*) claude_client; srt_runtime ;; esac
 [ -z "$missing" ] && exit 0
 if [ "$(id -u)" = 0 ]; then
     echo "confpol: installing:$missing" >&2
