@@ -38,6 +38,11 @@ int cp_rt_net_prepare(const struct cp_rt_artifact *a, struct cp_rt_plan *pl,
      * sockets; the network namespace alone leaves filesystem sockets
      * reachable. */
     pl->unix_closed = unshared;
+    pl->prog = prog;
+    if (pl->sockets.n && !unshared) /* a socket rule comes with a net rule */
+        return cp_rt_fail(e, CP_RT_EXIT_ERROR,
+                          "invalid artifact: 'socket' records without "
+                          "--unshare-net");
     if (!has_net)
         return 0;
     if (!unshared) /* the proxy would be a detour, not a boundary */
