@@ -246,6 +246,13 @@ grep -q "^deny.confpol:5: net socket /var/run/docker.sock	sbpl	exact	" fid.out |
 grep -q "^deny.confpol:5: net socket /var/run/docker.sock	claude	stricter	sandbox.network.allowUnixSockets" fid.out ||
     fail "fidelity: claude row"
 grep -q "CP0764" build.err || fail "claude: the Linux loss must be a warning"
+# the shell form names each socket in a comment, the param as a variable
+"$CONFPOL" build --target bwrap --format shell deny.confpol >shell.out 2>/dev/null ||
+    fail "shell form"
+grep -qx "# Unix socket the sandbox may connect to (confpol-run's supervisor): \"\$SSH_AUTH_SOCK\" (deny.confpol:5)" shell.out ||
+    fail "shell form: the param-rooted socket"
+grep -qx "# Unix socket the sandbox may connect to (confpol-run's supervisor): '/tmp/agent one.sock' (deny.confpol:8)" shell.out ||
+    fail "shell form: the quoted socket"
 # an open network: no record, no SBPL rule, no list
 mkdir out2
 "$CONFPOL" build --target all -Wno-socket-open-network -o out2 open.confpol 2>/dev/null ||
