@@ -158,6 +158,11 @@ class Profile:
 
     def _compile(self, f, env):
         kind = f[0]
+        if kind == 'remote' and len(f) == 3 and f[1] == 'unix-socket':
+            # (remote unix-socket F): the path of the socket connected to
+            return ('unix-socket', self._compile(f[2], env))
+        if kind == 'path-literal':
+            kind = 'literal'
         if kind in ('literal', 'path', 'subpath', 'regex', 'path-regex'):
             v = self._path_arg(f[1])
             if kind.endswith('regex'):
@@ -185,6 +190,8 @@ class Profile:
             subj = path.encode('utf-8', 'surrogateescape') \
                 if self.reading == 'bytes' else path
             return f[1].search(subj) is not None
+        if kind == 'unix-socket':
+            return self._match(f[1], path)
         if kind == 'require-not':
             return not self._match(f[1][0], path)
         if kind == 'require-all':
@@ -232,6 +239,9 @@ class Profile:
             return ok('process-exec', path)
         if kind == 'exists':
             return ok('file-test-existence', path)
+        if kind == 'connect-unix':
+            # connect(2) to the filesystem Unix socket at PATH (resolved)
+            return ok('network-outbound', path)
         if kind == 'clone':
             # clonefile: which checks apply is not known (sbpl.md §10):
             # allowed when file-clone is, whatever else is checked.
