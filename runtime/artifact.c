@@ -102,6 +102,7 @@ void cp_rt_artifact_free(struct cp_rt_artifact *a)
     free(a->recs);
     free(a->params);
     free(a->needed);
+    free(a->sockparams);
     memset(a, 0, sizeof *a);
 }
 
@@ -332,6 +333,25 @@ static int check_record(struct cp_rt_artifact *a, struct rparse *ps, size_t i,
     return 0;
 }
 
+/* The needed params that only `socket` records use, each as the whole
+ * path (REST empty): their values name sockets, not directories. */
+static void collect_sockparams(struct cp_rt_artifact *a)
+{
+    a->sockparams = cp_xmalloc((a->nneeded + 1) * sizeof *a->sockparams);
+    for (size_t k = 0; k < a->nneeded; k++) {
+        bool sock_only = true;
+        for (size_t i = 0; i < a->nrecs && sock_only; i++) {
+            const struct cp_rt_rec *r = &a->recs[i];
+            bool uses = (r->tag >= CP_RT_T_BIND && r->tag <= CP_RT_T_EXEC) ||
+                        r->tag == CP_RT_T_SOCKET;
+            if (uses && !strcmp(r->f1, a->needed[k]))
+                sock_only = r->tag == CP_RT_T_SOCKET && !*r->f2;
+        }
+        if (sock_only)
+            a->sockparams[a->nsockparams++] = a->needed[k];
+    }
+}
+
 /* Every root must be declared, except HOME and PROJECT (always known). */
 static int collect_needed(struct cp_rt_artifact *a, struct rparse *ps,
                           struct cp_rt_err *e)
@@ -353,6 +373,7 @@ static int collect_needed(struct cp_rt_artifact *a, struct rparse *ps,
                 i + 1, cp_rt_tags[r->tag].name, r->off, r->f1);
         push_param(a, ps, r->f1);
     }
+    collect_sockparams(a);
     return 0;
 }
 

@@ -874,7 +874,7 @@ static void ll_abi_notes(struct cp_ll_plan *pl)
               "network: no Unix socket can be created (seccomp: filesystem "
               "sockets such as an ssh agent or the docker socket are beyond "
               "Landlock's "
-              "ABI %d; socketpair still works)%s",
+              "ABI %d; stream socketpairs still work)%s",
               f->abi,
               f->feat & CP_LL_F_SCOPE
                   ? "; abstract Unix sockets are scoped as well"

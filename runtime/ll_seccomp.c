@@ -166,6 +166,24 @@ static void socket_block(struct prog *p, const struct cp_ll_seccomp *o)
     (void)start;
 }
 
+/* socket(AF_UNIX) and socketpair(AF_UNIX) (nr): a stream or seqpacket
+ * socket (with any flags) goes on, any other type (a datagram socket can
+ * send to a path with sendto, no connect needed; SOCK_RAW is a datagram
+ * socket for AF_UNIX) gets EACCES. */
+static void unix_stream_only(struct prog *p, long nr)
+{
+    emit(p, STMT(BPF_LD | BPF_W | BPF_ABS, OFF_NR));
+    emit(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)nr, 0, 7));
+    emit(p, STMT(BPF_LD | BPF_W | BPF_ABS, (unsigned)OFF_ARG(0)));
+    emit(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 0, 5));
+    emit(p, STMT(BPF_LD | BPF_W | BPF_ABS, (unsigned)OFF_ARG(1)));
+    emit(p, STMT(BPF_ALU | BPF_AND | BPF_K,
+                 ~(unsigned)(SOCK_NONBLOCK | SOCK_CLOEXEC)));
+    emit(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, SOCK_STREAM, 2, 0));
+    emit(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, SOCK_SEQPACKET, 1, 0));
+    emit(p, RET_ERRNO(EACCES));
+}
+
 /* The Landlock enforcer's program; 0 or -errno. */
 static int ll_filter(const struct cp_ll_seccomp *o)
 {
@@ -191,6 +209,8 @@ static int ll_filter(const struct cp_ll_seccomp *o)
     }
     if (o->net_deny)
         socket_block(&p, o);
+    if (o->unix_deny)
+        unix_stream_only(&p, __NR_socketpair);
     emit(&p, RET_ALLOW);
     return install(&p);
 #endif
@@ -205,24 +225,6 @@ int cp_ll_seccomp_install(const struct cp_ll_seccomp *o, struct cp_rt_err *e)
     return 0;
 }
 
-/* socket(AF_UNIX) and socketpair(AF_UNIX) (nr): a stream or seqpacket
- * socket (with any flags) goes on, any other type (a datagram socket can
- * send to a path with sendto, no connect needed; SOCK_RAW is a datagram
- * socket for AF_UNIX) gets EACCES. */
-static void unix_stream_only(struct prog *p, long nr)
-{
-    emit(p, STMT(BPF_LD | BPF_W | BPF_ABS, OFF_NR));
-    emit(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)nr, 0, 7));
-    emit(p, STMT(BPF_LD | BPF_W | BPF_ABS, (unsigned)OFF_ARG(0)));
-    emit(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 0, 5));
-    emit(p, STMT(BPF_LD | BPF_W | BPF_ABS, (unsigned)OFF_ARG(1)));
-    emit(p, STMT(BPF_ALU | BPF_AND | BPF_K,
-                 ~(unsigned)(SOCK_NONBLOCK | SOCK_CLOEXEC)));
-    emit(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, SOCK_STREAM, 2, 0));
-    emit(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, SOCK_SEQPACKET, 1, 0));
-    emit(p, RET_ERRNO(EACCES));
-}
-
 /* The Unix-socket filter: closed (every socket(AF_UNIX) refused), or
  * supervised (stream and seqpacket sockets allowed, every connect handed
  * to the supervisor's listener, returned in *listener). */
@@ -234,12 +236,13 @@ static int unix_filter(bool supervised, int *listener)
     struct prog p = {.n = 0};
     foreign_abi(&p, SECCOMP_RET_ERRNO | ENOSYS);
     deny_nr(&p, __NR_io_uring_setup, EACCES);
+    /* A stream or seqpacket pair is connected and reaches nothing
+     * outside; a datagram pair still sends to any path (sendto). */
+    unix_stream_only(&p, __NR_socketpair);
     if (!supervised) {
-        /* socketpair stays: a connected pair reaches nothing outside. */
         deny_arg(&p, __NR_socket, 0, 0xffffffffu, AF_UNIX, EACCES);
     } else {
         unix_stream_only(&p, __NR_socket);
-        unix_stream_only(&p, __NR_socketpair);
         /* A later filter's listener would take connect first (the newest
          * notifying filter wins) and could let it continue unchecked. */
         deny_arg(&p, __NR_seccomp, 1, SECCOMP_FILTER_FLAG_NEW_LISTENER,

@@ -92,6 +92,8 @@ struct cp_rt_artifact {
     size_t nparams;
     const char **needed; /* names some record uses as its root */
     size_t nneeded;
+    const char **sockparams; /* needed names used only as a whole socket path */
+    size_t nsockparams;
     bool has_exec;
 };
 
@@ -148,6 +150,22 @@ int cp_rt_params_bind(struct cp_rt_params *out, const char *const *needed,
                       const struct cp_rt_define *defines, size_t ndefines,
                       const char *home_env, const char *cwd,
                       struct cp_rt_err *e);
+/* The names cp_rt_params_bind_names binds: as above, and `sockets`, the
+ * params used only as the whole path of `socket` records, whose values
+ * name a socket (canonical as far as it exists; not a directory). */
+struct cp_rt_bind_names {
+    const char *const *needed;
+    size_t nneeded;
+    const char *const *known;
+    size_t nknown;
+    const char *const *sockets;
+    size_t nsockets;
+};
+int cp_rt_params_bind_names(struct cp_rt_params *out,
+                            const struct cp_rt_bind_names *names,
+                            const struct cp_rt_define *defines, size_t ndefines,
+                            const char *home_env, const char *cwd,
+                            struct cp_rt_err *e);
 const char *cp_rt_params_get(const struct cp_rt_params *p, const char *name);
 void cp_rt_params_free(struct cp_rt_params *p);
 
