@@ -424,7 +424,7 @@ static void stage_unix_supervise(const struct stage_opts *o)
     cp_rt_unix_resolve(o->socks, o->nsock, o->prog, &set);
     if (cp_rt_unix_supervise(&set, o->prog, NULL, &e))
         stage_report('E', e.status, "%s", e.msg);
-    free(set.v);
+    cp_rt_unix_set_free(&set);
 }
 
 /* Runs the command; reports why when it cannot. */

@@ -316,6 +316,8 @@ void cp_rt_exec_grants(char *const *execs, size_t nexec, const char *cmd,
 struct cp_rt_unix_id {
     dev_t dev;
     ino_t ino;
+    int pin; /* O_PATH descriptor held for the run: the inode number
+              * cannot be reused by another file while it is open */
 };
 struct cp_rt_unix_set { /* the sockets the sandbox may connect to */
     struct cp_rt_unix_id *v;
@@ -326,6 +328,8 @@ struct cp_rt_unix_set { /* the sockets the sandbox may connect to */
  * left out with a warning naming the path and its rule (stricter). */
 void cp_rt_unix_resolve(char *const *named, size_t n, const char *prog,
                         struct cp_rt_unix_set *set);
+/* Closes the pins (the supervisor keeps its own copies) and frees. */
+void cp_rt_unix_set_free(struct cp_rt_unix_set *set);
 /* Starts the supervisor (a grandchild, reparented to the namespace's init),
  * installs the filter that hands it every connect (sets no_new_privs) and
  * passes it the listener.  0, or CP_RT_EXIT_CANNOT with e's message.

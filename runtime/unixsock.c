@@ -77,18 +77,32 @@ void cp_rt_unix_resolve(char *const *named, size_t n, const char *prog,
     set->n = 0;
     for (size_t i = 0; i + 1 < n; i += 2) {
         struct stat st;
-        /* stat follows symlinks, as connect does. */
-        if (stat(named[i], &st) < 0)
+        /* Opened, following symlinks as connect does, and held: while the
+         * supervisor holds it, its inode number names no other file. */
+        int fd = open(named[i], O_PATH | O_CLOEXEC);
+        if (fd < 0 || fstat(fd, &st) < 0) {
             cp_rt_warn(prog, "socket '%s' (%s): %s; it stays closed (stricter)",
                        named[i], named[i + 1], strerror(errno));
-        else if (!S_ISSOCK(st.st_mode))
+        } else if (!S_ISSOCK(st.st_mode)) {
             cp_rt_warn(prog,
                        "socket '%s' (%s) is not a socket; it stays closed "
                        "(stricter)",
                        named[i], named[i + 1]);
-        else
-            set->v[set->n++] = (struct cp_rt_unix_id){st.st_dev, st.st_ino};
+        } else {
+            set->v[set->n++] = (struct cp_rt_unix_id){st.st_dev, st.st_ino, fd};
+            continue;
+        }
+        if (fd >= 0)
+            close(fd);
     }
+}
+
+void cp_rt_unix_set_free(struct cp_rt_unix_set *set)
+{
+    for (size_t i = 0; i < set->n; i++)
+        close(set->v[i].pin);
+    free(set->v);
+    memset(set, 0, sizeof *set);
 }
 
 /* ---- one connect ----------------------------------------------------------- */
@@ -323,15 +337,38 @@ static int us_recv_fd(int sv)
     return fd;
 }
 
-/* The supervisor keeps stderr (its denial lines) and its end of the pair,
- * and nothing else of the stage's: no terminal, no status socket. */
-static void us_detach(int sv)
+/* Closes every descriptor from 3 up but those in keep (n small). */
+static void us_close_others(int *keep, size_t n)
+{
+    for (size_t i = 1; i < n; i++) /* insertion sort */
+        for (size_t j = i; j > 0 && keep[j - 1] > keep[j]; j--) {
+            int t = keep[j];
+            keep[j] = keep[j - 1];
+            keep[j - 1] = t;
+        }
+    unsigned from = 3;
+    for (size_t i = 0; i < n; i++) {
+        if ((unsigned)keep[i] > from)
+            syscall(SYS_close_range, from, (unsigned)keep[i] - 1, 0u);
+        if ((unsigned)keep[i] + 1 > from)
+            from = (unsigned)keep[i] + 1;
+    }
+    syscall(SYS_close_range, from, ~0u, 0u);
+}
+
+/* The supervisor keeps stderr (its denial lines), its end of the pair and
+ * the pins, and nothing else of the stage's: no terminal, no status
+ * socket. */
+static void us_detach(const struct cp_rt_unix_set *set, int sv)
 {
     close(0);
     close(1);
-    if (sv > 3)
-        syscall(SYS_close_range, 3u, (unsigned)sv - 1, 0u);
-    syscall(SYS_close_range, (unsigned)sv + 1, ~0u, 0u);
+    int *keep = cp_xmalloc((set->n + 1) * sizeof *keep);
+    keep[0] = sv;
+    for (size_t i = 0; i < set->n; i++)
+        keep[i + 1] = set->v[i].pin;
+    us_close_others(keep, set->n + 1);
+    free(keep);
     signal(SIGPIPE, SIG_IGN);
     for (int n = 1; n < NSIG; n++)
         if (n != SIGKILL && n != SIGSTOP && n != SIGPIPE)
@@ -350,7 +387,7 @@ static _Noreturn void us_main(const struct cp_rt_unix_set *set,
      * without the filter. */
     if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
         _exit(1);
-    us_detach(sv);
+    us_detach(set, sv);
     struct us_sup s = {.set = set, .prog = prog};
     pthread_mutex_init(&s.mu, NULL);
     if (stat("/", &s.root) < 0 || (s.lfd = us_recv_fd(sv)) < 0)

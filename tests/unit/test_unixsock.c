@@ -203,6 +203,28 @@ static int case_paths(pid_t sup)
     return 0;
 }
 
+/* The named socket removed and another bound at its path: a new inode,
+ * closed until the next launch (the supervisor holds the old one, so its
+ * number names nothing else meanwhile). */
+static int case_recreated(pid_t sup)
+{
+    (void)sup;
+    char ok[128];
+    bool peer = false;
+    us_path(ok, sizeof ok, "ok.sock");
+    if (us_try(ok, &peer) || !peer)
+        return 1;
+    if (unlink(ok) < 0)
+        return 2;
+    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    us_path(a.sun_path, sizeof a.sun_path, "ok.sock");
+    if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) < 0 ||
+        listen(fd, 4) < 0)
+        return 3;
+    return us_try(ok, NULL) == EACCES ? 0 : 4;
+}
+
 static int case_types(pid_t sup)
 {
     (void)sup;
@@ -486,6 +508,13 @@ START_TEST(paths)
 }
 END_TEST
 
+START_TEST(recreated)
+{
+    ck_assert_int_eq(us_run(case_recreated), 0);
+    us_assert_untouched();
+}
+END_TEST
+
 START_TEST(types)
 {
     ck_assert_int_eq(us_run(case_types), 0);
@@ -543,6 +572,7 @@ Suite *cp_test_unixsock_suite(void)
     tcase_add_checked_fixture(tc, us_setup, us_teardown);
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, paths);
+    tcase_add_test(tc, recreated);
     tcase_add_test(tc, types);
     tcase_add_test(tc, ip_abstract);
     tcase_add_test(tc, race_address);
