@@ -265,6 +265,37 @@ static void apply_landlock(char **execs, size_t nexec, const char *cmd)
     close(rs);
 }
 
+/* With a network rule, processes of the sandbox run without the
+ * Unix-socket filter: bwrap's init (pid 1), the bridge, the socket
+ * supervisor.  The command runs as the same user and could trace one of
+ * them and connect through it to any socket.  A Landlock domain confines
+ * ptrace to its own members (every ABI): this one handles EXECUTE and
+ * grants it beneath "/", so it restricts nothing else (but, as every
+ * domain, mounting).  Landlock unavailable: said, not refused. */
+static void stage_ptrace_guard(const char *prog)
+{
+    int abi = cp_rt_landlock_abi();
+    if (abi < 1) {
+        cp_rt_warn(prog,
+                   "Landlock is unavailable (%s): the command can trace "
+                   "bwrap's init, which runs without the Unix-socket "
+                   "filter, and reach a Unix socket through it",
+                   strerror(-abi));
+        return;
+    }
+    struct cp_ll_ruleset_attr attr = {
+        .handled_access_fs = CP_LL_ACCESS_FS_EXECUTE};
+    int rs = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0);
+    if (rs < 0 || add_exec_rule(rs, "/") < 0 ||
+        prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+        syscall(SYS_landlock_restrict_self, rs, 0) < 0)
+        stage_report('E', CP_RT_EXIT_CANNOT,
+                     "cannot keep the command from tracing the sandbox's "
+                     "unfiltered processes: Landlock: %s",
+                     strerror(errno));
+    close(rs);
+}
+
 static int parse_fd(const char *s)
 {
     char *end;
@@ -466,6 +497,8 @@ int cp_rt_stage_main(int sargc, char **sargv)
         stage_unix_supervise(&o);
     else if (o.no_unix && cp_rt_unix_close(&e))
         stage_report('E', e.status, "%s", e.msg);
+    if (o.no_unix)
+        stage_ptrace_guard(o.prog);
     free(o.socks);
     stage_exec(cmd, o.landlock);
 }

@@ -1065,7 +1065,7 @@ int cp_rt_args_stream(const struct cp_rt_plan *pl, char *const *cmd,
     }
     if (pl->unix_closed)
         cp_rt_strv_push(stage_words, "--no-unix");
-    if (pl->unix_closed && pl->sockets.n) {
+    if (pl->unix_closed) {
         cp_rt_strv_push(stage_words, "--prog");
         cp_rt_strv_push(stage_words, pl->prog ? pl->prog : "confpol-run");
     }

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
@@ -140,6 +141,9 @@ int cp_rt_bridge_start(const char *sock, struct cp_rt_err *e)
                           strerror(err));
     }
     if (a == 0) {
+        /* It runs without the Unix-socket filter: the command (same
+         * user) must not trace it, nor take its descriptors. */
+        prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
         setsid();
         signal(SIGPIPE, SIG_IGN);
         for (int s = 1; s < NSIG; s++)

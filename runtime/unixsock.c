@@ -138,6 +138,8 @@ static int us_take(struct us_call *c, int *pidfd)
 {
     pid_t pid = (pid_t)c->req.pid;
     int len = (int)c->req.data.args[2];
+    if (c->req.data.nr != __NR_connect) /* the filter notifies no other */
+        return ENOSYS;
     if (len < 0 || (size_t)len > sizeof c->addr)
         return EINVAL;
     c->len = (socklen_t)len;
@@ -237,8 +239,11 @@ static int us_decide(struct us_call *c)
     int err = us_take(c, &pidfd);
     const struct sockaddr_un *u = (const struct sockaddr_un *)&c->addr;
     size_t base = offsetof(struct sockaddr_un, sun_path);
+    bool unix_path = c->len > base && u->sun_family == AF_UNIX;
     if (err) {
-    } else if (c->len > base && u->sun_family == AF_UNIX && u->sun_path[0]) {
+    } else if (unix_path && c->len > sizeof(struct sockaddr_un)) {
+        err = EINVAL; /* as the kernel answers: longer than sun_path */
+    } else if (unix_path && u->sun_path[0]) {
         err = us_path(c);
     } else {
         /* IP (only the sandbox's own loopback exists: the bridge),
@@ -392,6 +397,10 @@ static _Noreturn void us_main(const struct cp_rt_unix_set *set,
     pthread_mutex_init(&s.mu, NULL);
     if (stat("/", &s.root) < 0 || (s.lfd = us_recv_fd(sv)) < 0)
         _exit(1);
+    /* Ready (named, detached, holding the listener): the stage waits for
+     * this before it runs the command. */
+    if (send(sv, "R", 1, MSG_NOSIGNAL) != 1)
+        _exit(1);
     close(sv);
     for (;;) {
         struct pollfd p = {.fd = s.lfd, .events = POLLIN};
@@ -481,12 +490,15 @@ int cp_rt_unix_supervise(const struct cp_rt_unix_set *set, const char *prog,
     }
     int lfd = -1;
     int rc = cp_rt_unix_notify_install(&lfd, e);
-    if (!rc && us_send_fd(sv[0], lfd) < 0)
+    char ready = 0;
+    errno = 0;
+    if (!rc && (us_send_fd(sv[0], lfd) < 0 || recv(sv[0], &ready, 1, 0) != 1))
         /* The filter is on and nobody answers it: every connect fails
          * (ENOSYS), so this is still closed; but say so and stop. */
         rc = cp_rt_fail(e, CP_RT_EXIT_CANNOT,
-                        "socket supervisor: cannot pass it the listener: %s",
-                        strerror(errno));
+                        "socket supervisor: cannot pass it the listener, or "
+                        "it did not start: %s",
+                        errno ? strerror(errno) : "no answer");
     if (lfd >= 0)
         close(lfd);
     close(sv[0]);

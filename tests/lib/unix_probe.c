@@ -15,7 +15,8 @@
  *                        the address flipping between 127.0.0.1:PORT and
  *                        NO: "refused-hit H"
  *   kill-sup PATH        kills the supervisor, then connect PATH: "err E"
- *   ptrace-sup           PTRACE_ATTACH to the supervisor: "err E" or "ok"
+ *   ptrace-sup [COMM]    PTRACE_ATTACH to the supervisor (or the process
+ *                        named COMM, e.g. the bridge): "err E" or "ok"
  *   listener             a seccomp listener of its own: "err E" or "ok"
  *   latency PATH N       median microseconds of N connect+close */
 #define _GNU_SOURCE
@@ -35,6 +36,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -173,7 +175,10 @@ static int do_race_fd(const char *no, int port, int n)
     return 0;
 }
 
-/* The supervisor's pid, found by its name in /proc; 0 when none. */
+static const char *sup_name = "confpol-unixsoc";
+
+/* The supervisor's pid (or another process's, by sup_name), found by its
+ * name in /proc; 0 when none. */
 static pid_t supervisor(void)
 {
     DIR *d = opendir("/proc");
@@ -186,7 +191,8 @@ static pid_t supervisor(void)
         if (!f)
             continue;
         if (fgets(comm, sizeof comm, f) &&
-            !strncmp(comm, "confpol-unixsoc", 15))
+            !strncmp(comm, sup_name, strlen(sup_name)) &&
+            atoi(e->d_name) != getpid())
             found = atoi(e->d_name);
         fclose(f);
     }
@@ -218,10 +224,15 @@ static int do_ptrace_sup(void)
         printf("no supervisor\n");
         return 0;
     }
-    if (ptrace(PTRACE_ATTACH, s, 0, 0) < 0)
+    if (ptrace(PTRACE_ATTACH, s, 0, 0) < 0) {
         printf("err %s\n", en(errno));
-    else
-        printf("ok\n");
+        return 0;
+    }
+    /* attached: let it go on, so that a failing test does not hang */
+    int st;
+    waitpid(s, &st, __WALL);
+    ptrace(PTRACE_DETACH, s, 0, 0);
+    printf("ok\n");
     return 0;
 }
 
@@ -278,8 +289,11 @@ int main(int argc, char **argv)
         return do_race_fd(argv[2], atoi(argv[3]), atoi(argv[4]));
     if (!strcmp(m, "kill-sup") && argc == 3)
         return do_kill_sup(argv[2]);
-    if (!strcmp(m, "ptrace-sup"))
+    if (!strcmp(m, "ptrace-sup") && argc <= 3) {
+        if (argc == 3)
+            sup_name = argv[2];
         return do_ptrace_sup();
+    }
     if (!strcmp(m, "listener"))
         return do_listener();
     if (!strcmp(m, "latency") && argc == 4)

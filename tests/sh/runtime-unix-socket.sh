@@ -198,6 +198,9 @@ expect "descriptor race" "refused-hit 0" \
     "$(run named.confpol $PROBE race-fd "$S/no.sock" "$P" 3000)"
 expect "a listener of its own" "err EACCES" "$(run named.confpol $PROBE listener)"
 expect "ptrace the supervisor" "err EPERM" "$(run named.confpol $PROBE ptrace-sup)"
+expect "ptrace bwrap's init" "err EPERM" "$(run named.confpol $PROBE ptrace-sup bwrap)"
+expect "closed: ptrace bwrap's init" "err EPERM" "$(run closed.confpol $PROBE ptrace-sup bwrap)"
+expect "ptrace the bridge" "err EPERM" "$(run allow.confpol $PROBE ptrace-sup confpol)"
 expect "supervisor killed" "err ENOSYS" "$(run named.confpol $PROBE kill-sup "$S/ok.sock")"
 [ ! -s "$S/no.log" ] || fail "the refused socket was reached $(wc -l < "$S/no.log") times"
 

@@ -305,6 +305,14 @@ static int case_ip(pid_t sup)
         return 7;
     if (connect(fd, (struct sockaddr *)&sin, 4096) == 0 || errno != EINVAL)
         return 8;
+    /* an AF_UNIX address longer than struct sockaddr_un: EINVAL, as the
+     * kernel says, and never a path longer than sun_path */
+    struct sockaddr_storage big;
+    memset(&big, 'a', sizeof big);
+    big.ss_family = AF_UNIX;
+    if (connect(fd, (struct sockaddr *)&big, sizeof big) == 0 ||
+        errno != EINVAL)
+        return 9;
     return 0;
 }
 
