@@ -242,19 +242,34 @@ static int case_types(pid_t sup)
     int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK, 0);
     if (fd < 0)
         return 5;
-    /* seqpacket ignores sendto's address: not connected */
+    /* seqpacket ignores sendto's address: not connected, ENOTCONN;
+     * connected (a pair), the message goes to the peer */
     struct sockaddr_un a = {.sun_family = AF_UNIX};
     us_path(a.sun_path, sizeof a.sun_path, "noseq.sock");
-    if (sendto(fd, "x", 1, 0, (struct sockaddr *)&a, sizeof a) >= 0)
+    if (sendto(fd, "x", 1, 0, (struct sockaddr *)&a, sizeof a) >= 0 ||
+        errno != ENOTCONN)
         return 6;
     close(fd);
-    /* stream refuses an address on an unconnected socket */
+    char byte;
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) < 0 ||
+        sendto(sv[0], "x", 1, 0, (struct sockaddr *)&a, sizeof a) != 1 ||
+        recv(sv[1], &byte, 1, MSG_DONTWAIT) != 1)
+        return 10;
+    /* stream refuses an address: EOPNOTSUPP unconnected, EISCONN
+     * connected */
     fd = socket(AF_UNIX, SOCK_STREAM, 0);
     us_path(a.sun_path, sizeof a.sun_path, "no.sock");
     if (fd < 0 ||
-        sendto(fd, "x", 1, MSG_NOSIGNAL, (struct sockaddr *)&a, sizeof a) >= 0)
+        sendto(fd, "x", 1, MSG_NOSIGNAL, (struct sockaddr *)&a, sizeof a) >=
+            0 ||
+        errno != EOPNOTSUPP)
         return 7;
     close(fd);
+    if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0 ||
+        sendto(sv[0], "x", 1, MSG_NOSIGNAL, (struct sockaddr *)&a, sizeof a) >=
+            0 ||
+        errno != EISCONN)
+        return 11;
     /* A listener of its own would take connect before the supervisor. */
     struct sock_filter allow = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
     struct sock_fprog fp = {.len = 1, .filter = &allow};
