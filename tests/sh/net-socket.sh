@@ -233,6 +233,14 @@ assert net['allowUnixSockets'] == [sys.argv[2] + '/agent/sock',
                                    '/tmp/agent one.sock'], net
 assert 'allowAllUnixSockets' not in net
 PY
+# the artifact with allowUnixSockets is one Claude Code loads (its schema)
+if python3 -c 'import jsonschema' 2>/dev/null; then
+    python3 - out/deny.claude.json "$TOP/tests/claude/claude-code-settings.schema.json" <<'PY' ||
+import json, sys, jsonschema
+jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))
+PY
+        fail "claude: the artifact does not validate against the settings schema"
+fi
 for t in bwrap landlock sbpl claude; do
     grep -q "^deny.confpol:5: net socket /var/run/docker.sock	$t	" fid.out ||
         fail "fidelity: no $t row"
