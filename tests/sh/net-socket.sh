@@ -233,6 +233,24 @@ assert net['allowUnixSockets'] == [sys.argv[2] + '/agent/sock',
                                    '/tmp/agent one.sock'], net
 assert 'allowAllUnixSockets' not in net
 PY
+# the SBPL evaluator: the named sockets (resolved, /private) and no other
+python3 - out/deny.sb "$here" <<'PY' || fail "sbpl evaluator: connect"
+import os, sys
+sys.path.insert(0, os.environ['TOP'] + '/tests/lib')
+import sbpl_model
+prof = sbpl_model.load(sys.argv[1], {'HOME': '/home/u'})
+here = sys.argv[2]
+named = ['/private/var/run/docker.sock', '/private/tmp/agent one.sock',
+         here + '/agent/sock']
+if here.startswith('/tmp/'):
+    named[2] = '/private' + named[2]
+for p in named:
+    assert prof.probe('connect-unix', p), p
+for p in ['/var/run/docker.sock', '/private/var/run/docker.sock2',
+          '/private/var/run', '/private/var/run/docker.sock/x',
+          '/private/tmp/agent.sock']:
+    assert not prof.probe('connect-unix', p), p
+PY
 # the artifact with allowUnixSockets is one Claude Code loads (its schema)
 if python3 -c 'import jsonschema' 2>/dev/null; then
     python3 - out/deny.claude.json "$TOP/tests/claude/claude-code-settings.schema.json" <<'PY' ||
