@@ -279,6 +279,15 @@ grep -qx "# Unix socket the sandbox may connect to (confpol-run's supervisor): \
     fail "shell form: the param-rooted socket"
 grep -qx "# Unix socket the sandbox may connect to (confpol-run's supervisor): '/tmp/agent one.sock' (deny.confpol:8)" shell.out ||
     fail "shell form: the quoted socket"
+# a socket in the sandbox's own /dev: stricter, said at build
+printf 'confpol 1\nprofile confined\nnet deny\nnet socket /dev/log\n' >devlog.confpol
+mkdir out3
+"$CONFPOL" build --target bwrap --fidelity -o out3 devlog.confpol >devlog.fid 2>devlog.err ||
+    fail "build devlog.confpol"
+grep -q "^devlog.confpol:4:12: warning: bwrap: '/dev/log' lies in the sandbox's own /dev or /proc, which holds no socket of the host: it stays closed \[CP0715\]" devlog.err ||
+    { cat devlog.err; fail "CP0715"; }
+grep -q "^devlog.confpol:4: net socket /dev/log	bwrap	stricter	the sandbox has its own /dev and /proc" devlog.fid ||
+    fail "fidelity: /dev/log"
 # an open network: no record, no SBPL rule, no list
 mkdir out2
 "$CONFPOL" build --target all -Wno-socket-open-network -o out2 open.confpol 2>/dev/null ||
