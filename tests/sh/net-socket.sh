@@ -267,7 +267,7 @@ grep -q "^deny.confpol:5: net socket /var/run/docker.sock	bwrap	stricter	a socke
     fail "fidelity: bwrap row"
 grep -q "^deny.confpol:5: net socket /var/run/docker.sock	landlock	stricter	the Landlock enforcer starts no socket supervisor" fid.out ||
     fail "fidelity: landlock row"
-grep -q "^deny.confpol:5: net socket /var/run/docker.sock	sbpl	exact	" fid.out ||
+grep -q "^deny.confpol:5: net socket /var/run/docker.sock	sbpl	stricter	(allow network-outbound" fid.out ||
     fail "fidelity: sbpl row"
 grep -q "^deny.confpol:5: net socket /var/run/docker.sock	claude	not enforced by this target	partially: sandbox.network.allowUnixSockets" fid.out ||
     fail "fidelity: claude row"
