@@ -330,6 +330,20 @@ static void classify_socket(struct bw *b, const struct cp_rule *r)
                       "Unix socket is reachable");
         return;
     }
+    const struct cp_path *p = &r->u.path;
+    if (!p->root && p->nsegs >= 1 &&
+        (seg_is(&p->segs[0], "dev") || seg_is(&p->segs[0], "proc"))) {
+        /* The record is written all the same: the runtime finds no socket
+         * there and says so at launch. */
+        cp_fidtab_set(&b->ft, r, CP_FID_STRICTER,
+                      "the sandbox has its own /dev and /proc: the host's "
+                      "socket there is not reachable");
+        report(b, CP0715, r,
+               "bwrap: '%s' lies in the sandbox's own /dev or /proc, which "
+               "holds no socket of the host: it stays closed",
+               cp_backend_rule_text(b->a, r));
+        return;
+    }
     cp_fidtab_set(&b->ft, r, CP_FID_STRICTER,
                   "a socket record: confpol-run's supervisor lets connect(2) "
                   "reach the socket found at P when the sandbox starts; a "

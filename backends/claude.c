@@ -851,11 +851,14 @@ static void cl_net(struct cl *c, const struct cp_rule *r)
 }
 
 /* net socket P: sandbox.network.allowUnixSockets, which Claude Code's
- * sandbox runtime reads on macOS only (Seatbelt `subpath` filters for
- * connect and bind); on Linux its seccomp filter closes every Unix socket
- * and only allowAllUnixSockets would open one, which would open them all:
- * stricter there, reported.  A path Claude Code would read as a glob is
- * left out (it could name other sockets). */
+ * sandbox runtime reads on macOS only, as Seatbelt `subpath` filters for
+ * connect and bind: the socket at P, and were P a directory every socket
+ * beneath it, which the rule does not name; so the list's "nothing else"
+ * holds only while P is a socket, and the rule is rated not enforced
+ * (partially), reported.  On Linux its seccomp filter closes every Unix
+ * socket and only allowAllUnixSockets would open one, which would open them
+ * all: never written.  A path Claude Code would read as a glob is left out
+ * (it could name other sockets): stricter. */
 static void cl_socket(struct cl *c, const struct cp_rule *r)
 {
     if (c->p->net == CP_NET_ALL || c->coop) {
@@ -882,11 +885,12 @@ static void cl_socket(struct cl *c, const struct cp_rule *r)
     if (sp[0] == '/' && sp[1] == '/')
         sp++;
     cl_push(c, &c->sockets, sp);
-    cl_fid(c, r, CP_FID_STRICTER, CP0764,
-           "sandbox.network.allowUnixSockets: exact on macOS (Seatbelt "
-           "matches the resolved path; nothing lies beneath a socket); "
-           "Claude Code ignores it on Linux, where its seccomp filter "
-           "closes every Unix socket, this one too");
+    cl_fid(c, r, CP_FID_NOT_ENFORCED, CP0764,
+           "partially: sandbox.network.allowUnixSockets, which Claude Code's "
+           "sandbox runtime writes on macOS as Seatbelt subpath filters: the "
+           "socket at P, but were P a directory every socket beneath it "
+           "too; on Linux Claude Code ignores the list and its seccomp "
+           "filter closes every Unix socket, this one too (stricter)");
 }
 
 /* ---- the whole policy ------------------------------------------------------ */

@@ -576,11 +576,11 @@ static struct sb_list *rate_rule(struct sb *s, const struct cp_rule *r)
             break;
         }
         l = &s->sockets;
-        cp_fidtab_set(&s->ft, r, CP_FID_EXACT,
+        cp_fidtab_set(&s->ft, r, CP_FID_STRICTER,
                       "(allow network-outbound (remote unix-socket "
-                      "(path-literal P))) after (deny network*); Seatbelt "
-                      "matches the resolved path, so a link at P to another "
-                      "socket reaches nothing");
+                      "(path-literal P))) after (deny network*): exact while "
+                      "P is the socket itself; Seatbelt matches the resolved "
+                      "path, so through a link at P no socket is reached");
         break;
     case CP_R_NET_ALLOW:
         cp_fidtab_set(&s->ft, r, CP_FID_STRICTER,

@@ -172,20 +172,28 @@ void cp_sema_decide_path(const struct cp_policy *p, enum cp_access acc,
 
 /* Does the socket rule R name exactly the path SUBJ?  YES when both are
  * the same path; MAY when an unbound param decides (then *param names it);
- * NO otherwise.  A socket rule names one path, never what lies beneath. */
+ * NO otherwise.  A socket rule names one path, never what lies beneath.
+ * With different roots (a param on one side at least) the two are equal
+ * for some binding exactly when the shorter list of segments is a suffix of
+ * the longer one, and an absolute side is not the shorter one: a param may
+ * be any directory, and neither path holds a glob. */
 static enum cp_rel dc_same_path(const struct cp_path *r,
                                 const struct cp_path *subj, const char **param)
 {
     *param = NULL;
     if (dc_same_root(r->root, subj->root))
         return cp_path_cmp(r, subj) == 0 ? CP_REL_YES : CP_REL_NO;
-    /* Different roots: some binding of the param could make them equal
-     * when each contains the other for that binding. */
-    if (cp_path_contains(r, subj, param) == CP_REL_NO ||
-        cp_path_contains(subj, r, param) == CP_REL_NO)
+    if ((!r->root && r->nsegs < subj->nsegs) ||
+        (!subj->root && subj->nsegs < r->nsegs))
         return CP_REL_NO;
-    if (!*param)
-        *param = subj->root ? subj->root : r->root;
+    size_t n = r->nsegs < subj->nsegs ? r->nsegs : subj->nsegs;
+    for (size_t i = 1; i <= n; i++) {
+        const struct cp_seg *x = &r->segs[r->nsegs - i];
+        const struct cp_seg *y = &subj->segs[subj->nsegs - i];
+        if (x->len != y->len || memcmp(x->s, y->s, x->len) != 0)
+            return CP_REL_NO;
+    }
+    *param = subj->root ? subj->root : r->root;
     return CP_REL_MAY;
 }
 

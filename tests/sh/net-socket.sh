@@ -233,6 +233,32 @@ assert net['allowUnixSockets'] == [sys.argv[2] + '/agent/sock',
                                    '/tmp/agent one.sock'], net
 assert 'allowAllUnixSockets' not in net
 PY
+# the SBPL evaluator: the named sockets (resolved, /private) and no other
+python3 - out/deny.sb "$here" <<'PY' || fail "sbpl evaluator: connect"
+import os, sys
+sys.path.insert(0, os.environ['TOP'] + '/tests/lib')
+import sbpl_model
+prof = sbpl_model.load(sys.argv[1], {'HOME': '/home/u'})
+here = sys.argv[2]
+named = ['/private/var/run/docker.sock', '/private/tmp/agent one.sock',
+         here + '/agent/sock']
+if here.startswith('/tmp/'):
+    named[2] = '/private' + named[2]
+for p in named:
+    assert prof.probe('connect-unix', p), p
+for p in ['/var/run/docker.sock', '/private/var/run/docker.sock2',
+          '/private/var/run', '/private/var/run/docker.sock/x',
+          '/private/tmp/agent.sock']:
+    assert not prof.probe('connect-unix', p), p
+PY
+# the artifact with allowUnixSockets is one Claude Code loads (its schema)
+if python3 -c 'import jsonschema' 2>/dev/null; then
+    python3 - out/deny.claude.json "$TOP/tests/claude/claude-code-settings.schema.json" <<'PY' ||
+import json, sys, jsonschema
+jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))
+PY
+        fail "claude: the artifact does not validate against the settings schema"
+fi
 for t in bwrap landlock sbpl claude; do
     grep -q "^deny.confpol:5: net socket /var/run/docker.sock	$t	" fid.out ||
         fail "fidelity: no $t row"
@@ -241,9 +267,9 @@ grep -q "^deny.confpol:5: net socket /var/run/docker.sock	bwrap	stricter	a socke
     fail "fidelity: bwrap row"
 grep -q "^deny.confpol:5: net socket /var/run/docker.sock	landlock	stricter	the Landlock enforcer starts no socket supervisor" fid.out ||
     fail "fidelity: landlock row"
-grep -q "^deny.confpol:5: net socket /var/run/docker.sock	sbpl	exact	" fid.out ||
+grep -q "^deny.confpol:5: net socket /var/run/docker.sock	sbpl	stricter	(allow network-outbound" fid.out ||
     fail "fidelity: sbpl row"
-grep -q "^deny.confpol:5: net socket /var/run/docker.sock	claude	stricter	sandbox.network.allowUnixSockets" fid.out ||
+grep -q "^deny.confpol:5: net socket /var/run/docker.sock	claude	not enforced by this target	partially: sandbox.network.allowUnixSockets" fid.out ||
     fail "fidelity: claude row"
 grep -q "CP0764" build.err || fail "claude: the Linux loss must be a warning"
 # the shell form names each socket in a comment, the param as a variable
@@ -253,6 +279,15 @@ grep -qx "# Unix socket the sandbox may connect to (confpol-run's supervisor): \
     fail "shell form: the param-rooted socket"
 grep -qx "# Unix socket the sandbox may connect to (confpol-run's supervisor): '/tmp/agent one.sock' (deny.confpol:8)" shell.out ||
     fail "shell form: the quoted socket"
+# a socket in the sandbox's own /dev: stricter, said at build
+printf 'confpol 1\nprofile confined\nnet deny\nnet socket /dev/log\n' >devlog.confpol
+mkdir out3
+"$CONFPOL" build --target bwrap --fidelity -o out3 devlog.confpol >devlog.fid 2>devlog.err ||
+    fail "build devlog.confpol"
+grep -q "^devlog.confpol:4:12: warning: bwrap: '/dev/log' lies in the sandbox's own /dev or /proc, which holds no socket of the host: it stays closed \[CP0715\]" devlog.err ||
+    { cat devlog.err; fail "CP0715"; }
+grep -q "^devlog.confpol:4: net socket /dev/log	bwrap	stricter	the sandbox has its own /dev and /proc" devlog.fid ||
+    fail "fidelity: /dev/log"
 # an open network: no record, no SBPL rule, no list
 mkdir out2
 "$CONFPOL" build --target all -Wno-socket-open-network -o out2 open.confpol 2>/dev/null ||

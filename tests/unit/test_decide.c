@@ -146,8 +146,12 @@ START_TEST(socket_modes)
     dc_ask(CP_ACC_SOCKET, "/run", "deny by 4 may SOCK");
     dc_ask(CP_ACC_SOCKET, "~/.gnupg/S.agent", "allow by 5 may HOME");
     dc_ask(CP_ACC_SOCKET, "${SOCK}", "allow by 7 may SOCK");
-    /* ~/.gnupg/S.agent names it for some binding of HOME and SOCK */
-    dc_ask(CP_ACC_SOCKET, "${SOCK}/x", "deny by 4 may HOME");
+    /* no binding makes ~/.gnupg/S.agent name it: the last names differ */
+    dc_ask(CP_ACC_SOCKET, "${SOCK}/x", "deny by 4");
+    dc_ask(CP_ACC_SOCKET, "${SOCK}/S.agent", "deny by 4 may SOCK");
+    dc_ask(CP_ACC_SOCKET, "/srv2/.gnupg/S.agent", "deny by 4 may HOME");
+    dc_ask(CP_ACC_SOCKET, "/.gnupg/S.agent", "deny by 4 may HOME");
+    dc_ask(CP_ACC_SOCKET, "/S.agent", "deny by 4 may SOCK");
     dc_ask(CP_ACC_SOCKET, "/srv/x.sock", "deny by 6");
     dc_unload();
     static const struct cp_define d[] = {{"SOCK", "/run/agent"}};
