@@ -212,8 +212,17 @@ static int do_kill_sup(const char *path)
         printf("kill: %s\n", en(errno));
         return 0;
     }
-    struct timespec d = {.tv_nsec = 200 * 1000 * 1000};
-    nanosleep(&d, NULL);
+    /* until it is gone (up to 10 s): then the kernel answers ENOSYS */
+    struct timespec d = {.tv_nsec = 20 * 1000 * 1000};
+    for (int i = 0; i < 500; i++) {
+        int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+        int r = fd < 0 ? errno : conn(fd, path);
+        if (fd >= 0)
+            close(fd);
+        if (r == ENOSYS)
+            break;
+        nanosleep(&d, NULL);
+    }
     return do_connect(path);
 }
 

@@ -444,7 +444,11 @@ static void *block_connect(void *arg)
     (void)arg;
     char full[128];
     us_path(full, sizeof full, "full.sock");
-    us_try(full, NULL); /* waits while full.sock's backlog is full */
+    /* waits while full.sock's backlog is full; EAGAIN: every slot was
+     * taken for a moment (by the probing connect), so try again */
+    struct timespec d = {.tv_nsec = 10 * 1000 * 1000};
+    while (us_try(full, NULL) == EAGAIN)
+        nanosleep(&d, NULL);
     return NULL;
 }
 
@@ -463,12 +467,20 @@ static int case_blocking(pid_t sup)
     for (int i = 0; i < CP_RT_UNIX_MAX_THREADS; i++)
         if (pthread_create(&t[i], NULL, block_connect, NULL))
             return 1;
-    struct timespec d = {.tv_nsec = 300 * 1000 * 1000};
-    nanosleep(&d, NULL);
-    /* every slot waits on full.sock: the next connect is refused ... */
-    if (us_try(ok, NULL) != EAGAIN)
-        return 2;
-    return 0;
+    /* every slot comes to wait on full.sock: then the next connect is
+     * refused (waits up to 10 s for the threads on a loaded machine) */
+    struct timespec d = {.tv_nsec = 50 * 1000 * 1000};
+    for (int i = 0; i < 200; i++) {
+        int r = us_try(ok, NULL);
+        if (r == EAGAIN)
+            return 0;
+        if (r)
+            return 3;
+        while (accept(us_ok, NULL, NULL) >= 0) {
+        }
+        nanosleep(&d, NULL);
+    }
+    return 2;
 }
 
 static int case_one_blocked(pid_t sup)
@@ -501,9 +513,14 @@ static int case_killed(pid_t sup)
         return 1;
     if (kill(sup, SIGKILL) < 0)
         return 2;
-    struct timespec d = {.tv_nsec = 100 * 1000 * 1000};
-    nanosleep(&d, NULL);
-    int r = us_try(ok, NULL);
+    /* until it is gone (up to 10 s): then the kernel answers ENOSYS */
+    struct timespec d = {.tv_nsec = 20 * 1000 * 1000};
+    int r = 0;
+    for (int i = 0; i < 500 && (r = us_try(ok, NULL)) != ENOSYS; i++) {
+        while (accept(us_ok, NULL, NULL) >= 0) {
+        }
+        nanosleep(&d, NULL);
+    }
     if (r != ENOSYS)
         return 3;
     char no[128];
