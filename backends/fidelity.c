@@ -3,7 +3,6 @@
  * backends (see fidelity.h). */
 #include "fidelity.h"
 
-#include <stdio.h>
 #include <string.h>
 
 void cp_fidtab_init(struct cp_fidtab *t, struct cp_arena *a, size_t nrules)
@@ -77,21 +76,10 @@ struct cp_diag *cp_backend_vreport(struct cp_diags *d, enum cp_diag_code c,
 {
     if (!d)
         return NULL;
-    /* One formatting pass into the stack for the usual short message. */
-    char tmp[512];
-    va_list aq;
-    va_copy(aq, ap);
-    int n = vsnprintf(tmp, sizeof tmp, fmt, aq);
-    va_end(aq);
-    struct cp_buf m = {0};
-    const char *msg = tmp;
-    if (n < 0 || (size_t)n >= sizeof tmp) {
-        cp_buf_vprintf(&m, fmt, ap);
-        msg = m.data ? m.data : "";
-    }
+    /* Formatted once, by the sink (without printf for the usual
+     * conversions). */
     const struct cp_loc *loc = r && r->loc.src ? &r->loc : NULL;
-    struct cp_diag *g = cp_diag_report(d, c, loc, "%s", msg);
-    cp_buf_free(&m);
+    struct cp_diag *g = cp_diag_vreport(d, c, loc, fmt, ap);
     if (g && r && !r->loc.src && r->why)
         cp_diag_add_note(g, NULL, "implicit rule: %s", r->why);
     return g;

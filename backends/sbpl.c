@@ -57,6 +57,9 @@ struct sb {
     size_t nancp;
     size_t nanc_rules; /* protected regions with ancestors pinned */
     int errors;
+    /* fid_stricter's last join: reasons OLD and WHY, and the result (NULL:
+     * WHY is in OLD already). */
+    const char *join_old, *join_why, *join_out;
 };
 
 static void list_push(struct cp_arena *a, struct sb_list *l,
@@ -131,6 +134,10 @@ static const char *unencodable(struct cp_arena *a, const struct cp_path *p)
         for (size_t j = 0; j < n;) {
             if (s[j] < 0x20 || s[j] == 0x7f)
                 return cp_arena_printf(a, "control character 0x%02x", s[j]);
+            if (s[j] < 0x80) { /* no call per ASCII byte */
+                j++;
+                continue;
+            }
             size_t l = cp_utf8_len(s + j, n - j);
             if (!l)
                 return cp_arena_printf(a, "byte 0x%02x that is not valid UTF-8",
@@ -442,9 +449,19 @@ static void fid_stricter(struct sb *s, const struct cp_rule *r, const char *why)
 {
     const char *old = s->ft.why[r->id];
     if (old && s->ft.fid[r->id] == CP_FID_STRICTER) {
-        if (strstr(old, why))
+        /* Rules of a kind share their reasons (literals and joins, never a
+         * reused buffer): the last join is reused instead of a search and
+         * a copy per rule. */
+        if (old != s->join_old || why != s->join_why) {
+            s->join_old = old;
+            s->join_why = why;
+            s->join_out = strstr(old, why)
+                              ? NULL
+                              : cp_arena_printf(s->a, "%s; %s", old, why);
+        }
+        if (!s->join_out)
             return;
-        why = cp_arena_printf(s->a, "%s; %s", old, why);
+        why = s->join_out;
         s->ft.why[r->id] = NULL; /* let the longer reason replace it */
     }
     cp_fidtab_set(&s->ft, r, CP_FID_STRICTER, why);

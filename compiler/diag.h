@@ -5,6 +5,7 @@
 #ifndef CP_DIAG_H
 #define CP_DIAG_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -92,6 +93,11 @@ void cp_diags_free(struct cp_diags *d);
 struct cp_diag *cp_diag_report(struct cp_diags *d, enum cp_diag_code code,
                                const struct cp_loc *loc, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* The same with the arguments in AP. */
+struct cp_diag *cp_diag_vreport(struct cp_diags *d, enum cp_diag_code code,
+                                const struct cp_loc *loc, const char *fmt,
+                                va_list ap)
+    __attribute__((format(printf, 4, 0)));
 void cp_diag_add_note(struct cp_diag *g, const struct cp_loc *loc,
                       const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -35,6 +35,10 @@ bool cp_utf8_valid(const char *s, size_t n)
 {
     const unsigned char *p = (const unsigned char *)s;
     for (size_t i = 0; i < n;) {
+        if (p[i] < 0x80) { /* most text: no call per byte */
+            i++;
+            continue;
+        }
         size_t k = cp_utf8_len(p + i, n - i);
         if (!k)
             return false;

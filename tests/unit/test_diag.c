@@ -302,6 +302,134 @@ START_TEST(dedupe_across_targets)
 }
 END_TEST
 
+/* Source order: by source (in the order sources first occur: b, a, then
+ * none), line and column; records of one place in the order reported. */
+START_TEST(sort_source_order)
+{
+    const struct cp_source *a = cp_source_from_memory(ar, "a", "x\n", 2);
+    const struct cp_source *b = cp_source_from_memory(ar, "b", "x\n", 2);
+    static const struct {
+        int src; /* 0 a, 1 b, 2 none */
+        unsigned line, col;
+        const char *msg;
+    } in[] = {
+        {1, 5, 1, "b5"},  {0, 9, 2, "a9"}, {0, 3, 1, "a3"},  {2, 0, 0, "n"},
+        {0, 9, 1, "a9c"}, {1, 2, 7, "b2"}, {0, 3, 1, "a3b"}, {1, 1, 1, "b1"},
+    };
+    for (size_t i = 0; i < sizeof in / sizeof *in; i++) {
+        const struct cp_source *s = in[i].src == 0   ? a
+                                    : in[i].src == 1 ? b
+                                                     : NULL;
+        struct cp_loc l = loc(s, in[i].line, in[i].col, in[i].line, in[i].col);
+        cp_diag_report(&d, CP0710, s ? &l : NULL, "%s", in[i].msg);
+    }
+    cp_diags_sort(&d);
+    const char *want[] = {"b1", "b2", "b5", "a3", "a3b", "a9c", "a9", "n"};
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        ck_assert_str_eq(d.items[i].msg, want[i]);
+    cp_diags_sort(&d); /* sorted already: unchanged */
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        ck_assert_str_eq(d.items[i].msg, want[i]);
+}
+END_TEST
+
+/* Many records in random order, runs and reversed runs: sorted by source
+ * (first occurrence), line, column, then the order reported, each once. */
+START_TEST(sort_random)
+{
+    const struct cp_source *src[3] = {
+        cp_source_from_memory(ar, "a", "x\n", 2),
+        cp_source_from_memory(ar, "b", "x\n", 2),
+        cp_source_from_memory(ar, "c", "x\n", 2),
+    };
+    enum { N = 5000 };
+    const struct cp_source *order[3]; /* as the sources first occur */
+    size_t norder = 0;
+    unsigned seed = 12345;
+    for (int i = 0; i < N; i++) {
+        seed = seed * 1103515245u + 12345u;
+        unsigned r = seed >> 8;
+        unsigned line = i < 1000   ? (unsigned)i          /* a run */
+                        : i < 2000 ? (unsigned)(3000 - i) /* reversed */
+                                   : r % 50;
+        const struct cp_source *s = src[r % 3];
+        bool known = false;
+        for (size_t k = 0; k < norder; k++)
+            known = known || order[k] == s;
+        if (!known)
+            order[norder++] = s;
+        struct cp_loc l = loc(s, line + 1, (r >> 4) % 7 + 1, line + 1, 9);
+        cp_diag_report(&d, CP0710, &l, "%d", i);
+    }
+    cp_diags_sort(&d);
+    ck_assert_uint_eq(d.len, N);
+    static bool seen[N];
+    size_t block = 0;
+    for (int i = 0; i < N; i++) {
+        const struct cp_diag *q = &d.items[i];
+        int seq = atoi(q->msg);
+        ck_assert(!seen[seq]);
+        seen[seq] = true;
+        if (i > 0 && q->loc.src != d.items[i - 1].loc.src)
+            block++;
+        ck_assert_uint_lt(block, norder);
+        ck_assert_ptr_eq(q->loc.src, order[block]);
+        if (i == 0 || q->loc.src != d.items[i - 1].loc.src)
+            continue;
+        const struct cp_diag *p = &d.items[i - 1];
+        ck_assert(p->loc.line < q->loc.line ||
+                  (p->loc.line == q->loc.line &&
+                   (p->loc.col < q->loc.col || (p->loc.col == q->loc.col &&
+                                                atoi(p->msg) < atoi(q->msg)))));
+    }
+    ck_assert_uint_eq(block + 1, norder);
+}
+END_TEST
+
+/* Records are told apart by their whole message, not only by its length:
+ * while held (compared byte for byte) and once printed (by hash). */
+START_TEST(dedupe_same_length)
+{
+    const struct cp_source *s = cp_source_from_memory(ar, "t", "x\n", 2);
+    struct cp_loc l = loc(s, 1, 1, 1, 1);
+    cp_diag_report(&d, CP0704, &l, "sbpl: cannot allow 'a.com'");
+    ck_assert_ptr_nonnull(
+        cp_diag_report(&d, CP0704, &l, "bwrap: cannot allow 'b.com'"));
+    ck_assert_ptr_nonnull(
+        cp_diag_report(&d, CP0704, NULL, "bwrap: cannot allow 'a.com'"));
+    ck_assert_ptr_null(
+        cp_diag_report(&d, CP0704, &l, "bwrap: cannot allow 'a.com'"));
+    ck_assert_str_eq(d.items[0].msg, "sbpl, bwrap: cannot allow 'a.com'");
+    ck_assert_str_eq(d.items[1].msg, "bwrap: cannot allow 'b.com'");
+    FILE *f = fopen("/dev/null", "w");
+    cp_diags_flush_text(&d, f);
+    fclose(f);
+    ck_assert_ptr_nonnull(
+        cp_diag_report(&d, CP0704, &l, "claude: cannot allow 'c.com'"));
+    ck_assert_ptr_null(
+        cp_diag_report(&d, CP0704, &l, "claude: cannot allow 'b.com'"));
+    ck_assert_ptr_null(
+        cp_diag_report(&d, CP0704, &l, "landlock: cannot allow 'c.com'"));
+    ck_assert_uint_eq(d.nwarnings, 4);
+}
+END_TEST
+
+/* Sorting the held records keeps them matched: a repeat reported after the
+ * sort still names its target in the right record. */
+START_TEST(dedupe_after_sort)
+{
+    const struct cp_source *s = cp_source_from_memory(ar, "t", "x\ny\n", 4);
+    struct cp_loc l1 = loc(s, 1, 1, 1, 1), l2 = loc(s, 2, 1, 2, 1);
+    cp_diag_report(&d, CP0704, &l2, "sbpl: cannot allow 'b.com'");
+    cp_diag_report(&d, CP0704, &l1, "sbpl: cannot allow 'a.com'");
+    cp_diags_sort(&d);
+    ck_assert_ptr_null(
+        cp_diag_report(&d, CP0704, &l2, "bwrap: cannot allow 'b.com'"));
+    ck_assert_str_eq(d.items[0].msg, "sbpl: cannot allow 'a.com'");
+    ck_assert_str_eq(d.items[1].msg, "sbpl, bwrap: cannot allow 'b.com'");
+}
+END_TEST
+
 /* Eleven warnings of one cause (the same code and message but for the
  * quoted parts) print the first and a count; --all-diagnostics prints all;
  * ten print all; errors are never grouped. */
@@ -333,6 +461,33 @@ START_TEST(grouping)
     for (int i = 0; i < 11; i++)
         cp_diag_report(&d, CP0202, NULL, "'x%d'", i);
     ck_assert_ptr_null(strstr(render(), "more like this"));
+}
+END_TEST
+
+/* Causes of one code interleaved (more of them than the renderer remembers
+ * per code), and the same text with and without a location, are counted
+ * apart. */
+START_TEST(grouping_interleaved)
+{
+    for (int i = 0; i < 11; i++)
+        for (int c = 0; c < 6; c++)
+            cp_diag_report(&d, CP0710, NULL, "'/p/%d' cause %d, '%d'", i, c, i);
+    const struct cp_source *s = cp_source_from_memory(ar, "t", "x\n", 2);
+    struct cp_loc l = loc(s, 1, 1, 1, 1);
+    for (int i = 0; i < 3; i++)
+        cp_diag_report(&d, CP0710, &l, "'/p/%d' cause 5, '%d'", i, i);
+    const char *r = render();
+    for (int c = 0; c < 6; c++) {
+        char want[128];
+        snprintf(want, sizeof want,
+                 "confpol: warning: '/p/0' cause %d, '0' [CP0710] "
+                 "[-Wfidelity-read-rename]\n"
+                 "confpol: note: and 10 more like this",
+                 c);
+        ck_assert_ptr_nonnull(strstr(r, want));
+    }
+    ck_assert_ptr_nonnull(strstr(r, "t:1:1: warning: '/p/2' cause 5, '2'"));
+    ck_assert_ptr_null(strstr(r, "'/p/1' cause 3"));
 }
 END_TEST
 
@@ -420,8 +575,13 @@ Suite *cp_test_diag_suite(void)
     tcase_add_test(tc, warning_switches);
     tcase_add_test(tc, switch_by_code);
     tcase_add_test(tc, dedupe_across_targets);
+    tcase_add_test(tc, dedupe_same_length);
+    tcase_add_test(tc, dedupe_after_sort);
+    tcase_add_test(tc, sort_source_order);
+    tcase_add_test(tc, sort_random);
     tcase_add_test(tc, grouping);
     tcase_add_test(tc, grouping_large_count);
+    tcase_add_test(tc, grouping_interleaved);
     tcase_add_test(tc, colour);
     tcase_add_test(tc, nearest_words);
     tcase_add_test(tc, regex_locate);

@@ -82,6 +82,34 @@ START_TEST(parse_words)
 }
 END_TEST
 
+/* A pattern longer than the parser keeps on its stack (more than 8
+ * elements and options, more than 16 words): read and matched whole. */
+START_TEST(parse_long)
+{
+    struct cp_gate_pat *g = G("Tool a b c d e f g h i j k l m -abcdefghij "
+                              "--x {--y|--z} >out *");
+    ck_assert_uint_eq(g->nwords, 18);
+    ck_assert_uint_eq(g->nels, 27);
+    ck_assert_str_eq(g->words[0], "Tool");
+    ck_assert_str_eq(g->words[13], "m");
+    ck_assert_str_eq(g->words[14], "-abcdefghij");
+    ck_assert_str_eq(g->words[17], ">out");
+    ck_assert(g->trailing_any);
+    ck_assert(cp_gate_matches(g,
+                              "tool a b c d e f g h i j k l m -abcdefghij "
+                              "--x --z >out more",
+                              ar));
+    ck_assert(!cp_gate_matches(g,
+                               "tool a b c d e f g h i j k l m -abcdefghi "
+                               "--x --z >out",
+                               ar));
+    ck_assert(!cp_gate_matches(g,
+                               "tool a b c d e f g h i j k l -abcdefghij "
+                               "--x --y >out",
+                               ar));
+}
+END_TEST
+
 static const struct {
     const char *text;
     size_t len; /* 0: strlen */
@@ -729,6 +757,7 @@ Suite *cp_test_match_gate_suite(void)
     TCase *tc = tcase_create("gate");
     tcase_add_checked_fixture(tc, setup, free_pats);
     tcase_add_test(tc, parse_words);
+    tcase_add_test(tc, parse_long);
     tcase_add_loop_test(tc, parse_error, 0,
                         sizeof gate_errors / sizeof gate_errors[0]);
     tcase_add_test(tc, parse_single_repetition);
