@@ -319,6 +319,38 @@ static void classify_deny_exec(struct bw *b, const struct cp_rule *r,
 }
 
 /* 1. Classify every rule into its input class, rating what is settled here. */
+/* net socket P: a `socket` record; confpol-run lets connect(2) reach the
+ * socket found at P when the sandbox starts (spec/runtime.md §14.5).  With
+ * the network open it changes nothing (every socket is reachable). */
+static void classify_socket(struct bw *b, const struct cp_rule *r)
+{
+    if (b->p->net == CP_NET_ALL) {
+        cp_fidtab_set(&b->ft, r, CP_FID_EXACT,
+                      "no record: without 'net deny' or 'net allow' every "
+                      "Unix socket is reachable");
+        return;
+    }
+    const struct cp_path *p = &r->u.path;
+    if (!p->root && p->nsegs >= 1 &&
+        (seg_is(&p->segs[0], "dev") || seg_is(&p->segs[0], "proc"))) {
+        /* The record is written all the same: the runtime finds no socket
+         * there and says so at launch. */
+        cp_fidtab_set(&b->ft, r, CP_FID_STRICTER,
+                      "the sandbox has its own /dev and /proc: the host's "
+                      "socket there is not reachable");
+        report(b, CP0715, r,
+               "bwrap: '%s' lies in the sandbox's own /dev or /proc, which "
+               "holds no socket of the host: it stays closed",
+               cp_backend_rule_text(b->a, r));
+        return;
+    }
+    cp_fidtab_set(&b->ft, r, CP_FID_STRICTER,
+                  "a socket record: confpol-run's supervisor lets connect(2) "
+                  "reach the socket found at P when the sandbox starts; a "
+                  "socket re-created at P later, and datagram Unix sockets, "
+                  "stay closed");
+}
+
 static void classify(struct bw *b)
 {
     const struct cp_policy *p = b->p;
@@ -364,14 +396,19 @@ static void classify(struct bw *b)
         case CP_R_NET_DENY:
             cp_fidtab_set(&b->ft, r, CP_FID_STRICTER,
                           "--unshare-net; Unix sockets are closed too "
-                          "(confpol-run's seccomp filter)");
+                          "(confpol-run's seccomp filter), except those a "
+                          "'net socket' rule names");
             break;
         case CP_R_NET_ALLOW:
             cp_fidtab_set(
                 &b->ft, r, CP_FID_STRICTER,
                 "--unshare-net; confpol-run's filtering proxy decides "
                 "each connection by this rule exactly; Unix sockets are "
-                "closed too (confpol-run's seccomp filter)");
+                "closed too (confpol-run's seccomp filter), except those "
+                "a 'net socket' rule names");
+            break;
+        case CP_R_NET_SOCKET:
+            classify_socket(b, r);
             break;
         }
     }
@@ -610,10 +647,10 @@ static void analyse(struct bw *b)
 
 /* ---- records -------------------------------------------------------------- */
 
-/* One record of the artifact: a tag and up to two fields. */
+/* One record of the artifact: a tag and up to three fields. */
 struct rec {
     const char *tag;
-    const char *f[2];
+    const char *f[3];
     size_t nf;
     const struct cp_path *path; /* path records: the path (for shell form) */
     bool glob;
@@ -719,6 +756,29 @@ static void rec_net(struct bw *b, struct recs *rs)
     }
 }
 
+/* One `socket ROOT REST WHERE` record per path of each `net socket` rule,
+ * in source order, when the network is not open: the runtime lets the
+ * sandbox connect to these sockets only (spec/artifacts.md). */
+static void rec_socket(struct bw *b, struct recs *rs)
+{
+    const struct cp_policy *p = b->p;
+    if (p->net == CP_NET_ALL)
+        return;
+    for (size_t i = 0; i < p->nrules; i++) {
+        const struct cp_rule *r = p->rules[i];
+        if (r->kind != CP_R_NET_SOCKET)
+            continue;
+        struct rec *rc = rec_add(b->a, rs, "socket");
+        rc->f[0] = r->u.path.root ? r->u.path.root : "";
+        rc->f[1] = rest_of(b->a, &r->u.path, false);
+        rc->f[2] = r->loc.src ? cp_arena_printf(b->a, "%s:%u", r->loc.src->path,
+                                                r->loc.line)
+                              : cp_arena_printf(b->a, "rule #%u", r->id);
+        rc->nf = 3;
+        rc->path = &r->u.path;
+    }
+}
+
 static const char *const bw_base[] = {
     "--ro-bind",
     "/",
@@ -772,6 +832,7 @@ static void build_records(struct bw *b, struct recs *rs)
     if (b->p->net != CP_NET_ALL)
         rec_arg(a, rs, "--unshare-net");
     rec_net(b, rs);
+    rec_socket(b, rs);
 }
 
 static void field(struct cp_buf *out, const char *s)
@@ -942,7 +1003,13 @@ static void sh_comments(const struct recs *rs, struct cp_buf *out)
             what = "# masked when the sandbox starts, each match of: ";
         else if (strcmp(r->tag, "roglob") == 0)
             what = "# read-only when the sandbox starts, each match of: ";
-        else if (strcmp(r->tag, "net") == 0) {
+        else if (strcmp(r->tag, "socket") == 0) {
+            cp_buf_adds(out, "# Unix socket the sandbox may connect to "
+                             "(confpol-run's supervisor): ");
+            sh_comment_path(out, r);
+            cp_buf_printf(out, " (%s)\n", r->f[2]);
+            continue;
+        } else if (strcmp(r->tag, "net") == 0) {
             cp_buf_printf(out,
                           "# network through confpol-run's proxy: "
                           "allow %s (%s)\n",
@@ -1043,6 +1110,22 @@ static void emit_shell(struct bw *b, const struct recs *rs, struct cp_buf *out)
                      "shift; n=$((n - 1)); done\nbwrap \"$@\"\n");
 }
 
+/* Fields after TAG in a .bwrap record stream (spec/artifacts.md); -1 for
+ * `end`. */
+static int tag_fields(const char *tag)
+{
+    static const char *const one[] = {"arg", "param", "profile", "fail",
+                                      "confpol-bwrap"};
+    if (strcmp(tag, "end") == 0)
+        return -1;
+    if (strcmp(tag, "socket") == 0)
+        return 3;
+    for (size_t k = 0; k < sizeof one / sizeof *one; k++)
+        if (strcmp(tag, one[k]) == 0)
+            return 1;
+    return 2; /* the path records, maskglob, roglob, exec, net */
+}
+
 /* Number of mount records (bind, pin, pinro, ro, mask) of a .bwrap record
  * stream. */
 static size_t count_mounts(const char *data, size_t len)
@@ -1050,29 +1133,15 @@ static size_t count_mounts(const char *data, size_t len)
     size_t n = 0;
     for (size_t i = 0; i < len;) {
         const char *f = data + i;
-        size_t fl = strnlen(f, len - i);
+        int nf = tag_fields(f);
+        if (nf < 0)
+            break;
         if (strcmp(f, "bind") == 0 || strcmp(f, "pin") == 0 ||
             strcmp(f, "pinro") == 0 || strcmp(f, "ro") == 0 ||
-            strcmp(f, "mask") == 0) {
+            strcmp(f, "mask") == 0)
             n++;
-            /* skip the two path fields */
-            for (int k = 0; k < 3 && i < len; k++)
-                i += strnlen(data + i, len - i) + 1;
-            continue;
-        }
-        if (strcmp(f, "arg") == 0 || strcmp(f, "param") == 0 ||
-            strcmp(f, "profile") == 0 || strcmp(f, "fail") == 0 ||
-            strcmp(f, "confpol-bwrap") == 0) {
-            for (int k = 0; k < 2 && i < len; k++)
-                i += strnlen(data + i, len - i) + 1;
-            continue;
-        }
-        if (strcmp(f, "end") == 0)
-            break;
-        /* maskglob, roglob, exec: tag + 2 fields */
-        for (int k = 0; k < 3 && i < len; k++)
+        for (int k = 0; k <= nf && i < len; k++) /* the tag and its fields */
             i += strnlen(data + i, len - i) + 1;
-        (void)fl;
     }
     return n;
 }

@@ -221,7 +221,7 @@ struct cl {
     bool project_relative;
     struct cl_fid *fids; /* per rule */
     /* The object's lists (arena strings, de-duplicated). */
-    struct cl_list allow_write, deny_write, deny_read, domains;
+    struct cl_list allow_write, deny_write, deny_read, domains, sockets;
     struct cl_list perm_deny, perm_ask;
     struct cl_gates gates;
     const void *where_src; /* source of the last gate, and whether */
@@ -754,6 +754,7 @@ static void cl_path_rule(struct cl *c, const struct cp_rule *r)
     case CP_R_GATE_DENY:
     case CP_R_NET_ALLOW:
     case CP_R_NET_DENY:
+    case CP_R_NET_SOCKET:
         return;
     }
     if (o.widened)
@@ -902,6 +903,49 @@ static void cl_net(struct cl *c, const struct cp_rule *r)
            "--settings files: in a project settings file Bash may reach "
            "other hosts once the user approves a prompt (the WebFetch tool "
            "is denied outright)");
+}
+
+/* net socket P: sandbox.network.allowUnixSockets, which Claude Code's
+ * sandbox runtime reads on macOS only, as Seatbelt `subpath` filters for
+ * connect and bind: the socket at P, and were P a directory every socket
+ * beneath it, which the rule does not name; so the list's "nothing else"
+ * holds only while P is a socket, and the rule is rated not enforced
+ * (partially), reported.  On Linux its seccomp filter closes every Unix
+ * socket and only allowAllUnixSockets would open one, which would open them
+ * all: never written.  A path Claude Code would read as a glob is left out
+ * (it could name other sockets): stricter. */
+static void cl_socket(struct cl *c, const struct cp_rule *r)
+{
+    if (c->p->net == CP_NET_ALL || c->coop) {
+        cl_fid(c, r, CP_FID_EXACT, CP_DIAG__COUNT,
+               c->coop ? "cooperative: no sandbox, every socket is reachable"
+                       : "no entry: without 'net deny' or 'net allow' "
+                         "Claude Code's sandbox leaves every socket "
+                         "reachable");
+        return;
+    }
+    struct cl_path o;
+    if (!cl_spell(c, r, &o))
+        return;
+    if (o.glob) {
+        cl_fid(c, r, CP_FID_STRICTER, CP0764,
+               "Claude Code would read this path as a glob: left out of "
+               "allowUnixSockets, so the socket stays closed");
+        return;
+    }
+    /* The sandbox lists spell an absolute path "//x"; the socket list is
+     * read by the sandbox runtime itself, which takes "/x", "~/x" and "./x"
+     * (resolved against the working directory, the project). */
+    const char *sp = o.sandbox;
+    if (sp[0] == '/' && sp[1] == '/')
+        sp++;
+    cl_push(c, &c->sockets, sp);
+    cl_fid(c, r, CP_FID_NOT_ENFORCED, CP0764,
+           "partially: sandbox.network.allowUnixSockets, which Claude Code's "
+           "sandbox runtime writes on macOS as Seatbelt subpath filters: the "
+           "socket at P, but were P a directory every socket beneath it "
+           "too; on Linux Claude Code ignores the list and its seccomp "
+           "filter closes every Unix socket, this one too (stricter)");
 }
 
 /* ---- the whole policy ------------------------------------------------------ */
@@ -1268,6 +1312,9 @@ static void cl_lower_rules(struct cl *c)
         case CP_R_NET_DENY:
             cl_net(c, r);
             break;
+        case CP_R_NET_SOCKET:
+            cl_socket(c, r);
+            break;
         }
     }
 }
@@ -1608,6 +1655,8 @@ static void cl_write(const struct cl *c, struct cp_buf *out)
         if (c->net_restricted) {
             jw_key(&w, "network");
             jw_open(&w, '{');
+            if (c->sockets.n)
+                jw_list(&w, "allowUnixSockets", &c->sockets);
             jw_list(&w, "allowedDomains", &c->domains);
             jw_bool(&w, "strictAllowlist", true);
             jw_close(&w, '}');

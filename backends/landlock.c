@@ -40,6 +40,9 @@ static const char
                      "either (the host's ssh agent, docker socket, abstract "
                      "sockets; inside the sandbox too: "
                      "stricter, socketpair works)";
+static const char why_net_socket[] =
+    "the Landlock enforcer starts no socket supervisor: every Unix socket "
+    "stays closed, the named one too (confpol-run warns at launch)";
 static const char why_net_allow[] =
     "the Landlock enforcer starts no filtering proxy: all IP is denied";
 
@@ -92,6 +95,10 @@ static struct cp_analysis *landlock_analyse(const struct cp_policy *p,
             break;
         case CP_R_NET_ALLOW:
             f = CP_FID_STRICTER, w = why_net_allow;
+            break;
+        case CP_R_NET_SOCKET:
+            if (p->net != CP_NET_ALL)
+                f = CP_FID_STRICTER, w = why_net_socket;
             break;
         case CP_R_GATE_ASK:
         case CP_R_GATE_DENY:

@@ -47,6 +47,7 @@ struct sb {
     const struct cp_policy *p;
     struct cp_arena *a;
     struct sb_list writes, execs, dwrites, dreads, dexecs;
+    struct sb_list sockets; /* net socket: connect allowed */
     struct sb_list anc;     /* rename protection: unlink+create denied */
     struct sb_list selfunl; /* deny-read regions: unlink denied */
     struct cp_pathset wset; /* literal write roots, glob roots' prefixes */
@@ -671,6 +672,20 @@ static struct sb_list *rate_rule(struct sb *s, const struct cp_rule *r)
     case CP_R_NET_DENY:
         cp_fidtab_set(&s->ft, r, CP_FID_EXACT, "(deny network*)");
         break;
+    case CP_R_NET_SOCKET:
+        if (s->p->net == CP_NET_ALL) {
+            cp_fidtab_set(&s->ft, r, CP_FID_EXACT,
+                          "no rule: (allow default) leaves every socket "
+                          "reachable");
+            break;
+        }
+        l = &s->sockets;
+        cp_fidtab_set(&s->ft, r, CP_FID_STRICTER,
+                      "(allow network-outbound (remote unix-socket "
+                      "(path-literal P))) after (deny network*): exact while "
+                      "P is the socket itself; Seatbelt matches the resolved "
+                      "path, so through a link at P no socket is reached");
+        break;
     case CP_R_NET_ALLOW:
         cp_fidtab_set(&s->ft, r, CP_FID_STRICTER, SB_NET_ALLOW_WHY);
         break;
@@ -862,6 +877,21 @@ static void analyse(struct sb *s)
     list_sort(s->a, &s->selfunl);
 }
 
+/* The sockets `net socket` names, after (deny network*): connecting to
+ * exactly these paths is allowed again (spec/backends.md, "SBPL"). */
+static void socket_rules(const struct sb *s, struct cp_buf *out)
+{
+    if (!s->sockets.n)
+        return;
+    cp_ob_adds(out, "(allow network-outbound");
+    for (size_t i = 0; i < s->sockets.n; i++) {
+        cp_ob_adds(out, "\n    (remote unix-socket (path-literal ");
+        str_expr(out, &s->sockets.v[i].path);
+        cp_ob_adds(out, "))");
+    }
+    cp_ob_adds(out, ")\n");
+}
+
 /* ---- the backend --------------------------------------------------------- */
 
 static struct cp_analysis *sb_analyse(const struct cp_policy *p,
@@ -894,12 +924,12 @@ static void sb_header(const struct sb *sp, struct cp_buf *out)
 {
     const struct cp_policy *p = sp->p;
     cp_ob_adds(out, "(version 1)\n");
-    const struct sb_list *all[] = {&sp->writes, &sp->execs, &sp->dwrites,
-                                   &sp->dreads, &sp->dexecs};
+    const struct sb_list *all[] = {&sp->writes, &sp->execs,  &sp->dwrites,
+                                   &sp->dreads, &sp->dexecs, &sp->sockets};
     bool any = false;
     for (size_t i = 0; i < p->nparams; i++) {
         bool used = false;
-        for (size_t k = 0; k < 5 && !used; k++)
+        for (size_t k = 0; k < 6 && !used; k++)
             used = uses_param(all[k], p->params[i].name);
         if (used)
             cp_buf_printf(out, ";; confpol-param %s\n", p->params[i].name);
@@ -936,6 +966,7 @@ static void sb_profile(const struct sb *sp, struct cp_arena *a,
         cp_ob_adds(out, "(deny process-exec*)\n");
     if (p->net != CP_NET_ALL)
         cp_ob_adds(out, "(deny network*)\n");
+    socket_rules(sp, out);
     if (s.links)
         cp_ob_adds(out, "(deny file-link)\n");
     /* clonefile (outside file*, sbpl.md §3) copies a file without a

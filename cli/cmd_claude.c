@@ -150,7 +150,8 @@ static int cp_claude_extra(const char *file, const struct cp_jnode *live,
  * it.  Counts (and prints) what would loosen the policy.  Project and
  * local files cannot widen the sandbox lists once the --settings file sets
  * allowUnsandboxedCommands: false (the client then ignores their
- * allowWrite, excludedCommands, allowedDomains); the user file can. */
+ * allowWrite, excludedCommands, allowedDomains, allowUnixSockets); the user
+ * file can. */
 static int cp_claude_loosening(const char *file, bool user,
                                const struct cp_jnode *art)
 {
@@ -178,6 +179,19 @@ static int cp_claude_loosening(const char *file, bool user,
             n++;
         }
     }
+    /* A scalar the --settings file never sets: from any file it would open
+     * every Unix socket, the ones a policy with network rules closes. */
+    static const char *const all_socks[] = {"sandbox", "network",
+                                            "allowAllUnixSockets", NULL};
+    const struct cp_jnode *socks = cp_claude_at(root, all_socks);
+    if (socks && socks->type == CP_J_TRUE &&
+        cp_claude_at(art, (const char *const[]){"sandbox", "network", NULL})) {
+        fprintf(stderr,
+                "confpol claude: %s: sandbox.network.allowAllUnixSockets is "
+                "true (every Unix socket would be reachable)\n",
+                file);
+        n++;
+    }
     const struct cp_jnode *allow = cp_claude_at(
         root, (const char *const[]){"permissions", "allow", NULL});
     for (size_t i = 0; allow && allow->type == CP_J_ARR && i < allow->n; i++) {
@@ -198,6 +212,7 @@ static int cp_claude_loosening(const char *file, bool user,
             {"sandbox", "filesystem", "allowRead", NULL},
             {"sandbox", "excludedCommands", NULL, NULL},
             {"sandbox", "network", "allowedDomains", NULL},
+            {"sandbox", "network", "allowUnixSockets", NULL},
         };
         for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++)
             n += cp_claude_extra(file, root, art, lists[i]);

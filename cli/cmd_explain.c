@@ -16,8 +16,9 @@ static void cp_explain_usage(FILE *out)
           "the verdict (allow, deny or ask) on the first line, then the\n"
           "rules that decided it.  ACCESS is read, write or exec (SUBJECT a\n"
           "path: /abs, ~/x or ${NAME}/x), net (SUBJECT a host name), gate\n"
-          "(SUBJECT a command line) or content (SUBJECT text a file tool\n"
-          "would write, or @FILE to read it from FILE, @- from stdin).\n"
+          "(SUBJECT a command line), content (SUBJECT text a file tool\n"
+          "would write, or @FILE to read it from FILE, @- from stdin) or\n"
+          "socket (SUBJECT the path of a filesystem Unix socket).\n"
           "\n"
           "options:\n"
           "  -D NAME=VALUE             bind a param\n"
@@ -37,9 +38,10 @@ static bool cp_explain_access(const char *s, enum cp_access *out)
     static const struct {
         const char *name;
         enum cp_access acc;
-    } tab[] = {{"read", CP_ACC_READ}, {"write", CP_ACC_WRITE},
-               {"exec", CP_ACC_EXEC}, {"net", CP_ACC_NET},
-               {"gate", CP_ACC_GATE}, {"content", CP_ACC_CONTENT}};
+    } tab[] = {{"read", CP_ACC_READ},    {"write", CP_ACC_WRITE},
+               {"exec", CP_ACC_EXEC},    {"net", CP_ACC_NET},
+               {"gate", CP_ACC_GATE},    {"content", CP_ACC_CONTENT},
+               {"socket", CP_ACC_SOCKET}};
     for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++)
         if (strcmp(s, tab[i].name) == 0) {
             *out = tab[i].acc;
@@ -283,11 +285,11 @@ static int explain_parse(struct explain_args *x, int argc, char **argv)
         return cp_cli_usage_error("explain", "expected FILE ACCESS SUBJECT");
     if (!cp_explain_access(x->pos[1], &x->acc)) {
         static const char *const acc_words[] = {
-            "read", "write", "exec", "net", "gate", "content", NULL};
+            "read", "write", "exec", "net", "gate", "content", "socket", NULL};
         const char *near = cp_nearest_word(x->pos[1], acc_words);
         return cp_cli_usage_error("explain",
                                   "unknown access '%s'; expected read, write, "
-                                  "exec, net, gate or content%s%s%s",
+                                  "exec, net, gate, content or socket%s%s%s",
                                   x->pos[1], near ? "; did you mean '" : "",
                                   near ? near : "", near ? "'?" : "");
     }
@@ -331,11 +333,16 @@ static int explain_decide(const struct explain_args *x, struct cp_ctx *cx)
         return cp_explain_content(cx, subj, x->json);
     struct cp_decision dc;
     if (cp_decide(cx->policy, acc, subj, cx->arena, &dc) != 0) {
-        fprintf(stderr, "confpol explain: invalid %s subject '%s'%s\n",
+        fprintf(stderr, "confpol explain: invalid %s subject '%s'%s%s\n",
                 cp_access_text(acc), subj,
-                acc <= CP_ACC_EXEC
+                cp_access_is_path(acc)
                     ? ": expected a path /abs, ~/x or ${NAME}/x of a param "
                       "of the policy, without '.' or '..' segments"
+                    : "",
+                acc == CP_ACC_SOCKET
+                    ? "; an abstract or unnamed Unix socket has no path: "
+                      "the sandbox's own network namespace holds them, and "
+                      "no rule names them"
                     : "");
         return 2;
     }

@@ -52,6 +52,8 @@ enum ck_code {
     CK_SHADOWED_GATE,
     CK_REDUNDANT_GATE,
     CK_SHADOWED_NET,
+    CK_SOCKET_OPEN,
+    CK_SOCKET_MASKED,
     CK_EXPECT,
 };
 
@@ -972,6 +974,56 @@ static void ck_net(struct ck *c)
     free(pr);
 }
 
+/* net socket: a duplicate is redundant (the earlier rule kept); a rule in
+ * a policy whose network is open changes nothing (every socket is
+ * reachable); one whose path lies in a deny-read region names a socket the
+ * sandbox cannot see (the region is masked), an error as for exec.  Few
+ * rules name sockets: the duplicates are found by sorting them. */
+static int ck_sock_cmp(const void *x, const void *y)
+{
+    const struct cp_rule *const *a = x, *const *b = y;
+    int d = cp_path_cmp(&(*a)->u.path, &(*b)->u.path);
+    if (d)
+        return d;
+    return (*a)->id < (*b)->id ? -1 : (*a)->id > (*b)->id;
+}
+
+static void ck_socket_one(struct ck *c, const struct cp_rule *r)
+{
+    if (!ck_src(r))
+        return;
+    if (c->p->net == CP_NET_ALL)
+        ck_add(c, CK_SOCKET_OPEN, r, NULL);
+    struct cp_decision rd;
+    cp_sema_decide_path(c->p, CP_ACC_READ, &r->u.path, c->a, &rd);
+    if (rd.verdict == CP_DENY && rd.nrules)
+        ck_add(c, CK_SOCKET_MASKED, r, rd.rules[0]);
+}
+
+static void ck_sockets(struct ck *c)
+{
+    struct cp_policy *p = c->p;
+    struct cp_rule **v = NULL;
+    size_t n = 0;
+    for (size_t i = 0; i < p->nrules; i++) {
+        struct cp_rule *r = p->rules[i];
+        if (r->kind != CP_R_NET_SOCKET)
+            continue;
+        if (!v)
+            v = cp_xmalloc((p->nrules - i) * sizeof *v);
+        v[n++] = r;
+        ck_socket_one(c, r);
+    }
+    if (n > 1)
+        qsort(v, n, sizeof *v, ck_sock_cmp);
+    for (size_t i = 1; i < n; i++)
+        if (cp_path_cmp(&v[i - 1]->u.path, &v[i]->u.path) == 0) {
+            v[i]->flags |= CP_RF_REDUNDANT;
+            ck_add(c, CK_REDUNDANT, v[i], v[i - 1]);
+        }
+    free(v);
+}
+
 /* ---- expect ---------------------------------------------------------------- */
 
 /* A passing expect whose verdict another binding of an unbound param would
@@ -1002,7 +1054,7 @@ static void ck_expects(struct ck *c)
     for (size_t i = 0; i < c->p->nexpects; i++) {
         const struct cp_expect *e = &c->p->expects[i];
         struct cp_decision dc;
-        if (e->access <= CP_ACC_EXEC)
+        if (cp_access_is_path(e->access))
             cp_sema_decide_path(c->p, e->access, &e->path, c->a, &dc);
         else if (cp_decide(c->p, e->access, e->subject, c->a, &dc) != 0)
             continue;
@@ -1074,7 +1126,7 @@ static void ck_promote_note(struct ck *c, struct cp_diag *g)
 static void ck_report_expect(struct ck *c, const struct cp_expect *e)
 {
     struct cp_decision dc;
-    if (e->access <= CP_ACC_EXEC)
+    if (cp_access_is_path(e->access))
         cp_sema_decide_path(c->p, e->access, &e->path, c->a, &dc);
     else
         cp_decide(c->p, e->access, e->subject, c->a, &dc);
@@ -1159,7 +1211,8 @@ static void ck_report(struct ck *c, const struct ck_find *f, size_t n)
                            rt, qt, more,
                            r->kind == CP_R_NET_ALLOW || r->kind == CP_R_NET_DENY
                                ? "host"
-                               : "path");
+                           : r->kind == CP_R_NET_SOCKET ? "socket"
+                                                        : "path");
         cp_diag_set_suggestion(g, "remove '%s'", rt);
         break;
     case CK_CONFLICT_EXEC:
@@ -1187,6 +1240,24 @@ static void ck_report(struct ck *c, const struct ck_find *f, size_t n)
                            "allowed and denied",
                            rt, qt);
         cp_diag_set_suggestion(g, "remove one of the two rules");
+        break;
+    case CK_SOCKET_OPEN:
+        g = cp_diag_report(c->d, CP0508, &at->loc,
+                           "'%s' has no effect: every socket is reachable "
+                           "without 'net deny' or 'net allow'",
+                           rt);
+        cp_diag_set_suggestion(g,
+                               "add 'net deny' to close every other Unix "
+                               "socket, or remove '%s'",
+                               rt);
+        break;
+    case CK_SOCKET_MASKED:
+        g = cp_diag_report(c->d, CP0509, &at->loc,
+                           "'%s' conflicts with '%s': the socket lies in a "
+                           "region denied for reading, which the sandbox "
+                           "cannot see, so it can never be reached",
+                           rt, qt);
+        cp_diag_set_suggestion(g, "remove the socket rule or narrow the deny");
         break;
     case CK_UNREADABLE:
         assert(q); /* an overlap always has its partner */
@@ -1261,6 +1332,7 @@ int cp_check(struct cp_ctx *cx)
     ck_paths(&c);
     ck_gates(&c);
     ck_net(&c);
+    ck_sockets(&c);
     ck_expects(&c);
     if (c.nfinds > 1) /* c.finds is NULL when there is nothing to report */
         qsort(c.finds, c.nfinds, sizeof *c.finds, ck_find_cmp);

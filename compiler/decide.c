@@ -108,6 +108,7 @@ static struct dc_set *dc_set_for(enum cp_rule_kind kind, enum cp_access acc,
     case CP_R_GATE_DENY:
     case CP_R_NET_ALLOW:
     case CP_R_NET_DENY:
+    case CP_R_NET_SOCKET:
         break;
     }
     return NULL;
@@ -133,10 +134,17 @@ static void dc_unbound(struct cp_decision *out, enum cp_verdict v,
     }
 }
 
+static void dc_socket(const struct cp_policy *p, const struct cp_path *subj,
+                      struct cp_arena *a, struct cp_decision *out);
+
 void cp_sema_decide_path(const struct cp_policy *p, enum cp_access acc,
                          const struct cp_path *subjp, struct cp_arena *a,
                          struct cp_decision *out)
 {
+    if (acc == CP_ACC_SOCKET) {
+        dc_socket(p, subjp, a, out);
+        return;
+    }
     const struct cp_path subj = *subjp;
     memset(out, 0, sizeof *out);
     struct dc_set deny = {0}, allow = {0};
@@ -160,6 +168,81 @@ void cp_sema_decide_path(const struct cp_policy *p, enum cp_access acc,
     else
         dc_out(out, v, NULL);
     dc_unbound(out, v, &deny, &allow, allow_list);
+}
+
+/* Does the socket rule R name exactly the path SUBJ?  YES when both are
+ * the same path; MAY when an unbound param decides (then *param names it);
+ * NO otherwise.  A socket rule names one path, never what lies beneath.
+ * With different roots (a param on one side at least) the two are equal
+ * for some binding exactly when the shorter list of segments is a suffix of
+ * the longer one, and an absolute side is not the shorter one: a param may
+ * be any directory, and neither path holds a glob. */
+static enum cp_rel dc_same_path(const struct cp_path *r,
+                                const struct cp_path *subj, const char **param)
+{
+    *param = NULL;
+    if (dc_same_root(r->root, subj->root))
+        return cp_path_cmp(r, subj) == 0 ? CP_REL_YES : CP_REL_NO;
+    if ((!r->root && r->nsegs < subj->nsegs) ||
+        (!subj->root && subj->nsegs < r->nsegs))
+        return CP_REL_NO;
+    size_t n = r->nsegs < subj->nsegs ? r->nsegs : subj->nsegs;
+    for (size_t i = 1; i <= n; i++) {
+        const struct cp_seg *x = &r->segs[r->nsegs - i];
+        const struct cp_seg *y = &subj->segs[subj->nsegs - i];
+        if (x->len != y->len || memcmp(x->s, y->s, x->len) != 0)
+            return CP_REL_NO;
+    }
+    *param = subj->root ? subj->root : r->root;
+    return CP_REL_MAY;
+}
+
+/* Socket (spec/semantics.md, "Unix sockets"): without a network rule every
+ * socket is reachable; otherwise only a socket a `net socket` rule names,
+ * and never one beneath a deny-read region (the sandbox cannot see it).
+ * Denied by the `net deny` rule, or by default under an allow-list. */
+static void dc_socket(const struct cp_policy *p, const struct cp_path *subj,
+                      struct cp_arena *a, struct cp_decision *out)
+{
+    memset(out, 0, sizeof *out);
+    if (p->net == CP_NET_ALL) {
+        dc_out(out, CP_ALLOW, NULL);
+        return;
+    }
+    struct cp_decision rd;
+    cp_sema_decide_path(p, CP_ACC_READ, subj, a, &rd);
+    if (rd.verdict == CP_DENY) {
+        *out = rd;
+        return;
+    }
+    struct cp_vec named = {0}, denies = {0};
+    struct dc_set may = {0};
+    for (size_t i = 0; i < p->nrules; i++) {
+        const struct cp_rule *r = p->rules[i];
+        if (r->kind == CP_R_NET_DENY)
+            cp_vec_push(a, &denies, (void *)r);
+        if (r->kind != CP_R_NET_SOCKET)
+            continue;
+        const char *param;
+        enum cp_rel rel = dc_same_path(&r->u.path, subj, &param);
+        if (rel == CP_REL_YES)
+            cp_vec_push(a, &named, (void *)r);
+        else
+            dc_add(a, &may, r, rel, param);
+    }
+    if (named.len) {
+        dc_out(out, CP_ALLOW, &named);
+    } else {
+        dc_out(out, CP_DENY, denies.len ? &denies : NULL);
+        if (may.may) {
+            out->unbound_param = may.may_param;
+            out->unbound_rule = may.may_rule;
+        }
+    }
+    if (!named.len || !rd.unbound_param)
+        return;
+    out->unbound_param = rd.unbound_param; /* a deny read may cover it */
+    out->unbound_rule = rd.unbound_rule;
 }
 
 static int dc_net(const struct cp_policy *p, const char *subject,
@@ -240,7 +323,8 @@ int cp_decide(const struct cp_policy *p, enum cp_access acc,
     switch (acc) {
     case CP_ACC_READ:
     case CP_ACC_WRITE:
-    case CP_ACC_EXEC: {
+    case CP_ACC_EXEC:
+    case CP_ACC_SOCKET: {
         struct cp_path subj;
         if (cp_sema_subject(a, p, subject, strlen(subject), &subj) != NULL)
             return -1;

@@ -118,6 +118,7 @@ void cp_print_effective(const struct cp_policy *p, struct cp_buf *out)
         case CP_R_DENY_READ:
         case CP_R_DENY_WRITE:
         case CP_R_DENY_EXEC:
+        case CP_R_NET_SOCKET:
             cp_buf_printf(out, " %s", cp_path_format(a, &r->u.path));
             break;
         case CP_R_GATE_ASK:
@@ -146,7 +147,7 @@ void cp_print_effective(const struct cp_policy *p, struct cp_buf *out)
         const struct cp_expect *e = &p->expects[i];
         cp_buf_printf(out, "expect %s %s ", cp_verdict_text(e->verdict),
                       cp_access_text(e->access));
-        if (e->access <= CP_ACC_EXEC)
+        if (cp_access_is_path(e->access))
             cp_buf_adds(out, cp_path_format(a, &e->path));
         else if (e->access == CP_ACC_GATE || e->access == CP_ACC_CONTENT)
             cp_sema_quote(out, e->subject, strlen(e->subject));

@@ -30,6 +30,8 @@ const char *cp_rule_kind_text(enum cp_rule_kind k)
         return "net allow";
     case CP_R_NET_DENY:
         return "net deny";
+    case CP_R_NET_SOCKET:
+        return "net socket";
     }
     return "?";
 }
@@ -49,6 +51,8 @@ const char *cp_access_text(enum cp_access a)
         return "gate";
     case CP_ACC_CONTENT:
         return "content";
+    case CP_ACC_SOCKET:
+        return "socket";
     }
     return "?";
 }
@@ -277,6 +281,12 @@ const char *cp_sema_default_why(enum cp_access acc, enum cp_verdict v,
                                "finds anything; the write is allowed"
                              : "a content detector or 'content deny' pattern "
                                "finds something; the write is denied";
+    case CP_ACC_SOCKET:
+        return v == CP_ALLOW
+                   ? "the policy has no 'net deny' or 'net allow'; every Unix "
+                     "socket is reachable"
+                   : "no 'net socket' rule names this socket; with a 'net "
+                     "allow' list every other Unix socket is closed";
     }
     return "";
 }

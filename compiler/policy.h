@@ -95,6 +95,8 @@ enum cp_rule_kind {
     CP_R_GATE_DENY,  /* gate deny PATTERN */
     CP_R_NET_ALLOW,  /* net allow DOMAIN */
     CP_R_NET_DENY,   /* net deny (no argument) */
+    CP_R_NET_SOCKET, /* net socket PATH (one named filesystem Unix socket;
+                        a path without globs, u.path) */
 };
 
 /* Where a rule came from. */
@@ -119,7 +121,7 @@ struct cp_rule {
     struct cp_loc loc; /* the argument's span (src NULL for implicit rules) */
     const char *text;  /* the argument as written, for messages and fmt */
     union {
-        struct cp_path path;     /* WRITE, EXEC, DENY_* */
+        struct cp_path path;     /* WRITE, EXEC, DENY_*, NET_SOCKET */
         struct cp_gate_pat gate; /* GATE_* */
         struct cp_domain dom;    /* NET_ALLOW */
     } u;
@@ -133,14 +135,22 @@ enum cp_access {
     CP_ACC_NET,     /* subject: a domain name */
     CP_ACC_GATE,    /* subject: a command line */
     CP_ACC_CONTENT, /* subject: text a file tool would write (content rules) */
+    CP_ACC_SOCKET,  /* subject: the path of a filesystem Unix socket */
 };
+
+/* Accesses whose subject is a path (read, write, exec, socket). */
+static inline bool cp_access_is_path(enum cp_access a)
+{
+    return a <= CP_ACC_EXEC || a == CP_ACC_SOCKET;
+}
 
 struct cp_expect {
     enum cp_verdict verdict;
     enum cp_access access;
     const char
         *subject; /* path (param-rooted form "${PROJECT}/x" kept as text) */
-    struct cp_path path; /* read/write/exec: subject as a literal path */
+    struct cp_path path; /* read/write/exec/socket: subject as a literal
+                            path */
     struct cp_loc loc;
     size_t rules_before; /* rules resolved before it (orders diagnostics) */
 };
@@ -202,7 +212,7 @@ struct cp_decision {
     bool gate_unreadable;
 };
 
-/* `subject`: for read/write/exec an absolute path (no params: bind them
+/* `subject`: for read/write/exec/socket an absolute path (no params: bind them
  * first) or a path pattern text like "${PROJECT}/x" resolved against the
  * policy's bound params; for net a domain; for gate a command line. */
 int cp_decide(const struct cp_policy *p, enum cp_access acc,

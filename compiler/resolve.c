@@ -50,6 +50,8 @@ struct rs {
     const struct cp_stmt *profile_stmt, *fail_stmt;
     bool net_allow, net_deny;
     const char *defining; /* the let whose value is being resolved */
+    bool socket_paths;    /* resolving 'net socket' paths: a dotted name
+                             is a file name there, not a domain */
 };
 
 /* ---- names ------------------------------------------------------------ */
@@ -511,7 +513,7 @@ static void rs_relative(struct rs *r, const struct rs_pathin *in)
         rs_written(r, in->arg));
     bool dotfile = n > 1 && t[0] == '.' && t[1] != '.' && t[1] != '/';
     bool command = memchr(t, ' ', n) && !memchr(t, '/', n);
-    if (command || (t[0] != '.' && rs_domainlike(t, n))) {
+    if (command || (t[0] != '.' && !r->socket_paths && rs_domainlike(t, n))) {
         cp_diag_set_suggestion(
             g, command
                    ? "a command pattern belongs to 'gate ask' or 'gate deny'"
@@ -918,8 +920,8 @@ static void rs_content(struct rs *r, const struct cp_stmt *s)
 static void rs_expect(struct rs *r, const struct cp_stmt *s)
 {
     static const char *const verdicts[] = {"allow", "ask", "deny", NULL};
-    static const char *const accesses[] = {"read", "write",   "exec", "net",
-                                           "gate", "content", NULL};
+    static const char *const accesses[] = {"read", "write",   "exec",   "net",
+                                           "gate", "content", "socket", NULL};
     int v = rs_word(r, s, &s->sub, "verdict", " in 'expect'", verdicts);
     int ac = rs_word(r, s, &s->access, "access", " in 'expect'", accesses);
     if (v < 0 || ac < 0)
@@ -947,7 +949,8 @@ static void rs_expect(struct rs *r, const struct cp_stmt *s)
     switch (e->access) {
     case CP_ACC_READ:
     case CP_ACC_WRITE:
-    case CP_ACC_EXEC: {
+    case CP_ACC_EXEC:
+    case CP_ACC_SOCKET: {
         if (!rs_path(r, arg, true, &e->path))
             return;
         e->subject = cp_path_format(r->a, &e->path);
@@ -1077,13 +1080,50 @@ static void rs_gate(struct rs *r, const struct cp_stmt *s)
     }
 }
 
-/* net deny, net allow DOMAIN... */
+/* net socket PATH...: each path names one socket, so a glob is refused
+ * (a socket that appears later at a matching path would be opened too, and
+ * the runtime allows the sockets it finds when the sandbox starts). */
+static void rs_socket(struct rs *r, const struct cp_stmt *s)
+{
+    if (!s->nargs) {
+        cp_diag_report(r->d, CP0414, &s->n.loc,
+                       "'net socket' needs at least one path");
+        return;
+    }
+    for (size_t i = 0; i < s->nargs; i++) {
+        const struct cp_arg *arg = s->args[i];
+        struct cp_path path;
+        r->socket_paths = true;
+        bool ok = rs_path(r, arg, false, &path);
+        r->socket_paths = false;
+        if (!ok)
+            continue;
+        if (path.has_glob) {
+            struct cp_diag *g = cp_diag_report(
+                r->d, CP0419, &arg->n.loc,
+                "'net socket' names one socket, found the glob '%s'",
+                rs_written(r, arg));
+            cp_diag_set_suggestion(g, "name each socket: 'net socket PATH "
+                                      "PATH...' without '*', '?' or '**'");
+            continue;
+        }
+        struct cp_rule *ru = rs_rule(r, CP_R_NET_SOCKET, arg);
+        ru->u.path = path;
+        rs_push(r, ru);
+    }
+}
+
+/* net deny, net allow DOMAIN..., net socket PATH... */
 static void rs_net(struct rs *r, const struct cp_stmt *s)
 {
-    static const char *const nets[] = {"deny", "allow", NULL};
+    static const char *const nets[] = {"deny", "allow", "socket", NULL};
     int v = rs_word(r, s, &s->sub, "mode", " after 'net'", nets);
     if (v < 0)
         return;
+    if (v == 2) {
+        rs_socket(r, s);
+        return;
+    }
     if (v == 0) {
         if (s->nargs) {
             cp_diag_report(r->d, CP0414, &s->args[0]->n.loc,
@@ -1527,7 +1567,7 @@ static void rs_bind_params(struct rs *r, bool defines_ok)
     }
     for (size_t i = 0; i < r->rules.len; i++) {
         struct cp_rule *ru = r->rules.items[i];
-        if (ru->kind <= CP_R_DENY_EXEC)
+        if (ru->kind <= CP_R_DENY_EXEC || ru->kind == CP_R_NET_SOCKET)
             cp_sema_bind(r->a, p, &ru->u.path);
     }
 }
@@ -1562,7 +1602,7 @@ static void rs_fill_policy(struct rs *r)
     p->expects = cp_arena_alloc(r->a, (p->nexpects + 1) * sizeof *p->expects);
     for (size_t i = 0; i < r->expects.len; i++) {
         struct cp_expect *e = r->expects.items[i];
-        if (e->access <= CP_ACC_EXEC)
+        if (cp_access_is_path(e->access))
             cp_sema_bind(r->a, p, &e->path);
         p->expects[i] = *e;
     }

@@ -26,7 +26,7 @@ void cp_sema_quote(struct cp_buf *b, const char *s, size_t n);
  * (N bytes, which regcomp rejected) goes wrong, or N when none stands out. */
 size_t cp_rx_locate(const char *s, size_t n);
 
-/* cp_decide for a parsed path subject (read, write or exec). */
+/* cp_decide for a parsed path subject (read, write, exec or socket). */
 void cp_sema_decide_path(const struct cp_policy *p, enum cp_access acc,
                          const struct cp_path *subj, struct cp_arena *a,
                          struct cp_decision *out);

@@ -264,7 +264,7 @@ stmt
           cp_p_args(s, &$3.v, $3.braced);
           $$ = s;
       }
-    | KW_NET { cp_p_missing(st, &@1, "'deny' or 'allow' after 'net'"); $$ = NULL; }
+    | KW_NET { cp_p_missing(st, &@1, "'deny', 'allow' or 'socket' after 'net'"); $$ = NULL; }
     | KW_EXPECT WORD WORD arg {
           struct cp_stmt *s = cp_p_stmt(st, CP_N_EXPECT, &@1, &$1, &@4);
           cp_p_word(st, &s->sub, &$2, &@2);

@@ -46,6 +46,7 @@ static const struct {
     [CP_RT_T_EXEC] = {"exec", 2},
     [CP_RT_T_END] = {"end", 2},
     [CP_RT_T_NET] = {"net", 2},
+    [CP_RT_T_SOCKET] = {"socket", 3},
 };
 #define CP_RT_NTAGS (sizeof cp_rt_tags / sizeof cp_rt_tags[0])
 
@@ -101,6 +102,7 @@ void cp_rt_artifact_free(struct cp_rt_artifact *a)
     free(a->recs);
     free(a->params);
     free(a->needed);
+    free(a->sockparams);
     memset(a, 0, sizeof *a);
 }
 
@@ -130,7 +132,7 @@ static int split_records(struct cp_rt_artifact *a, size_t *end,
         if (t == CP_RT_NTAGS)
             return BAD("record %zu (offset %zu): unknown tag '%.64s'", idx + 1,
                        off, tag);
-        const char *f[2] = {"", ""};
+        const char *f[3] = {"", "", ""};
         for (int i = 0; i < cp_rt_tags[t].arity; i++) {
             if (pos >= len)
                 return BAD("truncated: record %zu '%s' (offset %zu) has %d of "
@@ -144,7 +146,7 @@ static int split_records(struct cp_rt_artifact *a, size_t *end,
             a->recs = cp_xrealloc(a->recs, cap * sizeof *a->recs);
         }
         a->recs[a->nrecs++] = (struct cp_rt_rec){(enum cp_rt_tag)t, f[0], f[1],
-                                                 off};
+                                                 f[2], off};
         if (t == CP_RT_T_END)
             break;
     }
@@ -279,6 +281,20 @@ static int check_path_rec(struct cp_rt_artifact *a, size_t i,
     return 0;
 }
 
+/* socket ROOT REST WHERE: a path as for the other path records (its WHERE
+ * is only quoted in messages). */
+static int check_socket(struct cp_rt_artifact *a, size_t i, struct cp_rt_err *e)
+{
+    const struct cp_rt_rec *r = &a->recs[i];
+    if (!*r->f1 && !*r->f2)
+        return BAD("record %zu 'socket' (offset %zu): empty path", i + 1,
+                   r->off);
+    if (!*r->f3)
+        return BAD("record %zu 'socket' (offset %zu): no rule location", i + 1,
+                   r->off);
+    return check_path_rec(a, i, e);
+}
+
 static int check_record(struct cp_rt_artifact *a, struct rparse *ps, size_t i,
                         struct cp_rt_err *e)
 {
@@ -300,6 +316,8 @@ static int check_record(struct cp_rt_artifact *a, struct rparse *ps, size_t i,
         return check_param(a, ps, i, e);
     case CP_RT_T_NET:
         return check_net(a, i, e);
+    case CP_RT_T_SOCKET:
+        return check_socket(a, i, e);
     case CP_RT_T_EXEC:
         a->has_exec = true;
         /* fall through */
@@ -315,6 +333,25 @@ static int check_record(struct cp_rt_artifact *a, struct rparse *ps, size_t i,
     return 0;
 }
 
+/* The needed params that only `socket` records use, each as the whole
+ * path (REST empty): their values name sockets, not directories. */
+static void collect_sockparams(struct cp_rt_artifact *a)
+{
+    a->sockparams = cp_xmalloc((a->nneeded + 1) * sizeof *a->sockparams);
+    for (size_t k = 0; k < a->nneeded; k++) {
+        bool sock_only = true;
+        for (size_t i = 0; i < a->nrecs && sock_only; i++) {
+            const struct cp_rt_rec *r = &a->recs[i];
+            bool uses = (r->tag >= CP_RT_T_BIND && r->tag <= CP_RT_T_EXEC) ||
+                        r->tag == CP_RT_T_SOCKET;
+            if (uses && !strcmp(r->f1, a->needed[k]))
+                sock_only = r->tag == CP_RT_T_SOCKET && !*r->f2;
+        }
+        if (sock_only)
+            a->sockparams[a->nsockparams++] = a->needed[k];
+    }
+}
+
 /* Every root must be declared, except HOME and PROJECT (always known). */
 static int collect_needed(struct cp_rt_artifact *a, struct rparse *ps,
                           struct cp_rt_err *e)
@@ -322,7 +359,9 @@ static int collect_needed(struct cp_rt_artifact *a, struct rparse *ps,
     a->needed = cp_xmalloc((a->nrecs + 1) * sizeof *a->needed);
     for (size_t i = 0; i < a->nrecs; i++) {
         const struct cp_rt_rec *r = &a->recs[i];
-        if (r->tag < CP_RT_T_BIND || r->tag > CP_RT_T_EXEC || !*r->f1)
+        bool rooted = (r->tag >= CP_RT_T_BIND && r->tag <= CP_RT_T_EXEC) ||
+                      r->tag == CP_RT_T_SOCKET;
+        if (!rooted || !*r->f1)
             continue;
         if (!name_in(a->needed, a->nneeded, r->f1))
             a->needed[a->nneeded++] = r->f1;
@@ -334,6 +373,7 @@ static int collect_needed(struct cp_rt_artifact *a, struct rparse *ps,
                 i + 1, cp_rt_tags[r->tag].name, r->off, r->f1);
         push_param(a, ps, r->f1);
     }
+    collect_sockparams(a);
     return 0;
 }
 

@@ -146,9 +146,14 @@ static int run_bwrap_artifact(const struct opts *o, char **cmd, size_t ncmd)
     char cwd[PATH_MAX];
     const char *cwdp = getcwd(cwd, sizeof cwd);
     struct cp_rt_params params;
-    if (cp_rt_params_bind(&params, art.needed, art.nneeded, art.params,
-                          art.nparams, o->defs, o->ndefs, getenv("HOME"), cwdp,
-                          &e)) {
+    struct cp_rt_bind_names names = {.needed = art.needed,
+                                     .nneeded = art.nneeded,
+                                     .known = art.params,
+                                     .nknown = art.nparams,
+                                     .sockets = art.sockparams,
+                                     .nsockets = art.nsockparams};
+    if (cp_rt_params_bind_names(&params, &names, o->defs, o->ndefs,
+                                getenv("HOME"), cwdp, &e)) {
         fprintf(stderr, "confpol-run: %s\n", e.msg);
         cp_rt_artifact_free(&art);
         return e.status;

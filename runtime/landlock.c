@@ -265,6 +265,37 @@ static void apply_landlock(char **execs, size_t nexec, const char *cmd)
     close(rs);
 }
 
+/* With a network rule, processes of the sandbox run without the
+ * Unix-socket filter: bwrap's init (pid 1), the bridge, the socket
+ * supervisor.  The command runs as the same user and could trace one of
+ * them and connect through it to any socket.  A Landlock domain confines
+ * ptrace to its own members (every ABI): this one handles EXECUTE and
+ * grants it beneath "/", so it restricts nothing else (but, as every
+ * domain, mounting).  Landlock unavailable: said, not refused. */
+static void stage_ptrace_guard(const char *prog)
+{
+    int abi = cp_rt_landlock_abi();
+    if (abi < 1) {
+        cp_rt_warn(prog,
+                   "Landlock is unavailable (%s): the command can trace "
+                   "bwrap's init, which runs without the Unix-socket "
+                   "filter, and reach a Unix socket through it",
+                   strerror(-abi));
+        return;
+    }
+    struct cp_ll_ruleset_attr attr = {
+        .handled_access_fs = CP_LL_ACCESS_FS_EXECUTE};
+    int rs = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0);
+    if (rs < 0 || add_exec_rule(rs, "/") < 0 ||
+        prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+        syscall(SYS_landlock_restrict_self, rs, 0) < 0)
+        stage_report('E', CP_RT_EXIT_CANNOT,
+                     "cannot keep the command from tracing the sandbox's "
+                     "unfiltered processes: Landlock: %s",
+                     strerror(errno));
+    close(rs);
+}
+
 static int parse_fd(const char *s)
 {
     char *end;
@@ -347,8 +378,11 @@ static void stage_verify_ro(const char *p)
 struct stage_opts {
     bool landlock, no_unix;
     const char *proxy;
+    const char *prog; /* prefix of the supervisor's lines */
     char **execs;
     size_t nexec;
+    char **socks; /* named sockets: PATH WHERE pairs */
+    size_t nsock;
 };
 
 /* Reads the options up to "--"; returns the index of the command. */
@@ -367,6 +401,11 @@ static int stage_args(int argc, char **argv, struct stage_opts *o)
             o->proxy = argv[++i];
         } else if (!strcmp(argv[i], "--no-unix")) {
             o->no_unix = true;
+        } else if (!strcmp(argv[i], "--prog") && i + 1 < argc) {
+            o->prog = argv[++i];
+        } else if (!strcmp(argv[i], "--socket") && i + 2 < argc) {
+            o->socks[o->nsock++] = argv[++i];
+            o->socks[o->nsock++] = argv[++i];
         } else if (!strcmp(argv[i], "--verify-ro") && i + 1 < argc) {
             stage_verify_ro(argv[++i]);
         } else {
@@ -406,6 +445,19 @@ static char **stage_open(int sargc, char **sargv, size_t *nw)
     return argv;
 }
 
+/* Named sockets: resolved in the sandbox's own view, then the supervisor
+ * answers every connect (spec/runtime.md §14.5).  Last before exec: the
+ * filter it installs hands connect to the supervisor. */
+static void stage_unix_supervise(const struct stage_opts *o)
+{
+    struct cp_rt_err e = {0};
+    static struct cp_rt_unix_set set; /* the supervisor's copy is forked */
+    cp_rt_unix_resolve(o->socks, o->nsock, o->prog, &set);
+    if (cp_rt_unix_supervise(&set, o->prog, NULL, &e))
+        stage_report('E', e.status, "%s", e.msg);
+    cp_rt_unix_set_free(&set);
+}
+
 /* Runs the command; reports why when it cannot. */
 static _Noreturn void stage_exec(char **cmd, bool landlock)
 {
@@ -427,8 +479,10 @@ int cp_rt_stage_main(int sargc, char **sargv)
     char **argv = stage_open(sargc, sargv, &nw);
     int argc = (int)nw;
     struct cp_rt_err e = {0};
-    struct stage_opts o = {.execs = calloc((size_t)argc + 1, sizeof(char *))};
-    if (!o.execs)
+    struct stage_opts o = {.execs = calloc((size_t)argc + 1, sizeof(char *)),
+                           .socks = calloc((size_t)argc + 1, sizeof(char *)),
+                           .prog = "confpol-run"};
+    if (!o.execs || !o.socks)
         stage_report('E', CP_RT_EXIT_ERROR, "stage: out of memory");
     char **cmd = argv + stage_args(argc, argv, &o);
     if (!cmd[0]) /* the runtime always passes one */
@@ -439,7 +493,12 @@ int cp_rt_stage_main(int sargc, char **sargv)
     if (o.landlock)
         apply_landlock(o.execs, o.nexec, cmd[0]);
     free(o.execs);
-    if (o.no_unix && cp_rt_unix_close(&e))
+    if (o.no_unix && o.nsock)
+        stage_unix_supervise(&o);
+    else if (o.no_unix && cp_rt_unix_close(&e))
         stage_report('E', e.status, "%s", e.msg);
+    if (o.no_unix)
+        stage_ptrace_guard(o.prog);
+    free(o.socks);
     stage_exec(cmd, o.landlock);
 }

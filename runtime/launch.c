@@ -74,6 +74,7 @@ void cp_rt_plan_free(struct cp_rt_plan *pl)
     cp_rt_strv_free(&pl->placeholders);
     cp_rt_strv_free(&pl->warnings);
     cp_rt_strv_free(&pl->stricter);
+    cp_rt_strv_free(&pl->sockets);
     free(pl->proxy_sock);
     pl->proxy_sock = NULL;
 }
@@ -981,6 +982,20 @@ static int plan_path_rec(struct planner *P, const struct cp_rt_rec *r,
     return rc;
 }
 
+/* A named socket: its bound path and rule, for the stage to resolve
+ * inside the sandbox (spec/runtime.md §14.5). */
+static int plan_socket(struct planner *P, const struct cp_rt_rec *r,
+                       const struct cp_rt_params *p)
+{
+    char *path = rec_path(P, r, p);
+    if (!path)
+        return P->e->status;
+    cp_rt_strv_push(&P->pl->sockets, path);
+    cp_rt_strv_push(&P->pl->sockets, r->f3);
+    free(path);
+    return 0;
+}
+
 int cp_rt_plan_build(struct cp_rt_plan *pl, const struct cp_rt_artifact *a,
                      const struct cp_rt_params *p, const struct cp_rt_host *h,
                      bool unenforced_ok, struct cp_rt_err *e)
@@ -1003,6 +1018,8 @@ int cp_rt_plan_build(struct cp_rt_plan *pl, const struct cp_rt_artifact *a,
             rc = plan_arg(&P, &o, r->f1, i);
         else if (r->tag >= CP_RT_T_BIND && r->tag <= CP_RT_T_EXEC)
             rc = plan_path_rec(&P, r, p);
+        else if (r->tag == CP_RT_T_SOCKET)
+            rc = plan_socket(&P, r, p);
         /* header, profile, fail, param, end: read by artifact.c; net: by
          * the proxy (cp_rt_net_prepare) */
     }
@@ -1048,6 +1065,15 @@ int cp_rt_args_stream(const struct cp_rt_plan *pl, char *const *cmd,
     }
     if (pl->unix_closed)
         cp_rt_strv_push(stage_words, "--no-unix");
+    if (pl->unix_closed) {
+        cp_rt_strv_push(stage_words, "--prog");
+        cp_rt_strv_push(stage_words, pl->prog ? pl->prog : "confpol-run");
+    }
+    for (size_t i = 0; pl->unix_closed && i + 1 < pl->sockets.n; i += 2) {
+        cp_rt_strv_push(stage_words, "--socket");
+        cp_rt_strv_push(stage_words, pl->sockets.v[i]);
+        cp_rt_strv_push(stage_words, pl->sockets.v[i + 1]);
+    }
     cp_rt_strv_push(stage_words, "--");
     for (size_t i = 0; i < ncmd; i++)
         cp_rt_strv_push(stage_words, cmd[i]);

@@ -721,6 +721,20 @@ static int ll_record(struct llp *L, const struct cp_rt_rec *r, bool *net_noted)
         *net_noted = true;
         return 0;
     }
+    if (r->tag == CP_RT_T_SOCKET) {
+        if (!L->pl->net_deny) /* a socket rule comes with a net rule */
+            return cp_rt_fail(L->e, CP_RT_EXIT_ERROR,
+                              "invalid artifact: 'socket' records without "
+                              "--unshare-net");
+        /* Without a network namespace the supervisor's IP answers would
+         * reach the host; the filter keeps every Unix socket closed. */
+        plan_note(&L->pl->partial,
+                  "network: the Unix socket named at %s stays closed "
+                  "(stricter): the Landlock enforcer refuses every Unix "
+                  "socket",
+                  r->f3);
+        return 0;
+    }
     if (r->tag < CP_RT_T_BIND || r->tag > CP_RT_T_EXEC)
         return ll_unenforceable(
             L, "the artifact record '%s' has no Landlock lowering",
@@ -860,7 +874,7 @@ static void ll_abi_notes(struct cp_ll_plan *pl)
               "network: no Unix socket can be created (seccomp: filesystem "
               "sockets such as an ssh agent or the docker socket are beyond "
               "Landlock's "
-              "ABI %d; socketpair still works)%s",
+              "ABI %d; stream socketpairs still work)%s",
               f->abi,
               f->feat & CP_LL_F_SCOPE
                   ? "; abstract Unix sockets are scoped as well"

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* The runtime's seccomp filters, written by one builder: the Landlock
  * enforcer's (below) and the one that closes Unix sockets inside a bwrap
- * sandbox with a filtered network (cp_rt_unix_close, spec/runtime.md,
- * "Network").
+ * sandbox with a filtered network (cp_rt_unix_close), or hands every
+ * connect to the supervisor of named sockets (cp_rt_unix_notify_install,
+ * runtime/unixsock.c; spec/runtime.md §14.5).
  *
  * The Landlock enforcer's filter: what Landlock has no right for, and
  * what a namespace would have cut (spec/runtime.md §12.5).  Always: system calls of a foreign ABI (i386 on x86_64, x32) kill the
@@ -33,6 +34,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <termios.h>
+#include <unistd.h>
 
 /* The native architecture: any other (32-bit compat, where socketcall
  * hides the family behind a pointer) passes no check below.  The Landlock
@@ -164,6 +166,24 @@ static void socket_block(struct prog *p, const struct cp_ll_seccomp *o)
     (void)start;
 }
 
+/* socket(AF_UNIX) and socketpair(AF_UNIX) (nr): a stream or seqpacket
+ * socket (with any flags) goes on, any other type (a datagram socket can
+ * send to a path with sendto, no connect needed; SOCK_RAW is a datagram
+ * socket for AF_UNIX) gets EACCES. */
+static void unix_stream_only(struct prog *p, long nr)
+{
+    emit(p, STMT(BPF_LD | BPF_W | BPF_ABS, OFF_NR));
+    emit(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)nr, 0, 7));
+    emit(p, STMT(BPF_LD | BPF_W | BPF_ABS, (unsigned)OFF_ARG(0)));
+    emit(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 0, 5));
+    emit(p, STMT(BPF_LD | BPF_W | BPF_ABS, (unsigned)OFF_ARG(1)));
+    emit(p, STMT(BPF_ALU | BPF_AND | BPF_K,
+                 ~(unsigned)(SOCK_NONBLOCK | SOCK_CLOEXEC)));
+    emit(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, SOCK_STREAM, 2, 0));
+    emit(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, SOCK_SEQPACKET, 1, 0));
+    emit(p, RET_ERRNO(EACCES));
+}
+
 /* The Landlock enforcer's program; 0 or -errno. */
 static int ll_filter(const struct cp_ll_seccomp *o)
 {
@@ -189,6 +209,8 @@ static int ll_filter(const struct cp_ll_seccomp *o)
     }
     if (o->net_deny)
         socket_block(&p, o);
+    if (o->unix_deny)
+        unix_stream_only(&p, __NR_socketpair);
     emit(&p, RET_ALLOW);
     return install(&p);
 #endif
@@ -203,18 +225,61 @@ int cp_ll_seccomp_install(const struct cp_ll_seccomp *o, struct cp_rt_err *e)
     return 0;
 }
 
-int cp_rt_unix_close(struct cp_rt_err *e)
+/* The Unix-socket filter: closed (every socket(AF_UNIX) refused), or
+ * supervised (stream and seqpacket sockets allowed, every connect handed
+ * to the supervisor's listener, returned in *listener). */
+static int unix_filter(bool supervised, int *listener)
 {
-    /* Any other ABI gets ENOSYS for every call; the native
-     * socket(AF_UNIX, ...) and io_uring_setup (an io_uring can create
-     * sockets without socket(2)) get EACCES.  socketpair stays: it makes
-     * a connected pair, reaching nothing outside. */
+    /* Any other ABI gets ENOSYS for every call; io_uring_setup (an
+     * io_uring can create and connect sockets without socket(2) or
+     * connect(2)) gets EACCES. */
     struct prog p = {.n = 0};
     foreign_abi(&p, SECCOMP_RET_ERRNO | ENOSYS);
     deny_nr(&p, __NR_io_uring_setup, EACCES);
-    deny_arg(&p, __NR_socket, 0, 0xffffffffu, AF_UNIX, EACCES);
+    /* A stream or seqpacket pair is connected and reaches nothing
+     * outside; a datagram pair still sends to any path (sendto). */
+    unix_stream_only(&p, __NR_socketpair);
+    if (!supervised) {
+        deny_arg(&p, __NR_socket, 0, 0xffffffffu, AF_UNIX, EACCES);
+    } else {
+        unix_stream_only(&p, __NR_socket);
+        /* A later filter's listener would take connect first (the newest
+         * notifying filter wins) and could let it continue unchecked. */
+        deny_arg(&p, __NR_seccomp, 1, SECCOMP_FILTER_FLAG_NEW_LISTENER,
+                 SECCOMP_FILTER_FLAG_NEW_LISTENER, EACCES);
+        emit(&p, STMT(BPF_LD | BPF_W | BPF_ABS, OFF_NR));
+        emit(&p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_connect, 0, 1));
+        emit(&p, STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF));
+    }
     emit(&p, RET_ALLOW);
-    int rc = prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ? -errno : install(&p);
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+        return -errno;
+    if (!supervised)
+        return install(&p);
+    if (p.n > sizeof p.v / sizeof p.v[0])
+        return -E2BIG;
+    struct sock_fprog fp = {.len = (unsigned short)p.n, .filter = p.v};
+    long fd = syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER,
+                      SECCOMP_FILTER_FLAG_NEW_LISTENER, &fp);
+    if (fd < 0)
+        return -errno;
+    *listener = (int)fd;
+    return 0;
+}
+
+int cp_rt_unix_notify_install(int *listener, struct cp_rt_err *e)
+{
+    int rc = unix_filter(true, listener);
+    if (rc < 0)
+        return cp_rt_fail(e, CP_RT_EXIT_CANNOT,
+                          "cannot supervise Unix sockets: seccomp: %s",
+                          strerror(-rc));
+    return 0;
+}
+
+int cp_rt_unix_close(struct cp_rt_err *e)
+{
+    int rc = unix_filter(false, NULL);
     if (rc < 0)
         return cp_rt_fail(e, CP_RT_EXIT_CANNOT,
                           "cannot close Unix sockets: seccomp: %s",

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
@@ -38,6 +39,11 @@ int cp_rt_net_prepare(const struct cp_rt_artifact *a, struct cp_rt_plan *pl,
      * sockets; the network namespace alone leaves filesystem sockets
      * reachable. */
     pl->unix_closed = unshared;
+    pl->prog = prog;
+    if (pl->sockets.n && !unshared) /* a socket rule comes with a net rule */
+        return cp_rt_fail(e, CP_RT_EXIT_ERROR,
+                          "invalid artifact: 'socket' records without "
+                          "--unshare-net");
     if (!has_net)
         return 0;
     if (!unshared) /* the proxy would be a detour, not a boundary */
@@ -132,6 +138,9 @@ int cp_rt_bridge_start(const char *sock, struct cp_rt_err *e)
                           strerror(err));
     }
     if (a == 0) {
+        /* It runs without the Unix-socket filter: the command (same
+         * user) must not trace it, nor take its descriptors. */
+        prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
         setsid();
         signal(SIGPIPE, SIG_IGN);
         for (int s = 1; s < NSIG; s++)

@@ -41,7 +41,9 @@ int cp_rt_define_split(const char *text, struct cp_rt_define *out,
     return 0;
 }
 
-int cp_rt_param_check(const char *name, const char *value, struct cp_rt_err *e)
+/* No control byte, absolute. */
+static int param_text_check(const char *name, const char *value,
+                            struct cp_rt_err *e)
 {
     for (const unsigned char *p = (const unsigned char *)value; *p; p++)
         if (*p < 0x20 || *p == 0x7f)
@@ -54,6 +56,49 @@ int cp_rt_param_check(const char *name, const char *value, struct cp_rt_err *e)
         return cp_rt_fail(e, CP_RT_EXIT_ERROR,
                           "param %s: '%.400s' is not an absolute path", name,
                           value);
+    return 0;
+}
+
+/* The value of a param used only as the whole path of `socket` records
+ * names a socket, not a directory, and may be missing at launch (the
+ * stage then warns and allows nothing): canonical as far as it exists
+ * (a missing last component: its directory's realpath joined with it). */
+static int param_socket_check(const char *name, const char *value,
+                              struct cp_rt_err *e)
+{
+    if (param_text_check(name, value, e))
+        return e->status;
+    char *real = realpath(value, NULL);
+    if (!real && errno == ENOENT && strcmp(value, "/")) {
+        const char *slash = strrchr(value, '/');
+        char *dir = cp_xstrdup(value);
+        dir[slash == value ? 1 : slash - value] = '\0';
+        char *rdir = realpath(dir, NULL);
+        free(dir);
+        if (rdir) {
+            size_t n = strlen(rdir) + strlen(slash) + 1;
+            real = cp_xmalloc(n);
+            snprintf(real, n, "%s%s", strcmp(rdir, "/") ? rdir : "", slash);
+            free(rdir);
+        }
+    }
+    if (!real)
+        return cp_rt_fail(e, CP_RT_EXIT_ERROR, "param %s: '%.400s': %s", name,
+                          value, strerror(errno));
+    int rc = 0;
+    if (strcmp(real, value))
+        rc = cp_rt_fail(e, CP_RT_EXIT_ERROR,
+                        "param %s: '%.400s' is not canonical (it resolves to "
+                        "'%.400s'); pass the resolved path",
+                        name, value, real);
+    free(real);
+    return rc;
+}
+
+int cp_rt_param_check(const char *name, const char *value, struct cp_rt_err *e)
+{
+    if (param_text_check(name, value, e))
+        return e->status;
     char *real = realpath(value, NULL);
     if (!real)
         return cp_rt_fail(e, CP_RT_EXIT_ERROR, "param %s: '%.400s': %s", name,
@@ -128,6 +173,22 @@ int cp_rt_params_bind(struct cp_rt_params *out, const char *const *needed,
                       const char *home_env, const char *cwd,
                       struct cp_rt_err *e)
 {
+    struct cp_rt_bind_names names = {.needed = needed,
+                                     .nneeded = nneeded,
+                                     .known = known,
+                                     .nknown = nknown};
+    return cp_rt_params_bind_names(out, &names, defines, ndefines, home_env,
+                                   cwd, e);
+}
+
+int cp_rt_params_bind_names(struct cp_rt_params *out,
+                            const struct cp_rt_bind_names *nm,
+                            const struct cp_rt_define *defines, size_t ndefines,
+                            const char *home_env, const char *cwd,
+                            struct cp_rt_err *e)
+{
+    const char *const *needed = nm->needed, *const *known = nm->known;
+    size_t nneeded = nm->nneeded, nknown = nm->nknown;
     memset(out, 0, sizeof *out);
     for (size_t i = 0; i < ndefines; i++) {
         const char *n = defines[i].name;
@@ -145,7 +206,10 @@ int cp_rt_params_bind(struct cp_rt_params *out, const char *const *needed,
                 return cp_rt_fail(e, CP_RT_EXIT_ERROR, "-D %.64s given twice",
                                   n);
             }
-        if (cp_rt_param_check(n, defines[i].value, e)) {
+        int bad = name_in(nm->sockets, nm->nsockets, n)
+                      ? param_socket_check(n, defines[i].value, e)
+                      : cp_rt_param_check(n, defines[i].value, e);
+        if (bad) {
             cp_rt_params_free(out);
             return e->status;
         }

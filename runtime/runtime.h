@@ -70,12 +70,14 @@ enum cp_rt_tag {
     CP_RT_T_EXEC,     /* exec ROOT REST */
     CP_RT_T_END,      /* end COUNT SHA256 */
     CP_RT_T_NET,      /* net PATTERN WHERE (PATTERN "" for net deny) */
+    CP_RT_T_SOCKET,   /* socket ROOT REST WHERE (a named Unix socket) */
 };
 
 struct cp_rt_rec {
     enum cp_rt_tag tag;
     const char *f1; /* first field after the tag, or "" */
     const char *f2; /* second field, or "" */
+    const char *f3; /* third field (socket's WHERE), or "" */
     size_t off;     /* byte offset of the tag field */
 };
 
@@ -90,6 +92,8 @@ struct cp_rt_artifact {
     size_t nparams;
     const char **needed; /* names some record uses as its root */
     size_t nneeded;
+    const char **sockparams; /* needed names used only as a whole socket path */
+    size_t nsockparams;
     bool has_exec;
 };
 
@@ -146,6 +150,22 @@ int cp_rt_params_bind(struct cp_rt_params *out, const char *const *needed,
                       const struct cp_rt_define *defines, size_t ndefines,
                       const char *home_env, const char *cwd,
                       struct cp_rt_err *e);
+/* The names cp_rt_params_bind_names binds: as above, and `sockets`, the
+ * params used only as the whole path of `socket` records, whose values
+ * name a socket (canonical as far as it exists; not a directory). */
+struct cp_rt_bind_names {
+    const char *const *needed;
+    size_t nneeded;
+    const char *const *known;
+    size_t nknown;
+    const char *const *sockets;
+    size_t nsockets;
+};
+int cp_rt_params_bind_names(struct cp_rt_params *out,
+                            const struct cp_rt_bind_names *names,
+                            const struct cp_rt_define *defines, size_t ndefines,
+                            const char *home_env, const char *cwd,
+                            struct cp_rt_err *e);
 const char *cp_rt_params_get(const struct cp_rt_params *p, const char *name);
 void cp_rt_params_free(struct cp_rt_params *p);
 
@@ -193,6 +213,8 @@ struct cp_rt_plan {
     bool exec_on;     /* an exec allow-list is in force */
     char *proxy_sock; /* the proxy's socket: the stage bridges to it */
     bool unix_closed; /* the stage closes Unix sockets (seccomp) */
+    struct cp_rt_strv sockets; /* named sockets: PATH WHERE pairs, bound */
+    const char *prog;          /* the stage's message prefix (not owned) */
 };
 
 /* Derives the words from the records in order.  `unenforced_ok`: a record
@@ -285,6 +307,38 @@ int cp_rt_elf_interp(const char *path, char *buf, size_t size);
  * under an entry, and the standard loaders (spec/runtime.md §7.3). */
 void cp_rt_exec_grants(char *const *execs, size_t nexec, const char *cmd,
                        struct cp_rt_strv *out);
+
+/* ---- named Unix sockets (runtime/unixsock.c; spec/runtime.md §14.5) ---- */
+
+/* Connects answered at once; the next one gets EAGAIN. */
+#define CP_RT_UNIX_MAX_THREADS 64
+
+struct cp_rt_unix_id {
+    dev_t dev;
+    ino_t ino;
+    int pin; /* O_PATH descriptor held for the run: the inode number
+              * cannot be reused by another file while it is open */
+};
+struct cp_rt_unix_set { /* the sockets the sandbox may connect to */
+    struct cp_rt_unix_id *v;
+    size_t n;
+};
+/* named = PATH WHERE pairs (n words): each PATH is stat'ed (following
+ * symlinks, as connect does); a socket joins the set, anything else is
+ * left out with a warning naming the path and its rule (stricter). */
+void cp_rt_unix_resolve(char *const *named, size_t n, const char *prog,
+                        struct cp_rt_unix_set *set);
+/* Closes the pins (the supervisor keeps its own copies) and frees. */
+void cp_rt_unix_set_free(struct cp_rt_unix_set *set);
+/* Starts the supervisor (a grandchild, reparented to the namespace's init),
+ * installs the filter that hands it every connect (sets no_new_privs) and
+ * passes it the listener.  0, or CP_RT_EXIT_CANNOT with e's message.
+ * *pid_out (may be NULL): the supervisor's pid. */
+int cp_rt_unix_supervise(const struct cp_rt_unix_set *set, const char *prog,
+                         pid_t *pid_out, struct cp_rt_err *e);
+/* The filter of the supervised mode (runtime/ll_seccomp.c): AF_UNIX
+ * stream and seqpacket sockets only, connect notified on *listener. */
+int cp_rt_unix_notify_install(int *listener, struct cp_rt_err *e);
 
 /* ---- Landlock enforcer (runtime/ll_enforce.c, runtime/ll_seccomp.c) ---- */
 

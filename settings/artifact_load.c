@@ -64,14 +64,16 @@ static const char *art_conf(struct art *t)
     return NULL;
 }
 
-/* sandbox.network: an object whose allowedDomains (if any) is a list of
- * strings and whose strictAllowlist (if any) is a boolean. */
+/* sandbox.network: an object whose allowedDomains and allowUnixSockets (if
+ * any) are lists of strings and whose strictAllowlist (if any) is a
+ * boolean. */
 static bool art_network_ok(const struct cp_jnode *net)
 {
     const struct cp_jnode *dom = cp_json_get(net, "allowedDomains", NULL);
+    const struct cp_jnode *sock = cp_json_get(net, "allowUnixSockets", NULL);
     const struct cp_jnode *strict = cp_json_get(net, "strictAllowlist", NULL);
     return net->type == CP_J_OBJ && (!dom || art_strarr(dom)) &&
-           (!strict || is_bool(strict));
+           (!sock || art_strarr(sock)) && (!strict || is_bool(strict));
 }
 
 /* The optional "sandbox" object: switches, filesystem lists, network. */

@@ -183,6 +183,10 @@ static bool install_sandbox(struct inst *in, const struct art *t)
         path[2] = "allowedDomains";
         if (v && !do_union(in, path, 3, v))
             return false;
+        v = cp_json_get(net, "allowUnixSockets", NULL);
+        path[2] = "allowUnixSockets";
+        if (v && !do_union(in, path, 3, v))
+            return false;
         v = cp_json_get(net, "strictAllowlist", NULL);
         path[2] = "strictAllowlist";
         if (v && !do_set(in, path, 3, v, false))
@@ -213,6 +217,8 @@ static bool install_check(struct inst *in, const struct art *t)
         path[1] = "network";
         ok &= cp_doc_check_place(d, path, 2, W_OBJ, e);
         path[2] = "allowedDomains";
+        ok &= cp_doc_check_place(d, path, 3, W_STRARR, e);
+        path[2] = "allowUnixSockets";
         ok &= cp_doc_check_place(d, path, 3, W_STRARR, e);
         path[2] = "strictAllowlist";
         ok &= cp_doc_check_place(d, path, 3, W_BOOL, e);

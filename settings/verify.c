@@ -263,6 +263,10 @@ static void verify_network(struct vfy *v, const struct cp_jnode *sb,
                "~/.claude/settings.json)");
     if (live_true(cp_json_get(net, "allowAllUnixSockets", NULL)))
         gap(v, "sandbox.network.allowAllUnixSockets is true");
+    only_these(v, cp_json_get(net, "allowUnixSockets", NULL),
+               cp_json_get(anet, "allowUnixSockets", NULL),
+               "sandbox.network.allowUnixSockets",
+               "a socket the policy does not name");
 }
 
 static void verify_sandbox(struct vfy *v, const struct cp_jnode *root,

@@ -13,7 +13,8 @@
 #   5. times `confpol gate` answering one hook call, process start included
 #   6. the network proxy: connection set-up, a 200 MB transfer against a
 #      direct one, confpol run with an allow-list against net deny; (6b)
-#      the relay alone, in-process (tests/bench/relay.c)
+#      the relay alone, in-process (tests/bench/relay.c); (6c) a connect
+#      to a named Unix socket through the supervisor (tests/bench/unixsock.sh)
 # BENCH_SIZES="10 1000" overrides the sizes (for a quick run); BENCH_BUDGET
 # (seconds, default 60) bounds the time spent on one slow size.
 set -u
@@ -234,5 +235,8 @@ if cc -O2 -std=c11 -pthread -Wall -Wextra -Werror -I"$top/runtime" -I"$top/util"
 else
     echo "relay benchmark not built: $(head -n 1 "$tmp/err")"
 fi
+echo
+echo "== 6c. a supervised connect to a named Unix socket (spec/runtime.md 14.5)"
+sh "$top/tests/bench/unixsock.sh" "$C" || echo "Unix socket benchmark failed"
 echo
 echo "load:    $(cut -d' ' -f1-3 /proc/loadavg) (1/5/15 min, at end)"

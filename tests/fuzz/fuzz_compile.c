@@ -148,6 +148,9 @@ static void cp_fuzz_decide(struct cp_ctx *cx)
         case CP_R_DENY_EXEC:
             cp_decide(cx->policy, CP_ACC_WRITE, rule->text, cx->arena, &d);
             break;
+        case CP_R_NET_SOCKET:
+            cp_decide(cx->policy, CP_ACC_SOCKET, rule->text, cx->arena, &d);
+            break;
         case CP_R_NET_DENY:
             break;
         }

@@ -66,9 +66,9 @@ out=$(PATH="$tmp/bin:$PATH" "$CONFPOL" claude -- -p hello world 2>&1 >/dev/null 
 
 # Settings files that Claude Code merges in and that would loosen it.
 mkdir -p "$HOME/.claude" .claude
-printf '%s\n' '{"sandbox": {"filesystem": {"allowWrite": ["/etc"]}}, "disableAllHooks": true}' \
+printf '%s\n' '{"sandbox": {"filesystem": {"allowWrite": ["/etc"]}, "network": {"allowUnixSockets": ["/var/run/docker.sock"]}}, "disableAllHooks": true}' \
     >"$HOME/.claude/settings.json"
-printf '%s\n' '{"permissions": {"allow": ["Edit(//tmp/**)"]}}' >.claude/settings.local.json
+printf '%s\n' '{"permissions": {"allow": ["Edit(//tmp/**)"]}, "sandbox": {"network": {"allowAllUnixSockets": true}}}' >.claude/settings.local.json
 PATH="$tmp/bin:$PATH" "$CONFPOL" claude -q -- -p hello world >"$tmp/out" 2>&1
 rc=$?
 [ $rc -eq 1 ] || fail "loosening settings: exit $rc"
@@ -76,6 +76,8 @@ grep '^confpol claude:' "$tmp/out" >"$tmp/got"
 cat >"$tmp/want" <<EOF
 confpol claude: $HOME/.claude/settings.json: disableAllHooks (the gate hook would never run) is true
 confpol claude: $HOME/.claude/settings.json: sandbox.filesystem.allowWrite holds "/etc", which Claude Code adds to this policy's list
+confpol claude: $HOME/.claude/settings.json: sandbox.network.allowUnixSockets holds "/var/run/docker.sock", which Claude Code adds to this policy's list
+confpol claude: $PROJ/.claude/settings.local.json: sandbox.network.allowAllUnixSockets is true (every Unix socket would be reachable)
 confpol claude: $PROJ/.claude/settings.local.json: permissions.allow holds "Edit(//tmp/**)": Claude Code adds Edit allow rules to the Bash sandbox's writable paths
 confpol claude: refused: Claude Code merges these files with the policy's settings; remove the entries above first
 EOF

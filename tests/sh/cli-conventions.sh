@@ -75,7 +75,7 @@ printf "confpol check: no policy file given\nsee 'confpol check --help'\n" >nofi
 run nofile 2 "$CONFPOL" check
 printf "confpol check: -D expects NAME=VALUE, got 'NOEQUALS'\nsee 'confpol check --help'\n" >dnoeq.err.exp
 run dnoeq 2 "$CONFPOL" check -D NOEQUALS clean.confpol
-printf "confpol explain: unknown access 'raed'; expected read, write, exec, net, gate or content; did you mean 'read'?\nsee 'confpol explain --help'\n" >access.err.exp
+printf "confpol explain: unknown access 'raed'; expected read, write, exec, net, gate, content or socket; did you mean 'read'?\nsee 'confpol explain --help'\n" >access.err.exp
 run access 2 "$CONFPOL" explain clean.confpol raed /tmp/x
 # A bad -D value is a usage error too (exit 2), reported as a diagnostic.
 printf "confpol: error: -D PROJECT=rel: the value must be an absolute path [CP0803]\n1 error\n" >dval.err.exp

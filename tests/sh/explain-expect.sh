@@ -10,7 +10,7 @@ cd "$TOP" || exit 1
 python3 - "$CONFPOL" examples/*.confpol <<'PY'
 import re, subprocess, sys, os
 confpol, files = sys.argv[1], sys.argv[2:]
-expect_re = re.compile(r'^\s*expect\s+(allow|deny|ask)\s+(read|write|exec|net|gate)\s+(.*)$')
+expect_re = re.compile(r'^\s*expect\s+(allow|deny|ask)\s+(read|write|exec|net|gate|socket)\s+(.*)$')
 include_re = re.compile(r'^\s*include\s+"([^"]*)"')
 
 def subject(text):

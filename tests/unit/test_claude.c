@@ -441,6 +441,45 @@ static enum cp_fidelity rule_fid(const struct cp_policy *p,
     return CP_FID_EXACT;
 }
 
+/* net socket: allowUnixSockets, spelled as the sandbox runtime reads it
+ * ("/abs", "~/x", "./x"), never allowAllUnixSockets; not enforced (a
+ * subpath on macOS, closed on Linux), a name Claude Code would read as a
+ * glob left out (stricter); nothing when the network is open. */
+START_TEST(unix_sockets)
+{
+    struct cp_policy *p = pol(CP_PROFILE_CONFINED, false, CP_FAIL_CLOSED);
+    rule(p, CP_R_NET_DENY, "");
+    p->net = CP_NET_NONE;
+    path_rule(p, CP_R_NET_SOCKET, "/var/run/docker.sock", true);
+    path_rule(p, CP_R_NET_SOCKET, "~/.gnupg/S.gpg-agent", true);
+    path_rule(p, CP_R_NET_SOCKET, "${PROJECT}/run/dev.sock", true);
+    struct cp_rule *g = path_rule(p, CP_R_NET_SOCKET, "/run/a[1].sock", true);
+    struct cp_jnode *j = emit_json(p);
+    struct cp_jnode *net = at(j, "sandbox", "network", NULL);
+    struct cp_jnode *l = at(net, "allowUnixSockets", NULL, NULL);
+    ck_assert_int_eq(tj_size(l), 3);
+    ck_assert_str_eq(l->items[0]->s, "/var/run/docker.sock");
+    ck_assert_str_eq(l->items[1]->s, "~/.gnupg/S.gpg-agent");
+    ck_assert_str_eq(l->items[2]->s, "./run/dev.sock");
+    ck_assert_ptr_null(at(net, "allowAllUnixSockets", NULL, NULL));
+    const char *why;
+    ck_assert_int_eq(rule_fid(p, p->rules[1], ar, &why), CP_FID_NOT_ENFORCED);
+    ck_assert_ptr_nonnull(strstr(why, "were P a directory"));
+    ck_assert_ptr_nonnull(strstr(why, "on Linux"));
+    ck_assert_int_eq(rule_fid(p, g, ar, &why), CP_FID_STRICTER);
+    ck_assert_ptr_nonnull(strstr(why, "glob"));
+    struct cp_backend_opts o = {0};
+    ck_assert_int_eq(cp_backend_check(&cp_backend_claude, p, &o, &dg), 0);
+    ck_assert_int_eq(count_code(CP0764), 4);
+
+    p = pol(CP_PROFILE_CONFINED, false, CP_FAIL_CLOSED);
+    path_rule(p, CP_R_NET_SOCKET, "/var/run/docker.sock", true);
+    j = emit_json(p);
+    ck_assert_ptr_null(at(j, "sandbox", "network", NULL));
+    ck_assert_int_eq(rule_fid(p, p->rules[0], ar, &why), CP_FID_EXACT);
+}
+END_TEST
+
 START_TEST(fidelity)
 {
     struct cp_policy *p = pol(CP_PROFILE_CONFINED, false, CP_FAIL_CLOSED);
@@ -581,6 +620,7 @@ Suite *cp_test_claude_suite(void)
     tcase_add_test(t, no_gate_no_hook);
     tcase_add_test(t, profiles);
     tcase_add_test(t, network);
+    tcase_add_test(t, unix_sockets);
     tcase_add_test(t, fidelity);
     tcase_add_test(t, adversarial_corpus);
     tcase_add_test(t, invalid_utf8);

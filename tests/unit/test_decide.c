@@ -123,6 +123,47 @@ START_TEST(net_modes)
 }
 END_TEST
 
+/* socket (spec/semantics.md 2.3): exact paths only, the deny read wins,
+ * the deciding rule is the net deny (or none under an allow-list), every
+ * socket with the network open; params bound or opaque. */
+START_TEST(socket_modes)
+{
+    dc_load("confpol 1\nprofile cooperative\nnet socket /run/a.sock\n", NULL,
+            0);
+    dc_ask(CP_ACC_SOCKET, "/run/b.sock", "allow default");
+    dc_unload();
+    dc_load("confpol 1\n"                               /* 1 */
+            "profile cooperative\n"                     /* 2 */
+            "param SOCK\n"                              /* 3 */
+            "net deny\n"                                /* 4 */
+            "net socket /run/a.sock ~/.gnupg/S.agent\n" /* 5 */
+            "deny read /srv\n"                          /* 6 */
+            "net socket ${SOCK} /srv/x.sock\n"          /* 7 */
+            "net socket /run/a.sock\n",                 /* 8 */
+            NULL, 0);
+    dc_ask(CP_ACC_SOCKET, "/run/a.sock", "allow by 5,8");
+    dc_ask(CP_ACC_SOCKET, "/run/a.sock/x", "deny by 4 may SOCK");
+    dc_ask(CP_ACC_SOCKET, "/run", "deny by 4 may SOCK");
+    dc_ask(CP_ACC_SOCKET, "~/.gnupg/S.agent", "allow by 5 may HOME");
+    dc_ask(CP_ACC_SOCKET, "${SOCK}", "allow by 7 may SOCK");
+    /* no binding makes ~/.gnupg/S.agent name it: the last names differ */
+    dc_ask(CP_ACC_SOCKET, "${SOCK}/x", "deny by 4");
+    dc_ask(CP_ACC_SOCKET, "${SOCK}/S.agent", "deny by 4 may SOCK");
+    dc_ask(CP_ACC_SOCKET, "/srv2/.gnupg/S.agent", "deny by 4 may HOME");
+    dc_ask(CP_ACC_SOCKET, "/.gnupg/S.agent", "deny by 4 may HOME");
+    dc_ask(CP_ACC_SOCKET, "/S.agent", "deny by 4 may SOCK");
+    dc_ask(CP_ACC_SOCKET, "/srv/x.sock", "deny by 6");
+    dc_unload();
+    static const struct cp_define d[] = {{"SOCK", "/run/agent"}};
+    dc_load("confpol 1\nprofile cooperative\nparam SOCK\n"
+            "net allow github.com\nnet socket ${SOCK}\n",
+            d, 1);
+    dc_ask(CP_ACC_SOCKET, "/run/agent", "allow by 5");
+    dc_ask(CP_ACC_SOCKET, "/run/agent2", "deny default");
+    dc_unload();
+}
+END_TEST
+
 START_TEST(gate_verdicts)
 {
     dc_load("confpol 1\nprofile cooperative\n"
@@ -209,6 +250,7 @@ Suite *cp_test_decide_suite(void)
     tcase_add_test(tc, gate_verdicts);
     tcase_add_test(tc, implicit_rules_decide);
     tcase_add_test(tc, unbound_params);
+    tcase_add_test(tc, socket_modes);
     tcase_add_test(tc, invalid_subjects);
     suite_add_tcase(s, tc);
     return s;

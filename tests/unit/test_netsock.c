@@ -5,8 +5,9 @@
  * (-2, EADDRINUSE), a connection refused with -1 and errno, and no
  * descriptor left open by any failure.  And the two seccomp filters built
  * by runtime/ll_seccomp.c, each installed in a child process: the Unix
- * socket filter (socket(AF_UNIX) and io_uring refused, socketpair and IP
- * sockets kept) and the Landlock enforcer's network filter. */
+ * socket filter (socket(AF_UNIX), datagram socketpairs and io_uring
+ * refused, stream socketpairs and IP sockets kept) and the Landlock
+ * enforcer's network filter. */
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -141,6 +142,11 @@ static int ns_probe_unix_close(void)
     if (ns_socket_errno(AF_INET, SOCK_STREAM) != 0 ||
         ns_socket_errno(AF_INET, SOCK_DGRAM) != 0)
         return 6;
+    /* a datagram pair sends to any path with sendto */
+    if (socketpair(AF_UNIX, SOCK_DGRAM, 0, sv) == 0 || errno != EACCES)
+        return 7;
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+        return 8;
     return 0;
 }
 
@@ -169,6 +175,11 @@ static int ns_probe_ll_net(void)
         return 5;
     if (syscall(__NR_io_uring_setup, 1, NULL) != -1 || errno != EPERM)
         return 6;
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_DGRAM, 0, sv) == 0 || errno != EACCES)
+        return 7;
+    if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0)
+        return 8;
     return 0;
 }
 

@@ -1030,6 +1030,121 @@ START_TEST(elf_interp)
 }
 END_TEST
 
+/* `socket ROOT REST WHERE` (spec/runtime.md §14.5): three fields, checked
+ * as a path record; a param used only as a whole socket path names a
+ * socket, not a directory; the stage gets each bound path and rule. */
+START_TEST(socket_records)
+{
+    struct cp_rt_artifact a;
+    struct cp_rt_err e = {0};
+    ck_assert_int_eq(parse("param|S\nparam|D\narg|--unshare-net\n"
+                           "socket||/run/a.sock|p.confpol:4\n"
+                           "socket|S||p.confpol:5\nsocket|D|/x.sock|p:6",
+                           &a, &e),
+                     0);
+    ck_assert_int_eq(a.recs[4].tag, CP_RT_T_SOCKET);
+    ck_assert_str_eq(a.recs[4].f2, "/run/a.sock");
+    ck_assert_str_eq(a.recs[4].f3, "p.confpol:4");
+    ck_assert_uint_eq(a.nneeded, 2);
+    ck_assert_uint_eq(a.nsockparams, 1); /* S; D has a REST: a directory */
+    ck_assert_str_eq(a.sockparams[0], "S");
+    cp_rt_artifact_free(&a);
+    ck_assert_str_eq(parse_err("socket|||p:1"),
+                     "invalid artifact: record 2 'socket' (offset 16): empty "
+                     "path");
+    ck_assert_str_eq(parse_err("socket||/a.sock|"),
+                     "invalid artifact: record 2 'socket' (offset 16): no "
+                     "rule location");
+    ck_assert_str_eq(parse_err("socket||a.sock|p:1"),
+                     "invalid artifact: record 2 'socket' (offset 16): path "
+                     "'a.sock' does not start with '/'");
+    ck_assert_str_eq(parse_err("socket|NOPE||p:1"),
+                     "invalid artifact: record 2 'socket' (offset 16): param "
+                     "'NOPE' is not declared");
+    /* two fields: the trailer's tag is read as the third */
+    ck_assert_str_eq(parse_err("socket||/a.sock"),
+                     "invalid artifact: record 3 (offset 36): unknown tag "
+                     "'2'");
+}
+END_TEST
+
+START_TEST(socket_params)
+{
+    char dir[] = "/tmp/cp-sockparam.XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char file[64], link[64], bad[80];
+    snprintf(file, sizeof file, "%s/s.sock", dir);
+    snprintf(link, sizeof link, "%s/l", dir);
+    snprintf(bad, sizeof bad, "%s/l/../s.sock", dir);
+    ck_assert_int_eq(symlink(dir, link), 0);
+    const char *needed[] = {"S"}, *sockets[] = {"S"};
+    struct cp_rt_bind_names nm = {.needed = needed,
+                                  .nneeded = 1,
+                                  .known = needed,
+                                  .nknown = 1,
+                                  .sockets = sockets,
+                                  .nsockets = 1};
+    struct cp_rt_define d = {.name = "S", .value = file};
+    struct cp_rt_params p;
+    struct cp_rt_err e = {0};
+    /* missing at launch: accepted (the stage warns) */
+    ck_assert_int_eq(cp_rt_params_bind_names(&p, &nm, &d, 1, NULL, NULL, &e),
+                     0);
+    ck_assert_str_eq(cp_rt_params_get(&p, "S"), file);
+    cp_rt_params_free(&p);
+    /* a file: accepted */
+    int fd = open(file, O_CREAT | O_WRONLY, 0600);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    ck_assert_int_eq(cp_rt_params_bind_names(&p, &nm, &d, 1, NULL, NULL, &e),
+                     0);
+    cp_rt_params_free(&p);
+    /* not canonical, present or missing */
+    d.value = bad;
+    ck_assert_int_eq(cp_rt_params_bind_names(&p, &nm, &d, 1, NULL, NULL, &e),
+                     125);
+    ck_assert_ptr_nonnull(strstr(e.msg, "is not canonical"));
+    char bad2[96];
+    snprintf(bad2, sizeof bad2, "%s/l/gone.sock", dir);
+    d.value = bad2;
+    ck_assert_int_eq(cp_rt_params_bind_names(&p, &nm, &d, 1, NULL, NULL, &e),
+                     125);
+    ck_assert_ptr_nonnull(strstr(e.msg, "is not canonical"));
+    d.value = "rel.sock";
+    ck_assert_int_eq(cp_rt_params_bind_names(&p, &nm, &d, 1, NULL, NULL, &e),
+                     125);
+    ck_assert_str_eq(e.msg, "param S: 'rel.sock' is not an absolute path");
+    /* the same value for a directory param: refused */
+    nm.nsockets = 0;
+    d.value = file;
+    ck_assert_int_eq(cp_rt_params_bind_names(&p, &nm, &d, 1, NULL, NULL, &e),
+                     125);
+    ck_assert_ptr_nonnull(strstr(e.msg, "is not a directory"));
+    unlink(file);
+    unlink(link);
+    rmdir(dir);
+}
+END_TEST
+
+START_TEST(socket_stage_words)
+{
+    struct cp_rt_plan pl = {0};
+    pl.unix_closed = true;
+    pl.prog = "confpol run";
+    cp_rt_strv_push(&pl.sockets, "/run/a b.sock");
+    cp_rt_strv_push(&pl.sockets, "p.confpol:4");
+    char *cmd[] = {"true", NULL};
+    struct cp_rt_strv bw, sw;
+    struct cp_rt_err e = {0};
+    ck_assert_int_eq(cp_rt_args_stream(&pl, cmd, 1, &bw, &sw, &e), 0);
+    ck_assert_str_eq(joined(&sw), "--no-unix --prog confpol run --socket "
+                                  "/run/a b.sock p.confpol:4 -- true");
+    cp_rt_strv_free(&bw);
+    cp_rt_strv_free(&sw);
+    cp_rt_plan_free(&pl);
+}
+END_TEST
+
 Suite *cp_test_runtime_suite(void)
 {
     Suite *s = suite_create("runtime");
@@ -1039,11 +1154,14 @@ Suite *cp_test_runtime_suite(void)
     tcase_add_test(t, artifact_corrupted_every_byte);
     tcase_add_test(t, artifact_messages);
     tcase_add_test(t, artifact_load_file);
+    tcase_add_test(t, socket_records);
+    tcase_add_test(t, socket_params);
     suite_add_tcase(s, t);
     t = tcase_create("host");
     tcase_add_checked_fixture(t, tree_setup, tree_teardown);
     tcase_add_test(t, params_values);
     tcase_add_test(t, params_binding);
+    tcase_add_test(t, socket_stage_words); /* joined() needs the tree */
     tcase_add_test(t, plan_words);
     tcase_add_test(t, plan_missing_targets);
     tcase_add_test(t, plan_symlinks);
