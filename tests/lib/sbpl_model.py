@@ -300,8 +300,6 @@ class Profile:
             subj = path.encode('utf-8', 'surrogateescape') \
                 if self.reading == 'bytes' else path
             return f[1].search(subj) is not None
-        if kind == 'unix-socket':
-            return self._match(f[1], path)
         if kind == 'require-not':
             return not self._match(f[1][0], path)
         if kind == 'require-all':
@@ -349,9 +347,6 @@ class Profile:
             return ok('process-exec', path)
         if kind == 'exists':
             return ok('file-test-existence', path)
-        if kind == 'connect-unix':
-            # connect(2) to the filesystem Unix socket at PATH (resolved)
-            return ok('network-outbound', path)
         if kind == 'clone':
             # clonefile: which checks apply is not known (sbpl.md §10):
             # allowed when file-clone is, whatever else is checked.
@@ -364,6 +359,7 @@ class Profile:
             proto = 'tcp' if kind == 'connect' else 'udp'
             return ok('network-outbound', (proto, path, dest))
         if kind == 'connect-unix':
+            # connect(2) to the filesystem Unix socket at PATH (resolved)
             return ok('network-outbound', ('unix', path))
         if kind == 'link':
             # Which name file-link is checked against is not known
