@@ -227,6 +227,8 @@ struct cl {
     const void *where_src; /* source of the last gate, and whether */
     bool where_ok;         /* its file name is valid UTF-8 */
     size_t nprot, ntmpfs;  /* rules stricter by Claude Code's facts */
+    size_t nlate;          /* literal deny-read rules (absent at start) */
+    size_t nheld;          /* deny reads that surely hold a write path */
     const struct cp_rule *project_ro; /* a root that may hold PROJECT */
     bool cwd_writable;                /* Bash may write the project (cwd) */
     struct cp_path runtime_paths[CL_NRUNTIME];
@@ -307,8 +309,12 @@ static void cl_fid(struct cl *c, const struct cp_rule *r, enum cp_fidelity f,
     int rank[] =
         {[CP_FID_EXACT] = 2, [CP_FID_STRICTER] = 1, [CP_FID_NOT_ENFORCED] = 0};
     if (x->why && rank[f] >= rank[x->fid]) {
-        if (rank[f] == rank[x->fid] && f != CP_FID_EXACT)
+        if (rank[f] == rank[x->fid] && f != CP_FID_EXACT) {
             x->why = cl_join(c, x->why, "; ", why);
+            /* The first reason with a warning reports the rule. */
+            if (x->code == CP_DIAG__COUNT)
+                x->code = code;
+        }
         return;
     }
     x->fid = f;
@@ -681,6 +687,24 @@ static const char *cl_runtime_overlap(struct cl *c, const struct cp_path *pp)
 
 /* ---- rules --------------------------------------------------------------- */
 
+/* A permission rule spelled with '?': stricter for the file tools, also
+ * beside a not-enforced rating (a literal deny read). */
+static void cl_widened(struct cl *c, const struct cp_rule *r)
+{
+    const char *why = "bytes that a permission rule would read as syntax "
+                      "are written as '?': the file-tool rule denies more "
+                      "paths";
+    struct cl_fid *x = &c->fids[c->cur];
+    /* Elsewhere a rule not enforced says enough (a glob, cooperative). */
+    if (c->coop || r->kind != CP_R_DENY_READ || !x->why ||
+        x->fid != CP_FID_NOT_ENFORCED || x->code != CP_DIAG__COUNT) {
+        cl_fid(c, r, CP_FID_STRICTER, CP0760, why);
+        return;
+    }
+    x->why = cl_join(c, x->why, "; also stricter: ", why);
+    x->code = CP0760;
+}
+
 static void cl_path_rule(struct cl *c, const struct cp_rule *r)
 {
     struct cl_path o;
@@ -740,9 +764,16 @@ static void cl_path_rule(struct cl *c, const struct cp_rule *r)
                    "Claude Code expands denyRead globs when the sandbox "
                    "starts on Linux: files created later are readable from "
                    "Bash; file tools are denied by Read rules");
-        else
-            cl_fid(c, r, CP_FID_EXACT, CP_DIAG__COUNT,
-                   "sandbox.filesystem.denyRead and Read deny rules");
+        else {
+            /* The runtime mounts nothing on a path absent at the start. */
+            c->nlate++;
+            cl_fid(c, r, CP_FID_NOT_ENFORCED, CP_DIAG__COUNT,
+                   "partially: sandbox.filesystem.denyRead and Read deny "
+                   "rules, but a path absent when the command starts and "
+                   "created while it runs is readable from Bash (Claude "
+                   "Code's sandbox runtime mounts nothing on a missing "
+                   "path)");
+        }
         break;
     case CP_R_EXEC:
     case CP_R_DENY_EXEC:
@@ -758,9 +789,7 @@ static void cl_path_rule(struct cl *c, const struct cp_rule *r)
         return;
     }
     if (o.widened)
-        cl_fid(c, r, CP_FID_STRICTER, CP0760,
-               "bytes that a permission rule would read as syntax are "
-               "written as '?': the file-tool rule denies more paths");
+        cl_widened(c, r);
 }
 
 /* A word Claude's Bash rule syntax matches literally. */
@@ -1159,17 +1188,21 @@ struct cl_facts {
     struct cl_sets sets;
     struct cp_path proj;
     bool cwd;             /* Bash may write the project (cwd) */
+    bool has_proj;        /* proj holds the project (PROJECT declared) */
     unsigned last_mask;   /* the protected paths of the last root, and */
     const char *last_why; /* its reason (most roots share a set) */
     struct cp_path prot[CL_NPROTECTED];
     bool prot_ok[CL_NPROTECTED]; /* parsed and not denied by the policy */
     size_t nprot, ntmpfs;
+    size_t nsure; /* deny reads that surely hold a write path */
 };
 
 static void cl_facts_init(struct cl *c, struct cl_facts *f)
 {
     cl_sets_init(c, &f->sets);
-    f->cwd = c->cwd_writable && cl_project_root(c, &f->proj);
+    f->has_proj = cl_project_root(c, &f->proj);
+    f->cwd = c->cwd_writable && f->has_proj;
+    f->nsure = 0;
     f->last_mask = 0;
     f->last_why = NULL;
     f->nprot = f->ntmpfs = 0;
@@ -1219,6 +1252,170 @@ static void cl_fact_write(struct cl *c, struct cl_facts *f,
     cl_fid(c, r, CP_FID_STRICTER, CP_DIAG__COUNT, f->last_why);
 }
 
+/* The write paths a deny-read path holds, in two lists of names: surely
+ * and for some binding of the params ("where"). */
+struct cl_held {
+    const char *sure, *may;
+    size_t nsure, nmay;
+};
+
+static void cl_held_add(struct cl *c, struct cl_held *h, enum cp_rel rel,
+                        const char *name)
+{
+    const char **l = rel == CP_REL_YES ? &h->sure : &h->may;
+    size_t *n = rel == CP_REL_YES ? &h->nsure : &h->nmay;
+    if (rel == CP_REL_NO)
+        return;
+    /* A few names say enough; the count says the rest. */
+    if (*n < 4)
+        *l = *l ? cl_cat(c->a, *l, ", ", name, (char *)NULL) : name;
+    else if (*n == 4)
+        *l = cl_cat(c->a, *l, ", ...", (char *)NULL);
+    ++*n;
+}
+
+/* Does deny-read prefix d hold write path w (at or below it)?  Across
+ * two params it depends on their values: asked only for a param itself
+ * (`deny read ~` may hold ${PROJECT}); between an absolute path and a
+ * param, or below a param, it is not (every `deny read ~/x` would name
+ * the project; the rule's rating for paths created later already says it
+ * is not enforced). */
+static enum cp_rel cl_holds(const struct cp_path *d, const struct cp_path *w)
+{
+    const char *param;
+    if (d->root && w->root && strcmp(d->root, w->root) != 0)
+        return d->nsegs == 0 ? CP_REL_MAY : CP_REL_NO;
+    if (!d->root != !w->root)
+        return CP_REL_NO;
+    return cp_path_contains(d, w, &param);
+}
+
+/* The glob-free write roots at or below literal prefix q (sorted: they
+ * follow q), and those at another param root when q is at a param. */
+static void cl_held_roots(struct cl *c, const struct cl_sets *t,
+                          const struct cp_path *q, bool glob, bool cwd,
+                          struct cl_held *h)
+{
+    const struct cp_pathset *s = &t->writes;
+    size_t lo = 0, hi = s->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (cp_ospath_cmp(s->v[mid], q) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo; i < s->n && cp_ospath_is_prefix(q, s->v[i]); i++)
+        cl_held_add(c, h, glob ? CP_REL_MAY : CP_REL_YES,
+                    cp_path_format(c->a, s->v[i]));
+    for (size_t i = 0; q->root && !q->nsegs && i < s->nroots; i++)
+        /* Write roots in the working directory: named as it below. */
+        if (s->roots[i] && strcmp(s->roots[i], q->root) != 0 &&
+            !(cwd && strcmp(s->roots[i], "PROJECT") == 0))
+            cl_held_add(c, h, CP_REL_MAY,
+                        cl_cat(c->a, "the write roots at ${", s->roots[i], "}",
+                               (char *)NULL));
+}
+
+/* The reason of a deny read that holds write paths. */
+static const char *cl_held_why(struct cl *c, const struct cl_held *h)
+{
+    const char *why = "Claude Code's sandbox runtime mounts an "
+                      "empty tmpfs on it and binds the write paths at or "
+                      "below it back, readable from Bash: ";
+    if (h->sure && h->may)
+        return cl_cat(c->a, why, h->sure,
+                      "; and where they lie at or "
+                      "below it: ",
+                      h->may, (char *)NULL);
+    if (h->sure)
+        return cl_cat(c->a, why, h->sure, (char *)NULL);
+    return cl_cat(c->a, why, "where they lie at or below it, ", h->may,
+                  (char *)NULL);
+}
+
+/* The runtime's own write paths (and the session temp dir) at or below
+ * literal prefix q, under the same root. */
+static void cl_held_runtime(struct cl *c, const struct cp_path *q, bool glob,
+                            struct cl_held *h)
+{
+    for (size_t i = 0; i < CL_NRUNTIME; i++) {
+        const struct cp_path *w = &c->runtime_paths[i];
+        if (!c->runtime_ok[i] || !q->root != !w->root ||
+            (q->root && strcmp(q->root, w->root) != 0))
+            continue;
+        enum cp_rel rel = cl_rt_rel(c, i, q, true);
+        cl_held_add(c, h, glob && rel == CP_REL_YES ? CP_REL_MAY : rel,
+                    cl_runtime_writable[i]);
+    }
+}
+
+/* A deny-read path that holds a write path: the runtime binds it back
+ * over its tmpfs, readable (looser); one that holds the working directory
+ * while it is read-only: Bash cannot start (stricter). */
+static void cl_fact_held(struct cl *c, struct cl_facts *f,
+                         const struct cp_rule *r, const struct cp_path *q)
+{
+    struct cl_held h = {NULL, NULL, 0, 0};
+    bool glob = r->u.path.has_glob;
+    cl_held_roots(c, &f->sets, q, glob, f->cwd, &h);
+    enum cp_rel proj = f->has_proj ? cl_holds(q, &f->proj) : CP_REL_NO;
+    if (glob && proj == CP_REL_YES)
+        proj = CP_REL_MAY;
+    if (f->cwd)
+        cl_held_add(c, &h, proj,
+                    cl_cat(c->a, cp_path_format(c->a, &f->proj),
+                           " (the working directory)", (char *)NULL));
+    cl_held_runtime(c, q, glob, &h);
+    if (h.nsure || h.nmay) {
+        f->nsure += h.nsure != 0;
+        cl_fid(c, r, CP_FID_NOT_ENFORCED, h.nsure ? CP0773 : CP_DIAG__COUNT,
+               cl_held_why(c, &h));
+    }
+    if (!f->has_proj || f->cwd || proj == CP_REL_NO)
+        return;
+    cl_also_stricter(c, r,
+                     cl_cat(c->a,
+                            proj == CP_REL_YES ? ""
+                                               : "where it holds "
+                                                 "the working directory, ",
+                            "Bash cannot start: "
+                            "Claude Code's sandbox runtime cannot create the "
+                            "mount points of the files it always protects "
+                            "(.gitconfig, ...) in the working directory, "
+                            "which this rule hides and the artifact keeps "
+                            "read-only, so every command fails",
+                            (char *)NULL));
+    struct cl_fid *x = &c->fids[c->cur];
+    if (proj == CP_REL_YES && x->code == CP_DIAG__COUNT)
+        x->code = CP0774;
+}
+
+/* A literal deny write whose parent lies strictly below a write root (or
+ * the writable working directory): where a directory between them is
+ * missing at the start, the runtime mounts an empty read-only directory
+ * on the first missing one, so creating it fails (stricter). */
+static void cl_fact_deny_write(struct cl *c, struct cl_facts *f,
+                               const struct cp_rule *r)
+{
+    const struct cp_path *p = &r->u.path;
+    if (p->has_glob || c->coop)
+        return;
+    const struct cp_path *w = cp_pathset_outermost_strict_ancestor(
+        &f->sets.writes, p);
+    bool deep = w && cp_ospath_depth(p) >= cp_ospath_depth(w) + 2;
+    if (!deep && f->cwd && cp_ospath_is_prefix(&f->proj, p))
+        deep = p->nsegs >= f->proj.nsegs + 2;
+    if (!deep)
+        return;
+    cl_also_stricter(c, r,
+                     "where a directory between its write root and it is "
+                     "missing when the command starts, Claude Code's "
+                     "sandbox runtime mounts an empty read-only directory "
+                     "on the first missing one, so Bash cannot create it "
+                     "(git init with a denied .git/hooks)");
+}
+
 /* A deny-read path surely or for some binding inside a glob-free write
  * root, or in the working directory when Bash may write it: an empty
  * tmpfs there. */
@@ -1233,6 +1430,8 @@ static void cl_fact_deny_read(struct cl *c, struct cl_facts *f,
            r->u.path.segs[q.nsegs].kind == CP_SEG_LIT)
         q.nsegs++;
     q.has_glob = false;
+    if (!c->coop)
+        cl_fact_held(c, f, r, &q);
     bool inside = (f->cwd && cl_may_rel(&f->proj, &q, false)) ||
                   cp_pathset_overlaps(&f->sets.writes, &q) != CP_OSREL_NO;
     if (!inside || cl_denied_write(&f->sets, &r->u.path))
@@ -1261,7 +1460,10 @@ static void cl_stricter_facts(struct cl *c)
         cl_qmark(c, r);
         if (r->kind == CP_R_DENY_READ)
             cl_fact_deny_read(c, &f, r);
+        else
+            cl_fact_deny_write(c, &f, r);
     }
+    c->nheld = f.nsure;
     c->nprot = f.nprot;
     c->ntmpfs = f.ntmpfs;
 }
@@ -1377,6 +1579,13 @@ static void cl_policy_notes(struct cl *c)
                   "~/.claude, even inside a write root (%zu write rule%s; "
                   "--fidelity lists them)",
                   c->nprot, c->nprot == 1 ? "" : "s");
+    if (c->nlate && !c->coop)
+        cl_report(c, CP0775, NULL,
+                  "claude: Claude Code's sandbox runtime mounts nothing on "
+                  "a deny-read path absent when the command starts: created "
+                  "while it runs, Bash reads it (%zu deny-read rule%s; "
+                  "--fidelity lists them)",
+                  c->nlate, c->nlate == 1 ? "" : "s");
     if (c->ntmpfs)
         cl_report(c, CP0771, NULL,
                   "claude: %zu deny-read path%s may lie in a write root or "

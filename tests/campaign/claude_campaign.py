@@ -6,7 +6,8 @@ model (the decide_batch helper) and observed on a model of Claude Code's
 Bash sandbox on Linux (tests/claude/claudemodel.py, extended here with the
 facts of ../shared/reference/claude-settings.md that no settings change:
 the session temp dir /tmp/claude-UID, the protected paths, deny-read
-regions shown as a throw-away tmpfs).
+regions shown as a throw-away tmpfs, with the write paths at or below them
+bound back, readable and writable).
 
 A looser observation fails unless the build announced it (a rule rated
 `not enforced`, or the policy-wide losses CP0756/CP0757/CP0753); a stricter
@@ -29,8 +30,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, '..', 'claude'))
 sys.path.insert(0, HERE)
 import claudemodel as cm  # noqa: E402
-from claude_srt import (SRT_VERSION, ClaudeSrt, rebound_read,  # noqa: E402
-                        srt_config)
+from claude_srt import SRT_VERSION, ClaudeSrt  # noqa: E402
 from sbpl_campaign import (DENIES, WRITES, expand, neighbours,  # noqa: E402
                            pattern_segs, within)
 
@@ -59,10 +59,28 @@ class ClaudeCode(cm.Claude):
             return super().bash_write(x) or True
         if any(cm.under(x, p) for p in PROTECTED):
             return False
-        # A denied directory is an empty tmpfs: writes never reach disk.
-        if any(cm.glob_match(d, x) for d in self.deny_read):
+        # A denied directory is an empty tmpfs: writes never reach disk,
+        # except below a write path bound back over it.
+        if self.hidden(x):
             return False
         return super().bash_write(x)
+
+    def bash_read(self, x):
+        if not self.sandboxed:
+            return True
+        return not self.hidden(x)
+
+    def hidden(self, x):
+        """Is x under a deny-read tmpfs?  The sandbox runtime mounts an
+        empty tmpfs on each denyRead path (a glob's matches at the start)
+        and binds every write path at or below it back, readable and
+        writable: the working directory, the session temp dir, each
+        allowWrite entry and the runtime's own (sandbox/linux-sandbox-
+        utils.js, pushReadDenyDirMounts)."""
+        writes = self.allow_write + [P, self.session_tmp] + list(cm.RUNTIME)
+        return any(cm.glob_match(d, x) and not any(
+            cm.under(x, w) and cm.glob_match(d, w) for w in writes)
+            for d in self.deny_read)
 
 
 def latin(s):
@@ -87,6 +105,15 @@ def announced_looser(model, p, acc, warn, not_enforced):
                for g in model.deny_write_glob):
             return any('globs in denyWrite' in f[3] for f in not_enforced)
     else:
+        # The deciding deny read is rated not enforced (a literal one for
+        # a path created after the start or a write path bound back, a
+        # glob as expanded at the start).
+        xs = [x for x in p.split('/') if x]
+        for f in not_enforced:
+            m = re.search(r'(?:^|: )deny read (.*)$', f[0])
+            if m and within(pattern_segs(m.group(1), {'HOME': H,
+                                                      'PROJECT': P}), xs):
+                return True
         return any('denyRead globs' in f[3] for f in not_enforced)
     return False
 
@@ -145,11 +172,11 @@ class Target:
         self.accesses = ('read', 'write', 'exec') if self.srt else \
             ('read', 'write')
         if self.srt:
-            self.counts.update({'looser_known': 0, 'unobservable': 0,
+            self.counts.update({'unobservable': 0,
                                 'unlike_model': 0, 'attacks': 0,
                                 'attacks_through': 0, 'late_reads': 0,
-                                'late_looser': 0})
-        self.fails, self.known, self.unlike = [], [], []
+                                'late_looser': 0, 'late_announced': 0})
+        self.fails, self.unlike = [], []
 
     def note(self, msg):
         if len(self.fails) < 40:
@@ -173,9 +200,6 @@ class Target:
             if obs.get((acc, p)) is not False or \
                     case[2].get((acc, p), True):
                 continue
-            if self.rebound(model, p, acc):
-                self.counts['looser_known'] += 1
-                continue
             self.counts['attacks_through'] += 1
             self.note('ATTACK: %s %s: %s' % (acc, p,
                                              case[0].replace('\n', '; ')))
@@ -198,8 +222,7 @@ class Target:
                 if self.srt and got != (model.bash_write(p) if acc == 'write'
                                         else model.bash_read(p)):
                     self.counts['unlike_model'] += 1
-                    if len(self.unlike) < 5 and not self.rebound(model, p,
-                                                                 'read'):
+                    if len(self.unlike) < 5:
                         self.unlike.append('%s %s: runtime %s, model %s: %s' % (
                             acc, p, 'allows' if got else 'denies',
                             'denies' if got else 'allows', where))
@@ -207,12 +230,6 @@ class Target:
                     self.counts['looser'] += 1
                     if announced_looser(model, p, acc, warn, not_enforced):
                         self.counts['looser_announced'] += 1
-                    elif self.rebound(model, p, acc):
-                        self.counts['looser_known'] += 1
-                        if len(self.known) < 5:
-                            self.known.append(
-                                '(a write path bound back over a denied '
-                                'directory) %s %s: %s' % (acc, p, where))
                     else:
                         self.note('LOOSER: %s %s: %s' % (acc, p, where))
                 elif want and not got:
@@ -225,29 +242,20 @@ class Target:
                         self.note('STRICTER UNREPORTED (%r): %s %s: %s'
                                   % (need, acc, p, where))
 
-    def rebound(self, model, p, acc):
-        """The known looser class of the real runtime (claude_srt.py,
-        rebound_read): a read below a write path that lies in a denied
-        directory."""
-        if not self.srt or acc == 'write':
-            return False
-        cfg = srt_config(model.doc, H, P, os.getuid())
-        return rebound_read(cfg, H, P, p)
-
     def judge_late(self, case, late, model):
-        """A deny-read target created after the start and read: a known
-        looser class of the runtime (claude_srt.py, _late_reads) unless
-        the build announced it."""
+        """A deny-read target created after the start and read (the
+        runtime mounts nothing on a path absent at the start: claude_srt.py,
+        _late_reads): looser, so it fails unless the build announced it."""
         for t in late:
             p = t.rstrip('/') + '/c/g'
             if case[2].get(('read', p), True):
                 continue
-            if announced_looser(model, p, 'read', case[3], case[4]):
-                continue
             self.counts['late_looser'] += 1
-            if len(self.known) < 10:
-                self.known.append('(created after the start) read %s: %s' % (
-                    p, case[0].replace('\n', '; ')))
+            if announced_looser(model, p, 'read', case[3], case[4]):
+                self.counts['late_announced'] += 1
+                continue
+            self.note('LATE LOOSER (created after the start): read %s: %s'
+                      % (p, case[0].replace('\n', '; ')))
 
     def run(self, case, doc, targets):
         try:
@@ -263,8 +271,6 @@ class Target:
         self.judge_late(case, late, model)
 
     def report(self, seed):
-        for k in self.known:
-            print('%s: KNOWN LOOSER %s' % (self.name, k))
         for u in self.unlike:
             print('%s: unlike the model (informative): %s' % (self.name, u))
         for f in self.fails:
@@ -272,8 +278,9 @@ class Target:
         print('claude campaign (%s) seed %s: %s' % (self.name, seed, ', '.join(
             '%s %d' % kv for kv in self.counts.items())))
         c = self.counts
-        return c['looser'] - c['looser_announced'] - \
-            c.get('looser_known', 0) + c['stricter_unreported'] + \
+        return c['looser'] - c['looser_announced'] + \
+            c.get('late_looser', 0) - c.get('late_announced', 0) + \
+            c['stricter_unreported'] + \
             c['failed'] + c.get('attacks_through', 0)
 
 

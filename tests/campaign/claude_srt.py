@@ -197,26 +197,6 @@ def _under(p, root):
     return root == '/' or p == root or p.startswith(root + '/')
 
 
-def rebound_read(cfg, home, cwd, p):
-    """Is `p` readable on the runtime only because a write path is bound
-    back over a denyRead directory that holds it?  The runtime mounts an
-    empty tmpfs on a denied directory and then binds every write path at
-    or below it back (sandbox/linux-sandbox-utils.js,
-    pushReadDenyDirMounts: "tmpfs wiped any earlier write binds under this
-    path -- restore them"), readable and writable: the working directory,
-    the session temp dir, every allowWrite entry and the runtime's own
-    write paths.  A known looser class of the claude target, counted as
-    `looser_known` until the build announces it."""
-    fs = cfg['filesystem']
-    writes = [_resolved(s, home, cwd) for s in fs['allowWrite']]
-    writes += ['/tmp/claude', os.path.join(home, '.npm/_logs'),
-               os.path.join(home, '.claude/debug')]
-    denies = [_resolved(s, home, cwd) for s in fs['denyRead']]
-    denies = [d for d in denies if not any(c in d for c in '*?[')]
-    return any(_under(p, w) and any(_under(w, d) for d in denies)
-               for w in writes)
-
-
 # ---- the world (runs inside `unshare -m`, as root) ----------------------
 
 def _sh(*argv):

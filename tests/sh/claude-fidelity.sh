@@ -5,6 +5,11 @@
 # throw-away tmpfs, an unbound PROJECT that a home-rooted write root may
 # hold is denied as a whole, and a project settings file is not loaded from
 # a subdirectory.  Facts no policy changes are notes (-Werror passes).
+# Measured on the sandbox runtime: a literal deny read does not cover a
+# path created after the start, a deny-read directory that holds a write
+# path binds it back readable, one that holds a read-only working
+# directory stops Bash from starting, and a deny write below a missing
+# directory of a write root keeps Bash from creating that directory.
 set -u
 : "${CONFPOL:?}"
 tmp=$(mktemp -d) || exit 1
@@ -35,4 +40,36 @@ grep 'write ~/code' fid | grep -q 'stricter.*denies writing the whole project' |
 "$CONFPOL" build --target claude -D PROJECT=/home/u/code/p -D HOME=/home/u \
     --fidelity -o out b.confpol >fid 2>err || { no "build b -D"; cat err; }
 grep -q CP0772 err && no "CP0772 with PROJECT bound inside the root"
+# A literal deny read: not enforced for a path created later (one note).
+"$CONFPOL" build --target claude --fidelity -o out a.confpol >fid 2>err ||
+    { no "build a again"; cat err; }
+grep 'deny read ${PROJECT}/.env' fid | grep -q 'not enforced by this target.*absent when the command starts' ||
+    no "late deny-read path not rated not enforced"
+printf 'confpol 1\nprofile confined\nwrite ${PROJECT}\nwrite /tmp/w\ndeny read /tmp/w\ndeny read /tmp\ndeny read ~\ndeny read ${PROJECT}/.env\ndeny write ${PROJECT}/.git/hooks\n' >c.confpol
+"$CONFPOL" build --target claude --fidelity -o out c.confpol >fid 2>err ||
+    { no "build c"; cat err; }
+[ "$(grep -c 'CP0775' err)" = 1 ] || no "late deny-read paths not one note"
+grep 'deny read /tmp/w	' fid | grep -q 'not enforced.*binds the write paths at or below it back, readable from Bash: /tmp/w' ||
+    no "deny read of a write root not rated not enforced"
+grep 'deny read /tmp	' fid | grep -q 'readable from Bash: /tmp/w, /tmp/claude, /tmp/claude-<uid>' ||
+    no "deny read /tmp: session temp dir not named"
+grep 'deny read ~	' fid | grep -q 'where they lie at or below it: ${PROJECT} (the working directory)' ||
+    no "deny read ~: unbound project not named with 'where'"
+grep -q "rule 'deny read /tmp/w'.*CP0773" err || no "CP0773 not warned"
+grep -q "rule 'deny read ~'.*CP0773" err || no "CP0773 not warned for ~/.npm/_logs"
+grep "rule 'deny read \${PROJECT}/.env'" err | grep -q CP0773 &&
+    no "CP0773 where no write path is held"
+grep 'deny write ${PROJECT}/.git/hooks' fid | grep -q 'stricter.*empty read-only directory on the first missing one' ||
+    no "deny write below a missing directory not rated stricter"
+# The working directory read-only and hidden: Bash cannot start.
+printf 'confpol 1\nprofile confined\nwrite /tmp\ndeny read ~\n' >d.confpol
+"$CONFPOL" build --target claude -D PROJECT=/home/u/proj -D HOME=/home/u \
+    --fidelity -o out d.confpol >fid 2>err || { no "build d"; cat err; }
+grep 'deny read ~	' fid | grep -q 'stricter: Bash cannot start' ||
+    no "hidden read-only working directory not rated stricter"
+grep -q "rule 'deny read ~'.*CP0774" err || no "CP0774 not warned"
+"$CONFPOL" build --target claude --fidelity -o out d.confpol >fid 2>err ||
+    { no "build d unbound"; cat err; }
+grep 'deny read ~	' fid | grep -q 'where it holds the working directory, Bash cannot start' ||
+    no "unbound PROJECT below a deny read ~: no 'where'"
 exit $fail
