@@ -75,27 +75,10 @@ static void br_pass(int c)
 {
     int u = cp_rt_sock_connect((struct sockaddr *)&br_addr, sizeof br_addr, 0);
     if (u >= 0) {
-        char byte = 'F';
-        struct iovec iov = {.iov_base = &byte, .iov_len = 1};
-        union {
-            struct cmsghdr h;
-            char b[CMSG_SPACE(sizeof(int))];
-        } cm;
-        memset(&cm, 0, sizeof cm);
-        struct msghdr m = {.msg_iov = &iov,
-                           .msg_iovlen = 1,
-                           .msg_control = cm.b,
-                           .msg_controllen = sizeof cm.b};
-        struct cmsghdr *h = CMSG_FIRSTHDR(&m);
-        h->cmsg_level = SOL_SOCKET;
-        h->cmsg_type = SCM_RIGHTS;
-        h->cmsg_len = CMSG_LEN(sizeof(int));
-        memcpy(CMSG_DATA(h), &c, sizeof c);
-        if (sendmsg(u, &m, MSG_NOSIGNAL) < 0) { /* the proxy is gone */
+        if (cp_rt_sock_send_fd(u, c) < 0) { /* the proxy is gone */
         }
-    }
-    if (u >= 0)
         close(u);
+    }
     close(c);
 }
 

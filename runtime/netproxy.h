@@ -106,6 +106,12 @@ int cp_rt_sock_connect(const struct sockaddr *addr, socklen_t len, int flags);
  * memory run out (the clients already connected keep working); -1 on any
  * other error. */
 int cp_rt_sock_accept(int lfd);
+/* Descriptor passing over a connected Unix socket: one byte with
+ * fd attached (SCM_RIGHTS), 0 or -1; and its receiving end, the descriptor
+ * (close-on-exec) or -1 on end-of-file, error, or a message that is not
+ * exactly one descriptor. */
+int cp_rt_sock_send_fd(int sock, int fd);
+int cp_rt_sock_recv_fd(int sock);
 
 /* Copies bytes both ways between two connected sockets until both
  * directions ended or nothing moved for idle_ms; half-closes a side when

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -99,4 +100,60 @@ int cp_rt_sock_accept(int lfd)
         else if (errno != EINTR && errno != ECONNABORTED)
             return -1;
     }
+}
+
+/* The descriptor-passing message: one byte, room for one descriptor. */
+union ns_fd_msg {
+    struct cmsghdr h;
+    char b[CMSG_SPACE(sizeof(int))];
+};
+
+int cp_rt_sock_send_fd(int sock, int fd)
+{
+    char byte = 'F';
+    struct iovec iov = {.iov_base = &byte, .iov_len = 1};
+    union ns_fd_msg cm;
+    memset(&cm, 0, sizeof cm);
+    struct msghdr m = {.msg_iov = &iov,
+                       .msg_iovlen = 1,
+                       .msg_control = cm.b,
+                       .msg_controllen = sizeof cm.b};
+    struct cmsghdr *h = CMSG_FIRSTHDR(&m);
+    h->cmsg_level = SOL_SOCKET;
+    h->cmsg_type = SCM_RIGHTS;
+    h->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(h), &fd, sizeof fd);
+    return sendmsg(sock, &m, MSG_NOSIGNAL) == 1 ? 0 : -1;
+}
+
+int cp_rt_sock_recv_fd(int sock)
+{
+    char byte;
+    struct iovec iov = {.iov_base = &byte, .iov_len = 1};
+    union ns_fd_msg cm;
+    memset(&cm, 0, sizeof cm);
+    struct msghdr m = {.msg_iov = &iov,
+                       .msg_iovlen = 1,
+                       .msg_control = cm.b,
+                       .msg_controllen = sizeof cm.b};
+#if CP_RT_LINUX
+    if (recvmsg(sock, &m, MSG_CMSG_CLOEXEC) != 1)
+        return -1;
+#else
+    if (recvmsg(sock, &m, 0) != 1)
+        return -1;
+#endif
+    struct cmsghdr *h = CMSG_FIRSTHDR(&m);
+    if (!h || h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS ||
+        h->cmsg_len != CMSG_LEN(sizeof(int)) || (m.msg_flags & MSG_CTRUNC))
+        return -1;
+    int fd;
+    memcpy(&fd, CMSG_DATA(h), sizeof fd);
+#if !CP_RT_LINUX
+    if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0) {
+        ns_close(fd);
+        return -1;
+    }
+#endif
+    return fd;
 }

@@ -964,25 +964,11 @@ static void *px_conn(void *arg)
  * refused all the same. */
 static int px_recv_client(int u)
 {
-    char byte;
-    struct iovec iov = {.iov_base = &byte, .iov_len = 1};
-    union {
-        struct cmsghdr h;
-        char b[CMSG_SPACE(sizeof(int))];
-    } cm;
-    struct msghdr m = {.msg_iov = &iov,
-                       .msg_iovlen = 1,
-                       .msg_control = cm.b,
-                       .msg_controllen = sizeof cm.b};
-    if (px_wait(u, POLLIN, px_now_ms() + 1000) < 0 ||
-        recvmsg(u, &m, MSG_CMSG_CLOEXEC) != 1)
+    if (px_wait(u, POLLIN, px_now_ms() + 1000) < 0)
         return -1;
-    struct cmsghdr *h = CMSG_FIRSTHDR(&m);
-    if (!h || h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS ||
-        h->cmsg_len != CMSG_LEN(sizeof(int)) || (m.msg_flags & MSG_CTRUNC))
+    int fd = cp_rt_sock_recv_fd(u);
+    if (fd < 0)
         return -1;
-    int fd;
-    memcpy(&fd, CMSG_DATA(h), sizeof fd);
     int dom = 0, type = 0;
     socklen_t l1 = sizeof dom, l2 = sizeof type;
     struct sockaddr_storage peer;

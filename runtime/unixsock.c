@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "arena.h"
+#include "netproxy.h"
 
 #ifndef PIDFD_THREAD
 #define PIDFD_THREAD O_EXCL /* Linux 6.9: a pidfd of a thread */
@@ -316,32 +317,6 @@ static void us_dispatch(struct us_sup *s, const struct seccomp_notif *req)
 
 /* ---- the supervisor process -------------------------------------------------- */
 
-/* Receives the listener descriptor (SCM_RIGHTS); -1 at EOF (the stage
- * could not install the filter) or on any error. */
-static int us_recv_fd(int sv)
-{
-    char byte;
-    struct iovec iov = {.iov_base = &byte, .iov_len = 1};
-    union {
-        struct cmsghdr h;
-        char b[CMSG_SPACE(sizeof(int))];
-    } cm;
-    memset(&cm, 0, sizeof cm);
-    struct msghdr m = {.msg_iov = &iov,
-                       .msg_iovlen = 1,
-                       .msg_control = cm.b,
-                       .msg_controllen = sizeof cm.b};
-    if (recvmsg(sv, &m, MSG_CMSG_CLOEXEC) <= 0)
-        return -1;
-    struct cmsghdr *h = CMSG_FIRSTHDR(&m);
-    if (!h || h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS ||
-        h->cmsg_len != CMSG_LEN(sizeof(int)))
-        return -1;
-    int fd;
-    memcpy(&fd, CMSG_DATA(h), sizeof fd);
-    return fd;
-}
-
 /* Closes every descriptor from 3 up but those in keep (n small). */
 static void us_close_others(int *keep, size_t n)
 {
@@ -395,7 +370,7 @@ static _Noreturn void us_main(const struct cp_rt_unix_set *set,
     us_detach(set, sv);
     struct us_sup s = {.set = set, .prog = prog};
     pthread_mutex_init(&s.mu, NULL);
-    if (stat("/", &s.root) < 0 || (s.lfd = us_recv_fd(sv)) < 0)
+    if (stat("/", &s.root) < 0 || (s.lfd = cp_rt_sock_recv_fd(sv)) < 0)
         _exit(1);
     /* Ready (named, detached, holding the listener): the stage waits for
      * this before it runs the command. */
@@ -419,28 +394,6 @@ static _Noreturn void us_main(const struct cp_rt_unix_set *set,
         }
         us_dispatch(&s, &req);
     }
-}
-
-/* Sends fd over sv (SCM_RIGHTS); 0 or -1. */
-static int us_send_fd(int sv, int fd)
-{
-    char byte = 'L';
-    struct iovec iov = {.iov_base = &byte, .iov_len = 1};
-    union {
-        struct cmsghdr h;
-        char b[CMSG_SPACE(sizeof(int))];
-    } cm;
-    memset(&cm, 0, sizeof cm);
-    struct msghdr m = {.msg_iov = &iov,
-                       .msg_iovlen = 1,
-                       .msg_control = cm.b,
-                       .msg_controllen = sizeof cm.b};
-    struct cmsghdr *h = CMSG_FIRSTHDR(&m);
-    h->cmsg_level = SOL_SOCKET;
-    h->cmsg_type = SCM_RIGHTS;
-    h->cmsg_len = CMSG_LEN(sizeof(int));
-    memcpy(CMSG_DATA(h), &fd, sizeof fd);
-    return sendmsg(sv, &m, MSG_NOSIGNAL) == 1 ? 0 : -1;
 }
 
 /* Starts the supervisor: fork twice, so that it is a child of the
@@ -492,7 +445,8 @@ int cp_rt_unix_supervise(const struct cp_rt_unix_set *set, const char *prog,
     int rc = cp_rt_unix_notify_install(&lfd, e);
     char ready = 0;
     errno = 0;
-    if (!rc && (us_send_fd(sv[0], lfd) < 0 || recv(sv[0], &ready, 1, 0) != 1))
+    if (!rc &&
+        (cp_rt_sock_send_fd(sv[0], lfd) < 0 || recv(sv[0], &ready, 1, 0) != 1))
         /* The filter is on and nobody answers it: every connect fails
          * (ENOSYS), so this is still closed; but say so and stop. */
         rc = cp_rt_fail(e, CP_RT_EXIT_CANNOT,
