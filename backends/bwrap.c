@@ -131,6 +131,14 @@ static bool seg_is(const struct cp_seg *s, const char *lit)
            memcmp(s->s, lit, s->len) == 0;
 }
 
+/* An absolute path under /dev or /proc: the sandbox has its own of both
+ * (--dev, --proc), so the host's nodes there are not what it sees. */
+static bool in_own_dev_proc(const struct cp_path *p)
+{
+    return !p->root && p->nsegs >= 1 &&
+           (seg_is(&p->segs[0], "dev") || seg_is(&p->segs[0], "proc"));
+}
+
 /* bwrap's --dev provides these nodes (and /dev/pts, /dev/shm), writable. */
 static bool dev_provided(const struct cp_path *p)
 {
@@ -223,9 +231,7 @@ static void classify_write(struct bw *b, const struct cp_rule *r)
                "bwrap: write glob '%s' cannot be a mount: the write "
                "is not granted",
                cp_backend_rule_text(b->a, r));
-    } else if (!path->root && path->nsegs >= 1 &&
-               (seg_is(&path->segs[0], "dev") ||
-                seg_is(&path->segs[0], "proc"))) {
+    } else if (in_own_dev_proc(path)) {
         if (seg_is(&path->segs[0], "dev") && dev_provided(path)) {
             cp_fidtab_set(&b->ft, r, CP_FID_EXACT,
                           "provided writable by --dev /dev");
@@ -331,8 +337,7 @@ static void classify_socket(struct bw *b, const struct cp_rule *r)
         return;
     }
     const struct cp_path *p = &r->u.path;
-    if (!p->root && p->nsegs >= 1 &&
-        (seg_is(&p->segs[0], "dev") || seg_is(&p->segs[0], "proc"))) {
+    if (in_own_dev_proc(p)) {
         /* The record is written all the same: the runtime finds no socket
          * there and says so at launch. */
         cp_fidtab_set(&b->ft, r, CP_FID_STRICTER,
