@@ -22,21 +22,25 @@
 
 #define MAX_PATHS 64
 
+/* What a line says of its path: a write is hinted at, or the socket
+ * supervisor refused a connect to it. */
+enum { HINT_WRITE = 1, HINT_SOCKET = 2 };
+
 struct seen {
     char *path[MAX_PATHS];
-    bool write_hint[MAX_PATHS];
+    unsigned hint[MAX_PATHS];
     size_t n;
     size_t dropped;
 };
 
 static void seen_add(struct seen *s, const char *path, size_t len,
-                     bool write_hint)
+                     unsigned hint)
 {
     if (len == 0 || len >= PATH_MAX)
         return;
     for (size_t i = 0; i < s->n; i++)
         if (strlen(s->path[i]) == len && !memcmp(s->path[i], path, len)) {
-            s->write_hint[i] |= write_hint;
+            s->hint[i] |= hint;
             return;
         }
     if (s->n == MAX_PATHS) {
@@ -46,7 +50,7 @@ static void seen_add(struct seen *s, const char *path, size_t len,
     s->path[s->n] = cp_xmalloc(len + 1);
     memcpy(s->path[s->n], path, len);
     s->path[s->n][len] = '\0';
-    s->write_hint[s->n++] = write_hint;
+    s->hint[s->n++] = hint;
 }
 
 /* Does the line report a denial? */
@@ -93,13 +97,30 @@ static const char *path_end(const char *c, char q)
     return e;
 }
 
+/* A line of the socket supervisor, "PROG: socket: deny PATH: WHY"
+ * (spec/runtime.md 14.5): PATH runs to the last ": " (no reason holds
+ * one).  True when the line is one. */
+static bool scan_socket_line(struct seen *s, const char *line)
+{
+    static const char mark[] = ": socket: deny ";
+    const char *m = strstr(line, mark);
+    if (!m)
+        return false;
+    const char *p = m + sizeof mark - 1, *e = NULL;
+    for (const char *c = p; (c = strstr(c, ": ")) != NULL; c++)
+        e = c;
+    if (e && *p == '/')
+        seen_add(s, p, (size_t)(e - p), HINT_SOCKET);
+    return true;
+}
+
 /* One line of the command's stderr: a denial names its path quoted
  * ('/x', "/x", `/x') or bare (/x: or /x followed by a blank). */
 static void scan_line(struct seen *s, const char *line)
 {
-    if (!is_denial(line))
+    if (scan_socket_line(s, line) || !is_denial(line))
         return;
-    bool w = write_hint(line);
+    unsigned w = write_hint(line) ? HINT_WRITE : 0;
     for (const char *c = line; *c; c++) {
         if (!path_starts(line, c))
             continue;
@@ -136,7 +157,7 @@ static char *subject_of(const struct cp_rt_params *p, const char *path)
 }
 
 static void explain_one(struct cp_ctx *cx, const struct cp_rt_params *p,
-                        const char *prog, const char *path, bool write_hint)
+                        const char *prog, const char *path, unsigned hint)
 {
     char abs[PATH_MAX];
     if (path[0] != '/')
@@ -144,11 +165,15 @@ static void explain_one(struct cp_ctx *cx, const struct cp_rt_params *p,
     snprintf(abs, sizeof abs, "%s", path);
     char *subj = subject_of(p, abs);
     enum cp_access order[3] = {CP_ACC_READ, CP_ACC_WRITE, CP_ACC_EXEC};
-    if (write_hint) {
+    size_t norder = 3;
+    if (hint & HINT_SOCKET) { /* the supervisor refused a connect */
+        order[0] = CP_ACC_SOCKET;
+        norder = 1;
+    } else if (hint & HINT_WRITE) {
         order[0] = CP_ACC_WRITE;
         order[1] = CP_ACC_READ;
     }
-    for (size_t k = 0; k < 3; k++) {
+    for (size_t k = 0; k < norder; k++) {
         struct cp_decision dc;
         if (cp_decide(cx->policy, order[k], subj, cx->arena, &dc) != 0)
             break;
@@ -234,7 +259,7 @@ int cp_run_explain(struct cp_ctx *cx, const struct cp_rt_artifact *a,
     while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
         ;
     for (size_t i = 0; i < s.n; i++) {
-        explain_one(cx, p, l->prog, s.path[i], s.write_hint[i]);
+        explain_one(cx, p, l->prog, s.path[i], s.hint[i]);
         free(s.path[i]);
     }
     if (s.dropped)

@@ -153,6 +153,16 @@ expect "probe named" "ok ok" "$(run named.confpol $PROBE connect "$S/ok.sock")"
 expect "probe refused" "err EACCES" "$(run named.confpol $PROBE connect "$S/no.sock")"
 grep -qx "confpol run: socket: deny $S/no.sock: not a named socket" "$T/err" ||
     fail "probe refused: no denial line ($(cat "$T/err"))"
+# --explain-denials names the rule behind a supervisor's denial line, and
+# says when the policy allows the socket but the runtime keeps it closed
+expect "explain: probe refused" "err EACCES" \
+    "$(timeout 120 "$CONFPOL" run -q --explain-denials named.confpol -- $PROBE connect "$S/no.sock" 2> "$T/err")"
+grep -qx "confpol run: denied: socket $S/no.sock: by 'net deny' at named.confpol:4:1" "$T/err" ||
+    fail "explain: refused socket not explained ($(cat "$T/err"))"
+expect "explain: missing at launch" "err EACCES" \
+    "$(timeout 60 "$CONFPOL" run -q --explain-denials -D SOCK="$S/later.sock" param.confpol -- $PROBE connect "$S/later.sock" 2> "$T/err")"
+grep -qx "confpol run: denied: $S/later.sock: the policy allows it; the enforcer is stricter here (--dry-run lists its notes)" "$T/err" ||
+    fail "explain: stricter socket not explained ($(cat "$T/err"))"
 expect "python named" "ok" "$(run named.confpol python3 -c '
 import socket, sys
 s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); print(s.recv(9).decode())' "$S/ok.sock")"
