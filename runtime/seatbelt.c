@@ -29,20 +29,41 @@
 #define SB_ANC_PREFIX ";; confpol-ancestors "
 #define SB_NET_PREFIX ";; confpol-net "
 
+/* A line of the profile that starts with a given prefix: the whole line
+ * (n bytes) and its text after the prefix (k bytes). */
+struct sb_line {
+    const char *line, *rest;
+    size_t n, k;
+};
+
+/* The next line of text[*i, len) that starts with PREFIX, in *l; false at
+ * the end.  *i moves past it.  The one walk over a profile's lines that
+ * each kind of `;; confpol-` line uses. */
+static bool sb_next(const char *text, size_t len, size_t *i, const char *prefix,
+                    struct sb_line *l)
+{
+    size_t plen = strlen(prefix);
+    while (*i < len) {
+        const char *line = text + *i;
+        const char *nl = memchr(line, '\n', len - *i);
+        size_t n = nl ? (size_t)(nl - line) : len - *i;
+        *i += n + 1;
+        if (n >= plen && !memcmp(line, prefix, plen)) {
+            *l = (struct sb_line){line, line + plen, n, n - plen};
+            return true;
+        }
+    }
+    return false;
+}
+
 int cp_rt_sb_params(const char *text, size_t len, struct cp_rt_strv *names,
                     struct cp_rt_err *e)
 {
     memset(names, 0, sizeof *names);
-    size_t plen = strlen(SB_PARAM_PREFIX);
-    for (size_t i = 0; i < len;) {
-        const char *line = text + i;
-        const char *nl = memchr(line, '\n', len - i);
-        size_t n = nl ? (size_t)(nl - line) : len - i;
-        i += n + 1;
-        if (n < plen || memcmp(line, SB_PARAM_PREFIX, plen))
-            continue;
-        const char *name = line + plen;
-        size_t k = n - plen;
+    struct sb_line l;
+    for (size_t i = 0; sb_next(text, len, &i, SB_PARAM_PREFIX, &l);) {
+        const char *name = l.rest;
+        size_t k = l.k;
         bool ok = k > 0 && k < 128;
         for (size_t j = 0; ok && j < k; j++) {
             char c = name[j];
@@ -53,7 +74,7 @@ int cp_rt_sb_params(const char *text, size_t len, struct cp_rt_strv *names,
             cp_rt_strv_free(names);
             return cp_rt_fail(e, CP_RT_EXIT_ERROR,
                               "invalid profile: bad param line '%.*s'",
-                              (int)(n > 200 ? 200 : n), line);
+                              (int)(l.n > 200 ? 200 : l.n), l.line);
         }
         char buf[128];
         memcpy(buf, name, k);
@@ -72,16 +93,10 @@ int cp_rt_sb_ancestors(const char *text, size_t len,
                        struct cp_rt_err *e)
 {
     memset(anc, 0, sizeof *anc);
-    size_t plen = strlen(SB_ANC_PREFIX);
-    for (size_t i = 0; i < len;) {
-        const char *line = text + i;
-        const char *nl = memchr(line, '\n', len - i);
-        size_t n = nl ? (size_t)(nl - line) : len - i;
-        i += n + 1;
-        if (n < plen || memcmp(line, SB_ANC_PREFIX, plen))
-            continue;
-        const char *name = line + plen;
-        size_t k = n - plen;
+    struct sb_line l;
+    for (size_t i = 0; sb_next(text, len, &i, SB_ANC_PREFIX, &l);) {
+        const char *name = l.rest;
+        size_t k = l.k;
         bool known = false;
         for (size_t j = 0; j < names->n && !known; j++)
             known = strlen(names->v[j]) == k && !memcmp(names->v[j], name, k);
@@ -90,7 +105,7 @@ int cp_rt_sb_ancestors(const char *text, size_t len,
             return cp_rt_fail(
                 e, CP_RT_EXIT_ERROR,
                 "invalid profile: ancestors of an undeclared param '%.*s'",
-                (int)(n > 200 ? 200 : n), line);
+                (int)(l.n > 200 ? 200 : l.n), l.line);
         }
         char buf[128];
         memcpy(buf, name, k);
@@ -141,31 +156,22 @@ int cp_rt_sb_net(const char *text, size_t len, struct cp_rt_artifact *a,
                  struct cp_rt_err *e)
 {
     memset(a, 0, sizeof *a);
-    size_t plen = strlen(SB_NET_PREFIX), nlines = 0;
-    for (size_t i = 0; i < len;) {
-        const char *nl = memchr(text + i, '\n', len - i);
-        size_t n = nl ? (size_t)(nl - text - i) : len - i;
-        nlines += n >= plen && !memcmp(text + i, SB_NET_PREFIX, plen);
-        i += n + 1;
-    }
+    size_t nlines = 0;
+    struct sb_line l;
+    for (size_t i = 0; sb_next(text, len, &i, SB_NET_PREFIX, &l);)
+        nlines++;
     if (!nlines)
         return 0;
     /* Both fields of every line fit in len bytes plus their NULs. */
     a->buf = cp_xmalloc(len + 2 * nlines + 1);
     a->recs = cp_xmalloc(nlines * sizeof *a->recs);
     size_t off = 0;
-    for (size_t i = 0; i < len;) {
-        const char *line = text + i;
-        const char *nl = memchr(line, '\n', len - i);
-        size_t n = nl ? (size_t)(nl - line) : len - i;
-        i += n + 1;
-        if (n < plen || memcmp(line, SB_NET_PREFIX, plen))
-            continue;
-        if (sb_net_line(a, &off, line + plen, n - plen, e)) {
+    for (size_t i = 0; sb_next(text, len, &i, SB_NET_PREFIX, &l);) {
+        if (sb_net_line(a, &off, l.rest, l.k, e)) {
             cp_rt_artifact_free(a);
             return e->status;
         }
-        a->recs[a->nrecs - 1].off = (size_t)(line - text);
+        a->recs[a->nrecs - 1].off = (size_t)(l.line - text);
     }
     a->len = off;
     return 0;
