@@ -65,22 +65,9 @@ class ClaudeCode(cm.Claude):
             return False
         return super().bash_write(x)
 
-    def bash_read(self, x):
-        if not self.sandboxed:
-            return True
-        return not self.hidden(x)
-
-    def hidden(self, x):
-        """Is x under a deny-read tmpfs?  The sandbox runtime mounts an
-        empty tmpfs on each denyRead path (a glob's matches at the start)
-        and binds every write path at or below it back, readable and
-        writable: the working directory, the session temp dir, each
-        allowWrite entry and the runtime's own (sandbox/linux-sandbox-
-        utils.js, pushReadDenyDirMounts)."""
-        writes = self.allow_write + [P, self.session_tmp] + list(cm.RUNTIME)
-        return any(cm.glob_match(d, x) and not any(
-            cm.under(x, w) and cm.glob_match(d, w) for w in writes)
-            for d in self.deny_read)
+    def write_paths(self):
+        """The base's write paths and the session temp dir."""
+        return super().write_paths() + [self.session_tmp]
 
 
 def latin(s):

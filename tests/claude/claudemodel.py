@@ -111,7 +111,27 @@ class Claude:
         if not self.sandboxed:
             return True
         # denyRead globs are expanded at start: a probe path exists then.
-        return not any(glob_match(d, x) for d in self.deny_read)
+        return not self.hidden(x)
+
+    def write_paths(self):
+        """What the sandbox runtime binds back beneath a denyRead tmpfs:
+        the working directory, each allowWrite entry, its own paths."""
+        return self.allow_write + [P] + list(RUNTIME)
+
+    def bound_back(self, x):
+        """Is x under a deny-read path, but inside a write path bound back
+        over it (readable and writable again)?"""
+        return any(glob_match(d, x) and any(
+            under(x, w) and glob_match(d, w) for w in self.write_paths())
+            for d in self.deny_read)
+
+    def hidden(self, x):
+        """Is x under a deny-read tmpfs?  The sandbox runtime mounts an
+        empty tmpfs on each denyRead path (a glob's matches at the start)
+        and binds every write path at or below it back
+        (sandbox/linux-sandbox-utils.js, pushReadDenyDirMounts)."""
+        return any(glob_match(d, x) for d in self.deny_read) and \
+            not self.bound_back(x)
 
     def tool_write(self, x):
         return not any(glob_match(p, x) for p in self.edit_deny + self.read_deny)
@@ -178,6 +198,8 @@ def main():
                     pass
                 elif coop and "CP0761" in warn:
                     announced += 1
+                elif cl.bound_back(p) and "CP0773" in warn:
+                    announced += 1  # a write path bound back, rated not enforced
                 else:
                     looser.append("Bash may read it")
                 if cl.tool_read(p):

@@ -6,7 +6,7 @@
 # its measured defaults, the Read/Edit deny rules of the file tools).  Any
 # access the artifact lets through that explain denies fails the test
 # unless the build announced that loss (CP0753, CP0756, CP0757, CP0758,
-# cooperative).
+# CP0773, cooperative).
 set -u
 : "${CONFPOL:?}" "${TOP:?}" "${BUILD:=build}"
 command -v python3 >/dev/null || { echo "python3 missing"; exit 77; }
@@ -48,4 +48,16 @@ if python3 tests/claude/claudemodel.py decide "$f" "$tmp/mutant.claude.json" \
 fi
 grep -q 'explain denies write /home/u/proj/.claude' "$tmp/mutant.out" ||
     { cat "$tmp/mutant.out"; echo "FAIL: the mutant's looser answer was not named"; fail=1; }
+# And a write root bound back beneath a deny-read tmpfs is readable: with
+# its warning (CP0773) taken from the build's stderr, the loss is caught.
+f=tests/claude/deny-read-write-root.confpol
+grep -v CP0773 "$tmp/deny-read-write-root/stderr" > "$tmp/no-cp0773"
+if python3 tests/claude/claudemodel.py decide "$f" \
+        "$tmp/deny-read-write-root/deny-read-write-root.claude.json" \
+        "$tmp/no-cp0773" "$helper" >"$tmp/bound.out"; then
+    echo "FAIL: the model missed a write root bound back under a deny read"
+    fail=1
+fi
+grep -q 'explain denies read /tmp/build/out, but Bash may read it' "$tmp/bound.out" ||
+    { cat "$tmp/bound.out"; echo "FAIL: the bound-back read was not named"; fail=1; }
 exit $fail
