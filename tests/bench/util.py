@@ -19,7 +19,7 @@ import sys
 
 FIELDS = {"confpol-bwrap": 1, "profile": 1, "fail": 1, "param": 1, "arg": 1,
           "bind": 2, "ro": 2, "pin": 2, "pinro": 2, "mask": 2, "maskglob": 2,
-          "roglob": 2, "exec": 2, "end": 2}
+          "roglob": 2, "exec": 2, "net": 2, "socket": 3, "end": 2}
 MOUNTS = ("bind", "pin", "pinro", "ro", "mask")
 
 
