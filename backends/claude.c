@@ -1303,15 +1303,8 @@ static void cl_held_roots(struct cl *c, const struct cl_sets *t,
                           struct cl_held *h)
 {
     const struct cp_pathset *s = &t->writes;
-    size_t lo = 0, hi = s->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (cp_ospath_cmp(s->v[mid], q) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    for (size_t i = lo; i < s->n && cp_ospath_is_prefix(q, s->v[i]); i++)
+    for (size_t i = cp_pathset_lower(s, q);
+         i < s->n && cp_ospath_is_prefix(q, s->v[i]); i++)
         cl_held_add(c, h, glob ? CP_REL_MAY : CP_REL_YES,
                     cp_path_format(c->a, s->v[i]));
     for (size_t i = 0; q->root && !q->nsegs && i < s->nroots; i++)

@@ -378,9 +378,7 @@ void cp_pathset_init(struct cp_arena *a, struct cp_pathset *s,
     }
 }
 
-/* Index of the first member >= p (members beneath p follow contiguously). */
-static size_t cp_pathset_lower(const struct cp_pathset *s,
-                               const struct cp_path *p)
+size_t cp_pathset_lower(const struct cp_pathset *s, const struct cp_path *p)
 {
     size_t lo = 0, hi = s->n;
     while (lo < hi) {

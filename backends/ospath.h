@@ -57,6 +57,9 @@ struct cp_pathset_slot {
 void cp_pathset_init(struct cp_arena *a, struct cp_pathset *s,
                      const struct cp_path **v, size_t n);
 bool cp_pathset_has(const struct cp_pathset *s, const struct cp_path *p);
+/* Index of the first member >= p in the set's order (cp_ospath_cmp): the
+ * members at or beneath p follow it contiguously. */
+size_t cp_pathset_lower(const struct cp_pathset *s, const struct cp_path *p);
 /* Some member is p or an ancestor of p (same root). */
 const struct cp_path *cp_pathset_ancestor_or_self(const struct cp_pathset *s,
                                                   const struct cp_path *p);
