@@ -234,7 +234,6 @@ struct cl {
     bool where_ok;         /* its file name is valid UTF-8 */
     size_t nprot, ntmpfs;  /* rules stricter by Claude Code's facts */
     size_t nlate;          /* literal deny-read rules (absent at start) */
-    size_t nheld;          /* deny reads that surely hold a write path */
     const struct cp_rule *project_ro; /* a root that may hold PROJECT */
     bool cwd_writable;                /* Bash may write the project (cwd) */
     struct cp_path runtime_paths[CL_NRUNTIME];
@@ -1200,7 +1199,6 @@ struct cl_facts {
     struct cp_path prot[CL_NPROTECTED];
     bool prot_ok[CL_NPROTECTED]; /* parsed and not denied by the policy */
     size_t nprot, ntmpfs;
-    size_t nsure; /* deny reads that surely hold a write path */
 };
 
 static void cl_facts_init(struct cl *c, struct cl_facts *f)
@@ -1208,7 +1206,6 @@ static void cl_facts_init(struct cl *c, struct cl_facts *f)
     cl_sets_init(c, &f->sets);
     f->has_proj = cl_project_root(c, &f->proj);
     f->cwd = c->cwd_writable && f->has_proj;
-    f->nsure = 0;
     f->last_mask = 0;
     f->last_why = NULL;
     f->nprot = f->ntmpfs = 0;
@@ -1367,7 +1364,6 @@ static void cl_fact_held(struct cl *c, struct cl_facts *f,
                            " (the working directory)", (char *)NULL));
     cl_held_runtime(c, q, glob, &h);
     if (h.nsure || h.nmay) {
-        f->nsure += h.nsure != 0;
         cl_fid(c, r, CP_FID_NOT_ENFORCED, h.nsure ? CP0773 : CP_DIAG__COUNT,
                cl_held_why(c, &h));
     }
@@ -1462,7 +1458,6 @@ static void cl_stricter_facts(struct cl *c)
         else
             cl_fact_deny_write(c, &f, r);
     }
-    c->nheld = f.nsure;
     c->nprot = f.nprot;
     c->ntmpfs = f.ntmpfs;
 }
