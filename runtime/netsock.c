@@ -108,16 +108,25 @@ union ns_fd_msg {
     char b[CMSG_SPACE(sizeof(int))];
 };
 
+/* The message of the one byte at *byte, with cm (zeroed) as room for one
+ * descriptor: what both ends of the passing send and receive. */
+static struct msghdr ns_fd_msghdr(struct iovec *iov, char *byte,
+                                  union ns_fd_msg *cm)
+{
+    *iov = (struct iovec){.iov_base = byte, .iov_len = 1};
+    memset(cm, 0, sizeof *cm);
+    return (struct msghdr){.msg_iov = iov,
+                           .msg_iovlen = 1,
+                           .msg_control = cm->b,
+                           .msg_controllen = sizeof cm->b};
+}
+
 int cp_rt_sock_send_fd(int sock, int fd)
 {
     char byte = 'F';
-    struct iovec iov = {.iov_base = &byte, .iov_len = 1};
+    struct iovec iov;
     union ns_fd_msg cm;
-    memset(&cm, 0, sizeof cm);
-    struct msghdr m = {.msg_iov = &iov,
-                       .msg_iovlen = 1,
-                       .msg_control = cm.b,
-                       .msg_controllen = sizeof cm.b};
+    struct msghdr m = ns_fd_msghdr(&iov, &byte, &cm);
     struct cmsghdr *h = CMSG_FIRSTHDR(&m);
     h->cmsg_level = SOL_SOCKET;
     h->cmsg_type = SCM_RIGHTS;
@@ -129,13 +138,9 @@ int cp_rt_sock_send_fd(int sock, int fd)
 int cp_rt_sock_recv_fd(int sock)
 {
     char byte;
-    struct iovec iov = {.iov_base = &byte, .iov_len = 1};
+    struct iovec iov;
     union ns_fd_msg cm;
-    memset(&cm, 0, sizeof cm);
-    struct msghdr m = {.msg_iov = &iov,
-                       .msg_iovlen = 1,
-                       .msg_control = cm.b,
-                       .msg_controllen = sizeof cm.b};
+    struct msghdr m = ns_fd_msghdr(&iov, &byte, &cm);
 #if CP_RT_LINUX
     if (recvmsg(sock, &m, MSG_CMSG_CLOEXEC) != 1)
         return -1;
