@@ -163,24 +163,6 @@ static const char *cl_cat(struct cp_arena *a, ...)
     return t;
 }
 
-/* The concatenation of the NULL-terminated list of strings in buf (size
- * bytes), cut to size - 1 bytes. */
-static void cl_cut_cat(char *buf, size_t size, ...)
-{
-    va_list ap;
-    size_t n = 0;
-    va_start(ap, size);
-    for (const char *x; (x = va_arg(ap, const char *)) && n + 1 < size;) {
-        size_t l = strlen(x);
-        if (l > size - 1 - n)
-            l = size - 1 - n;
-        memcpy(buf + n, x, l);
-        n += l;
-    }
-    va_end(ap);
-    buf[n] = '\0';
-}
-
 /* Decimal of v in buf (24 bytes); returns buf. */
 static const char *cl_utoa(char *buf, unsigned long v)
 {
@@ -254,23 +236,28 @@ static bool cl_reporting(struct cl *c, enum cp_diag_code code)
 }
 
 /* Reports msg (cut to 2047 bytes, as the formatted form always was). */
-static void cl_report_msg(struct cl *c, enum cp_diag_code code,
-                          const struct cp_rule *r, const char *msg)
+/* Where a finding on R is reported: its source span, or none. */
+static const struct cp_loc *cl_loc(const struct cp_rule *r)
 {
-    char cut[2048];
-    size_t n = strlen(msg);
-    if (n >= sizeof cut) {
-        memcpy(cut, msg, sizeof cut - 1);
-        cut[sizeof cut - 1] = '\0';
-        msg = cut;
-    }
-    const struct cp_loc *loc = r && r->loc.src ? &r->loc : NULL;
-    struct cp_diag *g = cp_diag_report(c->d, code, loc, "%s", msg);
+    return r && r->loc.src ? &r->loc : NULL;
+}
+
+/* The note under G, a finding on R, when R is implicit. */
+static void cl_implicit_note(struct cp_diag *g, const struct cp_rule *r)
+{
     if (g && r && !r->loc.src && r->why)
         cp_diag_add_note(g, NULL, "rule '%s%s%s' is implicit: %s",
                          cp_rule_kind_text(r->kind),
                          r->text && *r->text ? " " : "", r->text ? r->text : "",
                          r->why);
+}
+
+static void cl_report_msg(struct cl *c, enum cp_diag_code code,
+                          const struct cp_rule *r, const char *msg)
+{
+    struct cp_diag *g = cp_diag_report_cat(c->d, code, cl_loc(r), msg,
+                                           (char *)NULL);
+    cl_implicit_note(g, r);
 }
 
 static void cl_report(struct cl *c, enum cp_diag_code code,
@@ -1532,19 +1519,15 @@ static void cl_rule_diags(struct cl *c)
     for (size_t i = 0; i < p->nrules; i++) {
         const struct cp_rule *r = p->rules[i];
         const struct cl_fid *f = &c->fids[i];
-        if (f->why && f->code != CP_DIAG__COUNT)
-            if (cl_reporting(c, f->code)) {
-                /* Built in place, cut to 2047 bytes like any message. */
-                char msg[2048];
-                cl_cut_cat(msg, sizeof msg, "claude: rule '",
-                           cp_rule_kind_text(r->kind),
-                           r->text && *r->text ? " " : "",
-                           r->text ? r->text : "", "' is ",
-                           f->fid == CP_FID_STRICTER ? "enforced stricter"
-                                                     : "not fully enforced",
-                           ": ", f->why, (char *)NULL);
-                cl_report_msg(c, f->code, r, msg);
-            }
+        if (!f->why || f->code == CP_DIAG__COUNT || !cl_reporting(c, f->code))
+            continue;
+        const char *how = f->fid == CP_FID_STRICTER ? "enforced stricter"
+                                                    : "not fully enforced";
+        struct cp_diag *g = cp_diag_report_cat(
+            c->d, f->code, cl_loc(r), "claude: rule '",
+            cp_rule_kind_text(r->kind), r->text && *r->text ? " " : "",
+            r->text ? r->text : "", "' is ", how, ": ", f->why, (char *)NULL);
+        cl_implicit_note(g, r);
     }
 }
 

@@ -101,8 +101,9 @@ struct cp_diag_text {
 
 enum { CP_DIAG_TEXT_BLOCK = 64 * 1024 };
 
-/* A copy of the `n` bytes at `s`, NUL-terminated, in the text blocks. */
-static char *cp_diags_text(struct cp_diags *d, const char *s, size_t n)
+/* Room for a text of `n` bytes and its NUL in the text blocks, taken by
+ * cp_diags_take: a message is written where it is kept, not copied there. */
+static char *cp_diags_room(struct cp_diags *d, size_t n)
 {
     struct cp_diag_text *t = d->texts;
     if (!t || t->size - t->used < n + 1) {
@@ -117,13 +118,30 @@ static char *cp_diags_text(struct cp_diags *d, const char *s, size_t n)
         } else {
             t->next = d->texts;
             d->texts = t;
+            return t->data;
         }
     }
-    char *p = t->data + t->used;
+    return t->data + t->used;
+}
+
+/* Keeps the text of `n` bytes written at P, the room cp_diags_room gave for
+ * it (or for more), and ends it with a NUL; returns P. */
+static char *cp_diags_take(struct cp_diags *d, char *p, size_t n)
+{
+    struct cp_diag_text *t = d->texts;
+    if (t->data + t->used != p) /* a long text's block, after the first */
+        t = t->next;
     t->used += n + 1;
-    memcpy(p, s, n);
     p[n] = '\0';
     return p;
+}
+
+/* A copy of the `n` bytes at `s`, NUL-terminated, in the text blocks. */
+static char *cp_diags_text(struct cp_diags *d, const char *s, size_t n)
+{
+    char *p = cp_diags_room(d, n);
+    memcpy(p, s, n);
+    return cp_diags_take(d, p, n);
 }
 
 static void cp_diags_seen_release(struct cp_diags *d);
@@ -266,17 +284,18 @@ static char *cp_vfmt(const char *fmt, va_list ap)
     return cp_buf_steal(&b, NULL);
 }
 
-/* The message of a record, in the sink's text blocks. */
-static char *cp_diags_vfmt(struct cp_diags *d, const char *fmt, va_list ap)
-    __attribute__((format(printf, 2, 0)));
-static char *cp_diags_vfmt(struct cp_diags *d, const char *fmt, va_list ap)
+/* The message of a record, in the sink's text blocks; its length in *N. */
+static char *cp_diags_vfmt(struct cp_diags *d, size_t *n, const char *fmt,
+                           va_list ap) __attribute__((format(printf, 3, 0)));
+static char *cp_diags_vfmt(struct cp_diags *d, size_t *n, const char *fmt,
+                           va_list ap)
 {
-    char tmp[CP_FMT_MAX];
-    size_t n = cp_fmt_tmp(tmp, fmt, ap);
-    if (n < sizeof tmp)
-        return cp_diags_text(d, tmp, n);
+    char *room = cp_diags_room(d, CP_FMT_MAX - 1);
+    *n = cp_fmt_tmp(room, fmt, ap);
+    if (*n < CP_FMT_MAX)
+        return cp_diags_take(d, room, *n);
     char *m = cp_vfmt(fmt, ap);
-    char *t = cp_diags_text(d, m, n);
+    char *t = cp_diags_text(d, m, *n);
     free(m);
     return t;
 }
@@ -453,16 +472,17 @@ static bool cp_diag_same_place(const struct cp_diag *a, const struct cp_diag *b)
            a->loc.end_col == b->loc.end_col;
 }
 
-/* Looks G (the record just added, with a target prefix of PN bytes) up among
- * the backend records: returns true if it repeats one, after adding its
- * target to that one's prefix while it is still held.  Only records of the
- * same code, location and message length are compared, so that a message's
- * bytes are hashed only when a released record has to be matched (the hash
- * of every message was 5% of a 10,000-rule build). */
-static bool cp_diags_repeat(struct cp_diags *d, struct cp_diag *g, size_t pn)
+/* Looks G (the record just added, with a target prefix of PN bytes and a
+ * message of N) up among the backend records: returns true if it repeats
+ * one, after adding its target to that one's prefix while it is still held.
+ * Only records of the same code, location and message length are compared,
+ * so that a message's bytes are hashed only when a released record has to
+ * be matched (the hash of every message was 5% of a 10,000-rule build). */
+static bool cp_diags_repeat(struct cp_diags *d, struct cp_diag *g, size_t pn,
+                            size_t n)
 {
     const char *m = g->msg + pn;
-    size_t mn = strlen(m);
+    size_t mn = n - pn;
     uint64_t h = cp_diag_key(g, NULL, mn), full = 0;
     cp_diags_seen_reserve(d);
     size_t j = h & (d->seencap - 1);
@@ -503,19 +523,27 @@ struct cp_diag *cp_diag_report(struct cp_diags *d, enum cp_diag_code code,
     return g;
 }
 
-struct cp_diag *cp_diag_vreport(struct cp_diags *d, enum cp_diag_code code,
-                                const struct cp_loc *loc, const char *fmt,
-                                va_list ap)
+/* The severity a record of CODE gets after the -W options, or -1 when the
+ * code is turned off. */
+static int cp_diag_sev(const struct cp_diags *d, enum cp_diag_code code)
 {
     enum cp_severity sev = cp_diag_code_default(code);
     if (sev != CP_SEV_ERROR) {
         if ((size_t)code < CP_DIAG__COUNT && d->wstate[code] < 0)
-            return NULL;
+            return -1;
         if (sev == CP_SEV_WARNING &&
             (d->werror ||
              ((size_t)code < CP_DIAG__COUNT && d->wstate[code] == 2)))
             sev = CP_SEV_ERROR;
     }
+    return (int)sev;
+}
+
+/* A new record, its message still to be set. */
+static struct cp_diag *cp_diag_new(struct cp_diags *d, enum cp_diag_code code,
+                                   enum cp_severity sev,
+                                   const struct cp_loc *loc)
+{
     if (d->len == d->cap) {
         d->cap = d->cap ? d->cap * 2 : 16;
         d->items = cp_xrealloc(d->items, d->cap * sizeof(*d->items));
@@ -526,24 +554,82 @@ struct cp_diag *cp_diag_vreport(struct cp_diags *d, enum cp_diag_code code,
     g->sev = sev;
     if (loc)
         g->loc = *loc;
-    g->msg = cp_diags_vfmt(d, fmt, ap);
+    return g;
+}
+
+/* Keeps G, the record just made, whose message has N bytes: returns it, or
+ * NULL when it repeats a backend record (then it is dropped). */
+static struct cp_diag *cp_diag_keep(struct cp_diags *d, struct cp_diag *g,
+                                    size_t n)
+{
+    enum cp_severity sev = g->sev;
     size_t pn;
     /* Errors are never merged: a backend's own error count decides whether
      * its artifact is written. */
-    if (sev != CP_SEV_ERROR && cp_is_backend_code(code) &&
-        (pn = cp_target_prefix(g->msg)) != 0 && cp_diags_repeat(d, g, pn)) {
+    if (sev != CP_SEV_ERROR && cp_is_backend_code(g->code) &&
+        (pn = cp_target_prefix(g->msg)) != 0 && cp_diags_repeat(d, g, pn, n)) {
         d->len--;
         return NULL;
     }
     if (sev == CP_SEV_ERROR) {
         d->nerrors++;
-        const char *id = cp_diag_code_id(code);
+        const char *id = cp_diag_code_id(g->code);
         if (id[2] == '0' && id[3] == '8')
             d->nusage++;
     } else if (sev == CP_SEV_WARNING) {
         d->nwarnings++;
     }
     return g;
+}
+
+struct cp_diag *cp_diag_vreport(struct cp_diags *d, enum cp_diag_code code,
+                                const struct cp_loc *loc, const char *fmt,
+                                va_list ap)
+{
+    int sev = cp_diag_sev(d, code);
+    if (sev < 0)
+        return NULL;
+    struct cp_diag *g = cp_diag_new(d, code, (enum cp_severity)sev, loc);
+    size_t n;
+    g->msg = cp_diags_vfmt(d, &n, fmt, ap);
+    return cp_diag_keep(d, g, n);
+}
+
+struct cp_diag *cp_diag_report_cat(struct cp_diags *d, enum cp_diag_code code,
+                                   const struct cp_loc *loc, ...)
+{
+    int sev = cp_diag_sev(d, code);
+    if (sev < 0)
+        return NULL;
+    /* The first lengths are kept from the measuring pass (the callers
+     * pass a handful of strings). */
+    size_t len[16], n = 0, i = 0;
+    va_list ap;
+    va_start(ap, loc);
+    for (const char *x; (x = va_arg(ap, const char *)); i++) {
+        size_t l = strlen(x);
+        if (i < 16)
+            len[i] = l;
+        n += l;
+    }
+    va_end(ap);
+    if (n > CP_CAT_MAX)
+        n = CP_CAT_MAX;
+    struct cp_diag *g = cp_diag_new(d, code, (enum cp_severity)sev, loc);
+    char *m = cp_diags_room(d, n);
+    size_t k = 0;
+    i = 0;
+    va_start(ap, loc);
+    for (const char *x; k < n && (x = va_arg(ap, const char *)); i++) {
+        size_t l = i < 16 ? len[i] : strlen(x);
+        if (l > n - k)
+            l = n - k;
+        memcpy(m + k, x, l);
+        k += l;
+    }
+    va_end(ap);
+    g->msg = cp_diags_take(d, m, n);
+    return cp_diag_keep(d, g, n);
 }
 
 void cp_diag_add_note(struct cp_diag *g, const struct cp_loc *loc,

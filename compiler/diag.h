@@ -98,6 +98,13 @@ struct cp_diag *cp_diag_vreport(struct cp_diags *d, enum cp_diag_code code,
                                 const struct cp_loc *loc, const char *fmt,
                                 va_list ap)
     __attribute__((format(printf, 4, 0)));
+/* The same with the message the concatenation of the NULL-terminated list of
+ * strings after LOC, cut to CP_CAT_MAX bytes: written once, where the sink
+ * keeps it (a back end reports a finding per rule of a large policy). */
+enum { CP_CAT_MAX = 2047 };
+struct cp_diag *cp_diag_report_cat(struct cp_diags *d, enum cp_diag_code code,
+                                   const struct cp_loc *loc, ...)
+    __attribute__((sentinel));
 void cp_diag_add_note(struct cp_diag *g, const struct cp_loc *loc,
                       const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
