@@ -629,27 +629,18 @@ struct cp_jnode *cp_json_get(const struct cp_jnode *o, const char *key,
     return found;
 }
 
-/* Does one of the 8 bytes of x need an escape (below 0x20, '"', '\\') or
- * start a multibyte sequence (0x80 and up)?  Exact per word, not per byte:
- * a hit sends the caller bytewise. */
-static inline bool json_word_special(uint64_t x)
-{
-    const uint64_t l = 0x0101010101010101ull, h = 0x8080808080808080ull;
-    uint64_t q = x ^ (l * '"'), bs = x ^ (l * '\\');
-    return (((x - l * 0x20) & ~x) | x | ((q - l) & ~q) | ((bs - l) & ~bs)) & h;
-}
-
 void cp_json_quote(struct cp_buf *b, const char *s, size_t len)
 {
     const unsigned char *p = (const unsigned char *)s;
     cp_buf_addc(b, '"');
     for (size_t i = 0; i < len;) {
         /* Runs of bytes that need no escape are copied at once (a large
-         * settings artifact is mostly such runs). */
+         * settings artifact is mostly such runs).  A plain loop: scanning
+         * eight bytes at a time gained 4% of the Claude target's write step
+         * (100,000-rule bench policy, median CPU of 15 runs each,
+         * interleaved: 24.0 against 25.1 ms), under the 10% that keeps a
+         * word-at-a-time scan. */
         size_t j = i;
-        for (uint64_t x;
-             j + 8 <= len && (memcpy(&x, p + j, 8), !json_word_special(x));)
-            j += 8;
         while (j < len && p[j] >= 0x20 && p[j] < 0x80 && p[j] != '"' &&
                p[j] != '\\')
             j++;
