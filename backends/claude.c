@@ -1691,7 +1691,10 @@ static void jw_bool(struct cl_jw *w, const char *key, bool v)
 
 /* The strings printed lie scattered over the analysis's arena and the
  * policy's: the printer asks for the one CL_AHEAD entries on while it
- * copies this one, so that it waits for fewer cache misses. */
+ * copies this one, so that it waits for fewer cache misses (the write step
+ * of the 100,000-rule bench policy, median CPU of 15 runs each: 24.9 ms
+ * with, 32.4 ms without; no change at 10,000 rules, whose strings stay in
+ * the cache). */
 enum { CL_AHEAD = 8 };
 
 static void jw_list(struct cl_jw *w, const char *key, const struct cl_list *l)
