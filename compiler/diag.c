@@ -603,7 +603,7 @@ struct cp_diag *cp_diag_report_cat(struct cp_diags *d, enum cp_diag_code code,
         return NULL;
     /* The first lengths are kept from the measuring pass (the callers
      * pass a handful of strings). */
-    size_t len[16], n = 0, i = 0;
+    size_t len[16] = {0}, n = 0, i = 0;
     va_list ap;
     va_start(ap, loc);
     for (const char *x; (x = va_arg(ap, const char *)); i++) {
