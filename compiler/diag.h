@@ -54,10 +54,12 @@ struct cp_diags {
      * line (a caller that prints one for several sinks). */
     bool color, all, no_summary;
     /* Backend records are deduplicated across targets (the same rule and
-     * cause under sbpl and bwrap is one record "sbpl, bwrap: ..."); an
-     * open-addressing table of their keys. */
+     * cause under sbpl and bwrap is one record "sbpl, bwrap: ..."): their
+     * keys in the order reported, chained per source line. */
     struct cp_diag_seen *seen;
     size_t nseen, seencap;
+    struct cp_diag_lines *lines; /* per source, the newest key of each line */
+    size_t nlines, lastlines;
     unsigned gen; /* incremented each time held records are released */
     /* The source of the last diagnostic cp_diags_flush_text wrote: its
      * "In file included from" lines are not repeated. */

@@ -414,6 +414,34 @@ START_TEST(dedupe_same_length)
 }
 END_TEST
 
+/* The index chains records per source line: lines far apart that share a
+ * chain (past its 2^20 heads), and the same line of two sources, are told
+ * apart; a repeat on either is still found. */
+START_TEST(dedupe_lines_apart)
+{
+    const struct cp_source *s = cp_source_from_memory(ar, "t", "x\n", 2);
+    const struct cp_source *t = cp_source_from_memory(ar, "u", "x\n", 2);
+    struct cp_loc l1 = loc(s, 3, 1, 3, 1);
+    struct cp_loc l2 = loc(s, 3 + (1u << 20), 1, 3 + (1u << 20), 1);
+    struct cp_loc l3 = loc(t, 3, 1, 3, 1);
+    cp_diag_report(&d, CP0730, &l1, "sbpl: cannot allow 'a.com'");
+    ck_assert_ptr_nonnull(
+        cp_diag_report(&d, CP0730, &l2, "bwrap: cannot allow 'a.com'"));
+    ck_assert_ptr_nonnull(
+        cp_diag_report(&d, CP0730, &l3, "bwrap: cannot allow 'a.com'"));
+    ck_assert_ptr_null(
+        cp_diag_report(&d, CP0730, &l1, "bwrap: cannot allow 'a.com'"));
+    ck_assert_ptr_null(
+        cp_diag_report(&d, CP0730, &l2, "claude: cannot allow 'a.com'"));
+    ck_assert_ptr_null(
+        cp_diag_report(&d, CP0730, &l3, "sbpl: cannot allow 'a.com'"));
+    ck_assert_str_eq(d.items[0].msg, "sbpl, bwrap: cannot allow 'a.com'");
+    ck_assert_str_eq(d.items[1].msg, "bwrap, claude: cannot allow 'a.com'");
+    ck_assert_str_eq(d.items[2].msg, "bwrap, sbpl: cannot allow 'a.com'");
+    ck_assert_uint_eq(d.nwarnings, 3);
+}
+END_TEST
+
 /* Sorting the held records keeps them matched: a repeat reported after the
  * sort still names its target in the right record. */
 START_TEST(dedupe_after_sort)
@@ -577,6 +605,7 @@ Suite *cp_test_diag_suite(void)
     tcase_add_test(tc, dedupe_across_targets);
     tcase_add_test(tc, dedupe_same_length);
     tcase_add_test(tc, dedupe_after_sort);
+    tcase_add_test(tc, dedupe_lines_apart);
     tcase_add_test(tc, sort_source_order);
     tcase_add_test(tc, sort_random);
     tcase_add_test(tc, grouping);
