@@ -754,9 +754,7 @@ static void rec_net(struct bw *b, struct recs *rs)
         struct rec *rc = rec_add(b->a, rs, "net");
         rc->f[0] = r->kind == CP_R_NET_ALLOW ? cp_domain_format(b->a, &r->u.dom)
                                              : "";
-        rc->f[1] = r->loc.src ? cp_arena_printf(b->a, "%s:%u", r->loc.src->path,
-                                                r->loc.line)
-                              : cp_arena_printf(b->a, "rule #%u", r->id);
+        rc->f[1] = cp_backend_rule_where(b->a, r);
         rc->nf = 2;
     }
 }
@@ -776,9 +774,7 @@ static void rec_socket(struct bw *b, struct recs *rs)
         struct rec *rc = rec_add(b->a, rs, "socket");
         rc->f[0] = r->u.path.root ? r->u.path.root : "";
         rc->f[1] = rest_of(b->a, &r->u.path, false);
-        rc->f[2] = r->loc.src ? cp_arena_printf(b->a, "%s:%u", r->loc.src->path,
-                                                r->loc.line)
-                              : cp_arena_printf(b->a, "rule #%u", r->id);
+        rc->f[2] = cp_backend_rule_where(b->a, r);
         rc->nf = 3;
         rc->path = &r->u.path;
     }

@@ -88,35 +88,6 @@ static uint64_t cl_hash(const char *s, size_t n)
     return h;
 }
 
-/* The concatenation of the NULL-terminated list of strings, in the arena
- * (rule texts and reasons are built per rule: no format parsing). */
-static const char *cl_cat(struct cp_arena *a, ...)
-{
-    /* The first lengths are kept from the measuring pass (the callers
-     * pass a handful of strings). */
-    size_t len[8] = {0}, k = 0, n = 0;
-    va_list ap;
-    va_start(ap, a);
-    for (const char *x; (x = va_arg(ap, const char *)); k++) {
-        size_t l = strlen(x);
-        if (k < 8)
-            len[k] = l;
-        n += l;
-    }
-    va_end(ap);
-    char *t = cp_arena_alloc(a, n + 1), *q = t;
-    va_start(ap, a);
-    k = 0;
-    for (const char *x; (x = va_arg(ap, const char *)); k++) {
-        size_t l = k < 8 ? len[k] : strlen(x);
-        memcpy(q, x, l);
-        q += l;
-    }
-    va_end(ap);
-    *q = '\0';
-    return t;
-}
-
 /* Decimal of v in buf (24 bytes); returns buf. */
 static const char *cl_utoa(char *buf, unsigned long v)
 {
@@ -248,7 +219,7 @@ static const char *cl_join(struct cl *c, const char *a, const char *sep,
         c->join_a = a;
         c->join_sep = sep;
         c->join_b = b;
-        c->join_out = cl_cat(c->a, a, sep, b, (char *)NULL);
+        c->join_out = cp_arena_cat(c->a, a, sep, b, (char *)NULL);
     }
     return c->join_out;
 }
@@ -833,7 +804,7 @@ static const char *cl_gate_where(struct cl *c, const struct cp_rule *r)
             c->where_src = r->loc.src;
             c->where_ok = cp_utf8_valid(f, strlen(f));
         }
-        where = c->where_ok ? cl_cat(c->a, f, ":", num, (char *)NULL)
+        where = c->where_ok ? cp_arena_cat(c->a, f, ":", num, (char *)NULL)
                             : cp_arena_printf(c->a, "(file name not UTF-8):%u",
                                               r->loc.line);
     } else {
@@ -849,7 +820,8 @@ static void cl_gate_entry(struct cl *c, const struct cp_rule *r,
     const struct cp_gate_pat *g = &r->u.gate;
     bool deny = r->kind == CP_R_GATE_DENY;
     char num[24];
-    const char *id = cl_cat(c->a, "gate#", cl_utoa(num, ordinal), (char *)NULL);
+    const char *id = cp_arena_cat(c->a, "gate#", cl_utoa(num, ordinal),
+                                  (char *)NULL);
     const char *where = cl_gate_where(c, r);
     struct cl_gates *gs = &c->gates;
     if (gs->n == gs->cap) {
@@ -908,10 +880,11 @@ static void cl_gate(struct cl *c, const struct cp_rule *r, unsigned ordinal)
             cp_ob_adds(&b, g->words[i]);
         }
         struct cl_list *list = deny ? &c->perm_deny : &c->perm_ask;
-        cl_push(c, list, cl_cat(c->a, "Bash(", b.data, ")", (char *)NULL));
+        cl_push(c, list,
+                cp_arena_cat(c->a, "Bash(", b.data, ")", (char *)NULL));
         if (g->trailing_any)
             cl_push(c, list,
-                    cl_cat(c->a, "Bash(", b.data, " *)", (char *)NULL));
+                    cp_arena_cat(c->a, "Bash(", b.data, " *)", (char *)NULL));
         cp_buf_free(&b);
         how = deny ? CL_GATE_HOW "; also permissions.deny Bash rules"
                    : CL_GATE_HOW "; also permissions.ask Bash rules";
@@ -932,8 +905,8 @@ static void cl_net(struct cl *c, const struct cp_rule *r)
                    "address: left out, so this host is denied");
             return;
         }
-        const char *s = cl_cat(c->a, dm->wildcard ? "*." : "", dm->name,
-                               (char *)NULL);
+        const char *s = cp_arena_cat(c->a, dm->wildcard ? "*." : "", dm->name,
+                                     (char *)NULL);
         if (!c->coop)
             cl_push(c, &c->domains, s);
     }
@@ -1111,8 +1084,8 @@ static const char *cl_runtime_lost(struct cl *c)
         return NULL;
     const char *out = names[0];
     for (size_t i = 1; i < n; i++)
-        out = cl_cat(c->a, out, i + 1 < n ? ", " : " and ", names[i],
-                     (char *)NULL);
+        out = cp_arena_cat(c->a, out, i + 1 < n ? ", " : " and ", names[i],
+                           (char *)NULL);
     return out;
 }
 
@@ -1235,14 +1208,14 @@ static const char *cl_protected_why(struct cl *c, unsigned mask)
     const char *names = NULL;
     for (size_t j = 0; j < CL_NPROTECTED; j++)
         if (mask & (1u << j))
-            names = names ? cl_cat(c->a, names, ", ", cl_protected[j],
-                                   (char *)NULL)
+            names = names ? cp_arena_cat(c->a, names, ", ", cl_protected[j],
+                                         (char *)NULL)
                           : cl_protected[j];
-    return cl_cat(c->a,
-                  "Claude Code never lets Bash write "
-                  "its protected paths (where they lie "
-                  "in this root): ",
-                  names, (char *)NULL);
+    return cp_arena_cat(c->a,
+                        "Claude Code never lets Bash write "
+                        "its protected paths (where they lie "
+                        "in this root): ",
+                        names, (char *)NULL);
 }
 
 /* A glob-free write root that may hold Claude Code's protected paths. */
@@ -1282,9 +1255,9 @@ static void cl_held_add(struct cl *c, struct cl_held *h, enum cp_rel rel,
         return;
     /* A few names say enough; the count says the rest. */
     if (*n < 4)
-        *l = *l ? cl_cat(c->a, *l, ", ", name, (char *)NULL) : name;
+        *l = *l ? cp_arena_cat(c->a, *l, ", ", name, (char *)NULL) : name;
     else if (*n == 4)
-        *l = cl_cat(c->a, *l, ", ...", (char *)NULL);
+        *l = cp_arena_cat(c->a, *l, ", ...", (char *)NULL);
     ++*n;
 }
 
@@ -1320,8 +1293,8 @@ static void cl_held_roots(struct cl *c, const struct cl_sets *t,
         if (s->roots[i] && strcmp(s->roots[i], q->root) != 0 &&
             !(cwd && strcmp(s->roots[i], "PROJECT") == 0))
             cl_held_add(c, h, CP_REL_MAY,
-                        cl_cat(c->a, "the write roots at ${", s->roots[i], "}",
-                               (char *)NULL));
+                        cp_arena_cat(c->a, "the write roots at ${", s->roots[i],
+                                     "}", (char *)NULL));
 }
 
 /* The reason of a deny read that holds write paths. */
@@ -1331,14 +1304,14 @@ static const char *cl_held_why(struct cl *c, const struct cl_held *h)
                       "empty tmpfs on it and binds the write paths at or "
                       "below it back, readable from Bash: ";
     if (h->sure && h->may)
-        return cl_cat(c->a, why, h->sure,
-                      "; and where they lie at or "
-                      "below it: ",
-                      h->may, (char *)NULL);
+        return cp_arena_cat(c->a, why, h->sure,
+                            "; and where they lie at or "
+                            "below it: ",
+                            h->may, (char *)NULL);
     if (h->sure)
-        return cl_cat(c->a, why, h->sure, (char *)NULL);
-    return cl_cat(c->a, why, "where they lie at or below it, ", h->may,
-                  (char *)NULL);
+        return cp_arena_cat(c->a, why, h->sure, (char *)NULL);
+    return cp_arena_cat(c->a, why, "where they lie at or below it, ", h->may,
+                        (char *)NULL);
 }
 
 /* The runtime's own write paths (and the session temp dir) at or below
@@ -1371,8 +1344,8 @@ static void cl_fact_held(struct cl *c, struct cl_facts *f,
         proj = CP_REL_MAY;
     if (f->cwd)
         cl_held_add(c, &h, proj,
-                    cl_cat(c->a, cp_path_format(c->a, &f->proj),
-                           " (the working directory)", (char *)NULL));
+                    cp_arena_cat(c->a, cp_path_format(c->a, &f->proj),
+                                 " (the working directory)", (char *)NULL));
     cl_held_runtime(c, q, glob, &h);
     if (h.nsure || h.nmay) {
         cl_fid(c, r, CP_FID_NOT_ENFORCED, h.nsure ? CP0773 : CP_DIAG__COUNT,
@@ -1380,18 +1353,19 @@ static void cl_fact_held(struct cl *c, struct cl_facts *f,
     }
     if (!f->has_proj || f->cwd || proj == CP_REL_NO)
         return;
-    cl_also_stricter(c, r,
-                     cl_cat(c->a,
-                            proj == CP_REL_YES ? ""
-                                               : "where it holds "
-                                                 "the working directory, ",
-                            "Bash cannot start: "
-                            "Claude Code's sandbox runtime cannot create the "
-                            "mount points of the files it always protects "
-                            "(.gitconfig, ...) in the working directory, "
-                            "which this rule hides and the artifact keeps "
-                            "read-only, so every command fails",
-                            (char *)NULL));
+    cl_also_stricter(
+        c, r,
+        cp_arena_cat(c->a,
+                     proj == CP_REL_YES ? ""
+                                        : "where it holds "
+                                          "the working directory, ",
+                     "Bash cannot start: "
+                     "Claude Code's sandbox runtime cannot create the "
+                     "mount points of the files it always protects "
+                     "(.gitconfig, ...) in the working directory, "
+                     "which this rule hides and the artifact keeps "
+                     "read-only, so every command fails",
+                     (char *)NULL));
     struct cl_fid *x = &c->fids[c->cur];
     if (proj == CP_REL_YES && x->code == CP_DIAG__COUNT)
         x->code = CP0774;

@@ -65,6 +65,27 @@ const char *cp_backend_rule_text(struct cp_arena *a, const struct cp_rule *r)
     return r->text ? r->text : cp_path_format(a, &r->u.path);
 }
 
+/* Decimal of V into the end of BUF (24 bytes); returns its first digit. */
+static const char *fid_utoa(char *buf, unsigned long v)
+{
+    char *p = buf + 23;
+    *p = '\0';
+    do {
+        *--p = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    return p;
+}
+
+const char *cp_backend_rule_where(struct cp_arena *a, const struct cp_rule *r)
+{
+    char num[24];
+    if (!r->loc.src)
+        return cp_arena_cat(a, "rule #", fid_utoa(num, r->id), (char *)NULL);
+    return cp_arena_cat(a, r->loc.src->path, ":", fid_utoa(num, r->loc.line),
+                        (char *)NULL);
+}
+
 const char *cp_backend_rule_domain(struct cp_arena *a, const struct cp_rule *r)
 {
     return cp_domain_format(a, &r->u.dom); /* port and IPv6 brackets too */

@@ -48,6 +48,9 @@ void cp_fidtab_rate(const struct cp_fidtab *t, struct cp_analysis *h);
 
 /* The rule as written, or its path formatted when it has no source text. */
 const char *cp_backend_rule_text(struct cp_arena *a, const struct cp_rule *r);
+/* Where the rule is written, "FILE:LINE", or "rule #ID" for an implicit
+ * rule (the records of the artifacts and profiles name it). */
+const char *cp_backend_rule_where(struct cp_arena *a, const struct cp_rule *r);
 /* The domain of a net rule as written: "*.github.com" for a wildcard. */
 const char *cp_backend_rule_domain(struct cp_arena *a, const struct cp_rule *r);
 /* Reports at the rule (no location for implicit rules, with a note naming

@@ -478,12 +478,10 @@ static void sb_net_lines(const struct sb *sp, struct cp_buf *out)
         const struct cp_rule *r = p->rules[i];
         if (r->kind != CP_R_NET_ALLOW)
             continue;
-        const char *where = r->loc.src
-                                ? cp_arena_printf(sp->a, "%s:%u",
-                                                  r->loc.src->path, r->loc.line)
-                                : cp_arena_printf(sp->a, "rule #%u", r->id);
-        cp_buf_printf(out, ";; confpol-net %s ",
-                      cp_domain_format(sp->a, &r->u.dom));
+        const char *where = cp_backend_rule_where(sp->a, r);
+        cp_ob_adds(out, ";; confpol-net ");
+        cp_ob_adds(out, cp_domain_format(sp->a, &r->u.dom));
+        cp_ob_addc(out, ' ');
         for (const char *c = where; *c; c++)
             cp_ob_add(out, (unsigned char)*c < 0x20 || *c == 0x7f ? "?" : c, 1);
         cp_ob_adds(out, "\n");
@@ -542,9 +540,9 @@ static void fid_stricter(struct sb *s, const struct cp_rule *r, const char *why)
         if (old != s->join_old || why != s->join_why) {
             s->join_old = old;
             s->join_why = why;
-            s->join_out = strstr(old, why)
-                              ? NULL
-                              : cp_arena_printf(s->a, "%s; %s", old, why);
+            s->join_out = strstr(old, why) ? NULL
+                                           : cp_arena_cat(s->a, old, "; ", why,
+                                                          (char *)NULL);
         }
         if (!s->join_out)
             return;

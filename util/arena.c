@@ -196,6 +196,33 @@ char *cp_arena_strdup(struct cp_arena *a, const char *s)
     return cp_arena_strndup(a, s, strlen(s));
 }
 
+char *cp_arena_cat(struct cp_arena *a, ...)
+{
+    /* The first lengths are kept from the measuring pass (the callers
+     * pass a handful of strings). */
+    size_t len[8] = {0}, k = 0, n = 0;
+    va_list ap;
+    va_start(ap, a);
+    for (const char *x; (x = va_arg(ap, const char *)); k++) {
+        size_t l = strlen(x);
+        if (k < 8)
+            len[k] = l;
+        n += l;
+    }
+    va_end(ap);
+    char *t = cp_arena_take(a, n + 1, 1), *q = t;
+    va_start(ap, a);
+    k = 0;
+    for (const char *x; (x = va_arg(ap, const char *)); k++) {
+        size_t l = k < 8 ? len[k] : strlen(x);
+        memcpy(q, x, l);
+        q += l;
+    }
+    va_end(ap);
+    *q = '\0';
+    return t;
+}
+
 /* Formats once into a stack buffer and copies; only a longer text is
  * formatted a second time, into the arena. */
 char *cp_arena_printf(struct cp_arena *a, const char *fmt, ...)

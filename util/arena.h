@@ -28,6 +28,10 @@ void *cp_arena_alloc(struct cp_arena *a, size_t n) CP_NONNULL_RET;
 char *cp_arena_strndup(struct cp_arena *a, const char *s,
                        size_t n) CP_NONNULL_RET;
 char *cp_arena_strdup(struct cp_arena *a, const char *s) CP_NONNULL_RET;
+/* The concatenation of the NULL-terminated list of strings after A: no
+ * format to parse, for the texts built per rule of a large policy. */
+char *cp_arena_cat(struct cp_arena *a, ...) CP_NONNULL_RET
+    __attribute__((sentinel));
 char *cp_arena_printf(struct cp_arena *a, const char *fmt, ...)
     __attribute__((format(printf, 2, 3))) CP_NONNULL_RET;
 /* Interned strings: equal contents give the same pointer (compare with ==). */

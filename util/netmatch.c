@@ -317,12 +317,16 @@ const char *cp_net_host_parse(struct cp_arena *a, const char *text, size_t len,
 
 const char *cp_domain_format(struct cp_arena *a, const struct cp_domain *d)
 {
-    char port[16] = "";
+    /* Without printf: the back ends format every net rule of a policy. */
+    char port[16], *p = port + sizeof port;
+    *--p = '\0';
+    for (unsigned v = d->port; v; v /= 10)
+        *--p = (char)('0' + v % 10);
     if (d->port)
-        snprintf(port, sizeof port, ":%u", d->port);
+        *--p = ':';
     if (d->kind == CP_HOST_IPV6)
-        return cp_arena_printf(a, "[%s]%s", d->name, port);
-    return cp_arena_printf(a, "%s%s%s", d->wildcard ? "*." : "", d->name, port);
+        return cp_arena_cat(a, "[", d->name, "]", p, (char *)NULL);
+    return cp_arena_cat(a, d->wildcard ? "*." : "", d->name, p, (char *)NULL);
 }
 
 /* Is `host` (len bytes, compared case-insensitively) a strict subdomain of
