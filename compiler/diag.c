@@ -156,13 +156,8 @@ static void cp_diags_release(struct cp_diags *d)
         d->texts = t->next;
         free(t);
     }
-    for (size_t i = 0; i < d->len; i++) {
-        struct cp_diag *g = &d->items[i];
-        for (size_t j = 0; j < g->nnotes; j++)
-            free(g->notes[j].msg);
-        free(g->notes);
-        free(g->suggestion);
-    }
+    for (size_t i = 0; i < d->len; i++)
+        free(d->items[i].notes);
     d->len = 0;
     d->gen++;
 }
@@ -607,6 +602,7 @@ static struct cp_diag *cp_diag_new(struct cp_diags *d, enum cp_diag_code code,
     memset(g, 0, sizeof(*g));
     g->code = code;
     g->sev = sev;
+    g->sink = d;
     if (loc)
         g->loc = *loc;
     return g;
@@ -692,14 +688,18 @@ void cp_diag_add_note(struct cp_diag *g, const struct cp_loc *loc,
 {
     if (!g)
         return;
-    g->notes = cp_xrealloc(g->notes, (g->nnotes + 1) * sizeof(*g->notes));
+    /* Grown to powers of two: a record has a few notes. */
+    if ((g->nnotes & (g->nnotes - 1)) == 0)
+        g->notes = cp_xrealloc(g->notes, (g->nnotes ? 2 * g->nnotes : 1) *
+                                             sizeof(*g->notes));
     struct cp_diag_note *n = &g->notes[g->nnotes++];
     memset(n, 0, sizeof(*n));
     if (loc)
         n->loc = *loc;
     va_list ap;
     va_start(ap, fmt);
-    n->msg = cp_vfmt(fmt, ap);
+    size_t len;
+    n->msg = cp_diags_vfmt(g->sink, &len, fmt, ap);
     va_end(ap);
 }
 
@@ -707,10 +707,10 @@ void cp_diag_set_suggestion(struct cp_diag *g, const char *fmt, ...)
 {
     if (!g)
         return;
-    free(g->suggestion);
     va_list ap;
     va_start(ap, fmt);
-    g->suggestion = cp_vfmt(fmt, ap);
+    size_t len;
+    g->suggestion = cp_diags_vfmt(g->sink, &len, fmt, ap);
     va_end(ap);
 }
 
