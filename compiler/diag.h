@@ -67,7 +67,8 @@ struct cp_diags {
     const struct cp_source *flushed_src;
     /* The texts of messages, notes and suggestions, packed in blocks
      * freed together (a large policy holds hundreds of thousands until
-     * they are rendered; a malloc and a free each were 2% of a check). */
+     * they are rendered; a malloc and a free each were 3% of the
+     * instructions of a check, by callgrind). */
     struct cp_diag_text *texts;
 };
 
