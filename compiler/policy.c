@@ -190,17 +190,9 @@ const char *cp_sema_rule_text(struct cp_arena *a, const struct cp_rule *r)
 {
     if (r->kind == CP_R_NET_DENY)
         return "net deny";
-    /* Concatenated by hand: the checker asks for one per finding. */
-    const char *kind = cp_rule_kind_text(r->kind);
-    const char *text = r->text ? r->text : "";
-    size_t k = strlen(kind), t = strlen(text);
-    char tmp[256];
-    if (k + 1 + t >= sizeof tmp)
-        return cp_arena_printf(a, "%s %s", kind, text);
-    memcpy(tmp, kind, k);
-    tmp[k] = ' ';
-    memcpy(tmp + k + 1, text, t);
-    return cp_arena_strndup(a, tmp, k + 1 + t);
+    /* Without printf: the checker asks for one per finding. */
+    return cp_arena_cat(a, cp_rule_kind_text(r->kind), " ",
+                        r->text ? r->text : "", (char *)NULL);
 }
 
 const char *cp_sema_origin_text(enum cp_origin o)
