@@ -652,32 +652,17 @@ struct cp_diag *cp_diag_report_cat(struct cp_diags *d, enum cp_diag_code code,
     int sev = cp_diag_sev(d, code);
     if (sev < 0)
         return NULL;
-    /* The first lengths are kept from the measuring pass (the callers
-     * pass a handful of strings). */
-    size_t len[16] = {0}, n = 0, i = 0;
+    size_t len[CP_VCAT_KEEP] = {0};
     va_list ap;
     va_start(ap, loc);
-    for (const char *x; (x = va_arg(ap, const char *)); i++) {
-        size_t l = strlen(x);
-        if (i < 16)
-            len[i] = l;
-        n += l;
-    }
+    size_t n = cp_vcat_len(ap, len);
     va_end(ap);
     if (n > CP_CAT_MAX)
         n = CP_CAT_MAX;
     struct cp_diag *g = cp_diag_new(d, code, (enum cp_severity)sev, loc);
     char *m = cp_diags_room(d, n);
-    size_t k = 0;
-    i = 0;
     va_start(ap, loc);
-    for (const char *x; k < n && (x = va_arg(ap, const char *)); i++) {
-        size_t l = i < 16 ? len[i] : strlen(x);
-        if (l > n - k)
-            l = n - k;
-        memcpy(m + k, x, l);
-        k += l;
-    }
+    cp_vcat_copy(m, n, ap, len);
     va_end(ap);
     g->msg = cp_diags_take(d, m, n);
     return cp_diag_keep(d, g, n);

@@ -196,30 +196,45 @@ char *cp_arena_strdup(struct cp_arena *a, const char *s)
     return cp_arena_strndup(a, s, strlen(s));
 }
 
-char *cp_arena_cat(struct cp_arena *a, ...)
+/* The first lengths are kept from the measuring pass (the callers pass a
+ * handful of strings). */
+size_t cp_vcat_len(va_list ap, size_t len[CP_VCAT_KEEP])
 {
-    /* The first lengths are kept from the measuring pass (the callers
-     * pass a handful of strings). */
-    size_t len[8] = {0}, k = 0, n = 0;
-    va_list ap;
-    va_start(ap, a);
+    size_t n = 0, k = 0;
     for (const char *x; (x = va_arg(ap, const char *)); k++) {
         size_t l = strlen(x);
-        if (k < 8)
+        if (k < CP_VCAT_KEEP)
             len[k] = l;
         n += l;
     }
-    va_end(ap);
-    char *t = cp_arena_take(a, n + 1, 1), *q = t;
-    va_start(ap, a);
-    k = 0;
-    for (const char *x; (x = va_arg(ap, const char *)); k++) {
-        size_t l = k < 8 ? len[k] : strlen(x);
-        memcpy(q, x, l);
-        q += l;
+    return n;
+}
+
+void cp_vcat_copy(char *dst, size_t n, va_list ap,
+                  const size_t len[CP_VCAT_KEEP])
+{
+    size_t at = 0, k = 0;
+    for (const char *x; at < n && (x = va_arg(ap, const char *)); k++) {
+        size_t l = k < CP_VCAT_KEEP ? len[k] : strlen(x);
+        if (l > n - at)
+            l = n - at;
+        memcpy(dst + at, x, l);
+        at += l;
     }
+}
+
+char *cp_arena_cat(struct cp_arena *a, ...)
+{
+    size_t len[CP_VCAT_KEEP] = {0};
+    va_list ap;
+    va_start(ap, a);
+    size_t n = cp_vcat_len(ap, len);
     va_end(ap);
-    *q = '\0';
+    char *t = cp_arena_take(a, n + 1, 1);
+    va_start(ap, a);
+    cp_vcat_copy(t, n, ap, len);
+    va_end(ap);
+    t[n] = '\0';
     return t;
 }
 

@@ -28,8 +28,15 @@ void *cp_arena_alloc(struct cp_arena *a, size_t n) CP_NONNULL_RET;
 char *cp_arena_strndup(struct cp_arena *a, const char *s,
                        size_t n) CP_NONNULL_RET;
 char *cp_arena_strdup(struct cp_arena *a, const char *s) CP_NONNULL_RET;
-/* The concatenation of the NULL-terminated list of strings after A: no
- * format to parse, for the texts built per rule of a large policy. */
+/* Concatenation without a format to parse, for the texts built per rule of
+ * a large policy.  cp_vcat_len: the total length of AP's NULL-terminated
+ * list of strings, the first CP_VCAT_KEEP lengths kept in LEN;
+ * cp_vcat_copy: the list (AP started again) into DST, N bytes at most. */
+enum { CP_VCAT_KEEP = 8 };
+size_t cp_vcat_len(va_list ap, size_t len[CP_VCAT_KEEP]);
+void cp_vcat_copy(char *dst, size_t n, va_list ap,
+                  const size_t len[CP_VCAT_KEEP]);
+/* The concatenation of the NULL-terminated list of strings after A. */
 char *cp_arena_cat(struct cp_arena *a, ...) CP_NONNULL_RET
     __attribute__((sentinel));
 char *cp_arena_printf(struct cp_arena *a, const char *fmt, ...)

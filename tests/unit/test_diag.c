@@ -414,6 +414,25 @@ START_TEST(dedupe_same_length)
 }
 END_TEST
 
+/* A finding built by concatenation is cut to CP_CAT_MAX bytes, like the
+ * formatted ones. */
+START_TEST(report_cat_cut)
+{
+    char big[3000];
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    struct cp_diag *g = cp_diag_report_cat(&d, CP0730, NULL, "sbpl: '", big,
+                                           "'", (char *)NULL);
+    ck_assert_ptr_nonnull(g);
+    ck_assert_uint_eq(strlen(g->msg), CP_CAT_MAX);
+    ck_assert(strncmp(g->msg, "sbpl: 'xxx", 10) == 0);
+    ck_assert_int_eq(g->msg[CP_CAT_MAX - 1], 'x');
+    g = cp_diag_report_cat(&d, CP0730, NULL, "bwrap: ", "a", "b", "c", "d", "e",
+                           "f", "g", "h", "i", (char *)NULL);
+    ck_assert_str_eq(g->msg, "bwrap: abcdefghi");
+}
+END_TEST
+
 /* The index chains records per source line: lines far apart that share a
  * chain (past its 2^20 heads), and the same line of two sources, are told
  * apart; a repeat on either is still found. */
@@ -606,6 +625,7 @@ Suite *cp_test_diag_suite(void)
     tcase_add_test(tc, dedupe_same_length);
     tcase_add_test(tc, dedupe_after_sort);
     tcase_add_test(tc, dedupe_lines_apart);
+    tcase_add_test(tc, report_cat_cut);
     tcase_add_test(tc, sort_source_order);
     tcase_add_test(tc, sort_random);
     tcase_add_test(tc, grouping);

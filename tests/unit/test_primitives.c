@@ -178,6 +178,19 @@ START_TEST(xstrndup)
 }
 END_TEST
 
+/* Past the lengths kept from the measuring pass, and with empty parts. */
+START_TEST(arena_cat)
+{
+    struct cp_arena *a = cp_arena_new();
+    ck_assert_str_eq(cp_arena_cat(a, (char *)NULL), "");
+    ck_assert_str_eq(cp_arena_cat(a, "a", "", "bc", (char *)NULL), "abc");
+    ck_assert_str_eq(cp_arena_cat(a, "1", "2", "3", "4", "5", "6", "7", "8",
+                                  "9", "10", "", "11", (char *)NULL),
+                     "1234567891011");
+    cp_arena_free(a);
+}
+END_TEST
+
 Suite *cp_test_primitives_suite(void); /* collected by the Makefile */
 Suite *cp_test_primitives_suite(void)
 {
@@ -192,6 +205,7 @@ Suite *cp_test_primitives_suite(void)
                         (int)(sizeof unquote_cases / sizeof unquote_cases[0]));
     tcase_add_test(tc, fnv_vectors);
     tcase_add_test(tc, xstrndup);
+    tcase_add_test(tc, arena_cat);
     suite_add_tcase(s, tc);
     return s;
 }
