@@ -178,12 +178,16 @@ struct gopt {
     const char *value; /* glob the option's value must match, or NULL */
 };
 
+/* 32 bytes: a policy of many gates holds one per word of each.  A word or
+ * redirection with one glob keeps it in `one` (alts points there), without
+ * an array of its own. */
 struct cp_gate_el {
-    enum el_kind kind;
     const char **alts;       /* EL_WORD, EL_REDIR: globs */
     const struct gopt *opts; /* EL_OPT */
-    size_t nalts;
-    char dir; /* EL_REDIR: '>' output, '<' input */
+    const char *one;         /* the glob, when there is one */
+    uint32_t nalts;
+    unsigned char kind; /* enum el_kind */
+    char dir;           /* EL_REDIR: '>' output, '<' input */
 };
 
 static bool is_opt_text(const char *t)
@@ -312,16 +316,19 @@ static void gp_push(struct cp_arena *a, struct gp_scratch *sc, enum el_kind k,
                     const struct cp_vec *alts, size_t first, size_t n, char dir)
 {
     struct cp_gate_el e = {0};
-    e.kind = k;
+    e.kind = (unsigned char)k;
     e.dir = dir;
     if (k == EL_OPT) {
         struct gopt *o = cp_arena_alloc(a, (n ? n : 1) * sizeof *o);
         memcpy(o, sc->opts + first, n * sizeof *o);
         e.opts = o;
-        e.nalts = n;
+        e.nalts = (uint32_t)n;
+    } else if (alts && alts->len == 1) {
+        e.one = alts->items[0]; /* alts is set where the element stays */
+        e.nalts = 1;
     } else if (alts) {
         e.alts = (const char **)alts->items;
-        e.nalts = alts->len;
+        e.nalts = (uint32_t)alts->len;
     }
     gp_grow((void **)&sc->els, sc->nels, &sc->elcap, sizeof *sc->els,
             sc->els_few);
@@ -362,7 +369,8 @@ static const char *gp_redir(struct cp_arena *a, const char *w,
     if (strpbrk(t, "<>"))
         return "shell operator in a word pattern (each simple "
                "command is matched on its own)";
-    struct cp_vec alts = {0};
+    void *one[1]; /* most have one glob: no array in the arena */
+    struct cp_vec alts = {.items = one, .cap = 1};
     const char *why = gp_alts(a, t, &alts);
     if (why)
         return why;
@@ -399,7 +407,8 @@ static const char *gp_word(struct cp_arena *a, const char *w, bool after_dd,
     if (strpbrk(w, "<>"))
         return "shell operator in a word pattern (a redirection is "
                "written as one word starting with '>' or '<')";
-    struct cp_vec alts = {0};
+    void *one[1]; /* most have one glob: no array in the arena */
+    struct cp_vec alts = {.items = one, .cap = 1};
     const char *why = gp_alts(a, w, &alts);
     if (why)
         return why;
@@ -482,6 +491,9 @@ static const char *gp_elements(struct cp_arena *a, struct cp_gate_pat *out)
                                                        sizeof *arr);
         if (sc.nels)
             memcpy(arr, sc.els, sc.nels * sizeof *arr);
+        for (size_t i = 0; i < sc.nels; i++)
+            if (arr[i].one)
+                arr[i].alts = &arr[i].one;
         out->els = arr;
         out->nels = sc.nels;
         gp_order_words(out);
