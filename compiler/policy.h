@@ -6,6 +6,7 @@
 #define CP_POLICY_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stddef.h>
 
 #include "netmatch.h" /* struct cp_domain, enum cp_verdict, cp_domain_format */
@@ -34,10 +35,12 @@ enum cp_seg_kind {
     CP_SEG_ANY,  /* '**': any number (zero or more) of whole segments */
 };
 
+/* 16 bytes: every pass over the rules reads their paths' segments, and a
+ * segment is at most CP_MAX_PATH_LEN bytes long. */
 struct cp_seg {
     enum cp_seg_kind kind;
+    uint32_t len;  /* 0 for CP_SEG_ANY */
     const char *s; /* not NUL-terminated in general; use len */
-    size_t len;    /* 0 for CP_SEG_ANY */
 };
 
 /* A path pattern names each matching path AND everything beneath it.
