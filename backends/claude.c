@@ -88,21 +88,6 @@ static uint64_t cl_hash(const char *s, size_t n)
     return h;
 }
 
-/* Decimal of v in buf (24 bytes); returns buf. */
-static const char *cl_utoa(char *buf, unsigned long v)
-{
-    char tmp[24];
-    size_t n = 0;
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    for (size_t i = 0; i < n; i++)
-        buf[i] = tmp[n - 1 - i];
-    buf[n] = '\0';
-    return buf;
-}
-
 /* A list of the settings object: strings in first-seen order, each once.
  * Built as plain string vectors and printed directly, without a JSON
  * tree (which held every string twice, plus a node per string).  Every
@@ -794,17 +779,17 @@ static bool cl_plain_word(const char *w)
 /* Where a gate was written, "FILE:LINE" (or "(implicit)"). */
 static const char *cl_gate_where(struct cl *c, const struct cp_rule *r)
 {
-    char num[24];
+    char num[CP_UTOA_LEN];
     const char *where;
     if (r->loc.src) {
         const char *f = r->loc.src->path ? r->loc.src->path : "";
-        cl_utoa(num, r->loc.line);
+        const char *line = cp_utoa(num, r->loc.line);
         if (r->loc.src != c->where_src) {
             /* Gates come in runs from one file: check its name once. */
             c->where_src = r->loc.src;
             c->where_ok = cp_utf8_valid(f, strlen(f));
         }
-        where = c->where_ok ? cp_arena_cat(c->a, f, ":", num, (char *)NULL)
+        where = c->where_ok ? cp_arena_cat(c->a, f, ":", line, (char *)NULL)
                             : cp_arena_printf(c->a, "(file name not UTF-8):%u",
                                               r->loc.line);
     } else {
@@ -819,8 +804,8 @@ static void cl_gate_entry(struct cl *c, const struct cp_rule *r,
 {
     const struct cp_gate_pat *g = &r->u.gate;
     bool deny = r->kind == CP_R_GATE_DENY;
-    char num[24];
-    const char *id = cp_arena_cat(c->a, "gate#", cl_utoa(num, ordinal),
+    char num[CP_UTOA_LEN];
+    const char *id = cp_arena_cat(c->a, "gate#", cp_utoa(num, ordinal),
                                   (char *)NULL);
     const char *where = cl_gate_where(c, r);
     struct cl_gates *gs = &c->gates;

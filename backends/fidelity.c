@@ -5,6 +5,8 @@
 
 #include <string.h>
 
+#include "text.h"
+
 void cp_fidtab_init(struct cp_fidtab *t, struct cp_arena *a, size_t nrules)
 {
     t->fid = cp_arena_alloc(a, (nrules + 1) * sizeof *t->fid);
@@ -65,24 +67,12 @@ const char *cp_backend_rule_text(struct cp_arena *a, const struct cp_rule *r)
     return r->text ? r->text : cp_path_format(a, &r->u.path);
 }
 
-/* Decimal of V into the end of BUF (24 bytes); returns its first digit. */
-static const char *fid_utoa(char *buf, unsigned long v)
-{
-    char *p = buf + 23;
-    *p = '\0';
-    do {
-        *--p = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    return p;
-}
-
 const char *cp_backend_rule_where(struct cp_arena *a, const struct cp_rule *r)
 {
-    char num[24];
+    char num[CP_UTOA_LEN];
     if (!r->loc.src)
-        return cp_arena_cat(a, "rule #", fid_utoa(num, r->id), (char *)NULL);
-    return cp_arena_cat(a, r->loc.src->path, ":", fid_utoa(num, r->loc.line),
+        return cp_arena_cat(a, "rule #", cp_utoa(num, r->id), (char *)NULL);
+    return cp_arena_cat(a, r->loc.src->path, ":", cp_utoa(num, r->loc.line),
                         (char *)NULL);
 }
 

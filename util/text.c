@@ -6,6 +6,17 @@
 
 #include "arena.h"
 
+const char *cp_utoa(char *buf, unsigned long v)
+{
+    char *p = buf + CP_UTOA_LEN - 1;
+    *p = '\0';
+    do {
+        *--p = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    return p;
+}
+
 int cp_hex_digit(int c)
 {
     if (c >= '0' && c <= '9')

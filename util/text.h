@@ -8,6 +8,11 @@
 
 struct cp_buf;
 
+/* The decimal digits of V, written at the end of BUF (CP_UTOA_LEN bytes);
+ * returns the first. */
+enum { CP_UTOA_LEN = 24 };
+const char *cp_utoa(char *buf, unsigned long v);
+
 /* The value (0..15) of the hex digit c, or -1. */
 int cp_hex_digit(int c);
 

@@ -178,6 +178,16 @@ START_TEST(xstrndup)
 }
 END_TEST
 
+START_TEST(utoa)
+{
+    char b[CP_UTOA_LEN];
+    ck_assert_str_eq(cp_utoa(b, 0), "0");
+    ck_assert_str_eq(cp_utoa(b, 7), "7");
+    ck_assert_str_eq(cp_utoa(b, 4294967295ul), "4294967295");
+    ck_assert_str_eq(cp_utoa(b, (unsigned long)-1), "18446744073709551615");
+}
+END_TEST
+
 /* Past the lengths kept from the measuring pass, and with empty parts. */
 START_TEST(arena_cat)
 {
@@ -206,6 +216,7 @@ Suite *cp_test_primitives_suite(void)
     tcase_add_test(tc, fnv_vectors);
     tcase_add_test(tc, xstrndup);
     tcase_add_test(tc, arena_cat);
+    tcase_add_test(tc, utoa);
     suite_add_tcase(s, tc);
     return s;
 }
