@@ -49,16 +49,4 @@ static inline void cp_ob_adds(struct cp_buf *b, const char *s)
     cp_ob_add(b, s, strlen(s));
 }
 
-/* Decimal of an unsigned value. */
-static inline void cp_ob_addu(struct cp_buf *b, unsigned long long v)
-{
-    char tmp[24];
-    size_t n = sizeof tmp;
-    do {
-        tmp[--n] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    cp_ob_add(b, tmp + n, sizeof tmp - n);
-}
-
 #endif
