@@ -151,7 +151,6 @@ static bool cl_reporting(struct cl *c, enum cp_diag_code code)
     return c->d && (err || c->warnings);
 }
 
-/* Reports msg (cut to 2047 bytes, as the formatted form always was). */
 /* Where a finding on R is reported: its source span, or none. */
 static const struct cp_loc *cl_loc(const struct cp_rule *r)
 {
@@ -168,14 +167,6 @@ static void cl_implicit_note(struct cp_diag *g, const struct cp_rule *r)
                          r->why);
 }
 
-static void cl_report_msg(struct cl *c, enum cp_diag_code code,
-                          const struct cp_rule *r, const char *msg)
-{
-    struct cp_diag *g = cp_diag_report_cat(c->d, code, cl_loc(r), msg,
-                                           (char *)NULL);
-    cl_implicit_note(g, r);
-}
-
 static void cl_report(struct cl *c, enum cp_diag_code code,
                       const struct cp_rule *r, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -184,12 +175,14 @@ static void cl_report(struct cl *c, enum cp_diag_code code,
 {
     if (!cl_reporting(c, code))
         return;
-    char msg[2048];
+    char msg[CP_CAT_MAX + 1]; /* cut to CP_CAT_MAX, as every finding is */
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    cl_report_msg(c, code, r, msg);
+    struct cp_diag *g = cp_diag_report_cat(c->d, code, cl_loc(r), msg,
+                                           (char *)NULL);
+    cl_implicit_note(g, r);
 }
 
 /* A rule's reasons A and B joined by SEP.  Rules of a kind share their
@@ -497,7 +490,7 @@ static void cl_dedup(struct cl_list *l, uint32_t *tab, size_t cap)
         bool repeat = false;
         for (; tab[at] && !repeat; at = (at + 1) & (cap - 1)) {
             uint32_t j = tab[at] - 1;
-            repeat = l->hash[j] == h[i] && l->len[j] == l->len[i] &&
+            repeat = h[j] == h[i] && l->len[j] == l->len[i] &&
                      memcmp(l->v[j], l->v[i], l->len[i]) == 0;
         }
         if (repeat)
@@ -510,7 +503,7 @@ static void cl_dedup(struct cl_list *l, uint32_t *tab, size_t cap)
     l->n = k;
 }
 
-/* cl_dedup over every list, with one table and hash array for all. */
+/* cl_dedup over every list, with one table for all. */
 static void cl_dedup_lists(struct cl *c)
 {
     struct cl_list *lists[] = {&c->allow_write, &c->deny_write, &c->deny_read,
