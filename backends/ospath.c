@@ -113,14 +113,11 @@ static inline uint64_t okey_word(const struct okey *k, size_t d)
     return d < k->nw ? k->w[d] : 0;
 }
 
-/* Full order from word d on (the words before d are equal, word d is in
- * cur), then index. */
-static bool okey_less(const struct okey *a, const struct okey *b, size_t d)
+/* Full order from word d on (the words before d are equal), then index. */
+static bool okey_less_from(const struct okey *a, const struct okey *b, size_t d)
 {
-    if (a->cur != b->cur)
-        return a->cur < b->cur;
     size_t n = a->nw > b->nw ? a->nw : b->nw;
-    for (d++; d < n; d++) {
+    for (; d < n; d++) {
         uint64_t x = okey_word(a, d), y = okey_word(b, d);
         if (x != y)
             return x < y;
@@ -128,22 +125,18 @@ static bool okey_less(const struct okey *a, const struct okey *b, size_t d)
     return a->i < b->i;
 }
 
-/* Full order from word 0 on, then index (cur unused). */
-static bool okey_less_all(const struct okey *a, const struct okey *b)
+/* The same, word d read from cur. */
+static bool okey_less(const struct okey *a, const struct okey *b, size_t d)
 {
-    size_t n = a->nw > b->nw ? a->nw : b->nw;
-    for (size_t d = 0; d < n; d++) {
-        uint64_t x = okey_word(a, d), y = okey_word(b, d);
-        if (x != y)
-            return x < y;
-    }
-    return a->i < b->i;
+    if (a->cur != b->cur)
+        return a->cur < b->cur;
+    return okey_less_from(a, b, d + 1);
 }
 
 static int okey_cmp(const void *x, const void *y)
 {
     const struct okey *a = x, *b = y;
-    return okey_less_all(a, b) ? -1 : okey_less_all(b, a) ? 1 : 0;
+    return okey_less_from(a, b, 0) ? -1 : okey_less_from(b, a, 0) ? 1 : 0;
 }
 
 static int okey_cmp_index(const void *x, const void *y)
