@@ -18,7 +18,8 @@ static void run_usage(FILE *f)
     fputs("usage: confpol run [-D NAME=VALUE]... [--enforcer "
           "auto|bwrap|landlock] [-q]\n"
           "                   [--allow-unenforced] [--dry-run] "
-          "[--explain-denials] FILE -- CMD [ARG]...\n"
+          "[--explain-denials] [--keep-fd N]...\n"
+          "                   FILE -- CMD [ARG]...\n"
           "\n"
           "Compiles FILE and runs CMD confined by it (bubblewrap and Landlock, "
           "or Landlock\n"
@@ -42,6 +43,9 @@ static void run_usage(FILE *f)
           "enforcer is stricter\n"
           "  --allow-unenforced  run even when the policy cannot be enforced "
           "(with a warning)\n"
+          "  --keep-fd N         pass the caller's descriptor N into the "
+          "sandbox (every other\n"
+          "                      descriptor but 0, 1 and 2 is closed first)\n"
           "  -Wname, -Wno-name, -Werror, --diagnostics-format F   as for "
           "confpol check\n"
           "\n"
@@ -79,13 +83,15 @@ struct run_args {
     const char *file;
     bool allow_unenforced, quiet, dry_run, explain;
     enum cp_rt_enforcer enforcer;
+    int keep[64]; /* --keep-fd */
+    size_t nkeep;
     char **cmd; /* CMD [ARG]... (NULL-terminated) */
     size_t ncmd;
 };
 
-static const char *const run_opts[] = {"--allow-unenforced", "--help",
-                                       "--enforcer",         "--dry-run",
-                                       "--explain-denials",  NULL};
+static const char *const run_opts[] = {
+    "--allow-unenforced", "--help",    "--enforcer", "--dry-run",
+    "--explain-denials",  "--keep-fd", NULL};
 
 /* The flags of run: true when a is one of them. */
 static bool run_flag(struct run_args *r, const char *a)
@@ -121,6 +127,17 @@ static int run_option(struct run_args *r, int argc, char **argv, int *i)
             return CP_RT_EXIT_ERROR;
         }
         return -1;
+    }
+    if (strcmp(a, "--keep-fd") == 0) {
+        struct cp_rt_err e = {0};
+        if (r->nkeep == sizeof r->keep / sizeof r->keep[0] || *i + 1 >= argc)
+            cp_rt_fail(&e, CP_RT_EXIT_ERROR,
+                       "--keep-fd needs a descriptor (at most 64)");
+        else if (cp_rt_keep_fd_parse(argv[++*i], &r->keep[r->nkeep], &e) == 0)
+            r->nkeep++;
+        if (e.status)
+            fprintf(stderr, "confpol run: %s\n", e.msg);
+        return e.status ? e.status : -1;
     }
     int k = cp_cli_common_opt(&r->c, argc, argv, i);
     if (k == 0)
@@ -244,6 +261,8 @@ static int run_launch(struct run_args *r, struct cp_ctx *cx,
         .quiet = r->quiet,
         .dry_run = r->dry_run,
         .explain = r->explain,
+        .keep = r->keep,
+        .nkeep = r->nkeep,
     };
     int rc;
     if (r->explain && !r->dry_run) {

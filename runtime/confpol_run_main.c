@@ -14,7 +14,7 @@
 static const char usage[] =
     "usage: confpol-run [-D NAME=VALUE]... [--enforcer auto|bwrap|landlock] "
     "[-q]\n"
-    "                   [--allow-unenforced] [--dry-run] "
+    "                   [--allow-unenforced] [--dry-run] [--keep-fd N]... "
     "ARTIFACT.bwrap|ARTIFACT.sb -- CMD [ARG]...\n"
     "\n"
     "Runs CMD confined by a prebuilt confpol artifact: on Linux a .bwrap "
@@ -35,6 +35,9 @@ static const char usage[] =
     "mounts); run nothing\n"
     "  --allow-unenforced  run even when the policy cannot be enforced (with a "
     "warning)\n"
+    "  --keep-fd N         pass the caller's descriptor N into the sandbox "
+    "(every other\n"
+    "                      descriptor but 0, 1 and 2 is closed first)\n"
     "  --check             report whether bwrap, user namespaces and Landlock "
     "are usable\n"
     "  --help, --version\n"
@@ -56,6 +59,8 @@ struct opts {
     bool allow_unenforced, quiet, dry_run;
     enum cp_rt_enforcer enforcer;
     const char *artifact;
+    int keep[64]; /* --keep-fd */
+    size_t nkeep;
 };
 
 #define GO_ON (-1) /* the option parsers' "no exit status yet" */
@@ -97,6 +102,23 @@ static int parse_enforcer(struct opts *o, int argc, char **argv, int *i)
     return GO_ON;
 }
 
+/* --keep-fd N at argv[*i]. */
+static int parse_keep_fd(struct opts *o, int argc, char **argv, int *i)
+{
+    struct cp_rt_err e = {0};
+    if (o->nkeep == sizeof o->keep / sizeof o->keep[0] || *i + 1 >= argc) {
+        fputs("confpol-run: --keep-fd needs a descriptor (at most 64)\n",
+              stderr);
+        return CP_RT_EXIT_ERROR;
+    }
+    if (cp_rt_keep_fd_parse(argv[++*i], &o->keep[o->nkeep], &e)) {
+        fprintf(stderr, "confpol-run: %s\n", e.msg);
+        return e.status;
+    }
+    o->nkeep++;
+    return GO_ON;
+}
+
 /* One word of the command line (not "--"): GO_ON, or the exit status. */
 static int parse_word(struct opts *o, int argc, char **argv, int *i)
 {
@@ -117,6 +139,8 @@ static int parse_word(struct opts *o, int argc, char **argv, int *i)
         o->quiet = true;
     else if (!strcmp(a, "--dry-run"))
         o->dry_run = true;
+    else if (!strcmp(a, "--keep-fd"))
+        return parse_keep_fd(o, argc, argv, i);
     else if (!strcmp(a, "--enforcer") || !strncmp(a, "--enforcer=", 11))
         return parse_enforcer(o, argc, argv, i);
     else if (!strncmp(a, "-D", 2))
@@ -181,6 +205,8 @@ static int run_bwrap_artifact(const struct opts *o, char **cmd, size_t ncmd)
         .enforcer = o->enforcer,
         .quiet = o->quiet,
         .dry_run = o->dry_run,
+        .keep = o->keep,
+        .nkeep = o->nkeep,
     };
     int rc = cp_rt_run(&art, &params, &l);
     free(self);

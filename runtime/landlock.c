@@ -374,6 +374,18 @@ static void stage_verify_ro(const char *p)
                      p);
 }
 
+/* Verify after apply: the runtime's own mount at p is where it was meant
+ * to be, and is what was planned (runtime/mountid.c). */
+static void stage_verify_mount(const char *id, const char *p)
+{
+    char why[256];
+    if (cp_rt_verify_mount(id, p, why, sizeof why) < 0)
+        stage_report('E', CP_RT_EXIT_CANNOT,
+                     "verification failed: '%s': %s (another process changed "
+                     "the path while the sandbox was set up)",
+                     p, why);
+}
+
 /* The stage's own options, read from its argument stream. */
 struct stage_opts {
     bool landlock, no_unix;
@@ -408,6 +420,9 @@ static int stage_args(int argc, char **argv, struct stage_opts *o)
             o->socks[o->nsock++] = argv[++i];
         } else if (!strcmp(argv[i], "--verify-ro") && i + 1 < argc) {
             stage_verify_ro(argv[++i]);
+        } else if (!strcmp(argv[i], "--verify-mount") && i + 2 < argc) {
+            stage_verify_mount(argv[i + 1], argv[i + 2]);
+            i += 2;
         } else {
             stage_report('E', CP_RT_EXIT_ERROR,
                          "stage: unknown argument '%.100s'", argv[i]);

@@ -71,6 +71,10 @@ void cp_rt_plan_free(struct cp_rt_plan *pl)
     cp_rt_strv_free(&pl->words);
     cp_rt_strv_free(&pl->exec);
     cp_rt_strv_free(&pl->verify_ro);
+    cp_rt_strv_free(&pl->verify_mount);
+    free(pl->ids);
+    pl->ids = NULL;
+    pl->nids = pl->capids = 0;
     cp_rt_strv_free(&pl->placeholders);
     cp_rt_strv_free(&pl->warnings);
     cp_rt_strv_free(&pl->stricter);
@@ -235,6 +239,14 @@ static const struct {
     {"--", 0, true},
 };
 
+int cp_rt_bwrap_nargs(const char *opt)
+{
+    for (size_t k = 0; k < sizeof bwrap_opts / sizeof bwrap_opts[0]; k++)
+        if (!strcmp(bwrap_opts[k].opt, opt))
+            return bwrap_opts[k].nargs;
+    return -1;
+}
+
 /* An option with two values (binds; the others change no mount). */
 static void sim_apply_bind(struct sim *s, const char *opt, const char *src,
                            const char *dst)
@@ -302,37 +314,6 @@ static int unenforceable(struct planner *P, const char *fmt, ...)
         return 0;
     }
     return cp_rt_fail(P->e, CP_RT_EXIT_CANNOT, "cannot enforce: %s", buf);
-}
-
-/* A symlink among the components of `path` whose own location lies in a
- * writable host bind: the sandbox could replace it.  Returns the first
- * such component (heap) or NULL. */
-static char *replaceable_symlink(struct planner *P, const char *path)
-{
-    char *q = cp_xstrdup(path);
-    for (char *s = q + 1;; s++) {
-        if (*s != '/' && *s != '\0')
-            continue;
-        char c = *s;
-        *s = '\0';
-        struct stat st;
-        if (lstat(q, &st) == 0 && S_ISLNK(st.st_mode)) {
-            char *slash = strrchr(q, '/');
-            char *parent = slash == q ? cp_xstrdup("/")
-                                      : cp_xstrndup(q, (size_t)(slash - q));
-            char *rp = realpath(parent, NULL);
-            free(parent);
-            bool w = rp && sim_kind(&P->sim, rp) == MK_RW;
-            free(rp);
-            if (w)
-                return q; /* truncated at the symlink */
-        }
-        if (c == '\0')
-            break;
-        *s = c;
-    }
-    free(q);
-    return NULL;
 }
 
 /* Pins every ancestor of `target` that the sandbox could rename: one whose
@@ -454,26 +435,11 @@ static void mount_existing(struct planner *P, const char *real,
     sim_push(&P->sim, real, mask ? MK_MASK : MK_RO);
 }
 
-/* An existing deny target: refused where a symlink on its way could be
- * replaced or another name of it exists, else pinned and mounted. */
-static int deny_existing(struct planner *P, const char *path, const char *real,
-                         bool mask)
+/* An existing deny target: refused where another name of it exists, else
+ * pinned and mounted (a symlink on its way: deny_target). */
+static int deny_existing(struct planner *P, const char *real, bool mask)
 {
     const char *what = deny_what(mask);
-    if (strcmp(real, path) && !mask) {
-        char *sl = replaceable_symlink(P, path);
-        if (sl) {
-            int rc = unenforceable(
-                P,
-                "%s '%s' passes through the symlink '%s', which lies in a "
-                "writable directory and could be replaced inside the sandbox; "
-                "replace the symlink by the directory it points to",
-                what, path, sl);
-            free(sl);
-            if (rc)
-                return rc;
-        }
-    }
     struct stat st;
     if (stat(real, &st) < 0)
         return cp_rt_fail(P->e, CP_RT_EXIT_CANNOT,
@@ -494,25 +460,112 @@ static int deny_existing(struct planner *P, const char *path, const char *real,
     return 0;
 }
 
-/* The first missing component of `path` on the host (heap), or NULL when
- * the whole path exists by now (it appeared meanwhile). */
-static char *first_missing(const char *path)
+/* What walk_path found: the canonical existing prefix, the missing rest
+ * ("" when everything exists), or a symlink it would not follow. */
+struct walk {
+    char *real;
+    char *rest;
+    char *link;    /* a symlink the sandbox could replace (not followed) */
+    bool via_link; /* a symlink was followed on the way */
+};
+
+static void walk_free(struct walk *w)
 {
-    char *c = cp_xstrdup(path);
-    for (char *s = c + 1;; s++) {
-        if (*s != '/' && *s != '\0')
-            continue;
-        char ch = *s;
-        *s = '\0';
+    free(w->real);
+    free(w->rest);
+    free(w->link);
+    memset(w, 0, sizeof *w);
+}
+
+/* realpath, one component at a time beneath the descriptor of the one
+ * before (spec/runtime.md §5): what it returns is one consistent view,
+ * whatever another process renames meanwhile, never a mix of two.  A
+ * symlink is followed only where the sandbox cannot replace it (its
+ * directory is not writable in the mount model) or with follow_rw;
+ * otherwise w->link names it and nothing else is set.  0 or an errno. */
+static int walk_path(struct planner *P, const char *path, bool follow_rw,
+                     struct walk *w)
+{
+    memset(w, 0, sizeof *w);
+    char *todo = cp_xstrdup(path), *cur = cp_xstrdup("/");
+    int fd = cp_rt_open_nofollow("/", O_PATH | O_DIRECTORY), links = 0,
+        err = fd < 0 ? errno : 0;
+    char *p = todo;
+    while (!err) {
+        p += strspn(p, "/");
+        if (!*p)
+            break;
+        size_t n = strcspn(p, "/");
+        char *name = cp_xstrndup(p, n), *next = p + n;
+        int nfd = strcmp(name, "..")
+                      ? openat(fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC)
+                      : -2;
         struct stat st;
-        if (stat(c, &st) < 0)
-            return c;
-        if (ch == '\0') {
-            free(c);
-            return NULL;
+        if (nfd == -2 || !strcmp(name, ".")) {
+            err = EINVAL; /* bound paths are canonical: no '.' or '..' */
+        } else if (nfd < 0 && (errno == ENOENT || errno == ENOTDIR)) {
+            w->rest = cp_xstrdup(p);
+            free(name);
+            break;
+        } else if (nfd < 0 || fstat(nfd, &st) < 0) {
+            err = errno;
+        } else if (S_ISLNK(st.st_mode)) {
+            char target[PATH_MAX];
+            ssize_t k = readlinkat(nfd, "", target, sizeof target - 1);
+            if (!follow_rw && sim_kind(&P->sim, cur) == MK_RW) {
+                w->link = cp_rt_path_child(cur, name);
+            } else if (k <= 0 || ++links > 40) {
+                err = k <= 0 ? EINVAL : ELOOP;
+            } else {
+                target[k] = '\0';
+                size_t tn = (size_t)k + strlen(next) + 2;
+                char *t = cp_xmalloc(tn);
+                snprintf(t, tn, "%s/%s", target, next);
+                free(todo);
+                p = todo = t;
+                w->via_link = true;
+                if (*target == '/') {
+                    free(cur);
+                    cur = cp_xstrdup("/");
+                    close(fd);
+                    fd = cp_rt_open_nofollow("/", O_PATH | O_DIRECTORY);
+                    err = fd < 0 ? errno : 0;
+                }
+            }
+            close(nfd);
+            free(name);
+            if (w->link)
+                break;
+            continue;
+        } else {
+            char *c = cp_rt_path_child(cur, name);
+            free(cur);
+            cur = c;
+            close(fd);
+            fd = nfd;
+            nfd = -1;
+            if (!S_ISDIR(st.st_mode) && *next) { /* a file in the way */
+                w->rest = cp_xstrdup(next + 1);
+                free(name);
+                break;
+            }
         }
-        *s = ch;
+        if (nfd >= 0)
+            close(nfd);
+        free(name);
+        p = next;
     }
+    if (fd >= 0)
+        close(fd);
+    free(todo);
+    if (err || w->link) {
+        free(cur);
+        return err;
+    }
+    w->real = cur;
+    if (!w->rest)
+        w->rest = cp_xstrdup("");
+    return 0;
 }
 
 /* Less collateral: C (`creal`) and the directories down to the target's
@@ -610,42 +663,21 @@ static int place_missing(struct planner *P, const char *path, char **creal,
 
 /* A missing deny target: find C, refuse a dangling symlink there, then
  * place it. */
-static int deny_missing(struct planner *P, const char *path, bool mask,
-                        int depth)
+static int deny_missing(struct planner *P, const char *path,
+                        const struct walk *w, bool mask, int depth)
 {
-    const char *what = deny_what(mask);
-    char *c = first_missing(path);
-    if (!c) { /* appeared meanwhile */
-        if (depth > 2)
-            return cp_rt_fail(P->e, CP_RT_EXIT_CANNOT,
-                              "cannot enforce: %s '%s' keeps changing", what,
-                              path);
-        return deny_target(P, path, mask, depth + 1);
-    }
-    struct stat lst;
-    if (lstat(c, &lst) == 0) {
-        int rc = unenforceable(
+    if (w->via_link)
+        return unenforceable(
             P,
-            "%s '%s': '%s' is a dangling symlink, which the sandbox could "
-            "satisfy by creating its target",
-            what, path, c);
-        free(c);
-        return rc;
-    }
-    char *slash = strrchr(c, '/');
-    char *parent = slash == c ? cp_xstrdup("/")
-                              : cp_xstrndup(c, (size_t)(slash - c));
-    char *preal = realpath(parent, NULL);
-    int err = errno;
-    free(parent);
-    if (!preal) {
-        free(c);
-        return unenforceable(P, "%s '%s': %s", what, path, strerror(err));
-    }
-    char *creal = join(preal, slash);
-    free(preal);
-    char *below = cp_xstrdup(path + strlen(c));
-    free(c);
+            "%s '%s': a symlink on its way points to a missing place, which "
+            "the sandbox could satisfy by creating it",
+            deny_what(mask), path);
+    size_t n = strcspn(w->rest, "/");
+    char *first = cp_xstrndup(w->rest, n);
+    char *creal = cp_rt_path_child(w->real, first);
+    free(first);
+    char *below = cp_xstrdup(w->rest + n);
+    /* below: "" or "/..." (the rest under C, as place_missing takes it) */
     int rc = place_missing(P, path, &creal, below, mask, depth);
     free(below);
     free(creal);
@@ -653,21 +685,38 @@ static int deny_missing(struct planner *P, const char *path, bool mask,
 }
 
 /* A deny target (mask: deny read; else deny write).  spec/runtime.md,
- * "Deny targets". */
+ * "Deny targets".  Resolved once, by walk_path: a deny-write target
+ * planned through a symlink the sandbox (or another session sharing the
+ * write root) can replace would be protected where the link pointed then,
+ * and left bare when the directory comes back: refused. */
 static int deny_target(struct planner *P, const char *path, bool mask,
                        int depth)
 {
-    char *real = realpath(path, NULL);
-    if (!real && errno != ENOENT && errno != ENOTDIR)
+    struct walk w;
+    int err = walk_path(P, path, mask, &w);
+    if (!err && w.link) {
+        int rc = unenforceable(
+            P,
+            "%s '%s' passes through the symlink '%s', which lies in a "
+            "writable directory and could be replaced inside the sandbox; "
+            "replace the symlink by the directory it points to",
+            deny_what(mask), path, w.link);
+        walk_free(&w);
+        if (rc)
+            return rc;
+        /* --allow-unenforced: protected where the link points now. */
+        err = walk_path(P, path, true, &w);
+    }
+    if (err)
         return unenforceable(P, "%s '%s': %s", deny_what(mask), path,
-                             strerror(errno));
-    if (!real)
-        return deny_missing(P, path, mask, depth);
+                             strerror(err));
     int rc = 0;
-    if (sim_kind(&P->sim, real) !=
-        MK_MASK) /* beneath a mask: already hidden and read-only */
-        rc = deny_existing(P, path, real, mask);
-    free(real);
+    if (*w.rest)
+        rc = deny_missing(P, path, &w, mask, depth);
+    else if (sim_kind(&P->sim, w.real) != MK_MASK)
+        /* beneath a mask: already hidden and read-only */
+        rc = deny_existing(P, w.real, mask);
+    walk_free(&w);
     return rc;
 }
 
@@ -701,14 +750,6 @@ static bool seg_is_glob(const char *s, size_t n)
 static void gwalk_run(struct gwalk *g, const char *dir, size_t i);
 
 /* dir/name, heap ("/" does not double the slash). */
-static char *gwalk_child(const char *dir, const char *name)
-{
-    size_t dl = strlen(dir);
-    char *child = cp_xmalloc(dl + strlen(name) + 2);
-    sprintf(child, "%s/%s", dl == 1 ? "" : dir, name);
-    return child;
-}
-
 /* The names in dir but "." and "..", sorted: the emitted mounts do not
  * depend on directory order. */
 static void gwalk_names(const char *dir, struct cp_rt_strv *names)
@@ -739,7 +780,7 @@ static void gwalk_pattern(struct gwalk *g, const char *dir, size_t i)
     struct cp_rt_strv names;
     gwalk_names(dir, &names);
     for (size_t k = 0; k < names.n && !g->overflow; k++) {
-        char *child = gwalk_child(dir, names.v[k]);
+        char *child = cp_rt_path_child(dir, names.v[k]);
         struct stat st;
         if (any && lstat(child, &st) == 0 && S_ISDIR(st.st_mode))
             gwalk_run(g, child, i);
@@ -766,7 +807,7 @@ static void gwalk_run(struct gwalk *g, const char *dir, size_t i)
         gwalk_pattern(g, dir, i);
         return;
     }
-    char *child = gwalk_child(dir, g->segs[i]);
+    char *child = cp_rt_path_child(dir, g->segs[i]);
     struct stat st;
     if (lstat(child, &st) == 0)
         gwalk_run(g, child, i + 1);
@@ -1031,6 +1072,8 @@ int cp_rt_plan_build(struct cp_rt_plan *pl, const struct cp_rt_artifact *a,
             o.need - o.have);
     argopt_clear(&o);
     sim_free(&P.sim);
+    if (!rc)
+        rc = cp_rt_plan_identities(pl, e);
     if (rc)
         cp_rt_plan_free(pl);
     return rc;
@@ -1059,6 +1102,8 @@ int cp_rt_args_stream(const struct cp_rt_plan *pl, char *const *cmd,
         cp_rt_strv_push(stage_words, "--verify-ro");
         cp_rt_strv_push(stage_words, pl->verify_ro.v[i]);
     }
+    for (size_t i = 0; i < pl->verify_mount.n; i++)
+        cp_rt_strv_push(stage_words, pl->verify_mount.v[i]);
     if (pl->proxy_sock) { /* spec/runtime.md, "Network" */
         cp_rt_strv_push(stage_words, "--proxy");
         cp_rt_strv_push(stage_words, pl->proxy_sock);
@@ -1097,53 +1142,116 @@ int cp_rt_args_stream(const struct cp_rt_plan *pl, char *const *cmd,
  * any reason (SIGKILL included).  It ignores terminal signals and lives in
  * its own session so that a Ctrl-C does not take it down with the rest. */
 
+/* What the janitor made: a name in a directory, both by identity. */
+struct placeholder {
+    dev_t pdev, dev;
+    ino_t pino, ino;
+};
+
 struct janitor {
     pid_t pid;
     int sock;
     struct cp_rt_strv paths;
-    dev_t *dev;
-    ino_t *ino;
+    struct placeholder *made;
 };
 
-static void remove_placeholder(const char *path, dev_t dev, ino_t ino)
+/* The parent directory of the absolute `path`, opened without following a
+ * symlink at any component; *name points at the last component.  -1 with
+ * errno. */
+static int parent_open(const char *path, const char **name)
 {
+    const char *slash = strrchr(path, '/');
+    if (!slash || !slash[1]) {
+        errno = EINVAL;
+        return -1;
+    }
+    *name = slash + 1;
+    if (slash == path)
+        return cp_rt_open_nofollow("/", O_PATH | O_DIRECTORY);
+    char *parent = cp_xstrndup(path, (size_t)(slash - path));
+    int fd = cp_rt_open_nofollow(parent, O_PATH | O_DIRECTORY);
+    int err = errno;
+    free(parent);
+    errno = err;
+    return fd;
+}
+
+/* Removes what the janitor made at `path` if it is still that: the
+ * parent found without a symlink and still the same directory, the name
+ * still the same file (an empty file, or a directory rmdir accepts).
+ * Anything else is not ours any more: left alone. */
+static void remove_placeholder(const char *path, const struct placeholder *ph)
+{
+    const char *name;
+    int pfd = parent_open(path, &name);
+    struct stat pst;
+    if (pfd < 0)
+        return;
+    if (fstat(pfd, &pst) < 0 || pst.st_dev != ph->pdev ||
+        pst.st_ino != ph->pino) {
+        close(pfd);
+        return;
+    }
     for (int tries = 0; tries < 40; tries++) {
         struct stat st;
-        if (lstat(path, &st) < 0 || st.st_dev != dev || st.st_ino != ino)
-            return; /* not ours any more: leave it */
-        if (S_ISREG(st.st_mode)) {
-            if (st.st_size == 0)
-                unlink(path); /* still the empty file we made */
-            return;
-        }
-        if (!S_ISDIR(st.st_mode))
-            return;
-        if (rmdir(path) == 0 || errno != EBUSY)
-            return;
+        if (fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+            st.st_dev != ph->dev || st.st_ino != ph->ino)
+            break;
+        if (S_ISREG(st.st_mode) && st.st_size == 0)
+            unlinkat(pfd, name, 0); /* still the empty file we made */
+        if (!S_ISDIR(st.st_mode) || unlinkat(pfd, name, AT_REMOVEDIR) == 0 ||
+            errno != EBUSY)
+            break;
         usleep(50 * 1000);
     }
+    close(pfd);
 }
 
 /* 'M': a placeholder directory (0555), 'D': an ordinary directory (0755),
- * 'F': a placeholder file (0444).  Never follows or replaces an existing
- * name (O_EXCL, mkdir). */
-static int janitor_create(char mode, const char *path)
+ * 'F': a placeholder file (0444).  Made beneath its parent's descriptor
+ * (no symlink followed on the way), never following or replacing an
+ * existing name (mkdirat, O_EXCL); its identity and its parent's in *ph.
+ * 0 or an errno. */
+static int janitor_create(char mode, const char *path, struct placeholder *ph)
 {
-    if (mode != 'F')
-        return mkdir(path, mode == 'M' ? 0555 : 0755);
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                  0444);
-    if (fd < 0)
-        return -1;
-    close(fd);
+    const char *name;
+    int pfd = parent_open(path, &name);
+    if (pfd < 0)
+        return errno; /* ELOOP: a symlink on the way: refused */
+    int rc = 0;
+    struct stat pst, st;
+    if (mode != 'F') {
+        rc = mkdirat(pfd, name, mode == 'M' ? 0555 : 0755);
+    } else {
+        int fd = openat(pfd, name,
+                        O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                        0444);
+        rc = fd < 0 ? -1 : close(fd);
+    }
+    if (rc == 0 && (fstat(pfd, &pst) < 0 ||
+                    fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0))
+        rc = -1;
+    int err = rc ? errno : 0;
+    close(pfd);
+    if (err)
+        return err;
+    *ph = (struct placeholder){.pdev = pst.st_dev,
+                               .pino = pst.st_ino,
+                               .dev = st.st_dev,
+                               .ino = st.st_ino};
     return 0;
 }
+
+/* The janitor's answer to a request: 0 or an errno, and what it made. */
+struct janitor_reply {
+    int err;
+    struct placeholder ph;
+};
 
 static _Noreturn void janitor_main(int sock)
 {
     struct cp_rt_strv paths = {0};
-    dev_t devs[4096];
-    ino_t inos[4096];
+    struct placeholder *made = NULL;
     int pidfd = -1;
     char buf[PATH_MAX + 16];
     for (;;) {
@@ -1157,22 +1265,14 @@ static _Noreturn void janitor_main(int sock)
             pidfd = (int)syscall(SYS_pidfd_open,
                                  (pid_t)strtol(buf + 1, NULL, 10), 0);
         } else if (buf[0] == 'M' || buf[0] == 'D' || buf[0] == 'F') {
-            int err = 0;
-            if (paths.n >= sizeof devs / sizeof devs[0])
-                err = EMFILE;
-            else if (janitor_create(buf[0], buf + 1) < 0)
-                err = errno;
-            else {
-                struct stat st;
-                if (lstat(buf + 1, &st) < 0)
-                    err = errno;
-                else {
-                    devs[paths.n] = st.st_dev;
-                    inos[paths.n] = st.st_ino;
-                    cp_rt_strv_push(&paths, buf + 1);
-                }
+            struct janitor_reply rep = {0};
+            rep.err = janitor_create(buf[0], buf + 1, &rep.ph);
+            if (!rep.err) {
+                made = cp_xrealloc(made, (paths.n + 1) * sizeof *made);
+                made[paths.n] = rep.ph;
+                cp_rt_strv_push(&paths, buf + 1);
             }
-            if (send(sock, &err, sizeof err, MSG_NOSIGNAL) < 0)
+            if (send(sock, &rep, sizeof rep, MSG_NOSIGNAL) < 0)
                 break;
         }
     }
@@ -1183,7 +1283,7 @@ static _Noreturn void janitor_main(int sock)
         poll(&pf, 1, 5000);
     }
     for (size_t i = paths.n; i-- > 0;)
-        remove_placeholder(paths.v[i], devs[i], inos[i]);
+        remove_placeholder(paths.v[i], &made[i]);
     _exit(0);
 }
 
@@ -1214,9 +1314,9 @@ static int janitor_start(struct janitor *j, struct cp_rt_err *e)
             dup2(null, 0);
             dup2(null, 1);
         }
-        for (int fd = 3; fd < 4096; fd++)
-            if (fd != sv[1])
-                close(fd);
+        /* Only its socket: with the runtime's end (or any other copy of
+         * it) open here, EOF would never come. */
+        cp_rt_close_inherited(&sv[1], 1);
         janitor_main(sv[1]);
     }
     close(sv[1]);
@@ -1257,21 +1357,16 @@ static int janitor_req(void *ctx, const char *path, char mode)
     memcpy(msg + 1, path, n + 1);
     ssize_t w = send(j->sock, msg, n + 1, MSG_NOSIGNAL);
     free(msg);
-    int err = EIO;
-    if (w < 0 || recv(j->sock, &err, sizeof err, 0) != (ssize_t)sizeof err)
+    struct janitor_reply rep;
+    if (w < 0 || recv(j->sock, &rep, sizeof rep, 0) != (ssize_t)sizeof rep)
         return EIO;
-    if (err == 0) {
-        struct stat st;
-        if (lstat(path, &st) < 0)
-            return errno;
+    if (rep.err == 0) {
         size_t k = j->paths.n;
-        j->dev = cp_xrealloc(j->dev, (k + 1) * sizeof *j->dev);
-        j->ino = cp_xrealloc(j->ino, (k + 1) * sizeof *j->ino);
-        j->dev[k] = st.st_dev;
-        j->ino[k] = st.st_ino;
+        j->made = cp_xrealloc(j->made, (k + 1) * sizeof *j->made);
+        j->made[k] = rep.ph;
         cp_rt_strv_push(&j->paths, path);
     }
-    return err;
+    return rep.err;
 }
 
 static void janitor_tell_pid(struct janitor *j, pid_t pid)
@@ -1292,11 +1387,10 @@ static void janitor_finish(struct janitor *j)
         while (waitpid(j->pid, NULL, 0) < 0 && errno == EINTR)
             ;
         for (size_t i = j->paths.n; i-- > 0;)
-            remove_placeholder(j->paths.v[i], j->dev[i], j->ino[i]);
+            remove_placeholder(j->paths.v[i], &j->made[i]);
     }
     cp_rt_strv_free(&j->paths);
-    free(j->dev);
-    free(j->ino);
+    free(j->made);
     memset(j, 0, sizeof *j);
 }
 
@@ -1591,7 +1685,8 @@ struct bwrap_spawn {
     const sigset_t *oldmask;
     int err_fd;     /* becomes the child's stderr */
     int inherit[4]; /* lose close-on-exec: bwrap and the stage need them */
-    int status_fd;  /* 'B' ERRNO when bwrap cannot be executed */
+    const struct cp_rt_fds *binds; /* the bind sources (--bind-fd) too */
+    int status_fd;                 /* 'B' ERRNO when bwrap cannot be executed */
     const char *bwrap;
     char *const *argv;
 };
@@ -1632,6 +1727,8 @@ static _Noreturn void bwrap_child(const struct bwrap_spawn *s)
     bool ok = dup2(s->err_fd, 2) >= 0;
     for (int i = 0; ok && i < 4; i++)
         ok = fcntl(s->inherit[i], F_SETFD, 0) >= 0;
+    for (size_t i = 0; ok && s->binds && i < s->binds->n; i++)
+        ok = fcntl(s->binds->v[i], F_SETFD, 0) >= 0;
     if (ok)
         execve(s->bwrap, s->argv, environ);
     char b[16];
@@ -1676,6 +1773,7 @@ struct bw_run {
     struct cp_rt_plan pl;
     struct cp_rt_proxy proxy;
     struct cp_rt_strv words, swords;
+    struct cp_rt_fds binds; /* the bind sources, open until bwrap starts */
     /* Status socket, bwrap's stderr pipe, the original stderr, the two
      * memfds, the signalfd; -1 when closed. */
     int st[2], ep[2], orig_err, args_fd, stage_fd, sigfd;
@@ -1699,6 +1797,7 @@ static void run_teardown(struct bw_run *r, bool reap_proxy)
                   &r->orig_err, &r->args_fd, &r->stage_fd, &r->sigfd};
     for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
         close_fd(fds[i]);
+    cp_rt_fds_close(&r->binds);
     cp_rt_proxy_stop(&r->proxy, reap_proxy);
     janitor_finish(&r->jan);
     if (r->masked)
@@ -1832,6 +1931,9 @@ static int run_open(struct bw_run *r)
                         strerror(errno));
     int one = 1;
     setsockopt(r->st[0], SOL_SOCKET, SO_PASSCRED, &one, sizeof one);
+    if (cp_rt_bind_fds(&r->pl, cp_rt_bwrap_has_bind_fd(r->bwrap), &r->binds,
+                       &r->pl.verify_mount, &e))
+        return run_fail(r, e.status, "%s; nothing was run", e.msg);
     if (cp_rt_args_stream(&r->pl, r->l->cmd, r->l->ncmd, &r->words, &r->swords,
                           &e))
         return run_fail(r, e.status, "%s", e.msg);
@@ -1872,6 +1974,7 @@ static int run_spawn(struct bw_run *r)
         .oldmask = &r->oldmask,
         .err_fd = r->ep[1],
         .inherit = {r->args_fd, r->stage_fd, r->st[1], r->orig_err},
+        .binds = &r->binds,
         .status_fd = r->st[1],
         .bwrap = r->bwrap,
         .argv = (char *const *)bargv,
@@ -1881,6 +1984,7 @@ static int run_spawn(struct bw_run *r)
     if (r->child < 0)
         return run_fail(r, CP_RT_EXIT_ERROR, "fork: %s", strerror(errno));
     janitor_tell_pid(&r->jan, r->child);
+    cp_rt_fds_close(&r->binds);
     close_fd(&r->st[1]);
     close_fd(&r->ep[1]);
     close_fd(&r->args_fd);

@@ -284,21 +284,20 @@ static int ll_unenforceable(struct llp *L, const char *fmt, ...)
                       "cannot enforce with Landlock: %s", buf);
 }
 
-static char *path_join(const char *dir, const char *name)
-{
-    size_t a = strlen(dir), b = strlen(name);
-    if (a == 1 && dir[0] == '/')
-        a = 0;
-    char *s = cp_xmalloc(a + b + 2);
-    memcpy(s, dir, a);
-    s[a] = '/';
-    memcpy(s + a + 1, name, b + 1);
-    return s;
-}
-
-static void grant(struct llp *L, const char *path, uint64_t access)
+/* A grant of `access` on the file at the canonical `path`, as `st` (its
+ * lstat when the caller decided on it; NULL: taken here) shows it.  A path
+ * that is a symlink now, or gone, is not granted (fail closed). */
+static void grant(struct llp *L, const char *path, const struct stat *st,
+                  uint64_t access)
 {
     struct cp_ll_plan *pl = L->pl;
+    struct stat own;
+    if (!st && lstat(path, &own) < 0)
+        return;
+    if (!st)
+        st = &own;
+    if (S_ISLNK(st->st_mode))
+        return;
     if (pl->ng >= LL_MAX_GRANTS) {
         L->overflow = true;
         return;
@@ -307,9 +306,12 @@ static void grant(struct llp *L, const char *path, uint64_t access)
         pl->capg = pl->capg ? 2 * pl->capg : 64;
         pl->g = cp_xrealloc(pl->g, pl->capg * sizeof *pl->g);
     }
-    pl->g[pl->ng].path = cp_xstrdup(path);
-    pl->g[pl->ng].access = access;
-    pl->ng++;
+    struct cp_ll_grant *g = &pl->g[pl->ng++];
+    g->path = cp_xstrdup(path);
+    g->access = access;
+    g->dev = st->st_dev;
+    g->ino = st->st_ino;
+    g->type = st->st_mode & S_IFMT;
 }
 
 static void add_target(struct llp *L, const char *path, bool read)
@@ -347,7 +349,7 @@ static void add_link_targets(struct llp *L, const char *path, bool read)
             char *pr = realpath(*q ? q : "/", NULL);
             *slash = '/';
             if (pr) {
-                char *link = path_join(pr, slash + 1);
+                char *link = cp_rt_path_child(pr, slash + 1);
                 add_target(L, link, read);
                 free(link);
                 free(pr);
@@ -413,7 +415,7 @@ static int deny_target(struct llp *L, const char *path, bool read)
     *slash = '\0';
     char *pr = realpath(*c ? c : "/", NULL);
     if (pr) {
-        char *cc = path_join(pr, slash + 1);
+        char *cc = cp_rt_path_child(pr, slash + 1);
         add_target(L, cc, read);
         free(cc);
         free(pr);
@@ -465,7 +467,7 @@ static void grant_minus(struct llp *L, const char *x, uint64_t access,
     if (read_kind && !strcmp(x, "/dev")) {
         /* Never the host's /dev wholesale (disks, memory): the names, and
          * the devices bwrap's --dev gives. */
-        grant(L, "/dev", LL_READ_DIR);
+        grant(L, "/dev", &st, LL_READ_DIR);
         return;
     }
     int rel = target_rel(L, x, read_kind);
@@ -482,7 +484,7 @@ static void grant_minus(struct llp *L, const char *x, uint64_t access,
             return;
         }
     if (rel == 0) {
-        grant(L, x, S_ISDIR(st.st_mode) ? access : access & ~LL_DIR_ONLY);
+        grant(L, x, &st, S_ISDIR(st.st_mode) ? access : access & ~LL_DIR_ONLY);
         return;
     }
     cp_rt_strv_push(read_kind ? &L->rsplit : &L->wsplit, x);
@@ -499,7 +501,7 @@ static void grant_minus(struct llp *L, const char *x, uint64_t access,
     if (names.n > 1)
         qsort(names.v, names.n, sizeof *names.v, cmp_name);
     for (size_t i = 0; i < names.n; i++) {
-        char *child = path_join(x, names.v[i]);
+        char *child = cp_rt_path_child(x, names.v[i]);
         grant_minus(L, child, access, read_kind, depth + 1);
         free(child);
     }
@@ -644,7 +646,8 @@ static char *ll_rec_path(const struct cp_rt_rec *r, const char *root)
         return NULL;
     if (!*r->f2)
         return cp_xstrdup(root);
-    return strcmp(root, "/") ? path_join(root, r->f2 + 1) : cp_xstrdup(r->f2);
+    return strcmp(root, "/") ? cp_rt_path_child(root, r->f2 + 1)
+                             : cp_xstrdup(r->f2);
 }
 
 /* A write root, kept at its canonical place; one reached through a
@@ -782,7 +785,7 @@ static void ll_exec_grants(struct llp *L, const char *cmd)
         }
         char *real = realpath(xg.v[i], NULL);
         if (real)
-            grant(L, real, LL_EXECUTE);
+            grant(L, real, NULL, LL_EXECUTE);
         free(real);
     }
     cp_rt_strv_free(&xg);
@@ -800,7 +803,7 @@ static void ll_grants(struct llp *L, const char *cmd)
     if (L->dev)
         for (size_t i = 0; i < sizeof dev_nodes / sizeof dev_nodes[0]; i++)
             if (access(dev_nodes[i], F_OK) == 0)
-                grant(L, dev_nodes[i],
+                grant(L, dev_nodes[i], NULL,
                       LL_DEV |
                           (strcmp(dev_nodes[i], "/dev/pts") ? 0 : LL_READ_DIR));
     for (size_t i = 0; i < L->wroots.n; i++)
@@ -1035,6 +1038,57 @@ static int drop_caps(void)
     return syscall(SYS_capset, &h, d) < 0 ? -errno : 0;
 }
 
+/* The descriptor of a planned grant in *fd: the path opened without
+ * following a symlink at any component (spec/runtime.md §5), and still the
+ * file the plan saw.  0 with *fd -1 when it is gone (nothing is granted:
+ * fail closed); CP_RT_EXIT_CANNOT in e when it was replaced. */
+static int ll_grant_fd(const struct cp_ll_grant *g, int *fd,
+                       struct cp_rt_err *e)
+{
+    *fd = cp_rt_open_nofollow(g->path, O_PATH);
+    if (*fd < 0 && (errno == ENOENT || errno == ENOTDIR))
+        return 0;
+    int err = *fd < 0 ? errno : 0;
+    struct stat st,
+        want = {.st_dev = g->dev, .st_ino = g->ino, .st_mode = g->type};
+    if (*fd >= 0 && fstat(*fd, &st) == 0 && cp_rt_same_file(&st, &want))
+        return 0;
+    if (*fd >= 0)
+        close(*fd);
+    *fd = -1;
+    return cp_rt_fail(e, CP_RT_EXIT_CANNOT,
+                      "'%s' changed since the launch was planned (%s): "
+                      "another process replaced it; nothing was run",
+                      g->path,
+                      err == ELOOP ? "a symlink now lies on its way"
+                      : err        ? strerror(err)
+                                   : "another file is there now");
+}
+
+/* One grant added to the ruleset: 0 (also when the path is gone) or
+ * CP_RT_EXIT_CANNOT with e. */
+static int ll_add_grant(int rs, const struct cp_ll_grant *g, uint64_t handled,
+                        struct cp_rt_err *e)
+{
+    int fd;
+    int rc = ll_grant_fd(g, &fd, e);
+    if (rc || fd < 0)
+        return rc;
+    uint64_t acc = g->access & handled;
+    if (g->type != S_IFDIR)
+        acc &= ~LL_DIR_ONLY;
+    struct ll_path_beneath pb = {.allowed_access = acc, .parent_fd = fd};
+    long r = acc ? syscall(SYS_landlock_add_rule, rs, LL_RULE_PATH_BENEATH, &pb,
+                           0)
+                 : 0;
+    int err = errno;
+    close(fd);
+    if (r < 0)
+        return cp_rt_fail(e, CP_RT_EXIT_CANNOT, "landlock_add_rule '%s': %s",
+                          g->path, strerror(err));
+    return 0;
+}
+
 /* Restricts this process; returns 0 or fills e. */
 static int ll_apply(const struct cp_ll_plan *pl, bool log, struct cp_rt_err *e)
 {
@@ -1056,24 +1110,10 @@ static int ll_apply(const struct cp_ll_plan *pl, bool log, struct cp_rt_err *e)
         return cp_rt_fail(e, CP_RT_EXIT_CANNOT, "landlock_create_ruleset: %s",
                           strerror(errno));
     for (size_t i = 0; i < pl->ng; i++) {
-        int fd = open(pl->g[i].path, O_PATH | O_CLOEXEC);
-        if (fd < 0)
-            continue; /* gone since planning: nothing granted (fail closed) */
-        struct stat st;
-        uint64_t acc = pl->g[i].access & pl->handled_fs;
-        if (fstat(fd, &st) == 0 && !S_ISDIR(st.st_mode))
-            acc &= ~LL_DIR_ONLY;
-        struct ll_path_beneath pb = {.allowed_access = acc, .parent_fd = fd};
-        long r = acc ? syscall(SYS_landlock_add_rule, rs, LL_RULE_PATH_BENEATH,
-                               &pb, 0)
-                     : 0;
-        int err = errno;
-        close(fd);
-        if (r < 0) {
+        int rc = ll_add_grant(rs, &pl->g[i], pl->handled_fs, e);
+        if (rc) {
             close(rs);
-            return cp_rt_fail(e, CP_RT_EXIT_CANNOT,
-                              "landlock_add_rule '%s': %s", pl->g[i].path,
-                              strerror(err));
+            return rc;
         }
     }
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
@@ -1338,6 +1378,14 @@ int cp_rt_run(const struct cp_rt_artifact *a, const struct cp_rt_params *p,
             printf("enforcer: %s\n", use_bwrap ? "bwrap" : "landlock");
         }
         return use_bwrap ? dry_run_bwrap(a, p, l) : cp_rt_run_landlock(a, p, l);
+    }
+    /* The caller's descriptors stay with the caller (spec/runtime.md §6):
+     * none but 0-2 and --keep-fd reaches the sandbox, the proxy or the
+     * janitor. */
+    if (cp_rt_close_inherited(l->keep, l->nkeep) < 0) {
+        fprintf(stderr, "%s: cannot close the inherited descriptors: %s\n",
+                l->prog, strerror(errno));
+        return CP_RT_EXIT_CANNOT;
     }
     if (l->enforcer == CP_RT_ENF_LANDLOCK)
         return cp_rt_run_landlock(a, p, l);

@@ -176,6 +176,27 @@ void cp_rt_params_free(struct cp_rt_params *p);
  * enforcer. */
 bool cp_rt_path_beneath(const char *root, const char *path);
 
+/* ---- descriptors, not paths (runtime/fdpath.c) ------------------------ */
+
+/* Opens the absolute `path` without following a symlink at any component
+ * (openat2 RESOLVE_NO_SYMLINKS, else an O_NOFOLLOW walk): -1 with ELOOP
+ * where one is met.  O_CLOEXEC is added to flags.  spec/runtime.md §5. */
+int cp_rt_open_nofollow(const char *path, int flags);
+/* The same beneath dirfd (path relative, or absolute from "/"). */
+int cp_rt_openat_nofollow(int dirfd, const char *path, int flags);
+/* DIR "/" NAME (heap; "/" NAME under the root). */
+char *cp_rt_path_child(const char *dir, const char *name);
+/* Same device, inode and file type. */
+struct stat;
+bool cp_rt_same_file(const struct stat *a, const struct stat *b);
+/* Closes every descriptor from 3 up but those in keep (--keep-fd): the
+ * caller's descriptors are the caller's, not the sandbox's (a socket or
+ * file opened before the launch would pass into it).  0 or -1. */
+int cp_rt_close_inherited(const int *keep, size_t n);
+/* The N of --keep-fd N: an open descriptor from 3 up.  0, or
+ * CP_RT_EXIT_ERROR with e. */
+int cp_rt_keep_fd_parse(const char *s, int *out, struct cp_rt_err *e);
+
 /* ---- plan: records + host state -> bwrap words (runtime/launch.c) ------ */
 
 /* How planning creates a placeholder directory on the host.  Returns 0,
@@ -202,10 +223,29 @@ struct cp_rt_strv {
 void cp_rt_strv_push(struct cp_rt_strv *s, const char *str);
 void cp_rt_strv_free(struct cp_rt_strv *s);
 
+/* The identity of one mount of the bwrap words (runtime/mountid.c). */
+struct cp_rt_mountid {
+    size_t word; /* index of its option in the plan's words */
+    dev_t dev;   /* the bind source as planning saw it (has_id) */
+    ino_t ino;
+    mode_t type;
+    bool has_id; /* a bind (else a tmpfs: only its place is verified) */
+    bool verify; /* the stage checks it (the runtime's own, not hidden) */
+};
+
+/* Descriptors the bwrap child inherits. */
+struct cp_rt_fds {
+    int *v;
+    size_t n, cap;
+};
+
 struct cp_rt_plan {
-    struct cp_rt_strv words;        /* bwrap words, in order, before "--" */
+    struct cp_rt_strv words;   /* bwrap words, in order, before "--" */
+    struct cp_rt_mountid *ids; /* the binds' and own mounts' identities */
+    size_t nids, capids;
     struct cp_rt_strv exec;         /* Landlock EXECUTE grants (canonical) */
     struct cp_rt_strv verify_ro;    /* checked read-only inside the sandbox */
+    struct cp_rt_strv verify_mount; /* --verify-mount words for the stage */
     struct cp_rt_strv placeholders; /* created on the host */
     struct cp_rt_strv warnings;     /* printed on stderr before launch */
     struct cp_rt_strv
@@ -224,6 +264,30 @@ int cp_rt_plan_build(struct cp_rt_plan *pl, const struct cp_rt_artifact *a,
                      const struct cp_rt_params *p, const struct cp_rt_host *h,
                      bool unenforced_ok, struct cp_rt_err *e);
 void cp_rt_plan_free(struct cp_rt_plan *pl);
+
+/* The arity of a bwrap option the planner knows, or -1. */
+int cp_rt_bwrap_nargs(const char *opt);
+
+/* ---- mount identities (runtime/mountid.c; spec/runtime.md §5) -------- */
+
+/* Records the identity of every bind source of pl->words (end of
+ * planning).  0 or CP_RT_EXIT_CANNOT (a source became a symlink). */
+int cp_rt_plan_identities(struct cp_rt_plan *pl, struct cp_rt_err *e);
+/* At spawn: opens each bind source without following a symlink, checks it
+ * is the planned file (else CP_RT_EXIT_CANNOT), keeps the descriptor in
+ * fds and, with bind_fd, rewrites the words to --bind-fd/--ro-bind-fd.
+ * Appends the stage's "--verify-mount ID PATH" words to verify. */
+int cp_rt_bind_fds(struct cp_rt_plan *pl, bool bind_fd, struct cp_rt_fds *fds,
+                   struct cp_rt_strv *verify, struct cp_rt_err *e);
+void cp_rt_fds_close(struct cp_rt_fds *fds);
+/* Does this bwrap take --bind-fd (bubblewrap 0.8.0 and later)?  Read
+ * from its binary, which names every option it parses: no process. */
+bool cp_rt_bwrap_has_bind_fd(const char *bwrap);
+/* Inside the sandbox: `path` has no symlink on its way, is the root of a
+ * mount and, unless id is "-", the file "DEV:INO:TYPE".  0, or -1 with
+ * the reason in why. */
+int cp_rt_verify_mount(const char *id, const char *path, char *why,
+                       size_t size);
 
 /* Two NUL-separated streams, each passed in an inherited memfd: `bwrap`
  * gets the runtime's fixed words and the plan words through `--args FD`;
@@ -257,9 +321,11 @@ struct cp_rt_launch {
     size_t ncmd;
     bool allow_unenforced; /* --allow-unenforced */
     enum cp_rt_enforcer enforcer;
-    bool quiet;   /* -q: no enforcer line, no notes */
-    bool dry_run; /* --dry-run: print the plan, run nothing */
-    bool explain; /* --explain-denials */
+    bool quiet;      /* -q: no enforcer line, no notes */
+    bool dry_run;    /* --dry-run: print the plan, run nothing */
+    bool explain;    /* --explain-denials */
+    const int *keep; /* --keep-fd N: descriptors passed into the sandbox */
+    size_t nkeep;
     /* Set by cp_rt_run for --enforcer auto: cp_rt_run_bwrap returns
      * CP_RT_FALLBACK with the reason here instead of failing when bwrap is
      * missing or cannot create its namespaces. */
@@ -365,6 +431,9 @@ void cp_ll_features_text(const struct cp_ll_features *f, char *buf,
 struct cp_ll_grant {
     char *path;
     uint64_t access; /* LANDLOCK_ACCESS_FS_* */
+    dev_t dev;       /* the identity seen when planning: applying opens */
+    ino_t ino;       /* the path without following a symlink and refuses */
+    mode_t type;     /* the launch unless it is still this file */
 };
 
 struct cp_ll_plan {

@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: MIT */
+/* Resolving a path once, without following a symlink at any component
+ * (spec/runtime.md §5, "Descriptors, not paths").  Every path the runtime
+ * grants, pins, masks or creates goes through here: a check made on a
+ * name and a use of the same name later are two resolutions, and another
+ * process (a second session sharing a write root) can swap a component for
+ * a symlink between them.  The descriptor this yields is the thing that
+ * was checked; the runtime hands on the descriptor, or compares its
+ * identity with the one recorded when planning. */
+#include "runtime.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "arena.h"
+
+#ifndef SYS_openat2
+#define SYS_openat2 437
+#endif
+
+/* include/uapi/linux/openat2.h (own copy: the installed headers may be
+ * older than the kernel). */
+struct fp_open_how {
+    uint64_t flags;
+    uint64_t mode;
+    uint64_t resolve;
+};
+#define FP_RESOLVE_NO_MAGICLINKS 0x02
+#define FP_RESOLVE_NO_SYMLINKS 0x04
+
+/* -1: not probed yet; 0: openat2 missing (ENOSYS, or a seccomp filter of
+ * the caller's answering so); 1: present. */
+static int fp_have_openat2 = -1;
+
+static int fp_openat2(int dirfd, const char *path, int flags)
+{
+    struct fp_open_how how = {.flags = (uint64_t)(unsigned)flags,
+                              .resolve = FP_RESOLVE_NO_SYMLINKS |
+                                         FP_RESOLVE_NO_MAGICLINKS};
+    return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof how);
+}
+
+/* The component-by-component walk of kernels without openat2 (before
+ * 5.6): each name opened O_NOFOLLOW beneath the descriptor of the one
+ * before, each directory checked on its descriptor.  A symlink anywhere
+ * fails with ELOOP, as openat2 does. */
+static int fp_walk(int dirfd, const char *path, int flags)
+{
+    int cur = *path == '/' ? open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)
+                           : fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
+    if (cur < 0)
+        return -1;
+    const char *p = path;
+    for (;;) {
+        while (*p == '/')
+            p++;
+        if (!*p)
+            return cur; /* "/" itself, or a trailing slash */
+        const char *end = strchrnul(p, '/');
+        size_t n = (size_t)(end - p);
+        char name[256];
+        if (n >= sizeof name) {
+            close(cur);
+            errno = ENAMETOOLONG;
+            return -1;
+        }
+        memcpy(name, p, n);
+        name[n] = '\0';
+        bool last = !*end || !end[strspn(end, "/")];
+        int f = last ? (flags | O_NOFOLLOW) : (O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        int next = openat(cur, name, f);
+        int err = errno;
+        close(cur);
+        if (next < 0) {
+            errno = err;
+            return -1;
+        }
+        struct stat st;
+        if (last && (flags & O_PATH) && fstat(next, &st) == 0 &&
+            S_ISLNK(st.st_mode)) {
+            close(next);
+            errno = ELOOP;
+            return -1;
+        }
+        if (last)
+            return next;
+        cur = next;
+        p = end;
+    }
+}
+
+int cp_rt_openat_nofollow(int dirfd, const char *path, int flags)
+{
+    flags |= O_CLOEXEC;
+    if (fp_have_openat2 != 0) {
+        int fd = fp_openat2(dirfd, path, flags);
+        if (fd >= 0 || (errno != ENOSYS && errno != EPERM)) {
+            fp_have_openat2 = 1;
+            return fd;
+        }
+        if (fp_have_openat2 == 1 && errno == EPERM)
+            return -1; /* a real EPERM of a kernel that has openat2 */
+        fp_have_openat2 = 0;
+    }
+    return fp_walk(dirfd, path, flags);
+}
+
+int cp_rt_open_nofollow(const char *path, int flags)
+{
+    if (*path != '/') {
+        errno = EINVAL; /* the runtime's paths are canonical, absolute */
+        return -1;
+    }
+    return cp_rt_openat_nofollow(AT_FDCWD, path, flags);
+}
+
+bool cp_rt_same_file(const struct stat *a, const struct stat *b)
+{
+    return a->st_dev == b->st_dev && a->st_ino == b->st_ino &&
+           (a->st_mode & S_IFMT) == (b->st_mode & S_IFMT);
+}
+
+#ifndef SYS_close_range
+#define SYS_close_range 436
+#endif
+
+static int fp_cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* Closes [lo, hi]: close_range where the kernel has it (5.9), else each
+ * open descriptor found in /proc/self/fd (nothing to close when that is
+ * unreadable is not an option: fail). */
+static int fp_close_span(unsigned lo, unsigned hi)
+{
+    if (lo > hi)
+        return 0;
+    if (syscall(SYS_close_range, lo, hi, 0) == 0)
+        return 0;
+    DIR *d = opendir("/proc/self/fd");
+    if (!d)
+        return -1;
+    int self = dirfd(d);
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        char *end;
+        unsigned long v = strtoul(de->d_name, &end, 10);
+        if (*end || end == de->d_name || (int)v == self)
+            continue;
+        if (v >= lo && v <= hi)
+            close((int)v);
+    }
+    closedir(d);
+    return 0;
+}
+
+int cp_rt_close_inherited(const int *keep, size_t n)
+{
+    int *k = malloc((n ? n : 1) * sizeof *k);
+    if (!k)
+        return -1;
+    memcpy(k, keep, n * sizeof *k);
+    qsort(k, n, sizeof *k, fp_cmp_int);
+    unsigned lo = 3;
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        if (k[i] < (int)lo)
+            continue;
+        rc = fp_close_span(lo, (unsigned)k[i] - 1);
+        lo = (unsigned)k[i] + 1;
+    }
+    if (!rc)
+        rc = fp_close_span(lo, ~0U);
+    free(k);
+    return rc;
+}
+
+int cp_rt_keep_fd_parse(const char *s, int *out, struct cp_rt_err *e)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < 3 || v > 65535)
+        return cp_rt_fail(e, CP_RT_EXIT_ERROR,
+                          "--keep-fd needs a descriptor number from 3 up, "
+                          "not '%.40s' (0, 1 and 2 are always passed)",
+                          s);
+    if (fcntl((int)v, F_GETFD) < 0)
+        return cp_rt_fail(e, CP_RT_EXIT_ERROR,
+                          "--keep-fd %ld: no such open descriptor", v);
+    *out = (int)v;
+    return 0;
+}
+
+char *cp_rt_path_child(const char *dir, const char *name)
+{
+    size_t a = strlen(dir), b = strlen(name);
+    if (a == 1 && dir[0] == '/')
+        a = 0;
+    char *s = cp_xmalloc(a + b + 2);
+    memcpy(s, dir, a);
+    s[a] = '/';
+    memcpy(s + a + 1, name, b + 1);
+    return s;
+}

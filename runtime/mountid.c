@@ -1,0 +1,273 @@
+/* SPDX-License-Identifier: MIT */
+/* The identities of the bwrap launch's mounts (spec/runtime.md §5,
+ * "Descriptors, not paths").  Three steps, one per moment of the launch:
+ *
+ *   planning   each bind's source is looked at once (lstat: a canonical
+ *              path, so never a symlink) and its identity recorded;
+ *   spawning   the source is opened without following a symlink at any
+ *              component and must still be that file; bwrap gets the
+ *              descriptor (--bind-fd, --ro-bind-fd) where it has them;
+ *   the stage  inside the sandbox, before the command runs, each mount
+ *              the runtime placed is found at its place without a
+ *              symlink on the way, is the root of a mount, and shows the
+ *              source's identity.
+ *
+ * bwrap resolves a mount's destination by name, following symlinks: a
+ * second session that swaps a component for a symlink while bwrap mounts
+ * moves the mount elsewhere and leaves the protected name bare.  The
+ * stage's check is what catches that; the descriptors make a swapped
+ * source impossible instead of detected. */
+#include "runtime.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "arena.h"
+
+#ifndef STATX_ATTR_MOUNT_ROOT
+#define STATX_ATTR_MOUNT_ROOT 0x00002000
+#endif
+
+/* Is `opt` one of the binds whose source is a host path? */
+static bool mid_is_bind(const char *opt)
+{
+    return !strcmp(opt, "--bind") || !strcmp(opt, "--ro-bind");
+}
+
+/* Is word i's destination (a mount at d) hidden by a later mount of the
+ * words at d itself or above it?  Then the later mount is the one the
+ * sandbox sees, and the one verified. */
+static bool mid_covered(const struct cp_rt_strv *w, size_t i, const char *d)
+{
+    for (size_t k = i + 1 + (size_t)cp_rt_bwrap_nargs(w->v[i]); k < w->n;) {
+        int na = cp_rt_bwrap_nargs(w->v[k]);
+        if (na < 0)
+            return true; /* not a word list the planner made: be strict */
+        const char *dst = na ? w->v[k + (size_t)na] : NULL;
+        bool mounts = mid_is_bind(w->v[k]) || !strcmp(w->v[k], "--tmpfs") ||
+                      !strcmp(w->v[k], "--dev") || !strcmp(w->v[k], "--proc") ||
+                      !strcmp(w->v[k], "--bind-try") ||
+                      !strcmp(w->v[k], "--ro-bind-try") ||
+                      !strcmp(w->v[k], "--dev-bind") ||
+                      !strcmp(w->v[k], "--dev-bind-try");
+        if (mounts && dst && cp_rt_path_beneath(dst, d))
+            return true;
+        k += 1 + (size_t)na;
+    }
+    return false;
+}
+
+static void mid_push(struct cp_rt_plan *pl, size_t word, const struct stat *st,
+                     bool verify)
+{
+    if (pl->nids == pl->capids) {
+        pl->capids = pl->capids ? 2 * pl->capids : 16;
+        pl->ids = cp_xrealloc(pl->ids, pl->capids * sizeof *pl->ids);
+    }
+    struct cp_rt_mountid *m = &pl->ids[pl->nids++];
+    m->word = word;
+    m->dev = st ? st->st_dev : 0;
+    m->ino = st ? st->st_ino : 0;
+    m->type = st ? st->st_mode & S_IFMT : 0;
+    m->has_id = st != NULL;
+    m->verify = verify;
+}
+
+int cp_rt_plan_identities(struct cp_rt_plan *pl, struct cp_rt_err *e)
+{
+    const struct cp_rt_strv *w = &pl->words;
+    for (size_t i = 0; i < w->n;) {
+        int na = cp_rt_bwrap_nargs(w->v[i]);
+        if (na < 0 || i + (size_t)na >= w->n)
+            return cp_rt_fail(e, CP_RT_EXIT_ERROR,
+                              "internal error: bwrap word '%.100s' at %zu",
+                              w->v[i], i);
+        const char *src = na == 2 ? w->v[i + 1] : NULL;
+        const char *dst = na ? w->v[i + (size_t)na] : NULL;
+        /* Verified inside: the runtime's own mounts, at canonical places
+         * (self-binds, masks with /dev/null, scratch tmpfs). */
+        bool own = dst && *dst == '/' &&
+                   ((src && (!strcmp(src, dst) || !strcmp(src, "/dev/null"))) ||
+                    !strcmp(w->v[i], "--tmpfs"));
+        bool verify = own && !mid_covered(w, i, dst);
+        struct stat st;
+        int r = mid_is_bind(w->v[i]) && *src == '/' ? lstat(src, &st) : -1;
+        if (r == 0 && !S_ISLNK(st.st_mode)) {
+            mid_push(pl, i, &st, verify);
+        } else if (own && mid_is_bind(w->v[i])) {
+            /* The planner's own binds are canonical: a symlink or nothing
+             * there now is another process at work. */
+            return cp_rt_fail(e, CP_RT_EXIT_CANNOT,
+                              "cannot enforce: '%s' %s while the launch was "
+                              "planned",
+                              src, r == 0 ? "became a symlink" : "disappeared");
+        } else if (verify) {
+            mid_push(pl, i, NULL, true);
+        }
+        i += 1 + (size_t)na;
+    }
+    return 0;
+}
+
+/* The source of identity m opened without following a symlink and checked
+ * against what planning saw: 0 and *fd, or CP_RT_EXIT_CANNOT. */
+static int mid_open(const struct cp_rt_plan *pl, const struct cp_rt_mountid *m,
+                    int *fd, struct cp_rt_err *e)
+{
+    const char *src = pl->words.v[m->word + 1];
+    *fd = cp_rt_open_nofollow(src, O_PATH);
+    int err = *fd < 0 ? errno : 0;
+    struct stat st,
+        want = {.st_dev = m->dev, .st_ino = m->ino, .st_mode = m->type};
+    if (*fd >= 0 && fstat(*fd, &st) == 0 && cp_rt_same_file(&st, &want))
+        return 0;
+    if (*fd >= 0)
+        close(*fd);
+    *fd = -1;
+    return cp_rt_fail(e, CP_RT_EXIT_CANNOT,
+                      "cannot enforce: '%s' changed since the launch was "
+                      "planned (%s): another process replaced it",
+                      src,
+                      err == ELOOP ? "a symlink now lies on its way"
+                      : err        ? strerror(err)
+                                   : "another file is there now");
+}
+
+static void mid_verify_words(const struct cp_rt_plan *pl,
+                             const struct cp_rt_mountid *m,
+                             struct cp_rt_strv *out)
+{
+    char buf[64];
+    const char *dst = pl->words.v[m->word + (m->has_id ? 2 : 1)];
+    cp_rt_strv_push(out, "--verify-mount");
+    if (m->has_id) {
+        snprintf(buf, sizeof buf, "%" PRIuMAX ":%" PRIuMAX ":%u",
+                 (uintmax_t)m->dev, (uintmax_t)m->ino, (unsigned)m->type);
+        cp_rt_strv_push(out, buf);
+    } else {
+        cp_rt_strv_push(out, "-");
+    }
+    cp_rt_strv_push(out, dst);
+}
+
+int cp_rt_bind_fds(struct cp_rt_plan *pl, bool bind_fd, struct cp_rt_fds *fds,
+                   struct cp_rt_strv *verify, struct cp_rt_err *e)
+{
+    for (size_t i = 0; i < pl->nids; i++) {
+        const struct cp_rt_mountid *m = &pl->ids[i];
+        if (m->verify)
+            mid_verify_words(pl, m, verify);
+        if (!m->has_id)
+            continue;
+        int fd;
+        int rc = mid_open(pl, m, &fd, e);
+        if (rc)
+            return rc;
+        if (fds->n == fds->cap) {
+            fds->cap = fds->cap ? 2 * fds->cap : 16;
+            fds->v = cp_xrealloc(fds->v, fds->cap * sizeof *fds->v);
+        }
+        fds->v[fds->n++] = fd;
+        if (!bind_fd)
+            continue; /* checked now, and again by the stage */
+        char num[16];
+        snprintf(num, sizeof num, "%d", fd);
+        char **opt = &pl->words.v[m->word], **src = &pl->words.v[m->word + 1];
+        const char *fdopt = strcmp(*opt, "--bind") ? "--ro-bind-fd"
+                                                   : "--bind-fd";
+        free(*opt);
+        *opt = cp_xstrdup(fdopt);
+        free(*src);
+        *src = cp_xstrdup(num);
+    }
+    return 0;
+}
+
+void cp_rt_fds_close(struct cp_rt_fds *fds)
+{
+    for (size_t i = 0; i < fds->n; i++)
+        close(fds->v[i]);
+    free(fds->v);
+    memset(fds, 0, sizeof *fds);
+}
+
+/* "DEV:INO:TYPE" into want; false when malformed. */
+static bool mid_parse(const char *s, struct stat *want)
+{
+    uintmax_t d, i;
+    unsigned t;
+    char end;
+    if (sscanf(s, "%" SCNuMAX ":%" SCNuMAX ":%u%c", &d, &i, &t, &end) != 3)
+        return false;
+    want->st_dev = (dev_t)d;
+    want->st_ino = (ino_t)i;
+    want->st_mode = (mode_t)t;
+    return true;
+}
+
+int cp_rt_verify_mount(const char *id, const char *path, char *why, size_t size)
+{
+    struct stat want = {0}, st;
+    bool has_id = strcmp(id, "-") != 0;
+    if (has_id && !mid_parse(id, &want)) {
+        snprintf(why, size, "bad identity '%.40s'", id);
+        return -1;
+    }
+    int fd = cp_rt_open_nofollow(path, O_PATH);
+    if (fd < 0) {
+        snprintf(why, size, "%s",
+                 errno == ELOOP ? "a symlink lies on its way"
+                                : strerror(errno));
+        return -1;
+    }
+    struct statx sx;
+    int r = statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW,
+                  STATX_BASIC_STATS, &sx);
+    int f = fstat(fd, &st);
+    close(fd);
+    if (r < 0 || f < 0) {
+        snprintf(why, size, "%s", strerror(errno));
+        return -1;
+    }
+    if ((sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) &&
+        !(sx.stx_attributes & STATX_ATTR_MOUNT_ROOT)) {
+        snprintf(why, size, "no mount is there: it was placed elsewhere");
+        return -1;
+    }
+    if (has_id && !cp_rt_same_file(&st, &want)) {
+        snprintf(why, size, "another file is mounted there");
+        return -1;
+    }
+    return 0;
+}
+
+bool cp_rt_bwrap_has_bind_fd(const char *bwrap)
+{
+    int fd = open(bwrap, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) < 0 || st.st_size <= 0 ||
+        st.st_size > 16 * 1024 * 1024) {
+        if (fd >= 0)
+            close(fd);
+        return false;
+    }
+    char *buf = cp_xmalloc((size_t)st.st_size);
+    size_t len = 0;
+    while (len < (size_t)st.st_size) {
+        ssize_t r = read(fd, buf + len, (size_t)st.st_size - len);
+        if (r <= 0)
+            break;
+        len += (size_t)r;
+    }
+    close(fd);
+    static const char opt[] = "--ro-bind-fd";
+    bool has = memmem(buf, len, opt, sizeof opt) != NULL; /* with its NUL */
+    free(buf);
+    return has;
+}
