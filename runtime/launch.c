@@ -1662,9 +1662,20 @@ static int make_memfd(const struct cp_rt_strv *words, int *out,
 /* cmd_pidfd: -1 with cmd_gone when the command already exited (its pid may
  * be reused: never signal it by number then); -1 without cmd_gone when the
  * kernel lacks pidfd_open (before 5.3): signal by pid. */
+/* The command shares a process group with bwrap's init inside the
+ * sandbox (bwrap --new-session calls setsid before it forks the init), so
+ * a signal goes to that group: `sh -c` and every child it started, as a
+ * Ctrl-C at a terminal reaches a foreground job (bwrap's init, pid 1 of
+ * the namespace, ignores what it has no handler for).  Only while the
+ * command's pidfd says it runs (no pid reuse); else to the command. */
 static void forward_signal(int sig, pid_t cmd_pid, int cmd_pidfd, bool cmd_gone,
                            pid_t bwrap_pid)
 {
+    pid_t pg = cmd_pid > 0 && !cmd_gone ? getpgid(cmd_pid) : -1;
+    bool alive = cmd_pidfd >= 0 &&
+                 syscall(SYS_pidfd_send_signal, cmd_pidfd, 0, NULL, 0) == 0;
+    if (pg > 1 && (alive || cmd_pidfd < 0) && kill(-pg, sig) == 0)
+        return;
     if (cmd_pidfd >= 0) {
         syscall(SYS_pidfd_send_signal, cmd_pidfd, sig, NULL, 0);
         return;

@@ -1219,7 +1219,18 @@ static int ll_exec(const char *prog, char *const cmd[], bool exec_on)
     return CP_RT_EXIT_CANNOT;
 }
 
-/* Applies the Landlock plan to this process and execs CMD. */
+/* What the supervised child needs to start the command. */
+struct ll_start {
+    const struct cp_rt_launch *l;
+    struct cp_ll_plan *pl;
+    bool open_ok;
+    const char *open_why;
+};
+
+static int ll_start_child(void *ctx);
+
+/* Plans, then starts CMD in a supervised child that applies the plan to
+ * itself (spec/runtime.md §12, "Process lifetime"). */
 static int cp_rt_run_landlock(const struct cp_rt_artifact *a,
                               const struct cp_rt_params *p,
                               const struct cp_rt_launch *l)
@@ -1263,10 +1274,26 @@ static int cp_rt_run_landlock(const struct cp_rt_artifact *a,
         return 0;
     }
     ll_say_plan(prog, &pl, l->quiet, open_why);
-    fflush(NULL);
-    if (ll_apply(&pl, l->explain, &e)) {
-        cp_ll_plan_free(&pl);
-        if (!open_ok || e.status != CP_RT_EXIT_CANNOT) {
+    struct ll_start st = {.l = l,
+                          .pl = &pl,
+                          .open_ok = open_ok,
+                          .open_why = open_why};
+    int rc = cp_rt_supervise(ll_start_child, &st, prog);
+    cp_ll_plan_free(&pl);
+    return rc;
+}
+
+/* The child of cp_rt_supervise: applies the plan to itself and execs the
+ * command (returns only on failure, with the status to exit with). */
+static int ll_start_child(void *ctx)
+{
+    const struct ll_start *st = ctx;
+    const struct cp_rt_launch *l = st->l;
+    const char *prog = l->prog;
+    struct cp_ll_plan *plp = st->pl;
+    struct cp_rt_err e = {0};
+    if (ll_apply(plp, l->explain, &e)) {
+        if (!st->open_ok || e.status != CP_RT_EXIT_CANNOT) {
             fprintf(stderr,
                     "%s: cannot enforce the policy: %s; refusing to run (use "
                     "--allow-unenforced to run unconfined)\n",
@@ -1278,18 +1305,15 @@ static int cp_rt_run_landlock(const struct cp_rt_artifact *a,
         cp_rt_warn(prog,
                    "cannot enforce the policy (%s): running %s with what was "
                    "applied (%s)",
-                   e.msg, l->cmd[0], open_why);
+                   e.msg, l->cmd[0], st->open_why);
         return cp_rt_exec_unconfined(prog, l->cmd);
     }
-    bool exec_on = pl.exec_on;
-    if (pl.chdir && chdir(pl.chdir) < 0) {
-        fprintf(stderr, "%s: cannot change to '%s': %s\n", prog, pl.chdir,
+    if (plp->chdir && chdir(plp->chdir) < 0) {
+        fprintf(stderr, "%s: cannot change to '%s': %s\n", prog, plp->chdir,
                 strerror(errno));
-        cp_ll_plan_free(&pl);
         return CP_RT_EXIT_CANNOT;
     }
-    cp_ll_plan_free(&pl);
-    return ll_exec(prog, l->cmd, exec_on);
+    return ll_exec(prog, l->cmd, plp->exec_on);
 }
 
 /* ---- choosing the enforcer --------------------------------------------------- */

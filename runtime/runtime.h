@@ -477,6 +477,14 @@ int cp_rt_enforcer_parse(const char *s, enum cp_rt_enforcer *out);
 /* Tries a minimal bwrap sandbox; 0, or -1 with the first error line. */
 int cp_rt_bwrap_probe(const char *bwrap, char *why, size_t size);
 
+/* Runs child_fn(ctx) in a forked child, in a session of its own, that
+ * dies with the runtime, the runtime a child subreaper: SIGINT, SIGTERM,
+ * SIGHUP and SIGQUIT are forwarded to its process group; when it exits
+ * every descendant left is killed.
+ * Returns its status as a shell reports it (128+N for signal N).
+ * runtime/supervise.c; spec/runtime.md §12. */
+int cp_rt_supervise(int (*child_fn)(void *), void *ctx, const char *prog);
+
 /* ---- macOS Seatbelt (runtime/seatbelt.c) ------------------------------- */
 
 /* Names from the profile's ";; confpol-param NAME" lines, in order. */

@@ -49,6 +49,28 @@ for enf in bwrap landlock; do
 done" ]; then ok "$enf: --keep-fd 7 passes descriptor 7 only"
     else bad "$enf: --keep-fd 7: $out"; fi
 done
+# 4,200 inherited descriptors (past any fixed bound such as 4096): the
+# launch still returns, placeholders removed (a janitor holding a copy of
+# the runtime's own socket would never see its end).
+printf 'confpol 1\nprofile confined\nwrite ${PROJECT}\ndeny write ${PROJECT}/.git/hooks\n' > "$T/h.confpol"
+"$CONFPOL" build --target bwrap -o "$T" "$T/h.confpol" >"$T/build.out" 2>&1 ||
+    { cat "$T/build.out"; exit 1; }
+mkdir -p "$T/proj"
+(cd "$T/proj" && timeout -k 5 30 python3 - "$RUN" "$T/h.bwrap" <<'PY'
+import os, resource, sys
+resource.setrlimit(resource.RLIMIT_NOFILE, (8192, max(8192, resource.getrlimit(resource.RLIMIT_NOFILE)[1])))
+fd = os.open("/dev/null", os.O_RDONLY)
+for n in range(3, 4200):  # every number below 4200: the runtime's own land above
+    if n != fd:
+        os.dup2(fd, n)
+os.execv(sys.argv[1], [sys.argv[1], "--enforcer", "bwrap", "-q", sys.argv[2], "--", "true"])
+PY
+) >"$T/many.out" 2>&1; rc=$?
+if [ $rc = 0 ] && [ ! -e "$T/proj/.git/hooks" ]; then
+    ok "4,200 inherited descriptors: the launch returns and cleans up"
+else
+    bad "4,200 inherited descriptors: exit $rc: $(cat "$T/many.out")"
+fi
 out=$(cd "$T" && with_fds - "$CONFPOL" run -q "$T/p.confpol" -- sh -c "$probe" 2>/dev/null)
 if [ "$out" = done ]; then ok "confpol run: no inherited descriptor reaches the command"
 else bad "confpol run: inherited descriptors reach the command: $out"; fi
