@@ -234,7 +234,8 @@ struct llp {
     struct cp_rt_err *e;
     struct ll_target *t;
     size_t nt, capt;
-    struct cp_rt_strv wroots; /* canonical write roots */
+    struct cp_rt_strv wroots;   /* canonical write roots */
+    struct cp_rt_strv wmissing; /* write roots missing at launch */
     struct cp_rt_strv execs;  /* exec entries as written (joined) */
     struct cp_rt_strv
         wsplit; /* write roots' directories granted around a target */
@@ -664,7 +665,9 @@ static int ll_write_root(struct llp *L, const char *path)
             path, real, real);
     else if (real)
         cp_rt_strv_push(&L->wroots, real);
-    else if (errno != ENOENT && errno != ENOTDIR)
+    else if (errno == ENOENT || errno == ENOTDIR)
+        cp_rt_strv_push(&L->wmissing, path);
+    else
         rc = ll_unenforceable(L, "write root '%s': %s", path, strerror(errno));
     free(real);
     return rc;
@@ -816,6 +819,18 @@ static void ll_grants(struct llp *L, const char *cmd)
 static void ll_stricter_notes(struct llp *L)
 {
     struct cp_ll_plan *pl = L->pl;
+    /* A missing write root gets no grant; beneath another write root the
+     * sandbox may create it and write there, elsewhere it cannot. */
+    for (size_t i = 0; i < L->wmissing.n; i++) {
+        bool beneath = false;
+        for (size_t k = 0; k < L->wroots.n && !beneath; k++)
+            beneath = cp_rt_path_beneath(L->wroots.v[k], L->wmissing.v[i]);
+        if (!beneath)
+            plan_note(&pl->notes,
+                      "write root '%s' does not exist: writing there is "
+                      "denied (create it before the launch)",
+                      L->wmissing.v[i]);
+    }
     for (size_t i = 0; i < L->wsplit.n; i++)
         plan_note(
             &pl->notes,
@@ -914,6 +929,7 @@ static void ll_planner_free(struct llp *L)
         free(L->t[i].path);
     free(L->t);
     cp_rt_strv_free(&L->wroots);
+    cp_rt_strv_free(&L->wmissing);
     cp_rt_strv_free(&L->execs);
     cp_rt_strv_free(&L->wsplit);
     cp_rt_strv_free(&L->rsplit);

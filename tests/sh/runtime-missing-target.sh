@@ -108,5 +108,16 @@ if "$TOP/build/confpol-run" --check 2>/dev/null | grep -q '^landlock: .*usable';
     out=$(run landlock "$L" "mkdir .git/hooks 2>/dev/null && echo MKDIR-OK; $HOOK 2>/dev/null; true")
     case $out in *MKDIR-OK*|*HOOK-WRITTEN*) bad "landlock, .git present: $out" ;; esac
     [ -e "$L/.git/hooks" ] && bad "landlock: .git/hooks reached the host"
+    # A missing write root is not granted, and said so (as bwrap says it).
+    printf 'confpol 1\nprofile confined\nwrite ${PROJECT} %s/no-root\n' "$tmp" >"$L/m.confpol"
+    for enf in landlock bwrap; do
+        out=$(cd "$L" && timeout 60 "$CONFPOL" run --enforcer "$enf" m.confpol -- \
+            sh -c "mkdir $tmp/no-root 2>/dev/null && echo CREATED; true" 2>&1)
+        case $out in *CREATED*) bad "$enf: a missing write root outside the others was created" ;; esac
+        case $out in
+            *"write root '$tmp/no-root' does not exist: writing there is denied"*) ;;
+            *) bad "$enf: a missing write root is not said: $out" ;;
+        esac
+    done
 fi
 exit $fail
