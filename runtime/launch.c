@@ -1686,8 +1686,15 @@ static void forward_signal(int sig, pid_t cmd_pid, int cmd_pidfd, bool cmd_gone,
         kill(cmd_pid, sig);
         return;
     }
-    /* The command has not started: stop the whole setup. */
-    kill(bwrap_pid, sig);
+    /* The command has not started: stop the whole setup, bwrap's group at
+     * once.  bwrap's sandbox child, cloned into that group, waits on an
+     * eventfd for its parent to write the user namespace's maps: a
+     * signal that ends the outer bwrap first leaves it blocked for ever,
+     * holding the caller's stdout and stderr.  SIGKILL to the group takes
+     * both (before it calls setsid; after, it dies with its parent). */
+    (void)sig;
+    if (kill(-bwrap_pid, SIGKILL) < 0)
+        kill(bwrap_pid, SIGKILL);
 }
 
 /* What the bwrap child needs; all of it prepared by the parent. */
@@ -1967,7 +1974,8 @@ static int run_spawn(struct bw_run *r)
     snprintf(fds[1], sizeof fds[1], "%d", r->st[1]);
     snprintf(fds[2], sizeof fds[2], "%d", r->orig_err);
     snprintf(fds[3], sizeof fds[3], "%d", r->stage_fd);
-    const char *bargv[16];
+    /* bwrap --args FD -- EXE, at most 8 stage words, 3 descriptors, NULL */
+    const char *bargv[4 + 1 + 8 + 3 + 1];
     size_t nb = 0;
     bargv[nb++] = "bwrap";
     bargv[nb++] = "--args";
@@ -2116,10 +2124,14 @@ static void supervise(struct superv *s)
         while (waitpid(s->child, &s->wstatus, 0) < 0 && errno == EINTR)
             ;
     status_read(s->st, &s->ss);
-    fcntl(s->ep, F_SETFL, fcntl(s->ep, F_GETFL) | O_NONBLOCK);
+    /* What bwrap wrote last, without waiting for an end that a process
+     * still holding the pipe would never give: nothing read when the
+     * descriptor cannot be made non-blocking. */
+    int fl = fcntl(s->ep, F_GETFL);
+    bool drain = fl >= 0 && fcntl(s->ep, F_SETFL, fl | O_NONBLOCK) == 0;
     char b[4096];
     ssize_t n;
-    while ((n = read(s->ep, b, sizeof b)) > 0)
+    while (drain && (n = read(s->ep, b, sizeof b)) > 0)
         errbuf_take(&s->err, b, (size_t)n, superv_relays(s));
     if (s->cmd_pidfd >= 0)
         close(s->cmd_pidfd);

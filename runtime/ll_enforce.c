@@ -236,7 +236,7 @@ struct llp {
     size_t nt, capt;
     struct cp_rt_strv wroots;   /* canonical write roots */
     struct cp_rt_strv wmissing; /* write roots missing at launch */
-    struct cp_rt_strv execs;  /* exec entries as written (joined) */
+    struct cp_rt_strv execs;    /* exec entries as written (joined) */
     struct cp_rt_strv
         wsplit; /* write roots' directories granted around a target */
     struct cp_rt_strv rsplit; /* the same for the read grant */

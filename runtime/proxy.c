@@ -1251,6 +1251,13 @@ int cp_rt_proxy_start(const struct cp_rt_artifact *a,
     if (pid == 0) {
         memcpy(px_sock_path, p->sock, sizeof px_sock_path);
         memcpy(px_dir_path, p->dir, sizeof px_dir_path);
+#if CP_RT_LINUX
+        /* Only its listening socket, its log and the life pipe: a copy of the
+         * janitor's socket here would keep the janitor from seeing the
+         * runtime's end, and nothing else of the runtime's is its own. */
+        int keep[] = {lfd, px.log_fd, life[0]};
+        cp_rt_close_inherited(keep, life[0] >= 0 ? 3 : 2);
+#endif
         px_child_setup(parent, life);
         px_main(lfd);
     }

@@ -20,6 +20,15 @@ fails=0 n=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 bad() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; }
 left() { pgrep -f "sleep $1$$" >/dev/null; }
+# The live processes of this test's launches: their environment has the tag
+# (other programs on the machine may run bwrap too); zombies are dead.
+tagged() {
+    for e in /proc/[0-9]*/environ; do
+        p=${e#/proc/}; p=${p%/environ}
+        grep -qa "CONFPOL_TEST_TAG=life$$" "$e" 2>/dev/null || continue
+        [ "$(awk '{print $3}' "/proc/$p/stat" 2>/dev/null)" = Z ] || echo "$p"
+    done
+}
 
 for enf in bwrap landlock; do
     # A detached grandchild in a session of its own, and a double fork.
@@ -56,5 +65,30 @@ os.execvp(sys.argv[1], sys.argv[1:])' "$RUN" --enforcer "$enf" -q "$T/p.bwrap" -
         wait "$rp" 2>/dev/null
     done
 done
+# A signal in the first milliseconds of a bwrap launch, before the command
+# started: nothing of bwrap may be left behind (an inner bwrap blocked for
+# ever would hold the caller's stdout and stderr).  50 launches, each
+# signalled 0-20 ms after it started.
+if "$RUN" --check | grep -q '^user namespaces: usable'; then
+    k=0 orphans=0
+    while [ $k -lt "${LIFE_LAUNCHES:-50}" ]; do
+        k=$((k + 1))
+        (cd "$T" && CONFPOL_TEST_TAG=life$$ exec "$RUN" --enforcer bwrap -q \
+            "$T/p.bwrap" -- sleep 3004$$ >/dev/null 2>&1) &
+        rp=$!
+        python3 -c "import time, random; time.sleep(random.random() * 0.02)"
+        kill -TERM "$rp" 2>/dev/null
+        i=0
+        while kill -0 "$rp" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+        kill -KILL "$rp" 2>/dev/null; wait "$rp" 2>/dev/null
+        sleep 0.05
+        if [ -n "$(tagged)" ]; then
+            orphans=$((orphans + 1))
+            for p in $(tagged); do kill -KILL "$p" 2>/dev/null; done
+        fi
+    done
+    if [ $orphans = 0 ]; then ok "bwrap: a signal in the first 20 ms leaves nothing behind (${LIFE_LAUNCHES:-50} launches)"
+    else bad "bwrap: a signal in the first 20 ms left processes behind in $orphans of ${LIFE_LAUNCHES:-50} launches"; fi
+fi
 echo "1..$n"
 [ $fails = 0 ]
