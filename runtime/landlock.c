@@ -380,7 +380,7 @@ static void stage_verify_mount(const char *id, const char *p)
 {
     char why[256];
     if (cp_rt_verify_mount(id, p, why, sizeof why) < 0)
-        stage_report('E', CP_RT_EXIT_CANNOT,
+        stage_report('E', CP_RT_EXIT_CHANGED,
                      "verification failed: '%s': %s (another process changed "
                      "the path while the sandbox was set up)",
                      p, why);

@@ -1057,7 +1057,7 @@ static int drop_caps(void)
 /* The descriptor of a planned grant in *fd: the path opened without
  * following a symlink at any component (spec/runtime.md §5), and still the
  * file the plan saw.  0 with *fd -1 when it is gone (nothing is granted:
- * fail closed); CP_RT_EXIT_CANNOT in e when it was replaced. */
+ * fail closed); CP_RT_EXIT_CHANGED in e when it was replaced. */
 static int ll_grant_fd(const struct cp_ll_grant *g, int *fd,
                        struct cp_rt_err *e)
 {
@@ -1072,7 +1072,7 @@ static int ll_grant_fd(const struct cp_ll_grant *g, int *fd,
     if (*fd >= 0)
         close(*fd);
     *fd = -1;
-    return cp_rt_fail(e, CP_RT_EXIT_CANNOT,
+    return cp_rt_fail(e, CP_RT_EXIT_CHANGED,
                       "'%s' changed since the launch was planned (%s): "
                       "another process replaced it; nothing was run",
                       g->path,
@@ -1081,8 +1081,8 @@ static int ll_grant_fd(const struct cp_ll_grant *g, int *fd,
                                    : "another file is there now");
 }
 
-/* One grant added to the ruleset: 0 (also when the path is gone) or
- * CP_RT_EXIT_CANNOT with e. */
+/* One grant added to the ruleset: 0 (also when the path is gone),
+ * CP_RT_EXIT_CHANGED (replaced) or CP_RT_EXIT_CANNOT with e. */
 static int ll_add_grant(int rs, const struct cp_ll_grant *g, uint64_t handled,
                         struct cp_rt_err *e)
 {

@@ -103,7 +103,7 @@ int cp_rt_plan_identities(struct cp_rt_plan *pl, struct cp_rt_err *e)
         } else if (own && mid_is_bind(w->v[i])) {
             /* The planner's own binds are canonical: a symlink or nothing
              * there now is another process at work. */
-            return cp_rt_fail(e, CP_RT_EXIT_CANNOT,
+            return cp_rt_fail(e, CP_RT_EXIT_CHANGED,
                               "cannot enforce: '%s' %s while the launch was "
                               "planned",
                               src, r == 0 ? "became a symlink" : "disappeared");
@@ -130,7 +130,7 @@ static int mid_open(const struct cp_rt_plan *pl, const struct cp_rt_mountid *m,
     if (*fd >= 0)
         close(*fd);
     *fd = -1;
-    return cp_rt_fail(e, CP_RT_EXIT_CANNOT,
+    return cp_rt_fail(e, CP_RT_EXIT_CHANGED,
                       "cannot enforce: '%s' changed since the launch was "
                       "planned (%s): another process replaced it",
                       src,

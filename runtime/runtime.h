@@ -32,6 +32,11 @@
 #define CP_RT_EXIT_ERROR 125    /* bad artifact, bad params, internal error */
 #define CP_RT_EXIT_CANNOT 126   /* cannot enforce (bwrap, userns, Landlock) */
 #define CP_RT_EXIT_NOTFOUND 127 /* the command was not found */
+/* A path changed between planning and use: another process is at work.
+ * An error, not "cannot enforce": refused even under fail open or
+ * --allow-unenforced, which would otherwise run the command unconfined
+ * (spec/runtime.md §5, "Descriptors, not paths"). */
+#define CP_RT_EXIT_CHANGED CP_RT_EXIT_ERROR
 
 /* bubblewrap's MAX_ARGS (bubblewrap.c): every word it parses counts, also
  * those read through --args. */
