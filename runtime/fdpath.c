@@ -212,3 +212,23 @@ char *cp_rt_path_child(const char *dir, const char *name)
     memcpy(s + a + 1, name, b + 1);
     return s;
 }
+
+int cp_rt_reopen(const char *path, const struct stat *want)
+{
+    int fd = cp_rt_open_nofollow(path, O_PATH);
+    struct stat st;
+    if (fd < 0)
+        return -1;
+    if (fstat(fd, &st) == 0 && cp_rt_same_file(&st, want))
+        return fd;
+    close(fd);
+    errno = ESTALE;
+    return -1;
+}
+
+const char *cp_rt_changed_why(int err)
+{
+    return err == ELOOP    ? "a symlink now lies on its way"
+           : err == ESTALE ? "another file is there now"
+                           : strerror(err);
+}

@@ -1061,24 +1061,14 @@ static int drop_caps(void)
 static int ll_grant_fd(const struct cp_ll_grant *g, int *fd,
                        struct cp_rt_err *e)
 {
-    *fd = cp_rt_open_nofollow(g->path, O_PATH);
-    if (*fd < 0 && (errno == ENOENT || errno == ENOTDIR))
+    struct stat want = {.st_dev = g->dev, .st_ino = g->ino, .st_mode = g->type};
+    *fd = cp_rt_reopen(g->path, &want);
+    if (*fd >= 0 || errno == ENOENT || errno == ENOTDIR)
         return 0;
-    int err = *fd < 0 ? errno : 0;
-    struct stat st,
-        want = {.st_dev = g->dev, .st_ino = g->ino, .st_mode = g->type};
-    if (*fd >= 0 && fstat(*fd, &st) == 0 && cp_rt_same_file(&st, &want))
-        return 0;
-    if (*fd >= 0)
-        close(*fd);
-    *fd = -1;
     return cp_rt_fail(e, CP_RT_EXIT_CHANGED,
                       "'%s' changed since the launch was planned (%s): "
                       "another process replaced it; nothing was run",
-                      g->path,
-                      err == ELOOP ? "a symlink now lies on its way"
-                      : err        ? strerror(err)
-                                   : "another file is there now");
+                      g->path, cp_rt_changed_why(errno));
 }
 
 /* One grant added to the ruleset: 0 (also when the path is gone),

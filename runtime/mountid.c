@@ -121,22 +121,14 @@ static int mid_open(const struct cp_rt_plan *pl, const struct cp_rt_mountid *m,
                     int *fd, struct cp_rt_err *e)
 {
     const char *src = pl->words.v[m->word + 1];
-    *fd = cp_rt_open_nofollow(src, O_PATH);
-    int err = *fd < 0 ? errno : 0;
-    struct stat st,
-        want = {.st_dev = m->dev, .st_ino = m->ino, .st_mode = m->type};
-    if (*fd >= 0 && fstat(*fd, &st) == 0 && cp_rt_same_file(&st, &want))
-        return 0;
+    struct stat want = {.st_dev = m->dev, .st_ino = m->ino, .st_mode = m->type};
+    *fd = cp_rt_reopen(src, &want);
     if (*fd >= 0)
-        close(*fd);
-    *fd = -1;
+        return 0;
     return cp_rt_fail(e, CP_RT_EXIT_CHANGED,
                       "cannot enforce: '%s' changed since the launch was "
                       "planned (%s): another process replaced it",
-                      src,
-                      err == ELOOP ? "a symlink now lies on its way"
-                      : err        ? strerror(err)
-                                   : "another file is there now");
+                      src, cp_rt_changed_why(errno));
 }
 
 static void mid_verify_words(const struct cp_rt_plan *pl,

@@ -194,6 +194,14 @@ char *cp_rt_path_child(const char *dir, const char *name);
 /* Same device, inode and file type. */
 struct stat;
 bool cp_rt_same_file(const struct stat *a, const struct stat *b);
+/* Opens `path` without following a symlink and checks it is still the
+ * file `want` (device, inode, type): the O_PATH descriptor, or -1 with
+ * errno (ENOENT, ENOTDIR: gone; ELOOP: a symlink on the way; ESTALE:
+ * another file is there). */
+int cp_rt_reopen(const char *path, const struct stat *want);
+/* The words for cp_rt_reopen's errno in a "changed since planning"
+ * message. */
+const char *cp_rt_changed_why(int err);
 /* Closes every descriptor from 3 up but those in keep (--keep-fd): the
  * caller's descriptors are the caller's, not the sandbox's (a socket or
  * file opened before the launch would pass into it).  0 or -1. */
