@@ -94,7 +94,7 @@ def main():
                 got += line.startswith(b"HTTP/1.1 503")
                 left.discard(s)
         took = time.monotonic() - start
-        print("surplus: %d x 503 in %s" % (got, "under 3 s" if took < 3 else "%.1f s" % took))
+        print("surplus: %d x 503 in %s" % (got, "under 4 s" if took < 4 else "%.1f s" % took))
         for s in held + more:
             s.close()
     elif what == "direct":
