@@ -1550,6 +1550,30 @@ static void cl_runtime_notes(struct cl *c)
     }
 }
 
+/* Where the network decision differs from the proxy's (spec/runtime.md
+ * 14.3): per rule in --fidelity, counted here. */
+static void cl_net_notes(struct cl *c)
+{
+    if (c->nnames)
+        cl_report(c, CP0733, NULL,
+                  "claude: Claude Code's sandbox runtime decides a "
+                  "connection on the name alone and connects to any address "
+                  "it resolves to (loopback, private, link-local, cloud "
+                  "metadata, this host's own); confpol's proxy refuses those "
+                  "unless a rule names the address (%zu net rule%s; "
+                  "--fidelity lists them)",
+                  c->nnames, c->nnames == 1 ? "" : "s");
+    if (c->nlocalport)
+        cl_report(c, CP0734, NULL,
+                  "claude: %zu 'localhost:PORT' rule%s left out of "
+                  "allowedDomains (stricter): under confpol run the proxy "
+                  "connects %s to the host's loopback, under Claude Code "
+                  "Bash cannot reach %s",
+                  c->nlocalport, c->nlocalport == 1 ? " is" : "s are",
+                  c->nlocalport == 1 ? "it" : "them",
+                  c->nlocalport == 1 ? "it" : "them");
+}
+
 /* The policy-wide notes on rules stricter by Claude Code's facts and on
  * the spelling of PROJECT. */
 static void cl_policy_notes(struct cl *c)
@@ -1583,24 +1607,6 @@ static void cl_policy_notes(struct cl *c)
                   "the params' values): the artifact denies writing the "
                   "whole project (Claude Code would let Bash write its "
                   "working directory); build with -D PROJECT=/abs/path");
-    if (c->nnames)
-        cl_report(c, CP0733, NULL,
-                  "claude: Claude Code's sandbox runtime decides a "
-                  "connection on the name alone and connects to any address "
-                  "it resolves to (loopback, private, link-local, cloud "
-                  "metadata, this host's own); confpol's proxy refuses those "
-                  "unless a rule names the address (%zu net rule%s; "
-                  "--fidelity lists them)",
-                  c->nnames, c->nnames == 1 ? "" : "s");
-    if (c->nlocalport)
-        cl_report(c, CP0734, NULL,
-                  "claude: %zu 'localhost:PORT' rule%s left out of "
-                  "allowedDomains (stricter): under confpol run the proxy "
-                  "connects %s to the host's loopback, under Claude Code "
-                  "Bash cannot reach %s",
-                  c->nlocalport, c->nlocalport == 1 ? " is" : "s are",
-                  c->nlocalport == 1 ? "it" : "them",
-                  c->nlocalport == 1 ? "it" : "them");
     if (c->project_relative && c->net_restricted && !c->coop)
         cl_report(
             c, CP0759, NULL,
@@ -1641,6 +1647,7 @@ static bool cl_run(struct cl *c)
     cl_rule_diags(c);
     cl_runtime_notes(c);
     cl_policy_notes(c);
+    cl_net_notes(c);
     return c->errors == 0;
 }
 
