@@ -115,7 +115,7 @@ $(BUILD)/confpol: $(CLI_OBJS) $(STARTER_OBJS) $(LIB)
 # RUN_LDFLAGS= links it dynamically (sanitizer builds do).
 RUN_LDFLAGS ?= -static-pie
 RUN_SRCS := $(sort $(wildcard runtime/*.c)) util/arena.c util/sha256.c \
-            util/netmatch.c
+            util/netmatch.c util/netaddr.c
 RUN_OBJS := $(RUN_SRCS:%.c=$(BUILD)/%.o)
 # runtime/ sees util/ and itself only: a compiler/ header included there
 # does not compile.

@@ -138,6 +138,8 @@ struct cl {
     struct cp_path runtime_paths[CL_NRUNTIME];
     bool runtime_ok[CL_NRUNTIME];
     bool net_restricted;
+    size_t nnames;     /* net allow names: decided on the name alone */
+    size_t nlocalport; /* net allow localhost:PORT: left out */
     /* The last reason joined by cl_join, and its parts. */
     const char *join_a, *join_sep, *join_b, *join_out;
 };
@@ -870,23 +872,51 @@ static void cl_gate(struct cl *c, const struct cp_rule *r, unsigned ordinal)
     cl_fid(c, r, CP_FID_EXACT, CP_DIAG__COUNT, how);
 }
 
+/* Where Claude Code's sandbox runtime and confpol's proxy decide a name
+ * differently (spec/runtime.md 14.3): the runtime connects to whatever the
+ * name resolves to. */
+#define CL_NET_ADDRS                                                           \
+    "Claude Code's sandbox runtime decides on the name alone and connects "    \
+    "to any address it resolves to (loopback, private, link-local, cloud "     \
+    "metadata, this host's own), which confpol's proxy refuses unless a "      \
+    "rule names the address"
+
+/* A net allow with a port or an IP address: allowedDomains names hosts,
+ * not ports nor addresses, and the host alone would allow every port.
+ * Left out: stricter. */
+static void cl_net_left_out(struct cl *c, const struct cp_rule *r)
+{
+    const struct cp_domain *dm = &r->u.dom;
+    if (dm->kind == CP_HOST_NAME && !strcmp(dm->name, "localhost")) {
+        c->nlocalport++;
+        cl_fid(c, r, CP_FID_STRICTER, CP_DIAG__COUNT,
+               "Claude Code's allowedDomains cannot name a port: left out, "
+               "so Bash cannot reach the host's loopback at this port, "
+               "which confpol's proxy connects");
+        return;
+    }
+    cl_fid(c, r, CP_FID_STRICTER, CP_DIAG__COUNT,
+           "Claude Code's allowedDomains cannot name a port or an IP "
+           "address: left out, so this host is denied");
+}
+
 static void cl_net(struct cl *c, const struct cp_rule *r)
 {
     c->net_restricted = true;
     if (r->kind == CP_R_NET_ALLOW) {
         const struct cp_domain *dm = &r->u.dom;
         if (dm->port || dm->kind != CP_HOST_NAME) {
-            /* allowedDomains names hosts, not ports nor addresses: the
-             * host alone would allow every port.  Left out: stricter. */
-            cl_fid(c, r, CP_FID_STRICTER, CP_DIAG__COUNT,
-                   "Claude Code's allowedDomains cannot name a port or an IP "
-                   "address: left out, so this host is denied");
+            cl_net_left_out(c, r);
             return;
         }
         const char *s = cp_arena_cat(c->a, dm->wildcard ? "*." : "", dm->name,
                                      (char *)NULL);
-        if (!c->coop)
+        if (!c->coop) {
             cl_push(c, &c->domains, s);
+            c->nnames++;
+            /* The first reason of the row; CP0759 below reports it. */
+            cl_fid(c, r, CP_FID_NOT_ENFORCED, CP_DIAG__COUNT, CL_NET_ADDRS);
+        }
     }
     if (c->coop) {
         cl_fid(c, r, CP_FID_NOT_ENFORCED, CP_DIAG__COUNT,
@@ -1520,6 +1550,30 @@ static void cl_runtime_notes(struct cl *c)
     }
 }
 
+/* Where the network decision differs from the proxy's (spec/runtime.md
+ * 14.3): per rule in --fidelity, counted here. */
+static void cl_net_notes(struct cl *c)
+{
+    if (c->nnames)
+        cl_report(c, CP0733, NULL,
+                  "claude: Claude Code's sandbox runtime decides a "
+                  "connection on the name alone and connects to any address "
+                  "it resolves to (loopback, private, link-local, cloud "
+                  "metadata, this host's own); confpol's proxy refuses those "
+                  "unless a rule names the address (%zu net rule%s; "
+                  "--fidelity lists them)",
+                  c->nnames, c->nnames == 1 ? "" : "s");
+    if (c->nlocalport)
+        cl_report(c, CP0734, NULL,
+                  "claude: %zu 'localhost:PORT' rule%s left out of "
+                  "allowedDomains (stricter): under confpol run the proxy "
+                  "connects %s to the host's loopback, under Claude Code "
+                  "Bash cannot reach %s",
+                  c->nlocalport, c->nlocalport == 1 ? " is" : "s are",
+                  c->nlocalport == 1 ? "it" : "them",
+                  c->nlocalport == 1 ? "it" : "them");
+}
+
 /* The policy-wide notes on rules stricter by Claude Code's facts and on
  * the spelling of PROJECT. */
 static void cl_policy_notes(struct cl *c)
@@ -1593,6 +1647,7 @@ static bool cl_run(struct cl *c)
     cl_rule_diags(c);
     cl_runtime_notes(c);
     cl_policy_notes(c);
+    cl_net_notes(c);
     return c->errors == 0;
 }
 

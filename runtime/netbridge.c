@@ -20,6 +20,7 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include "netaddr.h"
 #include "netproxy.h"
 
 /* ---- launch glue ----------------------------------------------------------- */
@@ -66,14 +67,14 @@ int cp_rt_net_prepare(const struct cp_rt_artifact *a, struct cp_rt_plan *pl,
 
 /* ---- the bridge (inside the sandbox) ---------------------------------------- */
 
-static struct sockaddr_un br_addr;
+static union cp_sockaddr br_addr;
 
 /* Hands the client's socket to the proxy (SCM_RIGHTS) and forgets it: the
  * proxy relays between it and the upstream itself.  The proxy gone: the
  * connection is closed; there is no other way out of the namespace. */
 static void br_pass(int c)
 {
-    int u = cp_rt_sock_connect((struct sockaddr *)&br_addr, sizeof br_addr, 0);
+    int u = cp_rt_sock_connect(&br_addr.sa, sizeof br_addr.un, 0);
     if (u >= 0) {
         if (cp_rt_sock_send_fd(u, c) < 0) { /* the proxy is gone */
         }
@@ -96,10 +97,10 @@ static _Noreturn void br_main(int lfd)
 
 int cp_rt_bridge_start(const char *sock, struct cp_rt_err *e)
 {
-    if (strlen(sock) >= sizeof br_addr.sun_path)
+    if (strlen(sock) >= sizeof br_addr.un.sun_path)
         return cp_rt_fail(e, CP_RT_EXIT_CANNOT, "proxy socket path too long");
-    br_addr.sun_family = AF_UNIX;
-    memcpy(br_addr.sun_path, sock, strlen(sock) + 1);
+    br_addr.un.sun_family = AF_UNIX;
+    memcpy(br_addr.un.sun_path, sock, strlen(sock) + 1);
     unsigned short port;
     int fd = cp_rt_sock_loopback(&port);
     if (fd < 0)

@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "netaddr.h"
 #include "netproxy.h"
 
 /* Closes fd keeping errno (the caller reports the first failure). */
@@ -42,7 +43,7 @@ static int ns_socket(int af, bool nonblock)
 
 int cp_rt_sock_listen(const struct sockaddr *addr, socklen_t len)
 {
-    int fd = ns_socket(addr->sa_family, false);
+    int fd = ns_socket(cp_sockaddr_family(addr, len), false);
     if (fd < 0)
         return -1;
     if (bind(fd, addr, len) < 0 || listen(fd, 128) < 0) {
@@ -54,23 +55,26 @@ int cp_rt_sock_listen(const struct sockaddr *addr, socklen_t len)
 
 int cp_rt_sock_loopback(unsigned short *port)
 {
-    struct sockaddr_in sin = {.sin_family = AF_INET,
-                              .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t sl = sizeof sin;
-    int fd = cp_rt_sock_listen((struct sockaddr *)&sin, sizeof sin);
+    union cp_sockaddr u;
+    memset(&u, 0, sizeof u);
+    u.in4.sin_family = AF_INET;
+    u.in4.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t sl = sizeof u;
+    int fd = cp_rt_sock_listen(&u.sa, sizeof u.in4);
     if (fd < 0)
         return -1;
-    if (getsockname(fd, (struct sockaddr *)&sin, &sl) < 0) {
+    if (getsockname(fd, &u.sa, &sl) < 0 || sl < sizeof u.in4) {
         ns_close(fd);
         return -1;
     }
-    *port = ntohs(sin.sin_port);
+    *port = ntohs(u.in4.sin_port);
     return fd;
 }
 
 int cp_rt_sock_connect(const struct sockaddr *addr, socklen_t len, int flags)
 {
-    int fd = ns_socket(addr->sa_family, (flags & SOCK_NONBLOCK) != 0);
+    int fd = ns_socket(cp_sockaddr_family(addr, len),
+                       (flags & SOCK_NONBLOCK) != 0);
     if (fd < 0)
         return -1;
     if (connect(fd, addr, len) < 0 &&
@@ -135,6 +139,23 @@ int cp_rt_sock_send_fd(int sock, int fd)
     return sendmsg(sock, &m, MSG_NOSIGNAL) == 1 ? 0 : -1;
 }
 
+/* Closes every descriptor a received message carried (as many as were
+ * installed: a truncated message may hold fewer than were sent). */
+static void ns_close_passed(struct msghdr *m)
+{
+    for (struct cmsghdr *h = CMSG_FIRSTHDR(m); h; h = CMSG_NXTHDR(m, h)) {
+        if (h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS ||
+            h->cmsg_len < CMSG_LEN(0))
+            continue;
+        size_t n = (h->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        for (size_t i = 0; i < n; i++) {
+            int fd;
+            memcpy(&fd, CMSG_DATA(h) + i * sizeof fd, sizeof fd);
+            close(fd);
+        }
+    }
+}
+
 int cp_rt_sock_recv_fd(int sock)
 {
     char byte;
@@ -142,16 +163,21 @@ int cp_rt_sock_recv_fd(int sock)
     union ns_fd_msg cm;
     struct msghdr m = ns_fd_msghdr(&iov, &byte, &cm);
 #if CP_RT_LINUX
-    if (recvmsg(sock, &m, MSG_CMSG_CLOEXEC) != 1)
-        return -1;
+    ssize_t r = recvmsg(sock, &m, MSG_CMSG_CLOEXEC);
 #else
-    if (recvmsg(sock, &m, 0) != 1)
-        return -1;
+    ssize_t r = recvmsg(sock, &m, 0);
 #endif
-    struct cmsghdr *h = CMSG_FIRSTHDR(&m);
-    if (!h || h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS ||
-        h->cmsg_len != CMSG_LEN(sizeof(int)) || (m.msg_flags & MSG_CTRUNC))
+    if (r < 0)
         return -1;
+    /* Exactly one descriptor in one message, nothing cut: anything else
+     * is refused, and whatever it brought is closed (never kept open). */
+    struct cmsghdr *h = CMSG_FIRSTHDR(&m);
+    if (r != 1 || !h || h->cmsg_level != SOL_SOCKET ||
+        h->cmsg_type != SCM_RIGHTS || h->cmsg_len != CMSG_LEN(sizeof(int)) ||
+        CMSG_NXTHDR(&m, h) || (m.msg_flags & MSG_CTRUNC)) {
+        ns_close_passed(&m);
+        return -1;
+    }
     int fd;
     memcpy(&fd, CMSG_DATA(h), sizeof fd);
 #if !CP_RT_LINUX

@@ -4,10 +4,10 @@
  * listening socket.  Every connection is decided by cp_net_decide — the
  * decision model's network decision, the code `confpol explain` runs —
  * on the name the client asked for, from the artifact's `net` records.
- * Names are resolved here, outside the sandbox; a name that resolves to a
- * loopback or private address must have that address allowed too
- * (anti-rebinding).  One thread per connection, blocking I/O bounded by
- * poll deadlines. */
+ * Names are resolved here, outside the sandbox, as fully qualified; an
+ * address a name resolves to that is special-purpose (util/netaddr.c) or
+ * the host's own must be allowed as an IP literal too (anti-rebinding).
+ * One thread per connection, blocking I/O bounded by poll deadlines. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "arena.h"
+#include "netaddr.h"
 #include "netmatch.h"
 #include "netproxy.h"
 
@@ -49,6 +50,7 @@ struct px_conf {
     const char *hosts; /* CONFPOL_PROXY_HOSTS: test-only resolver file */
     int max_conns;
     int header_ms;
+    int connect_ms;  /* every address of one connection, together */
     bool fd_passing; /* Unix mode: the bridge passes each client's socket */
 };
 
@@ -327,71 +329,66 @@ struct px_verdict {
 
 static struct px_verdict px_decide(const struct cp_domain *req)
 {
-    size_t match[px.n + 1], nm = 0;
-    enum cp_verdict v = cp_net_decide(px.rules, px.n, req, match, &nm);
+    size_t first = 0, nm = 0;
+    enum cp_verdict v = cp_net_decide_first(px.rules, px.n, req, &first, &nm);
     struct px_verdict out = {.allow = v == CP_ALLOW, .rule = "no rule"};
     if (nm)
-        out.rule = px.where[match[0]];
+        out.rule = px.where[first];
     return out;
 }
 
-/* Loopback, private, link-local, shared, unspecified, multicast or
- * reserved: everything but a public unicast address. */
-static bool px_nonpublic(const struct sockaddr *sa, bool *loopback)
+/* Is ip one of this host's own addresses (a service bound to 0.0.0.0 or
+ * :: answers there)?  Asked of the kernel: binding a socket to an address
+ * succeeds only for a local one (IP_BIND_ADDRESS_NO_PORT: no port is
+ * taken).  Any failure but "not local" counts as local (refused), as does
+ * everything when non-local binds are enabled on the host. */
+static bool px_host_own(const struct cp_ip *ip)
 {
-    *loopback = false;
-    if (sa->sa_family == AF_INET) {
-        uint32_t a = ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr);
-        *loopback = (a >> 24) == 127;
-        return (a >> 24) == 0 || (a >> 24) == 10 || (a >> 24) == 127 ||
-               (a >> 16) == 0xa9fe || (a >> 20) == 0xac1 ||
-               (a >> 16) == 0xc0a8 ||
-               (a >> 22) == (100u << 2 | 1) /* 100.64/10 */ || (a >> 28) >= 0xe;
-    }
-    const struct in6_addr *x = &((const struct sockaddr_in6 *)sa)->sin6_addr;
-    if (IN6_IS_ADDR_V4MAPPED(x) || IN6_IS_ADDR_V4COMPAT(x)) {
-        struct sockaddr_in v4 = {.sin_family = AF_INET};
-        memcpy(&v4.sin_addr, x->s6_addr + 12, 4);
-        return px_nonpublic((const struct sockaddr *)&v4, loopback);
-    }
-    *loopback = IN6_IS_ADDR_LOOPBACK(x);
-    return IN6_IS_ADDR_LOOPBACK(x) || IN6_IS_ADDR_UNSPECIFIED(x) ||
-           IN6_IS_ADDR_LINKLOCAL(x) || IN6_IS_ADDR_SITELOCAL(x) ||
-           IN6_IS_ADDR_MULTICAST(x) || (x->s6_addr[0] & 0xfe) == 0xfc;
+    struct cp_addr_class c;
+    cp_addr_classify(ip, &c);
+    const struct cp_ip *a = c.embed == CP_EMBED_MAPPED ? &c.inner : ip;
+    int fd = socket(a->af, SOCK_STREAM, 0); /* the proxy never execs */
+    if (fd < 0)
+        return errno != EAFNOSUPPORT; /* no such sockets: not dialled */
+    int one = 1;
+#ifdef IP_BIND_ADDRESS_NO_PORT
+    setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof one);
+#else
+    (void)one;
+#endif
+    union cp_sockaddr u;
+    socklen_t len = cp_ip_to_sockaddr(a, 0, &u);
+    bool own = bind(fd, &u.sa, len) == 0 || errno != EADDRNOTAVAIL;
+    close(fd);
+    return own;
 }
 
-/* May a connection to `name` go to this address?  A public address: yes
- * (the name was allowed).  Otherwise the address itself must be allowed
- * as an IP literal, or, for loopback, `localhost` (spec/runtime.md). */
-static bool px_addr_ok(struct cp_arena *ar, const struct sockaddr *sa,
-                       unsigned port)
+/* May a connection for an allowed name go to this address?  The one
+ * decision of spec/runtime.md 14.3 (cp_net_addr_allowed); *why gets the
+ * reason of a refusal. */
+static bool px_addr_ok(const struct cp_ip *ip, unsigned port, const char **why)
 {
-    bool lo;
-    if (!px_nonpublic(sa, &lo))
-        return true;
-    char text[INET6_ADDRSTRLEN];
-    const void *
-        bin = sa->sa_family == AF_INET
-                  ? (const void *)&((const struct sockaddr_in *)sa)->sin_addr
-                  : (const void *)&((const struct sockaddr_in6 *)sa)->sin6_addr;
-    inet_ntop(sa->sa_family, bin, text, sizeof text);
-    struct cp_domain req;
-    if (!cp_net_host_parse(ar, text, strlen(text), &req)) {
-        req.port = port;
-        if (px_decide(&req).allow)
-            return true;
-    }
-    if (lo && !cp_net_host_parse(ar, "localhost", 9, &req)) {
-        req.port = port;
-        return px_decide(&req).allow;
-    }
-    return false;
+    struct cp_addr_class c;
+    cp_addr_classify(ip, &c);
+    bool own = !c.range && px_host_own(ip);
+    return cp_net_addr_allowed(px.rules, px.n, ip, port, own, why);
 }
 
 /* ---- resolving and connecting -------------------------------------------- */
 
+/* An address in text form into *out; false when it is none. */
+static bool px_ip_parse(const char *text, struct cp_ip *out)
+{
+    memset(out, 0, sizeof *out);
+    if (inet_pton(AF_INET, text, out->b) == 1)
+        out->af = AF_INET;
+    else if (inet_pton(AF_INET6, text, out->b) == 1)
+        out->af = AF_INET6;
+    return out->af != 0;
+}
+
 /* The test-only hosts file: "ADDRESS NAME..." lines, '#' comments. */
-static bool px_hosts_lookup(const char *name, struct sockaddr_storage *out)
+static bool px_hosts_lookup(const char *name, struct cp_ip *out)
 {
     if (!px.hosts)
         return false;
@@ -404,44 +401,25 @@ static bool px_hosts_lookup(const char *name, struct sockaddr_storage *out)
         char *save = NULL, *addr = strtok_r(line, " \t\r\n", &save);
         if (!addr || addr[0] == '#')
             continue;
-        for (char *w; !found && (w = strtok_r(NULL, " \t\r\n", &save));) {
-            if (strcasecmp(w, name))
-                continue;
-            struct sockaddr_in *v4 = (struct sockaddr_in *)out;
-            struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)out;
-            memset(out, 0, sizeof *out);
-            if (inet_pton(AF_INET, addr, &v4->sin_addr) == 1) {
-                v4->sin_family = AF_INET;
-                found = true;
-            } else if (inet_pton(AF_INET6, addr, &v6->sin6_addr) == 1) {
-                v6->sin6_family = AF_INET6;
-                found = true;
-            }
-        }
+        for (char *w; !found && (w = strtok_r(NULL, " \t\r\n", &save));)
+            found = !strcasecmp(w, name) && px_ip_parse(addr, out);
     }
     fclose(f);
     return found;
 }
 
-static void px_set_port(struct sockaddr_storage *ss, unsigned port)
+/* Connects to ip:port before the deadline; the descriptor or -1. */
+static int px_connect_one(const struct cp_ip *ip, unsigned port,
+                          long long deadline)
 {
-    if (ss->ss_family == AF_INET)
-        ((struct sockaddr_in *)ss)->sin_port = htons((uint16_t)port);
-    else
-        ((struct sockaddr_in6 *)ss)->sin6_port = htons((uint16_t)port);
-}
-
-static int px_connect_one(const struct sockaddr_storage *ss)
-{
-    socklen_t len = ss->ss_family == AF_INET ? sizeof(struct sockaddr_in)
-                                             : sizeof(struct sockaddr_in6);
-    int fd = cp_rt_sock_connect((const struct sockaddr *)ss, len,
-                                SOCK_NONBLOCK);
+    union cp_sockaddr u;
+    socklen_t len = cp_ip_to_sockaddr(ip, port, &u);
+    int fd = cp_rt_sock_connect(&u.sa, len, SOCK_NONBLOCK);
     if (fd < 0)
         return -1;
     int err = 0;
     socklen_t el = sizeof err;
-    if (px_wait(fd, POLLOUT, px_now_ms() + CP_PX_CONNECT_MS) < 0 ||
+    if (px_wait(fd, POLLOUT, deadline) < 0 ||
         getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0 || err) {
         close(fd);
         return -1;
@@ -453,58 +431,68 @@ static int px_connect_one(const struct sockaddr_storage *ss)
 }
 
 enum px_fail { PX_OK, PX_DENIED_ADDR, PX_NO_NAME, PX_NO_CONNECT };
+enum { PX_MAX_ADDRS = 16 };
 
-/* Connects to the decided request.  IP literals are used as they are;
- * names are resolved here and every non-public answer must pass
- * px_addr_ok. */
-static enum px_fail px_connect(struct cp_arena *ar, const struct cp_domain *req,
-                               int *fd)
+/* The addresses the name resolves to, those refused by px_addr_ok left
+ * out (*dropped: some were; *why: the first one's reason).  The resolver
+ * is asked for the name as fully qualified: the proxy runs with an empty
+ * search list (LOCALDOMAIN, set in px_child_setup), so that a name that
+ * does not exist is not looked up again under the host's search domains. */
+static size_t px_resolve(const struct cp_domain *req, struct cp_ip *cand,
+                         bool *dropped, const char **why)
 {
-    struct sockaddr_storage cand[16];
+    size_t nc = 0;
+    struct cp_ip one;
+    if (px_hosts_lookup(req->name, &one)) {
+        if (px_addr_ok(&one, req->port, why))
+            cand[nc++] = one;
+        else
+            *dropped = true;
+        return nc;
+    }
+    struct addrinfo hints = {.ai_socktype = SOCK_STREAM,
+                             .ai_family = AF_UNSPEC};
+    struct addrinfo *res = NULL;
+    const char *name = strcmp(req->name, "localhost") ? req->name : "127.0.0.1";
+    if (getaddrinfo(name, NULL, &hints, &res) != 0)
+        return 0;
+    for (struct addrinfo *r = res; r && nc < PX_MAX_ADDRS; r = r->ai_next) {
+        if (!cp_ip_from_sockaddr(r->ai_addr, r->ai_addrlen, &one))
+            continue;
+        const char *w = NULL;
+        if (px_addr_ok(&one, req->port, &w)) {
+            cand[nc++] = one;
+        } else if (!*dropped) {
+            *dropped = true;
+            *why = w;
+        }
+    }
+    freeaddrinfo(res);
+    return nc;
+}
+
+/* Connects to the decided request, within one deadline for every address
+ * tried.  IP literals are used as they are (a rule named them); names are
+ * resolved here and every answer must pass px_addr_ok. */
+static enum px_fail px_connect(const struct cp_domain *req, int *fd,
+                               const char **why)
+{
+    struct cp_ip cand[PX_MAX_ADDRS];
     size_t nc = 0;
     bool dropped = false;
     *fd = -1;
     if (req->kind != CP_HOST_NAME) {
-        memset(&cand[0], 0, sizeof cand[0]);
-        int af = req->kind == CP_HOST_IPV4 ? AF_INET : AF_INET6;
-        void *bin = af == AF_INET
-                        ? (void *)&((struct sockaddr_in *)&cand[0])->sin_addr
-                        : (void *)&((struct sockaddr_in6 *)&cand[0])->sin6_addr;
-        if (inet_pton(af, req->name, bin) != 1)
+        if (!px_ip_parse(req->name, &cand[0]))
             return PX_NO_NAME;
-        cand[0].ss_family = (sa_family_t)af;
         nc = 1;
-    } else if (px_hosts_lookup(req->name, &cand[0])) {
-        nc = 1;
-        if (!px_addr_ok(ar, (struct sockaddr *)&cand[0], req->port)) {
-            nc = 0;
-            dropped = true;
-        }
     } else {
-        struct addrinfo hints = {.ai_socktype = SOCK_STREAM,
-                                 .ai_family = AF_UNSPEC};
-        struct addrinfo *res = NULL;
-        const char *name = strcmp(req->name, "localhost") ? req->name
-                                                          : "127.0.0.1";
-        if (getaddrinfo(name, NULL, &hints, &res) != 0)
-            return PX_NO_NAME;
-        for (struct addrinfo *r = res; r && nc < 16; r = r->ai_next) {
-            if (r->ai_family != AF_INET && r->ai_family != AF_INET6)
-                continue;
-            if (!px_addr_ok(ar, r->ai_addr, req->port)) {
-                dropped = true;
-                continue;
-            }
-            memset(&cand[nc], 0, sizeof cand[nc]);
-            memcpy(&cand[nc++], r->ai_addr, r->ai_addrlen);
-        }
-        freeaddrinfo(res);
+        nc = px_resolve(req, cand, &dropped, why);
     }
     if (nc == 0)
         return dropped ? PX_DENIED_ADDR : PX_NO_NAME;
-    for (size_t i = 0; i < nc; i++) {
-        px_set_port(&cand[i], req->port);
-        *fd = px_connect_one(&cand[i]);
+    long long deadline = px_now_ms() + px.connect_ms;
+    for (size_t i = 0; i < nc && px_now_ms() < deadline; i++) {
+        *fd = px_connect_one(&cand[i], req->port, deadline);
         if (*fd >= 0)
             return PX_OK;
     }
@@ -575,6 +563,15 @@ static void px_deny_log(const char *what, const char *target, const char *rule,
            why ? why : "");
 }
 
+/* A name whose every address was refused (spec/runtime.md 14.3). */
+static void px_addr_deny_log(const char *what, const char *target,
+                             const char *why)
+{
+    px_log("deny %s %s (no rule): resolves to an address that no rule "
+           "allows: %s",
+           what, target, why);
+}
+
 /* A request head that could not be read: 408, 431 or 400. */
 static void px_http_unread(int c, int code)
 {
@@ -632,7 +629,21 @@ static const struct px_bad *px_req_uri(struct px_req *q)
     return NULL;
 }
 
-/* Request line: METHOD SP TARGET SP HTTP/1.x CRLF.  NULL, or why not. */
+/* A method: a token (RFC 9110 5.6.2) of at most PX_MAX_METHOD bytes. */
+enum { PX_MAX_METHOD = 32 };
+static bool px_method_ok(const char *m, size_t len)
+{
+    if (len == 0 || len > PX_MAX_METHOD)
+        return false;
+    for (size_t i = 0; i < len; i++)
+        if (!((m[i] >= 'A' && m[i] <= 'Z') || (m[i] >= 'a' && m[i] <= 'z') ||
+              (m[i] >= '0' && m[i] <= '9') ||
+              (m[i] && strchr("!#$%&'*+-.^_`|~", m[i]))))
+            return false;
+    return true;
+}
+
+/* Request line: METHOD SP TARGET SP HTTP/1.0|1.1 CRLF.  NULL, or why not. */
 static const struct px_bad *px_req_line(char *buf, struct px_req *q)
 {
     static const struct px_bad malformed = {"confpol: malformed request line\n",
@@ -641,8 +652,10 @@ static const struct px_bad *px_req_line(char *buf, struct px_req *q)
     q->sp1 = memchr(buf, ' ', (size_t)(q->eol - buf));
     q->sp2 = q->sp1 ? memchr(q->sp1 + 1, ' ', (size_t)(q->eol - q->sp1 - 1))
                     : NULL;
-    if (!q->sp1 || !q->sp2 || strncmp(q->sp2 + 1, "HTTP/1.", 7) != 0 ||
-        q->sp1 == buf)
+    if (!q->sp1 || !q->sp2 || q->eol - q->sp2 != 9 ||
+        (strncmp(q->sp2 + 1, "HTTP/1.1", 8) != 0 &&
+         strncmp(q->sp2 + 1, "HTTP/1.0", 8) != 0) ||
+        !px_method_ok(buf, (size_t)(q->sp1 - buf)))
         return &malformed;
     q->connect_m = (size_t)(q->sp1 - buf) == 7 &&
                    strncmp(buf, "CONNECT", 7) == 0;
@@ -696,16 +709,14 @@ static int px_http_upstream(int c, struct cp_arena *ar, const struct px_req *q,
         return -1;
     }
     int u;
-    enum px_fail f = px_connect(ar, req, &u);
+    const char *why = NULL;
+    enum px_fail f = px_connect(req, &u, &why);
     if (f == PX_DENIED_ADDR) {
-        px_deny_log(
-            what, shown, "no rule",
-            "resolves to a loopback or private address that no rule allows");
+        px_addr_deny_log(what, shown, why);
         snprintf(body, sizeof body,
-                 "confpol: %s resolves to a loopback or private address that "
-                 "no rule "
-                 "allows (no rule)\n",
-                 shown);
+                 "confpol: %s resolves to an address that no rule allows: "
+                 "%s (no rule)\n",
+                 shown, why);
         px_http_reply(c, 403, "Forbidden", "no rule", body);
         return -1;
     }
@@ -729,7 +740,11 @@ static char *px_http_rewrite(const char *buf, int head, const struct px_req *q,
     size_t ol = 0;
     if (!out)
         return NULL;
-    ol += (size_t)snprintf(out, 64, "%.*s ", (int)(q->sp1 - buf), buf);
+    /* Every part is copied by its length: the method was checked to be a
+     * short token (px_req_line). */
+    size_t ml = (size_t)(q->sp1 + 1 - buf);
+    memcpy(out, buf, ml);
+    ol += ml;
     memcpy(out + ol, q->path, q->pathlen);
     ol += q->pathlen;
     size_t vl = (size_t)(q->eol - q->sp2);
@@ -871,11 +886,10 @@ static int px_socks_upstream(int c, struct cp_arena *ar,
         return -1;
     }
     int u;
-    enum px_fail f = px_connect(ar, req, &u);
+    const char *why = NULL;
+    enum px_fail f = px_connect(req, &u, &why);
     if (f == PX_DENIED_ADDR) {
-        px_deny_log(
-            "SOCKS5", shown, "no rule",
-            "resolves to a loopback or private address that no rule allows");
+        px_addr_deny_log("SOCKS5", shown, why);
         px_socks_reply(c, 2);
         return -1;
     }
@@ -932,9 +946,57 @@ static void px_close_soft(int c)
     close(c);
 }
 
+#if CP_RT_LINUX
+/* Unix mode: the bridge connects, sends one byte with the client's TCP
+ * socket (SCM_RIGHTS) and closes; the proxy then talks to the client
+ * itself, one relay instead of two.  Only a connected TCP stream socket is
+ * taken: anything else the sandbox could pass it already held, and is
+ * refused all the same.  Received in the connection's own thread: a
+ * hand-over that is slow to come holds no other connection up. */
+static int px_recv_client(int u)
+{
+    if (px_wait(u, POLLIN, px_now_ms() + 1000) < 0)
+        return -1;
+    int fd = cp_rt_sock_recv_fd(u);
+    if (fd < 0)
+        return -1;
+    int dom = 0, type = 0;
+    socklen_t l1 = sizeof dom, l2 = sizeof type;
+    union cp_sockaddr peer;
+    socklen_t pl = sizeof peer;
+    if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &l1) < 0 ||
+        getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &l2) < 0 ||
+        (dom != AF_INET && dom != AF_INET6) || type != SOCK_STREAM ||
+        getpeername(fd, &peer.sa, &pl) < 0) {
+        close(fd);
+        return -1;
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    return fd;
+}
+#endif
+
+/* The client's socket of an accepted connection c: c itself, or in Unix
+ * mode the socket the bridge passes over c (c is closed); -1 when none. */
+static int px_client(int c)
+{
+#if CP_RT_LINUX
+    if (px.fd_passing) {
+        int client = px_recv_client(c);
+        close(c);
+        return client;
+    }
+#endif
+    return c;
+}
+
 static void *px_conn(void *arg)
 {
-    int c = (int)(intptr_t)arg;
+    int c = px_client((int)(intptr_t)arg);
+    if (c < 0) {
+        atomic_fetch_sub(&px_open, 1);
+        return NULL;
+    }
     long long deadline = px_now_ms() + px.header_ms;
     char *buf = malloc(CP_PX_MAX_HEADER + 2);
     struct cp_arena *ar = cp_arena_new();
@@ -956,34 +1018,62 @@ static void *px_conn(void *arg)
     return NULL;
 }
 
-#if CP_RT_LINUX
-/* Unix mode: the bridge connects, sends one byte with the client's TCP
- * socket (SCM_RIGHTS) and closes; the proxy then talks to the client
- * itself, one relay instead of two.  Only a connected TCP stream socket is
- * taken: anything else the sandbox could pass it already held, and is
- * refused all the same. */
-static int px_recv_client(int u)
+/* Surplus connections (more than max_conns open) are answered 503 each in
+ * a small thread of its own, at most PX_MAX_REFUSING at once, so that
+ * none waits for another's answer and drain; past that they are closed at
+ * once. */
+enum { PX_MAX_REFUSING = 64, PX_REFUSE_STACK = 64 * 1024 };
+static atomic_int px_refusing;
+
+static void *px_refuse(void *arg)
 {
-    if (px_wait(u, POLLIN, px_now_ms() + 1000) < 0)
-        return -1;
-    int fd = cp_rt_sock_recv_fd(u);
-    if (fd < 0)
-        return -1;
-    int dom = 0, type = 0;
-    socklen_t l1 = sizeof dom, l2 = sizeof type;
-    struct sockaddr_storage peer;
-    socklen_t pl = sizeof peer;
-    if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &l1) < 0 ||
-        getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &l2) < 0 ||
-        (dom != AF_INET && dom != AF_INET6) || type != SOCK_STREAM ||
-        getpeername(fd, (struct sockaddr *)&peer, &pl) < 0) {
-        close(fd);
-        return -1;
+    int c = px_client((int)(intptr_t)arg);
+    if (c >= 0) {
+        px_http_reply(c, 503, "Service Unavailable", NULL,
+                      "confpol: too many connections through the proxy\n");
+        px_close_soft(c);
     }
-    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-    return fd;
+    atomic_fetch_sub(&px_refusing, 1);
+    return NULL;
 }
-#endif
+
+/* Starts fn(c) in a detached thread counted by *count (at most max);
+ * false (c untouched, nothing counted) when none could start. */
+static bool px_spawn(void *(*fn)(void *), int c, atomic_int *count, int max,
+                     size_t stack)
+{
+    if (atomic_fetch_add(count, 1) >= max) {
+        atomic_fetch_sub(count, 1);
+        return false;
+    }
+    pthread_attr_t at;
+    pthread_t t;
+    bool ok = pthread_attr_init(&at) == 0;
+    if (ok) {
+        pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+        pthread_attr_setstacksize(&at, stack);
+        ok = pthread_create(&t, &at, fn, (void *)(intptr_t)c) == 0;
+        pthread_attr_destroy(&at);
+    }
+    if (!ok)
+        atomic_fetch_sub(count, 1);
+    return ok;
+}
+
+static _Noreturn void px_main(int lfd)
+{
+    for (;;) {
+        int c = cp_rt_sock_accept(lfd);
+        if (c < 0)
+            _exit(1);
+        if (px_spawn(px_conn, c, &px_open, px.max_conns, 256 * 1024))
+            continue;
+        px_log("refused a connection: %d are open already", px.max_conns);
+        if (!px_spawn(px_refuse, c, &px_refusing, PX_MAX_REFUSING,
+                      PX_REFUSE_STACK))
+            close(c);
+    }
+}
 
 /* Paths the proxy removes itself when the runtime dies (its parent-death
  * signal): the runtime killed with SIGKILL cannot. */
@@ -997,41 +1087,6 @@ static void px_on_parent_death(int sig)
     if (px_dir_path[0])
         rmdir(px_dir_path);
     _exit(0);
-}
-
-static _Noreturn void px_main(int lfd)
-{
-    pthread_attr_t at;
-    pthread_attr_init(&at);
-    pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-    pthread_attr_setstacksize(&at, 256 * 1024);
-    for (;;) {
-        int c = cp_rt_sock_accept(lfd);
-        if (c < 0)
-            _exit(1);
-#if CP_RT_LINUX
-        if (px.fd_passing) {
-            int client = px_recv_client(c);
-            close(c);
-            if (client < 0)
-                continue;
-            c = client;
-        }
-#endif
-        if (atomic_fetch_add(&px_open, 1) >= px.max_conns) {
-            atomic_fetch_sub(&px_open, 1);
-            px_http_reply(c, 503, "Service Unavailable", NULL,
-                          "confpol: too many connections through the proxy\n");
-            px_log("refused a connection: %d are open already", px.max_conns);
-            px_close_soft(c);
-            continue;
-        }
-        pthread_t t;
-        if (pthread_create(&t, &at, px_conn, (void *)(intptr_t)c) != 0) {
-            atomic_fetch_sub(&px_open, 1);
-            close(c);
-        }
-    }
 }
 
 /* ---- start and stop ---------------------------------------------------------------- */
@@ -1075,6 +1130,8 @@ static int px_conf_load(const struct cp_rt_artifact *a, const char *prog,
                                    1, 65536);
     px.header_ms = (int)px_env_num("CONFPOL_PROXY_HEADER_MS", CP_PX_HEADER_MS,
                                    10, 3600000);
+    px.connect_ms = (int)px_env_num("CONFPOL_PROXY_CONNECT_MS",
+                                    CP_PX_CONNECT_MS, 10, 3600000);
     const char *log = getenv("CONFPOL_PROXY_LOG");
     if (log && *log) {
         px.log_fd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
@@ -1113,11 +1170,13 @@ static int px_listen_unix(struct cp_rt_proxy *p, struct cp_rt_err *e)
     }
     if (snprintf(p->sock, sizeof p->sock, "%.200s/proxy.sock", p->dir) < 0)
         p->sock[0] = '\0';
-    struct sockaddr_un sun = {.sun_family = AF_UNIX};
+    union cp_sockaddr sun;
+    memset(&sun, 0, sizeof sun);
+    sun.un.sun_family = AF_UNIX;
     int fd = -1;
-    if (strlen(p->sock) < sizeof sun.sun_path) {
-        memcpy(sun.sun_path, p->sock, strlen(p->sock) + 1);
-        fd = cp_rt_sock_listen((struct sockaddr *)&sun, sizeof sun);
+    if (strlen(p->sock) < sizeof sun.un.sun_path) {
+        memcpy(sun.un.sun_path, p->sock, strlen(p->sock) + 1);
+        fd = cp_rt_sock_listen(&sun.sa, sizeof sun.un);
     }
     if (fd == -2)
         return -cp_rt_fail(e, CP_RT_EXIT_ERROR,
@@ -1182,6 +1241,10 @@ static void px_child_setup(pid_t parent, const int life[2])
     pthread_detach(t);
 #endif
     setpgid(0, 0);
+    /* Names are resolved as fully qualified: no search domain of the
+     * host's resolver configuration is ever appended (glibc reads the
+     * search list from LOCALDOMAIN, when set, instead of resolv.conf). */
+    setenv("LOCALDOMAIN", "", 1);
     sigset_t all;
     sigemptyset(&all);
     sigprocmask(SIG_SETMASK, &all, NULL);

@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "arena.h"
+#include "netaddr.h"
 #include "netproxy.h"
 
 #ifndef PIDFD_THREAD
@@ -54,7 +55,7 @@ struct us_sup {
 struct us_call {
     struct us_sup *s;
     struct seccomp_notif req;
-    struct sockaddr_storage addr; /* the caller's address, copied once */
+    union cp_sockaddr addr; /* the caller's address, copied once */
     socklen_t len;
     int sock; /* the caller's socket, taken once */
 };
@@ -208,7 +209,7 @@ static int us_path(const struct us_call *c)
 {
     char path[sizeof(((struct sockaddr_un *)0)->sun_path) + 1];
     size_t n = c->len - offsetof(struct sockaddr_un, sun_path);
-    memcpy(path, ((const struct sockaddr_un *)&c->addr)->sun_path, n);
+    memcpy(path, c->addr.un.sun_path, n);
     path[n] = '\0'; /* the kernel reads up to the first NUL or len */
     const char *why = "not a named socket";
     int fd = us_open(c, path, &why);
@@ -219,9 +220,11 @@ static int us_path(const struct us_call *c)
         why = "not a socket";
     else if (fd >= 0 && us_allowed(c->s->set, &st)) {
         /* /proc/self/fd/N reaches exactly the inode just checked. */
-        struct sockaddr_un u = {.sun_family = AF_UNIX};
-        snprintf(u.sun_path, sizeof u.sun_path, "/proc/self/fd/%d", fd);
-        int r = connect(c->sock, (struct sockaddr *)&u, sizeof u);
+        union cp_sockaddr u;
+        memset(&u, 0, sizeof u);
+        u.un.sun_family = AF_UNIX;
+        snprintf(u.un.sun_path, sizeof u.un.sun_path, "/proc/self/fd/%d", fd);
+        int r = connect(c->sock, &u.sa, sizeof u.un);
         int err = r < 0 ? errno : 0;
         close(fd);
         return err;
@@ -238,7 +241,7 @@ static int us_decide(struct us_call *c)
     int pidfd = -1;
     c->sock = -1;
     int err = us_take(c, &pidfd);
-    const struct sockaddr_un *u = (const struct sockaddr_un *)&c->addr;
+    const struct sockaddr_un *u = &c->addr.un;
     size_t base = offsetof(struct sockaddr_un, sun_path);
     bool unix_path = c->len > base && u->sun_family == AF_UNIX;
     if (err) {
@@ -251,8 +254,7 @@ static int us_decide(struct us_call *c)
          * abstract and malformed addresses: the sandbox's own network
          * namespace holds only its own abstract sockets, so the kernel
          * decides these on the copied address. */
-        err = connect(c->sock, (struct sockaddr *)&c->addr, c->len) < 0 ? errno
-                                                                        : 0;
+        err = connect(c->sock, &c->addr.sa, c->len) < 0 ? errno : 0;
     }
     if (c->sock >= 0)
         close(c->sock);

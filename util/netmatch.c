@@ -380,23 +380,45 @@ bool cp_domain_matches(const struct cp_domain *d, const char *host)
     return dom_equal(host, hlen, d->name, blen);
 }
 
-enum cp_verdict cp_net_decide(const struct cp_net_rule *rules, size_t n,
-                              const struct cp_domain *req, size_t *match,
-                              size_t *nmatch)
+/* The decision; the indices of the deciding rules go to match[] while
+ * fewer than cap are there, their count to *nmatch. */
+static enum cp_verdict net_decide(const struct cp_net_rule *rules, size_t n,
+                                  const struct cp_domain *req, size_t *match,
+                                  size_t cap, size_t *nmatch)
 {
     size_t nd = 0, na = 0;
     bool any_allow = false;
     for (size_t i = 0; i < n; i++)
-        if (!rules[i].dom)
-            match[nd++] = i;
+        if (!rules[i].dom) {
+            if (nd < cap)
+                match[nd] = i;
+            nd++;
+        }
     *nmatch = nd;
     if (nd)
         return CP_DENY;
     for (size_t i = 0; i < n; i++) {
         any_allow = true;
-        if (cp_domain_matches_req(rules[i].dom, req))
-            match[na++] = i;
+        if (cp_domain_matches_req(rules[i].dom, req)) {
+            if (na < cap)
+                match[na] = i;
+            na++;
+        }
     }
     *nmatch = na;
     return (!any_allow || na) ? CP_ALLOW : CP_DENY;
+}
+
+enum cp_verdict cp_net_decide(const struct cp_net_rule *rules, size_t n,
+                              const struct cp_domain *req, size_t *match,
+                              size_t *nmatch)
+{
+    return net_decide(rules, n, req, match, n, nmatch);
+}
+
+enum cp_verdict cp_net_decide_first(const struct cp_net_rule *rules, size_t n,
+                                    const struct cp_domain *req, size_t *first,
+                                    size_t *nmatch)
+{
+    return net_decide(rules, n, req, first, 1, nmatch);
 }

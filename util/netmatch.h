@@ -61,5 +61,11 @@ struct cp_net_rule {
 enum cp_verdict cp_net_decide(const struct cp_net_rule *rules, size_t n,
                               const struct cp_domain *req, size_t *match,
                               size_t *nmatch);
+/* The same decision with room for one index: the first deciding rule goes
+ * to *first when *nmatch > 0 (the runtime's proxy: no array sized by the
+ * number of rules on a thread's stack). */
+enum cp_verdict cp_net_decide_first(const struct cp_net_rule *rules, size_t n,
+                                    const struct cp_domain *req, size_t *first,
+                                    size_t *nmatch);
 
 #endif

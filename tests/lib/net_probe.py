@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: MIT
 # Probes run inside `confpol run` by tests/sh/net-proxy.sh: each prints one
 # line "NAME: RESULT" so the shell test can compare exactly.
+import ast
 import os
+import select
 import socket
 import sys
 import time
@@ -71,6 +73,29 @@ def main():
         time.sleep(0.3)
         print("toomany:", raw(b"GET http://allowed.test/ HTTP/1.1\r\n\r\n"))
         for s in held:
+            s.close()
+    elif what == "raw":
+        # arg: a Python bytes literal, sent as it is.
+        print("raw:", raw(ast.literal_eval(arg)))
+    elif what == "surplus":
+        # "N M": N idle connections held, then M more at once that send
+        # nothing and never close; prints how many were answered 503 and
+        # the seconds until the last answer.
+        n, m = (int(x) for x in arg.split())
+        held = [raw(b"", read=False) for _ in range(n)]
+        time.sleep(0.3)
+        start = time.monotonic()
+        more = [socket.create_connection(bridge(), timeout=10) for _ in range(m)]
+        got, left = 0, set(more)
+        while left and time.monotonic() - start < 20:
+            ready, _, _ = select.select(list(left), [], [], 1.0)
+            for s in ready:
+                line = s.recv(4096).split(b"\r\n", 1)[0]
+                got += line.startswith(b"HTTP/1.1 503")
+                left.discard(s)
+        took = time.monotonic() - start
+        print("surplus: %d x 503 in %s" % (got, "under 4 s" if took < 4 else "%.1f s" % took))
+        for s in held + more:
             s.close()
     elif what == "direct":
         # Straight at an address, no proxy: there is no route.

@@ -130,7 +130,7 @@ grep -q "proxy: deny" "$T/err" && fail "log file: the line also went to stderr"
 
 # ---- anti-rebinding: a public-name rule does not reach loopback ------------
 expect "rebinding" 403 "$(run public-only.confpol curl -sS -o /dev/null -w '%{http_code}' "http://allowed.test:$P/index.txt")"
-grep -q "resolves to a loopback or private address" "$T/err" || fail "rebinding: reason not logged"
+grep -q "resolves to an address that no rule allows: loopback" "$T/err" || fail "rebinding: reason not logged"
 
 # localhost names the host's loopback, through the proxy, at the port named.
 expect "localhost" hello "$(run localhost.confpol sh -c 'curl -sS -x "$HTTP_PROXY" "$1"' sh "http://localhost:$P/index.txt")"

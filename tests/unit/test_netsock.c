@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
@@ -189,6 +190,92 @@ START_TEST(ll_net_filter)
 }
 END_TEST
 
+/* Sends one byte with n descriptors (copies of fd) in one SCM_RIGHTS
+ * message, as a sandbox could over the proxy's socket. */
+static void ns_send_fds(int sock, int fd, int n)
+{
+    union {
+        struct cmsghdr h;
+        char b[CMSG_SPACE(8 * sizeof(int))];
+    } cm;
+    memset(&cm, 0, sizeof cm);
+    char byte = 'F';
+    struct iovec iov = {.iov_base = &byte, .iov_len = 1};
+    struct msghdr m = {.msg_iov = &iov,
+                       .msg_iovlen = 1,
+                       .msg_control = cm.b,
+                       .msg_controllen = CMSG_SPACE((size_t)n * sizeof(int))};
+    struct cmsghdr *h = CMSG_FIRSTHDR(&m);
+    h->cmsg_level = SOL_SOCKET;
+    h->cmsg_type = SCM_RIGHTS;
+    h->cmsg_len = CMSG_LEN((size_t)n * sizeof(int));
+    for (int i = 0; i < n; i++)
+        memcpy(CMSG_DATA(h) + (size_t)i * sizeof fd, &fd, sizeof fd);
+    ck_assert_int_eq(sendmsg(sock, &m, 0), 1);
+}
+
+/* A hand-over with more than one descriptor is refused, and every
+ * descriptor it brought is closed: none stays open in the proxy. */
+START_TEST(recv_fd_refuses_and_closes)
+{
+    int sv[2];
+    ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    int before = ns_next_fd();
+    for (int n = 2; n <= 4; n++) {
+        ns_send_fds(sv[0], 0, n);
+        ck_assert_int_eq(cp_rt_sock_recv_fd(sv[1]), -1);
+        ck_assert_int_eq(ns_next_fd(), before);
+    }
+    /* No descriptor at all: refused too. */
+    ck_assert_int_eq(send(sv[0], "F", 1, 0), 1);
+    ck_assert_int_eq(cp_rt_sock_recv_fd(sv[1]), -1);
+    /* Exactly one: taken, close-on-exec. */
+    ns_send_fds(sv[0], 0, 1);
+    int fd = cp_rt_sock_recv_fd(sv[1]);
+    ck_assert_int_eq(fd, before);
+    ck_assert_int_ne(fcntl(fd, F_GETFD) & FD_CLOEXEC, 0);
+    close(fd);
+    close(sv[0]);
+    close(sv[1]);
+}
+END_TEST
+
+/* Two descriptors sent where the receiver can take one more: the kernel
+ * installs the first, drops the second and says so with MSG_CTRUNC only
+ * (the control message then looks like one descriptor).  Refused, and the
+ * one installed is closed.  Exit status: the failed expectation. */
+static int ns_probe_ctrunc(void)
+{
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0)
+        return 1;
+    int p[2];
+    if (pipe(p) < 0)
+        return 2;
+    ns_send_fds(sv[0], p[0], 2);
+    int lowest = dup(0);
+    if (lowest < 0)
+        return 3;
+    close(lowest);
+    /* Every descriptor below `lowest` is open: room for exactly one. */
+    struct rlimit rl = {.rlim_cur = (rlim_t)lowest + 1,
+                        .rlim_max = (rlim_t)lowest + 1};
+    if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+        return 4;
+    int fd = cp_rt_sock_recv_fd(sv[1]);
+    if (fd >= 0)
+        return 5;
+    if (fcntl(lowest, F_GETFD) != -1)
+        return 6; /* the installed one left open */
+    return 0;
+}
+
+START_TEST(recv_fd_ctrunc)
+{
+    ck_assert_int_eq(ns_in_child(ns_probe_ctrunc), 0);
+}
+END_TEST
+
 Suite *cp_test_netsock_suite(void); /* collected by the Makefile */
 Suite *cp_test_netsock_suite(void)
 {
@@ -196,6 +283,8 @@ Suite *cp_test_netsock_suite(void)
     TCase *tc = tcase_create("sockets");
     tcase_add_test(tc, loopback_reached);
     tcase_add_test(tc, unix_listen_and_refuse);
+    tcase_add_test(tc, recv_fd_refuses_and_closes);
+    tcase_add_test(tc, recv_fd_ctrunc);
     suite_add_tcase(s, tc);
     tc = tcase_create("seccomp");
     tcase_add_test(tc, unix_close_filter);
