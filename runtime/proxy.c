@@ -270,11 +270,19 @@ static struct pollfd px_want(const struct px_dir *d)
     return (struct pollfd){.fd = d->from, .events = POLLIN};
 }
 
-static void px_nonblock(int fd)
+/* O_NONBLOCK on or off: 0, or -1 when either fcntl fails (a descriptor
+ * left in the wrong mode would block a relay or spin on EAGAIN). */
+static int px_nonblock_set(int fd, bool on)
 {
     int fl = fcntl(fd, F_GETFL);
-    if (fl >= 0)
-        fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+    if (fl < 0)
+        return -1;
+    return fcntl(fd, F_SETFL, on ? fl | O_NONBLOCK : fl & ~O_NONBLOCK);
+}
+
+static void px_nonblock(int fd)
+{
+    px_nonblock_set(fd, true); /* else the relay's writes block: slower */
 }
 
 void cp_rt_relay(int x, int y, int idle_ms)
@@ -420,11 +428,11 @@ static int px_connect_one(const struct cp_ip *ip, unsigned port,
     int err = 0;
     socklen_t el = sizeof err;
     if (px_wait(fd, POLLOUT, deadline) < 0 ||
-        getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0 || err) {
+        getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0 || err ||
+        px_nonblock_set(fd, false) < 0) {
         close(fd);
         return -1;
     }
-    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     return fd;
@@ -967,11 +975,10 @@ static int px_recv_client(int u)
     if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &l1) < 0 ||
         getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &l2) < 0 ||
         (dom != AF_INET && dom != AF_INET6) || type != SOCK_STREAM ||
-        getpeername(fd, &peer.sa, &pl) < 0) {
+        getpeername(fd, &peer.sa, &pl) < 0 || px_nonblock_set(fd, false) < 0) {
         close(fd);
         return -1;
     }
-    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
     return fd;
 }
 #endif
