@@ -22,9 +22,10 @@ static const char
     why_deny_write[] = "partially: contents, creation, removal and renaming "
                        "denied by granting around P (a "
                        "missing P: nothing can be created in its parent); "
-                       "mode, owner, timestamps and extended "
+                       "the mode bits, timestamps and extended "
                        "attributes of the user's own files are not covered by "
-                       "Landlock (--enforcer bwrap is exact)";
+                       "Landlock (set-ID bits and owner changes are refused "
+                       "everywhere by seccomp; --enforcer bwrap is exact)";
 static const char why_deny_read[] =
     "granted around P: its ancestors cannot be listed and entries added to "
     "them later cannot "

@@ -1077,8 +1077,9 @@ int cp_rt_args_stream(const struct cp_rt_plan *pl, char *const *cmd,
     cp_rt_strv_push(stage_words, "--");
     for (size_t i = 0; i < ncmd; i++)
         cp_rt_strv_push(stage_words, cmd[i]);
-    /* bwrap --args FD -- EXE STAGE-ARGV... STATUS ERR ARGS */
-    size_t total = bwrap_words->n + 4 + 3 + 3;
+    /* bwrap --args FD --add-seccomp-fd FD -- EXE STAGE-ARGV... STATUS ERR
+     * ARGS */
+    size_t total = bwrap_words->n + 6 + 3 + 3;
     if (total > CP_RT_MAX_BWRAP_ARGS) {
         cp_rt_strv_free(bwrap_words);
         cp_rt_strv_free(stage_words);
@@ -1854,11 +1855,21 @@ static int run_spawn(struct bw_run *r)
     snprintf(fds[1], sizeof fds[1], "%d", r->st[1]);
     snprintf(fds[2], sizeof fds[2], "%d", r->orig_err);
     snprintf(fds[3], sizeof fds[3], "%d", r->stage_fd);
-    const char *bargv[16];
+    const char *bargv[20];
     size_t nb = 0;
     bargv[nb++] = "bwrap";
     bargv[nb++] = "--args";
     bargv[nb++] = fds[0];
+    /* The confinement filter (spec/runtime.md §6), inherited by bwrap
+     * alone: closed here once it has started. */
+    struct cp_rt_err se = {0};
+    int sfd = cp_rt_seccomp_memfd(&se);
+    if (sfd < 0)
+        return run_fail(r, se.status, "%s", se.msg);
+    char sfd_word[16];
+    snprintf(sfd_word, sizeof sfd_word, "%d", sfd);
+    bargv[nb++] = "--add-seccomp-fd";
+    bargv[nb++] = sfd_word;
     bargv[nb++] = "--";
     bargv[nb++] = l->stage.exe;
     for (size_t k = 0; k < l->stage.nargv && k < 8; k++)
@@ -1878,6 +1889,7 @@ static int run_spawn(struct bw_run *r)
     };
     fflush(NULL); /* the child must not inherit unwritten stdio buffers */
     r->child = spawn_bwrap(&sp);
+    close(sfd);
     if (r->child < 0)
         return run_fail(r, CP_RT_EXIT_ERROR, "fork: %s", strerror(errno));
     janitor_tell_pid(&r->jan, r->child);

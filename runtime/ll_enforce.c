@@ -891,7 +891,8 @@ static void ll_abi_notes(struct cp_ll_plan *pl)
 static void ll_partial_notes(struct cp_ll_plan *pl)
 {
     plan_note(&pl->partial,
-              "partly enforced: the mode, owner, timestamps and extended "
+              "partly enforced: the mode bits (set-ID bits excepted), "
+              "timestamps and extended "
               "attributes of the user's own files outside the write roots "
               "(carve-outs "
               "included) can still be changed: Landlock has no right for them "
@@ -1007,8 +1008,8 @@ static void cp_ll_plan_print(FILE *out, const struct cp_ll_plan *pl)
             pl->scope
                 ? (pl->net_deny ? "signals, abstract Unix sockets" : "signals")
                 : "nothing (ABI < 6)");
-    fprintf(out, "seccomp: foreign ABIs killed, TIOCSTI refused%s%s%s\n",
-            pl->net_deny ? ", sockets filtered, io_uring refused" : "",
+    fprintf(out, "seccomp: %s%s%s%s\n", cp_rt_seccomp_text,
+            pl->net_deny ? ", IP sockets refused" : "",
             pl->unix_deny ? ", Unix sockets refused" : "",
             pl->no_truncate ? ", truncation refused" : "");
     fprintf(out, "capabilities: %s\n", pl->drop_caps ? "all dropped" : "kept");
@@ -1138,6 +1139,7 @@ static int dry_run_bwrap(const struct cp_rt_artifact *a,
         printf("exec %s\n", pl.exec.v[i]);
     for (size_t i = 0; i < pl.verify_ro.n; i++)
         printf("verify read-only %s\n", pl.verify_ro.v[i]);
+    printf("seccomp: %s\n", cp_rt_seccomp_text);
     for (size_t i = 0; i < pl.placeholders.n; i++)
         printf("placeholder (created for the run, removed after) %s\n",
                pl.placeholders.v[i]);

@@ -399,6 +399,12 @@ struct cp_ll_seccomp {
 /* Installs the filter (no_new_privs must be set); 0 or CP_RT_EXIT_CANNOT
  * with e's message. */
 int cp_ll_seccomp_install(const struct cp_ll_seccomp *o, struct cp_rt_err *e);
+/* The same confinement filter for bwrap (--add-seccomp-fd): a memfd
+ * holding the program, read from its start, not close-on-exec; the fd, or
+ * -1 with e filled (its status is e->status). */
+int cp_rt_seccomp_memfd(struct cp_rt_err *e);
+/* What the confinement filter refuses, for --dry-run. */
+extern const char cp_rt_seccomp_text[];
 
 /* Runs CMD under the chosen enforcer (auto falls back from bwrap to
  * Landlock); --dry-run prints the plan instead.  May not return. */
