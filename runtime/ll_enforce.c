@@ -35,6 +35,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -431,6 +432,12 @@ static const char *const pseudo_fs[] = {"/dev", "/proc", "/sys"};
 static int target_rel(const struct llp *L, const char *path, bool read_only)
 {
     int rel = 0; /* 0 none, 1 beneath, 2 exact or above */
+    /* The read grant never covers the host's /dev wholesale (its disks,
+     * the user's terminals in /dev/pts): it is granted around it, and
+     * grant_minus gives /dev its names only. */
+    if (read_only && L->dev && cp_rt_path_beneath(path, "/dev") &&
+        strcmp(path, "/dev"))
+        rel = 1;
     for (size_t i = 0; !read_only && i < sizeof pseudo_fs / sizeof pseudo_fs[0];
          i++)
         if (cp_rt_path_beneath(path, pseudo_fs[i]) &&
@@ -506,9 +513,60 @@ static void grant_minus(struct llp *L, const char *x, uint64_t access,
     cp_rt_strv_free(&names);
 }
 
-static const char *const dev_nodes[] = {
-    "/dev/null",    "/dev/zero", "/dev/full", "/dev/random",
-    "/dev/urandom", "/dev/tty",  "/dev/ptmx", "/dev/pts"};
+/* The devices of bwrap's --dev that are not the user's: /dev/pts and
+ * /dev/ptmx are not among them (the host's /dev/pts holds the user's other
+ * terminals; ll_dev_grants adds the controlling one). */
+static const char *const dev_nodes[] = {"/dev/null",    "/dev/zero",
+                                        "/dev/full",    "/dev/random",
+                                        "/dev/urandom", "/dev/tty"};
+
+/* The controlling terminal's device number (field 7 of /proc/self/stat,
+ * the kernel's new_encode_dev form); 0 when there is none. */
+static dev_t ctty_dev(void)
+{
+    char buf[1024];
+    int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    const char *p = strrchr(buf, ')'); /* the command name may hold anything */
+    int tty = 0;
+    if (!p || sscanf(p + 1, " %*c %*d %*d %*d %d", &tty) != 1 || tty == 0)
+        return 0;
+    unsigned u = (unsigned)tty;
+    return makedev((u >> 8) & 0xfffu, (u & 0xffu) | ((u >> 12) & 0xfff00u));
+}
+
+/* --dev /dev: the fixed devices, and the controlling terminal the command
+ * inherits, by the name one of its standard descriptors has (a terminal
+ * of the user's that is not the controlling one gets nothing). */
+static void ll_dev_grants(struct llp *L)
+{
+    for (size_t i = 0; i < sizeof dev_nodes / sizeof dev_nodes[0]; i++)
+        if (access(dev_nodes[i], F_OK) == 0)
+            grant(L, dev_nodes[i], LL_DEV);
+    dev_t ct = ctty_dev();
+    char name[PATH_MAX] = "";
+    for (int fd = 0; ct && fd <= 2 && !*name; fd++) {
+        struct stat st;
+        if (!isatty(fd) || ttyname_r(fd, name, sizeof name) != 0 ||
+            !cp_rt_path_beneath("/dev", name) || stat(name, &st) < 0 ||
+            !S_ISCHR(st.st_mode) || st.st_rdev != ct)
+            name[0] = '\0';
+    }
+    if (*name)
+        grant(L, name, LL_DEV);
+    plan_note(&L->pl->notes,
+              "no pseudo-terminal can be allocated (/dev/ptmx and /dev/pts "
+              "are not granted: a new terminal's name is not known before it "
+              "exists, and /dev/pts holds the user's other terminals); the "
+              "controlling terminal%s%s and /dev/tty are reachable",
+              *name ? " " : " (none)", name);
+}
 
 /* Namespace options: what they protect is said in the plan's notes. */
 static const char *const ll_ns_opts[] = {
@@ -798,11 +856,7 @@ static void ll_grants(struct llp *L, const char *cmd)
     if (L->read_root)
         grant_minus(L, "/", read, true, 0);
     if (L->dev)
-        for (size_t i = 0; i < sizeof dev_nodes / sizeof dev_nodes[0]; i++)
-            if (access(dev_nodes[i], F_OK) == 0)
-                grant(L, dev_nodes[i],
-                      LL_DEV |
-                          (strcmp(dev_nodes[i], "/dev/pts") ? 0 : LL_READ_DIR));
+        ll_dev_grants(L);
     for (size_t i = 0; i < L->wroots.n; i++)
         grant_minus(L, L->wroots.v[i], LL_WRITE, false, 0);
     if (pl->exec_on)
@@ -822,11 +876,11 @@ static void ll_stricter_notes(struct llp *L)
             "renamed directly in it",
             L->wsplit.v[i]);
     for (size_t i = 0; i < L->rsplit.n; i++)
-        plan_note(
-            &pl->notes,
-            "'%s' is an ancestor of a deny-read path: it cannot be listed, and "
-            "entries added to it later cannot be read",
-            L->rsplit.v[i]);
+        plan_note(&pl->notes,
+                  "'%s' is an ancestor of a deny-read path (or of /dev, whose "
+                  "devices are granted one by one): it cannot be listed, and "
+                  "entries added to it later cannot be read",
+                  L->rsplit.v[i]);
     for (size_t i = 0; i < L->nt; i++) {
         struct stat st;
         if (lstat(L->t[i].path, &st) < 0)
