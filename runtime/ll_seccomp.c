@@ -70,11 +70,11 @@
 #ifndef __NR_openat2
 #define __NR_openat2 437
 #endif
-#ifndef __NR_fchmodat2
-#define __NR_fchmodat2 452
-#endif
-#ifndef __O_TMPFILE
-#define __O_TMPFILE 020000000
+/* fchmodat2 (Linux 6.6) has the same number on every architecture. */
+#ifdef __NR_fchmodat2
+#define CP_NR_FCHMODAT2 __NR_fchmodat2
+#else
+#define CP_NR_FCHMODAT2 452
 #endif
 #ifndef TIOCLINUX
 #define TIOCLINUX 0x541C
@@ -223,7 +223,8 @@ static void deny_setid_create(struct prog *p, long nr, int flag_arg,
                  flag_arg < 0 ? 4 : 7));
     if (flag_arg >= 0) {
         emit(p, STMT(BPF_LD | BPF_W | BPF_ABS, (unsigned)OFF_ARG(flag_arg)));
-        emit(p, STMT(BPF_ALU | BPF_AND | BPF_K, O_CREAT | __O_TMPFILE));
+        emit(p, STMT(BPF_ALU | BPF_AND | BPF_K,
+                     O_CREAT | (O_TMPFILE & ~O_DIRECTORY)));
         emit(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 4, 0));
     }
     deny_arg_tail(p, mode_arg, SETID_BITS);
@@ -241,7 +242,7 @@ static void setid_block(struct prog *p)
 #endif
         {__NR_fchmod, 1},
         {__NR_fchmodat, 2},
-        {__NR_fchmodat2, 2},
+        {CP_NR_FCHMODAT2, 2},
     };
     static const long chowns[] = {
 #ifdef __NR_chown
