@@ -533,11 +533,20 @@ static dev_t ctty_dev(void)
     if (n <= 0)
         return 0;
     buf[n] = '\0';
-    const char *p = strrchr(buf, ')'); /* the command name may hold anything */
-    int tty = 0;
-    if (!p || sscanf(p + 1, " %*c %*d %*d %*d %d", &tty) != 1 || tty == 0)
+    /* After the command name (which may hold anything): state, ppid,
+     * pgrp, session, tty_nr. */
+    const char *p = strrchr(buf, ')');
+    for (int field = 0; p && field < 5; field++) {
+        p += strspn(p + 1, " ") + 1;
+        p = field < 4 ? strchr(p, ' ') : p;
+    }
+    if (!p)
         return 0;
-    unsigned u = (unsigned)tty;
+    char *end;
+    long tty = strtol(p, &end, 10);
+    if (end == p || tty <= 0)
+        return 0;
+    unsigned long u = (unsigned long)tty;
     return makedev((u >> 8) & 0xfffu, (u & 0xffu) | ((u >> 12) & 0xfff00u));
 }
 
@@ -959,6 +968,31 @@ static void ll_partial_notes(struct cp_ll_plan *pl)
                   "outside it (an accident guard, as under bwrap)");
 }
 
+/* A deny-read target's metadata: Landlock has no right for stat, access,
+ * readlink, getxattr or inotify, and without a mount namespace nothing
+ * hides the name.  Looser than the policy, so refused (126) unless the
+ * user allows it (--allow-unenforced, fail open): then one warning per
+ * target.  spec/runtime.md §12.2. */
+static int ll_read_metadata(struct llp *L)
+{
+    for (size_t i = 0; i < L->nt; i++) {
+        if (!L->t[i].read)
+            continue;
+        int rc = ll_unenforceable(
+            L,
+            "deny read '%s': Landlock withholds reading and listing only; "
+            "its metadata is not hidden: stat (size, times, owner, mode), "
+            "access, readlink (symlink targets), getxattr and listxattr "
+            "(extended attributes) and inotify (names of entries created, "
+            "changed or removed) work on it and beneath it (--enforcer "
+            "bwrap hides it)",
+            L->t[i].path);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
 /* Frees the planner's own state (the plan keeps the grants and notes). */
 static void ll_planner_free(struct llp *L)
 {
@@ -987,6 +1021,8 @@ int cp_ll_plan_build(struct cp_ll_plan *pl, const struct cp_rt_artifact *a,
     bool net_noted = false;
     for (size_t i = 0; i < a->nrecs && !rc; i++)
         rc = ll_record(&L, &a->recs[i], &net_noted);
+    if (!rc)
+        rc = ll_read_metadata(&L);
     if (!rc) {
         ll_grants(&L, cmd);
         if (L.overflow)
