@@ -22,13 +22,24 @@ static const char
     why_deny_write[] = "partially: contents, creation, removal and renaming "
                        "denied by granting around P (a "
                        "missing P: nothing can be created in its parent); "
-                       "mode, owner, timestamps and extended "
+                       "the mode bits, timestamps and extended "
                        "attributes of the user's own files are not covered by "
-                       "Landlock (--enforcer bwrap is exact)";
-static const char why_deny_read[] =
-    "granted around P: its ancestors cannot be listed and entries added to "
-    "them later cannot "
-    "be read; a missing P: nothing can be created in its parent";
+                       "Landlock (set-ID bits and owner changes are refused "
+                       "everywhere by seccomp; --enforcer bwrap is exact)";
+static const char why_deny_read_meta[] =
+    "partially: contents and listing denied by granting around P (its "
+    "ancestors cannot be listed, entries added to them later cannot be read; "
+    "a missing P: nothing can be created in its parent); its metadata is not "
+    "hidden: stat (size, times, owner, mode), access, readlink (symlink "
+    "targets), getxattr and listxattr (extended attributes) and inotify "
+    "(names of entries created, changed or removed) work on P and beneath it; "
+    "confpol run --enforcer landlock refuses it without --allow-unenforced "
+    "(--enforcer bwrap hides it)";
+static const char why_deny_exec[] =
+    "masked as bwrap does, granted around P: its ancestors cannot be listed "
+    "and entries added to them later cannot be read; a missing P: nothing "
+    "can be created in its parent; the mask hides contents, not metadata, so "
+    "confpol run --enforcer landlock refuses it without --allow-unenforced";
 static const char why_exec[] = "partially: Landlock EXECUTE beneath P; `ld.so "
                                "FILE`, interpreters and memfd execution "
                                "run readable files outside the list (no noexec "
@@ -84,8 +95,12 @@ static struct cp_analysis *landlock_analyse(const struct cp_policy *p,
             f = CP_FID_NOT_ENFORCED, w = why_deny_write;
             break;
         case CP_R_DENY_READ:
+            f = CP_FID_NOT_ENFORCED, w = why_deny_read_meta;
+            break;
         case CP_R_DENY_EXEC:
-            f = CP_FID_STRICTER, w = why_deny_read;
+            /* Masked like a deny read: the metadata that leaks is not
+             * what the rule denies, but the launch is refused the same. */
+            f = CP_FID_STRICTER, w = why_deny_exec;
             break;
         case CP_R_EXEC:
             f = CP_FID_NOT_ENFORCED, w = why_exec;

@@ -263,6 +263,16 @@ static bool glob_exact(const struct cp_path *p)
     return true;
 }
 
+/* A glob segment of '*' alone (one or more): it matches every name, and
+ * a name is never empty. */
+static bool seg_only_stars(const struct cp_seg *g)
+{
+    for (size_t j = 0; j < g->len; j++)
+        if (g->s[j] != '*')
+            return false;
+    return g->len > 0;
+}
+
 /* Appends the regex of the segments (not anchored, no suffix) into a
  * string body; `deny`: the regex restricts (see re_run). */
 static void re_segs(struct cp_buf *b, const struct cp_path *p, bool deny)
@@ -294,6 +304,12 @@ static void re_segs(struct cp_buf *b, const struct cp_path *p, bool deny)
         }
         case CP_SEG_GLOB:
             cp_ob_addc(b, '/');
+            if (seg_only_stars(s)) {
+                /* `[^/]*` alone matches the empty name: the pattern of
+                 * `write /` + `*` would match `/` itself. */
+                cp_ob_adds(b, "[^/]+");
+                break;
+            }
             for (size_t j = 0; j < s->len;) {
                 char c = s->s[j];
                 if (c == '\\' && j + 1 < s->len) {

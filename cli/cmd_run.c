@@ -17,9 +17,9 @@ static void run_usage(FILE *f)
 {
     fputs("usage: confpol run [-D NAME=VALUE]... [--enforcer "
           "auto|bwrap|landlock] [-q]\n"
-          "                   [--allow-unenforced] [--dry-run] "
-          "[--explain-denials] [--keep-fd N]...\n"
-          "                   FILE -- CMD [ARG]...\n"
+          "                   [--allow-unenforced] [--allow-partial] "
+          "[--dry-run] [--explain-denials]\n"
+          "                   [--keep-fd N]... FILE -- CMD [ARG]...\n"
           "\n"
           "Compiles FILE and runs CMD confined by it (bubblewrap and Landlock, "
           "or Landlock\n"
@@ -43,6 +43,10 @@ static void run_usage(FILE *f)
           "enforcer is stricter\n"
           "  --allow-unenforced  run even when the policy cannot be enforced "
           "(with a warning)\n"
+          "  --allow-partial     run where a rule is only partly enforced "
+          "(Landlock: a deny read\n"
+          "                      hides contents, not metadata), with a "
+          "warning\n"
           "  --keep-fd N         pass the caller's descriptor N into the "
           "sandbox (every other\n"
           "                      descriptor but 0, 1 and 2 is closed first)\n"
@@ -81,7 +85,7 @@ static void bind_implicit(struct cp_cli_common *c, const char *name,
 struct run_args {
     struct cp_cli_common c;
     const char *file;
-    bool allow_unenforced, quiet, dry_run, explain;
+    bool allow_unenforced, allow_partial, quiet, dry_run, explain;
     enum cp_rt_enforcer enforcer;
     int keep[64]; /* --keep-fd */
     size_t nkeep;
@@ -90,13 +94,14 @@ struct run_args {
 };
 
 static const char *const run_opts[] = {
-    "--allow-unenforced", "--help",    "--enforcer", "--dry-run",
-    "--explain-denials",  "--keep-fd", NULL};
+    "--allow-unenforced", "--allow-partial",   "--help",    "--enforcer",
+    "--dry-run",          "--explain-denials", "--keep-fd", NULL};
 
 /* The flags of run: true when a is one of them. */
 static bool run_flag(struct run_args *r, const char *a)
 {
     bool *flag = strcmp(a, "--allow-unenforced") == 0  ? &r->allow_unenforced
+                 : strcmp(a, "--allow-partial") == 0   ? &r->allow_partial
                  : strcmp(a, "-q") == 0                ? &r->quiet
                  : strcmp(a, "--dry-run") == 0         ? &r->dry_run
                  : strcmp(a, "--explain-denials") == 0 ? &r->explain
@@ -257,6 +262,7 @@ static int run_launch(struct run_args *r, struct cp_ctx *cx,
         .cmd = r->cmd,
         .ncmd = r->ncmd,
         .allow_unenforced = r->allow_unenforced,
+        .allow_partial = r->allow_partial,
         .enforcer = r->enforcer,
         .quiet = r->quiet,
         .dry_run = r->dry_run,

@@ -14,7 +14,8 @@
 static const char usage[] =
     "usage: confpol-run [-D NAME=VALUE]... [--enforcer auto|bwrap|landlock] "
     "[-q]\n"
-    "                   [--allow-unenforced] [--dry-run] [--keep-fd N]... "
+    "                   [--allow-unenforced] [--allow-partial] [--dry-run] "
+    "[--keep-fd N]...\n                   "
     "ARTIFACT.bwrap|ARTIFACT.sb -- CMD [ARG]...\n"
     "\n"
     "Runs CMD confined by a prebuilt confpol artifact: on Linux a .bwrap "
@@ -35,6 +36,10 @@ static const char usage[] =
     "mounts); run nothing\n"
     "  --allow-unenforced  run even when the policy cannot be enforced (with a "
     "warning)\n"
+    "  --allow-partial     run where a rule is only partly enforced (Landlock: "
+    "a "
+    "deny read\n"
+    "                      hides contents, not metadata), with a warning\n"
     "  --keep-fd N         pass the caller's descriptor N into the sandbox "
     "(every other\n"
     "                      descriptor but 0, 1 and 2 is closed first)\n"
@@ -56,7 +61,7 @@ static bool has_suffix(const char *s, const char *suf)
 struct opts {
     struct cp_rt_define defs[64];
     size_t ndefs;
-    bool allow_unenforced, quiet, dry_run;
+    bool allow_unenforced, allow_partial, quiet, dry_run;
     enum cp_rt_enforcer enforcer;
     const char *artifact;
     int keep[64]; /* --keep-fd */
@@ -135,6 +140,8 @@ static int parse_word(struct opts *o, int argc, char **argv, int *i)
         return cp_rt_check(stdout);
     if (!strcmp(a, "--allow-unenforced"))
         o->allow_unenforced = true;
+    else if (!strcmp(a, "--allow-partial"))
+        o->allow_partial = true;
     else if (!strcmp(a, "-q"))
         o->quiet = true;
     else if (!strcmp(a, "--dry-run"))
@@ -202,6 +209,7 @@ static int run_bwrap_artifact(const struct opts *o, char **cmd, size_t ncmd)
         .cmd = cmd,
         .ncmd = ncmd,
         .allow_unenforced = o->allow_unenforced,
+        .allow_partial = o->allow_partial,
         .enforcer = o->enforcer,
         .quiet = o->quiet,
         .dry_run = o->dry_run,

@@ -483,86 +483,117 @@ static void walk_free(struct walk *w)
  * symlink is followed only where the sandbox cannot replace it (its
  * directory is not writable in the mount model) or with follow_rw;
  * otherwise w->link names it and nothing else is set.  0 or an errno. */
+/* The walk in progress: the directory reached (`cur`, open as `fd`), what
+ * is left to resolve (`todo` from `p`), the symlinks followed so far. */
+struct walker {
+    char *todo, *p, *cur;
+    int fd, links;
+};
+
+/* Back to "/" (an absolute symlink's target).  0 or an errno. */
+static int walk_root(struct walker *k)
+{
+    free(k->cur);
+    k->cur = cp_xstrdup("/");
+    if (k->fd >= 0)
+        close(k->fd);
+    k->fd = cp_rt_open_nofollow("/", O_PATH | O_DIRECTORY);
+    return k->fd < 0 ? errno : 0;
+}
+
+/* The symlink `name` (open as nfd) met at k->cur with `next` left after
+ * it: not followed where the sandbox could replace it (w->link), else its
+ * target put in front of what is left.  0 or an errno. */
+static int walk_link(struct planner *P, struct walker *k, int nfd,
+                     const char *name, const char *next, bool follow_rw,
+                     struct walk *w)
+{
+    if (!follow_rw && sim_kind(&P->sim, k->cur) == MK_RW) {
+        w->link = cp_rt_path_child(k->cur, name);
+        return 0;
+    }
+    char target[PATH_MAX];
+    ssize_t n = readlinkat(nfd, "", target, sizeof target - 1);
+    if (n <= 0 || ++k->links > 40)
+        return n <= 0 ? EINVAL : ELOOP;
+    target[n] = '\0';
+    size_t tn = (size_t)n + strlen(next) + 2;
+    char *t = cp_xmalloc(tn);
+    snprintf(t, tn, "%s/%s", target, next);
+    free(k->todo);
+    k->p = k->todo = t;
+    w->via_link = true;
+    return *target == '/' ? walk_root(k) : 0;
+}
+
+/* One component `name` of the walk, `next` what follows it.  0 to go on
+ * (k->p advanced), 1 when the walk ends here (w->rest or w->link set), or
+ * an errno. */
+static int walk_step(struct planner *P, struct walker *k, const char *name,
+                     char *next, bool follow_rw, struct walk *w)
+{
+    if (!strcmp(name, ".") || !strcmp(name, ".."))
+        return EINVAL; /* bound paths are canonical: no '.' or '..' */
+    int nfd = openat(k->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+    if (nfd < 0 && (errno == ENOENT || errno == ENOTDIR)) {
+        w->rest = cp_xstrdup(k->p);
+        return 1;
+    }
+    if (nfd < 0 || fstat(nfd, &st) < 0) {
+        int err = errno;
+        if (nfd >= 0)
+            close(nfd);
+        return err;
+    }
+    if (S_ISLNK(st.st_mode)) {
+        int err = walk_link(P, k, nfd, name, next, follow_rw, w);
+        close(nfd);
+        return err ? err : w->link ? 1 : 0;
+    }
+    char *c = cp_rt_path_child(k->cur, name);
+    free(k->cur);
+    k->cur = c;
+    close(k->fd);
+    k->fd = nfd;
+    k->p = next;
+    if (!S_ISDIR(st.st_mode) && *next) { /* a file in the way */
+        w->rest = cp_xstrdup(next + 1);
+        return 1;
+    }
+    return 0;
+}
+
 static int walk_path(struct planner *P, const char *path, bool follow_rw,
                      struct walk *w)
 {
     memset(w, 0, sizeof *w);
-    char *todo = cp_xstrdup(path), *cur = cp_xstrdup("/");
-    int fd = cp_rt_open_nofollow("/", O_PATH | O_DIRECTORY), links = 0,
-        err = fd < 0 ? errno : 0;
-    char *p = todo;
+    struct walker k = {.todo = cp_xstrdup(path), .cur = NULL, .fd = -1};
+    k.p = k.todo;
+    int err = walk_root(&k);
     while (!err) {
-        p += strspn(p, "/");
-        if (!*p)
+        k.p += strspn(k.p, "/");
+        if (!*k.p)
             break;
-        size_t n = strcspn(p, "/");
-        char *name = cp_xstrndup(p, n), *next = p + n;
-        int nfd = strcmp(name, "..")
-                      ? openat(fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC)
-                      : -2;
-        struct stat st;
-        if (nfd == -2 || !strcmp(name, ".")) {
-            err = EINVAL; /* bound paths are canonical: no '.' or '..' */
-        } else if (nfd < 0 && (errno == ENOENT || errno == ENOTDIR)) {
-            w->rest = cp_xstrdup(p);
-            free(name);
-            break;
-        } else if (nfd < 0 || fstat(nfd, &st) < 0) {
-            err = errno;
-        } else if (S_ISLNK(st.st_mode)) {
-            char target[PATH_MAX];
-            ssize_t k = readlinkat(nfd, "", target, sizeof target - 1);
-            if (!follow_rw && sim_kind(&P->sim, cur) == MK_RW) {
-                w->link = cp_rt_path_child(cur, name);
-            } else if (k <= 0 || ++links > 40) {
-                err = k <= 0 ? EINVAL : ELOOP;
-            } else {
-                target[k] = '\0';
-                size_t tn = (size_t)k + strlen(next) + 2;
-                char *t = cp_xmalloc(tn);
-                snprintf(t, tn, "%s/%s", target, next);
-                free(todo);
-                p = todo = t;
-                w->via_link = true;
-                if (*target == '/') {
-                    free(cur);
-                    cur = cp_xstrdup("/");
-                    close(fd);
-                    fd = cp_rt_open_nofollow("/", O_PATH | O_DIRECTORY);
-                    err = fd < 0 ? errno : 0;
-                }
-            }
-            close(nfd);
-            free(name);
-            if (w->link)
-                break;
-            continue;
-        } else {
-            char *c = cp_rt_path_child(cur, name);
-            free(cur);
-            cur = c;
-            close(fd);
-            fd = nfd;
-            nfd = -1;
-            if (!S_ISDIR(st.st_mode) && *next) { /* a file in the way */
-                w->rest = cp_xstrdup(next + 1);
-                free(name);
-                break;
-            }
-        }
-        if (nfd >= 0)
-            close(nfd);
+        size_t n = strcspn(k.p, "/");
+        char *name = cp_xstrndup(k.p, n);
+        err = walk_step(P, &k, name, k.p + n, follow_rw, w);
         free(name);
-        p = next;
+        if (err == 1) {
+            err = 0;
+            break;
+        }
     }
-    if (fd >= 0)
-        close(fd);
-    free(todo);
+    if (k.fd >= 0)
+        close(k.fd);
+    free(k.todo);
     if (err || w->link) {
-        free(cur);
+        free(k.cur);
+        free(w->rest);
+        w->rest = NULL;
         return err;
     }
-    w->real = cur;
+    w->real = k.cur;
     if (!w->rest)
         w->rest = cp_xstrdup("");
     return 0;
@@ -1122,8 +1153,9 @@ int cp_rt_args_stream(const struct cp_rt_plan *pl, char *const *cmd,
     cp_rt_strv_push(stage_words, "--");
     for (size_t i = 0; i < ncmd; i++)
         cp_rt_strv_push(stage_words, cmd[i]);
-    /* bwrap --args FD -- EXE STAGE-ARGV... STATUS ERR ARGS */
-    size_t total = bwrap_words->n + 4 + 3 + 3;
+    /* bwrap --args FD --add-seccomp-fd FD -- EXE STAGE-ARGV... STATUS ERR
+     * ARGS */
+    size_t total = bwrap_words->n + 6 + 3 + 3;
     if (total > CP_RT_MAX_BWRAP_ARGS) {
         cp_rt_strv_free(bwrap_words);
         cp_rt_strv_free(stage_words);
@@ -1974,12 +2006,23 @@ static int run_spawn(struct bw_run *r)
     snprintf(fds[1], sizeof fds[1], "%d", r->st[1]);
     snprintf(fds[2], sizeof fds[2], "%d", r->orig_err);
     snprintf(fds[3], sizeof fds[3], "%d", r->stage_fd);
-    /* bwrap --args FD -- EXE, at most 8 stage words, 3 descriptors, NULL */
-    const char *bargv[4 + 1 + 8 + 3 + 1];
+    /* bwrap --args FD --add-seccomp-fd FD -- EXE, at most 8 stage words,
+     * 3 descriptors, NULL */
+    const char *bargv[3 + 2 + 1 + 1 + 8 + 3 + 1];
     size_t nb = 0;
     bargv[nb++] = "bwrap";
     bargv[nb++] = "--args";
     bargv[nb++] = fds[0];
+    /* The confinement filter (spec/runtime.md §6), inherited by bwrap
+     * alone: closed here once it has started. */
+    struct cp_rt_err se = {0};
+    int sfd = cp_rt_seccomp_memfd(&se);
+    if (sfd < 0)
+        return run_fail(r, se.status, "%s", se.msg);
+    char sfd_word[16];
+    snprintf(sfd_word, sizeof sfd_word, "%d", sfd);
+    bargv[nb++] = "--add-seccomp-fd";
+    bargv[nb++] = sfd_word;
     bargv[nb++] = "--";
     bargv[nb++] = l->stage.exe;
     for (size_t k = 0; k < l->stage.nargv && k < 8; k++)
@@ -2000,6 +2043,7 @@ static int run_spawn(struct bw_run *r)
     };
     fflush(NULL); /* the child must not inherit unwritten stdio buffers */
     r->child = spawn_bwrap(&sp);
+    close(sfd);
     if (r->child < 0)
         return run_fail(r, CP_RT_EXIT_ERROR, "fork: %s", strerror(errno));
     janitor_tell_pid(&r->jan, r->child);

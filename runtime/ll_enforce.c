@@ -35,6 +35,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -231,6 +232,7 @@ struct llp {
     struct cp_ll_plan *pl;
     const struct cp_rt_params *params;
     bool unenforced_ok;
+    bool partial_ok; /* --allow-partial (or --allow-unenforced) */
     struct cp_rt_err *e;
     struct ll_target *t;
     size_t nt, capt;
@@ -434,6 +436,12 @@ static const char *const pseudo_fs[] = {"/dev", "/proc", "/sys"};
 static int target_rel(const struct llp *L, const char *path, bool read_only)
 {
     int rel = 0; /* 0 none, 1 beneath, 2 exact or above */
+    /* The read grant never covers the host's /dev wholesale (its disks,
+     * the user's terminals in /dev/pts): it is granted around it, and
+     * grant_minus gives /dev its names only. */
+    if (read_only && L->dev && cp_rt_path_beneath(path, "/dev") &&
+        strcmp(path, "/dev"))
+        rel = 1;
     for (size_t i = 0; !read_only && i < sizeof pseudo_fs / sizeof pseudo_fs[0];
          i++)
         if (cp_rt_path_beneath(path, pseudo_fs[i]) &&
@@ -509,9 +517,69 @@ static void grant_minus(struct llp *L, const char *x, uint64_t access,
     cp_rt_strv_free(&names);
 }
 
-static const char *const dev_nodes[] = {
-    "/dev/null",    "/dev/zero", "/dev/full", "/dev/random",
-    "/dev/urandom", "/dev/tty",  "/dev/ptmx", "/dev/pts"};
+/* The devices of bwrap's --dev that are not the user's: /dev/pts and
+ * /dev/ptmx are not among them (the host's /dev/pts holds the user's other
+ * terminals; ll_dev_grants adds the controlling one). */
+static const char *const dev_nodes[] = {"/dev/null",    "/dev/zero",
+                                        "/dev/full",    "/dev/random",
+                                        "/dev/urandom", "/dev/tty"};
+
+/* The controlling terminal's device number (field 7 of /proc/self/stat,
+ * the kernel's new_encode_dev form); 0 when there is none. */
+static dev_t ctty_dev(void)
+{
+    char buf[1024];
+    int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    /* After the command name (which may hold anything): state, ppid,
+     * pgrp, session, tty_nr. */
+    const char *p = strrchr(buf, ')');
+    for (int field = 0; p && field < 5; field++) {
+        p += strspn(p + 1, " ") + 1;
+        p = field < 4 ? strchr(p, ' ') : p;
+    }
+    if (!p)
+        return 0;
+    char *end;
+    long tty = strtol(p, &end, 10);
+    if (end == p || tty <= 0)
+        return 0;
+    unsigned long u = (unsigned long)tty;
+    return makedev((u >> 8) & 0xfffu, (u & 0xffu) | ((u >> 12) & 0xfff00u));
+}
+
+/* --dev /dev: the fixed devices, and the controlling terminal the command
+ * inherits, by the name one of its standard descriptors has (a terminal
+ * of the user's that is not the controlling one gets nothing). */
+static void ll_dev_grants(struct llp *L)
+{
+    for (size_t i = 0; i < sizeof dev_nodes / sizeof dev_nodes[0]; i++)
+        if (access(dev_nodes[i], F_OK) == 0)
+            grant(L, dev_nodes[i], NULL, LL_DEV);
+    dev_t ct = ctty_dev();
+    char name[PATH_MAX] = "";
+    for (int fd = 0; ct && fd <= 2 && !*name; fd++) {
+        struct stat st;
+        if (!isatty(fd) || ttyname_r(fd, name, sizeof name) != 0 ||
+            !cp_rt_path_beneath("/dev", name) || stat(name, &st) < 0 ||
+            !S_ISCHR(st.st_mode) || st.st_rdev != ct)
+            name[0] = '\0';
+    }
+    if (*name)
+        grant(L, name, NULL, LL_DEV);
+    plan_note(&L->pl->notes,
+              "no pseudo-terminal can be allocated (/dev/ptmx and /dev/pts "
+              "are not granted: a new terminal's name is not known before it "
+              "exists, and /dev/pts holds the user's other terminals); the "
+              "controlling terminal%s%s and /dev/tty are reachable",
+              *name ? " " : " (none)", name);
+}
 
 /* Namespace options: what they protect is said in the plan's notes. */
 static const char *const ll_ns_opts[] = {
@@ -804,11 +872,7 @@ static void ll_grants(struct llp *L, const char *cmd)
     if (L->read_root)
         grant_minus(L, "/", read, true, 0);
     if (L->dev)
-        for (size_t i = 0; i < sizeof dev_nodes / sizeof dev_nodes[0]; i++)
-            if (access(dev_nodes[i], F_OK) == 0)
-                grant(L, dev_nodes[i], NULL,
-                      LL_DEV |
-                          (strcmp(dev_nodes[i], "/dev/pts") ? 0 : LL_READ_DIR));
+        ll_dev_grants(L);
     for (size_t i = 0; i < L->wroots.n; i++)
         grant_minus(L, L->wroots.v[i], LL_WRITE, false, 0);
     if (pl->exec_on)
@@ -840,11 +904,11 @@ static void ll_stricter_notes(struct llp *L)
             "renamed directly in it",
             L->wsplit.v[i]);
     for (size_t i = 0; i < L->rsplit.n; i++)
-        plan_note(
-            &pl->notes,
-            "'%s' is an ancestor of a deny-read path: it cannot be listed, and "
-            "entries added to it later cannot be read",
-            L->rsplit.v[i]);
+        plan_note(&pl->notes,
+                  "'%s' is an ancestor of a deny-read path (or of /dev, whose "
+                  "devices are granted one by one): it cannot be listed, and "
+                  "entries added to it later cannot be read",
+                  L->rsplit.v[i]);
     for (size_t i = 0; i < L->nt; i++) {
         struct stat st;
         if (lstat(L->t[i].path, &st) < 0)
@@ -909,7 +973,8 @@ static void ll_abi_notes(struct cp_ll_plan *pl)
 static void ll_partial_notes(struct cp_ll_plan *pl)
 {
     plan_note(&pl->partial,
-              "partly enforced: the mode, owner, timestamps and extended "
+              "partly enforced: the mode bits (set-ID bits excepted), "
+              "timestamps and extended "
               "attributes of the user's own files outside the write roots "
               "(carve-outs "
               "included) can still be changed: Landlock has no right for them "
@@ -920,6 +985,35 @@ static void ll_partial_notes(struct cp_ll_plan *pl)
                   "right; `ld.so FILE`, interpreters and memfd execution run "
                   "readable files "
                   "outside it (an accident guard, as under bwrap)");
+}
+
+/* A deny-read target's metadata: Landlock has no right for stat, access,
+ * readlink, getxattr or inotify, and without a mount namespace nothing
+ * hides the name.  Looser than the policy, so refused (126) unless the
+ * user allows it (--allow-unenforced, fail open): then one warning per
+ * target.  spec/runtime.md §12.2. */
+static int ll_read_metadata(struct llp *L)
+{
+    static const char
+        what[] = "deny read '%s': Landlock withholds reading and listing only; "
+                 "its metadata is not hidden: stat (size, times, owner, mode), "
+                 "access, readlink (symlink targets), getxattr and listxattr "
+                 "(extended attributes) and inotify (names of entries created, "
+                 "changed or removed) work on it and beneath it (--enforcer "
+                 "bwrap hides it; --allow-partial runs with it visible)";
+    for (size_t i = 0; i < L->nt; i++) {
+        if (!L->t[i].read)
+            continue;
+        if (L->partial_ok && !L->unenforced_ok) {
+            /* Accepted with --allow-partial: said at every launch. */
+            plan_note(&L->pl->partial, what, L->t[i].path);
+            continue;
+        }
+        int rc = ll_unenforceable(L, what, L->t[i].path);
+        if (rc)
+            return rc;
+    }
+    return 0;
 }
 
 /* Frees the planner's own state (the plan keeps the grants and notes). */
@@ -938,19 +1032,22 @@ static void ll_planner_free(struct llp *L)
 int cp_ll_plan_build(struct cp_ll_plan *pl, const struct cp_rt_artifact *a,
                      const struct cp_rt_params *p,
                      const struct cp_ll_features *f, const char *cmd,
-                     bool unenforced_ok, struct cp_rt_err *e)
+                     unsigned ok, struct cp_rt_err *e)
 {
     memset(pl, 0, sizeof *pl);
     pl->f = *f;
     struct llp L = {.pl = pl,
                     .params = p,
-                    .unenforced_ok = unenforced_ok,
+                    .unenforced_ok = ok & CP_LL_OK_UNENFORCED,
+                    .partial_ok = ok & (CP_LL_OK_UNENFORCED | CP_LL_OK_PARTIAL),
                     .e = e};
     int rc = ll_args(&L, a);
     pl->exec_on = a->has_exec;
     bool net_noted = false;
     for (size_t i = 0; i < a->nrecs && !rc; i++)
         rc = ll_record(&L, &a->recs[i], &net_noted);
+    if (!rc)
+        rc = ll_read_metadata(&L);
     if (!rc) {
         ll_grants(&L, cmd);
         if (L.overflow)
@@ -1026,8 +1123,8 @@ static void cp_ll_plan_print(FILE *out, const struct cp_ll_plan *pl)
             pl->scope
                 ? (pl->net_deny ? "signals, abstract Unix sockets" : "signals")
                 : "nothing (ABI < 6)");
-    fprintf(out, "seccomp: foreign ABIs killed, TIOCSTI refused%s%s%s\n",
-            pl->net_deny ? ", sockets filtered, io_uring refused" : "",
+    fprintf(out, "seccomp: %s%s%s%s\n", cp_rt_seccomp_text,
+            pl->net_deny ? ", IP sockets refused" : "",
             pl->unix_deny ? ", Unix sockets refused" : "",
             pl->no_truncate ? ", truncation refused" : "");
     fprintf(out, "capabilities: %s\n", pl->drop_caps ? "all dropped" : "kept");
@@ -1184,6 +1281,7 @@ static int dry_run_bwrap(const struct cp_rt_artifact *a,
         printf("exec %s\n", pl.exec.v[i]);
     for (size_t i = 0; i < pl.verify_ro.n; i++)
         printf("verify read-only %s\n", pl.verify_ro.v[i]);
+    printf("seccomp: %s\n", cp_rt_seccomp_text);
     for (size_t i = 0; i < pl.placeholders.n; i++)
         printf("placeholder (created for the run, removed after) %s\n",
                pl.placeholders.v[i]);
@@ -1266,7 +1364,9 @@ static int cp_rt_run_landlock(const struct cp_rt_artifact *a,
     }
     struct cp_ll_plan pl;
     struct cp_rt_err e = {0};
-    if (cp_ll_plan_build(&pl, a, p, &f, l->cmd[0], open_ok, &e)) {
+    unsigned ok = (open_ok ? CP_LL_OK_UNENFORCED : 0) |
+                  (l->allow_partial ? CP_LL_OK_PARTIAL : 0);
+    if (cp_ll_plan_build(&pl, a, p, &f, l->cmd[0], ok, &e)) {
         fprintf(stderr, "%s: %s%s\n", prog, e.msg,
                 e.status == CP_RT_EXIT_CANNOT
                     ? "; refusing to run (use --allow-unenforced to "

@@ -1,23 +1,33 @@
 /* SPDX-License-Identifier: MIT */
-/* The runtime's seccomp filters, written by one builder: the Landlock
- * enforcer's (below) and the one that closes Unix sockets inside a bwrap
- * sandbox with a filtered network (cp_rt_unix_close), or hands every
- * connect to the supervisor of named sockets (cp_rt_unix_notify_install,
- * runtime/unixsock.c; spec/runtime.md §14.5).
+/* The runtime's seccomp filters, written by one builder: the confinement
+ * filter that both enforcers install on the command (the Landlock enforcer
+ * on its own process, cp_ll_seccomp_install; bwrap on the sandbox through
+ * --add-seccomp-fd, cp_rt_seccomp_memfd), and the one that closes Unix
+ * sockets inside a bwrap sandbox with a filtered network (cp_rt_unix_close),
+ * or hands every connect to the supervisor of named sockets
+ * (cp_rt_unix_notify_install, runtime/unixsock.c; spec/runtime.md §14.5).
  *
- * The Landlock enforcer's filter: what Landlock has no right for, and
- * what a namespace would have cut (spec/runtime.md §12.5).  Always: system calls of a foreign ABI (i386 on x86_64, x32) kill the
- * process, since their socket multiplexer and numbers would pass every
- * check below; TIOCSTI and TIOCLINUX are refused (no new session: a
- * sandboxed process shares the terminal of the user's shell).
- * Under a network rule: socket() only for AF_UNIX (unless unix_deny),
- * AF_NETLINK and, when TCP is filtered by port (inet_tcp_ok), AF_INET/AF_INET6
- * stream sockets of protocol TCP; everything else (UDP, raw, SCTP, MPTCP,
- * vsock, ...) is refused, and io_uring (which creates sockets without the
- * socket system call) too.
- * Without Landlock's TRUNCATE right (ABI < 3): truncate(2), open/openat
- * with O_TRUNC on a read-only open (which needs no WRITE_FILE), openat2
- * (its flags are out of the filter's reach) and io_uring are refused. */
+ * The confinement filter (spec/runtime.md §6, §12.2), always: system calls
+ * of a foreign ABI (i386 on x86_64, x32) kill the process, since their
+ * socket multiplexer and numbers would pass every check below; TIOCSTI and
+ * TIOCLINUX are refused (the Landlock enforcer makes no new session: a
+ * sandboxed process shares the terminal of the user's shell); set-user-ID
+ * and set-group-ID bits cannot be set (chmod family, and a creating open,
+ * creat or mknod: their mode is an argument) and no owner can be changed
+ * (chown family): Landlock has no right for them, and a root caller owns
+ * the host's programs; openat2 (whose mode is behind a pointer) answers
+ * ENOSYS, callers fall back to openat; io_uring is refused (it creates
+ * sockets and files without the system calls checked here); socket()
+ * only for the families a policy can need (AF_UNIX, AF_INET, AF_INET6,
+ * AF_NETLINK), socketpair() only for AF_UNIX: AF_VSOCK reaches the host
+ * from any network namespace, and the other families are kernel code no
+ * policy asks for.
+ * Landlock enforcer under a network rule (no namespace): socket() only for
+ * AF_UNIX (unless unix_deny), AF_NETLINK and, when TCP is filtered by port
+ * (inet_tcp_ok), AF_INET/AF_INET6 stream sockets of protocol TCP;
+ * everything else (UDP, raw, SCTP, MPTCP, vsock, ...) is refused.
+ * Without Landlock's TRUNCATE right (ABI < 3): truncate(2) and open/openat
+ * with O_TRUNC on a read-only open (which needs no WRITE_FILE) are refused. */
 #include "runtime.h"
 #include "netproxy.h"
 
@@ -32,6 +42,8 @@
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <termios.h>
 #include <unistd.h>
@@ -58,6 +70,12 @@
 #ifndef __NR_openat2
 #define __NR_openat2 437
 #endif
+/* fchmodat2 (Linux 6.6) has the same number on every architecture. */
+#ifdef __NR_fchmodat2
+#define CP_NR_FCHMODAT2 __NR_fchmodat2
+#else
+#define CP_NR_FCHMODAT2 452
+#endif
 #ifndef TIOCLINUX
 #define TIOCLINUX 0x541C
 #endif
@@ -70,7 +88,7 @@
 #define OFF_ARG(i) (offsetof(struct seccomp_data, args) + 8 * (i))
 
 struct prog {
-    struct sock_filter v[128];
+    struct sock_filter v[256];
     size_t n;
 };
 
@@ -120,6 +138,15 @@ static void deny_nr(struct prog *p, long nr, int err)
     emit(p, STMT(BPF_LD | BPF_W | BPF_ABS, OFF_NR));
     emit(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)nr, 0, 1));
     emit(p, RET_ERRNO(err));
+}
+
+/* The last 4 instructions of a set-ID check: (arg & bits) != 0: EPERM. */
+static void deny_arg_tail(struct prog *p, int arg, unsigned bits)
+{
+    emit(p, STMT(BPF_LD | BPF_W | BPF_ABS, (unsigned)OFF_ARG(arg)));
+    emit(p, STMT(BPF_ALU | BPF_AND | BPF_K, bits));
+    emit(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 1, 0));
+    emit(p, RET_ERRNO(EPERM));
 }
 
 /* nr == N and (arg & mask) == val: return errno E. */
@@ -184,6 +211,116 @@ static void unix_stream_only(struct prog *p, long nr)
     emit(p, RET_ERRNO(EACCES));
 }
 
+/* nr == N and (arg_flags & (O_CREAT | O_TMPFILE)) and (arg_mode & SETID):
+ * return EPERM (flag_arg < 0: every call creates).  The mode of a call
+ * that creates nothing is not looked at: it may be garbage. */
+#define SETID_BITS ((unsigned)(S_ISUID | S_ISGID))
+static void deny_setid_create(struct prog *p, long nr, int flag_arg,
+                              int mode_arg)
+{
+    emit(p, STMT(BPF_LD | BPF_W | BPF_ABS, OFF_NR));
+    emit(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)nr, 0,
+                 flag_arg < 0 ? 4 : 7));
+    if (flag_arg >= 0) {
+        emit(p, STMT(BPF_LD | BPF_W | BPF_ABS, (unsigned)OFF_ARG(flag_arg)));
+        emit(p, STMT(BPF_ALU | BPF_AND | BPF_K,
+                     O_CREAT | (O_TMPFILE & ~O_DIRECTORY)));
+        emit(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 4, 0));
+    }
+    deny_arg_tail(p, mode_arg, SETID_BITS);
+}
+
+/* Set-ID bits and owners (see the header comment). */
+static void setid_block(struct prog *p)
+{
+    static const struct {
+        long nr;
+        int arg;
+    } chmods[] = {
+#ifdef __NR_chmod
+        {__NR_chmod, 1},
+#endif
+        {__NR_fchmod, 1},
+        {__NR_fchmodat, 2},
+        {CP_NR_FCHMODAT2, 2},
+    };
+    static const long chowns[] = {
+#ifdef __NR_chown
+        __NR_chown,
+#endif
+#ifdef __NR_lchown
+        __NR_lchown,
+#endif
+        __NR_fchown,
+        __NR_fchownat,
+    };
+    for (size_t i = 0; i < sizeof chmods / sizeof chmods[0]; i++)
+        deny_setid_create(p, chmods[i].nr, -1, chmods[i].arg);
+    for (size_t i = 0; i < sizeof chowns / sizeof chowns[0]; i++)
+        deny_nr(p, chowns[i], EPERM);
+#ifdef __NR_open
+    deny_setid_create(p, __NR_open, 1, 2);
+#endif
+#ifdef __NR_creat
+    deny_setid_create(p, __NR_creat, -1, 1);
+#endif
+#ifdef __NR_mknod
+    deny_setid_create(p, __NR_mknod, -1, 1);
+#endif
+    deny_setid_create(p, __NR_openat, 2, 3);
+    deny_setid_create(p, __NR_mknodat, -1, 2);
+}
+
+/* socket() and socketpair() outside a network rule: the families a policy
+ * can need; any other gets EAFNOSUPPORT, as on a kernel without it. */
+static void family_block(struct prog *p)
+{
+    static const unsigned fams[] = {AF_UNIX, AF_INET, AF_INET6, AF_NETLINK};
+    const size_t nf = sizeof fams / sizeof fams[0];
+    emit(p, STMT(BPF_LD | BPF_W | BPF_ABS, OFF_NR));
+    emit(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_socket, 0,
+                 (unsigned char)(nf + 3)));
+    emit(p, STMT(BPF_LD | BPF_W | BPF_ABS, (unsigned)OFF_ARG(0)));
+    for (size_t i = 0; i < nf; i++)
+        emit(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, fams[i],
+                     (unsigned char)(nf - i), 0));
+    emit(p, RET_ERRNO(EAFNOSUPPORT));
+    emit(p, RET_ALLOW);
+}
+
+/* The confinement filter of the header comment; net_deny etc. are the
+ * Landlock enforcer's (bwrap passes all false: its namespaces do that). */
+static void confine_filter(struct prog *p, const struct cp_ll_seccomp *o)
+{
+    foreign_abi(p, SECCOMP_RET_KILL_PROCESS);
+    deny_arg(p, __NR_ioctl, 1, 0xffffffffu, TIOCSTI, EPERM);
+    deny_arg(p, __NR_ioctl, 1, 0xffffffffu, TIOCLINUX, EPERM);
+    deny_nr(p, __NR_io_uring_setup, EPERM);
+    deny_nr(p, __NR_openat2, ENOSYS); /* callers fall back to openat */
+    setid_block(p);
+    if (o->no_truncate) {
+        deny_nr(p, __NR_truncate, EPERM);
+        deny_arg(p, __NR_openat, 2, O_ACCMODE | O_TRUNC, O_RDONLY | O_TRUNC,
+                 EACCES);
+#ifdef __NR_open
+        deny_arg(p, __NR_open, 1, O_ACCMODE | O_TRUNC, O_RDONLY | O_TRUNC,
+                 EACCES);
+#endif
+    }
+    if (o->unix_deny)
+        unix_stream_only(p, __NR_socketpair);
+    emit(p, STMT(BPF_LD | BPF_W | BPF_ABS, OFF_NR));
+    emit(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_socketpair, 0, 3));
+    emit(p, STMT(BPF_LD | BPF_W | BPF_ABS, (unsigned)OFF_ARG(0)));
+    emit(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 1, 0));
+    emit(p, RET_ERRNO(EAFNOSUPPORT));
+    if (o->net_deny)
+        socket_block(p, o);
+    else
+        family_block(p);
+    emit(p, RET_ALLOW);
+}
+
 /* The Landlock enforcer's program; 0 or -errno. */
 static int ll_filter(const struct cp_ll_seccomp *o)
 {
@@ -192,26 +329,7 @@ static int ll_filter(const struct cp_ll_seccomp *o)
     return -ENOTSUP;
 #else
     struct prog p = {.n = 0};
-    foreign_abi(&p, SECCOMP_RET_KILL_PROCESS);
-    deny_arg(&p, __NR_ioctl, 1, 0xffffffffu, TIOCSTI, EPERM);
-    deny_arg(&p, __NR_ioctl, 1, 0xffffffffu, TIOCLINUX, EPERM);
-    if (o->net_deny || o->no_truncate)
-        deny_nr(&p, __NR_io_uring_setup, EPERM);
-    if (o->no_truncate) {
-        deny_nr(&p, __NR_truncate, EPERM);
-        deny_nr(&p, __NR_openat2, ENOSYS); /* callers fall back to openat */
-        deny_arg(&p, __NR_openat, 2, O_ACCMODE | O_TRUNC, O_RDONLY | O_TRUNC,
-                 EACCES);
-#ifdef __NR_open
-        deny_arg(&p, __NR_open, 1, O_ACCMODE | O_TRUNC, O_RDONLY | O_TRUNC,
-                 EACCES);
-#endif
-    }
-    if (o->net_deny)
-        socket_block(&p, o);
-    if (o->unix_deny)
-        unix_stream_only(&p, __NR_socketpair);
-    emit(&p, RET_ALLOW);
+    confine_filter(&p, o);
     return install(&p);
 #endif
 }
@@ -223,6 +341,39 @@ int cp_ll_seccomp_install(const struct cp_ll_seccomp *o, struct cp_rt_err *e)
         return cp_rt_fail(e, CP_RT_EXIT_CANNOT,
                           "installing the seccomp filter: %s", strerror(-r));
     return 0;
+}
+
+const char cp_rt_seccomp_text[] =
+    "foreign ABIs killed, TIOCSTI refused, set-ID bits and owner changes "
+    "refused, io_uring refused, socket families other than unix, inet, "
+    "inet6 and netlink refused";
+
+int cp_rt_seccomp_memfd(struct cp_rt_err *e)
+{
+    struct prog p = {.n = 0};
+    const struct cp_ll_seccomp none = {0}; /* bwrap's namespaces do the rest */
+    confine_filter(&p, &none);
+    if (p.n > sizeof p.v / sizeof p.v[0]) {
+        cp_rt_fail(e, CP_RT_EXIT_ERROR, "the seccomp filter is too long");
+        return -1;
+    }
+    /* Not close-on-exec: bwrap inherits it, reads it and closes it; the
+     * runtime closes its copy once bwrap has started. */
+    int fd = memfd_create("confpol-seccomp", 0);
+    if (fd < 0) {
+        cp_rt_fail(e, CP_RT_EXIT_ERROR, "memfd_create: %s", strerror(errno));
+        return -1;
+    }
+    size_t len = p.n * sizeof p.v[0];
+    ssize_t w = write(fd, p.v, len);
+    if (w != (ssize_t)len || lseek(fd, 0, SEEK_SET) < 0) {
+        int err = w < 0 ? errno : EIO;
+        close(fd);
+        cp_rt_fail(e, CP_RT_EXIT_ERROR, "writing the seccomp filter: %s",
+                   strerror(err));
+        return -1;
+    }
+    return fd;
 }
 
 /* The Unix-socket filter: closed (every socket(AF_UNIX) refused), or

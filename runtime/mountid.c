@@ -97,7 +97,8 @@ int cp_rt_plan_identities(struct cp_rt_plan *pl, struct cp_rt_err *e)
                     !strcmp(w->v[i], "--tmpfs"));
         bool verify = own && !mid_covered(w, i, dst);
         struct stat st;
-        int r = mid_is_bind(w->v[i]) && *src == '/' ? lstat(src, &st) : -1;
+        int r = mid_is_bind(w->v[i]) && src && *src == '/' ? lstat(src, &st)
+                                                           : -1;
         if (r == 0 && !S_ISLNK(st.st_mode)) {
             mid_push(pl, i, &st, verify);
         } else if (own && mid_is_bind(w->v[i])) {
@@ -190,12 +191,24 @@ void cp_rt_fds_close(struct cp_rt_fds *fds)
 }
 
 /* "DEV:INO:TYPE" into want; false when malformed. */
+/* One decimal field of an identity, ended by `stop`: false when it is not
+ * one. */
+static bool mid_field(const char **s, char stop, uintmax_t *out)
+{
+    char *end;
+    errno = 0;
+    *out = strtoumax(*s, &end, 10);
+    if (errno || end == *s || *end != stop)
+        return false;
+    *s = end + (stop != '\0');
+    return true;
+}
+
 static bool mid_parse(const char *s, struct stat *want)
 {
-    uintmax_t d, i;
-    unsigned t;
-    char end;
-    if (sscanf(s, "%" SCNuMAX ":%" SCNuMAX ":%u%c", &d, &i, &t, &end) != 3)
+    uintmax_t d, i, t;
+    if (!mid_field(&s, ':', &d) || !mid_field(&s, ':', &i) ||
+        !mid_field(&s, '\0', &t))
         return false;
     want->st_dev = (dev_t)d;
     want->st_ino = (ino_t)i;

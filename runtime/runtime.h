@@ -333,6 +333,7 @@ struct cp_rt_launch {
     char *const *cmd; /* CMD [ARG]..., NULL-terminated */
     size_t ncmd;
     bool allow_unenforced; /* --allow-unenforced */
+    bool allow_partial;    /* --allow-partial: partly enforced rules run */
     enum cp_rt_enforcer enforcer;
     bool quiet;      /* -q: no enforcer line, no notes */
     bool dry_run;    /* --dry-run: print the plan, run nothing */
@@ -467,12 +468,17 @@ struct cp_ll_plan {
     struct cp_rt_strv warnings; /* not enforced (fail open): always printed */
 };
 
+/* What a launch accepts of cp_ll_plan_build: a record that cannot be
+ * enforced (warned, applied as far as possible), or one only partly
+ * enforced (Landlock's deny read: the metadata shows; warned). */
+#define CP_LL_OK_UNENFORCED 1U /* --allow-unenforced, fail open: both */
+#define CP_LL_OK_PARTIAL 2U    /* --allow-partial */
 /* Lowers the records for Landlock (spec/runtime.md §12).  A record that
- * cannot be enforced fails with CP_RT_EXIT_CANNOT unless unenforced_ok. */
+ * cannot be enforced fails with CP_RT_EXIT_CANNOT unless ok allows it. */
 int cp_ll_plan_build(struct cp_ll_plan *pl, const struct cp_rt_artifact *a,
                      const struct cp_rt_params *p,
                      const struct cp_ll_features *f, const char *cmd,
-                     bool unenforced_ok, struct cp_rt_err *e);
+                     unsigned ok, struct cp_rt_err *e);
 void cp_ll_plan_free(struct cp_ll_plan *pl);
 
 struct cp_ll_seccomp {
@@ -481,6 +487,12 @@ struct cp_ll_seccomp {
 /* Installs the filter (no_new_privs must be set); 0 or CP_RT_EXIT_CANNOT
  * with e's message. */
 int cp_ll_seccomp_install(const struct cp_ll_seccomp *o, struct cp_rt_err *e);
+/* The same confinement filter for bwrap (--add-seccomp-fd): a memfd
+ * holding the program, read from its start, not close-on-exec; the fd, or
+ * -1 with e filled (its status is e->status). */
+int cp_rt_seccomp_memfd(struct cp_rt_err *e);
+/* What the confinement filter refuses, for --dry-run. */
+extern const char cp_rt_seccomp_text[];
 
 /* Runs CMD under the chosen enforcer (auto falls back from bwrap to
  * Landlock); --dry-run prints the plan instead.  May not return. */

@@ -22,6 +22,44 @@
 #include <time.h>
 #include <unistd.h>
 
+/* The parent of process `pid` from /proc/PID/stat, or -1. */
+static long sv_ppid(long pid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    FILE *s = fopen(path, "re");
+    if (!s)
+        return -1;
+    size_t k = fread(buf, 1, sizeof buf - 1, s);
+    fclose(s);
+    buf[k] = '\0';
+    /* "PID (COMM) STATE PPID ...": COMM may hold anything but ends at the
+     * last ')'. */
+    char *rp = strrchr(buf, ')');
+    if (!rp || !rp[1] || !rp[2] || !rp[3])
+        return -1;
+    char *end;
+    long v = strtol(rp + 4, &end, 10);
+    return end == rp + 4 ? -1 : v;
+}
+
+/* Without CONFIG_PROC_CHILDREN: every process whose parent is this one. */
+static size_t sv_children_by_stat(pid_t *out, size_t max)
+{
+    DIR *d = opendir("/proc");
+    struct dirent *de;
+    size_t n = 0;
+    while (d && n < max && (de = readdir(d))) {
+        char *end;
+        long pid = strtol(de->d_name, &end, 10);
+        if (!*end && pid > 0 && sv_ppid(pid) == (long)getpid())
+            out[n++] = (pid_t)pid;
+    }
+    if (d)
+        closedir(d);
+    return n;
+}
+
 /* The pids whose parent is this process, read from /proc (the children of
  * every thread; the runtime has one).  Returns the count, at most max. */
 static size_t sv_children(pid_t *out, size_t max)
@@ -29,38 +67,20 @@ static size_t sv_children(pid_t *out, size_t max)
     char path[64];
     snprintf(path, sizeof path, "/proc/self/task/%ld/children", (long)getpid());
     FILE *f = fopen(path, "re");
-    size_t n = 0;
     if (f) {
-        long v;
-        while (n < max && fscanf(f, "%ld", &v) == 1)
-            out[n++] = (pid_t)v;
+        char buf[4096];
+        size_t k = fread(buf, 1, sizeof buf - 1, f), n = 0;
         fclose(f);
+        buf[k] = '\0';
+        for (char *p = buf, *end; n < max; p = end) {
+            long v = strtol(p, &end, 10);
+            if (end == p)
+                break;
+            out[n++] = (pid_t)v;
+        }
         return n;
     }
-    /* Without CONFIG_PROC_CHILDREN: every process's parent, from stat. */
-    DIR *d = opendir("/proc");
-    struct dirent *de;
-    while (d && n < max && (de = readdir(d))) {
-        char *end;
-        long pid = strtol(de->d_name, &end, 10);
-        if (*end || pid <= 0)
-            continue;
-        snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-        FILE *s = fopen(path, "re");
-        char buf[512];
-        if (!s)
-            continue;
-        size_t k = fread(buf, 1, sizeof buf - 1, s);
-        fclose(s);
-        buf[k] = '\0';
-        char *rp = strrchr(buf, ')');
-        long ppid;
-        if (rp && sscanf(rp + 1, " %*c %ld", &ppid) == 1 && ppid == getpid())
-            out[n++] = (pid_t)pid;
-    }
-    if (d)
-        closedir(d);
-    return n;
+    return sv_children_by_stat(out, max);
 }
 
 /* Kills and reaps every descendant left: each child found is killed and

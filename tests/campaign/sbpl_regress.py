@@ -158,6 +158,38 @@ for prof in profiles(text, params):
            prof.probe('link', '/home/u/.bashrc', '/home/u/p/x'), False)
 expect('links: reported', 'hard links cannot be created' in fid, True)
 
+# -- a segment glob never matches the empty name ------------------------------
+# `[^/]*` matched the empty name: `write /*` made `/` itself writable (its
+# mode, times, xattrs), the same glob in `deny read` denied reading `/`.
+src, text, fid = build('rootstar', 'write /*\n'
+                       'deny read /Volumes/*\n'
+                       'write ${PROJECT}/*\n')
+params = {'HOME': '/home/u', 'PROJECT': '/'}
+for prof in profiles(text, params):
+    expect('write /*: write / itself (%s)' % prof.reading,
+           prof.probe('write', '/'), False)
+    expect('write /*: write /tmp still allowed (%s)' % prof.reading,
+           prof.probe('write', '/tmp'), True)
+    expect('deny read /Volumes/*: / readable (%s)' % prof.reading,
+           prof.probe('read', '/Volumes'), True)
+    expect('deny read /Volumes/*: /Volumes/x denied (%s)' % prof.reading,
+           prof.probe('read', '/Volumes/x'), False)
+for acc, path in (('write', '/'), ('read', '/Volumes'),
+                  ('write', '/Volumes/x'), ('write', '/a/b')):
+    check_model(src, text, params, acc, path, 'empty name')
+expect('no segment glob spells [^/]* alone',
+       [ln for ln in text.split('\n') if '/[^/]*(' in ln or '/[^/]*"' in ln
+        or '/[^/]*$' in ln], [])
+
+src, text, fid = build('rootstar2', 'write ${HOME}\n'
+                       'deny read ${PROJECT}/*\n')
+for prof in profiles(text, params):
+    expect('deny read ${PROJECT}/* with PROJECT=/: / readable (%s)'
+           % prof.reading, prof.probe('read', '/'), True)
+    expect('deny read ${PROJECT}/* with PROJECT=/: /etc denied (%s)'
+           % prof.reading, prof.probe('read', '/etc'), False)
+expect('explain: / readable', explain(src, params, 'read', '/'), 'allow')
+
 for f in failures:
     print('FAIL: ' + f)
 print('sbpl regressions: %d failures' % len(failures))
