@@ -11,6 +11,7 @@
  * appends one rule per argument.  Then the profile is resolved into explicit
  * implicit rules carrying their origin.  Every problem is reported at its
  * source span and the walk goes on, so one run reports all of them. */
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -520,10 +521,70 @@ static void rs_relative(struct rs *r, const struct rs_pathin *in)
                    : "a domain belongs to 'net allow' or 'net deny'");
         return;
     }
-    const char *fix = rs_normalise(r, dotfile ? "~" : "${PROJECT}", t, n,
-                                   false);
+    /* A '$' means the text was meant to be expanded: a path in the
+     * project would not name what was meant. */
+    const char *fix = memchr(t, '$', n)
+                          ? NULL
+                          : rs_normalise(r, dotfile ? "~" : "${PROJECT}", t, n,
+                                         false);
     rs_suggest_fix(g, fix, in->quoted,
                    dotfile ? " (in the home directory)" : " (in the project)");
+}
+
+/* The first shell-style variable '$NAME' in IN at or after *at: its offset
+ * (*at) and length, 0 when there is none. */
+static size_t rs_shell_var_at(const struct rs_pathin *in, size_t *at)
+{
+    for (size_t i = *at; i + 1 < in->n; i++) {
+        unsigned char c = (unsigned char)in->t[i + 1];
+        if (in->t[i] != '$' || !(c == '_' || isalpha(c)))
+            continue;
+        size_t e = i + 1;
+        while (e < in->n &&
+               (in->t[e] == '_' || isalnum((unsigned char)in->t[e])))
+            e++;
+        *at = i;
+        return e - i;
+    }
+    return 0;
+}
+
+/* A shell-style '$NAME' in a path, which confpol reads as the literal
+ * name '$NAME' (a relative path at the start, a directory called '$USER'
+ * further on).  The fix is offered only where it names what the shell
+ * would: '$HOME' at the start becomes '~', '$NAME' at the start '${NAME}'
+ * (a param: declared, or to declare); never a path in the project, which
+ * would leave the meant directory uncovered.  A quoted absolute path is
+ * literal: the way to name a file whose name holds '$'.  True when
+ * reported. */
+static bool rs_shell_var(struct rs *r, const struct rs_pathin *in)
+{
+    size_t at = 0, l = rs_shell_var_at(in, &at);
+    if (!l || (in->quoted && in->n && in->t[0] == '/'))
+        return false;
+    const char *nm = cp_arena_strndup(r->a, in->t + at + 1, l - 1);
+    struct cp_loc vl = rs_sub(in->arg, RS_MAP(in->map, at),
+                              RS_MAP(in->map, at + l) - RS_MAP(in->map, at));
+    struct cp_diag *g = cp_diag_report(
+        r->d, CP0421, &vl,
+        "shell variable '$%s' in path '%s': confpol does not expand it", nm,
+        rs_written(r, in->arg));
+    const char *rest = in->t + l;
+    size_t next = l;
+    if (at != 0 || (*rest && *rest != '/') || rs_shell_var_at(in, &next)) {
+        cp_diag_set_suggestion(g, "a path starts with '/', '~' or '${NAME}' "
+                                  "of a param, and holds no other variable");
+        return true;
+    }
+    bool home = strcmp(nm, "HOME") == 0;
+    const char *fix = cp_arena_printf(r->a, home ? "~%s" : "${%s}%s",
+                                      home ? rest : nm, rest);
+    const struct rs_name *nd = rs_find(r, cp_arena_intern(r->a, nm, l - 1));
+    if (home || nd)
+        rs_suggest_fix(g, fix, in->quoted, "");
+    else
+        cp_diag_set_suggestion(g, "declare 'param %s' and write '%s'", nm, fix);
+    return true;
 }
 
 /* The root of IN: '${NAME}', '~' or '/'; false after reporting anything
@@ -670,6 +731,8 @@ static bool rs_path(struct rs *r, const struct cp_arg *arg, bool concrete,
     if (!rs_decode(r, arg, &t, &n, &map))
         return false;
     struct rs_pathin in = {arg, t, n, map, rs_quoted_written(arg)};
+    if (rs_shell_var(r, &in))
+        return false;
     struct rs_root root;
     struct cp_path tail;
     if (!rs_root(r, &in, &root) || !rs_check_rest(r, &in, &root) ||
