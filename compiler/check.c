@@ -518,11 +518,20 @@ static bool ck_keep_before(const struct cp_rule *a, const struct cp_rule *b)
     return a->id < b->id;
 }
 
+/* Findings whose fix is to remove their subject: placed at it, so that the
+ * caret, the SARIF region and the fix sit on the rule to remove. */
+static bool ck_at_subject(enum ck_code code)
+{
+    return code == CK_REDUNDANT || code == CK_SHADOWED ||
+           code == CK_REDUNDANT_GATE || code == CK_SHADOWED_GATE;
+}
+
 static void ck_add(struct ck *c, enum ck_code code, const struct cp_rule *subj,
                    const struct cp_rule *partner)
 {
     const struct cp_rule *at = subj;
-    if (partner && ck_src(partner) && (!ck_src(subj) || partner->id > subj->id))
+    if (partner && ck_src(partner) &&
+        (!ck_src(subj) || (partner->id > subj->id && !ck_at_subject(code))))
         at = partner;
     if (!ck_src(at))
         return; /* implicit rules are never the place of a report */
