@@ -29,6 +29,7 @@ struct cp_cli_common {
      * working directory).  Meaningful once cp_cli_bind_run ran. */
     size_t nexplicit;
     bool bound_run; /* cp_cli_bind_run ran */
+    bool fidelity;  /* build --fidelity: the targets' notes are printed */
 };
 
 /* Tries to consume argv[*i] (and its value) as a common option.  Returns 1

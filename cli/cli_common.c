@@ -230,9 +230,16 @@ bool cp_cli_apply(const struct cp_cli_common *c, struct cp_ctx *cx)
     cx->diags.werror = c->werror;
     cx->diags.all = c->all_diags;
     cx->diags.color = c->dfmt == CP_DFMT_TEXT && cp_cli_color(c->color);
+    bool targets_quiet = !c->fidelity;
     for (size_t i = 0; i < c->nwopts; i++) {
         const char *w = c->wopts[i];
         bool ok;
+        /* -Wtarget-notes: every note of a target (spec/diagnostics.md 3). */
+        if (strcmp(w, "target-notes") == 0 ||
+            strcmp(w, "no-target-notes") == 0) {
+            targets_quiet = w[0] == 'n';
+            continue;
+        }
         const char *name;
         if (strncmp(w, "error=", 6) == 0) {
             name = w + 6;
@@ -261,6 +268,8 @@ bool cp_cli_apply(const struct cp_cli_common *c, struct cp_ctx *cx)
             return false;
         }
     }
+    /* After the -W options, which may ask for a quiet note. */
+    cp_diags_quiet(&cx->diags, targets_quiet);
     return true;
 }
 

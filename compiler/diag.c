@@ -87,6 +87,25 @@ bool cp_diags_set_werror(struct cp_diags *d, const char *name)
     return cp_diags_set_state(d, name, 2);
 }
 
+bool cp_diag_code_quiet(enum cp_diag_code c)
+{
+    if (cp_diag_code_default(c) != CP_SEV_NOTE)
+        return false;
+    const char *id = cp_diag_code_id(c);
+    return c == CP0602 || strncmp(id, "CP07", 4) == 0;
+}
+
+void cp_diags_quiet(struct cp_diags *d, bool targets)
+{
+    for (size_t i = 0; i < CP_DIAG__COUNT; i++) {
+        enum cp_diag_code c = (enum cp_diag_code)i;
+        if (d->wstate[i] != 0 || !cp_diag_code_quiet(c))
+            continue;
+        if (targets || c == CP0602)
+            d->wstate[i] = -1;
+    }
+}
+
 void cp_diags_init(struct cp_diags *d)
 {
     memset(d, 0, sizeof(*d));

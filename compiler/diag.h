@@ -88,6 +88,13 @@ bool cp_diags_set_warning(struct cp_diags *d, const char *name, bool on);
 /* -Werror=NAME: that warning alone becomes an error. */
 bool cp_diags_set_werror(struct cp_diags *d, const char *name);
 
+/* Notes printed only when asked for (spec/diagnostics.md 3, "Quiet
+ * notes"): CP0602, and every note of a target (CP07xx), a fact stricter
+ * than written by design that `build --fidelity` lists.  Sets them off in
+ * D unless an -W option set them; TARGETS false keeps the targets' on. */
+bool cp_diag_code_quiet(enum cp_diag_code c);
+void cp_diags_quiet(struct cp_diags *d, bool targets);
+
 void cp_diags_init(struct cp_diags *d);
 void cp_diags_free(struct cp_diags *d);
 
