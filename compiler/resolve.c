@@ -768,6 +768,21 @@ static void rs_push(struct rs *r, struct cp_rule *ru)
         r->p->has_exec = true;
 }
 
+/* A rule's pattern without its trailing '**': P followed by '**' names what
+ * 'P' names (spec/patterns.md 2), and a target that cannot express a glob
+ * (a bwrap mount, a Landlock rule) then grants or denies P as written
+ * instead of nothing.  Not for a let's value, where a '**' may be followed
+ * by the rest of the path that uses it. */
+static void rs_drop_trailing_any(struct cp_path *path)
+{
+    while (path->nsegs && path->segs[path->nsegs - 1].kind == CP_SEG_ANY)
+        path->nsegs--;
+    path->has_glob = false;
+    for (size_t i = 0; i < path->nsegs; i++)
+        if (path->segs[i].kind != CP_SEG_LIT)
+            path->has_glob = true;
+}
+
 static void rs_path_rules(struct rs *r, const struct cp_stmt *s,
                           enum cp_rule_kind kind)
 {
@@ -775,6 +790,7 @@ static void rs_path_rules(struct rs *r, const struct cp_stmt *s,
         struct cp_path path;
         if (!rs_path(r, s->args[i], false, &path))
             continue;
+        rs_drop_trailing_any(&path);
         struct cp_rule *ru = rs_rule(r, kind, s->args[i]);
         ru->u.path = path;
         rs_push(r, ru);
