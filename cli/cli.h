@@ -83,6 +83,10 @@ const char *cp_cli_define_from(const struct cp_cli_common *c, size_t k);
  * at PROJECT covers HOME (spec/semantics.md 1.7): prints why on stderr
  * and returns false.  Explicit -D values are never refused. */
 bool cp_cli_bindings_sane(const struct cp_cli_common *c, const char *file);
+/* The same for a command that binds PROJECT itself (claude): PROJECT as
+ * given, HOME from the environment, both taken as implicit. */
+bool cp_cli_project_sane(const char *cmd, const char *file,
+                         const char *project);
 
 /* Writes `len` bytes to `path` atomically (temporary file in the same
  * directory, fsync, rename).  Returns 0 or -1 with errno set. */

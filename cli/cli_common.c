@@ -472,14 +472,21 @@ static void cp_cli_refuse(const struct cp_cli_common *c, struct cp_arena *a,
 {
     fprintf(stderr,
             "confpol %s: error: %s is bound to %s '%s', under which '%s' "
-            "(%s:%u:%u) covers %s\n"
-            "confpol %s: note: run it from the directory the policy is "
-            "meant for, or pass -D %s=%s to mean it\n",
+            "(%s:%u:%u) covers %s\n",
             cp_cli_cmd(c), name,
             strcmp(name, "HOME") == 0 ? "the environment's HOME"
                                       : "the current directory",
             value, cp_sema_rule_text(a, r), r->loc.src ? r->loc.src->path : "?",
-            r->loc.line, r->loc.col, what, cp_cli_cmd(c), name, value);
+            r->loc.line, r->loc.col, what);
+    /* confpol claude binds PROJECT itself: no -D to say it is meant. */
+    if (strcmp(cp_cli_cmd(c), "claude") == 0)
+        fputs("confpol claude: note: start it in the project's directory\n",
+              stderr);
+    else
+        fprintf(stderr,
+                "confpol %s: note: run it from the directory the policy is "
+                "meant for, or pass -D %s=%s to mean it\n",
+                cp_cli_cmd(c), name, value);
 }
 
 /* Whether an implicit value could make a rule cover too much: "/" for any
@@ -526,5 +533,15 @@ bool cp_cli_bindings_sane(const struct cp_cli_common *c, const char *file)
     }
     cp_policy_free(cx.policy);
     cp_ctx_free(&cx);
+    return ok;
+}
+
+bool cp_cli_project_sane(const char *cmd, const char *file, const char *project)
+{
+    struct cp_cli_common c = {.cmd = cmd, .bound_run = true};
+    cp_cli_bind1(&c, "HOME", getenv("HOME"));
+    cp_cli_bind1(&c, "PROJECT", project);
+    bool ok = cp_cli_bindings_sane(&c, file);
+    cp_cli_common_free(&c);
     return ok;
 }

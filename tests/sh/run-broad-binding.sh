@@ -36,3 +36,8 @@ out=$(cd / && "$CONFPOL" run -q --dry-run "$w/d.confpol" 2>&1); rc=$?
 out=$(cd "$HOME" && "$CONFPOL" run -q --dry-run "$w/b.confpol" 2>&1); rc=$?
 [ $rc -eq 0 ] || fail "write \${PROJECT}/build from HOME: exit $rc: $out"
 echo "ok - explicit -D, denies and narrower rules are accepted"
+
+out=$(cd "$HOME" && CONFPOL_CLAUDE=/bin/true "$CONFPOL" claude -q "$w/w.confpol" 2>&1); rc=$?
+[ $rc -eq 1 ] || fail "confpol claude in HOME: exit $rc: $out"
+case $out in *"covers HOME"*"start it in the project's directory"*) ;; *) fail "claude in HOME: $out" ;; esac
+echo "ok - confpol claude refuses to start in HOME with write \${PROJECT}"
