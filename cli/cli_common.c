@@ -305,6 +305,8 @@ void cp_cli_flush_diags(const struct cp_cli_common *c, struct cp_ctx *cx)
 
 void cp_cli_print_diags(const struct cp_cli_common *c, struct cp_ctx *cx)
 {
+    if (!cx->diags.main_path)
+        cx->diags.main_path = cx->main_path;
     switch (c->dfmt) {
     case CP_DFMT_TEXT:
         print_text(cx, false);

@@ -51,6 +51,25 @@ const char *cp_diag_code_flag(enum cp_diag_code c)
                : NULL;
 }
 
+const char *cp_diag_code_doc(enum cp_diag_code c)
+{
+    const char *id = cp_diag_code_id(c); /* "CPnnnn" */
+    switch (id[3]) {
+    case '1':
+    case '2':
+    case '3':
+        return "spec/language.md";
+    case '4':
+    case '5':
+    case '6':
+        return "spec/semantics.md";
+    case '7':
+        return "spec/backends.md";
+    default:
+        return "spec/cli.md";
+    }
+}
+
 int cp_diag_code_lookup(const char *s)
 {
     for (size_t i = 0; i < CP_DIAG__COUNT; i++)

@@ -70,6 +70,9 @@ struct cp_diags {
      * they are rendered; a malloc and a free each were 3% of the
      * instructions of a check, by callgrind). */
     struct cp_diag_text *texts;
+    /* The policy file the records are about (set by the caller before
+     * rendering): SARIF places a record without location there. */
+    const char *main_path;
 };
 
 /* Static facts about a code. */
@@ -80,6 +83,9 @@ const char *cp_diag_code_summary(enum cp_diag_code c);
 /* The option that controls a code ("claude-net-prompt"), or NULL for an
  * error, which no option can change. */
 const char *cp_diag_code_flag(enum cp_diag_code c);
+/* The spec file that documents a code ("spec/semantics.md"), by its range
+ * (spec/diagnostics.md 5). */
+const char *cp_diag_code_doc(enum cp_diag_code c);
 /* The code whose id ("CP0759", any case) or name is `s`, or -1. */
 int cp_diag_code_lookup(const char *s);
 /* -Wname / -Wno-name (NAME may also be the code, "CP0759"); returns false
