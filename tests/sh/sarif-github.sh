@@ -47,6 +47,11 @@ doc notutf8 "$CONFPOL" check "$(printf 'n\377.confpol')"
 doc starter "$CONFPOL" build --target all -Wtarget-notes -o out claude.confpol
 doc ci "$CONFPOL" build --target all -o out "$TOP/examples/ci-runner.confpol"
 doc define "$CONFPOL" check -D PROJECT=rel p.confpol
+doc notutf8missing "$CONFPOL" check "$(printf 'm\377.confpol')"
+# The same name in the JSON format: valid JSON too (U+FFFD for the byte).
+"$CONFPOL" check --diagnostics-format json "$(printf 'm\377.confpol')" >m.json 2>/dev/null
+python3 -c 'import json,sys; json.loads(open(sys.argv[1],"rb").read().decode("utf-8"))' m.json ||
+    bad "--diagnostics-format json of a name that is not UTF-8 is not JSON"
 python3 - "$mt/sarif-2.1.0.json" docs/*.sarif <<'PY' || fail=1
 import json, sys, jsonschema
 schema = json.load(open(sys.argv[1]))
