@@ -47,6 +47,10 @@ int cp_cli_unknown_option(const char *cmd, const char *opt,
     if (!near && common)
         near = cp_nearest(opt, n, cp_common_opts, SIZE_MAX,
                           sizeof *cp_common_opts);
+    /* '--format' of another tool (or of explain and build) means the
+     * diagnostics' format here. */
+    if (!near && common && n == 8 && strncmp(opt, "--format", 8) == 0)
+        near = "--diagnostics-format";
     if (near)
         return cp_cli_usage_error(cmd,
                                   "unknown option '%s'; did you mean "

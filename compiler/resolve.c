@@ -291,6 +291,39 @@ static const char *rs_kind_of(const struct cp_arg *arg)
     return "a bare word";
 }
 
+/* A URL where a domain is expected ('https://github.com/x'): the fix is
+ * its host and port (the one written, else the scheme's: 443 for https, 80
+ * for http), so that the rule allows no more than the URL meant; no fix
+ * for another scheme, a user@ part or a host the syntax rejects. */
+static void rs_url_fix(struct cp_diag *g, const struct cp_arg *arg)
+{
+    const char *t = arg->text, *e = t + arg->len;
+    const char *port = arg->len > 8 && strncmp(t, "https://", 8) == 0  ? "443"
+                       : arg->len > 7 && strncmp(t, "http://", 7) == 0 ? "80"
+                                                                       : NULL;
+    if (!port)
+        return;
+    const char *h = t + (port[0] == '4' ? 8 : 7), *he = h;
+    while (he < e && *he != '/' && *he != '?' && *he != '#' && *he != ':' &&
+           *he != '@')
+        he++;
+    if ((he < e && *he == '@') || he == h ||
+        !rs_domainlike(h, (size_t)(he - h)))
+        return;
+    size_t pl = 0;
+    if (he < e && *he == ':') {
+        while (he + 1 + pl < e && isdigit((unsigned char)he[1 + pl]))
+            pl++;
+        if (!pl)
+            return;
+    }
+    cp_diag_set_suggestion(g,
+                           "a domain rule names a host: did you mean "
+                           "'%.*s:%.*s'?",
+                           (int)(he - h), h, (int)(pl ? pl : strlen(port)),
+                           pl ? he + 1 : port);
+}
+
 static void rs_mismatch(struct rs *r, const struct cp_arg *arg,
                         const char *expected)
 {
@@ -304,6 +337,8 @@ static void rs_mismatch(struct rs *r, const struct cp_arg *arg,
              arg->kind == CP_ARG_QUOTED && rs_domainlike(arg->text, arg->len))
         cp_diag_set_suggestion(g, "write the domain without quotes: %.*s",
                                (int)arg->len, arg->text);
+    else if (strcmp(expected, "a domain pattern") == 0)
+        rs_url_fix(g, arg);
 }
 
 /* ---- paths ------------------------------------------------------------- */
