@@ -224,7 +224,7 @@ static void explain_one(struct cp_ctx *cx, const struct cp_rt_params *p,
     } else if (hint & HINT_WRITE) {
         order[0] = CP_ACC_WRITE;
         order[1] = CP_ACC_READ;
-    } else if (hint & HINT_MISSING) { /* a masked path reads as missing */
+    } else if (hint == HINT_MISSING) { /* a masked path reads as missing */
         norder = 1;
     }
     for (size_t k = 0; k < norder; k++) {
@@ -252,7 +252,7 @@ static void explain_one(struct cp_ctx *cx, const struct cp_rt_params *p,
         return;
     }
     /* A path that reads as missing and that the policy allows: missing. */
-    if (!(hint & HINT_MISSING))
+    if (hint != HINT_MISSING)
         fprintf(stderr,
                 "%s: denied: %s: the policy allows it; the enforcer is "
                 "stricter here (--dry-run lists its notes)\n",
