@@ -131,24 +131,30 @@ static bool scan_socket_line(struct seen *s, const char *line)
  * touch 'a/b': Permission denied" ('...', "...", and ‘...’ as GNU tools
  * quote in a UTF-8 locale): added as written, explained against the
  * working directory. */
+/* The word that ends at END (back to a blank, a quote or '‘'). */
+static const char *word_start(const char *line, const char *end)
+{
+    const char *b = end;
+    while (b > line && !strchr(" \t'\"`", b[-1]) &&
+           !(b - line >= 3 && !memcmp(b - 3, "\xe2\x80\x98", 3)))
+        b--;
+    return b;
+}
+
 static void scan_relative(struct seen *s, const char *line, const char *e,
                           unsigned hint)
 {
-    const char *end = e, *b;
+    const char *end = e;
     if (end - line >= 3 && !memcmp(end - 3, "\xe2\x80\x99", 3))
         end -= 3; /* ’ */
     else if (end > line && (end[-1] == '\'' || end[-1] == '"'))
         end--;
-    for (b = end; b > line && b[-1] != ' ' && b[-1] != '\t' && b[-1] != '\'' &&
-                  b[-1] != '"' && b[-1] != '`';
-         b--)
-        if (b - line >= 3 && !memcmp(b - 3, "\xe2\x80\x98", 3))
-            break; /* ‘ */
+    const char *b = word_start(line, end);
+    /* A bare word counts when it holds a '/' ("sh: 1: ..." has others);
+     * a quoted one always. */
     if (b < end && *b != '/' && *b != '-' &&
-        memchr(b, '/', (size_t)(end - b)) != NULL)
+        (end != e || memchr(b, '/', (size_t)(end - b))))
         seen_add(s, b, (size_t)(end - b), hint);
-    else if (b < end && *b != '/' && *b != '-' && end != e)
-        seen_add(s, b, (size_t)(end - b), hint); /* a quoted name */
 }
 
 /* One line of the command's stderr: a denial names its path quoted

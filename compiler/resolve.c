@@ -295,18 +295,23 @@ static const char *rs_kind_of(const struct cp_arg *arg)
  * its host and port (the one written, else the scheme's: 443 for https, 80
  * for http), so that the rule allows no more than the URL meant; no fix
  * for another scheme, a user@ part or a host the syntax rejects. */
+/* The end of a URL's host at H (before E): the first '/', '?', '#', ':'
+ * or '@'. */
+static const char *rs_url_host_end(const char *h, const char *e)
+{
+    while (h < e && !strchr("/?#:@", *h))
+        h++;
+    return h;
+}
+
 static void rs_url_fix(struct cp_diag *g, const struct cp_arg *arg)
 {
     const char *t = arg->text, *e = t + arg->len;
-    const char *port = arg->len > 8 && strncmp(t, "https://", 8) == 0  ? "443"
-                       : arg->len > 7 && strncmp(t, "http://", 7) == 0 ? "80"
-                                                                       : NULL;
-    if (!port)
+    bool https = arg->len > 8 && strncmp(t, "https://", 8) == 0;
+    if (!https && !(arg->len > 7 && strncmp(t, "http://", 7) == 0))
         return;
-    const char *h = t + (port[0] == '4' ? 8 : 7), *he = h;
-    while (he < e && *he != '/' && *he != '?' && *he != '#' && *he != ':' &&
-           *he != '@')
-        he++;
+    const char *port = https ? "443" : "80";
+    const char *h = t + (https ? 8 : 7), *he = rs_url_host_end(h, e);
     if ((he < e && *he == '@') || he == h ||
         !rs_domainlike(h, (size_t)(he - h)))
         return;
