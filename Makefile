@@ -34,6 +34,17 @@ STARTER_OBJS := $(STARTERS:%=$(BUILD)/gen/starter_%.o)
 CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/%.o)
 TEST_OBJS := $(TEST_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/tests/unit/suites.o
 
+# Quiet build: one short line per step ("  CC      build/x.o"); V=1 prints
+# the commands themselves.
+V ?= 0
+ifeq ($(V),1)
+Q :=
+say := @:
+else
+Q := @
+say = @printf '  %-7s %s\n'
+endif
+
 LIB  := $(BUILD)/libconfpol.a
 BINS := $(BUILD)/confpol $(BUILD)/confpol-run
 
@@ -47,11 +58,13 @@ all: $(BINS)
 # ---- generated front end -------------------------------------------------
 $(BUILD)/grammar/parser.c: grammar/parser.y
 	@mkdir -p $(@D)
-	$(BISON) -Wall -Werror -d -o $@ $<
+	$(say) BISON $@
+	$(Q)$(BISON) -Wall -Werror -d -o $@ $<
 $(BUILD)/grammar/parser.h: $(BUILD)/grammar/parser.c
 $(BUILD)/grammar/lexer.c: grammar/lexer.l $(BUILD)/grammar/parser.h
 	@mkdir -p $(@D)
-	$(FLEX) -o $@ --header-file=$(BUILD)/grammar/lexer.h $<
+	$(say) FLEX $@
+	$(Q)$(FLEX) -o $@ --header-file=$(BUILD)/grammar/lexer.h $<
 $(BUILD)/grammar/lexer.h: $(BUILD)/grammar/lexer.c
 
 # The Claude Code settings schema, compiled in as bytes: `install` and
@@ -69,7 +82,8 @@ $(BUILD)/gen/claude_schema.c: $(CLAUDE_SCHEMA)
 	   echo "const size_t cp_claude_schema_len = $$(wc -c < $<);"; \
 	 } > $@.tmp && mv $@.tmp $@
 $(BUILD)/gen/claude_schema.o: $(BUILD)/gen/claude_schema.c
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
+	$(say) CC $@
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
 
 # The starter policies of `confpol init`, compiled in from examples/starter
 # (the files `make install` puts under share/confpol are the same bytes).
@@ -83,7 +97,8 @@ $(BUILD)/gen/starter_%.c: examples/starter/%.confpol
 	 } > $@.tmp && mv $@.tmp $@
 .PRECIOUS: $(BUILD)/gen/starter_%.c
 $(BUILD)/gen/starter_%.o: $(BUILD)/gen/starter_%.c
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
+	$(say) CC $@
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
 
 # Everything that may include the generated headers waits for them.
 $(LIB_OBJS) $(CLI_OBJS) $(TEST_OBJS): | $(BUILD)/grammar/parser.h $(BUILD)/grammar/lexer.h
@@ -92,19 +107,24 @@ $(LIB_OBJS) $(CLI_OBJS) $(TEST_OBJS): | $(BUILD)/grammar/parser.h $(BUILD)/gramm
 $(BUILD)/compiler/library.o: CPPFLAGS += -DCP_DATADIR='"$(PREFIX)/share/confpol"'
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+	$(say) CC $@
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 $(BUILD)/grammar/%.o: $(BUILD)/grammar/%.c
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+	$(say) CC $@
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 $(BUILD)/tests/unit/%.o: tests/unit/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(CHECK_CFLAGS) -MMD -MP -c -o $@ $<
+	$(say) CC $@
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(CHECK_CFLAGS) -MMD -MP -c -o $@ $<
 
 $(LIB): $(LIB_OBJS)
 	@rm -f $@
-	ar rcs $@ $^
+	$(say) AR $@
+	$(Q)ar rcs $@ $^
 
 $(BUILD)/confpol: $(CLI_OBJS) $(STARTER_OBJS) $(LIB)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJS) $(STARTER_OBJS) $(LIB)
+	$(say) LD $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJS) $(STARTER_OBJS) $(LIB)
 
 # The runtime binary links a named list of objects: runtime/ and the few
 # util/ files it needs (nothing from compiler/); the parser must not be pulled in
@@ -121,7 +141,8 @@ RUN_OBJS := $(RUN_SRCS:%.c=$(BUILD)/%.o)
 # does not compile.
 $(BUILD)/runtime/%.o: CPPFLAGS := -D_GNU_SOURCE -Iutil -Iruntime
 $(BUILD)/confpol-run: $(RUN_OBJS)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) $(RUN_LDFLAGS) -o $@ $(RUN_OBJS)
+	$(say) LD $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) $(RUN_LDFLAGS) -o $@ $(RUN_OBJS)
 
 # The path macOS runs, built on Linux for the tests and never installed:
 # the proxy and its sockets without the Linux-only calls, and the seatbelt
@@ -131,11 +152,13 @@ PORTABLE_SRCS := runtime/proxy.c runtime/netsock.c runtime/seatbelt.c
 PORTABLE_OBJS := $(PORTABLE_SRCS:%.c=$(BUILD)/portable/%.o)
 $(BUILD)/portable/runtime/%.o: runtime/%.c
 	@mkdir -p $(@D)
-	$(CC) -D_GNU_SOURCE -DCP_RT_PORTABLE -Iutil -Iruntime $(ALL_CFLAGS) \
+	$(say) CC $@
+	$(Q)$(CC) -D_GNU_SOURCE -DCP_RT_PORTABLE -Iutil -Iruntime $(ALL_CFLAGS) \
 	  -MMD -MP -c -o $@ $<
 $(BUILD)/confpol-run-portable: $(PORTABLE_OBJS) \
   $(filter-out $(PORTABLE_SRCS:%.c=$(BUILD)/%.o),$(RUN_OBJS))
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) $(RUN_LDFLAGS) -o $@ $^
+	$(say) LD $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) $(RUN_LDFLAGS) -o $@ $^
 all: $(BUILD)/confpol-run-portable
 
 # ---- tests ----------------------------------------------------------------
@@ -151,10 +174,12 @@ $(BUILD)/tests/unit/suites.c: $(TEST_SRCS)
 	     echo "    cp_test_$${n}_suite,"; done; \
 	   echo '    0,'; echo '};'; } > $@.tmp && mv $@.tmp $@
 $(BUILD)/tests/unit/suites.o: $(BUILD)/tests/unit/suites.c
-	$(CC) $(CPPFLAGS) -std=c11 $(CFLAGS) $(CHECK_CFLAGS) -c -o $@ $<
+	$(say) CC $@
+	$(Q)$(CC) $(CPPFLAGS) -std=c11 $(CFLAGS) $(CHECK_CFLAGS) -c -o $@ $<
 
 $(BUILD)/unit-tests: $(TEST_OBJS) $(LIB)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(TEST_OBJS) $(LIB) $(CHECK_LIBS)
+	$(say) LD $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(TEST_OBJS) $(LIB) $(CHECK_LIBS)
 
 # The entry points first install what they use (.ci/deps.sh GROUP), then
 # build in a second make: this one read the Makefile, and so ran pkg-config,
@@ -249,8 +274,8 @@ deps:
 
 demo:
 	@sh .ci/deps.sh demo
-	@$(MAKE) --no-print-directory -j$$(nproc 2>/dev/null || echo 2) all
-	sh examples/demo.sh $(BUILD)
+	@$(MAKE) --no-print-directory -s -j$$(nproc 2>/dev/null || echo 2) all
+	@sh examples/demo.sh $(BUILD)
 
 # install builds, then copies; install-files only copies what is built (the
 # tests use it: a rebuild from a test would relink a sanitizer build's

@@ -271,7 +271,10 @@ static void classify_exec(struct bw *b, const struct cp_rule *r)
         cp_fidtab_set(&b->ft, r, CP_FID_NOT_ENFORCED,
                       "Landlock execute right; not fully enforced: the ELF "
                       "loader and PT_INTERP interpreters are granted, and "
-                      "the loader runs any readable file (ld.so FILE)");
+                      "the loader runs any readable file (ld.so FILE); an "
+                      "entry that is a symbolic link grants the program it "
+                      "resolves to at launch, which may then run under any "
+                      "name (its own path, another link to it)");
         if (!b->exec_warned) {
             b->exec_warned = true;
             report(b, CP0714, r,

@@ -43,8 +43,11 @@ static const char why_deny_exec[] =
 static const char why_exec[] = "partially: Landlock EXECUTE beneath P; `ld.so "
                                "FILE`, interpreters and memfd execution "
                                "run readable files outside the list (no noexec "
-                               "mount without a namespace); a symlinked "
-                               "entry in a write root is not granted";
+                               "mount without a namespace); an entry that is "
+                               "a symbolic link grants the program it "
+                               "resolves to at launch, which may then run "
+                               "under any name (its own path, another link "
+                               "to it)";
 static const char
     why_net_deny[] = "no IP socket (seccomp) and TCP bind/connect handled by "
                      "Landlock (ABI 4); no Unix socket "

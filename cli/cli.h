@@ -24,6 +24,12 @@ struct cp_cli_common {
     enum cp_color color;      /* --color=auto|always|never */
     bool all_diags;           /* --all-diagnostics: no grouping */
     const char *cmd;          /* "check": the command, for messages */
+    /* defines[0..nexplicit) came from -D; the rest were bound implicitly
+     * by cp_cli_bind_run (HOME from the environment, PROJECT from the
+     * working directory).  Meaningful once cp_cli_bind_run ran. */
+    size_t nexplicit;
+    bool bound_run; /* cp_cli_bind_run ran */
+    bool fidelity;  /* build --fidelity: the targets' notes are printed */
 };
 
 /* Tries to consume argv[*i] (and its value) as a common option.  Returns 1
@@ -62,6 +68,25 @@ void cp_cli_print_diags(const struct cp_cli_common *c, struct cp_ctx *cx);
  * prints the rest and the summary.  JSON and SARIF are printed whole. */
 void cp_cli_flush_diags(const struct cp_cli_common *c, struct cp_ctx *cx);
 void cp_cli_common_free(struct cp_cli_common *c);
+
+/* Binds what `confpol run` binds (spec/semantics.md 1.7): HOME from the
+ * environment and PROJECT from the working directory, each canonicalised,
+ * unless -D gave it; a value that cannot be canonicalised stays unbound. */
+void cp_cli_bind_run(struct cp_cli_common *c);
+/* PROJECT only, as `confpol claude` binds it (verify). */
+void cp_cli_bind_project(struct cp_cli_common *c);
+/* Where the value of define K came from, for messages: "-D", "$HOME"
+ * or "the current directory". */
+const char *cp_cli_define_from(const struct cp_cli_common *c, size_t k);
+/* Refuses implicit bindings (cp_cli_bind_run) under which an allow rule of
+ * FILE rooted at the param covers the whole file system, or a rule rooted
+ * at PROJECT covers HOME (spec/semantics.md 1.7): prints why on stderr
+ * and returns false.  Explicit -D values are never refused. */
+bool cp_cli_bindings_sane(const struct cp_cli_common *c, const char *file);
+/* The same for a command that binds PROJECT itself (claude): PROJECT as
+ * given, HOME from the environment, both taken as implicit. */
+bool cp_cli_project_sane(const char *cmd, const char *file,
+                         const char *project);
 
 /* Writes `len` bytes to `path` atomically (temporary file in the same
  * directory, fsync, rename).  Returns 0 or -1 with errno set. */

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,8 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "match.h"
+#include "runtime.h"
 
 static const char *cp_cli_cmd(const struct cp_cli_common *c)
 {
@@ -44,6 +47,10 @@ int cp_cli_unknown_option(const char *cmd, const char *opt,
     if (!near && common)
         near = cp_nearest(opt, n, cp_common_opts, SIZE_MAX,
                           sizeof *cp_common_opts);
+    /* '--format' of another tool (or of explain and build) means the
+     * diagnostics' format here. */
+    if (!near && common && n == 8 && strncmp(opt, "--format", 8) == 0)
+        near = "--diagnostics-format";
     if (near)
         return cp_cli_usage_error(cmd,
                                   "unknown option '%s'; did you mean "
@@ -227,9 +234,16 @@ bool cp_cli_apply(const struct cp_cli_common *c, struct cp_ctx *cx)
     cx->diags.werror = c->werror;
     cx->diags.all = c->all_diags;
     cx->diags.color = c->dfmt == CP_DFMT_TEXT && cp_cli_color(c->color);
+    bool targets_quiet = !c->fidelity;
     for (size_t i = 0; i < c->nwopts; i++) {
         const char *w = c->wopts[i];
         bool ok;
+        /* -Wtarget-notes: every note of a target (spec/diagnostics.md 3). */
+        if (strcmp(w, "target-notes") == 0 ||
+            strcmp(w, "no-target-notes") == 0) {
+            targets_quiet = w[0] == 'n';
+            continue;
+        }
         const char *name;
         if (strncmp(w, "error=", 6) == 0) {
             name = w + 6;
@@ -258,6 +272,8 @@ bool cp_cli_apply(const struct cp_cli_common *c, struct cp_ctx *cx)
             return false;
         }
     }
+    /* After the -W options, which may ask for a quiet note. */
+    cp_diags_quiet(&cx->diags, targets_quiet);
     return true;
 }
 
@@ -293,6 +309,8 @@ void cp_cli_flush_diags(const struct cp_cli_common *c, struct cp_ctx *cx)
 
 void cp_cli_print_diags(const struct cp_cli_common *c, struct cp_ctx *cx)
 {
+    if (!cx->diags.main_path)
+        cx->diags.main_path = cx->main_path;
     switch (c->dfmt) {
     case CP_DFMT_TEXT:
         print_text(cx, false);
@@ -375,4 +393,161 @@ int cp_cli_write_atomic(const char *path, const char *data, size_t len)
     }
     free(dir);
     return 0;
+}
+
+/* Adds NAME=canonical(VALUE) unless NAME is bound already; a value that
+ * cannot be canonicalised is left unbound (a rule that needs it then says
+ * so: the runtime's message under run, the unbound-param note under
+ * explain). */
+static void cp_cli_bind1(struct cp_cli_common *c, const char *name,
+                         const char *value)
+{
+    for (size_t k = 0; k < c->ndefines; k++)
+        if (strcmp(c->defines[k].name, name) == 0)
+            return;
+    if (!value)
+        return;
+    struct cp_rt_err e = {0};
+    char *canon = cp_rt_param_canon(name, value, true, &e);
+    if (!canon)
+        return;
+    c->defines = cp_xrealloc(c->defines,
+                             (c->ndefines + 1) * sizeof *c->defines);
+    c->defines[c->ndefines].name = cp_xstrdup(name);
+    c->defines[c->ndefines].value = canon;
+    c->ndefines++;
+}
+
+void cp_cli_bind_project(struct cp_cli_common *c)
+{
+    if (!c->bound_run)
+        c->nexplicit = c->ndefines;
+    c->bound_run = true;
+    char cwd[PATH_MAX];
+    cp_cli_bind1(c, "PROJECT", getcwd(cwd, sizeof cwd));
+}
+
+void cp_cli_bind_run(struct cp_cli_common *c)
+{
+    if (!c->bound_run)
+        c->nexplicit = c->ndefines;
+    c->bound_run = true;
+    cp_cli_bind1(c, "HOME", getenv("HOME"));
+    cp_cli_bind_project(c);
+}
+
+const char *cp_cli_define_from(const struct cp_cli_common *c, size_t k)
+{
+    if (!c->bound_run || k < c->nexplicit)
+        return "-D";
+    return strcmp(c->defines[k].name, "HOME") == 0 ? "$HOME"
+                                                   : "the current directory";
+}
+
+/* The value bound to NAME, or NULL. */
+static const char *cp_cli_bound(const struct cp_cli_common *c, const char *name)
+{
+    for (size_t k = 0; k < c->ndefines; k++)
+        if (strcmp(c->defines[k].name, name) == 0)
+            return c->defines[k].value;
+    return NULL;
+}
+
+/* An allow rule of P rooted at NAME that covers PATH once NAME is VALUE,
+ * or NULL.  Only allow rules: a deny that covers more denies more. */
+static const struct cp_rule *cp_cli_covering(const struct cp_policy *p,
+                                             const char *name,
+                                             const char *value,
+                                             const char *path)
+{
+    for (size_t i = 0; i < p->nrules; i++) {
+        const struct cp_rule *r = p->rules[i];
+        if ((r->kind != CP_R_WRITE && r->kind != CP_R_EXEC) ||
+            !r->u.path.root || strcmp(r->u.path.root, name) != 0)
+            continue;
+        if (cp_path_covers(&r->u.path, value, path, strlen(path)))
+            return r;
+    }
+    return NULL;
+}
+
+/* Prints the refusal of the implicit binding NAME=VALUE for rule R. */
+static void cp_cli_refuse(const struct cp_cli_common *c, struct cp_arena *a,
+                          const struct cp_rule *r, const char *name,
+                          const char *value, const char *what)
+{
+    fprintf(stderr,
+            "confpol %s: error: %s is bound to %s '%s', under which '%s' "
+            "(%s:%u:%u) covers %s\n",
+            cp_cli_cmd(c), name,
+            strcmp(name, "HOME") == 0 ? "the environment's HOME"
+                                      : "the current directory",
+            value, cp_sema_rule_text(a, r), r->loc.src ? r->loc.src->path : "?",
+            r->loc.line, r->loc.col, what);
+    /* confpol claude binds PROJECT itself: no -D to say it is meant. */
+    if (strcmp(cp_cli_cmd(c), "claude") == 0)
+        fputs("confpol claude: note: start it in the project's directory\n",
+              stderr);
+    else
+        fprintf(stderr,
+                "confpol %s: note: run it from the directory the policy is "
+                "meant for, or pass -D %s=%s to mean it\n",
+                cp_cli_cmd(c), name, value);
+}
+
+/* Whether an implicit value could make a rule cover too much: "/" for any
+ * param, an ancestor of HOME (or HOME itself) for PROJECT. */
+static bool cp_cli_risky(const char *name, const char *value, const char *home)
+{
+    if (strcmp(value, "/") == 0)
+        return true;
+    if (strcmp(name, "PROJECT") != 0 || !home)
+        return false;
+    size_t n = strlen(value);
+    return strncmp(home, value, n) == 0 && (home[n] == '/' || !home[n]);
+}
+
+bool cp_cli_bindings_sane(const struct cp_cli_common *c, const char *file)
+{
+    const char *home = cp_cli_bound(c, "HOME");
+    bool risky = false;
+    for (size_t k = c->nexplicit; c->bound_run && k < c->ndefines; k++)
+        risky |= cp_cli_risky(c->defines[k].name, c->defines[k].value, home);
+    if (!risky)
+        return true; /* the common case: no second pass over the policy */
+    /* The rules before binding, with their roots: a symbolic resolve
+     * whose diagnostics are dropped (the real compilation reports them). */
+    struct cp_ctx cx;
+    cp_ctx_init(&cx);
+    cx.main_path = file;
+    bool ok = true;
+    if (!cp_parse(&cx) && !cp_diag_errors(&cx.diags) && cx.ast &&
+        !cp_resolve(&cx) && cx.policy) {
+        for (size_t k = c->nexplicit; k < c->ndefines && ok; k++) {
+            const char *nm = c->defines[k].name, *v = c->defines[k].value;
+            const struct cp_rule *r = cp_cli_covering(cx.policy, nm, v, "/");
+            const char *what = "the whole file system";
+            if (!r && strcmp(nm, "PROJECT") == 0 && home) {
+                r = cp_cli_covering(cx.policy, nm, v, home);
+                what = "HOME";
+            }
+            if (r) {
+                cp_cli_refuse(c, cx.arena, r, nm, v, what);
+                ok = false;
+            }
+        }
+    }
+    cp_policy_free(cx.policy);
+    cp_ctx_free(&cx);
+    return ok;
+}
+
+bool cp_cli_project_sane(const char *cmd, const char *file, const char *project)
+{
+    struct cp_cli_common c = {.cmd = cmd, .bound_run = true};
+    cp_cli_bind1(&c, "HOME", getenv("HOME"));
+    cp_cli_bind1(&c, "PROJECT", project);
+    bool ok = cp_cli_bindings_sane(&c, file);
+    cp_cli_common_free(&c);
+    return ok;
 }

@@ -733,6 +733,7 @@ static int check_args(struct build_args *b)
 /* Compiles the policy.  Returns -1 to go on, or the exit status. */
 static int compile(struct build_args *b, struct cp_ctx *cx)
 {
+    b->c.fidelity = b->fidelity;
     if (!cp_cli_apply(&b->c, cx))
         return 2;
     cx->main_path = b->file;

@@ -47,6 +47,7 @@ static int cp_check_one(const struct cp_cli_common *c, struct cp_ctx *cx,
                         const char *file, bool effective, bool dump_ast)
 {
     cx->main_path = file;
+    cx->diags.main_path = file;
     int errors;
     if (dump_ast) {
         errors = cp_parse(cx) ? 1 : (int)cp_diag_errors(&cx->diags);

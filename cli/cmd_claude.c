@@ -519,6 +519,9 @@ static int cp_claude_build(struct cp_claude_run *r)
                 strerror(errno));
         return 2;
     }
+    /* Started in / or above HOME, 'write ${PROJECT}' would open it all. */
+    if (!cp_cli_project_sane("claude", r->policy, r->project))
+        return 1;
     struct cp_buf b = {0};
     cp_buf_printf(&b, "PROJECT=%s", r->project);
     r->projdef = b.data;

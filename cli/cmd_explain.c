@@ -14,7 +14,10 @@ static void cp_explain_usage(FILE *out)
           "\n"
           "Decides one access with the policy's decision model and prints\n"
           "the verdict (allow, deny or ask) on the first line, then the\n"
-          "rules that decided it.  ACCESS is read, write or exec (SUBJECT a\n"
+          "rules that decided it, then the bindings it used.  Like run, it\n"
+          "binds HOME from the environment and PROJECT from the current\n"
+          "directory unless -D binds them.  ACCESS is read, write or exec\n"
+          "(SUBJECT a\n"
           "path: /abs, ~/x or ${NAME}/x), net (SUBJECT a host name), gate\n"
           "(SUBJECT a command line), content (SUBJECT text a file tool\n"
           "would write, or @FILE to read it from FILE, @- from stdin) or\n"
@@ -23,6 +26,8 @@ static void cp_explain_usage(FILE *out)
           "options:\n"
           "  -D NAME=VALUE             bind a param\n"
           "  --format text|json        output format (default text)\n"
+          "  --symbolic                bind only what -D binds: the answer\n"
+          "                            for every value of the other params\n"
           "  --ignore-expect           with -D: answer even when an expect\n"
           "                            line fails under the bindings\n"
           "  --diagnostics-format F    text (default), json or sarif\n"
@@ -77,8 +82,22 @@ static void cp_explain_text(struct cp_ctx *cx, enum cp_access acc,
                dc->unbound_param, dc->unbound_param);
 }
 
-static void cp_explain_json(struct cp_ctx *cx, enum cp_access acc,
-                            const char *subject, const struct cp_decision *dc)
+/* The last line of the text answer: the values the decision used. */
+static void cp_explain_bindings_text(const struct cp_cli_common *c)
+{
+    if (!c->ndefines) {
+        printf("  with no param bound\n");
+        return;
+    }
+    for (size_t k = 0; k < c->ndefines; k++)
+        printf("%s%s=%s (%s)", k ? ", " : "  with ", c->defines[k].name,
+               c->defines[k].value, cp_cli_define_from(c, k));
+    putchar('\n');
+}
+
+static void cp_explain_json(struct cp_ctx *cx, const struct cp_cli_common *c,
+                            enum cp_access acc, const char *subject,
+                            const struct cp_decision *dc)
 {
     const struct cp_policy *p = cx->policy;
     struct cp_buf b = {0};
@@ -114,6 +133,16 @@ static void cp_explain_json(struct cp_ctx *cx, enum cp_access acc,
     }
     cp_jw_close(&w, ']');
     cp_jw_kstr(&w, "unboundParam", dc->unbound_param);
+    cp_jw_key(&w, "bindings");
+    cp_jw_open(&w, '[');
+    for (size_t k = 0; k < c->ndefines; k++) {
+        cp_jw_open(&w, '{');
+        cp_jw_kstr(&w, "name", c->defines[k].name);
+        cp_jw_kstr(&w, "value", c->defines[k].value);
+        cp_jw_kstr(&w, "from", cp_cli_define_from(c, k));
+        cp_jw_close(&w, '}');
+    }
+    cp_jw_close(&w, ']');
     cp_jw_close(&w, '}');
     puts(b.data);
     cp_buf_free(&b);
@@ -216,7 +245,7 @@ struct explain_args {
     struct cp_cli_common c;
     const char *pos[3]; /* FILE ACCESS SUBJECT */
     size_t npos;
-    bool json, ignore_expect;
+    bool json, ignore_expect, symbolic;
     enum cp_access acc;
 };
 
@@ -243,8 +272,8 @@ static int explain_option(struct explain_args *x, int argc, char **argv, int *i)
         cp_explain_usage(stdout);
         return 0;
     }
-    if (strcmp(a, "--ignore-expect") == 0) {
-        x->ignore_expect = true;
+    if (strcmp(a, "--ignore-expect") == 0 || strcmp(a, "--symbolic") == 0) {
+        *(a[2] == 'i' ? &x->ignore_expect : &x->symbolic) = true;
         return -1;
     }
     if (strcmp(a, "--format") == 0 || strncmp(a, "--format=", 9) == 0)
@@ -253,7 +282,8 @@ static int explain_option(struct explain_args *x, int argc, char **argv, int *i)
     if (r < 0)
         return 2;
     if (r == 0) {
-        static const char *const opts[] = {"--format", "--help", NULL};
+        static const char *const opts[] = {
+            "--format", "--help", "--ignore-expect", "--symbolic", NULL};
         return cp_cli_unknown_option("explain", a, opts, true);
     }
     return -1;
@@ -298,8 +328,16 @@ static int explain_parse(struct explain_args *x, int argc, char **argv)
 
 /* Parses and resolves the policy and checks the expect lines under the
  * bindings.  Returns -1 to go on, or the exit status. */
-static int explain_load(const struct explain_args *x, struct cp_ctx *cx)
+static int explain_load(struct explain_args *x, struct cp_ctx *cx)
 {
+    /* The bindings run would use (spec/semantics.md 1.7), so that the
+     * answer is the one the sandbox gives; --symbolic keeps -D only. */
+    size_t nexplicit = x->c.ndefines;
+    if (!x->symbolic) {
+        cp_cli_bind_run(&x->c);
+        if (!cp_cli_bindings_sane(&x->c, x->pos[0]))
+            return 2;
+    }
     if (!cp_cli_apply(&x->c, cx))
         return 2;
     cx->main_path = x->pos[0];
@@ -314,7 +352,7 @@ static int explain_load(const struct explain_args *x, struct cp_ctx *cx)
     /* With bindings, the expect lines are checked under them first: an
      * answer for a binding the policy's own expectations reject is not
      * given (spec/semantics.md 1.7). */
-    if (x->c.ndefines && !x->ignore_expect && cp_check_expects(cx)) {
+    if (nexplicit && !x->ignore_expect && cp_check_expects(cx)) {
         cp_cli_print_diags(&x->c, cx);
         fprintf(stderr, "confpol explain: an expect line fails under the given "
                         "-D bindings; "
@@ -325,7 +363,7 @@ static int explain_load(const struct explain_args *x, struct cp_ctx *cx)
 }
 
 /* Decides the access and prints the answer.  Returns the exit status. */
-static int explain_decide(const struct explain_args *x, struct cp_ctx *cx)
+static int explain_decide(struct explain_args *x, struct cp_ctx *cx)
 {
     enum cp_access acc = x->acc;
     const char *subj = x->pos[2];
@@ -346,10 +384,12 @@ static int explain_decide(const struct explain_args *x, struct cp_ctx *cx)
                     : "");
         return 2;
     }
-    if (x->json)
-        cp_explain_json(cx, acc, subj, &dc);
-    else
+    if (x->json) {
+        cp_explain_json(cx, &x->c, acc, subj, &dc);
+    } else {
         cp_explain_text(cx, acc, &dc);
+        cp_explain_bindings_text(&x->c);
+    }
     return 0;
 }
 

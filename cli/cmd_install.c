@@ -378,7 +378,8 @@ static void cp_inst_how_built(const struct cp_cli_common *c, const char *shown,
 {
     const char *project = NULL;
     for (size_t i = 0; i < c->ndefines; i++)
-        if (strcmp(c->defines[i].name, "PROJECT") == 0)
+        if (strcmp(c->defines[i].name, "PROJECT") == 0 &&
+            strcmp(cp_cli_define_from(c, i), "-D") == 0)
             project = c->defines[i].value;
     char *cwd = project ? NULL : getcwd(NULL, 0);
     char *owner = cp_inst_project_of(settings);
@@ -545,6 +546,13 @@ static int cp_inst_verify(struct cp_inst *st)
 {
     const char **pos = st->pos;
     if (cp_inst_suffix(pos[1], ".confpol")) {
+        /* PROJECT where `confpol claude` binds it, the current directory,
+         * unless the settings file is a project's own: there install put
+         * the symbolic artifact, whose paths are relative to it. */
+        char *owner = cp_inst_project_of(st->settings);
+        if (!owner || (st->env.home && strcmp(owner, st->env.home) == 0))
+            cp_cli_bind_project(&st->c);
+        free(owner);
         int r = cp_inst_compile(&st->c, pos[1], &st->art);
         if (r)
             return r;

@@ -59,28 +59,6 @@ static void run_usage(FILE *f)
           f);
 }
 
-/* Adds -D NAME=canonical(value) unless NAME is bound already; a value that
- * cannot be canonicalised is left unbound (the runtime then says why, if a
- * rule needs it). */
-static void bind_implicit(struct cp_cli_common *c, const char *name,
-                          const char *value)
-{
-    for (size_t k = 0; k < c->ndefines; k++)
-        if (strcmp(c->defines[k].name, name) == 0)
-            return;
-    if (!value)
-        return;
-    struct cp_rt_err e = {0};
-    char *canon = cp_rt_param_canon(name, value, true, &e);
-    if (!canon)
-        return;
-    c->defines = cp_xrealloc(c->defines,
-                             (c->ndefines + 1) * sizeof *c->defines);
-    c->defines[c->ndefines].name = cp_xstrdup(name);
-    c->defines[c->ndefines].value = canon;
-    c->ndefines++;
-}
-
 /* The command line of run. */
 struct run_args {
     struct cp_cli_common c;
@@ -346,8 +324,11 @@ int cp_cmd_run(int argc, char **argv)
      * command really runs with, and the artifact is the -D build of them. */
     char cwd[PATH_MAX];
     const char *cwdp = getcwd(cwd, sizeof cwd);
-    bind_implicit(&r.c, "HOME", getenv("HOME"));
-    bind_implicit(&r.c, "PROJECT", cwdp);
+    cp_cli_bind_run(&r.c);
+    if (!cp_cli_bindings_sane(&r.c, r.file)) {
+        cp_cli_common_free(&r.c);
+        return CP_RT_EXIT_ERROR;
+    }
 
     struct cp_ctx cx;
     cp_ctx_init(&cx);

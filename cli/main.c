@@ -29,7 +29,9 @@ static void cp_usage(FILE *out)
     fputs("usage: confpol COMMAND [OPTIONS] ...\n\ncommands:\n", out);
     for (size_t i = 0; i < sizeof(cp_cmds) / sizeof(cp_cmds[0]); i++)
         fprintf(out, "  %-10s %s\n", cp_cmds[i].name, cp_cmds[i].summary);
-    fputs("  help       this list, or 'help COMMAND' for one command\n"
+    fputs("  help       this list, 'help COMMAND' for one command, 'help "
+          "CODE' for a\n"
+          "             diagnostic code (CP0602)\n"
           "  version    print the version (also -V, --version)\n"
           "\n'confpol COMMAND --help' describes each command.\n",
           out);
@@ -62,6 +64,20 @@ static int cp_unknown_cmd(const char *name)
     return cp_cli_usage_error("", "unknown command '%s'", name);
 }
 
+/* help CODE: what a diagnostic code means, offline (the help a SARIF
+ * reader is pointed to). */
+static int cp_help_code(enum cp_diag_code c)
+{
+    const char *flag = cp_diag_code_flag(c);
+    static const char *const sev[] = {"note", "warning", "error"};
+    printf("%s %s (%s%s%s)\n%s\n", cp_diag_code_id(c), cp_diag_code_name(c),
+           sev[cp_diag_code_default(c)], flag ? ", -W" : ", no switch",
+           flag ? flag : "", cp_diag_code_summary(c));
+    printf("documented in %s; every code: spec/diagnostics.md, section 6\n",
+           cp_diag_code_doc(c));
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2)
@@ -84,6 +100,9 @@ int main(int argc, char **argv)
             return cp_cli_usage_error("", "'help' takes one command");
         /* help COMMAND is COMMAND --help. */
         int k = cp_find_cmd(argv[2]);
+        int code = k < 0 ? cp_diag_code_lookup(argv[2]) : -1;
+        if (code >= 0)
+            return cp_help_code((enum cp_diag_code)code);
         if (k < 0)
             return cp_unknown_cmd(argv[2]);
         char *hargv[] = {argv[2], "--help", NULL};

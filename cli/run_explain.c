@@ -22,9 +22,11 @@
 
 #define MAX_PATHS 64
 
-/* What a line says of its path: a write is hinted at, or the socket
- * supervisor refused a connect to it. */
-enum { HINT_WRITE = 1, HINT_SOCKET = 2 };
+/* What a line says of its path: a write is hinted at, the socket
+ * supervisor refused a connect to it, or it was not found (a path the
+ * sandbox masks or leaves out reads as missing: explained only when the
+ * policy denies it). */
+enum { HINT_WRITE = 1, HINT_SOCKET = 2, HINT_MISSING = 4 };
 
 struct seen {
     char *path[MAX_PATHS];
@@ -53,12 +55,22 @@ static void seen_add(struct seen *s, const char *path, size_t len,
     s->hint[s->n++] = hint;
 }
 
-/* Does the line report a denial? */
-static bool is_denial(const char *line)
+/* The error texts of a denial (and of a path that reads as missing). */
+static const char *const denial_texts[] = {
+    "Permission denied", "Read-only file system", "Operation not permitted",
+    "No such file or directory", NULL};
+
+/* Does the line report a denial, or a missing path?  *missing: only the
+ * latter. */
+static bool is_denial(const char *line, bool *missing)
 {
-    return strstr(line, "Permission denied") ||
-           strstr(line, "Read-only file system") ||
-           strstr(line, "Operation not permitted");
+    *missing = false;
+    for (size_t i = 0; denial_texts[i]; i++)
+        if (strstr(line, denial_texts[i])) {
+            *missing = i == 3;
+            return true;
+        }
+    return false;
 }
 
 /* Does the line's wording hint at a write? */
@@ -114,19 +126,57 @@ static bool scan_socket_line(struct seen *s, const char *line)
     return true;
 }
 
+/* The relative path just before ": ERROR" (E the ':'), as in "sh: 1:
+ * cannot create .git/hooks/x: Read-only file system" or "touch: cannot
+ * touch 'a/b': Permission denied" ('...', "...", and ‘...’ as GNU tools
+ * quote in a UTF-8 locale): added as written, explained against the
+ * working directory. */
+/* The word that ends at END (back to a blank, a quote or '‘'). */
+static const char *word_start(const char *line, const char *end)
+{
+    const char *b = end;
+    while (b > line && !strchr(" \t'\"`", b[-1]) &&
+           !(b - line >= 3 && !memcmp(b - 3, "\xe2\x80\x98", 3)))
+        b--;
+    return b;
+}
+
+static void scan_relative(struct seen *s, const char *line, const char *e,
+                          unsigned hint)
+{
+    const char *end = e;
+    if (end - line >= 3 && !memcmp(end - 3, "\xe2\x80\x99", 3))
+        end -= 3; /* ’ */
+    else if (end > line && (end[-1] == '\'' || end[-1] == '"'))
+        end--;
+    const char *b = word_start(line, end);
+    /* A bare word counts when it holds a '/' ("sh: 1: ..." has others);
+     * a quoted one always. */
+    if (b < end && *b != '/' && *b != '-' &&
+        (end != e || memchr(b, '/', (size_t)(end - b))))
+        seen_add(s, b, (size_t)(end - b), hint);
+}
+
 /* One line of the command's stderr: a denial names its path quoted
- * ('/x', "/x", `/x') or bare (/x: or /x followed by a blank). */
+ * ('/x', "/x", `/x') or bare (/x: or /x followed by a blank); a relative
+ * path is the word before the error text. */
 static void scan_line(struct seen *s, const char *line)
 {
-    if (scan_socket_line(s, line) || !is_denial(line))
+    bool missing;
+    if (scan_socket_line(s, line) || !is_denial(line, &missing))
         return;
-    unsigned w = write_hint(line) ? HINT_WRITE : 0;
+    unsigned w = missing ? HINT_MISSING : write_hint(line) ? HINT_WRITE : 0;
     for (const char *c = line; *c; c++) {
         if (!path_starts(line, c))
             continue;
         const char *e = path_end(c, quote_before(line, c));
         seen_add(s, c, (size_t)(e - c), w);
         c = *e ? e : e - 1;
+    }
+    for (size_t i = 0; denial_texts[i]; i++) {
+        const char *m = strstr(line, denial_texts[i]);
+        if (m && m - line >= 2 && m[-1] == ' ' && m[-2] == ':')
+            scan_relative(s, line, m - 2, w);
     }
 }
 
@@ -159,10 +209,18 @@ static char *subject_of(const struct cp_rt_params *p, const char *path)
 static void explain_one(struct cp_ctx *cx, const struct cp_rt_params *p,
                         const char *prog, const char *path, unsigned hint)
 {
-    char abs[PATH_MAX];
-    if (path[0] != '/')
+    char abs[PATH_MAX], cwd[PATH_MAX];
+    if (path[0] != '/') { /* relative to the directory CMD ran in */
+        if (!getcwd(cwd, sizeof cwd) ||
+            (size_t)snprintf(abs, sizeof abs, "%s/%s",
+                             strcmp(cwd, "/") ? cwd : "", path) >= sizeof abs)
+            return;
+    } else {
+        snprintf(abs, sizeof abs, "%s", path);
+    }
+    /* No '.' or '..' segment reaches the decision (it would refuse it). */
+    if (strstr(abs, "/./") || strstr(abs, "/../"))
         return;
-    snprintf(abs, sizeof abs, "%s", path);
     char *subj = subject_of(p, abs);
     enum cp_access order[3] = {CP_ACC_READ, CP_ACC_WRITE, CP_ACC_EXEC};
     size_t norder = 3;
@@ -172,6 +230,8 @@ static void explain_one(struct cp_ctx *cx, const struct cp_rt_params *p,
     } else if (hint & HINT_WRITE) {
         order[0] = CP_ACC_WRITE;
         order[1] = CP_ACC_READ;
+    } else if (hint == HINT_MISSING) { /* a masked path reads as missing */
+        norder = 1;
     }
     for (size_t k = 0; k < norder; k++) {
         struct cp_decision dc;
@@ -197,11 +257,12 @@ static void explain_one(struct cp_ctx *cx, const struct cp_rt_params *p,
         free(subj);
         return;
     }
-    fprintf(
-        stderr,
-        "%s: denied: %s: the policy allows it; the enforcer is stricter here "
-        "(--dry-run lists its notes)\n",
-        prog, abs);
+    /* A path that reads as missing and that the policy allows: missing. */
+    if (hint != HINT_MISSING)
+        fprintf(stderr,
+                "%s: denied: %s: the policy allows it; the enforcer is "
+                "stricter here (--dry-run lists its notes)\n",
+                prog, abs);
     free(subj);
 }
 

@@ -89,6 +89,7 @@ struct ck {
     uint32_t *minlen; /* per path rule: segments every named path has */
     uint32_t abs_root;
     const char *last_root; /* ck_root's cache */
+    bool outdir_conflict;  /* a write root is the build output directory */
     uint32_t last_root_node;
     bool *shadowed; /* per rule: a write/exec rule contained in a deny */
     struct ck_find *finds;
@@ -518,11 +519,31 @@ static bool ck_keep_before(const struct cp_rule *a, const struct cp_rule *b)
     return a->id < b->id;
 }
 
+static bool ck_outdir_rule(const struct cp_rule *r);
+
+/* Findings whose fix is to remove their subject: placed at it, so that the
+ * caret, the SARIF region and the fix sit on the rule to remove. */
+static bool ck_at_subject(enum ck_code code)
+{
+    return code == CK_REDUNDANT || code == CK_SHADOWED ||
+           code == CK_REDUNDANT_GATE || code == CK_SHADOWED_GATE;
+}
+
 static void ck_add(struct ck *c, enum ck_code code, const struct cp_rule *subj,
                    const struct cp_rule *partner)
 {
+    /* The build output directory's deny is build's, not the author's: a
+     * rule it makes redundant is not one to remove, and a write root it
+     * conflicts with is the one error to read (no cascade of findings). */
+    if (code != CK_CONFLICT_WRITE &&
+        (ck_outdir_rule(partner) || ck_outdir_rule(subj)))
+        return;
+    if (code == CK_CONFLICT_WRITE &&
+        (ck_outdir_rule(partner) || ck_outdir_rule(subj)))
+        c->outdir_conflict = true;
     const struct cp_rule *at = subj;
-    if (partner && ck_src(partner) && (!ck_src(subj) || partner->id > subj->id))
+    if (partner && ck_src(partner) &&
+        (!ck_src(subj) || (partner->id > subj->id && !ck_at_subject(code))))
         at = partner;
     if (!ck_src(at))
         return; /* implicit rules are never the place of a report */
@@ -1049,6 +1070,14 @@ static void ck_report_assumption(struct ck *c, const struct cp_expect *e,
                                dc->unbound_param);
 }
 
+static bool ck_decided_by_outdir(const struct cp_decision *dc)
+{
+    for (size_t i = 0; i < dc->nrules; i++)
+        if (ck_outdir_rule(dc->rules[i]))
+            return true;
+    return false;
+}
+
 static void ck_expects(struct ck *c)
 {
     for (size_t i = 0; i < c->p->nexpects; i++) {
@@ -1063,6 +1092,8 @@ static void ck_expects(struct ck *c)
                 ck_report_assumption(c, e, &dc);
             continue;
         }
+        if (c->outdir_conflict && ck_decided_by_outdir(&dc))
+            continue; /* the conflict with -o is the error to read */
         if (c->nfinds == c->capfinds) {
             c->capfinds = c->capfinds ? c->capfinds * 2 : 64;
             c->finds = cp_xrealloc(c->finds, c->capfinds * sizeof *c->finds);

@@ -51,6 +51,25 @@ const char *cp_diag_code_flag(enum cp_diag_code c)
                : NULL;
 }
 
+const char *cp_diag_code_doc(enum cp_diag_code c)
+{
+    const char *id = cp_diag_code_id(c); /* "CPnnnn" */
+    switch (id[3]) {
+    case '1':
+    case '2':
+    case '3':
+        return "spec/language.md";
+    case '4':
+    case '5':
+    case '6':
+        return "spec/semantics.md";
+    case '7':
+        return "spec/backends.md";
+    default:
+        return "spec/cli.md";
+    }
+}
+
 int cp_diag_code_lookup(const char *s)
 {
     for (size_t i = 0; i < CP_DIAG__COUNT; i++)
@@ -85,6 +104,25 @@ bool cp_diags_set_warning(struct cp_diags *d, const char *name, bool on)
 bool cp_diags_set_werror(struct cp_diags *d, const char *name)
 {
     return cp_diags_set_state(d, name, 2);
+}
+
+bool cp_diag_code_quiet(enum cp_diag_code c)
+{
+    if (cp_diag_code_default(c) != CP_SEV_NOTE)
+        return false;
+    const char *id = cp_diag_code_id(c);
+    return c == CP0602 || strncmp(id, "CP07", 4) == 0;
+}
+
+void cp_diags_quiet(struct cp_diags *d, bool targets)
+{
+    for (size_t i = 0; i < CP_DIAG__COUNT; i++) {
+        enum cp_diag_code c = (enum cp_diag_code)i;
+        if (d->wstate[i] != 0 || !cp_diag_code_quiet(c))
+            continue;
+        if (targets || c == CP0602)
+            d->wstate[i] = -1;
+    }
 }
 
 void cp_diags_init(struct cp_diags *d)

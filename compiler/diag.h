@@ -70,6 +70,9 @@ struct cp_diags {
      * they are rendered; a malloc and a free each were 3% of the
      * instructions of a check, by callgrind). */
     struct cp_diag_text *texts;
+    /* The policy file the records are about (set by the caller before
+     * rendering): SARIF places a record without location there. */
+    const char *main_path;
 };
 
 /* Static facts about a code. */
@@ -80,6 +83,9 @@ const char *cp_diag_code_summary(enum cp_diag_code c);
 /* The option that controls a code ("claude-net-prompt"), or NULL for an
  * error, which no option can change. */
 const char *cp_diag_code_flag(enum cp_diag_code c);
+/* The spec file that documents a code ("spec/semantics.md"), by its range
+ * (spec/diagnostics.md 5). */
+const char *cp_diag_code_doc(enum cp_diag_code c);
 /* The code whose id ("CP0759", any case) or name is `s`, or -1. */
 int cp_diag_code_lookup(const char *s);
 /* -Wname / -Wno-name (NAME may also be the code, "CP0759"); returns false
@@ -87,6 +93,13 @@ int cp_diag_code_lookup(const char *s);
 bool cp_diags_set_warning(struct cp_diags *d, const char *name, bool on);
 /* -Werror=NAME: that warning alone becomes an error. */
 bool cp_diags_set_werror(struct cp_diags *d, const char *name);
+
+/* Notes printed only when asked for (spec/diagnostics.md 3, "Quiet
+ * notes"): CP0602, and every note of a target (CP07xx), a fact stricter
+ * than written by design that `build --fidelity` lists.  Sets them off in
+ * D unless an -W option set them; TARGETS false keeps the targets' on. */
+bool cp_diag_code_quiet(enum cp_diag_code c);
+void cp_diags_quiet(struct cp_diags *d, bool targets);
 
 void cp_diags_init(struct cp_diags *d);
 void cp_diags_free(struct cp_diags *d);

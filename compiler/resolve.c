@@ -11,6 +11,7 @@
  * appends one rule per argument.  Then the profile is resolved into explicit
  * implicit rules carrying their origin.  Every problem is reported at its
  * source span and the walk goes on, so one run reports all of them. */
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -290,6 +291,44 @@ static const char *rs_kind_of(const struct cp_arg *arg)
     return "a bare word";
 }
 
+/* A URL where a domain is expected ('https://github.com/x'): the fix is
+ * its host and port (the one written, else the scheme's: 443 for https, 80
+ * for http), so that the rule allows no more than the URL meant; no fix
+ * for another scheme, a user@ part or a host the syntax rejects. */
+/* The end of a URL's host at H (before E): the first '/', '?', '#', ':'
+ * or '@'. */
+static const char *rs_url_host_end(const char *h, const char *e)
+{
+    while (h < e && !strchr("/?#:@", *h))
+        h++;
+    return h;
+}
+
+static void rs_url_fix(struct cp_diag *g, const struct cp_arg *arg)
+{
+    const char *t = arg->text, *e = t + arg->len;
+    bool https = arg->len > 8 && strncmp(t, "https://", 8) == 0;
+    if (!https && !(arg->len > 7 && strncmp(t, "http://", 7) == 0))
+        return;
+    const char *port = https ? "443" : "80";
+    const char *h = t + (https ? 8 : 7), *he = rs_url_host_end(h, e);
+    if ((he < e && *he == '@') || he == h ||
+        !rs_domainlike(h, (size_t)(he - h)))
+        return;
+    size_t pl = 0;
+    if (he < e && *he == ':') {
+        while (he + 1 + pl < e && isdigit((unsigned char)he[1 + pl]))
+            pl++;
+        if (!pl)
+            return;
+    }
+    cp_diag_set_suggestion(g,
+                           "a domain rule names a host: did you mean "
+                           "'%.*s:%.*s'?",
+                           (int)(he - h), h, (int)(pl ? pl : strlen(port)),
+                           pl ? he + 1 : port);
+}
+
 static void rs_mismatch(struct rs *r, const struct cp_arg *arg,
                         const char *expected)
 {
@@ -303,6 +342,8 @@ static void rs_mismatch(struct rs *r, const struct cp_arg *arg,
              arg->kind == CP_ARG_QUOTED && rs_domainlike(arg->text, arg->len))
         cp_diag_set_suggestion(g, "write the domain without quotes: %.*s",
                                (int)arg->len, arg->text);
+    else if (strcmp(expected, "a domain pattern") == 0)
+        rs_url_fix(g, arg);
 }
 
 /* ---- paths ------------------------------------------------------------- */
@@ -520,10 +561,70 @@ static void rs_relative(struct rs *r, const struct rs_pathin *in)
                    : "a domain belongs to 'net allow' or 'net deny'");
         return;
     }
-    const char *fix = rs_normalise(r, dotfile ? "~" : "${PROJECT}", t, n,
-                                   false);
+    /* A '$' means the text was meant to be expanded: a path in the
+     * project would not name what was meant. */
+    const char *fix = memchr(t, '$', n)
+                          ? NULL
+                          : rs_normalise(r, dotfile ? "~" : "${PROJECT}", t, n,
+                                         false);
     rs_suggest_fix(g, fix, in->quoted,
                    dotfile ? " (in the home directory)" : " (in the project)");
+}
+
+/* The first shell-style variable '$NAME' in IN at or after *at: its offset
+ * (*at) and length, 0 when there is none. */
+static size_t rs_shell_var_at(const struct rs_pathin *in, size_t *at)
+{
+    for (size_t i = *at; i + 1 < in->n; i++) {
+        unsigned char c = (unsigned char)in->t[i + 1];
+        if (in->t[i] != '$' || !(c == '_' || isalpha(c)))
+            continue;
+        size_t e = i + 1;
+        while (e < in->n &&
+               (in->t[e] == '_' || isalnum((unsigned char)in->t[e])))
+            e++;
+        *at = i;
+        return e - i;
+    }
+    return 0;
+}
+
+/* A shell-style '$NAME' in a path, which confpol reads as the literal
+ * name '$NAME' (a relative path at the start, a directory called '$USER'
+ * further on).  The fix is offered only where it names what the shell
+ * would: '$HOME' at the start becomes '~', '$NAME' at the start '${NAME}'
+ * (a param: declared, or to declare); never a path in the project, which
+ * would leave the meant directory uncovered.  A quoted absolute path is
+ * literal: the way to name a file whose name holds '$'.  True when
+ * reported. */
+static bool rs_shell_var(struct rs *r, const struct rs_pathin *in)
+{
+    size_t at = 0, l = rs_shell_var_at(in, &at);
+    if (!l || (in->quoted && in->n && in->t[0] == '/'))
+        return false;
+    const char *nm = cp_arena_strndup(r->a, in->t + at + 1, l - 1);
+    struct cp_loc vl = rs_sub(in->arg, RS_MAP(in->map, at),
+                              RS_MAP(in->map, at + l) - RS_MAP(in->map, at));
+    struct cp_diag *g = cp_diag_report(
+        r->d, CP0421, &vl,
+        "shell variable '$%s' in path '%s': confpol does not expand it", nm,
+        rs_written(r, in->arg));
+    const char *rest = in->t + l;
+    size_t next = l;
+    if (at != 0 || (*rest && *rest != '/') || rs_shell_var_at(in, &next)) {
+        cp_diag_set_suggestion(g, "a path starts with '/', '~' or '${NAME}' "
+                                  "of a param, and holds no other variable");
+        return true;
+    }
+    bool home = strcmp(nm, "HOME") == 0;
+    const char *fix = cp_arena_printf(r->a, home ? "~%s" : "${%s}%s",
+                                      home ? rest : nm, rest);
+    const struct rs_name *nd = rs_find(r, cp_arena_intern(r->a, nm, l - 1));
+    if (home || nd)
+        rs_suggest_fix(g, fix, in->quoted, "");
+    else
+        cp_diag_set_suggestion(g, "declare 'param %s' and write '%s'", nm, fix);
+    return true;
 }
 
 /* The root of IN: '${NAME}', '~' or '/'; false after reporting anything
@@ -670,6 +771,8 @@ static bool rs_path(struct rs *r, const struct cp_arg *arg, bool concrete,
     if (!rs_decode(r, arg, &t, &n, &map))
         return false;
     struct rs_pathin in = {arg, t, n, map, rs_quoted_written(arg)};
+    if (rs_shell_var(r, &in))
+        return false;
     struct rs_root root;
     struct cp_path tail;
     if (!rs_root(r, &in, &root) || !rs_check_rest(r, &in, &root) ||
@@ -705,6 +808,21 @@ static void rs_push(struct rs *r, struct cp_rule *ru)
         r->p->has_exec = true;
 }
 
+/* A rule's pattern without its trailing '**': P followed by '**' names what
+ * 'P' names (spec/patterns.md 2), and a target that cannot express a glob
+ * (a bwrap mount, a Landlock rule) then grants or denies P as written
+ * instead of nothing.  Not for a let's value, where a '**' may be followed
+ * by the rest of the path that uses it. */
+static void rs_drop_trailing_any(struct cp_path *path)
+{
+    while (path->nsegs && path->segs[path->nsegs - 1].kind == CP_SEG_ANY)
+        path->nsegs--;
+    path->has_glob = false;
+    for (size_t i = 0; i < path->nsegs; i++)
+        if (path->segs[i].kind != CP_SEG_LIT)
+            path->has_glob = true;
+}
+
 static void rs_path_rules(struct rs *r, const struct cp_stmt *s,
                           enum cp_rule_kind kind)
 {
@@ -712,6 +830,7 @@ static void rs_path_rules(struct rs *r, const struct cp_stmt *s,
         struct cp_path path;
         if (!rs_path(r, s->args[i], false, &path))
             continue;
+        rs_drop_trailing_any(&path);
         struct cp_rule *ru = rs_rule(r, kind, s->args[i]);
         ru->u.path = path;
         rs_push(r, ru);

@@ -844,19 +844,32 @@ static void jw_sep(struct cp_jw *w)
 }
 
 /* The string escapes of the compact layout (util/json.h). */
+/* A JSON string: '"', '\\' and control bytes escaped, well-formed UTF-8
+ * copied, and each byte that is not part of it written as U+FFFD, so that
+ * a file name that is not UTF-8 still gives valid JSON. */
 static void jw_quote(struct cp_buf *b, const char *s)
 {
     static const char esc[] = "\"\\\b\f\n\r\t", as[] = "\"\\bfnrt";
+    const char *end = s + strlen(s);
     cp_buf_addc(b, '"');
     for (const char *run = s;; s++) {
         unsigned char c = (unsigned char)*s;
-        if (c >= 0x20 && c != '"' && c != '\\')
+        size_t u = c >= 0x80 ? cp_utf8_len((const unsigned char *)s,
+                                           (size_t)(end - s))
+                             : 0;
+        if (u) {
+            s += u - 1;
+            continue;
+        }
+        if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\')
             continue;
         cp_buf_add(b, run, (size_t)(s - run));
         if (!c)
             break;
-        const char *k = strchr(esc, (char)c);
-        if (k)
+        const char *k = c < 0x80 ? strchr(esc, (char)c) : NULL;
+        if (c >= 0x80)
+            cp_buf_adds(b, "\\ufffd");
+        else if (k)
             cp_buf_printf(b, "\\%c", as[k - esc]);
         else
             cp_buf_printf(b, "\\u%04x", c);

@@ -24,7 +24,7 @@ for f in examples/*.confpol tests/claude/*.confpol; do
     [ -f "$f" ] || continue
     stem=$(basename "$f" .confpol)
     mkdir -p "$tmp/$stem"
-    if ! "$CONFPOL" build --target claude -o "$tmp/$stem" "$f" 2>"$tmp/$stem/stderr"; then
+    if ! "$CONFPOL" build --target claude -Wtarget-notes -o "$tmp/$stem" "$f" 2>"$tmp/$stem/stderr"; then
         echo "FAIL: build of $f"; cat "$tmp/$stem/stderr"; fail=1; continue
     fi
     python3 tests/claude/claudemodel.py decide "$f" "$tmp/$stem/$stem.claude.json" \

@@ -63,7 +63,7 @@ exact stdin 1 "$CONFPOL" check - <four.confpol
 
 # Three domains: no warning (SBPL and bwrap both enforce them through
 # confpol-run's proxy), one policy-wide note that the SBPL profile needs the
-# proxy's port bound.
+# proxy's port bound (the targets' notes asked for with -Wtarget-notes).
 cat >net.confpol <<'P'
 confpol 1
 profile confined
@@ -78,7 +78,7 @@ confpol: note: sbpl: 2 protected paths: the directories above them inside write 
 confpol: note: sbpl: the net allow list is enforced by confpol-run's filtering proxy: the profile allows outbound TCP only to the proxy's port on localhost (param confpol:proxy-port, bound by confpol-run); without it the profile does not load [CP0704] [-Wfidelity-net]
 E
 mkdir out
-exact net 0 "$CONFPOL" build --target sbpl --target bwrap -o out net.confpol
+exact net 0 "$CONFPOL" build -Wtarget-notes --target sbpl --target bwrap -o out net.confpol
 
 # 10,000 carve-outs inside a write root: one warning of each cause and a
 # count; --all-diagnostics prints them all.
@@ -144,7 +144,7 @@ confpol: note: claude: Claude Code's sandbox runtime mounts nothing on a deny-re
 confpol: note: claude: 1 deny-read path may lie in a write root or the working directory: Claude Code's sandbox shows it as an empty tmpfs, so writes there never reach the disk (add 'deny write' for the same paths to say so in the policy) [CP0771] [-Wclaude-deny-read-tmpfs]
 confpol: note: claude: paths under PROJECT are written relative to the project ('./x', '/x'): install the artifact only into PROJECT/.claude/settings.json or settings.local.json, or build with -D PROJECT=/abs/path; Claude Code loads a project settings file only when started in the project's root, not in a subdirectory [CP0762] [-Wclaude-project-relative]
 E
-exact clean 0 "$CONFPOL" build --target claude -Werror -o out clean.confpol
+exact clean 0 "$CONFPOL" build -Wtarget-notes --target claude -Werror -o out clean.confpol
 [ -s out/clean.claude.json ] || { echo "FAIL -Werror claude wrote no artifact"; fail=$((fail + 1)); }
 cat >clean-all.exp <<'E'
 confpol: note: sbpl: hard links cannot be created in the sandbox (deny file-link): a link would give a protected file a second name no rule denies; nor can files be cloned (deny file-clone): a clone of a deny-read file would be a readable copy [CP0731] [-Wsbpl-hard-links]
@@ -156,7 +156,10 @@ confpol: note: claude: Claude Code's sandbox runtime mounts nothing on a deny-re
 confpol: note: claude: 1 deny-read path may lie in a write root or the working directory: Claude Code's sandbox shows it as an empty tmpfs, so writes there never reach the disk (add 'deny write' for the same paths to say so in the policy) [CP0771] [-Wclaude-deny-read-tmpfs]
 confpol: note: claude: paths under PROJECT are written relative to the project ('./x', '/x'): install the artifact only into PROJECT/.claude/settings.json or settings.local.json, or build with -D PROJECT=/abs/path; Claude Code loads a project settings file only when started in the project's root, not in a subdirectory [CP0762] [-Wclaude-project-relative]
 E
-exact clean-all 0 "$CONFPOL" build --target all -Werror -o out clean.confpol
+exact clean-all 0 "$CONFPOL" build -Wtarget-notes --target all -Werror -o out clean.confpol
+# The targets' notes are quiet unless asked for: clean input, no output.
+: >quiet.exp
+exact quiet 0 "$CONFPOL" build --target all -Werror -o out clean.confpol
 
 # Suggestions: fixed words, names, '~/.ssh' for a dot file (never a path
 # in the project), no collapsed '..'.

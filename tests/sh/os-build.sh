@@ -16,6 +16,7 @@ confpol 1
 profile confined
 write ${PROJECT}
 deny write ${PROJECT}/.git
+exec /usr/bin
 net allow example.com
 P
 cat >bad.confpol <<'P'
@@ -33,15 +34,15 @@ before=$(snap d)
 [ $rc -eq 1 ] || no "policy error exit $rc, want 1"
 [ "$(snap d)" = "$before" ] || no "a policy error changed DIR"
 
-# -Werror turns the fidelity warning (net allow, claude) into an error.
+# -Werror turns the fidelity warning (exec, claude) into an error.
 "$CONFPOL" build --target all -Werror -o d p.confpol 2>err; rc=$?
 [ $rc -eq 1 ] || no "-Werror exit $rc, want 1"
-grep -q "error: claude: rule 'net allow example.com' is not fully enforced" \
+grep -q "error: claude: rule 'exec /usr/bin' is not fully enforced" \
     err || no "-Werror message"
 [ "$(snap d)" = "$before" ] || no "-Werror changed DIR"
 
 # -Wno-fidelity-net silences the SBPL note on the proxy's port param.
-"$CONFPOL" build --target sbpl -Wno-fidelity-net -o d p.confpol 2>err ||
+"$CONFPOL" build --target sbpl -Wtarget-notes -Wno-fidelity-net -o d p.confpol 2>err ||
     no "-Wno-fidelity-net build failed"
 grep -q CP0704 err && no "-Wno-fidelity-net still warns"
 
@@ -64,7 +65,7 @@ profile cooperative
 write /
 P
 mkdir dc; echo old >dc/c.sb
-"$CONFPOL" build --target all -o dc c.confpol 2>err || no "cooperative build failed"
+"$CONFPOL" build --target all -Wtarget-notes -o dc c.confpol 2>err || no "cooperative build failed"
 grep -q 'note: sbpl: policy .c. is cooperative' err || no "cooperative note"
 [ "$(cat dc/c.sb)" = old ] || no "cooperative build touched c.sb"
 [ -f dc/c.bwrap ] && no "cooperative build wrote c.bwrap"

@@ -48,7 +48,9 @@ for res, d in zip(results, diags):
     assert res["level"] == d["severity"] == "warning"
     assert res["message"]["text"].startswith(d["message"])
     loc = res["locations"][0]["physicalLocation"]
-    assert loc["artifactLocation"]["uri"] == d["file"]
+    # an absolute file name is a file:// URI (a relative one is relative
+    # to %SRCROOT%: tests/sh/sarif-github.sh)
+    assert loc["artifactLocation"]["uri"] == "file://" + d["file"], loc
     reg = loc["region"]
     assert reg["startLine"] == d["line"] and reg["startColumn"] == d["column"]
     assert reg["endColumn"] == d["endColumn"] + 1

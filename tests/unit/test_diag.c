@@ -285,7 +285,7 @@ START_TEST(dedupe_across_targets)
     ck_assert_ptr_null(
         cp_diag_report(&d, CP0730, &l, "bwrap: cannot allow '*.github.com'"));
     ck_assert_ptr_nonnull(
-        cp_diag_report(&d, CP0759, &l, "claude: cannot allow '*.github.com'"));
+        cp_diag_report(&d, CP0754, &l, "claude: cannot allow '*.github.com'"));
     cp_diag_report(&d, CP0701, &l, "sbpl: bad");
     cp_diag_report(&d, CP0701, &l, "bwrap: bad");
     ck_assert_uint_eq(d.nwarnings, 2);
@@ -296,7 +296,7 @@ START_TEST(dedupe_across_targets)
     FILE *f = fopen("/dev/null", "w");
     cp_diags_flush_text(&d, f);
     fclose(f);
-    ck_assert_ptr_null(cp_diag_report(&d, CP0759, &l,
+    ck_assert_ptr_null(cp_diag_report(&d, CP0754, &l,
                                       "landlock: cannot allow '*.github.com'"));
     ck_assert_uint_eq(d.nwarnings, 2);
 }
@@ -321,7 +321,7 @@ START_TEST(sort_source_order)
                                     : in[i].src == 1 ? b
                                                      : NULL;
         struct cp_loc l = loc(s, in[i].line, in[i].col, in[i].line, in[i].col);
-        cp_diag_report(&d, CP0710, s ? &l : NULL, "%s", in[i].msg);
+        cp_diag_report(&d, CP0706, s ? &l : NULL, "%s", in[i].msg);
     }
     cp_diags_sort(&d);
     const char *want[] = {"b1", "b2", "b5", "a3", "a3b", "a9c", "a9", "n"};
@@ -359,7 +359,7 @@ START_TEST(sort_random)
         if (!known)
             order[norder++] = s;
         struct cp_loc l = loc(s, line + 1, (r >> 4) % 7 + 1, line + 1, 9);
-        cp_diag_report(&d, CP0710, &l, "%d", i);
+        cp_diag_report(&d, CP0706, &l, "%d", i);
     }
     cp_diags_sort(&d);
     ck_assert_uint_eq(d.len, N);
@@ -483,15 +483,15 @@ END_TEST
 START_TEST(grouping)
 {
     for (int i = 0; i < 11; i++)
-        cp_diag_report(&d, CP0710, NULL, "'/p/%d' cannot be renamed", i);
-    cp_diag_report(&d, CP0710, NULL, "other cause");
+        cp_diag_report(&d, CP0706, NULL, "'/p/%d' cannot be renamed", i);
+    cp_diag_report(&d, CP0706, NULL, "other cause");
     ck_assert_str_eq(render(),
-                     "confpol: warning: '/p/0' cannot be renamed [CP0710] "
-                     "[-Wfidelity-read-rename]\n"
+                     "confpol: warning: '/p/0' cannot be renamed [CP0706] "
+                     "[-Wfidelity-glob-expand]\n"
                      "confpol: note: and 10 more like this; --all-diagnostics "
                      "shows them\n"
-                     "confpol: warning: other cause [CP0710] "
-                     "[-Wfidelity-read-rename]\n"
+                     "confpol: warning: other cause [CP0706] "
+                     "[-Wfidelity-glob-expand]\n"
                      "12 warnings\n");
     d.all = true;
     const char *all = render();
@@ -501,7 +501,7 @@ START_TEST(grouping)
     cp_diags_free(&d);
     cp_diags_init(&d);
     for (int i = 0; i < 10; i++)
-        cp_diag_report(&d, CP0710, NULL, "'/p/%d' cannot be renamed", i);
+        cp_diag_report(&d, CP0706, NULL, "'/p/%d' cannot be renamed", i);
     ck_assert_ptr_null(strstr(render(), "more like this"));
     cp_diags_free(&d);
     cp_diags_init(&d);
@@ -518,17 +518,17 @@ START_TEST(grouping_interleaved)
 {
     for (int i = 0; i < 11; i++)
         for (int c = 0; c < 6; c++)
-            cp_diag_report(&d, CP0710, NULL, "'/p/%d' cause %d, '%d'", i, c, i);
+            cp_diag_report(&d, CP0706, NULL, "'/p/%d' cause %d, '%d'", i, c, i);
     const struct cp_source *s = cp_source_from_memory(ar, "t", "x\n", 2);
     struct cp_loc l = loc(s, 1, 1, 1, 1);
     for (int i = 0; i < 3; i++)
-        cp_diag_report(&d, CP0710, &l, "'/p/%d' cause 5, '%d'", i, i);
+        cp_diag_report(&d, CP0706, &l, "'/p/%d' cause 5, '%d'", i, i);
     const char *r = render();
     for (int c = 0; c < 6; c++) {
         char want[128];
         snprintf(want, sizeof want,
-                 "confpol: warning: '/p/0' cause %d, '0' [CP0710] "
-                 "[-Wfidelity-read-rename]\n"
+                 "confpol: warning: '/p/0' cause %d, '0' [CP0706] "
+                 "[-Wfidelity-glob-expand]\n"
                  "confpol: note: and 10 more like this",
                  c);
         ck_assert_ptr_nonnull(strstr(r, want));
@@ -542,10 +542,10 @@ END_TEST
 START_TEST(grouping_large_count)
 {
     for (int i = 0; i < 10000; i++)
-        cp_diag_report(&d, CP0710, NULL, "'/p/%d' cannot be renamed", i);
+        cp_diag_report(&d, CP0706, NULL, "'/p/%d' cannot be renamed", i);
     ck_assert_str_eq(render(),
-                     "confpol: warning: '/p/0' cannot be renamed [CP0710] "
-                     "[-Wfidelity-read-rename]\n"
+                     "confpol: warning: '/p/0' cannot be renamed [CP0706] "
+                     "[-Wfidelity-glob-expand]\n"
                      "confpol: note: and 9,999 more like this; "
                      "--all-diagnostics shows them\n"
                      "10000 warnings\n");
