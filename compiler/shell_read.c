@@ -335,7 +335,8 @@ static void rd_brace(struct lx *x)
             depth++;
             x->i++;
         } else if (c == '\\') {
-            x->i += 2;
+            /* a backslash last in the line escapes nothing: stay inside */
+            x->i += x->i + 1 < x->len ? 2 : 1;
         } else if (c == '\'') {
             const char *q = memchr(x->s + x->i + 1, '\'', x->len - x->i - 1);
             x->i = q ? (size_t)(q - x->s) + 1 : x->len;
