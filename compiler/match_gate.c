@@ -8,7 +8,6 @@
  * its arguments in their spellings, redirection targets.  Every reading the
  * shell reader gives (each command with and without its wrappers, nested
  * code) is tried; a pattern matches the line if it matches one. */
-#include <regex.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +16,7 @@
 #include "hash.h"
 #include "match.h"
 #include "match_int.h"
+#include "rx.h"
 #include "shell_read.h"
 
 /* ---- parsing ------------------------------------------------------------ */
@@ -502,21 +502,19 @@ static const char *gp_elements(struct cp_arena *a, struct cp_gate_pat *out)
     return why;
 }
 
-/* A regex pattern T (LEN bytes): refused shapes first, then regcomp. */
+/* A regex pattern T (LEN bytes): refused shapes first, then the engine's
+ * own compilation (compiler/rx.c: linear-time search). */
 static const char *gp_regex(struct cp_arena *a, const char *t, size_t len,
                             struct cp_gate_pat *out)
 {
+    (void)a;
     const char *why = gate_regex_refused(t, len);
     if (why)
         return why;
-    regex_t *re = cp_xmalloc(sizeof *re);
-    int rc = regcomp(re, t, REG_EXTENDED | REG_NOSUB);
-    if (rc != 0) {
-        char buf[256];
-        regerror(rc, re, buf, sizeof buf);
-        free(re);
-        return cp_arena_strdup(a, buf);
-    }
+    struct cp_rx *re;
+    why = cp_rx_compile(t, len, 0, &re);
+    if (why)
+        return why;
     out->kind = CP_GATE_REGEX;
     out->text = t;
     out->regex = re;
@@ -609,8 +607,7 @@ void cp_gate_unknown(struct cp_gate_pat *out)
 void cp_gate_free(struct cp_gate_pat *g)
 {
     if (g->kind == CP_GATE_REGEX && g->regex) {
-        regfree(g->regex);
-        free(g->regex);
+        cp_rx_free(g->regex);
         g->regex = NULL;
     }
 }
@@ -1123,7 +1120,7 @@ bool cp_gate_subject_matches(const struct cp_gate_pat *g,
                              struct cp_gate_subject *s, struct cp_arena *a)
 {
     if (g->kind == CP_GATE_REGEX)
-        return regexec(g->regex, s->line, 0, NULL, 0) == 0;
+        return cp_rx_search(g->regex, s->line, strlen(s->line));
     if (g->kind == CP_GATE_UNKNOWN)
         return s->rd.unknown != NULL;
     if (g->nwords == 0 && g->trailing_any)
@@ -1165,7 +1162,7 @@ bool cp_gate_matches(const struct cp_gate_pat *g, const char *line,
                      struct cp_arena *a)
 {
     if (g->kind == CP_GATE_REGEX)
-        return regexec(g->regex, line, 0, NULL, 0) == 0;
+        return cp_rx_search(g->regex, line, strlen(line));
     return cp_gate_subject_matches(g, cp_gate_subject_new(a, line), a);
 }
 

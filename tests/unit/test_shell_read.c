@@ -48,12 +48,12 @@ static void read_at_edge(const char *s, size_t n)
 /* Lines that end inside a construct, each where a read of one more byte
  * would happen if the reader did not check its length. */
 static const char *const edge_lines[] = {
-    "echo ${\\", "echo \"${\\", "echo ${x\\", "echo ${'", "echo ${\"",
-    "echo $",    "echo $'\\", "echo $'\\c", "echo $'\\x", "echo $'\\1",
-    "a\\",       "\"a\\",     "`\\",        "a{b,\\",     "x{a,\"",
-    "cat <<",    "cat <<-",   "a 2>",       "a &",        "a <&",
-    "a >&",      "a[b",       "$(",         "<(",         "a #",
-    "${",        "$((",       "'",          "\"",         "`",
+    "echo ${\\", "echo \"${\\", "echo ${x\\", "echo ${'",   "echo ${\"",
+    "echo $",    "echo $'\\",   "echo $'\\c", "echo $'\\x", "echo $'\\1",
+    "a\\",       "\"a\\",       "`\\",        "a{b,\\",     "x{a,\"",
+    "cat <<",    "cat <<-",     "a 2>",       "a &",        "a <&",
+    "a >&",      "a[b",         "$(",         "<(",         "a #",
+    "${",        "$((",         "'",          "\"",         "`",
 };
 
 START_TEST(edge_exact_size)
