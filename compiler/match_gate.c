@@ -721,6 +721,7 @@ struct cp_gate_subject {
     struct cp_vec other;  /* readings without a static program */
     struct cp_vec redirs; /* readings with redirections */
     struct cp_vec all;    /* every reading, duplicates left out */
+    bool home_set;        /* the line mentions HOME (it may set it) */
 };
 
 static bool same_glob(const char *x, const char *y)
@@ -787,6 +788,18 @@ static void view_static_word(struct view *v, const struct cp_sh_word *w,
     v->ops[v->nops++] = (struct vop){w, 0};
 }
 
+/* May the word W, which holds an expansion, become an option?  Not when
+ * it starts with a literal byte other than '-'; nor when it starts with
+ * "~/": the home directory then comes first, and it is an absolute path
+ * unless the line sets HOME itself (HOME_SET: the line mentions HOME at
+ * all), as in "HOME=--upload-pack=x git clone ~/r". */
+static bool maybe_option(const struct cp_sh_word *w, bool home_set)
+{
+    if (w->glob[0] != '*')
+        return w->glob[0] == '-';
+    return !(w->text[0] == '~' && w->text[1] == '/' && !home_set);
+}
+
 static void view_build(struct cp_gate_subject *s, size_t k, struct cp_arena *a)
 {
     struct view *v = s->views[k] = cp_arena_alloc(a, sizeof *v);
@@ -806,7 +819,7 @@ static void view_build(struct cp_gate_subject *s, size_t k, struct cp_arena *a)
             view_static_word(v, w, i, vt, &after_dd, &optional);
             continue;
         }
-        bool maybe_opt = !after_dd && (w->glob[0] == '-' || w->glob[0] == '*');
+        bool maybe_opt = !after_dd && maybe_option(w, s->home_set);
         v->wild |= maybe_opt;
         v->ops[v->nops++] = (struct vop){w, w->split                  ? 2
                                             : (maybe_opt || optional) ? 1
@@ -1065,6 +1078,7 @@ struct cp_gate_subject *cp_gate_subject_new(struct cp_arena *a,
 {
     struct cp_gate_subject *s = cp_arena_alloc(a, sizeof *s);
     s->line = line;
+    s->home_set = strstr(line, "HOME") != NULL;
     cp_sh_read(a, line, strlen(line), &s->rd);
     size_t n = s->rd.error ? 0 : s->rd.ncmds; /* unreadable: denied unmatched */
     s->views = cp_arena_alloc(a, (n ? n : 1) * sizeof *s->views);

@@ -367,6 +367,17 @@ static const struct {
     {"git push {--force|-f} *", "git push --follow-tags", false},
     {"git push {--force|-f} *", "git -C dir -c k=v push --force", true},
     {"git push {--force|-f} *", "git push -- -f", false},
+    /* an expansion may be any option, unless the word starts with a
+     * literal byte or with ~/ (a home directory the line does not set) */
+    {"git push {--force|-f} *", "git push origin $b", true},
+    {"git push {--force|-f} *", "git push origin \"$(git branch)\"", true},
+    {"git push {--force|-f} *", "git push origin x$b", false},
+    {"git push {--force|-f} *", "git push origin ~/r", false},
+    {"git push {--force|-f} *", "git push origin ~", true},
+    {"git push {--force|-f} *", "HOME=--force git push origin ~/r", true},
+    {"git push {--force|-f} *", "export HOME=-f; git push origin ~/r", true},
+    {"git push {--force|-f} *", "git push origin *.x", true},
+    {"git push {--force|-f} *", "git push origin \"~\"/$b", false},
     {"git push -- -f *", "git push -- -f", true},
     {"git push -- -f *", "git push -f", false},
     {"git -c=alias.* *", "git -c alias.p=\"push --force\" p", true},
