@@ -93,8 +93,7 @@ static int set_node(struct rx_parse *p, const struct rx_set *s)
 }
 
 /* A node over the N kids in K (kept in p->kids); one kid is itself. */
-static int list_node(struct rx_parse *p, enum rx_nk k, const int *kid,
-                     size_t n)
+static int list_node(struct rx_parse *p, enum rx_nk k, const int *kid, size_t n)
 {
     if (n == 0)
         return new_node(p, NK_EMPTY, 0, 0);
@@ -628,8 +627,7 @@ static void parse_free(struct rx_parse *p)
 const char *cp_rx_compile(const char *t, size_t n, int flags,
                           struct cp_rx **out)
 {
-    struct rx_parse p = {.t = (const unsigned char *)t, .n = n,
-                         .flags = flags};
+    struct rx_parse p = {.t = (const unsigned char *)t, .n = n, .flags = flags};
     *out = NULL;
     int root = parse_alt(&p);
     if (root >= 0 && p.i < p.n)
@@ -815,8 +813,11 @@ static int intern(struct cp_rx *r, size_t n, bool bolctx, bool *flushed)
     }
     add_state_room(r, n);
     struct rx_ds *ds = &r->ds[r->nds];
-    *ds = (struct rx_ds){.off = (uint32_t)r->ndsets, .len = (uint32_t)n,
-                         .hash = hash, .eolm = -1, .bolctx = bolctx};
+    *ds = (struct rx_ds){.off = (uint32_t)r->ndsets,
+                         .len = (uint32_t)n,
+                         .hash = hash,
+                         .eolm = -1,
+                         .bolctx = bolctx};
     for (size_t i = 0; i < n; i++)
         ds->match |= r->st[s[i]].op == OP_MATCH;
     memcpy(r->dsets + r->ndsets, s, n * sizeof *s);
@@ -875,8 +876,8 @@ static size_t eol_states(struct cp_rx *r, const struct rx_ds *ds)
 }
 
 /* Adds where the states FROM[0..N) go on a byte of class C. */
-static void advance(struct cp_rx *r, const int *from, size_t n, int c,
-                    bool nl, size_t *out)
+static void advance(struct cp_rx *r, const int *from, size_t n, int c, bool nl,
+                    size_t *out)
 {
     for (size_t i = 0; i < n; i++) {
         const struct rx_st *st = &r->st[from[i]];

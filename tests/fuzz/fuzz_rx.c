@@ -34,8 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     line[slen] = '\0';
     struct cp_arena *a = cp_arena_new();
     struct cp_gate_pat g;
-    const char *why =
-        cp_gate_parse(a, (const char *)data, plen, true, &g);
+    const char *why = cp_gate_parse(a, (const char *)data, plen, true, &g);
     if (!why) {
         bool m1 = cp_rx_search(g.regex, line, slen);
         bool m2 = cp_rx_search(g.regex, line, slen);

@@ -64,8 +64,7 @@ static const struct {
 
 START_TEST(hand_cases)
 {
-    ck_assert_msg(rx_says(cases[_i].pat, cases[_i].line, 0) ==
-                      cases[_i].match,
+    ck_assert_msg(rx_says(cases[_i].pat, cases[_i].line, 0) == cases[_i].match,
                   "'%s' on '%s'", cases[_i].pat, cases[_i].line);
 }
 END_TEST
@@ -73,9 +72,8 @@ END_TEST
 START_TEST(refusals)
 {
     static const char *const bad[] = {
-        "*a",  "(a",      "[a",     "a{2,1}", "[[:nosuch:]]",
-        "\\w", "a\\1",    "\\",     "a**",    "^*",
-        "a{",  "[[.ab.]]", "[z-a]",
+        "*a", "(a",  "[a", "a{2,1}", "[[:nosuch:]]", "\\w",   "a\\1",
+        "\\", "a**", "^*", "a{",     "[[.ab.]]",     "[z-a]",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         struct cp_rx *r = NULL;
@@ -102,8 +100,8 @@ static void gen_seq(char *b, size_t *n, int depth)
     unsigned k = 1 + rnd(4);
     for (unsigned i = 0; i < k; i++) {
         gen_atom(b, n, depth);
-        static const char *const reps[] = {"", "", "", "*", "+", "?",
-                                           "{2}", "{1,3}", "{0,}", "{,2}"};
+        static const char *const reps[] = {"",  "",    "",      "*",    "+",
+                                           "?", "{2}", "{1,3}", "{0,}", "{,2}"};
         const char *r = reps[rnd(10)];
         memcpy(b + *n, r, strlen(r));
         *n += strlen(r);
@@ -113,8 +111,8 @@ static void gen_seq(char *b, size_t *n, int depth)
 static void gen_atom(char *b, size_t *n, int depth)
 {
     static const char *const atoms[] = {
-        "a", "b", "x", ".", "[ab]", "[^a]", "[a-c]", "[[:space:]]", "\\.",
-        "\n", " ", "-", "[[:alpha:]-]", "[]b]", "[^\n]"};
+        "a",   "b",  "x", ".", "[ab]",         "[^a]", "[a-c]", "[[:space:]]",
+        "\\.", "\n", " ", "-", "[[:alpha:]-]", "[]b]", "[^\n]"};
     unsigned k = rnd(depth < 3 ? 20 : 15);
     if (k >= 15 && k < 17) {
         b[(*n)++] = k == 15 ? '^' : '$';
@@ -167,8 +165,8 @@ static void compare(const char *pat, int flags, size_t *checked)
          * Python's re on some repeated groups holding an anchor (the two
          * hand cases above with a '$' inside a repeated group). */
         bool ok = got == want || strpbrk(pat, "^$");
-        ck_assert_msg(ok, "flags %d: '%s' on '%s': regexec says %d", flags,
-                      pat, line, want);
+        ck_assert_msg(ok, "flags %d: '%s' on '%s': regexec says %d", flags, pat,
+                      line, want);
         ++*checked;
     }
     cp_rx_free(r);
