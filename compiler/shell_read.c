@@ -183,8 +183,8 @@ static void cb_end_cmd(struct lx *x, struct cb *c, struct wb *w)
 /* ---- quoting and expansions ---------------------------------------------- */
 
 /* $'...' from just after the opening quote: the escapes bash decodes
- * (\a \b \e \E \f \n \r \t \v \\ \' \" \? \xHH \NNN \cX); \u and \U are
- * kept as written. */
+ * (\a \b \e \E \f \n \r \t \v \\ \' \" \? \xHH \NNN \cX \uHHHH
+ * \UHHHHHHHH). */
 /* The byte of the simple escape \E of $'...' (\a \b \e \E \f \n \r \t \v),
  * or -1. */
 static int ansi_simple(char e)
@@ -236,6 +236,42 @@ static char ansi_escape(const char *s, size_t len, size_t *ip, char e,
     return e;
 }
 
+/* \u (up to 4 hex digits) and \U (up to 8) of $'...', E the letter,
+ * s[*ip] the byte after it: the code point written in UTF-8, as bash does
+ * in a UTF-8 locale ($'\u0073udo' is sudo).  Without a digit the text
+ * stays "\u"; U+0000 ends nothing and is dropped, as \0 is; a value past
+ * U+10FFFF is written as the longest bash would (up to 6 bytes). */
+static void ansi_unicode(const char *s, size_t len, size_t *ip, char e,
+                         struct wb *w)
+{
+    size_t i = *ip;
+    unsigned long v = 0;
+    int nd = 0, max = e == 'u' ? 4 : 8;
+    while (nd < max && i < len && cp_hex_digit(s[i]) >= 0)
+        v = v * 16 + (unsigned long)cp_hex_digit(s[i++]), nd++;
+    *ip = i;
+    if (!nd) {
+        wb_lit(w, '\\');
+        wb_lit(w, e);
+        return;
+    }
+    if (v == 0)
+        return;
+    if (v < 0x80) {
+        wb_lit(w, (char)v);
+        return;
+    }
+    int n = v < 0x800       ? 2
+            : v < 0x10000   ? 3
+            : v < 0x200000  ? 4
+            : v < 0x4000000 ? 5
+                            : 6;
+    static const unsigned char lead[] = {0, 0, 0xc0, 0xe0, 0xf0, 0xf8, 0xfc};
+    wb_lit(w, (char)(lead[n] | (v >> (6 * (n - 1)))));
+    for (int k = n - 2; k >= 0; k--)
+        wb_lit(w, (char)(0x80 | ((v >> (6 * k)) & 0x3f)));
+}
+
 static void rd_ansi_c(struct lx *x, struct wb *w)
 {
     const char *s = x->s;
@@ -248,6 +284,10 @@ static void rd_ansi_c(struct lx *x, struct wb *w)
         }
         char e = s[i + 1];
         i += 2;
+        if (e == 'u' || e == 'U') {
+            ansi_unicode(s, len, &i, e, w);
+            continue;
+        }
         char out = ansi_escape(s, len, &i, e, w);
         if (out != '\0')
             wb_lit(w, out);
