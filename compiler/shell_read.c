@@ -31,10 +31,21 @@ struct raw {
     int depth; /* nesting of substitutions and strings read again */
 };
 
+/* A here-document: its delimiter, then where its body went. */
+struct hdoc {
+    const char *delim;
+    bool tabs, quoted; /* <<- ; a quoted delimiter */
+    const void *cb;    /* the command being built that it belongs to */
+    struct raw *owner; /* that command, once ended */
+    size_t idx;        /* its redirection in owner */
+    int nest;
+};
+
 struct rd {
     struct cp_arena *a;
     struct cp_vec raw;  /* struct raw * */
     struct cp_vec cmds; /* struct cp_sh_cmd * */
+    struct cp_vec docs; /* struct hdoc *: every body read */
     size_t budget;
     const char *unknown, *error;
 };
@@ -46,6 +57,8 @@ struct lx {
     size_t len, i;
     int nest;
     size_t no_brace_until; /* no brace expansion starts before this */
+    struct cp_vec pend;    /* struct hdoc *: bodies to read at the next
+                              newline, in order */
 };
 
 /* A word being built: its text and glob form. */
@@ -56,7 +69,12 @@ struct wb {
 };
 
 /* Redirection operators waiting for their target word. */
-enum { PEND_NONE = -1, PEND_DUP_IN = 100, PEND_DUP_OUT = 101 };
+enum {
+    PEND_NONE = -1,
+    PEND_DUP_IN = 100,
+    PEND_DUP_OUT = 101,
+    PEND_DOC_TABS = 102, /* <<- */
+};
 
 /* A simple command being built. */
 struct cb {
@@ -122,6 +140,64 @@ static bool all_digits(const char *s)
     return true;
 }
 
+/* A here-document's delimiter WORD (quoted: QUOTED; <<-: TABS), the
+ * redirection IDX of the command being built: its body is read at the
+ * next newline. */
+static void doc_expect(struct lx *x, const void *cb,
+                       const struct cp_sh_word *word, bool quoted, bool tabs,
+                       size_t idx)
+{
+    struct hdoc *d = cp_arena_alloc(x->rd->a, sizeof *d);
+    d->cb = cb;
+    d->delim = word->text;
+    d->quoted = quoted;
+    d->tabs = tabs;
+    d->idx = idx;
+    d->nest = x->nest;
+    cp_vec_push(x->rd->a, &x->pend, d);
+}
+
+/* Is the line s[b..e) the delimiter D (after leading tabs under <<-)? */
+static bool doc_is_delim(const struct lx *x, size_t b, size_t e,
+                         const struct hdoc *d)
+{
+    while (d->tabs && b < e && x->s[b] == '\t')
+        b++;
+    size_t n = strlen(d->delim);
+    return e - b == n && memcmp(x->s + b, d->delim, n) == 0;
+}
+
+/* At x->i, just after a newline: the bodies of the here-documents
+ * waiting, each up to its delimiter line (or to the end, as bash reads
+ * one without). */
+static void doc_read(struct lx *x)
+{
+    for (size_t k = 0; k < x->pend.len; k++) {
+        struct hdoc *d = x->pend.items[k];
+        size_t start = x->i, b = x->i;
+        size_t end = x->len;
+        while (b < x->len) {
+            const char *nl = memchr(x->s + b, '\n', x->len - b);
+            size_t e = nl ? (size_t)(nl - x->s) : x->len;
+            if (doc_is_delim(x, b, e, d)) {
+                end = b;
+                x->i = nl ? e + 1 : e;
+                break;
+            }
+            b = nl ? e + 1 : x->len;
+        }
+        if (end == x->len)
+            x->i = x->len;
+        if (d->owner && d->idx < d->owner->nr) {
+            struct cp_sh_redir *r = &d->owner->r[d->idx];
+            r->body = cp_arena_strndup(x->rd->a, x->s + start, end - start);
+            r->body_quoted = d->quoted;
+            cp_vec_push(x->rd->a, &x->rd->docs, d);
+        }
+    }
+    x->pend.len = 0;
+}
+
 static void cb_end_word(struct lx *x, struct cb *c, struct wb *w)
 {
     if (!w->inword)
@@ -137,6 +213,11 @@ static void cb_end_word(struct lx *x, struct cb *c, struct wb *w)
     if (c->pending != PEND_NONE) {
         struct cp_sh_redir *r = cp_arena_alloc(a, sizeof *r);
         int op = c->pending;
+        if (op == CP_SH_HEREDOC || op == PEND_DOC_TABS) {
+            doc_expect(x, c, &word, w->quoted, op == PEND_DOC_TABS,
+                       c->redirs.len);
+            op = CP_SH_HEREDOC;
+        }
         if (op == PEND_DUP_IN || op == PEND_DUP_OUT) {
             bool dup = !word.glob &&
                        (all_digits(word.text) || strcmp(word.text, "-") == 0);
@@ -177,6 +258,11 @@ static void cb_end_cmd(struct lx *x, struct cb *c, struct wb *w)
         r->r[k] = *(struct cp_sh_redir *)c->redirs.items[k];
     r->depth = x->nest;
     cp_vec_push(a, &x->rd->raw, r);
+    for (size_t k = 0; k < x->pend.len; k++) {
+        struct hdoc *d = x->pend.items[k];
+        if (d->cb == c && !d->owner)
+            d->owner = r;
+    }
     c->words.len = c->redirs.len = 0;
 }
 
@@ -506,7 +592,7 @@ static int redir_in_op(const char *s, size_t len, size_t *ip)
         if (i < len && s[i] == '<')
             i++, op = CP_SH_HERESTR;
         else if (i < len && s[i] == '-')
-            i++;
+            i++, op = PEND_DOC_TABS;
     } else if (i < len && s[i] == '>') {
         i++, op = CP_SH_INOUT;
     } else if (i < len && s[i] == '&') {
@@ -644,6 +730,8 @@ static enum pl_step parse_sep(struct lx *x, struct cb *c, struct wb *w,
                (ch == '&' && !(i + 1 < x->len && x->s[i + 1] == '>'))) {
         cb_end_cmd(x, c, w);
         x->i++;
+        if (ch == '\n' && x->pend.len)
+            doc_read(x);
     } else if (ch == '(') {
         /* a subshell, a function's "()", an array: the words inside
          * are read as commands (the strict reading) */
@@ -1033,11 +1121,47 @@ static bool interp_options(const struct raw *r, size_t off, const char *name,
     return true;
 }
 
+static void rd_interp_stdin(struct rd *rd, const struct raw *r, size_t off,
+                            const char *name, bool shell);
+static void push_raw(struct rd *rd, struct cp_sh_word *w, size_t n,
+                     const struct raw *from);
+
+/* The option that gives the interpreter NAME its code on the command
+ * line. */
+static const char *code_option(const char *name)
+{
+    if (strncmp(name, "python", 6) == 0 || strncmp(name, "pypy", 4) == 0)
+        return "-c";
+    if (strcmp(name, "php") == 0)
+        return "-r";
+    if (strcmp(name, "pwsh") == 0 || strcmp(name, "powershell") == 0)
+        return "-Command";
+    return "-e";
+}
+
+/* Code the interpreter at word OFF of R reads from standard input (a
+ * here-document, a here-string): a reading of its own, as if given with
+ * the interpreter's code option, so that the rules that see code after
+ * -c or -e see it. */
+static void push_code(struct rd *rd, const struct raw *r, size_t off,
+                      const char *name, const char *code)
+{
+    struct cp_sh_word *w = cp_arena_alloc(rd->a, 3 * sizeof *w);
+    w[0] = r->w[off];
+    w[1] = (struct cp_sh_word){.text = code_option(name)};
+    w[2] = (struct cp_sh_word){.text = code};
+    push_raw(rd, w, 3, r);
+}
+
 /* The code given by an option, word J of R: a shell's is read as commands;
  * another language's is not read here. */
-static void rd_interp_code(struct rd *rd, const struct raw *r, size_t j,
-                           bool shell)
+static void rd_interp_code(struct rd *rd, const struct raw *r, size_t off,
+                           size_t j, const char *name, bool shell)
 {
+    if (j < r->n && !r->w[j].glob && stdin_path(r->w[j].text)) {
+        rd_interp_stdin(rd, r, off, name, shell); /* pwsh -Command - */
+        return;
+    }
     if (!shell) {
         if (j < r->n && r->w[j].glob)
             rd_unknown(rd, "an interpreter runs code made of an "
@@ -1057,18 +1181,26 @@ static void rd_interp_code(struct rd *rd, const struct raw *r, size_t j,
 
 /* The program comes from standard input: from the last input redirection
  * of R, if any. */
-static void rd_interp_stdin(struct rd *rd, const struct raw *r, bool shell)
+static void rd_interp_stdin(struct rd *rd, const struct raw *r, size_t off,
+                            const char *name, bool shell)
 {
     for (size_t k = r->nr; k-- > 0;) {
         const struct cp_sh_redir *d = &r->r[k];
-        if (d->op == CP_SH_HEREDOC)
-            return; /* its lines are read as commands */
+        if (d->op == CP_SH_HEREDOC) {
+            /* a shell's body is read as commands (docs_read); another
+             * language's is its code */
+            if (!shell && d->body)
+                push_code(rd, r, off, name, d->body);
+            return;
+        }
         if (d->op == CP_SH_HERESTR) {
             if (d->target.glob)
                 rd_unknown(rd, "a shell or interpreter reads its program "
                                "from an expansion");
             else if (shell)
                 reread(rd, d->target.text, r->depth);
+            else
+                push_code(rd, r, off, name, d->target.text);
             return;
         }
         if (d->op == CP_SH_IN || d->op == CP_SH_INOUT) {
@@ -1089,7 +1221,7 @@ static void rd_interp(struct rd *rd, const struct raw *r, size_t off,
     if (!interp_options(r, off, name, shell, &code, &from_stdin, &j))
         return; /* prints and exits */
     if (code) {
-        rd_interp_code(rd, r, j, shell);
+        rd_interp_code(rd, r, off, j, name, shell);
         return;
     }
     if (!from_stdin && j < r->n) {
@@ -1101,7 +1233,7 @@ static void rd_interp(struct rd *rd, const struct raw *r, size_t off,
         if (!stdin_path(r->w[j].text))
             return; /* a script file */
     }
-    rd_interp_stdin(rd, r, shell);
+    rd_interp_stdin(rd, r, off, name, shell);
 }
 
 /* Joins words [from, to) with spaces, or NULL when one is an expansion. */
@@ -1436,11 +1568,102 @@ static void rd_unwrap(struct rd *rd, const struct raw *r)
     }
 }
 
+/* Programs that may run a here-document's body, or a file it writes, as
+ * commands, besides the names special() knows (shells, interpreters,
+ * wrappers, eval, source, xargs, find). */
+static const char *const doc_runners[] = {
+    "ssh", "docker",     "podman",   "kubectl", "nsenter",
+    "lxc", "machinectl", "parallel", "chmod",   "make",
+    "npm", "npx",        "yarn",     "pnpm",    NULL};
+
+/* Does the word T name a program that may run code it is given: a shell,
+ * an interpreter, a wrapper, eval and the like? */
+static bool word_runs_code(struct rd *rd, const char *t)
+{
+    static const char *const runs[] = {"eval",    "source", ".",     "su",
+                                       "runuser", "script", "watch", "find",
+                                       "trap",    "alias",  NULL};
+    const char *name = prog_name(rd->a, t);
+    if (in_list(shells, name) || is_interpreter(name) || in_list(runs, name) ||
+        in_list(doc_runners, name))
+        return true;
+    for (size_t k = 0; k < sizeof wrappers / sizeof wrappers[0]; k++)
+        if (strcmp(name, wrappers[k].name) == 0)
+            return true;
+    return false;
+}
+
+/* Could some command of the line run a here-document's body as commands?
+ * A shell, an interpreter or a wrapper named anywhere (sudo bash, xargs
+ * sh, a script written by cat and run by sh), a program named by a path or
+ * an expansion (./s.sh, "$x"). */
+static bool line_runs_code(struct rd *rd)
+{
+    for (size_t k = 0; k < rd->raw.len; k++) {
+        const struct raw *r = rd->raw.items[k];
+        size_t p = 0;
+        while (p < r->n && is_assignment(r->w[p].text))
+            p++;
+        if (p < r->n && (r->w[p].glob || strchr(r->w[p].text, '/')))
+            return true;
+        for (size_t j = 0; j < r->n; j++) {
+            if (r->w[j].glob)
+                continue;
+            if (word_runs_code(rd, r->w[j].text))
+                return true;
+        }
+    }
+    return false;
+}
+
+/* The substitutions in an unquoted here-document body run wherever the
+ * body goes: read them as in "...". */
+static void doc_scan(struct rd *rd, const char *body, int nest)
+{
+    size_t len = strlen(body);
+    if (len + 1 > rd->budget) {
+        rd_fail(rd, "too much to read (strings read again and again)");
+        return;
+    }
+    rd->budget -= len + 1;
+    struct lx x = {.rd = rd, .s = body, .len = len, .nest = nest};
+    struct wb scratch = {0};
+    while (x.i < x.len && !rd->error) {
+        char c = x.s[x.i];
+        if (c == '\\')
+            x.i += x.i + 1 < x.len ? 2 : 1;
+        else if (c == '$')
+            rd_dollar(&x, &scratch, true);
+        else if (c == '`')
+            rd_backquote(&x, &scratch, true);
+        else
+            x.i++;
+    }
+    wb_free(&scratch);
+}
+
+/* The here-document bodies: read as commands when the line could run them
+ * (the strict reading), else data, of which only the substitutions of an
+ * unquoted one run. */
+static void docs_read(struct rd *rd)
+{
+    bool code = line_runs_code(rd);
+    for (size_t k = 0; k < rd->docs.len && !rd->error; k++) {
+        const struct hdoc *d = rd->docs.items[k];
+        const struct cp_sh_redir *r = &d->owner->r[d->idx];
+        if (code)
+            read_string(rd, r->body, strlen(r->body), d->nest);
+        else if (!r->body_quoted)
+            doc_scan(rd, r->body, d->nest);
+    }
+}
+
 void cp_sh_read(struct cp_arena *a, const char *line, size_t len,
                 struct cp_sh_read *out)
 {
     struct rd rd = {.a = a, .budget = CP_SH_BUDGET(len)};
     read_string(&rd, line, len, 0);
+    docs_read(&rd);
     for (size_t k = 0; k < rd.raw.len && !rd.error; k++)
         rd_unwrap(&rd, rd.raw.items[k]);
     out->ncmds = rd.cmds.len;

@@ -253,7 +253,8 @@ static const struct {
     {"ls >file; ls 2> err -l; ls &>/dev/null; ls a>b 3<&0",
      "[ls]{>file} ; [ls][-l]{>err} ; [ls]{>/dev/null} ; [ls][a]{>b}{dup0}"},
     {"exec 3<>/dev/tcp/h/80", "[exec]{<>/dev/tcp/h/80}"},
-    {"cat <<EOF\ngit push\nEOF", "[cat]{<<EOF} ; [git][push] ; [EOF]"},
+    {"cat <<EOF\ngit push\nEOF", "[cat]{<<EOF}"},
+    {"bash <<EOF\ngit push\nEOF", "[bash]{<<EOF} ; [git][push]"},
     {"echo a#b # comment && rm x\nrm y", "[echo][a#b] ; [rm][y]"},
     {"(cd x && make) | tee log", "[cd][x] ; [make] ; [tee][log]"},
     {"FOO=1 BAR='a b' git push",
@@ -276,6 +277,34 @@ static const struct {
     {"echo $'a\\tb\\x41\\101\\'\\\\' $\"x y\"", "[echo][a\tbAA'\\][x y]"},
     {"$'\\x73udo' id", "[sudo][id] ; [id]"},
     {"$'\\u0073udo' id", "[sudo][id] ; [id]"},
+    /* here-documents: data for a program that runs no code, commands when
+     * the line could run them, code for an interpreter */
+    {"cat > N.md <<EOF\nsudo apt-get install x\nEOF\necho done",
+     "[cat]{>N.md}{<<EOF} ; [echo][done]"},
+    {"cat > N.md <<'EOF'\n$(sudo id)\nEOF", "[cat]{>N.md}{<<EOF}"},
+    {"cat > N.md <<EOF\n$(sudo id)\nEOF",
+     "[cat]{>N.md}{<<EOF} ; [sudo][id] ; [id]"},
+    {"cat <<EOF | sh\nsudo id\nEOF",
+     "[cat]{<<EOF} ; [sh] ; [sudo][id] ; [id] ?a shell or interpreter reads "
+     "its program from standard input (a pipe, a substitution or the "
+     "terminal)"},
+    {"cat > s.sh <<EOF\nsudo id\nEOF\nsh s.sh",
+     "[cat]{>s.sh}{<<EOF} ; [sh][s.sh] ; [sudo][id] ; [id]"},
+    {"cat > s <<EOF\nsudo id\nEOF\n./s",
+     "[cat]{>s}{<<EOF} ; [./s] ; [sudo][id] ; [id]"},
+    {"python3 - <<'EOF'\nimport socket\nEOF",
+     "[python3][-]{<<EOF} ; [import][socket] ; "
+     "[python3][-c][import socket\n]{<<EOF}"},
+    {"python3 <<< 'import socket'",
+     "[python3]{<<<import socket} ; [python3][-c][import socket]{<<<import "
+     "socket}"},
+    {"pwsh -Command - <<EOF\niex x\nEOF",
+     "[pwsh][-Command][-]{<<EOF} ; [iex][x] ; "
+     "[pwsh][-Command][iex x\n]{<<EOF}"},
+    {"cat <<-EOF\n\tsudo x\n\tEOF\nls", "[cat]{<<EOF} ; [ls]"},
+    {"cat <<EOF\nno end", "[cat]{<<EOF}"},
+    {"cat <<A <<B\nsudo a\nA\nsudo b\nB\nsh x",
+     "[cat]{<<A}{<<B} ; [sh][x] ; [sudo][a] ; [a] ; [sudo][b] ; [b]"},
     {"$'\\U00000073\\u0075do' id", "[sudo][id] ; [id]"},
     {"echo $'\\u00e9\\u20ac\\U0001F600'",
      "[echo][\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80]"},
