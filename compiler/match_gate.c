@@ -1185,6 +1185,59 @@ bool cp_gate_matches(const struct cp_gate_pat *g, const char *line,
     return cp_gate_subject_matches(g, cp_gate_subject_new(a, line), a);
 }
 
+/* The rows of verdict V that match, into out (the first only unless
+ * ALL); false when a row failed (out->error set). */
+static bool gate_scan(const struct cp_gate_rows *rows, enum cp_verdict v,
+                      struct cp_gate_subject *s, bool all, struct cp_arena *a,
+                      struct cp_gate_result *out)
+{
+    for (size_t i = 0; i < rows->n; i++) {
+        if (rows->verdict(rows->ctx, i) != v)
+            continue;
+        const char *err = NULL;
+        int m = rows->match(rows->ctx, i, s, a, &err);
+        if (m < 0) {
+            out->error = err;
+            return false;
+        }
+        if (!m)
+            continue;
+        if (!out->rows)
+            out->rows = cp_arena_alloc(a,
+                                       (all ? rows->n : 1) * sizeof *out->rows);
+        out->rows[out->nrows++] = i;
+        if (!all)
+            break;
+    }
+    return true;
+}
+
+void cp_gate_decide(const struct cp_gate_rows *rows, struct cp_gate_subject *s,
+                    bool all, struct cp_arena *a, struct cp_gate_result *out)
+{
+    memset(out, 0, sizeof *out);
+    out->verdict = CP_DENY;
+    if (s->rd.error) { /* fail closed: what cannot be read is not run */
+        out->unreadable = true;
+        out->why = cp_gate_unreadable_reason(a, s->rd.error);
+        return;
+    }
+    out->why = s->rd.unknown;
+    static const enum cp_verdict order[] = {CP_DENY, CP_ASK};
+    for (size_t k = 0; k < 2; k++) {
+        if (!gate_scan(rows, order[k], s, all, a, out)) {
+            out->nrows = 0;
+            out->verdict = CP_DENY;
+            return;
+        }
+        if (out->nrows) {
+            out->verdict = order[k];
+            return;
+        }
+    }
+    out->verdict = CP_ALLOW;
+}
+
 const char *cp_gate_unreadable_reason(struct cp_arena *a, const char *why)
 {
     return cp_arena_printf(a,

@@ -796,6 +796,81 @@ START_TEST(brute_force_sequences)
 }
 END_TEST
 
+/* ---- the one gate decision ------------------------------------------- */
+
+struct dec_rows {
+    const char *const *pats; /* "ask:PAT", "deny:PAT", "err:" */
+    struct cp_gate_pat *g;
+};
+
+static enum cp_verdict dec_verdict(void *ctx, size_t i)
+{
+    const char *p = ((struct dec_rows *)ctx)->pats[i];
+    return p[0] == 'a' ? CP_ASK : CP_DENY;
+}
+
+static int dec_match(void *ctx, size_t i, struct cp_gate_subject *s,
+                     struct cp_arena *a, const char **err)
+{
+    struct dec_rows *d = ctx;
+    if (d->pats[i][0] == 'e') {
+        *err = "row cannot be matched";
+        return -1;
+    }
+    return cp_gate_subject_matches(&d->g[i], s, a);
+}
+
+static const struct {
+    const char *pats[3];
+    const char *line;
+    enum cp_verdict want;
+    size_t row; /* deciding row, 9 for none */
+} dec_cases[] = {
+    {{"ask:git push *", "deny:git push --force *", NULL},
+     "git push --force x",
+     CP_DENY,
+     1},
+    {{"ask:git push *", "deny:git push --force *", NULL},
+     "git push x",
+     CP_ASK,
+     0},
+    {{"ask:git push *", "deny:git push --force *", NULL},
+     "git pull",
+     CP_ALLOW,
+     9},
+    {{"ask:*", NULL, NULL}, "echo 'open", CP_DENY, 9},  /* unreadable */
+    {{"ask:git *", "err:", NULL}, "git x", CP_DENY, 9}, /* a failing row */
+    {{"deny:sudo *", "ask:sudo *", NULL}, "sudo id", CP_DENY, 0},
+};
+
+START_TEST(one_decision)
+{
+    struct cp_gate_pat g[3];
+    size_t n = 0;
+    for (; n < 3 && dec_cases[_i].pats[n]; n++) {
+        const char *p = strchr(dec_cases[_i].pats[n], ':') + 1;
+        if (*p)
+            ck_assert_ptr_null(cp_gate_parse(ar, p, strlen(p), false, &g[n]));
+    }
+    struct dec_rows d = {dec_cases[_i].pats, g};
+    struct cp_gate_rows rows = {.n = n,
+                                .ctx = &d,
+                                .verdict = dec_verdict,
+                                .match = dec_match};
+    struct cp_gate_result r;
+    cp_gate_decide(&rows, cp_gate_subject_new(ar, dec_cases[_i].line), true, ar,
+                   &r);
+    ck_assert_int_eq(r.verdict, dec_cases[_i].want);
+    if (dec_cases[_i].row == 9) {
+        ck_assert_uint_eq(r.nrows, 0);
+        ck_assert(r.verdict == CP_ALLOW || r.unreadable || r.error);
+    } else {
+        ck_assert_uint_ge(r.nrows, 1);
+        ck_assert_uint_eq(r.rows[0], dec_cases[_i].row);
+    }
+}
+END_TEST
+
 Suite *cp_test_match_gate_suite(void); /* collected by the Makefile */
 Suite *cp_test_match_gate_suite(void)
 {
@@ -818,6 +893,8 @@ Suite *cp_test_match_gate_suite(void)
                         sizeof rel_cases / sizeof rel_cases[0]);
     tcase_add_test(tc, brute_force_words);
     tcase_add_test(tc, brute_force_sequences);
+    tcase_add_loop_test(tc, one_decision, 0,
+                        sizeof dec_cases / sizeof dec_cases[0]);
     suite_add_tcase(s, tc);
     return s;
 }
