@@ -16,6 +16,7 @@
 #include "hash.h"
 #include "match.h"
 #include "match_int.h"
+#include "cmd_tables.h"
 #include "rx.h"
 #include "shell_read.h"
 
@@ -661,36 +662,6 @@ static bool alts_match(const struct cp_gate_el *e, const struct cp_sh_word *w)
     return false;
 }
 
-/* Options that take a separate value, per program: the word after one may
- * be that value or an operand, so it is an optional operand (and `git -C
- * dir push` reads as `git push`). */
-#define OPTV(...) ((const char *const[]){__VA_ARGS__, NULL})
-static const struct {
-    const char *prog;
-    const char *const *opts;
-} value_opts[] = {
-    {"curl",
-     OPTV("-o", "-T", "-d", "-F", "-H", "-X", "-u", "-A", "-e", "-x", "-K",
-          "-b", "-c", "-E", "-w", "--data", "--data-binary", "--data-raw",
-          "--data-urlencode", "--data-ascii", "--form", "--upload-file",
-          "--header", "--request", "--user", "--output", "--proxy", "--config",
-          "--cookie", "--url", "--json")},
-    {"docker", OPTV("-H", "--host", "--context", "-c", "--config", "-l")},
-    {"gh", OPTV("-R", "--repo", "--hostname")},
-    {"git", OPTV("-C", "-c", "--git-dir", "--work-tree", "--namespace",
-                 "--config-env", "--super-prefix", "-o", "--push-option",
-                 "--repo", "--receive-pack", "--exec")},
-    {"kubectl", OPTV("-n", "--namespace", "--context", "--kubeconfig")},
-    {"npm", OPTV("--prefix", "-w", "--workspace", "--registry")},
-    {"rsync", OPTV("-e", "--rsh")},
-    {"scp", OPTV("-P", "-i", "-F", "-o", "-S", "-c", "-l", "-J")},
-    {"sftp", OPTV("-P", "-i", "-F", "-o", "-S", "-b", "-J")},
-    {"ssh", OPTV("-p", "-i", "-F", "-o", "-l", "-J", "-L", "-R", "-D", "-W",
-                 "-b", "-c", "-E", "-m")},
-    {"wget", OPTV("-O", "-o", "-P", "-e", "--post-file", "--post-data",
-                  "--header", "--body-file", "--method")},
-};
-
 struct vop {
     const struct cp_sh_word *w;
     unsigned char kind; /* 0 one word, 1 a word that may be absent, 2 any
@@ -738,17 +709,6 @@ static const char *lower_base(struct cp_arena *a, const char *w)
     while (*u && !(*u >= 'A' && *u <= 'Z'))
         u++;
     return *u ? gp_lower(a, w) : w;
-}
-
-/* The options of program PROG that take a separate value (value_opts), or
- * NULL. */
-static const char *const *view_value_opts(const char *prog)
-{
-    const char *const *vt = NULL;
-    for (size_t i = 0; i < sizeof value_opts / sizeof value_opts[0]; i++)
-        if (strcmp(value_opts[i].prog, prog) == 0)
-            vt = value_opts[i].opts;
-    return vt;
 }
 
 static bool view_takes_value(const char *const *vt, const char *t)
@@ -811,10 +771,15 @@ static void view_build(struct cp_gate_subject *s, size_t k, struct cp_arena *a)
     v->prog.text = lower_base(a, c->w[0].text);
     v->prog.glob = c->w[0].glob ? lower_base(a, c->w[0].glob) : NULL;
     v->ops[v->nops++] = (struct vop){&v->prog, 0};
-    const char *const *vt = view_value_opts(v->prog.text);
+    const char *const *vt = cp_cmd_value_opts(v->prog.text);
+    bool plus = cp_cmd_plus_word(v->prog.text);
     bool after_dd = false, optional = false;
     for (size_t i = 1; i < c->n; i++) {
         const struct cp_sh_word *w = &c->w[i];
+        if (plus && !w->glob && w->text[0] == '+' && v->nops == 1) {
+            v->ops[v->nops++] = (struct vop){w, 1}; /* cargo +nightly */
+            continue;
+        }
         if (!w->glob) {
             view_static_word(v, w, i, vt, &after_dd, &optional);
             continue;

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "cmd_tables.h"
 #include "text.h"
 
 struct raw {
@@ -915,73 +916,6 @@ static void reread(struct rd *rd, const char *text, int depth)
     read_string(rd, text, strlen(text), depth + 1);
 }
 
-/* Wrappers that run their operands as a command.  arg_opts: options that
- * take a separate argument; str_opts: options whose argument is a command
- * line; skip: operands before the command. */
-struct wrapper {
-    const char *name;
-    const char *const *arg_opts;
-    const char *const *str_opts;
-    int skip;
-    bool assigns; /* VAR=value operands before the command (env) */
-};
-
-#define L(...) ((const char *const[]){__VA_ARGS__, NULL})
-static const struct wrapper wrappers[] = {
-    {"arch", L("-arch"), NULL, 0, false},
-    {"builtin", NULL, NULL, 0, false},
-    {"busybox", NULL, NULL, 0, false},
-    {"caffeinate", L("-t", "-w"), NULL, 0, false},
-    {"catchsegv", NULL, NULL, 0, false},
-    {"chroot", L("--userspec", "--groups"), NULL, 1, false},
-    {"chrt", NULL, NULL, 1, false},
-    {"command", NULL, NULL, 0, false},
-    {"corepack", NULL, NULL, 0, false},
-    {"doas", L("-u", "-C"), NULL, 0, false},
-    {"env", L("-u", "-C", "--unset", "--chdir"), L("-S", "--split-string"), 0,
-     true},
-    {"exec", L("-a"), NULL, 0, false},
-    {"faketime", L("-f"), NULL, 1, false},
-    {"firejail", NULL, NULL, 0, false},
-    {"flock", L("-w", "--timeout", "-E", "--conflict-exit-code"),
-     L("-c", "--command"), 1, false},
-    {"ionice", L("-c", "-n", "-p", "--class", "--classdata"), NULL, 0, false},
-    {"ltrace", L("-o", "-e", "-p", "-s", "-u"), NULL, 0, false},
-    {"nice", L("-n", "--adjustment"), NULL, 0, false},
-    {"nohup", NULL, NULL, 0, false},
-    {"pkexec", L("--user"), NULL, 0, false},
-    {"proxychains", L("-f"), NULL, 0, false},
-    {"proxychains4", L("-f"), NULL, 0, false},
-    {"rlwrap", NULL, NULL, 0, false},
-    {"run0",
-     L("-u", "--user", "-g", "--group", "-D", "--chdir", "--nice", "--setenv",
-       "--unit", "-p", "--property", "--description", "--slice", "--machine"),
-     NULL, 0, false},
-    {"setsid", NULL, NULL, 0, false},
-    {"stdbuf", L("-i", "-o", "-e", "--input", "--output", "--error"), NULL, 0,
-     false},
-    {"strace",
-     L("-o", "-e", "-p", "-s", "-u", "-a", "-P", "-I", "-b", "-O", "-S", "-X",
-       "-E"),
-     NULL, 0, false},
-    {"sudo",
-     L("-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-T", "-U", "--user",
-       "--group", "--close-from", "--chdir", "--host", "--prompt", "--role",
-       "--type", "--command-timeout", "--other-user"),
-     NULL, 0, false},
-    {"taskset", NULL, NULL, 1, false},
-    {"time", L("-f", "-o", "--format", "--output"), NULL, 0, false},
-    {"timeout", L("-s", "-k", "--signal", "--kill-after"), NULL, 1, false},
-    {"torsocks", L("-u", "-p", "-a", "-P"), NULL, 0, false},
-    {"toybox", NULL, NULL, 0, false},
-    {"unshare", NULL, NULL, 0, false},
-    {"xargs",
-     L("-a", "-d", "-E", "-I", "-L", "-n", "-P", "-s", "--arg-file",
-       "--delimiter", "--max-args", "--max-procs", "--max-chars", "--max-lines",
-       "--replace"),
-     NULL, 0, false},
-};
-
 static const char *const shells[] = {"sh",   "bash", "dash",  "zsh",  "ksh",
                                      "mksh", "ash",  "yash",  "posh", "fish",
                                      "csh",  "tcsh", "rbash", NULL};
@@ -1354,7 +1288,7 @@ static bool is_option_word(const struct raw *r, size_t j)
 /* The options of a wrapper at r->w[off]: returns the index of the wrapped
  * command, or r->n when a command line string was read instead. */
 static size_t rd_wrapper(struct rd *rd, const struct raw *r, size_t off,
-                         const struct wrapper *wr)
+                         const struct cp_wrapper *wr)
 {
     size_t j = off + 1;
     while (j < r->n && is_option_word(r, j)) {
@@ -1485,23 +1419,35 @@ static void rd_strings(struct rd *rd, const struct raw *r, size_t off,
 /* Every name the unwrapping looks at, in byte order: a command whose
  * program is none of them (most commands) costs one binary search. */
 static const char *const special_names[] = {
-    "!",          ".",           "alias",        "arch",    "ash",
-    "bash",       "builtin",     "bun",          "busybox", "caffeinate",
-    "catchsegv",  "chroot",      "chrt",         "command", "coproc",
-    "corepack",   "csh",         "dash",         "deno",    "do",
-    "doas",       "done",        "elif",         "else",    "env",
-    "eval",       "exec",        "faketime",     "fi",      "find",
-    "firejail",   "fish",        "flock",        "if",      "ionice",
-    "irb",        "ksh",         "ltrace",       "lua",     "luajit",
-    "mksh",       "nice",        "node",         "nodejs",  "nohup",
-    "osascript",  "perl",        "php",          "pkexec",  "posh",
-    "powershell", "proxychains", "proxychains4", "pwsh",    "rbash",
-    "rlwrap",     "rscript",     "ruby",         "run0",    "runuser",
-    "script",     "setsid",      "sh",           "source",  "stdbuf",
-    "strace",     "su",          "sudo",         "taskset", "tclsh",
-    "tcsh",       "then",        "time",         "timeout", "torsocks",
-    "toybox",     "trap",        "unshare",      "until",   "watch",
-    "while",      "wish",        "xargs",        "yash",    "zsh",
+    "!",          ".",           "alias",
+    "arch",       "ash",         "bash",
+    "builtin",    "bun",         "busybox",
+    "caffeinate", "catchsegv",   "chroot",
+    "chrt",       "command",     "coproc",
+    "corepack",   "csh",         "dash",
+    "deno",       "do",          "doas",
+    "done",       "elif",        "else",
+    "env",        "eval",        "exec",
+    "faketime",   "fi",          "find",
+    "firejail",   "fish",        "flock",
+    "if",         "ionice",      "irb",
+    "ksh",        "ltrace",      "lua",
+    "luajit",     "mksh",        "nice",
+    "node",       "nodejs",      "nohup",
+    "osascript",  "parallel",    "perl",
+    "php",        "pkexec",      "posh",
+    "powershell", "proxychains", "proxychains4",
+    "pwsh",       "rbash",       "rlwrap",
+    "rscript",    "ruby",        "run0",
+    "runuser",    "script",      "setsid",
+    "sh",         "source",      "sshpass",
+    "stdbuf",     "strace",      "su",
+    "sudo",       "taskset",     "tclsh",
+    "tcsh",       "then",        "time",
+    "timeout",    "torsocks",    "toybox",
+    "trap",       "unshare",     "until",
+    "watch",      "while",       "wish",
+    "xargs",      "yash",        "zsh",
     "{",          "}",
 };
 
@@ -1543,15 +1489,18 @@ static void rd_unwrap(struct rd *rd, const struct raw *r)
         const char *name = prog_name(rd->a, w0->text);
         if (!special(name))
             return;
-        const struct wrapper *wr = NULL;
-        for (size_t k = 0; k < sizeof wrappers / sizeof wrappers[0]; k++)
-            if (strcmp(name, wrappers[k].name) == 0)
-                wr = &wrappers[k];
+        const struct cp_wrapper *wr = cp_cmd_wrapper(name);
         if (wr) {
             size_t j = rd_wrapper(rd, r, off, wr);
             if (strcmp(name, "xargs") == 0) {
                 if (j < r->n)
                     rd_xargs(rd, r, off, j);
+                return;
+            }
+            if (strcmp(name, "parallel") == 0 &&
+                (j >= r->n || strcmp(r->w[j].text, ":::") == 0)) {
+                rd_unknown(rd, "parallel runs commands read from standard "
+                               "input or given after :::");
                 return;
             }
             if (j >= r->n)
@@ -1587,10 +1536,7 @@ static bool word_runs_code(struct rd *rd, const char *t)
     if (in_list(shells, name) || is_interpreter(name) || in_list(runs, name) ||
         in_list(doc_runners, name))
         return true;
-    for (size_t k = 0; k < sizeof wrappers / sizeof wrappers[0]; k++)
-        if (strcmp(name, wrappers[k].name) == 0)
-            return true;
-    return false;
+    return cp_cmd_wrapper(name) != NULL;
 }
 
 /* Could some command of the line run a here-document's body as commands?

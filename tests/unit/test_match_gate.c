@@ -277,6 +277,12 @@ static const struct {
     {"echo $'a\\tb\\x41\\101\\'\\\\' $\"x y\"", "[echo][a\tbAA'\\][x y]"},
     {"$'\\x73udo' id", "[sudo][id] ; [id]"},
     {"$'\\u0073udo' id", "[sudo][id] ; [id]"},
+    {"parallel ::: 'rm -rf /'",
+     "[parallel][:::][rm -rf /] ?parallel runs commands read from standard "
+     "input or given after :::"},
+    {"parallel -j2 < cmds.txt",
+     "[parallel][-j2]{<cmds.txt} ?parallel runs commands read from standard "
+     "input or given after :::"},
     /* here-documents: data for a program that runs no code, commands when
      * the line could run them, code for an interpreter */
     {"cat > N.md <<EOF\nsudo apt-get install x\nEOF\necho done",
@@ -402,6 +408,17 @@ static const struct {
     {"git push {--force|-f} *", "git push --follow-tags", false},
     {"git push {--force|-f} *", "git -C dir -c k=v push --force", true},
     {"git push {--force|-f} *", "git push -- -f", false},
+    /* global options that take a value, before the subcommand */
+    {"npm install *", "npm --loglevel silent install x", true},
+    {"pip install *", "pip --proxy http://p:3128 install x", true},
+    {"apt-get install *", "apt-get -o Dpkg::Options::=x install y", true},
+    {"aws s3 cp *", "aws --profile p s3 cp a s3://b", true},
+    {"cargo install *", "cargo +nightly install x", true},
+    {"cargo install *", "cargo +nightly build", false},
+    {"rclone copy *", "rclone --config f copy a b", true},
+    /* wrappers */
+    {"ssh *", "sshpass -p pw ssh host id", true},
+    {"rm -rf *", "parallel -j 4 rm -rf ::: a b", true},
     /* an expansion may be any option, unless the word starts with a
      * literal byte or with ~/ (a home directory the line does not set) */
     {"git push {--force|-f} *", "git push origin $b", true},
