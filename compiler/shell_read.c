@@ -175,8 +175,8 @@ static void doc_read(struct lx *x)
 {
     for (size_t k = 0; k < x->pend.len; k++) {
         struct hdoc *d = x->pend.items[k];
-        size_t start = x->i, b = x->i;
-        size_t end = x->len;
+        size_t start = x->i;
+        size_t b = start, end = x->len;
         while (b < x->len) {
             const char *nl = memchr(x->s + b, '\n', x->len - b);
             size_t e = nl ? (size_t)(nl - x->s) : x->len;
