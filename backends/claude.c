@@ -1848,6 +1848,11 @@ static void cl_write(const struct cl *c, struct cp_buf *out)
         jw_key(&w, "command");
         pin_at = out->len + 1 + (sizeof pre - 1); /* after the quote */
         cp_json_quote(out, cmd.data, cmd.len);
+        /* a hook that cannot start (confpol removed), crashes or times
+         * out blocks the call instead of letting it through (client
+         * 2.1.332; older clients ignore the key) */
+        jw_key(&w, "onFailure");
+        jw_str(&w, "block");
         jw_key(&w, "type");
         jw_str(&w, "command");
         jw_close(&w, '}');

@@ -95,6 +95,7 @@ static void cp_gate_log(const struct cp_gate_run *g, enum cp_verdict v,
 static int cp_gate_answer(const struct cp_gate_run *g, enum cp_verdict v,
                           const char *rule, const char *reason)
 {
+    cp_gate_deadline_disarm();
     struct cp_buf b = {0};
     cp_gate_format_answer(&b, v, reason);
     if (b.len)
@@ -107,6 +108,7 @@ static int cp_gate_answer(const struct cp_gate_run *g, enum cp_verdict v,
 /* The failure path: the only place that picks deny or allow by fail mode. */
 static int cp_gate_fail(const struct cp_gate_run *g, const char *why)
 {
+    cp_gate_deadline_disarm();
     if (g->loaded && !g->fail_closed) {
         fprintf(stderr,
                 "confpol gate: warning: %s; allowing (the policy "
@@ -486,6 +488,8 @@ static int cp_gate_hook_call(struct cp_gate_args *ga, const char *key,
                             .keylen = keylen,
                             .pin = ga->pin};
     int rc;
+    cp_gate_deadline_arm(
+        cp_gate_deadline_ms(getenv("CONFPOL_GATE_DEADLINE_MS")));
     const char *target = ga->target;
     if (!ga->usage_err && target && ga->pin &&
         !cp_gate_has_suffix(target, ".json")) {

@@ -917,6 +917,40 @@ static void ck_gate_redundant(struct ck *c, struct cp_rule *r,
     }
 }
 
+/* A word pattern matches the whole command: "git push" does not match
+ * "git push origin main".  Written with positional words none of which
+ * holds a glob (no trailing '*', no '**'), in the user's own files (the library's patterns say
+ * what they mean: "{yarn|bun}" is yarn alone), it is most likely meant as
+ * a prefix, as Claude Code's Bash(git push:*) is: warn, with the fix. */
+static void ck_gate_whole(struct ck *c, const struct cp_rule *r)
+{
+    const struct cp_gate_pat *g = &r->u.gate;
+    if (g->kind != CP_GATE_WORDS || g->trailing_any || !ck_src(r) ||
+        !r->loc.src || r->loc.src->path[0] == '<')
+        return;
+    bool positional = false;
+    for (size_t i = 0; i < g->nwords; i++) {
+        const char *w = g->words[i];
+        if (w[0] == '-' || w[0] == '<' || w[0] == '>')
+            continue;
+        if (strchr(w, '*'))
+            return; /* a glob (rm -rf /tmp/x*) says what it takes */
+        positional = true;
+    }
+    if (!positional)
+        return;
+    struct cp_diag *d = cp_diag_report(
+        c->d, CP0510, &r->loc,
+        "'%s' matches a command only when it has no other word (a pattern "
+        "matches the whole command: '%s x' is not matched)",
+        g->text, g->text);
+    cp_diag_set_suggestion(d,
+                           "write \"%s *\" to match it followed by any "
+                           "words (-Wno-whole-command-gate if the bare "
+                           "command is meant)",
+                           g->text);
+}
+
 static void ck_gates(struct ck *c)
 {
     struct cp_policy *p = c->p;
@@ -927,6 +961,7 @@ static void ck_gates(struct ck *c)
         struct cp_rule *r = p->rules[i];
         if (!ck_is_words(r))
             continue;
+        ck_gate_whole(c, r);
         ck_gate_candidates(c, &x, i, &cand);
         if (!ck_gate_shadowed(c, r, &cand))
             ck_gate_redundant(c, r, &cand);

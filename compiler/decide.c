@@ -270,34 +270,41 @@ static int dc_net(const struct cp_policy *p, const char *subject,
     return 0;
 }
 
+/* The policy's rules as gate rows (cp_gate_decide): its gate rules. */
+static enum cp_verdict dc_gate_verdict(void *ctx, size_t i)
+{
+    const struct cp_rule *r = ((const struct cp_policy *)ctx)->rules[i];
+    return r->kind == CP_R_GATE_DENY  ? CP_DENY
+           : r->kind == CP_R_GATE_ASK ? CP_ASK
+                                      : CP_ALLOW;
+}
+
+static int dc_gate_match(void *ctx, size_t i, struct cp_gate_subject *s,
+                         struct cp_arena *a, const char **err)
+{
+    (void)err;
+    const struct cp_rule *r = ((const struct cp_policy *)ctx)->rules[i];
+    return cp_gate_subject_matches(&r->u.gate, s, a);
+}
+
 static int dc_gate(const struct cp_policy *p, const char *line,
                    struct cp_arena *a, struct cp_decision *out)
 {
-    struct cp_vec deny = {0}, ask = {0};
-    struct cp_gate_subject *s = cp_gate_subject_new(a, line);
-    const struct cp_sh_read *rd = cp_gate_subject_read(s);
-    if (rd->error) { /* fail closed: what cannot be read is not run */
-        dc_out(out, CP_DENY, NULL);
+    struct cp_gate_rows rows = {.n = p->nrules,
+                                .ctx = (void *)p,
+                                .verdict = dc_gate_verdict,
+                                .match = dc_gate_match};
+    struct cp_gate_result g;
+    cp_gate_decide(&rows, cp_gate_subject_new(a, line), true, a, &g);
+    struct cp_vec hit = {0};
+    for (size_t i = 0; i < g.nrows; i++)
+        cp_vec_push(a, &hit, (void *)p->rules[g.rows[i]]);
+    dc_out(out, g.verdict, g.nrows ? &hit : NULL);
+    out->gate_why = g.why;
+    if (g.unreadable) {
         out->by_default = false;
         out->gate_unreadable = true;
-        out->gate_why = cp_gate_unreadable_reason(a, rd->error);
-        return 0;
     }
-    out->gate_why = rd->unknown;
-    for (size_t i = 0; i < p->nrules; i++) {
-        const struct cp_rule *r = p->rules[i];
-        if (r->kind != CP_R_GATE_ASK && r->kind != CP_R_GATE_DENY)
-            continue;
-        if (!cp_gate_subject_matches(&r->u.gate, s, a))
-            continue;
-        cp_vec_push(a, r->kind == CP_R_GATE_DENY ? &deny : &ask, (void *)r);
-    }
-    if (deny.len)
-        dc_out(out, CP_DENY, &deny);
-    else if (ask.len)
-        dc_out(out, CP_ASK, &ask);
-    else
-        dc_out(out, CP_ALLOW, NULL);
     return 0;
 }
 

@@ -94,6 +94,31 @@ const struct cp_sh_read *cp_gate_subject_read(const struct cp_gate_subject *s);
  * first (an unreadable line is denied).  Allocates in `a`. */
 bool cp_gate_subject_matches(const struct cp_gate_pat *g,
                              struct cp_gate_subject *s, struct cp_arena *a);
+/* The gate decision, the one combination that explain, expect, the gate on
+ * a policy and the gate on an artifact share (spec/semantics.md): a line
+ * the reader cannot read is deny (no row); else deny if a deny row
+ * matches, else ask if an ask row matches, else allow.  The rows are the
+ * caller's: verdict(ctx, i) is CP_DENY or CP_ASK (anything else: not a gate
+ * row), match(ctx, i, ...) 1, 0, or -1 with *err set when the row cannot
+ * be matched (the verdict is then deny with that error).  With ALL, every
+ * matching row of the verdict is listed; else the first. */
+struct cp_gate_rows {
+    size_t n;
+    void *ctx;
+    enum cp_verdict (*verdict)(void *ctx, size_t i);
+    int (*match)(void *ctx, size_t i, struct cp_gate_subject *s,
+                 struct cp_arena *a, const char **err);
+};
+struct cp_gate_result {
+    enum cp_verdict verdict;
+    size_t *rows; /* the deciding rows, in row order (arena) */
+    size_t nrows;
+    bool unreadable;   /* denied by the reader: why says why */
+    const char *why;   /* unreadable: the reason; else the reader's unknown */
+    const char *error; /* a row that could not be matched */
+};
+void cp_gate_decide(const struct cp_gate_rows *rows, struct cp_gate_subject *s,
+                    bool all, struct cp_arena *a, struct cp_gate_result *out);
 /* The same for one pattern and a line (reads it). */
 bool cp_gate_matches(const struct cp_gate_pat *g, const char *line,
                      struct cp_arena *a);

@@ -8,7 +8,6 @@
  * its arguments in their spellings, redirection targets.  Every reading the
  * shell reader gives (each command with and without its wrappers, nested
  * code) is tried; a pattern matches the line if it matches one. */
-#include <regex.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +16,8 @@
 #include "hash.h"
 #include "match.h"
 #include "match_int.h"
+#include "cmd_tables.h"
+#include "rx.h"
 #include "shell_read.h"
 
 /* ---- parsing ------------------------------------------------------------ */
@@ -502,21 +503,19 @@ static const char *gp_elements(struct cp_arena *a, struct cp_gate_pat *out)
     return why;
 }
 
-/* A regex pattern T (LEN bytes): refused shapes first, then regcomp. */
+/* A regex pattern T (LEN bytes): refused shapes first, then the engine's
+ * own compilation (compiler/rx.c: linear-time search). */
 static const char *gp_regex(struct cp_arena *a, const char *t, size_t len,
                             struct cp_gate_pat *out)
 {
+    (void)a;
     const char *why = gate_regex_refused(t, len);
     if (why)
         return why;
-    regex_t *re = cp_xmalloc(sizeof *re);
-    int rc = regcomp(re, t, REG_EXTENDED | REG_NOSUB);
-    if (rc != 0) {
-        char buf[256];
-        regerror(rc, re, buf, sizeof buf);
-        free(re);
-        return cp_arena_strdup(a, buf);
-    }
+    struct cp_rx *re;
+    why = cp_rx_compile(t, len, 0, &re);
+    if (why)
+        return why;
     out->kind = CP_GATE_REGEX;
     out->text = t;
     out->regex = re;
@@ -609,8 +608,7 @@ void cp_gate_unknown(struct cp_gate_pat *out)
 void cp_gate_free(struct cp_gate_pat *g)
 {
     if (g->kind == CP_GATE_REGEX && g->regex) {
-        regfree(g->regex);
-        free(g->regex);
+        cp_rx_free(g->regex);
         g->regex = NULL;
     }
 }
@@ -648,6 +646,11 @@ static bool word_match(const char *pat, const struct cp_sh_word *w)
 {
     if (!w->glob)
         return word_glob(pat, w->text);
+    /* a glob of '*' alone (an expansion, a brace expansion) takes every
+     * value: it shares a string with every pattern, so the automata need
+     * not be built (a line of 100,000 such words met each pattern word) */
+    if (w->glob[strspn(w->glob, "*")] == '\0')
+        return true;
     return cp_match_word_overlaps(pat, w->glob) != 0;
 }
 
@@ -658,36 +661,6 @@ static bool alts_match(const struct cp_gate_el *e, const struct cp_sh_word *w)
             return true;
     return false;
 }
-
-/* Options that take a separate value, per program: the word after one may
- * be that value or an operand, so it is an optional operand (and `git -C
- * dir push` reads as `git push`). */
-#define OPTV(...) ((const char *const[]){__VA_ARGS__, NULL})
-static const struct {
-    const char *prog;
-    const char *const *opts;
-} value_opts[] = {
-    {"curl",
-     OPTV("-o", "-T", "-d", "-F", "-H", "-X", "-u", "-A", "-e", "-x", "-K",
-          "-b", "-c", "-E", "-w", "--data", "--data-binary", "--data-raw",
-          "--data-urlencode", "--data-ascii", "--form", "--upload-file",
-          "--header", "--request", "--user", "--output", "--proxy", "--config",
-          "--cookie", "--url", "--json")},
-    {"docker", OPTV("-H", "--host", "--context", "-c", "--config", "-l")},
-    {"gh", OPTV("-R", "--repo", "--hostname")},
-    {"git", OPTV("-C", "-c", "--git-dir", "--work-tree", "--namespace",
-                 "--config-env", "--super-prefix", "-o", "--push-option",
-                 "--repo", "--receive-pack", "--exec")},
-    {"kubectl", OPTV("-n", "--namespace", "--context", "--kubeconfig")},
-    {"npm", OPTV("--prefix", "-w", "--workspace", "--registry")},
-    {"rsync", OPTV("-e", "--rsh")},
-    {"scp", OPTV("-P", "-i", "-F", "-o", "-S", "-c", "-l", "-J")},
-    {"sftp", OPTV("-P", "-i", "-F", "-o", "-S", "-b", "-J")},
-    {"ssh", OPTV("-p", "-i", "-F", "-o", "-l", "-J", "-L", "-R", "-D", "-W",
-                 "-b", "-c", "-E", "-m")},
-    {"wget", OPTV("-O", "-o", "-P", "-e", "--post-file", "--post-data",
-                  "--header", "--body-file", "--method")},
-};
 
 struct vop {
     const struct cp_sh_word *w;
@@ -719,6 +692,7 @@ struct cp_gate_subject {
     struct cp_vec other;  /* readings without a static program */
     struct cp_vec redirs; /* readings with redirections */
     struct cp_vec all;    /* every reading, duplicates left out */
+    bool home_set;        /* the line mentions HOME (it may set it) */
 };
 
 static bool same_glob(const char *x, const char *y)
@@ -735,17 +709,6 @@ static const char *lower_base(struct cp_arena *a, const char *w)
     while (*u && !(*u >= 'A' && *u <= 'Z'))
         u++;
     return *u ? gp_lower(a, w) : w;
-}
-
-/* The options of program PROG that take a separate value (value_opts), or
- * NULL. */
-static const char *const *view_value_opts(const char *prog)
-{
-    const char *const *vt = NULL;
-    for (size_t i = 0; i < sizeof value_opts / sizeof value_opts[0]; i++)
-        if (strcmp(value_opts[i].prog, prog) == 0)
-            vt = value_opts[i].opts;
-    return vt;
 }
 
 static bool view_takes_value(const char *const *vt, const char *t)
@@ -785,6 +748,18 @@ static void view_static_word(struct view *v, const struct cp_sh_word *w,
     v->ops[v->nops++] = (struct vop){w, 0};
 }
 
+/* May the word W, which holds an expansion, become an option?  Not when
+ * it starts with a literal byte other than '-'; nor when it starts with
+ * "~/": the home directory then comes first, and it is an absolute path
+ * unless the line sets HOME itself (HOME_SET: the line mentions HOME at
+ * all), as in "HOME=--upload-pack=x git clone ~/r". */
+static bool maybe_option(const struct cp_sh_word *w, bool home_set)
+{
+    if (w->glob[0] != '*')
+        return w->glob[0] == '-';
+    return !(w->text[0] == '~' && w->text[1] == '/' && !home_set);
+}
+
 static void view_build(struct cp_gate_subject *s, size_t k, struct cp_arena *a)
 {
     struct view *v = s->views[k] = cp_arena_alloc(a, sizeof *v);
@@ -796,15 +771,20 @@ static void view_build(struct cp_gate_subject *s, size_t k, struct cp_arena *a)
     v->prog.text = lower_base(a, c->w[0].text);
     v->prog.glob = c->w[0].glob ? lower_base(a, c->w[0].glob) : NULL;
     v->ops[v->nops++] = (struct vop){&v->prog, 0};
-    const char *const *vt = view_value_opts(v->prog.text);
+    const char *const *vt = cp_cmd_value_opts(v->prog.text);
+    bool plus = cp_cmd_plus_word(v->prog.text);
     bool after_dd = false, optional = false;
     for (size_t i = 1; i < c->n; i++) {
         const struct cp_sh_word *w = &c->w[i];
+        if (plus && !w->glob && w->text[0] == '+' && v->nops == 1) {
+            v->ops[v->nops++] = (struct vop){w, 1}; /* cargo +nightly */
+            continue;
+        }
         if (!w->glob) {
             view_static_word(v, w, i, vt, &after_dd, &optional);
             continue;
         }
-        bool maybe_opt = !after_dd && (w->glob[0] == '-' || w->glob[0] == '*');
+        bool maybe_opt = !after_dd && maybe_option(w, s->home_set);
         v->wild |= maybe_opt;
         v->ops[v->nops++] = (struct vop){w, w->split                  ? 2
                                             : (maybe_opt || optional) ? 1
@@ -1063,6 +1043,7 @@ struct cp_gate_subject *cp_gate_subject_new(struct cp_arena *a,
 {
     struct cp_gate_subject *s = cp_arena_alloc(a, sizeof *s);
     s->line = line;
+    s->home_set = strstr(line, "HOME") != NULL;
     cp_sh_read(a, line, strlen(line), &s->rd);
     size_t n = s->rd.error ? 0 : s->rd.ncmds; /* unreadable: denied unmatched */
     s->views = cp_arena_alloc(a, (n ? n : 1) * sizeof *s->views);
@@ -1123,7 +1104,7 @@ bool cp_gate_subject_matches(const struct cp_gate_pat *g,
                              struct cp_gate_subject *s, struct cp_arena *a)
 {
     if (g->kind == CP_GATE_REGEX)
-        return regexec(g->regex, s->line, 0, NULL, 0) == 0;
+        return cp_rx_search(g->regex, s->line, strlen(s->line));
     if (g->kind == CP_GATE_UNKNOWN)
         return s->rd.unknown != NULL;
     if (g->nwords == 0 && g->trailing_any)
@@ -1165,8 +1146,61 @@ bool cp_gate_matches(const struct cp_gate_pat *g, const char *line,
                      struct cp_arena *a)
 {
     if (g->kind == CP_GATE_REGEX)
-        return regexec(g->regex, line, 0, NULL, 0) == 0;
+        return cp_rx_search(g->regex, line, strlen(line));
     return cp_gate_subject_matches(g, cp_gate_subject_new(a, line), a);
+}
+
+/* The rows of verdict V that match, into out (the first only unless
+ * ALL); false when a row failed (out->error set). */
+static bool gate_scan(const struct cp_gate_rows *rows, enum cp_verdict v,
+                      struct cp_gate_subject *s, bool all, struct cp_arena *a,
+                      struct cp_gate_result *out)
+{
+    for (size_t i = 0; i < rows->n; i++) {
+        if (rows->verdict(rows->ctx, i) != v)
+            continue;
+        const char *err = NULL;
+        int m = rows->match(rows->ctx, i, s, a, &err);
+        if (m < 0) {
+            out->error = err;
+            return false;
+        }
+        if (!m)
+            continue;
+        if (!out->rows)
+            out->rows = cp_arena_alloc(a,
+                                       (all ? rows->n : 1) * sizeof *out->rows);
+        out->rows[out->nrows++] = i;
+        if (!all)
+            break;
+    }
+    return true;
+}
+
+void cp_gate_decide(const struct cp_gate_rows *rows, struct cp_gate_subject *s,
+                    bool all, struct cp_arena *a, struct cp_gate_result *out)
+{
+    memset(out, 0, sizeof *out);
+    out->verdict = CP_DENY;
+    if (s->rd.error) { /* fail closed: what cannot be read is not run */
+        out->unreadable = true;
+        out->why = cp_gate_unreadable_reason(a, s->rd.error);
+        return;
+    }
+    out->why = s->rd.unknown;
+    static const enum cp_verdict order[] = {CP_DENY, CP_ASK};
+    for (size_t k = 0; k < 2; k++) {
+        if (!gate_scan(rows, order[k], s, all, a, out)) {
+            out->nrows = 0;
+            out->verdict = CP_DENY;
+            return;
+        }
+        if (out->nrows) {
+            out->verdict = order[k];
+            return;
+        }
+    }
+    out->verdict = CP_ALLOW;
 }
 
 const char *cp_gate_unreadable_reason(struct cp_arena *a, const char *why)

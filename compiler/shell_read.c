@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "cmd_tables.h"
 #include "text.h"
 
 struct raw {
@@ -31,10 +32,21 @@ struct raw {
     int depth; /* nesting of substitutions and strings read again */
 };
 
+/* A here-document: its delimiter, then where its body went. */
+struct hdoc {
+    const char *delim;
+    bool tabs, quoted; /* <<- ; a quoted delimiter */
+    const void *cb;    /* the command being built that it belongs to */
+    struct raw *owner; /* that command, once ended */
+    size_t idx;        /* its redirection in owner */
+    int nest;
+};
+
 struct rd {
     struct cp_arena *a;
     struct cp_vec raw;  /* struct raw * */
     struct cp_vec cmds; /* struct cp_sh_cmd * */
+    struct cp_vec docs; /* struct hdoc *: every body read */
     size_t budget;
     const char *unknown, *error;
 };
@@ -46,6 +58,8 @@ struct lx {
     size_t len, i;
     int nest;
     size_t no_brace_until; /* no brace expansion starts before this */
+    struct cp_vec pend;    /* struct hdoc *: bodies to read at the next
+                              newline, in order */
 };
 
 /* A word being built: its text and glob form. */
@@ -56,7 +70,12 @@ struct wb {
 };
 
 /* Redirection operators waiting for their target word. */
-enum { PEND_NONE = -1, PEND_DUP_IN = 100, PEND_DUP_OUT = 101 };
+enum {
+    PEND_NONE = -1,
+    PEND_DUP_IN = 100,
+    PEND_DUP_OUT = 101,
+    PEND_DOC_TABS = 102, /* <<- */
+};
 
 /* A simple command being built. */
 struct cb {
@@ -122,6 +141,64 @@ static bool all_digits(const char *s)
     return true;
 }
 
+/* A here-document's delimiter WORD (quoted: QUOTED; <<-: TABS), the
+ * redirection IDX of the command being built: its body is read at the
+ * next newline. */
+static void doc_expect(struct lx *x, const void *cb,
+                       const struct cp_sh_word *word, bool quoted, bool tabs,
+                       size_t idx)
+{
+    struct hdoc *d = cp_arena_alloc(x->rd->a, sizeof *d);
+    d->cb = cb;
+    d->delim = word->text;
+    d->quoted = quoted;
+    d->tabs = tabs;
+    d->idx = idx;
+    d->nest = x->nest;
+    cp_vec_push(x->rd->a, &x->pend, d);
+}
+
+/* Is the line s[b..e) the delimiter D (after leading tabs under <<-)? */
+static bool doc_is_delim(const struct lx *x, size_t b, size_t e,
+                         const struct hdoc *d)
+{
+    while (d->tabs && b < e && x->s[b] == '\t')
+        b++;
+    size_t n = strlen(d->delim);
+    return e - b == n && memcmp(x->s + b, d->delim, n) == 0;
+}
+
+/* At x->i, just after a newline: the bodies of the here-documents
+ * waiting, each up to its delimiter line (or to the end, as bash reads
+ * one without). */
+static void doc_read(struct lx *x)
+{
+    for (size_t k = 0; k < x->pend.len; k++) {
+        struct hdoc *d = x->pend.items[k];
+        size_t start = x->i;
+        size_t b = start, end = x->len;
+        while (b < x->len) {
+            const char *nl = memchr(x->s + b, '\n', x->len - b);
+            size_t e = nl ? (size_t)(nl - x->s) : x->len;
+            if (doc_is_delim(x, b, e, d)) {
+                end = b;
+                x->i = nl ? e + 1 : e;
+                break;
+            }
+            b = nl ? e + 1 : x->len;
+        }
+        if (end == x->len)
+            x->i = x->len;
+        if (d->owner && d->idx < d->owner->nr) {
+            struct cp_sh_redir *r = &d->owner->r[d->idx];
+            r->body = cp_arena_strndup(x->rd->a, x->s + start, end - start);
+            r->body_quoted = d->quoted;
+            cp_vec_push(x->rd->a, &x->rd->docs, d);
+        }
+    }
+    x->pend.len = 0;
+}
+
 static void cb_end_word(struct lx *x, struct cb *c, struct wb *w)
 {
     if (!w->inword)
@@ -137,6 +214,11 @@ static void cb_end_word(struct lx *x, struct cb *c, struct wb *w)
     if (c->pending != PEND_NONE) {
         struct cp_sh_redir *r = cp_arena_alloc(a, sizeof *r);
         int op = c->pending;
+        if (op == CP_SH_HEREDOC || op == PEND_DOC_TABS) {
+            doc_expect(x, c, &word, w->quoted, op == PEND_DOC_TABS,
+                       c->redirs.len);
+            op = CP_SH_HEREDOC;
+        }
         if (op == PEND_DUP_IN || op == PEND_DUP_OUT) {
             bool dup = !word.glob &&
                        (all_digits(word.text) || strcmp(word.text, "-") == 0);
@@ -177,14 +259,19 @@ static void cb_end_cmd(struct lx *x, struct cb *c, struct wb *w)
         r->r[k] = *(struct cp_sh_redir *)c->redirs.items[k];
     r->depth = x->nest;
     cp_vec_push(a, &x->rd->raw, r);
+    for (size_t k = 0; k < x->pend.len; k++) {
+        struct hdoc *d = x->pend.items[k];
+        if (d->cb == c && !d->owner)
+            d->owner = r;
+    }
     c->words.len = c->redirs.len = 0;
 }
 
 /* ---- quoting and expansions ---------------------------------------------- */
 
 /* $'...' from just after the opening quote: the escapes bash decodes
- * (\a \b \e \E \f \n \r \t \v \\ \' \" \? \xHH \NNN \cX); \u and \U are
- * kept as written. */
+ * (\a \b \e \E \f \n \r \t \v \\ \' \" \? \xHH \NNN \cX \uHHHH
+ * \UHHHHHHHH). */
 /* The byte of the simple escape \E of $'...' (\a \b \e \E \f \n \r \t \v),
  * or -1. */
 static int ansi_simple(char e)
@@ -236,6 +323,42 @@ static char ansi_escape(const char *s, size_t len, size_t *ip, char e,
     return e;
 }
 
+/* \u (up to 4 hex digits) and \U (up to 8) of $'...', E the letter,
+ * s[*ip] the byte after it: the code point written in UTF-8, as bash does
+ * in a UTF-8 locale ($'\u0073udo' is sudo).  Without a digit the text
+ * stays "\u"; U+0000 ends nothing and is dropped, as \0 is; a value past
+ * U+10FFFF is written as the longest bash would (up to 6 bytes). */
+static void ansi_unicode(const char *s, size_t len, size_t *ip, char e,
+                         struct wb *w)
+{
+    size_t i = *ip;
+    unsigned long v = 0;
+    int nd = 0, max = e == 'u' ? 4 : 8;
+    while (nd < max && i < len && cp_hex_digit(s[i]) >= 0)
+        v = v * 16 + (unsigned long)cp_hex_digit(s[i++]), nd++;
+    *ip = i;
+    if (!nd) {
+        wb_lit(w, '\\');
+        wb_lit(w, e);
+        return;
+    }
+    if (v == 0)
+        return;
+    if (v < 0x80) {
+        wb_lit(w, (char)v);
+        return;
+    }
+    int n = v < 0x800       ? 2
+            : v < 0x10000   ? 3
+            : v < 0x200000  ? 4
+            : v < 0x4000000 ? 5
+                            : 6;
+    static const unsigned char lead[] = {0, 0, 0xc0, 0xe0, 0xf0, 0xf8, 0xfc};
+    wb_lit(w, (char)(lead[n] | (v >> (6 * (n - 1)))));
+    for (int k = n - 2; k >= 0; k--)
+        wb_lit(w, (char)(0x80 | ((v >> (6 * k)) & 0x3f)));
+}
+
 static void rd_ansi_c(struct lx *x, struct wb *w)
 {
     const char *s = x->s;
@@ -248,6 +371,10 @@ static void rd_ansi_c(struct lx *x, struct wb *w)
         }
         char e = s[i + 1];
         i += 2;
+        if (e == 'u' || e == 'U') {
+            ansi_unicode(s, len, &i, e, w);
+            continue;
+        }
         char out = ansi_escape(s, len, &i, e, w);
         if (out != '\0')
             wb_lit(w, out);
@@ -335,7 +462,8 @@ static void rd_brace(struct lx *x)
             depth++;
             x->i++;
         } else if (c == '\\') {
-            x->i += 2;
+            /* a backslash last in the line escapes nothing: stay inside */
+            x->i += x->i + 1 < x->len ? 2 : 1;
         } else if (c == '\'') {
             const char *q = memchr(x->s + x->i + 1, '\'', x->len - x->i - 1);
             x->i = q ? (size_t)(q - x->s) + 1 : x->len;
@@ -465,7 +593,7 @@ static int redir_in_op(const char *s, size_t len, size_t *ip)
         if (i < len && s[i] == '<')
             i++, op = CP_SH_HERESTR;
         else if (i < len && s[i] == '-')
-            i++;
+            i++, op = PEND_DOC_TABS;
     } else if (i < len && s[i] == '>') {
         i++, op = CP_SH_INOUT;
     } else if (i < len && s[i] == '&') {
@@ -603,6 +731,8 @@ static enum pl_step parse_sep(struct lx *x, struct cb *c, struct wb *w,
                (ch == '&' && !(i + 1 < x->len && x->s[i + 1] == '>'))) {
         cb_end_cmd(x, c, w);
         x->i++;
+        if (ch == '\n' && x->pend.len)
+            doc_read(x);
     } else if (ch == '(') {
         /* a subshell, a function's "()", an array: the words inside
          * are read as commands (the strict reading) */
@@ -786,73 +916,6 @@ static void reread(struct rd *rd, const char *text, int depth)
     read_string(rd, text, strlen(text), depth + 1);
 }
 
-/* Wrappers that run their operands as a command.  arg_opts: options that
- * take a separate argument; str_opts: options whose argument is a command
- * line; skip: operands before the command. */
-struct wrapper {
-    const char *name;
-    const char *const *arg_opts;
-    const char *const *str_opts;
-    int skip;
-    bool assigns; /* VAR=value operands before the command (env) */
-};
-
-#define L(...) ((const char *const[]){__VA_ARGS__, NULL})
-static const struct wrapper wrappers[] = {
-    {"arch", L("-arch"), NULL, 0, false},
-    {"builtin", NULL, NULL, 0, false},
-    {"busybox", NULL, NULL, 0, false},
-    {"caffeinate", L("-t", "-w"), NULL, 0, false},
-    {"catchsegv", NULL, NULL, 0, false},
-    {"chroot", L("--userspec", "--groups"), NULL, 1, false},
-    {"chrt", NULL, NULL, 1, false},
-    {"command", NULL, NULL, 0, false},
-    {"corepack", NULL, NULL, 0, false},
-    {"doas", L("-u", "-C"), NULL, 0, false},
-    {"env", L("-u", "-C", "--unset", "--chdir"), L("-S", "--split-string"), 0,
-     true},
-    {"exec", L("-a"), NULL, 0, false},
-    {"faketime", L("-f"), NULL, 1, false},
-    {"firejail", NULL, NULL, 0, false},
-    {"flock", L("-w", "--timeout", "-E", "--conflict-exit-code"),
-     L("-c", "--command"), 1, false},
-    {"ionice", L("-c", "-n", "-p", "--class", "--classdata"), NULL, 0, false},
-    {"ltrace", L("-o", "-e", "-p", "-s", "-u"), NULL, 0, false},
-    {"nice", L("-n", "--adjustment"), NULL, 0, false},
-    {"nohup", NULL, NULL, 0, false},
-    {"pkexec", L("--user"), NULL, 0, false},
-    {"proxychains", L("-f"), NULL, 0, false},
-    {"proxychains4", L("-f"), NULL, 0, false},
-    {"rlwrap", NULL, NULL, 0, false},
-    {"run0",
-     L("-u", "--user", "-g", "--group", "-D", "--chdir", "--nice", "--setenv",
-       "--unit", "-p", "--property", "--description", "--slice", "--machine"),
-     NULL, 0, false},
-    {"setsid", NULL, NULL, 0, false},
-    {"stdbuf", L("-i", "-o", "-e", "--input", "--output", "--error"), NULL, 0,
-     false},
-    {"strace",
-     L("-o", "-e", "-p", "-s", "-u", "-a", "-P", "-I", "-b", "-O", "-S", "-X",
-       "-E"),
-     NULL, 0, false},
-    {"sudo",
-     L("-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-T", "-U", "--user",
-       "--group", "--close-from", "--chdir", "--host", "--prompt", "--role",
-       "--type", "--command-timeout", "--other-user"),
-     NULL, 0, false},
-    {"taskset", NULL, NULL, 1, false},
-    {"time", L("-f", "-o", "--format", "--output"), NULL, 0, false},
-    {"timeout", L("-s", "-k", "--signal", "--kill-after"), NULL, 1, false},
-    {"torsocks", L("-u", "-p", "-a", "-P"), NULL, 0, false},
-    {"toybox", NULL, NULL, 0, false},
-    {"unshare", NULL, NULL, 0, false},
-    {"xargs",
-     L("-a", "-d", "-E", "-I", "-L", "-n", "-P", "-s", "--arg-file",
-       "--delimiter", "--max-args", "--max-procs", "--max-chars", "--max-lines",
-       "--replace"),
-     NULL, 0, false},
-};
-
 static const char *const shells[] = {"sh",   "bash", "dash",  "zsh",  "ksh",
                                      "mksh", "ash",  "yash",  "posh", "fish",
                                      "csh",  "tcsh", "rbash", NULL};
@@ -992,11 +1055,47 @@ static bool interp_options(const struct raw *r, size_t off, const char *name,
     return true;
 }
 
+static void rd_interp_stdin(struct rd *rd, const struct raw *r, size_t off,
+                            const char *name, bool shell);
+static void push_raw(struct rd *rd, struct cp_sh_word *w, size_t n,
+                     const struct raw *from);
+
+/* The option that gives the interpreter NAME its code on the command
+ * line. */
+static const char *code_option(const char *name)
+{
+    if (strncmp(name, "python", 6) == 0 || strncmp(name, "pypy", 4) == 0)
+        return "-c";
+    if (strcmp(name, "php") == 0)
+        return "-r";
+    if (strcmp(name, "pwsh") == 0 || strcmp(name, "powershell") == 0)
+        return "-Command";
+    return "-e";
+}
+
+/* Code the interpreter at word OFF of R reads from standard input (a
+ * here-document, a here-string): a reading of its own, as if given with
+ * the interpreter's code option, so that the rules that see code after
+ * -c or -e see it. */
+static void push_code(struct rd *rd, const struct raw *r, size_t off,
+                      const char *name, const char *code)
+{
+    struct cp_sh_word *w = cp_arena_alloc(rd->a, 3 * sizeof *w);
+    w[0] = r->w[off];
+    w[1] = (struct cp_sh_word){.text = code_option(name)};
+    w[2] = (struct cp_sh_word){.text = code};
+    push_raw(rd, w, 3, r);
+}
+
 /* The code given by an option, word J of R: a shell's is read as commands;
  * another language's is not read here. */
-static void rd_interp_code(struct rd *rd, const struct raw *r, size_t j,
-                           bool shell)
+static void rd_interp_code(struct rd *rd, const struct raw *r, size_t off,
+                           size_t j, const char *name, bool shell)
 {
+    if (j < r->n && !r->w[j].glob && stdin_path(r->w[j].text)) {
+        rd_interp_stdin(rd, r, off, name, shell); /* pwsh -Command - */
+        return;
+    }
     if (!shell) {
         if (j < r->n && r->w[j].glob)
             rd_unknown(rd, "an interpreter runs code made of an "
@@ -1016,18 +1115,26 @@ static void rd_interp_code(struct rd *rd, const struct raw *r, size_t j,
 
 /* The program comes from standard input: from the last input redirection
  * of R, if any. */
-static void rd_interp_stdin(struct rd *rd, const struct raw *r, bool shell)
+static void rd_interp_stdin(struct rd *rd, const struct raw *r, size_t off,
+                            const char *name, bool shell)
 {
     for (size_t k = r->nr; k-- > 0;) {
         const struct cp_sh_redir *d = &r->r[k];
-        if (d->op == CP_SH_HEREDOC)
-            return; /* its lines are read as commands */
+        if (d->op == CP_SH_HEREDOC) {
+            /* a shell's body is read as commands (docs_read); another
+             * language's is its code */
+            if (!shell && d->body)
+                push_code(rd, r, off, name, d->body);
+            return;
+        }
         if (d->op == CP_SH_HERESTR) {
             if (d->target.glob)
                 rd_unknown(rd, "a shell or interpreter reads its program "
                                "from an expansion");
             else if (shell)
                 reread(rd, d->target.text, r->depth);
+            else
+                push_code(rd, r, off, name, d->target.text);
             return;
         }
         if (d->op == CP_SH_IN || d->op == CP_SH_INOUT) {
@@ -1048,7 +1155,7 @@ static void rd_interp(struct rd *rd, const struct raw *r, size_t off,
     if (!interp_options(r, off, name, shell, &code, &from_stdin, &j))
         return; /* prints and exits */
     if (code) {
-        rd_interp_code(rd, r, j, shell);
+        rd_interp_code(rd, r, off, j, name, shell);
         return;
     }
     if (!from_stdin && j < r->n) {
@@ -1060,7 +1167,7 @@ static void rd_interp(struct rd *rd, const struct raw *r, size_t off,
         if (!stdin_path(r->w[j].text))
             return; /* a script file */
     }
-    rd_interp_stdin(rd, r, shell);
+    rd_interp_stdin(rd, r, off, name, shell);
 }
 
 /* Joins words [from, to) with spaces, or NULL when one is an expansion. */
@@ -1181,7 +1288,7 @@ static bool is_option_word(const struct raw *r, size_t j)
 /* The options of a wrapper at r->w[off]: returns the index of the wrapped
  * command, or r->n when a command line string was read instead. */
 static size_t rd_wrapper(struct rd *rd, const struct raw *r, size_t off,
-                         const struct wrapper *wr)
+                         const struct cp_wrapper *wr)
 {
     size_t j = off + 1;
     while (j < r->n && is_option_word(r, j)) {
@@ -1312,23 +1419,35 @@ static void rd_strings(struct rd *rd, const struct raw *r, size_t off,
 /* Every name the unwrapping looks at, in byte order: a command whose
  * program is none of them (most commands) costs one binary search. */
 static const char *const special_names[] = {
-    "!",          ".",           "alias",        "arch",    "ash",
-    "bash",       "builtin",     "bun",          "busybox", "caffeinate",
-    "catchsegv",  "chroot",      "chrt",         "command", "coproc",
-    "corepack",   "csh",         "dash",         "deno",    "do",
-    "doas",       "done",        "elif",         "else",    "env",
-    "eval",       "exec",        "faketime",     "fi",      "find",
-    "firejail",   "fish",        "flock",        "if",      "ionice",
-    "irb",        "ksh",         "ltrace",       "lua",     "luajit",
-    "mksh",       "nice",        "node",         "nodejs",  "nohup",
-    "osascript",  "perl",        "php",          "pkexec",  "posh",
-    "powershell", "proxychains", "proxychains4", "pwsh",    "rbash",
-    "rlwrap",     "rscript",     "ruby",         "run0",    "runuser",
-    "script",     "setsid",      "sh",           "source",  "stdbuf",
-    "strace",     "su",          "sudo",         "taskset", "tclsh",
-    "tcsh",       "then",        "time",         "timeout", "torsocks",
-    "toybox",     "trap",        "unshare",      "until",   "watch",
-    "while",      "wish",        "xargs",        "yash",    "zsh",
+    "!",          ".",           "alias",
+    "arch",       "ash",         "bash",
+    "builtin",    "bun",         "busybox",
+    "caffeinate", "catchsegv",   "chroot",
+    "chrt",       "command",     "coproc",
+    "corepack",   "csh",         "dash",
+    "deno",       "do",          "doas",
+    "done",       "elif",        "else",
+    "env",        "eval",        "exec",
+    "faketime",   "fi",          "find",
+    "firejail",   "fish",        "flock",
+    "if",         "ionice",      "irb",
+    "ksh",        "ltrace",      "lua",
+    "luajit",     "mksh",        "nice",
+    "node",       "nodejs",      "nohup",
+    "osascript",  "parallel",    "perl",
+    "php",        "pkexec",      "posh",
+    "powershell", "proxychains", "proxychains4",
+    "pwsh",       "rbash",       "rlwrap",
+    "rscript",    "ruby",        "run0",
+    "runuser",    "script",      "setsid",
+    "sh",         "source",      "sshpass",
+    "stdbuf",     "strace",      "su",
+    "sudo",       "taskset",     "tclsh",
+    "tcsh",       "then",        "time",
+    "timeout",    "torsocks",    "toybox",
+    "trap",       "unshare",     "until",
+    "watch",      "while",       "wish",
+    "xargs",      "yash",        "zsh",
     "{",          "}",
 };
 
@@ -1370,15 +1489,18 @@ static void rd_unwrap(struct rd *rd, const struct raw *r)
         const char *name = prog_name(rd->a, w0->text);
         if (!special(name))
             return;
-        const struct wrapper *wr = NULL;
-        for (size_t k = 0; k < sizeof wrappers / sizeof wrappers[0]; k++)
-            if (strcmp(name, wrappers[k].name) == 0)
-                wr = &wrappers[k];
+        const struct cp_wrapper *wr = cp_cmd_wrapper(name);
         if (wr) {
             size_t j = rd_wrapper(rd, r, off, wr);
             if (strcmp(name, "xargs") == 0) {
                 if (j < r->n)
                     rd_xargs(rd, r, off, j);
+                return;
+            }
+            if (strcmp(name, "parallel") == 0 &&
+                (j >= r->n || strcmp(r->w[j].text, ":::") == 0)) {
+                rd_unknown(rd, "parallel runs commands read from standard "
+                               "input or given after :::");
                 return;
             }
             if (j >= r->n)
@@ -1395,11 +1517,99 @@ static void rd_unwrap(struct rd *rd, const struct raw *r)
     }
 }
 
+/* Programs that may run a here-document's body, or a file it writes, as
+ * commands, besides the names special() knows (shells, interpreters,
+ * wrappers, eval, source, xargs, find). */
+static const char *const doc_runners[] = {
+    "ssh", "docker",     "podman",   "kubectl", "nsenter",
+    "lxc", "machinectl", "parallel", "chmod",   "make",
+    "npm", "npx",        "yarn",     "pnpm",    NULL};
+
+/* Does the word T name a program that may run code it is given: a shell,
+ * an interpreter, a wrapper, eval and the like? */
+static bool word_runs_code(struct rd *rd, const char *t)
+{
+    static const char *const runs[] = {"eval",    "source", ".",     "su",
+                                       "runuser", "script", "watch", "find",
+                                       "trap",    "alias",  NULL};
+    const char *name = prog_name(rd->a, t);
+    if (in_list(shells, name) || is_interpreter(name) || in_list(runs, name) ||
+        in_list(doc_runners, name))
+        return true;
+    return cp_cmd_wrapper(name) != NULL;
+}
+
+/* Could some command of the line run a here-document's body as commands?
+ * A shell, an interpreter or a wrapper named anywhere (sudo bash, xargs
+ * sh, a script written by cat and run by sh), a program named by a path or
+ * an expansion (./s.sh, "$x"). */
+static bool line_runs_code(struct rd *rd)
+{
+    for (size_t k = 0; k < rd->raw.len; k++) {
+        const struct raw *r = rd->raw.items[k];
+        size_t p = 0;
+        while (p < r->n && is_assignment(r->w[p].text))
+            p++;
+        if (p < r->n && (r->w[p].glob || strchr(r->w[p].text, '/')))
+            return true;
+        for (size_t j = 0; j < r->n; j++) {
+            if (r->w[j].glob)
+                continue;
+            if (word_runs_code(rd, r->w[j].text))
+                return true;
+        }
+    }
+    return false;
+}
+
+/* The substitutions in an unquoted here-document body run wherever the
+ * body goes: read them as in "...". */
+static void doc_scan(struct rd *rd, const char *body, int nest)
+{
+    size_t len = strlen(body);
+    if (len + 1 > rd->budget) {
+        rd_fail(rd, "too much to read (strings read again and again)");
+        return;
+    }
+    rd->budget -= len + 1;
+    struct lx x = {.rd = rd, .s = body, .len = len, .nest = nest};
+    struct wb scratch = {0};
+    while (x.i < x.len && !rd->error) {
+        char c = x.s[x.i];
+        if (c == '\\')
+            x.i += x.i + 1 < x.len ? 2 : 1;
+        else if (c == '$')
+            rd_dollar(&x, &scratch, true);
+        else if (c == '`')
+            rd_backquote(&x, &scratch, true);
+        else
+            x.i++;
+    }
+    wb_free(&scratch);
+}
+
+/* The here-document bodies: read as commands when the line could run them
+ * (the strict reading), else data, of which only the substitutions of an
+ * unquoted one run. */
+static void docs_read(struct rd *rd)
+{
+    bool code = line_runs_code(rd);
+    for (size_t k = 0; k < rd->docs.len && !rd->error; k++) {
+        const struct hdoc *d = rd->docs.items[k];
+        const struct cp_sh_redir *r = &d->owner->r[d->idx];
+        if (code)
+            read_string(rd, r->body, strlen(r->body), d->nest);
+        else if (!r->body_quoted)
+            doc_scan(rd, r->body, d->nest);
+    }
+}
+
 void cp_sh_read(struct cp_arena *a, const char *line, size_t len,
                 struct cp_sh_read *out)
 {
     struct rd rd = {.a = a, .budget = CP_SH_BUDGET(len)};
     read_string(&rd, line, len, 0);
+    docs_read(&rd);
     for (size_t k = 0; k < rd.raw.len && !rd.error; k++)
         rd_unwrap(&rd, rd.raw.items[k]);
     out->ncmds = rd.cmds.len;

@@ -44,6 +44,10 @@ enum cp_sh_rdir {
 struct cp_sh_redir {
     enum cp_sh_rdir op;
     struct cp_sh_word target;
+    /* CP_SH_HEREDOC: the body's bytes (to the delimiter line, or to the
+     * end of the line when it has none), NULL if none was read */
+    const char *body;
+    bool body_quoted; /* the delimiter was quoted: no expansion inside */
 };
 
 /* One reading of a simple command: its words (the program first) and

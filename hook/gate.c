@@ -612,45 +612,47 @@ static int cp_gate_row_matches(struct cp_gate_entry *e, const char *folded,
     return cp_gate_subject_matches(&e->pat, s, a);
 }
 
+/* The table's rows for cp_gate_decide. */
+struct cp_gate_tctx {
+    const struct cp_gate_table *t;
+    const char *folded;
+    size_t len;
+};
+
+static enum cp_verdict cp_gate_tverdict(void *ctx, size_t i)
+{
+    return ((struct cp_gate_tctx *)ctx)->t->gates[i].verdict;
+}
+
+static int cp_gate_tmatch(void *ctx, size_t i, struct cp_gate_subject *s,
+                          struct cp_arena *a, const char **err)
+{
+    struct cp_gate_tctx *c = ctx;
+    return cp_gate_row_matches(&c->t->gates[i], c->folded, c->len, s, a, err);
+}
+
 void cp_gate_table_decide(const struct cp_gate_table *t, const char *cmd,
                           struct cp_arena *a, struct cp_gate_answer *ans)
 {
-    ans->verdict = CP_ALLOW;
+    struct cp_gate_tctx c = {.t = t, .folded = cp_gate_rx_fold_line(a, cmd)};
+    c.len = strlen(c.folded);
+    struct cp_gate_rows rows = {.n = t->ngates,
+                                .ctx = &c,
+                                .verdict = cp_gate_tverdict,
+                                .match = cp_gate_tmatch};
+    struct cp_gate_result g;
+    cp_gate_decide(&rows, cp_gate_subject_new(a, cmd), false, a, &g);
+    ans->verdict = g.verdict;
     ans->rule = NULL;
-    ans->reason = NULL;
-    ans->error = NULL;
-    const char *folded = cp_gate_rx_fold_line(a, cmd);
-    size_t len = strlen(folded);
-    struct cp_gate_subject *s = cp_gate_subject_new(a, cmd);
-    const struct cp_sh_read *rd = cp_gate_subject_read(s);
-    if (rd->error) { /* fail closed: what cannot be read is not run */
-        ans->verdict = CP_DENY;
-        ans->reason = cp_gate_unreadable_reason(a, rd->error);
+    ans->reason = g.unreadable ? g.why : g.error;
+    ans->error = g.error;
+    if (!g.nrows)
         return;
-    }
-    static const enum cp_verdict order[] = {CP_DENY, CP_ASK};
-    for (size_t k = 0; k < 2; k++)
-        for (size_t i = 0; i < t->ngates; i++) {
-            struct cp_gate_entry *e = &t->gates[i];
-            if (e->verdict != order[k])
-                continue;
-            const char *err = NULL;
-            int m = cp_gate_row_matches(e, folded, len, s, a, &err);
-            if (m < 0) {
-                ans->verdict = CP_DENY;
-                ans->rule = NULL;
-                ans->reason = ans->error = err;
-                return;
-            }
-            if (!m)
-                continue;
-            ans->verdict = e->verdict;
-            ans->rule = e->id;
-            ans->reason = cp_gate_reason(
-                a, e->id, e->where, e->pat.kind,
-                e->pat.kind == CP_GATE_UNKNOWN ? rd->unknown : e->pat.text);
-            return;
-        }
+    const struct cp_gate_entry *e = &t->gates[g.rows[0]];
+    ans->rule = e->id;
+    ans->reason = cp_gate_reason(a, e->id, e->where, e->pat.kind,
+                                 e->pat.kind == CP_GATE_UNKNOWN ? g.why
+                                                                : e->pat.text);
 }
 
 const char *cp_gate_content_compile(struct cp_arena *a,

@@ -32,6 +32,18 @@
  * that is neither closed nor holding a complete object is an error, so a
  * stdin left open never hangs the hook. */
 #define CP_GATE_READ_TIMEOUT_MS 3000
+/* The hook answers deny after this much wall time, whatever it is doing
+ * (a client runs the command when its hook times out).  Longer than the
+ * input's timeout plus the log's lock wait, so that their own answers come
+ * first. */
+#define CP_GATE_DEADLINE_MS 8000
+/* The deadline: CONFPOL_GATE_DEADLINE_MS's value ENV when it is a number of
+ * 1 to CP_GATE_DEADLINE_MS milliseconds (only ever shorter), else the
+ * default.  Arm: past MS, the deny answer is written and the process exits
+ * 2 (hook/gate_deadline.c); disarm before the answer is written. */
+unsigned cp_gate_deadline_ms(const char *env);
+void cp_gate_deadline_arm(unsigned ms);
+void cp_gate_deadline_disarm(void);
 /* Artifacts are read whole; a gate table larger than this is invalid. */
 #define CP_GATE_MAX_ARTIFACT (64u * 1024u * 1024u)
 

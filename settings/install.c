@@ -312,6 +312,7 @@ static struct cp_jnode *hook_group(struct cp_arena *a, const char *cmd)
 {
     struct cp_jnode *h = cp_json_new(a, CP_J_OBJ);
     cp_json_set(a, h, "command", cp_json_str(a, cmd, strlen(cmd)));
+    cp_json_set(a, h, "onFailure", cp_json_str(a, "block", 5)); /* as built */
     cp_json_set(a, h, "type", cp_json_str(a, "command", 7));
     struct cp_jnode *hs = cp_json_new(a, CP_J_ARR);
     cp_json_push(a, hs, h);

@@ -44,3 +44,5 @@ for cmd in "make -j2 && ./run-tests --verbose | tee log.txt" \
             "$(field cpu_ms "$r")" "$(field p99_cpu_ms "$r")" "$(echo "$cmd" | cut -c1-40)"
     done
 done
+# The same hook on adversarial commands of nearly 1 MiB.
+BUILD=$BUILD sh "$top/tests/bench/gate-adversarial.sh" 5

@@ -5,7 +5,8 @@
  *
  * Properties checked beyond "no crash, no leak, no timeout": every reading
  * has well-formed words (a text, a glob form only for expansions); reading
- * is deterministic (the same readings, unknown and error twice); an
+ * is deterministic (the same readings, unknown and error twice: once from an
+ * exact-size unterminated buffer, once terminated); an
  * unreadable line yields a reason; the matcher answers every pattern of a
  * fixed set the same on two subjects built from the same line; within the
  * bounds of spec/patterns.md (64 levels, 20,000 commands). */
@@ -88,15 +89,26 @@ static bool cp_fuzz_same_str(const char *a, const char *b)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char *line = malloc(size + 1);
-    if (!line)
+    /* A command line holds no NUL: it stops at the first.  The reader gets
+     * an exact-size copy without a terminator, so that a read past its
+     * length is caught; the matcher below reads the terminated copy. */
+    const uint8_t *nul = memchr(data, 0, size);
+    size_t n = nul ? (size_t)(nul - data) : size;
+    char *exact = malloc(n ? n : 1);
+    char *line = malloc(n + 1);
+    if (!exact || !line) {
+        free(exact);
+        free(line);
         return 0;
-    memcpy(line, data, size);
-    line[size] = '\0'; /* a command line holds no NUL: stop at the first */
+    }
+    memcpy(exact, data, n);
+    memcpy(line, data, n);
+    line[n] = '\0';
     struct cp_arena *a = cp_arena_new();
     struct cp_sh_read r1, r2;
-    cp_sh_read(a, line, strlen(line), &r1);
-    cp_sh_read(a, line, strlen(line), &r2);
+    cp_sh_read(a, exact, n, &r1);
+    cp_sh_read(a, line, n, &r2);
+    free(exact);
     cp_fuzz_check_read(&r1);
     if (r1.ncmds != r2.ncmds || !cp_fuzz_same_str(r1.unknown, r2.unknown) ||
         !cp_fuzz_same_str(r1.error, r2.error))

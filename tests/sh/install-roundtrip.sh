@@ -75,6 +75,23 @@ case $ans in
 *'"permissionDecision": "ask"'*) ;;
 *) fail "the installed hook did not ask for sudo: $ans" ;;
 esac
+# The installed hook blocks when it cannot run (onFailure: block, client
+# 2.1.332): the command as installed, with confpol not on PATH, exits with
+# neither 0 nor 2, which that key turns into a block.
+onf=$(python3 -c '
+import json,sys
+d=json.load(open(sys.argv[1]))
+print(",".join(h.get("onFailure", "-") for g in d["hooks"]["PreToolUse"]
+               for h in g["hooks"] if " gate " in h["command"]))' "$set_")
+[ "$onf" = block ] || fail "the installed gate hook has onFailure '$onf', want block"
+# The same command with its binary gone (the first word replaced by a path
+# that does not exist, as after an uninstall of confpol).
+gone=$(printf '%s' "$cmd" | sed "s|^[^ ]*|$tmp/removed/confpol|")
+printf '%s' '{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}' |
+    /bin/sh -c "$gone" >/dev/null 2>&1
+rc=$?
+[ "$rc" != 0 ] && [ "$rc" != 2 ] ||
+    fail "the hook without its binary exited $rc (0 or 2 would not count as a failure)"
 
 # A gap: someone re-enables unsandboxed commands.
 sed 's/"allowUnsandboxedCommands": false/"allowUnsandboxedCommands": true/' "$set_" >"$tmp/weak.json"

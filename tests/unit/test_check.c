@@ -467,6 +467,38 @@ START_TEST(redundant_gate)
                "1 warning\n");
 }
 END_TEST
+START_TEST(whole_command_gate)
+{
+    chk_expect(
+        "confpol 1\n"
+        "profile cooperative\n"
+        "gate deny \"git push\"\n",
+        NULL,
+        "t.confpol:3:11: warning: 'git push' matches a command only "
+        "when it has no other word (a pattern matches the whole "
+        "command: 'git push x' is not matched) [CP0510] "
+        "[-Wwhole-command-gate]\n"
+        "    3 | gate deny \"git push\"\n"
+        "      |           ^~~~~~~~~~\n"
+        "t.confpol:3:11: note: write \"git push *\" to match it followed "
+        "by any words (-Wno-whole-command-gate if the bare command is "
+        "meant)\n"
+        "1 warning\n");
+}
+END_TEST
+START_TEST(whole_command_gate_near_miss)
+{
+    chk_expect("confpol 1\n"
+               "profile cooperative\n"
+               "gate deny \"git push *\"\n"
+               "gate ask \"tee ** *.bashrc\"\n"
+               "gate ask \">*.profile\"\n"
+               "gate ask unknown\n"
+               "gate ask re\"pip install\"\n"
+               "gate ask \"rm -rf /tmp/*\"\n",
+               NULL, "");
+}
+END_TEST
 START_TEST(redundant_gate_near_miss)
 {
     chk_expect("confpol 1\n"
@@ -769,6 +801,8 @@ Suite *cp_test_check_suite(void)
     tcase_add_test(tc, shadowed_gate);
     tcase_add_test(tc, shadowed_gate_near_miss);
     tcase_add_test(tc, redundant_gate);
+    tcase_add_test(tc, whole_command_gate);
+    tcase_add_test(tc, whole_command_gate_near_miss);
     tcase_add_test(tc, redundant_gate_near_miss);
     tcase_add_test(tc, expect_fails);
     tcase_add_test(tc, expect_unbound);

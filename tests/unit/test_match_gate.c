@@ -253,7 +253,8 @@ static const struct {
     {"ls >file; ls 2> err -l; ls &>/dev/null; ls a>b 3<&0",
      "[ls]{>file} ; [ls][-l]{>err} ; [ls]{>/dev/null} ; [ls][a]{>b}{dup0}"},
     {"exec 3<>/dev/tcp/h/80", "[exec]{<>/dev/tcp/h/80}"},
-    {"cat <<EOF\ngit push\nEOF", "[cat]{<<EOF} ; [git][push] ; [EOF]"},
+    {"cat <<EOF\ngit push\nEOF", "[cat]{<<EOF}"},
+    {"bash <<EOF\ngit push\nEOF", "[bash]{<<EOF} ; [git][push]"},
     {"echo a#b # comment && rm x\nrm y", "[echo][a#b] ; [rm][y]"},
     {"(cd x && make) | tee log", "[cd][x] ; [make] ; [tee][log]"},
     {"FOO=1 BAR='a b' git push",
@@ -275,6 +276,46 @@ static const struct {
     {"trailing\\", "[trailing\\]"},
     {"echo $'a\\tb\\x41\\101\\'\\\\' $\"x y\"", "[echo][a\tbAA'\\][x y]"},
     {"$'\\x73udo' id", "[sudo][id] ; [id]"},
+    {"$'\\u0073udo' id", "[sudo][id] ; [id]"},
+    {"parallel ::: 'rm -rf /'",
+     "[parallel][:::][rm -rf /] ?parallel runs commands read from standard "
+     "input or given after :::"},
+    {"parallel -j2 < cmds.txt",
+     "[parallel][-j2]{<cmds.txt} ?parallel runs commands read from standard "
+     "input or given after :::"},
+    /* here-documents: data for a program that runs no code, commands when
+     * the line could run them, code for an interpreter */
+    {"cat > N.md <<EOF\nsudo apt-get install x\nEOF\necho done",
+     "[cat]{>N.md}{<<EOF} ; [echo][done]"},
+    {"cat > N.md <<'EOF'\n$(sudo id)\nEOF", "[cat]{>N.md}{<<EOF}"},
+    {"cat > N.md <<EOF\n$(sudo id)\nEOF",
+     "[cat]{>N.md}{<<EOF} ; [sudo][id] ; [id]"},
+    {"cat <<EOF | sh\nsudo id\nEOF",
+     "[cat]{<<EOF} ; [sh] ; [sudo][id] ; [id] ?a shell or interpreter reads "
+     "its program from standard input (a pipe, a substitution or the "
+     "terminal)"},
+    {"cat > s.sh <<EOF\nsudo id\nEOF\nsh s.sh",
+     "[cat]{>s.sh}{<<EOF} ; [sh][s.sh] ; [sudo][id] ; [id]"},
+    {"cat > s <<EOF\nsudo id\nEOF\n./s",
+     "[cat]{>s}{<<EOF} ; [./s] ; [sudo][id] ; [id]"},
+    {"python3 - <<'EOF'\nimport socket\nEOF",
+     "[python3][-]{<<EOF} ; [import][socket] ; "
+     "[python3][-c][import socket\n]{<<EOF}"},
+    {"python3 <<< 'import socket'",
+     "[python3]{<<<import socket} ; [python3][-c][import socket]{<<<import "
+     "socket}"},
+    {"pwsh -Command - <<EOF\niex x\nEOF",
+     "[pwsh][-Command][-]{<<EOF} ; [iex][x] ; "
+     "[pwsh][-Command][iex x\n]{<<EOF}"},
+    {"cat <<-EOF\n\tsudo x\n\tEOF\nls", "[cat]{<<EOF} ; [ls]"},
+    {"cat <<EOF\nno end", "[cat]{<<EOF}"},
+    {"cat <<A <<B\nsudo a\nA\nsudo b\nB\nsh x",
+     "[cat]{<<A}{<<B} ; [sh][x] ; [sudo][a] ; [a] ; [sudo][b] ; [b]"},
+    {"$'\\U00000073\\u0075do' id", "[sudo][id] ; [id]"},
+    {"echo $'\\u00e9\\u20ac\\U0001F600'",
+     "[echo][\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80]"},
+    {"echo $'\\uZ\\u0000x'", "[echo][\\uZx]"},
+    {"echo $'\\u0073\\u00'", "[echo][s]"},
     {"{sudo,} id", "[{sudo,}][id] ?the program is named by an expansion"},
     {"{ ls; } && echo {a..c} x{}",
      "[{][ls] ; [ls] ; [}] ;  ; [echo][{a..c}][x{}]"},
@@ -367,6 +408,28 @@ static const struct {
     {"git push {--force|-f} *", "git push --follow-tags", false},
     {"git push {--force|-f} *", "git -C dir -c k=v push --force", true},
     {"git push {--force|-f} *", "git push -- -f", false},
+    /* global options that take a value, before the subcommand */
+    {"npm install *", "npm --loglevel silent install x", true},
+    {"pip install *", "pip --proxy http://p:3128 install x", true},
+    {"apt-get install *", "apt-get -o Dpkg::Options::=x install y", true},
+    {"aws s3 cp *", "aws --profile p s3 cp a s3://b", true},
+    {"cargo install *", "cargo +nightly install x", true},
+    {"cargo install *", "cargo +nightly build", false},
+    {"rclone copy *", "rclone --config f copy a b", true},
+    /* wrappers */
+    {"ssh *", "sshpass -p pw ssh host id", true},
+    {"rm -rf *", "parallel -j 4 rm -rf ::: a b", true},
+    /* an expansion may be any option, unless the word starts with a
+     * literal byte or with ~/ (a home directory the line does not set) */
+    {"git push {--force|-f} *", "git push origin $b", true},
+    {"git push {--force|-f} *", "git push origin \"$(git branch)\"", true},
+    {"git push {--force|-f} *", "git push origin x$b", false},
+    {"git push {--force|-f} *", "git push origin ~/r", false},
+    {"git push {--force|-f} *", "git push origin ~", true},
+    {"git push {--force|-f} *", "HOME=--force git push origin ~/r", true},
+    {"git push {--force|-f} *", "export HOME=-f; git push origin ~/r", true},
+    {"git push {--force|-f} *", "git push origin *.x", true},
+    {"git push {--force|-f} *", "git push origin \"~\"/$b", false},
     {"git push -- -f *", "git push -- -f", true},
     {"git push -- -f *", "git push -f", false},
     {"git -c=alias.* *", "git -c alias.p=\"push --force\" p", true},
@@ -750,6 +813,81 @@ START_TEST(brute_force_sequences)
 }
 END_TEST
 
+/* ---- the one gate decision ------------------------------------------- */
+
+struct dec_rows {
+    const char *const *pats; /* "ask:PAT", "deny:PAT", "err:" */
+    struct cp_gate_pat *g;
+};
+
+static enum cp_verdict dec_verdict(void *ctx, size_t i)
+{
+    const char *p = ((struct dec_rows *)ctx)->pats[i];
+    return p[0] == 'a' ? CP_ASK : CP_DENY;
+}
+
+static int dec_match(void *ctx, size_t i, struct cp_gate_subject *s,
+                     struct cp_arena *a, const char **err)
+{
+    struct dec_rows *d = ctx;
+    if (d->pats[i][0] == 'e') {
+        *err = "row cannot be matched";
+        return -1;
+    }
+    return cp_gate_subject_matches(&d->g[i], s, a);
+}
+
+static const struct {
+    const char *pats[3];
+    const char *line;
+    enum cp_verdict want;
+    size_t row; /* deciding row, 9 for none */
+} dec_cases[] = {
+    {{"ask:git push *", "deny:git push --force *", NULL},
+     "git push --force x",
+     CP_DENY,
+     1},
+    {{"ask:git push *", "deny:git push --force *", NULL},
+     "git push x",
+     CP_ASK,
+     0},
+    {{"ask:git push *", "deny:git push --force *", NULL},
+     "git pull",
+     CP_ALLOW,
+     9},
+    {{"ask:*", NULL, NULL}, "echo 'open", CP_DENY, 9},  /* unreadable */
+    {{"ask:git *", "err:", NULL}, "git x", CP_DENY, 9}, /* a failing row */
+    {{"deny:sudo *", "ask:sudo *", NULL}, "sudo id", CP_DENY, 0},
+};
+
+START_TEST(one_decision)
+{
+    struct cp_gate_pat g[3];
+    size_t n = 0;
+    for (; n < 3 && dec_cases[_i].pats[n]; n++) {
+        const char *p = strchr(dec_cases[_i].pats[n], ':') + 1;
+        if (*p)
+            ck_assert_ptr_null(cp_gate_parse(ar, p, strlen(p), false, &g[n]));
+    }
+    struct dec_rows d = {dec_cases[_i].pats, g};
+    struct cp_gate_rows rows = {.n = n,
+                                .ctx = &d,
+                                .verdict = dec_verdict,
+                                .match = dec_match};
+    struct cp_gate_result r;
+    cp_gate_decide(&rows, cp_gate_subject_new(ar, dec_cases[_i].line), true, ar,
+                   &r);
+    ck_assert_int_eq(r.verdict, dec_cases[_i].want);
+    if (dec_cases[_i].row == 9) {
+        ck_assert_uint_eq(r.nrows, 0);
+        ck_assert(r.verdict == CP_ALLOW || r.unreadable || r.error);
+    } else {
+        ck_assert_uint_ge(r.nrows, 1);
+        ck_assert_uint_eq(r.rows[0], dec_cases[_i].row);
+    }
+}
+END_TEST
+
 Suite *cp_test_match_gate_suite(void); /* collected by the Makefile */
 Suite *cp_test_match_gate_suite(void)
 {
@@ -772,6 +910,8 @@ Suite *cp_test_match_gate_suite(void)
                         sizeof rel_cases / sizeof rel_cases[0]);
     tcase_add_test(tc, brute_force_words);
     tcase_add_test(tc, brute_force_sequences);
+    tcase_add_loop_test(tc, one_decision, 0,
+                        sizeof dec_cases / sizeof dec_cases[0]);
     suite_add_tcase(s, tc);
     return s;
 }
