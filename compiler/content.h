@@ -31,10 +31,26 @@ enum cp_cc {
     CP_CC_HUGGINGFACE_TOKEN,  /* hf_ + 34 */
     CP_CC_DIGITALOCEAN_TOKEN, /* dop_v1_ doo_v1_ dor_v1_ + 64 hex */
     CP_CC_AZURE_KEY,          /* AccountKey=...==, SharedAccessKey=...= */
+    CP_CC_SENDGRID_KEY,       /* SG.<22>.<43> */
+    CP_CC_TWILIO_KEY,         /* SK + 32 hex; twilio ..._TOKEN = 32 hex */
+    CP_CC_MAILGUN_KEY,        /* key- + 32 hex; mailgun ... = 32 hex */
+    CP_CC_DATADOG_KEY,        /* datadog / dd_ ... key = 32 or 40 hex */
+    CP_CC_SHOPIFY_TOKEN,      /* shpat_ shpca_ shppa_ shpss_ + 32 hex */
+    CP_CC_TELEGRAM_TOKEN,     /* bot id : AA + 33 */
+    CP_CC_VAULT_TOKEN,        /* hvs. hvb. hvr. */
+    CP_CC_AGE_KEY,            /* AGE-SECRET-KEY-1 + 58 bech32 */
+    CP_CC_HEROKU_KEY,         /* HRKU-; heroku ... = UUID */
+    CP_CC_WEBHOOK_URL,        /* Slack, Discord and Teams webhook URLs */
+    CP_CC_CREDENTIAL_URL,     /* scheme://user:password@host */
+    CP_CC_PASSWORD,           /* password = literal */
+    CP_CC_JWT,                /* eyJ...eyJ...[.sig] */
+    CP_CC_GENERIC_SECRET,     /* secret/token/api_key = high-entropy literal */
+    CP_CC_OTHER_TOKEN,        /* other providers' prefixed tokens */
     CP_CC_OVERRIDE_TEXT,      /* "ignore previous instructions" and its kin */
     CP_CC__COUNT,
 };
 
+_Static_assert(CP_CC__COUNT <= 31, "one bit per class in an unsigned");
 #define CP_CC_ALL ((1u << CP_CC__COUNT) - 1u)
 
 /* "private-key", ... */

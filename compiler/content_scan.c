@@ -29,6 +29,21 @@ static const char *const cp_cc_names[CP_CC__COUNT] = {
     [CP_CC_HUGGINGFACE_TOKEN] = "huggingface-token",
     [CP_CC_DIGITALOCEAN_TOKEN] = "digitalocean-token",
     [CP_CC_AZURE_KEY] = "azure-key",
+    [CP_CC_SENDGRID_KEY] = "sendgrid-key",
+    [CP_CC_TWILIO_KEY] = "twilio-key",
+    [CP_CC_MAILGUN_KEY] = "mailgun-key",
+    [CP_CC_DATADOG_KEY] = "datadog-key",
+    [CP_CC_SHOPIFY_TOKEN] = "shopify-token",
+    [CP_CC_TELEGRAM_TOKEN] = "telegram-token",
+    [CP_CC_VAULT_TOKEN] = "vault-token",
+    [CP_CC_AGE_KEY] = "age-key",
+    [CP_CC_HEROKU_KEY] = "heroku-key",
+    [CP_CC_WEBHOOK_URL] = "webhook-url",
+    [CP_CC_CREDENTIAL_URL] = "credential-url",
+    [CP_CC_PASSWORD] = "password",
+    [CP_CC_JWT] = "jwt",
+    [CP_CC_GENERIC_SECRET] = "generic-secret",
+    [CP_CC_OTHER_TOKEN] = "other-token",
     [CP_CC_OVERRIDE_TEXT] = "override-text",
 };
 
@@ -48,6 +63,21 @@ const char *const cp_content_names[] = {
     "huggingface-token",
     "digitalocean-token",
     "azure-key",
+    "sendgrid-key",
+    "twilio-key",
+    "mailgun-key",
+    "datadog-key",
+    "shopify-token",
+    "telegram-token",
+    "vault-token",
+    "age-key",
+    "heroku-key",
+    "webhook-url",
+    "credential-url",
+    "password",
+    "jwt",
+    "generic-secret",
+    "other-token",
     "override-text",
     "access-token",
     "all",
@@ -109,6 +139,8 @@ static unsigned cc_line_at(struct cc_lines *l, size_t at)
     return l->line;
 }
 
+struct cc_chains;
+
 struct cc_ctx {
     struct cp_arena *a;
     struct cp_content_scan *out;
@@ -118,6 +150,7 @@ struct cc_ctx {
     long cur; /* index in out->v of the finding of the rule or class being
                  scanned, -1 before its first hit */
     struct cc_lines lines;
+    const struct cc_chains *ch; /* the anchors by first byte */
 };
 
 static void cc_begin(struct cc_ctx *c)
@@ -367,7 +400,7 @@ static bool cc_slack_byte(unsigned char c)
 /* xox[abposr]- then 10 or more of [A-Za-z0-9-] holding a digit. */
 static size_t cc_slack(const char *t, size_t len, size_t at)
 {
-    if (!cc_starts(t, at, cc_alnum) || at + 5 > len ||
+    if (!cc_starts(t, at, cc_slack_byte) || at + 5 > len ||
         !strchr("abposr", t[at + 3]) || t[at + 3] == '\0' || t[at + 4] != '-')
         return 0;
     size_t n = cc_run(t, len, at + 5, cc_slack_byte);
@@ -480,6 +513,524 @@ static size_t cc_azure(const char *t, size_t len, size_t at)
     if (n != want || len - i - n < pad || memcmp(t + i + n, "==", pad) != 0)
         return 0;
     return i + n + pad - at;
+}
+
+/* ---- more providers ----------------------------------------------------- */
+
+/* Exactly n bytes satisfying ok at t[i..), and no more of them after. */
+static bool cc_exact(const char *t, size_t len, size_t i, size_t n,
+                     bool (*ok)(unsigned char))
+{
+    size_t j = i;
+    while (j < len && j - i <= n && ok((unsigned char)t[j]))
+        j++;
+    return i <= len && j - i == n;
+}
+
+static bool cc_hexany(unsigned char c)
+{
+    return cc_hex(c) || (c >= 'A' && c <= 'F');
+}
+
+/* SendGrid: "SG." + 22 + "." + 43 of [A-Za-z0-9_-]. */
+static size_t cc_sendgrid(const char *t, size_t len, size_t at)
+{
+    if (!cc_starts(t, at, cc_urlsafe) ||
+        !cc_exact(t, len, at + 3, 22, cc_urlsafe) || at + 25 >= len ||
+        t[at + 25] != '.' || !cc_exact(t, len, at + 26, 43, cc_urlsafe))
+        return 0;
+    return 69;
+}
+
+/* PREFIX + exactly n hex digits (either case), a whole token: Twilio API
+ * keys (SK), Mailgun keys (key-), Shopify tokens (shp??_). */
+static size_t cc_prefix_hex(const char *t, size_t len, size_t at, size_t plen,
+                            size_t n)
+{
+    if (!cc_starts(t, at, cc_alnum) ||
+        !cc_exact(t, len, at + plen, n, cc_hexany))
+        return 0;
+    size_t e = at + plen + n;
+    return e < len && cc_urlsafe((unsigned char)t[e]) ? 0 : plen + n;
+}
+
+static size_t cc_twilio(const char *t, size_t len, size_t at)
+{
+    return cc_prefix_hex(t, len, at, 2, 32);
+}
+
+static size_t cc_mailgun(const char *t, size_t len, size_t at)
+{
+    return cc_prefix_hex(t, len, at, 4, 32);
+}
+
+/* shpat_ shpca_ shppa_ shpss_ + 32 hex. */
+static size_t cc_shopify(const char *t, size_t len, size_t at)
+{
+    static const char *const kinds[] = {"at_", "ca_", "pa_", "ss_"};
+    if (len - at < 6)
+        return 0;
+    for (size_t k = 0; k < 4; k++)
+        if (memcmp(t + at + 3, kinds[k], 3) == 0)
+            return cc_prefix_hex(t, len, at, 6, 32);
+    return 0;
+}
+
+static bool cc_digit(unsigned char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+/* Telegram bot token: 8 to 10 digits (the bot id), ":AA", then 33 of
+ * [A-Za-z0-9_-]; the anchor is ":AA". */
+static size_t cc_telegram(const char *t, size_t len, size_t at)
+{
+    size_t d = 0;
+    while (d < at && d < 11 && cc_digit((unsigned char)t[at - d - 1]))
+        d++;
+    /* a letter may come before the id: api.telegram.org/bot<token>/ */
+    if (d < 8 || d > 10 || !cc_starts(t, at - d, cc_digit) ||
+        !cc_exact(t, len, at + 3, 33, cc_urlsafe))
+        return 0;
+    return 36;
+}
+
+/* Vault: hvs. (service), hvb. (batch), hvr. (recovery) + 24 or more of
+ * [A-Za-z0-9_-]. */
+static size_t cc_vault(const char *t, size_t len, size_t at)
+{
+    if (len - at < 4 || !strchr("sbr", t[at + 2]) || t[at + 2] == '\0' ||
+        t[at + 3] != '.')
+        return 0;
+    return cc_urlsafe_min(t, len, at, 4, 24);
+}
+
+static bool cc_bech32_upper(unsigned char c)
+{
+    return c != '\0' && strchr("QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L", c) != NULL;
+}
+
+/* age: "AGE-SECRET-KEY-1" + 58 characters of bech32 (upper case). */
+static size_t cc_age(const char *t, size_t len, size_t at)
+{
+    if (!cc_starts(t, at, cc_urlsafe) ||
+        !cc_exact(t, len, at + 16, 58, cc_bech32_upper))
+        return 0;
+    return 74;
+}
+
+/* Heroku: "HRKU-" + 20 or more of [A-Za-z0-9_-]. */
+static size_t cc_heroku(const char *t, size_t len, size_t at)
+{
+    return cc_urlsafe_min(t, len, at, 5, 20);
+}
+
+static bool cc_upnum_b(unsigned char c)
+{
+    return cc_upnum(c);
+}
+
+/* hooks.slack.com/services/T.../B.../SECRET (and /workflows/, /triggers/
+ * with the same ids): the secret is 24 alphanumerics. */
+static size_t cc_slack_hook(const char *t, size_t len, size_t at)
+{
+    size_t i = at + 16;
+    static const char *const kinds[] = {"services/", "workflows/", "triggers/"};
+    size_t k = 0;
+    while (k < 3 && (len - i < strlen(kinds[k]) ||
+                     memcmp(t + i, kinds[k], strlen(kinds[k])) != 0))
+        k++;
+    if (k == 3)
+        return 0;
+    i += strlen(kinds[k]);
+    size_t n = cc_run(t, len, i, cc_upnum_b);
+    if (n < 8 || i + n >= len || t[i + n] != '/')
+        return 0;
+    i += n + 1;
+    n = cc_run(t, len, i, cc_upnum_b);
+    if (n < 8 || i + n >= len || t[i + n] != '/')
+        return 0;
+    i += n + 1;
+    n = cc_run(t, len, i, cc_alnum);
+    return n >= 20 ? i + n - at : 0;
+}
+
+/* discord.com/api/webhooks/ID/TOKEN (also discordapp.com): the id 17 to 20
+ * digits, the token 60 or more of [A-Za-z0-9_-]. */
+static size_t cc_discord_hook(const char *t, size_t len, size_t at)
+{
+    size_t i = at + 7;
+    if (len - i >= 3 && memcmp(t + i, "app", 3) == 0)
+        i += 3;
+    static const char tail[] = ".com/api/webhooks/";
+    if (len - i < sizeof tail - 1 || memcmp(t + i, tail, sizeof tail - 1) != 0)
+        return 0;
+    i += sizeof tail - 1;
+    size_t n = cc_run(t, len, i, cc_digit);
+    if (n < 17 || n > 20 || i + n >= len || t[i + n] != '/')
+        return 0;
+    i += n + 1;
+    n = cc_run(t, len, i, cc_urlsafe);
+    return n >= 60 ? i + n - at : 0;
+}
+
+/* Microsoft Teams incoming webhooks: ".webhook.office.com/webhookb2/" and a
+ * path of ids and a secret. */
+static size_t cc_teams_hook(const char *t, size_t len, size_t at)
+{
+    size_t i = at + 31, n = 0;
+    while (i + n < len && (cc_urlsafe((unsigned char)t[i + n]) ||
+                           t[i + n] == '@' || t[i + n] == '/'))
+        n++;
+    return n >= 60 ? 31 + n : 0;
+}
+
+/* A JWT: "eyJ" (base64 of `{"`) + 10 or more base64url, ".eyJ" + 10 or
+ * more, "." and an optional signature.  The anchor is the header. */
+static size_t cc_jwt(const char *t, size_t len, size_t at)
+{
+    if (!cc_starts(t, at, cc_urlsafe))
+        return 0;
+    size_t n = cc_run(t, len, at + 3, cc_urlsafe);
+    size_t i = at + 3 + n;
+    if (n < 10 || len - i < 5 || memcmp(t + i, ".eyJ", 4) != 0)
+        return 0;
+    n = cc_run(t, len, i + 4, cc_urlsafe);
+    if (n < 10 || i + 4 + n >= len || t[i + 4 + n] != '.')
+        return 0;
+    i += 4 + n + 1;
+    return i + cc_run(t, len, i, cc_urlsafe) - at;
+}
+
+/* base64 of "-----BEGIN " at the start of a base64 token: decode what
+ * follows (up to the header's end) and check it as a PEM header.  Kubernetes
+ * secrets and CI variables carry keys so. */
+static int cc_b64val(unsigned char c)
+{
+    if (c >= 'A' && c <= 'Z')
+        return c - 'A';
+    if (c >= 'a' && c <= 'z')
+        return c - 'a' + 26;
+    if (c >= '0' && c <= '9')
+        return c - '0' + 52;
+    return c == '+' || c == '-' ? 62 : c == '/' || c == '_' ? 63 : -1;
+}
+
+static size_t cc_pem_b64(const char *t, size_t len, size_t at)
+{
+    if (!cc_starts(t, at, cc_b64))
+        return 0;
+    char out[96];
+    size_t o = 0, i = at;
+    unsigned acc = 0, bits = 0;
+    while (i < len && o < sizeof out) {
+        int v = cc_b64val((unsigned char)t[i]);
+        if (v < 0)
+            break;
+        acc = (acc << 6) | (unsigned)v;
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            out[o++] = (char)((acc >> bits) & 0xff);
+        }
+        i++;
+    }
+    /* "-----BEGIN " + LABEL + "-----": cc_pem reads it in the buffer */
+    return cc_pem(out, o, 0) ? i - at : 0;
+}
+
+/* Azure AD client secrets: 3 of [A-Za-z0-9_~.], a digit, "Q~", then 31 to
+ * 34 of [A-Za-z0-9_~.-].  The anchor is "Q~". */
+static bool cc_azure_byte(unsigned char c)
+{
+    return cc_alnum(c) || c == '_' || c == '~' || c == '.' || c == '-';
+}
+
+static size_t cc_azure_ad(const char *t, size_t len, size_t at)
+{
+    if (at < 4 || !cc_digit((unsigned char)t[at - 1]))
+        return 0;
+    for (size_t k = 2; k <= 4; k++)
+        if (!cc_azure_byte((unsigned char)t[at - k]) || t[at - k] == '-')
+            return 0;
+    if (!cc_starts(t, at - 4, cc_azure_byte))
+        return 0;
+    size_t n = cc_run(t, len, at + 2, cc_azure_byte);
+    return n >= 31 && n <= 34 ? 2 + n : 0;
+}
+
+/* Google OAuth client secrets (GOCSPX- + 28) and access tokens (ya29. + 30
+ * or more). */
+static size_t cc_google_oauth(const char *t, size_t len, size_t at)
+{
+    if (t[at] == 'G')
+        return cc_starts(t, at, cc_urlsafe) &&
+                       cc_exact(t, len, at + 7, 28, cc_urlsafe)
+                   ? 35
+                   : 0;
+    return cc_urlsafe_min(t, len, at, 5, 30);
+}
+
+/* Other providers' tokens: a fixed prefix, then at least `min` (and at most
+ * `max`, 0 for no bound) bytes of a set, a whole token. */
+enum cc_set { CC_SET_ALNUM, CC_SET_URLSAFE, CC_SET_HEX, CC_SET_B64 };
+
+static const struct cc_vendor {
+    const char *prefix;
+    unsigned char set;
+    unsigned short min, max;
+} cc_vendors[] = {
+    {"lin_api_", CC_SET_ALNUM, 40, 40},     /* Linear */
+    {"PMAK-", CC_SET_URLSAFE, 59, 59},      /* Postman: 24 hex - 34 hex */
+    {"NRAK-", CC_SET_ALNUM, 27, 27},        /* New Relic user key */
+    {"sntrys_", CC_SET_B64, 40, 0},         /* Sentry organization token */
+    {"sntryu_", CC_SET_HEX, 64, 64},        /* Sentry user token */
+    {"glsa_", CC_SET_URLSAFE, 32, 48},      /* Grafana service account */
+    {"glc_", CC_SET_B64, 32, 0},            /* Grafana Cloud */
+    {"pscale_tkn_", CC_SET_URLSAFE, 32, 0}, /* PlanetScale */
+    {"pscale_pw_", CC_SET_URLSAFE, 32, 0},  /* PlanetScale password */
+    {"sbp_", CC_SET_HEX, 40, 40},           /* Supabase */
+    {"dapi", CC_SET_HEX, 32, 32},           /* Databricks */
+    {"pul-", CC_SET_HEX, 40, 40},           /* Pulumi */
+    {"rubygems_", CC_SET_HEX, 48, 48},      /* RubyGems */
+    {"figd_", CC_SET_URLSAFE, 40, 0},       /* Figma */
+    {"sq0atp-", CC_SET_URLSAFE, 22, 22},    /* Square access token */
+    {"sq0csp-", CC_SET_URLSAFE, 43, 43},    /* Square OAuth secret */
+    {"dp.pt.", CC_SET_ALNUM, 40, 0},        /* Doppler personal */
+    {"dp.st.", CC_SET_URLSAFE, 40, 0},      /* Doppler service */
+    {"dp.sa.", CC_SET_ALNUM, 40, 0},        /* Doppler service account */
+    {"dt0c01.", CC_SET_URLSAFE, 80, 0},     /* Dynatrace */
+    {"bkua_", CC_SET_HEX, 40, 40},          /* Buildkite */
+    {"CCIPAT_", CC_SET_URLSAFE, 30, 0},     /* CircleCI */
+    {"ATATT3", CC_SET_URLSAFE, 50, 0},      /* Atlassian API token */
+    {"xapp-", CC_SET_URLSAFE, 30, 0},       /* Slack app-level token */
+    {"ntn_", CC_SET_ALNUM, 40, 0},          /* Notion */
+    {"fo1_", CC_SET_URLSAFE, 40, 0},        /* Fly.io */
+    {"tfp_", CC_SET_URLSAFE, 40, 0},        /* Typeform */
+    {"EZAK", CC_SET_ALNUM, 54, 54},         /* EasyPost */
+    {"shippo_live_", CC_SET_HEX, 40, 40},   /* Shippo */
+    {"sk.eyJ", CC_SET_URLSAFE, 60, 0},      /* Mapbox secret token */
+    {"LTAI", CC_SET_ALNUM, 20, 20},         /* Alibaba Cloud key id */
+    {"rdme_", CC_SET_ALNUM, 70, 70},        /* ReadMe */
+    {"pnu_", CC_SET_ALNUM, 36, 36},         /* Prefect */
+    {"aio_", CC_SET_ALNUM, 28, 28},         /* Adafruit IO */
+    {"CLOJARS_", CC_SET_HEX, 60, 60},       /* Clojars */
+    {"xai-", CC_SET_ALNUM, 80, 80},         /* xAI */
+    {"gsk_", CC_SET_ALNUM, 52, 52},         /* Groq */
+    {"pplx-", CC_SET_ALNUM, 48, 48},        /* Perplexity */
+    {"r8_", CC_SET_ALNUM, 37, 37},          /* Replicate */
+    {"api_org_", CC_SET_ALNUM, 34, 34},     /* Hugging Face organization */
+    {"whsec_", CC_SET_B64, 32, 0},          /* Stripe webhook secret */
+};
+
+static bool cc_set_byte(unsigned set, unsigned char c)
+{
+    switch (set) {
+    case CC_SET_ALNUM:
+        return cc_alnum(c);
+    case CC_SET_URLSAFE:
+        return cc_urlsafe(c);
+    case CC_SET_HEX:
+        return cc_hex(c);
+    default:
+        return cc_b64(c) || c == '_' || c == '-' || c == '=';
+    }
+}
+
+static size_t cc_vendor(const char *t, size_t len, size_t at)
+{
+    for (size_t k = 0; k < sizeof cc_vendors / sizeof cc_vendors[0]; k++) {
+        const struct cc_vendor *v = &cc_vendors[k];
+        size_t pl = strlen(v->prefix);
+        /* a token starts where no byte of its own set precedes (`=`
+         * ends base64 and is an assignment's operator) */
+        if (len - at < pl || memcmp(t + at, v->prefix, pl) != 0 ||
+            (at > 0 && t[at - 1] != '=' &&
+             (cc_alnum((unsigned char)t[at - 1]) ||
+              cc_set_byte(v->set, (unsigned char)t[at - 1]))))
+            continue;
+        size_t n = 0;
+        while (at + pl + n < len &&
+               cc_set_byte(v->set, (unsigned char)t[at + pl + n]))
+            n++;
+        bool more = at + pl + n < len &&
+                    cc_urlsafe((unsigned char)t[at + pl + n]);
+        if (n >= v->min && (!v->max || n <= v->max) && !more)
+            return pl + n;
+    }
+    return 0;
+}
+
+/* ---- URLs with a password, .npmrc credentials ----------------------------- */
+
+static bool cc_scheme_byte(unsigned char c)
+{
+    return cc_alnum(c) || c == '+' || c == '.' || c == '-';
+}
+
+static bool cc_lower_eq(const char *t, size_t n, const char *w)
+{
+    if (strlen(w) != n)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if ((char)(t[i] >= 'A' && t[i] <= 'Z' ? t[i] | 0x20 : t[i]) != w[i])
+            return false;
+    return true;
+}
+
+/* Values that documentation writes in place of a secret. */
+static bool cc_placeholder(const char *v, size_t n)
+{
+    static const char *const words[] = {
+        "password",   "passwd",       "pass",          "pwd",
+        "secret",     "changeme",     "admin",         "root",
+        "test",       "testing",      "guest",         "user",
+        "username",   "default",      "none",          "null",
+        "nil",        "true",         "false",         "example",
+        "dummy",      "redacted",     "foo",           "bar",
+        "mypassword", "yourpassword", "your_password", "your-password",
+        "postgres",   "mysql",        "letmein",       NULL};
+    for (size_t k = 0; words[k]; k++)
+        if (cc_lower_eq(v, n, words[k]))
+            return true;
+    static const char *const parts[] = {
+        "example", "EXAMPLE", "changeme", "CHANGEME", "placeholder", "xxxx",
+        "XXXX",    "****",    "your_",    "YOUR_",    "your-",       "<",
+        "${",      "{{",      "%s",       NULL};
+    for (size_t k = 0; parts[k]; k++)
+        if (memmem(v, n, parts[k], strlen(parts[k])))
+            return true;
+    return false;
+}
+
+static bool cc_url_pw_byte(unsigned char c)
+{
+    return c > ' ' && c != '/' && c != '"' && c != '\'' && c != '`' &&
+           c != 0x7f;
+}
+
+/* scheme://[user]:password@host with a scheme of two or more of
+ * [A-Za-z0-9+.-]; the anchor is "://".  Not a finding: no password, a
+ * password that is a placeholder, an expansion (`${DB_PASSWORD}`, `$PW`,
+ * `%s`) or the user name again (`postgres:postgres`). */
+/* The authority after "://" up to a '/', a blank or a quote: the end, the
+ * first ':' before any '@' (0: none) and the last '@' (0: none). */
+static size_t cc_authority(const char *t, size_t len, size_t i, size_t *col,
+                           size_t *atsign)
+{
+    size_t e = i;
+    *col = *atsign = 0;
+    while (e < len && e - i < 512 && cc_url_pw_byte((unsigned char)t[e])) {
+        if (t[e] == ':' && !*col && !*atsign)
+            *col = e;
+        if (t[e] == '@')
+            *atsign = e;
+        e++;
+    }
+    return e;
+}
+
+static size_t cc_cred_url(const char *t, size_t len, size_t at)
+{
+    size_t s = at;
+    while (s > 0 && at - s < 32 && cc_scheme_byte((unsigned char)t[s - 1]))
+        s--;
+    if (at - s < 2)
+        return 0;
+    size_t i = at + 3, col, atsign;
+    size_t e = cc_authority(t, len, i, &col, &atsign);
+    if (!col || !atsign || atsign < col || atsign + 1 >= e)
+        return 0;
+    const char *pw = t + col + 1;
+    size_t pn = atsign - col - 1;
+    if (pn < 3 || pw[0] == '$' || cc_placeholder(pw, pn) ||
+        (pn == col - i && memcmp(pw, t + i, pn) == 0))
+        return 0;
+    return e - at;
+}
+
+/* A password outside an assignment: .netrc's `machine HOST login USER
+ * password PW` (the anchor is "machine "), and XML's `<password>PW<`. */
+static size_t cc_netrc(const char *t, size_t len, size_t at)
+{
+    if (at > 0 && t[at - 1] != '\n' && t[at - 1] != ' ' && t[at - 1] != '\t')
+        return 0;
+    size_t end = len - at > 256 ? at + 256 : len;
+    const char *p = memmem(t + at, end - at, "password", 8);
+    if (!p || (p[-1] != ' ' && p[-1] != '\t' && p[-1] != '\n'))
+        return 0;
+    size_t i = (size_t)(p - t) + 8, n = 0;
+    if (i >= len || (t[i] != ' ' && t[i] != '\t'))
+        return 0;
+    while (i < len && (t[i] == ' ' || t[i] == '\t'))
+        i++;
+    while (i + n < len && t[i + n] > ' ')
+        n++;
+    return n >= 6 && !cc_placeholder(t + i, n) ? i + n - at : 0;
+}
+
+static size_t cc_xml_password(const char *t, size_t len, size_t at)
+{
+    size_t i = at + 10, n = 0;
+    while (i + n < len && t[i + n] != '<' && t[i + n] != '\n' && n < 256)
+        n++;
+    return n >= 6 && i + n < len && t[i + n] == '<' && t[i] != '$' &&
+                   !cc_placeholder(t + i, n)
+               ? 10 + n
+               : 0;
+}
+
+/* .npmrc's legacy credentials: `_auth = BASE64`, `_password = BASE64` and
+ * `_authToken = TOKEN` (also after `//registry/:`), at a line start, after
+ * `:` or a blank. */
+static bool cc_blank(char c)
+{
+    return c == ' ' || c == '\t';
+}
+
+/* After `=`, blanks and a quote: the length of the value at *i (a run of
+ * non-blank bytes up to a quote), 0 when it is short, an expansion or a
+ * placeholder. */
+static size_t cc_npmrc_value(const char *t, size_t len, size_t *i)
+{
+    while (*i < len && (cc_blank(t[*i]) || t[*i] == '"'))
+        (*i)++;
+    size_t n = 0;
+    while (*i + n < len && t[*i + n] > ' ' && t[*i + n] != '"')
+        n++;
+    return n < 8 || t[*i] == '$' || cc_placeholder(t + *i, n) ? 0 : n;
+}
+
+static size_t cc_npmrc(const char *t, size_t len, size_t at)
+{
+    if (at > 0 && t[at - 1] != '\n' && t[at - 1] != ':' && !cc_blank(t[at - 1]))
+        return 0;
+    size_t i = at + (t[at + 1] == 'a' ? 5 : 9);
+    if (t[at + 1] == 'a' && len - i >= 5 && memcmp(t + i, "Token", 5) == 0)
+        i += 5;
+    while (i < len && cc_blank(t[i]))
+        i++;
+    if (i >= len || t[i] != '=')
+        return 0;
+    i++;
+    size_t n = cc_npmrc_value(t, len, &i);
+    return n ? i + n - at : 0;
+}
+
+/* GitLab's other tokens: PREFIX + 20 or more of [A-Za-z0-9_-]. */
+static size_t cc_gl5(const char *t, size_t len, size_t at)
+{
+    return cc_urlsafe_min(t, len, at, 5, 20);
+}
+
+static size_t cc_gl7(const char *t, size_t len, size_t at)
+{
+    return cc_urlsafe_min(t, len, at, 7, 20);
+}
+
+static size_t cc_gl9(const char *t, size_t len, size_t at)
+{
+    return cc_urlsafe_min(t, len, at, 9, 20);
 }
 
 /* ---- override text ------------------------------------------------------ */
@@ -603,6 +1154,374 @@ static void cc_override(struct cc_ctx *c)
     }
 }
 
+static size_t cc_distinct(const char *v, size_t n)
+{
+    bool seen[256] = {false};
+    size_t d = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!seen[(unsigned char)v[i]]) {
+            seen[(unsigned char)v[i]] = true;
+            d++;
+        }
+    return d;
+}
+
+/* Published example values (AWS's documentation keys end in EXAMPLE or
+ * EXAMPLEKEY; jwt.io's example token) and placeholders of one or a few
+ * repeated characters (`ghp_xxxx...`): not findings. */
+static const char *const cc_examples[] = {
+    "EXAMPLE",                                     /* AWS documentation */
+    "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c", /* jwt.io */
+    "ghp_16C7e42F292c6912E7710c838347Ae178B4a",    /* GitHub documentation */
+    "xoxb-17653672481-19874698323-pdFZKVeTuE8sk7oOcBrzbqgy", /* Slack */
+    NULL,
+};
+
+static bool cc_example(const char *t, size_t at, size_t alen, size_t n)
+{
+    for (size_t k = 0; cc_examples[k]; k++)
+        if (memmem(t + at, n, cc_examples[k], strlen(cc_examples[k])))
+            return true;
+    /* XXXX... in place of the secret part, at the end or throughout */
+    if (n >= alen + 12 && cc_distinct(t + at + n - 12, 12) < 4)
+        return true;
+    return n >= alen + 16 && cc_distinct(t + at + alen, n - alen) < 6;
+}
+
+/* ---- assignments: a secret by the name it is given ------------------------ */
+
+/* log2(x) * 1024 for x >= 1 (fixed point: no libm in the hook). */
+static unsigned cc_log2_q10(unsigned x)
+{
+    unsigned ip = 0;
+    while ((x >> ip) > 1)
+        ip++;
+    uint64_t y = ((uint64_t)x << 16) >> ip; /* [1, 2) in 16.16 */
+    unsigned frac = 0;
+    for (int b = 9; b >= 0; b--) {
+        y = (y * y) >> 16;
+        if (y >= (2u << 16)) {
+            y >>= 1;
+            frac |= 1u << b;
+        }
+    }
+    return ip * 1024 + frac;
+}
+
+/* Shannon entropy of the bytes, in bits per byte * 1024. */
+static unsigned cc_entropy_q10(const char *v, size_t n)
+{
+    unsigned cnt[256] = {0};
+    for (size_t i = 0; i < n; i++)
+        cnt[(unsigned char)v[i]]++;
+    uint64_t sum = 0;
+    for (size_t c = 0; c < 256; c++)
+        if (cnt[c])
+            sum += (uint64_t)cnt[c] * cc_log2_q10(cnt[c]);
+    return cc_log2_q10((unsigned)n) - (unsigned)(sum / n);
+}
+
+/* Kinds of bytes present: lower, upper, digit, other (a bit each). */
+static unsigned cc_kinds(const char *v, size_t n)
+{
+    unsigned k = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)v[i];
+        k |= c >= 'a' && c <= 'z'   ? 1u
+             : c >= 'A' && c <= 'Z' ? 2u
+             : cc_digit(c)          ? 4u
+                                    : 8u;
+    }
+    return k;
+}
+
+static unsigned cc_popcount(unsigned x)
+{
+    return (unsigned)__builtin_popcount(x);
+}
+
+static bool cc_key_byte(unsigned char c)
+{
+    return cc_alnum(c) || c == '_' || c == '-' || c == '.';
+}
+
+struct cc_assign {
+    char key[65]; /* lower case */
+    size_t key_at;
+    const char *v;
+    size_t vn;
+    size_t end; /* after the value (and its quote); 0 when none was read */
+    bool quoted;
+};
+
+static bool cc_has(const char *key, const char *const *words)
+{
+    for (; *words; words++)
+        if (strstr(key, *words))
+            return true;
+    return false;
+}
+
+/* The name before the operator at `op`: identifier bytes, maybe quoted. */
+static bool cc_assign_key(const char *t, size_t op, struct cc_assign *a)
+{
+    size_t j = op;
+    while (j > 0 && (t[j - 1] == ' ' || t[j - 1] == '\t'))
+        j--;
+    if (j > 0 && (t[j - 1] == '"' || t[j - 1] == '\''))
+        j--;
+    size_t e = j;
+    while (j > 0 && e - j < 64 && cc_key_byte((unsigned char)t[j - 1]))
+        j--;
+    if (e - j < 3 || (j > 0 && cc_key_byte((unsigned char)t[j - 1])))
+        return false;
+    for (size_t k = 0; k < e - j; k++) {
+        char c = t[j + k];
+        a->key[k] = c >= 'A' && c <= 'Z' ? (char)(c | 0x20) : c;
+    }
+    a->key[e - j] = '\0';
+    a->key_at = j;
+    return true;
+}
+
+static bool cc_value_byte(unsigned char c)
+{
+    return c > ' ' && c != 0x7f && !strchr(",;)]}\"'`([", c);
+}
+
+/* The literal after the operator: a quoted string on the line, or a bare
+ * run; false for anything else (a call, an expansion, a reference). */
+/* The end of the value starting at s (quoted by q, or bare), or 0 when it
+ * is not a literal: an unclosed quote, a call or an index. */
+static size_t cc_value_end(const char *t, size_t len, size_t s, char q)
+{
+    size_t e = s;
+    if (q) {
+        while (e < len && e - s < 256 && t[e] != q && t[e] != '\n')
+            e++;
+        return e < len && t[e] == q ? e : 0;
+    }
+    while (e < len && e - s < 256 && cc_value_byte((unsigned char)t[e]))
+        e++;
+    return e < len && (t[e] == '(' || t[e] == '`' || t[e] == '[') ? 0 : e;
+}
+
+static bool cc_assign_value(const char *t, size_t len, size_t op,
+                            struct cc_assign *a)
+{
+    size_t i = op + 1;
+    if (i < len &&
+        ((t[op] == '=' && t[i] == '>') || (t[op] == ':' && t[i] == '=')))
+        i++;
+    while (i < len && cc_blank(t[i]))
+        i++;
+    a->end = 0;
+    if (i >= len)
+        return false;
+    char q = t[i];
+    a->quoted = q == '"' || q == '\'' || q == '`';
+    size_t s = i + a->quoted;
+    size_t e = cc_value_end(t, len, s, a->quoted ? q : '\0');
+    if (!e)
+        return false;
+    a->v = t + s;
+    a->vn = e - s;
+    a->end = e + a->quoted;
+    return a->vn > 0 && !memchr(a->v, '$', a->vn) &&
+           !cc_placeholder(a->v, a->vn);
+}
+
+/* A bare value that reads as a name (DB_PASSWORD, config.db.password,
+ * process.env.X) rather than a secret: letters, `_` and `.` only. */
+static bool cc_namelike(const struct cc_assign *a)
+{
+    if (a->quoted)
+        return false;
+    for (size_t i = 0; i < a->vn; i++) {
+        unsigned char c = (unsigned char)a->v[i];
+        if (!(cc_alpha(c) || c == '_' || c == '.' || c == '-'))
+            return false;
+    }
+    return true;
+}
+
+static bool cc_hex_run(const char *v, size_t n)
+{
+    return cc_run(v, n, 0, cc_hexany) == n;
+}
+
+static bool cc_uuid(const char *v, size_t n)
+{
+    static const size_t dash[] = {8, 13, 18, 23};
+    if (n != 36)
+        return false;
+    for (size_t i = 0, d = 0; i < n; i++) {
+        if (d < 4 && i == dash[d]) {
+            if (v[i] != '-')
+                return false;
+            d++;
+        } else if (!cc_hexany((unsigned char)v[i])) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static const char *const cc_pw_words[] = {"password", "passwd", "passphrase",
+                                          NULL};
+static const char *const cc_secret_words[] = {
+    "secret",     "token",       "api_key",        "apikey",     "api-key",
+    "access_key", "accesskey",   "private_key",    "privatekey", "auth_key",
+    "credential", "signing_key", "encryption_key", "master_key", NULL};
+/* names of things about a secret, not the secret */
+static const char *const cc_not_secret[] = {
+    "hash",    "salt",     "digest",      "length",  "_len",  "min",
+    "max",     "policy",   "reset",       "field",   "label", "prompt",
+    "regex",   "pattern",  "hint",        "file",    "path",  "url",
+    "uri",     "endpoint", "env",         "name",    "type",  "expir",
+    "ttl",     "timeout",  "count",       "limit",   "size",  "header",
+    "prefix",  "format",   "version",     "public",  "_id",   "tokenizer",
+    "tokens",  "confirm",  "required",    "enabled", "rule",  "strength",
+    "validat", "forgot",   "placeholder", "kind",    "mode",  NULL};
+
+static bool cc_is_password_key(const char *k)
+{
+    if (cc_has(k, cc_pw_words))
+        return true;
+    size_t n = strlen(k);
+    /* a segment pass, pw or pwd: db_pass, PG_PW, mysql.pwd */
+    static const char *const segs[] = {"pass", "pw", "pwd", NULL};
+    for (size_t s = 0; segs[s]; s++) {
+        size_t sl = strlen(segs[s]);
+        for (const char *p = strstr(k, segs[s]); p;
+             p = strstr(p + 1, segs[s])) {
+            bool l = p == k || !cc_alnum((unsigned char)p[-1]);
+            bool r = (size_t)(p - k) + sl == n ||
+                     !cc_alnum((unsigned char)p[sl]);
+            if (l && r)
+                return true;
+        }
+    }
+    return false;
+}
+
+/* A password, not a name or a phrase of one kind of letter: 8 or more
+ * bytes of two kinds or more, or a quoted value of 12 or more with the
+ * entropy of random text (a passphrase). */
+static bool cc_password_value(const struct cc_assign *a)
+{
+    if (a->vn < 8 || cc_namelike(a) || cc_distinct(a->v, a->vn) < 5)
+        return false;
+    if (cc_popcount(cc_kinds(a->v, a->vn)) >= 2)
+        return true;
+    return a->quoted && a->vn >= 12 && !memchr(a->v, ' ', a->vn) &&
+           cc_entropy_q10(a->v, a->vn) >= 3380;
+}
+
+/* Is the name one an assignment pass looks at at all? */
+static bool cc_key_interesting(const char *k)
+{
+    return cc_is_password_key(k) || cc_has(k, cc_secret_words) ||
+           strstr(k, "heroku") || strstr(k, "datadog") || strstr(k, "twilio") ||
+           strstr(k, "mailgun") || strncmp(k, "dd_", 3) == 0 ||
+           strncmp(k, "dd-", 3) == 0;
+}
+
+/* The class an assignment is a finding of, or CP_CC__COUNT. */
+/* Providers whose keys have no prefix, known by the name: a UUID named
+ * heroku, 32 or 40 hex digits named datadog or dd_..key, 32 named twilio,
+ * Mailgun's 32 hex (and -8-8). */
+static unsigned cc_provider_class(const struct cc_assign *a)
+{
+    const char *k = a->key;
+    if (strstr(k, "heroku") && cc_uuid(a->v, a->vn))
+        return CP_CC_HEROKU_KEY;
+    bool hex = cc_hex_run(a->v, a->vn);
+    if ((strstr(k, "datadog") ||
+         ((strncmp(k, "dd_", 3) == 0 || strncmp(k, "dd-", 3) == 0) &&
+          strstr(k, "key"))) &&
+        hex && (a->vn == 32 || a->vn == 40))
+        return CP_CC_DATADOG_KEY;
+    if (strstr(k, "twilio") && hex && a->vn == 32)
+        return CP_CC_TWILIO_KEY;
+    if (strstr(k, "mailgun") && (a->vn == 32 || a->vn == 50) &&
+        cc_run(a->v, a->vn, 0, cc_hexany) >= 32)
+        return CP_CC_MAILGUN_KEY;
+    return CP_CC__COUNT;
+}
+
+/* A generic secret: 16 or more bytes with letters and digits and the
+ * entropy of random text (3.5 bits per byte and more). */
+static bool cc_generic_value(const struct cc_assign *a)
+{
+    unsigned kinds = cc_kinds(a->v, a->vn);
+    return a->vn >= 16 && !cc_namelike(a) && (kinds & 4u) && (kinds & 3u) &&
+           cc_entropy_q10(a->v, a->vn) >= 3584;
+}
+
+static unsigned cc_assign_class(const struct cc_assign *a)
+{
+    const char *k = a->key;
+    if (cc_has(k, cc_not_secret))
+        return CP_CC__COUNT;
+    unsigned p = cc_provider_class(a);
+    if (p < CP_CC__COUNT)
+        return p;
+    if (cc_is_password_key(k))
+        return cc_password_value(a) ? CP_CC_PASSWORD : CP_CC__COUNT;
+    if (cc_has(k, cc_secret_words) && cc_generic_value(a))
+        return CP_CC_GENERIC_SECRET;
+    return CP_CC__COUNT;
+}
+
+static bool cc_generic_charset(const char *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)v[i];
+        if (!(cc_urlsafe(c) || c == '+' || c == '/' || c == '=' || c == '.' ||
+              c == '~'))
+            return false;
+    }
+    return true;
+}
+
+static bool cc_anchored_any(const struct cc_chains *ch, const char *v,
+                            size_t n);
+
+/* Every `=`, `:`, `=>`, `:=` with a name before it and a literal after. */
+static void cc_assignments(struct cc_ctx *c, unsigned classes, long *slot)
+{
+    const char *t = c->text;
+    for (size_t i = 1; i + 1 < c->len; i++) {
+        if (t[i] != '=' && t[i] != ':')
+            continue;
+        if (t[i + 1] == '=' || t[i + 1] == '/' || t[i + 1] == ':' ||
+            strchr("=!<>:", t[i - 1]))
+            continue;
+        struct cc_assign a;
+        if (!cc_assign_key(t, i, &a) || !cc_key_interesting(a.key))
+            continue;
+        bool lit = cc_assign_value(t, c->len, i, &a);
+        /* the value is not read again for an operator inside it: each byte
+         * is in one value at most, so the pass stays linear */
+        if (a.end > i + 1)
+            i = a.end - 1;
+        if (!lit || cc_example(a.v, 0, 0, a.vn))
+            continue;
+        unsigned cls = cc_assign_class(&a);
+        if (cls == CP_CC_GENERIC_SECRET && !cc_generic_charset(a.v, a.vn))
+            continue;
+        /* a name and value a provider's detector knows are its finding alone
+         * (aws_secret_access_key = ..., PASSWORD=pypi-...) */
+        if ((cls == CP_CC_GENERIC_SECRET || cls == CP_CC_PASSWORD) &&
+            cc_anchored_any(c->ch, t + a.key_at,
+                            (size_t)(a.v - t) + a.vn - a.key_at))
+            continue;
+        if (cls < CP_CC__COUNT && (classes & (1u << cls)))
+            cc_hit_in(c, &slot[cls], cp_cc_names[cls], NULL, a.key_at);
+    }
+}
+
 /* ---- author rules ------------------------------------------------------- */
 
 const char *cp_content_rule_compile(struct cp_arena *a,
@@ -678,81 +1597,176 @@ static unsigned cc_class_of(const struct cp_content_finding *f)
     return CP_CC__COUNT;
 }
 
-/* Every anchored detector in one pass over the text: a table from a byte
- * to the anchors that start with it, so each byte costs one lookup and the
+struct cc_anchor {
+    unsigned cls;
+    const char *anchor;
+    cc_check check;
+};
+
+static const struct cc_anchor cc_tab[] = {
+    {CP_CC_PRIVATE_KEY, "-----BEGIN ", cc_pem},
+    {CP_CC_PRIVATE_KEY, "PuTTY-User-Key-File-", cc_putty},
+    {CP_CC_PRIVATE_KEY, "MII", cc_der_mii},
+    {CP_CC_PRIVATE_KEY, "MHcCAQEEI", cc_der_fixed},  /* SEC1 P-256 */
+    {CP_CC_PRIVATE_KEY, "MIGkAgEBBD", cc_der_fixed}, /* SEC1 P-384 */
+    {CP_CC_PRIVATE_KEY, "MIHcAgEBBE", cc_der_fixed}, /* SEC1 P-521 */
+    {CP_CC_PRIVATE_KEY, "MIGHAgEAMBMGByqGSM49AgEG",
+     cc_der_fixed},                                             /* PKCS#8 EC */
+    {CP_CC_PRIVATE_KEY, "MC4CAQAwBQYDK2VwBCIEI", cc_der_fixed}, /* Ed25519 */
+    {CP_CC_PRIVATE_KEY, "b3BlbnNzaC1rZXktdjE",
+     cc_der_fixed},                                    /* openssh-key-v1 */
+    {CP_CC_PRIVATE_KEY, "LS0tLS1CRUdJTi", cc_pem_b64}, /* base64 "-----BEGIN" */
+    {CP_CC_AWS_KEY, "A", cc_aws_id},
+    {CP_CC_AWS_KEY, "secret_access_key", cc_aws_secret},
+    {CP_CC_AWS_KEY, "SECRET_ACCESS_KEY", cc_aws_secret},
+    {CP_CC_GITHUB_TOKEN, "gh", cc_gh},
+    {CP_CC_GITHUB_TOKEN, "github_pat_", cc_gh_pat},
+    {CP_CC_GITLAB_TOKEN, "glpat-", cc_glpat},
+    {CP_CC_GITLAB_TOKEN, "glptt-", cc_glpat},
+    {CP_CC_GITLAB_TOKEN, "gldt-", cc_gl5},
+    {CP_CC_GITLAB_TOKEN, "glrt-", cc_gl5},
+    {CP_CC_GITLAB_TOKEN, "glft-", cc_gl5},
+    {CP_CC_GITLAB_TOKEN, "glsoat-", cc_gl7},
+    {CP_CC_GITLAB_TOKEN, "GR1348941", cc_gl9},
+    {CP_CC_SLACK_TOKEN, "xox", cc_slack},
+    {CP_CC_GOOGLE_API_KEY, "AIza", cc_google},
+    {CP_CC_GOOGLE_API_KEY, "GOCSPX-", cc_google_oauth},
+    {CP_CC_GOOGLE_API_KEY, "ya29.", cc_google_oauth},
+    {CP_CC_ANTHROPIC_KEY, "sk-ant-", cc_anthropic},
+    {CP_CC_OPENAI_KEY, "sk-", cc_openai},
+    {CP_CC_STRIPE_KEY, "sk_live_", cc_stripe},
+    {CP_CC_STRIPE_KEY, "rk_live_", cc_stripe},
+    {CP_CC_NPM_TOKEN, "npm_", cc_npm},
+    {CP_CC_NPM_TOKEN, "_auth", cc_npmrc},
+    {CP_CC_NPM_TOKEN, "_password", cc_npmrc},
+    {CP_CC_PYPI_TOKEN, "pypi-AgEIcHlwaS5vcmc", cc_pypi},
+    {CP_CC_DOCKER_TOKEN, "dckr_pat_", cc_docker},
+    {CP_CC_DOCKER_TOKEN, "dckr_oat_", cc_docker},
+    {CP_CC_HUGGINGFACE_TOKEN, "hf_", cc_hf},
+    {CP_CC_DIGITALOCEAN_TOKEN, "do", cc_digitalocean},
+    {CP_CC_AZURE_KEY, "AccountKey=", cc_azure},
+    {CP_CC_AZURE_KEY, "SharedAccessKey=", cc_azure},
+    {CP_CC_AZURE_KEY, "Q~", cc_azure_ad},
+    {CP_CC_SENDGRID_KEY, "SG.", cc_sendgrid},
+    {CP_CC_TWILIO_KEY, "SK", cc_twilio},
+    {CP_CC_MAILGUN_KEY, "key-", cc_mailgun},
+    {CP_CC_SHOPIFY_TOKEN, "shp", cc_shopify},
+    {CP_CC_TELEGRAM_TOKEN, ":AA", cc_telegram},
+    {CP_CC_VAULT_TOKEN, "hv", cc_vault},
+    {CP_CC_AGE_KEY, "AGE-SECRET-KEY-1", cc_age},
+    {CP_CC_HEROKU_KEY, "HRKU-", cc_heroku},
+    {CP_CC_WEBHOOK_URL, "hooks.slack.com/", cc_slack_hook},
+    {CP_CC_WEBHOOK_URL, "discord", cc_discord_hook},
+    {CP_CC_WEBHOOK_URL, ".webhook.office.com/webhookb2/", cc_teams_hook},
+    {CP_CC_CREDENTIAL_URL, "://", cc_cred_url},
+    {CP_CC_PASSWORD, "machine ", cc_netrc},
+    {CP_CC_PASSWORD, "<password>", cc_xml_password},
+    {CP_CC_JWT, "eyJ", cc_jwt},
+};
+
+/* Every anchored detector in one pass over the text: chains from a byte to
+ * the anchors that start with it, so each byte costs one lookup and the
  * line count advances once.  An anchor that matched is not tried again
- * inside its own match.  The findings are then put in class order. */
-static void cc_anchors(struct cc_ctx *c, unsigned classes)
+ * inside its own match.  Other providers' prefixes are anchors of the
+ * other-token class. */
+enum {
+    CC_NTAB = sizeof cc_tab / sizeof cc_tab[0],
+    CC_NVEND = sizeof cc_vendors / sizeof cc_vendors[0],
+    CC_NANCH = CC_NTAB + CC_NVEND
+};
+
+static void cc_anchor_at(size_t k, unsigned *cls, const char **anchor,
+                         cc_check *check)
 {
-    static const struct {
-        unsigned cls;
-        const char *anchor;
-        cc_check check;
-    } tab[] = {
-        {CP_CC_PRIVATE_KEY, "-----BEGIN ", cc_pem},
-        {CP_CC_PRIVATE_KEY, "PuTTY-User-Key-File-", cc_putty},
-        {CP_CC_PRIVATE_KEY, "MII", cc_der_mii},
-        {CP_CC_PRIVATE_KEY, "MHcCAQEEI", cc_der_fixed},  /* SEC1 P-256 */
-        {CP_CC_PRIVATE_KEY, "MIGkAgEBBD", cc_der_fixed}, /* SEC1 P-384 */
-        {CP_CC_PRIVATE_KEY, "MIHcAgEBBE", cc_der_fixed}, /* SEC1 P-521 */
-        {CP_CC_PRIVATE_KEY, "MIGHAgEAMBMGByqGSM49AgEG",
-         cc_der_fixed}, /* PKCS#8 EC */
-        {CP_CC_PRIVATE_KEY, "MC4CAQAwBQYDK2VwBCIEI",
-         cc_der_fixed}, /* PKCS#8 Ed25519 */
-        {CP_CC_PRIVATE_KEY, "b3BlbnNzaC1rZXktdjE",
-         cc_der_fixed}, /* openssh-key-v1 */
-        {CP_CC_AWS_KEY, "A", cc_aws_id},
-        {CP_CC_AWS_KEY, "secret_access_key", cc_aws_secret},
-        {CP_CC_AWS_KEY, "SECRET_ACCESS_KEY", cc_aws_secret},
-        {CP_CC_GITHUB_TOKEN, "gh", cc_gh},
-        {CP_CC_GITHUB_TOKEN, "github_pat_", cc_gh_pat},
-        {CP_CC_GITLAB_TOKEN, "glpat-", cc_glpat},
-        {CP_CC_SLACK_TOKEN, "xox", cc_slack},
-        {CP_CC_GOOGLE_API_KEY, "AIza", cc_google},
-        {CP_CC_ANTHROPIC_KEY, "sk-ant-", cc_anthropic},
-        {CP_CC_OPENAI_KEY, "sk-", cc_openai},
-        {CP_CC_STRIPE_KEY, "sk_live_", cc_stripe},
-        {CP_CC_STRIPE_KEY, "rk_live_", cc_stripe},
-        {CP_CC_NPM_TOKEN, "npm_", cc_npm},
-        {CP_CC_PYPI_TOKEN, "pypi-AgEIcHlwaS5vcmc", cc_pypi},
-        {CP_CC_DOCKER_TOKEN, "dckr_pat_", cc_docker},
-        {CP_CC_HUGGINGFACE_TOKEN, "hf_", cc_hf},
-        {CP_CC_DIGITALOCEAN_TOKEN, "do", cc_digitalocean},
-        {CP_CC_AZURE_KEY, "AccountKey=", cc_azure},
-        {CP_CC_AZURE_KEY, "SharedAccessKey=", cc_azure},
-    };
-    enum { NT = sizeof tab / sizeof tab[0] };
-    _Static_assert(NT <= 32, "one bit per anchor");
-    uint32_t first[256] = {0};
-    size_t alen[NT], skip[NT] = {0};
-    for (size_t k = 0; k < NT; k++) {
-        alen[k] = strlen(tab[k].anchor);
-        if (classes & (1u << tab[k].cls))
-            first[(unsigned char)tab[k].anchor[0]] |= 1u << k;
+    if (k < CC_NTAB) {
+        *cls = cc_tab[k].cls;
+        *anchor = cc_tab[k].anchor;
+        *check = cc_tab[k].check;
+    } else {
+        *cls = CP_CC_OTHER_TOKEN;
+        *anchor = cc_vendors[k - CC_NTAB].prefix;
+        *check = cc_vendor;
     }
-    long slot[CP_CC__COUNT];
-    for (size_t k = 0; k < CP_CC__COUNT; k++)
-        slot[k] = -1;
-    size_t n0 = c->out->n;
-    const char *t = c->text;
-    for (size_t i = 0; i < c->len; i++) {
-        uint32_t m = first[(unsigned char)t[i]];
-        while (m) {
-            unsigned k = (unsigned)__builtin_ctz(m);
-            m &= m - 1;
-            if (i < skip[k] || c->len - i < alen[k] ||
-                memcmp(t + i, tab[k].anchor, alen[k]) != 0)
-                continue;
-            size_t n = tab[k].check(t, c->len, i);
-            if (!n)
-                continue;
-            cc_hit_in(c, &slot[tab[k].cls], cp_cc_names[tab[k].cls], NULL, i);
-            skip[k] = i + n;
+}
+
+/* Chains from a first byte to the anchors that start with it: `on` holds
+ * the anchors of the enabled classes, `all` every anchor. */
+struct cc_chains {
+    short on[256], all[256];
+    short next_on[CC_NANCH], next_all[CC_NANCH];
+    unsigned char alen[CC_NANCH];
+};
+
+static void cc_chains_build(struct cc_chains *ch, unsigned classes)
+{
+    memset(ch->on, -1, sizeof ch->on);
+    memset(ch->all, -1, sizeof ch->all);
+    for (size_t k = CC_NANCH; k-- > 0;) {
+        unsigned cls;
+        const char *an;
+        cc_check ck;
+        cc_anchor_at(k, &cls, &an, &ck);
+        unsigned char b = (unsigned char)an[0];
+        ch->alen[k] = (unsigned char)strlen(an);
+        ch->next_all[k] = ch->all[b];
+        ch->all[b] = (short)k;
+        ch->next_on[k] = -1;
+        if (classes & (1u << cls)) {
+            ch->next_on[k] = ch->on[b];
+            ch->on[b] = (short)k;
         }
     }
-    /* class order (at most one finding per class: a few entries) */
-    struct cp_content_finding *v = c->out->v;
-    for (size_t i = n0 + 1; i < c->out->n; i++)
+}
+
+static void cc_anchors(struct cc_ctx *c, long *slot)
+{
+    const struct cc_chains *ch = c->ch;
+    size_t skip[CC_NANCH] = {0};
+    const char *t = c->text;
+    for (size_t i = 0; i < c->len; i++)
+        for (short k = ch->on[(unsigned char)t[i]]; k >= 0;
+             k = ch->next_on[k]) {
+            unsigned cls;
+            const char *an;
+            cc_check ck;
+            cc_anchor_at((size_t)k, &cls, &an, &ck);
+            if (i < skip[k] || c->len - i < ch->alen[k] ||
+                memcmp(t + i, an, ch->alen[k]) != 0)
+                continue;
+            size_t n = ck(t, c->len, i);
+            if (!n)
+                continue;
+            /* an example is skipped whole, so that its inside is not
+             * read again */
+            skip[k] = i + n;
+            if (cls == CP_CC_PRIVATE_KEY || !cc_example(t, i, ch->alen[k], n))
+                cc_hit_in(c, &slot[cls], cp_cc_names[cls], NULL, i);
+        }
+}
+
+/* Does any anchored detector, enabled or not, find a token in V? */
+static bool cc_anchored_any(const struct cc_chains *ch, const char *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        for (short k = ch->all[(unsigned char)v[i]]; k >= 0;
+             k = ch->next_all[k]) {
+            unsigned cls;
+            const char *an;
+            cc_check ck;
+            cc_anchor_at((size_t)k, &cls, &an, &ck);
+            if (n - i >= ch->alen[k] && memcmp(v + i, an, ch->alen[k]) == 0 &&
+                ck(v, n, i))
+                return true;
+        }
+    return false;
+}
+
+/* The built-in findings (from n0 on) in class order: at most one finding
+ * per class, a few entries. */
+static void cc_class_order(struct cp_content_scan *s, size_t n0)
+{
+    struct cp_content_finding *v = s->v;
+    for (size_t i = n0 + 1; i < s->n; i++)
         for (size_t j = i;
              j > n0 && cc_class_of(&v[j]) < cc_class_of(&v[j - 1]); j--) {
             struct cp_content_finding x = v[j];
@@ -771,12 +1785,22 @@ void cp_content_scan(struct cp_arena *a, unsigned classes,
                        .field = field,
                        .text = text,
                        .len = len};
+    long slot[CP_CC__COUNT];
+    for (size_t k = 0; k < CP_CC__COUNT; k++)
+        slot[k] = -1;
+    size_t n0 = out->n;
+    struct cc_chains ch;
+    cc_chains_build(&ch, classes);
+    c.ch = &ch;
     cc_begin(&c);
-    cc_anchors(&c, classes);
+    cc_anchors(&c, slot);
+    cc_begin(&c);
+    cc_assignments(&c, classes, slot);
     if (classes & (1u << CP_CC_OVERRIDE_TEXT)) {
         cc_begin(&c);
         cc_override(&c);
     }
+    cc_class_order(out, n0);
     for (size_t i = 0; i < nrules; i++) {
         cc_begin(&c);
         if (rules[i].regex) {

@@ -11,6 +11,8 @@
 #      enforcer against the bwrap enforcer and a direct true
 #   4. counts the mounts of each generated policy's .bwrap artifact
 #   5. times `confpol gate` answering one hook call, process start included
+#   7. the gate corpora (gated / total per class, benign asked) and the
+#      hook's latency for a Bash call and a 1 MB Write (tests/bench/gate-corpus.sh)
 #   6. the network proxy: connection set-up, a 200 MB transfer against a
 #      direct one, confpol run with an allow-list against net deny; (6b)
 #      the relay alone, in-process (tests/bench/relay.c); (6c) a connect
@@ -224,6 +226,8 @@ else
 fi
 echo
 BUILD="$BUILD" sh "$top/tests/bench/gate.sh" "$B"
+echo
+BUILD="$BUILD" sh "$top/tests/bench/gate-corpus.sh" "$B"
 echo
 echo "== 6. network: the filtering proxy (spec/runtime.md 14)"
 mkdir -p "$tmp/net"

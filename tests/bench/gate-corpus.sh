@@ -1,0 +1,65 @@
+#!/bin/sh
+# The gate corpora and the hook's latency (figures only, nothing asserted):
+#   - gated / total per review class and benign asked / total on the policy
+#     `confpol init --claude` writes, the gate library alone
+#     (tests/gate/corpus.py, which also checks that explain, the gate on the
+#     policy and the gate on the artifact agree);
+#   - the hook on that policy's artifact, process start included: median
+#     and 99th percentile over 401 interleaved runs for a Bash call and for
+#     a Write of 1 MB (targets: median < 1 ms, p99 < 5 ms on an idle
+#     machine).
+# `sh tests/bench/gate-corpus.sh [BENCH-BINARY]` (part of `make bench`).
+set -u
+BUILD=${BUILD:-build}
+top=$(cd "$(dirname "$0")/../.." && pwd)
+C="$top/$BUILD/confpol"
+tmp=$(mktemp -d /tmp/confpol-bench-corpus.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+B=${1:-}
+if [ -z "$B" ]; then
+    B="$tmp/bench"
+    cc -O2 -std=c11 -Wall -Wextra -Werror -o "$B" "$top/tests/bench/bench.c" || exit 1
+fi
+field() { printf '%s\n' "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+export CONFPOL_LIBRARY="$top/gates"
+echo "== 7. the gate corpora on the policy of confpol init --claude (the library alone)"
+python3 "$top/tests/gate/corpus.py" "$C" "$top"
+echo
+echo "== 7b. the hook on that policy's artifact: one call, process start included"
+echo "   401 runs per input, interleaved; load $(cut -d' ' -f1-3 /proc/loadavg)"
+mkdir -p "$tmp/p" "$tmp/o"
+# the project is the working directory; the artifact goes outside it
+(cd "$tmp/p" && "$C" init --claude >/dev/null && "$C" build --target claude -o "$tmp/o" policy.confpol >/dev/null 2>&1) ||
+    { echo "cannot build the init policy"; exit 1; }
+art="$tmp/o/policy.claude.json"
+python3 - "$tmp" <<'PY'
+import json, os, random, sys
+d = sys.argv[1]
+def put(name, tool, inp):
+    with open(os.path.join(d, name), "w") as f:
+        json.dump({"session_id": "s", "hook_event_name": "PreToolUse",
+                   "tool_name": tool, "tool_input": inp}, f)
+put("bash.json", "Bash", {"command": "cd src && make -j2 && ./run-tests --verbose 2>&1 | tee log.txt"})
+# 1 MB of source-like text: words, numbers, punctuation, no secret
+rnd = random.Random(7)
+words = ["static", "int", "return", "if", "else", "for", "while", "const",
+         "char", "size_t", "buffer", "length", "value", "key", "token",
+         "hash", "update", "0x1f", "42", "==", "{", "}", "(", ")", ";"]
+lines, n = [], 0
+while n < 1000000:
+    l = " ".join(rnd.choice(words) for _ in range(rnd.randint(4, 14)))
+    lines.append(l)
+    n += len(l) + 1
+text = "\n".join(lines)[:1000000]
+put("write.json", "Write", {"file_path": "/tmp/x/src/big.c", "content": text})
+PY
+res=$("$B" -n 401 -w 5 -i "$tmp/bash.json" -- "$C" gate "$art" :: "$C" --version)
+r=$(echo "$res" | sed -n 1p) v=$(echo "$res" | sed -n 2p)
+printf '  %-26s median %7s ms  p99 %7s ms  (CPU median %s ms)\n' "Bash call" \
+    "$(field median_ms "$r")" "$(field p99_ms "$r")" "$(field cpu_ms "$r")"
+res=$("$B" -n 401 -w 5 -i "$tmp/write.json" -- "$C" gate "$art")
+r=$(echo "$res" | sed -n 1p)
+printf '  %-26s median %7s ms  p99 %7s ms  (CPU median %s ms)\n' "Write of 1 MB" \
+    "$(field median_ms "$r")" "$(field p99_ms "$r")" "$(field cpu_ms "$r")"
+printf '  %-26s median %7s ms  p99 %7s ms  (process start alone)\n' "confpol --version" \
+    "$(field median_ms "$v")" "$(field p99_ms "$v")"
