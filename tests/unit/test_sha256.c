@@ -227,6 +227,12 @@ START_TEST(without_extensions)
         ck_assert(!cp_sha256_select(CP_SHA256_SHANI));
         return;
     }
+    /* readlink, not exec of /proc/self/exe: under valgrind that link is
+     * valgrind's tool, and only readlink gives this program's path */
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    ck_assert_int_gt(n, 0);
+    self[n] = '\0';
     pid_t pid = fork();
     ck_assert_int_ge(pid, 0);
     if (pid == 0) {
@@ -235,7 +241,7 @@ START_TEST(without_extensions)
         setenv("CK_RUN_SUITE", "sha256", 1);
         setenv("CK_FORK", "yes", 1);
         unsetenv("CK_RUN_CASE");
-        execl("/proc/self/exe", "unit-tests", (char *)NULL);
+        execl(self, "unit-tests", (char *)NULL);
         _exit(127);
     }
     int st;
