@@ -123,6 +123,14 @@ for v in $enforcers bwrap:net; do
         continue
     fi
     ok "$e/$art: a clean launch runs the probe confined: $clean_fp"
+    # --cap-drop ALL and --unshare-net: no capability in any set the
+    # command can use, no_new_privs, a seccomp filter; in $T/w (--chdir).
+    want="fp cwd=$T/w CapInh:	0000000000000000 CapPrm:	0000000000000000 CapEff:	0000000000000000 CapAmb:	0000000000000000 NoNewPrivs:	1 Seccomp:	2"
+    if [ "$clean_fp" = "$want" ]; then
+        ok "$e/$art: the command has no capabilities, no_new_privs, a seccomp filter, the --chdir directory"
+    else
+        bad "$e/$art: the command runs with: $clean_fp"
+    fi
     # A sanitizer build makes calls of its own at start-up whose failure
     # the sanitizer reports as an error: the clean launch only.
     if [ -n "${CONFPOL_SANITIZER:-}" ]; then
