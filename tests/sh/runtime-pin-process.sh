@@ -6,7 +6,9 @@
 # the command unsupervised, its placeholders never removed).  strace holds
 # the child's first prctl for two seconds; the runtime is killed in that
 # window; the command must never run.  A control run without the kill
-# shows the command runs under the same tracing.
+# shows the command runs under the same tracing.  And a runtime that
+# cannot watch signals refuses instead of running the command deaf to
+# SIGTERM.
 set -u
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 RUN=${CONFPOL_RUN:-$TOP/build/confpol-run}
@@ -67,5 +69,23 @@ if [ -e "$T/w/ran" ]; then ok "control: the command runs under the held prctl"; 
 held 1
 if [ ! -e "$T/w/ran" ]; then ok "the runtime killed before its child's prctl: the command never runs"; else
     bad "the runtime killed before its child's prctl: the command ran"; fi
+# The runtime watches signals through a descriptor (signalfd) while they
+# are blocked: when it cannot make one it must refuse, not run the command
+# deaf to SIGTERM.  The first signalfd4 fails; SIGTERM 2 s later must end
+# the launch within 10 s (the command sleeps 30).
+t0=$(date +%s)
+timeout -k 5 60 strace -qq -o /dev/null -e trace=signalfd4 \
+    -e inject=signalfd4:error=EMFILE:when=1 \
+    "$RUN" --enforcer bwrap -q "$T/a.bwrap" -- sleep 30 >"$T/out" 2>&1 &
+SPID=$!
+sleep 2
+s=$(pgrep -P "$SPID" -x strace | head -n 1)
+r=${s:+$(pgrep -P "$s" | head -n 1)}
+[ -n "$r" ] && kill -TERM "$r"
+{ wait "$SPID"; } 2>/dev/null
+SPID=
+secs=$(($(date +%s) - t0))
+if [ "$secs" -lt 12 ]; then ok "no signalfd: the launch refuses or answers SIGTERM (${secs}s)"; else
+    bad "no signalfd: the launch ignored SIGTERM for ${secs}s"; fi
 echo "$n checks, $fails failed"
 [ "$fails" -eq 0 ]
