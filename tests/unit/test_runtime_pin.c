@@ -91,12 +91,53 @@ START_TEST(artifact_size_limit)
 }
 END_TEST
 
+/* Parses header, `profile confined`, `param NAME`, sealed; returns the
+ * parser's status. */
+static int parse_param(const char *name)
+{
+    char body[256];
+    int n = snprintf(body, sizeof body,
+                     "confpol-bwrap%c1%cprofile%cconfined%c"
+                     "param%c%s%c",
+                     0, 0, 0, 0, 0, name, 0);
+    ck_assert(n > 0 && (size_t)n < sizeof body - 100);
+    char hex[CP_SHA256_HEX];
+    cp_sha256_hex(body, (size_t)n, hex);
+    n += snprintf(body + n, sizeof body - (size_t)n, "end%c3%c%s%c", 0, 0, hex,
+                  0);
+    struct cp_rt_artifact a;
+    struct cp_rt_err e = {0};
+    int rc = cp_rt_artifact_parse(&a, body, (size_t)n, &e);
+    if (!rc)
+        cp_rt_artifact_free(&a);
+    return rc;
+}
+
+/* A param name is an identifier: letters, '_', digits after the first;
+ * anything else (':' and the rest of ASCII between '9' and 'A') is
+ * refused, as is a leading digit. */
+START_TEST(param_names)
+{
+    ck_assert_int_eq(parse_param("P"), 0);
+    ck_assert_int_eq(parse_param("_p09Az"), 0);
+    ck_assert_int_eq(parse_param("PROJECT_2"), 0);
+    ck_assert_int_eq(parse_param("9P"), CP_RT_EXIT_ERROR);
+    static const char *const bad[] = {"P:1", "P;", "P=", "P?", "P@", "P/",
+                                      "P.",  "P-", "P ", "P[", "P`", "P{",
+                                      ":P",  "@P", "[P", "`P", "{P"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        ck_assert_msg(parse_param(bad[i]) == CP_RT_EXIT_ERROR, "'%s' taken",
+                      bad[i]);
+}
+END_TEST
+
 Suite *cp_test_runtime_pin_suite(void)
 {
     Suite *s = suite_create("runtime_pin");
     TCase *tc = tcase_create("runtime_pin");
     tcase_add_test(tc, define_name_length);
     tcase_add_test(tc, artifact_size_limit);
+    tcase_add_test(tc, param_names);
     tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
     return s;
