@@ -4,11 +4,15 @@
  * spec/runtime.md §8.1) and must fail if that refusal is removed or
  * inverted.  Each asserts the refusal and its allowed neighbour. */
 #include <check.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
+#include "netproxy.h"
 #include "runtime.h"
 #include "sha256.h"
 
@@ -131,6 +135,86 @@ START_TEST(param_names)
 }
 END_TEST
 
+/* A SOCKS5 CONNECT to allowed.test:port through the proxy on pport, with
+ * request version byte ver; returns the bytes of the answer (0: the
+ * proxy closed without one). */
+static ssize_t socks_connect(int pport, unsigned char ver, int port)
+{
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+    ck_assert_int_ge(s, 0);
+    struct timeval tv = {.tv_sec = 10};
+    setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    struct sockaddr_in sin = {.sin_family = AF_INET,
+                              .sin_port = htons((uint16_t)pport),
+                              .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    ck_assert_int_eq(connect(s, (struct sockaddr *)&sin, sizeof sin), 0);
+    unsigned char hello[3] = {5, 1, 0}, got[16];
+    ck_assert_int_eq(write(s, hello, 3), 3);
+    ck_assert_int_eq(read(s, got, 2), 2);
+    ck_assert(got[0] == 5 && got[1] == 0);
+    unsigned char req[64] = {ver, 1, 0, 3, 12};
+    memcpy(req + 5, "allowed.test", 12);
+    req[17] = (unsigned char)(port >> 8);
+    req[18] = (unsigned char)port;
+    ck_assert_int_eq(write(s, req, 19), 19);
+    ssize_t n = read(s, got, sizeof got);
+    close(s);
+    return n;
+}
+
+/* The proxy takes a SOCKS request only with version byte 5: one with
+ * another is refused without an answer, the same with 5 connects. */
+START_TEST(socks_request_version)
+{
+    int srv = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in sin = {.sin_family = AF_INET,
+                              .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t sl = sizeof sin;
+    ck_assert_int_eq(bind(srv, (struct sockaddr *)&sin, sizeof sin), 0);
+    ck_assert_int_eq(listen(srv, 16), 0);
+    ck_assert_int_eq(getsockname(srv, (struct sockaddr *)&sin, &sl), 0);
+    int port = ntohs(sin.sin_port);
+
+    char hf[] = "/tmp/confpol-pin-hosts.XXXXXX";
+    int fd = mkstemp(hf);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, "127.0.0.1 allowed.test\n", 23), 23);
+    close(fd);
+    setenv("CONFPOL_PROXY_HOSTS", hf, 1);
+    setenv("CONFPOL_PROXY_LOG", "/dev/null", 1);
+    char body[512], rule[64], ip[64];
+    snprintf(rule, sizeof rule, "allowed.test:%d", port);
+    snprintf(ip, sizeof ip, "127.0.0.1:%d", port);
+    int n = snprintf(body, sizeof body,
+                     "confpol-bwrap%c1%cprofile%cconfined%carg%c--unshare-net%c"
+                     "net%c%s%ct:2%cnet%c%s%ct:3%c",
+                     0, 0, 0, 0, 0, 0, 0, rule, 0, 0, 0, ip, 0, 0);
+    char hex[CP_SHA256_HEX];
+    cp_sha256_hex(body, (size_t)n, hex);
+    n += snprintf(body + n, sizeof body - (size_t)n, "end%c5%c%s%c", 0, 0, hex,
+                  0);
+    struct cp_rt_artifact art;
+    struct cp_rt_err e = {0};
+    ck_assert_msg(cp_rt_artifact_parse(&art, body, (size_t)n, &e) == 0, "%s",
+                  e.msg);
+    struct cp_rt_proxy px;
+    ck_assert_msg(cp_rt_proxy_start(&art, CP_RT_PROXY_TCP, "test", &px, &e) ==
+                      0,
+                  "%s", e.msg);
+
+    ssize_t ok = socks_connect(px.port, 5, port);
+    ssize_t bad = socks_connect(px.port, 4, port);
+    cp_rt_proxy_stop(&px, true);
+    unlink(hf);
+    unsetenv("CONFPOL_PROXY_HOSTS");
+    unsetenv("CONFPOL_PROXY_LOG");
+    cp_rt_artifact_free(&art);
+    close(srv);
+    ck_assert_int_ge(ok, 2); /* 5, 0: succeeded */
+    ck_assert_int_le(bad, 0);
+}
+END_TEST
+
 Suite *cp_test_runtime_pin_suite(void)
 {
     Suite *s = suite_create("runtime_pin");
@@ -138,6 +222,7 @@ Suite *cp_test_runtime_pin_suite(void)
     tcase_add_test(tc, define_name_length);
     tcase_add_test(tc, artifact_size_limit);
     tcase_add_test(tc, param_names);
+    tcase_add_test(tc, socks_request_version);
     tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
     return s;
