@@ -162,29 +162,36 @@ static ssize_t socks_connect(int pport, unsigned char ver, int port)
     return n;
 }
 
-/* The proxy takes a SOCKS request only with version byte 5: one with
- * another is refused without an answer, the same with 5 connects. */
-START_TEST(socks_request_version)
+/* A proxy for allowed.test:PORT and 127.0.0.1:PORT, PORT a listening
+ * socket of its own (*srv), allowed.test resolved by a hosts file (*hf,
+ * removed by pin_proxy_stop). */
+struct pin_proxy {
+    int srv, port;
+    char hf[32];
+    struct cp_rt_artifact art;
+    struct cp_rt_proxy px;
+};
+
+static void pin_proxy_start(struct pin_proxy *p)
 {
-    int srv = socket(AF_INET, SOCK_STREAM, 0);
+    p->srv = socket(AF_INET, SOCK_STREAM, 0);
     struct sockaddr_in sin = {.sin_family = AF_INET,
                               .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
     socklen_t sl = sizeof sin;
-    ck_assert_int_eq(bind(srv, (struct sockaddr *)&sin, sizeof sin), 0);
-    ck_assert_int_eq(listen(srv, 16), 0);
-    ck_assert_int_eq(getsockname(srv, (struct sockaddr *)&sin, &sl), 0);
-    int port = ntohs(sin.sin_port);
-
-    char hf[] = "/tmp/confpol-pin-hosts.XXXXXX";
-    int fd = mkstemp(hf);
+    ck_assert_int_eq(bind(p->srv, (struct sockaddr *)&sin, sizeof sin), 0);
+    ck_assert_int_eq(listen(p->srv, 16), 0);
+    ck_assert_int_eq(getsockname(p->srv, (struct sockaddr *)&sin, &sl), 0);
+    p->port = ntohs(sin.sin_port);
+    strcpy(p->hf, "/tmp/confpol-pin-hosts.XXXXXX");
+    int fd = mkstemp(p->hf);
     ck_assert_int_ge(fd, 0);
     ck_assert_int_eq(write(fd, "127.0.0.1 allowed.test\n", 23), 23);
     close(fd);
-    setenv("CONFPOL_PROXY_HOSTS", hf, 1);
+    setenv("CONFPOL_PROXY_HOSTS", p->hf, 1);
     setenv("CONFPOL_PROXY_LOG", "/dev/null", 1);
     char body[512], rule[64], ip[64];
-    snprintf(rule, sizeof rule, "allowed.test:%d", port);
-    snprintf(ip, sizeof ip, "127.0.0.1:%d", port);
+    snprintf(rule, sizeof rule, "allowed.test:%d", p->port);
+    snprintf(ip, sizeof ip, "127.0.0.1:%d", p->port);
     int n = snprintf(body, sizeof body,
                      "confpol-bwrap%c1%cprofile%cconfined%carg%c--unshare-net%c"
                      "net%c%s%ct:2%cnet%c%s%ct:3%c",
@@ -193,25 +200,80 @@ START_TEST(socks_request_version)
     cp_sha256_hex(body, (size_t)n, hex);
     n += snprintf(body + n, sizeof body - (size_t)n, "end%c5%c%s%c", 0, 0, hex,
                   0);
-    struct cp_rt_artifact art;
     struct cp_rt_err e = {0};
-    ck_assert_msg(cp_rt_artifact_parse(&art, body, (size_t)n, &e) == 0, "%s",
+    ck_assert_msg(cp_rt_artifact_parse(&p->art, body, (size_t)n, &e) == 0, "%s",
                   e.msg);
-    struct cp_rt_proxy px;
-    ck_assert_msg(cp_rt_proxy_start(&art, CP_RT_PROXY_TCP, "test", &px, &e) ==
-                      0,
-                  "%s", e.msg);
+    ck_assert_msg(
+        cp_rt_proxy_start(&p->art, CP_RT_PROXY_TCP, "test", &p->px, &e) == 0,
+        "%s", e.msg);
+}
 
-    ssize_t ok = socks_connect(px.port, 5, port);
-    ssize_t bad = socks_connect(px.port, 4, port);
-    cp_rt_proxy_stop(&px, true);
-    unlink(hf);
+static void pin_proxy_stop(struct pin_proxy *p)
+{
+    cp_rt_proxy_stop(&p->px, true);
+    unlink(p->hf);
     unsetenv("CONFPOL_PROXY_HOSTS");
     unsetenv("CONFPOL_PROXY_LOG");
-    cp_rt_artifact_free(&art);
-    close(srv);
+    cp_rt_artifact_free(&p->art);
+    close(p->srv);
+}
+
+/* The proxy takes a SOCKS request only with version byte 5: one with
+ * another is refused without an answer, the same with 5 connects. */
+START_TEST(socks_request_version)
+{
+    struct pin_proxy p;
+    pin_proxy_start(&p);
+    ssize_t ok = socks_connect(p.px.port, 5, p.port);
+    ssize_t bad = socks_connect(p.px.port, 4, p.port);
+    pin_proxy_stop(&p);
     ck_assert_int_ge(ok, 2); /* 5, 0: succeeded */
     ck_assert_int_le(bad, 0);
+}
+END_TEST
+
+/* The first bytes of the proxy's answer to one request. */
+static void http_ask(int pport, const char *req, char *got, size_t size)
+{
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+    struct timeval tv = {.tv_sec = 10};
+    setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    struct sockaddr_in sin = {.sin_family = AF_INET,
+                              .sin_port = htons((uint16_t)pport),
+                              .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    got[0] = '\0';
+    if (connect(s, (struct sockaddr *)&sin, sizeof sin) == 0 &&
+        write(s, req, strlen(req)) == (ssize_t)strlen(req)) {
+        ssize_t n = read(s, got, size - 1);
+        got[n > 0 ? n : 0] = '\0';
+    }
+    close(s);
+}
+
+/* A request line without its version, or without a target, is answered
+ * 400 and the proxy goes on serving: a valid CONNECT after each gets 200. */
+START_TEST(http_malformed_line)
+{
+    static const char *const bad[] = {"GET http://allowed.test/\r\n\r\n",
+                                      "GET\r\n\r\n",
+                                      " http://allowed.test/ HTTP/1.1\r\n\r\n",
+                                      "CONNECT allowed.test:1 FTP/1.0\r\n\r\n"};
+    struct pin_proxy p;
+    pin_proxy_start(&p);
+    char got[64], ok[64], req[128];
+    snprintf(req, sizeof req, "CONNECT allowed.test:%d HTTP/1.1\r\n\r\n",
+             p.port);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        http_ask(p.px.port, bad[i], got, sizeof got);
+        http_ask(p.px.port, req, ok, sizeof ok);
+        if (strncmp(got, "HTTP/1.1 400", 12) ||
+            strncmp(ok, "HTTP/1.1 200", 12)) {
+            pin_proxy_stop(&p);
+            ck_abort_msg("request %zu: answered '%.12s', then '%.12s'", i, got,
+                         ok);
+        }
+    }
+    pin_proxy_stop(&p);
 }
 END_TEST
 
@@ -223,6 +285,7 @@ Suite *cp_test_runtime_pin_suite(void)
     tcase_add_test(tc, artifact_size_limit);
     tcase_add_test(tc, param_names);
     tcase_add_test(tc, socks_request_version);
+    tcase_add_test(tc, http_malformed_line);
     tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
     return s;
