@@ -217,13 +217,31 @@ check-valgrind:
 	@sh .ci/deps.sh valgrind
 	@$(MAKE) --no-print-directory check-valgrind-run
 
+# CK_FORK=no turns Check's per-test timeouts off: the whole run has one.
+VALGRIND_UNIT_TIMEOUT ?= 1800
 check-valgrind-run: all $(BUILD)/unit-tests
-	CK_FORK=no valgrind --quiet --error-exitcode=99 --leak-check=full \
+	CK_FORK=no timeout -k 10 $(VALGRIND_UNIT_TIMEOUT) valgrind --quiet \
+	  --error-exitcode=99 --leak-check=full \
 	  --errors-for-leak-kinds=definite,indirect $(BUILD)/unit-tests
 	BUILD=$(BUILD) sh tests/valgrind.sh
 
+# Mutation run over the runtime's security checks (spec/runtime.md,
+# "Mutation run"; tests/mutate/mutate.py): works in copies of the tree under
+# $(BUILD)/mutate, never on these files.  Not part of `make check`.
+# MUTATE_FILES= (default runtime/*.c), MUTATE_LIMIT=, MUTATE_MATCH=,
+# MUTATE_SURVIVORS=1, MUTATE_JOBS= (default 2), MUTATE_MIN= (default 90).
+.PHONY: mutate
+mutate: all
+	BUILD=$(BUILD) python3 tests/mutate/mutate.py
+
 golden: all
 	BUILD=$(BUILD) UPDATE=1 sh tests/golden/run.sh
+
+# Every soak command has a time limit: SOAK_TIMEOUT seconds (default an
+# hour; a longer COUNT needs a larger one).  Over it the command and all it
+# started are killed, and the target fails.
+SOAK_TIMEOUT ?= 3600
+SOAK_LIMIT = timeout -k 30 $(SOAK_TIMEOUT)
 
 # The SBPL and claude attack campaigns for as long as asked:
 # make soak-sbpl SEED=N COUNT=N
@@ -231,10 +249,10 @@ golden: all
 soak-sbpl: all
 	BUILD=$(BUILD) CONFPOL=$(CURDIR)/$(BUILD)/confpol TOP=$(CURDIR) \
 	  SBPL_SEED=$(or $(SEED),1) SBPL_COUNT=$(or $(COUNT),500) \
-	  sh tests/sh/sbpl-campaign.sh
+	  $(SOAK_LIMIT) sh tests/sh/sbpl-campaign.sh
 	BUILD=$(BUILD) CONFPOL=$(CURDIR)/$(BUILD)/confpol TOP=$(CURDIR) \
 	  CLAUDE_SEED=$(or $(SEED),1) CLAUDE_COUNT=$(or $(COUNT),500) \
-	  sh tests/sh/claude-campaign.sh
+	  $(SOAK_LIMIT) sh tests/sh/claude-campaign.sh
 
 bench: all
 	BUILD=$(BUILD) sh tests/bench/run.sh
@@ -248,7 +266,7 @@ bench-gate: all
 SEED ?= 1
 COUNT ?= 200
 soak: all
-	python3 tests/campaign/run.py --seed $(SEED) --count $(COUNT) \
+	$(SOAK_LIMIT) python3 tests/campaign/run.py --seed $(SEED) --count $(COUNT) \
 	  --confpol $(BUILD)/confpol --confpol-run $(BUILD)/confpol-run
 	@$(MAKE) --no-print-directory soak-srt SEED=$(SEED) COUNT=$(COUNT)
 
@@ -259,7 +277,8 @@ soak: all
 .PHONY: soak-srt
 soak-srt: all
 	BUILD=$(BUILD) CONFPOL=$(CURDIR)/$(BUILD)/confpol TOP=$(CURDIR) \
-	  SRT_SEED=$(SEED) SRT_COUNT=$(COUNT) sh tests/sh/claude-srt-campaign.sh || \
+	  SRT_SEED=$(SEED) SRT_COUNT=$(COUNT) \
+	  $(SOAK_LIMIT) sh tests/sh/claude-srt-campaign.sh || \
 	  { rc=$$?; [ $$rc -eq 77 ] && [ "$${CI:-}" != true ] || exit $$rc; }
 
 FUZZ_SECONDS ?= 60

@@ -13,14 +13,36 @@ export CONFPOL="$top/$BUILD/confpol" CONFPOL_RUN="$top/$BUILD/confpol-run" TOP="
 # The gate library of this tree, also for helpers linked elsewhere.
 export CONFPOL_LIBRARY="$top/gates"
 pass=0 fail=0 skip=0
+logdir=$(mktemp -d "${TMPDIR:-/tmp}/confpol-run-sh.XXXXXX") || exit 2
+trap 'rm -rf "$logdir"' EXIT
+trap 'exit 130' INT TERM
+# Runs test script $1 with its output in $logdir/out; sets rc.  Every script
+# has a time limit, so that no test can hang a run: a script over it is
+# killed and counts as failed (exit 124 or 137).  The output goes to a file,
+# not a pipe: a process the script leaves behind holding its stdout (an
+# orphaned inner bwrap, a background sleeper) cannot keep the run waiting
+# for an end of file.  timeout leads a process group of its own (it calls
+# setpgid), so at the end the whole group is killed, and then every process
+# still holding the output file open (one that left the group with setsid).
+run_one() {
+    : >"$logdir/out"
+    timeout -k 10 "${TEST_TIMEOUT:-600}" sh "$1" >"$logdir/out" 2>&1 </dev/null &
+    pid=$!
+    wait "$pid"
+    rc=$?
+    kill -KILL -- "-$pid" 2>/dev/null
+    if command -v fuser >/dev/null 2>&1; then
+        fuser -s -k -KILL "$logdir/out" >/dev/null 2>&1
+    fi
+    return 0
+}
 [ $# -gt 0 ] || set -- "$top"/tests/golden/run.sh "$top"/tests/sh/*.sh
 for t in "$@"; do
     case $t in /*) ;; *) t="$PWD/$t" ;; esac
     [ -f "$t" ] || { echo "no such test: $t"; fail=$((fail + 1)); continue; }
     name=${t#"$top"/}
-    # Every script has a time limit, so that no test can hang a run: a
-    # script over it is killed and counts as failed (exit 124 or 137).
-    out=$(timeout -k 10 "${TEST_TIMEOUT:-600}" sh "$t" 2>&1); rc=$?
+    run_one "$t"
+    out=$(cat "$logdir/out")
     if [ $rc -eq 0 ]; then
         pass=$((pass + 1)); echo "ok - $name"
     elif [ $rc -eq 77 ] && [ "${CI:-}" != true ]; then

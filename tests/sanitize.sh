@@ -27,7 +27,8 @@ export CK_TIMEOUT_MULTIPLIER=${CK_TIMEOUT_MULTIPLIER:-10}
 
 rc=0
 echo "== unit tests (ASan+UBSan, Check fork mode)"
-"$top/$BUILD/unit-tests" || rc=1
+# Check's own timeouts bound each test; this bounds the run as a whole.
+timeout -k 10 "${UNIT_TIMEOUT:-1800}" "$top/$BUILD/unit-tests" || rc=1
 echo "== shell tests (ASan+UBSan)"
 BUILD=$BUILD sh "$top/tests/run.sh" || rc=1
 

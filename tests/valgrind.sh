@@ -10,7 +10,8 @@
 #   gate                on every example with a sample hook input.
 # Every run must have zero memcheck errors and no definite or indirect leak
 # (--error-exitcode=99 marks them); exit statuses 0, 1 and 2 are normal.
-# Runs JOBS (default 2) at a time.
+# Runs JOBS (default 2) at a time, each run under VALGRIND_RUN_TIMEOUT
+# seconds (default 600).
 set -u
 BUILD=${BUILD:-build}
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -72,7 +73,7 @@ IFS=' '
 n=$1
 shift
 # shellcheck disable=SC2086
-$VG --log-file="$TMPD/vg.$n" "$CONFPOL" "$@" <"$stdin" >/dev/null 2>"$TMPD/err.$n"
+timeout -k 10 "$RUN_TIMEOUT" $VG --log-file="$TMPD/vg.$n" "$CONFPOL" "$@" <"$stdin" >/dev/null 2>"$TMPD/err.$n"
 rc=$?
 set -- "$n"
 if [ $rc -eq 99 ] || [ $rc -gt 2 ] || [ -s "$TMPD/vg.$1" ]; then
@@ -82,6 +83,8 @@ rm -f "$TMPD/vg.$1" "$TMPD/err.$1"
 EOF
 total=$(wc -l <"$jobs")
 echo "valgrind: $total runs over $n policies, $JOBS at a time"
+# Each run has a time limit (exit 124 or 137 over it: a failure).
+export RUN_TIMEOUT="${VALGRIND_RUN_TIMEOUT:-600}"
 export VG CONFPOL JOBSFILE="$jobs" TMPD="$tmp"
 seq 1 "$total" | xargs -P "$JOBS" -n 1 sh "$tmp/one.sh"
 
