@@ -269,11 +269,24 @@ def expect_block(probes):
     return '\n'.join(lines) + '\n'
 
 
-def check_many(confpol, top, jobs):
+SHAPES = {
+    'apart': {'HOME': '/tmp/cpdo/home', 'PROJECT': '/tmp/cpdo/proj', 'CACHE': '/tmp/cpdo/cache'},
+    'proj-in-home': {'HOME': '/tmp/cpdo/home', 'PROJECT': '/tmp/cpdo/home/code/proj',
+                     'CACHE': '/tmp/cpdo/home/.cache'},
+    'home-in-proj': {'HOME': '/tmp/cpdo/proj/h', 'PROJECT': '/tmp/cpdo/proj',
+                     'CACHE': '/tmp/cpdo/proj/cache'},
+    'equal': {'HOME': '/tmp/cpdo/home', 'PROJECT': '/tmp/cpdo/home', 'CACHE': '/tmp/cpdo/cache'},
+}
+
+
+def check_many(confpol, top, jobs, defines=()):
     """jobs: [(main file, probes, nbase)].  One `confpol check` of every
     main file; returns {main file: {(acc, subj): (verdict, rule ids)}} or
     None for a file in error (other than its expect lines)."""
-    r = subprocess.run([confpol, 'check', '--diagnostics-format', 'json'] +
+    dargs = []
+    for n, v in defines:
+        dargs += ['-D', '%s=%s' % (n, v)]
+    r = subprocess.run([confpol, 'check', '--diagnostics-format', 'json'] + dargs +
                        [j[0] for j in jobs], cwd=top, stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, timeout=600)
     doc = json.loads(r.stdout.decode() or '{}')
@@ -352,7 +365,8 @@ def run_diff(confpol, top, k, pair):
     failure text."""
     write_side(top, 'p%d/old' % k, pair.old)
     write_side(top, 'p%d/new' % k, pair.new)
-    r = subprocess.run([confpol, 'diff', '--format', 'json', 'p%d/old/main.confpol' % k,
+    r = subprocess.run([confpol, 'diff', '--format', 'json'] + DIFF_ARGS +
+                       ['p%d/old/main.confpol' % k,
                         'p%d/new/main.confpol' % k], cwd=top, stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, timeout=60)
     if r.returncode != 0:
@@ -402,6 +416,32 @@ def judge_items(confpol, top, k, pair, doc, dec_o, dec_n, probes, explain_too):
     return fails
 
 
+def judge_bound(k, items, bo, bn, probes, shape):
+    """Under a binding of the gen.py shapes: a probe that differs must be in
+    a reported region (same access, verdicts and deciding rules), or have a
+    changed rule among its deciding rules that some region shows (every
+    changed rule whose change a binding reveals is reported)."""
+    shown = [set(), set()]
+    keys = {item_key(it) for it in items}
+    for it in items:
+        for side, key in ((0, 'old'), (1, 'new')):
+            for r in it[key]['rules']:
+                shown[side].add(rule_id(r['rule'], r['file'], r['line'], r['column'],
+                                        r['origin'] != 'source'))
+    fails = []
+    for p in probes:
+        vo, ro = bo.get(p, ('?', frozenset()))
+        vn, rn = bn.get(p, ('?', frozenset()))
+        if vo == vn:
+            continue
+        text = lambda rs: {x[0] for x in rs}  # noqa: E731
+        co, cn = ro - {x for x in ro if x[0] in text(rn)}, rn - {x for x in rn if x[0] in text(ro)}
+        if (p[0], vo, vn, ro, rn) not in keys and not (co & shown[0] or cn & shown[1]):
+            fails.append('missed under %s: %s %s old %s %s new %s %s' %
+                         (shape, p[0], p[1], vo, sorted(ro), vn, sorted(rn)))
+    return fails
+
+
 def run_chunk(args):
     """Pairs [lo, hi) of a seed: [(index, kind, failures, status, texts)]."""
     confpol, seed, lo, hi, every = args
@@ -429,6 +469,9 @@ def run_chunk(args):
             jobs.append(('p%d/old/main.confpol' % i, probes, nbase[0]))
             jobs.append(('p%d/new/main.confpol' % i, probes, nbase[1]))
         dec = check_many(confpol, top, jobs) if jobs else {}
+        shape = sorted(SHAPES)[(lo // CHUNK) % len(SHAPES)]
+        bdefs = sorted(SHAPES[shape].items()) + [('R', '/')]
+        bdec = check_many(confpol, top, jobs, bdefs) if jobs else {}
         for i, pair, doc, probes, nbase in work:
             write_side(top, 'p%d/old' % i, pair.old)
             write_side(top, 'p%d/new' % i, pair.new)
@@ -437,8 +480,15 @@ def run_chunk(args):
                 res.append((i, pair, [], 'skipped'))
                 continue
             fails = judge_items(confpol, top, i, pair, doc, do, dn, probes, i % every == 0)
+            bo, bn = bdec['p%d/old/main.confpol' % i], bdec['p%d/new/main.confpol' % i]
+            if bo is not None and bn is not None:
+                fails += judge_bound(i, doc['widened'] + doc['narrowed'], bo, bn, probes, shape)
             res.append((i, pair, fails, 'ok'))
     return res
+
+
+CHUNK = 50
+DIFF_ARGS = os.environ.get('DIFF_ORACLE_ARGS', '').split()
 
 
 def main():
@@ -450,9 +500,8 @@ def main():
     ap.add_argument('--jobs', type=int, default=2)
     a = ap.parse_args()
     confpol = os.path.abspath(a.confpol)
-    chunk = 50
-    tasks = [(confpol, a.seed, lo, min(lo + chunk, a.count), a.explain_every)
-             for lo in range(0, a.count, chunk)]
+    tasks = [(confpol, a.seed, lo, min(lo + CHUNK, a.count), a.explain_every)
+             for lo in range(0, a.count, CHUNK)]
     if a.jobs > 1:
         import multiprocessing
         with multiprocessing.Pool(a.jobs) as pool:
