@@ -1895,33 +1895,36 @@ static size_t df_count_source_rules(const struct cp_policy *p)
  * that protect a policy's own files protect the files the policy in force
  * is made of: when both sides have them, OLD is compared with NEW's (an
  * include inlined, a file renamed or compared from another directory change
- * nothing); when only OLD has them (NEW is cooperative), OLD keeps its own
- * and their loss is reported (spec/semantics.md, "Diff").  A copy of OLD,
- * its rules renumbered. */
+ * nothing, nor does OLD read from standard input, which has no file);
+ * when NEW has none (it is cooperative), OLD keeps its own and their loss
+ * is reported (spec/semantics.md, "Diff").  A copy of OLD, its rules
+ * renumbered. */
 static const struct cp_policy *df_relocate(struct df *d)
 {
     const struct cp_policy *o = d->pol[0], *n = d->pol[1];
     size_t so = df_count_source_rules(o), sn = df_count_source_rules(n);
-    if (!so || !sn)
+    if (!sn || o->profile == CP_PROFILE_COOPERATIVE)
         return o;
     struct cp_policy *q = cp_arena_alloc(d->a, sizeof *q);
     *q = *o;
     q->rules = cp_arena_alloc(d->a,
                               (o->nrules - so + sn + 1) * sizeof *q->rules);
     q->nrules = 0;
-    for (size_t i = 0; i < o->nrules; i++) {
-        const struct cp_rule *r = o->rules[i];
-        if (df_is_source_rule(r)) {
-            if (i == 0 || !df_is_source_rule(o->rules[i - 1]))
-                for (size_t j = 0; j < n->nrules; j++)
-                    if (df_is_source_rule(n->rules[j]))
-                        q->rules[q->nrules++] = (struct cp_rule *)n->rules[j];
-            continue;
+    bool moved = false;
+    for (size_t i = 0; i <= o->nrules; i++) {
+        const struct cp_rule *r = i < o->nrules ? o->rules[i] : NULL;
+        bool src = r && df_is_source_rule(r);
+        if (!moved && (src || !r)) { /* NEW's, where OLD's were (or last) */
+            for (size_t j = 0; j < n->nrules; j++)
+                if (df_is_source_rule(n->rules[j]))
+                    q->rules[q->nrules++] = (struct cp_rule *)n->rules[j];
+            moved = true;
         }
-        q->rules[q->nrules++] = (struct cp_rule *)r;
+        if (r && !src)
+            q->rules[q->nrules++] = (struct cp_rule *)r;
     }
     for (size_t i = 0; i < q->nrules; i++) {
-        if (q->rules[i]->id == i && q->rules[i] == o->rules[i])
+        if (q->rules[i]->id == i && i < o->nrules && q->rules[i] == o->rules[i])
             continue; /* before the first moved rule: ids hold */
         struct cp_rule *c = cp_arena_alloc(d->a, sizeof *c);
         *c = *q->rules[i];
