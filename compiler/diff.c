@@ -1924,7 +1924,7 @@ static const struct cp_policy *df_relocate(struct df *d)
             q->rules[q->nrules++] = (struct cp_rule *)r;
     }
     for (size_t i = 0; i < q->nrules; i++) {
-        if (q->rules[i]->id == i && i < o->nrules && q->rules[i] == o->rules[i])
+        if (i < o->nrules && q->rules[i] == o->rules[i] && q->rules[i]->id == i)
             continue; /* before the first moved rule: ids hold */
         struct cp_rule *c = cp_arena_alloc(d->a, sizeof *c);
         *c = *q->rules[i];

@@ -260,9 +260,23 @@ P
 echo "widened write /srv/.key" >g.exp
 same g
 
+# 7b. a profile downgraded (confined to cooperative): the implicit rules
+# count like written ones, so what they protected is widened
+printf 'confpol 1\nprofile confined\nwrite ${PROJECT}\n' >x2.confpol
+printf 'confpol 1\nprofile cooperative\nwrite ${PROJECT}\n' >x3.confpol
+"$CONFPOL" diff x2.confpol x3.confpol | grep -v '^ ' >x.out
+cat >x.exp <<'E'
+widened read ~/.config/confpol
+widened write ${PROJECT}/x2.confpol
+widened write /confpol-diff/PROJECT/.config/confpol
+widened exec ~/.config/confpol
+4 widened, 0 narrowed
+E
+same x
+
 # 8. JSON: one object, widened and narrowed arrays; every witness replayed
 # with explain (and its binding) decides as the diff says on each side
-for pair in "a/p.confpol b/p.confpol" "p1.confpol p2.confpol" "g1.confpol g2.confpol"; do
+for pair in "a/p.confpol b/p.confpol" "p1.confpol p2.confpol" "g1.confpol g2.confpol" "x2.confpol x3.confpol"; do
     # shellcheck disable=SC2086
     "$CONFPOL" diff --format json $pair >j.json
     # shellcheck disable=SC2086
