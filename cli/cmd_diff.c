@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "cli.h"
 #include "diff.h"
 #include "json.h"
@@ -26,6 +27,9 @@ static void cp_diff_usage(FILE *out)
           "options:\n"
           "  -D NAME=VALUE             bind a param (on each side that\n"
           "                            declares it)\n"
+          "  --target T                compare what target T enforces: the\n"
+          "                            rules T rates not enforced left out\n"
+          "                            (sbpl, bwrap, claude)\n"
           "  --no-bindings             compare with unbound params opaque\n"
           "                            only (default: also under the binding\n"
           "                            classes that can change a verdict)\n"
@@ -53,6 +57,7 @@ struct diff_args {
     enum diff_fmt fmt;
     enum diff_fail fail;
     bool no_bindings;
+    const struct cp_backend *target; /* --target, or NULL */
 };
 
 /* --format and --fail-on: their value.  Returns -1 to go on, or 2. */
@@ -103,12 +108,23 @@ static int diff_option(struct diff_args *x, int argc, char **argv, int *i)
     }
     if (diff_is_opt(a, "--format") || diff_is_opt(a, "--fail-on"))
         return diff_value(x, argc, argv, i);
+    if (diff_is_opt(a, "--target")) {
+        const char *v = a[8] == '=' ? a + 9 : (*i + 1 < argc ? argv[++*i] : "");
+        x->target = cp_backend_find(v);
+        if (!x->target || strcmp(v, "all") == 0)
+            return cp_cli_usage_error("diff",
+                                      "--target expects sbpl, bwrap or "
+                                      "claude, got '%s'",
+                                      v);
+        return -1;
+    }
     int r = cp_cli_common_opt(&x->c, argc, argv, i);
     if (r < 0)
         return 2;
     if (r == 0) {
         static const char *const opts[] = {"--format", "--fail-on",
-                                           "--no-bindings", "--help", NULL};
+                                           "--target", "--no-bindings",
+                                           "--help",   NULL};
         return cp_cli_unknown_option("diff", a, opts, true);
     }
     return -1;
@@ -290,8 +306,7 @@ static void diff_text(struct cp_arena *a, const struct cp_policy *p[2],
         if (it->region)
             printf("  region: '%s'\n", it->region);
         for (size_t k = 0; k < it->nbind; k++)
-            printf("  with: -D %s=%s\n", it->bind_names[k],
-                   it->bind_values[k]);
+            printf("  with: -D %s=%s\n", it->bind_names[k], it->bind_values[k]);
     }
     printf("%zu widened, %zu narrowed\n", d->nwidened, d->nnarrowed);
 }
@@ -302,8 +317,7 @@ static void diff_json_side(struct cp_jw *w, struct cp_arena *a,
 {
     cp_jw_open(w, '{');
     cp_jw_kstr(w, "decision", cp_verdict_text(s->verdict));
-    cp_jw_kstr(w, "rule",
-               s->nrules ? cp_sema_rule_text(a, s->rules[0]) : NULL);
+    cp_jw_kstr(w, "rule", s->nrules ? cp_sema_rule_text(a, s->rules[0]) : NULL);
     cp_jw_kstr(w, "location", s->nrules ? diff_where(a, s->rules[0]) : NULL);
     cp_jw_key(w, "byDefault");
     cp_jw_bool(w, s->by_default);
@@ -448,6 +462,39 @@ static int diff_status(const struct diff_args *x, const struct cp_diff *d)
                : 0;
 }
 
+/* What target BE enforces of P: P without the rules BE rates not enforced
+ * (a deny it does not enforce denies nothing there; an allow it does not
+ * grant allows nothing), its rules renumbered, its flags recomputed; the
+ * rules it enforces stricter are kept as written (spec/cli.md, "diff"). */
+static const struct cp_policy *diff_target_view(const struct cp_backend *be,
+                                                const struct cp_policy *p,
+                                                struct cp_arena *a)
+{
+    enum cp_fidelity *fid = cp_arena_alloc(a, (p->nrules + 1) * sizeof *fid);
+    const char **why = cp_arena_alloc(a, (p->nrules + 1) * sizeof *why);
+    struct cp_backend_opts o = {0};
+    cp_backend_fidelity(be, p, &o, a, fid, why);
+    struct cp_policy *q = cp_arena_alloc(a, sizeof *q);
+    *q = *p;
+    q->rules = cp_arena_alloc(a, (p->nrules + 1) * sizeof *q->rules);
+    q->nrules = 0;
+    q->has_exec = false;
+    bool deny = false, allow = false;
+    for (size_t i = 0; i < p->nrules; i++) {
+        if (fid[i] == CP_FID_NOT_ENFORCED)
+            continue;
+        struct cp_rule *c = cp_arena_alloc(a, sizeof *c);
+        *c = *p->rules[i];
+        c->id = (unsigned)q->nrules;
+        q->rules[q->nrules++] = c;
+        q->has_exec |= c->kind == CP_R_EXEC;
+        deny |= c->kind == CP_R_NET_DENY;
+        allow |= c->kind == CP_R_NET_ALLOW;
+    }
+    q->net = deny ? CP_NET_NONE : allow ? CP_NET_LIST : CP_NET_ALL;
+    return q;
+}
+
 static int diff_run(const struct diff_args *x)
 {
     struct cp_buf in[2] = {{0}, {0}};
@@ -462,6 +509,8 @@ static int diff_run(const struct diff_args *x)
     int rc = diff_load(x, cx, in);
     if (rc == 0) {
         const struct cp_policy *p[2] = {cx[0].policy, cx[1].policy};
+        for (int k = 0; k < 2 && x->target; k++)
+            p[k] = diff_target_view(x->target, p[k], cx[1].arena);
         struct cp_diff_opts o = {.bindings = !x->no_bindings};
         struct cp_diff d;
         cp_diff_policies(p[0], p[1], &o, cx[1].arena, &d);

@@ -274,6 +274,24 @@ widened exec ~/.config/confpol
 E
 same x
 
+# 7c. --target: a change the policy calls narrower (a glob deny for a
+# literal one) that a target does not enforce is a widening on it
+printf 'confpol 1\nprofile confined\nwrite ${PROJECT}\ndeny write ${PROJECT}/.git\n' >t1.confpol
+printf 'confpol 1\nprofile confined\nwrite ${PROJECT}\ndeny write ${PROJECT}/.gi?\n' >t3.confpol
+for t in sbpl bwrap claude; do
+    echo "$t: $("$CONFPOL" diff --target $t t1.confpol t3.confpol | tail -n 1)"
+done >tg.out
+cat >tg.exp <<'E'
+sbpl: 0 widened, 1 narrowed
+bwrap: 1 widened, 0 narrowed
+claude: 1 widened, 0 narrowed
+E
+same tg
+"$CONFPOL" diff --fail-on widen --target bwrap t1.confpol t3.confpol >/dev/null
+status target-fail 1 $?
+"$CONFPOL" diff --target nope t1.confpol t3.confpol 2>/dev/null
+status target-usage 2 $?
+
 # 8. JSON: one object, widened and narrowed arrays; every witness replayed
 # with explain (and its binding) decides as the diff says on each side
 for pair in "a/p.confpol b/p.confpol" "p1.confpol p2.confpol" "g1.confpol g2.confpol" "x2.confpol x3.confpol"; do
