@@ -470,6 +470,8 @@ static const struct cp_policy *diff_target_view(const struct cp_backend *be,
                                                 const struct cp_policy *p,
                                                 struct cp_arena *a)
 {
+    if (!p)
+        return p;
     enum cp_fidelity *fid = cp_arena_alloc(a, (p->nrules + 1) * sizeof *fid);
     const char **why = cp_arena_alloc(a, (p->nrules + 1) * sizeof *why);
     struct cp_backend_opts o = {0};
@@ -499,7 +501,8 @@ static int diff_run(const struct diff_args *x)
 {
     struct cp_buf in[2] = {{0}, {0}};
     for (int k = 0; k < 2; k++)
-        if (strcmp(x->pos[k], "-") == 0 && !diff_read_stdin(&in[k])) {
+        if (x->pos[k] && strcmp(x->pos[k], "-") == 0 &&
+            !diff_read_stdin(&in[k])) {
             cp_buf_free(&in[k]);
             return 2;
         }

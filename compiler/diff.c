@@ -1503,6 +1503,7 @@ static const char *const df_samples[CP_CC__COUNT] = {
     "sk-abcdefghijklmnopqrstuvwxyz0123456789ABCD",
     "sk_live_abcdefghij0123456789",
     "npm_abcdefghijklmnopqrstuvwxyz0123456789",
+    /* NOLINTNEXTLINE(bugprone-suspicious-missing-comma): one long token */
     "password = pypi-"
     "AgEIcHlwaS5vcmcCJGFiY2RlZjAxLTIzNDUtNjc4OS1hYmNkLWVmMDEyMzQ1Njc4OQ",
     "dckr_pat_abcdefghijklmnopqrstuvwxyz0",
@@ -1673,7 +1674,7 @@ static void df_asg_add(struct df_bctx *c, struct df_asg g)
     for (size_t i = 0; i < c->none && g.k < 4; i++) {
         bool set = false;
         for (size_t j = 0; j < g.k; j++)
-            set |= strcmp(g.n[j], c->one[i]) == 0;
+            set |= g.n[j] && strcmp(g.n[j], c->one[i]) == 0;
         if (!set) {
             g.n[g.k] = c->one[i];
             g.v[g.k++] = df_fresh_dir(c->d, c->one[i]);

@@ -8,7 +8,7 @@
 # SARIF output against the SARIF 2.1.0 schema and the SARIF Multitool's
 # GitHub rules (tests/sh/diff-sarif.sh).
 set -u
-: "${CONFPOL:?}"
+: "${CONFPOL:?}" "${TOP:?}"
 command -v python3 >/dev/null || { echo "python3 is missing"; exit 77; }
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
