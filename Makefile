@@ -268,6 +268,8 @@ COUNT ?= 200
 soak: all
 	$(SOAK_LIMIT) python3 tests/campaign/run.py --seed $(SEED) --count $(COUNT) \
 	  --confpol $(BUILD)/confpol --confpol-run $(BUILD)/confpol-run
+	python3 tests/campaign/diff_oracle.py --seed $(SEED) \
+	  --count $$(( $(COUNT) * 100 )) --confpol $(BUILD)/confpol
 	@$(MAKE) --no-print-directory soak-srt SEED=$(SEED) COUNT=$(COUNT)
 
 # The claude campaign observed on the real sandbox runtime alone (npm

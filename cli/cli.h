@@ -96,6 +96,7 @@ int cp_cmd_check(int argc, char **argv);   /* cli/cmd_check.c */
 int cp_cmd_fmt(int argc, char **argv);     /* cli/cmd_fmt.c */
 int cp_cmd_explain(int argc, char **argv); /* cli/cmd_explain.c */
 int cp_cmd_build(int argc, char **argv);   /* cli/cmd_build.c */
+int cp_cmd_diff(int argc, char **argv);    /* cli/cmd_diff.c */
 int cp_cmd_run(int argc, char **argv);     /* cli/cmd_run.c */
 struct cp_rt_artifact;
 struct cp_rt_params;

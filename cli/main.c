@@ -14,6 +14,7 @@ static const struct {
     {"fmt", cp_cmd_fmt, "print a policy in canonical layout"},
     {"explain", cp_cmd_explain,
      "decide one access and show the deciding rules"},
+    {"diff", cp_cmd_diff, "compare two policies by what they allow"},
     {"build", cp_cmd_build, "emit SBPL, bwrap and Claude Code artifacts"},
     {"run", cp_cmd_run, "run a command confined by a policy"},
     {"gate", cp_cmd_gate, "answer Claude Code's PreToolUse hook"},

@@ -1249,7 +1249,14 @@ enum cp_rel cp_path_contains(const struct cp_path *outer,
         return CP_REL_NO;
     if (!outer->root) {
         /* r·L(inner) ⊆ L(outer) for every r iff L(** inner) ⊆ L(outer);
-         * r inside outer's region makes it hold, so never NO. */
+         * r inside outer's region makes it hold, so never NO.  An outer
+         * pattern that starts with a literal segment fails for an r that
+         * starts with another one: no search (the decision model asks this
+         * of every absolute rule for a param-rooted subject). */
+        if (outer->nsegs && outer->segs[0].kind == CP_SEG_LIT) {
+            *param = inner->root;
+            return CP_REL_MAY;
+        }
         int t = segs_contain(outer->segs, outer->nsegs, inner->segs,
                              inner->nsegs, true, &budget);
         if (t == 1)

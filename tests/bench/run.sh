@@ -17,6 +17,8 @@
 #      direct one, confpol run with an allow-list against net deny; (6b)
 #      the relay alone, in-process (tests/bench/relay.c); (6c) a connect
 #      to a named Unix socket through the supervisor (tests/bench/unixsock.sh)
+#   7. times `confpol diff` of two policies that differ in one rule
+#      (tests/bench/diff.sh)
 # BENCH_SIZES="10 1000" overrides the sizes (for a quick run); BENCH_BUDGET
 # (seconds, default 60) bounds the time spent on one slow size.
 set -u
@@ -244,5 +246,8 @@ fi
 echo
 echo "== 6c. a supervised connect to a named Unix socket (spec/runtime.md 14.5)"
 sh "$top/tests/bench/unixsock.sh" "$C" || echo "Unix socket benchmark failed"
+echo
+echo "== 7. confpol diff of two policies that differ in one rule (tests/bench/diff.sh)"
+BUILD="$BUILD" sh "$top/tests/bench/diff.sh" "$B" "$(echo "$SIZES" | tr ' ' '\n' | awk '$1 >= 1000 && $1 <= 100000' | tr '\n' ' ')"
 echo
 echo "load:    $(cut -d' ' -f1-3 /proc/loadavg) (1/5/15 min, at end)"
