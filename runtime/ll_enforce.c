@@ -233,6 +233,8 @@ struct llp {
     const struct cp_rt_params *params;
     bool unenforced_ok;
     bool partial_ok; /* --allow-partial (or --allow-unenforced) */
+    int io_err;      /* the first failed look while planning grants */
+    char io_path[PATH_MAX];
     struct cp_rt_err *e;
     struct ll_target *t;
     size_t nt, capt;
@@ -287,6 +289,17 @@ static int ll_unenforceable(struct llp *L, const char *fmt, ...)
                       "cannot enforce with Landlock: %s", buf);
 }
 
+/* A look at `path` failed while planning: gone (nothing to grant) is
+ * fine; any other error would drop a grant silently, so the plan fails
+ * (cp_ll_plan_build says which). */
+static void ll_io_error(struct llp *L, const char *path)
+{
+    if (errno == ENOENT || errno == ENOTDIR || L->io_err)
+        return;
+    L->io_err = errno;
+    snprintf(L->io_path, sizeof L->io_path, "%s", path);
+}
+
 /* A grant of `access` on the file at the canonical `path`, as `st` (its
  * lstat when the caller decided on it; NULL: taken here) shows it.  A path
  * that is a symlink now, or gone, is not granted (fail closed). */
@@ -295,8 +308,10 @@ static void grant(struct llp *L, const char *path, const struct stat *st,
 {
     struct cp_ll_plan *pl = L->pl;
     struct stat own;
-    if (!st && lstat(path, &own) < 0)
+    if (!st && lstat(path, &own) < 0) {
+        ll_io_error(L, path);
         return;
+    }
     if (!st)
         st = &own;
     if (S_ISLNK(st->st_mode))
@@ -471,7 +486,11 @@ static void grant_minus(struct llp *L, const char *x, uint64_t access,
     if (L->overflow)
         return;
     struct stat st;
-    if (lstat(x, &st) < 0 || S_ISLNK(st.st_mode))
+    if (lstat(x, &st) < 0) {
+        ll_io_error(L, x);
+        return;
+    }
+    if (S_ISLNK(st.st_mode))
         return; /* a link: access through it is checked at its target */
     if (read_kind && !strcmp(x, "/dev")) {
         /* Never the host's /dev wholesale (disks, memory): the names, and
@@ -498,8 +517,10 @@ static void grant_minus(struct llp *L, const char *x, uint64_t access,
     }
     cp_rt_strv_push(read_kind ? &L->rsplit : &L->wsplit, x);
     DIR *d = opendir(x);
-    if (!d)
+    if (!d) {
+        ll_io_error(L, x);
         return;
+    }
     struct cp_rt_strv names = {0};
     struct dirent *de;
     while ((de = readdir(d)))
@@ -1050,7 +1071,12 @@ int cp_ll_plan_build(struct cp_ll_plan *pl, const struct cp_rt_artifact *a,
         rc = ll_read_metadata(&L);
     if (!rc) {
         ll_grants(&L, cmd);
-        if (L.overflow)
+        if (L.io_err)
+            rc = cp_rt_fail(e, CP_RT_EXIT_CANNOT,
+                            "cannot enforce with Landlock: '%s': %s (its grant "
+                            "cannot be planned)",
+                            L.io_path, strerror(L.io_err));
+        else if (L.overflow)
             rc = cp_rt_fail(
                 e, CP_RT_EXIT_CANNOT,
                 "cannot enforce with Landlock: the policy "

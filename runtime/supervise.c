@@ -12,6 +12,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,6 +119,20 @@ static void sv_forward(const struct signalfd_siginfo *si, pid_t child)
         kill(child, (int)si->ssi_signo);
 }
 
+/* Reaps every child that has exited: the command's status as a shell
+ * reports it once it is among them, else -1. */
+static int sv_reap(pid_t child)
+{
+    int w, status = -1;
+    pid_t p;
+    while ((p = waitpid(-1, &w, WNOHANG)) > 0)
+        if (p == child)
+            status = WIFEXITED(w)     ? WEXITSTATUS(w)
+                     : WIFSIGNALED(w) ? 128 + WTERMSIG(w)
+                                      : CP_RT_EXIT_ERROR;
+    return status;
+}
+
 int cp_rt_supervise(int (*child_fn)(void *), void *ctx, const char *prog)
 {
     static const int fwd[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD};
@@ -156,21 +171,14 @@ int cp_rt_supervise(int (*child_fn)(void *), void *ctx, const char *prog)
     }
     int status = -1;
     while (status < 0) {
+        /* Reaped on every wake-up and at least every 200 ms: a SIGCHLD
+         * whose waitpid failed comes only once. */
+        struct pollfd pf = {.fd = sfd, .events = POLLIN};
         struct signalfd_siginfo si;
-        ssize_t r = read(sfd, &si, sizeof si);
-        if (r != (ssize_t)sizeof si)
-            continue;
-        if (si.ssi_signo != SIGCHLD) {
+        if (poll(&pf, 1, 200) > 0 && read(sfd, &si, sizeof si) == sizeof si &&
+            si.ssi_signo != SIGCHLD)
             sv_forward(&si, child);
-            continue;
-        }
-        int w;
-        pid_t p;
-        while ((p = waitpid(-1, &w, WNOHANG)) > 0)
-            if (p == child)
-                status = WIFEXITED(w)     ? WEXITSTATUS(w)
-                         : WIFSIGNALED(w) ? 128 + WTERMSIG(w)
-                                          : CP_RT_EXIT_ERROR;
+        status = sv_reap(child);
     }
     sv_kill_rest(prog);
     close(sfd);
