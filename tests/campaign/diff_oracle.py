@@ -321,7 +321,7 @@ def item_key(it):
 
 def explain(confpol, d, name, acc, s, defines):
     """The first line of `confpol explain` (run in d on the file name)."""
-    args = [confpol, 'explain', '--ignore-expect']
+    args = [confpol, 'explain', '--symbolic', '--ignore-expect']
     for n, v in defines:
         args += ['-D', '%s=%s' % (n, v)]
     r = subprocess.run(args + [name, acc, s], cwd=d, stdout=subprocess.PIPE,
@@ -331,7 +331,7 @@ def explain(confpol, d, name, acc, s, defines):
 
 def explain_json(confpol, d, name, it, defines):
     """(verdict, rule ids) of `confpol explain --format json`."""
-    args = [confpol, 'explain', '--ignore-expect', '--format', 'json']
+    args = [confpol, 'explain', '--symbolic', '--ignore-expect', '--format', 'json']
     for n, v in defines:
         args += ['-D', '%s=%s' % (n, v)]
     r = subprocess.run(args + [name, it['access'], it['subject']], cwd=d,

@@ -28,7 +28,7 @@ def main():
     bad = 0
     for it in d['widened'] + d['narrowed']:
         for path, key in ((old, 'old'), (new, 'new')):
-            args = [confpol, 'explain', '--ignore-expect', '--format', 'json']
+            args = [confpol, 'explain', '--symbolic', '--ignore-expect', '--format', 'json']
             names = declared(path)
             for n, v in sorted((it['binding'] or {}).items()):
                 if n in names:
