@@ -189,6 +189,12 @@ static int run_bwrap_artifact(const struct opts *o, char **cmd, size_t ncmd)
         cp_rt_artifact_free(&art);
         return e.status;
     }
+    if (cp_rt_params_sane(&art, &params, o->defs, o->ndefs, &e)) {
+        fprintf(stderr, "confpol-run: %s\n", e.msg);
+        cp_rt_params_free(&params);
+        cp_rt_artifact_free(&art);
+        return e.status;
+    }
     for (size_t k = 0; k < params.nignored; k++)
         fprintf(stderr,
                 "confpol-run: note: -D %s: the artifact does not use param %s "

@@ -279,3 +279,55 @@ void cp_rt_params_free(struct cp_rt_params *p)
     free(p->ignored);
     memset(p, 0, sizeof *p);
 }
+
+/* Does the path of record r, with its root param bound to `value`, cover
+ * `top` ("/" or HOME): is `top` at or beneath it? */
+static bool rec_covers(const struct cp_rt_rec *r, const char *value,
+                       const char *top)
+{
+    size_t vn = strlen(value), rn = strlen(r->f2);
+    char *path = malloc(vn + rn + 2);
+    if (!path)
+        return true; /* be strict */
+    snprintf(path, vn + rn + 2, "%s%s", strcmp(value, "/") || !rn ? value : "",
+             r->f2);
+    bool c = cp_rt_path_beneath(*path ? path : "/", top);
+    free(path);
+    return c;
+}
+
+int cp_rt_params_sane(const struct cp_rt_artifact *a,
+                      const struct cp_rt_params *p,
+                      const struct cp_rt_define *defines, size_t ndefines,
+                      struct cp_rt_err *e)
+{
+    const char *home = cp_rt_params_get(p, "HOME");
+    for (size_t i = 0; i < a->nrecs; i++) {
+        const struct cp_rt_rec *r = &a->recs[i];
+        if ((r->tag != CP_RT_T_BIND && r->tag != CP_RT_T_EXEC) || !*r->f1)
+            continue;
+        bool explicit_ = false;
+        for (size_t k = 0; k < ndefines; k++)
+            explicit_ |= !strcmp(defines[k].name, r->f1);
+        const char *v = cp_rt_params_get(p, r->f1);
+        if (explicit_ || !v ||
+            (strcmp(r->f1, "PROJECT") && strcmp(r->f1, "HOME")))
+            continue;
+        const char *what = rec_covers(r, v, "/") ? "the whole file system"
+                           : !strcmp(r->f1, "PROJECT") && home &&
+                                   rec_covers(r, v, home)
+                               ? "HOME"
+                               : NULL;
+        if (what)
+            return cp_rt_fail(
+                e, CP_RT_EXIT_ERROR,
+                "%s is bound to %s '%s', under which the artifact's '%s %s%s' "
+                "covers %s; run it from the directory the policy is meant "
+                "for, or pass -D %s=%s to mean it",
+                r->f1,
+                strcmp(r->f1, "HOME") ? "the current directory"
+                                      : "the environment's HOME",
+                v, cp_rt_tag_name(r->tag), r->f1, r->f2, what, r->f1, v);
+    }
+    return 0;
+}

@@ -181,6 +181,16 @@ void cp_rt_params_free(struct cp_rt_params *p);
  * enforcer. */
 bool cp_rt_path_beneath(const char *root, const char *path);
 
+/* A binding taken implicitly (PROJECT from the current directory, HOME
+ * from the environment) under which a write root or exec entry of the
+ * artifact covers / or, for PROJECT, HOME: CP_RT_EXIT_ERROR with e (the
+ * user passes -D to mean it), else 0.  spec/runtime.md §3. */
+struct cp_rt_artifact;
+int cp_rt_params_sane(const struct cp_rt_artifact *a,
+                      const struct cp_rt_params *p,
+                      const struct cp_rt_define *defines, size_t ndefines,
+                      struct cp_rt_err *e);
+
 /* ---- descriptors, not paths (runtime/fdpath.c) ------------------------ */
 
 /* Opens the absolute `path` without following a symlink at any component

@@ -41,3 +41,23 @@ out=$(cd "$HOME" && CONFPOL_CLAUDE=/bin/true "$CONFPOL" claude -q "$w/w.confpol"
 [ $rc -eq 1 ] || fail "confpol claude in HOME: exit $rc: $out"
 case $out in *"covers HOME"*"start it in the project's directory"*) ;; *) fail "claude in HOME: $out" ;; esac
 echo "ok - confpol claude refuses to start in HOME with write \${PROJECT}"
+
+# confpol-run on a symbolic artifact: the same refusal, from the records.
+RUN=${CONFPOL_RUN:-$(dirname "$CONFPOL")/confpol-run}
+mkdir -p "$w/o" "$w/proj/build"
+for f in w b; do
+    (cd "$w/proj" && "$CONFPOL" build --target bwrap -o "$w/o" "$w/$f.confpol" >/dev/null 2>&1) ||
+        fail "build of the symbolic artifact $f.bwrap"
+done
+out=$(cd / && "$RUN" --dry-run "$w/o/w.bwrap" 2>&1); rc=$?
+[ $rc -eq 125 ] || fail "confpol-run from / with bind PROJECT: exit $rc: $out"
+case $out in *"PROJECT is bound to the current directory '/'"*"covers the whole file system"*"-D PROJECT=/"*) ;;
+*) fail "confpol-run from /: $out" ;; esac
+out=$(cd "$HOME" && "$RUN" --dry-run "$w/o/w.bwrap" 2>&1); rc=$?
+[ $rc -eq 125 ] && case $out in *"covers HOME"*) true ;; *) false ;; esac ||
+    fail "confpol-run from HOME: exit $rc: $out"
+out=$(cd / && "$RUN" --dry-run -D PROJECT=/ "$w/o/w.bwrap" 2>&1); rc=$?
+[ $rc -eq 0 ] || fail "confpol-run -D PROJECT=/ is explicit: exit $rc: $out"
+out=$(cd "$HOME" && "$RUN" --dry-run "$w/o/b.bwrap" 2>&1); rc=$?
+[ $rc -eq 0 ] || fail "confpol-run: bind PROJECT/build from HOME: exit $rc: $out"
+echo "ok - confpol-run refuses the same implicit bindings on a symbolic artifact"
