@@ -998,22 +998,27 @@ static int plan_bind(struct planner *P, enum cp_rt_tag tag, const char *path)
     return 0;
 }
 
-/* Landlock follows symlinks: an entry that is (or passes through) a
- * symlink would grant its target, a place the policy never names (a
- * planted `node_modules/.bin -> /`).  Like a symlinked write root it
- * grants nothing, and we say so. */
+/* An exec entry that is, or passes through, a symlink names the program it
+ * runs (`exec /usr/bin/python3` on Debian is python3.11): the resolved
+ * target is granted, and may then run under any name (build --fidelity
+ * says so).  A symlink the sandbox could replace (in a writable bind: a
+ * planted `node_modules/.bin -> /`) is never followed: that entry grants
+ * nothing, and we say so.  Missing: passed on, the stage grants nothing. */
 static void plan_exec(struct planner *P, const char *path)
 {
-    char *real = realpath(path, NULL);
-    if (real && strcmp(real, path))
-        strv_pushf(
-            &P->pl->stricter,
-            "exec entry '%s' resolves to '%s' through a symlink: not granted "
-            "(name '%s' in the policy to allow it)",
-            path, real, real);
+    struct walk w;
+    int err = walk_path(P, path, false, &w);
+    if (!err && w.link)
+        strv_pushf(&P->pl->stricter,
+                   "exec entry '%s' passes through the symlink '%s' in a "
+                   "writable directory, which the sandbox could point "
+                   "elsewhere: not granted (name its target in the policy)",
+                   path, w.link);
+    else if (!err && !*w.rest)
+        cp_rt_strv_push(&P->pl->exec, w.real);
     else
         cp_rt_strv_push(&P->pl->exec, path);
-    free(real);
+    walk_free(&w);
 }
 
 /* The path of a record with ROOT REST fields: the bound root joined with
