@@ -79,6 +79,17 @@ static void mid_push(struct cp_rt_plan *pl, size_t word, const struct stat *st,
     m->verify = verify;
 }
 
+/* Verified inside: the runtime's own mounts, at canonical places
+ * (self-binds, masks with /dev/null, scratch tmpfs). */
+static bool mid_own(const char *opt, const char *src, const char *dst)
+{
+    if (!dst || *dst != '/')
+        return false;
+    if (src)
+        return !strcmp(src, dst) || !strcmp(src, "/dev/null");
+    return !strcmp(opt, "--tmpfs");
+}
+
 int cp_rt_plan_identities(struct cp_rt_plan *pl, struct cp_rt_err *e)
 {
     const struct cp_rt_strv *w = &pl->words;
@@ -90,11 +101,7 @@ int cp_rt_plan_identities(struct cp_rt_plan *pl, struct cp_rt_err *e)
                               w->v[i], i);
         const char *src = na == 2 ? w->v[i + 1] : NULL;
         const char *dst = na ? w->v[i + (size_t)na] : NULL;
-        /* Verified inside: the runtime's own mounts, at canonical places
-         * (self-binds, masks with /dev/null, scratch tmpfs). */
-        bool own = dst && *dst == '/' &&
-                   ((src && (!strcmp(src, dst) || !strcmp(src, "/dev/null"))) ||
-                    !strcmp(w->v[i], "--tmpfs"));
+        bool own = mid_own(w->v[i], src, dst);
         bool verify = own && !mid_covered(w, i, dst);
         struct stat st;
         int r = mid_is_bind(w->v[i]) && src && *src == '/' ? lstat(src, &st)
