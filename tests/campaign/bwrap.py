@@ -54,8 +54,15 @@ class Bwrap:
 
     def _launch(self, c, argv, timeout=60):
         env = dict(os.environ, HOME=c.bindings['HOME'], **self.env_extra)
-        args = [self.run] + self.run_args + ['-D', 'CACHE=' + c.bindings['CACHE'], '-D', 'R=/',
-                os.path.join(self._out(c), 'p.bwrap'), '--'] + argv
+        # PROJECT comes from the working directory, as a user's launch
+        # takes it; where it is HOME or above it the runtime refuses an
+        # implicit binding (spec/runtime.md §3), so the case says it.
+        proj, home = c.bindings['PROJECT'], c.bindings['HOME']
+        explicit = ['-D', 'PROJECT=' + proj] if (
+            home == proj or home.startswith(proj.rstrip('/') + '/')) else []
+        args = [self.run] + self.run_args + explicit + [
+            '-D', 'CACHE=' + c.bindings['CACHE'], '-D', 'R=/',
+            os.path.join(self._out(c), 'p.bwrap'), '--'] + argv
         r = subprocess.run(args, cwd=c.bindings['PROJECT'], env=env, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, timeout=timeout)
         self.launch_report += r.stderr.decode()
