@@ -385,7 +385,11 @@ static void classify(struct bw *b)
             cp_fidtab_set(
                 &b->ft, r, CP_FID_EXACT,
                 "--ro-bind P P after the write roots, ancestors pinned; "
-                "no mount outside the write roots");
+                "no mount outside the write roots; a P missing at launch "
+                "inside a write root is a scratch directory: writes there "
+                "seem to succeed and are discarded at exit, nothing reaches "
+                "the host (create P before the launch to make it "
+                "read-only)");
             break;
         case CP_R_DENY_READ:
             push(a, path->has_glob ? &b->gdr : &b->dr, r, path);
