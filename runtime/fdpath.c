@@ -232,3 +232,37 @@ const char *cp_rt_changed_why(int err)
            : err == ESTALE ? "another file is there now"
                            : strerror(err);
 }
+
+long cp_rt_proc_stat_field(long pid, int field)
+{
+    char path[64], buf[1024];
+    if (pid)
+        snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    else
+        snprintf(path, sizeof path, "/proc/self/stat");
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    /* "PID (COMM) STATE PPID PGRP SESSION TTY_NR ...": COMM may hold
+     * anything, spaces and ')' included, but ends at the last ')'. */
+    const char *p = strrchr(buf, ')');
+    if (!p)
+        return -1;
+    p++;
+    for (int i = 1;; i++) {
+        p += strspn(p, " ");
+        if (i == field)
+            break;
+        p += strcspn(p, " ");
+        if (!*p)
+            return -1;
+    }
+    char *end;
+    long v = strtol(p, &end, 10);
+    return end == p ? -1 : v;
+}

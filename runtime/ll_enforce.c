@@ -549,27 +549,8 @@ static const char *const dev_nodes[] = {"/dev/null",    "/dev/zero",
  * the kernel's new_encode_dev form); 0 when there is none. */
 static dev_t ctty_dev(void)
 {
-    char buf[1024];
-    int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return 0;
-    buf[n] = '\0';
-    /* After the command name (which may hold anything): state, ppid,
-     * pgrp, session, tty_nr. */
-    const char *p = strrchr(buf, ')');
-    for (int field = 0; p && field < 5; field++) {
-        p += strspn(p + 1, " ") + 1;
-        p = field < 4 ? strchr(p, ' ') : p;
-    }
-    if (!p)
-        return 0;
-    char *end;
-    long tty = strtol(p, &end, 10);
-    if (end == p || tty <= 0)
+    long tty = cp_rt_proc_stat_field(0, 5);
+    if (tty <= 0)
         return 0;
     unsigned long u = (unsigned long)tty;
     return makedev((u >> 8) & 0xfffu, (u & 0xffu) | ((u >> 12) & 0xfff00u));

@@ -216,6 +216,10 @@ const char *cp_rt_changed_why(int err);
  * caller's descriptors are the caller's, not the sandbox's (a socket or
  * file opened before the launch would pass into it).  0 or -1. */
 int cp_rt_close_inherited(const int *keep, size_t n);
+/* Numeric field `field` of /proc/PID/stat (pid 0: this process), counted
+ * after the command name: 2 the parent, 3 the process group, 4 the
+ * session, 5 the controlling terminal.  -1 when it cannot be read. */
+long cp_rt_proc_stat_field(long pid, int field);
 /* The N of --keep-fd N: an open descriptor from 3 up.  0, or
  * CP_RT_EXIT_ERROR with e. */
 int cp_rt_keep_fd_parse(const char *s, int *out, struct cp_rt_err *e);

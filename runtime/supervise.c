@@ -23,27 +23,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* The parent of process `pid` from /proc/PID/stat, or -1. */
-static long sv_ppid(long pid)
-{
-    char path[64], buf[512];
-    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-    FILE *s = fopen(path, "re");
-    if (!s)
-        return -1;
-    size_t k = fread(buf, 1, sizeof buf - 1, s);
-    fclose(s);
-    buf[k] = '\0';
-    /* "PID (COMM) STATE PPID ...": COMM may hold anything but ends at the
-     * last ')'. */
-    char *rp = strrchr(buf, ')');
-    if (!rp || !rp[1] || !rp[2] || !rp[3])
-        return -1;
-    char *end;
-    long v = strtol(rp + 4, &end, 10);
-    return end == rp + 4 ? -1 : v;
-}
-
 /* Without CONFIG_PROC_CHILDREN: every process whose parent is this one. */
 static size_t sv_children_by_stat(pid_t *out, size_t max)
 {
@@ -53,7 +32,7 @@ static size_t sv_children_by_stat(pid_t *out, size_t max)
     while (d && n < max && (de = readdir(d))) {
         char *end;
         long pid = strtol(de->d_name, &end, 10);
-        if (!*end && pid > 0 && sv_ppid(pid) == (long)getpid())
+        if (!*end && pid > 0 && cp_rt_proc_stat_field(pid, 2) == (long)getpid())
             out[n++] = (pid_t)pid;
     }
     if (d)
