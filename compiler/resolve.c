@@ -23,6 +23,7 @@
 #include "content.h"
 #include "match.h"
 #include "sema.h"
+#include "hash.h"
 #include "text.h"
 
 enum rs_name_kind { RS_PARAM, RS_LET };
@@ -47,6 +48,10 @@ struct rs {
     struct cp_vec rules;   /* struct cp_rule * */
     struct cp_vec expects; /* struct cp_expect * */
     struct cp_vec sources; /* const char * (absolute) */
+    const char **src_set;  /* the same paths, open addressing: a policy may
+                              include 100,000 files, and a scan per source
+                              made that quadratic */
+    size_t src_cap;
     struct cp_vec content; /* struct cp_content_rule * */
     const struct cp_stmt *profile_stmt, *fail_stmt;
     bool net_allow, net_deny;
@@ -1386,6 +1391,35 @@ static const char *rs_abs(struct rs *r, const struct cp_source *src)
     return rs_normalise(r, "", full, strlen(full), true);
 }
 
+/* Slot of path AB in the source set (an empty slot when it is not there). */
+static size_t rs_source_slot(const struct rs *r, const char *ab)
+{
+    size_t i = cp_fnv64(CP_FNV64_OFFSET, ab, strlen(ab)) & (r->src_cap - 1);
+    while (r->src_set[i] && strcmp(r->src_set[i], ab) != 0)
+        i = (i + 1) & (r->src_cap - 1);
+    return i;
+}
+
+/* Adds AB to the source set; false when it was there already. */
+static bool rs_source_new(struct rs *r, const char *ab)
+{
+    if (2 * (r->sources.len + 1) > r->src_cap) {
+        const char **old = r->src_set;
+        size_t oldcap = r->src_cap;
+        r->src_cap = oldcap ? 2 * oldcap : 64;
+        r->src_set = cp_arena_alloc(r->a, r->src_cap * sizeof *r->src_set);
+        memset(r->src_set, 0, r->src_cap * sizeof *r->src_set);
+        for (size_t i = 0; i < oldcap; i++)
+            if (old[i])
+                r->src_set[rs_source_slot(r, old[i])] = old[i];
+    }
+    size_t i = rs_source_slot(r, ab);
+    if (r->src_set[i])
+        return false;
+    r->src_set[i] = ab;
+    return true;
+}
+
 static void rs_add_source(struct rs *r, const struct cp_source *src)
 {
     /* a set of the gate library ("<NAME>"): part of the installation */
@@ -1394,9 +1428,8 @@ static void rs_add_source(struct rs *r, const struct cp_source *src)
     const char *ab = rs_abs(r, src);
     if (!ab)
         return;
-    for (size_t i = 0; i < r->sources.len; i++)
-        if (strcmp(r->sources.items[i], ab) == 0)
-            return;
+    if (!rs_source_new(r, ab))
+        return;
     cp_vec_push(r->a, &r->sources, (void *)ab);
 }
 
