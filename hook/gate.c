@@ -20,7 +20,6 @@
 #include "json.h"
 #include "../compiler/match.h"
 #include "../compiler/shell_read.h"
-#include "utf8.h"
 
 static long cp_gate_ms_since(const struct timespec *t0)
 {
@@ -680,46 +679,6 @@ bool cp_gate_scan_texts(struct cp_arena *a, const struct cp_gate_input *in,
 
 /* ---- answer JSON ------------------------------------------------------ */
 
-/* A JSON string literal that is valid JSON whatever the bytes: invalid
- * UTF-8 becomes U+FFFD, so an ask or deny can never be lost to a client
- * that rejects the output. */
-void cp_gate_json_str(struct cp_buf *out, const char *s)
-{
-    const unsigned char *p = (const unsigned char *)s;
-    size_t n = strlen(s);
-    cp_buf_addc(out, '"');
-    for (size_t i = 0; i < n;) {
-        unsigned c = p[i];
-        if (c == '"' || c == '\\') {
-            cp_buf_addc(out, '\\');
-            cp_buf_addc(out, (char)c);
-            i++;
-        } else if (c == '\n') {
-            cp_buf_adds(out, "\\n");
-            i++;
-        } else if (c == '\t') {
-            cp_buf_adds(out, "\\t");
-            i++;
-        } else if (c == '\r') {
-            cp_buf_adds(out, "\\r");
-            i++;
-        } else if (c < 0x20 || c == 0x7f) {
-            cp_buf_printf(out, "\\u%04x", c);
-            i++;
-        } else {
-            size_t l = cp_utf8_len(p + i, n - i);
-            if (l == 0) {
-                cp_buf_adds(out, "\\ufffd");
-                i++;
-            } else {
-                cp_buf_add(out, p + i, l);
-                i += l;
-            }
-        }
-    }
-    cp_buf_addc(out, '"');
-}
-
 void cp_gate_format_answer(struct cp_buf *out, enum cp_verdict v,
                            const char *reason)
 {
@@ -729,6 +688,6 @@ void cp_gate_format_answer(struct cp_buf *out, enum cp_verdict v,
                      "\"PreToolUse\", \"permissionDecision\": ");
     cp_buf_adds(out, v == CP_DENY ? "\"deny\"" : "\"ask\"");
     cp_buf_adds(out, ", \"permissionDecisionReason\": ");
-    cp_gate_json_str(out, reason ? reason : "");
+    cp_json_quote_utf8(out, reason ? reason : "", reason ? strlen(reason) : 0);
     cp_buf_adds(out, "}}\n");
 }

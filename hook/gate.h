@@ -184,9 +184,6 @@ const char *cp_gate_reason(struct cp_arena *a, const char *id,
  * hookSpecificOutput object on one line with a trailing newline. */
 void cp_gate_format_answer(struct cp_buf *out, enum cp_verdict v,
                            const char *reason);
-/* Appends s as a JSON string literal; invalid UTF-8 becomes U+FFFD so the
- * output is always valid JSON. */
-void cp_gate_json_str(struct cp_buf *out, const char *s);
 
 /* ---- decision log (hook/gatelog.c) --------------------------------- */
 

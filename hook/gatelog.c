@@ -91,7 +91,7 @@ static int cp_gatelog_last_hash(int fd, off_t size, char out[CP_SHA256_HEX],
 static void cp_gatelog_nullable(struct cp_buf *b, const char *s)
 {
     if (s)
-        cp_gate_json_str(b, s);
+        cp_json_quote_utf8(b, s, strlen(s));
     else
         cp_buf_adds(b, "null");
 }
@@ -129,7 +129,7 @@ static void cp_gatelog_line(struct cp_buf *b, const struct cp_gatelog_rec *r,
     if (partial) /* keep the torn line apart; verification will flag it */
         cp_buf_addc(b, '\n');
     cp_buf_printf(b, "{\"time\": \"%s\", \"decision\": ", tbuf);
-    cp_gate_json_str(b, r->decision);
+    cp_json_quote_utf8(b, r->decision, strlen(r->decision));
     cp_buf_adds(b, ", \"rule\": ");
     cp_gatelog_nullable(b, r->rule);
     cp_buf_adds(b, ", \"cmd_sha256\": ");

@@ -629,7 +629,48 @@ struct cp_jnode *cp_json_get(const struct cp_jnode *o, const char *key,
     return found;
 }
 
-void cp_json_quote(struct cp_buf *b, const char *s, size_t len)
+/* One escape of a byte below 0x80 that needs one ('"', '\\', a control):
+ * the short forms \b \f \n \r \t, the other controls as \u00XX. */
+static void jq_escape(struct cp_buf *b, unsigned char c)
+{
+    static const char esc[] = "\"\\\b\f\n\r\t", as[] = "\"\\bfnrt";
+    const char *k = c ? strchr(esc, (char)c) : NULL;
+    if (k)
+        cp_buf_printf(b, "\\%c", as[k - esc]);
+    else
+        cp_buf_printf(b, "\\u%04x", c);
+}
+
+/* The UTF-8 sequence at p (n bytes left, p[0] >= 0x80): copied, or with
+ * ASCII as \uXXXX (a surrogate pair above U+FFFF); a byte that does not
+ * start a well-formed sequence is U+FFFD.  Returns the bytes consumed. */
+static size_t jq_utf8(struct cp_buf *b, const unsigned char *p, size_t n,
+                      bool ascii)
+{
+    size_t l = cp_utf8_len(p, n);
+    if (l == 0) {
+        cp_buf_adds(b, "\\ufffd");
+        return 1;
+    }
+    if (!ascii) {
+        cp_buf_add(b, p, l);
+        return l;
+    }
+    uint32_t cp = p[0] & (l == 4 ? 0x07 : l == 3 ? 0x0f : 0x1f);
+    for (size_t k = 1; k < l; k++)
+        cp = (cp << 6) | (p[k] & 0x3f);
+    if (cp >= 0x10000) {
+        cp -= 0x10000;
+        cp_buf_printf(b, "\\u%04x\\u%04x", 0xd800 + (cp >> 10),
+                      0xdc00 + (cp & 0x3ff));
+    } else {
+        cp_buf_printf(b, "\\u%04x", cp);
+    }
+    return l;
+}
+
+/* The project's one JSON string writer (util/json.h). */
+static void jq_quote(struct cp_buf *b, const char *s, size_t len, bool ascii)
 {
     const unsigned char *p = (const unsigned char *)s;
     cp_buf_addc(b, '"');
@@ -647,56 +688,23 @@ void cp_json_quote(struct cp_buf *b, const char *s, size_t len)
         if (j > i) {
             cp_buf_add(b, s + i, j - i);
             i = j;
-            continue;
-        }
-        unsigned c = p[i];
-        if (c >= 0x80) {
-            uint32_t cp;
-            size_t n = c >= 0xf0 ? 3 : c >= 0xe0 ? 2 : 1;
-            cp = c & (n == 3 ? 0x07 : n == 2 ? 0x0f : 0x1f);
-            for (size_t k = 1; k <= n && i + k < len; k++)
-                cp = (cp << 6) | (p[i + k] & 0x3f);
-            i += n + 1;
-            if (cp >= 0x10000) {
-                cp -= 0x10000;
-                cp_buf_printf(b, "\\u%04x\\u%04x", 0xd800 + (cp >> 10),
-                              0xdc00 + (cp & 0x3ff));
-            } else {
-                cp_buf_printf(b, "\\u%04x", cp);
-            }
-            continue;
-        }
-        i++;
-        switch (c) {
-        case '"':
-            cp_buf_adds(b, "\\\"");
-            break;
-        case '\\':
-            cp_buf_adds(b, "\\\\");
-            break;
-        case '\b':
-            cp_buf_adds(b, "\\b");
-            break;
-        case '\f':
-            cp_buf_adds(b, "\\f");
-            break;
-        case '\n':
-            cp_buf_adds(b, "\\n");
-            break;
-        case '\r':
-            cp_buf_adds(b, "\\r");
-            break;
-        case '\t':
-            cp_buf_adds(b, "\\t");
-            break;
-        default:
-            if (c < 0x20)
-                cp_buf_printf(b, "\\u%04x", c);
-            else
-                cp_buf_addc(b, (char)c);
+        } else if (p[i] >= 0x80) {
+            i += jq_utf8(b, p + i, len - i, ascii);
+        } else {
+            jq_escape(b, p[i++]);
         }
     }
     cp_buf_addc(b, '"');
+}
+
+void cp_json_quote(struct cp_buf *b, const char *s, size_t len)
+{
+    jq_quote(b, s, len, true);
+}
+
+void cp_json_quote_utf8(struct cp_buf *b, const char *s, size_t len)
+{
+    jq_quote(b, s, len, false);
 }
 
 static void print_rec(struct cp_buf *b, const struct cp_jnode *v,
@@ -843,41 +851,6 @@ static void jw_sep(struct cp_jw *w)
     w->comma = false;
 }
 
-/* The string escapes of the compact layout (util/json.h). */
-/* A JSON string: '"', '\\' and control bytes escaped, well-formed UTF-8
- * copied, and each byte that is not part of it written as U+FFFD, so that
- * a file name that is not UTF-8 still gives valid JSON. */
-static void jw_quote(struct cp_buf *b, const char *s)
-{
-    static const char esc[] = "\"\\\b\f\n\r\t", as[] = "\"\\bfnrt";
-    const char *end = s + strlen(s);
-    cp_buf_addc(b, '"');
-    for (const char *run = s;; s++) {
-        unsigned char c = (unsigned char)*s;
-        size_t u = c >= 0x80 ? cp_utf8_len((const unsigned char *)s,
-                                           (size_t)(end - s))
-                             : 0;
-        if (u) {
-            s += u - 1;
-            continue;
-        }
-        if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\')
-            continue;
-        cp_buf_add(b, run, (size_t)(s - run));
-        if (!c)
-            break;
-        const char *k = c < 0x80 ? strchr(esc, (char)c) : NULL;
-        if (c >= 0x80)
-            cp_buf_adds(b, "\\ufffd");
-        else if (k)
-            cp_buf_printf(b, "\\%c", as[k - esc]);
-        else
-            cp_buf_printf(b, "\\u%04x", c);
-        run = s + 1;
-    }
-    cp_buf_addc(b, '"');
-}
-
 void cp_jw_open(struct cp_jw *w, char bracket)
 {
     jw_sep(w);
@@ -893,7 +866,7 @@ void cp_jw_close(struct cp_jw *w, char bracket)
 void cp_jw_key(struct cp_jw *w, const char *key)
 {
     jw_sep(w);
-    jw_quote(w->b, key);
+    cp_json_quote_utf8(w->b, key, strlen(key));
     cp_buf_addc(w->b, ':');
 }
 
@@ -904,7 +877,7 @@ void cp_jw_str(struct cp_jw *w, const char *s)
         return;
     }
     jw_sep(w);
-    jw_quote(w->b, s);
+    cp_json_quote_utf8(w->b, s, strlen(s));
     w->comma = true;
 }
 

@@ -98,11 +98,21 @@ void cp_json_push(struct cp_arena *a, struct cp_jnode *arr, struct cp_jnode *v);
 void cp_json_set(struct cp_arena *a, struct cp_jnode *obj, const char *key,
                  struct cp_jnode *v);
 
-/* Appends a JSON string literal: ASCII only, escapes exactly as Python's
- * json.dumps (ensure_ascii): \" \\ \b \f \n \r \t, other controls and all
- * non-ASCII as lower-case \uXXXX (surrogate pairs above U+FFFF).  The
- * bytes must be valid UTF-8 (checked by the caller). */
+/* The project's one JSON string writer, in two forms.  Both escape \" \\
+ * \b \f \n \r \t, the other controls below 0x20 as lower-case \u00XX, and
+ * write each byte that does not start a well-formed UTF-8 sequence as
+ * \ufffd, so that the output is valid JSON whatever the bytes (a file name
+ * that is not UTF-8).  Where such a replacement would change what a
+ * string means (a path in the settings), the caller refuses the bytes
+ * first.
+ * cp_json_quote: ASCII only, exactly as Python's json.dumps (ensure_ascii):
+ * non-ASCII as lower-case \uXXXX (surrogate pairs above U+FFFF); the
+ * settings wiring and the claude backend.
+ * cp_json_quote_utf8: well-formed UTF-8 copied as it is; the diagnostics,
+ * SARIF, explain and diff outputs (cp_jw_*), the gate's answer and its
+ * decision log. */
 void cp_json_quote(struct cp_buf *b, const char *s, size_t len);
+void cp_json_quote_utf8(struct cp_buf *b, const char *s, size_t len);
 /* Prints a value in the canonical layout: 2-space indent, "key": value,
  * one element per line, [] and {} for empty containers, members in their
  * order, no trailing newline.  `indent` is the indentation of the line
@@ -132,10 +142,8 @@ bool cp_strset_add(struct cp_arena *a, struct cp_strset *t,
 struct cp_strset cp_strset_of(struct cp_arena *a, const struct cp_jnode *arr);
 
 /* A streaming writer of compact JSON (the diagnostics, SARIF and explain
- * outputs): no blanks at all, members in the order written, strings as
- * their bytes with only '"', '\\' and the controls below 0x20 escaped
- * (\b \f \n \r \t, the others as lower-case \u00XX); integers in
- * decimal.  Open and close are given the bracket ('{', '}', '[', ']'). */
+ * outputs): no blanks at all, members in the order written, strings by
+ * cp_json_quote_utf8; integers in decimal.  Open and close are given the bracket ('{', '}', '[', ']'). */
 struct cp_jw {
     struct cp_buf *b;
     bool comma; /* a value was written at this level: the next needs ',' */

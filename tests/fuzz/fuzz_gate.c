@@ -193,7 +193,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         cp_gate_table_decide(&cp_fuzz_table, cmd, a, &ans);
         cp_fuzz_check_answer(&ans);
         struct cp_buf js = {0};
-        cp_gate_json_str(&js, cmd);
+        cp_json_quote_utf8(&js, cmd, strlen(cmd));
         struct cp_jnode *j = NULL;
         cp_json_parse(a, js.data, js.len, &j);
         if (!j || j->type != CP_J_STR)

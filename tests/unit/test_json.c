@@ -352,6 +352,33 @@ START_TEST(writer_bytes)
 }
 END_TEST
 
+/* The one string writer: the same escapes and the same U+FFFD for bytes
+ * that are not UTF-8 in both forms (a stray continuation byte, an overlong
+ * form, a surrogate, a cut sequence, above U+10FFFF), and what it writes
+ * the strict reader accepts. */
+START_TEST(quote_forms)
+{
+    static const char in[] = "a\"\\\b\x01\x7f\xc3\xa9\xf0\x9f\x98\x80"
+                             "\x80\xc0\xaf\xed\xa0\x80\xf4\x90\x80\x80\xe2\x82";
+    size_t n = sizeof in - 1;
+    struct cp_buf a = {0}, u = {0};
+    cp_json_quote(&a, in, n);
+    cp_json_quote_utf8(&u, in, n);
+    ck_assert_str_eq(a.data, "\"a\\\"\\\\\\b\\u0001\x7f\\u00e9\\ud83d\\ude00"
+                             "\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd"
+                             "\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\"");
+    ck_assert_str_eq(u.data, "\"a\\\"\\\\\\b\\u0001\x7f\xc3\xa9\xf0\x9f\x98\x80"
+                             "\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd"
+                             "\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\"");
+    struct cp_jnode *va, *vu;
+    ck_assert_ptr_null(cp_json_read(ar, a.data, a.len, &strict, &va, NULL));
+    ck_assert_ptr_null(cp_json_read(ar, u.data, u.len, &strict, &vu, NULL));
+    ck_assert(cp_json_equal(va, vu));
+    cp_buf_free(&a);
+    cp_buf_free(&u);
+}
+END_TEST
+
 Suite *cp_test_json_suite(void);
 Suite *cp_test_json_suite(void)
 {
@@ -375,6 +402,7 @@ Suite *cp_test_json_suite(void)
     tc = tcase_create("writer");
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, writer_bytes);
+    tcase_add_test(tc, quote_forms);
     suite_add_tcase(s, tc);
     return s;
 }
