@@ -8,6 +8,9 @@ BISON    ?= bison
 FLEX     ?= flex
 PREFIX   ?= /usr/local
 PKG_CONFIG ?= pkg-config
+# The version is defined once, in util/version.h (CHANGELOG.md says how it
+# moves); the installed manual pages carry it from there.
+VERSION  := $(shell sed -n 's/^\#define CP_VERSION "\(.*\)"$$/\1/p' util/version.h)
 
 WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
             -Wformat=2 -Wswitch-enum -Werror
@@ -50,7 +53,7 @@ BINS := $(BUILD)/confpol $(BUILD)/confpol-run
 
 .PHONY: all check check-run check-unit check-sh check-asan check-valgrind \
         check-valgrind-run demo deps \
-        install install-files golden bench bench-gate fuzz format format-check \
+        install install-files uninstall golden bench bench-gate fuzz format format-check \
         lint lint-run clean soak
 
 all: $(BINS)
@@ -103,8 +106,15 @@ $(BUILD)/gen/starter_%.o: $(BUILD)/gen/starter_%.c
 # Everything that may include the generated headers waits for them.
 $(LIB_OBJS) $(CLI_OBJS) $(TEST_OBJS): | $(BUILD)/grammar/parser.h $(BUILD)/grammar/lexer.h
 
-# The gate library's installed place (compiler/library.c).
+# The gate library's installed place (compiler/library.c).  The object
+# depends on a stamp that holds PREFIX, rewritten only when PREFIX changes,
+# so that `make install PREFIX=DIR` rebuilds it with DIR compiled in.
 $(BUILD)/compiler/library.o: CPPFLAGS += -DCP_DATADIR='"$(PREFIX)/share/confpol"'
+$(BUILD)/compiler/library.o: $(BUILD)/gen/prefix
+$(BUILD)/gen/prefix: FORCE
+	@mkdir -p $(@D)
+	@printf '%s\n' '$(PREFIX)' | cmp -s - $@ || printf '%s\n' '$(PREFIX)' >$@
+FORCE:
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
 	$(say) CC $@
@@ -304,10 +314,20 @@ demo:
 install: all
 	@$(MAKE) --no-print-directory install-files
 
+# Where each shell looks for completions under PREFIX.
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/site-functions
+FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
+MANPAGES := confpol.1 confpol-run.1
+
 install-files:
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(BUILD)/confpol $(BUILD)/confpol-run $(DESTDIR)$(PREFIX)/bin/
-	install -m 644 spec/confpol.1 spec/confpol-run.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	for m in $(MANPAGES); do \
+	  sed '/^\.TH /s/"confpol [^"]*"/"confpol $(VERSION)"/' spec/$$m \
+	    >$(DESTDIR)$(PREFIX)/share/man/man1/$$m && \
+	  chmod 644 $(DESTDIR)$(PREFIX)/share/man/man1/$$m || exit 1; \
+	done
 	install -d $(DESTDIR)$(PREFIX)/share/confpol/starter \
 	  $(DESTDIR)$(PREFIX)/share/confpol/examples/include
 	install -m 644 examples/starter/*.confpol $(DESTDIR)$(PREFIX)/share/confpol/starter/
@@ -315,6 +335,25 @@ install-files:
 	install -m 644 examples/include/* $(DESTDIR)$(PREFIX)/share/confpol/examples/include/
 	install -d $(DESTDIR)$(PREFIX)/share/confpol/gates
 	install -m 644 gates/*.confpol $(DESTDIR)$(PREFIX)/share/confpol/gates/
+	install -d $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
+	install -m 644 cli/completions/confpol.bash $(DESTDIR)$(BASHCOMPDIR)/confpol
+	install -m 644 cli/completions/_confpol $(DESTDIR)$(ZSHCOMPDIR)/_confpol
+	install -m 644 cli/completions/confpol.fish $(DESTDIR)$(FISHCOMPDIR)/confpol.fish
+
+# Removes exactly what install-files put there (same PREFIX and DESTDIR),
+# then the directories of confpol's own that are left empty.
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/confpol $(DESTDIR)$(PREFIX)/bin/confpol-run
+	rm -f $(MANPAGES:%=$(DESTDIR)$(PREFIX)/share/man/man1/%)
+	rm -f $(DESTDIR)$(BASHCOMPDIR)/confpol $(DESTDIR)$(ZSHCOMPDIR)/_confpol \
+	  $(DESTDIR)$(FISHCOMPDIR)/confpol.fish
+	rm -f $(patsubst %,$(DESTDIR)$(PREFIX)/share/confpol/starter/%,$(notdir $(wildcard examples/starter/*.confpol)))
+	rm -f $(patsubst %,$(DESTDIR)$(PREFIX)/share/confpol/examples/%,$(notdir $(wildcard examples/*.confpol)))
+	rm -f $(patsubst %,$(DESTDIR)$(PREFIX)/share/confpol/examples/include/%,$(notdir $(wildcard examples/include/*)))
+	rm -f $(patsubst %,$(DESTDIR)$(PREFIX)/share/confpol/gates/%,$(notdir $(wildcard gates/*.confpol)))
+	for d in starter examples/include examples gates; do \
+	  rmdir $(DESTDIR)$(PREFIX)/share/confpol/$$d 2>/dev/null || :; \
+	done; rmdir $(DESTDIR)$(PREFIX)/share/confpol 2>/dev/null || :
 
 # ---- lint and format (spec/architecture.md, "Checks") ----------------------
 # make lint: complexity (pmccabe), cppcheck, clang-tidy (.clang-tidy) and the
