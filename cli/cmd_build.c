@@ -4,6 +4,8 @@
  * DIR/STEM.bwrap and DIR/STEM.claude.json: every temporary file first, then
  * the renames, with signals blocked across that phase, so that DIR either
  * gets every new file or stays unchanged (spec/backends.md, "Common"). */
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -11,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -95,6 +98,7 @@ struct build_run {
     bool staging, stage_failed;
     sigset_t block, old;
     int rc;
+    int lockfd; /* DIR, flock'ed while this build writes there (or -1) */
 };
 
 /* The set of every target. */
@@ -804,6 +808,65 @@ static void build_target(struct build_run *r, const struct cp_backend *be)
     }
 }
 
+/* Whether NAME is a temporary file of a build of policy STEM: an output's
+ * name (STEM and a target's suffix), ".tmp." or ".bak.", and the six
+ * letters or digits of mkstemp (stage, keep_old). */
+static bool stale_name(const char *name, const char *stem)
+{
+    size_t sl = strlen(stem);
+    if (strncmp(name, stem, sl) != 0)
+        return false;
+    for (size_t i = 0; cp_backends[i]; i++) {
+        const char *suf = cp_backends[i]->suffix ? cp_backends[i]->suffix : "";
+        const char *t = name + sl;
+        if (strncmp(t, suf, strlen(suf)) != 0)
+            continue;
+        t += strlen(suf);
+        if (strncmp(t, ".tmp.", 5) != 0 && strncmp(t, ".bak.", 5) != 0)
+            continue;
+        bool ok = strlen(t + 5) == 6;
+        for (size_t k = 5; ok && t[k]; k++)
+            ok = isalnum((unsigned char)t[k]) != 0;
+        if (ok)
+            return true;
+    }
+    return false;
+}
+
+/* Takes DIR's lock (flock on the directory, held until the build ends:
+ * two builds into one DIR take turns) and then removes the temporary
+ * files that a build of this policy killed without a chance to clean up
+ * (SIGKILL, a power loss) left in DIR: with the lock held, no running
+ * build owns one.  Only regular files of this user named as stale_name
+ * says; without the lock nothing is removed. */
+static void lock_and_sweep(struct build_run *r)
+{
+    r->lockfd = open(r->b->absdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (r->lockfd < 0)
+        return;
+    if (flock(r->lockfd, LOCK_EX) != 0) {
+        close(r->lockfd);
+        r->lockfd = -1;
+        return;
+    }
+    const char *stem = r->cx->policy->stem ? r->cx->policy->stem : "policy";
+    int dfd = dup(r->lockfd);
+    DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+    if (!d) {
+        if (dfd >= 0)
+            close(dfd);
+        return;
+    }
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        struct stat st;
+        if (stale_name(e->d_name, stem) &&
+            fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+            S_ISREG(st.st_mode) && st.st_uid == geteuid())
+            (void)unlinkat(dirfd(d), e->d_name, 0);
+    }
+    closedir(d);
+}
+
 /* Builds every target in turn.  Outputs are staged as soon as each target
  * has emitted them (one artifact in memory at a time), so the signals that
  * would end the process are held from here to the last rename.  Returns
@@ -864,6 +927,8 @@ static int run_targets(struct build_run *r)
             r->bes[r->nbe++] = cp_backends[i];
     note_gates(r);
     r->staging = b->outdir && !b->shell;
+    if (r->staging)
+        lock_and_sweep(r);
     if (!build_targets(r)) {
         unstage(r->files, r->nfiles);
         sigprocmask(SIG_SETMASK, &r->old, NULL); /* ends the process */
@@ -898,6 +963,7 @@ int cp_cmd_build(int argc, char **argv)
             struct build_run r = {
                 .b = &b,
                 .cx = &cx,
+                .lockfd = -1,
                 .bo = {.expand_globs = b.expand,
                        .shell_format = b.shell,
                        .verbose = b.verbose || b.fidelity},
@@ -905,6 +971,8 @@ int cp_cmd_build(int argc, char **argv)
             rc = run_targets(&r);
             for (size_t i = 0; i < r.nfiles; i++)
                 cp_buf_free(&r.files[i].buf);
+            if (r.lockfd >= 0)
+                close(r.lockfd);
         }
         cp_ctx_free(&cx);
     }
