@@ -40,26 +40,30 @@ static void cp_ast_release(struct cp_ctx *cx)
     cx->ast_arena = NULL;
 }
 
-/* Whether a file could not be read or included (CP03xx): a missing part
- * of the policy, whose absence would make the rest report noise. */
-static bool cp_file_errors(const struct cp_diags *d)
+/* Whether an include chain is wrong (a cycle, CP0304, or too deep,
+ * CP0305): its files are all there, each with the statements of a whole
+ * policy (its profile, its params), so resolving them together would report
+ * every repeat as a duplicate.  A file that cannot be read (CP0301-CP0303)
+ * is only missing: the others' errors are still reported. */
+static bool cp_chain_errors(const struct cp_diags *d)
 {
-    for (size_t i = 0; i < d->len; i++) {
-        const char *id = cp_diag_code_id(d->items[i].code);
-        if (d->items[i].sev == CP_SEV_ERROR && id[2] == '0' && id[3] == '3')
+    for (size_t i = 0; i < d->len; i++)
+        if (d->items[i].sev == CP_SEV_ERROR &&
+            (d->items[i].code == CP0304 || d->items[i].code == CP0305))
             return true;
-    }
     return false;
 }
 
 int cp_compile(struct cp_ctx *cx)
 {
     if (cp_parse(cx) || cp_diag_errors(&cx->diags)) {
-        /* A syntax error in one statement does not hide the errors of the
-         * others: the statements that parsed are resolved too (names,
-         * paths, regexes, fixed words), then compilation stops. */
+        /* A syntax error in one statement, or an include that cannot be
+         * read, does not hide the errors of the others: the statements
+         * that parsed are resolved too (names, paths, regexes, fixed
+         * words; what a lost statement or file may declare is not
+         * reported missing), then compilation stops. */
         if (cx->ast && cp_diag_errors(&cx->diags) < 100 &&
-            !cp_file_errors(&cx->diags)) {
+            !cp_chain_errors(&cx->diags)) {
             cx->opts.partial = true;
             cp_resolve(cx);
             cp_policy_free(cx->policy);

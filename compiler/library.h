@@ -18,4 +18,8 @@ struct cp_arena;
 const char *cp_library_path(struct cp_arena *a, const char *name, size_t len,
                             const char **why);
 
+/* The name of the library set nearest to name[0..len) (a misspelling:
+ * "al" for "all"), from every library directory, or NULL. */
+const char *cp_library_near(struct cp_arena *a, const char *name, size_t len);
+
 #endif

@@ -357,6 +357,26 @@ static void cp_include_cycle(struct cp_ctx *cx, const struct cp_frame *fr,
     cp_buf_free(&b);
 }
 
+/* An include of a file that is missing but names a set of the gate
+ * library ("all", "all.confpol"): the report the load just made (at index
+ * ND) suggests the library's spelling. */
+static void cp_include_lib_hint(struct cp_ctx *cx, size_t nd, const char *name,
+                                size_t len)
+{
+    if (cx->diags.len != nd + 1 || cx->diags.items[nd].code != CP0301 ||
+        memchr(name, '/', len))
+        return;
+    if (len > 8 && strcmp(name + len - 8, ".confpol") == 0)
+        len -= 8;
+    const char *why;
+    if (!cp_library_path(cx->arena, name, len, &why))
+        return;
+    cp_diag_set_suggestion(&cx->diags.items[nd],
+                           "a set of the gate library is named in angle "
+                           "brackets: did you mean 'include \"<%.*s>\"'?",
+                           (int)len, name);
+}
+
 /* Checks and loads the file of one include statement; reports at the
  * include's argument and returns NULL on any problem. */
 static struct cp_source *cp_load_include(struct cp_ctx *cx, struct cp_stmt *s,
@@ -374,16 +394,23 @@ static struct cp_source *cp_load_include(struct cp_ctx *cx, struct cp_stmt *s,
         const char *why;
         path = cp_library_path(cx->arena, name + 1, len - 2, &why);
         if (!path) {
-            cp_diag_report(&cx->diags, CP0301, at, "cannot include '%s': %s",
-                           name, why);
+            struct cp_diag *g = cp_diag_report(
+                &cx->diags, CP0301, at, "cannot include '%s': %s", name, why);
+            const char *near = cp_library_near(cx->arena, name + 1, len - 2);
+            if (near)
+                cp_diag_set_suggestion(g, "did you mean 'include \"<%s>\"'?",
+                                       near);
             return NULL;
         }
     } else {
         path = cp_include_path(cx->arena, fr->src, name);
     }
+    size_t nd = cx->diags.len;
     struct cp_source *src = cp_source_load(cx->arena, &cx->diags, path, at);
-    if (!src)
+    if (!src) {
+        cp_include_lib_hint(cx, nd, name, len);
         return NULL;
+    }
     if (lib)
         src->path = name;
     for (const struct cp_frame *a = fr; a; a = a->up) {

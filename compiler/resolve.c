@@ -309,11 +309,12 @@ static const char *rs_url_host_end(const char *h, const char *e)
     return h;
 }
 
-static void rs_url_fix(struct cp_diag *g, const struct cp_arg *arg)
+static void rs_url_fix(struct cp_diag *g, const char *t, size_t len,
+                       const char *rule)
 {
-    const char *t = arg->text, *e = t + arg->len;
-    bool https = arg->len > 8 && strncmp(t, "https://", 8) == 0;
-    if (!https && !(arg->len > 7 && strncmp(t, "http://", 7) == 0))
+    const char *e = t + len;
+    bool https = len > 8 && strncmp(t, "https://", 8) == 0;
+    if (!https && !(len > 7 && strncmp(t, "http://", 7) == 0))
         return;
     const char *port = https ? "443" : "80";
     const char *h = t + (https ? 8 : 7), *he = rs_url_host_end(h, e);
@@ -329,9 +330,9 @@ static void rs_url_fix(struct cp_diag *g, const struct cp_arg *arg)
     }
     cp_diag_set_suggestion(g,
                            "a domain rule names a host: did you mean "
-                           "'%.*s:%.*s'?",
-                           (int)(he - h), h, (int)(pl ? pl : strlen(port)),
-                           pl ? he + 1 : port);
+                           "'%s%.*s:%.*s'?",
+                           rule, (int)(he - h), h,
+                           (int)(pl ? pl : strlen(port)), pl ? he + 1 : port);
 }
 
 static void rs_mismatch(struct rs *r, const struct cp_arg *arg,
@@ -348,7 +349,7 @@ static void rs_mismatch(struct rs *r, const struct cp_arg *arg,
         cp_diag_set_suggestion(g, "write the domain without quotes: %.*s",
                                (int)arg->len, arg->text);
     else if (strcmp(expected, "a domain pattern") == 0)
-        rs_url_fix(g, arg);
+        rs_url_fix(g, arg->text, arg->len, "");
 }
 
 /* ---- paths ------------------------------------------------------------- */
@@ -1242,8 +1243,13 @@ static void rs_net(struct rs *r, const struct cp_stmt *s)
 {
     static const char *const nets[] = {"deny", "allow", "socket", NULL};
     int v = rs_word(r, s, &s->sub, "mode", " after 'net'", nets);
-    if (v < 0)
+    if (v < 0) {
+        /* 'net https://host': the allow rule of that host and port */
+        if (s->sub.text && !s->nargs && r->d->len)
+            rs_url_fix(&r->d->items[r->d->len - 1], s->sub.text,
+                       strlen(s->sub.text), "net allow ");
         return;
+    }
     if (v == 2) {
         rs_socket(r, s);
         return;

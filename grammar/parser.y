@@ -435,6 +435,25 @@ static void cp_err_expected(struct cp_lex *st, struct cp_buf *b,
     }
 }
 
+/* 'read PATH...': there is no allow-read rule, reading is allowed unless a
+ * deny matches, so the statement meant to deny (a fix that adds a deny
+ * never widens the policy) or is not needed.  REST: the source after
+ * 'read' (NUL-terminated), up to the end of the statement. */
+static void cp_err_read_stmt(struct cp_diag *g, const char *rest)
+{
+    rest += strspn(rest, " \t");
+    size_t n = strcspn(rest, "\r\n;#");
+    while (n && (rest[n - 1] == ' ' || rest[n - 1] == '\t'))
+        n--;
+    bool show = n && n <= 200;
+    cp_diag_set_suggestion(
+        g,
+        "reading is allowed wherever no 'deny read' rule matches, so a 'read' "
+        "rule is not needed to allow it; to forbid it, did you mean 'deny "
+        "read %.*s'?",
+        show ? (int)n : 3, show ? rest : "...");
+}
+
 /* A word at the start of a statement: an unknown statement, its first N
  * bytes quoted (CUT: followed by "..."), with the nearest keyword. */
 static void cp_err_unknown_stmt(struct cp_lex *st, const CP_YYLTYPE *l,
@@ -446,7 +465,9 @@ static void cp_err_unknown_stmt(struct cp_lex *st, const CP_YYLTYPE *l,
     cp_buf_adds(&b, cut ? "...'" : "'");
     struct cp_diag *g = cp_diag_report(st->diags, CP0202, l, "%s", b.data);
     const char *near = cp_lex_keyword_near(st->tok_text, st->tok_len);
-    if (near)
+    if (n == 4 && memcmp(st->tok_text, "read", 4) == 0)
+        cp_err_read_stmt(g, st->tok_text + 4);
+    else if (near)
         cp_diag_set_suggestion(g, "did you mean '%s'?", near);
     cp_buf_free(&b);
 }
