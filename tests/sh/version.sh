@@ -27,8 +27,8 @@ done
 newest=$(sed -n 's/^## \([0-9][0-9.]*\) - [0-9-]*$/\1/p' "$TOP/CHANGELOG.md" | head -1)
 [ "$newest" = "$v" ] || fail "CHANGELOG.md's newest release is '$newest', the version $v"
 grep -q '^MIT License$' "$TOP/LICENSE" 2>/dev/null || fail "no MIT LICENSE"
-other=$(git -C "$TOP" grep -l 'SPDX-License-Identifier:' 2>/dev/null | xargs grep -h 'SPDX-License-Identifier:' |
-    grep -v 'SPDX-License-Identifier: MIT' | head -3)
+other=$(git -C "$TOP" grep -h -o 'SPDX-License-Identifier: [A-Za-z0-9.+-]*' 2>/dev/null | sort -u |
+    grep -v '^SPDX-License-Identifier: MIT$' | grep -v '^SPDX-License-Identifier: $')
 [ -z "$other" ] || fail "a file states another licence: $other"
 [ "$fails" -eq 0 ] || exit 1
 echo "ok - version $v everywhere, MIT"
