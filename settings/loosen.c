@@ -61,8 +61,9 @@ static void loose_flags(struct loose *l)
         const char *path[4];
         const char *what;
     } flags[] = {
-        {{"disableAllHooks", NULL}, "disableAllHooks (the gate hook would "
-                                    "never run)"},
+        {{"disableAllHooks", NULL},
+         "disableAllHooks (the gate hook would "
+         "never run)"},
         {{"sandbox", "filesystem", "disabled", NULL},
          "sandbox.filesystem.disabled (Bash's file accesses would not be "
          "confined)"},
