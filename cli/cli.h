@@ -97,15 +97,18 @@ int cp_cli_write_atomic(const char *path, const char *data, size_t len);
  * holding the artifact `art` would loosen (settings/loosen.c; src an enum
  * cp_settings_source): one line "LEAD FILE: what" per entry appended to
  * out, and their number.  A missing file adds nothing; one that cannot be
- * read (not a regular file, no permission) counts as one. */
-int cp_cli_claude_merged(const char *file, int src, const char *art,
+ * read (not a regular file, no permission) counts as one.  whole: only
+ * what turns the gate hook off (cp_settings_loosening_whole). */
+int cp_cli_claude_merged(const char *file, int src, bool whole, const char *art,
                          size_t alen, const char *lead, struct cp_buf *out);
 /* The same for every managed settings file of this machine, in the
  * client's order (the cached server-managed settings, then
  * managed-settings.json and managed-settings.d/ of each managed directory);
- * `skip` (a path, or NULL) is not read. */
-int cp_cli_claude_managed(const char *art, size_t alen, const char *lead,
-                          const char *skip, struct cp_buf *out);
+ * `skip` (a path, or NULL) is not read.  whole: only what turns the gate
+ * hook off (confpol claude --whole). */
+int cp_cli_claude_managed(const char *art, size_t alen, bool whole,
+                          const char *lead, const char *skip,
+                          struct cp_buf *out);
 
 /* The same with the mode, owner and group of `like` (NULL: as above). */
 struct stat;

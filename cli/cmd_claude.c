@@ -434,32 +434,56 @@ static int cp_claude_build(struct cp_claude_run *r)
 
 /* The number of entries in the settings files Claude Code merges with
  * the --settings file (managed, user, project, local: settings/loosen.c)
- * that loosen the artifact, each reported on stderr. */
-static int cp_claude_loose_total(const char *project, const struct cp_buf *art)
+ * that loosen the artifact, each reported on stderr.  whole: only those
+ * that turn the gate hook off (the rest is inside the confinement). */
+static int cp_claude_loose_total(const char *project, const struct cp_buf *art,
+                                 bool whole)
 {
     const char *home = getenv("HOME"), *cfg = getenv("CLAUDE_CONFIG_DIR");
-    char *user = cfg && *cfg ? cp_claude_join(cfg, "settings.json")
-                 : home      ? cp_claude_join(home, ".claude/settings.json")
-                             : NULL;
-    char *proj1 = cp_claude_join(project, ".claude/settings.json");
-    char *proj2 = cp_claude_join(project, ".claude/settings.local.json");
+    char *files[3] = {
+        cfg && *cfg ? cp_claude_join(cfg, "settings.json")
+        : home      ? cp_claude_join(home, ".claude/settings.json")
+                    : NULL,
+        cp_claude_join(project, ".claude/settings.json"),
+        cp_claude_join(project, ".claude/settings.local.json"),
+    };
+    static const enum cp_settings_source src[3] = {
+        CP_SETTINGS_USER, CP_SETTINGS_PROJECT, CP_SETTINGS_LOCAL};
     const char *lead = "confpol claude: ";
     struct cp_buf out = {0};
-    int loose = cp_cli_claude_managed(art->data, art->len, lead, NULL, &out);
-    if (user)
-        loose += cp_cli_claude_merged(user, CP_SETTINGS_USER, art->data,
-                                      art->len, lead, &out);
-    loose += cp_cli_claude_merged(proj1, CP_SETTINGS_PROJECT, art->data,
-                                  art->len, lead, &out);
-    loose += cp_cli_claude_merged(proj2, CP_SETTINGS_LOCAL, art->data, art->len,
-                                  lead, &out);
+    int loose = cp_cli_claude_managed(art->data, art->len, whole, lead, NULL,
+                                      &out);
+    for (size_t i = 0; i < 3; i++) {
+        if (files[i])
+            loose += cp_cli_claude_merged(files[i], src[i], whole, art->data,
+                                          art->len, lead, &out);
+        free(files[i]);
+    }
     if (out.len)
         fwrite(out.data, 1, out.len, stderr);
     cp_buf_free(&out);
-    free(user);
-    free(proj1);
-    free(proj2);
     return loose;
+}
+
+/* The artifact's text, then whether the merged files loosen it: -1 to go
+ * on, else the exit status (printed). */
+static int cp_claude_merged_ok(const char *project, const char *artifact,
+                               bool whole)
+{
+    struct cp_buf text = {0};
+    int rc = -1;
+    if (!cp_claude_read(artifact, &text)) {
+        fprintf(stderr, "confpol claude: %s: cannot read the artifact\n",
+                artifact);
+        rc = 2;
+    } else if (cp_claude_loose_total(project, &text, whole)) {
+        fprintf(stderr, "confpol claude: refused: Claude Code merges these "
+                        "files with the policy's settings; remove the "
+                        "entries above first\n");
+        rc = 1;
+    }
+    cp_buf_free(&text);
+    return rc;
 }
 
 /* Runs Claude Code with the settings file (returns only on failure). */
@@ -506,21 +530,8 @@ static int cp_claude_settings_only(const struct cp_claude_run *r, int argc,
     int rc = cp_cmd_install(5, (char **)iargv);
     if (rc != 0)
         return rc;
-    struct cp_buf text = {0};
-    if (!cp_claude_read(r->artifact, &text)) {
-        fprintf(stderr, "confpol claude: %s: cannot read the artifact\n",
-                r->artifact);
-        rc = 2;
-    } else if (cp_claude_loose_total(r->project, &text)) {
-        fprintf(stderr, "confpol claude: refused: Claude Code merges these "
-                        "files with the policy's settings; remove the "
-                        "entries above first\n");
-        rc = 1;
-    } else {
-        rc = cp_claude_exec(r, argc, argv);
-    }
-    cp_buf_free(&text);
-    return rc;
+    rc = cp_claude_merged_ok(r->project, r->artifact, false);
+    return rc >= 0 ? rc : cp_claude_exec(r, argc, argv);
 }
 
 int cp_cmd_claude(int argc, char **argv)
@@ -550,6 +561,10 @@ int cp_cmd_claude(int argc, char **argv)
         r.bargv[r.bargc++] = "-Wno-claude-file-tools";
     }
     rc = cp_claude_build(&r);
+    /* --whole: the gate hook is what the merged files can still turn off */
+    if (rc == 0 && r.whole &&
+        (rc = cp_claude_merged_ok(r.project, r.artifact, true)) < 0)
+        rc = 0;
     if (rc == 0 && r.whole)
         rc = cp_claude_whole(r.policy, r.project, r.artifact, r.settings,
                              r.bargv, r.bargc - 5, argc - r.rest, argv + r.rest,

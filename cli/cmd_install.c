@@ -786,7 +786,7 @@ static bool cp_inst_unchanged(const struct cp_inst *st)
 
 /* ---- the other settings files Claude Code merges ----------------------- */
 
-int cp_cli_claude_merged(const char *file, int src, const char *art,
+int cp_cli_claude_merged(const char *file, int src, bool whole, const char *art,
                          size_t alen, const char *lead, struct cp_buf *out)
 {
     struct cp_buf text = {0}, rep = {0};
@@ -803,8 +803,8 @@ int cp_cli_claude_merged(const char *file, int src, const char *art,
         cp_buf_free(&text);
         return n;
     }
-    n = cp_settings_loosening(text.data, text.len, (enum cp_settings_source)src,
-                              art, alen, &rep);
+    n = (whole ? cp_settings_loosening_whole : cp_settings_loosening)(
+        text.data, text.len, (enum cp_settings_source)src, art, alen, &rep);
     const char *p = rep.data ? rep.data : "";
     while (*p) {
         size_t l = strcspn(p, "\n");
@@ -869,8 +869,9 @@ static const char *const cp_inst_managed_dirs[] = {
 #endif
 };
 
-int cp_cli_claude_managed(const char *art, size_t alen, const char *lead,
-                          const char *skip, struct cp_buf *out)
+int cp_cli_claude_managed(const char *art, size_t alen, bool whole,
+                          const char *lead, const char *skip,
+                          struct cp_buf *out)
 {
     char **v = cp_xmalloc(sizeof *v);
     size_t n = 0;
@@ -895,8 +896,8 @@ int cp_cli_claude_managed(const char *art, size_t alen, const char *lead,
     for (size_t i = 0; i < n; i++) {
         char *r = realpath(v[i], NULL);
         if (!(rskip && r && strcmp(r, rskip) == 0))
-            loose += cp_cli_claude_merged(v[i], CP_SETTINGS_MANAGED, art, alen,
-                                          lead, out);
+            loose += cp_cli_claude_merged(v[i], CP_SETTINGS_MANAGED, whole, art,
+                                          alen, lead, out);
         free(r);
         free(v[i]);
     }
@@ -937,7 +938,7 @@ static int cp_inst_verify(struct cp_inst *st)
     }
     /* Managed settings override every switch of this file and add to
      * its lists. */
-    gaps += cp_cli_claude_managed(st->art.data, st->art.len,
+    gaps += cp_cli_claude_managed(st->art.data, st->art.len, false,
                                   "gap: managed settings ", st->settings,
                                   &st->msg);
     cp_inst_print_lines(stdout, pos[0], &st->msg);

@@ -262,10 +262,30 @@ static void loose_mode(struct loose *l)
                  "and the gate's questions would not be asked)");
 }
 
+/* Under --whole the client's sandbox and file tools are inside confpol's
+ * confinement; what is left to it is the gate hook, which only the hook
+ * switches turn off. */
+static void loose_whole(struct loose *l)
+{
+    static const char *const off[] = {"disableAllHooks", NULL};
+    if (is_true(at(l->root, off)))
+        loose(l, "disableAllHooks (the gate hook would never run) is true");
+    if (l->src != CP_SETTINGS_MANAGED)
+        return;
+    if (is_true(cp_json_get(l->root, "allowManagedHooksOnly", NULL)) &&
+        cp_json_get(l->art, "hooks", NULL))
+        loose(l, "allowManagedHooksOnly is true (only managed hooks run: the "
+                 "gate hook would never run)");
+    if (cp_json_get(l->root, "policyHelper", NULL))
+        loose(l, "policyHelper is set (the managed settings come from a "
+                 "program's output, which confpol cannot check)");
+}
+
 int cp_settings_loosening(const char *doc, size_t dlen,
                           enum cp_settings_source src, const char *art,
                           size_t alen, struct cp_buf *report)
 {
+
     struct cp_arena *a = cp_arena_new();
     struct cp_jnode *root = NULL, *ar = NULL;
     struct loose l = {.a = a, .src = src, .rep = report};
@@ -283,6 +303,23 @@ int cp_settings_loosening(const char *doc, size_t dlen,
             loose_lists(&l);
         if (src == CP_SETTINGS_MANAGED)
             loose_managed(&l);
+    }
+    cp_arena_free(a);
+    return l.n;
+}
+
+int cp_settings_loosening_whole(const char *doc, size_t dlen,
+                                enum cp_settings_source src, const char *art,
+                                size_t alen, struct cp_buf *report)
+{
+    struct cp_arena *a = cp_arena_new();
+    struct cp_jnode *root = NULL, *ar = NULL;
+    struct loose l = {.a = a, .src = src, .rep = report};
+    if (!cp_json_parse(a, doc, dlen, &root) && root->type == CP_J_OBJ &&
+        !cp_json_parse(a, art, alen, &ar) && ar->type == CP_J_OBJ) {
+        l.root = root;
+        l.art = ar;
+        loose_whole(&l);
     }
     cp_arena_free(a);
     return l.n;

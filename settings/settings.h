@@ -91,6 +91,11 @@ enum cp_settings_source {
 int cp_settings_loosening(const char *doc, size_t dlen,
                           enum cp_settings_source src, const char *art,
                           size_t alen, struct cp_buf *report);
+/* The same for a client that runs whole inside confpol's confinement
+ * (confpol claude --whole): only what turns the gate hook off. */
+int cp_settings_loosening_whole(const char *doc, size_t dlen,
+                                enum cp_settings_source src, const char *art,
+                                size_t alen, struct cp_buf *report);
 
 /* ---- what Claude Code loads (settings/settings_schema.c) ---------------- */
 

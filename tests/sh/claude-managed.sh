@@ -5,7 +5,8 @@
 # file, so a key there overrides the --settings file of `confpol claude`
 # and adds to its lists.  Each loosening key is refused by `confpol claude`
 # (naming the file and the key, claude not started) and is a gap for
-# `confpol verify`; tightening keys are accepted.  The test runs in a
+# `confpol verify`; tightening keys are accepted; under --whole what turns
+# the gate hook off is refused.  The test runs in a
 # private mount namespace with an overlay on /etc, so that it writes the
 # real place the client reads without touching the machine's /etc (needs
 # root, as the tests have here and in CI).
@@ -117,6 +118,19 @@ run
 rc=$?
 [ $rc -eq 0 ] && grep -q "stand-in ran" "$tmp/out" ||
     { fail "tightening managed settings: exit $rc"; cat "$tmp/out"; }
+
+# --whole: the client's sandbox is inside the confinement, the gate hook is
+# not: what turns it off is refused, the sandbox switches are not asked.
+cp "${TOP:?}/examples/claude-code-whole.confpol" whole.confpol
+printf '{"disableAllHooks": true, "sandbox": {"enabled": false}}\n' >/etc/claude-code/managed-settings.d/20-hooks.json
+timeout 60 env PATH="$tmp/bin:$PATH" "$CONFPOL" claude -q --whole whole.confpol -- -p hi >"$tmp/out" 2>&1
+rc=$?
+[ $rc -eq 1 ] || fail "--whole with managed disableAllHooks: exit $rc"
+grep -qF "confpol claude: /etc/claude-code/managed-settings.d/20-hooks.json: disableAllHooks (the gate hook would never run) is true" "$tmp/out" ||
+    { fail "--whole: no disableAllHooks line"; cat "$tmp/out"; }
+grep -q "sandbox.enabled is false" "$tmp/out" && fail "--whole refused the client's own sandbox switch"
+grep -q "stand-in ran" "$tmp/out" && fail "--whole: claude started"
+rm -f /etc/claude-code/managed-settings.d/20-hooks.json
 
 # verify: the file confpol claude wrote, with the managed files in force.
 s=$(ls "$HOME"/.config/confpol/claude/proj-*/settings.json 2>/dev/null)

@@ -48,6 +48,18 @@ while [ $i -lt 50 ]; do
     i=$((i + 1))
 done
 [ $lost -eq 0 ] || fail "concurrent installs lost a record in $lost of 50 pairs"
+# The lock is the directory's flock: a run waits for a holder, then goes on.
+if command -v flock >/dev/null 2>&1; then
+    rm -f "$S" "$S.bak"
+    flock "$HOME/.claude" sleep 2 &
+    holder=$!
+    sleep 0.3
+    t0=$(date +%s%N)
+    inst "$S" "$A" || fail "install after a lock holder"
+    t1=$(date +%s%N)
+    wait $holder
+    [ $(((t1 - t0) / 1000000)) -ge 1000 ] || fail "install did not wait for the directory's lock"
+fi
 
 # 2. Modes: a 0600 file and its backup stay 0600; a new file follows the
 # umask.
