@@ -132,6 +132,24 @@ inst "$S" "$A" || fail "install with stale temporaries"
 [ "$(cat "$tmp/target")" = keep ] || fail "the target of a link was touched"
 [ -p "$d/settings.json.tmp.Fif123" ] || fail "a FIFO of the pattern was removed"
 
+# Real kills: installs and uninstalls of a large file killed at varied
+# moments never leave a broken file, and the next run leaves no temporary.
+rm -f "$S" "$S.bak" "$d"/settings.json.tmp.toolong1 "$d"/settings.json.tmp.Lnk123 "$d"/settings.json.tmp.Fif123
+jq -n '{model: "opus", env: ([range(0; 20000)] | map({key: "V\(.)", value: "x"}) | from_entries)}' >"$S"
+i=0
+while [ $i -lt 40 ]; do
+    if [ $((i % 2)) -eq 0 ]; then c=install; else c=uninstall; fi
+    "$CONFPOL" $c -q --claude "$S" "$A" >/dev/null 2>&1 &
+    k=$!
+    sleep "0.0$((i % 10))"
+    kill -KILL $k 2>/dev/null
+    wait $k 2>/dev/null
+    jq -e . "$S" >/dev/null 2>&1 || fail "kill $i left a broken settings file"
+    i=$((i + 1))
+done
+inst "$S" "$A" || fail "install after the kills"
+ls "$d" | grep -q '^settings\.json.*\.tmp\.[A-Za-z0-9]\{6\}$' && { fail "temporaries left after the kills"; ls "$d"; }
+
 # 6. A project without .claude/: install creates it (mode 0700).
 mkdir -p "$tmp/p2"
 (cd "$tmp/p2" && printf 'confpol 1\nprofile confined\nwrite ${PROJECT}\n' >p.confpol &&
