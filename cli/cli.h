@@ -88,9 +88,32 @@ bool cp_cli_bindings_sane(const struct cp_cli_common *c, const char *file);
 bool cp_cli_project_sane(const char *cmd, const char *file,
                          const char *project);
 
-/* Writes `len` bytes to `path` atomically (temporary file in the same
- * directory, fsync, rename).  Returns 0 or -1 with errno set. */
+/* Writes `len` bytes to `path` atomically (temporary file PATH.tmp.XXXXXX
+ * in the same directory, fsync, rename).  The file keeps the mode, owner
+ * and group of the file it replaces; a new file gets 0666 less the umask.
+ * Returns 0 or -1 with errno set. */
 int cp_cli_write_atomic(const char *path, const char *data, size_t len);
+/* What one settings file that Claude Code merges with a --settings file
+ * holding the artifact `art` would loosen (settings/loosen.c; src an enum
+ * cp_settings_source): one line "LEAD FILE: what" per entry appended to
+ * out, and their number.  A missing file adds nothing; one that cannot be
+ * read (not a regular file, no permission) counts as one.  whole: only
+ * what turns the gate hook off (cp_settings_loosening_whole). */
+int cp_cli_claude_merged(const char *file, int src, bool whole, const char *art,
+                         size_t alen, const char *lead, struct cp_buf *out);
+/* The same for every managed settings file of this machine, in the
+ * client's order (the cached server-managed settings, then
+ * managed-settings.json and managed-settings.d/ of each managed directory);
+ * `skip` (a path, or NULL) is not read.  whole: only what turns the gate
+ * hook off (confpol claude --whole). */
+int cp_cli_claude_managed(const char *art, size_t alen, bool whole,
+                          const char *lead, const char *skip,
+                          struct cp_buf *out);
+
+/* The same with the mode, owner and group of `like` (NULL: as above). */
+struct stat;
+int cp_cli_write_atomic_like(const char *path, const char *data, size_t len,
+                             const struct stat *like);
 
 int cp_cmd_check(int argc, char **argv);   /* cli/cmd_check.c */
 int cp_cmd_fmt(int argc, char **argv);     /* cli/cmd_fmt.c */

@@ -337,7 +337,39 @@ void cp_cli_common_free(struct cp_cli_common *c)
     memset(c, 0, sizeof(*c));
 }
 
+/* The mode and owner the temporary file of cp_cli_write_atomic_like gets:
+ * those of `like`, else those of the file being replaced, else a new
+ * file's (0666 less the umask, the caller's owner). */
+static int write_atomic_meta(int fd, const char *path, const struct stat *like)
+{
+    struct stat cur, mine;
+    if (!like && stat(path, &cur) == 0)
+        like = &cur;
+    mode_t mode;
+    if (like) {
+        mode = like->st_mode & 07777;
+    } else {
+        mode_t um = umask(0);
+        umask(um);
+        mode = 0666 & ~um;
+    }
+    if (fchmod(fd, mode) != 0)
+        return errno;
+    /* root replacing a user's file keeps the user's owner and group */
+    if (like && fstat(fd, &mine) == 0 &&
+        (mine.st_uid != like->st_uid || mine.st_gid != like->st_gid) &&
+        fchown(fd, like->st_uid, like->st_gid) != 0)
+        return errno;
+    return 0;
+}
+
 int cp_cli_write_atomic(const char *path, const char *data, size_t len)
+{
+    return cp_cli_write_atomic_like(path, data, len, NULL);
+}
+
+int cp_cli_write_atomic_like(const char *path, const char *data, size_t len,
+                             const struct stat *like)
 {
     size_t n = strlen(path);
     char *tmp = cp_xmalloc(n + 16);
@@ -359,11 +391,8 @@ int cp_cli_write_atomic(const char *path, const char *data, size_t len)
             off += (size_t)w;
         }
     }
-    /* Keep the mode of the file being replaced; new files get 0644. */
-    struct stat st;
-    mode_t mode = stat(path, &st) == 0 ? (st.st_mode & 07777) : 0644;
-    if (!err && fchmod(fd, mode) != 0)
-        err = errno;
+    if (!err)
+        err = write_atomic_meta(fd, path, like);
     if (!err && fsync(fd) != 0)
         err = errno;
     if (close(fd) != 0 && !err)

@@ -9,11 +9,12 @@
 
 static void cp_check_usage(FILE *out)
 {
-    fputs("usage: confpol check [OPTIONS] [--print-effective] FILE...\n"
+    fputs("usage: confpol check [OPTIONS] [--print-effective] [FILE...]\n"
           "\n"
           "Parses, type-checks and analyses each policy file and prints its\n"
           "diagnostics (text on stderr; json and sarif on stdout, one\n"
-          "document for all the files).  FILE '-' is standard input.\n"
+          "document for all the files).  FILE '-' is standard input; with\n"
+          "no FILE, policy.confpol (as for 'confpol claude').\n"
           "\n"
           "options:\n"
           "  -D NAME=VALUE             bind a param\n"
@@ -122,8 +123,9 @@ static int check_parse(struct check_args *x, int argc, char **argv)
                 return rc;
         }
     }
+    /* As confpol claude: the policy of the directory, when none is named. */
     if (x->nfiles == 0)
-        return cp_cli_usage_error("check", "no policy file given");
+        x->files[x->nfiles++] = "policy.confpol";
     return -1;
 }
 

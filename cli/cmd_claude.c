@@ -39,9 +39,10 @@ static void cp_claude_usage(FILE *out)
         "--settings file may carry the network allow-list (strictAllowlist).\n"
         "Refuses to start when the policy has errors, when the settings would\n"
         "not enforce it, or when a settings file Claude Code also reads\n"
-        "(~/.claude/settings.json, .claude/settings.json,\n"
-        ".claude/settings.local.json) would loosen it.  CONFPOL_CLAUDE names\n"
-        "the claude binary (default: 'claude' on PATH).\n"
+        "(the managed settings in /etc/claude-code, ~/.claude/settings.json,\n"
+        ".claude/settings.json, .claude/settings.local.json) would loosen\n"
+        "it.  CONFPOL_CLAUDE names the claude binary (default: 'claude' on\n"
+        "PATH).\n"
         "\n"
         "Exit status: that of claude; 1 the policy has errors or the settings\n"
         "are refused; 2 usage or I/O; 127 claude not found.\n",
@@ -105,122 +106,6 @@ static bool cp_claude_read(const char *path, struct cp_buf *out)
     if (!out->data)
         cp_buf_adds(out, "");
     return true;
-}
-
-static const struct cp_jnode *cp_claude_at(const struct cp_jnode *n,
-                                           const char *const *path)
-{
-    for (; n && *path; path++)
-        n = n->type == CP_J_OBJ ? cp_json_get(n, *path, NULL) : NULL;
-    return n;
-}
-
-/* Entries of a list in `live` that the artifact's list does not hold. */
-static int cp_claude_extra(const char *file, const struct cp_jnode *live,
-                           const struct cp_jnode *art, const char *const *path)
-{
-    const struct cp_jnode *have = cp_claude_at(live, path);
-    const struct cp_jnode *want = cp_claude_at(art, path);
-    int n = 0;
-    for (size_t i = 0; have && have->type == CP_J_ARR && i < have->n; i++) {
-        const struct cp_jnode *x = have->items[i];
-        bool ok = false;
-        for (size_t j = 0; !ok && want && want->type == CP_J_ARR && j < want->n;
-             j++)
-            ok = cp_json_equal(x, want->items[j]);
-        if (ok)
-            continue;
-        fprintf(stderr, "confpol claude: %s: ", file);
-        for (const char *const *p = path; *p; p++)
-            fprintf(stderr, "%s%s", p == path ? "" : ".", *p);
-        if (x->type == CP_J_STR)
-            fprintf(stderr,
-                    " holds \"%s\", which Claude Code adds to this "
-                    "policy's list\n",
-                    x->s);
-        else
-            fprintf(stderr, " holds an entry this policy does not have\n");
-        n++;
-    }
-    return n;
-}
-
-/* A settings file Claude Code merges with the --settings file: lists are
- * concatenated, and a scalar the --settings file does not set comes from
- * it.  Counts (and prints) what would loosen the policy.  Project and
- * local files cannot widen the sandbox lists once the --settings file sets
- * allowUnsandboxedCommands: false (the client then ignores their
- * allowWrite, excludedCommands, allowedDomains, allowUnixSockets); the user
- * file can. */
-static int cp_claude_loosening(const char *file, bool user,
-                               const struct cp_jnode *art)
-{
-    struct cp_buf text = {0};
-    if (!cp_claude_read(file, &text))
-        return 0;
-    struct cp_arena *a = cp_arena_new();
-    struct cp_jnode *root = NULL;
-    int n = 0;
-    if (cp_json_parse(a, text.data, text.len, &root) || root->type != CP_J_OBJ)
-        goto out; /* a file the client cannot read adds nothing */
-    static const char *const hooks_off[] = {"disableAllHooks", NULL};
-    static const char *const fs_off[] = {"sandbox", "filesystem", "disabled",
-                                         NULL};
-    static const char *const weak[] = {"sandbox", "enableWeakerNestedSandbox",
-                                       NULL};
-    const char *const *flags[] = {hooks_off, fs_off, weak};
-    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {
-        const struct cp_jnode *v = cp_claude_at(root, flags[i]);
-        if (v && v->type == CP_J_TRUE && !cp_claude_at(art, flags[i])) {
-            fprintf(stderr, "confpol claude: %s: %s is true\n", file,
-                    flags[i][0][0] == 'd' ? "disableAllHooks (the gate hook "
-                                            "would never run)"
-                                          : flags[i][1]);
-            n++;
-        }
-    }
-    /* A scalar the --settings file never sets: from any file it would open
-     * every Unix socket, the ones a policy with network rules closes. */
-    static const char *const all_socks[] = {"sandbox", "network",
-                                            "allowAllUnixSockets", NULL};
-    const struct cp_jnode *socks = cp_claude_at(root, all_socks);
-    if (socks && socks->type == CP_J_TRUE &&
-        cp_claude_at(art, (const char *const[]){"sandbox", "network", NULL})) {
-        fprintf(stderr,
-                "confpol claude: %s: sandbox.network.allowAllUnixSockets is "
-                "true (every Unix socket would be reachable)\n",
-                file);
-        n++;
-    }
-    const struct cp_jnode *allow = cp_claude_at(
-        root, (const char *const[]){"permissions", "allow", NULL});
-    for (size_t i = 0; allow && allow->type == CP_J_ARR && i < allow->n; i++) {
-        const struct cp_jnode *r = allow->items[i];
-        if (r->type == CP_J_STR &&
-            (strncmp(r->s, "Edit", 4) == 0 || strncmp(r->s, "Write", 5) == 0)) {
-            fprintf(stderr,
-                    "confpol claude: %s: permissions.allow holds "
-                    "\"%s\": Claude Code adds Edit allow rules to the "
-                    "Bash sandbox's writable paths\n",
-                    file, r->s);
-            n++;
-        }
-    }
-    if (user) {
-        static const char *const lists[][4] = {
-            {"sandbox", "filesystem", "allowWrite", NULL},
-            {"sandbox", "filesystem", "allowRead", NULL},
-            {"sandbox", "excludedCommands", NULL, NULL},
-            {"sandbox", "network", "allowedDomains", NULL},
-            {"sandbox", "network", "allowUnixSockets", NULL},
-        };
-        for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++)
-            n += cp_claude_extra(file, root, art, lists[i]);
-    }
-out:
-    cp_arena_free(a);
-    cp_buf_free(&text);
-    return n;
 }
 
 static char *cp_claude_join(const char *dir, const char *name)
@@ -547,26 +432,58 @@ static int cp_claude_build(struct cp_claude_run *r)
     return 0;
 }
 
-/* The number of entries in the user's and the project's settings files
- * that loosen the artifact (each reported on stderr). */
-static int cp_claude_loose_total(const char *project,
-                                 const struct cp_jnode *art)
+/* The number of entries in the settings files Claude Code merges with
+ * the --settings file (managed, user, project, local: settings/loosen.c)
+ * that loosen the artifact, each reported on stderr.  whole: only those
+ * that turn the gate hook off (the rest is inside the confinement). */
+static int cp_claude_loose_total(const char *project, const struct cp_buf *art,
+                                 bool whole)
 {
-    int loose = 0;
     const char *home = getenv("HOME"), *cfg = getenv("CLAUDE_CONFIG_DIR");
-    char *user = cfg && *cfg ? cp_claude_join(cfg, "settings.json")
-                 : home      ? cp_claude_join(home, ".claude/settings.json")
-                             : NULL;
-    char *proj1 = cp_claude_join(project, ".claude/settings.json");
-    char *proj2 = cp_claude_join(project, ".claude/settings.local.json");
-    if (user)
-        loose += cp_claude_loosening(user, true, art);
-    loose += cp_claude_loosening(proj1, false, art);
-    loose += cp_claude_loosening(proj2, false, art);
-    free(user);
-    free(proj1);
-    free(proj2);
+    char *files[3] = {
+        cfg && *cfg ? cp_claude_join(cfg, "settings.json")
+        : home      ? cp_claude_join(home, ".claude/settings.json")
+                    : NULL,
+        cp_claude_join(project, ".claude/settings.json"),
+        cp_claude_join(project, ".claude/settings.local.json"),
+    };
+    static const enum cp_settings_source src[3] = {
+        CP_SETTINGS_USER, CP_SETTINGS_PROJECT, CP_SETTINGS_LOCAL};
+    const char *lead = "confpol claude: ";
+    struct cp_buf out = {0};
+    int loose = cp_cli_claude_managed(art->data, art->len, whole, lead, NULL,
+                                      &out);
+    for (size_t i = 0; i < 3; i++) {
+        if (files[i])
+            loose += cp_cli_claude_merged(files[i], src[i], whole, art->data,
+                                          art->len, lead, &out);
+        free(files[i]);
+    }
+    if (out.len)
+        fwrite(out.data, 1, out.len, stderr);
+    cp_buf_free(&out);
     return loose;
+}
+
+/* The artifact's text, then whether the merged files loosen it: -1 to go
+ * on, else the exit status (printed). */
+static int cp_claude_merged_ok(const char *project, const char *artifact,
+                               bool whole)
+{
+    struct cp_buf text = {0};
+    int rc = -1;
+    if (!cp_claude_read(artifact, &text)) {
+        fprintf(stderr, "confpol claude: %s: cannot read the artifact\n",
+                artifact);
+        rc = 2;
+    } else if (cp_claude_loose_total(project, &text, whole)) {
+        fprintf(stderr, "confpol claude: refused: Claude Code merges these "
+                        "files with the policy's settings; remove the "
+                        "entries above first\n");
+        rc = 1;
+    }
+    cp_buf_free(&text);
+    return rc;
 }
 
 /* Runs Claude Code with the settings file (returns only on failure). */
@@ -613,25 +530,8 @@ static int cp_claude_settings_only(const struct cp_claude_run *r, int argc,
     int rc = cp_cmd_install(5, (char **)iargv);
     if (rc != 0)
         return rc;
-    struct cp_buf text = {0};
-    struct cp_arena *a = cp_arena_new();
-    struct cp_jnode *art = NULL;
-    if (!cp_claude_read(r->artifact, &text) ||
-        cp_json_parse(a, text.data, text.len, &art)) {
-        fprintf(stderr, "confpol claude: %s: cannot read the artifact\n",
-                r->artifact);
-        rc = 2;
-    } else if (cp_claude_loose_total(r->project, art)) {
-        fprintf(stderr, "confpol claude: refused: Claude Code merges these "
-                        "files with the policy's settings; remove the "
-                        "entries above first\n");
-        rc = 1;
-    } else {
-        rc = cp_claude_exec(r, argc, argv);
-    }
-    cp_buf_free(&text);
-    cp_arena_free(a);
-    return rc;
+    rc = cp_claude_merged_ok(r->project, r->artifact, false);
+    return rc >= 0 ? rc : cp_claude_exec(r, argc, argv);
 }
 
 int cp_cmd_claude(int argc, char **argv)
@@ -661,6 +561,10 @@ int cp_cmd_claude(int argc, char **argv)
         r.bargv[r.bargc++] = "-Wno-claude-file-tools";
     }
     rc = cp_claude_build(&r);
+    /* --whole: the gate hook is what the merged files can still turn off */
+    if (rc == 0 && r.whole &&
+        (rc = cp_claude_merged_ok(r.project, r.artifact, true)) < 0)
+        rc = 0;
     if (rc == 0 && r.whole)
         rc = cp_claude_whole(r.policy, r.project, r.artifact, r.settings,
                              r.bargv, r.bargc - 5, argc - r.rest, argv + r.rest,

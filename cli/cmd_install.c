@@ -10,7 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "backend.h"
@@ -109,39 +112,73 @@ static void cp_inst_usage(enum cp_inst_cmd c, FILE *out)
     }
 }
 
-/* Set when the last failed read met a FIFO, device or socket. */
-static bool cp_inst_notreg;
+/* Why the last cp_inst_read failed when errno alone would not say it (a
+ * FIFO, a device, a directory where a file is read), else NULL. */
+static char cp_inst_why_buf[96];
+static const char *cp_inst_why;
 
 /* The reason of the last failed cp_inst_read. */
 static const char *cp_inst_err(void)
 {
-    return cp_inst_notreg && errno == EINVAL ? "not a regular file"
-                                             : strerror(errno);
+    return cp_inst_why ? cp_inst_why : strerror(errno);
 }
 
-/* Reads a regular file whole (a FIFO or device named by a settings file
- * must not block or feed verify: refused with EINVAL). */
+/* What a file that is not a regular file is, for the messages. */
+static const char *cp_inst_kind(mode_t m)
+{
+    if (S_ISDIR(m))
+        return "a directory";
+    if (S_ISFIFO(m))
+        return "a FIFO";
+    if (S_ISCHR(m))
+        return "a character device";
+    if (S_ISBLK(m))
+        return "a block device";
+    if (S_ISSOCK(m))
+        return "a socket";
+    return "not a regular file";
+}
+
+/* Refuses (errno EINVAL or EISDIR, the reason in cp_inst_why) what is not
+ * a regular file. */
+static bool cp_inst_regular(const struct stat *st)
+{
+    if (S_ISREG(st->st_mode))
+        return true;
+    snprintf(cp_inst_why_buf, sizeof cp_inst_why_buf, "%s, not a regular file",
+             cp_inst_kind(st->st_mode));
+    cp_inst_why = cp_inst_why_buf;
+    errno = S_ISDIR(st->st_mode) ? EISDIR : EINVAL;
+    return false;
+}
+
+/* Reads a regular file whole.  A FIFO or device (named on the command
+ * line, or by a settings file) must not block nor feed verify: it is
+ * refused after stat, before it is opened, and the descriptor is checked
+ * again (O_NONBLOCK: a FIFO put there in between cannot block the open). */
 static bool cp_inst_read(const char *path, struct cp_buf *out, bool *missing)
 {
     if (missing)
         *missing = false;
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    cp_inst_why = NULL;
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        if (missing && errno == ENOENT)
+            *missing = true;
+        return false;
+    }
+    if (!cp_inst_regular(&st))
+        return false;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
     if (fd < 0) {
         if (missing && errno == ENOENT)
             *missing = true;
         return false;
     }
-    struct stat st;
-    if (fstat(fd, &st) != 0) {
+    if (fstat(fd, &st) != 0 || !cp_inst_regular(&st)) {
         int e = errno;
         close(fd);
         errno = e;
-        return false;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        close(fd);
-        cp_inst_notreg = !S_ISDIR(st.st_mode);
-        errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
         return false;
     }
     if ((uintmax_t)st.st_size > CP_INSTALL_MAX_FILE) {
@@ -190,13 +227,11 @@ static bool cp_inst_is_exec(const char *path, void *ud)
            access(path, X_OK) == 0;
 }
 
-/* Absolute path of `path`: realpath when it exists, else realpath of its
- * directory plus its name.  Heap; NULL (errno) on failure. */
-static char *cp_inst_abspath(const char *path)
+/* `path` with its directory resolved and its name kept (heap): the path
+ * under which Claude Code reads a settings file, symbolic link or not.
+ * NULL (errno) when the directory cannot be resolved. */
+static char *cp_inst_logical(const char *path)
 {
-    char *r = realpath(path, NULL);
-    if (r || errno != ENOENT)
-        return r;
     const char *slash = strrchr(path, '/');
     const char *base = slash ? slash + 1 : path;
     if (!*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0) {
@@ -217,6 +252,16 @@ static char *cp_inst_abspath(const char *path)
     return res;
 }
 
+/* Absolute path of `path`: realpath when it exists, else realpath of its
+ * directory plus its name.  Heap; NULL (errno) on failure. */
+static char *cp_inst_abspath(const char *path)
+{
+    char *r = realpath(path, NULL);
+    if (r || errno != ENOENT)
+        return r;
+    return cp_inst_logical(path);
+}
+
 static int cp_inst_write(const char *cmd, const char *settings,
                          const struct cp_buf *prev, bool existed,
                          const struct cp_buf *next)
@@ -225,8 +270,12 @@ static int cp_inst_write(const char *cmd, const char *settings,
         size_t n = strlen(settings) + 5;
         char *bak = cp_xmalloc(n);
         snprintf(bak, n, "%s.bak", settings);
-        int r = cp_cli_write_atomic(bak, prev->data ? prev->data : "",
-                                    prev->len);
+        /* The backup is as private as the file it keeps. */
+        struct stat like;
+        int r = stat(settings, &like) != 0
+                    ? -1
+                    : cp_cli_write_atomic_like(
+                          bak, prev->data ? prev->data : "", prev->len, &like);
         if (r != 0)
             fprintf(stderr, "confpol %s: %s: %s\n", cmd, bak, strerror(errno));
         free(bak);
@@ -406,9 +455,12 @@ struct cp_inst {
     const char *pos[2]; /* SETTINGS.json, the artifact or policy */
     size_t npos;
     bool claude, quiet;
-    char *settings, *artpath, *self, *home, *cfgdir, *link;
+    char *settings; /* the file read and written (links resolved) */
+    char *logical;  /* the path Claude Code reads it under (its scope) */
+    char *artpath, *self, *home, *cfgdir, *link;
     struct cp_buf live, art, out, msg;
     bool have_live;
+    int lockfd; /* the directory of `settings`, locked (install, uninstall) */
     struct cp_settings_env env;
 };
 
@@ -418,6 +470,9 @@ static void cp_inst_free(struct cp_inst *st)
     free(st->home);
     free(st->cfgdir);
     free(st->settings);
+    free(st->logical);
+    if (st->lockfd > 0)
+        close(st->lockfd); /* and so unlocked */
     free(st->artpath);
     free(st->self);
     cp_buf_free(&st->live);
@@ -508,36 +563,347 @@ static int cp_inst_check_args(const struct cp_inst *st)
     return -1;
 }
 
-/* Reads the live settings (missing is fine) and fills st->env.  False on
- * an I/O error (printed). */
-static bool cp_inst_open(struct cp_inst *st)
+/* install into a project that has no .claude/ yet: the directory is
+ * created (mode 0700: Claude Code's own directories are private), only
+ * that one, only when its parent exists.  True when it was created. */
+static bool cp_inst_make_claude_dir(const struct cp_inst *st)
 {
-    st->settings = cp_inst_abspath(st->pos[0]);
-    if (!st->settings) {
-        fprintf(stderr, "confpol %s: %s: %s\n", st->name, st->pos[0],
-                strerror(errno));
+    const char *p = st->pos[0];
+    const char *slash = strrchr(p, '/');
+    if (st->cmd != CMD_INSTALL || !slash)
         return false;
+    char *dir = cp_xstrndup(p, (size_t)(slash - p));
+    const char *ds = strrchr(dir, '/');
+    bool ok = strcmp(ds ? ds + 1 : dir, ".claude") == 0 &&
+              mkdir(dir, 0700) == 0;
+    if (ok && !st->quiet)
+        fprintf(stderr, "confpol install: created %s (mode 0700)\n", dir);
+    free(dir);
+    errno = ENOENT;
+    return ok;
+}
+
+/* A project settings file that is a symbolic link must stay inside the
+ * project: install writes where it points.  False (printed) otherwise. */
+static bool cp_inst_link_inside(const struct cp_inst *st)
+{
+    if (strcmp(st->settings, st->logical) == 0 || st->cmd == CMD_VERIFY)
+        return true;
+    char *owner = cp_inst_project_of(st->logical);
+    bool ok = true;
+    if (owner && !(st->home && strcmp(owner, st->home) == 0)) {
+        size_t ol = strlen(owner);
+        ok = strcmp(owner, "/") == 0 ||
+             (strncmp(st->settings, owner, ol) == 0 && st->settings[ol] == '/');
+        if (!ok)
+            fprintf(stderr,
+                    "confpol %s: %s is a symbolic link to %s, outside the "
+                    "project %s: refused (%s would write outside the "
+                    "project)\n",
+                    st->name, st->pos[0], st->settings, owner, st->name);
     }
-    bool missing = false;
-    st->have_live = cp_inst_read(st->settings, &st->live, &missing);
-    if (!st->have_live && !missing) {
-        fprintf(stderr, "confpol %s: %s: %s\n", st->name, st->pos[0],
-                strerror(errno));
-        return false;
+    free(owner);
+    return ok;
+}
+
+/* st->logical and st->settings from SETTINGS as given.  Returns -1 to go
+ * on, else the exit status (printed). */
+static int cp_inst_paths(struct cp_inst *st)
+{
+    const char *p = st->pos[0];
+    if (!*p) {
+        fprintf(stderr, "confpol %s: the settings path is empty\n", st->name);
+        return 2;
     }
+    st->logical = cp_inst_logical(p);
+    if (!st->logical && errno == ENOENT && cp_inst_make_claude_dir(st))
+        st->logical = cp_inst_logical(p);
+    if (!st->logical) {
+        fprintf(stderr, "confpol %s: %s: %s\n", st->name, p,
+                errno == ENOENT ? "its directory does not exist"
+                : errno == EINVAL
+                    ? "not a file name (it ends in '/', '.' or '..')"
+                    : strerror(errno));
+        return 2;
+    }
+    st->settings = realpath(st->logical, NULL);
+    if (!st->settings && errno != ENOENT) {
+        fprintf(stderr, "confpol %s: %s: %s\n", st->name, p, strerror(errno));
+        return 2;
+    }
+    if (!st->settings)
+        st->settings = cp_xstrdup(st->logical);
     /* Canonical, like SETTINGS: a symlinked $HOME must still be recognised
      * as the directory of the user settings file. */
     const char *envhome = getenv("HOME"), *envcd = getenv("CLAUDE_CONFIG_DIR");
     st->home = envhome ? realpath(envhome, NULL) : NULL;
     st->cfgdir = envcd && *envcd ? realpath(envcd, NULL) : NULL;
+    return cp_inst_link_inside(st) ? -1 : 1;
+}
+
+/* How long install and uninstall wait for another one on the same
+ * directory (seconds). */
+#define CP_INSTALL_LOCK_WAIT 30
+
+/* Serialises install and uninstall: an exclusive lock (flock) on the
+ * directory that holds the settings file, so that nothing is left behind
+ * and two runs on one file cannot both read the old content and lose one
+ * record.  Waits at most CP_INSTALL_LOCK_WAIT s.  Returns -1 to go on,
+ * else the exit status (printed). */
+static int cp_inst_lock(struct cp_inst *st)
+{
+    char *dir = cp_xstrdup(st->settings);
+    char *slash = strrchr(dir, '/');
+    slash[slash == dir ? 1 : 0] = '\0';
+    st->lockfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int rc = -1;
+    if (st->lockfd < 0) {
+        fprintf(stderr, "confpol %s: %s: %s\n", st->name, dir, strerror(errno));
+        rc = 2;
+    }
+    for (int i = 0; rc < 0 && flock(st->lockfd, LOCK_EX | LOCK_NB) != 0; i++) {
+        if ((errno != EWOULDBLOCK && errno != EINTR) ||
+            i >= CP_INSTALL_LOCK_WAIT * 100) {
+            fprintf(stderr,
+                    "confpol %s: %s: cannot lock its directory %s (%s): "
+                    "another install or uninstall there did not finish in "
+                    "%d s\n",
+                    st->name, st->pos[0], dir,
+                    errno == EWOULDBLOCK ? "held" : strerror(errno),
+                    CP_INSTALL_LOCK_WAIT);
+            rc = 2;
+            break;
+        }
+        struct timespec ts = {0, 10 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    free(dir);
+    return rc;
+}
+
+/* Is `name` a temporary file cp_cli_write_atomic makes for `base`:
+ * BASE.tmp.XXXXXX, X from mkstemp's alphabet? */
+static bool cp_inst_tmp_name(const char *name, const char *base)
+{
+    size_t bl = strlen(base);
+    if (strncmp(name, base, bl) != 0 || strncmp(name + bl, ".tmp.", 5) != 0)
+        return false;
+    const char *x = name + bl + 5;
+    size_t i = 0;
+    for (; x[i]; i++)
+        if (!((x[i] >= 'a' && x[i] <= 'z') || (x[i] >= 'A' && x[i] <= 'Z') ||
+              (x[i] >= '0' && x[i] <= '9')))
+            return false;
+    return i == 6;
+}
+
+/* Removes one stale temporary: a regular file, and still the same one
+ * (device and inode) when it is unlinked. */
+static bool cp_inst_unlink_tmp(int dfd, const char *name)
+{
+    struct stat a, b;
+    int fd = openat(dfd, name,
+                    O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0)
+        return false;
+    bool ok = fstat(fd, &a) == 0 && S_ISREG(a.st_mode) &&
+              fstatat(dfd, name, &b, AT_SYMLINK_NOFOLLOW) == 0 &&
+              a.st_dev == b.st_dev && a.st_ino == b.st_ino &&
+              unlinkat(dfd, name, 0) == 0;
+    close(fd);
+    return ok;
+}
+
+/* An install or uninstall killed between its temporary file and the
+ * rename leaves SETTINGS.tmp.XXXXXX or SETTINGS.bak.tmp.XXXXXX behind.
+ * Under the lock no other run is writing one, so those of this file are
+ * removed (said on stderr unless -q). */
+static void cp_inst_sweep(const struct cp_inst *st)
+{
+    const char *base = strrchr(st->settings, '/') + 1;
+    size_t bl = strlen(base);
+    char *bak = cp_xmalloc(bl + 5);
+    snprintf(bak, bl + 5, "%s.bak", base);
+    int dfd = dup(st->lockfd);
+    DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+    if (!d && dfd >= 0)
+        close(dfd);
+    for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
+        if ((cp_inst_tmp_name(e->d_name, base) ||
+             cp_inst_tmp_name(e->d_name, bak)) &&
+            cp_inst_unlink_tmp(dirfd(d), e->d_name) && !st->quiet)
+            fprintf(stderr,
+                    "confpol %s: removed %s, left by an interrupted "
+                    "install or uninstall\n",
+                    st->name, e->d_name);
+    }
+    if (d)
+        closedir(d);
+    free(bak);
+}
+
+/* Reads the live settings (missing is fine) and fills st->env.  False on
+ * an I/O error (printed). */
+static bool cp_inst_open(struct cp_inst *st)
+{
+    bool missing = false;
+    st->have_live = cp_inst_read(st->settings, &st->live, &missing);
+    if (!st->have_live && !missing) {
+        fprintf(stderr, "confpol %s: %s: %s\n", st->name, st->pos[0],
+                cp_inst_err());
+        return false;
+    }
+    const char *envhome = getenv("HOME"), *envcd = getenv("CLAUDE_CONFIG_DIR");
     st->env = (struct cp_settings_env){
-        .settings_path = st->settings,
+        .settings_path = st->logical,
         .home = st->home ? st->home : envhome,
         .config_dir = st->cfgdir ? st->cfgdir : envcd,
         .read_file = cp_inst_read_cb,
         .is_exec = cp_inst_is_exec,
     };
     return true;
+}
+
+/* The file is still what was read: another program (an editor, the
+ * client) may have written it since, and replacing it would lose that
+ * write.  False (printed) otherwise. */
+static bool cp_inst_unchanged(const struct cp_inst *st)
+{
+    struct cp_buf now = {0};
+    bool missing = false;
+    bool have = cp_inst_read(st->settings, &now, &missing);
+    bool same = have ? st->have_live && now.len == st->live.len &&
+                           memcmp(now.data, st->live.data, now.len) == 0
+                     : missing && !st->have_live;
+    cp_buf_free(&now);
+    if (!same)
+        fprintf(stderr,
+                "confpol %s: %s changed while %s ran (another program wrote "
+                "it): nothing written, run %s again\n",
+                st->name, st->pos[0], st->name, st->name);
+    return same;
+}
+
+/* ---- the other settings files Claude Code merges ----------------------- */
+
+int cp_cli_claude_merged(const char *file, int src, bool whole, const char *art,
+                         size_t alen, const char *lead, struct cp_buf *out)
+{
+    struct cp_buf text = {0}, rep = {0};
+    bool missing = false;
+    int n = 0;
+    if (!cp_inst_read(file, &text, &missing)) {
+        if (!missing) {
+            cp_buf_printf(out,
+                          "%s%s: cannot be read (%s): confpol cannot tell "
+                          "what Claude Code takes from it\n",
+                          lead, file, cp_inst_err());
+            n = 1;
+        }
+        cp_buf_free(&text);
+        return n;
+    }
+    n = (whole ? cp_settings_loosening_whole : cp_settings_loosening)(
+        text.data, text.len, (enum cp_settings_source)src, art, alen, &rep);
+    const char *p = rep.data ? rep.data : "";
+    while (*p) {
+        size_t l = strcspn(p, "\n");
+        cp_buf_printf(out, "%s%s: %.*s\n", lead, file, (int)l, p);
+        p += l + (p[l] != '\0');
+    }
+    cp_buf_free(&rep);
+    cp_buf_free(&text);
+    return n;
+}
+
+static int cp_inst_strcmp(const void *x, const void *y)
+{
+    return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+/* The files of DIR/managed-settings.d that the client reads, in its
+ * order: names ending in .json, not starting with '.', files or symbolic
+ * links, sorted. */
+static void cp_inst_dropins(const char *dir, char ***v, size_t *n,
+                            const char *lead, struct cp_buf *out, int *bad)
+{
+    char *dd = cp_xmalloc(strlen(dir) + 20);
+    sprintf(dd, "%s/managed-settings.d", dir);
+    DIR *d = opendir(dd);
+    if (!d && errno != ENOENT && errno != ENOTDIR) {
+        cp_buf_printf(out,
+                      "%s%s: cannot be listed (%s): confpol cannot tell what "
+                      "Claude Code takes from it\n",
+                      lead, dd, strerror(errno));
+        ++*bad;
+    }
+    size_t first = *n;
+    for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
+        size_t l = strlen(e->d_name);
+        struct stat st;
+        if (e->d_name[0] == '.' || l < 5 ||
+            strcmp(e->d_name + l - 5, ".json") != 0 ||
+            fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+            !(S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)))
+            continue;
+        *v = cp_xrealloc(*v, (*n + 2) * sizeof **v);
+        (*v)[*n] = cp_xmalloc(strlen(dd) + l + 2);
+        sprintf((*v)[*n], "%s/%s", dd, e->d_name);
+        ++*n;
+    }
+    if (d)
+        closedir(d);
+    qsort(*v + first, *n - first, sizeof **v, cp_inst_strcmp);
+    free(dd);
+}
+
+/* The directories of managed settings: on WSL the Windows one (when the
+ * client is told to inherit it, it comes first; read whenever present),
+ * then the platform's (reference §5). */
+static const char *const cp_inst_managed_dirs[] = {
+#ifdef __APPLE__
+    "/Library/Application Support/ClaudeCode",
+#else
+    "/mnt/c/Program Files/ClaudeCode",
+    "/etc/claude-code",
+#endif
+};
+
+int cp_cli_claude_managed(const char *art, size_t alen, bool whole,
+                          const char *lead, const char *skip,
+                          struct cp_buf *out)
+{
+    char **v = cp_xmalloc(sizeof *v);
+    size_t n = 0;
+    int loose = 0;
+    /* Server-managed settings, cached by the client; when present they
+     * come before the files (the first tier that has settings wins). */
+    const char *home = getenv("HOME"), *cfg = getenv("CLAUDE_CONFIG_DIR");
+    struct cp_buf rs = {0};
+    if (cfg && *cfg)
+        cp_buf_printf(&rs, "%s/remote-settings.json", cfg);
+    else if (home && *home)
+        cp_buf_printf(&rs, "%s/.claude/remote-settings.json", home);
+    if (rs.data)
+        v[n++] = rs.data;
+    for (size_t i = 0; i < sizeof cp_inst_managed_dirs / sizeof(char *); i++) {
+        v = cp_xrealloc(v, (n + 2) * sizeof *v);
+        v[n] = cp_xmalloc(strlen(cp_inst_managed_dirs[i]) + 24);
+        sprintf(v[n++], "%s/managed-settings.json", cp_inst_managed_dirs[i]);
+        cp_inst_dropins(cp_inst_managed_dirs[i], &v, &n, lead, out, &loose);
+    }
+    char *rskip = skip ? realpath(skip, NULL) : NULL;
+    for (size_t i = 0; i < n; i++) {
+        char *r = realpath(v[i], NULL);
+        if (!(rskip && r && strcmp(r, rskip) == 0))
+            loose += cp_cli_claude_merged(v[i], CP_SETTINGS_MANAGED, whole, art,
+                                          alen, lead, out);
+        free(r);
+        free(v[i]);
+    }
+    free(rskip);
+    free(v);
+    return loose;
 }
 
 /* verify: the artifact (read, or compiled from a policy) against the live
@@ -549,7 +915,7 @@ static int cp_inst_verify(struct cp_inst *st)
         /* PROJECT where `confpol claude` binds it, the current directory,
          * unless the settings file is a project's own: there install put
          * the symbolic artifact, whose paths are relative to it. */
-        char *owner = cp_inst_project_of(st->settings);
+        char *owner = cp_inst_project_of(st->logical);
         if (!owner || (st->env.home && strcmp(owner, st->env.home) == 0))
             cp_cli_bind_project(&st->c);
         free(owner);
@@ -570,9 +936,14 @@ static int cp_inst_verify(struct cp_inst *st)
         cp_inst_print_lines(stderr, pos[0], &st->msg);
         return 1;
     }
+    /* Managed settings override every switch of this file and add to
+     * its lists. */
+    gaps += cp_cli_claude_managed(st->art.data, st->art.len, false,
+                                  "gap: managed settings ", st->settings,
+                                  &st->msg);
     cp_inst_print_lines(stdout, pos[0], &st->msg);
     if (gaps && cp_inst_suffix(pos[1], ".confpol"))
-        cp_inst_how_built(&st->c, pos[0], st->settings, &st->live);
+        cp_inst_how_built(&st->c, pos[0], st->logical, &st->live);
     if (!st->quiet && gaps)
         printf("confpol verify: %s does not enforce %s: %d gap%s\n", pos[0],
                pos[1], gaps, gaps == 1 ? "" : "s");
@@ -625,6 +996,8 @@ static int cp_inst_install(struct cp_inst *st)
                    pos[0], pos[1]);
         return 0;
     }
+    if (!cp_inst_unchanged(st))
+        return 2;
     int rc = cp_inst_write(st->name, st->settings, &st->live, st->have_live,
                            &st->out);
     if (rc == 0 && !st->quiet)
@@ -665,6 +1038,8 @@ static int cp_inst_uninstall(struct cp_inst *st)
                    pos[0], st->artpath);
         return 0;
     }
+    if (!cp_inst_unchanged(st))
+        return 2;
     int rc;
     if (origin && st->out.len == 3 && memcmp(st->out.data, "{}\n", 3) == 0) {
         /* Only install's own bytes were left: put back what stood there. */
@@ -706,6 +1081,10 @@ static int cp_inst_main(enum cp_inst_cmd cmd, int argc, char **argv)
     int rc = cp_inst_args(&st, argc, argv);
     if (rc < 0)
         rc = cp_inst_check_args(&st);
+    if (rc < 0)
+        rc = cp_inst_paths(&st);
+    if (rc < 0 && st.cmd != CMD_VERIFY && (rc = cp_inst_lock(&st)) < 0)
+        cp_inst_sweep(&st);
     if (rc < 0)
         rc = cp_inst_open(&st) ? cp_inst_run(&st) : 2;
     cp_inst_free(&st);

@@ -73,6 +73,30 @@ int cp_settings_verify(const struct cp_settings_env *env, const char *live,
                        size_t llen, const char *art, size_t alen,
                        struct cp_buf *report);
 
+/* ---- the other files Claude Code merges (settings/loosen.c) ------------ */
+
+/* Where a settings file stands in the client's merge (reference §5). */
+enum cp_settings_source {
+    CP_SETTINGS_USER,    /* ~/.claude/settings.json, $CLAUDE_CONFIG_DIR */
+    CP_SETTINGS_PROJECT, /* PROJECT/.claude/settings.json */
+    CP_SETTINGS_LOCAL,   /* PROJECT/.claude/settings.local.json */
+    CP_SETTINGS_MANAGED  /* managed settings: above every other file */
+};
+
+/* What the document `doc`, merged by Claude Code with a file that holds
+ * the artifact `art` (a --settings file), adds that would loosen it.
+ * Appends one line per entry to report ("KEY holds ...", "KEY is true
+ * ...", no prefix) and returns their number; a document that is not a
+ * JSON object adds nothing (the client skips it). */
+int cp_settings_loosening(const char *doc, size_t dlen,
+                          enum cp_settings_source src, const char *art,
+                          size_t alen, struct cp_buf *report);
+/* The same for a client that runs whole inside confpol's confinement
+ * (confpol claude --whole): only what turns the gate hook off. */
+int cp_settings_loosening_whole(const char *doc, size_t dlen,
+                                enum cp_settings_source src, const char *art,
+                                size_t alen, struct cp_buf *report);
+
 /* ---- what Claude Code loads (settings/settings_schema.c) ---------------- */
 
 /* The client does not read a settings file larger than this (measured:

@@ -55,6 +55,8 @@ out=$(PATH="$tmp/bin:$PATH" "$CONFPOL" claude -q -- -p hello world 2>"$tmp/err")
 rc=$?
 [ $rc -eq 0 ] && [ "$out" = "stand-in ran" ] || { fail "confpol claude with the stand-in (exit $rc): $out"; cat "$tmp/err"; }
 grep -q "error" "$tmp/err" && { fail "confpol claude printed errors"; cat "$tmp/err"; }
+# A clean start is quiet: -q prints nothing, and without it one line.
+[ -s "$tmp/err" ] && { fail "confpol claude -q printed something"; cat "$tmp/err"; }
 set_=$(ls "$HOME"/.config/confpol/claude/proj-*/settings.json 2>/dev/null)
 [ -f "$set_" ] || fail "no settings file under ~/.config/confpol/claude"
 [ "$(stat -c %a "$(dirname "$set_")")" = 700 ] || fail "the settings directory is not private"
@@ -63,6 +65,8 @@ set_=$(ls "$HOME"/.config/confpol/claude/proj-*/settings.json 2>/dev/null)
 out=$(PATH="$tmp/bin:$PATH" "$CONFPOL" claude -- -p hello world 2>&1 >/dev/null | tail -n 1)
 [ "$out" = "confpol claude: claude --settings $set_ (policy policy.confpol, PROJECT=$PROJ)" ] ||
     fail "the line confpol claude prints: $out"
+n=$(PATH="$tmp/bin:$PATH" "$CONFPOL" claude -- -p hello world 2>&1 >/dev/null | wc -l)
+[ "$n" -eq 1 ] || fail "a clean start printed $n lines, expected 1"
 
 # Settings files that Claude Code merges in and that would loosen it.
 mkdir -p "$HOME/.claude" .claude

@@ -71,8 +71,13 @@ printf '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecisi
 run gateopt 2 "$CONFPOL" gate --bogus
 printf "confpol gate: --verify-log takes only FILE\nsee 'confpol gate --help'\n" >gatevl.err.exp
 run gatevl 2 "$CONFPOL" gate --verify-log x.log y.claude.json
-printf "confpol check: no policy file given\nsee 'confpol check --help'\n" >nofile.err.exp
+# No FILE: policy.confpol, as for confpol claude.
+printf "confpol: error: cannot open 'policy.confpol': No such file or directory [CP0301]\n1 error\n" >nofile.err.exp
 run nofile 2 "$CONFPOL" check
+cp clean.confpol policy.confpol
+: >deffile.err.exp
+run deffile 0 "$CONFPOL" check
+rm -f policy.confpol
 printf "confpol check: -D expects NAME=VALUE, got 'NOEQUALS'\nsee 'confpol check --help'\n" >dnoeq.err.exp
 run dnoeq 2 "$CONFPOL" check -D NOEQUALS clean.confpol
 printf "confpol explain: unknown access 'raed'; expected read, write, exec, net, gate, content or socket; did you mean 'read'?\nsee 'confpol explain --help'\n" >access.err.exp
