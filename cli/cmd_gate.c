@@ -145,6 +145,26 @@ static int cp_gate_content(struct cp_gate_run *g, unsigned classes,
     return cp_gate_answer(g, CP_DENY, NULL, cp_content_reason(g->arena, &s));
 }
 
+/* A file tool's call: its path against the write roots and deny-write
+ * targets first (the client runs file tools outside its sandbox), then
+ * what it writes against the content rules. */
+static int cp_gate_file_tool(struct cp_gate_run *g,
+                             const struct cp_gate_paths *paths,
+                             unsigned classes,
+                             const struct cp_content_rule *rules, size_t nrules)
+{
+    struct cp_gate_path_env env = {.home = getenv("HOME"),
+                                   .project = getenv("CLAUDE_PROJECT_DIR"),
+                                   .cwd = g->in->cwd};
+    const char *why = cp_gate_path_decide(g->arena, paths, g->in->path, &env);
+    if (why)
+        return cp_gate_answer(
+            g, CP_DENY, NULL,
+            cp_arena_printf(g->arena, "confpol gate: %s of '%s' denied: %s",
+                            g->tool, g->in->path, why));
+    return cp_gate_content(g, classes, rules, nrules);
+}
+
 /* PowerShell: the gate reads command lines as POSIX shells do, which a
  * PowerShell line is not; a line no rule matches is asked about rather
  * than allowed, whenever the policy has gate rules to apply. */
@@ -226,8 +246,12 @@ static int cp_gate_policy_decide(struct cp_gate_run *g,
                                  const struct cp_policy *p,
                                  struct cp_arena *arena)
 {
-    if (g->in->file_tool)
-        return cp_gate_content(g, p->content_classes, p->content, p->ncontent);
+    if (g->in->file_tool) {
+        struct cp_gate_paths paths;
+        cp_gate_paths_from_policy(arena, p, &paths);
+        return cp_gate_file_tool(g, &paths, p->content_classes, p->content,
+                                 p->ncontent);
+    }
     if (!g->command)
         return cp_gate_answer(g, CP_ALLOW, NULL, NULL);
     struct cp_decision d;
@@ -302,8 +326,8 @@ static int cp_gate_with_artifact(struct cp_gate_run *g, const char *path,
                 rc = cp_gate_fail(
                     g, cp_arena_printf(g->arena, "'%s': %s", path, cerr));
             } else {
-                rc = cp_gate_content(g, t.content_classes, t.content,
-                                     t.ncontent);
+                rc = cp_gate_file_tool(g, &t.paths, t.content_classes,
+                                       t.content, t.ncontent);
             }
         } else if (!g->command) {
             rc = cp_gate_answer(g, CP_ALLOW, NULL, NULL);

@@ -157,6 +157,9 @@ static const struct cp_jnode *cp_gate_member(const struct cp_jnode *o,
         {"new_string", "tool_input.new_string is missing or not a string"},
         {"new_source", "tool_input.new_source is missing or not a string"},
         {"command", "tool_input.command is missing or not a string"},
+        {"file_path", "tool_input.file_path is missing or not a string"},
+        {"notebook_path",
+         "tool_input.notebook_path is missing or not a string"},
     };
     const struct cp_jnode *v = cp_json_get(o, key, NULL);
     if (v && v->type == CP_J_STR)
@@ -215,6 +218,11 @@ static const char *cp_gate_file_texts(struct cp_arena *a,
     const struct cp_jnode *s;
     const char *tool = in->tool;
     in->file_tool = true;
+    in->path_field = strcmp(tool, "NotebookEdit") == 0 ? "notebook_path"
+                                                       : "file_path";
+    if (!(s = cp_gate_member(ti, in->path_field, true, &err)))
+        return err;
+    in->path = s->s;
     if (strcmp(tool, "Write") == 0) {
         if ((s = cp_gate_member(ti, "content", true, &err)))
             cp_gate_add_text(a, in, 1, "content", s);
@@ -270,6 +278,9 @@ const char *cp_gate_parse_input(struct cp_arena *a, const char *text,
         if (cmd)
             in->command = cmd->s;
     } else if (cp_gate_is_file_tool(in->tool)) {
+        const struct cp_jnode *cwd = cp_json_get(root, "cwd", NULL);
+        if (cwd && cwd->type == CP_J_STR)
+            in->cwd = cwd->s;
         err = cp_gate_file_texts(a, ti, in);
     }
     return err;
@@ -486,6 +497,8 @@ const char *cp_gate_table_parse(struct cp_arena *a, const char *text,
         err = cp_gate_table_head(a, c, t);
     if (!err)
         err = cp_gate_table_content(a, c, t);
+    if (!err)
+        err = cp_gate_paths_parse(a, cp_json_get(c, "paths", NULL), &t->paths);
     if (err)
         return err;
     const struct cp_jnode *gates = cp_json_get(c, "gates", NULL);
