@@ -587,6 +587,37 @@ const char *cp_gate_rule_id(struct cp_arena *a, const struct cp_policy *p,
     return cp_arena_printf(a, "gate#%zu", n);
 }
 
+void cp_gate_table_from_policy(struct cp_arena *a, const struct cp_policy *p,
+                               bool fail_closed, struct cp_gate_table *t)
+{
+    memset(t, 0, sizeof *t);
+    t->stem = p->stem;
+    t->fail_closed = fail_closed;
+    t->gates = cp_arena_alloc(a,
+                              (p->nrules ? p->nrules : 1) * sizeof *t->gates);
+    size_t n = 0;
+    for (size_t i = 0; i < p->nrules; i++) {
+        const struct cp_rule *r = p->rules[i];
+        if (r->kind != CP_R_GATE_ASK && r->kind != CP_R_GATE_DENY)
+            continue;
+        struct cp_gate_entry *e = &t->gates[t->ngates++];
+        e->id = cp_arena_printf(a, "gate#%zu", ++n);
+        e->verdict = r->kind == CP_R_GATE_DENY ? CP_DENY : CP_ASK;
+        e->pat = r->u.gate; /* compiled: the policy frees it */
+        e->req = r->u.gate.kind == CP_GATE_REGEX
+                     ? cp_gate_rx_scan(a, r->u.gate.text)
+                     : NULL;
+        /* as the Claude backend writes "where" into the artifact */
+        e->where = r->loc.src ? cp_arena_printf(a, "%s:%u", r->loc.src->path,
+                                                r->loc.line)
+                              : "(implicit)";
+    }
+    t->content_classes = p->content_classes;
+    t->content = p->content;
+    t->ncontent = p->ncontent;
+    cp_gate_paths_from_policy(a, p, &t->paths);
+}
+
 const char *cp_gate_reason(struct cp_arena *a, const char *id,
                            const char *where, enum cp_gate_pat_kind kind,
                            const char *pattern)

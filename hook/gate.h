@@ -171,6 +171,11 @@ struct cp_gate_table {
  * "confpol" object.  Returns NULL on success, else a message (arena). */
 const char *cp_gate_table_parse(struct cp_arena *a, const char *text,
                                 size_t len, struct cp_gate_table *t);
+/* The gate table of a compiled policy, as the Claude backend would write
+ * it: its rows share the policy's compiled patterns, so the table is not
+ * freed with cp_gate_table_free (cp_policy_free frees them). */
+void cp_gate_table_from_policy(struct cp_arena *a, const struct cp_policy *p,
+                               bool fail_closed, struct cp_gate_table *t);
 /* Frees the compiled regexes (the arena owns the rest); safe to repeat. */
 void cp_gate_table_free(struct cp_gate_table *t);
 /* Same as cp_gate_table_parse, from a file (at most CP_GATE_MAX_ARTIFACT

@@ -222,8 +222,8 @@ struct gp_ctx {
 /* The directory a path root stands for, as given (*given) and resolved
  * (*real, NULL when it does not resolve): a param bound in the policy, else
  * HOME from the environment, PROJECT from CLAUDE_PROJECT_DIR. */
-static void gp_root_bind(struct gp_ctx *x, const char *root,
-                         const char **given, const char **real)
+static void gp_root_bind(struct gp_ctx *x, const char *root, const char **given,
+                         const char **real)
 {
     *given = *real = NULL;
     for (size_t i = 0; i < x->t->nparams; i++)
@@ -358,8 +358,7 @@ const char *cp_gate_path_decide(struct cp_arena *a,
     if (!err && path[0] != '/') {
         if (!env->cwd || env->cwd[0] != '/')
             return "the path is relative and the input has no absolute cwd";
-        err = gp_judge_abs(&x,
-                           cp_arena_printf(a, "%s/%s", env->cwd, path));
+        err = gp_judge_abs(&x, cp_arena_printf(a, "%s/%s", env->cwd, path));
     } else if (!err) {
         err = gp_judge_abs(&x, path);
     }
