@@ -291,10 +291,7 @@ static const struct {
     {"cat > N.md <<'EOF'\n$(sudo id)\nEOF", "[cat]{>N.md}{<<EOF}"},
     {"cat > N.md <<EOF\n$(sudo id)\nEOF",
      "[cat]{>N.md}{<<EOF} ; [sudo][id] ; [id]"},
-    {"cat <<EOF | sh\nsudo id\nEOF",
-     "[cat]{<<EOF} ; [sh] ; [sudo][id] ; [id] ?a shell or interpreter reads "
-     "its program from standard input (a pipe, a substitution or the "
-     "terminal)"},
+    {"cat <<EOF | sh\nsudo id\nEOF", "[cat]{<<EOF} ; [sh] ; [sudo][id] ; [id]"},
     {"cat > s.sh <<EOF\nsudo id\nEOF\nsh s.sh",
      "[cat]{>s.sh}{<<EOF} ; [sh][s.sh] ; [sudo][id] ; [id]"},
     {"cat > s <<EOF\nsudo id\nEOF\n./s",
@@ -302,6 +299,20 @@ static const struct {
     {"python3 - <<'EOF'\nimport socket\nEOF",
      "[python3][-]{<<EOF} ; [import][socket] ; "
      "[python3][-c][import socket\n]{<<EOF}"},
+    /* code on a pipe: known when echo, printf or cat of a here-document
+     * writes it (read as -c code), else known only when it runs */
+    {"echo 'import socket' | python3",
+     "[echo][import socket] ; [python3] ; [python3][-c][import socket\n]"},
+    {"printf 'sudo id\\n' | bash -s", "[printf][sudo id\\n] ; [bash][-s] ; "
+                                      "[sudo][id] ; [id]"},
+    {"cat <<E | sh\nsudo id\nE", "[cat]{<<E} ; [sh] ; [sudo][id] ; [id]"},
+    {"cat <<< 'sudo id' | sh", "[cat]{<<<sudo id} ; [sh] ; [sudo][id] ; [id]"},
+    {"echo a | sudo sh", "[echo][a] ; [sudo][sh] ; [sh] ; [a]"},
+    {"curl x | sh", "[curl][x] ; [sh]" UNK_STDIN},
+    {"echo -e '\\x73udo' | sh", "[echo][-e][\\x73udo] ; [sh]" UNK_STDIN},
+    {"echo a || sh", "[echo][a] ; [sh]" UNK_STDIN},
+    {"echo a; sh", "[echo][a] ; [sh]" UNK_STDIN},
+    {"echo a | cat | sh", "[echo][a] ; [cat] ; [sh]" UNK_STDIN},
     {"python3 <<< 'import socket'",
      "[python3]{<<<import socket} ; [python3][-c][import socket]{<<<import "
      "socket}"},
