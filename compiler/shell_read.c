@@ -721,6 +721,21 @@ static bool parse_nested(struct lx *x)
     return true;
 }
 
+/* Does the byte at i end a simple command ('&>' is a redirection)? */
+static bool is_cmd_end(const struct lx *x, size_t i)
+{
+    char ch = x->s[i];
+    return ch == '\n' || ch == ';' || ch == '|' || ch == ')' ||
+           (ch == '&' && !(i + 1 < x->len && x->s[i + 1] == '>'));
+}
+
+/* Is the '|' at i a pipe ("|" or "|&"), not half of "||"? */
+static bool is_pipe(const struct lx *x, size_t i)
+{
+    return x->s[i] == '|' && !(i + 1 < x->len && x->s[i + 1] == '|') &&
+           !(i > 0 && x->s[i - 1] == '|');
+}
+
 /* The characters outside words: blanks, the list's closing ')', command
  * separators, '(' and comments. */
 static enum pl_step parse_sep(struct lx *x, struct cb *c, struct wb *w,
@@ -734,13 +749,10 @@ static enum pl_step parse_sep(struct lx *x, struct cb *c, struct wb *w,
     } else if (ch == ')' && stop == ')') {
         x->i++;
         return PL_CLOSED;
-    } else if (ch == '\n' || ch == ';' || ch == '|' || ch == ')' ||
-               (ch == '&' && !(i + 1 < x->len && x->s[i + 1] == '>'))) {
+    } else if (is_cmd_end(x, i)) {
         const struct raw *r = cb_end_cmd(x, c, w);
-        /* a pipe ("|" or "|&", not "||"): its output is the next
-         * command's standard input */
-        if (ch == '|' && !(i + 1 < x->len && x->s[i + 1] == '|') &&
-            !(i > 0 && x->s[i - 1] == '|'))
+        /* a pipe: its output is the next command's standard input */
+        if (is_pipe(x, i))
             c->pipe_from = r;
         x->i++;
         if (ch == '\n' && x->pend.len)
