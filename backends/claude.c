@@ -1539,10 +1539,12 @@ static void cl_runtime_notes(struct cl *c)
                       "for Bash (where present), whatever the policy says",
                       lost);
         cl_report(c, CP0758, NULL,
-                  "claude: Claude Code's Edit and Write tools are not "
-                  "sandboxed: outside the write roots they ask the user "
-                  "instead of denying (write denies are mirrored as Edit "
-                  "deny rules)");
+                  "claude: Claude Code's Write, Edit, MultiEdit and "
+                  "NotebookEdit run outside the sandbox: the gate hook "
+                  "denies their paths outside the write roots and inside "
+                  "deny-write targets (symbolic links resolved; write "
+                  "denies also mirrored as Edit deny rules), but cannot see "
+                  "a link or file swapped in after its check");
     } else {
         cl_report(c, CP0761, NULL,
                   "claude: cooperative policy: no sandbox block, only "
@@ -1776,6 +1778,76 @@ static void cl_write_content(struct cl_jw *w, const struct cp_policy *p)
     jw_close(w, '}');
 }
 
+/* One write or deny-write path for the gate's path check, as unquoted
+ * confpol path text (cp_path_parse reads it back exactly): the root as
+ * "/", "~" or "${NAME}" (a param bound at build is written as its
+ * value), a literal segment with '*', '?' and '\' escaped, a glob segment
+ * as stored (its escapes kept), "**" for any segments. */
+static const char *cl_gate_path_text(const struct cl *c,
+                                     const struct cp_path *pp)
+{
+    struct cp_path bound = *pp;
+    for (size_t i = 0; pp->root && i < c->p->nparams; i++) {
+        const struct cp_param *q = &c->p->params[i];
+        if (strcmp(q->name, pp->root) == 0 && q->value &&
+            cp_path_bind(c->a, pp, q->value, &bound) != NULL)
+            bound = *pp;
+    }
+    struct cp_buf b = {0};
+    if (!bound.root)
+        cp_ob_adds(&b, bound.nsegs ? "" : "/");
+    else if (strcmp(bound.root, "HOME") == 0)
+        cp_ob_addc(&b, '~');
+    else
+        cp_ob_adds(&b, cp_arena_printf(c->a, "${%s}", bound.root));
+    for (size_t i = 0; i < bound.nsegs; i++) {
+        const struct cp_seg *s = &bound.segs[i];
+        cp_ob_addc(&b, '/');
+        if (s->kind == CP_SEG_ANY) {
+            cp_ob_adds(&b, "**");
+            continue;
+        }
+        for (size_t j = 0; j < s->len; j++) {
+            char ch = s->s[j];
+            if (s->kind == CP_SEG_LIT && (ch == '*' || ch == '?' || ch == '\\'))
+                cp_ob_addc(&b, '\\');
+            cp_ob_addc(&b, ch);
+        }
+    }
+    const char *r = cp_arena_strndup(c->a, b.data ? b.data : "", b.len);
+    cp_buf_free(&b);
+    return r;
+}
+
+/* confpol.paths: the write roots and deny-write targets, which the gate
+ * decides the file tools' paths against (the client runs those tools
+ * outside its sandbox). */
+static void cl_write_paths(struct cl_jw *w, const struct cl *c)
+{
+    static const enum cp_rule_kind kinds[2] = {CP_R_DENY_WRITE, CP_R_WRITE};
+    static const char *const keys[2] = {"denyWrite", "write"};
+    jw_key(w, "paths");
+    jw_open(w, '{');
+    for (size_t k = 0; k < 2; k++) {
+        jw_key(w, keys[k]);
+        size_t n = 0;
+        for (size_t i = 0; i < c->p->nrules; i++) {
+            const struct cp_rule *r = c->p->rules[i];
+            if (r->kind != kinds[k])
+                continue;
+            if (!n++)
+                jw_open(w, '[');
+            jw_sep(w);
+            jw_str(w, cl_gate_path_text(c, &r->u.path));
+        }
+        if (n)
+            jw_close(w, ']');
+        else
+            cp_ob_add(w->b, "[]", 2);
+    }
+    jw_close(w, '}');
+}
+
 /* Appends the settings object of a lowered, error-free policy.  Keys in
  * byte order at every level (the seed's sort_keys layout). */
 static void cl_write(const struct cl *c, struct cp_buf *out)
@@ -1817,6 +1889,7 @@ static void cl_write(const struct cl *c, struct cp_buf *out)
         }
         jw_close(&w, ']');
     }
+    cl_write_paths(&w, c);
     jw_key(&w, "profile");
     jw_str(&w, cp_profile_text(p->profile));
     jw_bool(&w, "projectRelative", c->project_relative);
@@ -1826,8 +1899,9 @@ static void cl_write(const struct cl *c, struct cp_buf *out)
     cp_ob_addc(out, '1');
     jw_close(&w, '}');
 
-    if (c->gates.n || p->content_classes || p->ncontent) {
-        /* The pin is written as zeros, then patched with the digest of
+    {
+        /* Every policy gets the hook: it decides the file tools' paths
+         * even without gate or content rules.  The pin is written as zeros, then patched with the digest of
          * the finished artifact (cp_gate_pin_digest reads it as zeros). */
         static const char pre[] = "confpol gate --sha256 ";
         struct cp_buf cmd = {0};

@@ -28,7 +28,9 @@ static void cp_gate_usage(FILE *out)
         "Answers one Claude Code PreToolUse hook call: reads the hook JSON on\n"
         "stdin; for Bash (and PowerShell) matches tool_input.command against\n"
         "the policy's gate patterns; for Write, Edit, MultiEdit and\n"
-        "NotebookEdit scans what would be written with the content rules.\n"
+        "NotebookEdit decides the path against the write and deny-write\n"
+        "rules (PROJECT and HOME unbound: $CLAUDE_PROJECT_DIR, $HOME), then\n"
+        "scans what would be written with the content rules.\n"
         "allow: no output; ask/deny: JSON on stdout; exit 0.\n"
         "On malformed input or an internal failure: deny (exit 2) when the\n"
         "policy fails closed, allow with a warning when it fails open.\n"
@@ -145,6 +147,26 @@ static int cp_gate_content(struct cp_gate_run *g, unsigned classes,
     return cp_gate_answer(g, CP_DENY, NULL, cp_content_reason(g->arena, &s));
 }
 
+/* A file tool's call: its path against the write roots and deny-write
+ * targets first (the client runs file tools outside its sandbox), then
+ * what it writes against the content rules. */
+static int cp_gate_file_tool(struct cp_gate_run *g,
+                             const struct cp_gate_paths *paths,
+                             unsigned classes,
+                             const struct cp_content_rule *rules, size_t nrules)
+{
+    struct cp_gate_path_env env = {.home = getenv("HOME"),
+                                   .project = getenv("CLAUDE_PROJECT_DIR"),
+                                   .cwd = g->in->cwd};
+    const char *why = cp_gate_path_decide(g->arena, paths, g->in->path, &env);
+    if (why)
+        return cp_gate_answer(
+            g, CP_DENY, NULL,
+            cp_arena_printf(g->arena, "confpol gate: %s of '%s' denied: %s",
+                            g->tool, g->in->path, why));
+    return cp_gate_content(g, classes, rules, nrules);
+}
+
 /* PowerShell: the gate reads command lines as POSIX shells do, which a
  * PowerShell line is not; a line no rule matches is asked about rather
  * than allowed, whenever the policy has gate rules to apply. */
@@ -158,16 +180,6 @@ static bool cp_gate_policy_fail_closed(const struct cp_policy *p)
 {
     return !p->profile_defaulted && p->profile != CP_PROFILE_COOPERATIVE &&
            p->fail == CP_FAIL_CLOSED;
-}
-
-/* Does the policy have gate rules (ask or deny) to apply? */
-static bool cp_gate_policy_has_gates(const struct cp_policy *p)
-{
-    for (size_t i = 0; i < p->nrules; i++)
-        if (p->rules[i]->kind == CP_R_GATE_ASK ||
-            p->rules[i]->kind == CP_R_GATE_DENY)
-            return true;
-    return false;
 }
 
 /* Compiles the policy at path into cx.  Returns -1 when it compiled, else
@@ -195,52 +207,37 @@ static int cp_gate_policy_load(struct cp_gate_run *g,
     return -1;
 }
 
-/* The answer for a command the decision model denied or asked about by a
- * gate rule: that rule's id, place and reason. */
-static int cp_gate_rule_answer(struct cp_gate_run *g, const struct cp_policy *p,
-                               const struct cp_decision *d,
-                               struct cp_arena *arena)
+/* The answer for a hook call decided with a gate table (the artifact's,
+ * or the one made from a compiled policy); `path` names the table's file
+ * in errors.  A regex or content rule whose deferred compilation fails
+ * makes the table one that failed to load. */
+static int cp_gate_table_answer(struct cp_gate_run *g, struct cp_gate_table *t,
+                                const char *path)
 {
-    const struct cp_rule *r = NULL;
-    for (size_t i = 0; i < d->nrules && !r; i++)
-        if (d->rules[i]->kind ==
-            (d->verdict == CP_DENY ? CP_R_GATE_DENY : CP_R_GATE_ASK))
-            r = d->rules[i];
-    if (!r)
-        return cp_gate_fail(g, "the decision names no gate rule");
-    const char *id = cp_gate_rule_id(arena, p, r);
-    /* As the Claude backend writes "where" into the artifact. */
-    const char *where = r->loc.src
-                            ? cp_arena_printf(arena, "%s:%u", r->loc.src->path,
-                                              r->loc.line)
-                            : "(implicit)";
-    return cp_gate_answer(g, d->verdict, id,
-                          cp_gate_reason(arena, id, where, r->u.gate.kind,
-                                         r->u.gate.kind == CP_GATE_UNKNOWN
-                                             ? d->gate_why
-                                             : r->u.gate.text));
-}
-
-/* The answer for a hook call, the policy compiled. */
-static int cp_gate_policy_decide(struct cp_gate_run *g,
-                                 const struct cp_policy *p,
-                                 struct cp_arena *arena)
-{
-    if (g->in->file_tool)
-        return cp_gate_content(g, p->content_classes, p->content, p->ncontent);
+    if (g->in->file_tool) {
+        const char *cerr = cp_gate_content_compile(g->arena, t->content,
+                                                   t->ncontent);
+        if (cerr) { /* as a table that failed to load */
+            g->loaded = false;
+            return cp_gate_fail(
+                g, cp_arena_printf(g->arena, "'%s': %s", path, cerr));
+        }
+        return cp_gate_file_tool(g, &t->paths, t->content_classes, t->content,
+                                 t->ncontent);
+    }
     if (!g->command)
         return cp_gate_answer(g, CP_ALLOW, NULL, NULL);
-    struct cp_decision d;
-    if (cp_decide(p, CP_ACC_GATE, g->command, arena, &d) != 0)
-        return cp_gate_fail(g, "the decision model failed");
-    if (d.verdict == CP_ALLOW) {
-        if (cp_gate_policy_has_gates(p) && strcmp(g->tool, "PowerShell") == 0)
-            return cp_gate_answer(g, CP_ASK, NULL, CP_GATE_POWERSHELL_WHY);
-        return cp_gate_answer(g, CP_ALLOW, NULL, NULL);
+    struct cp_gate_answer ans;
+    cp_gate_table_decide(t, g->command, g->arena, &ans);
+    if (ans.error) { /* a deferred regcomp failed: as at load */
+        g->loaded = false;
+        return cp_gate_fail(
+            g, cp_arena_printf(g->arena, "'%s': %s", path, ans.error));
     }
-    if (d.gate_unreadable) /* denied by the reader, not by a rule */
-        return cp_gate_answer(g, d.verdict, NULL, d.gate_why);
-    return cp_gate_rule_answer(g, p, &d, arena);
+    if (ans.verdict == CP_ALLOW && t->ngates &&
+        strcmp(g->tool, "PowerShell") == 0)
+        return cp_gate_answer(g, CP_ASK, NULL, CP_GATE_POWERSHELL_WHY);
+    return cp_gate_answer(g, ans.verdict, ans.rule, ans.reason);
 }
 
 static int cp_gate_with_policy(struct cp_gate_run *g,
@@ -254,8 +251,10 @@ static int cp_gate_with_policy(struct cp_gate_run *g,
     if (rc < 0) {
         g->loaded = true;
         g->fail_closed = cp_gate_policy_fail_closed(cx.policy);
+        struct cp_gate_table t;
+        cp_gate_table_from_policy(cx.arena, cx.policy, g->fail_closed, &t);
         rc = input_err ? cp_gate_fail(g, input_err)
-                       : cp_gate_policy_decide(g, cx.policy, cx.arena);
+                       : cp_gate_table_answer(g, &t, path);
     }
     cp_policy_free(cx.policy); /* compiled regexes: not in the arena */
     cp_ctx_free(&cx);
@@ -292,35 +291,8 @@ static int cp_gate_with_artifact(struct cp_gate_run *g, const char *path,
     } else {
         g->loaded = true;
         g->fail_closed = t.fail_closed;
-        if (input_err) {
-            rc = cp_gate_fail(g, input_err);
-        } else if (g->in->file_tool) {
-            const char *cerr = cp_gate_content_compile(g->arena, t.content,
-                                                       t.ncontent);
-            if (cerr) { /* as a table that failed to load */
-                g->loaded = false;
-                rc = cp_gate_fail(
-                    g, cp_arena_printf(g->arena, "'%s': %s", path, cerr));
-            } else {
-                rc = cp_gate_content(g, t.content_classes, t.content,
-                                     t.ncontent);
-            }
-        } else if (!g->command) {
-            rc = cp_gate_answer(g, CP_ALLOW, NULL, NULL);
-        } else {
-            struct cp_gate_answer ans;
-            cp_gate_table_decide(&t, g->command, g->arena, &ans);
-            if (ans.error) { /* a deferred regcomp failed: as at load */
-                g->loaded = false;
-                rc = cp_gate_fail(
-                    g, cp_arena_printf(g->arena, "'%s': %s", path, ans.error));
-            } else if (ans.verdict == CP_ALLOW && t.ngates &&
-                       strcmp(g->tool, "PowerShell") == 0) {
-                rc = cp_gate_answer(g, CP_ASK, NULL, CP_GATE_POWERSHELL_WHY);
-            } else {
-                rc = cp_gate_answer(g, ans.verdict, ans.rule, ans.reason);
-            }
-        }
+        rc = input_err ? cp_gate_fail(g, input_err)
+                       : cp_gate_table_answer(g, &t, path);
     }
     cp_gate_table_free(&t);
     return rc;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The per-program tables (compiler/cmd_tables.h). */
 #include "cmd_tables.h"
+#include "text.h"
 
 #include <string.h>
 
@@ -68,12 +69,19 @@ static const struct cp_wrapper wrappers[] = {
      NULL, 0, false},
 };
 
+/* Looked up for every word of a line that may run a here-document: a
+ * hashed set, filled on first use, not a scan of the table per word. */
 const struct cp_wrapper *cp_cmd_wrapper(const char *name)
 {
-    for (size_t k = 0; k < sizeof wrappers / sizeof wrappers[0]; k++)
-        if (strcmp(name, wrappers[k].name) == 0)
-            return &wrappers[k];
-    return NULL;
+    static struct cp_nameset set;
+    static bool built;
+    if (!built) {
+        for (size_t k = 0; k < sizeof wrappers / sizeof wrappers[0]; k++)
+            cp_nameset_put(&set, wrappers[k].name, (int)k);
+        built = true;
+    }
+    int k = cp_nameset_get(&set, name);
+    return k < 0 ? NULL : &wrappers[k];
 }
 
 /* Options that take a separate value, per program: the word after one may

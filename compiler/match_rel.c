@@ -1076,18 +1076,52 @@ int cp_match_word_contains(const char *outer, const char *inner)
     return r;
 }
 
+/* Does the word s match the glob g ('*' any run, every other byte
+ * itself)?  One backtrack point: O(|s| x |g|) at worst. */
+static bool word_star_match(const char *g, const char *s)
+{
+    const char *star_g = NULL, *star_s = NULL;
+    while (*s) {
+        if (*g == '*') {
+            star_g = ++g;
+            star_s = s;
+        } else if (*g && *g == *s) {
+            g++;
+            s++;
+        } else if (star_g) {
+            g = star_g;
+            s = ++star_s;
+        } else {
+            return false;
+        }
+    }
+    while (*g == '*')
+        g++;
+    return *g == '\0';
+}
+
+/* Two globs whose only wildcard is '*' share a word exactly when their
+ * literal prefixes (before the first '*') agree over the shorter one and
+ * their literal suffixes (after the last '*') do too, when both hold a
+ * '*': the word prefix + the middles' literals in turn + suffix is in
+ * both (each side's stars take the other's middle).  With one side
+ * without '*', that word must match the other.  Linear, without automata
+ * (a line of 35,000 glob words met patterns of 40 alternatives each). */
 int cp_match_word_overlaps(const char *a, const char *b)
 {
-    if (!strchr(a, '*') && !strchr(b, '*'))
+    const char *sa = strchr(a, '*'), *sb = strchr(b, '*');
+    if (!sa && !sb)
         return strcmp(a, b) == 0;
-    struct nfa x, y;
-    nfa_build_word(&x, a);
-    nfa_build_word(&y, b);
-    size_t budget = MATCH_BUDGET;
-    int r = nfa_meet(&x, &y, NULL, &budget);
-    nfa_fini(&x);
-    nfa_fini(&y);
-    return r;
+    if (!sa)
+        return word_star_match(b, a);
+    if (!sb)
+        return word_star_match(a, b);
+    size_t pa = (size_t)(sa - a), pb = (size_t)(sb - b);
+    if (memcmp(a, b, pa < pb ? pa : pb) != 0)
+        return 0;
+    const char *ea = strrchr(a, '*') + 1, *eb = strrchr(b, '*') + 1;
+    size_t la = strlen(ea), lb = strlen(eb), m = la < lb ? la : lb;
+    return memcmp(ea + la - m, eb + lb - m, m) == 0;
 }
 
 /* ---- relations on segment lists (same root) --------------------------- */

@@ -30,6 +30,8 @@ struct raw {
     struct cp_sh_redir *r;
     size_t nr;
     int depth; /* nesting of substitutions and strings read again */
+    const struct raw *pipe_from; /* the command whose output is its
+                                    standard input ("a | b"), or NULL */
 };
 
 /* A here-document: its delimiter, then where its body went. */
@@ -82,6 +84,7 @@ struct cb {
     struct cp_vec words;  /* struct cp_sh_word * */
     struct cp_vec redirs; /* struct cp_sh_redir * */
     int pending;
+    const struct raw *pipe_from; /* the command before '|', for the next */
 };
 
 static void rd_fail(struct rd *rd, const char *why)
@@ -236,16 +239,18 @@ static void cb_end_word(struct lx *x, struct cb *c, struct wb *w)
     wb_reset(w);
 }
 
-static void cb_end_cmd(struct lx *x, struct cb *c, struct wb *w)
+static const struct raw *cb_end_cmd(struct lx *x, struct cb *c, struct wb *w)
 {
     cb_end_word(x, c, w);
     c->pending = PEND_NONE;
+    const struct raw *from = c->pipe_from;
+    c->pipe_from = NULL;
     if (c->words.len == 0 && c->redirs.len == 0)
-        return;
+        return NULL;
     if (x->rd->raw.len >= CP_SH_MAX_CMDS) {
         rd_fail(x->rd, "more than 20,000 simple commands");
         x->i = x->len;
-        return;
+        return NULL;
     }
     struct cp_arena *a = x->rd->a;
     struct raw *r = cp_arena_alloc(a, sizeof *r);
@@ -258,6 +263,7 @@ static void cb_end_cmd(struct lx *x, struct cb *c, struct wb *w)
     for (size_t k = 0; k < r->nr; k++)
         r->r[k] = *(struct cp_sh_redir *)c->redirs.items[k];
     r->depth = x->nest;
+    r->pipe_from = from;
     cp_vec_push(a, &x->rd->raw, r);
     for (size_t k = 0; k < x->pend.len; k++) {
         struct hdoc *d = x->pend.items[k];
@@ -265,6 +271,7 @@ static void cb_end_cmd(struct lx *x, struct cb *c, struct wb *w)
             d->owner = r;
     }
     c->words.len = c->redirs.len = 0;
+    return r;
 }
 
 /* ---- quoting and expansions ---------------------------------------------- */
@@ -714,6 +721,21 @@ static bool parse_nested(struct lx *x)
     return true;
 }
 
+/* Does the byte at i end a simple command ('&>' is a redirection)? */
+static bool is_cmd_end(const struct lx *x, size_t i)
+{
+    char ch = x->s[i];
+    return ch == '\n' || ch == ';' || ch == '|' || ch == ')' ||
+           (ch == '&' && !(i + 1 < x->len && x->s[i + 1] == '>'));
+}
+
+/* Is the '|' at i a pipe ("|" or "|&"), not half of "||"? */
+static bool is_pipe(const struct lx *x, size_t i)
+{
+    return x->s[i] == '|' && !(i + 1 < x->len && x->s[i + 1] == '|') &&
+           !(i > 0 && x->s[i - 1] == '|');
+}
+
 /* The characters outside words: blanks, the list's closing ')', command
  * separators, '(' and comments. */
 static enum pl_step parse_sep(struct lx *x, struct cb *c, struct wb *w,
@@ -727,9 +749,11 @@ static enum pl_step parse_sep(struct lx *x, struct cb *c, struct wb *w,
     } else if (ch == ')' && stop == ')') {
         x->i++;
         return PL_CLOSED;
-    } else if (ch == '\n' || ch == ';' || ch == '|' || ch == ')' ||
-               (ch == '&' && !(i + 1 < x->len && x->s[i + 1] == '>'))) {
-        cb_end_cmd(x, c, w);
+    } else if (is_cmd_end(x, i)) {
+        const struct raw *r = cb_end_cmd(x, c, w);
+        /* a pipe: its output is the next command's standard input */
+        if (is_pipe(x, i))
+            c->pipe_from = r;
         x->i++;
         if (ch == '\n' && x->pend.len)
             doc_read(x);
@@ -1113,8 +1137,93 @@ static void rd_interp_code(struct rd *rd, const struct raw *r, size_t off,
     }
 }
 
+/* printf's format alone as it prints it: NULL unless its only escapes are
+ * \n, \t and \\ and it holds no '%' (then what it prints is not known
+ * here). */
+static const char *printf_text(struct cp_arena *a, const char *f)
+{
+    char *out = cp_arena_alloc(a, strlen(f) + 1), *o = out;
+    for (; *f; f++) {
+        if (*f == '%')
+            return NULL;
+        if (*f != '\\') {
+            *o++ = *f;
+            continue;
+        }
+        f++;
+        if (*f == 'n')
+            *o++ = '\n';
+        else if (*f == 't')
+            *o++ = '\t';
+        else if (*f == '\\')
+            *o++ = '\\';
+        else
+            return NULL;
+    }
+    *o = '\0';
+    return out;
+}
+
+/* echo's words as it prints them (with -n or none; NULL with -e, -E or a
+ * backslash, which some echos decode). */
+static const char *echo_text(struct rd *rd, const struct raw *p)
+{
+    size_t k = 1;
+    bool nl = true;
+    while (k < p->n && strcmp(p->w[k].text, "-n") == 0) {
+        nl = false;
+        k++;
+    }
+    if (k < p->n && p->w[k].text[0] == '-' && strcmp(p->w[k].text, "-") != 0)
+        return NULL; /* -e, -E, -ne ...: escapes or options not read here */
+    struct cp_buf b = {0};
+    for (size_t j = k; j < p->n; j++) {
+        if (strchr(p->w[j].text, '\\')) {
+            cp_buf_free(&b);
+            return NULL;
+        }
+        if (j > k)
+            cp_buf_addc(&b, ' ');
+        cp_buf_adds(&b, p->w[j].text);
+    }
+    if (nl)
+        cp_buf_addc(&b, '\n');
+    const char *t = cp_arena_strndup(rd->a, b.data ? b.data : "", b.len);
+    cp_buf_free(&b);
+    return t;
+}
+
+/* What the command P writes to the pipe when the line alone says it: echo
+ * or printf of static words, cat of a here-document or here-string.  NULL
+ * when it is known only when it runs (a file, a download, an expansion). */
+static const char *piped_text(struct rd *rd, const struct raw *p)
+{
+    if (p->n == 0)
+        return NULL;
+    for (size_t k = 0; k < p->n; k++)
+        if (p->w[k].glob)
+            return NULL;
+    const char *name = prog_name(rd->a, p->w[0].text);
+    if (strcmp(name, "cat") == 0 && p->n == 1 && p->nr > 0) {
+        const struct cp_sh_redir *d = &p->r[p->nr - 1];
+        if (d->op == CP_SH_HEREDOC && d->body)
+            return d->body;
+        if (d->op == CP_SH_HERESTR && !d->target.glob)
+            return d->target.text;
+        return NULL;
+    }
+    if (p->nr > 0)
+        return NULL; /* its output may go elsewhere */
+    if (strcmp(name, "echo") == 0)
+        return echo_text(rd, p);
+    if (strcmp(name, "printf") == 0 && p->n == 2)
+        return printf_text(rd->a, p->w[1].text);
+    return NULL;
+}
+
 /* The program comes from standard input: from the last input redirection
- * of R, if any. */
+ * of R, if any, else from the pipe when the command before it says what
+ * it writes. */
 static void rd_interp_stdin(struct rd *rd, const struct raw *r, size_t off,
                             const char *name, bool shell)
 {
@@ -1143,8 +1252,18 @@ static void rd_interp_stdin(struct rd *rd, const struct raw *r, size_t off,
             return; /* a script file */
         }
     }
-    rd_unknown(rd, "a shell or interpreter reads its program from standard "
-                   "input (a pipe, a substitution or the terminal)");
+    const char *code = r->pipe_from ? piped_text(rd, r->pipe_from) : NULL;
+    if (code && shell && r->pipe_from->nr &&
+        r->pipe_from->r[r->pipe_from->nr - 1].op == CP_SH_HEREDOC)
+        return; /* a here-document's body: docs_read reads it as commands */
+    if (code && shell)
+        reread(rd, code, r->depth);
+    else if (code)
+        push_code(rd, r, off, name, code);
+    else
+        rd_unknown(rd, "a shell or interpreter reads its program from "
+                       "standard input (a pipe, a substitution or the "
+                       "terminal)");
 }
 
 static void rd_interp(struct rd *rd, const struct raw *r, size_t off,
@@ -1532,9 +1651,19 @@ static bool word_runs_code(struct rd *rd, const char *t)
     static const char *const runs[] = {"eval",    "source", ".",     "su",
                                        "runuser", "script", "watch", "find",
                                        "trap",    "alias",  NULL};
+    /* every word of the line is looked up: one hashed set, not a scan of
+     * each list per word (200,000 words took 120 ms) */
+    static struct cp_nameset set;
+    static bool built;
+    if (!built) {
+        const char *const *lists[] = {shells, interpreters, runs, doc_runners};
+        for (size_t k = 0; k < sizeof lists / sizeof lists[0]; k++)
+            for (const char *const *l = lists[k]; *l; l++)
+                cp_nameset_put(&set, *l, 1);
+        built = true;
+    }
     const char *name = prog_name(rd->a, t);
-    if (in_list(shells, name) || is_interpreter(name) || in_list(runs, name) ||
-        in_list(doc_runners, name))
+    if (cp_nameset_get(&set, name) > 0 || is_interpreter(name))
         return true;
     return cp_cmd_wrapper(name) != NULL;
 }
@@ -1593,6 +1722,8 @@ static void doc_scan(struct rd *rd, const char *body, int nest)
  * unquoted one run. */
 static void docs_read(struct rd *rd)
 {
+    if (!rd->docs.len) /* the common case: no word to look at */
+        return;
     bool code = line_runs_code(rd);
     for (size_t k = 0; k < rd->docs.len && !rd->error; k++) {
         const struct hdoc *d = rd->docs.items[k];

@@ -156,6 +156,9 @@ static const struct cp_jnode *cp_gate_member(const struct cp_jnode *o,
         {"new_string", "tool_input.new_string is missing or not a string"},
         {"new_source", "tool_input.new_source is missing or not a string"},
         {"command", "tool_input.command is missing or not a string"},
+        {"file_path", "tool_input.file_path is missing or not a string"},
+        {"notebook_path",
+         "tool_input.notebook_path is missing or not a string"},
     };
     const struct cp_jnode *v = cp_json_get(o, key, NULL);
     if (v && v->type == CP_J_STR)
@@ -214,6 +217,11 @@ static const char *cp_gate_file_texts(struct cp_arena *a,
     const struct cp_jnode *s;
     const char *tool = in->tool;
     in->file_tool = true;
+    in->path_field = strcmp(tool, "NotebookEdit") == 0 ? "notebook_path"
+                                                       : "file_path";
+    if (!(s = cp_gate_member(ti, in->path_field, true, &err)))
+        return err;
+    in->path = s->s;
     if (strcmp(tool, "Write") == 0) {
         if ((s = cp_gate_member(ti, "content", true, &err)))
             cp_gate_add_text(a, in, 1, "content", s);
@@ -269,6 +277,9 @@ const char *cp_gate_parse_input(struct cp_arena *a, const char *text,
         if (cmd)
             in->command = cmd->s;
     } else if (cp_gate_is_file_tool(in->tool)) {
+        const struct cp_jnode *cwd = cp_json_get(root, "cwd", NULL);
+        if (cwd && cwd->type == CP_J_STR)
+            in->cwd = cwd->s;
         err = cp_gate_file_texts(a, ti, in);
     }
     return err;
@@ -485,6 +496,8 @@ const char *cp_gate_table_parse(struct cp_arena *a, const char *text,
         err = cp_gate_table_head(a, c, t);
     if (!err)
         err = cp_gate_table_content(a, c, t);
+    if (!err)
+        err = cp_gate_paths_parse(a, cp_json_get(c, "paths", NULL), &t->paths);
     if (err)
         return err;
     const struct cp_jnode *gates = cp_json_get(c, "gates", NULL);
@@ -571,6 +584,37 @@ const char *cp_gate_rule_id(struct cp_arena *a, const struct cp_policy *p,
             break;
     }
     return cp_arena_printf(a, "gate#%zu", n);
+}
+
+void cp_gate_table_from_policy(struct cp_arena *a, const struct cp_policy *p,
+                               bool fail_closed, struct cp_gate_table *t)
+{
+    memset(t, 0, sizeof *t);
+    t->stem = p->stem;
+    t->fail_closed = fail_closed;
+    t->gates = cp_arena_alloc(a,
+                              (p->nrules ? p->nrules : 1) * sizeof *t->gates);
+    size_t n = 0;
+    for (size_t i = 0; i < p->nrules; i++) {
+        const struct cp_rule *r = p->rules[i];
+        if (r->kind != CP_R_GATE_ASK && r->kind != CP_R_GATE_DENY)
+            continue;
+        struct cp_gate_entry *e = &t->gates[t->ngates++];
+        e->id = cp_arena_printf(a, "gate#%zu", ++n);
+        e->verdict = r->kind == CP_R_GATE_DENY ? CP_DENY : CP_ASK;
+        e->pat = r->u.gate; /* compiled: the policy frees it */
+        e->req = r->u.gate.kind == CP_GATE_REGEX
+                     ? cp_gate_rx_scan(a, r->u.gate.text)
+                     : NULL;
+        /* as the Claude backend writes "where" into the artifact */
+        e->where = r->loc.src ? cp_arena_printf(a, "%s:%u", r->loc.src->path,
+                                                r->loc.line)
+                              : "(implicit)";
+    }
+    t->content_classes = p->content_classes;
+    t->content = p->content;
+    t->ncontent = p->ncontent;
+    cp_gate_paths_from_policy(a, p, &t->paths);
 }
 
 const char *cp_gate_reason(struct cp_arena *a, const char *id,

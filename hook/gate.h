@@ -69,6 +69,49 @@ struct cp_gate_text {
     size_t len;
 };
 
+/* ---- file tools' paths (hook/gate_path.c) -------------------------- */
+
+/* One write root or deny-write target. */
+struct cp_gate_wpath {
+    struct cp_path path;
+    const char *text; /* as the table or the policy writes it */
+    bool deny;        /* deny write, else write */
+};
+
+/* The policy's write and deny-write rules, as the hook decides a file
+ * tool's path with them. */
+struct cp_gate_paths {
+    bool present; /* false: an artifact built without "paths" */
+    struct cp_gate_wpath *v;
+    size_t n;
+    const struct cp_param *params; /* a policy's params (bound values) */
+    size_t nparams;
+};
+
+/* Where the roots HOME and PROJECT are when the table leaves them
+ * unbound, and the directory a relative path is read from. */
+struct cp_gate_path_env {
+    const char *home;    /* $HOME */
+    const char *project; /* $CLAUDE_PROJECT_DIR */
+    const char *cwd;     /* the hook input's cwd */
+};
+
+struct cp_jnode;
+/* "confpol"."paths" of an artifact (NULL: absent, then every path is
+ * denied).  NULL, or why it is invalid (arena). */
+const char *cp_gate_paths_parse(struct cp_arena *a,
+                                const struct cp_jnode *paths,
+                                struct cp_gate_paths *out);
+/* The write and deny-write rules of a compiled policy. */
+void cp_gate_paths_from_policy(struct cp_arena *a, const struct cp_policy *p,
+                               struct cp_gate_paths *out);
+/* Decides a file tool's path: NULL when every form of it is inside a
+ * write root and outside every deny-write target, else why it is denied
+ * (arena). */
+const char *cp_gate_path_decide(struct cp_arena *a,
+                                const struct cp_gate_paths *t, const char *path,
+                                const struct cp_gate_path_env *env);
+
 /* The parts of the hook input the gate uses. */
 struct cp_gate_input {
     const char *tool;           /* tool_name */
@@ -77,6 +120,10 @@ struct cp_gate_input {
     bool file_tool;             /* Write, Edit, MultiEdit or NotebookEdit */
     struct cp_gate_text *texts; /* what a file tool would write */
     size_t ntexts;
+    const char *path;       /* a file tool's tool_input.file_path
+                               (NotebookEdit: notebook_path) */
+    const char *path_field; /* "file_path" or "notebook_path" */
+    const char *cwd;        /* the input's cwd, or NULL */
 };
 
 /* Compiles the regex rules not compiled yet (an artifact's table defers
@@ -117,12 +164,18 @@ struct cp_gate_table {
     struct cp_content_rule *content; /* "content"."rules"; regexes compiled
                                         by cp_gate_content_compile */
     size_t ncontent;
+    struct cp_gate_paths paths; /* "paths" */
 };
 
 /* Reads the gate table from a `.claude.json` artifact's top-level
  * "confpol" object.  Returns NULL on success, else a message (arena). */
 const char *cp_gate_table_parse(struct cp_arena *a, const char *text,
                                 size_t len, struct cp_gate_table *t);
+/* The gate table of a compiled policy, as the Claude backend would write
+ * it: its rows share the policy's compiled patterns, so the table is not
+ * freed with cp_gate_table_free (cp_policy_free frees them). */
+void cp_gate_table_from_policy(struct cp_arena *a, const struct cp_policy *p,
+                               bool fail_closed, struct cp_gate_table *t);
 /* Frees the compiled regexes (the arena owns the rest); safe to repeat. */
 void cp_gate_table_free(struct cp_gate_table *t);
 /* Same as cp_gate_table_parse, from a file (at most CP_GATE_MAX_ARTIFACT

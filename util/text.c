@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "hash.h"
 
 const char *cp_utoa(char *buf, unsigned long v)
 {
@@ -84,4 +85,32 @@ void cp_shell_quote(struct cp_buf *b, const char *s)
             cp_buf_addc(b, *p);
     }
     cp_buf_addc(b, '\'');
+}
+
+static size_t nameset_slot(const struct cp_nameset *s, const char *name)
+{
+    size_t cap = sizeof s->name / sizeof s->name[0];
+    size_t h = cp_fnv32(CP_FNV32_OFFSET, name, strlen(name)) & (cap - 1);
+    while (s->name[h] && strcmp(s->name[h], name) != 0)
+        h = (h + 1) & (cap - 1);
+    return h;
+}
+
+bool cp_nameset_put(struct cp_nameset *s, const char *name, int value)
+{
+    size_t h = nameset_slot(s, name);
+    if (s->name[h])
+        return true;
+    if (s->n >= CP_NAMESET_MAX)
+        return false;
+    s->name[h] = name;
+    s->value[h] = value;
+    s->n++;
+    return true;
+}
+
+int cp_nameset_get(const struct cp_nameset *s, const char *name)
+{
+    size_t h = nameset_slot(s, name);
+    return s->name[h] ? s->value[h] : -1;
 }

@@ -4,6 +4,7 @@
 #ifndef CP_TEXT_H
 #define CP_TEXT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct cp_buf;
@@ -31,5 +32,20 @@ size_t cp_unquote(const char *s, size_t n, char *out, size_t *map,
  * and does not start with '-' (and is not empty), else single-quoted with
  * ' written as '\''. */
 void cp_shell_quote(struct cp_buf *b, const char *s);
+
+/* A fixed set of names (program names of the shell reader's and the
+ * command tables' lists), found in time linear in the name looked up: an
+ * open-addressing table filled once.  At most CP_NAMESET_MAX names. */
+#define CP_NAMESET_MAX 256
+struct cp_nameset {
+    const char *name[2 * CP_NAMESET_MAX];
+    int value[2 * CP_NAMESET_MAX];
+    size_t n;
+};
+/* Adds name with value (the first value added for a name stays); false
+ * when the set is full. */
+bool cp_nameset_put(struct cp_nameset *s, const char *name, int value);
+/* The value of name, or -1. */
+int cp_nameset_get(const struct cp_nameset *s, const char *name);
 
 #endif

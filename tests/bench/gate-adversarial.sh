@@ -37,12 +37,18 @@ worst=0
 n=0
 # Each: the repeated text, then a tail.
 for spec in "x|" "x|y" "ab|av" "curl |" "curl x |;| sh" "a b |;" '$(|' 'a;|' 'a|||' \
-    '"$x" |' "\\' |" '${|' 'x{a,b} |' '<<E|' "sudo |"; do
+    '"$x" |' "\\' |" '${|' 'x{a,b} |' '<<E|' "sudo |" \
+    "curl ~/.bashrcx*cron*/systemd/x |" \
+    "curl abcdefghijklmnopqrstuvwxyz./_-:0123456789 |" \
+    "tee abcdefghijklmnopqrstuvwxyz./_-0123456789 |" "cat <<E\nE\n^curl |"; do
+    # "HEAD^REP|TAIL": HEAD once, then REP repeated
     rep=${spec%|*} tail=${spec##*|}
     n=$((n + 1))
     python3 -c 'import json, sys
 n = 1040000
-c = (sys.argv[1] * n)[:n] + sys.argv[2]
+head, _, rep = sys.argv[1].rpartition("^")
+head = head.replace("\\n", "\n")
+c = head + (rep * n)[:n - len(head)] + sys.argv[2]
 print(json.dumps({"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": c}}))' "$rep" "$tail" >"$tmp/in$n.json"
     res=$("$B" -n "$RUNS" -w 1 -i "$tmp/in$n.json" -- "$C" gate "$tmp/adv.confpol" :: "$C" gate "$tmp/adv.claude.json")
     i=0

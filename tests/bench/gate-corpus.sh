@@ -4,10 +4,15 @@
 #     `confpol init --claude` writes, the gate library alone
 #     (tests/gate/corpus.py, which also checks that explain, the gate on the
 #     policy and the gate on the artifact agree);
-#   - the hook on that policy's artifact, process start included: median
-#     and 99th percentile over 401 interleaved runs for a Bash call and for
-#     a Write of 1 MB (targets: median < 1 ms, p99 < 5 ms on an idle
-#     machine).
+#   - the content detectors' recall and false positives on the generated
+#     corpus (tests/gate/content-corpus/measure.py);
+#   - the hook on that policy's artifact (PROJECT bound as `confpol claude`
+#     binds it), process start included: median and 99th percentile of wall
+#     time over 401 interleaved runs, and the median and 99th percentile of
+#     CPU time (user + system), for a Bash call, a Write of 20 lines, a
+#     Write of 1 MB (its path decided, then its content scanned) and a
+#     Write denied by its path (targets: median < 1 ms, p99 < 5 ms on an
+#     idle machine; on a shared machine CPU time is the figure to read).
 # `sh tests/bench/gate-corpus.sh [BENCH-BINARY]` (part of `make bench`).
 set -u
 BUILD=${BUILD:-build}
@@ -25,11 +30,14 @@ export CONFPOL_LIBRARY="$top/gates"
 echo "== 7. the gate corpora on the policy of confpol init --claude (the library alone)"
 python3 "$top/tests/gate/corpus.py" "$C" "$top"
 echo
+echo "== 7a. the content detectors on the generated corpus"
+python3 "$top/tests/gate/content-corpus/measure.py" "$C" "$top"
+echo
 echo "== 7b. the hook on that policy's artifact: one call, process start included"
 echo "   401 runs per input, interleaved; load $(cut -d' ' -f1-3 /proc/loadavg)"
 mkdir -p "$tmp/p" "$tmp/o"
 # the project is the working directory; the artifact goes outside it
-(cd "$tmp/p" && "$C" init --claude >/dev/null && "$C" build --target claude -o "$tmp/o" policy.confpol >/dev/null 2>&1) ||
+(cd "$tmp/p" && "$C" init --claude >/dev/null && "$C" build --target claude -D "PROJECT=$tmp/p" -o "$tmp/o" policy.confpol >/dev/null 2>&1) ||
     { echo "cannot build the init policy"; exit 1; }
 art="$tmp/o/policy.claude.json"
 python3 - "$tmp" <<'PY'
@@ -38,6 +46,7 @@ d = sys.argv[1]
 def put(name, tool, inp):
     with open(os.path.join(d, name), "w") as f:
         json.dump({"session_id": "s", "hook_event_name": "PreToolUse",
+                   "cwd": os.path.join(d, "p"),
                    "tool_name": tool, "tool_input": inp}, f)
 put("bash.json", "Bash", {"command": "cd src && make -j2 && ./run-tests --verbose 2>&1 | tee log.txt"})
 # 1 MB of source-like text: words, numbers, punctuation, no secret
@@ -51,15 +60,23 @@ while n < 1000000:
     lines.append(l)
     n += len(l) + 1
 text = "\n".join(lines)[:1000000]
-put("write.json", "Write", {"file_path": "/tmp/x/src/big.c", "content": text})
+put("write.json", "Write", {"file_path": os.path.join(d, "p", "src", "big.c"),
+                            "content": text})
+put("small.json", "Write", {"file_path": "src/main.c",
+                            "content": "\n".join(lines[:20])})
+put("denied.json", "Write", {"file_path": "../../etc/cron.d/x",
+                             "content": "* * * * * root id\n"})
 PY
+line() { # LABEL RESULT
+    printf '  %-26s wall median %7s ms  p99 %7s ms   CPU median %7s ms  p99 %7s ms\n' \
+        "$1" "$(field median_ms "$2")" "$(field p99_ms "$2")" \
+        "$(field cpu_ms "$2")" "$(field p99_cpu_ms "$2")"
+}
 res=$("$B" -n 401 -w 5 -i "$tmp/bash.json" -- "$C" gate "$art" :: "$C" --version)
-r=$(echo "$res" | sed -n 1p) v=$(echo "$res" | sed -n 2p)
-printf '  %-26s median %7s ms  p99 %7s ms  (CPU median %s ms)\n' "Bash call" \
-    "$(field median_ms "$r")" "$(field p99_ms "$r")" "$(field cpu_ms "$r")"
-res=$("$B" -n 401 -w 5 -i "$tmp/write.json" -- "$C" gate "$art")
-r=$(echo "$res" | sed -n 1p)
-printf '  %-26s median %7s ms  p99 %7s ms  (CPU median %s ms)\n' "Write of 1 MB" \
-    "$(field median_ms "$r")" "$(field p99_ms "$r")" "$(field cpu_ms "$r")"
-printf '  %-26s median %7s ms  p99 %7s ms  (process start alone)\n' "confpol --version" \
-    "$(field median_ms "$v")" "$(field p99_ms "$v")"
+line "Bash call" "$(echo "$res" | sed -n 1p)"
+v=$(echo "$res" | sed -n 2p)
+for w in small:"Write of 20 lines" write:"Write of 1 MB" denied:"Write denied by its path"; do
+    res=$("$B" -n 401 -w 5 -i "$tmp/${w%%:*}.json" -- "$C" gate "$art")
+    line "${w#*:}" "$res"
+done
+line "confpol --version" "$v"

@@ -41,7 +41,9 @@ static const char cp_fuzz_artifact[] =
     "{\"id\": \"gate#6\", \"verdict\": \"deny\", \"kind\": \"regex\","
     " \"pattern\": \"(^|[;&|])[[:space:]]*:[[:space:]]*>\", \"where\": "
     "\"fuzz.confpol:8\"}"
-    "]}}";
+    "], \"paths\": {\"denyWrite\": [\"${PROJECT}/.git/hooks\","
+    " \"~/.config/autostart\", \"/tmp/fuzz-*/\\\\*x\"], \"write\": "
+    "[\"${PROJECT}\", \"/tmp/fuzz-*\", \"~/**/cache\"]}}}";
 
 static struct cp_arena *cp_fuzz_table_arena;
 static struct cp_gate_table cp_fuzz_table;
@@ -174,6 +176,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (cp_gate_scan_texts(a, &in, CP_CC_ALL, NULL, 0, &cs)) {
             struct cp_gate_answer ans = {.verdict = CP_DENY,
                                          .reason = cp_content_reason(a, &cs)};
+            cp_fuzz_check_answer(&ans);
+        }
+    }
+    /* A file tool's path: decided twice alike, its reason valid JSON. */
+    if (!err && in.file_tool) {
+        struct cp_gate_path_env env = {.home = "/nonexistent-home",
+                                       .project = "/tmp/fuzz-project",
+                                       .cwd = in.cwd};
+        const char *w1 = cp_gate_path_decide(a, &cp_fuzz_table.paths, in.path,
+                                             &env);
+        const char *w2 = cp_gate_path_decide(a, &cp_fuzz_table.paths, in.path,
+                                             &env);
+        if (!w1 != !w2 || (w1 && strcmp(w1, w2) != 0))
+            abort();
+        if (w1) {
+            struct cp_gate_answer ans = {.verdict = CP_DENY, .reason = w1};
             cp_fuzz_check_answer(&ans);
         }
     }

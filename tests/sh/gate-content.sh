@@ -16,6 +16,10 @@ fail() {
 }
 command -v python3 >/dev/null || { echo "python3 is missing"; exit 77; }
 unset CONFPOL_GATE_LOG CONFPOL_GATE_LOG_KEY
+# The project the client names to its hooks (the policies' own files are
+# deny-write targets rooted at PROJECT).
+CLAUDE_PROJECT_DIR=$tmp/p
+export CLAUDE_PROJECT_DIR
 
 mkdir "$tmp/p" "$tmp/c"
 cat >"$tmp/p/pol.confpol" <<'EOF'
@@ -34,6 +38,7 @@ cat >"$tmp/c/coop.confpol" <<'EOF'
 confpol 1
 profile cooperative
 gate ask "git push --force *"
+write /tmp
 EOF
 (cd "$tmp/p" && "$CONFPOL" build --target claude -o . pol.confpol) >"$tmp/b1" 2>&1 ||
     { cat "$tmp/b1"; fail "build pol"; }

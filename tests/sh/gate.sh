@@ -72,6 +72,7 @@ profile confined
 gate ask "git push *"
 gate deny "git push --force *"
 gate deny re"rm[[:space:]]+-rf[[:space:]]+/"
+write /tmp/gate-sh-writable
 EOF
 hook "git push origin main" >in1.json
 expect "word ask" 0 "$(ans ask 'rule gate#1 (words.confpol:3): git push *')" -- words.confpol <in1.json
@@ -81,8 +82,10 @@ hook "echo 'git push --force'" >in3.json
 expect "quoted words are one argument" 0 "" -- words.confpol <in3.json
 hook "cd / && rm -rf /" >in4.json
 expect "regex over the whole line" 0 "$(ans deny 'rule gate#3 (words.confpol:5): re\"rm[[:space:]]+-rf[[:space:]]+/\"')" -- words.confpol <in4.json
-printf '%s' '{"tool_name": "Write", "tool_input": {"file_path": "/x", "content": "git push --force x"}}' >write.json
-expect "other tools are allowed" 0 "" -- words.confpol <write.json
+printf '%s' '{"tool_name": "Write", "tool_input": {"file_path": "/tmp/gate-sh-writable/x", "content": "git push --force x"}}' >write.json
+export CLAUDE_PROJECT_DIR="$tmp"
+expect "what a Write writes is not a command line" 0 "" -- words.confpol <write.json
+unset CLAUDE_PROJECT_DIR
 
 # ---- fail closed / fail open ------------------------------------------------
 mk() { # mk NAME PROFILE-LINES

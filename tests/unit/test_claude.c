@@ -350,13 +350,22 @@ START_TEST(gate_lowering)
 }
 END_TEST
 
+/* Without gate rules the hook is still wired: it decides the file
+ * tools' paths with the table's "paths". */
 START_TEST(no_gate_no_hook)
 {
     struct cp_policy *p = pol(CP_PROFILE_CONFINED, false, CP_FAIL_CLOSED);
     path_rule(p, CP_R_WRITE, "${PROJECT}", false);
+    path_rule(p, CP_R_DENY_WRITE, "${PROJECT}/a*b/c\\*d", false);
     struct cp_jnode *j = emit_json(p);
-    ck_assert_ptr_null(at(j, "hooks", NULL, NULL));
+    ck_assert_ptr_nonnull(at(j, "hooks", NULL, NULL));
     ck_assert_int_eq(tj_size(at(j, "confpol", "gates", NULL)), 0);
+    struct cp_jnode *w = at(j, "confpol", "paths", "write");
+    ck_assert_int_eq(tj_size(w), 1);
+    ck_assert_str_eq(tj_item(w, 0)->s, "${PROJECT}");
+    struct cp_jnode *d = at(j, "confpol", "paths", "denyWrite");
+    ck_assert_int_eq(tj_size(d), 1);
+    ck_assert_str_eq(tj_item(d, 0)->s, "${PROJECT}/a*b/c\\*d");
 }
 END_TEST
 

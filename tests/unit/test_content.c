@@ -455,25 +455,39 @@ START_TEST(file_tool_input)
     ck_assert_str_eq(in.texts[0].field, "content");
     ck_assert_str_eq(in.texts[0].text, "a\nb");
     ck_assert_ptr_null(
-        parse("{\"tool_name\":\"Edit\",\"tool_input\":{\"old_string\":"
-              "\"a\",\"new_string\":\"b\"}}",
+        parse("{\"tool_name\":\"Edit\",\"tool_input\":{\"file_path\":"
+              "\"/x\",\"old_string\":\"a\",\"new_string\":\"b\"}}",
               &in));
     ck_assert_str_eq(in.texts[0].field, "new_string");
     ck_assert_ptr_null(
-        parse("{\"tool_name\":\"MultiEdit\",\"tool_input\":{\"edits\":"
+        parse("{\"tool_name\":\"MultiEdit\",\"tool_input\":{\"file_path\":"
+              "\"/x\",\"edits\":"
               "[{\"new_string\":\"x\"},{\"new_string\":\"y\"}]}}",
               &in));
     ck_assert_int_eq(in.ntexts, 2);
     ck_assert_str_eq(in.texts[1].field, "edits[1].new_string");
     ck_assert_str_eq(in.texts[1].text, "y");
     ck_assert_ptr_null(parse("{\"tool_name\":\"NotebookEdit\",\"tool_input\":{"
+                             "\"notebook_path\":\"n.ipynb\","
                              "\"new_source\":\"print(1)\"}}",
                              &in));
     ck_assert_str_eq(in.texts[0].field, "new_source");
+    ck_assert_str_eq(in.path, "n.ipynb");
+    ck_assert_str_eq(in.path_field, "notebook_path");
     ck_assert_ptr_null(parse("{\"tool_name\":\"NotebookEdit\",\"tool_input\":{"
+                             "\"notebook_path\":\"/n\","
                              "\"edit_mode\":\"delete\"}}",
                              &in));
     ck_assert_int_eq(in.ntexts, 0);
+    /* the path is required: a call without it is malformed */
+    ck_assert_str_eq(parse("{\"tool_name\":\"Write\",\"tool_input\":{"
+                           "\"content\":\"a\"}}",
+                           &in),
+                     "tool_input.file_path is missing or not a string");
+    ck_assert_str_eq(parse("{\"tool_name\":\"NotebookEdit\",\"tool_input\":{"
+                           "\"file_path\":\"/n\",\"new_source\":\"x\"}}",
+                           &in),
+                     "tool_input.notebook_path is missing or not a string");
     ck_assert_ptr_null(parse("{\"tool_name\":\"PowerShell\",\"tool_input\":{"
                              "\"command\":\"Get-Item x\"}}",
                              &in));
@@ -482,23 +496,30 @@ START_TEST(file_tool_input)
     static const struct {
         const char *json, *err;
     } bad[] = {
-        {"{\"tool_name\":\"Write\",\"tool_input\":{}}",
+        {"{\"tool_name\":\"Write\",\"tool_input\":{\"file_path\":\"/x\"}}",
          "tool_input.content is missing or not a string"},
-        {"{\"tool_name\":\"Write\",\"tool_input\":{\"content\":1}}",
+        {"{\"tool_name\":\"Write\",\"tool_input\":{\"file_path\":\"/"
+         "x\",\"content\":1}}",
          "tool_input.content is missing or not a string"},
-        {"{\"tool_name\":\"Write\",\"tool_input\":{\"content\":\"a\","
+        {"{\"tool_name\":\"Write\",\"tool_input\":{\"file_path\":\"/"
+         "x\",\"content\":\"a\","
          "\"content\":\"b\"}}",
          "input has a duplicate key"},
-        {"{\"tool_name\":\"Edit\",\"tool_input\":{\"old_string\":\"a\"}}",
+        {"{\"tool_name\":\"Edit\",\"tool_input\":{\"file_path\":\"/"
+         "x\",\"old_string\":\"a\"}}",
          "tool_input.new_string is missing or not a string"},
-        {"{\"tool_name\":\"MultiEdit\",\"tool_input\":{\"edits\":{}}}",
+        {"{\"tool_name\":\"MultiEdit\",\"tool_input\":{\"file_path\":\"/"
+         "x\",\"edits\":{}}}",
          "tool_input.edits is missing or not an array"},
-        {"{\"tool_name\":\"MultiEdit\",\"tool_input\":{\"edits\":[1]}}",
+        {"{\"tool_name\":\"MultiEdit\",\"tool_input\":{\"file_path\":\"/"
+         "x\",\"edits\":[1]}}",
          "tool_input.edits has an edit that is not an object"},
-        {"{\"tool_name\":\"MultiEdit\",\"tool_input\":{\"edits\":[{\"new_"
+        {"{\"tool_name\":\"MultiEdit\",\"tool_input\":{\"file_path\":\"/"
+         "x\",\"edits\":[{\"new_"
          "string\":\"a\"},{}]}}",
          "tool_input.edits has an edit without a new_string string"},
-        {"{\"tool_name\":\"NotebookEdit\",\"tool_input\":{\"edit_mode\":"
+        {"{\"tool_name\":\"NotebookEdit\",\"tool_input\":{\"notebook_path\":\"/"
+         "x\",\"edit_mode\":"
          "\"replace\"}}",
          "tool_input.new_source is missing or not a string"},
         {"{\"tool_name\":\"PowerShell\",\"tool_input\":{}}",

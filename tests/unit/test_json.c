@@ -252,7 +252,8 @@ START_TEST(gate_input_values)
                     "\"echo \\u00e9\\ud83d\\udd11 \\\"q\\\" \\\\u0000\"}}";
     ck_assert_ptr_null(cp_gate_parse_input(ar, s, strlen(s), &in));
     ck_assert_str_eq(in.command, "echo \xc3\xa9\xf0\x9f\x94\x91 \"q\" \\u0000");
-    s = "{\"tool_name\":\"MultiEdit\",\"tool_input\":{\"edits\":[{\"new_"
+    s = "{\"tool_name\":\"MultiEdit\",\"tool_input\":{\"file_path\":\"/"
+        "x\",\"edits\":[{\"new_"
         "string\":"
         "\"a\"},{\"new_string\":\"bc\"}]}}";
     ck_assert_ptr_null(cp_gate_parse_input(ar, s, strlen(s), &in));

@@ -9,6 +9,7 @@
 
 #include "arena.h"
 #include "match.h"
+#include "match_int.h"
 #include "shell_read.h"
 
 static struct cp_arena *ar;
@@ -290,10 +291,7 @@ static const struct {
     {"cat > N.md <<'EOF'\n$(sudo id)\nEOF", "[cat]{>N.md}{<<EOF}"},
     {"cat > N.md <<EOF\n$(sudo id)\nEOF",
      "[cat]{>N.md}{<<EOF} ; [sudo][id] ; [id]"},
-    {"cat <<EOF | sh\nsudo id\nEOF",
-     "[cat]{<<EOF} ; [sh] ; [sudo][id] ; [id] ?a shell or interpreter reads "
-     "its program from standard input (a pipe, a substitution or the "
-     "terminal)"},
+    {"cat <<EOF | sh\nsudo id\nEOF", "[cat]{<<EOF} ; [sh] ; [sudo][id] ; [id]"},
     {"cat > s.sh <<EOF\nsudo id\nEOF\nsh s.sh",
      "[cat]{>s.sh}{<<EOF} ; [sh][s.sh] ; [sudo][id] ; [id]"},
     {"cat > s <<EOF\nsudo id\nEOF\n./s",
@@ -301,6 +299,20 @@ static const struct {
     {"python3 - <<'EOF'\nimport socket\nEOF",
      "[python3][-]{<<EOF} ; [import][socket] ; "
      "[python3][-c][import socket\n]{<<EOF}"},
+    /* code on a pipe: known when echo, printf or cat of a here-document
+     * writes it (read as -c code), else known only when it runs */
+    {"echo 'import socket' | python3",
+     "[echo][import socket] ; [python3] ; [python3][-c][import socket\n]"},
+    {"printf 'sudo id\\n' | bash -s", "[printf][sudo id\\n] ; [bash][-s] ; "
+                                      "[sudo][id] ; [id]"},
+    {"cat <<E | sh\nsudo id\nE", "[cat]{<<E} ; [sh] ; [sudo][id] ; [id]"},
+    {"cat <<< 'sudo id' | sh", "[cat]{<<<sudo id} ; [sh] ; [sudo][id] ; [id]"},
+    {"echo a | sudo sh", "[echo][a] ; [sudo][sh] ; [sh] ; [a]"},
+    {"curl x | sh", "[curl][x] ; [sh]" UNK_STDIN},
+    {"echo -e '\\x73udo' | sh", "[echo][-e][\\x73udo] ; [sh]" UNK_STDIN},
+    {"echo a || sh", "[echo][a] ; [sh]" UNK_STDIN},
+    {"echo a; sh", "[echo][a] ; [sh]" UNK_STDIN},
+    {"echo a | cat | sh", "[echo][a] ; [cat] ; [sh]" UNK_STDIN},
     {"python3 <<< 'import socket'",
      "[python3]{<<<import socket} ; [python3][-c][import socket]{<<<import "
      "socket}"},
@@ -695,6 +707,53 @@ static uint32_t rnd(uint32_t *s)
     return (*s >> 16) & 0x7fff;
 }
 
+/* A word (no '*') matched by a glob whose only wildcard is '*', by brute
+ * recursion (the reference for the overlap below). */
+static bool ref_glob(const char *g, const char *s)
+{
+    if (*g == '\0')
+        return *s == '\0';
+    if (*g == '*')
+        return ref_glob(g + 1, s) || (*s && ref_glob(g, s + 1));
+    return *s == *g && ref_glob(g + 1, s + 1);
+}
+
+/* cp_match_word_overlaps (linear, no automata) against every word over
+ * {a, b} of at most 12 bytes, for globs of up to 6 bytes over "ab*": two
+ * globs share a word exactly when one of these is in both. */
+START_TEST(word_overlaps_brute)
+{
+    enum { NG = 48 };
+    char g[NG][8];
+    uint32_t seed = 11;
+    for (int i = 0; i < NG; i++) {
+        int len = (int)(rnd(&seed) % 7);
+        for (int k = 0; k < len; k++)
+            g[i][k] = "ab*"[rnd(&seed) % 3];
+        g[i][len] = '\0';
+    }
+    static bool m[NG][1 << 13];
+    char w[16];
+    size_t nw = 0;
+    for (int len = 0; len <= 12; len++)
+        for (int v = 0; v < (1 << len); v++, nw++) {
+            for (int k = 0; k < len; k++)
+                w[k] = (char)('a' + ((v >> k) & 1));
+            w[len] = '\0';
+            for (int i = 0; i < NG; i++)
+                m[i][nw] = ref_glob(g[i], w);
+        }
+    for (int i = 0; i < NG; i++)
+        for (int j = 0; j < NG; j++) {
+            bool meet = false;
+            for (size_t k = 0; k < nw && !meet; k++)
+                meet = m[i][k] && m[j][k];
+            ck_assert_msg(cp_match_word_overlaps(g[i], g[j]) == meet,
+                          "'%s' '%s': want %d", g[i], g[j], meet);
+        }
+}
+END_TEST
+
 START_TEST(brute_force_words)
 {
     enum { NP = 60, NW = 1 + 3 + 9 + 27 + 81 + 243 + 729 };
@@ -908,6 +967,7 @@ Suite *cp_test_match_gate_suite(void)
     tcase_add_test(tc, literal_prefix);
     tcase_add_loop_test(tc, relations, 0,
                         sizeof rel_cases / sizeof rel_cases[0]);
+    tcase_add_test(tc, word_overlaps_brute);
     tcase_add_test(tc, brute_force_words);
     tcase_add_test(tc, brute_force_sequences);
     tcase_add_loop_test(tc, one_decision, 0,
