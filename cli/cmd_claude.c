@@ -639,7 +639,7 @@ int cp_cmd_claude(int argc, char **argv)
     /* build's own options pass through: -D, -W..., --diagnostics-format */
     struct cp_claude_run r = {
         .rest = argc,
-        .bargv = cp_xmalloc((size_t)(argc + 10) * sizeof *r.bargv),
+        .bargv = cp_xmalloc((size_t)(argc + 12) * sizeof *r.bargv),
     };
     r.bargv[r.bargc++] = "build";
     r.bargv[r.bargc++] = "--target";
@@ -659,6 +659,10 @@ int cp_cmd_claude(int argc, char **argv)
          * --whole both are inside the confinement, so they do not apply. */
         r.bargv[r.bargc++] = "-Wno-claude-runtime-dirs";
         r.bargv[r.bargc++] = "-Wno-claude-file-tools";
+    } else {
+        /* Said at the start: without net rules the client asks per
+         * domain, and a session under -p is refused each one. */
+        r.bargv[r.bargc++] = "-Wclaude-net-asks";
     }
     rc = cp_claude_build(&r);
     if (rc == 0 && r.whole)

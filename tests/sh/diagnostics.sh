@@ -139,10 +139,11 @@ P
 cat >clean.exp <<'E'
 confpol: note: claude: Claude Code's sandbox runtime keeps ~/.claude/debug, ~/.npm/_logs, /tmp/claude and /tmp/claude-<uid> writable for Bash (where present), whatever the policy says [CP0763] [-Wclaude-runtime-dirs]
 confpol: note: claude: Claude Code's Edit and Write tools are not sandboxed: outside the write roots they ask the user instead of denying (write denies are mirrored as Edit deny rules) [CP0758] [-Wclaude-file-tools]
-confpol: note: claude: Claude Code never lets Bash write .git/hooks, .git/config, .mcp.json, .claude/settings*.json, .claude/{commands,agents,skills,hooks}, shell rc files or ~/.claude, even inside a write root (1 write rule; --fidelity lists them) [CP0770] [-Wclaude-protected-paths]
+confpol: note: claude: Claude Code never lets Bash write .git/hooks, .git/config (a nested repository's too), .mcp.json, .claude/settings*.json, .claude/{commands,agents,skills,hooks}, .gitconfig, .gitmodules, .ripgreprc, .vscode/, .idea/ and shell rc files in the project, shell rc files or ~/.claude, even inside a write root (1 write rule; --fidelity lists them) [CP0770] [-Wclaude-protected-paths]
 confpol: note: claude: Claude Code's sandbox runtime mounts nothing on a deny-read path absent when the command starts: created while it runs, Bash reads it (2 deny-read rules; --fidelity lists them) [CP0775] [-Wclaude-deny-read-late]
 confpol: note: claude: 1 deny-read path may lie in a write root or the working directory: Claude Code's sandbox shows it as an empty tmpfs, so writes there never reach the disk (add 'deny write' for the same paths to say so in the policy) [CP0771] [-Wclaude-deny-read-tmpfs]
 confpol: note: claude: paths under PROJECT are written relative to the project ('./x', '/x'): install the artifact only into PROJECT/.claude/settings.json or settings.local.json, or build with -D PROJECT=/abs/path; Claude Code loads a project settings file only when started in the project's root, not in a subdirectory [CP0762] [-Wclaude-project-relative]
+confpol: note: claude: the policy has no net rule: Claude Code's sandbox asks the user before Bash reaches each new domain, and under -p (no one to ask) refuses it; add 'net allow' rules for the hosts the agent needs [CP0776] [-Wclaude-net-asks]
 E
 exact clean 0 "$CONFPOL" build -Wtarget-notes --target claude -Werror -o out clean.confpol
 [ -s out/clean.claude.json ] || { echo "FAIL -Werror claude wrote no artifact"; fail=$((fail + 1)); }
@@ -151,10 +152,11 @@ confpol: note: sbpl: hard links cannot be created in the sandbox (deny file-link
 confpol: note: sbpl: 4 protected paths: the directories above them inside write roots cannot be renamed, deleted or created (--fidelity lists the rules) [CP0732] [-Wsbpl-rename-protection]
 confpol: note: claude: Claude Code's sandbox runtime keeps ~/.claude/debug, ~/.npm/_logs, /tmp/claude and /tmp/claude-<uid> writable for Bash (where present), whatever the policy says [CP0763] [-Wclaude-runtime-dirs]
 confpol: note: claude: Claude Code's Edit and Write tools are not sandboxed: outside the write roots they ask the user instead of denying (write denies are mirrored as Edit deny rules) [CP0758] [-Wclaude-file-tools]
-confpol: note: claude: Claude Code never lets Bash write .git/hooks, .git/config, .mcp.json, .claude/settings*.json, .claude/{commands,agents,skills,hooks}, shell rc files or ~/.claude, even inside a write root (1 write rule; --fidelity lists them) [CP0770] [-Wclaude-protected-paths]
+confpol: note: claude: Claude Code never lets Bash write .git/hooks, .git/config (a nested repository's too), .mcp.json, .claude/settings*.json, .claude/{commands,agents,skills,hooks}, .gitconfig, .gitmodules, .ripgreprc, .vscode/, .idea/ and shell rc files in the project, shell rc files or ~/.claude, even inside a write root (1 write rule; --fidelity lists them) [CP0770] [-Wclaude-protected-paths]
 confpol: note: claude: Claude Code's sandbox runtime mounts nothing on a deny-read path absent when the command starts: created while it runs, Bash reads it (2 deny-read rules; --fidelity lists them) [CP0775] [-Wclaude-deny-read-late]
 confpol: note: claude: 1 deny-read path may lie in a write root or the working directory: Claude Code's sandbox shows it as an empty tmpfs, so writes there never reach the disk (add 'deny write' for the same paths to say so in the policy) [CP0771] [-Wclaude-deny-read-tmpfs]
 confpol: note: claude: paths under PROJECT are written relative to the project ('./x', '/x'): install the artifact only into PROJECT/.claude/settings.json or settings.local.json, or build with -D PROJECT=/abs/path; Claude Code loads a project settings file only when started in the project's root, not in a subdirectory [CP0762] [-Wclaude-project-relative]
+confpol: note: claude: the policy has no net rule: Claude Code's sandbox asks the user before Bash reaches each new domain, and under -p (no one to ask) refuses it; add 'net allow' rules for the hosts the agent needs [CP0776] [-Wclaude-net-asks]
 E
 exact clean-all 0 "$CONFPOL" build -Wtarget-notes --target all -Werror -o out clean.confpol
 # The targets' notes are quiet unless asked for: clean input, no output.
