@@ -290,6 +290,7 @@ soak: all
 soak-srt: all
 	BUILD=$(BUILD) CONFPOL=$(CURDIR)/$(BUILD)/confpol TOP=$(CURDIR) \
 	  SRT_SEED=$(SEED) SRT_COUNT=$(COUNT) \
+	  PATH="$(CURDIR)/build/tools/bin:$$PATH" \
 	  $(SOAK_LIMIT) sh tests/sh/claude-srt-campaign.sh || \
 	  { rc=$$?; [ $$rc -eq 77 ] && [ "$${CI:-}" != true ] || exit $$rc; }
 

@@ -26,32 +26,44 @@ missing=""
 for p in $(printf '%s\n' $want | sort -u); do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"
 done
-# The Claude Code client (npm), for the tests that start it offline
-# (tests/sh/claude-path.sh, claude-whole.sh: skipped without it, failed
-# under CI=true).  Only as root, only with npm present, never fatal here.
-claude_client() {
-    command -v claude >/dev/null 2>&1 && return 0
-    command -v npm >/dev/null 2>&1 || { echo "confpol: no npm: the claude client is not installed (tests that need it skip)" >&2; return 0; }
-    [ "$(id -u)" = 0 ] || { echo "confpol: run: npm install -g @anthropic-ai/claude-code" >&2; return 0; }
-    echo "confpol: installing: @anthropic-ai/claude-code (npm)" >&2
-    timeout 600 npm install -g --no-fund --no-audit @anthropic-ai/claude-code >&2 ||
-        echo "confpol: npm install of the claude client failed (tests that need it skip)" >&2
+# Node.js and npm from Debian where the machine has none: the npm tools
+# below need them.
+case " $* " in *" check "*|*" asan "*|*" valgrind "*)
+    command -v npm >/dev/null 2>&1 || missing="$missing nodejs npm" ;;
+esac
+# The npm tools of the tests, pinned, installed into the build directory
+# (build/tools/NAME, with build/tools/bin/NAME linked to its command; the
+# shell tests put build/tools/bin first on PATH), never globally:
+#   Claude Code, the version the reference sheet measured, for the tests
+#   that start it offline (tests/sh/claude-e2e.sh, claude-path.sh,
+#   claude-whole.sh, settings-client.sh);
+#   the sandbox runtime Claude Code runs Bash under on Linux, for the
+#   claude campaign on the real runtime (tests/sh/claude-srt-campaign.sh;
+#   it needs bubblewrap, socat and ripgrep, in the check group above).
+# Without npm or its registry they are not installed and the tests that
+# need them say why and skip; never fatal here.
+TOOLS=${CONFPOL_TOOLS:-$(dirname "$0")/../build/tools}
+npm_tool() { # NAME PACKAGE@VERSION BIN
+    v=$("$TOOLS/bin/$3" --version 2>/dev/null | sed 's/ .*//')
+    [ "$v" = "${2##*@}" ] && return 0
+    command -v npm >/dev/null 2>&1 || { echo "confpol: no npm: $2 is not installed (tests that need it skip)" >&2; return 0; }
+    echo "confpol: installing: $2 (npm, into $TOOLS/$1)" >&2
+    mkdir -p "$TOOLS/$1" "$TOOLS/bin"
+    if timeout 600 npm install --prefix "$TOOLS/$1" --no-fund --no-audit \
+        --loglevel=error --engine-strict=false "$2" >&2; then
+        ln -sf "../$1/node_modules/.bin/$3" "$TOOLS/bin/$3"
+    else
+        echo "confpol: npm install of $2 failed (tests that need it skip)" >&2
+    fi
 }
-# The sandbox runtime Claude Code runs Bash under on Linux (npm, pinned),
-# for the claude campaign on the real runtime (tests/sh/claude-srt-campaign.sh:
-# skipped without it, failed under CI=true).  It needs bubblewrap, socat
-# and ripgrep (Debian, in the check group above).  Same rules as above.
-SRT_PKG=@anthropic-ai/sandbox-runtime@0.0.83
-srt_runtime() {
-    [ "$(srt --version 2>/dev/null)" = "${SRT_PKG##*@}" ] && return 0
-    command -v npm >/dev/null 2>&1 || { echo "confpol: no npm: the sandbox runtime is not installed (tests that need it skip)" >&2; return 0; }
-    [ "$(id -u)" = 0 ] || { echo "confpol: run: npm install -g $SRT_PKG" >&2; return 0; }
-    echo "confpol: installing: $SRT_PKG (npm)" >&2
-    timeout 600 npm install -g --no-fund --no-audit --engine-strict=false "$SRT_PKG" >&2 ||
-        echo "confpol: npm install of the sandbox runtime failed (tests that need it skip)" >&2
+npm_tools() {
+    npm_tool claude @anthropic-ai/claude-code@2.1.332 claude
+    npm_tool srt @anthropic-ai/sandbox-runtime@0.0.83 srt
 }
-case " $* " in *" check "*|*" asan "*|*" valgrind "*) claude_client; srt_runtime ;; esac
-[ -z "$missing" ] && exit 0
+if [ -z "$missing" ]; then
+    case " $* " in *" check "*|*" asan "*|*" valgrind "*) npm_tools ;; esac
+    exit 0
+fi
 if [ "$(id -u)" = 0 ]; then
     echo "confpol: installing:$missing" >&2
     export DEBIAN_FRONTEND=noninteractive
@@ -60,6 +72,7 @@ if [ "$(id -u)" = 0 ]; then
     if apt-get update -qq >"$log" 2>&1 &&
        apt-get install -y -qq --no-install-recommends $missing >>"$log" 2>&1; then
         rm -f "$log"
+        case " $* " in *" check "*|*" asan "*|*" valgrind "*) npm_tools ;; esac
     else
         cat "$log" >&2
         echo "confpol: apt-get failed (log above, kept in $log)" >&2

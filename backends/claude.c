@@ -59,6 +59,22 @@ static const char *const cl_protected[] = {
     "${PROJECT}/.claude/agents",
     "${PROJECT}/.claude/skills",
     "${PROJECT}/.claude/hooks",
+    /* the sandbox runtime's dangerous files and directories in the
+     * working directory (sandbox-utils.js DANGEROUS_FILES and
+     * getDangerousDirectories), and a nested repository's hooks and
+     * config (its ripgrep scan) */
+    "${PROJECT}/.gitconfig",
+    "${PROJECT}/.gitmodules",
+    "${PROJECT}/.bashrc",
+    "${PROJECT}/.bash_profile",
+    "${PROJECT}/.zshrc",
+    "${PROJECT}/.zprofile",
+    "${PROJECT}/.profile",
+    "${PROJECT}/.ripgreprc",
+    "${PROJECT}/.vscode",
+    "${PROJECT}/.idea",
+    "${PROJECT}/**/.git/hooks",
+    "${PROJECT}/**/.git/config",
     "~/.bashrc",
     "~/.bash_profile",
     "~/.zshrc",
@@ -1179,6 +1195,8 @@ static void cl_qmark(struct cl *c, const struct cp_rule *r)
 }
 
 #define CL_NPROTECTED (sizeof cl_protected / sizeof *cl_protected)
+_Static_assert(CL_NPROTECTED <= 32,
+               "a mask of unsigned holds the protected paths");
 
 /* The state of the pass over the rules for Claude Code's facts. */
 struct cl_facts {
@@ -1556,6 +1574,14 @@ static void cl_runtime_notes(struct cl *c)
  * 14.3): per rule in --fidelity, counted here. */
 static void cl_net_notes(struct cl *c)
 {
+    /* No net rule: the model allows every host, but the artifact names
+     * no allowedDomains, so the client asks (stricter; -p refuses). */
+    if (!c->net_restricted && !c->coop)
+        cl_report(c, CP0776, NULL,
+                  "claude: the policy has no net rule: Claude Code's sandbox "
+                  "asks the user before Bash reaches each new domain, and "
+                  "under -p (no one to ask) refuses it; add 'net allow' "
+                  "rules for the hosts the agent needs");
     if (c->nnames)
         cl_report(c, CP0733, NULL,
                   "claude: Claude Code's sandbox runtime decides a "
@@ -1583,10 +1609,13 @@ static void cl_policy_notes(struct cl *c)
     if (c->nprot)
         cl_report(c, CP0770, NULL,
                   "claude: Claude Code never lets Bash write .git/hooks, "
-                  ".git/config, .mcp.json, .claude/settings*.json, "
-                  ".claude/{commands,agents,skills,hooks}, shell rc files or "
-                  "~/.claude, even inside a write root (%zu write rule%s; "
-                  "--fidelity lists them)",
+                  ".git/config (a nested repository's too), .mcp.json, "
+                  ".claude/settings*.json, "
+                  ".claude/{commands,agents,skills,hooks}, .gitconfig, "
+                  ".gitmodules, .ripgreprc, .vscode/, .idea/ and shell rc "
+                  "files in the project, shell rc files or ~/.claude, even "
+                  "inside a write root (%zu write rule%s; --fidelity lists "
+                  "them)",
                   c->nprot, c->nprot == 1 ? "" : "s");
     if (c->nlate && !c->coop)
         cl_report(c, CP0775, NULL,

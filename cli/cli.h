@@ -115,6 +115,23 @@ struct stat;
 int cp_cli_write_atomic_like(const char *path, const char *data, size_t len,
                              const struct stat *like);
 
+/* confpol claude --whole (cli/claude_whole.c, cli/claude_state.c). */
+/* The first line of `confpol explain POLICY ACCESS SUBJECT` with PROJECT
+ * bound (heap; NULL when it fails). */
+char *cp_claude_explain(const char *policy, const char *project,
+                        const char *access, const char *subject);
+/* The client's state file, ~/.claude.json or $CLAUDE_CONFIG_DIR's (heap;
+ * NULL without HOME). */
+char *cp_claude_state_file(void);
+/* 0 when the policy gives the client what it needs and keeps the agent
+ * from every place a later session loads; else 1, each problem printed. */
+int cp_claude_whole_preflight(const char *policy, const char *project);
+/* Copies the state file's keys into DIR before the session (first
+ * checking a copy a session that ended early left); 0 or 2 (I/O). */
+int cp_claude_state_begin(const char *dir, const char *project);
+/* Compares them after it: the changes put back (each said), -1 on I/O. */
+int cp_claude_state_end(const char *dir, const char *project);
+
 int cp_cmd_check(int argc, char **argv);   /* cli/cmd_check.c */
 int cp_cmd_fmt(int argc, char **argv);     /* cli/cmd_fmt.c */
 int cp_cmd_explain(int argc, char **argv); /* cli/cmd_explain.c */

@@ -115,48 +115,6 @@ static char *cp_claude_join(const char *dir, const char *name)
     return b.data;
 }
 
-/* The first line `confpol explain` prints for one access (heap), run as a
- * child so that its output is captured; NULL when it fails. */
-static char *cp_claude_explain(const char *policy, const char *project,
-                               const char *access, const char *subject)
-{
-    int fd[2];
-    if (pipe(fd) != 0)
-        return NULL;
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(fd[0]);
-        close(fd[1]);
-        return NULL;
-    }
-    if (pid == 0) {
-        char def[PATH_MAX + 16];
-        snprintf(def, sizeof def, "PROJECT=%s", project);
-        dup2(fd[1], 1);
-        close(fd[0]);
-        close(fd[1]);
-        execl("/proc/self/exe", "confpol", "explain", "--ignore-expect", "-D",
-              def, policy, access, subject, (char *)NULL);
-        _exit(127);
-    }
-    close(fd[1]);
-    char line[256] = "";
-    FILE *f = fdopen(fd[0], "r");
-    if (f) {
-        if (!fgets(line, sizeof line, f))
-            line[0] = '\0';
-        while (fgetc(f) != EOF)
-            ;
-        fclose(f);
-    } else {
-        close(fd[0]);
-    }
-    int st;
-    waitpid(pid, &st, 0);
-    line[strcspn(line, "\n")] = '\0';
-    return line[0] ? cp_xstrdup(line) : NULL;
-}
-
 /* The settings for Claude Code inside the confinement: its own sandbox
  * off (bubblewrap cannot nest in the runtime's namespaces, and the
  * confinement around it is the stronger one), the artifact's permission
@@ -217,6 +175,36 @@ out:
     return ok;
 }
 
+/* Claude Code creates ~/.claude.json on its first start; a write root
+ * that does not exist cannot be created inside the confinement. */
+static void cp_claude_whole_state(bool quiet)
+{
+    const char *home = getenv("HOME");
+    if (home && home[0] == '/') {
+        char *cd = cp_claude_join(home, ".claude");
+        if (mkdir(cd, 0700) == 0 && !quiet)
+            fprintf(stderr,
+                    "confpol claude: created %s (Claude Code's state "
+                    "directory, which the policy lets it write)\n",
+                    cd);
+        free(cd);
+        char *cj = cp_claude_join(home, ".claude.json");
+        int fd = open(cj, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        if (fd >= 0) {
+            if (write(fd, "{}\n", 3) != 3)
+                fprintf(stderr, "confpol claude: %s: %s\n", cj,
+                        strerror(errno));
+            close(fd);
+            if (!quiet)
+                fprintf(stderr,
+                        "confpol claude: created %s (Claude Code's "
+                        "state file, which the policy lets it write)\n",
+                        cj);
+        }
+        free(cj);
+    }
+}
+
 /* --whole: `confpol run POLICY -- claude --settings FILE ARGS...`. */
 static int cp_claude_whole(const char *policy, const char *project,
                            const char *artifact, const char *settings,
@@ -236,34 +224,12 @@ static int cp_claude_whole(const char *policy, const char *project,
                 settings);
         return 1;
     }
+    /* What the client needs, and nothing planted for a later session. */
+    if (cp_claude_whole_preflight(policy, project) != 0)
+        return 1;
     if (!cp_claude_whole_settings(artifact, settings))
         return 1;
-    /* Claude Code creates ~/.claude.json on its first start; a write root
-     * that does not exist cannot be created inside the confinement. */
-    const char *home = getenv("HOME");
-    if (home && home[0] == '/') {
-        char *cd = cp_claude_join(home, ".claude");
-        if (mkdir(cd, 0700) == 0 && !quiet)
-            fprintf(stderr,
-                    "confpol claude: created %s (Claude Code's state "
-                    "directory, a write root of the policy)\n",
-                    cd);
-        free(cd);
-        char *cj = cp_claude_join(home, ".claude.json");
-        int fd = open(cj, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-        if (fd >= 0) {
-            if (write(fd, "{}\n", 3) != 3)
-                fprintf(stderr, "confpol claude: %s: %s\n", cj,
-                        strerror(errno));
-            close(fd);
-            if (!quiet)
-                fprintf(stderr,
-                        "confpol claude: created %s (Claude Code's "
-                        "state file, a write root of the policy)\n",
-                        cj);
-        }
-        free(cj);
-    }
+    cp_claude_whole_state(quiet);
     const char *bin = getenv("CONFPOL_CLAUDE");
     if (!bin || !*bin)
         bin = "claude";
@@ -288,8 +254,18 @@ static int cp_claude_whole(const char *policy, const char *project,
                 "confpol claude: confpol run %s -- %s --settings %s "
                 "(PROJECT=%s)\n",
                 policy, bin, settings, project);
-    fflush(NULL);
-    int rc = cp_cmd_run(n, (char **)rargv);
+    /* The state file's keys a later session acts on: copied now, put
+     * back after the session (cli/claude_state.c). */
+    char *dir = cp_xstrdup(settings);
+    *strrchr(dir, '/') = '\0';
+    int rc = cp_claude_state_begin(dir, project);
+    if (rc == 0) {
+        fflush(NULL);
+        rc = cp_cmd_run(n, (char **)rargv);
+        if (cp_claude_state_end(dir, project) < 0 && rc == 0)
+            rc = 2;
+    }
+    free(dir);
     free(rargv);
     return rc;
 }
@@ -539,7 +515,7 @@ int cp_cmd_claude(int argc, char **argv)
     /* build's own options pass through: -D, -W..., --diagnostics-format */
     struct cp_claude_run r = {
         .rest = argc,
-        .bargv = cp_xmalloc((size_t)(argc + 10) * sizeof *r.bargv),
+        .bargv = cp_xmalloc((size_t)(argc + 12) * sizeof *r.bargv),
     };
     r.bargv[r.bargc++] = "build";
     r.bargv[r.bargc++] = "--target";
@@ -559,6 +535,10 @@ int cp_cmd_claude(int argc, char **argv)
          * --whole both are inside the confinement, so they do not apply. */
         r.bargv[r.bargc++] = "-Wno-claude-runtime-dirs";
         r.bargv[r.bargc++] = "-Wno-claude-file-tools";
+    } else {
+        /* Said at the start: without net rules the client asks per
+         * domain, and a session under -p is refused each one. */
+        r.bargv[r.bargc++] = "-Wclaude-net-asks";
     }
     rc = cp_claude_build(&r);
     /* --whole: the gate hook is what the merged files can still turn off */

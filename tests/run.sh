@@ -12,6 +12,10 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 export CONFPOL="$top/$BUILD/confpol" CONFPOL_RUN="$top/$BUILD/confpol-run" TOP="$top"
 # The gate library of this tree, also for helpers linked elsewhere.
 export CONFPOL_LIBRARY="$top/gates"
+# The npm tools of the tests (Claude Code, the sandbox runtime), installed
+# into build/tools by .ci/deps.sh, come before any on the machine.
+export CONFPOL_TOOLS="${CONFPOL_TOOLS:-$top/build/tools}"
+export PATH="$CONFPOL_TOOLS/bin:$PATH"
 pass=0 fail=0 skip=0
 logdir=$(mktemp -d "${TMPDIR:-/tmp}/confpol-run-sh.XXXXXX") || exit 2
 trap 'rm -rf "$logdir"' EXIT

@@ -72,4 +72,22 @@ grep -q "rule 'deny read ~'.*CP0774" err || no "CP0774 not warned"
     { no "build d unbound"; cat err; }
 grep 'deny read ~	' fid | grep -q 'where it holds the working directory, Bash cannot start' ||
     no "unbound PROJECT below a deny read ~: no 'where'"
+# No net rule: the client asks for each new domain (under -p: refused);
+# said as a note, which confpol claude turns on.  With a net rule: not.
+"$CONFPOL" build --target claude --fidelity -o out a.confpol >fid 2>err
+grep -q 'no net rule.*under -p.*CP0776' err || no "a policy without net rules: the prompts are not said"
+printf 'confpol 1\nprofile confined\nwrite ${PROJECT}\nnet allow example.org\n' >n.confpol
+"$CONFPOL" build --target claude --fidelity -o out n.confpol >fid 2>err || { no "build n"; cat err; }
+grep -q 'CP0776' err && no "CP0776 for a policy with a net rule"
+"$CONFPOL" build --target claude -o out a.confpol >fid 2>err
+grep -q 'CP0776' err && no "CP0776 printed without being asked for"
+printf 'confpol 1\nprofile cooperative\nwrite ${PROJECT}\n' >c.confpol
+"$CONFPOL" build --target claude --fidelity -o out c.confpol >fid 2>err
+grep -q 'CP0776' err && no "CP0776 for a cooperative policy (no sandbox block)"
+# The sandbox runtime's dangerous files and directories and a nested
+# repository's hooks and config, named in the fidelity report.
+"$CONFPOL" build --target claude --fidelity -o out a.confpol >fid 2>err
+for f in .gitconfig .gitmodules .ripgreprc .vscode .idea '**/.git/hooks' '**/.git/config'; do
+    grep -qF "\${PROJECT}/$f" fid || no "protected path \${PROJECT}/$f not in the fidelity report"
+done
 exit $fail

@@ -87,6 +87,89 @@ grep -q "the policy lets the agent write /tmp/confpol-cache-$$/confpol/claude/" 
 grep -q '^stand-in done' "$tmp/out" && fail "claude started with writable settings"
 rm -rf "/tmp/confpol-cache-$$"
 
+# ~/.claude.json: the keys a later session acts on are put back after the
+# session, and said; the rest of what the session wrote stays.
+cat >"$tmp/bin/claude" <<'EOF'
+#!/bin/sh
+python3 - "$HOME/.claude.json" <<'PY'
+import json, os, sys
+p = sys.argv[1]
+d = json.load(open(p))
+d["mcpServers"] = {"x": {"command": "/bin/sh", "args": ["-c", "id"]}}
+d["env"] = {"NODE_OPTIONS": "--require /tmp/x.js"}
+d["numStartups"] = 7
+pr = d.setdefault("projects", {})
+pr.setdefault("/elsewhere", {})["hasTrustDialogAccepted"] = True
+pr["/elsewhere"]["allowedTools"] = ["Bash(*)"]
+pr.setdefault(os.getcwd(), {})["hasTrustDialogAccepted"] = True
+pr[os.getcwd()]["mcpServers"] = {}
+json.dump(d, open(p, "w"))
+PY
+echo "stand-in done"
+EOF
+printf '{"numStartups": 1, "projects": {"/elsewhere": {"allowedTools": []}}}\n' >"$tmp/home/.claude.json"
+chmod 600 "$tmp/home/.claude.json"
+(cd "$tmp/proj" && HOME="$tmp/home" XDG_CACHE_HOME= PATH="$tmp/bin:$PATH" \
+    timeout 120 "$CONFPOL" claude --whole -q "$pol" -- -p hi) >"$tmp/out" 2>&1
+[ $? -eq 0 ] || { fail "state watch: exit"; cat "$tmp/out"; }
+python3 - "$tmp/home/.claude.json" "$tmp/proj" <<'PY' || fail "state watch: ~/.claude.json after the session"
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = d["projects"]
+ok = ("mcpServers" not in d and "env" not in d and d["numStartups"] == 7
+      and p["/elsewhere"] == {"allowedTools": []}
+      and p[sys.argv[2]]["hasTrustDialogAccepted"] is True)
+sys.exit(0 if ok else 1)
+PY
+[ "$(stat -c %a "$tmp/home/.claude.json")" = 600 ] || fail "state watch: ~/.claude.json is not 0600 after the put back"
+for k in 'mcpServers' 'env' 'projects["/elsewhere"].hasTrustDialogAccepted' 'projects["/elsewhere"].allowedTools'; do
+    grep -qF "the session changed $k, which a later session acts on: put back" "$tmp/out" ||
+        { fail "state watch: the change of $k is not said"; cat "$tmp/out"; }
+done
+grep -qF "4 changes to $tmp/home/.claude.json that a later session would act on were put back" "$tmp/out" ||
+    fail "state watch: no summary"
+grep -qF "projects[\"$tmp/proj\"].hasTrustDialogAccepted became true (kept" "$tmp/out" ||
+    fail "state watch: this project's trust is not said"
+# A session that ended before its check (confpol killed): the copy left in
+# confpol's directory is checked at the next start.
+d=$(ls -d "$tmp"/home/.cache/confpol/claude/proj-*)
+printf '{"numStartups": 1}\n' >"$d/claude.json.before"
+printf '{"numStartups": 2, "mcpServers": {"x": {"command": "/bin/sh"}}}\n' >"$tmp/home/.claude.json"
+printf '#!/bin/sh\necho "stand-in done"\n' >"$tmp/bin/claude"
+(cd "$tmp/proj" && HOME="$tmp/home" XDG_CACHE_HOME= PATH="$tmp/bin:$PATH" \
+    timeout 120 "$CONFPOL" claude --whole -q "$pol" -- -p hi) >"$tmp/out" 2>&1
+grep -q "the last session in this project ended before its check" "$tmp/out" &&
+    grep -q "the session changed mcpServers" "$tmp/out" ||
+    { fail "state watch: an unchecked session is not checked at the next start"; cat "$tmp/out"; }
+grep -q mcpServers "$tmp/home/.claude.json" && fail "state watch: the unchecked change stays"
+[ -e "$d/claude.json.before" ] && fail "state watch: the copy stays after the check"
+
+# --whole with a policy that does not give the client what it needs, or
+# lets the agent plant what a later session loads: refused up front,
+# naming each rule (the starter, and a policy that writes ~/.claude whole).
+(cd "$tmp/proj" && HOME="$tmp/home" "$CONFPOL" init --claude --force starter.confpol >/dev/null)
+(cd "$tmp/proj" && HOME="$tmp/home" XDG_CACHE_HOME= PATH="$tmp/bin:$PATH" \
+    timeout 60 "$CONFPOL" claude --whole -q starter.confpol) >"$tmp/out" 2>&1
+[ $? -eq 1 ] || fail "--whole with the starter: not refused"
+for want in "Code write $tmp/home/.claude.json, its state file (add 'write $tmp/home/.claude.json')" \
+    "Code write $tmp/home/.claude, its state directory (add 'write $tmp/home/.claude')" \
+    "Code reach its API host api.anthropic.com:443: the proxy would refuse every request (add 'net allow api.anthropic.com')"; do
+    grep -qF "$want" "$tmp/out" || { fail "--whole with the starter: not said: $want"; cat "$tmp/out"; }
+done
+grep -q '^stand-in done' "$tmp/out" && fail "--whole with the starter: claude started"
+grep -v '^deny write ~/.claude/\|^expect deny write ~/.claude/' "$pol" >"$tmp/proj/open.confpol"
+(cd "$tmp/proj" && HOME="$tmp/home" XDG_CACHE_HOME= PATH="$tmp/bin:$PATH" \
+    ANTHROPIC_BASE_URL=https://llm.example.test:8443/v1 \
+    timeout 60 "$CONFPOL" claude --whole -q open.confpol) >"$tmp/out" 2>&1
+[ $? -eq 1 ] || fail "--whole with ~/.claude open: not refused"
+for f in skills/x/SKILL.md CLAUDE.md settings.json hooks/x commands/x.md agents/x.md plugins/x output-styles/x.md; do
+    grep -qF "lets the agent write $tmp/home/.claude/$f, which a later session" "$tmp/out" ||
+        { fail "--whole with ~/.claude open: $f not named"; cat "$tmp/out"; }
+done
+grep -qF "API host llm.example.test:8443" "$tmp/out" ||
+    { fail "--whole: the API host of ANTHROPIC_BASE_URL is not the one asked"; cat "$tmp/out"; }
+grep -q '^stand-in done' "$tmp/out" && fail "--whole with ~/.claude open: claude started"
+
 # The real client, offline, whole inside.
 real=$(command -v claude 2>/dev/null)
 if [ -n "$real" ]; then

@@ -88,5 +88,21 @@ if command -v bwrap >/dev/null 2>&1 && bwrap --ro-bind / / true 2>/dev/null; the
 else
     echo "note: bwrap cannot start here: the run part skipped"
 fi
+# Every starter keeps the credential files of the common toolchains
+# unreadable (the gate library's list) and says that an allowed code host
+# can still receive uploads.
+for kind in claude ci laptop; do
+    f=$TOP/examples/starter/$kind.confpol
+    grep -q 'include "<credentials>"' "$f" || fail "$kind: no include \"<credentials>\""
+    grep -q 'can still receive uploads' "$f" || fail "$kind: the uploads to an allowed code host are not said"
+    for c in .git-credentials .netrc .npmrc .pypirc .docker/config.json .kube/config \
+        .config/gcloud/credentials.db .azure/msal_token_cache.json .cargo/credentials \
+        .cargo/credentials.toml .config/gh/hosts.yml .aws/credentials .ssh/id_ed25519 \
+        .gnupg/private-keys-v1.d .terraform.d/credentials.tfrc.json .m2/settings.xml \
+        .gradle/gradle.properties .composer/auth.json .config/hub; do
+        v=$("$CONFPOL" explain -D PROJECT=/home/u/p -D HOME=/home/u "$f" read "/home/u/$c" | head -n 1)
+        [ "$v" = deny ] || fail "$kind: read ~/$c: $v"
+    done
+done
 [ $fails -eq 0 ] || exit 1
 echo "init: ok"

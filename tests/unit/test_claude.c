@@ -505,10 +505,23 @@ START_TEST(fidelity)
     struct cp_rule *g = gate_rule(p, CP_R_GATE_ASK, "sudo", true);
     const char *why;
     /* Claude Code's protected paths (.mcp.json, .claude/...) lie in it;
-     * .git/hooks and .git/config are denied by the policy already. */
+     * .git/hooks and .git/config are denied by the policy already, a
+     * nested repository's are not.  The sandbox runtime's dangerous files
+     * and directories in the working directory are named too. */
     ck_assert_int_eq(rule_fid(p, w, ar, &why), CP_FID_STRICTER);
     ck_assert_ptr_nonnull(strstr(why, "${PROJECT}/.mcp.json"));
-    ck_assert_ptr_null(strstr(why, ".git/hooks"));
+    ck_assert_ptr_null(strstr(why, "${PROJECT}/.git/hooks"));
+    ck_assert_ptr_nonnull(strstr(why, "${PROJECT}/**/.git/hooks"));
+    ck_assert_ptr_nonnull(strstr(why, "${PROJECT}/**/.git/config"));
+    static const char *const dangerous[] = {
+        ".gitconfig", ".gitmodules", ".bashrc", ".profile",
+        ".ripgreprc", ".vscode",     ".idea",
+    };
+    for (size_t i = 0; i < sizeof dangerous / sizeof *dangerous; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "${PROJECT}/%s,", dangerous[i]);
+        ck_assert_msg(strstr(why, name), "%s not named: %s", name, why);
+    }
     ck_assert_int_eq(rule_fid(p, d, ar, &why), CP_FID_EXACT);
     ck_assert_int_eq(rule_fid(p, g, ar, &why), CP_FID_EXACT);
     ck_assert_int_eq(rule_fid(p, wg, ar, &why), CP_FID_STRICTER);
