@@ -9,6 +9,7 @@ row, which names what Codex keeps read-only inside it (`.git`, `.agents`,
 `.codex`, `.aws`) and the root itself where it is missing at the start:
 those paths, not the whole root, announce a stricter observation."""
 
+import json
 import os
 import re
 import shutil
@@ -93,12 +94,30 @@ class Codex(bwrap.Bwrap):
                 and 'Codex cannot start the sandbox at all' in self.report)
 
     def observe(self, c, plan):
-        gen.materialise(c)
+        if hasattr(c, 'tree'):
+            gen.materialise(c)
         r = self._launch(c, ['true'])
         if self._cannot_start(r):
             print('codex: %s: Codex cannot start its sandbox here (announced)' % c.name)
             return {}
-        return super().observe(c, plan)
+        pf = os.path.join(c.base, 'out', 'plan.json')
+        with open(pf, 'w') as f:
+            json.dump(plan, f)
+        r = self._launch(c, ['python3', bwrap.AGENT, pf])
+        if r.returncode != 0:
+            raise RuntimeError('%s: launch failed (%d):\n%s%s' % (
+                self.name, r.returncode, c.text, r.stderr.decode()))
+        raw = json.loads(r.stdout.decode())
+        host = gen.snapshot(c)
+        out = {}
+        for acc, p in plan:
+            o = raw[acc + ' ' + p]
+            # A "none" entry hides what lies beneath it from stat as well:
+            # a path the host has that the sandbox cannot see was denied.
+            if o == 'absent' and acc == 'read' and host.get(p) is not None:
+                o = 'err'
+            out[(acc, p)] = bwrap.interpret(acc, p, o, host)
+        return out
 
     def attack(self, c, script):
         gen.materialise(c)

@@ -16,6 +16,7 @@ usage: codex_rules.py CONFPOL CODEX WORKDIR SEED COUNT"""
 import json
 import os
 import random
+import re
 import shlex
 import subprocess
 import sys
@@ -88,7 +89,18 @@ def codex_check(codex, rules_file, cmd):
                                  for m in out.get('matchedRules', [])]
 
 
-def judge(rows, gates, want, got, rules, prefixes):
+def stricter_prefixes(rows):
+    """The words of every gate rated "stricter there": its prefix rule also
+    matches longer commands."""
+    out = []
+    for rule, (_, why) in rows.items():
+        m = re.match(r'gate (?:ask|deny) "(.*)"$', rule)
+        if m and 'stricter there' in why:
+            out.append(m.group(1).split(' '))
+    return out
+
+
+def judge(rows, want, got, rules, prefixes):
     """None when the two agree or the difference is announced."""
     if CODEX_RANK[got] == RANK[want]:
         return None
@@ -96,10 +108,8 @@ def judge(rows, gates, want, got, rules, prefixes):
         if any(rows.get(r, ('',))[0].startswith('not enforced') for r in rules):
             return None
         return 'LOOSER'
-    for v, words, star in gates:
-        text = 'gate %s "%s%s"' % (v, ' '.join(words), ' *' if star else '')
-        if words in prefixes and 'stricter there' in rows.get(text, ('', ''))[1]:
-            return None
+    if any(p in prefixes for p in stricter_prefixes(rows)):
+        return None
     return 'UNANNOUNCED STRICTER'
 
 
@@ -135,7 +145,7 @@ def main():
             want, rules = explain(confpol, env, cmd)
             got, prefixes = codex_check(codex, rules_file, cmd)
             stats['commands'] += 1
-            bad = judge(rows, gates, want, got, rules, prefixes)
+            bad = judge(rows, want, got, rules, prefixes)
             if bad:
                 fails += 1
                 print('FAIL %s: %r: explain %s (%s), codex %s (%s)\n%s'

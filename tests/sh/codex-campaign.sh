@@ -13,4 +13,4 @@ set -u
 command -v python3 >/dev/null || { echo "python3 missing"; exit 77; }
 . "$TOP/tests/lib/codex_cli.sh"
 exec timeout "${TIMEOUT:-280}" python3 "$TOP/tests/campaign/run.py" --targets codex --codex "$CODEX" \
-    --seed "${CODEX_SEED:-29}" --count "${CODEX_COUNT:-4}" --confpol "$CONFPOL"
+    --seed "${CODEX_SEED:-29}" --count "${CODEX_COUNT:-3}" --confpol "$CONFPOL"

@@ -14,4 +14,4 @@ tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
 mkdir "$tmp/w" || exit 1
 exec timeout "${TIMEOUT:-120}" python3 "$TOP/tests/campaign/codex_rules.py" "$CONFPOL" \
-    "$CODEX_NATIVE" "$tmp/w" "${CODEX_SEED:-29}" "${CODEX_RULES_COUNT:-5}"
+    "$CODEX_NATIVE" "$tmp/w" "${CODEX_SEED:-29}" "${CODEX_RULES_COUNT:-4}"
