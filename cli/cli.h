@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <sys/types.h> /* mode_t */
 
 #include "confpol.h"
 
@@ -91,6 +92,12 @@ bool cp_cli_project_sane(const char *cmd, const char *file,
 /* Writes `len` bytes to `path` atomically (temporary file in the same
  * directory, fsync, rename).  Returns 0 or -1 with errno set. */
 int cp_cli_write_atomic(const char *path, const char *data, size_t len);
+/* mkdir -p PATH (modified in place and restored), MODE for what it makes.
+ * Returns false with errno set. */
+bool cp_cli_mkdirs(char *path, mode_t mode);
+/* Appends the whole file to OUT (NUL-terminated, "" when empty).  Returns
+ * false when it cannot be opened or read. */
+bool cp_cli_read_file(const char *path, struct cp_buf *out);
 
 int cp_cmd_check(int argc, char **argv);   /* cli/cmd_check.c */
 int cp_cmd_fmt(int argc, char **argv);     /* cli/cmd_fmt.c */
@@ -109,6 +116,7 @@ int cp_cmd_install(int argc, char **argv);   /* cli/cmd_install.c */
 int cp_cmd_uninstall(int argc, char **argv); /* cli/cmd_install.c */
 int cp_cmd_verify(int argc, char **argv);    /* cli/cmd_install.c */
 int cp_cmd_claude(int argc, char **argv);    /* cli/cmd_claude.c */
+int cp_cmd_codex(int argc, char **argv);     /* cli/cmd_codex.c */
 int cp_cmd_init(int argc, char **argv);      /* cli/cmd_init.c */
 
 #endif
