@@ -18,9 +18,10 @@
 #include <string.h>
 
 #include "backend.h"
-#include "cmd_tables.h"
 #include "fidelity.h"
+#include "match.h"
 #include "outbuf.h"
+#include "shell_read.h"
 #include "text.h"
 #include "utf8.h"
 
@@ -616,12 +617,22 @@ static const char *cx_just(struct cx *c, const char *text)
     return s;
 }
 
+/* Does confpol read LINE as one command, with no wrapper or shell string
+ * read through? */
+static bool cx_one_command(struct cx *c, const char *line)
+{
+    struct cp_sh_read rd;
+    cp_sh_read(c->head.a, line, strlen(line), &rd);
+    return !rd.error && !rd.unknown && rd.ncmds == 1;
+}
+
 /* The words of a gate pattern as written (its text split at single
  * spaces, a trailing `*` dropped), when an exec-policy prefix says them:
  * the first word names the program by its name (confpol reads a leading
  * option or assignment, `-x` or `A=b`, otherwise, a path such as
  * `./run.sh` by what it names, and what a wrapper such as `sudo` or `env`
- * runs), every word of cx_plain_word.  NULL otherwise. */
+ * runs: the matcher decides), every word of cx_plain_word.  NULL
+ * otherwise. */
 static char **cx_gate_words(struct cx *c, const struct cp_gate_pat *g,
                             size_t *n)
 {
@@ -634,7 +645,8 @@ static char **cx_gate_words(struct cx *c, const struct cp_gate_pat *g,
             return NULL;
         t[len - 2] = '\0';
     }
-    char **w = cp_arena_alloc(c->head.a, (strlen(t) / 2 + 2) * sizeof *w);
+    size_t body = strlen(t); /* the words, before they are split */
+    char **w = cp_arena_alloc(c->head.a, (body / 2 + 2) * sizeof *w);
     *n = 0;
     for (char *p = t, *e; p; p = e ? e + 1 : NULL) {
         e = strchr(p, ' ');
@@ -644,8 +656,17 @@ static char **cx_gate_words(struct cx *c, const struct cp_gate_pat *g,
             return NULL;
         w[(*n)++] = p;
     }
-    if (*n != g->nwords || w[0][0] == '-' || strpbrk(w[0], "=/") ||
-        cp_cmd_wrapper(w[0]))
+    if (*n != g->nwords || w[0][0] == '-' || strpbrk(w[0], "=/"))
+        return NULL;
+    /* The words must read as one command, as Codex compares them: confpol
+     * reads a wrapper (`sudo`, `env`, `timeout`) or a shell's `-c` through,
+     * and its own matcher must take the words as written. */
+    const char *line = cp_arena_strndup(c->head.a, g->text, body);
+    if (!cx_one_command(c, line) ||
+        (g->trailing_any &&
+         !cx_one_command(c,
+                         cp_arena_cat(c->head.a, line, " x", (char *)NULL))) ||
+        !cp_gate_matches(g, line, c->head.a))
         return NULL;
     return w;
 }

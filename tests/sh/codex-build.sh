@@ -22,7 +22,7 @@ deny write ${PROJECT}/.git/hooks ${PROJECT}/src/gen
 deny read ~/.ssh "${PROJECT}/odd \"name\"" ~/keys/*.pem
 exec /usr/bin
 net allow github.com *.npmjs.org api.x.com:443
-gate ask "git push --force *" "rm -rf *" re"curl .*" "-x y" "sudo id" "./run.sh"
+gate ask "git push --force *" "rm -rf *" re"curl .*" "-x y" "sudo --force *" "./run.sh"
 gate deny "npm publish *"
 P
 D="-D PROJECT=$tmp/p -D HOME=$tmp/h"
@@ -82,8 +82,8 @@ diff -u want out/a.codex.toml || no "artifact differs"
 [ "$(grep -c "	codex	" fid)" -eq 23 ] || no "$(grep -c "	codex	" fid) codex rows, expected 23"
 grep -q 'gate ask "-x y"	codex	not enforced by this target	no exec-policy rule' fid ||
     no "a leading option became a prefix rule"
-grep -q 'gate ask "sudo id"	codex	not enforced by this target	no exec-policy rule' fid ||
-    no "a wrapper became a prefix rule"
+grep -q 'gate ask "sudo --force \*"	codex	not enforced by this target	no exec-policy rule' fid ||
+    no "a pattern confpol reads through a wrapper became a prefix rule"
 grep -q 'gate ask "./run.sh"	codex	not enforced by this target	no exec-policy rule' fid ||
     no "a path became a prefix rule"
 grep -q 'deny read ~/keys/\*.pem	codex	stricter	.*literal prefix' fid || no "glob row"
