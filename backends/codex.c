@@ -548,6 +548,14 @@ static void cx_rate_deny(struct cx *c, const struct cp_rule *r,
                "it included) is denied too");
     if (d && d->mode != CX_WRITE)
         cx_missing(c, &v, d);
+    if (r->kind != CP_R_DENY_WRITE && d && d->mode == CX_NONE && !d->cum_write)
+        cx_add(c, &v, CP_FID_NOT_ENFORCED, CP0912,
+               cp_arena_cat(a, "partially: where ", d->path,
+                            " is missing when the command starts, Codex "
+                            "mounts nothing there (outside every write "
+                            "root): created while the command runs, by "
+                            "another process, it is readable",
+                            (char *)NULL));
     const struct cx_key *w = cx_renamable(c, k);
     if (w)
         cx_add(c, &v, CP_FID_NOT_ENFORCED, CP0905,

@@ -86,7 +86,7 @@ grep -q 'gate ask "sudo --force \*"	codex	not enforced by this target	no exec-po
     no "a pattern confpol reads through a wrapper became a prefix rule"
 grep -q 'gate ask "./run.sh"	codex	not enforced by this target	no exec-policy rule' fid ||
     no "a path became a prefix rule"
-grep -q 'deny read ~/keys/\*.pem	codex	stricter	.*literal prefix' fid || no "glob row"
+grep -q 'deny read ~/keys/\*.pem	codex	not enforced by this target	partially: .*missing.*also stricter: the profile takes no glob: the whole of its literal prefix' fid || no "glob row"
 grep -q 'exec /usr/bin	codex	not enforced' fid || no "exec row"
 grep -q 'deny write ${PROJECT}/src/gen	codex	not enforced by this target	partially: .*renamed' fid ||
     no "a deny two levels below a write root is not rated for renaming"
@@ -149,6 +149,28 @@ P
     grep -q secret got && no "a write root inside a deny read was readable"
     [ -e w/proj/build/f ] && no "build/f was created on the host"
     grep -q 'Permission denied\|Read-only' got || no "the probes did not run: $(cat got)"
+    # A deny-read path outside the write roots, missing at the start and
+    # created by another process while the command runs: Codex mounts
+    # nothing there, so it is read; the row must say so.
+    mkdir -p late/proj late/home out4
+    printf 'confpol 1\nprofile confined\nwrite ${PROJECT}\ndeny read ~/secret\n' \
+        >late/proj/l.confpol
+    "$CONFPOL" build --target codex --fidelity -D PROJECT="$tmp/late/proj" \
+        -D HOME="$tmp/late/home" -o out4 late/proj/l.confpol >late.fid 2>/dev/null ||
+        no "late build failed"
+    ch=$(mktemp -d "$TOP/${BUILD:-build}/tools/codex/home.XXXXXX")
+    cp out4/l.codex.toml "$ch/config.toml"
+    (sleep 2 && echo LATE-SECRET >"$tmp/late/home/secret") &
+    HOME="$tmp/late/home" CODEX_HOME="$ch" timeout 60 "$CODEX" sandbox -P confpol \
+        -C "$tmp/late/proj" -- sh -c 'sleep 4; cat ~/secret' >late.got 2>&1
+    wait
+    rm -rf "$ch"
+    if grep -q LATE-SECRET late.got; then
+        grep -q 'deny read ~/secret	codex	not enforced by this target	partially: where .* is missing' \
+            late.fid || no "a deny-read file created late was read, unannounced"
+    else
+        echo "codex-build: note: the late file was not read: $(cat late.got)"
+    fi
 else
     echo "codex-build: the Codex CLI cannot be installed here: the real-client part is skipped"
 fi
