@@ -282,6 +282,15 @@ soak: all
 	  --count $$(( $(COUNT) * 100 )) --confpol $(BUILD)/confpol
 	@$(MAKE) --no-print-directory soak-srt SEED=$(SEED) COUNT=$(COUNT)
 
+# The campaign against the real Codex CLI's sandbox (npm @openai/codex,
+# installed into $(BUILD)/tools; tests/campaign/codex.py): make soak-codex
+# SEED=N COUNT=N (default 300 policies).
+.PHONY: soak-codex
+soak-codex: all
+	BUILD=$(BUILD) CONFPOL=$(CURDIR)/$(BUILD)/confpol TOP=$(CURDIR) \
+	  CODEX_SEED=$(SEED) CODEX_COUNT=$(or $(filter-out 200,$(COUNT)),300) \
+	  TIMEOUT=$(SOAK_TIMEOUT) $(SOAK_LIMIT) sh tests/sh/codex-campaign.sh
+
 # The claude campaign observed on the real sandbox runtime alone (npm
 # @anthropic-ai/sandbox-runtime; tests/campaign/README.md): make soak-srt
 # SEED=N COUNT=N.  Without the runtime it says why and passes, except

@@ -42,8 +42,9 @@ enum cp_report {
 struct cp_analysis;
 
 struct cp_backend {
-    const char *name;   /* "sbpl", "bwrap", "claude", "landlock" */
-    const char *suffix; /* ".sb", ".bwrap", ".claude.json"; NULL: the target
+    const char *name;   /* "sbpl", "bwrap", "claude", "codex", "landlock" */
+    const char *suffix; /* ".sb", ".bwrap", ".claude.json", ".codex.toml";
+                           NULL: the target
                            writes no file of its own (rated only) */
     /* Every reader rejects the artifact when it is cut short (the .bwrap
      * trailer, JSON's closing brace), so a write that a crash truncates
@@ -57,6 +58,9 @@ struct cp_backend {
     /* Rated right after this target in `build --fidelity`: an enforcer
      * that applies this target's artifact (bwrap: landlock). */
     const struct cp_backend *rated_beside;
+    /* The target needs every param a rule uses bound with -D, so it is
+     * built only when named, never by `--target all` (codex). */
+    bool bound_only;
     /* Step 1: analyses p under o (NULL: defaults) in arena a, reporting to
      * d (may be NULL) as rep says.  Never NULL. */
     struct cp_analysis *(*analyse)(const struct cp_policy *p,
@@ -75,12 +79,13 @@ struct cp_backend {
 extern const struct cp_backend cp_backend_sbpl;
 extern const struct cp_backend cp_backend_bwrap;
 extern const struct cp_backend cp_backend_claude;
+extern const struct cp_backend cp_backend_codex;
 /* Rated only (build --fidelity beside bwrap): the Landlock enforcer that
  * applies the .bwrap artifact without namespaces (backends/landlock.c). */
 extern const struct cp_backend cp_backend_landlock;
 
 /* NULL-terminated table of the targets that write a file, in a stable
- * order: sbpl, bwrap, claude.  The order is the order of `build`, and the
+ * order: sbpl, bwrap, claude, codex.  The order is the order of `build`, and the
  * index is the target's bit in a set of targets (1u << i). */
 extern const struct cp_backend *const cp_backends[];
 const struct cp_backend *cp_backend_find(const char *name);

@@ -10,6 +10,7 @@ const struct cp_backend *const cp_backends[] = {
     &cp_backend_sbpl,
     &cp_backend_bwrap,
     &cp_backend_claude,
+    &cp_backend_codex,
     NULL,
 };
 

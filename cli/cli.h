@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <sys/types.h> /* mode_t */
 
 #include "confpol.h"
 
@@ -131,6 +132,12 @@ int cp_claude_whole_preflight(const char *policy, const char *project);
 int cp_claude_state_begin(const char *dir, const char *project);
 /* Compares them after it: the changes put back (each said), -1 on I/O. */
 int cp_claude_state_end(const char *dir, const char *project);
+/* mkdir -p PATH (modified in place and restored), MODE for what it makes.
+ * Returns false with errno set. */
+bool cp_cli_mkdirs(char *path, mode_t mode);
+/* Appends the whole file to OUT (NUL-terminated, "" when empty).  Returns
+ * false when it cannot be opened or read. */
+bool cp_cli_read_file(const char *path, struct cp_buf *out);
 
 int cp_cmd_check(int argc, char **argv);   /* cli/cmd_check.c */
 int cp_cmd_fmt(int argc, char **argv);     /* cli/cmd_fmt.c */
@@ -149,6 +156,7 @@ int cp_cmd_install(int argc, char **argv);   /* cli/cmd_install.c */
 int cp_cmd_uninstall(int argc, char **argv); /* cli/cmd_install.c */
 int cp_cmd_verify(int argc, char **argv);    /* cli/cmd_install.c */
 int cp_cmd_claude(int argc, char **argv);    /* cli/cmd_claude.c */
+int cp_cmd_codex(int argc, char **argv);     /* cli/cmd_codex.c */
 int cp_cmd_init(int argc, char **argv);      /* cli/cmd_init.c */
 
 #endif

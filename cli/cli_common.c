@@ -580,3 +580,33 @@ bool cp_cli_project_sane(const char *cmd, const char *file, const char *project)
     cp_cli_common_free(&c);
     return ok;
 }
+
+bool cp_cli_mkdirs(char *path, mode_t mode)
+{
+    for (char *p = path + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        bool ok = mkdir(path, mode) == 0 || errno == EEXIST;
+        *p = '/';
+        if (!ok)
+            return false;
+    }
+    return mkdir(path, mode) == 0 || errno == EEXIST;
+}
+
+bool cp_cli_read_file(const char *path, struct cp_buf *out)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return false;
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        cp_buf_add(out, chunk, n);
+    bool ok = !ferror(f);
+    fclose(f);
+    if (!out->data)
+        cp_buf_adds(out, "");
+    return ok;
+}

@@ -23,19 +23,22 @@
 static void cp_build_usage(FILE *out)
 {
     fputs(
-        "usage: confpol build --target sbpl|bwrap|claude|all [OPTIONS] "
+        "usage: confpol build --target sbpl|bwrap|claude|codex|all [OPTIONS] "
         "-o DIR FILE\n"
         "       confpol build --target bwrap --format shell [OPTIONS] FILE\n"
         "\n"
-        "Compiles the policy and writes DIR/STEM.sb, DIR/STEM.bwrap and\n"
-        "DIR/STEM.claude.json (STEM = FILE's name without .confpol) for the\n"
-        "chosen targets.  Files are written only when the whole build has no\n"
+        "Compiles the policy and writes DIR/STEM.sb, DIR/STEM.bwrap,\n"
+        "DIR/STEM.claude.json and DIR/STEM.codex.toml (STEM = FILE's name\n"
+        "without .confpol) for the chosen targets (all: every one but codex,\n"
+        "which needs its params bound with -D).  Files are written only when\n"
+        "the whole build has no\n"
         "error, atomically; on any error no file in DIR changes.\n"
         "\n"
         "options:\n"
-        "  --target T                sbpl, bwrap, claude or all (repeatable)\n"
+        "  --target T                sbpl, bwrap, claude, codex or all\n"
+        "                            (repeatable)\n"
         "  -o DIR                    output directory (must exist)\n"
-        "  -D NAME=VALUE             bind a param (analysis and claude)\n"
+        "  -D NAME=VALUE             bind a param (analysis, claude, codex)\n"
         "  -Wname, -Wno-name         enable or disable a warning (name\n"
         "                            or code); -Werror=name: one error\n"
         "  -Werror                   make every warning, fidelity losses\n"
@@ -101,12 +104,13 @@ struct build_run {
     int lockfd; /* DIR, flock'ed while this build writes there (or -1) */
 };
 
-/* The set of every target. */
+/* The set of every target `all` names: those that need no binding. */
 static unsigned all_targets(void)
 {
     unsigned m = 0;
     for (size_t i = 0; cp_backends[i] && i < MAX_TARGETS; i++)
-        m |= 1u << i;
+        if (!cp_backends[i]->bound_only)
+            m |= 1u << i;
     return m;
 }
 

@@ -22,6 +22,7 @@ static const struct {
     {"uninstall", cp_cmd_uninstall, "remove what install added"},
     {"verify", cp_cmd_verify, "check that live settings enforce a policy"},
     {"claude", cp_cmd_claude, "start Claude Code confined by a policy"},
+    {"codex", cp_cmd_codex, "start Codex CLI confined by a policy"},
     {"init", cp_cmd_init, "write a starter policy"},
 };
 

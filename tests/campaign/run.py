@@ -19,6 +19,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bwrap  # noqa: E402
+import codex  # noqa: E402
 import gen  # noqa: E402
 import landlock  # noqa: E402
 
@@ -99,7 +100,8 @@ def run_case(c, targets, confpol, n_attacks, stats):
         obs = t.observe(c, plan)
         report += t.launch_report
         ne = not_enforced_rules(report)
-        sp = stricter_paths(report, c)
+        sp = (t.stricter_paths(report, c, stricter_paths) if hasattr(t, 'stricter_paths')
+              else stricter_paths(report, c))
         for (acc, p), got in sorted(obs.items()):
             if got is None:
                 continue
@@ -107,7 +109,9 @@ def run_case(c, targets, confpol, n_attacks, stats):
             want = oracle(acc, p)
             if want == 'deny' and got == 'allow':
                 rules = oracle.rules(acc, p)
-                if any(r in ne for r in rules):
+                # An exec denied by default is the exec allow-list's doing.
+                if any(r in ne for r in rules) or (
+                        not rules and acc == 'exec' and any(r.startswith('exec ') for r in ne)):
                     stats['announced_looser'] += 1
                 else:
                     fails.append('%s: LOOSER %s %s: explain denies (%s), observed allowed'
@@ -121,9 +125,16 @@ def run_case(c, targets, confpol, n_attacks, stats):
             stats['attacks'] += 1
             out, before, after = t.attack(c, script)
             for v in gen.violations(c, before, after, [out]):
+                # 'deny-write PAT: ...': excused when that rule is rated
+                # not enforced (the target says it can be got around).
+                kind, pat = v.split(':', 1)[0].split(' ', 1)
+                if kind.startswith('deny-') and kind.replace('-', ' ') + ' ' + pat in ne:
+                    stats['announced_looser'] += 1
+                    continue
                 fails.append('%s: attack %s: %s' % (t.name, name, v))
             if 'LOADER-RAN' in out:
-                if 'CP0714' in report and 'not fully enforced' in report:
+                if ('CP0714' in report and 'not fully enforced' in report) or any(
+                        r.startswith('exec ') for r in ne):
                     stats['announced_looser'] += 1
                 else:
                     fails.append('%s: the ELF loader ran a file outside the exec list, '
@@ -140,13 +151,15 @@ def main():
                     default='bwrap-symbolic,bwrap-bound,landlock-symbolic,landlock-bound')
     ap.add_argument('--confpol', default=os.environ.get('CONFPOL', 'build/confpol'))
     ap.add_argument('--confpol-run', default=os.environ.get('CONFPOL_RUN', 'build/confpol-run'))
+    ap.add_argument('--codex', default=os.environ.get('CODEX', 'codex'))
     a = ap.parse_args()
     confpol = os.path.abspath(a.confpol)
     run = os.path.abspath(a.confpol_run)
     all_targets = {'bwrap-symbolic': lambda: bwrap.Bwrap(confpol, run, False),
                    'bwrap-bound': lambda: bwrap.Bwrap(confpol, run, True),
                    'landlock-symbolic': lambda: landlock.Landlock(confpol, run, False),
-                   'landlock-bound': lambda: landlock.Landlock(confpol, run, True)}
+                   'landlock-bound': lambda: landlock.Landlock(confpol, run, True),
+                   'codex': lambda: codex.Codex(confpol, os.path.abspath(a.codex))}
     targets = [all_targets[n]() for n in a.targets.split(',')]
     stats = {'policies': 0, 'probes': 0, 'attacks': 0, 'stricter': 0, 'announced_looser': 0}
     base = os.path.realpath(tempfile.mkdtemp(prefix='confpol-campaign-'))

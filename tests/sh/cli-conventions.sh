@@ -56,7 +56,7 @@ printf "confpol check: unknown option '--print-efective'; did you mean '--print-
 run optnear 2 "$CONFPOL" check --print-efective clean.confpol
 printf "confpol fmt: unknown option '--chek'; did you mean '--check'?\nsee 'confpol fmt --help'\n" >fmtopt.err.exp
 run fmtopt 2 "$CONFPOL" fmt --chek clean.confpol
-printf "confpol build: --target needs sbpl, bwrap, claude or all (got 'sbp'); did you mean 'sbpl'?\nsee 'confpol build --help'\n" >target.err.exp
+printf "confpol build: --target needs sbpl, bwrap, claude, codex or all (got 'sbp'); did you mean 'sbpl'?\nsee 'confpol build --help'\n" >target.err.exp
 run target 2 "$CONFPOL" build --target sbp -o . clean.confpol
 printf "confpol check: --color expects auto, always or never, got 'allways'; did you mean 'always'?\nsee 'confpol check --help'\n" >colorval.err.exp
 run colorval 2 "$CONFPOL" check --color=allways clean.confpol

@@ -1,0 +1,536 @@
+/* SPDX-License-Identifier: MIT */
+/* confpol codex [POLICY] [-- ARGS]: Codex CLI in this project, confined by
+ * the policy's permission profile.  Codex merges configuration layers (its
+ * CODEX_HOME's config.toml, a trusted project's .codex/, the machine's
+ * managed files, the command line) and any of them could redefine the
+ * profile.  So: build the policy for the codex target with PROJECT and
+ * HOME bound into a CODEX_HOME of confpol's own, write its config.toml
+ * and exec-policy rules there, refuse when another layer Codex would read
+ * (or an argument) could loosen it, and exec `codex ARGS...` with
+ * CODEX_HOME set (`sandbox` gets `-P confpol`).  spec/settings-wiring.md,
+ * "confpol codex". */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "sha256.h"
+
+static void cp_codex_usage(FILE *out)
+{
+    fputs("usage: confpol codex [-q] [-D NAME=VALUE]... [-W...] [POLICY] [-- "
+          "ARGS...]\n"
+          "\n"
+          "Starts Codex CLI in this directory confined by POLICY (default\n"
+          "policy.confpol): builds it for the codex target with PROJECT bound\n"
+          "to the current directory and HOME to $HOME, into a CODEX_HOME of\n"
+          "confpol's own, $XDG_CACHE_HOME/confpol/codex/NAME-HASH (default\n"
+          "~/.cache/...; the policy denies the agent writing it), writes its\n"
+          "config.toml and rules/confpol.rules there, links the user's\n"
+          "auth.json, and runs 'codex ARGS...' with CODEX_HOME set ('codex\n"
+          "sandbox ...' gets '-P confpol').  Refuses to start when the policy\n"
+          "has errors or is cooperative, when a project .codex/config.toml or\n"
+          ".codex/hooks.json (here or above), a managed file of /etc/codex\n"
+          "that names sandbox, permission, network, feature, hook, project or\n"
+          "trust settings, or an argument that overrides the sandbox (-c, -p,\n"
+          "-s, -P, --enable, --disable, --add-dir, --remote, --dangerously-*,\n"
+          "...) could loosen it.  CONFPOL_CODEX names the codex binary\n"
+          "(default: 'codex' on PATH).\n"
+          "\n"
+          "Exit status: that of codex; 1 the policy has errors or the start\n"
+          "is refused; 2 usage or I/O; 127 codex not found.\n",
+          out);
+}
+
+struct cp_codex_run {
+    const char *policy;
+    bool quiet;
+    int rest; /* index of the first of codex's arguments */
+    const char **bargv;
+    int bargc;
+    char *project, *home, *dir;
+    char *defs[2]; /* PROJECT=..., HOME=... */
+};
+
+static void cp_codex_run_free(struct cp_codex_run *r)
+{
+    free(r->bargv);
+    free(r->project);
+    free(r->home);
+    free(r->dir);
+    free(r->defs[0]);
+    free(r->defs[1]);
+}
+
+/* PROJECT and HOME are bound here: -D of either is refused. */
+static bool cp_codex_own_def(const char *def)
+{
+    if (strncmp(def, "PROJECT=", 8) != 0 && strncmp(def, "HOME=", 5) != 0)
+        return false;
+    fputs("confpol codex: PROJECT is the current directory and HOME is "
+          "$HOME: neither is bound with -D\n",
+          stderr);
+    return true;
+}
+
+/* One option at argv[*i].  Returns -1 when taken, else the exit status. */
+static int cp_codex_option(struct cp_codex_run *r, int argc, char **argv,
+                           int *i)
+{
+    const char *s = argv[*i];
+    if (strcmp(s, "-q") == 0 || strcmp(s, "--quiet") == 0) {
+        r->quiet = true;
+    } else if (strcmp(s, "-D") == 0 || strcmp(s, "--diagnostics-format") == 0) {
+        if (*i + 1 >= argc) {
+            fprintf(stderr, "confpol codex: %s expects a value\n", s);
+            return 2;
+        }
+        if (strcmp(s, "-D") == 0 && cp_codex_own_def(argv[*i + 1]))
+            return 2;
+        r->bargv[r->bargc++] = s;
+        r->bargv[r->bargc++] = argv[++*i];
+    } else if (s[0] == '-' && (s[1] == 'D' || s[1] == 'W')) {
+        if (s[1] == 'D' && cp_codex_own_def(s + 2))
+            return 2;
+        r->bargv[r->bargc++] = s;
+    } else {
+        fprintf(stderr,
+                "confpol codex: unknown option '%s'\n"
+                "see 'confpol codex --help'\n",
+                s);
+        return 2;
+    }
+    return -1;
+}
+
+static int cp_codex_args(struct cp_codex_run *r, int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i];
+        int rc = -1;
+        if (strcmp(s, "--") == 0) {
+            r->rest = i + 1;
+            break;
+        } else if (strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0) {
+            cp_codex_usage(stdout);
+            return 0;
+        } else if (s[0] == '-' && s[1]) {
+            rc = cp_codex_option(r, argc, argv, &i);
+        } else if (r->policy) {
+            fprintf(stderr, "confpol codex: one POLICY only (Codex's "
+                            "arguments go after '--')\n");
+            rc = 2;
+        } else {
+            r->policy = s;
+        }
+        if (rc >= 0)
+            return rc;
+    }
+    return -1;
+}
+
+/* $XDG_CACHE_HOME/confpol/codex/NAME-HASH for the project (heap): not
+ * under ~/.config/confpol, which a confined policy denies reading, since
+ * the sandbox runs Codex's helper from CODEX_HOME/tmp. */
+static char *cp_codex_dir(const char *project, const char *home)
+{
+    const char *xdg = getenv("XDG_CACHE_HOME");
+    struct cp_buf b = {0};
+    if (xdg && xdg[0] == '/')
+        cp_buf_printf(&b, "%s/confpol/codex/", xdg);
+    else
+        cp_buf_printf(&b, "%s/.cache/confpol/codex/", home);
+    unsigned char md[CP_SHA256_LEN];
+    struct cp_sha256 h;
+    cp_sha256_init(&h);
+    cp_sha256_update(&h, project, strlen(project));
+    cp_sha256_final(&h, md);
+    const char *base = strrchr(project, '/');
+    cp_buf_printf(&b, "%s-", base && base[1] ? base + 1 : "root");
+    for (int i = 0; i < 8; i++)
+        cp_buf_printf(&b, "%02x", md[i]);
+    return b.data;
+}
+
+/* The canonical current directory and $HOME; the directory made. */
+static int cp_codex_where(struct cp_codex_run *r)
+{
+    char *cwd = getcwd(NULL, 0);
+    const char *h = getenv("HOME");
+    r->project = cwd ? realpath(cwd, NULL) : NULL;
+    r->home = h && h[0] == '/' ? realpath(h, NULL) : NULL;
+    free(cwd);
+    if (!r->project || !r->home) {
+        fprintf(stderr, "confpol codex: %s\n",
+                r->project ? "HOME is not set to an existing directory"
+                           : "cannot read the current directory");
+        return 2;
+    }
+    r->dir = cp_codex_dir(r->project, r->home);
+    if (!cp_cli_mkdirs(r->dir, 0700)) {
+        fprintf(stderr, "confpol codex: cannot make %s: %s\n", r->dir,
+                strerror(errno));
+        return 2;
+    }
+    return 0;
+}
+
+/* The artifact's path, DIR/STEM.codex.toml (heap). */
+static char *cp_codex_artifact(const struct cp_codex_run *r)
+{
+    const char *base = strrchr(r->policy, '/');
+    base = base ? base + 1 : r->policy;
+    size_t bl = strlen(base);
+    if (bl > 8 && strcmp(base + bl - 8, ".confpol") == 0)
+        bl -= 8;
+    struct cp_buf b = {0};
+    cp_buf_printf(&b, "%s/%.*s.codex.toml", r->dir, (int)bl, base);
+    return b.data;
+}
+
+static int cp_codex_build(struct cp_codex_run *r)
+{
+    int rc = cp_codex_where(r);
+    if (rc)
+        return rc;
+    /* Started in / or above HOME, 'write ${PROJECT}' would open it all. */
+    if (!cp_cli_project_sane("codex", r->policy, r->project))
+        return 1;
+    struct cp_buf b = {0};
+    cp_buf_printf(&b, "PROJECT=%s", r->project);
+    r->defs[0] = b.data;
+    struct cp_buf c = {0};
+    cp_buf_printf(&c, "HOME=%s", r->home);
+    r->defs[1] = c.data;
+    r->bargv[r->bargc++] = "-D";
+    r->bargv[r->bargc++] = r->defs[0];
+    r->bargv[r->bargc++] = "-D";
+    r->bargv[r->bargc++] = r->defs[1];
+    r->bargv[r->bargc++] = "-o";
+    r->bargv[r->bargc++] = r->dir;
+    r->bargv[r->bargc++] = r->policy;
+    r->bargv[r->bargc] = NULL;
+    return cp_cmd_build(r->bargc, (char **)r->bargv);
+}
+
+/* ---- the layers Codex merges ------------------------------------------- */
+
+/* Words a managed or system configuration file may not mention (outside
+ * comments): each names settings that select, widen or bypass the
+ * sandbox, the network, hooks or project trust. */
+static const char *const cp_codex_managed_words[] = {
+    "sandbox", "permission", "network", "features", "hook", "project", "trust",
+};
+
+/* The first word of cp_codex_managed_words in TEXT outside '#' comments,
+ * or NULL. */
+static const char *cp_codex_managed_word(const char *text)
+{
+    for (const char *line = text; line && *line;) {
+        const char *end = strchr(line, '\n');
+        size_t n = end ? (size_t)(end - line) : strlen(line);
+        const char *hash = memchr(line, '#', n);
+        size_t m = hash ? (size_t)(hash - line) : n;
+        for (size_t w = 0; w < sizeof cp_codex_managed_words /
+                                   sizeof cp_codex_managed_words[0];
+             w++) {
+            const char *word = cp_codex_managed_words[w];
+            size_t wl = strlen(word);
+            for (size_t i = 0; i + wl <= m; i++)
+                if (strncmp(line + i, word, wl) == 0)
+                    return word;
+        }
+        line = end ? end + 1 : NULL;
+    }
+    return NULL;
+}
+
+/* The managed directory: /etc/codex, or CONFPOL_CODEX_MANAGED_DIR (tests). */
+static const char *cp_codex_managed_dir(void)
+{
+    const char *d = getenv("CONFPOL_CODEX_MANAGED_DIR");
+    return d && *d ? d : "/etc/codex";
+}
+
+/* Managed and system files that mention a sandbox word: the count, each
+ * reported. */
+static int cp_codex_managed(void)
+{
+    static const char *const names[] = {"managed_config.toml",
+                                        "requirements.toml", "config.toml"};
+    int bad = 0;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        struct cp_buf p = {0}, t = {0};
+        cp_buf_printf(&p, "%s/%s", cp_codex_managed_dir(), names[i]);
+        const char *w = NULL;
+        if (cp_cli_read_file(p.data, &t))
+            w = cp_codex_managed_word(t.data);
+        else if (errno != ENOENT)
+            w = "(unreadable)";
+        if (w) {
+            fprintf(stderr,
+                    "confpol codex: %s: Codex merges this file with the "
+                    "policy's profile, and it names '%s'\n",
+                    p.data, w);
+            bad++;
+        }
+        cp_buf_free(&p);
+        cp_buf_free(&t);
+    }
+    return bad;
+}
+
+/* Project layers (.codex/config.toml, .codex/hooks.json) in PROJECT and
+ * every directory above it: the count, each reported.  Codex merges them
+ * once the project is trusted, which it may ask while it runs. */
+static int cp_codex_project_layers(const char *project)
+{
+    static const char *const names[] = {".codex/config.toml",
+                                        ".codex/hooks.json"};
+    int bad = 0;
+    char *d = cp_xstrdup(project);
+    for (;;) {
+        for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+            struct cp_buf p = {0};
+            cp_buf_printf(&p, "%s/%s", strcmp(d, "/") ? d : "", names[i]);
+            struct stat st;
+            if (lstat(p.data, &st) == 0) {
+                fprintf(stderr,
+                        "confpol codex: %s: Codex merges it with the "
+                        "policy's profile once the project is trusted\n",
+                        p.data);
+                bad++;
+            }
+            cp_buf_free(&p);
+        }
+        char *slash = strrchr(d, '/');
+        if (!slash || slash == d) {
+            if (strcmp(d, "/") == 0)
+                break;
+            strcpy(d, "/");
+            continue;
+        }
+        *slash = '\0';
+    }
+    free(d);
+    return bad;
+}
+
+/* An argument of codex that selects another sandbox, profile or
+ * configuration, or bypasses one. */
+static bool cp_codex_loosening_arg(const char *a)
+{
+    static const char *const exact[] = {
+        "-c", "-p", "-s", "-P", "--yolo", "--full-auto", "--approve-for-me"};
+    static const char *const prefix[] = {
+        "--config",  "--enable",       "--disable",
+        "--profile", "--sandbox",      "--add-dir",
+        "--remote",  "--dangerously-", "--permission-profile",
+    };
+    for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++)
+        if (strcmp(a, exact[i]) == 0)
+            return true;
+    for (size_t i = 0; i < sizeof prefix / sizeof prefix[0]; i++)
+        if (strncmp(a, prefix[i], strlen(prefix[i])) == 0)
+            return true;
+    /* -cKEY=VALUE, -pNAME, -sMODE, -PNAME: short options with a value */
+    return a[0] == '-' && a[1] && strchr("cpsP", a[1]) && a[2];
+}
+
+/* Codex's own arguments up to the command it runs ('--'): the count of
+ * loosening ones, each reported. */
+static int cp_codex_args_loosen(int argc, char **argv, int from)
+{
+    int bad = 0;
+    for (int i = from; i < argc && strcmp(argv[i], "--") != 0; i++)
+        if (cp_codex_loosening_arg(argv[i])) {
+            fprintf(stderr,
+                    "confpol codex: '%s' would override or bypass the "
+                    "policy's profile\n",
+                    argv[i]);
+            bad++;
+        }
+    return bad;
+}
+
+/* ---- writing CODEX_HOME ------------------------------------------------- */
+
+/* The rules of the artifact's [confpol] table (its last value). */
+static bool cp_codex_rules(const struct cp_buf *art, struct cp_buf *out)
+{
+    const char *open = strstr(art->data, "\nrules = '''\n");
+    if (!open)
+        return false;
+    open += strlen("\nrules = '''\n");
+    const char *close = strstr(open, "'''\n");
+    if (!close)
+        return false;
+    cp_buf_add(out, open, (size_t)(close - open));
+    if (!out->data)
+        cp_buf_adds(out, "");
+    return true;
+}
+
+static int cp_codex_write_file(const char *dir, const char *name,
+                               const struct cp_buf *b)
+{
+    struct cp_buf p = {0};
+    cp_buf_printf(&p, "%s/%s", dir, name);
+    int rc = cp_cli_write_atomic(p.data, b->data, b->len) == 0 ? 0 : 2;
+    if (rc)
+        fprintf(stderr, "confpol codex: %s: %s\n", p.data, strerror(errno));
+    cp_buf_free(&p);
+    return rc;
+}
+
+/* auth.json of the user's own CODEX_HOME (or ~/.codex), linked so that a
+ * login holds; nothing else of it is read. */
+static void cp_codex_auth(const struct cp_codex_run *r)
+{
+    const char *own = getenv("CODEX_HOME");
+    struct cp_buf src = {0}, dst = {0};
+    if (own && own[0] == '/')
+        cp_buf_printf(&src, "%s/auth.json", own);
+    else
+        cp_buf_printf(&src, "%s/.codex/auth.json", r->home);
+    cp_buf_printf(&dst, "%s/auth.json", r->dir);
+    struct stat st;
+    if (stat(src.data, &st) == 0 && lstat(dst.data, &st) != 0)
+        (void)!symlink(src.data, dst.data);
+    cp_buf_free(&src);
+    cp_buf_free(&dst);
+}
+
+/* config.toml and rules/confpol.rules from the artifact; refuses a
+ * hooks.json or another profile file left in the directory. */
+static int cp_codex_home(const struct cp_codex_run *r)
+{
+    char *artifact = cp_codex_artifact(r);
+    struct cp_buf art = {0}, rules = {0}, p = {0};
+    int rc = 0;
+    if (!cp_cli_read_file(artifact, &art)) {
+        fprintf(stderr,
+                "confpol codex: %s: no artifact (a cooperative policy "
+                "leaves Codex nothing to enforce)\n",
+                artifact);
+        rc = 1;
+    } else if (!cp_codex_rules(&art, &rules)) {
+        fprintf(stderr, "confpol codex: %s: no rules table\n", artifact);
+        rc = 2;
+    }
+    cp_buf_printf(&p, "%s/rules", r->dir);
+    if (!rc && !cp_cli_mkdirs(p.data, 0700)) {
+        fprintf(stderr, "confpol codex: %s: %s\n", p.data, strerror(errno));
+        rc = 2;
+    }
+    if (!rc)
+        rc = cp_codex_write_file(r->dir, "config.toml", &art);
+    if (!rc)
+        rc = cp_codex_write_file(r->dir, "rules/confpol.rules", &rules);
+    if (!rc)
+        cp_codex_auth(r);
+    free(artifact);
+    cp_buf_free(&art);
+    cp_buf_free(&rules);
+    cp_buf_free(&p);
+    return rc;
+}
+
+/* A hooks.json in confpol's own CODEX_HOME, put there by someone else. */
+static int cp_codex_own_hooks(const struct cp_codex_run *r)
+{
+    struct cp_buf p = {0};
+    cp_buf_printf(&p, "%s/hooks.json", r->dir);
+    struct stat st;
+    int bad = lstat(p.data, &st) == 0;
+    if (bad)
+        fprintf(stderr, "confpol codex: %s: Codex would run these hooks\n",
+                p.data);
+    cp_buf_free(&p);
+    return bad;
+}
+
+/* Runs codex with CODEX_HOME set (returns only on failure). */
+static int cp_codex_exec(const struct cp_codex_run *r, int argc, char **argv)
+{
+    const char *bin = getenv("CONFPOL_CODEX");
+    if (!bin || !*bin)
+        bin = "codex";
+    const char **cargv = cp_xmalloc((size_t)(argc - r->rest + 4) *
+                                    sizeof *cargv);
+    int n = 0;
+    cargv[n++] = bin;
+    for (int i = r->rest; i < argc; i++) {
+        cargv[n++] = argv[i];
+        /* codex sandbox needs the profile named; the agent reads
+         * default_permissions. */
+        if (i == r->rest && strcmp(argv[i], "sandbox") == 0) {
+            cargv[n++] = "-P";
+            cargv[n++] = "confpol";
+        }
+    }
+    cargv[n] = NULL;
+    if (setenv("CODEX_HOME", r->dir, 1) != 0) {
+        fprintf(stderr, "confpol codex: setenv: %s\n", strerror(errno));
+        free(cargv);
+        return 2;
+    }
+    if (!r->quiet)
+        fprintf(stderr,
+                "confpol codex: CODEX_HOME=%s %s (policy %s, "
+                "PROJECT=%s)\n",
+                r->dir, bin, r->policy, r->project);
+    fflush(NULL);
+    execvp(bin, (char **)cargv);
+    int e = errno;
+    fprintf(stderr, "confpol codex: %s: %s\n", bin, strerror(e));
+    free(cargv);
+    return e == ENOENT ? 127 : 126;
+}
+
+static int cp_codex_start(struct cp_codex_run *r, int argc, char **argv)
+{
+    int bad = cp_codex_args_loosen(argc, argv, r->rest);
+    if (bad) {
+        fputs("confpol codex: refused: remove these arguments\n", stderr);
+        return 1;
+    }
+    int rc = cp_codex_build(r);
+    if (rc)
+        return rc;
+    rc = cp_codex_home(r);
+    if (rc)
+        return rc;
+    bad = cp_codex_project_layers(r->project) + cp_codex_managed() +
+          cp_codex_own_hooks(r);
+    if (bad) {
+        fputs("confpol codex: refused: Codex would merge these files with "
+              "the policy's profile; remove them first\n",
+              stderr);
+        return 1;
+    }
+    return cp_codex_exec(r, argc, argv);
+}
+
+int cp_cmd_codex(int argc, char **argv)
+{
+    /* build's own options pass through: -D, -W..., --diagnostics-format */
+    struct cp_codex_run r = {
+        .rest = argc,
+        .bargv = cp_xmalloc((size_t)(argc + 12) * sizeof *r.bargv),
+    };
+    r.bargv[r.bargc++] = "build";
+    r.bargv[r.bargc++] = "--target";
+    r.bargv[r.bargc++] = "codex";
+    int rc = cp_codex_args(&r, argc, argv);
+    if (rc < 0) {
+        if (!r.policy)
+            r.policy = "policy.confpol";
+        rc = cp_codex_start(&r, argc, argv);
+    }
+    cp_codex_run_free(&r);
+    return rc;
+}
