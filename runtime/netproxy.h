@@ -51,7 +51,8 @@ struct cp_rt_proxy {
 };
 
 /* Starts the proxy for the artifact's `net` records as a child process of
- * the caller: it listens before this returns, dies with the caller (Linux:
+ * the caller, the program CP_RT_PROXY_PROG exec'd with only its listening
+ * socket, its log and its rules: it listens before this returns, dies with the caller (Linux:
  * PR_SET_PDEATHSIG, SIGTERM, on which it removes its socket and directory;
  * the portable path: the end of a pipe whose write end only the caller
  * holds, px->life) and runs in its own process group (terminal signals
@@ -61,6 +62,41 @@ struct cp_rt_proxy {
 int cp_rt_proxy_start(const struct cp_rt_artifact *a,
                       enum cp_rt_proxy_listen how, const char *prog,
                       struct cp_rt_proxy *px, struct cp_rt_err *e);
+/* The proxy's program, beside the runtime's own (the directory of
+ * /proc/self/exe, never PATH): without it the runtime refuses to run. */
+#if defined(CP_RT_PORTABLE) && defined(__linux__)
+#define CP_RT_PROXY_PROG "confpol-proxy-portable"
+#else
+#define CP_RT_PROXY_PROG "confpol-proxy"
+#endif
+
+/* What the launcher gives the proxy's program (runtime/proxy_main.c reads
+ * it from its arguments; the rules, from rules_fd, become the `net`
+ * records of an artifact it builds). */
+struct cp_rt_proxy_args {
+    const char *prog; /* prefix of its log lines */
+    pid_t parent;     /* the runtime: the proxy stops when it is gone */
+    int listen_fd;    /* the listening socket */
+    int log_fd;       /* stderr or CONFPOL_PROXY_LOG, opened for append */
+    int life_fd;      /* portable path: the life pipe's read end, else -1 */
+    int rules_fd;     /* NUL-terminated PATTERN WHERE pairs (proxy_start.c) */
+    const char *sock; /* Unix mode: DIR/proxy.sock, else "" */
+    const char *dir;  /* Unix mode: DIR, else "" */
+};
+
+/* The proxy program's body: loads the rules, confines itself
+ * (cp_rt_proxy_confine) and serves until the runtime is gone.  Returns only
+ * on a failure before serving: its status, with e->msg. */
+int cp_rt_proxy_serve(const struct cp_rt_artifact *a,
+                      const struct cp_rt_proxy_args *pa, struct cp_rt_err *e);
+/* The proxy's own confinement (runtime/proxy_confine.c, Linux): Landlock
+ * (read access to the resolver's files and the C library only; removing
+ * its own socket and directory) and a seccomp filter allowing only the
+ * system calls a proxy makes.  `hosts` is the test-only hosts file or
+ * NULL.  0, or CP_RT_EXIT_CANNOT with e->msg. */
+int cp_rt_proxy_confine(const struct cp_rt_proxy_args *pa, const char *hosts,
+                        struct cp_rt_err *e);
+
 /* Kills the proxy (SIGKILL) and removes its socket and directory; with
  * `reap`, also waits for it (a caller that exits right after need not:
  * the wait costs about 2 ms on a busy machine).  Safe on a zeroed or

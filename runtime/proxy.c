@@ -1082,29 +1082,18 @@ static _Noreturn void px_main(int lfd)
     }
 }
 
-/* Paths the proxy removes itself when the runtime dies (its parent-death
- * signal): the runtime killed with SIGKILL cannot. */
-static char px_sock_path[PATH_MAX], px_dir_path[PATH_MAX];
+/* ---- the program's setup ------------------------------------------------------ */
 
-static void px_on_parent_death(int sig)
-{
-    (void)sig;
-    if (px_sock_path[0])
-        unlink(px_sock_path);
-    if (px_dir_path[0])
-        rmdir(px_dir_path);
-    _exit(0);
-}
-
-/* ---- start and stop ---------------------------------------------------------------- */
-
+/* The rules: the artifact's `net` records, in order.  The log is the
+ * descriptor the launcher opened (its stderr, or CONFPOL_PROXY_LOG), so
+ * that the proxy opens no file for writing. */
 static int px_conf_load(const struct cp_rt_artifact *a, const char *prog,
-                        struct cp_rt_err *e)
+                        int log_fd, struct cp_rt_err *e)
 {
     struct cp_arena *ar = px_arena = cp_arena_new();
     memset(&px, 0, sizeof px);
     px.prog = prog;
-    px.log_fd = 2;
+    px.log_fd = log_fd;
     for (size_t i = 0; i < a->nrecs; i++)
         px.n += a->recs[i].tag == CP_RT_T_NET;
     px.rules = cp_arena_alloc(ar, (px.n + 1) * sizeof *px.rules);
@@ -1139,75 +1128,21 @@ static int px_conf_load(const struct cp_rt_artifact *a, const char *prog,
                                    10, 3600000);
     px.connect_ms = (int)px_env_num("CONFPOL_PROXY_CONNECT_MS",
                                     CP_PX_CONNECT_MS, 10, 3600000);
-    const char *log = getenv("CONFPOL_PROXY_LOG");
-    if (log && *log) {
-        px.log_fd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
-        if (px.log_fd < 0)
-            return cp_rt_fail(e, CP_RT_EXIT_ERROR, "CONFPOL_PROXY_LOG '%s': %s",
-                              log, strerror(errno));
-    }
     return 0;
 }
 
-static void px_conf_free(void)
-{
-    if (px.log_fd > 2)
-        close(px.log_fd);
-    px.log_fd = 2;
-    cp_arena_free(px_arena);
-    px_arena = NULL;
-}
+/* Paths the proxy removes itself when the runtime dies (its parent-death
+ * signal): the runtime killed with SIGKILL cannot. */
+static char px_sock_path[PATH_MAX], px_dir_path[PATH_MAX];
 
-/* Unix mode: DIR/proxy.sock in a private directory (mode 0700) under
- * $XDG_RUNTIME_DIR when it is the user's own, else /tmp. */
-static int px_listen_unix(struct cp_rt_proxy *p, struct cp_rt_err *e)
+static void px_on_parent_death(int sig)
 {
-    const char *base = getenv("XDG_RUNTIME_DIR");
-    struct stat st;
-    if (!base || base[0] != '/' || stat(base, &st) < 0 ||
-        !S_ISDIR(st.st_mode) || st.st_uid != getuid() || strlen(base) > 60)
-        base = "/tmp";
-    snprintf(p->dir, sizeof p->dir, "%s/confpol-net.XXXXXX", base);
-    if (!mkdtemp(p->dir)) { /* mode 0700 */
-        int err = errno;
-        p->dir[0] = '\0';
-        return -cp_rt_fail(e, CP_RT_EXIT_ERROR,
-                           "proxy: cannot create a private directory in %s: %s",
-                           base, strerror(err));
-    }
-    if (snprintf(p->sock, sizeof p->sock, "%.200s/proxy.sock", p->dir) < 0)
-        p->sock[0] = '\0';
-    union cp_sockaddr sun;
-    memset(&sun, 0, sizeof sun);
-    sun.un.sun_family = AF_UNIX;
-    int fd = -1;
-    if (strlen(p->sock) < sizeof sun.un.sun_path) {
-        memcpy(sun.un.sun_path, p->sock, strlen(p->sock) + 1);
-        fd = cp_rt_sock_listen(&sun.sa, sizeof sun.un);
-    }
-    if (fd == -2)
-        return -cp_rt_fail(e, CP_RT_EXIT_ERROR,
-                           "proxy: cannot listen on '%s': %s", p->sock,
-                           strerror(errno));
-    if (fd < 0)
-        return -cp_rt_fail(e, CP_RT_EXIT_ERROR,
-                           "proxy: cannot create its socket '%s'", p->sock);
-    return fd;
-}
-
-static int px_listen(enum cp_rt_proxy_listen how, struct cp_rt_proxy *p,
-                     struct cp_rt_err *e)
-{
-    if (how != CP_RT_PROXY_TCP)
-        return px_listen_unix(p, e);
-    unsigned short port;
-    int fd = cp_rt_sock_loopback(&port);
-    if (fd < 0)
-        return -cp_rt_fail(e, CP_RT_EXIT_ERROR,
-                           "proxy: cannot listen on 127.0.0.1: %s",
-                           strerror(errno));
-    p->port = port;
-    return fd;
+    (void)sig;
+    if (px_sock_path[0])
+        unlink(px_sock_path);
+    if (px_dir_path[0])
+        rmdir(px_dir_path);
+    _exit(0);
 }
 
 #if !CP_RT_LINUX
@@ -1226,9 +1161,10 @@ static void *px_life_watch(void *arg)
 }
 #endif
 
-/* In the proxy, after the fork: dies with the runtime, leaves the
- * terminal's process group, takes the signals it wants. */
-static void px_child_setup(pid_t parent, const int life[2])
+/* Dies with the runtime, takes the signals it wants.  The parent-death
+ * signal was asked for before the exec; the runtime may have died before
+ * the handler below was in place, hence the check of the parent. */
+static void px_child_setup(pid_t parent, int life)
 {
     struct sigaction sa = {.sa_handler = px_on_parent_death};
     sigfillset(&sa.sa_mask);
@@ -1241,13 +1177,11 @@ static void px_child_setup(pid_t parent, const int life[2])
     prctl(PR_SET_NAME, "confpol-proxy"); /* found by name in ps and tests */
 #else
     (void)parent;
-    close(life[1]);
     pthread_t t;
-    if (pthread_create(&t, NULL, px_life_watch, (void *)(intptr_t)life[0]))
+    if (pthread_create(&t, NULL, px_life_watch, (void *)(intptr_t)life))
         _exit(1); /* cannot know when to stop: do not serve */
     pthread_detach(t);
 #endif
-    setpgid(0, 0);
     /* Names are resolved as fully qualified: no search domain of the
      * host's resolver configuration is ever appended (glibc reads the
      * search list from LOCALDOMAIN, when set, instead of resolv.conf). */
@@ -1261,137 +1195,20 @@ static void px_child_setup(pid_t parent, const int life[2])
     signal(SIGHUP, SIG_IGN);
 }
 
-/* The portable path's life pipe (both ends close-on-exec); 0, or -1 with
- * errno.  Linux needs none (PR_SET_PDEATHSIG). */
-static int px_life_pipe(int life[2])
+int cp_rt_proxy_serve(const struct cp_rt_artifact *a,
+                      const struct cp_rt_proxy_args *pa, struct cp_rt_err *e)
 {
-    life[0] = life[1] = -1;
+    if (px_conf_load(a, pa->prog, pa->log_fd, e))
+        return e->status;
+    px.fd_passing = pa->sock[0] != '\0';
+    snprintf(px_sock_path, sizeof px_sock_path, "%s", pa->sock);
+    snprintf(px_dir_path, sizeof px_dir_path, "%s", pa->dir);
+    px_child_setup(pa->parent, pa->life_fd);
 #if CP_RT_LINUX
-    return 0;
-#else
-    if (pipe(life) < 0)
-        return -1;
-    if (fcntl(life[0], F_SETFD, FD_CLOEXEC) < 0 ||
-        fcntl(life[1], F_SETFD, FD_CLOEXEC) < 0) {
-        close(life[0]);
-        close(life[1]);
-        life[0] = life[1] = -1;
-        return -1;
-    }
-    return 0;
-#endif
-}
-
-int cp_rt_proxy_start(const struct cp_rt_artifact *a,
-                      enum cp_rt_proxy_listen how, const char *prog,
-                      struct cp_rt_proxy *p, struct cp_rt_err *e)
-{
-    memset(p, 0, sizeof *p);
-    if (!CP_RT_LINUX && how == CP_RT_PROXY_UNIX)
-        return cp_rt_fail(e, CP_RT_EXIT_ERROR,
-                          "proxy: a Unix socket (the bridge's hand-over) "
-                          "needs Linux");
-    if (px_conf_load(a, prog, e)) {
-        px_conf_free();
+    if (cp_rt_proxy_confine(pa, px.hosts, e)) {
+        px_log("cannot confine itself: %s", e->msg);
         return e->status;
     }
-    px.fd_passing = how == CP_RT_PROXY_UNIX;
-    int lfd = px_listen(how, p, e);
-    if (lfd < 0) {
-        px_conf_free();
-        cp_rt_proxy_stop(p, true);
-        return e->status;
-    }
-    pid_t parent = getpid();
-    int life[2];
-    fflush(NULL);
-    pid_t pid = px_life_pipe(life) < 0 ? -1 : fork();
-    if (pid < 0) {
-        int err = errno;
-        close(lfd);
-        px_conf_free();
-        if (life[0] >= 0) {
-            close(life[0]);
-            close(life[1]);
-        }
-        cp_rt_proxy_stop(p, true);
-        return cp_rt_fail(e, CP_RT_EXIT_ERROR, "proxy: fork: %s",
-                          strerror(err));
-    }
-    if (pid == 0) {
-        memcpy(px_sock_path, p->sock, sizeof px_sock_path);
-        memcpy(px_dir_path, p->dir, sizeof px_dir_path);
-#if CP_RT_LINUX
-        /* Only its listening socket, its log and the life pipe: a copy of the
-         * janitor's socket here would keep the janitor from seeing the
-         * runtime's end, and nothing else of the runtime's is its own. */
-        int keep[] = {lfd, px.log_fd, life[0]};
-        cp_rt_close_inherited(keep, life[0] >= 0 ? 3 : 2);
 #endif
-        px_child_setup(parent, life);
-        px_main(lfd);
-    }
-    close(lfd);
-    px_conf_free(); /* the proxy has its own copy */
-    if (life[0] >= 0)
-        close(life[0]);
-    p->life = life[1] >= 0 ? life[1] : 0;
-    p->pid = pid;
-    return 0;
-}
-
-void cp_rt_proxy_stop(struct cp_rt_proxy *p, bool reap)
-{
-    if (p->life > 0) { /* 0: none (descriptors 0-2 are always open) */
-        close(p->life);
-        p->life = 0;
-    }
-    if (p->pid > 0) {
-        kill(p->pid, SIGKILL);
-        while (reap && waitpid(p->pid, NULL, 0) < 0 && errno == EINTR)
-            ;
-        p->pid = 0;
-    }
-    if (p->sock[0]) {
-        unlink(p->sock);
-        p->sock[0] = '\0';
-    }
-    if (p->dir[0]) {
-        rmdir(p->dir);
-        p->dir[0] = '\0';
-    }
-}
-
-/* The variables, in the order they are set (spec/runtime.md 14.1). */
-static const char *const px_env_names[] = {
-    "HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy",
-    "ALL_PROXY",  "all_proxy",   "NO_PROXY",   "no_proxy"};
-
-void cp_rt_proxy_env(char *const *env, unsigned port, struct cp_rt_strv *out)
-{
-    enum { N = sizeof px_env_names / sizeof *px_env_names };
-    memset(out, 0, sizeof *out);
-    for (size_t i = 0; env && env[i]; i++) {
-        bool ours = false;
-        for (size_t k = 0; k < N && !ours; k++) {
-            size_t n = strlen(px_env_names[k]);
-            ours = !strncmp(env[i], px_env_names[k], n) && env[i][n] == '=';
-        }
-        if (!ours)
-            cp_rt_strv_push(out, env[i]);
-    }
-    char v[96];
-    for (size_t k = 0; k < N; k++) {
-        /* ALL_PROXY socks5h: the client sends names, the proxy resolves
-         * them; NO_PROXY empty: nothing inherited goes around it. */
-        if (k < 4)
-            snprintf(v, sizeof v, "%s=http://127.0.0.1:%u", px_env_names[k],
-                     port);
-        else if (k < 6)
-            snprintf(v, sizeof v, "%s=socks5h://127.0.0.1:%u", px_env_names[k],
-                     port);
-        else
-            snprintf(v, sizeof v, "%s=", px_env_names[k]);
-        cp_rt_strv_push(out, v);
-    }
+    px_main(pa->listen_fd);
 }
