@@ -8,6 +8,7 @@
 #define CP_NETPROXY_H
 
 #include <limits.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 
@@ -116,6 +117,33 @@ int cp_rt_net_prepare(const struct cp_rt_artifact *a, struct cp_rt_plan *pl,
                       const char *prog, struct cp_rt_proxy *px,
                       struct cp_rt_err *e);
 
+/* The direct path (runtime/netdirect.c, spec/runtime.md 14.8).
+ * Launcher: unless CONFPOL_NET_DIRECT=0 or the kernel predates 5.9, writes
+ * DIR/resolv.conf (nameserver 127.0.0.1) and adds to words its bind over
+ * /etc/resolv.conf and bwrap's --cap-add CAP_NET_BIND_SERVICE.  0 or
+ * CP_RT_EXIT_ERROR.
+ * Stage: cp_rt_direct_on(SOCK): the launcher prepared it (DIR/resolv.conf
+ * beside the proxy's socket).  cp_rt_direct_begin: binds UDP
+ * 127.0.0.1:53, drops CAP_NET_BIND_SERVICE, hands the socket to the proxy
+ * ('D'), makes the socket pair sp over which the listener goes to the
+ * bridge.  cp_rt_direct_filter (after the bridge is started): installs the
+ * connect filter and sends its listener over sp (closed).  Both 0 or
+ * CP_RT_EXIT_CANNOT.
+ * Bridge: cp_rt_direct_take(sp): the listener, or -1; then each time it is
+ * readable cp_rt_direct_notify, each time one of the descriptors of
+ * cp_rt_direct_pollfds (room for CP_RT_DIRECT_MAX) is, cp_rt_direct_reply. */
+enum { CP_RT_DIRECT_MAX = 64 };
+int cp_rt_direct_prepare(const char *dir, struct cp_rt_strv *words,
+                         struct cp_rt_err *e);
+bool cp_rt_direct_on(const char *sock);
+int cp_rt_direct_begin(const struct sockaddr *proxy, socklen_t plen, int sp[2],
+                       struct cp_rt_err *e);
+int cp_rt_direct_filter(int sp, struct cp_rt_err *e);
+int cp_rt_direct_take(int sp);
+void cp_rt_direct_notify(int lfd, const struct sockaddr *proxy, socklen_t plen);
+size_t cp_rt_direct_pollfds(struct pollfd *out);
+void cp_rt_direct_reply(int lfd, int sock);
+
 /* Inside the sandbox (the stage, before exec): listens on 127.0.0.1 and
  * forks the bridge that carries each connection to the proxy's socket
  * `sock`; sets HTTP_PROXY and the other proxy variables.  0, or
@@ -148,6 +176,14 @@ int cp_rt_sock_accept(int lfd);
  * exactly one descriptor. */
 int cp_rt_sock_send_fd(int sock, int fd);
 int cp_rt_sock_recv_fd(int sock);
+/* The general form: len bytes of buf with fd attached when fd >= 0; 0 or
+ * -1.  Receiving: the message's length (its bytes in buf, at most cap),
+ * the descriptor it carried in *fd (close-on-exec) or -1 when none; -1
+ * on end-of-file, error, more than one descriptor, or a message the
+ * kernel cut (MSG_CTRUNC, MSG_TRUNC on a datagram), whatever it brought
+ * closed. */
+int cp_rt_sock_send_msg(int sock, const void *buf, size_t len, int fd);
+ssize_t cp_rt_sock_recv_msg(int sock, void *buf, size_t cap, int *fd);
 
 /* Copies bytes both ways between two connected sockets until both
  * directions ended or nothing moved for idle_ms; half-closes a side when

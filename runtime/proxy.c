@@ -955,19 +955,269 @@ static void px_close_soft(int c)
 }
 
 #if CP_RT_LINUX
-/* Unix mode: the bridge connects, sends one byte with the client's TCP
- * socket (SCM_RIGHTS) and closes; the proxy then talks to the client
- * itself, one relay instead of two.  Only a connected TCP stream socket is
- * taken: anything else the sandbox could pass it already held, and is
- * refused all the same.  Received in the connection's own thread: a
- * hand-over that is slow to come holds no other connection up. */
-static int px_recv_client(int u)
+/* ---- the direct path (spec/runtime.md 14.8) ------------------------------- */
+
+/* Each allowed name the sandbox's resolver asked for gets one address of
+ * 198.18.0.0/16 for the sandbox's life: 198.18.0.1 the first, and so on.
+ * The decision of a connection to such an address is made on the name
+ * mapped here and the port, never on anything the sandbox says. */
+enum { PX_MAP_MAX = 4096 };
+static pthread_mutex_t px_map_lock = PTHREAD_MUTEX_INITIALIZER;
+static char *px_map_names[PX_MAP_MAX];
+static size_t px_map_n;
+static atomic_int px_dns_on;
+
+/* The address of a name (mapped now if it is new): its host number
+ * 1..PX_MAP_MAX, or 0 when the table is full. */
+static unsigned px_map_name(const char *name)
+{
+    unsigned h = 0;
+    pthread_mutex_lock(&px_map_lock);
+    for (size_t i = 0; i < px_map_n && !h; i++)
+        if (!strcmp(px_map_names[i], name))
+            h = (unsigned)i + 1;
+    if (!h && px_map_n < PX_MAP_MAX) {
+        char *copy = strdup(name);
+        if (copy) {
+            px_map_names[px_map_n++] = copy;
+            h = (unsigned)px_map_n;
+        }
+    }
+    pthread_mutex_unlock(&px_map_lock);
+    return h;
+}
+
+/* The name mapped to 198.18.a.b, or NULL (names are never freed). */
+static const char *px_map_lookup(const unsigned char ip[4])
+{
+    if (ip[0] != 198 || ip[1] != 18)
+        return NULL;
+    size_t h = (size_t)ip[2] << 8 | ip[3];
+    pthread_mutex_lock(&px_map_lock);
+    const char *name = h >= 1 && h <= px_map_n ? px_map_names[h - 1] : NULL;
+    pthread_mutex_unlock(&px_map_lock);
+    return name;
+}
+
+/* May some connection to the name be allowed (at the port of some rule
+ * that names it)?  Decided by the same function as every connection. */
+static bool px_name_allowed(const char *name)
+{
+    for (size_t i = 0; i < px.n; i++) {
+        const struct cp_domain *d = px.rules[i].dom;
+        if (!d || d->kind != CP_HOST_NAME || !cp_domain_matches(d, name))
+            continue;
+        struct cp_domain req = {.name = name,
+                                .kind = CP_HOST_NAME,
+                                .port = d->port ? d->port : 443};
+        if (px_decide(&req).allow)
+            return true;
+    }
+    return false;
+}
+
+/* A DNS question (RFC 1035 4.1.2) at q of a query of len bytes: the name
+ * into name (lower-case, dotted, no final dot), its type and the end of
+ * the question; false when it is none of those (compression in a
+ * question, a label over 63 bytes, a name over 253). */
+static bool px_dns_question(const unsigned char *q, size_t len, char *name,
+                            unsigned *type, size_t *end)
+{
+    size_t i = 12, n = 0;
+    while (i < len && q[i]) {
+        size_t l = q[i++];
+        if (l > 63 || i + l > len || n + l + 1 > 254)
+            return false;
+        if (n)
+            name[n++] = '.';
+        for (size_t k = 0; k < l; k++) {
+            unsigned char c = q[i + k];
+            name[n++] = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
+        }
+        i += l;
+    }
+    name[n] = '\0';
+    if (i + 5 > len || n == 0)
+        return false;
+    *type = (unsigned)q[i + 1] << 8 | q[i + 2];
+    unsigned cls = (unsigned)q[i + 3] << 8 | q[i + 4];
+    *end = i + 5;
+    return cls == 1; /* IN */
+}
+
+enum { PX_DNS_A = 1, PX_DNS_AAAA = 28 };
+
+/* The answer to one query in q (len bytes) into a (room for 512); its
+ * length, or 0 for no answer (not a query).  An allowed name: its mapped
+ * address for A, no data for any other type; another name: NXDOMAIN. */
+static size_t px_dns_answer(unsigned char *q, size_t len, unsigned char *a)
+{
+    if (len < 12 || (q[2] & 0x80)) /* short, or a response */
+        return 0;
+    char name[256];
+    unsigned type = 0;
+    size_t end = 0;
+    unsigned rcode = 0, host = 0;
+    struct cp_domain req;
+    struct cp_arena *ar = cp_arena_new();
+    if (((q[2] >> 3) & 0xf) != 0)
+        rcode = 4; /* NOTIMP: only standard queries */
+    else if (q[4] != 0 || q[5] != 1 ||
+             !px_dns_question(q, len, name, &type, &end))
+        rcode = 1; /* FORMERR */
+    else if (cp_net_host_parse(ar, name, strlen(name), &req) ||
+             req.kind != CP_HOST_NAME || !px_name_allowed(req.name)) {
+        rcode = 3;               /* NXDOMAIN: not a name the rules allow */
+        if (type != PX_DNS_AAAA) /* resolvers ask both: one line */
+            px_deny_log("DNS", name, "no rule", NULL);
+    } else if (type == PX_DNS_A && !(host = px_map_name(req.name)))
+        rcode = 2; /* SERVFAIL: every address of the range is taken */
+    cp_arena_free(ar);
+    size_t n = rcode == 1 ? 12 : end;
+    memcpy(a, q, n);
+    a[2] = (unsigned char)(0x84 | (q[2] & 0x01)); /* QR, AA, RD as asked */
+    a[3] = (unsigned char)(0x80 | rcode);         /* RA */
+    memset(a + 4, 0, 8);
+    a[5] = rcode == 1 ? 0 : 1;
+    if (rcode || type != PX_DNS_A)
+        return n;
+    static const unsigned char rr[] = {0xc0, 12, 0, PX_DNS_A, 0, 1,
+                                       0,    0,  1, 0x2c,     0, 4};
+    a[7] = 1; /* one answer, TTL 300 */
+    memcpy(a + n, rr, sizeof rr);
+    a[n + 12] = 198;
+    a[n + 13] = 18;
+    a[n + 14] = (unsigned char)(host >> 8);
+    a[n + 15] = (unsigned char)host;
+    return n + 16;
+}
+
+/* The sandbox's resolver: UDP on its 127.0.0.1:53, a socket the stage
+ * made there and handed over.  One query, one answer, no other I/O. */
+static void *px_dns(void *arg)
+{
+    int fd = (int)(intptr_t)arg;
+    unsigned char q[512], a[512 + 16];
+    for (;;) {
+        union cp_sockaddr from;
+        socklen_t fl = sizeof from;
+        ssize_t r = recvfrom(fd, q, sizeof q, 0, &from.sa, &fl);
+        if (r < 0 && errno != EINTR)
+            break;
+        size_t n = r > 0 ? px_dns_answer(q, (size_t)r, a) : 0;
+        if (n && sendto(fd, a, n, MSG_NOSIGNAL, &from.sa, fl) < 0) {
+        } /* the asker is gone: nothing to do */
+    }
+    close(fd);
+    return NULL;
+}
+
+/* The first DNS socket handed over is bound to 127.0.0.1:53 of its
+ * network namespace (the sandbox's: the proxy, as the user who made that
+ * namespace's user namespace, may bind a low port there; nothing inside
+ * may) and served; any later one is refused.  Only an unbound UDP socket
+ * of the sandbox's: one of its own it already held.  Answers u with one
+ * byte, 0 or an errno value. */
+static void px_dns_take(int u, int fd)
+{
+    int dom = 0, type = 0;
+    socklen_t l1 = sizeof dom, l2 = sizeof type;
+    union cp_sockaddr a;
+    memset(&a, 0, sizeof a);
+    a.in4.sin_family = AF_INET;
+    a.in4.sin_port = htons(53);
+    a.in4.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    unsigned char code = 0;
+    pthread_t t;
+    pthread_attr_t at;
+    if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &l1) < 0 ||
+        getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &l2) < 0 || dom != AF_INET ||
+        type != SOCK_DGRAM || atomic_exchange(&px_dns_on, 1))
+        code = EINVAL;
+    else if (bind(fd, &a.sa, sizeof a.in4) < 0)
+        code = (unsigned char)errno;
+    else if (pthread_attr_init(&at) != 0)
+        code = ENOMEM;
+    if (!code) {
+        pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+        pthread_attr_setstacksize(&at, 128 * 1024);
+        if (pthread_create(&t, &at, px_dns, (void *)(intptr_t)fd) != 0)
+            code = EAGAIN;
+        pthread_attr_destroy(&at);
+    }
+    if (code)
+        close(fd);
+    if (cp_rt_sock_send_msg(u, &code, 1, -1) < 0) {
+    } /* the stage is gone */
+}
+
+/* A connection to a mapped address, asked by the sandbox's supervisor
+ * (the bridge, which took it from the client's connect): m is 'C', the
+ * IPv4 address, the port.  Decided on the mapped name and the port like
+ * every connection; answered with one byte, 0 and the connected socket,
+ * or an errno value (EACCES: refused; ENETUNREACH: an address no name
+ * has; EHOSTUNREACH: the name does not resolve; ECONNREFUSED: no address
+ * answered). */
+static void px_direct(int u, const unsigned char m[7])
+{
+    const char *name = px_map_lookup(m + 1);
+    unsigned port = (unsigned)m[5] << 8 | m[6];
+    unsigned char code = ENETUNREACH;
+    int fd = -1;
+    char shown[300];
+    snprintf(shown, sizeof shown, "%s:%u", name ? name : "?", port);
+    struct cp_domain req = {.name = name, .kind = CP_HOST_NAME, .port = port};
+    struct px_verdict v = {false, "no rule"};
+    if (name && port)
+        v = px_decide(&req);
+    const char *why = NULL;
+    if (!name) {
+    } else if (!v.allow) {
+        px_deny_log("DIRECT", shown, v.rule, NULL);
+        code = EACCES;
+    } else {
+        enum px_fail f = px_connect(&req, &fd, &why);
+        if (f == PX_DENIED_ADDR)
+            px_addr_deny_log("DIRECT", shown, why);
+        code = f == PX_OK            ? 0
+               : f == PX_DENIED_ADDR ? EACCES
+               : f == PX_NO_NAME     ? EHOSTUNREACH
+                                     : ECONNREFUSED;
+    }
+    if (cp_rt_sock_send_msg(u, &code, 1, code ? -1 : fd) < 0) {
+    } /* the supervisor gave up: the socket goes */
+    if (fd >= 0)
+        close(fd);
+}
+
+/* Unix mode: what comes over an accepted connection of the proxy's
+ * socket, within 1 s (in the connection's own thread: a hand-over that
+ * is slow to come holds no other connection up):
+ *  'F' + a descriptor: the bridge's client, a connected TCP stream
+ *      socket, which the proxy then serves itself (one relay, not two);
+ *      anything else the sandbox could pass it already held, and is
+ *      refused all the same;
+ *  'D' + a descriptor: the sandbox's resolver socket (the first only);
+ *  'C' + 6 bytes, no descriptor: a direct connection (px_direct).
+ * Returns the client socket of 'F', else -1 (served or refused). */
+static int px_recv_client(int u, bool serve)
 {
     if (px_wait(u, POLLIN, px_now_ms() + 1000) < 0)
         return -1;
-    int fd = cp_rt_sock_recv_fd(u);
-    if (fd < 0)
+    unsigned char m[8];
+    int fd = -1;
+    ssize_t r = cp_rt_sock_recv_msg(u, m, sizeof m, &fd);
+    if (r == 7 && m[0] == 'C' && fd < 0 && serve)
+        px_direct(u, m);
+    if (r == 1 && m[0] == 'D' && fd >= 0 && serve) {
+        px_dns_take(u, fd);
+        fd = -1;
+    }
+    if (r != 1 || m[0] != 'F' || fd < 0) {
+        if (fd >= 0)
+            close(fd);
         return -1;
+    }
     int dom = 0, type = 0;
     socklen_t l1 = sizeof dom, l2 = sizeof type;
     union cp_sockaddr peer;
@@ -984,22 +1234,26 @@ static int px_recv_client(int u)
 #endif
 
 /* The client's socket of an accepted connection c: c itself, or in Unix
- * mode the socket the bridge passes over c (c is closed); -1 when none. */
-static int px_client(int c)
+ * mode the socket the bridge passes over c (c is closed); -1 when none
+ * (or when c carried a request of the direct path, served here when
+ * `serve`). */
+static int px_client(int c, bool serve)
 {
 #if CP_RT_LINUX
     if (px.fd_passing) {
-        int client = px_recv_client(c);
+        int client = px_recv_client(c, serve);
         close(c);
         return client;
     }
+#else
+    (void)serve;
 #endif
     return c;
 }
 
 static void *px_conn(void *arg)
 {
-    int c = px_client((int)(intptr_t)arg);
+    int c = px_client((int)(intptr_t)arg, true);
     if (c < 0) {
         atomic_fetch_sub(&px_open, 1);
         return NULL;
@@ -1034,7 +1288,7 @@ static atomic_int px_refusing;
 
 static void *px_refuse(void *arg)
 {
-    int c = px_client((int)(intptr_t)arg);
+    int c = px_client((int)(intptr_t)arg, false);
     if (c >= 0) {
         px_http_reply(c, 503, "Service Unavailable", NULL,
                       "confpol: too many connections through the proxy\n");
@@ -1134,12 +1388,15 @@ static int px_conf_load(const struct cp_rt_artifact *a, const char *prog,
 /* Paths the proxy removes itself when the runtime dies (its parent-death
  * signal): the runtime killed with SIGKILL cannot. */
 static char px_sock_path[PATH_MAX], px_dir_path[PATH_MAX];
+static char px_conf_path[PATH_MAX + 16];
 
 static void px_on_parent_death(int sig)
 {
     (void)sig;
     if (px_sock_path[0])
         unlink(px_sock_path);
+    if (px_conf_path[0])
+        unlink(px_conf_path); /* the direct path's, when there is one */
     if (px_dir_path[0])
         rmdir(px_dir_path);
     _exit(0);
@@ -1203,6 +1460,8 @@ int cp_rt_proxy_serve(const struct cp_rt_artifact *a,
     px.fd_passing = pa->sock[0] != '\0';
     snprintf(px_sock_path, sizeof px_sock_path, "%s", pa->sock);
     snprintf(px_dir_path, sizeof px_dir_path, "%s", pa->dir);
+    if (pa->dir[0])
+        snprintf(px_conf_path, sizeof px_conf_path, "%s/resolv.conf", pa->dir);
     px_child_setup(pa->parent, pa->life_fd);
 #if CP_RT_LINUX
     if (cp_rt_proxy_confine(pa, px.hosts, e)) {

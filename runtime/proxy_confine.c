@@ -181,19 +181,69 @@ static int pc_landlock(const struct cp_rt_proxy_args *pa, const char *hosts,
 /* The calls allowed as they are.  Each is named where the architecture
  * has it (aarch64 has no open, poll, ...). */
 static const int pc_allowed[] = {
-    SYS_read, SYS_write, SYS_readv, SYS_writev, SYS_pread64, SYS_close,
-    SYS_openat, SYS_fstat, SYS_newfstatat, SYS_lseek, SYS_mmap, SYS_munmap,
-    SYS_mprotect, SYS_mremap, SYS_madvise, SYS_brk, SYS_futex,
-    SYS_set_robust_list, SYS_exit, SYS_exit_group, SYS_rt_sigaction,
-    SYS_rt_sigprocmask, SYS_rt_sigreturn, SYS_sigaltstack, SYS_getpid,
-    SYS_gettid, SYS_getppid, SYS_getuid, SYS_geteuid, SYS_getgid, SYS_getegid,
-    SYS_tgkill, SYS_clock_gettime, SYS_clock_nanosleep, SYS_nanosleep,
-    SYS_gettimeofday, SYS_ppoll, SYS_connect, SYS_bind, SYS_accept4,
-    SYS_getsockopt, SYS_setsockopt, SYS_getsockname, SYS_getpeername,
-    SYS_sendto, SYS_recvfrom, SYS_sendmsg, SYS_recvmsg, SYS_sendmmsg,
-    SYS_recvmmsg, SYS_shutdown, SYS_splice, SYS_pipe2, SYS_fcntl,
-    SYS_unlinkat, SYS_getrandom, SYS_sched_getaffinity, SYS_sched_yield,
-    SYS_uname, SYS_faccessat, SYS_readlinkat, SYS_prlimit64, SYS_statx,
+    SYS_read,
+    SYS_write,
+    SYS_readv,
+    SYS_writev,
+    SYS_pread64,
+    SYS_close,
+    SYS_openat,
+    SYS_fstat,
+    SYS_newfstatat,
+    SYS_lseek,
+    SYS_mmap,
+    SYS_munmap,
+    SYS_mprotect,
+    SYS_mremap,
+    SYS_madvise,
+    SYS_brk,
+    SYS_futex,
+    SYS_set_robust_list,
+    SYS_exit,
+    SYS_exit_group,
+    SYS_rt_sigaction,
+    SYS_rt_sigprocmask,
+    SYS_rt_sigreturn,
+    SYS_sigaltstack,
+    SYS_getpid,
+    SYS_gettid,
+    SYS_getppid,
+    SYS_getuid,
+    SYS_geteuid,
+    SYS_getgid,
+    SYS_getegid,
+    SYS_tgkill,
+    SYS_clock_gettime,
+    SYS_clock_nanosleep,
+    SYS_nanosleep,
+    SYS_gettimeofday,
+    SYS_ppoll,
+    SYS_connect,
+    SYS_bind,
+    SYS_accept4,
+    SYS_getsockopt,
+    SYS_setsockopt,
+    SYS_getsockname,
+    SYS_getpeername,
+    SYS_sendto,
+    SYS_recvfrom,
+    SYS_sendmsg,
+    SYS_recvmsg,
+    SYS_sendmmsg,
+    SYS_recvmmsg,
+    SYS_shutdown,
+    SYS_splice,
+    SYS_pipe2,
+    SYS_fcntl,
+    SYS_unlinkat,
+    SYS_getrandom,
+    SYS_sched_getaffinity,
+    SYS_sched_yield,
+    SYS_uname,
+    SYS_faccessat,
+    SYS_readlinkat,
+    SYS_prlimit64,
+    SYS_statx,
 #ifdef SYS_poll
     SYS_poll,
 #endif
@@ -201,16 +251,19 @@ static const int pc_allowed[] = {
     SYS_open,
 #endif
 #ifdef SYS_stat
-    SYS_stat, SYS_lstat,
+    SYS_stat,
+    SYS_lstat,
 #endif
 #ifdef SYS_accept
     SYS_accept,
 #endif
 #ifdef SYS_unlink
-    SYS_unlink, SYS_rmdir,
+    SYS_unlink,
+    SYS_rmdir,
 #endif
 #ifdef SYS_access
-    SYS_access, SYS_readlink,
+    SYS_access,
+    SYS_readlink,
 #endif
 #ifdef SYS_rseq
     SYS_rseq,
@@ -301,8 +354,7 @@ static int pc_seccomp(struct cp_rt_err *e)
         return cp_rt_fail(e, CP_RT_EXIT_CANNOT, "seccomp: filter too long");
     struct sock_fprog fp = {.len = (unsigned short)p.n, .filter = p.v};
     if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fp) < 0)
-        return cp_rt_fail(e, CP_RT_EXIT_CANNOT, "seccomp: %s",
-                          strerror(errno));
+        return cp_rt_fail(e, CP_RT_EXIT_CANNOT, "seccomp: %s", strerror(errno));
     return 0;
 }
 

@@ -100,9 +100,13 @@ static struct cp_rt_rec *pm_rules(const char *buf, size_t len, size_t *n)
 
 int main(int argc, char **argv)
 {
-    struct cp_rt_proxy_args pa = {.prog = "confpol-proxy", .listen_fd = -1,
-                                  .log_fd = 2, .life_fd = -1, .rules_fd = -1,
-                                  .sock = "", .dir = ""};
+    struct cp_rt_proxy_args pa = {.prog = "confpol-proxy",
+                                  .listen_fd = -1,
+                                  .log_fd = 2,
+                                  .life_fd = -1,
+                                  .rules_fd = -1,
+                                  .sock = "",
+                                  .dir = ""};
     int i = 1;
     for (; i + 1 < argc; i += 2)
         if (pm_opt(argv[i], argv[i + 1], &pa) < 0)

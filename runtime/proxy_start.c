@@ -209,9 +209,9 @@ static void px_argv(const struct cp_rt_proxy_args *pa, struct cp_rt_strv *w)
     snprintf(num[3], sizeof num[3], "%d", pa->life_fd);
     snprintf(num[4], sizeof num[4], "%d", pa->rules_fd);
     const char *words[] = {
-        CP_RT_PROXY_PROG, "--prog",   pa->prog, "--parent",    num[0],
-        "--listen-fd",    num[1],     "--log-fd", num[2],     "--life-fd",
-        num[3],           "--rules-fd", num[4],  "--sock",     pa->sock,
+        CP_RT_PROXY_PROG, "--prog",     pa->prog,   "--parent", num[0],
+        "--listen-fd",    num[1],       "--log-fd", num[2],     "--life-fd",
+        num[3],           "--rules-fd", num[4],     "--sock",   pa->sock,
         "--dir",          pa->dir};
     memset(w, 0, sizeof *w);
     for (size_t i = 0; i < sizeof words / sizeof *words; i++)
@@ -271,10 +271,14 @@ int cp_rt_proxy_start(const struct cp_rt_artifact *a,
     int life[2] = {-1, -1};
     pid_t pid = -1;
     if (lfd >= 0 && px_life_pipe(life) == 0) {
-        struct cp_rt_proxy_args pa = {
-            .prog = prog, .parent = getpid(), .listen_fd = lfd,
-            .log_fd = log_fd, .rules_fd = rules_fd, .life_fd = life[0],
-            .sock = p->sock, .dir = p->dir};
+        struct cp_rt_proxy_args pa = {.prog = prog,
+                                      .parent = getpid(),
+                                      .listen_fd = lfd,
+                                      .log_fd = log_fd,
+                                      .rules_fd = rules_fd,
+                                      .life_fd = life[0],
+                                      .sock = p->sock,
+                                      .dir = p->dir};
         struct cp_rt_strv argv;
         px_argv(&pa, &argv);
         fflush(NULL);
@@ -324,6 +328,9 @@ void cp_rt_proxy_stop(struct cp_rt_proxy *p, bool reap)
         p->sock[0] = '\0';
     }
     if (p->dir[0]) {
+        char conf[PATH_MAX + 16];
+        snprintf(conf, sizeof conf, "%s/resolv.conf", p->dir);
+        unlink(conf); /* the direct path's (netbridge.c), if any */
         rmdir(p->dir);
         p->dir[0] = '\0';
     }

@@ -3,7 +3,7 @@
 # `confpol run` with a `net allow` list the proxy process is
 # confpol-proxy from the runtime's own directory, exec'd with nothing of
 # the runtime's but stdin/stdout on /dev/null, stderr, its log and its
-# listening socket, under its own seccomp filter with no_new_privs; a
+# listening socket (and the sandbox's resolver socket it is handed), under its own seccomp filter with no_new_privs; a
 # runtime without confpol-proxy beside it refuses to run (125, the command
 # does not run) and never takes one from PATH; run by hand the program
 # refuses.  Exit 77 when bwrap cannot run.
@@ -52,13 +52,14 @@ else
     expect "no_new_privs" 1 "$(awk '/^NoNewPrivs:/ {print $2}' "/proc/$P/status")"
     expect "stdin" /dev/null "$(readlink "/proc/$P/fd/0")"
     expect "stdout" /dev/null "$(readlink "/proc/$P/fd/1")"
-    # 0-2, the log and the listening socket: nothing else of the runtime's
-    expect "descriptors" 5 "$(ls "/proc/$P/fd" | wc -l)"
+    # 0-2, the log, the listening socket and the sandbox's resolver socket
+    # (the direct path, spec/runtime.md 14.8): nothing else of the runtime's
+    expect "descriptors" 6 "$(ls "/proc/$P/fd" | wc -l)"
     n=0
     for f in /proc/$P/fd/*; do
         case $(readlink "$f") in socket:*) n=$((n + 1)) ;; esac
     done
-    expect "sockets" 1 "$n"
+    expect "sockets" 2 "$n"
     # the proxy's code is not in the runtime's binary
     if grep -q px_http_rewrite "$TOP/$BUILD/confpol-run" 2>/dev/null; then
         fail "confpol-run still holds the proxy's code"

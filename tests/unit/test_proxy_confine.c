@@ -80,9 +80,13 @@ START_TEST(confined_child)
     ck_assert_int_ge(pid, 0);
     if (pid == 0) {
         close(pfd[0]);
-        struct cp_rt_proxy_args pa = {.prog = "t", .listen_fd = -1,
-                                      .log_fd = 2, .life_fd = -1,
-                                      .rules_fd = -1, .sock = "", .dir = ""};
+        struct cp_rt_proxy_args pa = {.prog = "t",
+                                      .listen_fd = -1,
+                                      .log_fd = 2,
+                                      .life_fd = -1,
+                                      .rules_fd = -1,
+                                      .sock = "",
+                                      .dir = ""};
         struct cp_rt_err e = {0};
         int bad = cp_rt_proxy_confine(&pa, NULL, &e) ? -1 : pc_checks();
         _exit(write(pfd[1], &bad, sizeof bad) == sizeof bad ? 0 : 1);
