@@ -105,7 +105,8 @@ int cp_rt_direct_prepare(const char *dir, struct cp_rt_strv *words,
                                "options attempts:2 timeout:2\n";
     int fd = open(conf, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
                   0644);
-    if (fd < 0 || write(fd, text, sizeof text - 1) != (ssize_t)sizeof text - 1) {
+    if (fd < 0 ||
+        write(fd, text, sizeof text - 1) != (ssize_t)sizeof text - 1) {
         int err = errno;
         if (fd >= 0)
             close(fd);
@@ -131,8 +132,8 @@ bool cp_rt_direct_on(const char *sock)
     return stat(conf, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-int cp_rt_direct_begin(const struct sockaddr *proxy, socklen_t plen,
-                       int sp[2], struct cp_rt_err *e)
+int cp_rt_direct_begin(const struct sockaddr *proxy, socklen_t plen, int sp[2],
+                       struct cp_rt_err *e)
 {
     sp[0] = sp[1] = -1;
     /* The resolver's socket, made here (in the sandbox's network
@@ -255,6 +256,13 @@ static bool nd_mapped(const union cp_sockaddr *a, socklen_t len,
     return ip[0] == 198 && ip[1] == 18;
 }
 
+static bool nd_connected(int s)
+{
+    union cp_sockaddr peer;
+    socklen_t pl = sizeof peer;
+    return getpeername(s, &peer.sa, &pl) == 0;
+}
+
 /* The caller's descriptor `fd`, taken once: a TCP stream socket?  Its
  * O_NONBLOCK into *nonblock.  0, or the errno to answer. */
 static int nd_check_socket(pid_t pid, int fd, bool *nonblock)
@@ -276,6 +284,8 @@ static int nd_check_socket(pid_t pid, int fd, bool *nonblock)
     else if (getsockopt(s, SOL_SOCKET, SO_PROTOCOL, &proto, &l2) < 0 ||
              type != SOCK_STREAM || proto != IPPROTO_TCP)
         rc = EACCES; /* UDP, raw, SCTP, MPTCP: only TCP is carried */
+    else if (nd_connected(s))
+        rc = EISCONN; /* as the kernel answers: no second connection */
     int fl = fcntl(s, F_GETFL);
     *nonblock = fl >= 0 && (fl & O_NONBLOCK);
     close(s);
@@ -387,12 +397,12 @@ static void nd_finish(int lfd, struct nd_pend *p)
          * non-blocking socket stays non-blocking. */
         if (p->nonblock)
             fcntl(fd, F_SETFL, O_NONBLOCK);
-        struct seccomp_notif_addfd add = {
-            .id = p->id,
-            .flags = SECCOMP_ADDFD_FLAG_SETFD,
-            .srcfd = (__u32)fd,
-            .newfd = (__u32)p->fd,
-            .newfd_flags = p->cloexec ? O_CLOEXEC : 0};
+        struct seccomp_notif_addfd add = {.id = p->id,
+                                          .flags = SECCOMP_ADDFD_FLAG_SETFD,
+                                          .srcfd = (__u32)fd,
+                                          .newfd = (__u32)p->fd,
+                                          .newfd_flags = p->cloexec ? O_CLOEXEC
+                                                                    : 0};
         if (ioctl(lfd, SECCOMP_IOCTL_NOTIF_ADDFD, &add) < 0)
             err = errno == ENOENT ? 0 : EACCES; /* ENOENT: caller gone */
     }
