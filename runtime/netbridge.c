@@ -124,6 +124,15 @@ static _Noreturn void br_main(int lfd, int nfd)
     }
 }
 
+static void br_direct_drop(struct cp_rt_direct *d)
+{
+    if (d->sp[0] < 0)
+        return;
+    close(d->sp[0]);
+    close(d->sp[1]);
+    close(d->ask);
+}
+
 int cp_rt_bridge_start(const char *sock, struct cp_rt_err *e)
 {
     if (strlen(sock) >= sizeof br_addr.un.sun_path)
@@ -132,18 +141,15 @@ int cp_rt_bridge_start(const char *sock, struct cp_rt_err *e)
     memcpy(br_addr.un.sun_path, sock, strlen(sock) + 1);
     /* The direct path: the resolver socket and the pair that carries the
      * connect listener to the bridge, made before the bridge is. */
-    int sp[2] = {-1, -1};
+    struct cp_rt_direct d = {.sp = {-1, -1}, .ask = -1};
     if (cp_rt_direct_on(sock) &&
-        cp_rt_direct_begin(&br_addr.sa, sizeof br_addr.un, sp, e))
+        cp_rt_direct_begin(&br_addr.sa, sizeof br_addr.un, &d, e))
         return e->status;
     unsigned short port;
     int fd = cp_rt_sock_loopback(&port);
     if (fd < 0) {
         int err = errno;
-        if (sp[0] >= 0) {
-            close(sp[0]);
-            close(sp[1]);
-        }
+        br_direct_drop(&d);
         return cp_rt_fail(e, CP_RT_EXIT_CANNOT,
                           "network bridge: cannot listen on 127.0.0.1: %s",
                           strerror(err));
@@ -159,10 +165,7 @@ int cp_rt_bridge_start(const char *sock, struct cp_rt_err *e)
     if (a < 0) {
         int err = errno;
         close(fd);
-        if (sp[0] >= 0) {
-            close(sp[0]);
-            close(sp[1]);
-        }
+        br_direct_drop(&d);
         return cp_rt_fail(e, CP_RT_EXIT_CANNOT, "network bridge: clone: %s",
                           strerror(err));
     }
@@ -179,19 +182,17 @@ int cp_rt_bridge_start(const char *sock, struct cp_rt_err *e)
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);
         int nfd = -1;
-        if (sp[0] >= 0) {
-            close(sp[0]);
-            nfd = cp_rt_direct_take(sp[1]);
+        if (d.sp[0] >= 0) {
+            close(d.sp[0]);
+            close(d.ask);
+            nfd = cp_rt_direct_take(d.sp[1]);
         }
         br_main(fd, nfd);
     }
     close(fd);
-    if (sp[0] >= 0) {
-        close(sp[1]);
-        /* After the clone: the bridge is not under the filter it serves. */
-        if (cp_rt_direct_filter(sp[0], e))
-            return e->status;
-    }
+    /* After the clone: the bridge is not under the filter it serves. */
+    if (d.sp[0] >= 0 && cp_rt_direct_filter(&d, e))
+        return e->status;
     /* The proxy's variables (NO_PROXY empty: one inherited from outside
      * would send clients straight at a network that does not exist here). */
     struct cp_rt_strv vars;

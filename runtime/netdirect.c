@@ -132,45 +132,64 @@ bool cp_rt_direct_on(const char *sock)
     return stat(conf, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-int cp_rt_direct_begin(const struct sockaddr *proxy, socklen_t plen, int sp[2],
-                       struct cp_rt_err *e)
+int cp_rt_direct_begin(const struct sockaddr *proxy, socklen_t plen,
+                       struct cp_rt_direct *d, struct cp_rt_err *e)
 {
-    sp[0] = sp[1] = -1;
+    d->sp[0] = d->sp[1] = d->ask = -1;
     /* The resolver's socket, made here (in the sandbox's network
      * namespace) and bound by the proxy: port 53 needs
      * CAP_NET_BIND_SERVICE in the user namespace that owns this network
      * namespace, which the user's processes outside have (the user created
      * it) and nothing in here has.  The proxy answers on it from outside;
-     * the stage keeps no copy. */
+     * the stage keeps no copy.  Its answer is awaited last
+     * (cp_rt_direct_filter), so that the proxy binds while the stage
+     * works. */
     int dns = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     int u = dns < 0 ? -1 : cp_rt_sock_connect(proxy, plen, 0);
     int rc = u < 0 ? -1 : cp_rt_sock_send_msg(u, "D", 1, dns);
     int err = errno;
-    unsigned char code = EIO;
-    int none = -1;
-    struct pollfd pf = {.fd = u, .events = POLLIN};
-    if (rc == 0 && (poll(&pf, 1, 5000) != 1 ||
-                    cp_rt_sock_recv_msg(u, &code, 1, &none) != 1 || code))
-        rc = -1, err = code;
-    if (none >= 0)
-        close(none);
-    if (u >= 0)
-        close(u);
     if (dns >= 0)
         close(dns);
-    if (rc < 0)
+    if (rc < 0) {
+        if (u >= 0)
+            close(u);
         return cp_rt_fail(e, CP_RT_EXIT_CANNOT,
-                          "network: no resolver on 127.0.0.1:53 (%s); "
-                          "CONFPOL_NET_DIRECT=0 runs with the proxy alone",
+                          "network: the proxy does not take the resolver: %s",
                           strerror(err));
-    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
+    }
+    d->ask = u;
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, d->sp) < 0) {
+        err = errno;
+        close(u);
+        d->ask = -1;
         return cp_rt_fail(e, CP_RT_EXIT_CANNOT, "network: socketpair: %s",
-                          strerror(errno));
+                          strerror(err));
+    }
     return 0;
 }
 
-int cp_rt_direct_filter(int sp, struct cp_rt_err *e)
+/* The proxy's answer to the resolver's hand-over: 0 (bound), or -1 with
+ * errno. */
+static int nd_resolver_bound(int u)
 {
+    unsigned char code = EIO;
+    int none = -1;
+    struct pollfd pf = {.fd = u, .events = POLLIN};
+    ssize_t r = poll(&pf, 1, 5000) == 1
+                    ? cp_rt_sock_recv_msg(u, &code, 1, &none)
+                    : -1;
+    if (none >= 0)
+        close(none);
+    close(u);
+    if (r == 1 && code == 0)
+        return 0;
+    errno = r == 1 ? code : ETIMEDOUT;
+    return -1;
+}
+
+int cp_rt_direct_filter(struct cp_rt_direct *d, struct cp_rt_err *e)
+{
+    close(d->sp[1]);
     struct sock_filter f[] = {
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
         /* Another ABI: let through; it connects inside the namespace. */
@@ -186,15 +205,22 @@ int cp_rt_direct_filter(int sp, struct cp_rt_err *e)
         lfd = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
                            SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
     int err = errno;
-    int rc = lfd < 0 ? -1 : cp_rt_sock_send_msg(sp, "L", 1, lfd);
+    int rc = lfd < 0 ? -1 : cp_rt_sock_send_msg(d->sp[0], "L", 1, lfd);
     if (lfd >= 0) {
         err = errno;
         close(lfd);
     }
-    close(sp);
-    if (rc < 0)
+    close(d->sp[0]);
+    if (rc < 0) {
+        close(d->ask);
         return cp_rt_fail(e, CP_RT_EXIT_CANNOT,
                           "network: the connect filter: %s", strerror(err));
+    }
+    if (nd_resolver_bound(d->ask) < 0)
+        return cp_rt_fail(e, CP_RT_EXIT_CANNOT,
+                          "network: no resolver on 127.0.0.1:53 (%s); "
+                          "CONFPOL_NET_DIRECT=0 runs with the proxy alone",
+                          strerror(errno));
     return 0;
 }
 

@@ -123,22 +123,27 @@ int cp_rt_net_prepare(const struct cp_rt_artifact *a, struct cp_rt_plan *pl,
  * /etc/resolv.conf and bwrap's --cap-add CAP_NET_BIND_SERVICE.  0 or
  * CP_RT_EXIT_ERROR.
  * Stage: cp_rt_direct_on(SOCK): the launcher prepared it (DIR/resolv.conf
- * beside the proxy's socket).  cp_rt_direct_begin: binds UDP
- * 127.0.0.1:53, drops CAP_NET_BIND_SERVICE, hands the socket to the proxy
- * ('D'), makes the socket pair sp over which the listener goes to the
- * bridge.  cp_rt_direct_filter (after the bridge is started): installs the
- * connect filter and sends its listener over sp (closed).  Both 0 or
+ * beside the proxy's socket).  cp_rt_direct_begin: hands a UDP socket of
+ * the sandbox to the proxy ('D'), which binds it to 127.0.0.1:53, and
+ * makes the socket pair over which the listener goes to the bridge (the
+ * bridge keeps sp[1] and closes the rest).  cp_rt_direct_filter (after the
+ * bridge is started): installs the connect filter, sends its listener, and
+ * waits for the proxy's answer to the hand-over.  Both 0 or
  * CP_RT_EXIT_CANNOT.
- * Bridge: cp_rt_direct_take(sp): the listener, or -1; then each time it is
- * readable cp_rt_direct_notify, each time one of the descriptors of
+ * Bridge: cp_rt_direct_take(sp[1]): the listener, or -1; then each time it
+ * is readable cp_rt_direct_notify, each time one of the descriptors of
  * cp_rt_direct_pollfds (room for CP_RT_DIRECT_MAX) is, cp_rt_direct_reply. */
+struct cp_rt_direct {
+    int sp[2]; /* the listener's way: the stage's end, the bridge's */
+    int ask;   /* the resolver hand-over, waiting for the proxy's answer */
+};
 enum { CP_RT_DIRECT_MAX = 64 };
 int cp_rt_direct_prepare(const char *dir, struct cp_rt_strv *words,
                          struct cp_rt_err *e);
 bool cp_rt_direct_on(const char *sock);
-int cp_rt_direct_begin(const struct sockaddr *proxy, socklen_t plen, int sp[2],
-                       struct cp_rt_err *e);
-int cp_rt_direct_filter(int sp, struct cp_rt_err *e);
+int cp_rt_direct_begin(const struct sockaddr *proxy, socklen_t plen,
+                       struct cp_rt_direct *d, struct cp_rt_err *e);
+int cp_rt_direct_filter(struct cp_rt_direct *d, struct cp_rt_err *e);
 int cp_rt_direct_take(int sp);
 void cp_rt_direct_notify(int lfd, const struct sockaddr *proxy, socklen_t plen);
 size_t cp_rt_direct_pollfds(struct pollfd *out);

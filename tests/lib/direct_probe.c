@@ -242,13 +242,15 @@ int main(int argc, char **argv)
             return 0;
         }
         int r = connect(s, (struct sockaddr *)&a, sizeof a);
-        printf(r < 0 ? "err %s\n" : "ok%s\n", r < 0 ? strerrorname_np(errno) : "");
+        printf(r < 0 ? "err %s\n" : "ok%s\n",
+               r < 0 ? strerrorname_np(errno) : "");
         return 0;
     }
     if (!strcmp(m, "udp")) {
         int s = socket(AF_INET, SOCK_DGRAM, 0);
         int r = connect(s, (struct sockaddr *)&a, sizeof a);
-        printf(r < 0 ? "err %s\n" : "ok%s\n", r < 0 ? strerrorname_np(errno) : "");
+        printf(r < 0 ? "err %s\n" : "ok%s\n",
+               r < 0 ? strerrorname_np(errno) : "");
         return 0;
     }
     if (!strcmp(m, "fastopen")) {
@@ -256,7 +258,8 @@ int main(int argc, char **argv)
         const char req[] = "GET /index.txt HTTP/1.0\r\n\r\n";
         ssize_t r = sendto(s, req, sizeof req - 1, MSG_FASTOPEN,
                            (struct sockaddr *)&a, sizeof a);
-        printf(r < 0 ? "err %s\n" : "ok%s\n", r < 0 ? strerrorname_np(errno) : "");
+        printf(r < 0 ? "err %s\n" : "ok%s\n",
+               r < 0 ? strerrorname_np(errno) : "");
         return 0;
     }
     if (!strcmp(m, "race") && argc >= 7)
