@@ -86,9 +86,12 @@ struct seccomp_notif_addfd {
 static bool nd_kernel_ok(void)
 {
     struct utsname u;
-    unsigned maj = 0, min = 0;
-    if (uname(&u) < 0 || sscanf(u.release, "%u.%u", &maj, &min) != 2)
+    if (uname(&u) < 0)
         return false;
+    char *end;
+    unsigned long maj = strtoul(u.release, &end, 10), min = 0;
+    if (*end == '.')
+        min = strtoul(end + 1, NULL, 10);
     return maj > 5 || (maj == 5 && min >= 9);
 }
 

@@ -1200,6 +1200,8 @@ static void px_direct(int u, const unsigned char m[7])
  *  'D' + a descriptor: the sandbox's resolver socket (the first only);
  *  'C' + 6 bytes, no descriptor: a direct connection (px_direct).
  * Returns the client socket of 'F', else -1 (served or refused). */
+static int px_take_client(int fd);
+
 static int px_recv_client(int u, bool serve)
 {
     if (px_wait(u, POLLIN, px_now_ms() + 1000) < 0)
@@ -1218,6 +1220,13 @@ static int px_recv_client(int u, bool serve)
             close(fd);
         return -1;
     }
+    return px_take_client(fd);
+}
+
+/* The bridge's client socket fd: a connected TCP stream socket, made
+ * blocking; fd or -1 (closed). */
+static int px_take_client(int fd)
+{
     int dom = 0, type = 0;
     socklen_t l1 = sizeof dom, l2 = sizeof type;
     union cp_sockaddr peer;
