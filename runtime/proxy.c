@@ -1032,6 +1032,8 @@ static bool px_dns_question(const unsigned char *q, size_t len, char *name,
             name[n++] = '.';
         for (size_t k = 0; k < l; k++) {
             unsigned char c = q[i + k];
+            if (c == '.' || c <= ' ' || c >= 0x7f)
+                return false; /* one label must stay one label */
             name[n++] = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
         }
         i += l;

@@ -171,9 +171,16 @@ while True:
     a = q.recv(600)
     if a[:2] == b"\xab\xcd":
         print("answer", ".".join(str(b) for b in a[-4:])); break
+# a label holding a dot is not two labels
+q.sendto(b"\x56\x78\x01\x00\x00\x01\x00\x00\x00\x00\x00\x00\x0callowed.test\x00\x00\x01\x00\x01", ("127.0.0.1", 53))
+while True:
+    a = q.recv(600)
+    if a[:2] == b"\x56\x78":
+        print("dot in a label: rcode", a[3] & 15, "answers", a[7]); break
 ' > "$T/dns"
 expect "no way to the proxy's socket" "unix PermissionError" "$(sed -n 1p "$T/dns")"
 expect "resolver after garbage" "answer 198.18.0.1" "$(sed -n 2p "$T/dns")"
+expect "a dot in a label" "dot in a label: rcode 1 answers 0" "$(sed -n 3p "$T/dns")"
 
 # ---- without the direct path: as before ---------------------------------------------
 expect "CONFPOL_NET_DIRECT=0" "error EAI_AGAIN" "$(CONFPOL_NET_DIRECT=0 run node -e "$FETCH" "http://allowed.test:$P/index.txt")"

@@ -85,6 +85,19 @@ grep -q "confpol-proxy" "$T/missing.err" ||
 "$PROXY" >/dev/null 2>"$T/hand.err"
 expect "by hand" 2 "$?"
 grep -q "started by the runtime only" "$T/hand.err" || fail "by hand: $(cat "$T/hand.err")"
+# A descriptor number that is no number, or out of range: refused before
+# anything is read.
+for bad in abc -2 7x ""; do
+    "$PROXY" --prog t --parent $$ --listen-fd "$bad" --rules-fd 0 >/dev/null 2>&1 </dev/null
+    expect "by hand, --listen-fd '$bad'" 2 "$?"
+done
+# Rules that are not PATTERN WHERE pairs (an odd number of fields):
+# refused, nothing served.
+printf 'example.test\0' > "$T/rules"
+"$PROXY" --prog t --parent $$ --listen-fd 0 --rules-fd 3 3<"$T/rules" \
+    >/dev/null 2>"$T/rules.err" </dev/null
+expect "by hand, odd rules" 1 "$?"
+grep -q "its rules cannot be read" "$T/rules.err" || fail "odd rules: $(cat "$T/rules.err")"
 
 [ "$fails" = 0 ] || exit 1
 echo "ok"
