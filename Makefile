@@ -26,7 +26,7 @@ GEN_SRCS := $(BUILD)/grammar/parser.c $(BUILD)/grammar/lexer.c
 # exactly what confpol-run links besides it (RUN_OBJS).
 LIB_SRCS := $(sort $(wildcard util/*.c compiler/*.c backends/*.c hook/*.c \
                               settings/*.c runtime/*.c))
-LIB_SRCS := $(filter-out runtime/confpol_run_main.c,$(LIB_SRCS))
+LIB_SRCS := $(filter-out runtime/confpol_run_main.c runtime/proxy_main.c,$(LIB_SRCS))
 CLI_SRCS := $(sort $(wildcard cli/*.c))
 TEST_SRCS := $(sort $(wildcard tests/unit/*.c))
 
@@ -49,7 +49,7 @@ say = @printf '  %-7s %s\n'
 endif
 
 LIB  := $(BUILD)/libconfpol.a
-BINS := $(BUILD)/confpol $(BUILD)/confpol-run
+BINS := $(BUILD)/confpol $(BUILD)/confpol-run $(BUILD)/confpol-proxy
 
 .PHONY: all check check-run check-unit check-sh check-asan check-valgrind \
         check-valgrind-run demo deps \
@@ -144,32 +144,48 @@ $(BUILD)/confpol: $(CLI_OBJS) $(STARTER_OBJS) $(LIB)
 # shared-object mapping or relocation at either start (spec/runtime.md §11).
 # RUN_LDFLAGS= links it dynamically (sanitizer builds do).
 RUN_LDFLAGS ?= -static-pie
-RUN_SRCS := $(sort $(wildcard runtime/*.c)) util/arena.c util/sha256.c \
-            util/netmatch.c util/netaddr.c
+# The proxy is a program of its own (spec/runtime.md 14.1): its code is not
+# in confpol-run, which execs it from its own directory.
+PROXY_ONLY := runtime/proxy_main.c runtime/proxy.c runtime/proxy_confine.c
+RUN_SRCS := $(filter-out $(PROXY_ONLY),$(sort $(wildcard runtime/*.c))) \
+            util/arena.c util/sha256.c util/netmatch.c util/netaddr.c
 RUN_OBJS := $(RUN_SRCS:%.c=$(BUILD)/%.o)
+PROXY_SRCS := $(PROXY_ONLY) runtime/netsock.c runtime/artifact.c util/arena.c \
+              util/sha256.c util/netmatch.c util/netaddr.c
+PROXY_OBJS := $(PROXY_SRCS:%.c=$(BUILD)/%.o)
 # runtime/ sees util/ and itself only: a compiler/ header included there
 # does not compile.
 $(BUILD)/runtime/%.o: CPPFLAGS := -D_GNU_SOURCE -Iutil -Iruntime
 $(BUILD)/confpol-run: $(RUN_OBJS)
 	$(say) LD $@
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) $(RUN_LDFLAGS) -o $@ $(RUN_OBJS)
+$(BUILD)/confpol-proxy: $(PROXY_OBJS)
+	$(say) LD $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) $(RUN_LDFLAGS) -pthread -o $@ $(PROXY_OBJS)
 
 # The path macOS runs, built on Linux for the tests and never installed:
 # the proxy and its sockets without the Linux-only calls, and the seatbelt
 # path run with a stand-in for sandbox-exec (CP_RT_PORTABLE,
 # runtime/netproxy.h; tests/sh/runtime-macos-path.sh).
-PORTABLE_SRCS := runtime/proxy.c runtime/netsock.c runtime/seatbelt.c
+PORTABLE_SRCS := runtime/proxy.c runtime/netsock.c runtime/seatbelt.c \
+                 runtime/proxy_start.c runtime/proxy_main.c
 PORTABLE_OBJS := $(PORTABLE_SRCS:%.c=$(BUILD)/portable/%.o)
 $(BUILD)/portable/runtime/%.o: runtime/%.c
 	@mkdir -p $(@D)
 	$(say) CC $@
 	$(Q)$(CC) -D_GNU_SOURCE -DCP_RT_PORTABLE -Iutil -Iruntime $(ALL_CFLAGS) \
 	  -MMD -MP -c -o $@ $<
-$(BUILD)/confpol-run-portable: $(PORTABLE_OBJS) \
+$(BUILD)/confpol-run-portable: \
+  $(filter-out %/proxy.o %/proxy_main.o,$(PORTABLE_OBJS)) \
   $(filter-out $(PORTABLE_SRCS:%.c=$(BUILD)/%.o),$(RUN_OBJS))
 	$(say) LD $@
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) $(RUN_LDFLAGS) -o $@ $^
-all: $(BUILD)/confpol-run-portable
+$(BUILD)/confpol-proxy-portable: \
+  $(filter %/proxy.o %/proxy_main.o %/netsock.o,$(PORTABLE_OBJS)) \
+  $(filter-out $(PROXY_ONLY:%.c=$(BUILD)/%.o) %/netsock.o,$(PROXY_OBJS))
+	$(say) LD $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) $(RUN_LDFLAGS) -pthread -o $@ $^
+all: $(BUILD)/confpol-run-portable $(BUILD)/confpol-proxy-portable
 
 # ---- tests ----------------------------------------------------------------
 # Each tests/unit/*.c defines `Suite *cp_test_NAME_suite(void)`; the runner
@@ -329,10 +345,12 @@ BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/site-functions
 FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 MANPAGES := confpol.1 confpol-run.1
+# The programs make install puts in PREFIX/bin (uninstall removes them).
+INSTALL_PROGS := confpol confpol-run confpol-proxy
 
 install-files:
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
-	install -m 755 $(BUILD)/confpol $(BUILD)/confpol-run $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(INSTALL_PROGS:%=$(BUILD)/%) $(DESTDIR)$(PREFIX)/bin/
 	for m in $(MANPAGES); do \
 	  sed '/^\.TH /s/"confpol [^"]*"/"confpol $(VERSION)"/' spec/$$m \
 	    >$(DESTDIR)$(PREFIX)/share/man/man1/$$m && \
@@ -353,7 +371,7 @@ install-files:
 # Removes exactly what install-files put there (same PREFIX and DESTDIR),
 # then the directories of confpol's own that are left empty.
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/confpol $(DESTDIR)$(PREFIX)/bin/confpol-run
+	rm -f $(INSTALL_PROGS:%=$(DESTDIR)$(PREFIX)/bin/%)
 	rm -f $(MANPAGES:%=$(DESTDIR)$(PREFIX)/share/man/man1/%)
 	rm -f $(DESTDIR)$(BASHCOMPDIR)/confpol $(DESTDIR)$(ZSHCOMPDIR)/_confpol \
 	  $(DESTDIR)$(FISHCOMPDIR)/confpol.fish

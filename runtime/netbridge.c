@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -53,6 +54,13 @@ int cp_rt_net_prepare(const struct cp_rt_artifact *a, struct cp_rt_plan *pl,
                           "--unshare-net");
     if (cp_rt_proxy_start(a, CP_RT_PROXY_UNIX, prog, px, e))
         return e->status;
+    /* The direct path hands connect to the bridge; a supervisor of named
+     * sockets would take it instead (the newest listener gets the call):
+     * with `socket` records, the proxy alone. */
+    if (!pl->sockets.n && cp_rt_direct_prepare(px->dir, &pl->words, e)) {
+        cp_rt_proxy_stop(px, true);
+        return e->status;
+    }
     /* Read-only: the sandbox cannot replace the socket by its own. */
     cp_rt_strv_push(&pl->words, "--ro-bind");
     cp_rt_strv_push(&pl->words, px->dir);
@@ -83,16 +91,46 @@ static void br_pass(int c)
     close(c);
 }
 
-static _Noreturn void br_main(int lfd)
+static void br_accept(int lfd)
+{
+    int c = cp_rt_sock_accept(lfd);
+    if (c < 0)
+        _exit(1);
+    int one = 1;
+    setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    br_pass(c);
+}
+
+/* The loopback listener lfd, and with the direct path the connect
+ * listener nfd (-1 without) and the requests waiting for the proxy. */
+static _Noreturn void br_main(int lfd, int nfd)
 {
     for (;;) {
-        int c = cp_rt_sock_accept(lfd);
-        if (c < 0)
-            _exit(1);
-        int one = 1;
-        setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-        br_pass(c);
+        struct pollfd p[2 + CP_RT_DIRECT_MAX];
+        p[0] = (struct pollfd){.fd = lfd, .events = POLLIN};
+        p[1] = (struct pollfd){.fd = nfd, .events = POLLIN};
+        size_t n = nfd < 0 ? 1 : 2 + cp_rt_direct_pollfds(p + 2);
+        if (poll(p, n, -1) < 0)
+            continue; /* EINTR */
+        if (p[0].revents)
+            br_accept(lfd);
+        if (n > 1 && (p[1].revents & (POLLHUP | POLLERR)))
+            nfd = -1; /* no process is left under the filter */
+        else if (n > 1 && p[1].revents)
+            cp_rt_direct_notify(nfd, &br_addr.sa, sizeof br_addr.un);
+        for (size_t i = 2; i < n; i++)
+            if (p[i].revents)
+                cp_rt_direct_reply(nfd, p[i].fd);
     }
+}
+
+static void br_direct_drop(struct cp_rt_direct *d)
+{
+    if (d->sp[0] < 0)
+        return;
+    close(d->sp[0]);
+    close(d->sp[1]);
+    close(d->ask);
 }
 
 int cp_rt_bridge_start(const char *sock, struct cp_rt_err *e)
@@ -101,12 +139,21 @@ int cp_rt_bridge_start(const char *sock, struct cp_rt_err *e)
         return cp_rt_fail(e, CP_RT_EXIT_CANNOT, "proxy socket path too long");
     br_addr.un.sun_family = AF_UNIX;
     memcpy(br_addr.un.sun_path, sock, strlen(sock) + 1);
+    /* The direct path: the resolver socket and the pair that carries the
+     * connect listener to the bridge, made before the bridge is. */
+    struct cp_rt_direct d = {.sp = {-1, -1}, .ask = -1};
+    if (cp_rt_direct_on(sock) &&
+        cp_rt_direct_begin(&br_addr.sa, sizeof br_addr.un, &d, e))
+        return e->status;
     unsigned short port;
     int fd = cp_rt_sock_loopback(&port);
-    if (fd < 0)
+    if (fd < 0) {
+        int err = errno;
+        br_direct_drop(&d);
         return cp_rt_fail(e, CP_RT_EXIT_CANNOT,
                           "network bridge: cannot listen on 127.0.0.1: %s",
-                          strerror(errno));
+                          strerror(err));
+    }
     /* The bridge must be the child of the namespace's init, not of the
      * command, which then never sees it exit nor reaps it.  clone with
      * CLONE_PARENT makes it a sibling of the stage (the init reaps it), so
@@ -118,6 +165,7 @@ int cp_rt_bridge_start(const char *sock, struct cp_rt_err *e)
     if (a < 0) {
         int err = errno;
         close(fd);
+        br_direct_drop(&d);
         return cp_rt_fail(e, CP_RT_EXIT_CANNOT, "network bridge: clone: %s",
                           strerror(err));
     }
@@ -133,9 +181,18 @@ int cp_rt_bridge_start(const char *sock, struct cp_rt_err *e)
         sigset_t none;
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);
-        br_main(fd);
+        int nfd = -1;
+        if (d.sp[0] >= 0) {
+            close(d.sp[0]);
+            close(d.ask);
+            nfd = cp_rt_direct_take(d.sp[1]);
+        }
+        br_main(fd, nfd);
     }
     close(fd);
+    /* After the clone: the bridge is not under the filter it serves. */
+    if (d.sp[0] >= 0 && cp_rt_direct_filter(&d, e))
+        return e->status;
     /* The proxy's variables (NO_PROXY empty: one inherited from outside
      * would send clients straight at a network that does not exist here). */
     struct cp_rt_strv vars;

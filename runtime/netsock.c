@@ -112,31 +112,27 @@ union ns_fd_msg {
     char b[CMSG_SPACE(sizeof(int))];
 };
 
-/* The message of the one byte at *byte, with cm (zeroed) as room for one
- * descriptor: what both ends of the passing send and receive. */
-static struct msghdr ns_fd_msghdr(struct iovec *iov, char *byte,
-                                  union ns_fd_msg *cm)
-{
-    *iov = (struct iovec){.iov_base = byte, .iov_len = 1};
-    memset(cm, 0, sizeof *cm);
-    return (struct msghdr){.msg_iov = iov,
-                           .msg_iovlen = 1,
-                           .msg_control = cm->b,
-                           .msg_controllen = sizeof cm->b};
-}
-
 int cp_rt_sock_send_fd(int sock, int fd)
 {
-    char byte = 'F';
-    struct iovec iov;
+    return cp_rt_sock_send_msg(sock, "F", 1, fd);
+}
+
+int cp_rt_sock_send_msg(int sock, const void *buf, size_t len, int fd)
+{
+    struct iovec iov = {.iov_base = (void *)buf, .iov_len = len};
     union ns_fd_msg cm;
-    struct msghdr m = ns_fd_msghdr(&iov, &byte, &cm);
-    struct cmsghdr *h = CMSG_FIRSTHDR(&m);
-    h->cmsg_level = SOL_SOCKET;
-    h->cmsg_type = SCM_RIGHTS;
-    h->cmsg_len = CMSG_LEN(sizeof(int));
-    memcpy(CMSG_DATA(h), &fd, sizeof fd);
-    return sendmsg(sock, &m, MSG_NOSIGNAL) == 1 ? 0 : -1;
+    memset(&cm, 0, sizeof cm);
+    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1};
+    if (fd >= 0) {
+        m.msg_control = cm.b;
+        m.msg_controllen = sizeof cm.b;
+        struct cmsghdr *h = CMSG_FIRSTHDR(&m);
+        h->cmsg_level = SOL_SOCKET;
+        h->cmsg_type = SCM_RIGHTS;
+        h->cmsg_len = CMSG_LEN(sizeof(int));
+        memcpy(CMSG_DATA(h), &fd, sizeof fd);
+    }
+    return sendmsg(sock, &m, MSG_NOSIGNAL) == (ssize_t)len ? 0 : -1;
 }
 
 /* Closes every descriptor a received message carried (as many as were
@@ -156,12 +152,16 @@ static void ns_close_passed(struct msghdr *m)
     }
 }
 
-int cp_rt_sock_recv_fd(int sock)
+ssize_t cp_rt_sock_recv_msg(int sock, void *buf, size_t cap, int *fd)
 {
-    char byte;
-    struct iovec iov;
+    struct iovec iov = {.iov_base = buf, .iov_len = cap};
     union ns_fd_msg cm;
-    struct msghdr m = ns_fd_msghdr(&iov, &byte, &cm);
+    memset(&cm, 0, sizeof cm);
+    struct msghdr m = {.msg_iov = &iov,
+                       .msg_iovlen = 1,
+                       .msg_control = cm.b,
+                       .msg_controllen = sizeof cm.b};
+    *fd = -1;
 #if CP_RT_LINUX
     ssize_t r = recvmsg(sock, &m, MSG_CMSG_CLOEXEC);
 #else
@@ -169,22 +169,38 @@ int cp_rt_sock_recv_fd(int sock)
 #endif
     if (r < 0)
         return -1;
-    /* Exactly one descriptor in one message, nothing cut: anything else
+    /* At most one descriptor in one message, nothing cut: anything else
      * is refused, and whatever it brought is closed (never kept open). */
     struct cmsghdr *h = CMSG_FIRSTHDR(&m);
-    if (r != 1 || !h || h->cmsg_level != SOL_SOCKET ||
-        h->cmsg_type != SCM_RIGHTS || h->cmsg_len != CMSG_LEN(sizeof(int)) ||
-        CMSG_NXTHDR(&m, h) || (m.msg_flags & MSG_CTRUNC)) {
+    if (r == 0 || (m.msg_flags & (MSG_CTRUNC | MSG_TRUNC)) ||
+        (h && (h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS ||
+               h->cmsg_len != CMSG_LEN(sizeof(int)) || CMSG_NXTHDR(&m, h)))) {
         ns_close_passed(&m);
         return -1;
     }
-    int fd;
-    memcpy(&fd, CMSG_DATA(h), sizeof fd);
+    if (!h)
+        return r;
+    memcpy(fd, CMSG_DATA(h), sizeof *fd);
 #if !CP_RT_LINUX
-    if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0) {
-        ns_close(fd);
+    if (fcntl(*fd, F_SETFD, FD_CLOEXEC) < 0) {
+        ns_close(*fd);
+        *fd = -1;
         return -1;
     }
 #endif
+    return r;
+}
+
+int cp_rt_sock_recv_fd(int sock)
+{
+    char byte;
+    int fd;
+    ssize_t r = cp_rt_sock_recv_msg(sock, &byte, 1, &fd);
+    /* Exactly one byte and one descriptor. */
+    if (r != 1 || fd < 0) {
+        if (fd >= 0)
+            ns_close(fd);
+        return -1;
+    }
     return fd;
 }

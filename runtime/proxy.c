@@ -955,19 +955,280 @@ static void px_close_soft(int c)
 }
 
 #if CP_RT_LINUX
-/* Unix mode: the bridge connects, sends one byte with the client's TCP
- * socket (SCM_RIGHTS) and closes; the proxy then talks to the client
- * itself, one relay instead of two.  Only a connected TCP stream socket is
- * taken: anything else the sandbox could pass it already held, and is
- * refused all the same.  Received in the connection's own thread: a
- * hand-over that is slow to come holds no other connection up. */
-static int px_recv_client(int u)
+/* ---- the direct path (spec/runtime.md 14.8) ------------------------------- */
+
+/* Each allowed name the sandbox's resolver asked for gets one address of
+ * 198.18.0.0/16 for the sandbox's life: 198.18.0.1 the first, and so on.
+ * The decision of a connection to such an address is made on the name
+ * mapped here and the port, never on anything the sandbox says. */
+enum { PX_MAP_MAX = 4096 };
+static pthread_mutex_t px_map_lock = PTHREAD_MUTEX_INITIALIZER;
+static char *px_map_names[PX_MAP_MAX];
+static size_t px_map_n;
+static atomic_int px_dns_on;
+
+/* The address of a name (mapped now if it is new): its host number
+ * 1..PX_MAP_MAX, or 0 when the table is full. */
+static unsigned px_map_name(const char *name)
+{
+    unsigned h = 0;
+    pthread_mutex_lock(&px_map_lock);
+    for (size_t i = 0; i < px_map_n && !h; i++)
+        if (!strcmp(px_map_names[i], name))
+            h = (unsigned)i + 1;
+    if (!h && px_map_n < PX_MAP_MAX) {
+        char *copy = strdup(name);
+        if (copy) {
+            px_map_names[px_map_n++] = copy;
+            h = (unsigned)px_map_n;
+        }
+    }
+    pthread_mutex_unlock(&px_map_lock);
+    return h;
+}
+
+/* The name mapped to 198.18.a.b, or NULL (names are never freed). */
+static const char *px_map_lookup(const unsigned char ip[4])
+{
+    if (ip[0] != 198 || ip[1] != 18)
+        return NULL;
+    size_t h = (size_t)ip[2] << 8 | ip[3];
+    pthread_mutex_lock(&px_map_lock);
+    const char *name = h >= 1 && h <= px_map_n ? px_map_names[h - 1] : NULL;
+    pthread_mutex_unlock(&px_map_lock);
+    return name;
+}
+
+/* May some connection to the name be allowed (at the port of some rule
+ * that names it)?  Decided by the same function as every connection. */
+static bool px_name_allowed(const char *name)
+{
+    for (size_t i = 0; i < px.n; i++) {
+        const struct cp_domain *d = px.rules[i].dom;
+        if (!d || d->kind != CP_HOST_NAME || !cp_domain_matches(d, name))
+            continue;
+        struct cp_domain req = {.name = name,
+                                .kind = CP_HOST_NAME,
+                                .port = d->port ? d->port : 443};
+        if (px_decide(&req).allow)
+            return true;
+    }
+    return false;
+}
+
+/* A DNS question (RFC 1035 4.1.2) at q of a query of len bytes: the name
+ * into name (lower-case, dotted, no final dot), its type and the end of
+ * the question; false when it is none of those (compression in a
+ * question, a label over 63 bytes, a name over 253). */
+static bool px_dns_question(const unsigned char *q, size_t len, char *name,
+                            unsigned *type, size_t *end)
+{
+    size_t i = 12, n = 0;
+    while (i < len && q[i]) {
+        size_t l = q[i++];
+        if (l > 63 || i + l > len || n + l + 1 > 254)
+            return false;
+        if (n)
+            name[n++] = '.';
+        for (size_t k = 0; k < l; k++) {
+            unsigned char c = q[i + k];
+            if (c == '.' || c <= ' ' || c >= 0x7f)
+                return false; /* one label must stay one label */
+            name[n++] = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
+        }
+        i += l;
+    }
+    name[n] = '\0';
+    if (i + 5 > len || n == 0)
+        return false;
+    *type = (unsigned)q[i + 1] << 8 | q[i + 2];
+    unsigned cls = (unsigned)q[i + 3] << 8 | q[i + 4];
+    *end = i + 5;
+    return cls == 1; /* IN */
+}
+
+enum { PX_DNS_A = 1, PX_DNS_AAAA = 28 };
+
+/* The answer to one query in q (len bytes) into a (room for 512); its
+ * length, or 0 for no answer (not a query).  An allowed name: its mapped
+ * address for A, no data for any other type; another name: NXDOMAIN. */
+static size_t px_dns_answer(unsigned char *q, size_t len, unsigned char *a)
+{
+    if (len < 12 || (q[2] & 0x80)) /* short, or a response */
+        return 0;
+    char name[256];
+    unsigned type = 0;
+    size_t end = 0;
+    unsigned rcode = 0, host = 0;
+    struct cp_domain req;
+    struct cp_arena *ar = cp_arena_new();
+    if (((q[2] >> 3) & 0xf) != 0)
+        rcode = 4; /* NOTIMP: only standard queries */
+    else if (q[4] != 0 || q[5] != 1 ||
+             !px_dns_question(q, len, name, &type, &end))
+        rcode = 1; /* FORMERR */
+    else if (cp_net_host_parse(ar, name, strlen(name), &req) ||
+             req.kind != CP_HOST_NAME || !px_name_allowed(req.name)) {
+        rcode = 3;               /* NXDOMAIN: not a name the rules allow */
+        if (type != PX_DNS_AAAA) /* resolvers ask both: one line */
+            px_deny_log("DNS", name, "no rule", NULL);
+    } else if (type == PX_DNS_A && !(host = px_map_name(req.name)))
+        rcode = 2; /* SERVFAIL: every address of the range is taken */
+    cp_arena_free(ar);
+    size_t n = rcode == 1 ? 12 : end;
+    memcpy(a, q, n);
+    a[2] = (unsigned char)(0x84 | (q[2] & 0x01)); /* QR, AA, RD as asked */
+    a[3] = (unsigned char)(0x80 | rcode);         /* RA */
+    memset(a + 4, 0, 8);
+    a[5] = rcode == 1 ? 0 : 1;
+    if (rcode || type != PX_DNS_A)
+        return n;
+    static const unsigned char rr[] = {0xc0, 12, 0, PX_DNS_A, 0, 1,
+                                       0,    0,  1, 0x2c,     0, 4};
+    a[7] = 1; /* one answer, TTL 300 */
+    memcpy(a + n, rr, sizeof rr);
+    a[n + 12] = 198;
+    a[n + 13] = 18;
+    a[n + 14] = (unsigned char)(host >> 8);
+    a[n + 15] = (unsigned char)host;
+    return n + 16;
+}
+
+/* The sandbox's resolver: UDP on its 127.0.0.1:53, a socket the stage
+ * made there and handed over.  One query, one answer, no other I/O. */
+static void *px_dns(void *arg)
+{
+    int fd = (int)(intptr_t)arg;
+    unsigned char q[512], a[512 + 16];
+    for (;;) {
+        union cp_sockaddr from;
+        socklen_t fl = sizeof from;
+        ssize_t r = recvfrom(fd, q, sizeof q, 0, &from.sa, &fl);
+        if (r < 0 && errno != EINTR)
+            break;
+        size_t n = r > 0 ? px_dns_answer(q, (size_t)r, a) : 0;
+        if (n && sendto(fd, a, n, MSG_NOSIGNAL, &from.sa, fl) < 0) {
+        } /* the asker is gone: nothing to do */
+    }
+    close(fd);
+    return NULL;
+}
+
+/* The first DNS socket handed over is bound to 127.0.0.1:53 of its
+ * network namespace (the sandbox's: the proxy, as the user who made that
+ * namespace's user namespace, may bind a low port there; nothing inside
+ * may) and served; any later one is refused.  Only an unbound UDP socket
+ * of the sandbox's: one of its own it already held.  Answers u with one
+ * byte, 0 or an errno value. */
+static void px_dns_take(int u, int fd)
+{
+    int dom = 0, type = 0;
+    socklen_t l1 = sizeof dom, l2 = sizeof type;
+    union cp_sockaddr a;
+    memset(&a, 0, sizeof a);
+    a.in4.sin_family = AF_INET;
+    a.in4.sin_port = htons(53);
+    a.in4.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    unsigned char code = 0;
+    pthread_t t;
+    pthread_attr_t at;
+    if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &dom, &l1) < 0 ||
+        getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &l2) < 0 || dom != AF_INET ||
+        type != SOCK_DGRAM || atomic_exchange(&px_dns_on, 1))
+        code = EINVAL;
+    else if (bind(fd, &a.sa, sizeof a.in4) < 0)
+        code = (unsigned char)errno;
+    else if (pthread_attr_init(&at) != 0)
+        code = ENOMEM;
+    if (!code) {
+        pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+        pthread_attr_setstacksize(&at, 128 * 1024);
+        if (pthread_create(&t, &at, px_dns, (void *)(intptr_t)fd) != 0)
+            code = EAGAIN;
+        pthread_attr_destroy(&at);
+    }
+    if (code)
+        close(fd);
+    if (cp_rt_sock_send_msg(u, &code, 1, -1) < 0) {
+    } /* the stage is gone */
+}
+
+/* A connection to a mapped address, asked by the sandbox's supervisor
+ * (the bridge, which took it from the client's connect): m is 'C', the
+ * IPv4 address, the port.  Decided on the mapped name and the port like
+ * every connection; answered with one byte, 0 and the connected socket,
+ * or an errno value (EACCES: refused; ENETUNREACH: an address no name
+ * has; EHOSTUNREACH: the name does not resolve; ECONNREFUSED: no address
+ * answered). */
+static void px_direct(int u, const unsigned char m[7])
+{
+    const char *name = px_map_lookup(m + 1);
+    unsigned port = (unsigned)m[5] << 8 | m[6];
+    unsigned char code = ENETUNREACH;
+    int fd = -1;
+    char shown[300];
+    snprintf(shown, sizeof shown, "%s:%u", name ? name : "?", port);
+    struct cp_domain req = {.name = name, .kind = CP_HOST_NAME, .port = port};
+    struct px_verdict v = {false, "no rule"};
+    if (name && port)
+        v = px_decide(&req);
+    const char *why = NULL;
+    if (!name) {
+    } else if (!v.allow) {
+        px_deny_log("DIRECT", shown, v.rule, NULL);
+        code = EACCES;
+    } else {
+        enum px_fail f = px_connect(&req, &fd, &why);
+        if (f == PX_DENIED_ADDR)
+            px_addr_deny_log("DIRECT", shown, why);
+        code = f == PX_OK            ? 0
+               : f == PX_DENIED_ADDR ? EACCES
+               : f == PX_NO_NAME     ? EHOSTUNREACH
+                                     : ECONNREFUSED;
+    }
+    if (cp_rt_sock_send_msg(u, &code, 1, code ? -1 : fd) < 0) {
+    } /* the supervisor gave up: the socket goes */
+    if (fd >= 0)
+        close(fd);
+}
+
+/* Unix mode: what comes over an accepted connection of the proxy's
+ * socket, within 1 s (in the connection's own thread: a hand-over that
+ * is slow to come holds no other connection up):
+ *  'F' + a descriptor: the bridge's client, a connected TCP stream
+ *      socket, which the proxy then serves itself (one relay, not two);
+ *      anything else the sandbox could pass it already held, and is
+ *      refused all the same;
+ *  'D' + a descriptor: the sandbox's resolver socket (the first only);
+ *  'C' + 6 bytes, no descriptor: a direct connection (px_direct).
+ * Returns the client socket of 'F', else -1 (served or refused). */
+static int px_take_client(int fd);
+
+static int px_recv_client(int u, bool serve)
 {
     if (px_wait(u, POLLIN, px_now_ms() + 1000) < 0)
         return -1;
-    int fd = cp_rt_sock_recv_fd(u);
-    if (fd < 0)
+    unsigned char m[8];
+    int fd = -1;
+    ssize_t r = cp_rt_sock_recv_msg(u, m, sizeof m, &fd);
+    if (r == 7 && m[0] == 'C' && fd < 0 && serve)
+        px_direct(u, m);
+    if (r == 1 && m[0] == 'D' && fd >= 0 && serve) {
+        px_dns_take(u, fd);
+        fd = -1;
+    }
+    if (r != 1 || m[0] != 'F' || fd < 0) {
+        if (fd >= 0)
+            close(fd);
         return -1;
+    }
+    return px_take_client(fd);
+}
+
+/* The bridge's client socket fd: a connected TCP stream socket, made
+ * blocking; fd or -1 (closed). */
+static int px_take_client(int fd)
+{
     int dom = 0, type = 0;
     socklen_t l1 = sizeof dom, l2 = sizeof type;
     union cp_sockaddr peer;
@@ -984,22 +1245,26 @@ static int px_recv_client(int u)
 #endif
 
 /* The client's socket of an accepted connection c: c itself, or in Unix
- * mode the socket the bridge passes over c (c is closed); -1 when none. */
-static int px_client(int c)
+ * mode the socket the bridge passes over c (c is closed); -1 when none
+ * (or when c carried a request of the direct path, served here when
+ * `serve`). */
+static int px_client(int c, bool serve)
 {
 #if CP_RT_LINUX
     if (px.fd_passing) {
-        int client = px_recv_client(c);
+        int client = px_recv_client(c, serve);
         close(c);
         return client;
     }
+#else
+    (void)serve;
 #endif
     return c;
 }
 
 static void *px_conn(void *arg)
 {
-    int c = px_client((int)(intptr_t)arg);
+    int c = px_client((int)(intptr_t)arg, true);
     if (c < 0) {
         atomic_fetch_sub(&px_open, 1);
         return NULL;
@@ -1034,7 +1299,7 @@ static atomic_int px_refusing;
 
 static void *px_refuse(void *arg)
 {
-    int c = px_client((int)(intptr_t)arg);
+    int c = px_client((int)(intptr_t)arg, false);
     if (c >= 0) {
         px_http_reply(c, 503, "Service Unavailable", NULL,
                       "confpol: too many connections through the proxy\n");
@@ -1082,29 +1347,18 @@ static _Noreturn void px_main(int lfd)
     }
 }
 
-/* Paths the proxy removes itself when the runtime dies (its parent-death
- * signal): the runtime killed with SIGKILL cannot. */
-static char px_sock_path[PATH_MAX], px_dir_path[PATH_MAX];
+/* ---- the program's setup ------------------------------------------------------ */
 
-static void px_on_parent_death(int sig)
-{
-    (void)sig;
-    if (px_sock_path[0])
-        unlink(px_sock_path);
-    if (px_dir_path[0])
-        rmdir(px_dir_path);
-    _exit(0);
-}
-
-/* ---- start and stop ---------------------------------------------------------------- */
-
+/* The rules: the artifact's `net` records, in order.  The log is the
+ * descriptor the launcher opened (its stderr, or CONFPOL_PROXY_LOG), so
+ * that the proxy opens no file for writing. */
 static int px_conf_load(const struct cp_rt_artifact *a, const char *prog,
-                        struct cp_rt_err *e)
+                        int log_fd, struct cp_rt_err *e)
 {
     struct cp_arena *ar = px_arena = cp_arena_new();
     memset(&px, 0, sizeof px);
     px.prog = prog;
-    px.log_fd = 2;
+    px.log_fd = log_fd;
     for (size_t i = 0; i < a->nrecs; i++)
         px.n += a->recs[i].tag == CP_RT_T_NET;
     px.rules = cp_arena_alloc(ar, (px.n + 1) * sizeof *px.rules);
@@ -1139,75 +1393,24 @@ static int px_conf_load(const struct cp_rt_artifact *a, const char *prog,
                                    10, 3600000);
     px.connect_ms = (int)px_env_num("CONFPOL_PROXY_CONNECT_MS",
                                     CP_PX_CONNECT_MS, 10, 3600000);
-    const char *log = getenv("CONFPOL_PROXY_LOG");
-    if (log && *log) {
-        px.log_fd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
-        if (px.log_fd < 0)
-            return cp_rt_fail(e, CP_RT_EXIT_ERROR, "CONFPOL_PROXY_LOG '%s': %s",
-                              log, strerror(errno));
-    }
     return 0;
 }
 
-static void px_conf_free(void)
-{
-    if (px.log_fd > 2)
-        close(px.log_fd);
-    px.log_fd = 2;
-    cp_arena_free(px_arena);
-    px_arena = NULL;
-}
+/* Paths the proxy removes itself when the runtime dies (its parent-death
+ * signal): the runtime killed with SIGKILL cannot. */
+static char px_sock_path[PATH_MAX], px_dir_path[PATH_MAX];
+static char px_conf_path[PATH_MAX + 16];
 
-/* Unix mode: DIR/proxy.sock in a private directory (mode 0700) under
- * $XDG_RUNTIME_DIR when it is the user's own, else /tmp. */
-static int px_listen_unix(struct cp_rt_proxy *p, struct cp_rt_err *e)
+static void px_on_parent_death(int sig)
 {
-    const char *base = getenv("XDG_RUNTIME_DIR");
-    struct stat st;
-    if (!base || base[0] != '/' || stat(base, &st) < 0 ||
-        !S_ISDIR(st.st_mode) || st.st_uid != getuid() || strlen(base) > 60)
-        base = "/tmp";
-    snprintf(p->dir, sizeof p->dir, "%s/confpol-net.XXXXXX", base);
-    if (!mkdtemp(p->dir)) { /* mode 0700 */
-        int err = errno;
-        p->dir[0] = '\0';
-        return -cp_rt_fail(e, CP_RT_EXIT_ERROR,
-                           "proxy: cannot create a private directory in %s: %s",
-                           base, strerror(err));
-    }
-    if (snprintf(p->sock, sizeof p->sock, "%.200s/proxy.sock", p->dir) < 0)
-        p->sock[0] = '\0';
-    union cp_sockaddr sun;
-    memset(&sun, 0, sizeof sun);
-    sun.un.sun_family = AF_UNIX;
-    int fd = -1;
-    if (strlen(p->sock) < sizeof sun.un.sun_path) {
-        memcpy(sun.un.sun_path, p->sock, strlen(p->sock) + 1);
-        fd = cp_rt_sock_listen(&sun.sa, sizeof sun.un);
-    }
-    if (fd == -2)
-        return -cp_rt_fail(e, CP_RT_EXIT_ERROR,
-                           "proxy: cannot listen on '%s': %s", p->sock,
-                           strerror(errno));
-    if (fd < 0)
-        return -cp_rt_fail(e, CP_RT_EXIT_ERROR,
-                           "proxy: cannot create its socket '%s'", p->sock);
-    return fd;
-}
-
-static int px_listen(enum cp_rt_proxy_listen how, struct cp_rt_proxy *p,
-                     struct cp_rt_err *e)
-{
-    if (how != CP_RT_PROXY_TCP)
-        return px_listen_unix(p, e);
-    unsigned short port;
-    int fd = cp_rt_sock_loopback(&port);
-    if (fd < 0)
-        return -cp_rt_fail(e, CP_RT_EXIT_ERROR,
-                           "proxy: cannot listen on 127.0.0.1: %s",
-                           strerror(errno));
-    p->port = port;
-    return fd;
+    (void)sig;
+    if (px_sock_path[0])
+        unlink(px_sock_path);
+    if (px_conf_path[0])
+        unlink(px_conf_path); /* the direct path's, when there is one */
+    if (px_dir_path[0])
+        rmdir(px_dir_path);
+    _exit(0);
 }
 
 #if !CP_RT_LINUX
@@ -1226,9 +1429,10 @@ static void *px_life_watch(void *arg)
 }
 #endif
 
-/* In the proxy, after the fork: dies with the runtime, leaves the
- * terminal's process group, takes the signals it wants. */
-static void px_child_setup(pid_t parent, const int life[2])
+/* Dies with the runtime, takes the signals it wants.  The parent-death
+ * signal was asked for before the exec; the runtime may have died before
+ * the handler below was in place, hence the check of the parent. */
+static void px_child_setup(pid_t parent, int life)
 {
     struct sigaction sa = {.sa_handler = px_on_parent_death};
     sigfillset(&sa.sa_mask);
@@ -1241,13 +1445,11 @@ static void px_child_setup(pid_t parent, const int life[2])
     prctl(PR_SET_NAME, "confpol-proxy"); /* found by name in ps and tests */
 #else
     (void)parent;
-    close(life[1]);
     pthread_t t;
-    if (pthread_create(&t, NULL, px_life_watch, (void *)(intptr_t)life[0]))
+    if (pthread_create(&t, NULL, px_life_watch, (void *)(intptr_t)life))
         _exit(1); /* cannot know when to stop: do not serve */
     pthread_detach(t);
 #endif
-    setpgid(0, 0);
     /* Names are resolved as fully qualified: no search domain of the
      * host's resolver configuration is ever appended (glibc reads the
      * search list from LOCALDOMAIN, when set, instead of resolv.conf). */
@@ -1261,137 +1463,22 @@ static void px_child_setup(pid_t parent, const int life[2])
     signal(SIGHUP, SIG_IGN);
 }
 
-/* The portable path's life pipe (both ends close-on-exec); 0, or -1 with
- * errno.  Linux needs none (PR_SET_PDEATHSIG). */
-static int px_life_pipe(int life[2])
+int cp_rt_proxy_serve(const struct cp_rt_artifact *a,
+                      const struct cp_rt_proxy_args *pa, struct cp_rt_err *e)
 {
-    life[0] = life[1] = -1;
+    if (px_conf_load(a, pa->prog, pa->log_fd, e))
+        return e->status;
+    px.fd_passing = pa->sock[0] != '\0';
+    snprintf(px_sock_path, sizeof px_sock_path, "%s", pa->sock);
+    snprintf(px_dir_path, sizeof px_dir_path, "%s", pa->dir);
+    if (pa->dir[0])
+        snprintf(px_conf_path, sizeof px_conf_path, "%s/resolv.conf", pa->dir);
+    px_child_setup(pa->parent, pa->life_fd);
 #if CP_RT_LINUX
-    return 0;
-#else
-    if (pipe(life) < 0)
-        return -1;
-    if (fcntl(life[0], F_SETFD, FD_CLOEXEC) < 0 ||
-        fcntl(life[1], F_SETFD, FD_CLOEXEC) < 0) {
-        close(life[0]);
-        close(life[1]);
-        life[0] = life[1] = -1;
-        return -1;
-    }
-    return 0;
-#endif
-}
-
-int cp_rt_proxy_start(const struct cp_rt_artifact *a,
-                      enum cp_rt_proxy_listen how, const char *prog,
-                      struct cp_rt_proxy *p, struct cp_rt_err *e)
-{
-    memset(p, 0, sizeof *p);
-    if (!CP_RT_LINUX && how == CP_RT_PROXY_UNIX)
-        return cp_rt_fail(e, CP_RT_EXIT_ERROR,
-                          "proxy: a Unix socket (the bridge's hand-over) "
-                          "needs Linux");
-    if (px_conf_load(a, prog, e)) {
-        px_conf_free();
+    if (cp_rt_proxy_confine(pa, px.hosts, e)) {
+        px_log("cannot confine itself: %s", e->msg);
         return e->status;
     }
-    px.fd_passing = how == CP_RT_PROXY_UNIX;
-    int lfd = px_listen(how, p, e);
-    if (lfd < 0) {
-        px_conf_free();
-        cp_rt_proxy_stop(p, true);
-        return e->status;
-    }
-    pid_t parent = getpid();
-    int life[2];
-    fflush(NULL);
-    pid_t pid = px_life_pipe(life) < 0 ? -1 : fork();
-    if (pid < 0) {
-        int err = errno;
-        close(lfd);
-        px_conf_free();
-        if (life[0] >= 0) {
-            close(life[0]);
-            close(life[1]);
-        }
-        cp_rt_proxy_stop(p, true);
-        return cp_rt_fail(e, CP_RT_EXIT_ERROR, "proxy: fork: %s",
-                          strerror(err));
-    }
-    if (pid == 0) {
-        memcpy(px_sock_path, p->sock, sizeof px_sock_path);
-        memcpy(px_dir_path, p->dir, sizeof px_dir_path);
-#if CP_RT_LINUX
-        /* Only its listening socket, its log and the life pipe: a copy of the
-         * janitor's socket here would keep the janitor from seeing the
-         * runtime's end, and nothing else of the runtime's is its own. */
-        int keep[] = {lfd, px.log_fd, life[0]};
-        cp_rt_close_inherited(keep, life[0] >= 0 ? 3 : 2);
 #endif
-        px_child_setup(parent, life);
-        px_main(lfd);
-    }
-    close(lfd);
-    px_conf_free(); /* the proxy has its own copy */
-    if (life[0] >= 0)
-        close(life[0]);
-    p->life = life[1] >= 0 ? life[1] : 0;
-    p->pid = pid;
-    return 0;
-}
-
-void cp_rt_proxy_stop(struct cp_rt_proxy *p, bool reap)
-{
-    if (p->life > 0) { /* 0: none (descriptors 0-2 are always open) */
-        close(p->life);
-        p->life = 0;
-    }
-    if (p->pid > 0) {
-        kill(p->pid, SIGKILL);
-        while (reap && waitpid(p->pid, NULL, 0) < 0 && errno == EINTR)
-            ;
-        p->pid = 0;
-    }
-    if (p->sock[0]) {
-        unlink(p->sock);
-        p->sock[0] = '\0';
-    }
-    if (p->dir[0]) {
-        rmdir(p->dir);
-        p->dir[0] = '\0';
-    }
-}
-
-/* The variables, in the order they are set (spec/runtime.md 14.1). */
-static const char *const px_env_names[] = {
-    "HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy",
-    "ALL_PROXY",  "all_proxy",   "NO_PROXY",   "no_proxy"};
-
-void cp_rt_proxy_env(char *const *env, unsigned port, struct cp_rt_strv *out)
-{
-    enum { N = sizeof px_env_names / sizeof *px_env_names };
-    memset(out, 0, sizeof *out);
-    for (size_t i = 0; env && env[i]; i++) {
-        bool ours = false;
-        for (size_t k = 0; k < N && !ours; k++) {
-            size_t n = strlen(px_env_names[k]);
-            ours = !strncmp(env[i], px_env_names[k], n) && env[i][n] == '=';
-        }
-        if (!ours)
-            cp_rt_strv_push(out, env[i]);
-    }
-    char v[96];
-    for (size_t k = 0; k < N; k++) {
-        /* ALL_PROXY socks5h: the client sends names, the proxy resolves
-         * them; NO_PROXY empty: nothing inherited goes around it. */
-        if (k < 4)
-            snprintf(v, sizeof v, "%s=http://127.0.0.1:%u", px_env_names[k],
-                     port);
-        else if (k < 6)
-            snprintf(v, sizeof v, "%s=socks5h://127.0.0.1:%u", px_env_names[k],
-                     port);
-        else
-            snprintf(v, sizeof v, "%s=", px_env_names[k]);
-        cp_rt_strv_push(out, v);
-    }
+    px_main(pa->listen_fd);
 }

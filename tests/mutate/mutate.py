@@ -66,6 +66,7 @@ WORK = os.path.join(TOP, os.environ.get("MUTATE_WORK") or
 # variable "maybe uninitialized", which is the point, not a build error.
 MAKE_FLAGS = ["BUILD=build", "CFLAGS=-O2", "EXTRA_CFLAGS=-Wno-error"]
 TARGETS = ["build/confpol-run", "build/confpol-run-portable",
+           "build/confpol-proxy", "build/confpol-proxy-portable",
            "build/confpol", "build/unit-tests"]
 PRODUCTS = TARGETS + ["build/libconfpol.a"]
 
