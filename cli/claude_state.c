@@ -163,8 +163,8 @@ static void cp_state_compare(struct cp_state_cmp *c, struct cp_jnode *after,
     for (size_t i = 0; i < CP_STATE_N(cp_state_top); i++)
         cp_state_fix(c, after, before, cp_state_top[i], NULL);
     struct cp_jnode *pa = cp_json_get(after, "projects", NULL);
-    const struct cp_jnode *pb =
-        before ? cp_json_get(before, "projects", NULL) : NULL;
+    const struct cp_jnode *pb = before ? cp_json_get(before, "projects", NULL)
+                                       : NULL;
     if (pb && pb->type != CP_J_OBJ)
         pb = NULL;
     if (!pa || pa->type != CP_J_OBJ) {
@@ -174,8 +174,9 @@ static void cp_state_compare(struct cp_state_cmp *c, struct cp_jnode *after,
     }
     for (size_t i = 0; i < pa->n; i++) {
         struct cp_jnode *e = pa->members[i].val;
-        const struct cp_jnode *eb =
-            pb ? cp_json_get(pb, pa->members[i].key, NULL) : NULL;
+        const struct cp_jnode *eb = pb ? cp_json_get(pb, pa->members[i].key,
+                                                     NULL)
+                                       : NULL;
         if (eb && eb->type != CP_J_OBJ)
             eb = NULL;
         if (e->type != CP_J_OBJ) {

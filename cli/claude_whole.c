@@ -118,8 +118,7 @@ static void cp_whole_api_host(struct cp_buf *out)
     }
     /* the port follows the host, or the ']' of an IPv6 literal */
     const char *end = h[0] == '[' ? memchr(h, ']', n) : h;
-    const char *colon =
-        end ? memchr(end, ':', n - (size_t)(end - h)) : NULL;
+    const char *colon = end ? memchr(end, ':', n - (size_t)(end - h)) : NULL;
     if (colon)
         cp_buf_add(out, h, n);
     else
@@ -181,11 +180,14 @@ out:
  * routines, rules; CLAUDE.md and CLAUDE.local.md from the working
  * directory up to /; .mcp.json; settings files).  One table per root. */
 static const char *const cp_whole_user[] = {
-    "settings.json",        "settings.local.json",   "CLAUDE.md",
-    "CLAUDE.local.md",      "hooks/x",               "commands/x.md",
-    "agents/x.md",          "skills/x/SKILL.md",     "plugins/x",
-    "output-styles/x.md",   "rules/x.md",            "workflows/x",
-    "routines/x",           "agent-memory/x/MEMORY.md", "keybindings.json",
+    "settings.json",    "settings.local.json",
+    "CLAUDE.md",        "CLAUDE.local.md",
+    "hooks/x",          "commands/x.md",
+    "agents/x.md",      "skills/x/SKILL.md",
+    "plugins/x",        "output-styles/x.md",
+    "rules/x.md",       "workflows/x",
+    "routines/x",       "agent-memory/x/MEMORY.md",
+    "keybindings.json",
 };
 static const char *const cp_whole_project[] = {
     ".mcp.json",
@@ -213,8 +215,7 @@ static const char *const cp_whole_above[] = {
 };
 /* The user's shell start-up files (HOME). */
 static const char *const cp_whole_home[] = {
-    ".bashrc", ".bash_profile", ".profile", ".zshrc", ".zprofile",
-    ".gitconfig",
+    ".bashrc", ".bash_profile", ".profile", ".zshrc", ".zprofile", ".gitconfig",
 };
 
 struct cp_whole_probe {
