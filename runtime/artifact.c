@@ -16,16 +16,6 @@
 #include "netmatch.h"
 #include "sha256.h"
 
-int cp_rt_fail(struct cp_rt_err *e, int status, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
-    va_end(ap);
-    e->status = status;
-    return status;
-}
-
 /* ORDER: enum cp_rt_tag. */
 static const struct {
     const char *name;

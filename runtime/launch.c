@@ -34,26 +34,6 @@
 
 extern char **environ;
 
-/* ---- string vectors ------------------------------------------------------ */
-
-void cp_rt_strv_push(struct cp_rt_strv *s, const char *str)
-{
-    if (s->n + 1 >= s->cap) {
-        s->cap = s->cap ? 2 * s->cap : 16;
-        s->v = cp_xrealloc(s->v, s->cap * sizeof *s->v);
-    }
-    s->v[s->n++] = cp_xstrdup(str);
-    s->v[s->n] = NULL;
-}
-
-void cp_rt_strv_free(struct cp_rt_strv *s)
-{
-    for (size_t i = 0; i < s->n; i++)
-        free(s->v[i]);
-    free(s->v);
-    memset(s, 0, sizeof *s);
-}
-
 static void strv_pushf(struct cp_rt_strv *s, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 static void strv_pushf(struct cp_rt_strv *s, const char *fmt, ...)
@@ -1128,6 +1108,12 @@ int cp_rt_args_stream(const struct cp_rt_plan *pl, char *const *cmd,
         cp_rt_strv_push(bwrap_words, pre[i]);
     for (size_t i = 0; i < pl->words.n; i++)
         cp_rt_strv_push(bwrap_words, pl->words.v[i]);
+    char kw[16];
+    for (size_t i = 0; i < pl->nkeep; i++) {
+        snprintf(kw, sizeof kw, "%d", pl->keep[i]);
+        cp_rt_strv_push(stage_words, "--keep-fd");
+        cp_rt_strv_push(stage_words, kw);
+    }
     if (pl->exec_on)
         cp_rt_strv_push(stage_words, "--landlock");
     for (size_t i = 0; i < pl->exec.n; i++) {
@@ -1179,149 +1165,46 @@ int cp_rt_args_stream(const struct cp_rt_plan *pl, char *const *cmd,
  * any reason (SIGKILL included).  It ignores terminal signals and lives in
  * its own session so that a Ctrl-C does not take it down with the rest. */
 
-/* What the janitor made: a name in a directory, both by identity. */
-struct placeholder {
-    dev_t pdev, dev;
-    ino_t pino, ino;
-};
-
 struct janitor {
     pid_t pid;
     int sock;
+    int exe; /* confpol-janitor, checked (runtime/helper.c) */
     struct cp_rt_strv paths;
-    struct placeholder *made;
+    struct cp_rt_placeholder *made;
 };
 
-/* The parent directory of the absolute `path`, opened without following a
- * symlink at any component; *name points at the last component.  -1 with
- * errno. */
-static int parent_open(const char *path, const char **name)
+/* The janitor's child, between fork and exec: only async-signal-safe
+ * calls.  Its socket becomes descriptor CP_RT_JANITOR_FD, 0 and 1 are
+ * /dev/null, and nothing else of the launcher's stays open (with the
+ * launcher's end, or any other copy of it, open there, EOF would never
+ * come). */
+static _Noreturn void janitor_child(int sock, int exe, int null)
 {
-    const char *slash = strrchr(path, '/');
-    if (!slash || !slash[1]) {
-        errno = EINVAL;
-        return -1;
+    if (null >= 0) {
+        dup2(null, 0);
+        dup2(null, 1);
     }
-    *name = slash + 1;
-    if (slash == path)
-        return cp_rt_open_nofollow("/", O_PATH | O_DIRECTORY);
-    char *parent = cp_xstrndup(path, (size_t)(slash - path));
-    int fd = cp_rt_open_nofollow(parent, O_PATH | O_DIRECTORY);
-    int err = errno;
-    free(parent);
-    errno = err;
-    return fd;
-}
-
-/* Removes what the janitor made at `path` if it is still that: the
- * parent found without a symlink and still the same directory, the name
- * still the same file (an empty file, or a directory rmdir accepts).
- * Anything else is not ours any more: left alone. */
-static void remove_placeholder(const char *path, const struct placeholder *ph)
-{
-    const char *name;
-    int pfd = parent_open(path, &name);
-    struct stat pst;
-    if (pfd < 0)
-        return;
-    if (fstat(pfd, &pst) < 0 || pst.st_dev != ph->pdev ||
-        pst.st_ino != ph->pino) {
-        close(pfd);
-        return;
+    if (sock == CP_RT_JANITOR_FD) {
+        if (fcntl(sock, F_SETFD, 0) < 0)
+            _exit(127);
+    } else if (dup2(sock, CP_RT_JANITOR_FD) < 0) {
+        _exit(127);
     }
-    for (int tries = 0; tries < 40; tries++) {
-        struct stat st;
-        if (fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-            st.st_dev != ph->dev || st.st_ino != ph->ino)
-            break;
-        if (S_ISREG(st.st_mode) && st.st_size == 0)
-            unlinkat(pfd, name, 0); /* still the empty file we made */
-        if (!S_ISDIR(st.st_mode) || unlinkat(pfd, name, AT_REMOVEDIR) == 0 ||
-            errno != EBUSY)
-            break;
-        usleep(50 * 1000);
-    }
-    close(pfd);
-}
-
-/* 'M': a placeholder directory (0555), 'D': an ordinary directory (0755),
- * 'F': a placeholder file (0444).  Made beneath its parent's descriptor
- * (no symlink followed on the way), never following or replacing an
- * existing name (mkdirat, O_EXCL); its identity and its parent's in *ph.
- * 0 or an errno. */
-static int janitor_create(char mode, const char *path, struct placeholder *ph)
-{
-    const char *name;
-    int pfd = parent_open(path, &name);
-    if (pfd < 0)
-        return errno; /* ELOOP: a symlink on the way: refused */
-    int rc = 0;
-    struct stat pst, st;
-    if (mode != 'F') {
-        rc = mkdirat(pfd, name, mode == 'M' ? 0555 : 0755);
-    } else {
-        int fd = openat(pfd, name,
-                        O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                        0444);
-        rc = fd < 0 ? -1 : close(fd);
-    }
-    if (rc == 0 && (fstat(pfd, &pst) < 0 ||
-                    fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0))
-        rc = -1;
-    int err = rc ? errno : 0;
-    close(pfd);
-    if (err)
-        return err;
-    *ph = (struct placeholder){.pdev = pst.st_dev,
-                               .pino = pst.st_ino,
-                               .dev = st.st_dev,
-                               .ino = st.st_ino};
-    return 0;
-}
-
-/* The janitor's answer to a request: 0 or an errno, and what it made. */
-struct janitor_reply {
-    int err;
-    struct placeholder ph;
-};
-
-static _Noreturn void janitor_main(int sock)
-{
-    struct cp_rt_strv paths = {0};
-    struct placeholder *made = NULL;
-    int pidfd = -1;
-    char buf[PATH_MAX + 16];
-    for (;;) {
-        ssize_t n = recv(sock, buf, sizeof buf - 1, 0);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        buf[n] = '\0';
-        if (buf[0] == 'P') {
-            pidfd = (int)syscall(SYS_pidfd_open,
-                                 (pid_t)strtol(buf + 1, NULL, 10), 0);
-        } else if (buf[0] == 'M' || buf[0] == 'D' || buf[0] == 'F') {
-            struct janitor_reply rep = {0};
-            rep.err = janitor_create(buf[0], buf + 1, &rep.ph);
-            if (!rep.err) {
-                made = cp_xrealloc(made, (paths.n + 1) * sizeof *made);
-                made[paths.n] = rep.ph;
-                cp_rt_strv_push(&paths, buf + 1);
-            }
-            if (send(sock, &rep, sizeof rep, MSG_NOSIGNAL) < 0)
-                break;
-        }
-    }
-    /* The runtime is gone.  If it did not wait for bwrap (it was killed),
-     * give the sandbox a moment to die with it (--die-with-parent). */
-    if (pidfd >= 0) {
-        struct pollfd pf = {.fd = pidfd, .events = POLLIN};
-        poll(&pf, 1, 5000);
-    }
-    for (size_t i = paths.n; i-- > 0;)
-        remove_placeholder(paths.v[i], &made[i]);
-    _exit(0);
+    int keep[2] = {CP_RT_JANITOR_FD, exe}; /* exe: close-on-exec */
+    cp_rt_close_inherited(keep, 2);
+    /* Out of the terminal's process group, terminal signals ignored (kept
+     * across exec): a Ctrl-C must not take the placeholders' owner down
+     * with the rest. */
+    setsid();
+    static const int ign[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE};
+    for (size_t i = 0; i < sizeof ign / sizeof ign[0]; i++)
+        signal(ign[i], SIG_IGN);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    static char *const argv[] = {CP_RT_JANITOR_EXE, NULL};
+    syscall(SYS_execveat, exe, "", argv, environ, AT_EMPTY_PATH);
+    _exit(127);
 }
 
 static int janitor_start(struct janitor *j, struct cp_rt_err *e)
@@ -1330,33 +1213,18 @@ static int janitor_start(struct janitor *j, struct cp_rt_err *e)
     if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
         return cp_rt_fail(e, CP_RT_EXIT_ERROR, "socketpair: %s",
                           strerror(errno));
+    int null = open("/dev/null", O_RDWR | O_CLOEXEC);
     pid_t pid = fork();
+    if (pid == 0)
+        janitor_child(sv[1], j->exe, null);
+    int err = errno;
+    if (null >= 0)
+        close(null);
+    close(sv[1]);
     if (pid < 0) {
         close(sv[0]);
-        close(sv[1]);
-        return cp_rt_fail(e, CP_RT_EXIT_ERROR, "fork: %s", strerror(errno));
+        return cp_rt_fail(e, CP_RT_EXIT_ERROR, "fork: %s", strerror(err));
     }
-    if (pid == 0) {
-        setsid();
-        signal(SIGINT, SIG_IGN);
-        signal(SIGTERM, SIG_IGN);
-        signal(SIGHUP, SIG_IGN);
-        signal(SIGQUIT, SIG_IGN);
-        signal(SIGPIPE, SIG_IGN);
-        sigset_t all;
-        sigemptyset(&all);
-        sigprocmask(SIG_SETMASK, &all, NULL);
-        int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-        if (null >= 0) {
-            dup2(null, 0);
-            dup2(null, 1);
-        }
-        /* Only its socket: with the runtime's end (or any other copy of
-         * it) open here, EOF would never come. */
-        cp_rt_close_inherited(&sv[1], 1);
-        janitor_main(sv[1]);
-    }
-    close(sv[1]);
     j->pid = pid;
     j->sock = sv[0];
     return 0;
@@ -1394,7 +1262,7 @@ static int janitor_req(void *ctx, const char *path, char mode)
     memcpy(msg + 1, path, n + 1);
     ssize_t w = send(j->sock, msg, n + 1, MSG_NOSIGNAL);
     free(msg);
-    struct janitor_reply rep;
+    struct cp_rt_janitor_reply rep;
     if (w < 0 || recv(j->sock, &rep, sizeof rep, 0) != (ssize_t)sizeof rep)
         return EIO;
     if (rep.err == 0) {
@@ -1424,24 +1292,16 @@ static void janitor_finish(struct janitor *j)
         while (waitpid(j->pid, NULL, 0) < 0 && errno == EINTR)
             ;
         for (size_t i = j->paths.n; i-- > 0;)
-            remove_placeholder(j->paths.v[i], &j->made[i]);
+            cp_rt_placeholder_remove(j->paths.v[i], &j->made[i]);
     }
     cp_rt_strv_free(&j->paths);
     free(j->made);
+    int exe = j->exe; /* borrowed from the launch's helpers */
     memset(j, 0, sizeof *j);
+    j->exe = exe;
 }
 
 /* ---- launching ------------------------------------------------------------- */
-
-void cp_rt_warn(const char *prog, const char *fmt, ...)
-{
-    char buf[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "%s: warning: %s\n", prog, buf);
-}
 
 /* The entry points' one way to report: `PROG: MESSAGE` on stderr, and the
  * status returned (runtime/runtime.h, "Errors"). */
@@ -1824,6 +1684,8 @@ struct bw_run {
     bool open_ok;         /* fail open or --allow-unenforced */
     const char *open_why; /* which of the two, for the warnings */
     char *bwrap;
+    struct cp_rt_helper stage;   /* confpol-stage, next to the launcher */
+    struct cp_rt_helper janitor; /* confpol-janitor, next to it too */
     struct janitor jan;
     struct cp_rt_plan pl;
     struct cp_rt_proxy proxy;
@@ -1863,6 +1725,8 @@ static void run_teardown(struct bw_run *r, bool reap_proxy)
     cp_rt_strv_free(&r->swords);
     free(r->bwrap);
     r->bwrap = NULL;
+    cp_rt_helper_close(&r->stage);
+    cp_rt_helper_close(&r->janitor);
 }
 
 /* Prints the failure, tears down, returns its status. */
@@ -1963,6 +1827,8 @@ static int run_plan(struct bw_run *r, const struct cp_rt_artifact *a,
         cp_rt_strv_free(&r->pl.exec);
         r->pl.exec_on = false;
     }
+    r->pl.keep = r->l->keep;
+    r->pl.nkeep = r->l->nkeep;
     if (cp_rt_net_prepare(a, &r->pl, prog, &r->proxy, &e))
         return run_fail(r, e.status, "%s", e.msg);
     return 0;
@@ -2005,15 +1871,13 @@ static int run_open(struct bw_run *r)
  * what only the child needed.  0 or a status. */
 static int run_spawn(struct bw_run *r)
 {
-    const struct cp_rt_launch *l = r->l;
     char fds[4][16];
     snprintf(fds[0], sizeof fds[0], "%d", r->args_fd);
     snprintf(fds[1], sizeof fds[1], "%d", r->st[1]);
     snprintf(fds[2], sizeof fds[2], "%d", r->orig_err);
     snprintf(fds[3], sizeof fds[3], "%d", r->stage_fd);
-    /* bwrap --args FD --add-seccomp-fd FD -- EXE, at most 8 stage words,
-     * 3 descriptors, NULL */
-    const char *bargv[3 + 2 + 1 + 1 + 8 + 3 + 1];
+    /* bwrap --args FD --add-seccomp-fd FD -- STAGE, 3 descriptors, NULL */
+    const char *bargv[3 + 2 + 1 + 1 + 3 + 1];
     size_t nb = 0;
     bargv[nb++] = "bwrap";
     bargv[nb++] = "--args";
@@ -2029,9 +1893,7 @@ static int run_spawn(struct bw_run *r)
     bargv[nb++] = "--add-seccomp-fd";
     bargv[nb++] = sfd_word;
     bargv[nb++] = "--";
-    bargv[nb++] = l->stage.exe;
-    for (size_t k = 0; k < l->stage.nargv && k < 8; k++)
-        bargv[nb++] = l->stage.argv[k];
+    bargv[nb++] = r->stage.path;
     bargv[nb++] = fds[1];
     bargv[nb++] = fds[2];
     bargv[nb++] = fds[3];
@@ -2243,7 +2105,10 @@ int cp_rt_run_bwrap(const struct cp_rt_artifact *a,
                        .orig_err = -1,
                        .args_fd = -1,
                        .stage_fd = -1,
-                       .sigfd = -1};
+                       .sigfd = -1,
+                       .stage = {.fd = -1},
+                       .janitor = {.fd = -1},
+                       .jan = {.exe = -1}};
     r.open_why = l->allow_unenforced ? "--allow-unenforced"
                                      : "'fail open' in the policy";
     bool enforce_exec;
@@ -2253,6 +2118,11 @@ int cp_rt_run_bwrap(const struct cp_rt_artifact *a,
     r.bwrap = cp_rt_find_bwrap();
     if (!r.bwrap)
         return no_bwrap(&r);
+    struct cp_rt_err e = {0};
+    if (cp_rt_helper_open(CP_RT_STAGE_EXE, &r.stage, &e) ||
+        cp_rt_helper_open(CP_RT_JANITOR_EXE, &r.janitor, &e))
+        return run_fail(&r, e.status, "%s", e.msg);
+    r.jan.exe = r.janitor.fd;
     if ((rc = run_plan(&r, a, p, enforce_exec)) || (rc = run_open(&r)) ||
         (rc = run_spawn(&r)))
         return rc;

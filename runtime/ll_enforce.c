@@ -41,67 +41,9 @@
 #include <unistd.h>
 
 #include "arena.h"
+#include "landlock_abi.h"
 
 extern char **environ;
-
-#ifndef SYS_landlock_create_ruleset
-#define SYS_landlock_create_ruleset 444
-#endif
-#ifndef SYS_landlock_add_rule
-#define SYS_landlock_add_rule 445
-#endif
-#ifndef SYS_landlock_restrict_self
-#define SYS_landlock_restrict_self 446
-#endif
-
-/* include/uapi/linux/landlock.h (own copy: the installed one may be older). */
-#define LL_VERSION (1U << 0)
-#define LL_RULE_PATH_BENEATH 1
-#define LL_EXECUTE (1ULL << 0)
-#define LL_WRITE_FILE (1ULL << 1)
-#define LL_READ_FILE (1ULL << 2)
-#define LL_READ_DIR (1ULL << 3)
-#define LL_REMOVE_DIR (1ULL << 4)
-#define LL_REMOVE_FILE (1ULL << 5)
-#define LL_MAKE_CHAR (1ULL << 6)
-#define LL_MAKE_DIR (1ULL << 7)
-#define LL_MAKE_REG (1ULL << 8)
-#define LL_MAKE_SOCK (1ULL << 9)
-#define LL_MAKE_FIFO (1ULL << 10)
-#define LL_MAKE_BLOCK (1ULL << 11)
-#define LL_MAKE_SYM (1ULL << 12)
-#define LL_REFER (1ULL << 13)
-#define LL_TRUNCATE (1ULL << 14)
-#define LL_IOCTL_DEV (1ULL << 15)
-#define LL_ABI1_FS ((1ULL << 13) - 1)
-#define LL_NET_BIND_TCP (1ULL << 0)
-#define LL_NET_CONNECT_TCP (1ULL << 1)
-#define LL_SCOPE_ABSTRACT_UNIX (1ULL << 0)
-#define LL_SCOPE_SIGNAL (1ULL << 1)
-#define LL_RESTRICT_LOG_NEW_EXEC_ON (1U << 1)
-
-/* Rights that only a directory rule may carry. */
-#define LL_DIR_ONLY                                                            \
-    (LL_READ_DIR | LL_REMOVE_DIR | LL_REMOVE_FILE | LL_MAKE_CHAR |             \
-     LL_MAKE_DIR | LL_MAKE_REG | LL_MAKE_SOCK | LL_MAKE_FIFO | LL_MAKE_BLOCK | \
-     LL_MAKE_SYM | LL_REFER)
-#define LL_READ (LL_READ_FILE | LL_READ_DIR)
-#define LL_WRITE                                                               \
-    (LL_WRITE_FILE | LL_TRUNCATE | LL_REMOVE_DIR | LL_REMOVE_FILE |            \
-     LL_MAKE_CHAR | LL_MAKE_DIR | LL_MAKE_REG | LL_MAKE_SOCK | LL_MAKE_FIFO |  \
-     LL_MAKE_BLOCK | LL_MAKE_SYM | LL_REFER)
-#define LL_DEV (LL_READ_FILE | LL_WRITE_FILE | LL_TRUNCATE | LL_IOCTL_DEV)
-
-struct ll_attr {
-    uint64_t handled_access_fs;
-    uint64_t handled_access_net; /* ABI 4 */
-    uint64_t scoped;             /* ABI 6 */
-};
-
-struct ll_path_beneath {
-    uint64_t allowed_access;
-    int32_t parent_fd;
-} __attribute__((packed));
 
 /* The test-only cap (spec/runtime.md §12.7): never set it in production. */
 #define CP_LL_TEST_CAP_ENV "CONFPOL_TEST_LANDLOCK_ABI"

@@ -197,68 +197,6 @@ void cp_rt_fds_close(struct cp_rt_fds *fds)
     memset(fds, 0, sizeof *fds);
 }
 
-/* "DEV:INO:TYPE" into want; false when malformed. */
-/* One decimal field of an identity, ended by `stop`: false when it is not
- * one. */
-static bool mid_field(const char **s, char stop, uintmax_t *out)
-{
-    char *end;
-    errno = 0;
-    *out = strtoumax(*s, &end, 10);
-    if (errno || end == *s || *end != stop)
-        return false;
-    *s = end + (stop != '\0');
-    return true;
-}
-
-static bool mid_parse(const char *s, struct stat *want)
-{
-    uintmax_t d, i, t;
-    if (!mid_field(&s, ':', &d) || !mid_field(&s, ':', &i) ||
-        !mid_field(&s, '\0', &t))
-        return false;
-    want->st_dev = (dev_t)d;
-    want->st_ino = (ino_t)i;
-    want->st_mode = (mode_t)t;
-    return true;
-}
-
-int cp_rt_verify_mount(const char *id, const char *path, char *why, size_t size)
-{
-    struct stat want = {0}, st;
-    bool has_id = strcmp(id, "-") != 0;
-    if (has_id && !mid_parse(id, &want)) {
-        snprintf(why, size, "bad identity '%.40s'", id);
-        return -1;
-    }
-    int fd = cp_rt_open_nofollow(path, O_PATH);
-    if (fd < 0) {
-        snprintf(why, size, "%s",
-                 errno == ELOOP ? "a symlink lies on its way"
-                                : strerror(errno));
-        return -1;
-    }
-    struct statx sx;
-    int r = statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW,
-                  STATX_BASIC_STATS, &sx);
-    int f = fstat(fd, &st);
-    close(fd);
-    if (r < 0 || f < 0) {
-        snprintf(why, size, "%s", strerror(errno));
-        return -1;
-    }
-    if ((sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) &&
-        !(sx.stx_attributes & STATX_ATTR_MOUNT_ROOT)) {
-        snprintf(why, size, "no mount is there: it was placed elsewhere");
-        return -1;
-    }
-    if (has_id && !cp_rt_same_file(&st, &want)) {
-        snprintf(why, size, "another file is mounted there");
-        return -1;
-    }
-    return 0;
-}
-
 bool cp_rt_bwrap_has_bind_fd(const char *bwrap)
 {
     int fd = open(bwrap, O_RDONLY | O_CLOEXEC);

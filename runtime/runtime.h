@@ -282,6 +282,8 @@ struct cp_rt_plan {
     bool unix_closed; /* the stage closes Unix sockets (seccomp) */
     struct cp_rt_strv sockets; /* named sockets: PATH WHERE pairs, bound */
     const char *prog;          /* the stage's message prefix (not owned) */
+    const int *keep; /* --keep-fd: the stage keeps them open (not owned) */
+    size_t nkeep;
 };
 
 /* Derives the words from the records in order.  `unenforced_ok`: a record
@@ -318,19 +320,60 @@ int cp_rt_verify_mount(const char *id, const char *path, char *why,
 
 /* Two NUL-separated streams, each passed in an inherited memfd: `bwrap`
  * gets the runtime's fixed words and the plan words through `--args FD`;
- * the stage gets its options (--landlock, --exec P, --verify-ro P), "--"
- * and the command.  bubblewrap 0.8 ignores a command inside an --args file,
- * so bwrap's own argv is only `bwrap --args FD -- STAGE... FD FD FD`.
- * Returns 0, or CP_RT_EXIT_ERROR when bwrap's argument cap would be
- * exceeded. */
-struct cp_rt_stage {
-    const char *exe;         /* binary that runs the stage inside */
-    const char *const *argv; /* words after exe before the stage args */
-    size_t nargv;            /* e.g. {"--stage"} or {"run", "--stage"} */
-};
+ * the stage gets its options (--keep-fd N, --landlock, --exec P,
+ * --verify-ro P), "--" and the command.  bubblewrap 0.8 ignores a command
+ * inside an --args file, so bwrap's own argv is only `bwrap --args FD --
+ * confpol-stage FD FD FD`.  Returns 0, or CP_RT_EXIT_ERROR when bwrap's
+ * argument cap would be exceeded. */
 int cp_rt_args_stream(const struct cp_rt_plan *pl, char *const *cmd,
                       size_t ncmd, struct cp_rt_strv *bwrap_words,
                       struct cp_rt_strv *stage_words, struct cp_rt_err *e);
+
+/* ---- helper programs (runtime/helper.c; spec/runtime.md §11.1) ------- */
+
+#define CP_RT_STAGE_EXE "confpol-stage"
+#define CP_RT_JANITOR_EXE "confpol-janitor"
+
+struct cp_rt_helper {
+    char *path; /* DIR/NAME, DIR the launcher's own directory */
+    int fd;     /* O_PATH, close-on-exec: the file that was checked */
+};
+/* Opens the helper `name` next to this program's own binary (the
+ * directory of /proc/self/exe, as a descriptor; never PATH) and checks it:
+ * a regular executable file, not a symlink, writable by its owner alone,
+ * owned by root or the launcher's owner.  0, or CP_RT_EXIT_ERROR with e
+ * (a refusal, never a fallback to running unconfined). */
+int cp_rt_helper_open(const char *name, struct cp_rt_helper *h,
+                      struct cp_rt_err *e);
+void cp_rt_helper_close(struct cp_rt_helper *h);
+
+/* ---- placeholders and the janitor (runtime/placeholder.c, janitor.c) -- */
+
+/* What the janitor made: a name in a directory, both by identity. */
+struct cp_rt_placeholder {
+    dev_t pdev, dev;
+    ino_t pino, ino;
+};
+/* The janitor's answer to a request: 0 or an errno, and what it made. */
+struct cp_rt_janitor_reply {
+    int err;
+    struct cp_rt_placeholder ph;
+};
+/* The parent directory of the absolute `path`, opened without following a
+ * symlink at any component; *name points at the last component.  -1 with
+ * errno. */
+int cp_rt_parent_open(const char *path, const char **name);
+/* Removes what the janitor made at `path` if it is still that (parent and
+ * name by identity, an empty file or a directory rmdir accepts); anything
+ * else is left alone. */
+void cp_rt_placeholder_remove(const char *path,
+                              const struct cp_rt_placeholder *ph);
+/* The janitor's loop on its socket: requests "M|D|F PATH" (placeholder
+ * directory, ordinary directory, placeholder file) and "P PID" (the
+ * sandbox to wait for); at EOF removes what it made and exits. */
+_Noreturn void cp_rt_janitor_main(int sock);
+/* The descriptor the janitor's socket has when confpol-janitor starts. */
+#define CP_RT_JANITOR_FD 3
 
 /* ---- launch (runtime/launch.c) --------------------------------------- */
 
@@ -343,7 +386,6 @@ enum cp_rt_enforcer {
 
 struct cp_rt_launch {
     const char *prog; /* message prefix: "confpol-run", "confpol run" */
-    struct cp_rt_stage stage;
     char *const *cmd; /* CMD [ARG]..., NULL-terminated */
     size_t ncmd;
     bool allow_unenforced; /* --allow-unenforced */
@@ -386,13 +428,14 @@ char *cp_rt_find_bwrap(void);
 int cp_rt_glob_matches(const char *root, const char *pat,
                        struct cp_rt_strv *out);
 
-/* ---- Landlock stage (runtime/landlock.c) ------------------------------- */
+/* ---- Landlock stage (runtime/landlock.c, runtime/stage.c) ------------------------------- */
 
 /* ABI version, or -errno (ENOSYS, EOPNOTSUPP) when unavailable. */
 int cp_rt_landlock_abi(void);
-/* The stage inside the sandbox: argv = STATUS_FD ERR_FD ARGS_FD, where
- * ARGS_FD holds [--landlock] [--exec P]... [--verify-ro P]... -- CMD
- * [ARG]... NUL-separated.  Never returns on success. */
+/* The stage inside the sandbox (confpol-stage, runtime/stage.c): argv =
+ * STATUS_FD ERR_FD ARGS_FD, where ARGS_FD holds [--keep-fd N]...
+ * [--landlock] [--exec P]... [--verify-ro P]... -- CMD [ARG]...
+ * NUL-separated.  Never returns on success. */
 int cp_rt_stage_main(int argc, char **argv);
 /* PT_INTERP of an ELF file into buf; returns 0 or -1 (not ELF, static). */
 int cp_rt_elf_interp(const char *path, char *buf, size_t size);
