@@ -26,7 +26,8 @@
  * (no symlink followed on the way), never following or replacing an
  * existing name (mkdirat, O_EXCL); its identity and its parent's in *ph.
  * 0 or an errno. */
-static int janitor_create(char mode, const char *path, struct cp_rt_placeholder *ph)
+static int janitor_create(char mode, const char *path,
+                          struct cp_rt_placeholder *ph)
 {
     const char *name;
     int pfd = cp_rt_parent_open(path, &name);
@@ -50,9 +51,9 @@ static int janitor_create(char mode, const char *path, struct cp_rt_placeholder 
     if (err)
         return err;
     *ph = (struct cp_rt_placeholder){.pdev = pst.st_dev,
-                               .pino = pst.st_ino,
-                               .dev = st.st_dev,
-                               .ino = st.st_ino};
+                                     .pino = pst.st_ino,
+                                     .dev = st.st_dev,
+                                     .ino = st.st_ino};
     return 0;
 }
 

@@ -234,7 +234,7 @@ static void sim_apply_bind(struct sim *s, const char *opt, const char *src,
     if (!strcmp(opt, "--bind") || !strcmp(opt, "--dev-bind") ||
         ((!strcmp(opt, "--bind-try") || !strcmp(opt, "--dev-bind-try")) &&
          access(src, F_OK) == 0)) {
-        char *real = realpath(src, NULL);
+        char *real = cp_rt_walk_real(src);
         sim_push(s, dst, real && !strcmp(real, dst) ? MK_RW : MK_RW_MOVED);
         free(real);
     } else if (!strcmp(opt, "--ro-bind"))
@@ -341,7 +341,7 @@ static bool creatable(struct planner *P, const char *path)
             slash[1] = '\0';
         else
             *slash = '\0';
-        real = realpath(q, NULL);
+        real = cp_rt_walk_real(q);
         if (slash == q)
             break;
     }
@@ -440,143 +440,21 @@ static int deny_existing(struct planner *P, const char *real, bool mask)
     return 0;
 }
 
-/* What walk_path found: the canonical existing prefix, the missing rest
- * ("" when everything exists), or a symlink it would not follow. */
-struct walk {
-    char *real;
-    char *rest;
-    char *link;    /* a symlink the sandbox could replace (not followed) */
-    bool via_link; /* a symlink was followed on the way */
-};
-
-static void walk_free(struct walk *w)
+/* May a symlink in directory `dir` be followed while resolving a path?
+ * Not where the sandbox could replace it: its directory is writable in the
+ * mount model. */
+static bool planner_may_follow(void *ctx, const char *dir)
 {
-    free(w->real);
-    free(w->rest);
-    free(w->link);
-    memset(w, 0, sizeof *w);
+    const struct planner *P = ctx;
+    return sim_kind(&P->sim, dir) != MK_RW;
 }
 
-/* realpath, one component at a time beneath the descriptor of the one
- * before (spec/runtime.md §5): what it returns is one consistent view,
- * whatever another process renames meanwhile, never a mix of two.  A
- * symlink is followed only where the sandbox cannot replace it (its
- * directory is not writable in the mount model) or with follow_rw;
- * otherwise w->link names it and nothing else is set.  0 or an errno. */
-/* The walk in progress: the directory reached (`cur`, open as `fd`), what
- * is left to resolve (`todo` from `p`), the symlinks followed so far. */
-struct walker {
-    char *todo, *p, *cur;
-    int fd, links;
-};
-
-/* Back to "/" (an absolute symlink's target).  0 or an errno. */
-static int walk_root(struct walker *k)
-{
-    free(k->cur);
-    k->cur = cp_xstrdup("/");
-    if (k->fd >= 0)
-        close(k->fd);
-    k->fd = cp_rt_open_nofollow("/", O_PATH | O_DIRECTORY);
-    return k->fd < 0 ? errno : 0;
-}
-
-/* The symlink `name` (open as nfd) met at k->cur with `next` left after
- * it: not followed where the sandbox could replace it (w->link), else its
- * target put in front of what is left.  0 or an errno. */
-static int walk_link(struct planner *P, struct walker *k, int nfd,
-                     const char *name, const char *next, bool follow_rw,
-                     struct walk *w)
-{
-    if (!follow_rw && sim_kind(&P->sim, k->cur) == MK_RW) {
-        w->link = cp_rt_path_child(k->cur, name);
-        return 0;
-    }
-    char target[PATH_MAX];
-    ssize_t n = readlinkat(nfd, "", target, sizeof target - 1);
-    if (n <= 0 || ++k->links > 40)
-        return n <= 0 ? EINVAL : ELOOP;
-    target[n] = '\0';
-    size_t tn = (size_t)n + strlen(next) + 2;
-    char *t = cp_xmalloc(tn);
-    snprintf(t, tn, "%s/%s", target, next);
-    free(k->todo);
-    k->p = k->todo = t;
-    w->via_link = true;
-    return *target == '/' ? walk_root(k) : 0;
-}
-
-/* One component `name` of the walk, `next` what follows it.  0 to go on
- * (k->p advanced), 1 when the walk ends here (w->rest or w->link set), or
- * an errno. */
-static int walk_step(struct planner *P, struct walker *k, const char *name,
-                     char *next, bool follow_rw, struct walk *w)
-{
-    if (!strcmp(name, ".") || !strcmp(name, ".."))
-        return EINVAL; /* bound paths are canonical: no '.' or '..' */
-    int nfd = openat(k->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-    struct stat st;
-    if (nfd < 0 && (errno == ENOENT || errno == ENOTDIR)) {
-        w->rest = cp_xstrdup(k->p);
-        return 1;
-    }
-    if (nfd < 0 || fstat(nfd, &st) < 0) {
-        int err = errno;
-        if (nfd >= 0)
-            close(nfd);
-        return err;
-    }
-    if (S_ISLNK(st.st_mode)) {
-        int err = walk_link(P, k, nfd, name, next, follow_rw, w);
-        close(nfd);
-        return err ? err : w->link ? 1 : 0;
-    }
-    char *c = cp_rt_path_child(k->cur, name);
-    free(k->cur);
-    k->cur = c;
-    close(k->fd);
-    k->fd = nfd;
-    k->p = next;
-    if (!S_ISDIR(st.st_mode) && *next) { /* a file in the way */
-        w->rest = cp_xstrdup(next + 1);
-        return 1;
-    }
-    return 0;
-}
-
+/* The planner's resolution of `path` (runtime/walk.c): follow_rw follows
+ * every symlink, else one in a writable directory ends the walk. */
 static int walk_path(struct planner *P, const char *path, bool follow_rw,
-                     struct walk *w)
+                     struct cp_rt_walk *w)
 {
-    memset(w, 0, sizeof *w);
-    struct walker k = {.todo = cp_xstrdup(path), .cur = NULL, .fd = -1};
-    k.p = k.todo;
-    int err = walk_root(&k);
-    while (!err) {
-        k.p += strspn(k.p, "/");
-        if (!*k.p)
-            break;
-        size_t n = strcspn(k.p, "/");
-        char *name = cp_xstrndup(k.p, n);
-        err = walk_step(P, &k, name, k.p + n, follow_rw, w);
-        free(name);
-        if (err == 1) {
-            err = 0;
-            break;
-        }
-    }
-    if (k.fd >= 0)
-        close(k.fd);
-    free(k.todo);
-    if (err || w->link) {
-        free(k.cur);
-        free(w->rest);
-        w->rest = NULL;
-        return err;
-    }
-    w->real = k.cur;
-    if (!w->rest)
-        w->rest = cp_xstrdup("");
-    return 0;
+    return cp_rt_walk_path(path, follow_rw ? NULL : planner_may_follow, P, w);
 }
 
 /* Less collateral: C (`creal`) and the directories down to the target's
@@ -675,7 +553,7 @@ static int place_missing(struct planner *P, const char *path, char **creal,
 /* A missing deny target: find C, refuse a dangling symlink there, then
  * place it. */
 static int deny_missing(struct planner *P, const char *path,
-                        const struct walk *w, bool mask, int depth)
+                        const struct cp_rt_walk *w, bool mask, int depth)
 {
     if (w->via_link)
         return unenforceable(
@@ -703,7 +581,7 @@ static int deny_missing(struct planner *P, const char *path,
 static int deny_target(struct planner *P, const char *path, bool mask,
                        int depth)
 {
-    struct walk w;
+    struct cp_rt_walk w;
     int err = walk_path(P, path, mask, &w);
     if (!err && w.link) {
         int rc = unenforceable(
@@ -712,7 +590,7 @@ static int deny_target(struct planner *P, const char *path, bool mask,
             "writable directory and could be replaced inside the sandbox; "
             "replace the symlink by the directory it points to",
             deny_what(mask), path, w.link);
-        walk_free(&w);
+        cp_rt_walk_free(&w);
         if (rc)
             return rc;
         /* --allow-unenforced: protected where the link points now. */
@@ -727,7 +605,7 @@ static int deny_target(struct planner *P, const char *path, bool mask,
     else if (sim_kind(&P->sim, w.real) != MK_MASK)
         /* beneath a mask: already hidden and read-only */
         rc = deny_existing(P, w.real, mask);
-    walk_free(&w);
+    cp_rt_walk_free(&w);
     return rc;
 }
 
@@ -946,7 +824,7 @@ static int plan_arg(struct planner *P, struct argopt *o, const char *word,
 static int plan_bind(struct planner *P, enum cp_rt_tag tag, const char *path)
 {
     const char *what = tag == CP_RT_T_BIND ? "write root" : "pinned ancestor";
-    char *real = realpath(path, NULL);
+    char *real = cp_rt_walk_real(path);
     if (!real && errno != ENOENT && errno != ENOTDIR)
         return unenforceable(P, "%s '%s': %s", what, path, strerror(errno));
     if (!real) {
@@ -986,7 +864,7 @@ static int plan_bind(struct planner *P, enum cp_rt_tag tag, const char *path)
  * nothing, and we say so.  Missing: passed on, the stage grants nothing. */
 static void plan_exec(struct planner *P, const char *path)
 {
-    struct walk w;
+    struct cp_rt_walk w;
     int err = walk_path(P, path, false, &w);
     if (!err && w.link)
         strv_pushf(&P->pl->stricter,
@@ -998,7 +876,7 @@ static void plan_exec(struct planner *P, const char *path)
         cp_rt_strv_push(&P->pl->exec, w.real);
     else
         cp_rt_strv_push(&P->pl->exec, path);
-    walk_free(&w);
+    cp_rt_walk_free(&w);
 }
 
 /* The path of a record with ROOT REST fields: the bound root joined with

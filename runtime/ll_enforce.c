@@ -306,7 +306,7 @@ static void add_link_targets(struct llp *L, const char *path, bool read)
         if (lstat(q, &st) == 0 && S_ISLNK(st.st_mode)) {
             char *slash = strrchr(q, '/');
             *slash = '\0';
-            char *pr = realpath(*q ? q : "/", NULL);
+            char *pr = cp_rt_walk_real(*q ? q : "/");
             *slash = '/';
             if (pr) {
                 char *link = cp_rt_path_child(pr, slash + 1);
@@ -328,7 +328,7 @@ static int deny_target(struct llp *L, const char *path, bool read)
 {
     const char *what = read ? "deny-read target" : "deny-write target";
     add_link_targets(L, path, read);
-    char *real = realpath(path, NULL);
+    char *real = cp_rt_walk_real(path);
     if (real) {
         struct stat st;
         if (stat(real, &st) == 0 && !S_ISDIR(st.st_mode) && st.st_nlink > 1) {
@@ -373,7 +373,7 @@ static int deny_target(struct llp *L, const char *path, bool read)
     }
     char *slash = strrchr(c, '/');
     *slash = '\0';
-    char *pr = realpath(*c ? c : "/", NULL);
+    char *pr = cp_rt_walk_real(*c ? c : "/");
     if (pr) {
         char *cc = cp_rt_path_child(pr, slash + 1);
         add_target(L, cc, read);
@@ -627,7 +627,7 @@ static bool replaceable_link(const struct llp *L, const char *path, char *link,
         if (lstat(q, &st) == 0 && S_ISLNK(st.st_mode)) {
             char *slash = strrchr(q, '/');
             *slash = '\0';
-            char *pr = realpath(*q ? q : "/", NULL);
+            char *pr = cp_rt_walk_real(*q ? q : "/");
             *slash = '/';
             for (size_t i = 0; pr && i < L->wroots.n && !found; i++)
                 found = cp_rt_path_beneath(L->wroots.v[i], pr);
@@ -668,7 +668,7 @@ static char *ll_rec_path(const struct cp_rt_rec *r, const char *root)
 static int ll_write_root(struct llp *L, const char *path)
 {
     int rc = 0;
-    char *real = realpath(path, NULL);
+    char *real = cp_rt_walk_real(path);
     if (real && strcmp(real, path))
         plan_note(
             &L->pl->notes,
@@ -798,7 +798,7 @@ static void ll_exec_grants(struct llp *L, const char *cmd)
                       xg.v[i], link);
             continue;
         }
-        char *real = realpath(xg.v[i], NULL);
+        char *real = cp_rt_walk_real(xg.v[i]);
         if (real)
             grant(L, real, NULL, LL_EXECUTE);
         free(real);

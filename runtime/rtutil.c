@@ -48,4 +48,3 @@ void cp_rt_warn(const char *prog, const char *fmt, ...)
     va_end(ap);
     fprintf(stderr, "%s: warning: %s\n", prog, buf);
 }
-

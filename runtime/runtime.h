@@ -224,6 +224,31 @@ long cp_rt_proc_stat_field(long pid, int field);
  * CP_RT_EXIT_ERROR with e. */
 int cp_rt_keep_fd_parse(const char *s, int *out, struct cp_rt_err *e);
 
+/* ---- resolving a path (runtime/walk.c) --------------------------------- */
+
+/* What cp_rt_walk_path found: the canonical existing prefix, the missing
+ * rest ("" when everything exists), or a symlink it would not follow. */
+struct cp_rt_walk {
+    char *real;
+    char *rest;
+    char *link;    /* a symlink the sandbox could replace (not followed) */
+    bool via_link; /* a symlink was followed on the way */
+};
+/* realpath of the absolute `path`, one component at a time beneath the
+ * descriptor of the one before (O_NOFOLLOW), the one resolution of both
+ * planners.  A symlink met in directory D is followed unless may_follow
+ * (NULL: always) says no for D; then w->link names it and nothing else is
+ * set.  A missing component ends the walk: w->real is what exists,
+ * w->rest what does not.  0 or an errno. */
+int cp_rt_walk_path(const char *path,
+                    bool (*may_follow)(void *ctx, const char *dir), void *ctx,
+                    struct cp_rt_walk *w);
+void cp_rt_walk_free(struct cp_rt_walk *w);
+/* cp_rt_walk_path following every symlink, for what realpath(3) did: the
+ * canonical path (heap), or NULL with errno (ENOENT when a part is
+ * missing). */
+char *cp_rt_walk_real(const char *path);
+
 /* ---- plan: records + host state -> bwrap words (runtime/launch.c) ------ */
 
 /* How planning creates a placeholder directory on the host.  Returns 0,

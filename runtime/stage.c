@@ -130,11 +130,9 @@ static int add_exec_rule(int ruleset, const char *path)
     int fd = open(path, O_PATH | O_CLOEXEC);
     if (fd < 0)
         return errno == ENOENT || errno == ENOTDIR || errno == EACCES ? 0 : -1;
-    struct ll_path_beneath pb = {
-        .allowed_access = LL_EXECUTE,
-        .parent_fd = fd};
-    long r = syscall(SYS_landlock_add_rule, ruleset, LL_RULE_PATH_BENEATH,
-                     &pb, 0);
+    struct ll_path_beneath pb = {.allowed_access = LL_EXECUTE, .parent_fd = fd};
+    long r = syscall(SYS_landlock_add_rule, ruleset, LL_RULE_PATH_BENEATH, &pb,
+                     0);
     int err = errno;
     close(fd);
     errno = err;
@@ -150,7 +148,8 @@ static void apply_landlock(char **execs, size_t nexec, const char *cmd)
                      "unavailable inside the sandbox (%s)",
                      strerror(-abi));
     struct ll_attr attr = {.handled_access_fs = LL_EXECUTE};
-    int rs = (int)syscall(SYS_landlock_create_ruleset, &attr, LL_ATTR_SIZE_V1, 0);
+    int rs = (int)syscall(SYS_landlock_create_ruleset, &attr, LL_ATTR_SIZE_V1,
+                          0);
     if (rs < 0)
         stage_report('E', CP_RT_EXIT_CANNOT, "landlock_create_ruleset: %s",
                      strerror(errno));
@@ -189,7 +188,8 @@ static void stage_ptrace_guard(const char *prog)
         return;
     }
     struct ll_attr attr = {.handled_access_fs = LL_EXECUTE};
-    int rs = (int)syscall(SYS_landlock_create_ruleset, &attr, LL_ATTR_SIZE_V1, 0);
+    int rs = (int)syscall(SYS_landlock_create_ruleset, &attr, LL_ATTR_SIZE_V1,
+                          0);
     if (rs < 0 || add_exec_rule(rs, "/") < 0 ||
         prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
         syscall(SYS_landlock_restrict_self, rs, 0) < 0)
@@ -352,7 +352,7 @@ static void stage_close_others(char **w, int sfd)
         if (strcmp(w[i], "--keep-fd") || !w[i + 1])
             continue;
         int fd = parse_fd(w[++i]);
-        if (fd < 3 || n == sizeof keep / sizeof keep[0])
+        if (fd < 3 || n >= sizeof keep / sizeof keep[0])
             stage_report('E', CP_RT_EXIT_ERROR, "stage: bad --keep-fd");
         keep[n++] = fd;
     }
@@ -384,7 +384,6 @@ static char **stage_open(int sargc, char **sargv, size_t *nw)
     close(afd);
     if (!argv)
         stage_report('E', CP_RT_EXIT_ERROR, "stage: cannot read its arguments");
-    stage_close_others(argv, sfd);
     return argv;
 }
 
@@ -420,6 +419,7 @@ int cp_rt_stage_main(int sargc, char **sargv)
 {
     size_t nw = 0;
     char **argv = stage_open(sargc, sargv, &nw);
+    stage_close_others(argv, stage_status_fd);
     int argc = (int)nw;
     struct cp_rt_err e = {0};
     struct stage_opts o = {.execs = calloc((size_t)argc + 1, sizeof(char *)),

@@ -1145,6 +1145,55 @@ START_TEST(socket_stage_words)
 }
 END_TEST
 
+/* The one resolution of both planners: no symlink followed where the
+ * caller says the sandbox could replace it, '..' in a link's target
+ * resolved from the canonical directory reached, '.' and '..' in the path
+ * as given refused, a missing rest reported. */
+static bool never_follow(void *ctx, const char *dir)
+{
+    (void)ctx;
+    (void)dir;
+    return false;
+}
+
+START_TEST(walk_resolution)
+{
+    char a[512];
+    snprintf(a, sizeof a, "../home/.ssh");
+    ck_assert_int_eq(symlink(a, tp("/proj/up")), 0);
+    struct cp_rt_walk w;
+    /* followed: ../home/.ssh from proj */
+    ck_assert_int_eq(cp_rt_walk_path(tp("/proj/up/id"), NULL, NULL, &w), 0);
+    ck_assert_str_eq(w.real, tp("/home/.ssh/id"));
+    ck_assert_str_eq(w.rest, "");
+    ck_assert(w.via_link);
+    cp_rt_walk_free(&w);
+    /* not followed: the link is named, nothing resolved */
+    ck_assert_int_eq(cp_rt_walk_path(tp("/proj/up/id"), never_follow, NULL, &w),
+                     0);
+    ck_assert_str_eq(w.link, tp("/proj/up"));
+    ck_assert_ptr_null(w.real);
+    cp_rt_walk_free(&w);
+    /* missing rest */
+    ck_assert_int_eq(cp_rt_walk_path(tp("/proj/none/x"), NULL, NULL, &w), 0);
+    ck_assert_str_eq(w.real, tp("/proj"));
+    ck_assert_str_eq(w.rest, "none/x");
+    cp_rt_walk_free(&w);
+    /* '.' or '..' in the path as given */
+    ck_assert_int_eq(cp_rt_walk_path(tp("/proj/../home"), NULL, NULL, &w),
+                     EINVAL);
+    ck_assert_int_eq(cp_rt_walk_path(tp("/proj/./sub"), NULL, NULL, &w),
+                     EINVAL);
+    /* realpath's replacement */
+    char *r = cp_rt_walk_real(tp("/proj/up"));
+    ck_assert_str_eq(r, tp("/home/.ssh"));
+    free(r);
+    errno = 0;
+    ck_assert_ptr_null(cp_rt_walk_real(tp("/proj/up/none")));
+    ck_assert_int_eq(errno, ENOENT);
+}
+END_TEST
+
 Suite *cp_test_runtime_suite(void)
 {
     Suite *s = suite_create("runtime");
@@ -1175,6 +1224,7 @@ Suite *cp_test_runtime_suite(void)
     tcase_add_test(t, sbpl_net_bad);
     tcase_add_test(t, bwrap_hints);
     tcase_add_test(t, elf_interp);
+    tcase_add_test(t, walk_resolution);
     suite_add_tcase(s, t);
     return s;
 }
