@@ -146,7 +146,7 @@ STAGE_ONLY := runtime/confpol_stage_main.c runtime/stage.c runtime/bridge.c \
 JANITOR_ONLY := runtime/confpol_janitor_main.c runtime/janitor.c
 RUN_SRCS := $(filter-out $(STAGE_ONLY) $(JANITOR_ONLY),$(sort $(wildcard runtime/*.c))) \
             util/arena.c util/xalloc.c util/sha256.c util/netmatch.c \
-            util/netaddr.c
+            util/netaddr.c util/artifact_vocab.c
 RUN_OBJS := $(RUN_SRCS:%.c=$(BUILD)/%.o)
 STAGE_SRCS := $(STAGE_ONLY) runtime/landlock.c \
               runtime/ll_seccomp.c runtime/fdpath.c runtime/rtutil.c \

@@ -73,24 +73,6 @@ bool cp_rt_path_beneath(const char *root, const char *path)
     return !strncmp(root, path, n) && (path[n] == '\0' || path[n] == '/');
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static char *join(const char *root, const char *rest)
-{
-    size_t a = strlen(root), b = strlen(rest);
-    if (a == 1 && root[0] == '/' && b)
-        a = 0; /* "/" + "/x" */
-    if (a == 0 && b == 0)
-        return cp_xstrdup("/");
-    char *s = cp_xmalloc(a + b + 1);
-    memcpy(s, root, a);
-    memcpy(s + a, rest, b + 1);
-    return s;
-}
-
 /* ---- the mount table bwrap will build, simulated in order ---------------- */
 
 enum mkind {
@@ -157,67 +139,76 @@ static const struct {
     const char *opt;
     int nargs;
     bool forbidden;
+    bool mounts; /* places a mount at its last value */
 } bwrap_opts[] = {
-    {"--unshare-all", 0, false},
-    {"--share-net", 0, false},
-    {"--unshare-user", 0, false},
-    {"--unshare-user-try", 0, false},
-    {"--unshare-ipc", 0, false},
-    {"--unshare-pid", 0, false},
-    {"--unshare-net", 0, false},
-    {"--unshare-uts", 0, false},
-    {"--unshare-cgroup", 0, false},
-    {"--unshare-cgroup-try", 0, false},
-    {"--uid", 1, false},
-    {"--gid", 1, false},
-    {"--hostname", 1, false},
-    {"--chdir", 1, false},
-    {"--clearenv", 0, false},
-    {"--setenv", 2, false},
-    {"--unsetenv", 1, false},
-    {"--lock-file", 1, false},
-    {"--bind", 2, false},
-    {"--bind-try", 2, false},
-    {"--dev-bind", 2, false},
-    {"--dev-bind-try", 2, false},
-    {"--ro-bind", 2, false},
-    {"--ro-bind-try", 2, false},
-    {"--remount-ro", 1, false},
-    {"--proc", 1, false},
-    {"--dev", 1, false},
-    {"--tmpfs", 1, false},
-    {"--mqueue", 1, false},
-    {"--dir", 1, false},
-    {"--symlink", 2, false},
-    {"--chmod", 2, false},
-    {"--perms", 1, false},
-    {"--size", 1, false},
-    {"--new-session", 0, false},
-    {"--die-with-parent", 0, false},
-    {"--as-pid-1", 0, false},
-    {"--cap-drop", 1, false},
-    {"--disable-userns", 0, false},
-    {"--assert-userns-disabled", 0, false},
-    {"--exec-label", 1, false},
-    {"--file-label", 1, false},
-    {"--args", 1, true},
-    {"--file", 2, true},
-    {"--bind-data", 2, true},
-    {"--ro-bind-data", 2, true},
-    {"--seccomp", 1, true},
-    {"--add-seccomp-fd", 1, true},
-    {"--block-fd", 1, true},
-    {"--userns-block-fd", 1, true},
-    {"--info-fd", 1, true},
-    {"--json-status-fd", 1, true},
-    {"--sync-fd", 1, true},
-    {"--userns", 1, true},
-    {"--userns2", 1, true},
-    {"--pidns", 1, true},
-    {"--cap-add", 1, true},
-    {"--argv0", 1, true},
-    {"--", 0, true},
+    {"--unshare-all", 0, false, false},
+    {"--share-net", 0, false, false},
+    {"--unshare-user", 0, false, false},
+    {"--unshare-user-try", 0, false, false},
+    {"--unshare-ipc", 0, false, false},
+    {"--unshare-pid", 0, false, false},
+    {"--unshare-net", 0, false, false},
+    {"--unshare-uts", 0, false, false},
+    {"--unshare-cgroup", 0, false, false},
+    {"--unshare-cgroup-try", 0, false, false},
+    {"--uid", 1, false, false},
+    {"--gid", 1, false, false},
+    {"--hostname", 1, false, false},
+    {"--chdir", 1, false, false},
+    {"--clearenv", 0, false, false},
+    {"--setenv", 2, false, false},
+    {"--unsetenv", 1, false, false},
+    {"--lock-file", 1, false, false},
+    {"--bind", 2, false, true},
+    {"--bind-try", 2, false, true},
+    {"--dev-bind", 2, false, true},
+    {"--dev-bind-try", 2, false, true},
+    {"--ro-bind", 2, false, true},
+    {"--ro-bind-try", 2, false, true},
+    {"--remount-ro", 1, false, false},
+    {"--proc", 1, false, true},
+    {"--dev", 1, false, true},
+    {"--tmpfs", 1, false, true},
+    {"--mqueue", 1, false, true},
+    {"--dir", 1, false, false},
+    {"--symlink", 2, false, false},
+    {"--chmod", 2, false, false},
+    {"--perms", 1, false, false},
+    {"--size", 1, false, false},
+    {"--new-session", 0, false, false},
+    {"--die-with-parent", 0, false, false},
+    {"--as-pid-1", 0, false, false},
+    {"--cap-drop", 1, false, false},
+    {"--disable-userns", 0, false, false},
+    {"--assert-userns-disabled", 0, false, false},
+    {"--exec-label", 1, false, false},
+    {"--file-label", 1, false, false},
+    {"--args", 1, true, false},
+    {"--file", 2, true, false},
+    {"--bind-data", 2, true, false},
+    {"--ro-bind-data", 2, true, false},
+    {"--seccomp", 1, true, false},
+    {"--add-seccomp-fd", 1, true, false},
+    {"--block-fd", 1, true, false},
+    {"--userns-block-fd", 1, true, false},
+    {"--info-fd", 1, true, false},
+    {"--json-status-fd", 1, true, false},
+    {"--sync-fd", 1, true, false},
+    {"--userns", 1, true, false},
+    {"--userns2", 1, true, false},
+    {"--pidns", 1, true, false},
+    {"--cap-add", 1, true, false},
+    {"--argv0", 1, true, false},
+    {"--", 0, true, false},
 };
+
+bool cp_rt_bwrap_mounts(const char *opt)
+{
+    for (size_t k = 0; k < sizeof bwrap_opts / sizeof bwrap_opts[0]; k++)
+        if (!strcmp(bwrap_opts[k].opt, opt))
+            return bwrap_opts[k].mounts;
+    return false;
+}
 
 int cp_rt_bwrap_nargs(const char *opt)
 {
@@ -468,7 +459,7 @@ static int make_missing_dirs(struct planner *P, const char *creal, char *below)
         if (*q != '/')
             continue;
         *q = '\0';
-        char *d = join(creal, below);
+        char *d = cp_rt_path_join(creal, below);
         err = P->h->make_dir(P->h->ctx, d);
         free(d);
         *q = '/';
@@ -521,7 +512,7 @@ static int place_missing(struct planner *P, const char *path, char **creal,
                 "%s '%s' does not exist and its directories cannot be "
                 "created: %s",
                 deny_what(mask), path, strerror(err));
-        char *full = join(*creal, below);
+        char *full = cp_rt_path_join(*creal, below);
         free(*creal);
         *creal = full;
         at_target = true;
@@ -653,7 +644,7 @@ static void gwalk_names(const char *dir, struct cp_rt_strv *names)
             cp_rt_strv_push(names, de->d_name);
     closedir(d);
     if (names->n > 1) /* names->v is NULL for an empty directory */
-        qsort(names->v, names->n, sizeof *names->v, cmp_str);
+        qsort(names->v, names->n, sizeof *names->v, cp_rt_cmp_str);
 }
 
 /* Segment i is a pattern or "**": match it against dir's entries. */
@@ -892,7 +883,7 @@ static char *rec_path(struct planner *P, const struct cp_rt_rec *r,
             return NULL;
         }
     }
-    return join(root, r->f2);
+    return cp_rt_path_join(root, r->f2);
 }
 
 /* One record with a path. */
@@ -1965,6 +1956,14 @@ static int launch_outcome(struct superv *s, const char *bwrap, char *reason,
     if (l->fallback_why && s->err.len &&
         write(2, s->err.text, s->err.len) < 0) {
     }
+    if (strstr(s->err.text, "Unknown option --bind-fd") ||
+        strstr(s->err.text, "Unknown option --ro-bind-fd"))
+        /* cp_rt_bwrap_has_bind_fd said yes wrongly (its binary names the
+         * option but does not take it): a refusal, never a fallback. */
+        return fail_msg(l->prog, CP_RT_EXIT_ERROR,
+                        "%s does not take --bind-fd although its binary "
+                        "names it; refusing to run",
+                        bwrap);
     const char *hint = cp_rt_bwrap_hint(s->err.text);
     snprintf(reason, size,
              "bwrap failed before the command started (exit %d)%s%s",

@@ -415,11 +415,6 @@ static int target_rel(const struct llp *L, const char *path, bool read_only)
     return rel;
 }
 
-static int cmp_name(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* Grants `access` beneath X minus the targets: X itself gets nothing when
  * a target lies beneath it, and each of its entries is handled on its own. */
 static void grant_minus(struct llp *L, const char *x, uint64_t access,
@@ -471,7 +466,7 @@ static void grant_minus(struct llp *L, const char *x, uint64_t access,
     closedir(d);
     /* Sorted: the plan does not depend on directory order. */
     if (names.n > 1)
-        qsort(names.v, names.n, sizeof *names.v, cmp_name);
+        qsort(names.v, names.n, sizeof *names.v, cp_rt_cmp_str);
     for (size_t i = 0; i < names.n; i++) {
         char *child = cp_rt_path_child(x, names.v[i]);
         grant_minus(L, child, access, read_kind, depth + 1);
@@ -657,10 +652,7 @@ static char *ll_rec_path(const struct cp_rt_rec *r, const char *root)
 {
     if (r->tag == CP_RT_T_MASKGLOB || r->tag == CP_RT_T_ROGLOB)
         return NULL;
-    if (!*r->f2)
-        return cp_xstrdup(root);
-    return strcmp(root, "/") ? cp_rt_path_child(root, r->f2 + 1)
-                             : cp_xstrdup(r->f2);
+    return cp_rt_path_join(root, r->f2);
 }
 
 /* A write root, kept at its canonical place; one reached through a

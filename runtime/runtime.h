@@ -28,6 +28,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "artifact_vocab.h"
+
 /* Exit statuses of the runtime's own failures (spec/runtime.md). */
 #define CP_RT_EXIT_ERROR 125    /* bad artifact, bad params, internal error */
 #define CP_RT_EXIT_CANNOT 126   /* cannot enforce (bwrap, userns, Landlock) */
@@ -59,23 +61,25 @@ void cp_rt_warn(const char *prog, const char *fmt, ...)
 
 /* ---- artifact (runtime/artifact.c) ----------------------------------- */
 
+/* The .bwrap record tags: util/artifact_vocab.h defines them once, for the
+ * back end that writes them and this reader. */
 enum cp_rt_tag {
-    CP_RT_T_HEADER,   /* confpol-bwrap VERSION */
-    CP_RT_T_PROFILE,  /* profile NAME */
-    CP_RT_T_FAIL,     /* fail closed|open */
-    CP_RT_T_PARAM,    /* param NAME */
-    CP_RT_T_ARG,      /* arg WORD */
-    CP_RT_T_BIND,     /* bind ROOT REST */
-    CP_RT_T_RO,       /* ro ROOT REST */
-    CP_RT_T_PIN,      /* pin ROOT REST */
-    CP_RT_T_PINRO,    /* pinro ROOT REST (emitted by backends/bwrap.c) */
-    CP_RT_T_MASK,     /* mask ROOT REST */
-    CP_RT_T_MASKGLOB, /* maskglob ROOT PATTERN */
-    CP_RT_T_ROGLOB,   /* roglob ROOT PATTERN */
-    CP_RT_T_EXEC,     /* exec ROOT REST */
-    CP_RT_T_END,      /* end COUNT SHA256 */
-    CP_RT_T_NET,      /* net PATTERN WHERE (PATTERN "" for net deny) */
-    CP_RT_T_SOCKET,   /* socket ROOT REST WHERE (a named Unix socket) */
+    CP_RT_T_HEADER = CP_BW_HEADER,     /* confpol-bwrap VERSION */
+    CP_RT_T_PROFILE = CP_BW_PROFILE,   /* profile NAME */
+    CP_RT_T_FAIL = CP_BW_FAIL,         /* fail closed|open */
+    CP_RT_T_PARAM = CP_BW_PARAM,       /* param NAME */
+    CP_RT_T_ARG = CP_BW_ARG,           /* arg WORD */
+    CP_RT_T_BIND = CP_BW_BIND,         /* bind ROOT REST */
+    CP_RT_T_RO = CP_BW_RO,             /* ro ROOT REST */
+    CP_RT_T_PIN = CP_BW_PIN,           /* pin ROOT REST */
+    CP_RT_T_PINRO = CP_BW_PINRO,       /* pinro ROOT REST */
+    CP_RT_T_MASK = CP_BW_MASK,         /* mask ROOT REST */
+    CP_RT_T_MASKGLOB = CP_BW_MASKGLOB, /* maskglob ROOT PATTERN */
+    CP_RT_T_ROGLOB = CP_BW_ROGLOB,     /* roglob ROOT PATTERN */
+    CP_RT_T_EXEC = CP_BW_EXEC,         /* exec ROOT REST */
+    CP_RT_T_END = CP_BW_END,           /* end COUNT SHA256 */
+    CP_RT_T_NET = CP_BW_NET, /* net PATTERN WHERE (PATTERN "" for net deny) */
+    CP_RT_T_SOCKET = CP_BW_SOCKET, /* socket ROOT REST WHERE */
 };
 
 struct cp_rt_rec {
@@ -201,6 +205,11 @@ int cp_rt_open_nofollow(const char *path, int flags);
 int cp_rt_openat_nofollow(int dirfd, const char *path, int flags);
 /* DIR "/" NAME (heap; "/" NAME under the root). */
 char *cp_rt_path_child(const char *dir, const char *name);
+/* A record's path: ROOT followed by REST ("" or "/..."), "/" + "/x" being
+ * "/x" (heap).  The one copy of both planners. */
+char *cp_rt_path_join(const char *root, const char *rest);
+/* strcmp of two char * for qsort (both planners sort names). */
+int cp_rt_cmp_str(const void *a, const void *b);
 /* Same device, inode and file type. */
 struct stat;
 bool cp_rt_same_file(const struct stat *a, const struct stat *b);
@@ -321,6 +330,9 @@ void cp_rt_plan_free(struct cp_rt_plan *pl);
 
 /* The arity of a bwrap option the planner knows, or -1. */
 int cp_rt_bwrap_nargs(const char *opt);
+/* Does the option place a mount at its last value (the binds, --proc,
+ * --dev, --tmpfs, --mqueue)?  From the same table. */
+bool cp_rt_bwrap_mounts(const char *opt);
 
 /* ---- mount identities (runtime/mountid.c; spec/runtime.md §5) -------- */
 

@@ -177,6 +177,19 @@ refuses "confpol-stage only on PATH" env PATH="$T/path:$PATH" "$T/bin/confpol-ru
 install_copy
 out=$(cd "$T/proj" && timeout -k 5 30 "$T/bin/confpol-run" -q "$T/out/p.bwrap" -- echo fine 2>&1)
 [ "$out" = fine ] && ok "a complete copy runs" || bad "a complete copy: $out"
+# A wrong "yes" of the --bind-fd test fails closed: a bwrap whose binary
+# names --ro-bind-fd but refuses it is a refusal (125), never a fallback to
+# running the command unconfined, also under --allow-unenforced.
+mkdir -p "$T/fakebin"
+printf '#!/bin/sh\necho "bwrap: Unknown option --ro-bind-fd" >&2\nexit 1\n--ro-bind-fd\000\n' >"$T/fakebin/bwrap"
+chmod 755 "$T/fakebin/bwrap"
+for flags in "--enforcer bwrap" "--enforcer bwrap --allow-unenforced"; do
+    rm -f "$T/ran"
+    out=$(cd "$T/proj" && PATH="$T/fakebin:$PATH" timeout -k 5 30 "$RUN" -q $flags "$T/out/p.bwrap" -- sh -c ": >$T/ran" 2>&1); rc=$?
+    if [ $rc = 125 ] && [ ! -e "$T/ran" ] && echo "$out" | grep -q 'does not take --bind-fd'; then
+        ok "bwrap refusing --ro-bind-fd ($flags): refused (125)"
+    else bad "bwrap refusing --ro-bind-fd ($flags): exit $rc, ran=$([ -e "$T/ran" ] && echo yes || echo no): $out"; fi
+done
 # The helpers are not programs to start by hand.
 out=$("$JAN" 2>&1 </dev/null); rc=$?
 [ $rc = 125 ] && ok "confpol-janitor without its socket: 125" || bad "confpol-janitor by hand: $rc $out"
