@@ -354,7 +354,8 @@ static void stage_close_others(char **w, int sfd)
         int fd = parse_fd(w[++i]);
         if (fd < 3 || n >= sizeof keep / sizeof keep[0])
             stage_report('E', CP_RT_EXIT_ERROR, "stage: bad --keep-fd");
-        keep[n++] = fd;
+        else
+            keep[n++] = fd;
     }
     if (cp_rt_close_inherited(keep, n) < 0)
         stage_report('E', CP_RT_EXIT_ERROR, "stage: cannot close descriptors");
