@@ -294,32 +294,24 @@ static void add_target(struct llp *L, const char *path, bool read)
  * link itself: canonical parent + name.  Protecting the link keeps the
  * sandbox from replacing it by a directory of its own at the protected
  * name (stricter than following it only). */
+struct link_target {
+    struct llp *L;
+    bool read;
+};
+
+static bool add_link_target(void *ctx, const char *link, const char *parent)
+{
+    const struct link_target *t = ctx;
+    char *at = cp_rt_path_child(parent, strrchr(link, '/') + 1);
+    add_target(t->L, at, t->read);
+    free(at);
+    return false; /* every one */
+}
+
 static void add_link_targets(struct llp *L, const char *path, bool read)
 {
-    char *q = cp_xstrdup(path);
-    for (char *s = q + 1;; s++) {
-        if (*s != '/' && *s != '\0')
-            continue;
-        char c = *s;
-        *s = '\0';
-        struct stat st;
-        if (lstat(q, &st) == 0 && S_ISLNK(st.st_mode)) {
-            char *slash = strrchr(q, '/');
-            *slash = '\0';
-            char *pr = cp_rt_walk_real(*q ? q : "/");
-            *slash = '/';
-            if (pr) {
-                char *link = cp_rt_path_child(pr, slash + 1);
-                add_target(L, link, read);
-                free(link);
-                free(pr);
-            }
-        }
-        if (c == '\0')
-            break;
-        *s = c;
-    }
-    free(q);
+    struct link_target t = {L, read};
+    cp_rt_path_links(path, add_link_target, &t);
 }
 
 /* A deny target (ro: deny write; mask: deny read, which bwrap makes
@@ -608,34 +600,28 @@ static int ll_args(struct llp *L, const struct cp_rt_artifact *a)
 
 /* An exec entry reached through a symlink whose own location is writable
  * grants whatever the link is later pointed at: not granted (stricter). */
+struct replaceable {
+    const struct llp *L;
+    char *link;
+    size_t size;
+};
+
+static bool link_in_write_root(void *ctx, const char *link, const char *parent)
+{
+    const struct replaceable *r = ctx;
+    for (size_t i = 0; i < r->L->wroots.n; i++)
+        if (cp_rt_path_beneath(r->L->wroots.v[i], parent)) {
+            snprintf(r->link, r->size, "%s", link);
+            return true;
+        }
+    return false;
+}
+
 static bool replaceable_link(const struct llp *L, const char *path, char *link,
                              size_t size)
 {
-    char *q = cp_xstrdup(path);
-    bool found = false;
-    for (char *s = q + 1; !found; s++) {
-        if (*s != '/' && *s != '\0')
-            continue;
-        char c = *s;
-        *s = '\0';
-        struct stat st;
-        if (lstat(q, &st) == 0 && S_ISLNK(st.st_mode)) {
-            char *slash = strrchr(q, '/');
-            *slash = '\0';
-            char *pr = cp_rt_walk_real(*q ? q : "/");
-            *slash = '/';
-            for (size_t i = 0; pr && i < L->wroots.n && !found; i++)
-                found = cp_rt_path_beneath(L->wroots.v[i], pr);
-            free(pr);
-            if (found)
-                snprintf(link, size, "%s", q);
-        }
-        if (c == '\0')
-            break;
-        *s = c;
-    }
-    free(q);
-    return found;
+    struct replaceable r = {L, link, size};
+    return cp_rt_path_links(path, link_in_write_root, &r);
 }
 
 /* Records the plan does not lower: read by the parser, or by ll_args. */

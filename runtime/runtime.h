@@ -257,6 +257,15 @@ void cp_rt_walk_free(struct cp_rt_walk *w);
  * canonical path (heap), or NULL with errno (ENOENT when a part is
  * missing). */
 char *cp_rt_walk_real(const char *path);
+/* Calls fn(ctx, LINK, PARENT) for each component of `path` (as written)
+ * that is a symlink now, LINK that component's path as written and PARENT
+ * the canonical path of its directory, until fn returns true; returns
+ * whether one did.  The symlinks on a target's way, for both what the
+ * Landlock planner protects and what it will not grant through. */
+bool cp_rt_path_links(const char *path,
+                      bool (*fn)(void *ctx, const char *link,
+                                 const char *parent),
+                      void *ctx);
 
 /* ---- plan: records + host state -> bwrap words (runtime/launch.c) ------ */
 

@@ -180,3 +180,32 @@ char *cp_rt_walk_real(const char *path)
     errno = err;
     return real;
 }
+
+bool cp_rt_path_links(const char *path,
+                      bool (*fn)(void *ctx, const char *link,
+                                 const char *parent),
+                      void *ctx)
+{
+    char *q = cp_xstrdup(path);
+    bool stop = false;
+    for (char *s = q + 1; !stop; s++) {
+        if (*s != '/' && *s != '\0')
+            continue;
+        char c = *s;
+        *s = '\0';
+        struct stat st;
+        if (lstat(q, &st) == 0 && S_ISLNK(st.st_mode)) {
+            char *slash = strrchr(q, '/');
+            *slash = '\0';
+            char *pr = cp_rt_walk_real(*q ? q : "/");
+            *slash = '/';
+            stop = pr && fn(ctx, q, pr);
+            free(pr);
+        }
+        if (c == '\0')
+            break;
+        *s = c;
+    }
+    free(q);
+    return stop;
+}
