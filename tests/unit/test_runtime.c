@@ -1194,6 +1194,52 @@ START_TEST(walk_resolution)
 }
 END_TEST
 
+/* Which of the runtime's own mounts the stage verifies: not one that a
+ * later mount at its place or above it hides (the sandbox sees the later
+ * one), every other one. */
+static bool id_verified(const struct cp_rt_plan *pl, size_t word)
+{
+    for (size_t i = 0; i < pl->nids; i++)
+        if (pl->ids[i].word == word)
+            return pl->ids[i].verify;
+    return false;
+}
+
+START_TEST(mount_ids_hidden)
+{
+    struct cp_rt_plan pl = {0};
+    struct cp_rt_err e = {0};
+    /* option, destination relative to the tree, and a self-bind or not */
+    static const struct {
+        const char *opt, *rel;
+        bool bind;
+    } m[] = {
+        {"--ro-bind", "/proj", true},    /* word 0 */
+        {"--tmpfs", "/proj/sub", false}, /* 3 */
+        {"--ro-bind", "/home", true},    /* 5 */
+        {"--ro-bind", "/ro", true},      /* 8 */
+        {"--tmpfs", "/proj", false},     /* 11 */
+        {"--dev", "/home/.ssh", false},  /* 13 */
+        {"--tmpfs", "/ro", false},       /* 15 */
+        {"--ro-bind", "/file", true},    /* 17 */
+    };
+    for (size_t i = 0; i < sizeof m / sizeof m[0]; i++) {
+        cp_rt_strv_push(&pl.words, m[i].opt);
+        if (m[i].bind)
+            cp_rt_strv_push(&pl.words, tp(m[i].rel));
+        cp_rt_strv_push(&pl.words, tp(m[i].rel));
+    }
+    ck_assert_int_eq(cp_rt_plan_identities(&pl, &e), 0);
+    ck_assert(!id_verified(&pl, 0)); /* hidden by the tmpfs at 11 */
+    ck_assert(!id_verified(&pl, 3)); /* hidden from above by 11 */
+    ck_assert(id_verified(&pl, 5));  /* 13 is beneath it, not above */
+    ck_assert(!id_verified(&pl, 8)); /* the same place later (15) */
+    ck_assert(id_verified(&pl, 11)); /* nothing after it covers it */
+    ck_assert(id_verified(&pl, 17)); /* the last word */
+    cp_rt_plan_free(&pl);
+}
+END_TEST
+
 Suite *cp_test_runtime_suite(void)
 {
     Suite *s = suite_create("runtime");
@@ -1225,6 +1271,7 @@ Suite *cp_test_runtime_suite(void)
     tcase_add_test(t, bwrap_hints);
     tcase_add_test(t, elf_interp);
     tcase_add_test(t, walk_resolution);
+    tcase_add_test(t, mount_ids_hidden);
     suite_add_tcase(s, t);
     return s;
 }
