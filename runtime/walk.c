@@ -171,7 +171,9 @@ char *cp_rt_walk_real(const char *path)
 {
     struct cp_rt_walk w;
     int err = cp_rt_walk_path(path, NULL, NULL, &w);
-    if (!err && *w.rest)
+    if (!err && (!w.real || !w.rest)) /* a link not followed: none here */
+        err = ELOOP;
+    else if (!err && *w.rest)
         err = ENOENT;
     char *real = err ? NULL : w.real;
     if (!err)
