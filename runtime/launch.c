@@ -1037,7 +1037,8 @@ int cp_rt_args_stream(const struct cp_rt_plan *pl, char *const *cmd,
 struct janitor {
     pid_t pid;
     int sock;
-    int exe; /* confpol-janitor, checked (runtime/helper.c) */
+    int exe;     /* confpol-janitor, checked (runtime/helper.c) */
+    bool broken; /* it did not start or did not answer: refuse the launch */
     struct cp_rt_strv paths;
     struct cp_rt_placeholder *made;
 };
@@ -1121,8 +1122,10 @@ static int janitor_req(void *ctx, const char *path, char mode)
 {
     struct janitor *j = ctx;
     struct cp_rt_err e = {0};
-    if (j->pid <= 0 && janitor_start(j, &e))
+    if (j->broken || (j->pid <= 0 && janitor_start(j, &e))) {
+        j->broken = true;
         return EAGAIN;
+    }
     size_t n = strlen(path);
     if (n >= PATH_MAX)
         return ENAMETOOLONG;
@@ -1132,8 +1135,10 @@ static int janitor_req(void *ctx, const char *path, char mode)
     ssize_t w = send(j->sock, msg, n + 1, MSG_NOSIGNAL);
     free(msg);
     struct cp_rt_janitor_reply rep;
-    if (w < 0 || recv(j->sock, &rep, sizeof rep, 0) != (ssize_t)sizeof rep)
+    if (w < 0 || recv(j->sock, &rep, sizeof rep, 0) != (ssize_t)sizeof rep) {
+        j->broken = true; /* gone (its exec failed, or it was killed) */
         return EIO;
+    }
     if (rep.err == 0) {
         size_t k = j->paths.n;
         j->made = cp_xrealloc(j->made, (k + 1) * sizeof *j->made);
@@ -1674,7 +1679,13 @@ static int run_plan(struct bw_run *r, const struct cp_rt_artifact *a,
                               .make_dir = janitor_make_dir,
                               .make_file = janitor_make_file,
                               .ctx = &r->jan};
-    if (cp_rt_plan_build(&r->pl, a, p, &host, r->open_ok, &e))
+    int rc = cp_rt_plan_build(&r->pl, a, p, &host, r->open_ok, &e);
+    if (r->jan.broken) /* never a fallback: placeholders are not optional */
+        return run_fail(r, CP_RT_EXIT_ERROR,
+                        "its helper program %s did not answer; refusing to "
+                        "run",
+                        r->janitor.path);
+    if (rc)
         return run_fail(r, e.status, "%s%s", e.msg,
                         e.status == CP_RT_EXIT_CANNOT
                             ? "; refusing to run (use "

@@ -166,6 +166,17 @@ for h in confpol-stage confpol-janitor; do
     install_copy; rm "$T/bin/$h"; mkdir "$T/bin/$h"
     refuses "$h replaced by a directory" "$T/bin/confpol-run" -q "$T/out/p.bwrap"
 done
+# A janitor that passes the checks but does not answer (a stand-in that
+# exits at once) refuses the launch that needs a placeholder, also under
+# --allow-unenforced: placeholders are not optional.
+for flags in "-q" "-q --allow-unenforced"; do
+    install_copy; cp /bin/true "$T/bin/confpol-janitor"; rm -rf "$T/proj/.git"
+    rm -f "$T/ran"
+    out=$(cd "$T/proj" && timeout -k 5 30 "$T/bin/confpol-run" $flags "$T/out/p.bwrap" -- sh -c ": >$T/ran" 2>&1); rc=$?
+    if [ $rc = 125 ] && [ ! -e "$T/ran" ] && echo "$out" | grep -q 'did not answer'; then
+        ok "a janitor that does not answer ($flags): refused (125)"
+    else bad "a janitor that does not answer ($flags): exit $rc, ran=$([ -e "$T/ran" ] && echo yes || echo no): $out"; fi
+done
 # The helpers are found next to the launcher, not on PATH: a stand-in on
 # PATH is never run.
 install_copy; rm "$T/bin/confpol-stage"
