@@ -120,11 +120,13 @@ install_copy
 import os, sys
 fd = os.open("/etc/hostname", os.O_RDONLY)
 os.dup2(fd, 7); os.set_inheritable(7, True)
-os.execv(sys.argv[1], sys.argv[1:])' "$T/bin/confpol-run" -q "$T/out/p.bwrap" -- sleep 2) &
+os.execv(sys.argv[1], sys.argv[1:])' "$T/bin/confpol-run" -q "$T/out/p.bwrap" -- sleep 4) &
 bg=$!
 jfds=
-for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
-    sleep 0.1
+i=0
+while [ $i -lt 100 ] && kill -0 $bg 2>/dev/null; do
+    i=$((i + 1))
+    sleep 0.05
     for p in $(pgrep -x confpol-janitor); do
         [ "$(readlink "/proc/$p/exe")" = "$T/bin/confpol-janitor" ] || continue
         jfds=$(cd "/proc/$p/fd" 2>/dev/null && for f in *; do
