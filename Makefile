@@ -26,7 +26,10 @@ GEN_SRCS := $(BUILD)/grammar/parser.c $(BUILD)/grammar/lexer.c
 # exactly what confpol-run links besides it (RUN_OBJS).
 LIB_SRCS := $(sort $(wildcard util/*.c compiler/*.c backends/*.c hook/*.c \
                               settings/*.c runtime/*.c))
-LIB_SRCS := $(filter-out runtime/confpol_run_main.c runtime/proxy_main.c,$(LIB_SRCS))
+# The mains of the runtime's programs (spec/runtime.md §11.1).
+RT_MAINS := runtime/confpol_run_main.c runtime/confpol_stage_main.c \
+            runtime/confpol_janitor_main.c runtime/proxy_main.c
+LIB_SRCS := $(filter-out $(RT_MAINS),$(LIB_SRCS))
 CLI_SRCS := $(sort $(wildcard cli/*.c))
 TEST_SRCS := $(sort $(wildcard tests/unit/*.c))
 
@@ -49,11 +52,12 @@ say = @printf '  %-7s %s\n'
 endif
 
 LIB  := $(BUILD)/libconfpol.a
-BINS := $(BUILD)/confpol $(BUILD)/confpol-run $(BUILD)/confpol-proxy
+BINS := $(BUILD)/confpol $(BUILD)/confpol-run $(BUILD)/confpol-stage \
+        $(BUILD)/confpol-janitor $(BUILD)/confpol-proxy
 
 .PHONY: all check check-run check-unit check-sh check-asan check-valgrind \
         check-valgrind-run demo deps \
-        install install-files uninstall golden bench bench-gate fuzz format format-check \
+        install install-files uninstall golden bench bench-gate fuzz format format-check sizes \
         lint lint-run clean soak
 
 all: $(BINS)
@@ -144,14 +148,28 @@ $(BUILD)/confpol: $(CLI_OBJS) $(STARTER_OBJS) $(LIB)
 # shared-object mapping or relocation at either start (spec/runtime.md §11).
 # RUN_LDFLAGS= links it dynamically (sanitizer builds do).
 RUN_LDFLAGS ?= -static-pie
-# The proxy is a program of its own (spec/runtime.md 14.1): its code is not
-# in confpol-run, which execs it from its own directory.
+# Each program links its own list (spec/runtime.md §11.1): the launcher
+# everything of runtime/ but the other programs' own files; the stage what
+# runs inside the sandbox before the command; the janitor the placeholders;
+# the proxy its own program (spec/runtime.md 14.1), exec'd by the launcher.
+STAGE_ONLY := runtime/confpol_stage_main.c runtime/stage.c runtime/bridge.c \
+              runtime/unixsock.c
+JANITOR_ONLY := runtime/confpol_janitor_main.c runtime/janitor.c
 PROXY_ONLY := runtime/proxy_main.c runtime/proxy.c runtime/proxy_confine.c
-RUN_SRCS := $(filter-out $(PROXY_ONLY),$(sort $(wildcard runtime/*.c))) \
-            util/arena.c util/sha256.c util/netmatch.c util/netaddr.c
+RUN_SRCS := $(filter-out $(STAGE_ONLY) $(JANITOR_ONLY) $(PROXY_ONLY),$(sort $(wildcard runtime/*.c))) \
+            util/arena.c util/xalloc.c util/sha256.c util/netmatch.c \
+            util/netaddr.c util/artifact_vocab.c
 RUN_OBJS := $(RUN_SRCS:%.c=$(BUILD)/%.o)
-PROXY_SRCS := $(PROXY_ONLY) runtime/netsock.c runtime/artifact.c util/arena.c \
-              util/sha256.c util/netmatch.c util/netaddr.c
+STAGE_SRCS := $(STAGE_ONLY) runtime/landlock.c runtime/netdirect.c \
+              runtime/ll_seccomp.c runtime/fdpath.c runtime/rtutil.c \
+              runtime/netsock.c runtime/netenv.c util/xalloc.c
+STAGE_OBJS := $(STAGE_SRCS:%.c=$(BUILD)/%.o)
+JANITOR_SRCS := $(JANITOR_ONLY) runtime/placeholder.c runtime/fdpath.c \
+                runtime/rtutil.c util/xalloc.c
+JANITOR_OBJS := $(JANITOR_SRCS:%.c=$(BUILD)/%.o)
+PROXY_SRCS := $(PROXY_ONLY) runtime/netsock.c runtime/artifact.c runtime/rtutil.c \
+              util/arena.c util/xalloc.c util/sha256.c util/netmatch.c \
+              util/netaddr.c util/artifact_vocab.c
 PROXY_OBJS := $(PROXY_SRCS:%.c=$(BUILD)/%.o)
 # runtime/ sees util/ and itself only: a compiler/ header included there
 # does not compile.
@@ -159,9 +177,25 @@ $(BUILD)/runtime/%.o: CPPFLAGS := -D_GNU_SOURCE -Iutil -Iruntime
 $(BUILD)/confpol-run: $(RUN_OBJS)
 	$(say) LD $@
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) $(RUN_LDFLAGS) -o $@ $(RUN_OBJS)
+$(BUILD)/confpol-stage: $(STAGE_OBJS)
+	$(say) LD $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) $(RUN_LDFLAGS) -o $@ $(STAGE_OBJS)
+$(BUILD)/confpol-janitor: $(JANITOR_OBJS)
+	$(say) LD $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) $(RUN_LDFLAGS) -o $@ $(JANITOR_OBJS)
 $(BUILD)/confpol-proxy: $(PROXY_OBJS)
 	$(say) LD $@
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) $(RUN_LDFLAGS) -pthread -o $@ $(PROXY_OBJS)
+
+# make sizes: each runtime program's code lines (non-blank lines after
+# removing comments; headers not counted), as spec/runtime.md §11.1 states.
+cloc_of = for f in $(1); do gcc -fpreprocessed -dD -E -P "$$f" 2>/dev/null | \
+            grep -cv '^[[:space:]]*$$'; done | paste -sd+ | bc
+sizes:
+	@echo "confpol-run     $$($(call cloc_of,$(RUN_SRCS)))"
+	@echo "confpol-stage   $$($(call cloc_of,$(STAGE_SRCS)))"
+	@echo "confpol-janitor $$($(call cloc_of,$(JANITOR_SRCS)))"
+	@echo "confpol-proxy   $$($(call cloc_of,$(PROXY_SRCS)))"
 
 # The path macOS runs, built on Linux for the tests and never installed:
 # the proxy and its sockets without the Linux-only calls, and the seatbelt
@@ -346,7 +380,7 @@ ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/site-functions
 FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 MANPAGES := confpol.1 confpol-run.1
 # The programs make install puts in PREFIX/bin (uninstall removes them).
-INSTALL_PROGS := confpol confpol-run confpol-proxy
+INSTALL_PROGS := confpol confpol-run confpol-stage confpol-janitor confpol-proxy
 
 install-files:
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "artifact_vocab.h"
 #include "backend.h"
 #include "fidelity.h"
 #include "ospath.h"
@@ -691,7 +692,7 @@ static struct rec *rec_add(struct cp_arena *a, struct recs *rs, const char *tag)
 
 static void rec_arg(struct cp_arena *a, struct recs *rs, const char *word)
 {
-    struct rec *r = rec_add(a, rs, "arg");
+    struct rec *r = rec_add(a, rs, CP_BW_TAG_ARG);
     r->f[0] = word;
     r->nf = 1;
 }
@@ -758,7 +759,7 @@ static void rec_net(struct bw *b, struct recs *rs)
         const struct cp_rule *r = p->rules[i];
         if (r->kind != CP_R_NET_ALLOW && r->kind != CP_R_NET_DENY)
             continue;
-        struct rec *rc = rec_add(b->a, rs, "net");
+        struct rec *rc = rec_add(b->a, rs, CP_BW_TAG_NET);
         rc->f[0] = r->kind == CP_R_NET_ALLOW ? cp_domain_format(b->a, &r->u.dom)
                                              : "";
         rc->f[1] = cp_backend_rule_where(b->a, r);
@@ -778,7 +779,7 @@ static void rec_socket(struct bw *b, struct recs *rs)
         const struct cp_rule *r = p->rules[i];
         if (r->kind != CP_R_NET_SOCKET)
             continue;
-        struct rec *rc = rec_add(b->a, rs, "socket");
+        struct rec *rc = rec_add(b->a, rs, CP_BW_TAG_SOCKET);
         rc->f[0] = r->u.path.root ? r->u.path.root : "";
         rc->f[1] = rest_of(b->a, &r->u.path, false);
         rc->f[2] = cp_backend_rule_where(b->a, r);
@@ -822,8 +823,8 @@ static void build_records(struct bw *b, struct recs *rs)
     struct cp_arena *a = b->a;
     for (size_t i = 0; i < sizeof bw_base / sizeof *bw_base; i++)
         rec_arg(a, rs, bw_base[i]);
-    rec_path(a, rs, "pinro", &b->pinros, false);
-    rec_path(a, rs, "bind", &b->binds, false);
+    rec_path(a, rs, CP_BW_TAG_PINRO, &b->pinros, false);
+    rec_path(a, rs, CP_BW_TAG_BIND, &b->binds, false);
     if (b->bind_root) {
         /* "write /" replaced the whole tree: re-create /dev and /proc. */
         rec_arg(a, rs, "--dev");
@@ -831,12 +832,12 @@ static void build_records(struct bw *b, struct recs *rs)
         rec_arg(a, rs, "--proc");
         rec_arg(a, rs, "/proc");
     }
-    rec_path(a, rs, "pin", &b->pins, false);
-    rec_path(a, rs, "ro", &b->ros, false);
-    rec_path(a, rs, "roglob", &b->roglobs, true);
-    rec_path(a, rs, "mask", &b->masks, false);
-    rec_path(a, rs, "maskglob", &b->maskglobs, true);
-    rec_path(a, rs, "exec", &b->execs, false);
+    rec_path(a, rs, CP_BW_TAG_PIN, &b->pins, false);
+    rec_path(a, rs, CP_BW_TAG_RO, &b->ros, false);
+    rec_path(a, rs, CP_BW_TAG_ROGLOB, &b->roglobs, true);
+    rec_path(a, rs, CP_BW_TAG_MASK, &b->masks, false);
+    rec_path(a, rs, CP_BW_TAG_MASKGLOB, &b->maskglobs, true);
+    rec_path(a, rs, CP_BW_TAG_EXEC, &b->execs, false);
     if (b->p->net != CP_NET_ALL)
         rec_arg(a, rs, "--unshare-net");
     rec_net(b, rs);
@@ -853,13 +854,13 @@ static void emit_stream(struct bw *b, const struct recs *rs, struct cp_buf *out)
 {
     const struct cp_policy *p = b->p;
     size_t start = out->len, nrec = 0;
-    field(out, "confpol-bwrap");
+    field(out, CP_BW_TAG_HEADER);
     field(out, "1");
     nrec++;
-    field(out, "profile");
+    field(out, CP_BW_TAG_PROFILE);
     field(out, cp_profile_text(p->profile));
     nrec++;
-    field(out, "fail");
+    field(out, CP_BW_TAG_FAIL);
     field(out, p->fail == CP_FAIL_OPEN ? "open" : "closed");
     nrec++;
     /* Used params, and every declared one: the runtime accepts -D for a
@@ -869,7 +870,7 @@ static void emit_stream(struct bw *b, const struct recs *rs, struct cp_buf *out)
         if (param_used(rs, p->params[i].name) ||
             (strcmp(p->params[i].name, "HOME") &&
              strcmp(p->params[i].name, "PROJECT"))) {
-            field(out, "param");
+            field(out, CP_BW_TAG_PARAM);
             field(out, p->params[i].name);
             nrec++;
         }
@@ -881,7 +882,7 @@ static void emit_stream(struct bw *b, const struct recs *rs, struct cp_buf *out)
     }
     char hex[CP_SHA256_HEX];
     cp_sha256_hex(out->data + start, out->len - start, hex);
-    field(out, "end");
+    field(out, CP_BW_TAG_END);
     cp_buf_printf(out, "%zu", nrec);
     cp_buf_addc(out, '\0');
     field(out, hex);
@@ -962,7 +963,7 @@ static void sh_missing(struct cp_buf *out, const struct recs *rs,
     cp_buf_adds(out, " in ");
     bool any = false;
     for (size_t i = 0; i < rs->n; i++)
-        if (strcmp(rs->v[i].tag, "bind") == 0) {
+        if (strcmp(rs->v[i].tag, CP_BW_TAG_BIND) == 0) {
             cp_buf_adds(out, any ? "|" : "");
             sh_path(out, &rs->v[i]);
             cp_buf_adds(out, "/*");
@@ -1005,19 +1006,19 @@ static void sh_comments(const struct recs *rs, struct cp_buf *out)
     for (size_t i = 0; i < rs->n; i++) {
         const struct rec *r = &rs->v[i];
         const char *what = NULL;
-        if (strcmp(r->tag, "exec") == 0)
+        if (strcmp(r->tag, CP_BW_TAG_EXEC) == 0)
             what = "# exec allowed (Landlock, applied by confpol-run): ";
-        else if (strcmp(r->tag, "maskglob") == 0)
+        else if (strcmp(r->tag, CP_BW_TAG_MASKGLOB) == 0)
             what = "# masked when the sandbox starts, each match of: ";
-        else if (strcmp(r->tag, "roglob") == 0)
+        else if (strcmp(r->tag, CP_BW_TAG_ROGLOB) == 0)
             what = "# read-only when the sandbox starts, each match of: ";
-        else if (strcmp(r->tag, "socket") == 0) {
+        else if (strcmp(r->tag, CP_BW_TAG_SOCKET) == 0) {
             cp_buf_adds(out, "# Unix socket the sandbox may connect to "
                              "(confpol-run's supervisor): ");
             sh_comment_path(out, r);
             cp_buf_printf(out, " (%s)\n", r->f[2]);
             continue;
-        } else if (strcmp(r->tag, "net") == 0) {
+        } else if (strcmp(r->tag, CP_BW_TAG_NET) == 0) {
             cp_buf_printf(out,
                           "# network through confpol-run's proxy: "
                           "allow %s (%s)\n",
@@ -1071,7 +1072,7 @@ static void sh_mask(const struct recs *rs, const struct rec *r,
 static void sh_record(const struct recs *rs, const struct rec *r,
                       struct cp_buf *out)
 {
-    if (strcmp(r->tag, "arg") == 0) {
+    if (strcmp(r->tag, CP_BW_TAG_ARG) == 0) {
         if (r->f[0][0] == '-' && r->f[0][1] == '-')
             cp_buf_adds(out, " \\\n    ");
         else
@@ -1081,18 +1082,19 @@ static void sh_record(const struct recs *rs, const struct rec *r,
     }
     /* A missing write root or pin is skipped, as by confpol-run. */
     const char *opt = NULL;
-    if (strcmp(r->tag, "bind") == 0 || strcmp(r->tag, "pin") == 0)
+    if (strcmp(r->tag, CP_BW_TAG_BIND) == 0 ||
+        strcmp(r->tag, CP_BW_TAG_PIN) == 0)
         opt = "--bind-try";
-    else if (strcmp(r->tag, "pinro") == 0)
+    else if (strcmp(r->tag, CP_BW_TAG_PINRO) == 0)
         opt = "--ro-bind-try";
     if (opt) {
         cp_buf_printf(out, " \\\n    %s ", opt);
         sh_path(out, r);
         cp_buf_addc(out, ' ');
         sh_path(out, r);
-    } else if (strcmp(r->tag, "ro") == 0) {
+    } else if (strcmp(r->tag, CP_BW_TAG_RO) == 0) {
         sh_ro(rs, r, out);
-    } else if (strcmp(r->tag, "mask") == 0) {
+    } else if (strcmp(r->tag, CP_BW_TAG_MASK) == 0) {
         sh_mask(rs, r, out);
     }
 }
@@ -1118,20 +1120,12 @@ static void emit_shell(struct bw *b, const struct recs *rs, struct cp_buf *out)
                      "shift; n=$((n - 1)); done\nbwrap \"$@\"\n");
 }
 
-/* Fields after TAG in a .bwrap record stream (spec/artifacts.md); -1 for
- * `end`. */
+/* Fields after TAG in a .bwrap record stream (util/artifact_vocab.h); -1
+ * for `end` (the trailer) or a tag that is none. */
 static int tag_fields(const char *tag)
 {
-    static const char *const one[] = {"arg", "param", "profile", "fail",
-                                      "confpol-bwrap"};
-    if (strcmp(tag, "end") == 0)
-        return -1;
-    if (strcmp(tag, "socket") == 0)
-        return 3;
-    for (size_t k = 0; k < sizeof one / sizeof *one; k++)
-        if (strcmp(tag, one[k]) == 0)
-            return 1;
-    return 2; /* the path records, maskglob, roglob, exec, net */
+    int t = cp_bw_tag_find(tag);
+    return t < 0 || t == CP_BW_END ? -1 : cp_bw_tags[t].arity;
 }
 
 /* Number of mount records (bind, pin, pinro, ro, mask) of a .bwrap record
@@ -1144,9 +1138,7 @@ static size_t count_mounts(const char *data, size_t len)
         int nf = tag_fields(f);
         if (nf < 0)
             break;
-        if (strcmp(f, "bind") == 0 || strcmp(f, "pin") == 0 ||
-            strcmp(f, "pinro") == 0 || strcmp(f, "ro") == 0 ||
-            strcmp(f, "mask") == 0)
+        if (cp_bw_tags[cp_bw_tag_find(f)].mount)
             n++;
         for (int k = 0; k <= nf && i < len; k++) /* the tag and its fields */
             i += strnlen(data + i, len - i) + 1;

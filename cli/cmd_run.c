@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* confpol run: compiles a policy in memory, lowers it with the bwrap
  * backend into a buffer, and applies that buffer through the same runtime
- * API as confpol-run (spec/runtime.md).  Also hosts the sandbox-side
- * stage when re-executed as `confpol run --stage ...`. */
+ * API as confpol-run (spec/runtime.md); the stage inside the sandbox is
+ * confpol-stage, installed next to confpol. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -226,17 +226,14 @@ static int run_without_artifact(const struct run_args *r,
  * options) before the command runs unless it explains the denials
  * afterwards.  Returns the exit status. */
 static int run_launch(struct run_args *r, struct cp_ctx *cx,
-                      struct cp_rt_artifact *a, struct cp_rt_params *params,
-                      char *self)
+                      struct cp_rt_artifact *a, struct cp_rt_params *params)
 {
     if (!r->explain || r->dry_run) {
         cp_ctx_free(cx);
         cp_cli_common_free(&r->c);
     }
-    static const char *const stage_argv[] = {"run", "--stage"};
     struct cp_rt_launch l = {
         .prog = "confpol run",
-        .stage = {.exe = self, .argv = stage_argv, .nargv = 2},
         .cmd = r->cmd,
         .ncmd = r->ncmd,
         .allow_unenforced = r->allow_unenforced,
@@ -289,19 +286,10 @@ static int run_artifact(struct run_args *r, struct cp_ctx *cx,
         run_free(r, cx, art);
         return e.status;
     }
-    char *self = realpath("/proc/self/exe", NULL);
-    if (!self) {
-        perror("confpol run: /proc/self/exe");
-        cp_rt_params_free(&params);
-        cp_rt_artifact_free(&a);
-        run_free(r, cx, art);
-        return CP_RT_EXIT_ERROR;
-    }
     /* The compiler is no longer needed (unless it explains the denials
      * afterwards): free it before the command runs. */
     cp_buf_free(art);
-    int rc = run_launch(r, cx, &a, &params, self);
-    free(self);
+    int rc = run_launch(r, cx, &a, &params);
     cp_rt_params_free(&params);
     cp_rt_artifact_free(&a);
     return rc;
@@ -309,9 +297,6 @@ static int run_artifact(struct run_args *r, struct cp_ctx *cx,
 
 int cp_cmd_run(int argc, char **argv)
 {
-    if (argc >= 2 && strcmp(argv[1], "--stage") == 0)
-        return cp_rt_stage_main(argc - 2, argv + 2);
-
     struct run_args r = {.c = {.cmd = "run"}, .enforcer = CP_RT_ENF_AUTO};
     int rc = run_parse(&r, argc, argv);
     if (rc >= 0) {

@@ -13,42 +13,13 @@
 #include <unistd.h>
 
 #include "arena.h"
+#include "artifact_vocab.h"
 #include "netmatch.h"
 #include "sha256.h"
 
-int cp_rt_fail(struct cp_rt_err *e, int status, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
-    va_end(ap);
-    e->status = status;
-    return status;
-}
-
-/* ORDER: enum cp_rt_tag. */
-static const struct {
-    const char *name;
-    int arity;
-} cp_rt_tags[] = {
-    [CP_RT_T_HEADER] = {"confpol-bwrap", 1},
-    [CP_RT_T_PROFILE] = {"profile", 1},
-    [CP_RT_T_FAIL] = {"fail", 1},
-    [CP_RT_T_PARAM] = {"param", 1},
-    [CP_RT_T_ARG] = {"arg", 1},
-    [CP_RT_T_BIND] = {"bind", 2},
-    [CP_RT_T_RO] = {"ro", 2},
-    [CP_RT_T_PIN] = {"pin", 2},
-    [CP_RT_T_PINRO] = {"pinro", 2},
-    [CP_RT_T_MASK] = {"mask", 2},
-    [CP_RT_T_MASKGLOB] = {"maskglob", 2},
-    [CP_RT_T_ROGLOB] = {"roglob", 2},
-    [CP_RT_T_EXEC] = {"exec", 2},
-    [CP_RT_T_END] = {"end", 2},
-    [CP_RT_T_NET] = {"net", 2},
-    [CP_RT_T_SOCKET] = {"socket", 3},
-};
-#define CP_RT_NTAGS (sizeof cp_rt_tags / sizeof cp_rt_tags[0])
+/* The tags, their names and arities: util/artifact_vocab.c. */
+#define cp_rt_tags cp_bw_tags
+#define CP_RT_NTAGS ((int)CP_BW_NTAGS)
 
 const char *cp_rt_tag_name(enum cp_rt_tag t)
 {

@@ -201,17 +201,8 @@ static int run_bwrap_artifact(const struct opts *o, char **cmd, size_t ncmd)
                 "(bound "
                 "when it was built, or used by no rule); ignored\n",
                 params.ignored[k], params.ignored[k]);
-    char *self = realpath("/proc/self/exe", NULL);
-    if (!self) {
-        perror("confpol-run: /proc/self/exe");
-        cp_rt_params_free(&params);
-        cp_rt_artifact_free(&art);
-        return CP_RT_EXIT_ERROR;
-    }
-    static const char *const stage_argv[] = {"--stage"};
     struct cp_rt_launch l = {
         .prog = "confpol-run",
-        .stage = {.exe = self, .argv = stage_argv, .nargv = 1},
         .cmd = cmd,
         .ncmd = ncmd,
         .allow_unenforced = o->allow_unenforced,
@@ -223,7 +214,6 @@ static int run_bwrap_artifact(const struct opts *o, char **cmd, size_t ncmd)
         .nkeep = o->nkeep,
     };
     int rc = cp_rt_run(&art, &params, &l);
-    free(self);
     cp_rt_params_free(&params);
     cp_rt_artifact_free(&art);
     return rc;
@@ -235,8 +225,6 @@ int main(int argc, char **argv)
     for (int fd = 0; fd < 3; fd++)
         if (fcntl(fd, F_GETFD) < 0 && open("/dev/null", O_RDWR) != fd)
             return CP_RT_EXIT_ERROR;
-    if (argc >= 2 && !strcmp(argv[1], "--stage"))
-        return cp_rt_stage_main(argc - 2, argv + 2);
 
     struct opts o = {.enforcer = CP_RT_ENF_AUTO};
     int i = 1;

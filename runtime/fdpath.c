@@ -266,3 +266,21 @@ long cp_rt_proc_stat_field(long pid, int field)
     long v = strtol(p, &end, 10);
     return end == p ? -1 : v;
 }
+
+int cp_rt_cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+char *cp_rt_path_join(const char *root, const char *rest)
+{
+    size_t a = strlen(root), b = strlen(rest);
+    if (a == 1 && root[0] == '/' && b)
+        a = 0; /* "/" + "/x" */
+    if (a == 0 && b == 0)
+        return cp_xstrdup("/");
+    char *s = cp_xmalloc(a + b + 1);
+    memcpy(s, root, a);
+    memcpy(s + a, rest, b + 1);
+    return s;
+}

@@ -34,26 +34,6 @@
 
 extern char **environ;
 
-/* ---- string vectors ------------------------------------------------------ */
-
-void cp_rt_strv_push(struct cp_rt_strv *s, const char *str)
-{
-    if (s->n + 1 >= s->cap) {
-        s->cap = s->cap ? 2 * s->cap : 16;
-        s->v = cp_xrealloc(s->v, s->cap * sizeof *s->v);
-    }
-    s->v[s->n++] = cp_xstrdup(str);
-    s->v[s->n] = NULL;
-}
-
-void cp_rt_strv_free(struct cp_rt_strv *s)
-{
-    for (size_t i = 0; i < s->n; i++)
-        free(s->v[i]);
-    free(s->v);
-    memset(s, 0, sizeof *s);
-}
-
 static void strv_pushf(struct cp_rt_strv *s, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 static void strv_pushf(struct cp_rt_strv *s, const char *fmt, ...)
@@ -91,24 +71,6 @@ bool cp_rt_path_beneath(const char *root, const char *path)
     if (n == 1 && root[0] == '/')
         return path[0] == '/';
     return !strncmp(root, path, n) && (path[n] == '\0' || path[n] == '/');
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static char *join(const char *root, const char *rest)
-{
-    size_t a = strlen(root), b = strlen(rest);
-    if (a == 1 && root[0] == '/' && b)
-        a = 0; /* "/" + "/x" */
-    if (a == 0 && b == 0)
-        return cp_xstrdup("/");
-    char *s = cp_xmalloc(a + b + 1);
-    memcpy(s, root, a);
-    memcpy(s + a, rest, b + 1);
-    return s;
 }
 
 /* ---- the mount table bwrap will build, simulated in order ---------------- */
@@ -177,67 +139,76 @@ static const struct {
     const char *opt;
     int nargs;
     bool forbidden;
+    bool mounts; /* places a mount at its last value */
 } bwrap_opts[] = {
-    {"--unshare-all", 0, false},
-    {"--share-net", 0, false},
-    {"--unshare-user", 0, false},
-    {"--unshare-user-try", 0, false},
-    {"--unshare-ipc", 0, false},
-    {"--unshare-pid", 0, false},
-    {"--unshare-net", 0, false},
-    {"--unshare-uts", 0, false},
-    {"--unshare-cgroup", 0, false},
-    {"--unshare-cgroup-try", 0, false},
-    {"--uid", 1, false},
-    {"--gid", 1, false},
-    {"--hostname", 1, false},
-    {"--chdir", 1, false},
-    {"--clearenv", 0, false},
-    {"--setenv", 2, false},
-    {"--unsetenv", 1, false},
-    {"--lock-file", 1, false},
-    {"--bind", 2, false},
-    {"--bind-try", 2, false},
-    {"--dev-bind", 2, false},
-    {"--dev-bind-try", 2, false},
-    {"--ro-bind", 2, false},
-    {"--ro-bind-try", 2, false},
-    {"--remount-ro", 1, false},
-    {"--proc", 1, false},
-    {"--dev", 1, false},
-    {"--tmpfs", 1, false},
-    {"--mqueue", 1, false},
-    {"--dir", 1, false},
-    {"--symlink", 2, false},
-    {"--chmod", 2, false},
-    {"--perms", 1, false},
-    {"--size", 1, false},
-    {"--new-session", 0, false},
-    {"--die-with-parent", 0, false},
-    {"--as-pid-1", 0, false},
-    {"--cap-drop", 1, false},
-    {"--disable-userns", 0, false},
-    {"--assert-userns-disabled", 0, false},
-    {"--exec-label", 1, false},
-    {"--file-label", 1, false},
-    {"--args", 1, true},
-    {"--file", 2, true},
-    {"--bind-data", 2, true},
-    {"--ro-bind-data", 2, true},
-    {"--seccomp", 1, true},
-    {"--add-seccomp-fd", 1, true},
-    {"--block-fd", 1, true},
-    {"--userns-block-fd", 1, true},
-    {"--info-fd", 1, true},
-    {"--json-status-fd", 1, true},
-    {"--sync-fd", 1, true},
-    {"--userns", 1, true},
-    {"--userns2", 1, true},
-    {"--pidns", 1, true},
-    {"--cap-add", 1, true},
-    {"--argv0", 1, true},
-    {"--", 0, true},
+    {"--unshare-all", 0, false, false},
+    {"--share-net", 0, false, false},
+    {"--unshare-user", 0, false, false},
+    {"--unshare-user-try", 0, false, false},
+    {"--unshare-ipc", 0, false, false},
+    {"--unshare-pid", 0, false, false},
+    {"--unshare-net", 0, false, false},
+    {"--unshare-uts", 0, false, false},
+    {"--unshare-cgroup", 0, false, false},
+    {"--unshare-cgroup-try", 0, false, false},
+    {"--uid", 1, false, false},
+    {"--gid", 1, false, false},
+    {"--hostname", 1, false, false},
+    {"--chdir", 1, false, false},
+    {"--clearenv", 0, false, false},
+    {"--setenv", 2, false, false},
+    {"--unsetenv", 1, false, false},
+    {"--lock-file", 1, false, false},
+    {"--bind", 2, false, true},
+    {"--bind-try", 2, false, true},
+    {"--dev-bind", 2, false, true},
+    {"--dev-bind-try", 2, false, true},
+    {"--ro-bind", 2, false, true},
+    {"--ro-bind-try", 2, false, true},
+    {"--remount-ro", 1, false, false},
+    {"--proc", 1, false, true},
+    {"--dev", 1, false, true},
+    {"--tmpfs", 1, false, true},
+    {"--mqueue", 1, false, true},
+    {"--dir", 1, false, false},
+    {"--symlink", 2, false, false},
+    {"--chmod", 2, false, false},
+    {"--perms", 1, false, false},
+    {"--size", 1, false, false},
+    {"--new-session", 0, false, false},
+    {"--die-with-parent", 0, false, false},
+    {"--as-pid-1", 0, false, false},
+    {"--cap-drop", 1, false, false},
+    {"--disable-userns", 0, false, false},
+    {"--assert-userns-disabled", 0, false, false},
+    {"--exec-label", 1, false, false},
+    {"--file-label", 1, false, false},
+    {"--args", 1, true, false},
+    {"--file", 2, true, false},
+    {"--bind-data", 2, true, false},
+    {"--ro-bind-data", 2, true, false},
+    {"--seccomp", 1, true, false},
+    {"--add-seccomp-fd", 1, true, false},
+    {"--block-fd", 1, true, false},
+    {"--userns-block-fd", 1, true, false},
+    {"--info-fd", 1, true, false},
+    {"--json-status-fd", 1, true, false},
+    {"--sync-fd", 1, true, false},
+    {"--userns", 1, true, false},
+    {"--userns2", 1, true, false},
+    {"--pidns", 1, true, false},
+    {"--cap-add", 1, true, false},
+    {"--argv0", 1, true, false},
+    {"--", 0, true, false},
 };
+
+bool cp_rt_bwrap_mounts(const char *opt)
+{
+    for (size_t k = 0; k < sizeof bwrap_opts / sizeof bwrap_opts[0]; k++)
+        if (!strcmp(bwrap_opts[k].opt, opt))
+            return bwrap_opts[k].mounts;
+    return false;
+}
 
 int cp_rt_bwrap_nargs(const char *opt)
 {
@@ -254,7 +225,7 @@ static void sim_apply_bind(struct sim *s, const char *opt, const char *src,
     if (!strcmp(opt, "--bind") || !strcmp(opt, "--dev-bind") ||
         ((!strcmp(opt, "--bind-try") || !strcmp(opt, "--dev-bind-try")) &&
          access(src, F_OK) == 0)) {
-        char *real = realpath(src, NULL);
+        char *real = cp_rt_walk_real(src);
         sim_push(s, dst, real && !strcmp(real, dst) ? MK_RW : MK_RW_MOVED);
         free(real);
     } else if (!strcmp(opt, "--ro-bind"))
@@ -361,7 +332,7 @@ static bool creatable(struct planner *P, const char *path)
             slash[1] = '\0';
         else
             *slash = '\0';
-        real = realpath(q, NULL);
+        real = cp_rt_walk_real(q);
         if (slash == q)
             break;
     }
@@ -460,143 +431,21 @@ static int deny_existing(struct planner *P, const char *real, bool mask)
     return 0;
 }
 
-/* What walk_path found: the canonical existing prefix, the missing rest
- * ("" when everything exists), or a symlink it would not follow. */
-struct walk {
-    char *real;
-    char *rest;
-    char *link;    /* a symlink the sandbox could replace (not followed) */
-    bool via_link; /* a symlink was followed on the way */
-};
-
-static void walk_free(struct walk *w)
+/* May a symlink in directory `dir` be followed while resolving a path?
+ * Not where the sandbox could replace it: its directory is writable in the
+ * mount model. */
+static bool planner_may_follow(void *ctx, const char *dir)
 {
-    free(w->real);
-    free(w->rest);
-    free(w->link);
-    memset(w, 0, sizeof *w);
+    const struct planner *P = ctx;
+    return sim_kind(&P->sim, dir) != MK_RW;
 }
 
-/* realpath, one component at a time beneath the descriptor of the one
- * before (spec/runtime.md §5): what it returns is one consistent view,
- * whatever another process renames meanwhile, never a mix of two.  A
- * symlink is followed only where the sandbox cannot replace it (its
- * directory is not writable in the mount model) or with follow_rw;
- * otherwise w->link names it and nothing else is set.  0 or an errno. */
-/* The walk in progress: the directory reached (`cur`, open as `fd`), what
- * is left to resolve (`todo` from `p`), the symlinks followed so far. */
-struct walker {
-    char *todo, *p, *cur;
-    int fd, links;
-};
-
-/* Back to "/" (an absolute symlink's target).  0 or an errno. */
-static int walk_root(struct walker *k)
-{
-    free(k->cur);
-    k->cur = cp_xstrdup("/");
-    if (k->fd >= 0)
-        close(k->fd);
-    k->fd = cp_rt_open_nofollow("/", O_PATH | O_DIRECTORY);
-    return k->fd < 0 ? errno : 0;
-}
-
-/* The symlink `name` (open as nfd) met at k->cur with `next` left after
- * it: not followed where the sandbox could replace it (w->link), else its
- * target put in front of what is left.  0 or an errno. */
-static int walk_link(struct planner *P, struct walker *k, int nfd,
-                     const char *name, const char *next, bool follow_rw,
-                     struct walk *w)
-{
-    if (!follow_rw && sim_kind(&P->sim, k->cur) == MK_RW) {
-        w->link = cp_rt_path_child(k->cur, name);
-        return 0;
-    }
-    char target[PATH_MAX];
-    ssize_t n = readlinkat(nfd, "", target, sizeof target - 1);
-    if (n <= 0 || ++k->links > 40)
-        return n <= 0 ? EINVAL : ELOOP;
-    target[n] = '\0';
-    size_t tn = (size_t)n + strlen(next) + 2;
-    char *t = cp_xmalloc(tn);
-    snprintf(t, tn, "%s/%s", target, next);
-    free(k->todo);
-    k->p = k->todo = t;
-    w->via_link = true;
-    return *target == '/' ? walk_root(k) : 0;
-}
-
-/* One component `name` of the walk, `next` what follows it.  0 to go on
- * (k->p advanced), 1 when the walk ends here (w->rest or w->link set), or
- * an errno. */
-static int walk_step(struct planner *P, struct walker *k, const char *name,
-                     char *next, bool follow_rw, struct walk *w)
-{
-    if (!strcmp(name, ".") || !strcmp(name, ".."))
-        return EINVAL; /* bound paths are canonical: no '.' or '..' */
-    int nfd = openat(k->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-    struct stat st;
-    if (nfd < 0 && (errno == ENOENT || errno == ENOTDIR)) {
-        w->rest = cp_xstrdup(k->p);
-        return 1;
-    }
-    if (nfd < 0 || fstat(nfd, &st) < 0) {
-        int err = errno;
-        if (nfd >= 0)
-            close(nfd);
-        return err;
-    }
-    if (S_ISLNK(st.st_mode)) {
-        int err = walk_link(P, k, nfd, name, next, follow_rw, w);
-        close(nfd);
-        return err ? err : w->link ? 1 : 0;
-    }
-    char *c = cp_rt_path_child(k->cur, name);
-    free(k->cur);
-    k->cur = c;
-    close(k->fd);
-    k->fd = nfd;
-    k->p = next;
-    if (!S_ISDIR(st.st_mode) && *next) { /* a file in the way */
-        w->rest = cp_xstrdup(next + 1);
-        return 1;
-    }
-    return 0;
-}
-
+/* The planner's resolution of `path` (runtime/walk.c): follow_rw follows
+ * every symlink, else one in a writable directory ends the walk. */
 static int walk_path(struct planner *P, const char *path, bool follow_rw,
-                     struct walk *w)
+                     struct cp_rt_walk *w)
 {
-    memset(w, 0, sizeof *w);
-    struct walker k = {.todo = cp_xstrdup(path), .cur = NULL, .fd = -1};
-    k.p = k.todo;
-    int err = walk_root(&k);
-    while (!err) {
-        k.p += strspn(k.p, "/");
-        if (!*k.p)
-            break;
-        size_t n = strcspn(k.p, "/");
-        char *name = cp_xstrndup(k.p, n);
-        err = walk_step(P, &k, name, k.p + n, follow_rw, w);
-        free(name);
-        if (err == 1) {
-            err = 0;
-            break;
-        }
-    }
-    if (k.fd >= 0)
-        close(k.fd);
-    free(k.todo);
-    if (err || w->link) {
-        free(k.cur);
-        free(w->rest);
-        w->rest = NULL;
-        return err;
-    }
-    w->real = k.cur;
-    if (!w->rest)
-        w->rest = cp_xstrdup("");
-    return 0;
+    return cp_rt_walk_path(path, follow_rw ? NULL : planner_may_follow, P, w);
 }
 
 /* Less collateral: C (`creal`) and the directories down to the target's
@@ -610,7 +459,7 @@ static int make_missing_dirs(struct planner *P, const char *creal, char *below)
         if (*q != '/')
             continue;
         *q = '\0';
-        char *d = join(creal, below);
+        char *d = cp_rt_path_join(creal, below);
         err = P->h->make_dir(P->h->ctx, d);
         free(d);
         *q = '/';
@@ -663,7 +512,7 @@ static int place_missing(struct planner *P, const char *path, char **creal,
                 "%s '%s' does not exist and its directories cannot be "
                 "created: %s",
                 deny_what(mask), path, strerror(err));
-        char *full = join(*creal, below);
+        char *full = cp_rt_path_join(*creal, below);
         free(*creal);
         *creal = full;
         at_target = true;
@@ -695,7 +544,7 @@ static int place_missing(struct planner *P, const char *path, char **creal,
 /* A missing deny target: find C, refuse a dangling symlink there, then
  * place it. */
 static int deny_missing(struct planner *P, const char *path,
-                        const struct walk *w, bool mask, int depth)
+                        const struct cp_rt_walk *w, bool mask, int depth)
 {
     if (w->via_link)
         return unenforceable(
@@ -723,7 +572,7 @@ static int deny_missing(struct planner *P, const char *path,
 static int deny_target(struct planner *P, const char *path, bool mask,
                        int depth)
 {
-    struct walk w;
+    struct cp_rt_walk w;
     int err = walk_path(P, path, mask, &w);
     if (!err && w.link) {
         int rc = unenforceable(
@@ -732,7 +581,7 @@ static int deny_target(struct planner *P, const char *path, bool mask,
             "writable directory and could be replaced inside the sandbox; "
             "replace the symlink by the directory it points to",
             deny_what(mask), path, w.link);
-        walk_free(&w);
+        cp_rt_walk_free(&w);
         if (rc)
             return rc;
         /* --allow-unenforced: protected where the link points now. */
@@ -747,7 +596,7 @@ static int deny_target(struct planner *P, const char *path, bool mask,
     else if (sim_kind(&P->sim, w.real) != MK_MASK)
         /* beneath a mask: already hidden and read-only */
         rc = deny_existing(P, w.real, mask);
-    walk_free(&w);
+    cp_rt_walk_free(&w);
     return rc;
 }
 
@@ -795,7 +644,7 @@ static void gwalk_names(const char *dir, struct cp_rt_strv *names)
             cp_rt_strv_push(names, de->d_name);
     closedir(d);
     if (names->n > 1) /* names->v is NULL for an empty directory */
-        qsort(names->v, names->n, sizeof *names->v, cmp_str);
+        qsort(names->v, names->n, sizeof *names->v, cp_rt_cmp_str);
 }
 
 /* Segment i is a pattern or "**": match it against dir's entries. */
@@ -966,7 +815,7 @@ static int plan_arg(struct planner *P, struct argopt *o, const char *word,
 static int plan_bind(struct planner *P, enum cp_rt_tag tag, const char *path)
 {
     const char *what = tag == CP_RT_T_BIND ? "write root" : "pinned ancestor";
-    char *real = realpath(path, NULL);
+    char *real = cp_rt_walk_real(path);
     if (!real && errno != ENOENT && errno != ENOTDIR)
         return unenforceable(P, "%s '%s': %s", what, path, strerror(errno));
     if (!real) {
@@ -1006,7 +855,7 @@ static int plan_bind(struct planner *P, enum cp_rt_tag tag, const char *path)
  * nothing, and we say so.  Missing: passed on, the stage grants nothing. */
 static void plan_exec(struct planner *P, const char *path)
 {
-    struct walk w;
+    struct cp_rt_walk w;
     int err = walk_path(P, path, false, &w);
     if (!err && w.link)
         strv_pushf(&P->pl->stricter,
@@ -1018,7 +867,7 @@ static void plan_exec(struct planner *P, const char *path)
         cp_rt_strv_push(&P->pl->exec, w.real);
     else
         cp_rt_strv_push(&P->pl->exec, path);
-    walk_free(&w);
+    cp_rt_walk_free(&w);
 }
 
 /* The path of a record with ROOT REST fields: the bound root joined with
@@ -1034,7 +883,7 @@ static char *rec_path(struct planner *P, const struct cp_rt_rec *r,
             return NULL;
         }
     }
-    return join(root, r->f2);
+    return cp_rt_path_join(root, r->f2);
 }
 
 /* One record with a path. */
@@ -1128,6 +977,12 @@ int cp_rt_args_stream(const struct cp_rt_plan *pl, char *const *cmd,
         cp_rt_strv_push(bwrap_words, pre[i]);
     for (size_t i = 0; i < pl->words.n; i++)
         cp_rt_strv_push(bwrap_words, pl->words.v[i]);
+    char kw[16];
+    for (size_t i = 0; i < pl->nkeep; i++) {
+        snprintf(kw, sizeof kw, "%d", pl->keep[i]);
+        cp_rt_strv_push(stage_words, "--keep-fd");
+        cp_rt_strv_push(stage_words, kw);
+    }
     if (pl->exec_on)
         cp_rt_strv_push(stage_words, "--landlock");
     for (size_t i = 0; i < pl->exec.n; i++) {
@@ -1179,149 +1034,47 @@ int cp_rt_args_stream(const struct cp_rt_plan *pl, char *const *cmd,
  * any reason (SIGKILL included).  It ignores terminal signals and lives in
  * its own session so that a Ctrl-C does not take it down with the rest. */
 
-/* What the janitor made: a name in a directory, both by identity. */
-struct placeholder {
-    dev_t pdev, dev;
-    ino_t pino, ino;
-};
-
 struct janitor {
     pid_t pid;
     int sock;
+    int exe;     /* confpol-janitor, checked (runtime/helper.c) */
+    bool broken; /* it did not start or did not answer: refuse the launch */
     struct cp_rt_strv paths;
-    struct placeholder *made;
+    struct cp_rt_placeholder *made;
 };
 
-/* The parent directory of the absolute `path`, opened without following a
- * symlink at any component; *name points at the last component.  -1 with
- * errno. */
-static int parent_open(const char *path, const char **name)
+/* The janitor's child, between fork and exec: only async-signal-safe
+ * calls.  Its socket becomes descriptor CP_RT_JANITOR_FD, 0 and 1 are
+ * /dev/null, and nothing else of the launcher's stays open (with the
+ * launcher's end, or any other copy of it, open there, EOF would never
+ * come). */
+static _Noreturn void janitor_child(int sock, int exe, int null)
 {
-    const char *slash = strrchr(path, '/');
-    if (!slash || !slash[1]) {
-        errno = EINVAL;
-        return -1;
+    if (null >= 0) {
+        dup2(null, 0);
+        dup2(null, 1);
     }
-    *name = slash + 1;
-    if (slash == path)
-        return cp_rt_open_nofollow("/", O_PATH | O_DIRECTORY);
-    char *parent = cp_xstrndup(path, (size_t)(slash - path));
-    int fd = cp_rt_open_nofollow(parent, O_PATH | O_DIRECTORY);
-    int err = errno;
-    free(parent);
-    errno = err;
-    return fd;
-}
-
-/* Removes what the janitor made at `path` if it is still that: the
- * parent found without a symlink and still the same directory, the name
- * still the same file (an empty file, or a directory rmdir accepts).
- * Anything else is not ours any more: left alone. */
-static void remove_placeholder(const char *path, const struct placeholder *ph)
-{
-    const char *name;
-    int pfd = parent_open(path, &name);
-    struct stat pst;
-    if (pfd < 0)
-        return;
-    if (fstat(pfd, &pst) < 0 || pst.st_dev != ph->pdev ||
-        pst.st_ino != ph->pino) {
-        close(pfd);
-        return;
+    if (sock == CP_RT_JANITOR_FD) {
+        if (fcntl(sock, F_SETFD, 0) < 0)
+            _exit(127);
+    } else if (dup2(sock, CP_RT_JANITOR_FD) < 0) {
+        _exit(127);
     }
-    for (int tries = 0; tries < 40; tries++) {
-        struct stat st;
-        if (fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-            st.st_dev != ph->dev || st.st_ino != ph->ino)
-            break;
-        if (S_ISREG(st.st_mode) && st.st_size == 0)
-            unlinkat(pfd, name, 0); /* still the empty file we made */
-        if (!S_ISDIR(st.st_mode) || unlinkat(pfd, name, AT_REMOVEDIR) == 0 ||
-            errno != EBUSY)
-            break;
-        usleep(50 * 1000);
-    }
-    close(pfd);
-}
-
-/* 'M': a placeholder directory (0555), 'D': an ordinary directory (0755),
- * 'F': a placeholder file (0444).  Made beneath its parent's descriptor
- * (no symlink followed on the way), never following or replacing an
- * existing name (mkdirat, O_EXCL); its identity and its parent's in *ph.
- * 0 or an errno. */
-static int janitor_create(char mode, const char *path, struct placeholder *ph)
-{
-    const char *name;
-    int pfd = parent_open(path, &name);
-    if (pfd < 0)
-        return errno; /* ELOOP: a symlink on the way: refused */
-    int rc = 0;
-    struct stat pst, st;
-    if (mode != 'F') {
-        rc = mkdirat(pfd, name, mode == 'M' ? 0555 : 0755);
-    } else {
-        int fd = openat(pfd, name,
-                        O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                        0444);
-        rc = fd < 0 ? -1 : close(fd);
-    }
-    if (rc == 0 && (fstat(pfd, &pst) < 0 ||
-                    fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0))
-        rc = -1;
-    int err = rc ? errno : 0;
-    close(pfd);
-    if (err)
-        return err;
-    *ph = (struct placeholder){.pdev = pst.st_dev,
-                               .pino = pst.st_ino,
-                               .dev = st.st_dev,
-                               .ino = st.st_ino};
-    return 0;
-}
-
-/* The janitor's answer to a request: 0 or an errno, and what it made. */
-struct janitor_reply {
-    int err;
-    struct placeholder ph;
-};
-
-static _Noreturn void janitor_main(int sock)
-{
-    struct cp_rt_strv paths = {0};
-    struct placeholder *made = NULL;
-    int pidfd = -1;
-    char buf[PATH_MAX + 16];
-    for (;;) {
-        ssize_t n = recv(sock, buf, sizeof buf - 1, 0);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        buf[n] = '\0';
-        if (buf[0] == 'P') {
-            pidfd = (int)syscall(SYS_pidfd_open,
-                                 (pid_t)strtol(buf + 1, NULL, 10), 0);
-        } else if (buf[0] == 'M' || buf[0] == 'D' || buf[0] == 'F') {
-            struct janitor_reply rep = {0};
-            rep.err = janitor_create(buf[0], buf + 1, &rep.ph);
-            if (!rep.err) {
-                made = cp_xrealloc(made, (paths.n + 1) * sizeof *made);
-                made[paths.n] = rep.ph;
-                cp_rt_strv_push(&paths, buf + 1);
-            }
-            if (send(sock, &rep, sizeof rep, MSG_NOSIGNAL) < 0)
-                break;
-        }
-    }
-    /* The runtime is gone.  If it did not wait for bwrap (it was killed),
-     * give the sandbox a moment to die with it (--die-with-parent). */
-    if (pidfd >= 0) {
-        struct pollfd pf = {.fd = pidfd, .events = POLLIN};
-        poll(&pf, 1, 5000);
-    }
-    for (size_t i = paths.n; i-- > 0;)
-        remove_placeholder(paths.v[i], &made[i]);
-    _exit(0);
+    int keep[2] = {CP_RT_JANITOR_FD, exe}; /* exe: close-on-exec */
+    cp_rt_close_inherited(keep, 2);
+    /* Out of the terminal's process group, terminal signals ignored (kept
+     * across exec): a Ctrl-C must not take the placeholders' owner down
+     * with the rest. */
+    setsid();
+    static const int ign[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE};
+    for (size_t i = 0; i < sizeof ign / sizeof ign[0]; i++)
+        signal(ign[i], SIG_IGN);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    static char *const argv[] = {CP_RT_JANITOR_EXE, NULL};
+    syscall(SYS_execveat, exe, "", argv, environ, AT_EMPTY_PATH);
+    _exit(127);
 }
 
 static int janitor_start(struct janitor *j, struct cp_rt_err *e)
@@ -1330,33 +1083,18 @@ static int janitor_start(struct janitor *j, struct cp_rt_err *e)
     if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
         return cp_rt_fail(e, CP_RT_EXIT_ERROR, "socketpair: %s",
                           strerror(errno));
+    int null = open("/dev/null", O_RDWR | O_CLOEXEC);
     pid_t pid = fork();
+    if (pid == 0)
+        janitor_child(sv[1], j->exe, null);
+    int err = errno;
+    if (null >= 0)
+        close(null);
+    close(sv[1]);
     if (pid < 0) {
         close(sv[0]);
-        close(sv[1]);
-        return cp_rt_fail(e, CP_RT_EXIT_ERROR, "fork: %s", strerror(errno));
+        return cp_rt_fail(e, CP_RT_EXIT_ERROR, "fork: %s", strerror(err));
     }
-    if (pid == 0) {
-        setsid();
-        signal(SIGINT, SIG_IGN);
-        signal(SIGTERM, SIG_IGN);
-        signal(SIGHUP, SIG_IGN);
-        signal(SIGQUIT, SIG_IGN);
-        signal(SIGPIPE, SIG_IGN);
-        sigset_t all;
-        sigemptyset(&all);
-        sigprocmask(SIG_SETMASK, &all, NULL);
-        int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-        if (null >= 0) {
-            dup2(null, 0);
-            dup2(null, 1);
-        }
-        /* Only its socket: with the runtime's end (or any other copy of
-         * it) open here, EOF would never come. */
-        cp_rt_close_inherited(&sv[1], 1);
-        janitor_main(sv[1]);
-    }
-    close(sv[1]);
     j->pid = pid;
     j->sock = sv[0];
     return 0;
@@ -1384,8 +1122,10 @@ static int janitor_req(void *ctx, const char *path, char mode)
 {
     struct janitor *j = ctx;
     struct cp_rt_err e = {0};
-    if (j->pid <= 0 && janitor_start(j, &e))
+    if (j->broken || (j->pid <= 0 && janitor_start(j, &e))) {
+        j->broken = true;
         return EAGAIN;
+    }
     size_t n = strlen(path);
     if (n >= PATH_MAX)
         return ENAMETOOLONG;
@@ -1394,9 +1134,11 @@ static int janitor_req(void *ctx, const char *path, char mode)
     memcpy(msg + 1, path, n + 1);
     ssize_t w = send(j->sock, msg, n + 1, MSG_NOSIGNAL);
     free(msg);
-    struct janitor_reply rep;
-    if (w < 0 || recv(j->sock, &rep, sizeof rep, 0) != (ssize_t)sizeof rep)
+    struct cp_rt_janitor_reply rep;
+    if (w < 0 || recv(j->sock, &rep, sizeof rep, 0) != (ssize_t)sizeof rep) {
+        j->broken = true; /* gone (its exec failed, or it was killed) */
         return EIO;
+    }
     if (rep.err == 0) {
         size_t k = j->paths.n;
         j->made = cp_xrealloc(j->made, (k + 1) * sizeof *j->made);
@@ -1424,24 +1166,16 @@ static void janitor_finish(struct janitor *j)
         while (waitpid(j->pid, NULL, 0) < 0 && errno == EINTR)
             ;
         for (size_t i = j->paths.n; i-- > 0;)
-            remove_placeholder(j->paths.v[i], &j->made[i]);
+            cp_rt_placeholder_remove(j->paths.v[i], &j->made[i]);
     }
     cp_rt_strv_free(&j->paths);
     free(j->made);
+    int exe = j->exe; /* borrowed from the launch's helpers */
     memset(j, 0, sizeof *j);
+    j->exe = exe;
 }
 
 /* ---- launching ------------------------------------------------------------- */
-
-void cp_rt_warn(const char *prog, const char *fmt, ...)
-{
-    char buf[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "%s: warning: %s\n", prog, buf);
-}
 
 /* The entry points' one way to report: `PROG: MESSAGE` on stderr, and the
  * status returned (runtime/runtime.h, "Errors"). */
@@ -1824,6 +1558,8 @@ struct bw_run {
     bool open_ok;         /* fail open or --allow-unenforced */
     const char *open_why; /* which of the two, for the warnings */
     char *bwrap;
+    struct cp_rt_helper stage;   /* confpol-stage, next to the launcher */
+    struct cp_rt_helper janitor; /* confpol-janitor, next to it too */
     struct janitor jan;
     struct cp_rt_plan pl;
     struct cp_rt_proxy proxy;
@@ -1863,6 +1599,8 @@ static void run_teardown(struct bw_run *r, bool reap_proxy)
     cp_rt_strv_free(&r->swords);
     free(r->bwrap);
     r->bwrap = NULL;
+    cp_rt_helper_close(&r->stage);
+    cp_rt_helper_close(&r->janitor);
 }
 
 /* Prints the failure, tears down, returns its status. */
@@ -1941,7 +1679,13 @@ static int run_plan(struct bw_run *r, const struct cp_rt_artifact *a,
                               .make_dir = janitor_make_dir,
                               .make_file = janitor_make_file,
                               .ctx = &r->jan};
-    if (cp_rt_plan_build(&r->pl, a, p, &host, r->open_ok, &e))
+    int rc = cp_rt_plan_build(&r->pl, a, p, &host, r->open_ok, &e);
+    if (r->jan.broken) /* never a fallback: placeholders are not optional */
+        return run_fail(r, CP_RT_EXIT_ERROR,
+                        "its helper program %s did not answer; refusing to "
+                        "run",
+                        r->janitor.path);
+    if (rc)
         return run_fail(r, e.status, "%s%s", e.msg,
                         e.status == CP_RT_EXIT_CANNOT
                             ? "; refusing to run (use "
@@ -1963,6 +1707,8 @@ static int run_plan(struct bw_run *r, const struct cp_rt_artifact *a,
         cp_rt_strv_free(&r->pl.exec);
         r->pl.exec_on = false;
     }
+    r->pl.keep = r->l->keep;
+    r->pl.nkeep = r->l->nkeep;
     if (cp_rt_net_prepare(a, &r->pl, prog, &r->proxy, &e))
         return run_fail(r, e.status, "%s", e.msg);
     return 0;
@@ -2005,15 +1751,13 @@ static int run_open(struct bw_run *r)
  * what only the child needed.  0 or a status. */
 static int run_spawn(struct bw_run *r)
 {
-    const struct cp_rt_launch *l = r->l;
     char fds[4][16];
     snprintf(fds[0], sizeof fds[0], "%d", r->args_fd);
     snprintf(fds[1], sizeof fds[1], "%d", r->st[1]);
     snprintf(fds[2], sizeof fds[2], "%d", r->orig_err);
     snprintf(fds[3], sizeof fds[3], "%d", r->stage_fd);
-    /* bwrap --args FD --add-seccomp-fd FD -- EXE, at most 8 stage words,
-     * 3 descriptors, NULL */
-    const char *bargv[3 + 2 + 1 + 1 + 8 + 3 + 1];
+    /* bwrap --args FD --add-seccomp-fd FD -- STAGE, 3 descriptors, NULL */
+    const char *bargv[3 + 2 + 1 + 1 + 3 + 1];
     size_t nb = 0;
     bargv[nb++] = "bwrap";
     bargv[nb++] = "--args";
@@ -2029,9 +1773,7 @@ static int run_spawn(struct bw_run *r)
     bargv[nb++] = "--add-seccomp-fd";
     bargv[nb++] = sfd_word;
     bargv[nb++] = "--";
-    bargv[nb++] = l->stage.exe;
-    for (size_t k = 0; k < l->stage.nargv && k < 8; k++)
-        bargv[nb++] = l->stage.argv[k];
+    bargv[nb++] = r->stage.path;
     bargv[nb++] = fds[1];
     bargv[nb++] = fds[2];
     bargv[nb++] = fds[3];
@@ -2225,6 +1967,14 @@ static int launch_outcome(struct superv *s, const char *bwrap, char *reason,
     if (l->fallback_why && s->err.len &&
         write(2, s->err.text, s->err.len) < 0) {
     }
+    if (strstr(s->err.text, "Unknown option --bind-fd") ||
+        strstr(s->err.text, "Unknown option --ro-bind-fd"))
+        /* cp_rt_bwrap_has_bind_fd said yes wrongly (its binary names the
+         * option but does not take it): a refusal, never a fallback. */
+        return fail_msg(l->prog, CP_RT_EXIT_ERROR,
+                        "%s does not take --bind-fd although its binary "
+                        "names it; refusing to run",
+                        bwrap);
     const char *hint = cp_rt_bwrap_hint(s->err.text);
     snprintf(reason, size,
              "bwrap failed before the command started (exit %d)%s%s",
@@ -2243,7 +1993,10 @@ int cp_rt_run_bwrap(const struct cp_rt_artifact *a,
                        .orig_err = -1,
                        .args_fd = -1,
                        .stage_fd = -1,
-                       .sigfd = -1};
+                       .sigfd = -1,
+                       .stage = {.fd = -1},
+                       .janitor = {.fd = -1},
+                       .jan = {.exe = -1}};
     r.open_why = l->allow_unenforced ? "--allow-unenforced"
                                      : "'fail open' in the policy";
     bool enforce_exec;
@@ -2253,6 +2006,11 @@ int cp_rt_run_bwrap(const struct cp_rt_artifact *a,
     r.bwrap = cp_rt_find_bwrap();
     if (!r.bwrap)
         return no_bwrap(&r);
+    struct cp_rt_err e = {0};
+    if (cp_rt_helper_open(CP_RT_STAGE_EXE, &r.stage, &e) ||
+        cp_rt_helper_open(CP_RT_JANITOR_EXE, &r.janitor, &e))
+        return run_fail(&r, e.status, "%s", e.msg);
+    r.jan.exe = r.janitor.fd;
     if ((rc = run_plan(&r, a, p, enforce_exec)) || (rc = run_open(&r)) ||
         (rc = run_spawn(&r)))
         return rc;

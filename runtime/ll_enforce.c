@@ -41,67 +41,9 @@
 #include <unistd.h>
 
 #include "arena.h"
+#include "landlock_abi.h"
 
 extern char **environ;
-
-#ifndef SYS_landlock_create_ruleset
-#define SYS_landlock_create_ruleset 444
-#endif
-#ifndef SYS_landlock_add_rule
-#define SYS_landlock_add_rule 445
-#endif
-#ifndef SYS_landlock_restrict_self
-#define SYS_landlock_restrict_self 446
-#endif
-
-/* include/uapi/linux/landlock.h (own copy: the installed one may be older). */
-#define LL_VERSION (1U << 0)
-#define LL_RULE_PATH_BENEATH 1
-#define LL_EXECUTE (1ULL << 0)
-#define LL_WRITE_FILE (1ULL << 1)
-#define LL_READ_FILE (1ULL << 2)
-#define LL_READ_DIR (1ULL << 3)
-#define LL_REMOVE_DIR (1ULL << 4)
-#define LL_REMOVE_FILE (1ULL << 5)
-#define LL_MAKE_CHAR (1ULL << 6)
-#define LL_MAKE_DIR (1ULL << 7)
-#define LL_MAKE_REG (1ULL << 8)
-#define LL_MAKE_SOCK (1ULL << 9)
-#define LL_MAKE_FIFO (1ULL << 10)
-#define LL_MAKE_BLOCK (1ULL << 11)
-#define LL_MAKE_SYM (1ULL << 12)
-#define LL_REFER (1ULL << 13)
-#define LL_TRUNCATE (1ULL << 14)
-#define LL_IOCTL_DEV (1ULL << 15)
-#define LL_ABI1_FS ((1ULL << 13) - 1)
-#define LL_NET_BIND_TCP (1ULL << 0)
-#define LL_NET_CONNECT_TCP (1ULL << 1)
-#define LL_SCOPE_ABSTRACT_UNIX (1ULL << 0)
-#define LL_SCOPE_SIGNAL (1ULL << 1)
-#define LL_RESTRICT_LOG_NEW_EXEC_ON (1U << 1)
-
-/* Rights that only a directory rule may carry. */
-#define LL_DIR_ONLY                                                            \
-    (LL_READ_DIR | LL_REMOVE_DIR | LL_REMOVE_FILE | LL_MAKE_CHAR |             \
-     LL_MAKE_DIR | LL_MAKE_REG | LL_MAKE_SOCK | LL_MAKE_FIFO | LL_MAKE_BLOCK | \
-     LL_MAKE_SYM | LL_REFER)
-#define LL_READ (LL_READ_FILE | LL_READ_DIR)
-#define LL_WRITE                                                               \
-    (LL_WRITE_FILE | LL_TRUNCATE | LL_REMOVE_DIR | LL_REMOVE_FILE |            \
-     LL_MAKE_CHAR | LL_MAKE_DIR | LL_MAKE_REG | LL_MAKE_SOCK | LL_MAKE_FIFO |  \
-     LL_MAKE_BLOCK | LL_MAKE_SYM | LL_REFER)
-#define LL_DEV (LL_READ_FILE | LL_WRITE_FILE | LL_TRUNCATE | LL_IOCTL_DEV)
-
-struct ll_attr {
-    uint64_t handled_access_fs;
-    uint64_t handled_access_net; /* ABI 4 */
-    uint64_t scoped;             /* ABI 6 */
-};
-
-struct ll_path_beneath {
-    uint64_t allowed_access;
-    int32_t parent_fd;
-} __attribute__((packed));
 
 /* The test-only cap (spec/runtime.md §12.7): never set it in production. */
 #define CP_LL_TEST_CAP_ENV "CONFPOL_TEST_LANDLOCK_ABI"
@@ -352,32 +294,24 @@ static void add_target(struct llp *L, const char *path, bool read)
  * link itself: canonical parent + name.  Protecting the link keeps the
  * sandbox from replacing it by a directory of its own at the protected
  * name (stricter than following it only). */
+struct link_target {
+    struct llp *L;
+    bool read;
+};
+
+static bool add_link_target(void *ctx, const char *link, const char *parent)
+{
+    const struct link_target *t = ctx;
+    char *at = cp_rt_path_child(parent, strrchr(link, '/') + 1);
+    add_target(t->L, at, t->read);
+    free(at);
+    return false; /* every one */
+}
+
 static void add_link_targets(struct llp *L, const char *path, bool read)
 {
-    char *q = cp_xstrdup(path);
-    for (char *s = q + 1;; s++) {
-        if (*s != '/' && *s != '\0')
-            continue;
-        char c = *s;
-        *s = '\0';
-        struct stat st;
-        if (lstat(q, &st) == 0 && S_ISLNK(st.st_mode)) {
-            char *slash = strrchr(q, '/');
-            *slash = '\0';
-            char *pr = realpath(*q ? q : "/", NULL);
-            *slash = '/';
-            if (pr) {
-                char *link = cp_rt_path_child(pr, slash + 1);
-                add_target(L, link, read);
-                free(link);
-                free(pr);
-            }
-        }
-        if (c == '\0')
-            break;
-        *s = c;
-    }
-    free(q);
+    struct link_target t = {L, read};
+    cp_rt_path_links(path, add_link_target, &t);
 }
 
 /* A deny target (ro: deny write; mask: deny read, which bwrap makes
@@ -386,7 +320,7 @@ static int deny_target(struct llp *L, const char *path, bool read)
 {
     const char *what = read ? "deny-read target" : "deny-write target";
     add_link_targets(L, path, read);
-    char *real = realpath(path, NULL);
+    char *real = cp_rt_walk_real(path);
     if (real) {
         struct stat st;
         if (stat(real, &st) == 0 && !S_ISDIR(st.st_mode) && st.st_nlink > 1) {
@@ -431,7 +365,7 @@ static int deny_target(struct llp *L, const char *path, bool read)
     }
     char *slash = strrchr(c, '/');
     *slash = '\0';
-    char *pr = realpath(*c ? c : "/", NULL);
+    char *pr = cp_rt_walk_real(*c ? c : "/");
     if (pr) {
         char *cc = cp_rt_path_child(pr, slash + 1);
         add_target(L, cc, read);
@@ -471,11 +405,6 @@ static int target_rel(const struct llp *L, const char *path, bool read_only)
             rel = 1;
     }
     return rel;
-}
-
-static int cmp_name(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /* Grants `access` beneath X minus the targets: X itself gets nothing when
@@ -529,7 +458,7 @@ static void grant_minus(struct llp *L, const char *x, uint64_t access,
     closedir(d);
     /* Sorted: the plan does not depend on directory order. */
     if (names.n > 1)
-        qsort(names.v, names.n, sizeof *names.v, cmp_name);
+        qsort(names.v, names.n, sizeof *names.v, cp_rt_cmp_str);
     for (size_t i = 0; i < names.n; i++) {
         char *child = cp_rt_path_child(x, names.v[i]);
         grant_minus(L, child, access, read_kind, depth + 1);
@@ -671,34 +600,28 @@ static int ll_args(struct llp *L, const struct cp_rt_artifact *a)
 
 /* An exec entry reached through a symlink whose own location is writable
  * grants whatever the link is later pointed at: not granted (stricter). */
+struct replaceable {
+    const struct llp *L;
+    char *link;
+    size_t size;
+};
+
+static bool link_in_write_root(void *ctx, const char *link, const char *parent)
+{
+    const struct replaceable *r = ctx;
+    for (size_t i = 0; i < r->L->wroots.n; i++)
+        if (cp_rt_path_beneath(r->L->wroots.v[i], parent)) {
+            snprintf(r->link, r->size, "%s", link);
+            return true;
+        }
+    return false;
+}
+
 static bool replaceable_link(const struct llp *L, const char *path, char *link,
                              size_t size)
 {
-    char *q = cp_xstrdup(path);
-    bool found = false;
-    for (char *s = q + 1; !found; s++) {
-        if (*s != '/' && *s != '\0')
-            continue;
-        char c = *s;
-        *s = '\0';
-        struct stat st;
-        if (lstat(q, &st) == 0 && S_ISLNK(st.st_mode)) {
-            char *slash = strrchr(q, '/');
-            *slash = '\0';
-            char *pr = realpath(*q ? q : "/", NULL);
-            *slash = '/';
-            for (size_t i = 0; pr && i < L->wroots.n && !found; i++)
-                found = cp_rt_path_beneath(L->wroots.v[i], pr);
-            free(pr);
-            if (found)
-                snprintf(link, size, "%s", q);
-        }
-        if (c == '\0')
-            break;
-        *s = c;
-    }
-    free(q);
-    return found;
+    struct replaceable r = {L, link, size};
+    return cp_rt_path_links(path, link_in_write_root, &r);
 }
 
 /* Records the plan does not lower: read by the parser, or by ll_args. */
@@ -715,10 +638,7 @@ static char *ll_rec_path(const struct cp_rt_rec *r, const char *root)
 {
     if (r->tag == CP_RT_T_MASKGLOB || r->tag == CP_RT_T_ROGLOB)
         return NULL;
-    if (!*r->f2)
-        return cp_xstrdup(root);
-    return strcmp(root, "/") ? cp_rt_path_child(root, r->f2 + 1)
-                             : cp_xstrdup(r->f2);
+    return cp_rt_path_join(root, r->f2);
 }
 
 /* A write root, kept at its canonical place; one reached through a
@@ -726,7 +646,7 @@ static char *ll_rec_path(const struct cp_rt_rec *r, const char *root)
 static int ll_write_root(struct llp *L, const char *path)
 {
     int rc = 0;
-    char *real = realpath(path, NULL);
+    char *real = cp_rt_walk_real(path);
     if (real && strcmp(real, path))
         plan_note(
             &L->pl->notes,
@@ -856,7 +776,7 @@ static void ll_exec_grants(struct llp *L, const char *cmd)
                       xg.v[i], link);
             continue;
         }
-        char *real = realpath(xg.v[i], NULL);
+        char *real = cp_rt_walk_real(xg.v[i]);
         if (real)
             grant(L, real, NULL, LL_EXECUTE);
         free(real);

@@ -40,27 +40,74 @@ static bool mid_is_bind(const char *opt)
     return !strcmp(opt, "--bind") || !strcmp(opt, "--ro-bind");
 }
 
-/* Is word i's destination (a mount at d) hidden by a later mount of the
- * words at d itself or above it?  Then the later mount is the one the
- * sandbox sees, and the one verified. */
-static bool mid_covered(const struct cp_rt_strv *w, size_t i, const char *d)
+/* The last word index at which each destination is mounted, sorted by
+ * path: word i's mount at d is hidden by a later mount at d or above it
+ * when one of d's prefixes was mounted after i.  Built in one pass, asked
+ * once per component of d: no quadratic scan of the words. */
+struct mid_last {
+    const char *path;
+    size_t word;
+};
+
+static int mid_last_cmp(const void *a, const void *b)
 {
-    for (size_t k = i + 1 + (size_t)cp_rt_bwrap_nargs(w->v[i]); k < w->n;) {
-        int na = cp_rt_bwrap_nargs(w->v[k]);
+    return strcmp(((const struct mid_last *)a)->path,
+                  ((const struct mid_last *)b)->path);
+}
+
+/* The mounts' destinations of w, sorted, each with its last word; *n. */
+static struct mid_last *mid_last_build(const struct cp_rt_strv *w, size_t *n)
+{
+    struct mid_last *v = cp_xmalloc((w->n + 1) * sizeof *v);
+    size_t k = 0;
+    for (size_t i = 0; i < w->n;) {
+        int na = cp_rt_bwrap_nargs(w->v[i]);
         if (na < 0)
-            return true; /* not a word list the planner made: be strict */
-        const char *dst = na ? w->v[k + (size_t)na] : NULL;
-        bool mounts = mid_is_bind(w->v[k]) || !strcmp(w->v[k], "--tmpfs") ||
-                      !strcmp(w->v[k], "--dev") || !strcmp(w->v[k], "--proc") ||
-                      !strcmp(w->v[k], "--bind-try") ||
-                      !strcmp(w->v[k], "--ro-bind-try") ||
-                      !strcmp(w->v[k], "--dev-bind") ||
-                      !strcmp(w->v[k], "--dev-bind-try");
-        if (mounts && dst && cp_rt_path_beneath(dst, d))
-            return true;
-        k += 1 + (size_t)na;
+            break; /* cp_rt_plan_identities refuses such words */
+        if (na && cp_rt_bwrap_mounts(w->v[i]) && i + (size_t)na < w->n)
+            v[k++] = (struct mid_last){w->v[i + (size_t)na], i};
+        i += 1 + (size_t)na;
     }
-    return false;
+    /* qsort is not stable: of equal paths the largest word is kept. */
+    qsort(v, k, sizeof *v, mid_last_cmp);
+    size_t out = 0;
+    for (size_t i = 0; i < k; i++) {
+        if (out && !strcmp(v[out - 1].path, v[i].path)) {
+            if (v[i].word > v[out - 1].word)
+                v[out - 1].word = v[i].word;
+        } else {
+            v[out++] = v[i];
+        }
+    }
+    *n = out;
+    return v;
+}
+
+/* Was `path` (a prefix of a destination, exactly) mounted after word i? */
+static bool mid_later_at(const struct mid_last *v, size_t n, const char *path,
+                         size_t i)
+{
+    struct mid_last key = {path, 0};
+    const struct mid_last *f = bsearch(&key, v, n, sizeof *v, mid_last_cmp);
+    return f && f->word > i;
+}
+
+/* Is word i's destination d hidden by a later mount of the words at d
+ * itself or above it?  Then the later mount is the one the sandbox sees,
+ * and the one verified. */
+static bool mid_covered(const struct mid_last *v, size_t n, size_t i,
+                        const char *d)
+{
+    if (mid_later_at(v, n, "/", i) || mid_later_at(v, n, d, i))
+        return true;
+    char *p = cp_xstrdup(d);
+    bool hit = false;
+    for (char *s = strrchr(p, '/'); s && s > p && !hit; s = strrchr(p, '/')) {
+        *s = '\0';
+        hit = mid_later_at(v, n, p, i);
+    }
+    free(p);
+    return hit;
 }
 
 static void mid_push(struct cp_rt_plan *pl, size_t word, const struct stat *st,
@@ -93,16 +140,21 @@ static bool mid_own(const char *opt, const char *src, const char *dst)
 int cp_rt_plan_identities(struct cp_rt_plan *pl, struct cp_rt_err *e)
 {
     const struct cp_rt_strv *w = &pl->words;
-    for (size_t i = 0; i < w->n;) {
+    size_t nlast;
+    struct mid_last *last = mid_last_build(w, &nlast);
+    int rc = 0;
+    for (size_t i = 0; i < w->n && !rc;) {
         int na = cp_rt_bwrap_nargs(w->v[i]);
-        if (na < 0 || i + (size_t)na >= w->n)
-            return cp_rt_fail(e, CP_RT_EXIT_ERROR,
-                              "internal error: bwrap word '%.100s' at %zu",
-                              w->v[i], i);
+        if (na < 0 || i + (size_t)na >= w->n) {
+            rc = cp_rt_fail(e, CP_RT_EXIT_ERROR,
+                            "internal error: bwrap word '%.100s' at %zu",
+                            w->v[i], i);
+            break;
+        }
         const char *src = na == 2 ? w->v[i + 1] : NULL;
         const char *dst = na ? w->v[i + (size_t)na] : NULL;
         bool own = mid_own(w->v[i], src, dst);
-        bool verify = own && !mid_covered(w, i, dst);
+        bool verify = own && !mid_covered(last, nlast, i, dst);
         struct stat st;
         int r = mid_is_bind(w->v[i]) && src && *src == '/' ? lstat(src, &st)
                                                            : -1;
@@ -111,16 +163,17 @@ int cp_rt_plan_identities(struct cp_rt_plan *pl, struct cp_rt_err *e)
         } else if (own && mid_is_bind(w->v[i])) {
             /* The planner's own binds are canonical: a symlink or nothing
              * there now is another process at work. */
-            return cp_rt_fail(e, CP_RT_EXIT_CHANGED,
-                              "cannot enforce: '%s' %s while the launch was "
-                              "planned",
-                              src, r == 0 ? "became a symlink" : "disappeared");
+            rc = cp_rt_fail(e, CP_RT_EXIT_CHANGED,
+                            "cannot enforce: '%s' %s while the launch was "
+                            "planned",
+                            src, r == 0 ? "became a symlink" : "disappeared");
         } else if (verify) {
             mid_push(pl, i, NULL, true);
         }
         i += 1 + (size_t)na;
     }
-    return 0;
+    free(last);
+    return rc;
 }
 
 /* The source of identity m opened without following a symlink and checked
@@ -195,68 +248,6 @@ void cp_rt_fds_close(struct cp_rt_fds *fds)
         close(fds->v[i]);
     free(fds->v);
     memset(fds, 0, sizeof *fds);
-}
-
-/* "DEV:INO:TYPE" into want; false when malformed. */
-/* One decimal field of an identity, ended by `stop`: false when it is not
- * one. */
-static bool mid_field(const char **s, char stop, uintmax_t *out)
-{
-    char *end;
-    errno = 0;
-    *out = strtoumax(*s, &end, 10);
-    if (errno || end == *s || *end != stop)
-        return false;
-    *s = end + (stop != '\0');
-    return true;
-}
-
-static bool mid_parse(const char *s, struct stat *want)
-{
-    uintmax_t d, i, t;
-    if (!mid_field(&s, ':', &d) || !mid_field(&s, ':', &i) ||
-        !mid_field(&s, '\0', &t))
-        return false;
-    want->st_dev = (dev_t)d;
-    want->st_ino = (ino_t)i;
-    want->st_mode = (mode_t)t;
-    return true;
-}
-
-int cp_rt_verify_mount(const char *id, const char *path, char *why, size_t size)
-{
-    struct stat want = {0}, st;
-    bool has_id = strcmp(id, "-") != 0;
-    if (has_id && !mid_parse(id, &want)) {
-        snprintf(why, size, "bad identity '%.40s'", id);
-        return -1;
-    }
-    int fd = cp_rt_open_nofollow(path, O_PATH);
-    if (fd < 0) {
-        snprintf(why, size, "%s",
-                 errno == ELOOP ? "a symlink lies on its way"
-                                : strerror(errno));
-        return -1;
-    }
-    struct statx sx;
-    int r = statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW,
-                  STATX_BASIC_STATS, &sx);
-    int f = fstat(fd, &st);
-    close(fd);
-    if (r < 0 || f < 0) {
-        snprintf(why, size, "%s", strerror(errno));
-        return -1;
-    }
-    if ((sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) &&
-        !(sx.stx_attributes & STATX_ATTR_MOUNT_ROOT)) {
-        snprintf(why, size, "no mount is there: it was placed elsewhere");
-        return -1;
-    }
-    if (has_id && !cp_rt_same_file(&st, &want)) {
-        snprintf(why, size, "another file is mounted there");
-        return -1;
-    }
-    return 0;
 }
 
 bool cp_rt_bwrap_has_bind_fd(const char *bwrap)

@@ -28,6 +28,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "artifact_vocab.h"
+
 /* Exit statuses of the runtime's own failures (spec/runtime.md). */
 #define CP_RT_EXIT_ERROR 125    /* bad artifact, bad params, internal error */
 #define CP_RT_EXIT_CANNOT 126   /* cannot enforce (bwrap, userns, Landlock) */
@@ -59,23 +61,25 @@ void cp_rt_warn(const char *prog, const char *fmt, ...)
 
 /* ---- artifact (runtime/artifact.c) ----------------------------------- */
 
+/* The .bwrap record tags: util/artifact_vocab.h defines them once, for the
+ * back end that writes them and this reader. */
 enum cp_rt_tag {
-    CP_RT_T_HEADER,   /* confpol-bwrap VERSION */
-    CP_RT_T_PROFILE,  /* profile NAME */
-    CP_RT_T_FAIL,     /* fail closed|open */
-    CP_RT_T_PARAM,    /* param NAME */
-    CP_RT_T_ARG,      /* arg WORD */
-    CP_RT_T_BIND,     /* bind ROOT REST */
-    CP_RT_T_RO,       /* ro ROOT REST */
-    CP_RT_T_PIN,      /* pin ROOT REST */
-    CP_RT_T_PINRO,    /* pinro ROOT REST (emitted by backends/bwrap.c) */
-    CP_RT_T_MASK,     /* mask ROOT REST */
-    CP_RT_T_MASKGLOB, /* maskglob ROOT PATTERN */
-    CP_RT_T_ROGLOB,   /* roglob ROOT PATTERN */
-    CP_RT_T_EXEC,     /* exec ROOT REST */
-    CP_RT_T_END,      /* end COUNT SHA256 */
-    CP_RT_T_NET,      /* net PATTERN WHERE (PATTERN "" for net deny) */
-    CP_RT_T_SOCKET,   /* socket ROOT REST WHERE (a named Unix socket) */
+    CP_RT_T_HEADER = CP_BW_HEADER,     /* confpol-bwrap VERSION */
+    CP_RT_T_PROFILE = CP_BW_PROFILE,   /* profile NAME */
+    CP_RT_T_FAIL = CP_BW_FAIL,         /* fail closed|open */
+    CP_RT_T_PARAM = CP_BW_PARAM,       /* param NAME */
+    CP_RT_T_ARG = CP_BW_ARG,           /* arg WORD */
+    CP_RT_T_BIND = CP_BW_BIND,         /* bind ROOT REST */
+    CP_RT_T_RO = CP_BW_RO,             /* ro ROOT REST */
+    CP_RT_T_PIN = CP_BW_PIN,           /* pin ROOT REST */
+    CP_RT_T_PINRO = CP_BW_PINRO,       /* pinro ROOT REST */
+    CP_RT_T_MASK = CP_BW_MASK,         /* mask ROOT REST */
+    CP_RT_T_MASKGLOB = CP_BW_MASKGLOB, /* maskglob ROOT PATTERN */
+    CP_RT_T_ROGLOB = CP_BW_ROGLOB,     /* roglob ROOT PATTERN */
+    CP_RT_T_EXEC = CP_BW_EXEC,         /* exec ROOT REST */
+    CP_RT_T_END = CP_BW_END,           /* end COUNT SHA256 */
+    CP_RT_T_NET = CP_BW_NET, /* net PATTERN WHERE (PATTERN "" for net deny) */
+    CP_RT_T_SOCKET = CP_BW_SOCKET, /* socket ROOT REST WHERE */
 };
 
 struct cp_rt_rec {
@@ -201,6 +205,11 @@ int cp_rt_open_nofollow(const char *path, int flags);
 int cp_rt_openat_nofollow(int dirfd, const char *path, int flags);
 /* DIR "/" NAME (heap; "/" NAME under the root). */
 char *cp_rt_path_child(const char *dir, const char *name);
+/* A record's path: ROOT followed by REST ("" or "/..."), "/" + "/x" being
+ * "/x" (heap).  The one copy of both planners. */
+char *cp_rt_path_join(const char *root, const char *rest);
+/* strcmp of two char * for qsort (both planners sort names). */
+int cp_rt_cmp_str(const void *a, const void *b);
 /* Same device, inode and file type. */
 struct stat;
 bool cp_rt_same_file(const struct stat *a, const struct stat *b);
@@ -223,6 +232,40 @@ long cp_rt_proc_stat_field(long pid, int field);
 /* The N of --keep-fd N: an open descriptor from 3 up.  0, or
  * CP_RT_EXIT_ERROR with e. */
 int cp_rt_keep_fd_parse(const char *s, int *out, struct cp_rt_err *e);
+
+/* ---- resolving a path (runtime/walk.c) --------------------------------- */
+
+/* What cp_rt_walk_path found: the canonical existing prefix, the missing
+ * rest ("" when everything exists), or a symlink it would not follow. */
+struct cp_rt_walk {
+    char *real;
+    char *rest;
+    char *link;    /* a symlink the sandbox could replace (not followed) */
+    bool via_link; /* a symlink was followed on the way */
+};
+/* realpath of the absolute `path`, one component at a time beneath the
+ * descriptor of the one before (O_NOFOLLOW), the one resolution of both
+ * planners.  A symlink met in directory D is followed unless may_follow
+ * (NULL: always) says no for D; then w->link names it and nothing else is
+ * set.  A missing component ends the walk: w->real is what exists,
+ * w->rest what does not.  0 or an errno. */
+int cp_rt_walk_path(const char *path,
+                    bool (*may_follow)(void *ctx, const char *dir), void *ctx,
+                    struct cp_rt_walk *w);
+void cp_rt_walk_free(struct cp_rt_walk *w);
+/* cp_rt_walk_path following every symlink, for what realpath(3) did: the
+ * canonical path (heap), or NULL with errno (ENOENT when a part is
+ * missing). */
+char *cp_rt_walk_real(const char *path);
+/* Calls fn(ctx, LINK, PARENT) for each component of `path` (as written)
+ * that is a symlink now, LINK that component's path as written and PARENT
+ * the canonical path of its directory, until fn returns true; returns
+ * whether one did.  The symlinks on a target's way, for both what the
+ * Landlock planner protects and what it will not grant through. */
+bool cp_rt_path_links(const char *path,
+                      bool (*fn)(void *ctx, const char *link,
+                                 const char *parent),
+                      void *ctx);
 
 /* ---- plan: records + host state -> bwrap words (runtime/launch.c) ------ */
 
@@ -282,6 +325,8 @@ struct cp_rt_plan {
     bool unix_closed; /* the stage closes Unix sockets (seccomp) */
     struct cp_rt_strv sockets; /* named sockets: PATH WHERE pairs, bound */
     const char *prog;          /* the stage's message prefix (not owned) */
+    const int *keep; /* --keep-fd: the stage keeps them open (not owned) */
+    size_t nkeep;
 };
 
 /* Derives the words from the records in order.  `unenforced_ok`: a record
@@ -294,6 +339,9 @@ void cp_rt_plan_free(struct cp_rt_plan *pl);
 
 /* The arity of a bwrap option the planner knows, or -1. */
 int cp_rt_bwrap_nargs(const char *opt);
+/* Does the option place a mount at its last value (the binds, --proc,
+ * --dev, --tmpfs, --mqueue)?  From the same table. */
+bool cp_rt_bwrap_mounts(const char *opt);
 
 /* ---- mount identities (runtime/mountid.c; spec/runtime.md §5) -------- */
 
@@ -318,19 +366,60 @@ int cp_rt_verify_mount(const char *id, const char *path, char *why,
 
 /* Two NUL-separated streams, each passed in an inherited memfd: `bwrap`
  * gets the runtime's fixed words and the plan words through `--args FD`;
- * the stage gets its options (--landlock, --exec P, --verify-ro P), "--"
- * and the command.  bubblewrap 0.8 ignores a command inside an --args file,
- * so bwrap's own argv is only `bwrap --args FD -- STAGE... FD FD FD`.
- * Returns 0, or CP_RT_EXIT_ERROR when bwrap's argument cap would be
- * exceeded. */
-struct cp_rt_stage {
-    const char *exe;         /* binary that runs the stage inside */
-    const char *const *argv; /* words after exe before the stage args */
-    size_t nargv;            /* e.g. {"--stage"} or {"run", "--stage"} */
-};
+ * the stage gets its options (--keep-fd N, --landlock, --exec P,
+ * --verify-ro P), "--" and the command.  bubblewrap 0.8 ignores a command
+ * inside an --args file, so bwrap's own argv is only `bwrap --args FD --
+ * confpol-stage FD FD FD`.  Returns 0, or CP_RT_EXIT_ERROR when bwrap's
+ * argument cap would be exceeded. */
 int cp_rt_args_stream(const struct cp_rt_plan *pl, char *const *cmd,
                       size_t ncmd, struct cp_rt_strv *bwrap_words,
                       struct cp_rt_strv *stage_words, struct cp_rt_err *e);
+
+/* ---- helper programs (runtime/helper.c; spec/runtime.md §11.1) ------- */
+
+#define CP_RT_STAGE_EXE "confpol-stage"
+#define CP_RT_JANITOR_EXE "confpol-janitor"
+
+struct cp_rt_helper {
+    char *path; /* DIR/NAME, DIR the launcher's own directory */
+    int fd;     /* O_PATH, close-on-exec: the file that was checked */
+};
+/* Opens the helper `name` next to this program's own binary (the
+ * directory of /proc/self/exe, as a descriptor; never PATH) and checks it:
+ * a regular executable file, not a symlink, writable by its owner alone,
+ * owned by root or the launcher's owner.  0, or CP_RT_EXIT_ERROR with e
+ * (a refusal, never a fallback to running unconfined). */
+int cp_rt_helper_open(const char *name, struct cp_rt_helper *h,
+                      struct cp_rt_err *e);
+void cp_rt_helper_close(struct cp_rt_helper *h);
+
+/* ---- placeholders and the janitor (runtime/placeholder.c, janitor.c) -- */
+
+/* What the janitor made: a name in a directory, both by identity. */
+struct cp_rt_placeholder {
+    dev_t pdev, dev;
+    ino_t pino, ino;
+};
+/* The janitor's answer to a request: 0 or an errno, and what it made. */
+struct cp_rt_janitor_reply {
+    int err;
+    struct cp_rt_placeholder ph;
+};
+/* The parent directory of the absolute `path`, opened without following a
+ * symlink at any component; *name points at the last component.  -1 with
+ * errno. */
+int cp_rt_parent_open(const char *path, const char **name);
+/* Removes what the janitor made at `path` if it is still that (parent and
+ * name by identity, an empty file or a directory rmdir accepts); anything
+ * else is left alone. */
+void cp_rt_placeholder_remove(const char *path,
+                              const struct cp_rt_placeholder *ph);
+/* The janitor's loop on its socket: requests "M|D|F PATH" (placeholder
+ * directory, ordinary directory, placeholder file) and "P PID" (the
+ * sandbox to wait for); at EOF removes what it made and exits. */
+_Noreturn void cp_rt_janitor_main(int sock);
+/* The descriptor the janitor's socket has when confpol-janitor starts. */
+#define CP_RT_JANITOR_FD 3
 
 /* ---- launch (runtime/launch.c) --------------------------------------- */
 
@@ -343,7 +432,6 @@ enum cp_rt_enforcer {
 
 struct cp_rt_launch {
     const char *prog; /* message prefix: "confpol-run", "confpol run" */
-    struct cp_rt_stage stage;
     char *const *cmd; /* CMD [ARG]..., NULL-terminated */
     size_t ncmd;
     bool allow_unenforced; /* --allow-unenforced */
@@ -386,13 +474,14 @@ char *cp_rt_find_bwrap(void);
 int cp_rt_glob_matches(const char *root, const char *pat,
                        struct cp_rt_strv *out);
 
-/* ---- Landlock stage (runtime/landlock.c) ------------------------------- */
+/* ---- Landlock stage (runtime/landlock.c, runtime/stage.c) ------------------------------- */
 
 /* ABI version, or -errno (ENOSYS, EOPNOTSUPP) when unavailable. */
 int cp_rt_landlock_abi(void);
-/* The stage inside the sandbox: argv = STATUS_FD ERR_FD ARGS_FD, where
- * ARGS_FD holds [--landlock] [--exec P]... [--verify-ro P]... -- CMD
- * [ARG]... NUL-separated.  Never returns on success. */
+/* The stage inside the sandbox (confpol-stage, runtime/stage.c): argv =
+ * STATUS_FD ERR_FD ARGS_FD, where ARGS_FD holds [--keep-fd N]...
+ * [--landlock] [--exec P]... [--verify-ro P]... -- CMD [ARG]...
+ * NUL-separated.  Never returns on success. */
 int cp_rt_stage_main(int argc, char **argv);
 /* PT_INTERP of an ELF file into buf; returns 0 or -1 (not ELF, static). */
 int cp_rt_elf_interp(const char *path, char *buf, size_t size);

@@ -10,6 +10,7 @@
  * refused (build/confpol-run-portable runs it, with a stand-in for
  * sandbox-exec, for the tests). */
 #include "runtime.h"
+#include "artifact_vocab.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -25,9 +26,9 @@
 #include "netmatch.h"
 #include "netproxy.h"
 
-#define SB_PARAM_PREFIX ";; confpol-param "
-#define SB_ANC_PREFIX ";; confpol-ancestors "
-#define SB_NET_PREFIX ";; confpol-net "
+#define SB_PARAM_PREFIX CP_SB_PARAM_LINE
+#define SB_ANC_PREFIX CP_SB_ANCESTORS_LINE
+#define SB_NET_PREFIX CP_SB_NET_LINE
 
 /* A line of the profile that starts with a given prefix: the whole line
  * (n bytes) and its text after the prefix (k bytes). */

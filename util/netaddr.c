@@ -228,16 +228,6 @@ bool cp_net_addr_allowed(const struct cp_net_rule *rules, size_t n,
            (c.loopback && addr_rule_allows(rules, n, NULL, port));
 }
 
-int cp_sockaddr_family(const void *sa, size_t len)
-{
-    sa_family_t f;
-    size_t off = offsetof(struct sockaddr, sa_family);
-    if (len < off + sizeof f)
-        return -1;
-    memcpy(&f, (const char *)sa + off, sizeof f);
-    return f;
-}
-
 bool cp_ip_from_sockaddr(const void *sa, size_t len, struct cp_ip *out)
 {
     union cp_sockaddr u;

@@ -14,6 +14,7 @@
 #include <netinet/in.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 
@@ -87,8 +88,17 @@ bool cp_net_addr_allowed(const struct cp_net_rule *rules, size_t n,
                          const struct cp_ip *ip, unsigned port, bool host_own,
                          const char **why);
 
-/* The family of a socket address of len bytes (read by memcpy), or -1. */
-int cp_sockaddr_family(const void *sa, size_t len);
+/* The family of a socket address of len bytes (read by memcpy), or -1.
+ * Inline: the stage's socket helpers need it without the address table. */
+static inline int cp_sockaddr_family(const void *sa, size_t len)
+{
+    sa_family_t f;
+    size_t off = offsetof(struct sockaddr, sa_family);
+    if (len < off + sizeof f)
+        return -1;
+    memcpy(&f, (const char *)sa + off, sizeof f);
+    return f;
+}
 /* The IP address of an AF_INET or AF_INET6 socket address of len bytes
  * (copied by memcpy); false for any other. */
 bool cp_ip_from_sockaddr(const void *sa, size_t len, struct cp_ip *out);

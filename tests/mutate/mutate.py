@@ -19,8 +19,8 @@ Each check gives these mutants, one at a time:
   - flip: each operand of the condition's && and || tree (or the whole
     condition when it has none) negated: `A && !(B)`.
 Each mutant is built in a copy of the tree (never the working files):
-the one object rebuilt, confpol-run, confpol-run-portable, confpol and
-the unit tests relinked.  A mutant whose objects are byte for byte the
+the one object rebuilt, confpol-run, confpol-stage, confpol-janitor,
+confpol-run-portable, confpol and the unit tests relinked.  A mutant whose objects are byte for byte the
 original's is equivalent (the compiler proved it) and is not counted; one
 that does not compile is stillborn and not counted either.  The others run
 the runtime tests, ordered by how often each has killed before per time it
@@ -65,9 +65,9 @@ WORK = os.path.join(TOP, os.environ.get("MUTATE_WORK") or
 # recognisably equivalent.  No -Werror: a deleted check often leaves a
 # variable "maybe uninitialized", which is the point, not a build error.
 MAKE_FLAGS = ["BUILD=build", "CFLAGS=-O2", "EXTRA_CFLAGS=-Wno-error"]
-TARGETS = ["build/confpol-run", "build/confpol-run-portable",
-           "build/confpol-proxy", "build/confpol-proxy-portable",
-           "build/confpol", "build/unit-tests"]
+TARGETS = ["build/confpol-run", "build/confpol-stage", "build/confpol-janitor",
+           "build/confpol-run-portable", "build/confpol-proxy",
+           "build/confpol-proxy-portable", "build/confpol", "build/unit-tests"]
 PRODUCTS = TARGETS + ["build/libconfpol.a"]
 
 

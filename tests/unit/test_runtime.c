@@ -1145,6 +1145,101 @@ START_TEST(socket_stage_words)
 }
 END_TEST
 
+/* The one resolution of both planners: no symlink followed where the
+ * caller says the sandbox could replace it, '..' in a link's target
+ * resolved from the canonical directory reached, '.' and '..' in the path
+ * as given refused, a missing rest reported. */
+static bool never_follow(void *ctx, const char *dir)
+{
+    (void)ctx;
+    (void)dir;
+    return false;
+}
+
+START_TEST(walk_resolution)
+{
+    char a[512];
+    snprintf(a, sizeof a, "../home/.ssh");
+    ck_assert_int_eq(symlink(a, tp("/proj/up")), 0);
+    struct cp_rt_walk w;
+    /* followed: ../home/.ssh from proj */
+    ck_assert_int_eq(cp_rt_walk_path(tp("/proj/up/id"), NULL, NULL, &w), 0);
+    ck_assert_str_eq(w.real, tp("/home/.ssh/id"));
+    ck_assert_str_eq(w.rest, "");
+    ck_assert(w.via_link);
+    cp_rt_walk_free(&w);
+    /* not followed: the link is named, nothing resolved */
+    ck_assert_int_eq(cp_rt_walk_path(tp("/proj/up/id"), never_follow, NULL, &w),
+                     0);
+    ck_assert_str_eq(w.link, tp("/proj/up"));
+    ck_assert_ptr_null(w.real);
+    cp_rt_walk_free(&w);
+    /* missing rest */
+    ck_assert_int_eq(cp_rt_walk_path(tp("/proj/none/x"), NULL, NULL, &w), 0);
+    ck_assert_str_eq(w.real, tp("/proj"));
+    ck_assert_str_eq(w.rest, "none/x");
+    cp_rt_walk_free(&w);
+    /* '.' or '..' in the path as given */
+    ck_assert_int_eq(cp_rt_walk_path(tp("/proj/../home"), NULL, NULL, &w),
+                     EINVAL);
+    ck_assert_int_eq(cp_rt_walk_path(tp("/proj/./sub"), NULL, NULL, &w),
+                     EINVAL);
+    /* realpath's replacement */
+    char *r = cp_rt_walk_real(tp("/proj/up"));
+    ck_assert_str_eq(r, tp("/home/.ssh"));
+    free(r);
+    errno = 0;
+    ck_assert_ptr_null(cp_rt_walk_real(tp("/proj/up/none")));
+    ck_assert_int_eq(errno, ENOENT);
+}
+END_TEST
+
+/* Which of the runtime's own mounts the stage verifies: not one that a
+ * later mount at its place or above it hides (the sandbox sees the later
+ * one), every other one. */
+static bool id_verified(const struct cp_rt_plan *pl, size_t word)
+{
+    for (size_t i = 0; i < pl->nids; i++)
+        if (pl->ids[i].word == word)
+            return pl->ids[i].verify;
+    return false;
+}
+
+START_TEST(mount_ids_hidden)
+{
+    struct cp_rt_plan pl = {0};
+    struct cp_rt_err e = {0};
+    /* option, destination relative to the tree, and a self-bind or not */
+    static const struct {
+        const char *opt, *rel;
+        bool bind;
+    } m[] = {
+        {"--ro-bind", "/proj", true},    /* word 0 */
+        {"--tmpfs", "/proj/sub", false}, /* 3 */
+        {"--ro-bind", "/home", true},    /* 5 */
+        {"--ro-bind", "/ro", true},      /* 8 */
+        {"--tmpfs", "/proj", false},     /* 11 */
+        {"--dev", "/home/.ssh", false},  /* 13 */
+        {"--tmpfs", "/ro", false},       /* 15 */
+        {"--ro-bind", "/file", true},    /* 17 */
+    };
+    for (size_t i = 0; i < sizeof m / sizeof m[0]; i++) {
+        cp_rt_strv_push(&pl.words, m[i].opt);
+        if (m[i].bind)
+            cp_rt_strv_push(&pl.words, tp(m[i].rel));
+        cp_rt_strv_push(&pl.words, tp(m[i].rel));
+    }
+    ck_assert_int_eq(cp_rt_plan_identities(&pl, &e), 0);
+    ck_assert(!id_verified(&pl, 0)); /* hidden by the tmpfs at 11 */
+    ck_assert(!id_verified(&pl, 3)); /* hidden from above by 11 */
+    ck_assert(id_verified(&pl, 5));  /* 13 is beneath it, not above */
+    ck_assert(!id_verified(&pl, 8)); /* the same place later (15) */
+    ck_assert(id_verified(&pl, 11)); /* nothing after it covers it */
+    ck_assert(id_verified(&pl, 17)); /* the last word */
+    cp_rt_plan_free(&pl);
+}
+END_TEST
+
 Suite *cp_test_runtime_suite(void)
 {
     Suite *s = suite_create("runtime");
@@ -1175,6 +1270,8 @@ Suite *cp_test_runtime_suite(void)
     tcase_add_test(t, sbpl_net_bad);
     tcase_add_test(t, bwrap_hints);
     tcase_add_test(t, elf_interp);
+    tcase_add_test(t, walk_resolution);
+    tcase_add_test(t, mount_ids_hidden);
     suite_add_tcase(s, t);
     return s;
 }
