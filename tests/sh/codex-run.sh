@@ -7,16 +7,29 @@
 # even when it redefines the profile; a project .codex/config.toml, a
 # managed file naming sandbox settings, a loosening argument, a cooperative
 # policy and -D PROJECT are refused.  Skipped when npm cannot install the
-# pinned Codex CLI into the build directory.
+# pinned Codex CLI into the build directory.  The managed files are written
+# where Codex reads them, /etc/codex, in a private mount namespace with an
+# overlay on /etc (the machine's /etc is not touched; needs root, as the
+# tests have here and in CI): confpol reads no other place.
 set -u
 : "${CONFPOL:?}" "${TOP:?}"
+if [ "${CP_MANAGED_NS:-}" != 1 ]; then
+    [ "$(id -u)" = 0 ] || { echo "needs root (a private mount namespace over /etc)"; exit 77; }
+    command -v unshare >/dev/null 2>&1 || { echo "no unshare"; exit 77; }
+    CP_MANAGED_NS=1 exec timeout -k 5 600 unshare -m --propagation private sh "$0"
+fi
 . "$TOP/tests/lib/codex_cli.sh"
 # Not under /tmp: Codex makes no helper links in a CODEX_HOME there.
 tmp=$(mktemp -d "$TOP/${BUILD:-build}/tools/codex/run.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
+ov=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp" "$ov"' EXIT INT TERM
+mkdir -p "$ov/upper" "$ov/work" || exit 1
+mount -t overlay overlay -o "lowerdir=/etc,upperdir=$ov/upper,workdir=$ov/work" /etc ||
+    { echo "cannot mount an overlay on /etc in a private namespace"; exit 77; }
+rm -rf /etc/codex && mkdir -p /etc/codex || exit 1
 fail=0
 no() { echo "FAIL: $*"; fail=$((fail + 1)); }
-mkdir -p "$tmp/home/.ssh" "$tmp/home/.codex" "$tmp/proj" "$tmp/etc" || exit 1
+mkdir -p "$tmp/home/.ssh" "$tmp/home/.codex" "$tmp/proj" || exit 1
 echo KEY-CONTENT >"$tmp/home/.ssh/id"
 echo '{"auth_mode":"none"}' >"$tmp/home/.codex/auth.json"
 # The user's own configuration, which would open ~/.ssh were it read.
@@ -34,7 +47,7 @@ deny read ~/.ssh ${PROJECT}/.env
 deny write ${PROJECT}/.git/hooks
 P
 echo ENV-CONTENT >.env
-export HOME="$tmp/home" CONFPOL_CODEX="$CODEX" CONFPOL_CODEX_MANAGED_DIR="$tmp/etc"
+export HOME="$tmp/home" CONFPOL_CODEX="$CODEX"
 unset CODEX_HOME XDG_CACHE_HOME
 cx() { timeout 120 "$CONFPOL" codex -q "$@"; }
 
@@ -81,10 +94,10 @@ refused "sandbox -P" "would override" -- sandbox -P other -C . -- true
 mkdir .codex && echo 'model = "x"' >.codex/config.toml
 refused "project layer" "once the project is trusted" -- --version
 rm -rf .codex
-printf '[permissions.x.filesystem]\n"/" = "write"\n' >"$tmp/etc/managed_config.toml"
+printf '[permissions.x.filesystem]\n"/" = "write"\n' >"/etc/codex/managed_config.toml"
 refused "managed" "names 'permission'" -- --version
-rm "$tmp/etc/managed_config.toml"
-printf '# a comment naming sandbox\nmodel = "x"\n' >"$tmp/etc/requirements.toml"
+rm "/etc/codex/managed_config.toml"
+printf '# a comment naming sandbox\nmodel = "x"\n' >"/etc/codex/requirements.toml"
 out=$(cx -- --version 2>&1) || no "a managed file without sandbox settings was refused: $out"
 printf 'confpol 1\nprofile cooperative\ndeny read ~/.ssh\n' >coop.confpol
 refused "cooperative" "nothing to enforce" coop.confpol -- --version

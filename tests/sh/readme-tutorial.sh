@@ -3,15 +3,17 @@
 # The README's tutorial, run: every fenced block whose first line starts
 # with "$ " is a shell session, each "$ COMMAND" run in a project like the
 # README's (/home/ada/proj: a git checkout with a Makefile whose check
-# target builds and runs hello.c; HOME /home/ada), and its output (stdout
+# target builds and runs hello.c, and a .env; HOME /home/ada), and its output (stdout
 # and stderr) must be the lines below it.  The only differences allowed are
 # the place of that home (the test's own), the directory name confpol claude
 # derives from the project path (proj-HASH) and Claude Code's version; the
 # runtime's line of a 'confpol run' may sit anywhere in the output (it is
 # written while the command runs, to the same stderr), but whole.  The 'confpol diff' session runs in a
 # repository whose last commit removed a deny, as the README tells it.
-# The 'confpol claude' sessions need the Claude Code client: without it
-# they are skipped with a note (a failure under CI=true).
+# The 'confpol claude' and 'confpol codex' sessions need the Claude Code
+# client and the Codex CLI (the one tests/lib/codex_cli.sh installs into the
+# build directory): without them they are skipped with a note (a failure
+# under CI=true).
 set -u
 : "${CONFPOL:?}" "${TOP:?}"
 command -v python3 >/dev/null || { echo "python3 is missing"; exit 77; }
@@ -21,12 +23,15 @@ w=$TOP/${BUILD:-build}/test-readme-tutorial
 rm -rf "$w" && mkdir -p "$w/bin" "$w/home/ada/proj" "$w/diff" || exit 1
 trap 'rm -rf "$w"' EXIT
 ln -s "$CONFPOL" "$w/bin/confpol" && ln -s "$CONFPOL_RUN" "$w/bin/confpol-run" || exit 1
+# The Codex CLI the codex tests install into the build directory, if there.
+cx=$TOP/${BUILD:-build}/tools/codex/node_modules/.bin/codex
+[ -x "$cx" ] && { ln -s "$cx" "$w/bin/codex" || exit 1; }
 git_c() { git -c user.name=ada -c user.email=ada@example.com -c init.defaultBranch=main "$@"; }
 p=$w/home/ada/proj
 (cd "$p" && git_c init -q . &&
     printf 'check: hello\n\t./hello\n\nhello: hello.c\n\tcc -o hello hello.c\n' >Makefile &&
     printf '#include <stdio.h>\nint main(void) { puts("hello"); return 0; }\n' >hello.c &&
-    cp "$TOP/examples/claude-code-whole.confpol" . &&
+    cp "$TOP/examples/claude-code-whole.confpol" . && printf 'TOKEN=x\n' >.env &&
     git_c add Makefile hello.c && git_c commit -qm hello) || exit 1
 (cd "$w/diff" && git_c init -q . &&
     printf 'confpol 1\nprofile confined\nwrite ${PROJECT}\ndeny write ${PROJECT}/.git\n' >policy.confpol &&
@@ -54,6 +59,7 @@ for line in open(readme, encoding='utf-8').read().split('\n'):
         block.append(line)
 fails, ran, skipped = 0, 0, []
 have_claude = shutil.which('claude') is not None
+have_codex = shutil.which('codex') is not None
 def pattern(line):
     line = line.replace('/home/ada', home)
     rx = re.escape(line)
@@ -72,6 +78,9 @@ for block in sessions:
         if not cmd:
             continue
         if cmd.startswith('confpol claude') and not have_claude:
+            skipped.append(cmd)
+            continue
+        if cmd.startswith('confpol codex') and not have_codex:
             skipped.append(cmd)
             continue
         cwd = os.path.join(w, 'diff') if cmd.startswith('git show') else proj
@@ -102,7 +111,7 @@ for block in sessions:
             print('  README says:\n    ' + '\n    '.join(want))
             print('  the run gives:\n    ' + '\n    '.join(got))
 if skipped:
-    print('# not run (no claude client): ' + '; '.join(skipped))
+    print('# not run (no claude or codex client): ' + '; '.join(skipped))
 if ran < 8:
     print('not ok - only %d commands of the README were run' % ran)
     fails += 1
