@@ -27,10 +27,19 @@ the runtime tests, ordered by how often each has killed before per time it
 takes, stopping at the first failure; every test run has a time limit
 (a run over it kills the mutant).  The tests: the Check suites whose files
 include runtime.h or netproxy.h, and the shell tests that start the
-runtime (they name CONFPOL_RUN, confpol-run or `confpol run`).
+runtime (they name CONFPOL_RUN, confpol-run or `confpol run`).  A mutant
+runs only the tests that can reach its file (the test map): a Check suite
+when its object references the file's object, directly or through other
+runtime objects (nm); a shell test when its text matches the file's row of
+SHELL_MAP (every runtime shell test for a file without a row).  Only the
+binaries those tests run are relinked.
 
 Environment (or the options of the same name in lower case):
   MUTATE_FILES   files to mutate (default runtime/*.c)
+  MUTATE_SAMPLE  run a sample of this many mutants (0: all of them, the
+                 default of this script; `make mutate` samples unless FULL=1)
+  MUTATE_SEED    the sample's seed (default: the day of the year); printed
+  MUTATE_ALLTESTS=1  every runtime test for every mutant (no test map)
   MUTATE_LIMIT   run at most this many mutants (after MUTATE_MATCH)
   MUTATE_MATCH   a regular expression: only mutants whose description or
                  file:line matches
@@ -49,6 +58,7 @@ The report goes to stdout and to BUILD/mutate/report.txt.
 import hashlib
 import json
 import os
+import random
 import re
 import shutil
 import signal
@@ -324,6 +334,7 @@ def run_limited(cmd, cwd, env, limit, log):
                              stderr=subprocess.STDOUT,
                              stdin=subprocess.DEVNULL,
                              start_new_session=True)
+        LIVE.add(p.pid)
         try:
             rc = p.wait(timeout=limit)
             timed_out = False
@@ -337,7 +348,95 @@ def run_limited(cmd, cwd, env, limit, log):
             pass
         if timed_out:
             p.wait()
+        LIVE.discard(p.pid)
     return rc, time.monotonic() - t0, timed_out
+
+
+# The process groups of the runs under way: a run stopped (SIGTERM, the
+# limit of `make mutate`, Ctrl-C) kills them, not only itself.
+LIVE = set()
+
+
+def stop(signum, _frame):
+    for pg in list(LIVE):
+        try:
+            os.killpg(pg, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+    os._exit(128 + signum)
+
+
+# Shell tests that can reach a file: a regular expression over the test's
+# text.  A file without a row is reached by every runtime shell test (the
+# launcher, the stage, the artifact reader and the seccomp filters run in
+# every launch).  A row is a superset by design: a test it leaves out
+# cannot kill that file's mutants, so MUTATE_ALLTESTS=1 exists to check a
+# survivor against everything.
+SHELL_MAP = {
+    # the filtering proxy and its sockets start for `net allow` records
+    # and for the macOS path's `;; confpol-net` lines
+    "runtime/proxy.c": r"net allow|proxy|PROXY|confpol-net",
+    "runtime/netsock.c": r"net allow|proxy|PROXY|confpol-net|unix|Unix",
+    "runtime/netbridge.c": r"net allow|proxy|PROXY|confpol-net|unix|Unix",
+    # the Landlock enforcer and its supervisor of the process lifetime
+    "runtime/ll_enforce.c": r"landlock|ENFORCER|enforcer",
+    "runtime/supervise.c": r"landlock|ENFORCER|enforcer",
+    # the macOS path, run on Linux with a stand-in for sandbox-exec
+    "runtime/seatbelt.c": r"\.sb\b|macos|seatbelt|sandbox-exec",
+    # the supervisor of named Unix sockets
+    "runtime/unixsock.c": r"unix|Unix|UNIX",
+}
+# The files built a second time for the macOS path (Makefile,
+# PORTABLE_SRCS): their mutants relink confpol-run-portable too.
+PORTABLE = ("runtime/proxy.c", "runtime/netsock.c", "runtime/seatbelt.c")
+
+
+def nm_symbols(obj):
+    """(defined, undefined) global symbols of an object file."""
+    r = subprocess.run(["nm", "-g", obj], capture_output=True, text=True)
+    d, u = set(), set()
+    for line in r.stdout.splitlines():
+        f = line.split()
+        if len(f) == 2 and f[0] == "U":
+            u.add(f[1])
+        elif len(f) == 3 and f[1] not in ("U", "w", "v"):
+            d.add(f[2])
+    return d, u
+
+
+def unit_reach(w, files):
+    """{suite: set of runtime files its test file reaches}: the runtime
+    objects that define a symbol the test object uses, and so on through
+    the runtime objects themselves."""
+    objs = {}
+    for f in files:
+        o = os.path.join(w, "build", os.path.splitext(f)[0] + ".o")
+        if os.path.exists(o):
+            objs[f] = nm_symbols(o)
+    out = {}
+    d = os.path.join(TOP, "tests", "unit")
+    for src in sorted(os.listdir(d)):
+        if not src.endswith(".c"):
+            continue
+        t = open(os.path.join(d, src)).read()
+        suites = re.findall(
+            r"^Suite \*cp_test_([a-z0-9_]+)_suite\(void\)$", t, re.M)
+        o = os.path.join(w, "build", "tests", "unit", src[:-2] + ".o")
+        if not suites or not os.path.exists(o):
+            continue
+        need = set(nm_symbols(o)[1])
+        reached = set()
+        while True:
+            more = [f for f, (df, _) in objs.items()
+                    if f not in reached and df & need]
+            if not more:
+                break
+            for f in more:
+                reached.add(f)
+                need |= objs[f][1]
+        for su in suites:
+            out[su] = reached
+    return out
 
 
 class Tests:
@@ -349,6 +448,44 @@ class Tests:
         self.kills = {t: 0 for t in self.list}
         self.fkills = {}
         self.lock = threading.Lock()
+        self.map = None  # {file: [tests]}; None: every test for every file
+        self.text = {}
+        for t in self.list:
+            if not t.startswith("unit:"):
+                self.text[t] = open(os.path.join(TOP, t)).read()
+
+    def build_map(self, w, files):
+        """The test map (the module's docstring)."""
+        reach = unit_reach(w, files)
+        self.map = {}
+        for f in files:
+            rx = re.compile(SHELL_MAP[f]) if f in SHELL_MAP else None
+            ts = []
+            for t in self.list:
+                if t.startswith("unit:"):
+                    # a suite nm cannot see through (none today) runs too
+                    if f in reach.get(t[5:], {f}):
+                        ts.append(t)
+                elif rx is None or rx.search(self.text[t]):
+                    ts.append(t)
+            self.map[f] = ts
+
+    def for_file(self, f):
+        return list(self.list) if self.map is None else \
+            [t for t in self.map.get(f, self.list) if t in self.list]
+
+    def targets(self, f):
+        """The binaries the tests of f run (relinked for a mutant of f)."""
+        ts = self.for_file(f)
+        out = []
+        if any(t.startswith("unit:") for t in ts):
+            out.append("build/unit-tests")
+        if any(not t.startswith("unit:") for t in ts):
+            out += ["build/confpol-run", "build/confpol"]
+        # its object is compared for equivalence: always built
+        if f in PORTABLE:
+            out.append("build/confpol-run-portable")
+        return out or ["build/confpol-run"]
 
     def cmd(self, t, limit):
         if t.startswith("unit:"):
@@ -381,7 +518,7 @@ class Tests:
             def score(t):
                 return (1 + 4 * fk.get(t, 0) + self.kills[t]) / \
                     max(self.dur[t], 0.05)
-            ts = sorted(self.list, key=lambda t: (-score(t), t))
+            ts = sorted(self.for_file(f), key=lambda t: (-score(t), t))
         if first in ts:
             ts.remove(first)
             ts.insert(0, first)
@@ -428,12 +565,12 @@ def sync_copy(w):
                 os.unlink(os.path.join(root, n))
 
 
-def make(w, limit=900):
+def make(w, targets=TARGETS, limit=900):
     env = dict(os.environ)
     env.pop("MAKEFLAGS", None)
     env.pop("MFLAGS", None)
     log = os.path.join(w, ".mutate-make.log")
-    rc, _, _ = run_limited(["make", "-s", "-j1"] + MAKE_FLAGS + TARGETS,
+    rc, _, _ = run_limited(["make", "-s", "-j1"] + MAKE_FLAGS + targets,
                            w, env, limit, log)
     return rc == 0
 
@@ -487,7 +624,7 @@ def run_mutant(w, mu, srcs, tests, history):
                                       for o in objs
                                       if os.path.exists(os.path.join(w, o))])
         os.utime(full, (newest + 1, newest + 1))
-        if not make(w):
+        if not make(w, tests.targets(path)):
             return "stillborn", None, 0.0
         if all(same_file(os.path.join(w, o),
                          os.path.join(saved, o.replace("/", "%")))
@@ -534,6 +671,8 @@ def expand_files(spec):
 
 def main():
     t_start = time.monotonic()
+    for sg in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sg, stop)
     files = expand_files(opt("FILES", "runtime/*.c"))
     srcs = {f: open(os.path.join(TOP, f)).read() for f in files}
     mutants, nchecks = [], 0
@@ -564,6 +703,16 @@ def main():
     limit = opt("LIMIT")
     if limit:
         mutants = mutants[:int(limit)]
+    nall = len(mutants)
+    sample = int(opt("SAMPLE", "0"))
+    if 0 < sample < nall:
+        seed = int(opt("SEED", time.strftime("%j", time.gmtime())))
+        rng = random.Random(seed)
+        pick = set(m["key"] for m in rng.sample(mutants, sample))
+        mutants = [m for m in mutants if m["key"] in pick]
+        print("mutate: a SAMPLE of %d of the %d mutants, seed %d "
+              "(MUTATE_SEED=%d repeats it; FULL=1 runs all of them)" %
+              (sample, nall, seed, seed), flush=True)
     print("mutate: %d checks in %d files, %d mutants to run" %
           (nchecks, len(files), len(mutants)), flush=True)
     if opt("LIST") == "1":
@@ -588,6 +737,14 @@ def main():
     if not make(w0):
         sys.exit("mutate: the copy does not build: %s" %
                  os.path.join(w0, ".mutate-make.log"))
+    if opt("ALLTESTS") != "1" and not opt("TESTS"):
+        tests.build_map(w0, files)
+        # only the tests some mutant of this run can use
+        used = set(t for m in mutants for t in tests.for_file(m["file"]))
+        tests.list = [t for t in tests.list if t in used]
+        for f in sorted(set(m["file"] for m in mutants)):
+            print("mutate: map: %s: %d tests" % (f, len(tests.for_file(f))),
+                  flush=True)
     # the baseline: every test passes unmutated, and its time is measured
     logdir = os.path.join(w0, ".mutate-logs")
     os.makedirs(logdir, exist_ok=True)
@@ -665,6 +822,18 @@ def main():
                 count.get("equivalent", 0), count.get("stillborn", 0)),
              "mutate: score %d / %d = %.1f%% killed, in %.0f s (%d copies)"
              % (k, k + s, score, secs, jobs)]
+    per = {}
+    for mu, r in zip(mutants, results):
+        pf = per.setdefault(mu["file"], {})
+        pf[r[0]] = pf.get(r[0], 0) + 1
+    for f in sorted(per):
+        pk, ps = per[f].get("killed", 0), per[f].get("survived", 0)
+        lines.append("mutate:   %-28s %3d / %3d killed%s" %
+                     (f, pk, pk + ps, "  (%d equivalent, %d stillborn)" %
+                      (per[f].get("equivalent", 0),
+                       per[f].get("stillborn", 0))
+                      if per[f].get("equivalent") or per[f].get("stillborn")
+                      else ""))
     for mu, r in zip(mutants, results):
         if r[0] == "survived":
             lines.append("SURVIVED %s:%d: %s" % (mu["file"], mu["line"],
