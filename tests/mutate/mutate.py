@@ -5,9 +5,9 @@
 A security check is found mechanically (spec/runtime.md, "Mutation run"):
 an `if` of a C file whose controlled statement (the braces after the
 condition, or the one statement) refuses:
-  - returns an error status: a negative number, -E..., -errno, false, or
-    an exit status of the runtime (CP_RT_EXIT_ERROR/CANNOT/NOTFOUND,
-    125, 126, 127);
+  - returns an error status: a negative number, -E..., -errno, false, an
+    errno constant (E..., also in a conditional expression), or an exit
+    status of the runtime (CP_RT_EXIT_ERROR/CANNOT/NOTFOUND, 125-127);
   - calls a refusing function: a name with a word fail, failure, die,
     refuse, unenforceable, abort, perror or deny_log / deny_line in it,
     exit/_exit with a status other than 0, or an HTTP answer 4xx/5xx
@@ -172,6 +172,9 @@ def statement_end(b, i):
 REFUSE_RETURN = re.compile(
     r"\breturn\s*\(?\s*(-\s*\d+|-\s*E[A-Z0-9]+\b|-\s*errno\b|false\b|"
     r"CP_RT_EXIT_(ERROR|CANNOT|NOTFOUND)\b|12[5-7]\b)")
+# "0 or an errno" functions (the path walk, the supervisor's answers):
+# a return naming an errno constant, alone or in a conditional expression
+REFUSE_ERRNO = re.compile(r"\breturn\b[^;]*\bE[A-Z][A-Z0-9]{2,}\b")
 REFUSE_CALL = re.compile(
     r"\b\w*(?<![a-z])(fail|failure|die|refuse|unenforceable|abort|perror|"
     r"deny_log|deny_line)\w*\s*\(", re.I)
@@ -182,7 +185,7 @@ REFUSE_GOTO = re.compile(r"\bgoto\s+\w*(fail|err|error|bad|deny|refuse)\w*",
 
 
 def refuses(branch):
-    for rx in (REFUSE_RETURN, REFUSE_CALL, REFUSE_EXIT, REFUSE_HTTP,
+    for rx in (REFUSE_RETURN, REFUSE_ERRNO, REFUSE_CALL, REFUSE_EXIT, REFUSE_HTTP,
                REFUSE_GOTO):
         if rx.search(branch):
             return True
