@@ -213,8 +213,8 @@ START_TEST(keep_fd)
     /* the same number, now closed */
     ck_assert_int_eq(cp_rt_keep_fd_parse(w, &out, &e), CP_RT_EXIT_ERROR);
     ck_assert_ptr_nonnull(strstr(e.msg, "no such open descriptor"));
-    static const char *const badw[] = {"2", "0", "", "x", "3x", "65536",
-                                       "99999999999999999999", "-4"};
+    static const char *const badw[] = {
+        "2", "0", "", "x", "3x", "65536", "99999999999999999999", "-4"};
     for (size_t i = 0; i < sizeof badw / sizeof badw[0]; i++) {
         out = -7;
         memset(&e, 0, sizeof e);
@@ -266,7 +266,8 @@ START_TEST(proc_stat_field)
     ck_assert_int_eq(cp_rt_proc_stat_field(0, 3), (long)getpgrp());
     ck_assert_int_eq(cp_rt_proc_stat_field(0, 1), -1); /* the state: a letter */
     ck_assert_int_eq(cp_rt_proc_stat_field(0, 9999), -1); /* past the end */
-    ck_assert_int_eq(cp_rt_proc_stat_field(0x7ffffffe, 2), -1); /* no such pid */
+    ck_assert_int_eq(cp_rt_proc_stat_field(0x7ffffffe, 2),
+                     -1); /* no such pid */
 }
 END_TEST
 
@@ -288,12 +289,14 @@ START_TEST(verify_mount)
     ck_assert_int_eq(cp_rt_verify_mount(other, "/", why, sizeof why), -1);
     ck_assert_str_eq(why, "another file is mounted there");
     /* malformed identities */
-    static const char *const badid[] = {"", "1", "1:2", "1:2:", "1:2:3x",
-                                        "a:2:3", "1::3", "1:2:3:4",
-                                        "99999999999999999999999:1:1"};
+    static const char *const badid[] = {
+        "",     "1",       "1:2",
+        "1:2:", "1:2:3x",  "a:2:3",
+        "1::3", "1:2:3:4", "99999999999999999999999:1:1"};
     for (size_t i = 0; i < sizeof badid / sizeof badid[0]; i++) {
         why[0] = '\0';
-        ck_assert_int_eq(cp_rt_verify_mount(badid[i], "/", why, sizeof why), -1);
+        ck_assert_int_eq(cp_rt_verify_mount(badid[i], "/", why, sizeof why),
+                         -1);
         ck_assert_ptr_nonnull(strstr(why, "bad identity"));
     }
     /* not a mount: a plain directory */
