@@ -341,6 +341,167 @@ START_TEST(bwrap_has_bind_fd)
 }
 END_TEST
 
+/* A plan of the words given (NULL-ended), DIR/ prefixed where a word
+ * starts with '@'. */
+static void plan_words(struct cp_rt_plan *pl, const char *const *w)
+{
+    memset(pl, 0, sizeof *pl);
+    for (; *w; w++) {
+        char buf[256];
+        if (**w == '@')
+            snprintf(buf, sizeof buf, "%s/%s", dir, *w + 1);
+        else
+            snprintf(buf, sizeof buf, "%s", *w);
+        cp_rt_strv_push(&pl->words, buf);
+    }
+}
+
+/* Planning records each bind's source; spawning opens it again without
+ * following symlinks, hands bwrap the descriptor (--bind-fd) and has the
+ * stage verify the runtime's own mounts that no later mount hides. */
+START_TEST(mount_identities)
+{
+    static const char *const w[] = {"--ro-bind",
+                                    "/",
+                                    "/",
+                                    "--bind",
+                                    "@d",
+                                    "@d",
+                                    "--unshare-net",
+                                    "--ro-bind",
+                                    "@d/f",
+                                    "@d/f",
+                                    "--tmpfs",
+                                    "@d/sub",
+                                    "--bind",
+                                    "@d",
+                                    "/elsewhere",
+                                    NULL};
+    struct cp_rt_plan pl;
+    struct cp_rt_err e = {0};
+    plan_words(&pl, w);
+    ck_assert_int_eq(cp_rt_plan_identities(&pl, &e), 0);
+    ck_assert_uint_eq(pl.nids, 5); /* 4 binds, 1 tmpfs */
+    struct cp_rt_fds fds = {0};
+    struct cp_rt_strv ver = {0};
+    ck_assert_int_eq(cp_rt_bind_fds(&pl, true, &fds, &ver, &e), 0);
+    ck_assert_uint_eq(fds.n, 4);
+    ck_assert_str_eq(pl.words.v[0], "--ro-bind-fd");
+    ck_assert_str_eq(pl.words.v[3], "--bind-fd");
+    ck_assert_str_eq(pl.words.v[7], "--ro-bind-fd");
+    ck_assert_str_eq(pl.words.v[12], "--bind-fd");
+    struct stat a, b;
+    ck_assert_int_eq(fstat(atoi(pl.words.v[4]), &a), 0);
+    char p[256];
+    snprintf(p, sizeof p, "%s/d", dir);
+    ck_assert_int_eq(stat(p, &b), 0);
+    ck_assert(cp_rt_same_file(&a, &b));
+    /* verified inside: the runtime's own mounts (source = destination,
+     * or a tmpfs), in order; not the bind to another place */
+    ck_assert_uint_eq(ver.n, 12);
+    const char *const dst[] = {"/", "d", "d/f", "d/sub"};
+    for (size_t i = 0; i < 4; i++) {
+        ck_assert_str_eq(ver.v[3 * i], "--verify-mount");
+        snprintf(p, sizeof p, "%s/%s", dir, dst[i]);
+        ck_assert_str_eq(ver.v[3 * i + 2], i ? p : "/");
+        ck_assert_int_eq(!strcmp(ver.v[3 * i + 1], "-"), i == 3);
+    }
+    cp_rt_fds_close(&fds);
+    cp_rt_strv_free(&ver);
+    cp_rt_plan_free(&pl);
+
+    /* a mount hidden by a later one at its place or above is not
+     * verified (the later one is what the sandbox sees) */
+    static const char *const wh[] = {"--bind",  "@d/sub", "@d/sub",
+                                     "--tmpfs", "@d",     NULL};
+    plan_words(&pl, wh);
+    ck_assert_int_eq(cp_rt_plan_identities(&pl, &e), 0);
+    memset(&fds, 0, sizeof fds);
+    memset(&ver, 0, sizeof ver);
+    ck_assert_int_eq(cp_rt_bind_fds(&pl, true, &fds, &ver, &e), 0);
+    ck_assert_uint_eq(ver.n, 3);
+    snprintf(p, sizeof p, "%s/d", dir);
+    ck_assert_str_eq(ver.v[2], p);
+    cp_rt_fds_close(&fds);
+    cp_rt_strv_free(&ver);
+    cp_rt_plan_free(&pl);
+
+    /* without --bind-fd: the words stay, the sources are still checked */
+    plan_words(&pl, w);
+    ck_assert_int_eq(cp_rt_plan_identities(&pl, &e), 0);
+    memset(&fds, 0, sizeof fds);
+    memset(&ver, 0, sizeof ver);
+    ck_assert_int_eq(cp_rt_bind_fds(&pl, false, &fds, &ver, &e), 0);
+    ck_assert_uint_eq(fds.n, 4);
+    ck_assert_str_eq(pl.words.v[3], "--bind");
+    cp_rt_fds_close(&fds);
+    cp_rt_strv_free(&ver);
+    cp_rt_plan_free(&pl);
+}
+END_TEST
+
+/* A source swapped between planning and spawning refuses the launch. */
+START_TEST(mount_identity_changed)
+{
+    static const char *const w[] = {"--bind", "@d/sub", "@d/sub", NULL};
+    struct cp_rt_plan pl;
+    struct cp_rt_err e = {0};
+    char p[256], q[256];
+    snprintf(p, sizeof p, "%s/d/sub", dir);
+    snprintf(q, sizeof q, "%s/d/sub2", dir);
+    for (int swap = 0; swap < 2; swap++) {
+        plan_words(&pl, w);
+        ck_assert_int_eq(cp_rt_plan_identities(&pl, &e), 0);
+        ck_assert_int_eq(rename(p, q), 0);
+        if (swap == 0)
+            ck_assert_int_eq(mkdir(p, 0755), 0); /* another directory */
+        else
+            ck_assert_int_eq(symlink("sub2", p), 0); /* a symlink */
+        struct cp_rt_fds fds = {0};
+        struct cp_rt_strv ver = {0};
+        memset(&e, 0, sizeof e);
+        ck_assert_int_eq(cp_rt_bind_fds(&pl, true, &fds, &ver, &e),
+                         CP_RT_EXIT_CHANGED);
+        ck_assert_ptr_nonnull(
+            strstr(e.msg, "changed since the launch was planned"));
+        ck_assert_ptr_nonnull(
+            strstr(e.msg, swap ? "a symlink now lies on its way"
+                               : "another file is there now"));
+        cp_rt_fds_close(&fds);
+        cp_rt_strv_free(&ver);
+        cp_rt_plan_free(&pl);
+        if (swap == 0)
+            ck_assert_int_eq(rmdir(p), 0);
+        else
+            ck_assert_int_eq(unlink(p), 0);
+        ck_assert_int_eq(rename(q, p), 0);
+    }
+    /* the runtime's own bind already a symlink, or gone, when planned */
+    static const char *const wl[] = {"--bind", "@l", "@l", NULL};
+    plan_words(&pl, wl);
+    memset(&e, 0, sizeof e);
+    ck_assert_int_eq(cp_rt_plan_identities(&pl, &e), CP_RT_EXIT_CHANGED);
+    ck_assert_ptr_nonnull(strstr(e.msg, "became a symlink"));
+    cp_rt_plan_free(&pl);
+    static const char *const wn[] = {"--bind", "@none", "@none", NULL};
+    plan_words(&pl, wn);
+    memset(&e, 0, sizeof e);
+    ck_assert_int_eq(cp_rt_plan_identities(&pl, &e), CP_RT_EXIT_CHANGED);
+    ck_assert_ptr_nonnull(strstr(e.msg, "disappeared"));
+    cp_rt_plan_free(&pl);
+    /* words the planner cannot have made */
+    static const char *const wb[] = {"--no-such-option", NULL};
+    plan_words(&pl, wb);
+    ck_assert_int_eq(cp_rt_plan_identities(&pl, &e), CP_RT_EXIT_ERROR);
+    ck_assert_ptr_nonnull(strstr(e.msg, "internal error"));
+    cp_rt_plan_free(&pl);
+    static const char *const wt[] = {"--bind", "@d", NULL};
+    plan_words(&pl, wt);
+    ck_assert_int_eq(cp_rt_plan_identities(&pl, &e), CP_RT_EXIT_ERROR);
+    cp_rt_plan_free(&pl);
+}
+END_TEST
+
 Suite *cp_test_fdpath_suite(void)
 {
     Suite *s = suite_create("fdpath");
@@ -355,6 +516,8 @@ Suite *cp_test_fdpath_suite(void)
     tcase_add_test(tc, proc_stat_field);
     tcase_add_test(tc, verify_mount);
     tcase_add_test(tc, bwrap_has_bind_fd);
+    tcase_add_test(tc, mount_identities);
+    tcase_add_test(tc, mount_identity_changed);
     suite_add_tcase(s, tc);
     return s;
 }
