@@ -123,13 +123,14 @@ START_TEST(nofollow_openat2)
 }
 END_TEST
 
-/* Installs a filter answering openat2 with ENOSYS (a kernel before 5.6). */
-static int no_openat2(void)
+/* Installs a filter answering system call nr with err: ENOSYS as a
+ * kernel without it does, EPERM as some container runtimes' filters do. */
+static int answer(long nr, int err)
 {
     struct sock_filter f[] = {
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_openat2, 0, 1),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)nr, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (unsigned)err),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
     };
     struct sock_fprog prog = {.len = sizeof f / sizeof f[0], .filter = f};
@@ -138,12 +139,13 @@ static int no_openat2(void)
     return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
 }
 
-START_TEST(nofollow_walk)
+/* nofollow_cases in a child where openat2 fails with err: the walk. */
+static void cases_without_openat2(int err)
 {
     pid_t pid = fork();
     ck_assert_int_ge(pid, 0);
     if (pid == 0) {
-        if (no_openat2() < 0)
+        if (answer(SYS_openat2, err) < 0)
             _exit(255);
         int bad = nofollow_cases();
         _exit(bad ? 1 + __builtin_ctz((unsigned)bad) : 0); /* the first */
@@ -152,6 +154,25 @@ START_TEST(nofollow_walk)
     ck_assert_int_eq(waitpid(pid, &st, 0), pid);
     ck_assert(WIFEXITED(st));
     ck_assert_int_eq(WEXITSTATUS(st), 0);
+}
+
+START_TEST(nofollow_walk)
+{
+    cases_without_openat2(ENOSYS);
+}
+END_TEST
+
+/* A filter answering EPERM at the first call is taken for a kernel
+ * without openat2 (the walk), not for a refusal of every path.  The
+ * probe's result is kept for the process, so this holds only where no
+ * resolution ran before in it: each case is a fresh child of the runner,
+ * except under CK_FORK=no (valgrind), where this case checks nothing. */
+START_TEST(nofollow_walk_eperm)
+{
+    const char *fk = getenv("CK_FORK");
+    if (fk && !strcmp(fk, "no"))
+        return;
+    cases_without_openat2(EPERM);
 }
 END_TEST
 
@@ -250,6 +271,33 @@ START_TEST(close_inherited)
             _exit(40);
         if (fcntl(hi, F_GETFD) >= 0 || fcntl(fds[4], F_GETFD) >= 0)
             _exit(41); /* nothing kept: everything above 2 goes */
+        _exit(0);
+    }
+    int st;
+    ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+    ck_assert(WIFEXITED(st));
+    ck_assert_int_eq(WEXITSTATUS(st), 0);
+}
+END_TEST
+
+/* The same without close_range (kernels before 5.9): the descriptors
+ * found in /proc/self/fd are closed one by one. */
+START_TEST(close_inherited_fallback)
+{
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        if (answer(436 /* close_range */, ENOSYS) < 0)
+            _exit(255);
+        int a = open("/dev/null", O_RDONLY), b = open("/dev/null", O_RDONLY);
+        int c = fcntl(a, F_DUPFD, 3000);
+        int keep[] = {b};
+        if (a < 3 || b < 3 || c < 3 || cp_rt_close_inherited(keep, 1) != 0)
+            _exit(10);
+        if (fcntl(a, F_GETFD) >= 0 || fcntl(c, F_GETFD) >= 0)
+            _exit(11);
+        if (fcntl(b, F_GETFD) < 0 || fcntl(2, F_GETFD) < 0)
+            _exit(12);
         _exit(0);
     }
     int st;
@@ -509,6 +557,8 @@ Suite *cp_test_fdpath_suite(void)
     tcase_add_checked_fixture(tc, fp_setup, fp_teardown);
     tcase_add_test(tc, nofollow_openat2);
     tcase_add_test(tc, nofollow_walk);
+    tcase_add_test(tc, nofollow_walk_eperm);
+    tcase_add_test(tc, close_inherited_fallback);
     tcase_add_test(tc, same_file_and_reopen);
     tcase_add_test(tc, path_child);
     tcase_add_test(tc, keep_fd);
