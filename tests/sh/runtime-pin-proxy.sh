@@ -61,16 +61,10 @@ printf '%s\n' 'profile confined' 'fail closed' 'arg --ro-bind' 'arg /' 'arg /' \
 sed "s/^net allow.test/net allowed.test/" "$T/a.txt" >"$T/b.txt"
 $MK "$T/b.txt" "$T/net.bwrap" || exit 2
 
-# fetch [STRACE-ARGS...]: one launch fetching the page through the
-# proxy; sets rc and out (curl's output, or "curl-failed").
-fetch() {
-    out=$(timeout -k 5 60 "$@" "$RUN" --enforcer bwrap -q "$T/net.bwrap" -- \
-        sh -c "curl -sS --max-time 20 http://allowed.test:$P/index.txt || echo curl-failed" \
-        2>"$T/err")
-    rc=$?
-}
-
-fetch
+out=$(timeout -k 5 60 "$RUN" --enforcer bwrap -q "$T/net.bwrap" -- \
+    sh -c "curl -sS --max-time 20 http://allowed.test:$P/index.txt || echo curl-failed" \
+    2>"$T/err")
+rc=$?
 if [ $rc = 0 ] && [ "$out" = hello ]; then
     ok "a clean launch fetches the page through the proxy"
 else
