@@ -275,12 +275,14 @@ soak-sbpl: all
 	  CLAUDE_SEED=$(or $(SEED),1) CLAUDE_COUNT=$(or $(COUNT),500) \
 	  $(SOAK_LIMIT) sh tests/sh/claude-campaign.sh
 
+# The benchmarks have a limit as a whole: BENCH_TIMEOUT seconds.
+BENCH_TIMEOUT ?= 3600
 bench: all
-	BUILD=$(BUILD) sh tests/bench/run.sh
+	BUILD=$(BUILD) timeout -k 30 $(BENCH_TIMEOUT) sh tests/bench/run.sh
 
 # Only the gate hook with the gate library (part of `make bench`).
 bench-gate: all
-	BUILD=$(BUILD) sh tests/bench/gate.sh
+	BUILD=$(BUILD) timeout -k 30 $(BENCH_TIMEOUT) sh tests/bench/gate.sh
 
 # The attack campaign for as long as asked (tests/campaign/README.md);
 # `make check` runs a fixed-seed slice of it (tests/sh/campaign.sh).
@@ -289,7 +291,7 @@ COUNT ?= 200
 soak: all
 	$(SOAK_LIMIT) python3 tests/campaign/run.py --seed $(SEED) --count $(COUNT) \
 	  --confpol $(BUILD)/confpol --confpol-run $(BUILD)/confpol-run
-	python3 tests/campaign/diff_oracle.py --seed $(SEED) \
+	$(SOAK_LIMIT) python3 tests/campaign/diff_oracle.py --seed $(SEED) \
 	  --count $$(( $(COUNT) * 100 )) --confpol $(BUILD)/confpol
 	@$(MAKE) --no-print-directory soak-srt SEED=$(SEED) COUNT=$(COUNT)
 
