@@ -884,6 +884,17 @@ START_TEST(sbpl_ancestors)
         cp_rt_sb_argv("/x/p.sb", &names, &anc, &p, 0, cmd, 1, &argv, &e), 0);
     ck_assert(strstr(joined(&argv), " -D PROJECT:ancestors=^/(") != NULL);
     cp_rt_strv_free(&argv);
+    /* The argv builder checks every ancestors name itself, whatever the
+     * reader before it checked: one with no bound value is refused. */
+    struct cp_rt_strv anc2 = {0};
+    cp_rt_strv_push(&anc2, "PROJECT");
+    cp_rt_strv_push(&anc2, "CACHE");
+    memset(&e, 0, sizeof e);
+    ck_assert_int_eq(
+        cp_rt_sb_argv("/x/p.sb", &names, &anc2, &p, 0, cmd, 1, &argv, &e),
+        CP_RT_EXIT_ERROR);
+    ck_assert_str_eq(e.msg, "param CACHE is unbound; pass -D CACHE=DIR");
+    cp_rt_strv_free(&anc2);
     cp_rt_params_free(&p);
     cp_rt_strv_free(&anc);
     static const char
