@@ -21,10 +21,6 @@ for c in bwrap curl python3 strace; do
     command -v $c >/dev/null 2>&1 || { echo "$c is not installed"; exit 77; }
 done
 "$RUN" --enforcer bwrap --check >/dev/null 2>&1 || { echo "bwrap cannot run here"; exit 77; }
-if [ -n "${CONFPOL_SANITIZER:-}" ]; then
-    echo "no fault injection under $CONFPOL_SANITIZER (its own start-up calls)"
-    exit 77
-fi
 T=$(mktemp -d /var/tmp/confpol-pin.XXXXXX) || exit 2
 chmod 755 "$T"
 SPID=
@@ -69,6 +65,15 @@ if [ $rc = 0 ] && [ "$out" = hello ]; then
     ok "a clean launch fetches the page through the proxy"
 else
     bad "clean launch: exit $rc, '$out': $(head -c 300 "$T/err")"
+fi
+
+# A sanitizer build makes calls of its own whose failure the sanitizer
+# reports as an error: the clean launch only.
+if [ -n "${CONFPOL_SANITIZER:-}" ]; then
+    echo "# no fault injection under $CONFPOL_SANITIZER"
+    echo "$n checks, $fails failed"
+    [ "$fails" -eq 0 ]
+    exit
 fi
 
 # The proxy's accept4 fails once.  Only the proxy is traced (strace -p):
