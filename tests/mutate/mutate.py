@@ -360,12 +360,45 @@ def run_limited(cmd, cwd, env, limit, log):
 LIVE = set()
 
 
-def stop(signum, _frame):
-    for pg in list(LIVE):
+def descendants(pid):
+    """pid's descendants, from /proc (children of each thread)."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
         try:
-            os.killpg(pg, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+            tasks = os.listdir("/proc/%d/task" % p)
+        except OSError:
+            continue
+        for t in tasks:
+            try:
+                with open("/proc/%d/task/%s/children" % (p, t)) as f:
+                    kids = [int(k) for k in f.read().split()]
+            except OSError:
+                kids = []
+            out += kids
+            todo += kids
+    return out
+
+
+def stop(signum, _frame):
+    """Kills every run under way with all it started: the process group
+    of each, and each descendant's (a test's `timeout` leads a group of
+    its own), stopped first so that none forks meanwhile."""
+    for pg in list(LIVE):
+        tree = [pg] + descendants(pg)
+        for p in tree:
+            try:
+                os.kill(p, signal.SIGSTOP)
+            except (ProcessLookupError, PermissionError):
+                pass
+        tree = [pg] + descendants(pg)
+        for p in tree:
+            for kill in (lambda q: os.killpg(q, signal.SIGKILL),
+                         lambda q: os.kill(q, signal.SIGKILL)):
+                try:
+                    kill(p)
+                except (ProcessLookupError, PermissionError):
+                    pass
     os._exit(128 + signum)
 
 
