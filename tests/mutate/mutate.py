@@ -174,7 +174,8 @@ REFUSE_RETURN = re.compile(
     r"CP_RT_EXIT_(ERROR|CANNOT|NOTFOUND)\b|12[5-7]\b)")
 # "0 or an errno" functions (the path walk, the supervisor's answers):
 # a return naming an errno constant, alone or in a conditional expression
-REFUSE_ERRNO = re.compile(r"\breturn\b[^;]*\bE[A-Z][A-Z0-9]{2,}\b")
+REFUSE_ERRNO = re.compile(
+    r"\breturn\s+(?:[^;?]*\?\s*)?E[A-Z][A-Z0-9]{2,}\b\s*[;:]")
 REFUSE_CALL = re.compile(
     r"\b\w*(?<![a-z])(fail|failure|die|refuse|unenforceable|abort|perror|"
     r"deny_log|deny_line)\w*\s*\(", re.I)
