@@ -47,8 +47,9 @@ Environment (or the options of the same name in lower case):
                  did not compile)
   MUTATE_NEW=1   only the mutants without a result from an earlier run
   MUTATE_JOBS    copies of the tree run at once (default 2)
-  MUTATE_MIN     fail (exit 1) when the score is below this percentage
-                 (default 90; 0 only reports)
+  MUTATE_MIN     fail (exit 1) when the reasoned score (survivors listed
+                 in tests/mutate/survivors.txt with their reason left out) is
+                 below this percentage (default 90; 0 only reports)
   MUTATE_LIST=1  print the checks and mutants, run nothing
   MUTATE_WORK    where the copies and results are (default BUILD/mutate)
   MUTATE_TESTS   the tests to run instead (unit:SUITE, tests/sh/NAME.sh)
@@ -685,6 +686,28 @@ def run_mutant(w, mu, srcs, tests, history):
         restore(w, objs + PRODUCTS)
 
 
+# ---- the survivors reasoned unkillable ----------------------------------------
+
+def reasoned():
+    """{(file, description): reason} from tests/mutate/survivors.txt: lines
+    `FILE: DESCRIPTION | REASON` (spec/runtime.md §8.1).  Such a mutant is
+    still run; surviving, it is reported with its reason and left out of
+    the reasoned score; killed, it is reported so that the line goes."""
+    out = {}
+    try:
+        lines = open(os.path.join(TOP, "tests", "mutate",
+                                  "survivors.txt")).read().splitlines()
+    except OSError:
+        return out
+    for ln in lines:
+        if not ln.strip() or ln.startswith("#"):
+            continue
+        head, _, why = ln.partition(" | ")
+        f, _, what = head.partition(": ")
+        out[(f.strip(), what.strip())] = why.strip()
+    return out
+
+
 # ---- main ------------------------------------------------------------------
 
 def opt(name, default=None):
@@ -871,10 +894,23 @@ def main():
                        per[f].get("stillborn", 0))
                       if per[f].get("equivalent") or per[f].get("stillborn")
                       else ""))
+    why = reasoned()
+    nr = 0
     for mu, r in zip(mutants, results):
+        reason = why.get((mu["file"], mu["what"]))
         if r[0] == "survived":
-            lines.append("SURVIVED %s:%d: %s" % (mu["file"], mu["line"],
-                                                 mu["what"]))
+            nr += reason is not None
+            lines.append("SURVIVED %s:%d: %s -- %s" % (
+                mu["file"], mu["line"], mu["what"],
+                "reasoned: " + reason if reason else "NOT REASONED"))
+        elif r[0] == "killed" and reason:
+            lines.append("note: killed, yet listed as unkillable in "
+                         "tests/mutate/survivors.txt: %s: %s" %
+                         (mu["file"], mu["what"]))
+    rscore = 100.0 * k / (k + s - nr) if k + s - nr else 100.0
+    lines.insert(2, "mutate: reasoned score %d / %d = %.1f%% killed (the %d "
+                 "survivors reasoned unkillable in tests/mutate/survivors.txt "
+                 "left out)" % (k, k + s - nr, rscore, nr))
     # every mutant of these files with a result in this run or an earlier
     # one (MUTATE_SURVIVORS=1 reruns only the survivors)
     allm = []
@@ -883,10 +919,14 @@ def main():
     hk = sum(1 for m in allm if history.get(m["key"]) not in
              (None, "survived", "equivalent", "stillborn"))
     hs = sum(1 for m in allm if history.get(m["key"]) == "survived")
+    hr = sum(1 for m in allm if history.get(m["key"]) == "survived" and
+             (m["file"], m["what"]) in why)
     if hk + hs > k + s:
-        lines.append("mutate: with earlier runs: %d / %d = %.1f%% killed, "
-                     "%d mutants without a result" %
-                     (hk, hk + hs, 100.0 * hk / (hk + hs),
+        lines.append("mutate: with earlier runs: %d / %d = %.1f%% killed "
+                     "(reasoned: %d / %d = %.1f%%), %d mutants without a "
+                     "result" %
+                     (hk, hk + hs, 100.0 * hk / (hk + hs), hk, hk + hs - hr,
+                      100.0 * hk / max(1, hk + hs - hr),
                       sum(1 for m in allm if m["key"] not in history)))
     rep = "\n".join(lines) + "\n"
     kills = "\n".join("killed %s:%d: %s by %s" % (mu["file"], mu["line"],
@@ -896,7 +936,7 @@ def main():
     with open(os.path.join(WORK, "report.txt"), "w") as f:
         f.write(rep + kills + "\n")
     sys.stdout.write(rep)
-    return 1 if score < float(opt("MIN", "90")) else 0
+    return 1 if rscore < float(opt("MIN", "90")) else 0
 
 
 if __name__ == "__main__":
