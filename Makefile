@@ -196,6 +196,11 @@ sizes:
 	@echo "confpol-stage   $$($(call cloc_of,$(STAGE_SRCS)))"
 	@echo "confpol-janitor $$($(call cloc_of,$(JANITOR_SRCS)))"
 	@echo "confpol-proxy   $$($(call cloc_of,$(PROXY_SRCS)))"
+# The same objects linked dynamically, for valgrind (which replaces malloc
+# only in a program that gets it from a shared libc): tests/valgrind-run.sh.
+$(BUILD)/confpol-run-dynamic: $(RUN_OBJS)
+	$(say) LD $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(RUN_OBJS)
 
 # The path macOS runs, built on Linux for the tests and never installed:
 # the proxy and its sockets without the Linux-only calls, and the seatbelt
@@ -270,29 +275,45 @@ check-asan:
 	  LDFLAGS="-fsanitize=address,undefined" RUN_LDFLAGS= all build-asan/unit-tests
 	BUILD=build-asan sh tests/sanitize.sh
 
-# Valgrind memcheck: the unit tests (without fork) and tests/valgrind.sh
-# (check/build/fmt/explain on every example and front-end test input);
+# Valgrind memcheck: the unit tests (without fork), tests/valgrind.sh
+# (check/build/fmt/explain on every example and front-end test input) and
+# tests/valgrind-run.sh (the runtime: launcher, proxy, stage, Landlock);
 # zero errors and zero definite or indirect leaks.
 check-valgrind:
 	@sh .ci/deps.sh valgrind
 	@$(MAKE) --no-print-directory check-valgrind-run
 
-# CK_FORK=no turns Check's per-test timeouts off: the whole run has one.
-VALGRIND_UNIT_TIMEOUT ?= 1800
-check-valgrind-run: all $(BUILD)/unit-tests
-	CK_FORK=no timeout -k 10 $(VALGRIND_UNIT_TIMEOUT) valgrind --quiet \
-	  --error-exitcode=99 --leak-check=full \
-	  --errors-for-leak-kinds=definite,indirect $(BUILD)/unit-tests
+# CK_FORK=no turns Check's per-test timeouts off: each suite runs on its
+# own (CK_RUN_SUITE) under VALGRIND_SUITE_TIMEOUT seconds, and a suite over
+# it fails the target (timeout's exit 124 or 137).
+VALGRIND_SUITE_TIMEOUT ?= 600
+check-valgrind-run: all $(BUILD)/unit-tests $(BUILD)/confpol-run-dynamic
+	@fail=0; for s in $$(sed -n 's/^Suite \*cp_test_\([a-z0-9_]*\)_suite(void)$$/\1/p' $(TEST_SRCS)); do \
+	  echo "valgrind: unit suite $$s"; \
+	  CK_FORK=no CK_RUN_SUITE=$$s timeout -k 10 $(VALGRIND_SUITE_TIMEOUT) \
+	    valgrind --quiet --error-exitcode=99 --leak-check=full \
+	    --errors-for-leak-kinds=definite,indirect $(BUILD)/unit-tests \
+	    >$(BUILD)/valgrind-unit.log 2>&1; rc=$$?; \
+	  if [ $$rc -ne 0 ]; then fail=1; tail -n 60 $(BUILD)/valgrind-unit.log; \
+	    echo "valgrind: unit suite $$s failed (exit $$rc$$( [ $$rc -eq 124 ] || [ $$rc -eq 137 ] && echo ', over its time limit'))"; fi; \
+	done; [ $$fail -eq 0 ]
 	BUILD=$(BUILD) sh tests/valgrind.sh
+	BUILD=$(BUILD) timeout -k 10 1200 sh tests/valgrind-run.sh
 
 # Mutation run over the runtime's security checks (spec/runtime.md,
 # "Mutation run"; tests/mutate/mutate.py): works in copies of the tree under
 # $(BUILD)/mutate, never on these files.  Not part of `make check`.
-# MUTATE_FILES= (default runtime/*.c), MUTATE_LIMIT=, MUTATE_MATCH=,
-# MUTATE_SURVIVORS=1, MUTATE_JOBS= (default 2), MUTATE_MIN= (default 90).
+# A sample of MUTATE_SAMPLE mutants (default 60; the seed is printed,
+# MUTATE_SEED= repeats it); FULL=1 runs every mutant.  MUTATE_FILES=
+# (default runtime/*.c), MUTATE_LIMIT=, MUTATE_MATCH=, MUTATE_SURVIVORS=1,
+# MUTATE_ALLTESTS=1, MUTATE_JOBS= (default 2), MUTATE_MIN= (default 90).
+# The whole run has a limit: MUTATE_TIMEOUT seconds (default 3 hours).
+MUTATE_SAMPLE ?= 60
+MUTATE_TIMEOUT ?= 10800
 .PHONY: mutate
 mutate: all
-	BUILD=$(BUILD) python3 tests/mutate/mutate.py
+	BUILD=$(BUILD) MUTATE_SAMPLE=$(if $(FULL),0,$(MUTATE_SAMPLE)) \
+	  timeout -k 30 $(MUTATE_TIMEOUT) python3 tests/mutate/mutate.py
 
 golden: all
 	BUILD=$(BUILD) UPDATE=1 sh tests/golden/run.sh
@@ -314,12 +335,14 @@ soak-sbpl: all
 	  CLAUDE_SEED=$(or $(SEED),1) CLAUDE_COUNT=$(or $(COUNT),500) \
 	  $(SOAK_LIMIT) sh tests/sh/claude-campaign.sh
 
+# The benchmarks have a limit as a whole: BENCH_TIMEOUT seconds.
+BENCH_TIMEOUT ?= 3600
 bench: all
-	BUILD=$(BUILD) sh tests/bench/run.sh
+	BUILD=$(BUILD) timeout -k 30 $(BENCH_TIMEOUT) sh tests/bench/run.sh
 
 # Only the gate hook with the gate library (part of `make bench`).
 bench-gate: all
-	BUILD=$(BUILD) sh tests/bench/gate.sh
+	BUILD=$(BUILD) timeout -k 30 $(BENCH_TIMEOUT) sh tests/bench/gate.sh
 
 # The attack campaign for as long as asked (tests/campaign/README.md);
 # `make check` runs a fixed-seed slice of it (tests/sh/campaign.sh).
@@ -328,7 +351,7 @@ COUNT ?= 200
 soak: all
 	$(SOAK_LIMIT) python3 tests/campaign/run.py --seed $(SEED) --count $(COUNT) \
 	  --confpol $(BUILD)/confpol --confpol-run $(BUILD)/confpol-run
-	python3 tests/campaign/diff_oracle.py --seed $(SEED) \
+	$(SOAK_LIMIT) python3 tests/campaign/diff_oracle.py --seed $(SEED) \
 	  --count $$(( $(COUNT) * 100 )) --confpol $(BUILD)/confpol
 	@$(MAKE) --no-print-directory soak-srt SEED=$(SEED) COUNT=$(COUNT)
 

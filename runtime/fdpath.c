@@ -82,8 +82,11 @@ static int fp_walk(int dirfd, const char *path, int flags)
             errno = err;
             return -1;
         }
+        /* O_PATH | O_NOFOLLOW opens a symlink itself: one in the middle
+         * would fail later with ENOTDIR, and the caller would be told
+         * something else than that a symlink lies on the way. */
         struct stat st;
-        if (last && (flags & O_PATH) && fstat(next, &st) == 0 &&
+        if ((!last || (flags & O_PATH)) && fstat(next, &st) == 0 &&
             S_ISLNK(st.st_mode)) {
             close(next);
             errno = ELOOP;

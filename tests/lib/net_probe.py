@@ -57,6 +57,10 @@ def main():
         # Half a request line, then silence: the proxy's head deadline
         # (CONFPOL_PROXY_HEADER_MS) answers 408 and closes.
         print("slow:", raw(b"GET http://allowed", wait=0.1))
+    elif what == "silent":
+        # Connected, not a byte sent: the first byte's deadline answers
+        # 408 too (not only a head cut short).
+        print("silent:", raw(b""))
     elif what == "https-uri":
         print("https-uri:", raw(b"GET https://allowed.test/ HTTP/1.1\r\n\r\n"))
     elif what == "socks-bind":

@@ -5,9 +5,9 @@
 A security check is found mechanically (spec/runtime.md, "Mutation run"):
 an `if` of a C file whose controlled statement (the braces after the
 condition, or the one statement) refuses:
-  - returns an error status: a negative number, -E..., -errno, false, or
-    an exit status of the runtime (CP_RT_EXIT_ERROR/CANNOT/NOTFOUND,
-    125, 126, 127);
+  - returns an error status: a negative number, -E..., -errno, false, an
+    errno constant (E..., also in a conditional expression), or an exit
+    status of the runtime (CP_RT_EXIT_ERROR/CANNOT/NOTFOUND, 125-127);
   - calls a refusing function: a name with a word fail, failure, die,
     refuse, unenforceable, abort, perror or deny_log / deny_line in it,
     exit/_exit with a status other than 0, or an HTTP answer 4xx/5xx
@@ -27,10 +27,19 @@ the runtime tests, ordered by how often each has killed before per time it
 takes, stopping at the first failure; every test run has a time limit
 (a run over it kills the mutant).  The tests: the Check suites whose files
 include runtime.h or netproxy.h, and the shell tests that start the
-runtime (they name CONFPOL_RUN, confpol-run or `confpol run`).
+runtime (they name CONFPOL_RUN, confpol-run or `confpol run`).  A mutant
+runs only the tests that can reach its file (the test map): a Check suite
+when its object references the file's object, directly or through other
+runtime objects (nm); a shell test when its text matches the file's row of
+SHELL_MAP (every runtime shell test for a file without a row).  Only the
+binaries those tests run are relinked.
 
 Environment (or the options of the same name in lower case):
   MUTATE_FILES   files to mutate (default runtime/*.c)
+  MUTATE_SAMPLE  run a sample of this many mutants (0: all of them, the
+                 default of this script; `make mutate` samples unless FULL=1)
+  MUTATE_SEED    the sample's seed (default: the day of the year); printed
+  MUTATE_ALLTESTS=1  every runtime test for every mutant (no test map)
   MUTATE_LIMIT   run at most this many mutants (after MUTATE_MATCH)
   MUTATE_MATCH   a regular expression: only mutants whose description or
                  file:line matches
@@ -38,8 +47,9 @@ Environment (or the options of the same name in lower case):
                  did not compile)
   MUTATE_NEW=1   only the mutants without a result from an earlier run
   MUTATE_JOBS    copies of the tree run at once (default 2)
-  MUTATE_MIN     fail (exit 1) when the score is below this percentage
-                 (default 90; 0 only reports)
+  MUTATE_MIN     fail (exit 1) when the reasoned score (survivors listed
+                 in tests/mutate/survivors.txt with their reason left out) is
+                 below this percentage (default 90; 0 only reports)
   MUTATE_LIST=1  print the checks and mutants, run nothing
   MUTATE_WORK    where the copies and results are (default BUILD/mutate)
   MUTATE_TESTS   the tests to run instead (unit:SUITE, tests/sh/NAME.sh)
@@ -49,6 +59,7 @@ The report goes to stdout and to BUILD/mutate/report.txt.
 import hashlib
 import json
 import os
+import random
 import re
 import shutil
 import signal
@@ -163,6 +174,10 @@ def statement_end(b, i):
 REFUSE_RETURN = re.compile(
     r"\breturn\s*\(?\s*(-\s*\d+|-\s*E[A-Z0-9]+\b|-\s*errno\b|false\b|"
     r"CP_RT_EXIT_(ERROR|CANNOT|NOTFOUND)\b|12[5-7]\b)")
+# "0 or an errno" functions (the path walk, the supervisor's answers):
+# a return naming an errno constant, alone or in a conditional expression
+REFUSE_ERRNO = re.compile(
+    r"\breturn\s+(?:[^;?]*\?\s*)?E[A-Z][A-Z0-9]{2,}\b\s*[;:]")
 REFUSE_CALL = re.compile(
     r"\b\w*(?<![a-z])(fail|failure|die|refuse|unenforceable|abort|perror|"
     r"deny_log|deny_line)\w*\s*\(", re.I)
@@ -173,7 +188,7 @@ REFUSE_GOTO = re.compile(r"\bgoto\s+\w*(fail|err|error|bad|deny|refuse)\w*",
 
 
 def refuses(branch):
-    for rx in (REFUSE_RETURN, REFUSE_CALL, REFUSE_EXIT, REFUSE_HTTP,
+    for rx in (REFUSE_RETURN, REFUSE_ERRNO, REFUSE_CALL, REFUSE_EXIT, REFUSE_HTTP,
                REFUSE_GOTO):
         if rx.search(branch):
             return True
@@ -325,6 +340,7 @@ def run_limited(cmd, cwd, env, limit, log):
                              stderr=subprocess.STDOUT,
                              stdin=subprocess.DEVNULL,
                              start_new_session=True)
+        LIVE.add(p.pid)
         try:
             rc = p.wait(timeout=limit)
             timed_out = False
@@ -338,7 +354,128 @@ def run_limited(cmd, cwd, env, limit, log):
             pass
         if timed_out:
             p.wait()
+        LIVE.discard(p.pid)
     return rc, time.monotonic() - t0, timed_out
+
+
+# The process groups of the runs under way: a run stopped (SIGTERM, the
+# limit of `make mutate`, Ctrl-C) kills them, not only itself.
+LIVE = set()
+
+
+def descendants(pid):
+    """pid's descendants, from /proc (children of each thread)."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            tasks = os.listdir("/proc/%d/task" % p)
+        except OSError:
+            continue
+        for t in tasks:
+            try:
+                with open("/proc/%d/task/%s/children" % (p, t)) as f:
+                    kids = [int(k) for k in f.read().split()]
+            except OSError:
+                kids = []
+            out += kids
+            todo += kids
+    return out
+
+
+def stop(signum, _frame):
+    """Kills every run under way with all it started: the process group
+    of each, and each descendant's (a test's `timeout` leads a group of
+    its own), stopped first so that none forks meanwhile."""
+    for pg in list(LIVE):
+        tree = [pg] + descendants(pg)
+        for p in tree:
+            try:
+                os.kill(p, signal.SIGSTOP)
+            except (ProcessLookupError, PermissionError):
+                pass
+        tree = [pg] + descendants(pg)
+        for p in tree:
+            for kill in (lambda q: os.killpg(q, signal.SIGKILL),
+                         lambda q: os.kill(q, signal.SIGKILL)):
+                try:
+                    kill(p)
+                except (ProcessLookupError, PermissionError):
+                    pass
+    os._exit(128 + signum)
+
+
+# Shell tests that can reach a file: a regular expression over the test's
+# text.  A file without a row is reached by every runtime shell test (the
+# launcher, the stage, the artifact reader and the seccomp filters run in
+# every launch).  A row is a superset by design: a test it leaves out
+# cannot kill that file's mutants, so MUTATE_ALLTESTS=1 exists to check a
+# survivor against everything.
+SHELL_MAP = {
+    # the filtering proxy and its sockets start for `net allow` records
+    # and for the macOS path's `;; confpol-net` lines
+    "runtime/proxy.c": r"net allow|proxy|PROXY|confpol-net",
+    "runtime/netsock.c": r"net allow|proxy|PROXY|confpol-net|unix|Unix",
+    "runtime/netbridge.c": r"net allow|proxy|PROXY|confpol-net|unix|Unix",
+    # the Landlock enforcer and its supervisor of the process lifetime
+    "runtime/ll_enforce.c": r"landlock|ENFORCER|enforcer",
+    "runtime/supervise.c": r"landlock|ENFORCER|enforcer",
+    # the macOS path, run on Linux with a stand-in for sandbox-exec
+    "runtime/seatbelt.c": r"\.sb\b|macos|seatbelt|sandbox-exec",
+    # the supervisor of named Unix sockets
+    "runtime/unixsock.c": r"unix|Unix|UNIX",
+}
+# The files built a second time for the macOS path (Makefile,
+# PORTABLE_SRCS): their mutants relink confpol-run-portable too.
+PORTABLE = ("runtime/proxy.c", "runtime/netsock.c", "runtime/seatbelt.c")
+
+
+def nm_symbols(obj):
+    """(defined, undefined) global symbols of an object file."""
+    r = subprocess.run(["nm", "-g", obj], capture_output=True, text=True)
+    d, u = set(), set()
+    for line in r.stdout.splitlines():
+        f = line.split()
+        if len(f) == 2 and f[0] == "U":
+            u.add(f[1])
+        elif len(f) == 3 and f[1] not in ("U", "w", "v"):
+            d.add(f[2])
+    return d, u
+
+
+def unit_reach(w, files):
+    """{suite: set of runtime files its test file reaches}: the runtime
+    objects that define a symbol the test object uses, and so on through
+    the runtime objects themselves."""
+    objs = {}
+    for f in files:
+        o = os.path.join(w, "build", os.path.splitext(f)[0] + ".o")
+        if os.path.exists(o):
+            objs[f] = nm_symbols(o)
+    out = {}
+    d = os.path.join(TOP, "tests", "unit")
+    for src in sorted(os.listdir(d)):
+        if not src.endswith(".c"):
+            continue
+        t = open(os.path.join(d, src)).read()
+        suites = re.findall(
+            r"^Suite \*cp_test_([a-z0-9_]+)_suite\(void\)$", t, re.M)
+        o = os.path.join(w, "build", "tests", "unit", src[:-2] + ".o")
+        if not suites or not os.path.exists(o):
+            continue
+        need = set(nm_symbols(o)[1])
+        reached = set()
+        while True:
+            more = [f for f, (df, _) in objs.items()
+                    if f not in reached and df & need]
+            if not more:
+                break
+            for f in more:
+                reached.add(f)
+                need |= objs[f][1]
+        for su in suites:
+            out[su] = reached
+    return out
 
 
 class Tests:
@@ -350,6 +487,47 @@ class Tests:
         self.kills = {t: 0 for t in self.list}
         self.fkills = {}
         self.lock = threading.Lock()
+        self.map = None  # {file: [tests]}; None: every test for every file
+        self.text = {}
+        for t in self.list:
+            if not t.startswith("unit:"):
+                self.text[t] = open(os.path.join(TOP, t)).read()
+
+    def build_map(self, w, files):
+        """The test map (the module's docstring)."""
+        reach = unit_reach(w, files)
+        self.map = {}
+        for f in files:
+            rx = re.compile(SHELL_MAP[f]) if f in SHELL_MAP else None
+            ts = []
+            for t in self.list:
+                if t.startswith("unit:"):
+                    # a suite nm cannot see through (none today) runs too
+                    if f in reach.get(t[5:], {f}):
+                        ts.append(t)
+                elif rx is None or rx.search(self.text[t]):
+                    ts.append(t)
+            self.map[f] = ts
+
+    def for_file(self, f):
+        return list(self.list) if self.map is None else \
+            [t for t in self.map.get(f, self.list) if t in self.list]
+
+    def targets(self, f):
+        """The binaries the tests of f run (relinked for a mutant of f)."""
+        ts = self.for_file(f)
+        out = []
+        if any(t.startswith("unit:") for t in ts):
+            out.append("build/unit-tests")
+        if any(not t.startswith("unit:") for t in ts):
+            out += ["build/confpol-run", "build/confpol-stage",
+                    "build/confpol-janitor", "build/confpol-proxy",
+                    "build/confpol"]
+        # its object is compared for equivalence: always built
+        if f in PORTABLE:
+            out += ["build/confpol-run-portable",
+                    "build/confpol-proxy-portable"]
+        return out or ["build/confpol-run"]
 
     def cmd(self, t, limit):
         if t.startswith("unit:"):
@@ -382,7 +560,7 @@ class Tests:
             def score(t):
                 return (1 + 4 * fk.get(t, 0) + self.kills[t]) / \
                     max(self.dur[t], 0.05)
-            ts = sorted(self.list, key=lambda t: (-score(t), t))
+            ts = sorted(self.for_file(f), key=lambda t: (-score(t), t))
         if first in ts:
             ts.remove(first)
             ts.insert(0, first)
@@ -429,12 +607,12 @@ def sync_copy(w):
                 os.unlink(os.path.join(root, n))
 
 
-def make(w, limit=900):
+def make(w, targets=TARGETS, limit=900):
     env = dict(os.environ)
     env.pop("MAKEFLAGS", None)
     env.pop("MFLAGS", None)
     log = os.path.join(w, ".mutate-make.log")
-    rc, _, _ = run_limited(["make", "-s", "-j1"] + MAKE_FLAGS + TARGETS,
+    rc, _, _ = run_limited(["make", "-s", "-j1"] + MAKE_FLAGS + targets,
                            w, env, limit, log)
     return rc == 0
 
@@ -488,7 +666,7 @@ def run_mutant(w, mu, srcs, tests, history):
                                       for o in objs
                                       if os.path.exists(os.path.join(w, o))])
         os.utime(full, (newest + 1, newest + 1))
-        if not make(w):
+        if not make(w, tests.targets(path)):
             return "stillborn", None, 0.0
         if all(same_file(os.path.join(w, o),
                          os.path.join(saved, o.replace("/", "%")))
@@ -510,6 +688,28 @@ def run_mutant(w, mu, srcs, tests, history):
             f.write(src)
         os.utime(full, (st.st_atime, st.st_mtime))
         restore(w, objs + PRODUCTS)
+
+
+# ---- the survivors reasoned unkillable ----------------------------------------
+
+def reasoned():
+    """{(file, description): reason} from tests/mutate/survivors.txt: lines
+    `FILE: DESCRIPTION | REASON` (spec/runtime.md §8.1).  Such a mutant is
+    still run; surviving, it is reported with its reason and left out of
+    the reasoned score; killed, it is reported so that the line goes."""
+    out = {}
+    try:
+        lines = open(os.path.join(TOP, "tests", "mutate",
+                                  "survivors.txt")).read().splitlines()
+    except OSError:
+        return out
+    for ln in lines:
+        if not ln.strip() or ln.startswith("#"):
+            continue
+        head, _, why = ln.partition(" | ")
+        f, _, what = head.partition(": ")
+        out[(f.strip(), what.strip())] = why.strip()
+    return out
 
 
 # ---- main ------------------------------------------------------------------
@@ -535,6 +735,8 @@ def expand_files(spec):
 
 def main():
     t_start = time.monotonic()
+    for sg in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sg, stop)
     files = expand_files(opt("FILES", "runtime/*.c"))
     srcs = {f: open(os.path.join(TOP, f)).read() for f in files}
     mutants, nchecks = [], 0
@@ -565,6 +767,16 @@ def main():
     limit = opt("LIMIT")
     if limit:
         mutants = mutants[:int(limit)]
+    nall = len(mutants)
+    sample = int(opt("SAMPLE", "0"))
+    if 0 < sample < nall:
+        seed = int(opt("SEED", time.strftime("%j", time.gmtime())))
+        rng = random.Random(seed)
+        pick = set(m["key"] for m in rng.sample(mutants, sample))
+        mutants = [m for m in mutants if m["key"] in pick]
+        print("mutate: a SAMPLE of %d of the %d mutants, seed %d "
+              "(MUTATE_SEED=%d repeats it; FULL=1 runs all of them)" %
+              (sample, nall, seed, seed), flush=True)
     print("mutate: %d checks in %d files, %d mutants to run" %
           (nchecks, len(files), len(mutants)), flush=True)
     if opt("LIST") == "1":
@@ -589,6 +801,14 @@ def main():
     if not make(w0):
         sys.exit("mutate: the copy does not build: %s" %
                  os.path.join(w0, ".mutate-make.log"))
+    if opt("ALLTESTS") != "1" and not opt("TESTS"):
+        tests.build_map(w0, files)
+        # only the tests some mutant of this run can use
+        used = set(t for m in mutants for t in tests.for_file(m["file"]))
+        tests.list = [t for t in tests.list if t in used]
+        for f in sorted(set(m["file"] for m in mutants)):
+            print("mutate: map: %s: %d tests" % (f, len(tests.for_file(f))),
+                  flush=True)
     # the baseline: every test passes unmutated, and its time is measured
     logdir = os.path.join(w0, ".mutate-logs")
     os.makedirs(logdir, exist_ok=True)
@@ -666,10 +886,35 @@ def main():
                 count.get("equivalent", 0), count.get("stillborn", 0)),
              "mutate: score %d / %d = %.1f%% killed, in %.0f s (%d copies)"
              % (k, k + s, score, secs, jobs)]
+    per = {}
     for mu, r in zip(mutants, results):
+        pf = per.setdefault(mu["file"], {})
+        pf[r[0]] = pf.get(r[0], 0) + 1
+    for f in sorted(per):
+        pk, ps = per[f].get("killed", 0), per[f].get("survived", 0)
+        lines.append("mutate:   %-28s %3d / %3d killed%s" %
+                     (f, pk, pk + ps, "  (%d equivalent, %d stillborn)" %
+                      (per[f].get("equivalent", 0),
+                       per[f].get("stillborn", 0))
+                      if per[f].get("equivalent") or per[f].get("stillborn")
+                      else ""))
+    why = reasoned()
+    nr = 0
+    for mu, r in zip(mutants, results):
+        reason = why.get((mu["file"], mu["what"]))
         if r[0] == "survived":
-            lines.append("SURVIVED %s:%d: %s" % (mu["file"], mu["line"],
-                                                 mu["what"]))
+            nr += reason is not None
+            lines.append("SURVIVED %s:%d: %s -- %s" % (
+                mu["file"], mu["line"], mu["what"],
+                "reasoned: " + reason if reason else "NOT REASONED"))
+        elif r[0] == "killed" and reason:
+            lines.append("note: killed, yet listed as unkillable in "
+                         "tests/mutate/survivors.txt: %s: %s" %
+                         (mu["file"], mu["what"]))
+    rscore = 100.0 * k / (k + s - nr) if k + s - nr else 100.0
+    lines.insert(2, "mutate: reasoned score %d / %d = %.1f%% killed (the %d "
+                 "survivors reasoned unkillable in tests/mutate/survivors.txt "
+                 "left out)" % (k, k + s - nr, rscore, nr))
     # every mutant of these files with a result in this run or an earlier
     # one (MUTATE_SURVIVORS=1 reruns only the survivors)
     allm = []
@@ -678,10 +923,14 @@ def main():
     hk = sum(1 for m in allm if history.get(m["key"]) not in
              (None, "survived", "equivalent", "stillborn"))
     hs = sum(1 for m in allm if history.get(m["key"]) == "survived")
+    hr = sum(1 for m in allm if history.get(m["key"]) == "survived" and
+             (m["file"], m["what"]) in why)
     if hk + hs > k + s:
-        lines.append("mutate: with earlier runs: %d / %d = %.1f%% killed, "
-                     "%d mutants without a result" %
-                     (hk, hk + hs, 100.0 * hk / (hk + hs),
+        lines.append("mutate: with earlier runs: %d / %d = %.1f%% killed "
+                     "(reasoned: %d / %d = %.1f%%), %d mutants without a "
+                     "result" %
+                     (hk, hk + hs, 100.0 * hk / (hk + hs), hk, hk + hs - hr,
+                      100.0 * hk / max(1, hk + hs - hr),
                       sum(1 for m in allm if m["key"] not in history)))
     rep = "\n".join(lines) + "\n"
     kills = "\n".join("killed %s:%d: %s by %s" % (mu["file"], mu["line"],
@@ -691,7 +940,7 @@ def main():
     with open(os.path.join(WORK, "report.txt"), "w") as f:
         f.write(rep + kills + "\n")
     sys.stdout.write(rep)
-    return 1 if score < float(opt("MIN", "90")) else 0
+    return 1 if rscore < float(opt("MIN", "90")) else 0
 
 
 if __name__ == "__main__":

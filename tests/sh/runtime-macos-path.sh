@@ -10,7 +10,8 @@
 # the proxy variables point at it; curl reaches an allowed local server by
 # name (plain HTTP, CONNECT, SOCKS5; 4 MB each way through the relay) and
 # gets 403 for a denied name; the proxy is gone when the command ends, and
-# when the runtime is killed; a proxy that cannot start refuses the run.
+# when the runtime is killed; a proxy that cannot start refuses the run;
+# the proxy's Unix mode, which needs Linux, is refused.
 set -u
 : "${TOP:?}"
 RUN=$TOP/${BUILD:-build}/confpol-run-portable
@@ -167,6 +168,22 @@ grep -q "refusing to run" "$T/err" || fail "no proxy: message: $(cat "$T/err")"
 timeout 60 "$RUN" -D confpol:proxy-port=3128 "$T/p.sb" -- touch "$T/ran" 2> "$T/err"
 expect "-D confpol:proxy-port: exit" 125 "$?"
 [ -e "$T/ran" ] && fail "-D confpol:proxy-port: the command ran"
+
+# The proxy's Unix mode (the bwrap launch's bridge hands each connection
+# over with SCM_RIGHTS) is Linux's: the portable build refuses a .bwrap
+# artifact with network records rather than start it.
+mkdir -p "$T/w"
+printf '%s\n' 'profile confined' 'fail closed' 'arg --ro-bind' 'arg /' 'arg /' \
+    'arg --dev' 'arg /dev' 'arg --proc' 'arg /proc' "bind '' $T/w" \
+    'arg --unshare-net' 'net example.test:443 t.confpol:2' >"$T/net.txt"
+python3 "$TOP/tests/runtime/mkartifact.py" "$T/net.txt" "$T/net.bwrap" || exit 1
+if command -v bwrap >/dev/null 2>&1; then
+    timeout 60 "$RUN" --enforcer bwrap "$T/net.bwrap" -- touch "$T/w/ran" 2> "$T/err"
+    expect "portable, Unix mode: exit" 125 "$?"
+    [ -e "$T/w/ran" ] && fail "portable, Unix mode: the command ran"
+    grep -q "proxy: a Unix socket (the bridge's hand-over) needs Linux" "$T/err" ||
+        fail "portable, Unix mode: message: $(cat "$T/err")"
+fi
 
 [ $fails -eq 0 ] || exit 1
 echo "all passed"

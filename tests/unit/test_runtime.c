@@ -578,6 +578,44 @@ START_TEST(plan_missing_targets)
 }
 END_TEST
 
+/* A chain of symlinks on the way to a deny target is followed as the
+ * kernel would, up to 40 links; one more is ELOOP, refused (126), or
+ * a warning with --allow-unenforced. */
+START_TEST(plan_symlink_chain)
+{
+    struct fake_host fh = {0};
+    struct cp_rt_plan pl;
+    struct cp_rt_err e = {0};
+    /* home/c0 -> c1 -> ... -> c40 -> .ssh (41 links), home/d1 -> c2 (40) */
+    for (int i = 0; i <= 40; i++) {
+        char a[32], b[512];
+        if (i == 40)
+            snprintf(a, sizeof a, ".ssh");
+        else
+            snprintf(a, sizeof a, "c%d", i + 1);
+        snprintf(b, sizeof b, "%s/home/c%d", tdir, i);
+        ck_assert_int_eq(symlink(a, b), 0);
+    }
+    char b[512];
+    snprintf(b, sizeof b, "%s/home/d1", tdir);
+    ck_assert_int_eq(symlink("c2", b), 0);
+    ck_assert_int_eq(plan("param|HOME\nmask|HOME|/d1/id", &pl, &fh, false, &e),
+                     0);
+    ck_assert_str_eq(joined(&pl.words), "--ro-bind /dev/null @/home/.ssh/id");
+    cp_rt_plan_free(&pl);
+    ck_assert_int_eq(plan("param|HOME\nmask|HOME|/c0/id", &pl, &fh, false, &e),
+                     126);
+    ck_assert_ptr_nonnull(strstr(e.msg, strerror(ELOOP)));
+    cp_rt_plan_free(&pl);
+    /* --allow-unenforced: said, not silent */
+    ck_assert_int_eq(plan("param|HOME\nmask|HOME|/c0/id", &pl, &fh, true, &e),
+                     0);
+    ck_assert_uint_eq(pl.warnings.n, 1);
+    ck_assert_ptr_nonnull(strstr(pl.warnings.v[0], strerror(ELOOP)));
+    cp_rt_plan_free(&pl);
+}
+END_TEST
+
 START_TEST(plan_symlinks)
 {
     struct fake_host fh = {0};
@@ -846,6 +884,17 @@ START_TEST(sbpl_ancestors)
         cp_rt_sb_argv("/x/p.sb", &names, &anc, &p, 0, cmd, 1, &argv, &e), 0);
     ck_assert(strstr(joined(&argv), " -D PROJECT:ancestors=^/(") != NULL);
     cp_rt_strv_free(&argv);
+    /* The argv builder checks every ancestors name itself, whatever the
+     * reader before it checked: one with no bound value is refused. */
+    struct cp_rt_strv anc2 = {0};
+    cp_rt_strv_push(&anc2, "PROJECT");
+    cp_rt_strv_push(&anc2, "CACHE");
+    memset(&e, 0, sizeof e);
+    ck_assert_int_eq(
+        cp_rt_sb_argv("/x/p.sb", &names, &anc2, &p, 0, cmd, 1, &argv, &e),
+        CP_RT_EXIT_ERROR);
+    ck_assert_str_eq(e.msg, "param CACHE is unbound; pass -D CACHE=DIR");
+    cp_rt_strv_free(&anc2);
     cp_rt_params_free(&p);
     cp_rt_strv_free(&anc);
     static const char
@@ -1260,6 +1309,7 @@ Suite *cp_test_runtime_suite(void)
     tcase_add_test(t, plan_words);
     tcase_add_test(t, plan_missing_targets);
     tcase_add_test(t, plan_symlinks);
+    tcase_add_test(t, plan_symlink_chain);
     tcase_add_test(t, plan_bad_args);
     tcase_add_test(t, plan_globs);
     tcase_add_test(t, plan_nested_masks_and_pins);

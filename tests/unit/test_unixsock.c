@@ -528,6 +528,40 @@ static int case_killed(pid_t sup)
     return us_try(no, NULL) == ENOSYS ? 0 : 4;
 }
 
+/* Arguments the supervisor cannot take are answered as the kernel would
+ * answer them: an address longer than any (EINVAL), one it cannot read
+ * (EFAULT), a descriptor the caller does not have (EBADF); never a
+ * connection, never another error. */
+static int case_bad_args(pid_t sup)
+{
+    (void)sup;
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return 1;
+    char big[200];
+    memset(big, 0, sizeof big);
+    struct sockaddr_un *a = (struct sockaddr_un *)(void *)big;
+    a->sun_family = AF_UNIX;
+    us_path(a->sun_path, sizeof a->sun_path, "ok.sock");
+    if (connect(fd, (struct sockaddr *)a, sizeof big) == 0 || errno != EINVAL)
+        return 2;
+    if (connect(fd, (struct sockaddr *)(uintptr_t)8, sizeof *a) == 0 ||
+        errno != EFAULT)
+        return 3;
+    if (us_connect_fd(4000, a->sun_path) != EBADF)
+        return 4;
+    bool ok = false;
+    close(fd);
+    return us_try(a->sun_path, &ok) || !ok ? 5 : 0; /* still served */
+}
+
+START_TEST(bad_args)
+{
+    ck_assert_int_eq(us_run(case_bad_args), 0);
+    us_assert_untouched();
+}
+END_TEST
+
 START_TEST(paths)
 {
     ck_assert_int_eq(us_run(case_paths), 0);
@@ -636,6 +670,7 @@ Suite *cp_test_unixsock_suite(void)
     tcase_add_test(tc, blocking_cap);
     tcase_add_test(tc, blocking_one);
     tcase_add_test(tc, supervisor_killed);
+    tcase_add_test(tc, bad_args);
     suite_add_tcase(s, tc);
     return s;
 }
