@@ -78,36 +78,6 @@ static char *cp_claude_dir(const char *project, bool whole)
     return b.data;
 }
 
-/* mkdir -p with mode 0700 for what it creates. */
-static bool cp_claude_mkdirs(char *path)
-{
-    for (char *p = path + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        bool ok = mkdir(path, 0700) == 0 || errno == EEXIST;
-        *p = '/';
-        if (!ok)
-            return false;
-    }
-    return mkdir(path, 0700) == 0 || errno == EEXIST;
-}
-
-static bool cp_claude_read(const char *path, struct cp_buf *out)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return false;
-    char chunk[65536];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        cp_buf_add(out, chunk, n);
-    fclose(f);
-    if (!out->data)
-        cp_buf_adds(out, "");
-    return true;
-}
-
 static char *cp_claude_join(const char *dir, const char *name)
 {
     struct cp_buf b = {0};
@@ -128,7 +98,7 @@ static bool cp_claude_whole_settings(const char *artifact, const char *settings)
     bool ok = false;
     char self[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0 || !cp_claude_read(artifact, &text) ||
+    if (n <= 0 || !cp_cli_read_file(artifact, &text) ||
         cp_json_parse(a, text.data, text.len, &art) || art->type != CP_J_OBJ)
         goto out;
     self[n] = '\0';
@@ -372,7 +342,7 @@ static int cp_claude_build(struct cp_claude_run *r)
     free(r->project);
     r->project = rp;
     r->dir = r->project ? cp_claude_dir(r->project, r->whole) : NULL;
-    if (!r->dir || !cp_claude_mkdirs(r->dir)) {
+    if (!r->dir || !cp_cli_mkdirs(r->dir, 0700)) {
         fprintf(stderr,
                 "confpol claude: cannot make the directory for the "
                 "settings%s%s: %s\n",
@@ -448,7 +418,7 @@ static int cp_claude_merged_ok(const char *project, const char *artifact,
 {
     struct cp_buf text = {0};
     int rc = -1;
-    if (!cp_claude_read(artifact, &text)) {
+    if (!cp_cli_read_file(artifact, &text)) {
         fprintf(stderr, "confpol claude: %s: cannot read the artifact\n",
                 artifact);
         rc = 2;

@@ -36,54 +36,22 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "landlock_abi.h"
 #include "netproxy.h"
 
 #if CP_RT_LINUX
-
-#ifndef SYS_landlock_create_ruleset
-#define SYS_landlock_create_ruleset 444
-#endif
-#ifndef SYS_landlock_add_rule
-#define SYS_landlock_add_rule 445
-#endif
-#ifndef SYS_landlock_restrict_self
-#define SYS_landlock_restrict_self 446
-#endif
-
-/* Landlock's ABI (include/uapi/linux/landlock.h), spelled here: the
- * installed header may predate the scopes. */
-struct pc_ruleset_attr {
-    uint64_t handled_access_fs;
-    uint64_t handled_access_net;
-    uint64_t scoped;
-};
-struct pc_path_beneath {
-    uint64_t allowed_access;
-    int32_t parent_fd;
-} __attribute__((packed));
-
-enum {
-    PC_FS_EXECUTE = 1 << 0,
-    PC_FS_READ_FILE = 1 << 2,
-    PC_FS_READ_DIR = 1 << 3,
-    PC_FS_REMOVE_DIR = 1 << 4,
-    PC_FS_REMOVE_FILE = 1 << 5,
-    PC_RULE_PATH_BENEATH = 1,
-    PC_SCOPE_ABSTRACT_UNIX = 1 << 0,
-    PC_SCOPE_SIGNAL = 1 << 1,
-};
 
 /* Every file system right of an ABI (1: 13 rights, 2: REFER, 3: TRUNCATE,
  * 5: IOCTL_DEV). */
 static uint64_t pc_fs_all(int abi)
 {
-    uint64_t all = (1ULL << 13) - 1;
+    uint64_t all = LL_ABI1_FS;
     if (abi >= 2)
-        all |= 1ULL << 13;
+        all |= LL_REFER;
     if (abi >= 3)
-        all |= 1ULL << 14;
+        all |= LL_TRUNCATE;
     if (abi >= 5)
-        all |= 1ULL << 15;
+        all |= LL_IOCTL_DEV;
     return all;
 }
 
@@ -101,14 +69,14 @@ static int pc_grant(int rs, const char *path, uint64_t access)
     int fd = open(path, O_PATH | O_CLOEXEC); /* follows: resolv.conf links */
     if (fd < 0)
         return 0;
-    struct pc_path_beneath pb = {.allowed_access = access, .parent_fd = fd};
-    long r = syscall(SYS_landlock_add_rule, rs, PC_RULE_PATH_BENEATH, &pb, 0);
+    struct ll_path_beneath pb = {.allowed_access = access, .parent_fd = fd};
+    long r = syscall(SYS_landlock_add_rule, rs, LL_RULE_PATH_BENEATH, &pb, 0);
     int err = errno;
     close(fd);
     errno = err;
     /* A file takes only file rights: granted read as a file instead. */
-    if (r < 0 && errno == EINVAL && (access & ~(uint64_t)PC_FS_READ_FILE))
-        return pc_grant(rs, path, PC_FS_READ_FILE);
+    if (r < 0 && errno == EINVAL && (access & ~(uint64_t)LL_READ_FILE))
+        return pc_grant(rs, path, LL_READ_FILE);
     return r < 0 ? -1 : 0;
 }
 
@@ -117,12 +85,12 @@ static int pc_rules(int rs, const struct cp_rt_proxy_args *pa,
 {
     int rc = 0;
     for (size_t i = 0; i < sizeof pc_files / sizeof *pc_files; i++)
-        rc |= pc_grant(rs, pc_files[i], PC_FS_READ_FILE);
+        rc |= pc_grant(rs, pc_files[i], LL_READ_FILE);
     for (size_t i = 0; i < sizeof pc_libdirs / sizeof *pc_libdirs; i++)
         rc |= pc_grant(rs, pc_libdirs[i],
-                       PC_FS_READ_FILE | PC_FS_READ_DIR | PC_FS_EXECUTE);
+                       LL_READ_FILE | LL_READ_DIR | LL_EXECUTE);
     if (hosts)
-        rc |= pc_grant(rs, hosts, PC_FS_READ_FILE);
+        rc |= pc_grant(rs, hosts, LL_READ_FILE);
     if (pa->dir[0]) {
         /* Its socket in its directory; the directory itself from its
          * parent (only an empty directory can be removed). */
@@ -131,8 +99,8 @@ static int pc_rules(int rs, const struct cp_rt_proxy_args *pa,
         char *slash = strrchr(parent, '/');
         if (slash && slash != parent)
             *slash = '\0';
-        rc |= pc_grant(rs, pa->dir, PC_FS_REMOVE_FILE);
-        rc |= pc_grant(rs, parent, PC_FS_REMOVE_DIR);
+        rc |= pc_grant(rs, pa->dir, LL_REMOVE_FILE);
+        rc |= pc_grant(rs, parent, LL_REMOVE_DIR);
     }
     return rc;
 }
@@ -146,10 +114,10 @@ static int pc_landlock(const struct cp_rt_proxy_args *pa, const char *hosts,
     if (abi < 0)
         return cp_rt_fail(e, CP_RT_EXIT_CANNOT, "landlock: %s",
                           strerror(errno));
-    struct pc_ruleset_attr attr = {.handled_access_fs = pc_fs_all((int)abi)};
-    size_t size = offsetof(struct pc_ruleset_attr, handled_access_net);
+    struct ll_attr attr = {.handled_access_fs = pc_fs_all((int)abi)};
+    size_t size = offsetof(struct ll_attr, handled_access_net);
     if (abi >= 6) {
-        attr.scoped = PC_SCOPE_ABSTRACT_UNIX | PC_SCOPE_SIGNAL;
+        attr.scoped = LL_SCOPE_ABSTRACT_UNIX | LL_SCOPE_SIGNAL;
         size = sizeof attr;
     }
     int rs = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0);
