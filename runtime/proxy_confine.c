@@ -284,6 +284,11 @@ static void pc_build(struct pc_prog *p)
     pc_emit(p, PC_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS));
     pc_emit(p, PC_STMT(BPF_LD | BPF_W | BPF_ABS,
                        offsetof(struct seccomp_data, nr)));
+    /* System call -1 is no call (the kernel answers ENOSYS): a tracer's
+     * fault injection skips a call that way, which the x32 test below
+     * would take for a foreign ABI and kill. */
+    pc_emit(p, PC_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0xffffffffu, 0, 1));
+    pc_emit(p, PC_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS));
 #if defined(__x86_64__)
     pc_emit(p, PC_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, 0, 1)); /* x32 */
     pc_emit(p, PC_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS));

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # The network side fails closed when its own system calls fail, pinned by
-# strace fault injection in the forked proxy and the runtime
+# strace fault injection in the proxy program and the runtime
 # (spec/runtime.md §8.1; runtime-pin-faults.sh follows the runtime's own
 # process only, up to the command):
 #   - an accept of the proxy that fails for good (EINVAL) stops it: the
