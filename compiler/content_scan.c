@@ -1695,12 +1695,49 @@ struct cc_chains {
     short on[256], all[256];
     short next_on[CC_NANCH], next_all[CC_NANCH];
     unsigned char alen[CC_NANCH];
+    /* the first two bytes of the enabled anchors, one bit per pair (a
+     * one-byte anchor sets every pair it starts): most bytes of a text
+     * start a chain but no anchor, and this rejects them with one load */
+    uint64_t pair[65536 / 64];
 };
+
+static bool cc_pair_on(const struct cc_chains *ch, unsigned char b0,
+                       unsigned char b1)
+{
+    unsigned p = (unsigned)b0 << 8 | b1;
+    return (ch->pair[p >> 6] >> (p & 63)) & 1u;
+}
+
+static void cc_pair_set(struct cc_chains *ch, const char *an)
+{
+    unsigned b0 = (unsigned char)an[0];
+    if (!an[1]) {
+        for (unsigned b1 = 0; b1 < 256; b1++)
+            ch->pair[(b0 << 8 | b1) >> 6] |= (uint64_t)1
+                                             << ((b0 << 8 | b1) & 63);
+        return;
+    }
+    unsigned p = b0 << 8 | (unsigned char)an[1];
+    ch->pair[p >> 6] |= (uint64_t)1 << (p & 63);
+}
+
+/* Does the anchor AN of length N start at T?  Its first byte is known to
+ * match (its chain); an inline comparison, since most candidates differ
+ * in the second or third byte and a call per candidate was most of the
+ * scan. */
+static bool cc_anchor_eq(const char *t, const char *an, size_t n)
+{
+    for (size_t j = 1; j < n; j++)
+        if (t[j] != an[j])
+            return false;
+    return true;
+}
 
 static void cc_chains_build(struct cc_chains *ch, unsigned classes)
 {
     memset(ch->on, -1, sizeof ch->on);
     memset(ch->all, -1, sizeof ch->all);
+    memset(ch->pair, 0, sizeof ch->pair);
     for (size_t k = CC_NANCH; k-- > 0;) {
         unsigned cls;
         const char *an;
@@ -1714,6 +1751,7 @@ static void cc_chains_build(struct cc_chains *ch, unsigned classes)
         if (classes & (1u << cls)) {
             ch->next_on[k] = ch->on[b];
             ch->on[b] = (short)k;
+            cc_pair_set(ch, an);
         }
     }
 }
@@ -1723,7 +1761,12 @@ static void cc_anchors(struct cc_ctx *c, long *slot)
     const struct cc_chains *ch = c->ch;
     size_t skip[CC_NANCH] = {0};
     const char *t = c->text;
-    for (size_t i = 0; i < c->len; i++)
+    for (size_t i = 0; i < c->len; i++) {
+        /* the last byte can only start a one-byte anchor, which its
+         * chain finds; elsewhere the pair must start an anchor */
+        if (i + 1 < c->len &&
+            !cc_pair_on(ch, (unsigned char)t[i], (unsigned char)t[i + 1]))
+            continue;
         for (short k = ch->on[(unsigned char)t[i]]; k >= 0;
              k = ch->next_on[k]) {
             unsigned cls;
@@ -1731,7 +1774,7 @@ static void cc_anchors(struct cc_ctx *c, long *slot)
             cc_check ck;
             cc_anchor_at((size_t)k, &cls, &an, &ck);
             if (i < skip[k] || c->len - i < ch->alen[k] ||
-                memcmp(t + i, an, ch->alen[k]) != 0)
+                !cc_anchor_eq(t + i, an, ch->alen[k]))
                 continue;
             size_t n = ck(t, c->len, i);
             if (!n)
@@ -1742,6 +1785,7 @@ static void cc_anchors(struct cc_ctx *c, long *slot)
             if (cls == CP_CC_PRIVATE_KEY || !cc_example(t, i, ch->alen[k], n))
                 cc_hit_in(c, &slot[cls], cp_cc_names[cls], NULL, i);
         }
+    }
 }
 
 /* Does any anchored detector, enabled or not, find a token in V? */
