@@ -1064,6 +1064,23 @@ static bool cc_alpha(unsigned char c)
     return (unsigned char)((c | 0x20) - 'a') < 26;
 }
 
+/* The end of the word starting at j: its letters and the invisible
+ * characters between them. */
+static size_t cc_word_end(const unsigned char *u, size_t len, size_t j)
+{
+    while (j < len) {
+        if (cc_alpha(u[j])) {
+            j++;
+            continue;
+        }
+        size_t z = u[j] >= 0xc2 ? cc_invisible(u + j, len - j) : 0;
+        if (!z)
+            break;
+        j += z;
+    }
+    return j;
+}
+
 /* Next word at or after *i; false at the end. */
 static bool cc_next_word(const char *t, size_t len, size_t *i,
                          struct cc_word *w)
@@ -1075,39 +1092,34 @@ static bool cc_next_word(const char *t, size_t len, size_t *i,
     if (j >= len)
         return false;
     w->at = j;
-    size_t k = 0;
-    bool long_word = false;
-    while (j < len) {
+    size_t e = cc_word_end(u, len, j), k = 0;
+    for (; j < e; j++)
         if (cc_alpha(u[j])) {
-            if (k < CC_WORD_MAX)
-                w->w[k++] = (char)(u[j] | 0x20);
-            else
-                long_word = true;
-            j++;
-            continue;
+            if (k == CC_WORD_MAX) { /* too long to be a word of the lists */
+                k = 0;
+                break;
+            }
+            w->w[k++] = (char)(u[j] | 0x20);
         }
-        size_t z = u[j] >= 0xc2 ? cc_invisible(u + j, len - j) : 0;
-        if (!z)
-            break;
-        j += z;
-    }
     w->w[k] = '\0';
-    if (long_word)
-        w->w[0] = '\0';
-    *i = j;
+    *i = e;
     return true;
 }
 
 static bool cc_in(const char *w, const char *const *set)
 {
     for (; *set; set++) /* first letters first: most words are no match */
-        if ((*set)[0] == w[0] && strcmp(w, *set) == 0)
+        if ((*set)[0] == w[0] && (*set)[1] == w[1] && strcmp(w, *set) == 0)
             return true;
     return false;
 }
 
 static const char *const cc_verbs[] = {"ignore",   "disregard", "forget",
                                        "override", "bypass",    NULL};
+/* the first letters of cc_verbs, a bit per letter from 'a' */
+#define CC_VERB_INITIALS                                                       \
+    (1u << ('i' - 'a') | 1u << ('d' - 'a') | 1u << ('f' - 'a') |               \
+     1u << ('o' - 'a') | 1u << ('b' - 'a'))
 static const char *const cc_adjs[] = {
     "previous", "prior", "above",  "earlier",  "preceding", "foregoing",
     "all",      "any",   "system", "original", "initial",   NULL};
@@ -1118,39 +1130,116 @@ static const char *const cc_nouns[] = {
 static const char *const cc_everything_after[] = {
     "above", "before", "previously", "prior", "earlier", NULL};
 
+/* After the verb word w (the text read up to *i): within the next five
+ * words an adjective of the list followed by a noun of the list, or
+ * "everything" and a word of cc_everything_after.  On a hit, records it
+ * and moves *i past the words read. */
+static void cc_override_after(struct cc_ctx *c, size_t *i,
+                              const struct cc_word *w)
+{
+    size_t j = *i;
+    bool adj = false, hit = false;
+    struct cc_word x;
+    for (int k = 0; k < 5 && cc_next_word(c->text, c->len, &j, &x); k++) {
+        if (k == 0 && strcmp(x.w, "everything") == 0) {
+            struct cc_word y;
+            size_t m = j;
+            if (cc_next_word(c->text, c->len, &m, &y) &&
+                cc_in(y.w, cc_everything_after))
+                hit = true;
+            break;
+        }
+        if (cc_in(x.w, cc_adjs))
+            adj = true;
+        else if (adj && cc_in(x.w, cc_nouns)) {
+            hit = true;
+            break;
+        }
+    }
+    if (hit) {
+        cc_hit(c, cp_cc_names[CP_CC_OVERRIDE_TEXT], NULL, w->at);
+        *i = j;
+    }
+}
+
+static bool cc_verb_initial(unsigned char c)
+{
+    return cc_alpha(c) && ((1u << ((c | 0x20) - 'a')) & CC_VERB_INITIALS);
+}
+
+/* Without a byte of 0xc2 or more, no invisible character joins letters,
+ * so a word is a run of letters and starts where a letter follows a
+ * byte that is not one: only such starts with a verb's first letter are
+ * read as words. */
+static void cc_override_ascii(struct cc_ctx *c)
+{
+    const unsigned char *u = (const unsigned char *)c->text;
+    /* per byte: 1 a letter, 2 a verb's first letter; a table keeps the
+     * loop to one test per byte */
+    unsigned char cls[256];
+    for (unsigned b = 0; b < 256; b++)
+        cls[b] = (unsigned char)(cc_alpha((unsigned char)b) |
+                                 cc_verb_initial((unsigned char)b) << 1);
+    struct cc_word w;
+    unsigned prev = 0;
+    for (size_t i = 0; i < c->len; i++) {
+        unsigned k = cls[u[i]];
+        if ((k & ~prev) != 3) {
+            prev = k & 1;
+            continue;
+        }
+        size_t e = i;
+        cc_next_word(c->text, c->len, &e, &w);
+        if (cc_in(w.w, cc_verbs))
+            cc_override_after(c, &e, &w);
+        /* e is past a letter: the byte before it is one */
+        i = e - 1;
+        prev = cls[u[i]] & 1;
+    }
+}
+
+/* Does t[0..n) hold a byte of 0xc2 or more (one that may start an
+ * invisible character)?  Eight bytes at a time. */
+static bool cc_has_high(const char *t, size_t n)
+{
+    size_t i = 0;
+    for (; n - i >= 8; i += 8) {
+        uint64_t v;
+        memcpy(&v, t + i, 8);
+        if (v & 0x8080808080808080u)
+            break;
+    }
+    for (; i < n; i++)
+        if ((unsigned char)t[i] >= 0xc2)
+            return true;
+    return false;
+}
+
 /* VERB, then within the next five words an adjective of the list followed
  * (later, within the window) by a noun of the list; or VERB everything
  * above/before/... */
 static void cc_override(struct cc_ctx *c)
 {
+    if (!cc_has_high(c->text, c->len)) {
+        cc_override_ascii(c);
+        return;
+    }
     size_t i = 0;
     struct cc_word w;
-    while (cc_next_word(c->text, c->len, &i, &w)) {
-        if (!cc_in(w.w, cc_verbs))
+    const unsigned char *u = (const unsigned char *)c->text;
+    for (;;) {
+        while (i < c->len && !cc_alpha(u[i]))
+            i++;
+        /* a word that cannot be a verb is walked over, not copied: most
+         * words of a text */
+        if (i < c->len && !cc_verb_initial(u[i])) {
+            i = cc_word_end(u, c->len, i);
             continue;
-        size_t j = i, at = w.at;
-        bool adj = false, hit = false;
-        struct cc_word x;
-        for (int k = 0; k < 5 && cc_next_word(c->text, c->len, &j, &x); k++) {
-            if (k == 0 && strcmp(x.w, "everything") == 0) {
-                struct cc_word y;
-                size_t m = j;
-                if (cc_next_word(c->text, c->len, &m, &y) &&
-                    cc_in(y.w, cc_everything_after))
-                    hit = true;
-                break;
-            }
-            if (cc_in(x.w, cc_adjs))
-                adj = true;
-            else if (adj && cc_in(x.w, cc_nouns)) {
-                hit = true;
-                break;
-            }
         }
-        if (hit) {
-            cc_hit(c, cp_cc_names[CP_CC_OVERRIDE_TEXT], NULL, at);
-            i = j;
-        }
+        if (!cc_next_word(c->text, c->len, &i, &w))
+            break;
+        if (cc_in(w.w, cc_verbs))
+            cc_override_after(c, &i, &w);
     }
 }
 
@@ -1492,9 +1581,18 @@ static bool cc_anchored_any(const struct cc_chains *ch, const char *v,
 static void cc_assignments(struct cc_ctx *c, unsigned classes, long *slot)
 {
     const char *t = c->text;
+    /* the next `=` and `:` at or after a position, each found by memchr
+     * (most bytes are neither) */
+    const char *eq = t, *co = t, *end = t + c->len;
     for (size_t i = 1; i + 1 < c->len; i++) {
-        if (t[i] != '=' && t[i] != ':')
-            continue;
+        if (eq && eq < t + i)
+            eq = memchr(t + i, '=', (size_t)(end - (t + i)));
+        if (co && co < t + i)
+            co = memchr(t + i, ':', (size_t)(end - (t + i)));
+        const char *op = !eq ? co : !co ? eq : eq < co ? eq : co;
+        if (!op || (size_t)(op - t) + 1 >= c->len)
+            break;
+        i = (size_t)(op - t);
         if (t[i + 1] == '=' || t[i + 1] == '/' || t[i + 1] == ':' ||
             strchr("=!<>:", t[i - 1]))
             continue;
@@ -1689,18 +1787,80 @@ static void cc_anchor_at(size_t k, unsigned *cls, const char **anchor,
     }
 }
 
-/* Chains from a first byte to the anchors that start with it: `on` holds
- * the anchors of the enabled classes, `all` every anchor. */
+/* Chains to the anchors that start a text: `all` from a first byte to
+ * every anchor (for cc_anchored_any); for the enabled anchors, `one` from
+ * a byte to those of one byte, and from the first two bytes to the longer
+ * ones (a small open-addressed table of pairs, `pkey` and `phead`). */
+enum { CC_NPAIR = 256 }; /* more than the anchors' distinct pairs */
+
 struct cc_chains {
-    short on[256], all[256];
-    short next_on[CC_NANCH], next_all[CC_NANCH];
+    short all[256], one[256];
+    short next_all[CC_NANCH], next_one[CC_NANCH], next_pair[CC_NANCH];
     unsigned char alen[CC_NANCH];
+    unsigned short pkey[CC_NPAIR];
+    short phead[CC_NPAIR];
+    /* the first two bytes of the enabled anchors, one bit per pair (a
+     * one-byte anchor sets every pair it starts): most bytes of a text
+     * start no anchor, and this rejects them with one load */
+    uint64_t pair[65536 / 64];
 };
+
+static bool cc_pair_on(const struct cc_chains *ch, unsigned p)
+{
+    return (ch->pair[p >> 6] >> (p & 63)) & 1u;
+}
+
+static void cc_pair_bit(struct cc_chains *ch, unsigned p)
+{
+    ch->pair[p >> 6] |= (uint64_t)1 << (p & 63);
+}
+
+/* The slot of pair p in the table: its own, or the free one that ends its
+ * probe. */
+static size_t cc_pair_slot(const struct cc_chains *ch, unsigned p)
+{
+    size_t h = (p * 40503u >> 8) % CC_NPAIR;
+    while (ch->phead[h] >= 0 && ch->pkey[h] != p)
+        h = (h + 1) % CC_NPAIR;
+    return h;
+}
+
+/* Puts the enabled anchor k (AN) at the head of its chain. */
+static void cc_chain_on(struct cc_chains *ch, size_t k, const char *an)
+{
+    unsigned b0 = (unsigned char)an[0];
+    if (!an[1]) {
+        for (unsigned b1 = 0; b1 < 256; b1++)
+            cc_pair_bit(ch, b0 << 8 | b1);
+        ch->next_one[k] = ch->one[b0];
+        ch->one[b0] = (short)k;
+        return;
+    }
+    unsigned p = b0 << 8 | (unsigned char)an[1];
+    cc_pair_bit(ch, p);
+    size_t h = cc_pair_slot(ch, p);
+    ch->pkey[h] = (unsigned short)p;
+    ch->next_pair[k] = ch->phead[h];
+    ch->phead[h] = (short)k;
+}
+
+/* Does the anchor AN of length N start at T?  Its first bytes are known
+ * to match (its chain); an inline comparison, since a call per candidate
+ * was most of the scan. */
+static bool cc_anchor_eq(const char *t, const char *an, size_t n)
+{
+    for (size_t j = 1; j < n; j++)
+        if (t[j] != an[j])
+            return false;
+    return true;
+}
 
 static void cc_chains_build(struct cc_chains *ch, unsigned classes)
 {
-    memset(ch->on, -1, sizeof ch->on);
     memset(ch->all, -1, sizeof ch->all);
+    memset(ch->one, -1, sizeof ch->one);
+    memset(ch->phead, -1, sizeof ch->phead);
+    memset(ch->pair, 0, sizeof ch->pair);
     for (size_t k = CC_NANCH; k-- > 0;) {
         unsigned cls;
         const char *an;
@@ -1710,11 +1870,33 @@ static void cc_chains_build(struct cc_chains *ch, unsigned classes)
         ch->alen[k] = (unsigned char)strlen(an);
         ch->next_all[k] = ch->all[b];
         ch->all[b] = (short)k;
-        ch->next_on[k] = -1;
-        if (classes & (1u << cls)) {
-            ch->next_on[k] = ch->on[b];
-            ch->on[b] = (short)k;
-        }
+        if (classes & (1u << cls))
+            cc_chain_on(ch, k, an);
+    }
+}
+
+/* Tries the enabled anchors of the chain from k at t[i]. */
+static void cc_try_chain(struct cc_ctx *c, long *slot, size_t *skip, short k,
+                         size_t i, const short *next)
+{
+    const struct cc_chains *ch = c->ch;
+    const char *t = c->text;
+    for (; k >= 0; k = next[k]) {
+        unsigned cls;
+        const char *an;
+        cc_check ck;
+        cc_anchor_at((size_t)k, &cls, &an, &ck);
+        if (i < skip[k] || c->len - i < ch->alen[k] ||
+            !cc_anchor_eq(t + i, an, ch->alen[k]))
+            continue;
+        size_t n = ck(t, c->len, i);
+        if (!n)
+            continue;
+        /* an example is skipped whole, so that its inside is not
+         * read again */
+        skip[k] = i + n;
+        if (cls == CP_CC_PRIVATE_KEY || !cc_example(t, i, ch->alen[k], n))
+            cc_hit_in(c, &slot[cls], cp_cc_names[cls], NULL, i);
     }
 }
 
@@ -1722,26 +1904,22 @@ static void cc_anchors(struct cc_ctx *c, long *slot)
 {
     const struct cc_chains *ch = c->ch;
     size_t skip[CC_NANCH] = {0};
-    const char *t = c->text;
-    for (size_t i = 0; i < c->len; i++)
-        for (short k = ch->on[(unsigned char)t[i]]; k >= 0;
-             k = ch->next_on[k]) {
-            unsigned cls;
-            const char *an;
-            cc_check ck;
-            cc_anchor_at((size_t)k, &cls, &an, &ck);
-            if (i < skip[k] || c->len - i < ch->alen[k] ||
-                memcmp(t + i, an, ch->alen[k]) != 0)
-                continue;
-            size_t n = ck(t, c->len, i);
-            if (!n)
-                continue;
-            /* an example is skipped whole, so that its inside is not
-             * read again */
-            skip[k] = i + n;
-            if (cls == CP_CC_PRIVATE_KEY || !cc_example(t, i, ch->alen[k], n))
-                cc_hit_in(c, &slot[cls], cp_cc_names[cls], NULL, i);
-        }
+    const unsigned char *u = (const unsigned char *)c->text;
+    for (size_t i = 0; i + 1 < c->len; i++) {
+        /* a one-byte anchor sets the bits of every pair it starts */
+        unsigned p = (unsigned)u[i] << 8 | u[i + 1];
+        if (!cc_pair_on(ch, p))
+            continue;
+        if (ch->one[u[i]] >= 0)
+            cc_try_chain(c, slot, skip, ch->one[u[i]], i, ch->next_one);
+        short k = ch->phead[cc_pair_slot(ch, p)];
+        if (k >= 0)
+            cc_try_chain(c, slot, skip, k, i, ch->next_pair);
+    }
+    /* the last byte can start only a one-byte anchor */
+    if (c->len && ch->one[u[c->len - 1]] >= 0)
+        cc_try_chain(c, slot, skip, ch->one[u[c->len - 1]], c->len - 1,
+                     ch->next_one);
 }
 
 /* Does any anchored detector, enabled or not, find a token in V? */

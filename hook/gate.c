@@ -43,6 +43,42 @@ static const struct cp_json_opts cp_gate_input_opts = {
  * after it, or bytes that no continuation can make valid (the checks then
  * answer without waiting).  Scalars are never "complete" early: "12" may
  * go on as "123". */
+/* Do the brackets outside strings close at the end of t[0..n), never
+ * going below zero, with every string closed?  Then the reader, should it
+ * agree about the strings, has read the whole value by the last byte, and
+ * should it not, it has failed before the end: either way no further byte
+ * can change its answer, so the input is complete without being parsed
+ * twice (a large Write was read once here and once for real). */
+static bool cp_gate_json_balanced(const char *t, size_t n)
+{
+    long depth = 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = t[i];
+        if (c == '"') {
+            /* the closing quote: the first not preceded by an odd run of
+             * backslashes (each pair is one escaped backslash) */
+            size_t s = i + 1;
+            for (;;) {
+                const char *q = memchr(t + s, '"', n - s);
+                if (!q)
+                    return false;
+                size_t e = (size_t)(q - t), b = e;
+                while (b > i + 1 && t[b - 1] == '\\')
+                    b--;
+                s = e + 1;
+                if ((e - b) % 2 == 0)
+                    break;
+            }
+            i = s - 1;
+        } else if (c == '{' || c == '[') {
+            depth++;
+        } else if ((c == '}' || c == ']') && --depth < 0) {
+            return false;
+        }
+    }
+    return depth == 0;
+}
+
 static bool cp_gate_json_complete(const char *buf, size_t len)
 {
     size_t i = 0;
@@ -50,6 +86,8 @@ static bool cp_gate_json_complete(const char *buf, size_t len)
         i++;
     if (i == len || (buf[i] != '{' && buf[i] != '['))
         return false;
+    if (cp_gate_json_balanced(buf + i, len - i))
+        return true;
     struct cp_arena *a = cp_arena_new();
     struct cp_jnode *v;
     enum cp_json_err k;

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 #include "utf8.h"
 
+#include <stdint.h>
+#include <string.h>
+
 size_t cp_utf8_len(const unsigned char *s, size_t n)
 {
     unsigned c = s[0];
@@ -35,6 +38,11 @@ bool cp_utf8_valid(const char *s, size_t n)
 {
     const unsigned char *p = (const unsigned char *)s;
     for (size_t i = 0; i < n;) {
+        uint64_t w;
+        if (n - i >= 8 && (memcpy(&w, p + i, 8), !(w & 0x8080808080808080u))) {
+            i += 8; /* eight ASCII bytes at once: most text */
+            continue;
+        }
         if (p[i] < 0x80) { /* most text: no call per byte */
             i++;
             continue;

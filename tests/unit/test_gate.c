@@ -153,6 +153,42 @@ START_TEST(read_complete_object_with_stdin_open)
 }
 END_TEST
 
+/* Strings holding quotes, backslashes and brackets: an input whose last
+ * bracket is inside a string is not complete (the writer stays open, so
+ * reading waits for the timeout), one whose brackets close outside every
+ * string is complete at once. */
+START_TEST(read_complete_reads_strings)
+{
+    static const struct {
+        const char *in;
+        bool complete;
+    } v[] = {
+        {"{\"a\":\"}\"}", true},
+        {"{\"a\":\"\\\"}\"}", true},   /* "\"}" */
+        {"{\"a\":\"\\\\\"}", true},    /* "\\\\" then } */
+        {"{\"a\":\"\\\"}", false},     /* "\"} still open */
+        {"{\"a\":\"\\\\\\\"}", false}, /* "\\\\\"} still open */
+        {"[{\"a\":[\"]\"]}", false},   /* the outer [ still open */
+        {"{\"a\":[\"]\",{}]}", true},
+        {"{\"a\":1}}", true},         /* an extra }: no continuation */
+        {"{\"a\" x \"b\":{}}", true}, /* bad JSON before the end */
+    };
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        int p[2];
+        ck_assert_int_eq(pipe(p), 0);
+        size_t n = strlen(v[i].in);
+        ck_assert_int_eq(write(p[1], v[i].in, n), (ssize_t)n);
+        struct cp_buf b = {0};
+        enum cp_gate_rd r = cp_gate_read_input(p[0], 1024, 150, &b);
+        if (r != (v[i].complete ? CP_GATE_RD_OK : CP_GATE_RD_TIMEOUT))
+            ck_abort_msg("case %zu (%s): read %d", i, v[i].in, (int)r);
+        cp_buf_free(&b);
+        close(p[0]);
+        close(p[1]);
+    }
+}
+END_TEST
+
 START_TEST(read_incomplete_times_out)
 {
     int p[2];
@@ -610,6 +646,7 @@ Suite *cp_test_gate_suite(void)
                         sizeof bad_inputs / sizeof bad_inputs[0]);
     tcase_add_test(tc, input_nul_byte);
     tcase_add_test(tc, read_complete_object_with_stdin_open);
+    tcase_add_test(tc, read_complete_reads_strings);
     tcase_add_test(tc, read_incomplete_times_out);
     tcase_add_test(tc, read_eof_and_oversize);
     suite_add_tcase(s, tc);
