@@ -263,7 +263,10 @@ static bool cx_keyval(struct cx_scan *x)
 static bool cx_scan_text(const char *s, size_t n, bool features, int *conf,
                          struct cp_buf *err)
 {
-    struct cx_scan x = {.s = s, .n = n, .line = 1, .err = err,
+    struct cx_scan x = {.s = s,
+                        .n = n,
+                        .line = 1,
+                        .err = err,
                         .features = features};
     const char *why = NULL;
     if (memchr(s, '\0', n))
