@@ -159,4 +159,13 @@ int cp_cmd_claude(int argc, char **argv);    /* cli/cmd_claude.c */
 int cp_cmd_codex(int argc, char **argv);     /* cli/cmd_codex.c */
 int cp_cmd_init(int argc, char **argv);      /* cli/cmd_init.c */
 
+/* confpol codex's checks of the layers Codex merges (cli/cmd_codex.c),
+ * shared with verify --codex: each finding on stderr as "confpol CMD:
+ * ...", their number.  The managed directory /etc/codex (or
+ * CONFPOL_CODEX_MANAGED_DIR); the project layers of PROJECT and above. */
+int cp_codex_managed(const char *cmd);
+int cp_codex_project_layers(const char *cmd, const char *project);
+/* The exec-policy rules of a codex artifact's [confpol] table. */
+bool cp_codex_rules(const struct cp_buf *art, struct cp_buf *out);
+
 #endif

@@ -320,7 +320,7 @@ static const char *const cp_codex_managed_dir = "/etc/codex";
 
 /* Managed and system files that mention a sandbox word: the count, each
  * reported. */
-static int cp_codex_managed(void)
+int cp_codex_managed(const char *cmd)
 {
     static const char *const names[] = {"managed_config.toml",
                                         "requirements.toml", "config.toml"};
@@ -335,9 +335,9 @@ static int cp_codex_managed(void)
             w = "(unreadable)";
         if (w) {
             fprintf(stderr,
-                    "confpol codex: %s: Codex merges this file with the "
+                    "confpol %s: %s: Codex merges this file with the "
                     "policy's profile, and it names '%s'\n",
-                    p.data, w);
+                    cmd, p.data, w);
             bad++;
         }
         cp_buf_free(&p);
@@ -349,7 +349,7 @@ static int cp_codex_managed(void)
 /* Project layers (.codex/config.toml, .codex/hooks.json) in PROJECT and
  * every directory above it: the count, each reported.  Codex merges them
  * once the project is trusted, which it may ask while it runs. */
-static int cp_codex_project_layers(const char *project)
+int cp_codex_project_layers(const char *cmd, const char *project)
 {
     static const char *const names[] = {".codex/config.toml",
                                         ".codex/hooks.json"};
@@ -362,9 +362,9 @@ static int cp_codex_project_layers(const char *project)
             struct stat st;
             if (lstat(p.data, &st) == 0) {
                 fprintf(stderr,
-                        "confpol codex: %s: Codex merges it with the "
+                        "confpol %s: %s: Codex merges it with the "
                         "policy's profile once the project is trusted\n",
-                        p.data);
+                        cmd, p.data);
                 bad++;
             }
             cp_buf_free(&p);
@@ -422,7 +422,7 @@ static int cp_codex_args_loosen(int argc, char **argv, int from)
 /* ---- writing CODEX_HOME ------------------------------------------------- */
 
 /* The rules of the artifact's [confpol] table (its last value). */
-static bool cp_codex_rules(const struct cp_buf *art, struct cp_buf *out)
+bool cp_codex_rules(const struct cp_buf *art, struct cp_buf *out)
 {
     const char *open = strstr(art->data, "\nrules = '''\n");
     if (!open)
@@ -567,8 +567,8 @@ static int cp_codex_start(struct cp_codex_run *r, int argc, char **argv)
     rc = cp_codex_home(r);
     if (rc)
         return rc;
-    bad = cp_codex_project_layers(r->project) + cp_codex_managed() +
-          cp_codex_own_hooks(r);
+    bad = cp_codex_project_layers("codex", r->project) +
+          cp_codex_managed("codex") + cp_codex_own_hooks(r);
     if (bad) {
         fputs("confpol codex: refused: Codex would merge these files with "
               "the policy's profile; remove them first\n",

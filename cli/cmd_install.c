@@ -34,6 +34,8 @@ static void cp_inst_usage(enum cp_inst_cmd c, FILE *out)
         fputs(
             "usage: confpol install --claude [-q] SETTINGS.json "
             "ARTIFACT.claude.json\n"
+            "       confpol install --codex [-q] [CONFIG.toml] "
+            "ARTIFACT.codex.toml\n"
             "\n"
             "Merges the artifact of 'confpol build --target claude' into a "
             "live\n"
@@ -59,6 +61,19 @@ static void cp_inst_usage(enum cp_inst_cmd c, FILE *out)
             "in\n"
             "one line; -q silences that line.\n"
             "\n"
+            "--codex: puts the profile of 'confpol build --target codex' "
+            "into a\n"
+            "Codex config.toml (default $CODEX_HOME/config.toml, else\n"
+            "~/.codex/config.toml) as two blocks between '# >>> confpol' "
+            "lines\n"
+            "(default_permissions at the start, the tables at the end) and "
+            "its\n"
+            "exec-policy rules into rules/confpol.rules beside it.  Refuses a "
+            "file\n"
+            "that sets default_permissions, [permissions.confpol], "
+            "sandbox_mode\n"
+            "or [sandbox_workspace_write], or that it cannot read as TOML.\n"
+            "\n"
             "Exit status: 0 installed (or nothing to do), 1 refused, 2 usage "
             "or I/O.\n",
             out);
@@ -66,6 +81,8 @@ static void cp_inst_usage(enum cp_inst_cmd c, FILE *out)
     case CMD_UNINSTALL:
         fputs("usage: confpol uninstall --claude [-q] SETTINGS.json "
               "ARTIFACT.claude.json\n"
+              "       confpol uninstall --codex [-q] [CONFIG.toml] "
+              "ARTIFACT.codex.toml\n"
               "\n"
               "Removes from the settings file exactly what 'confpol install' "
               "added\n"
@@ -75,7 +92,10 @@ static void cp_inst_usage(enum cp_inst_cmd c, FILE *out)
               "Writes\n"
               "atomically and keeps SETTINGS.json.bak.  The artifact file "
               "itself is\n"
-              "not needed.\n"
+              "not needed.  --codex: removes the two blocks and the rules "
+              "file;\n"
+              "the file is back byte for byte (removed when install made "
+              "it).\n"
               "\n"
               "Exit status: 0 removed (or nothing installed), 1 refused, 2 "
               "usage or I/O.\n",
@@ -85,6 +105,8 @@ static void cp_inst_usage(enum cp_inst_cmd c, FILE *out)
         fputs(
             "usage: confpol verify --claude [-q] [-D NAME=VALUE]... "
             "SETTINGS.json FILE\n"
+            "       confpol verify --codex [-q] [CONFIG.toml] "
+            "ARTIFACT.codex.toml\n"
             "\n"
             "Checks that the live settings file enforces the policy.  FILE is "
             "a\n"
@@ -103,7 +125,13 @@ static void cp_inst_usage(enum cp_inst_cmd c, FILE *out)
             "size\n"
             "limit, its hook shapes).  Prints one line per gap, then one line "
             "of\n"
-            "result (-q silences the result line).\n"
+            "result (-q silences the result line).  --codex: the installed "
+            "blocks\n"
+            "and rules file hold the artifact, the rest of the file does not "
+            "set\n"
+            "what would replace the profile, and no project layer (in the "
+            "current\n"
+            "directory or above) or /etc/codex file could loosen it.\n"
             "\n"
             "Exit status: 0 enforced, 1 gaps (or the policy has errors), 2 "
             "usage or I/O.\n",
@@ -454,7 +482,8 @@ struct cp_inst {
     struct cp_cli_common c;
     const char *pos[2]; /* SETTINGS.json, the artifact or policy */
     size_t npos;
-    bool claude, quiet;
+    bool claude, codex, quiet;
+    char *defcfg; /* --codex with one argument: the config.toml of CODEX_HOME */
     char *settings; /* the file read and written (links resolved) */
     char *logical;  /* the path Claude Code reads it under (its scope) */
     char *artpath, *self, *home, *cfgdir, *link;
@@ -467,6 +496,7 @@ struct cp_inst {
 static void cp_inst_free(struct cp_inst *st)
 {
     free(st->link);
+    free(st->defcfg);
     free(st->home);
     free(st->cfgdir);
     free(st->settings);
@@ -506,9 +536,10 @@ static int cp_inst_option(struct cp_inst *st, int argc, char **argv, int *i)
     if (r < 0)
         return 2;
     if (r == 0) {
-        cp_cli_unknown_option(st->name, a,
-                              (const char *const[]){"--claude", "--help", NULL},
-                              st->cmd == CMD_VERIFY);
+        cp_cli_unknown_option(
+            st->name, a,
+            (const char *const[]){"--claude", "--codex", "--help", NULL},
+            st->cmd == CMD_VERIFY);
         return 2;
     }
     return -1;
@@ -525,6 +556,8 @@ static int cp_inst_args(struct cp_inst *st, int argc, char **argv)
             return 0;
         } else if (strcmp(a, "--claude") == 0) {
             st->claude = true;
+        } else if (strcmp(a, "--codex") == 0) {
+            st->codex = true;
         } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
             st->quiet = true;
         } else if (strcmp(a, "--") == 0) {
@@ -542,14 +575,50 @@ static int cp_inst_args(struct cp_inst *st, int argc, char **argv)
     return -1;
 }
 
+/* --codex: [CONFIG.toml] ARTIFACT.codex.toml; CONFIG.toml defaults to
+ * $CODEX_HOME/config.toml, else ~/.codex/config.toml. */
+static int cp_inst_codex_args(struct cp_inst *st)
+{
+    if (st->npos == 1) {
+        const char *ch = getenv("CODEX_HOME"), *h = getenv("HOME");
+        struct cp_buf p = {0};
+        if (ch && *ch)
+            cp_buf_printf(&p, "%s/config.toml", ch);
+        else if (h && *h)
+            cp_buf_printf(&p, "%s/.codex/config.toml", h);
+        st->defcfg = p.data;
+        st->pos[1] = st->pos[0];
+        st->pos[0] = st->defcfg;
+        st->npos = st->defcfg ? 2 : 1;
+    }
+    if (st->npos != 2) {
+        fprintf(stderr,
+                "confpol %s: expected [CONFIG.toml] ARTIFACT.codex.toml "
+                "(and CODEX_HOME or HOME set)\n",
+                st->name);
+        cp_inst_usage(st->cmd, stderr);
+        return 2;
+    }
+    if (st->cmd == CMD_VERIFY && cp_inst_suffix(st->pos[1], ".confpol")) {
+        fprintf(stderr,
+                "confpol verify --codex: %s: give the artifact "
+                "(confpol build --target codex -D PROJECT=... -D HOME=...)\n",
+                st->pos[1]);
+        return 2;
+    }
+    return -1;
+}
+
 /* The two arguments every command needs.  Returns -1 to go on, else the
  * exit status. */
-static int cp_inst_check_args(const struct cp_inst *st)
+static int cp_inst_check_args(struct cp_inst *st)
 {
-    if (!st->claude) {
+    if (st->codex && !st->claude)
+        return cp_inst_codex_args(st);
+    if (st->claude == st->codex) {
         fprintf(stderr,
-                "confpol %s: say which settings: --claude (the only "
-                "kind supported)\n",
+                "confpol %s: say which settings: --claude or --codex "
+                "(one of them)\n",
                 st->name);
         cp_inst_usage(st->cmd, stderr);
         return 2;
@@ -1059,9 +1128,245 @@ static int cp_inst_uninstall(struct cp_inst *st)
     return rc;
 }
 
+/* ---- --codex: a Codex config.toml and CODEX_HOME/rules ------------------ */
+
+/* The first line of the rules file install writes: it names the artifact,
+ * so that install and uninstall touch only a file of theirs. */
+#define CP_INST_RULES_MARK "# confpol install: the exec-policy rules of "
+
+/* CODEX_HOME/rules/confpol.rules beside the config file (heap): Codex reads
+ * the rules of the directory that holds its config.toml. */
+static char *cp_inst_rules_path(const struct cp_inst *st, bool dir)
+{
+    const char *slash = strrchr(st->logical, '/');
+    size_t dl = slash ? (size_t)(slash - st->logical) : 0;
+    struct cp_buf p = {0};
+    cp_buf_printf(&p, "%.*s/rules%s", (int)dl, st->logical,
+                  dir ? "" : "/confpol.rules");
+    return p.data;
+}
+
+/* What the rules file of this artifact holds (the mark, then the rules);
+ * empty when the artifact has none.  `made`: install creates rules/. */
+static void cp_inst_rules_text(const struct cp_inst *st, bool made,
+                               struct cp_buf *out)
+{
+    struct cp_buf r = {0};
+    if (cp_codex_rules(&st->art, &r) && r.len)
+        cp_buf_printf(out, "%s%s%s\n%s", CP_INST_RULES_MARK, st->artpath,
+                      made ? " (rules/ made by install)" : "", r.data);
+    cp_buf_free(&r);
+}
+
+/* Is the rules file ours (its mark names this artifact)?  *made: install
+ * created rules/.  False also when it is missing (*missing). */
+static bool cp_inst_rules_ours(const struct cp_inst *st, const char *path,
+                               struct cp_buf *have, bool *missing, bool *made)
+{
+    struct cp_buf m = {0};
+    cp_buf_printf(&m, "%s%s", CP_INST_RULES_MARK, st->artpath);
+    bool ok = cp_inst_read(path, have, missing) && have->len > m.len &&
+              memcmp(have->data, m.data, m.len) == 0 &&
+              (have->data[m.len] == '\n' || have->data[m.len] == ' ');
+    *made = ok && have->data[m.len] == ' ';
+    cp_buf_free(&m);
+    return ok;
+}
+
+/* install --codex: the rules file first (refused when one not ours is
+ * there), then config.toml. */
+static int cp_inst_codex_rules_install(const struct cp_inst *st)
+{
+    char *dir = cp_inst_rules_path(st, true),
+         *path = cp_inst_rules_path(st, false);
+    struct cp_buf have = {0}, want = {0};
+    bool missing = false, made = false, ours;
+    int rc = 0;
+    ours = cp_inst_rules_ours(st, path, &have, &missing, &made);
+    struct stat sd;
+    bool mkd = stat(dir, &sd) != 0;
+    cp_inst_rules_text(st, ours ? made : mkd, &want);
+    if (!ours && !missing) {
+        fprintf(stderr,
+                "confpol install: %s exists and was not written by install "
+                "of %s: refused, nothing written\n",
+                path, st->pos[1]);
+        rc = 1;
+    } else if (want.len && mkd && mkdir(dir, 0700) != 0) {
+        fprintf(stderr, "confpol install: %s: %s\n", dir, strerror(errno));
+        rc = 2;
+    } else if (want.len &&
+               !(ours && have.len == want.len &&
+                 memcmp(have.data, want.data, want.len) == 0) &&
+               cp_cli_write_atomic(path, want.data, want.len) != 0) {
+        fprintf(stderr, "confpol install: %s: %s\n", path, strerror(errno));
+        rc = 2;
+    } else if (!want.len && ours && unlink(path) != 0) {
+        rc = 2;
+    }
+    cp_buf_free(&have);
+    cp_buf_free(&want);
+    free(dir);
+    free(path);
+    return rc;
+}
+
+/* uninstall --codex: the rules file of this artifact, and rules/ when
+ * install made it and it is empty. */
+static int cp_inst_codex_rules_remove(const struct cp_inst *st)
+{
+    char *dir = cp_inst_rules_path(st, true),
+         *path = cp_inst_rules_path(st, false);
+    struct cp_buf have = {0};
+    bool missing = false, made = false;
+    int rc = 0;
+    if (cp_inst_rules_ours(st, path, &have, &missing, &made)) {
+        if (unlink(path) != 0) {
+            fprintf(stderr, "confpol uninstall: %s: %s\n", path,
+                    strerror(errno));
+            rc = 2;
+        } else if (made) {
+            (void)rmdir(dir); /* only when empty */
+        }
+    }
+    cp_buf_free(&have);
+    free(dir);
+    free(path);
+    return rc;
+}
+
+static int cp_inst_codex_install(struct cp_inst *st)
+{
+    if (cp_codex_install(st->artpath, st->have_live ? st->live.data : NULL,
+                         st->live.len, st->art.data, st->art.len, &st->out,
+                         &st->msg) != 0) {
+        cp_inst_print_lines(stderr, st->pos[0], &st->msg);
+        return 1;
+    }
+    int rc = cp_inst_codex_rules_install(st);
+    if (rc)
+        return rc;
+    if (st->have_live && st->out.len == st->live.len &&
+        memcmp(st->out.data, st->live.data, st->live.len) == 0) {
+        if (!st->quiet)
+            printf("confpol install: %s already enforces %s: nothing "
+                   "changed\n",
+                   st->pos[0], st->pos[1]);
+        return 0;
+    }
+    if (!cp_inst_unchanged(st))
+        return 2;
+    rc = cp_inst_write(st->name, st->settings, &st->live, st->have_live,
+                       &st->out);
+    if (rc == 0 && !st->quiet)
+        printf("confpol install: installed %s into %s (%s)\n", st->pos[1],
+               st->pos[0],
+               st->have_live ? "previous content in .bak"
+                             : "new file: uninstall removes it");
+    return rc;
+}
+
+static int cp_inst_codex_uninstall(struct cp_inst *st)
+{
+    bool created = false;
+    if (!st->have_live) {
+        fprintf(stderr, "confpol uninstall: %s: no such file\n", st->pos[0]);
+        return 2;
+    }
+    int found = cp_codex_uninstall(st->artpath, st->live.data, st->live.len,
+                                   &st->out, &created);
+    int rc = cp_inst_codex_rules_remove(st);
+    if (!found) {
+        if (!st->quiet && rc == 0)
+            printf("confpol uninstall: %s holds nothing installed from %s: "
+                   "nothing changed\n",
+                   st->pos[0], st->artpath);
+        return rc;
+    }
+    if (rc || !cp_inst_unchanged(st))
+        return 2;
+    if (created && st->out.len == 0) {
+        rc = cp_inst_restore(st->settings, NULL);
+        if (rc == 0 && !st->quiet)
+            printf("confpol uninstall: removed %s from %s (install had "
+                   "created it: removed)\n",
+                   st->pos[1], st->pos[0]);
+        return rc;
+    }
+    rc = cp_inst_write(st->name, st->settings, &st->live, true, &st->out);
+    if (rc == 0 && !st->quiet)
+        printf("confpol uninstall: removed %s from %s (previous content in "
+               ".bak)\n",
+               st->pos[1], st->pos[0]);
+    return rc;
+}
+
+/* verify --codex: the blocks, the rules file, the layers Codex merges. */
+static int cp_inst_codex_verify(struct cp_inst *st)
+{
+    if (!st->have_live) {
+        printf("%s: gap: the file does not exist\n", st->pos[0]);
+        return 1;
+    }
+    int gaps = cp_codex_verify(st->artpath, st->live.data, st->live.len,
+                               st->art.data, st->art.len, &st->msg);
+    if (gaps < 0) {
+        cp_inst_print_lines(stderr, st->pos[1], &st->msg);
+        return 2;
+    }
+    char *path = cp_inst_rules_path(st, false);
+    struct cp_buf have = {0}, want = {0};
+    bool missing = false, made = false;
+    bool ours = cp_inst_rules_ours(st, path, &have, &missing, &made);
+    cp_inst_rules_text(st, made, &want);
+    if (want.len && !(ours && have.len == want.len &&
+                      memcmp(have.data, want.data, want.len) == 0)) {
+        cp_buf_printf(&st->msg,
+                      "gap: %s does not hold the artifact's exec-policy "
+                      "rules\n",
+                      path);
+        gaps++;
+    }
+    cp_buf_free(&have);
+    cp_buf_free(&want);
+    free(path);
+    cp_inst_print_lines(stdout, st->pos[0], &st->msg);
+    char *cwd = getcwd(NULL, 0);
+    gaps += cp_codex_managed("verify") +
+            (cwd ? cp_codex_project_layers("verify", cwd) : 0);
+    free(cwd);
+    if (!st->quiet)
+        printf(gaps ? "confpol verify: %s does not enforce %s: %d gap%s\n"
+                    : "confpol verify: %s enforces %s\n",
+               st->pos[0], st->pos[1], gaps, gaps == 1 ? "" : "s");
+    return gaps ? 1 : 0;
+}
+
+static int cp_inst_codex(struct cp_inst *st)
+{
+    st->artpath = cp_inst_abspath(st->pos[1]);
+    if (!st->artpath) {
+        fprintf(stderr, "confpol %s: %s: %s\n", st->name, st->pos[1],
+                strerror(errno));
+        return 2;
+    }
+    if (st->cmd != CMD_UNINSTALL &&
+        !cp_inst_read(st->artpath, &st->art, NULL)) {
+        fprintf(stderr, "confpol %s: %s: %s\n", st->name, st->pos[1],
+                cp_inst_err());
+        return 2;
+    }
+    if (st->cmd == CMD_UNINSTALL)
+        return cp_inst_codex_uninstall(st);
+    return st->cmd == CMD_INSTALL ? cp_inst_codex_install(st)
+                                  : cp_inst_codex_verify(st);
+}
+
 /* After the command line and the live settings: the command itself. */
 static int cp_inst_run(struct cp_inst *st)
 {
+    if (st->codex)
+        return cp_inst_codex(st);
     if (st->cmd == CMD_VERIFY)
         return cp_inst_verify(st);
     st->artpath = cp_inst_abspath(st->pos[1]);

@@ -111,4 +111,23 @@ int cp_settings_loosening_whole(const char *doc, size_t dlen,
 int cp_settings_schema_check(struct cp_arena *a, const struct cp_jnode *doc,
                              size_t len, struct cp_buf *report);
 
+/* ---- a Codex config.toml (settings/codex_toml.c) ------------------------ */
+
+/* Installs the `.codex.toml` artifact `art` (its path artp) into the live
+ * config.toml (NULL: no such file): a block holding default_permissions at
+ * the start, one holding the artifact's tables at the end, both delimited
+ * by comment lines naming artp.  Blocks of artp already there are
+ * replaced.  0 (out), or -1 (err: a conflict, a file it cannot read). */
+int cp_codex_install(const char *artp, const char *live, size_t llen,
+                     const char *art, size_t alen, struct cp_buf *out,
+                     struct cp_buf *err);
+/* Removes the blocks of artp: 1 (out; *created when install had created
+ * the file), 0 when there are none (out = live). */
+int cp_codex_uninstall(const char *artp, const char *live, size_t llen,
+                       struct cp_buf *out, bool *created);
+/* Gaps between the live file and the artifact (one line each in report),
+ * -1 when art is not a codex artifact. */
+int cp_codex_verify(const char *artp, const char *live, size_t llen,
+                    const char *art, size_t alen, struct cp_buf *report);
+
 #endif

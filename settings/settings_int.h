@@ -10,6 +10,7 @@
  *   verify.c          does a live document enforce the artifact?
  *   settings_schema.c what the client loads (its settings schema)
  *   loosen.c          what the other files the client merges would loosen
+ *   codex_toml.c      a codex artifact in a Codex config.toml
  *
  * Error idiom of this room: a function that can refuse returns false (or
  * -1 / NULL) and appends one line per reason, ending in '\n', to the
