@@ -335,6 +335,14 @@ soak-sbpl: all
 	  CLAUDE_SEED=$(or $(SEED),1) CLAUDE_COUNT=$(or $(COUNT),500) \
 	  $(SOAK_LIMIT) sh tests/sh/claude-campaign.sh
 
+# The targets' answers on net rules over a larger generated set:
+# make soak-net SEED=N COUNT=N (COUNT generated policies, default 200).
+.PHONY: soak-net
+soak-net: all
+	BUILD=$(BUILD) CONFPOL=$(CURDIR)/$(BUILD)/confpol TOP=$(CURDIR) \
+	  NET_AGREE_SEED=$(SEED) NET_AGREE_POLICIES=$(COUNT) \
+	  $(SOAK_LIMIT) sh tests/sh/net-agree.sh
+
 # The benchmarks have a limit as a whole: BENCH_TIMEOUT seconds.
 BENCH_TIMEOUT ?= 3600
 bench: all

@@ -360,6 +360,30 @@ static void classify_socket(struct bw *b, const struct cp_rule *r)
                   "stay closed");
 }
 
+/* The direct path (runtime.md 14.8) serves names only: inside the sandbox
+ * an IP literal or loopback is the sandbox's own, so a client that ignores
+ * the proxy variables does not reach such a rule's host. */
+static void classify_net_allow(struct bw *b, const struct cp_rule *r)
+{
+    const struct cp_domain *dm = &r->u.dom;
+    bool proxy_only = dm->kind != CP_HOST_NAME ||
+                      !strcmp(dm->name, "localhost");
+    cp_fidtab_set(
+        &b->ft, r, CP_FID_STRICTER,
+        proxy_only
+            ? "--unshare-net; confpol-run's filtering proxy decides each "
+              "connection by this rule exactly, but not through the direct "
+              "path: a client that ignores the proxy variables reaches the "
+              "sandbox's own address, not the host's; Unix sockets are "
+              "closed too (confpol-run's seccomp filter), except those a "
+              "'net socket' rule names"
+            : "--unshare-net; confpol-run's filtering proxy decides each "
+              "connection by this rule exactly, through the proxy "
+              "variables and the direct path alike; Unix sockets are "
+              "closed too (confpol-run's seccomp filter), except those a "
+              "'net socket' rule names");
+}
+
 static void classify(struct bw *b)
 {
     const struct cp_policy *p = b->p;
@@ -413,12 +437,7 @@ static void classify(struct bw *b)
                           "'net socket' rule names");
             break;
         case CP_R_NET_ALLOW:
-            cp_fidtab_set(
-                &b->ft, r, CP_FID_STRICTER,
-                "--unshare-net; confpol-run's filtering proxy decides "
-                "each connection by this rule exactly; Unix sockets are "
-                "closed too (confpol-run's seccomp filter), except those "
-                "a 'net socket' rule names");
+            classify_net_allow(b, r);
             break;
         case CP_R_NET_SOCKET:
             classify_socket(b, r);

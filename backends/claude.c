@@ -890,12 +890,15 @@ static void cl_gate(struct cl *c, const struct cp_rule *r, unsigned ordinal)
 
 /* Where Claude Code's sandbox runtime and confpol's proxy decide a name
  * differently (spec/runtime.md 14.3): the runtime connects to whatever the
- * name resolves to. */
+ * name resolves to, and matches the name without dropping a final dot
+ * (confpol reads 'host.' as 'host'). */
 #define CL_NET_ADDRS                                                           \
     "Claude Code's sandbox runtime decides on the name alone and connects "    \
     "to any address it resolves to (loopback, private, link-local, cloud "     \
     "metadata, this host's own), which confpol's proxy refuses unless a "      \
-    "rule names the address"
+    "rule names the address; it compares the name as written, so a name "      \
+    "spelled with a trailing dot ('host.') is refused there, which "           \
+    "confpol allows (stricter)"
 
 /* A net allow with a port or an IP address: allowedDomains names hosts,
  * not ports nor addresses, and the host alone would allow every port.

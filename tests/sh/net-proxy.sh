@@ -214,6 +214,15 @@ XDG_RUNTIME_DIR="$T/xdg" run allow.confpol sh -c 'ls -d "$XDG_RUNTIME_DIR"/confp
 grep -q "^$T/xdg/confpol-net\..*/proxy.sock\$" "$T/xdg.out" || fail "XDG_RUNTIME_DIR: proxy socket not there: $(cat "$T/xdg.out")"
 expect "proxy directory removed" "" "$(ls -A "$T/xdg")"
 
+# Without XDG_RUNTIME_DIR, a tmpfs /dev/shm holds it (not /tmp's disk file
+# system: its inode allocation was a third of the allow-list launch).
+if [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] && [ -k /dev/shm ]; then
+    env -u XDG_RUNTIME_DIR timeout 60 "$CONFPOL" run allow.confpol -- sh -c 'ls -d /dev/shm/confpol-net.*/proxy.sock' > "$T/shm.out" 2>/dev/null
+    grep -q '^/dev/shm/confpol-net\..*/proxy.sock$' "$T/shm.out" || fail "no XDG_RUNTIME_DIR: proxy socket not in /dev/shm: $(cat "$T/shm.out")"
+    d=$(dirname "$(head -1 "$T/shm.out")")
+    [ ! -s "$T/shm.out" ] || [ ! -e "$d" ] || fail "no XDG_RUNTIME_DIR: $d left behind"
+fi
+
 # The runtime killed with SIGKILL: the proxy, told by its parent-death
 # signal, removes its socket and directory before it goes.
 mkdir -m 700 "$T/xdg2"
