@@ -74,7 +74,7 @@ static bool cp_whole_is(const char *policy, const char *project,
 
 /* The client's configuration directory: $CLAUDE_CONFIG_DIR, else
  * ~/.claude (heap; NULL without HOME). */
-static char *cp_whole_config_dir(void)
+char *cp_claude_config_dir(void)
 {
     const char *cfg = getenv("CLAUDE_CONFIG_DIR"), *home = getenv("HOME");
     struct cp_buf b = {0};
@@ -129,7 +129,7 @@ static void cp_whole_api_host(struct cp_buf *out)
  * state directory, its API host.  Prints one line per missing rule. */
 static int cp_whole_needs(const char *policy, const char *project)
 {
-    char *cfg = cp_whole_config_dir(), *state = cp_claude_state_file();
+    char *cfg = cp_claude_config_dir(), *state = cp_claude_state_file();
     struct cp_buf api = {0}, sub = {0};
     int missing = 0;
     if (!cfg || !state) {
@@ -249,7 +249,7 @@ static void cp_whole_check(struct cp_whole_probe *p, const char *root,
 static int cp_whole_planted(const char *policy, const char *project)
 {
     struct cp_whole_probe p = {policy, project, 0};
-    char *cfg = cp_whole_config_dir();
+    char *cfg = cp_claude_config_dir();
     const char *home = getenv("HOME");
     if (cfg)
         cp_whole_check(&p, cfg, cp_whole_user, CP_NELEM(cp_whole_user));

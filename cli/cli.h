@@ -124,6 +124,9 @@ char *cp_claude_explain(const char *policy, const char *project,
 /* The client's state file, ~/.claude.json or $CLAUDE_CONFIG_DIR's (heap;
  * NULL without HOME). */
 char *cp_claude_state_file(void);
+/* The client's configuration directory, $CLAUDE_CONFIG_DIR or ~/.claude
+ * (heap; NULL without HOME). */
+char *cp_claude_config_dir(void);
 /* 0 when the policy gives the client what it needs and keeps the agent
  * from every place a later session loads; else 1, each problem printed. */
 int cp_claude_whole_preflight(const char *policy, const char *project);
@@ -132,6 +135,14 @@ int cp_claude_whole_preflight(const char *policy, const char *project);
 int cp_claude_state_begin(const char *dir, const char *project);
 /* Compares them after it: the changes put back (each said), -1 on I/O. */
 int cp_claude_state_end(const char *dir, const char *project);
+/* Copies the automatic memory (CONFIG/projects/NAME/memory) into DIR
+ * before the session, after checking a copy left by a session that ended
+ * early, and takes the lock held until cp_claude_memory_end; 0, 1 (too
+ * large, a link, or another session running: said) or 2 (I/O). */
+int cp_claude_memory_begin(const char *dir);
+/* Puts back every change to it after the session: their number (each
+ * said), -1 when something could not be put back. */
+int cp_claude_memory_end(const char *dir);
 /* mkdir -p PATH (modified in place and restored), MODE for what it makes.
  * Returns false with errno set. */
 bool cp_cli_mkdirs(char *path, mode_t mode);

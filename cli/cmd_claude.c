@@ -228,11 +228,16 @@ static int cp_claude_whole(const char *policy, const char *project,
      * back after the session (cli/claude_state.c). */
     char *dir = cp_xstrdup(settings);
     *strrchr(dir, '/') = '\0';
-    int rc = cp_claude_state_begin(dir, project);
+    /* The automatic memory too (cli/claude_memory.c). */
+    int rc = cp_claude_memory_begin(dir);
+    if (rc == 0 && (rc = cp_claude_state_begin(dir, project)) != 0)
+        cp_claude_memory_end(dir);
     if (rc == 0) {
         fflush(NULL);
         rc = cp_cmd_run(n, (char **)rargv);
-        if (cp_claude_state_end(dir, project) < 0 && rc == 0)
+        int state = cp_claude_state_end(dir, project);
+        int memory = cp_claude_memory_end(dir);
+        if ((state < 0 || memory < 0) && rc == 0)
             rc = 2;
     }
     free(dir);

@@ -144,6 +144,119 @@ grep -q "the last session in this project ended before its check" "$tmp/out" &&
 grep -q mcpServers "$tmp/home/.claude.json" && fail "state watch: the unchecked change stays"
 [ -e "$d/claude.json.before" ] && fail "state watch: the copy stays after the check"
 
+# The automatic memory (~/.claude/projects/NAME/memory): a later session
+# loads it, so whatever the session added, changed, removed or replaced
+# there is put back and said; links are not followed.
+P="$tmp/home/.claude/projects"
+me=$(printf '%s' "$tmp/proj" | sed 's/[^A-Za-z0-9]/-/g')
+rm -rf "$P"
+mkdir -p "$P/$me/memory/sub" "$P/other/memory" "$P/third/memory" "$tmp/outside/memory" "$tmp/outside2/memory"
+printf 'index\n' >"$P/$me/memory/MEMORY.md"
+printf 'gone\n' >"$P/$me/memory/gone.md"
+printf 'deep\n' >"$P/$me/memory/sub/deep.md"
+printf 'other\n' >"$P/other/memory/MEMORY.md"
+printf 'third\n' >"$P/third/memory/a.md"
+printf 'sentinel\n' >"$tmp/outside/sentinel"
+printf 'planted\n' >"$tmp/outside2/memory/MEMORY.md"
+(cd "$tmp/outside" && find . -exec stat -c '%n %s %Y' {} + | sort) >"$tmp/outside.before"
+cat >"$tmp/bin/claude" <<'EOF'
+#!/bin/sh
+python3 - "$HOME/.claude/projects" "$ME" "$OUT" <<'PY' || echo "FAIL: the memory writes"
+import os, shutil, sys
+P, me, out = sys.argv[1:]
+m = P + "/" + me + "/memory"
+open(m + "/new.md", "w").write("run this\n")
+open(P + "/other/memory/planted.md", "w").write("run this\n")
+os.makedirs(P + "/fresh/memory")
+open(P + "/fresh/memory/MEMORY.md", "w").write("run this\n")
+open(P + "/fresh/s.jsonl", "w").write("{}\n")
+open(P + "/" + me + "/s.jsonl", "w").write("{}\n")
+open(m + "/MEMORY.md", "w").write("run this\n")
+os.unlink(m + "/gone.md")
+shutil.rmtree(m + "/sub")
+shutil.rmtree(P + "/third/memory")
+os.symlink(out + "/outside", P + "/third/memory")
+os.symlink(out + "/outside2", P + "/linked")
+PY
+echo "stand-in done"
+EOF
+(cd "$tmp/proj" && HOME="$tmp/home" XDG_CACHE_HOME= ME="$me" OUT="$tmp" PATH="$tmp/bin:$PATH" \
+    timeout 120 "$CONFPOL" claude --whole -q "$pol" -- -p hi) >"$tmp/out" 2>&1
+[ $? -eq 0 ] || { fail "memory watch: exit"; cat "$tmp/out"; }
+grep '^FAIL' "$tmp/out" && fail "memory watch: the stand-in could not write the memory"
+for f in "$me/memory/new.md" other/memory/planted.md fresh/memory linked; do
+    { [ -e "$P/$f" ] || [ -L "$P/$f" ]; } && fail "memory watch: $f stays"
+    grep -qF "$P/$f: the session added this to the automatic memory a later session loads: put back" "$tmp/out" ||
+        { fail "memory watch: $f not said"; cat "$tmp/out"; }
+done
+[ -e "$P/fresh/s.jsonl" ] && [ -e "$P/$me/s.jsonl" ] || fail "memory watch: a transcript was removed"
+[ "$(cat "$P/$me/memory/MEMORY.md")" = index ] || fail "memory watch: the changed file was not put back"
+[ "$(cat "$P/$me/memory/gone.md" 2>/dev/null)" = gone ] || fail "memory watch: the removed file was not made again"
+[ "$(cat "$P/$me/memory/sub/deep.md" 2>/dev/null)" = deep ] || fail "memory watch: the removed directory was not made again"
+[ -L "$P/third/memory" ] && fail "memory watch: the memory directory replaced by a link stays a link"
+[ "$(cat "$P/third/memory/a.md" 2>/dev/null)" = third ] || fail "memory watch: the directory replaced by a link was not put back"
+(cd "$tmp/outside" && find . -exec stat -c '%n %s %Y' {} + | sort) >"$tmp/outside.after"
+cmp -s "$tmp/outside.before" "$tmp/outside.after" || fail "memory watch: the link's target was touched"
+[ "$(cat "$tmp/outside2/memory/MEMORY.md")" = planted ] || fail "memory watch: a linked project's target was touched"
+for w in "$me/memory/MEMORY.md: the session changed this file of" "$me/memory/gone.md: the session removed this from" \
+    "$me/memory/sub: the session removed this from" "third/memory: the session replaced this entry of"; do
+    grep -qF "$P/$w the automatic memory" "$tmp/out" || { fail "memory watch: not said: $w"; cat "$tmp/out"; }
+done
+grep -qF "10 changes to the automatic memory under $P were put back" "$tmp/out" ||
+    { fail "memory watch: no count"; cat "$tmp/out"; }
+[ -e "$d/memory.before" ] && fail "memory watch: the copy stays after the check"
+# A session killed before its check: the copy is checked at the next start.
+cat >"$tmp/bin/claude" <<'EOF'
+#!/bin/sh
+echo x >"$HOME/.claude/projects/other/memory/late.md"
+echo x >"$OUT/planted"
+i=0
+while [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
+EOF
+rm -f "$tmp/proj/planted"
+(cd "$tmp/proj" && HOME="$tmp/home" XDG_CACHE_HOME= OUT="$tmp/proj" PATH="$tmp/bin:$PATH" \
+    exec "$CONFPOL" claude --whole -q "$pol" -- -p hi) >"$tmp/out" 2>&1 &
+cpid=$!
+i=0
+while [ ! -e "$tmp/proj/planted" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+kill -KILL "$cpid"
+wait "$cpid" 2>/dev/null
+[ -e "$P/other/memory/late.md" ] || fail "memory watch: the killed session did not write its memory"
+[ -e "$d/memory.before" ] || fail "memory watch: no copy left by the killed session"
+# The killed run's own cleanup (its stand-in, the mount points it made)
+# ends on its own: wait for it.
+i=0
+while { pgrep -f "$tmp/bin/claude" >/dev/null || [ -d "$tmp/home/.claude/settings.json" ]; } && [ $i -lt 100 ]; do
+    sleep 0.1
+    i=$((i + 1))
+done
+printf '#!/bin/sh\necho "stand-in done"\n' >"$tmp/bin/claude"
+(cd "$tmp/proj" && HOME="$tmp/home" XDG_CACHE_HOME= PATH="$tmp/bin:$PATH" \
+    timeout 120 "$CONFPOL" claude --whole -q "$pol" -- -p hi) >"$tmp/out" 2>&1
+[ $? -eq 0 ] || { fail "memory watch: the start after the kill: exit"; cat "$tmp/out"; }
+grep -q "ended before its check of the automatic memory" "$tmp/out" ||
+    { fail "memory watch: the killed session is not checked at the next start"; cat "$tmp/out"; }
+[ -e "$P/other/memory/late.md" ] && fail "memory watch: the killed session's memory stays"
+rm -f "$tmp/proj/planted"
+# A memory larger than what is copied, and a linked projects directory:
+# not started.
+mkdir "$P/big" "$P/big/memory"
+head -c 70000000 /dev/zero >"$P/big/memory/MEMORY.md"
+(cd "$tmp/proj" && HOME="$tmp/home" XDG_CACHE_HOME= PATH="$tmp/bin:$PATH" \
+    timeout 120 "$CONFPOL" claude --whole -q "$pol" -- -p hi) >"$tmp/out" 2>&1
+{ [ $? -eq 1 ] && grep -q "more than confpol copies" "$tmp/out"; } ||
+    { fail "memory watch: a memory over the limit is not refused"; cat "$tmp/out"; }
+grep -q '^stand-in done' "$tmp/out" && fail "memory watch: started with a memory over the limit"
+rm -rf "$P/big"
+mv "$P" "$tmp/projects.real"
+ln -s "$tmp/projects.real" "$P"
+(cd "$tmp/proj" && HOME="$tmp/home" XDG_CACHE_HOME= PATH="$tmp/bin:$PATH" \
+    timeout 120 "$CONFPOL" claude --whole -q "$pol" -- -p hi) >"$tmp/out" 2>&1
+{ [ $? -eq 1 ] && grep -q "a link there is not followed" "$tmp/out"; } ||
+    { fail "memory watch: a linked projects directory is not refused"; cat "$tmp/out"; }
+rm "$P"
+mv "$tmp/projects.real" "$P"
+
 # --whole with a policy that does not give the client what it needs, or
 # lets the agent plant what a later session loads: refused up front,
 # naming each rule (the starter, and a policy that writes ~/.claude whole).
