@@ -114,8 +114,8 @@ static char cp_mem_type(mode_t mode)
 static bool cp_mem_slurp(int dirfd, const char *base, size_t limit,
                          struct cp_buf *out)
 {
-    int fd = openat(dirfd, base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
-                                     O_CLOEXEC);
+    int fd = openat(dirfd, base,
+                    O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     struct stat st;
     if (fd < 0)
         return false;
@@ -156,8 +156,7 @@ static void cp_mem_put(struct cp_mem *m, char type, unsigned mode,
         m->over = true;
         return;
     }
-    cp_buf_printf(&m->snap, "%c %o %zu %zu\n", type, mode, strlen(name),
-                  dlen);
+    cp_buf_printf(&m->snap, "%c %o %zu %zu\n", type, mode, strlen(name), dlen);
     cp_buf_adds(&m->snap, name);
     if (dlen)
         cp_buf_add(&m->snap, data, dlen);
@@ -201,8 +200,7 @@ static void cp_mem_rec(struct cp_mem *m, int dirfd, const char *base,
         close(fd);
 }
 
-static void cp_mem_rec_dir(struct cp_mem *m, int fd, const char *rel,
-                           int depth)
+static void cp_mem_rec_dir(struct cp_mem *m, int fd, const char *rel, int depth)
 {
     char **v = cp_mem_names(fd);
     for (size_t i = 0; v[i] && !m->over && !m->err; i++) {
@@ -297,7 +295,7 @@ static bool cp_mem_parse(struct cp_mem *m, const struct cp_buf *b)
         if (m->n == cap)
             m->e = cp_xrealloc(m->e, (cap = cap * 2 + 16) * sizeof *m->e);
         struct cp_ment *e = &m->e[m->n++];
-        *e = (struct cp_ment){t, false, false, mode, cp_xmalloc(nl + 1),
+        *e = (struct cp_ment){t,      false, false, mode, cp_xmalloc(nl + 1),
                               p + nl, dl};
         memcpy(e->name, p, nl);
         e->name[nl] = '\0';
@@ -329,8 +327,8 @@ static bool cp_mem_rm_tree(int fd, int depth)
             if (sub >= 0)
                 close(sub);
         }
-        ok = ok && unlinkat(fd, v[i], S_ISDIR(st.st_mode) ? AT_REMOVEDIR
-                                                           : 0) == 0;
+        ok = ok &&
+             unlinkat(fd, v[i], S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0) == 0;
     }
     cp_mem_names_free(v);
     return ok;
@@ -353,11 +351,9 @@ static bool cp_mem_write(int dirfd, const char *base, const struct cp_ment *e)
 {
     char tmp[64];
     static unsigned seq;
-    snprintf(tmp, sizeof tmp, ".confpol-memory.%ld.%u", (long)getpid(),
-             seq++);
+    snprintf(tmp, sizeof tmp, ".confpol-memory.%ld.%u", (long)getpid(), seq++);
     int fd = openat(dirfd, tmp,
-                    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                    0600);
+                    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0)
         return false;
     size_t off = 0;
@@ -397,8 +393,8 @@ static bool cp_mem_make(int dirfd, const char *base, const struct cp_ment *e)
     }
 }
 
-static bool cp_mem_same_file(int dirfd, const char *base,
-                             const struct stat *st, const struct cp_ment *e)
+static bool cp_mem_same_file(int dirfd, const char *base, const struct stat *st,
+                             const struct cp_ment *e)
 {
     if ((size_t)st->st_size != e->dlen ||
         ((unsigned)st->st_mode & 07777) != e->mode)
@@ -435,8 +431,7 @@ static void cp_mem_chk_dir(struct cp_mem *m, int fd, const char *rel,
 
 /* An entry of the same type as before: compared, and put back. */
 static void cp_mem_chk_same(struct cp_mem *m, int dirfd, const char *base,
-                            const struct stat *st, struct cp_ment *e,
-                            int depth)
+                            const struct stat *st, struct cp_ment *e, int depth)
 {
     if (e->type == 'F' && !cp_mem_same_file(dirfd, base, st, e)) {
         if (!cp_mem_write(dirfd, base, e))
@@ -476,8 +471,7 @@ static void cp_mem_chk(struct cp_mem *m, int dirfd, const char *base,
     cp_mem_said(m, name, e ? "replaced this entry of" : "added this to");
 }
 
-static void cp_mem_chk_dir(struct cp_mem *m, int fd, const char *rel,
-                           int depth)
+static void cp_mem_chk_dir(struct cp_mem *m, int fd, const char *rel, int depth)
 {
     char **v = cp_mem_names(fd);
     for (size_t i = 0; v[i]; i++) {
@@ -651,8 +645,8 @@ static int cp_mem_lock(const char *dir)
 
 int cp_claude_memory_begin(const char *dir)
 {
-    char *cfg = cp_claude_config_dir(), *snap = cp_mem_path(dir,
-                                                           "memory.before");
+    char *cfg = cp_claude_config_dir(),
+         *snap = cp_mem_path(dir, "memory.before");
     char *root = cfg ? cp_mem_path(cfg, "projects") : NULL;
     struct cp_buf prev = {0}, cur = {0};
     int rc = root ? cp_mem_lock(dir) : 2;
@@ -670,9 +664,9 @@ int cp_claude_memory_begin(const char *dir)
         }
     }
     rc = cp_mem_copy(root, &cur);
-    if (rc == 0 && (cp_cli_write_atomic(snap, cur.data ? cur.data : "",
-                                        cur.len) != 0 ||
-                    chmod(snap, 0600) != 0)) {
+    if (rc == 0 &&
+        (cp_cli_write_atomic(snap, cur.data ? cur.data : "", cur.len) != 0 ||
+         chmod(snap, 0600) != 0)) {
         fprintf(stderr, "confpol claude: %s: %s\n", snap, strerror(errno));
         rc = 2;
     }
@@ -687,8 +681,8 @@ out:
 
 int cp_claude_memory_end(const char *dir)
 {
-    char *cfg = cp_claude_config_dir(), *snap = cp_mem_path(dir,
-                                                           "memory.before");
+    char *cfg = cp_claude_config_dir(),
+         *snap = cp_mem_path(dir, "memory.before");
     char *root = cfg ? cp_mem_path(cfg, "projects") : NULL;
     struct cp_buf prev = {0};
     int back = 0;
