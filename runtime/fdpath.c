@@ -171,7 +171,8 @@ int cp_rt_close_inherited(const int *keep, size_t n)
     int *k = malloc((n ? n : 1) * sizeof *k);
     if (!k)
         return -1;
-    memcpy(k, keep, n * sizeof *k);
+    if (n) /* keep may be NULL when there is nothing to keep */
+        memcpy(k, keep, n * sizeof *k);
     qsort(k, n, sizeof *k, fp_cmp_int);
     unsigned lo = 3;
     int rc = 0;

@@ -120,9 +120,10 @@ int main(int argc, char **argv)
     char *buf = pm_slurp(pa.rules_fd, &len);
     struct cp_rt_rec *recs = buf ? pm_rules(buf, len, &nrules) : NULL;
     struct cp_rt_err e = {0};
-    if (!recs)
+    if (!recs) {
+        free(buf);
         cp_rt_fail(&e, CP_RT_EXIT_ERROR, "its rules cannot be read");
-    else {
+    } else {
         struct cp_rt_artifact a = {.recs = recs, .nrecs = nrules};
         cp_rt_proxy_serve(&a, &pa, &e);
     }

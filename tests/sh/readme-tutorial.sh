@@ -44,7 +44,7 @@ readme, w = sys.argv[1], sys.argv[2]
 home = os.path.join(w, 'home', 'ada')
 proj = os.path.join(home, 'proj')
 env = {k: v for k, v in os.environ.items()
-       if not k.startswith(('XDG_', 'CONFPOL_', 'CLAUDE'))}
+       if not k.startswith(('XDG_', 'CONFPOL_', 'CLAUDE', 'MAKE', 'MFLAGS'))}
 env['HOME'] = home
 sessions, block = [], None
 for line in open(readme, encoding='utf-8').read().split('\n'):
