@@ -198,9 +198,22 @@ sizes:
 	@echo "confpol-proxy   $$($(call cloc_of,$(PROXY_SRCS)))"
 # The same objects linked dynamically, for valgrind (which replaces malloc
 # only in a program that gets it from a shared libc): tests/valgrind-run.sh.
-$(BUILD)/confpol-run-dynamic: $(RUN_OBJS)
+# The four programs side by side in $(BUILD)/dynamic/, where the launcher
+# finds its helpers.
+DYN_PROGS := $(BUILD)/dynamic/confpol-run $(BUILD)/dynamic/confpol-stage \
+             $(BUILD)/dynamic/confpol-janitor $(BUILD)/dynamic/confpol-proxy
+$(BUILD)/dynamic/confpol-run: $(RUN_OBJS)
 	$(say) LD $@
-	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(RUN_OBJS)
+	$(Q)mkdir -p $(@D) && $(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(RUN_OBJS)
+$(BUILD)/dynamic/confpol-stage: $(STAGE_OBJS)
+	$(say) LD $@
+	$(Q)mkdir -p $(@D) && $(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(STAGE_OBJS)
+$(BUILD)/dynamic/confpol-janitor: $(JANITOR_OBJS)
+	$(say) LD $@
+	$(Q)mkdir -p $(@D) && $(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(JANITOR_OBJS)
+$(BUILD)/dynamic/confpol-proxy: $(PROXY_OBJS)
+	$(say) LD $@
+	$(Q)mkdir -p $(@D) && $(CC) $(ALL_CFLAGS) $(LDFLAGS) -pthread -o $@ $(PROXY_OBJS)
 
 # The path macOS runs, built on Linux for the tests and never installed:
 # the proxy and its sockets without the Linux-only calls, and the seatbelt
@@ -287,7 +300,7 @@ check-valgrind:
 # own (CK_RUN_SUITE) under VALGRIND_SUITE_TIMEOUT seconds, and a suite over
 # it fails the target (timeout's exit 124 or 137).
 VALGRIND_SUITE_TIMEOUT ?= 600
-check-valgrind-run: all $(BUILD)/unit-tests $(BUILD)/confpol-run-dynamic
+check-valgrind-run: all $(BUILD)/unit-tests $(DYN_PROGS)
 	@fail=0; for s in $$(sed -n 's/^Suite \*cp_test_\([a-z0-9_]*\)_suite(void)$$/\1/p' $(TEST_SRCS)); do \
 	  echo "valgrind: unit suite $$s"; \
 	  CK_FORK=no CK_RUN_SUITE=$$s timeout -k 10 $(VALGRIND_SUITE_TIMEOUT) \

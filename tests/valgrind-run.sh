@@ -10,9 +10,10 @@
 #                    the stage under memcheck inside the sandbox;
 #   Landlock         the Landlock enforcer and its supervisor of the
 #                    process lifetime.
-# The binary is build/confpol-run-dynamic: the same objects as confpol-run,
-# linked dynamically (memcheck replaces malloc only in a program that gets
-# it from a shared libc).  Every process memcheck followed must report no
+# The binaries are build/dynamic/: the same objects as the runtime's four
+# programs, linked dynamically (memcheck replaces malloc only in a program
+# that gets it from a shared libc), side by side so that the launcher finds
+# the dynamic stage, janitor and proxy.  Every process memcheck followed must report no
 # error and no definite or indirect leak (one log file per process).  A
 # part valgrind cannot run here is reported as such and not counted as
 # passing: Landlock needs a valgrind that knows its system calls (3.22 or
@@ -23,7 +24,7 @@ BUILD=${BUILD:-build}
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 2
 CONFPOL="$top/$BUILD/confpol"
-RUN="$top/$BUILD/confpol-run-dynamic"
+RUN="$top/$BUILD/dynamic/confpol-run"
 [ -x "$RUN" ] || { echo "valgrind-run.sh: $RUN not built"; exit 2; }
 command -v valgrind >/dev/null || { echo "valgrind-run.sh: valgrind not installed"; exit 2; }
 for c in bwrap curl python3; do
