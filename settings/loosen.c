@@ -281,46 +281,50 @@ static void loose_whole(struct loose *l)
                  "program's output, which confpol cannot check)");
 }
 
-int cp_settings_loosening(const char *doc, size_t dlen,
-                          enum cp_settings_source src, const char *art,
-                          size_t alen, struct cp_buf *report)
+/* Every check of a full merge (the source decides which lists count). */
+static void loose_all(struct loose *l)
 {
+    loose_flags(l);
+    loose_network(l);
+    loose_allow(l);
+    loose_mode(l);
+    if (l->src == CP_SETTINGS_USER || l->src == CP_SETTINGS_MANAGED)
+        loose_lists(l);
+    if (l->src == CP_SETTINGS_MANAGED)
+        loose_managed(l);
+}
 
+/* Parses the document and the artifact and runs `check` over them; the
+ * number of entries reported.  A file the client cannot read adds
+ * nothing; an artifact that cannot be read was refused before. */
+static int loosening_run(const char *doc, size_t dlen,
+                         enum cp_settings_source src, const char *art,
+                         size_t alen, struct cp_buf *report,
+                         void (*check)(struct loose *))
+{
     struct cp_arena *a = cp_arena_new();
     struct cp_jnode *root = NULL, *ar = NULL;
     struct loose l = {.a = a, .src = src, .rep = report};
-    /* A file the client cannot read adds nothing; an artifact that cannot
-     * be read was refused before. */
     if (!cp_json_parse(a, doc, dlen, &root) && root->type == CP_J_OBJ &&
         !cp_json_parse(a, art, alen, &ar) && ar->type == CP_J_OBJ) {
         l.root = root;
         l.art = ar;
-        loose_flags(&l);
-        loose_network(&l);
-        loose_allow(&l);
-        loose_mode(&l);
-        if (src == CP_SETTINGS_USER || src == CP_SETTINGS_MANAGED)
-            loose_lists(&l);
-        if (src == CP_SETTINGS_MANAGED)
-            loose_managed(&l);
+        check(&l);
     }
     cp_arena_free(a);
     return l.n;
+}
+
+int cp_settings_loosening(const char *doc, size_t dlen,
+                          enum cp_settings_source src, const char *art,
+                          size_t alen, struct cp_buf *report)
+{
+    return loosening_run(doc, dlen, src, art, alen, report, loose_all);
 }
 
 int cp_settings_loosening_whole(const char *doc, size_t dlen,
                                 enum cp_settings_source src, const char *art,
                                 size_t alen, struct cp_buf *report)
 {
-    struct cp_arena *a = cp_arena_new();
-    struct cp_jnode *root = NULL, *ar = NULL;
-    struct loose l = {.a = a, .src = src, .rep = report};
-    if (!cp_json_parse(a, doc, dlen, &root) && root->type == CP_J_OBJ &&
-        !cp_json_parse(a, art, alen, &ar) && ar->type == CP_J_OBJ) {
-        l.root = root;
-        l.art = ar;
-        loose_whole(&l);
-    }
-    cp_arena_free(a);
-    return l.n;
+    return loosening_run(doc, dlen, src, art, alen, report, loose_whole);
 }
