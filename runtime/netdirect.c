@@ -65,6 +65,10 @@ struct seccomp_notif_addfd {
 #define SECCOMP_IOCTL_NOTIF_ADDFD                                              \
     _IOW(SECCOMP_IOC_MAGIC, 3, struct seccomp_notif_addfd)
 #endif
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS /* Linux 6.6 */
+#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS _IOW(SECCOMP_IOC_MAGIC, 4, __u64)
+#endif
 #ifndef SECCOMP_USER_NOTIF_FLAG_CONTINUE
 #define SECCOMP_USER_NOTIF_FLAG_CONTINUE (1UL << 0)
 #endif
@@ -229,13 +233,18 @@ int cp_rt_direct_filter(struct cp_rt_direct *d, struct cp_rt_err *e)
 
 /* ---- the bridge: answering connect ------------------------------------------ */
 
-/* A request waiting for the proxy's answer. */
+/* A connection to the proxy: waiting for the answer to a request, or
+ * idle, kept for the next one (a new connection costs the proxy an accept
+ * and a thread, a third of the connect's time).  At most ND_IDLE_KEEP
+ * stay idle: the proxy counts each as an open connection. */
 struct nd_pend {
-    int sock; /* the connection to the proxy, -1 when the slot is free */
-    __u64 id; /* the notification */
-    int fd;   /* the caller's descriptor number */
+    int sock;  /* the connection to the proxy, -1 when the slot is free */
+    bool busy; /* a request waits for its answer */
+    __u64 id;  /* the notification */
+    int fd;    /* the caller's descriptor number */
     bool nonblock, cloexec;
 };
+enum { ND_IDLE_KEEP = 4 };
 static struct nd_pend nd_pend[CP_RT_DIRECT_MAX];
 
 int cp_rt_direct_take(int sp)
@@ -251,6 +260,13 @@ int cp_rt_direct_take(int sp)
     }
     for (size_t i = 0; i < CP_RT_DIRECT_MAX; i++)
         nd_pend[i].sock = -1;
+    /* Linux 6.6: the caller and the supervisor wake each other on the
+     * waker's CPU (the caller sleeps while the supervisor works): no
+     * migration, no cross-CPU wake-up on each connect.  Older kernels
+     * answer EINVAL or ENOTTY and wake as usual. */
+    if (ioctl(lfd, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
+              SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP) < 0) {
+    }
     return lfd;
 }
 
@@ -292,9 +308,9 @@ static bool nd_connected(int s)
     return getpeername(s, &peer.sa, &pl) == 0;
 }
 
-/* The caller's descriptor `fd`, taken once: a TCP stream socket?  Its
- * O_NONBLOCK into *nonblock.  0, or the errno to answer. */
-static int nd_check_socket(pid_t pid, int fd, bool *nonblock)
+/* The caller's descriptor `fd`, taken once: a TCP stream socket?  0, or
+ * the errno to answer. */
+static int nd_check_socket(pid_t pid, int fd)
 {
     int pidfd = (int)syscall(SYS_pidfd_open, pid, PIDFD_THREAD);
     if (pidfd < 0 && errno == EINVAL) /* before 6.9: leaders only */
@@ -315,14 +331,13 @@ static int nd_check_socket(pid_t pid, int fd, bool *nonblock)
         rc = EACCES; /* UDP, raw, SCTP, MPTCP: only TCP is carried */
     else if (nd_connected(s))
         rc = EISCONN; /* as the kernel answers: no second connection */
-    int fl = fcntl(s, F_GETFL);
-    *nonblock = fl >= 0 && (fl & O_NONBLOCK);
     close(s);
     return rc;
 }
 
-/* The caller's descriptor's close-on-exec flag (/proc/PID/fdinfo/FD). */
-static bool nd_cloexec(pid_t pid, int fd)
+/* The caller's descriptor's flags (/proc/PID/fdinfo/FD): its file's
+ * O_NONBLOCK, the descriptor's close-on-exec. */
+static void nd_fdflags(pid_t pid, int fd, bool *nonblock, bool *cloexec)
 {
     char path[64], buf[256];
     snprintf(path, sizeof path, "/proc/%d/fdinfo/%d", (int)pid, fd);
@@ -330,19 +345,51 @@ static bool nd_cloexec(pid_t pid, int fd)
     ssize_t n = f < 0 ? -1 : read(f, buf, sizeof buf - 1);
     if (f >= 0)
         close(f);
+    *nonblock = *cloexec = false;
     if (n <= 0)
-        return false;
+        return;
     buf[n] = '\0';
     const char *p = strstr(buf, "flags:");
-    return p && (strtoul(p + 6, NULL, 8) & O_CLOEXEC);
+    unsigned long fl = p ? strtoul(p + 6, NULL, 8) : 0;
+    *nonblock = (fl & O_NONBLOCK) != 0;
+    *cloexec = (fl & O_CLOEXEC) != 0;
 }
 
-/* A free slot, or -1. */
+/* A slot with an idle connection, else a free one, else -1. */
 static int nd_slot(void)
 {
-    for (int i = 0; i < CP_RT_DIRECT_MAX; i++)
-        if (nd_pend[i].sock < 0)
+    int free = -1;
+    for (int i = 0; i < CP_RT_DIRECT_MAX; i++) {
+        if (nd_pend[i].sock >= 0 && !nd_pend[i].busy)
             return i;
+        if (free < 0 && nd_pend[i].sock < 0)
+            free = i;
+    }
+    return free;
+}
+
+static void nd_drop(struct nd_pend *p)
+{
+    close(p->sock);
+    p->sock = -1;
+    p->busy = false;
+}
+
+/* Sends request m in slot p: on its idle connection, or (none, or the
+ * proxy closed it) on a new one; 0, or -1 when the proxy does not
+ * answer. */
+static int nd_ask(struct nd_pend *p, const unsigned char m[7],
+                  const struct sockaddr *proxy, socklen_t plen)
+{
+    if (p->sock >= 0 && cp_rt_sock_send_msg(p->sock, m, 7, -1) == 0)
+        return 0;
+    if (p->sock >= 0)
+        nd_drop(p);
+    p->sock = cp_rt_sock_connect(proxy, plen, SOCK_NONBLOCK);
+    if (p->sock >= 0 && cp_rt_sock_send_msg(p->sock, m, 7, -1) == 0)
+        return 0;
+    if (p->sock >= 0)
+        nd_drop(p);
     return -1;
 }
 
@@ -378,28 +425,27 @@ void cp_rt_direct_notify(int lfd, const struct sockaddr *proxy, socklen_t plen)
         nd_answer(lfd, req.id, 0, true);
         return;
     }
-    struct nd_pend p = {.id = req.id, .fd = (int)req.data.args[0]};
+    int fd = (int)req.data.args[0];
     if (!rc)
-        rc = nd_check_socket((pid_t)req.pid, p.fd, &p.nonblock);
-    p.cloexec = nd_cloexec((pid_t)req.pid, p.fd);
+        rc = nd_check_socket((pid_t)req.pid, fd);
     __u64 id = req.id;
     if (!rc && ioctl(lfd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) < 0)
         rc = EACCES;
     int slot = rc ? -1 : nd_slot();
     if (!rc && slot < 0)
         rc = EAGAIN; /* CP_RT_DIRECT_MAX connects already wait */
-    if (!rc) {
-        p.sock = cp_rt_sock_connect(proxy, plen, SOCK_NONBLOCK);
-        if (p.sock < 0 || cp_rt_sock_send_msg(p.sock, m, sizeof m, -1) < 0)
-            rc = ENETUNREACH; /* the proxy is gone: no network */
-    }
+    if (!rc && nd_ask(&nd_pend[slot], m, proxy, plen) < 0)
+        rc = ENETUNREACH; /* the proxy is gone: no network */
     if (rc) {
-        if (p.sock > 0)
-            close(p.sock);
         nd_answer(lfd, req.id, rc, false);
         return;
     }
-    nd_pend[slot] = p;
+    struct nd_pend *p = &nd_pend[slot];
+    p->busy = true;
+    p->id = req.id;
+    p->fd = fd;
+    /* Needed only to install the answer: read while the proxy connects. */
+    nd_fdflags((pid_t)req.pid, fd, &p->nonblock, &p->cloexec);
 }
 
 size_t cp_rt_direct_pollfds(struct pollfd *out)
@@ -439,13 +485,22 @@ static void nd_finish(int lfd, struct nd_pend *p)
         close(fd);
     if (err || r == 1)
         nd_answer(lfd, p->id, err, false);
-    close(p->sock);
-    p->sock = -1;
+    p->busy = false;
+    size_t idle = 0;
+    for (size_t i = 0; i < CP_RT_DIRECT_MAX; i++)
+        idle += nd_pend[i].sock >= 0 && !nd_pend[i].busy;
+    if (r != 1 || idle > ND_IDLE_KEEP)
+        nd_drop(p); /* the proxy's side broke, or enough are kept */
 }
 
 void cp_rt_direct_reply(int lfd, int sock)
 {
-    for (size_t i = 0; i < CP_RT_DIRECT_MAX; i++)
-        if (nd_pend[i].sock == sock)
+    for (size_t i = 0; i < CP_RT_DIRECT_MAX; i++) {
+        if (nd_pend[i].sock != sock)
+            continue;
+        if (nd_pend[i].busy)
             nd_finish(lfd, &nd_pend[i]);
+        else
+            nd_drop(&nd_pend[i]); /* an idle one closed by the proxy */
+    }
 }

@@ -1192,6 +1192,30 @@ static void px_direct(int u, const unsigned char m[7])
         close(fd);
 }
 
+/* The supervisor keeps its connection for its next request (no new
+ * connection, accept and thread per connect: spec/runtime.md 14.8): after
+ * the first 'C', the connection carries only 'C' requests, one at a time,
+ * and ends with the first other message or the supervisor's close (it
+ * dies with the sandbox).  It waits without a deadline: the supervisor
+ * opens a connection only when all of its others wait for an answer. */
+static void px_direct_channel(int u, const unsigned char first[7])
+{
+    unsigned char m[8];
+    memcpy(m, first, 7);
+    for (;;) {
+        px_direct(u, m);
+        int fd = -1;
+        ssize_t r;
+        do /* blocking: the next request, or the end */
+            r = cp_rt_sock_recv_msg(u, m, sizeof m, &fd);
+        while (r < 0 && errno == EINTR);
+        if (fd >= 0)
+            close(fd);
+        if (r != 7 || m[0] != 'C' || fd >= 0)
+            return;
+    }
+}
+
 /* Unix mode: what comes over an accepted connection of the proxy's
  * socket, within 1 s (in the connection's own thread: a hand-over that
  * is slow to come holds no other connection up):
@@ -1200,7 +1224,8 @@ static void px_direct(int u, const unsigned char m[7])
  *      anything else the sandbox could pass it already held, and is
  *      refused all the same;
  *  'D' + a descriptor: the sandbox's resolver socket (the first only);
- *  'C' + 6 bytes, no descriptor: a direct connection (px_direct).
+ *  'C' + 6 bytes, no descriptor: a direct connection (px_direct), and
+ *      then the next ones on the same connection (px_direct_channel).
  * Returns the client socket of 'F', else -1 (served or refused). */
 static int px_take_client(int fd);
 
@@ -1212,7 +1237,7 @@ static int px_recv_client(int u, bool serve)
     int fd = -1;
     ssize_t r = cp_rt_sock_recv_msg(u, m, sizeof m, &fd);
     if (r == 7 && m[0] == 'C' && fd < 0 && serve)
-        px_direct(u, m);
+        px_direct_channel(u, m);
     if (r == 1 && m[0] == 'D' && fd >= 0 && serve) {
         px_dns_take(u, fd);
         fd = -1;
