@@ -5,15 +5,28 @@
 #      local server, from inside the sandbox): median and p90 in ms
 #   1b. the first byte of a new connection (connect, a request, the first
 #      byte of the answer): outside, through the direct path (14.8), through
-#      the proxy's CONNECT
+#      the proxy's CONNECT; against two servers on loopback: the C server of
+#      tests/bench/netserve.c (answers in microseconds, so that the figure
+#      is the path's) and the Python server below (a thread per connection,
+#      about 0.14 ms of its own); interleaved rounds (BENCH_NET_FB_ROUNDS,
+#      5) of 300 connections each, the median of the rounds' medians and
+#      their range
 #   2. a 200 MB download from a local server: directly (outside), through
 #      the direct path, the proxy (plain HTTP and CONNECT) and, when `srt` is
 #      installed, Claude Code's sandbox runtime; curl's time_total,
-#      interleaved rounds (BENCH_NET_ROUNDS, 11), medians
+#      interleaved rounds (BENCH_NET_ROUNDS, 21): medians, the quartiles,
+#      and the median of each round's ratio to that round's direct transfer
+#      (one transfer takes about 60 ms: the load of a shared machine moves
+#      single rounds by half of that)
 #   3. `confpol run POLICY -- true` with a net allow-list against `net deny`
-# Usage: net.py CONFPOL WORKDIR
+# Usage: net.py CONFPOL[::CONFPOL...] WORKDIR
+#   Several builds separated by `::` (an old and a new one, say) are run
+#   side by side, interleaved in every section; BENCH_NET_LABELS="old::new"
+#   names them (default #1, #2, ...).
+import atexit
 import json
 import os
+import random
 import shutil
 import socket
 import statistics
@@ -22,8 +35,38 @@ import sys
 import threading
 import time
 
-CONFPOL, WORK = sys.argv[1], sys.argv[2]
+BUILDS = [os.path.abspath(b) for b in sys.argv[1].split("::")]
+WORK = sys.argv[2]
+LABELS = os.environ.get("BENCH_NET_LABELS", "").split("::")
+if len(LABELS) != len(BUILDS):
+    LABELS = ["#%d" % (i + 1) for i in range(len(BUILDS))]
 SIZE = 200 * 1000 * 1000
+
+
+def tag(i):
+    """The build's name in a figure's label, when there are several."""
+    return " [%s]" % LABELS[i] if len(BUILDS) > 1 else ""
+
+
+def quart(xs):
+    """The first and third quartiles of xs."""
+    xs = sorted(xs)
+    return xs[(len(xs) - 1) // 4], xs[(3 * (len(xs) - 1) + 3) // 4]
+
+
+def netserve(data):
+    """The C server (tests/bench/netserve.c), built here: its port, or None
+    when there is no C compiler."""
+    exe = os.path.join(WORK, "netserve")
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "netserve.c")
+    r = subprocess.run(["cc", "-O2", "-std=c11", "-pthread", "-Wall", "-Wextra",
+                        "-Werror", "-o", exe, src], capture_output=True, text=True)
+    if r.returncode:
+        print("   (the C server was not built: %s)" % r.stderr.strip()[:200])
+        return None
+    p = subprocess.Popen([exe, data], stdout=subprocess.PIPE, text=True)
+    atexit.register(p.kill)
+    return int(p.stdout.readline())
 
 
 def serve(lsock, path):
@@ -51,9 +94,10 @@ def serve(lsock, path):
         threading.Thread(target=one, args=(c,), daemon=True).start()
 
 
-def run(policy, *cmd, env=None):
-    return subprocess.run([CONFPOL, "run", policy, "--"] + list(cmd), cwd=WORK,
-                          env=env, capture_output=True, text=True, timeout=300)
+def run(policy, *cmd, env=None, build=0):
+    return subprocess.run([BUILDS[build], "run", policy, "--"] + list(cmd),
+                          cwd=WORK, env=env, capture_output=True, text=True,
+                          timeout=300)
 
 
 def main():
@@ -68,14 +112,16 @@ def main():
     ls.listen(128)
     port = ls.getsockname()[1]
     threading.Thread(target=serve, args=(ls, data), daemon=True).start()
+    cport = netserve(data)
+    ports = [port] + ([cport] if cport else [])
     with open(os.path.join(WORK, "hosts"), "w") as f:
         f.write("127.0.0.1 bench.test\n")
     env = dict(os.environ, CONFPOL_PROXY_HOSTS=os.path.join(WORK, "hosts"))
     allow = os.path.join(WORK, "allow.confpol")
     deny = os.path.join(WORK, "deny.confpol")
     with open(allow, "w") as f:
-        f.write("confpol 1\nprofile confined\nnet allow bench.test:%d 127.0.0.1:%d\n"
-                % (port, port))
+        f.write("confpol 1\nprofile confined\nnet allow %s\n" % " ".join(
+            "bench.test:%d 127.0.0.1:%d" % (p, p) for p in ports))
     with open(deny, "w") as f:
         f.write("confpol 1\nprofile confined\nnet deny\n")
 
@@ -98,10 +144,12 @@ ts.sort()
 print("%.3f %.3f" % (statistics.median(ts), ts[int(len(ts) * 0.9)]))
 '''
     env1 = dict(env, BENCH_PORT=str(port))
-    r = run(allow, "python3", "-c", probe, env=env1)
-    if r.returncode:
-        sys.exit("set-up probe failed: " + r.stderr)
-    med, p90 = r.stdout.split()
+    setup = []
+    for b in range(len(BUILDS)):
+        r = run(allow, "python3", "-c", probe, env=env1, build=b)
+        if r.returncode:
+            sys.exit("set-up probe failed: " + r.stderr)
+        setup.append(r.stdout.split())
     # The same loop against the server directly (outside, no proxy), for scale.
     ts = []
     for i in range(330):
@@ -111,8 +159,9 @@ print("%.3f %.3f" % (statistics.median(ts), ts[int(len(ts) * 0.9)]))
         s.close()
     ts = sorted(ts[30:])
     print("1. connection set-up through bridge + proxy (CONNECT, 300 after 30 warm-up):")
-    print("   median %s ms, p90 %s ms (target <= 2 ms); a direct TCP connect outside: "
-          "median %.3f ms" % (med, p90, statistics.median(ts)))
+    for b, (med, p90) in enumerate(setup):
+        print("  %s median %s ms, p90 %s ms (target <= 2 ms)" % (tag(b), med, p90))
+    print("   a direct TCP connect outside: median %.3f ms" % statistics.median(ts))
 
     # 1b. first byte of a new connection, 300 after 30 warm-up, medians
     fb = r"""
@@ -138,24 +187,48 @@ for i in range(330):
     s.close()
 print("%.3f" % statistics.median(ts[30:]))
 """
-    fbs = {}
-    for mode in ("direct", "connect"):
-        r = run(allow, "python3", "-c", fb, mode, env=env1)
+    def probe_fb(srv, mode, b):
+        envp = dict(env, BENCH_PORT=str(srv))
+        if b is None:  # outside
+            r = subprocess.run(["python3", "-c", fb, mode], capture_output=True,
+                               text=True, timeout=300,
+                               env=dict(envp, BENCH_HOST="127.0.0.1"))
+        else:
+            r = run(allow, "python3", "-c", fb, mode, env=envp, build=b)
         if r.returncode:
             sys.exit("first-byte probe failed: " + r.stderr)
-        fbs[mode] = float(r.stdout)
-    r = subprocess.run(["python3", "-c", fb, "direct"], capture_output=True,
-                       text=True, timeout=300,
-                       env=dict(env1, BENCH_HOST="127.0.0.1"))
-    fbs["outside"] = float(r.stdout)
-    print("1b. first byte of a new connection (connect, GET, first byte), median of 300:")
-    print("   outside %.3f ms, direct path %.3f ms (+%.3f ms; target <= 0.3 ms), "
-          "proxy CONNECT %.3f ms" % (fbs["outside"], fbs["direct"],
-                                     fbs["direct"] - fbs["outside"], fbs["connect"]))
+        return float(r.stdout)
 
-    # 2. 200 MB, interleaved rounds
-    url = "http://bench.test:%d/data" % port
-    curl = ["curl", "-sS", "-o", "/dev/null", "-w", "%{time_total} %{size_download}"]
+    fb_rounds = int(os.environ.get("BENCH_NET_FB_ROUNDS", "5"))
+    print("1b. first byte of a new connection (connect, GET, first byte): the median")
+    print("   of %d interleaved rounds' medians of 300 [the rounds' range]:" % fb_rounds)
+    servers = ([("C server (tests/bench/netserve.c)", cport)] if cport else []) + \
+        [("Python server (a thread per connection)", port)]
+    for sname, srv in servers:
+        kinds = [("outside", "direct", None)]
+        for b in range(len(BUILDS)):
+            kinds += [("direct path" + tag(b), "direct", b),
+                      ("proxy CONNECT" + tag(b), "connect", b)]
+        got = {k[0]: [] for k in kinds}
+        for _ in range(fb_rounds):
+            for name, mode, b in kinds:
+                got[name].append(probe_fb(srv, mode, b))
+        out = statistics.median(got["outside"])
+        print("   %s:" % sname)
+        for name, _, _ in kinds:
+            m = statistics.median(got[name])
+            print("     %-26s %.3f ms [%.3f-%.3f]%s" % (
+                name, m, min(got[name]), max(got[name]),
+                "" if name == "outside" else " (+%.3f ms%s)" % (
+                    m - out, "; target <= 0.3 ms"
+                    if name.startswith("direct") and srv == cport else "")))
+    sys.stdout.flush()
+
+    # 2. 200 MB, interleaved rounds, from the C server when there is one
+    tport = cport or port
+    url = "http://bench.test:%d/data" % tport
+    fmt = "%{time_starttransfer} %{time_total} %{size_download}"
+    curl = ["curl", "-sS", "-o", "/dev/null", "-w", fmt]
     srt = shutil.which("srt")
     srt_cfg = os.path.join(WORK, "srt.json")
     with open(srt_cfg, "w") as f:
@@ -163,62 +236,88 @@ print("%.3f" % statistics.median(ts[30:]))
                    "filesystem": {"denyRead": [], "allowRead": [],
                                   "allowWrite": [WORK], "denyWrite": []}}, f)
     ways = [("direct (outside)", lambda: subprocess.run(
-                curl + ["--noproxy", "*", "http://127.0.0.1:%d/data" % port],
-                capture_output=True, text=True, timeout=300)),
-            ("direct path", lambda: run(allow, *(curl + ["--noproxy", "*", url]), env=env)),
-            ("proxy, plain HTTP", lambda: run(allow, *(curl + [url]), env=env)),
-            ("proxy, CONNECT", lambda: run(allow, *(curl + ["-p", url]), env=env))]
+                curl + ["--noproxy", "*", "http://127.0.0.1:%d/data" % tport],
+                capture_output=True, text=True, timeout=300))]
+    for b in range(len(BUILDS)):
+        ways += [("direct path" + tag(b), lambda b=b: run(
+                     allow, *(curl + ["--noproxy", "*", url]), env=env, build=b)),
+                 ("proxy, plain HTTP" + tag(b), lambda b=b: run(
+                     allow, *(curl + [url]), env=env, build=b)),
+                 ("proxy, CONNECT" + tag(b), lambda b=b: run(
+                     allow, *(curl + ["-p", url]), env=env, build=b))]
     if srt:
         ways.append(("srt %s, CONNECT" % subprocess.run(
             [srt, "--version"], capture_output=True, text=True).stdout.strip(),
             lambda: subprocess.run(
                 [srt, "--settings", srt_cfg, "-c",
-                 " ".join(curl[:4]) + " -w '%{time_total} %{size_download}' "
-                 "--noproxy '' -x \"$HTTPS_PROXY\" -p http://localhost:" + str(port)
+                 " ".join(curl[:4]) + " -w '" + fmt + "' "
+                 "--noproxy '' -x \"$HTTPS_PROXY\" -p http://localhost:" + str(tport)
                  + "/data"],
                 cwd=WORK, capture_output=True, text=True, timeout=300)))
     times = {name: [] for name, _ in ways}
+    ratios = {name: [] for name, _ in ways}
+    moving = {name: [] for name, _ in ways}  # from the first byte on
     bad = {name: [] for name, _ in ways}
-    rounds = int(os.environ.get("BENCH_NET_ROUNDS", "11"))
-    for _ in range(rounds):
-        for name, fn in ways:
+    rounds = int(os.environ.get("BENCH_NET_ROUNDS", "21"))
+    for k in range(rounds):
+        # Each round in its own order (seeded: the same orders every run), and
+        # a pause before each transfer: the kernel tears a sandbox's network
+        # namespace down after the run, in a worker of its own, and a
+        # transfer always run right after another way's would pay for it.
+        got = {}
+        for name, fn in random.Random(k).sample(ways, len(ways)):
+            time.sleep(0.1)
             r = fn()
             o = r.stdout.split()
-            if r.returncode or len(o) < 2 or int(o[-1]) != SIZE:
+            if r.returncode or len(o) < 3 or int(o[-1]) != SIZE:
                 if not name.startswith("srt"):
                     sys.exit("download %s failed: %s %s" % (name, r.stdout, r.stderr))
                 # the peer's failures are figures too: counted, not fatal
                 bad[name].append((o[-1] if o else "?") + " bytes; " +
                                  r.stderr.strip().splitlines()[-1:][0:1].__str__())
                 continue
-            times[name].append(float(o[-2]))
+            got[name] = float(o[-2]), float(o[-2]) - float(o[-3])
+        for name, (total, bytes_only) in got.items():
+            times[name].append(total)
+            moving[name].append(bytes_only)
+            # each to the direct transfer of its own round
+            ratios[name].append(total / got["direct (outside)"][0])
     d = statistics.median(times["direct (outside)"])
-    print("2. 200 MB download, curl time_total, median of %d interleaved rounds:" % rounds)
+    dm = statistics.median(moving["direct (outside)"])
+    print("2. 200 MB download (%s), curl time_total, %d interleaved rounds:"
+          % ("C server" if cport else "Python server", rounds))
+    print("   median [quartiles]; ratio of the medians; median of the rounds' ratios;")
+    print("   the bytes alone (time_total - time_starttransfer): median, ratio")
     for name, _ in ways:
         if not times[name]:
-            print("   %-22s every round failed: %s" % (name, bad[name][0]))
+            print("   %-26s every round failed: %s" % (name, bad[name][0]))
             continue
         m = statistics.median(times[name])
-        print("   %-22s %.3f s (%5.0f MB/s) %.2fx%s%s" % (
-            name, m, SIZE / m / 1e6, m / d,
-            " (target <= 1.10x)" if name == "direct path" else "",
+        q1, q3 = quart(times[name])
+        mm = statistics.median(moving[name])
+        print("   %-26s %.3f s [%.3f-%.3f] (%5.0f MB/s) %.2fx; %.2fx; %.3f s %.2fx%s%s" % (
+            name, m, q1, q3, SIZE / m / 1e6, m / d, statistics.median(ratios[name]),
+            mm, mm / dm,
+            " (target <= 1.10x)" if name.startswith("direct path") else "",
             " (%d of %d rounds cut short: %s)" % (len(bad[name]), rounds, bad[name][0])
             if bad[name] else ""))
     sys.stdout.flush()
 
     # 3. confpol run ... -- true, allow-list against net deny, interleaved
-    ta, td = [], []
+    ta = [[] for _ in BUILDS]
+    td = [[] for _ in BUILDS]
     for i in range(25):
-        for pol, acc in ((allow, ta), (deny, td)):
-            t = time.perf_counter()
-            r = run(pol, "true", env=env)
-            acc.append((time.perf_counter() - t) * 1000)
-            if r.returncode:
-                sys.exit("confpol run failed: " + r.stderr)
-    a, dn = statistics.median(ta[5:]), statistics.median(td[5:])
+        for b in range(len(BUILDS)):
+            for pol, acc in ((allow, ta[b]), (deny, td[b])):
+                t = time.perf_counter()
+                r = run(pol, "true", env=env, build=b)
+                acc.append((time.perf_counter() - t) * 1000)
+                if r.returncode:
+                    sys.exit("confpol run failed: " + r.stderr)
     print("3. confpol run -- true, median of 20 after 5 warm-up:")
-    print("   net allow list %.1f ms, net deny %.1f ms: %.2fx (target <= 1.2x)"
-          % (a, dn, a / dn))
-
+    for b in range(len(BUILDS)):
+        a, dn = statistics.median(ta[b][5:]), statistics.median(td[b][5:])
+        print("  %s net allow list %.1f ms, net deny %.1f ms: %.2fx (target <= 1.2x)"
+              % (tag(b), a, dn, a / dn))
 
 main()

@@ -5,8 +5,8 @@
 #    bench`) on generated policies of BENCH_SIZES rules (default 10 10000
 #    100000), both binaries in one bench run, interleaved run by run so that
 #    the machine's load hits both alike: median wall and CPU ms, new/old.
-# 2. with BENCH_NET=1, the network figures of tests/bench/net.py for each
-#    build (the 200 MB transfer alternates direct, old and new).
+# 2. with BENCH_NET=1, the network figures of tests/bench/net.py for both
+#    builds in one run, interleaved in every section.
 # Prints figures only; nothing is asserted.
 set -u
 [ $# -eq 2 ] || { echo "usage: side.sh OLD_BUILD_DIR NEW_BUILD_DIR" >&2; exit 2; }
@@ -57,12 +57,9 @@ echo "load:  $(cut -d' ' -f1-3 /proc/loadavg) (at the end of the section)"
 
 if [ "${BENCH_NET:-0}" = 1 ]; then
     echo
-    echo "== network (tests/bench/net.py), old then new"
-    for which in old new; do
-        [ $which = old ] && C="$OLD/confpol" || C="$NEW/confpol"
-        mkdir -p "$tmp/net-$which"
-        echo "-- $which"
-        python3 "$top/tests/bench/net.py" "$C" "$tmp/net-$which" || echo "network benchmark failed"
-        rm -rf "$tmp/net-$which"
-    done
+    echo "== network (tests/bench/net.py), old and new interleaved in one run"
+    mkdir -p "$tmp/net"
+    BENCH_NET_LABELS="old::new" python3 "$top/tests/bench/net.py" \
+        "$OLD/confpol::$NEW/confpol" "$tmp/net" || echo "network benchmark failed"
+    rm -rf "$tmp/net"
 fi
