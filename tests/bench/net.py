@@ -17,7 +17,8 @@
 #      interleaved rounds (BENCH_NET_ROUNDS, 21): medians, the quartiles,
 #      and the median of each round's ratio to that round's direct transfer
 #      (one transfer takes about 60 ms: the load of a shared machine moves
-#      single rounds by half of that)
+#      single rounds by half of that); the direct path against the direct
+#      transfer first, alone, then the proxy and srt
 #   3. `confpol run POLICY -- true` with a net allow-list against `net deny`
 # Usage: net.py CONFPOL[::CONFPOL...] WORKDIR
 #   Several builds separated by `::` (an old and a new one, say) are run
@@ -92,6 +93,54 @@ def serve(lsock, path):
     while True:
         c, _ = lsock.accept()
         threading.Thread(target=one, args=(c,), daemon=True).start()
+
+
+def transfers(ways, rounds):
+    """The 200 MB download of each way, interleaved: printed as median
+    [quartiles], ratio of the medians, median of the rounds' ratios to the
+    first way's (the direct transfer), the bytes alone and their ratio."""
+    times = {name: [] for name, _ in ways}
+    ratios = {name: [] for name, _ in ways}
+    moving = {name: [] for name, _ in ways}  # from the first byte on
+    bad = {name: [] for name, _ in ways}
+    for k in range(rounds):
+        # Each round in its own order (seeded: the same orders every run), and
+        # a pause before each transfer: the kernel tears a sandbox's network
+        # namespace down after the run, in a worker of its own, and a
+        # transfer always run right after another way's would pay for it.
+        got = {}
+        for name, fn in random.Random(k).sample(ways, len(ways)):
+            time.sleep(0.1)
+            r = fn()
+            o = r.stdout.split()
+            if r.returncode or len(o) < 3 or int(o[-1]) != SIZE:
+                if not name.startswith("srt"):
+                    sys.exit("download %s failed: %s %s" % (name, r.stdout, r.stderr))
+                # the peer's failures are figures too: counted, not fatal
+                bad[name].append((o[-1] if o else "?") + " bytes; " +
+                                 r.stderr.strip().splitlines()[-1:][0:1].__str__())
+                continue
+            got[name] = float(o[-2]), float(o[-2]) - float(o[-3])
+        for name, (total, bytes_only) in got.items():
+            times[name].append(total)
+            moving[name].append(bytes_only)
+            # each to the direct transfer of its own round
+            ratios[name].append(total / got[ways[0][0]][0])
+    d = statistics.median(times[ways[0][0]])
+    dm = statistics.median(moving[ways[0][0]])
+    for name, _ in ways:
+        if not times[name]:
+            print("   %-26s every round failed: %s" % (name, bad[name][0]))
+            continue
+        m = statistics.median(times[name])
+        q1, q3 = quart(times[name])
+        mm = statistics.median(moving[name])
+        print("   %-26s %.3f s [%.3f-%.3f] (%5.0f MB/s) %.2fx; %.2fx; %.3f s %.2fx%s%s" % (
+            name, m, q1, q3, SIZE / m / 1e6, m / d, statistics.median(ratios[name]),
+            mm, mm / dm,
+            " (target <= 1.10x)" if name.startswith("direct path") else "",
+            " (%d of %d rounds cut short: %s)" % (len(bad[name]), rounds, bad[name][0])
+            if bad[name] else ""))
 
 
 def run(policy, *cmd, env=None, build=0):
@@ -254,53 +303,20 @@ print("%.3f" % statistics.median(ts[30:]))
                  "--noproxy '' -x \"$HTTPS_PROXY\" -p http://localhost:" + str(tport)
                  + "/data"],
                 cwd=WORK, capture_output=True, text=True, timeout=300)))
-    times = {name: [] for name, _ in ways}
-    ratios = {name: [] for name, _ in ways}
-    moving = {name: [] for name, _ in ways}  # from the first byte on
-    bad = {name: [] for name, _ in ways}
     rounds = int(os.environ.get("BENCH_NET_ROUNDS", "21"))
-    for k in range(rounds):
-        # Each round in its own order (seeded: the same orders every run), and
-        # a pause before each transfer: the kernel tears a sandbox's network
-        # namespace down after the run, in a worker of its own, and a
-        # transfer always run right after another way's would pay for it.
-        got = {}
-        for name, fn in random.Random(k).sample(ways, len(ways)):
-            time.sleep(0.1)
-            r = fn()
-            o = r.stdout.split()
-            if r.returncode or len(o) < 3 or int(o[-1]) != SIZE:
-                if not name.startswith("srt"):
-                    sys.exit("download %s failed: %s %s" % (name, r.stdout, r.stderr))
-                # the peer's failures are figures too: counted, not fatal
-                bad[name].append((o[-1] if o else "?") + " bytes; " +
-                                 r.stderr.strip().splitlines()[-1:][0:1].__str__())
-                continue
-            got[name] = float(o[-2]), float(o[-2]) - float(o[-3])
-        for name, (total, bytes_only) in got.items():
-            times[name].append(total)
-            moving[name].append(bytes_only)
-            # each to the direct transfer of its own round
-            ratios[name].append(total / got["direct (outside)"][0])
-    d = statistics.median(times["direct (outside)"])
-    dm = statistics.median(moving["direct (outside)"])
     print("2. 200 MB download (%s), curl time_total, %d interleaved rounds:"
           % ("C server" if cport else "Python server", rounds))
     print("   median [quartiles]; ratio of the medians; median of the rounds' ratios;")
     print("   the bytes alone (time_total - time_starttransfer): median, ratio")
-    for name, _ in ways:
-        if not times[name]:
-            print("   %-26s every round failed: %s" % (name, bad[name][0]))
-            continue
-        m = statistics.median(times[name])
-        q1, q3 = quart(times[name])
-        mm = statistics.median(moving[name])
-        print("   %-26s %.3f s [%.3f-%.3f] (%5.0f MB/s) %.2fx; %.2fx; %.3f s %.2fx%s%s" % (
-            name, m, q1, q3, SIZE / m / 1e6, m / d, statistics.median(ratios[name]),
-            mm, mm / dm,
-            " (target <= 1.10x)" if name.startswith("direct path") else "",
-            " (%d of %d rounds cut short: %s)" % (len(bad[name]), rounds, bad[name][0])
-            if bad[name] else ""))
+    # The target's pair first, alone: the proxy's relays and srt keep both
+    # CPUs busy and their processes outlive a run, so that interleaved with
+    # them the direct transfers measured the neighbours more than the path.
+    # Then the relays and srt, against the direct transfer again.
+    direct = [w for w in ways if w[0].startswith("direct")]
+    transfers(direct, rounds)
+    print("   -- the proxy and srt, with the direct transfer again:")
+    transfers(ways[:1] + [w for w in ways if not w[0].startswith("direct")],
+              rounds)
     sys.stdout.flush()
 
     # 3. confpol run ... -- true, allow-list against net deny, interleaved
