@@ -407,18 +407,55 @@ static int target_rel(const struct llp *L, const char *path, bool read_only)
     return rel;
 }
 
+static void grant_minus_st(struct llp *L, const char *x, const struct stat *sp,
+                           uint64_t access, bool read_kind, int depth);
+
 /* Grants `access` beneath X minus the targets: X itself gets nothing when
  * a target lies beneath it, and each of its entries is handled on its own. */
 static void grant_minus(struct llp *L, const char *x, uint64_t access,
                         bool read_kind, int depth)
 {
-    if (L->overflow)
-        return;
     struct stat st;
     if (lstat(x, &st) < 0) {
         ll_io_error(L, x);
         return;
     }
+    grant_minus_st(L, x, &st, access, read_kind, depth);
+}
+
+/* The entries of the directory X (open as d), in byte order, each looked
+ * at beneath X's descriptor (one name to resolve, not the whole path: a
+ * crowded ancestor has one entry per rule) and handled on its own. */
+static void grant_minus_entries(struct llp *L, const char *x, DIR *d,
+                                uint64_t access, bool read_kind, int depth)
+{
+    struct cp_rt_strv names = {0};
+    struct dirent *de;
+    while ((de = readdir(d)))
+        if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+            cp_rt_strv_push(&names, de->d_name);
+    /* Sorted: the plan does not depend on directory order. */
+    if (names.n > 1)
+        qsort(names.v, names.n, sizeof *names.v, cp_rt_cmp_str);
+    for (size_t i = 0; i < names.n && !L->overflow; i++) {
+        char *child = cp_rt_path_child(x, names.v[i]);
+        struct stat cst;
+        if (fstatat(dirfd(d), names.v[i], &cst, AT_SYMLINK_NOFOLLOW) < 0)
+            ll_io_error(L, child);
+        else
+            grant_minus_st(L, child, &cst, access, read_kind, depth + 1);
+        free(child);
+    }
+    cp_rt_strv_free(&names);
+}
+
+/* grant_minus of X as `sp` (its lstat) shows it. */
+static void grant_minus_st(struct llp *L, const char *x, const struct stat *sp,
+                           uint64_t access, bool read_kind, int depth)
+{
+    if (L->overflow)
+        return;
+    struct stat st = *sp;
     if (S_ISLNK(st.st_mode))
         return; /* a link: access through it is checked at its target */
     if (read_kind && !strcmp(x, "/dev")) {
@@ -450,21 +487,8 @@ static void grant_minus(struct llp *L, const char *x, uint64_t access,
         ll_io_error(L, x);
         return;
     }
-    struct cp_rt_strv names = {0};
-    struct dirent *de;
-    while ((de = readdir(d)))
-        if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
-            cp_rt_strv_push(&names, de->d_name);
+    grant_minus_entries(L, x, d, access, read_kind, depth);
     closedir(d);
-    /* Sorted: the plan does not depend on directory order. */
-    if (names.n > 1)
-        qsort(names.v, names.n, sizeof *names.v, cp_rt_cmp_str);
-    for (size_t i = 0; i < names.n; i++) {
-        char *child = cp_rt_path_child(x, names.v[i]);
-        grant_minus(L, child, access, read_kind, depth + 1);
-        free(child);
-    }
-    cp_rt_strv_free(&names);
 }
 
 /* The devices of bwrap's --dev that are not the user's: /dev/pts and
@@ -1078,15 +1102,49 @@ static int drop_caps(void)
     return syscall(SYS_capset, &h, d) < 0 ? -errno : 0;
 }
 
+/* The directory of the grants being applied, open without following a
+ * symlink at any component: the entries of a split directory follow each
+ * other in the plan, and each is then opened beneath it by its one name
+ * (O_NOFOLLOW) instead of by its whole path from "/". */
+struct ll_parent {
+    char path[PATH_MAX];
+    int fd; /* -1: not open (or it could not be opened: errno in err) */
+    int err;
+};
+
+/* g's path opened as cp_rt_reopen does, beneath the cached parent. */
+static int ll_reopen(struct ll_parent *pc, const char *path,
+                     const struct stat *want)
+{
+    const char *slash = strrchr(path, '/');
+    size_t n = slash ? (size_t)(slash - path) : 0;
+    if (!slash || !slash[1] || n >= sizeof pc->path)
+        return cp_rt_reopen(path, want);
+    if (strncmp(pc->path, path, n) || pc->path[n] != '\0' ||
+        (pc->fd < 0 && !pc->err)) {
+        if (pc->fd >= 0)
+            close(pc->fd);
+        memcpy(pc->path, path, n);
+        pc->path[n] = '\0';
+        pc->fd = cp_rt_open_nofollow(n ? pc->path : "/", O_PATH | O_DIRECTORY);
+        pc->err = pc->fd < 0 ? errno : 0;
+    }
+    if (pc->fd < 0) {
+        errno = pc->err;
+        return -1;
+    }
+    return cp_rt_reopen_at(pc->fd, slash + 1, want);
+}
+
 /* The descriptor of a planned grant in *fd: the path opened without
  * following a symlink at any component (spec/runtime.md §5), and still the
  * file the plan saw.  0 with *fd -1 when it is gone (nothing is granted:
  * fail closed); CP_RT_EXIT_CHANGED in e when it was replaced. */
-static int ll_grant_fd(const struct cp_ll_grant *g, int *fd,
-                       struct cp_rt_err *e)
+static int ll_grant_fd(struct ll_parent *pc, const struct cp_ll_grant *g,
+                       int *fd, struct cp_rt_err *e)
 {
     struct stat want = {.st_dev = g->dev, .st_ino = g->ino, .st_mode = g->type};
-    *fd = cp_rt_reopen(g->path, &want);
+    *fd = ll_reopen(pc, g->path, &want);
     if (*fd >= 0 || errno == ENOENT || errno == ENOTDIR)
         return 0;
     return cp_rt_fail(e, CP_RT_EXIT_CHANGED,
@@ -1097,11 +1155,12 @@ static int ll_grant_fd(const struct cp_ll_grant *g, int *fd,
 
 /* One grant added to the ruleset: 0 (also when the path is gone),
  * CP_RT_EXIT_CHANGED (replaced) or CP_RT_EXIT_CANNOT with e. */
-static int ll_add_grant(int rs, const struct cp_ll_grant *g, uint64_t handled,
+static int ll_add_grant(int rs, struct ll_parent *pc,
+                        const struct cp_ll_grant *g, uint64_t handled,
                         struct cp_rt_err *e)
 {
     int fd;
-    int rc = ll_grant_fd(g, &fd, e);
+    int rc = ll_grant_fd(pc, g, &fd, e);
     if (rc || fd < 0)
         return rc;
     uint64_t acc = g->access & handled;
@@ -1139,13 +1198,18 @@ static int ll_apply(const struct cp_ll_plan *pl, bool log, struct cp_rt_err *e)
     if (rs < 0)
         return cp_rt_fail(e, CP_RT_EXIT_CANNOT, "landlock_create_ruleset: %s",
                           strerror(errno));
+    struct ll_parent pc = {.fd = -1};
     for (size_t i = 0; i < pl->ng; i++) {
-        int rc = ll_add_grant(rs, &pl->g[i], pl->handled_fs, e);
+        int rc = ll_add_grant(rs, &pc, &pl->g[i], pl->handled_fs, e);
         if (rc) {
+            if (pc.fd >= 0)
+                close(pc.fd);
             close(rs);
             return rc;
         }
     }
+    if (pc.fd >= 0)
+        close(pc.fd);
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
         close(rs);
         return cp_rt_fail(e, CP_RT_EXIT_CANNOT, "PR_SET_NO_NEW_PRIVS: %s",

@@ -218,6 +218,10 @@ bool cp_rt_same_file(const struct stat *a, const struct stat *b);
  * errno (ENOENT, ENOTDIR: gone; ELOOP: a symlink on the way; ESTALE:
  * another file is there). */
 int cp_rt_reopen(const char *path, const struct stat *want);
+/* cp_rt_reopen of the single name `name` beneath the directory dirfd
+ * (itself opened without following a symlink): O_NOFOLLOW, so a symlink
+ * there is ELOOP as openat2 says it, another file ESTALE. */
+int cp_rt_reopen_at(int dirfd, const char *name, const struct stat *want);
 /* The words for cp_rt_reopen's errno in a "changed since planning"
  * message. */
 const char *cp_rt_changed_why(int err);
