@@ -555,6 +555,8 @@ struct cp_ll_grant {
     dev_t dev;       /* the identity seen when planning: applying opens */
     ino_t ino;       /* the path without following a symlink and refuses */
     mode_t type;     /* the launch unless it is still this file */
+    bool dirent_id;  /* dev and ino are its directory entry's (readdir):
+                        a mount point shows its mounted root */
 };
 
 struct cp_ll_plan {
@@ -568,6 +570,7 @@ struct cp_ll_plan {
     bool scope;       /* abstract Unix sockets and signals scoped */
     bool drop_caps;
     bool exec_on;
+    bool mount_root_attr;    /* statx says which files are mount roots */
     char *chdir;             /* --chdir of the artifact, or NULL */
     struct cp_rt_strv notes; /* stricter than written: printed (not with -q) */
     struct cp_rt_strv
