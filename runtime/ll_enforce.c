@@ -35,6 +35,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -473,6 +474,27 @@ static bool ll_dent_stat(const struct llp *L, const char *child,
            target_rel(L, child, read_kind) == 0;
 }
 
+/* Does readdir's inode number of every entry of this directory (fd) equal
+ * what stat says, a mount point's aside?  On ext2/3/4, XFS and tmpfs it
+ * does; overlayfs (layers on several file systems), btrfs (a subvolume
+ * shows another device) and network or FUSE file systems may answer
+ * otherwise, and a launch would be refused as changed: there each entry
+ * is looked at. */
+static bool ll_dent_fs(int fd)
+{
+    struct statfs sf;
+    if (fstatfs(fd, &sf) < 0)
+        return false;
+    switch ((unsigned long)sf.f_type) {
+    case 0xEF53UL:     /* ext2, ext3, ext4 */
+    case 0x58465342UL: /* xfs */
+    case 0x01021994UL: /* tmpfs */
+        return true;
+    default:
+        return false;
+    }
+}
+
 /* The entries of the directory X (open as d), in byte order, each handled
  * on its own; looked at beneath X's descriptor (one name to resolve, not
  * the whole path) where readdir's answer is not enough. */
@@ -483,7 +505,8 @@ static void grant_minus_entries(struct llp *L, const char *x, DIR *d,
     size_t n = 0, cap = 0;
     struct dirent *de;
     struct stat xst;
-    dev_t xdev = fstat(dirfd(d), &xst) == 0 ? xst.st_dev : 0;
+    dev_t xdev = fstat(dirfd(d), &xst) == 0 && ll_dent_fs(dirfd(d)) ? xst.st_dev
+                                                                    : 0;
     while ((de = readdir(d))) {
         if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
             continue;
