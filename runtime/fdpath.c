@@ -74,19 +74,27 @@ static int fp_walk(int dirfd, const char *path, int flags)
         memcpy(name, p, n);
         name[n] = '\0';
         bool last = !*end || !end[strspn(end, "/")];
-        int f = last ? (flags | O_NOFOLLOW) : (O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        /* A directory on the way is opened O_DIRECTORY, so that a symlink
+         * there fails at once (ENOTDIR) and no fstat is needed where it
+         * does not. */
+        int f = last ? (flags | O_NOFOLLOW)
+                     : (O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
         int next = openat(cur, name, f);
         int err = errno;
+        struct stat st;
+        /* The caller is told that a symlink lies on the way (ELOOP, as
+         * openat2 says it), not ENOTDIR, which names another cause. */
+        if (next < 0 && err == ENOTDIR && !last &&
+            fstatat(cur, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+            S_ISLNK(st.st_mode))
+            err = ELOOP;
         close(cur);
         if (next < 0) {
             errno = err;
             return -1;
         }
-        /* O_PATH | O_NOFOLLOW opens a symlink itself: one in the middle
-         * would fail later with ENOTDIR, and the caller would be told
-         * something else than that a symlink lies on the way. */
-        struct stat st;
-        if ((!last || (flags & O_PATH)) && fstat(next, &st) == 0 &&
+        /* O_PATH | O_NOFOLLOW opens a symlink itself. */
+        if (last && (flags & O_PATH) && fstat(next, &st) == 0 &&
             S_ISLNK(st.st_mode)) {
             close(next);
             errno = ELOOP;
@@ -227,6 +235,21 @@ int cp_rt_reopen(const char *path, const struct stat *want)
         return fd;
     close(fd);
     errno = ESTALE;
+    return -1;
+}
+
+int cp_rt_reopen_at(int dirfd, const char *name, const struct stat *want)
+{
+    int fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0)
+        return -1;
+    int f = fstat(fd, &st);
+    if (f == 0 && cp_rt_same_file(&st, want))
+        return fd;
+    int err = f < 0 ? errno : S_ISLNK(st.st_mode) ? ELOOP : ESTALE;
+    close(fd);
+    errno = err;
     return -1;
 }
 

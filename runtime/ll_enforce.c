@@ -35,6 +35,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -42,6 +43,10 @@
 
 #include "arena.h"
 #include "landlock_abi.h"
+
+#ifndef STATX_ATTR_MOUNT_ROOT
+#define STATX_ATTR_MOUNT_ROOT 0x00002000
+#endif
 
 extern char **environ;
 
@@ -245,8 +250,19 @@ static void ll_io_error(struct llp *L, const char *path)
 /* A grant of `access` on the file at the canonical `path`, as `st` (its
  * lstat when the caller decided on it; NULL: taken here) shows it.  A path
  * that is a symlink now, or gone, is not granted (fail closed). */
+static void grant_id(struct llp *L, const char *path, const struct stat *st,
+                     uint64_t access, bool dent);
 static void grant(struct llp *L, const char *path, const struct stat *st,
                   uint64_t access)
+{
+    grant_id(L, path, st, access, false);
+}
+
+/* grant of `path` whose identity `st` is, with `dent`, its directory
+ * entry's (the inode number readdir gave, the directory's device): a
+ * mount point there shows its mounted root when applied (ll_entry_ok). */
+static void grant_id(struct llp *L, const char *path, const struct stat *st,
+                     uint64_t access, bool dent)
 {
     struct cp_ll_plan *pl = L->pl;
     struct stat own;
@@ -272,6 +288,7 @@ static void grant(struct llp *L, const char *path, const struct stat *st,
     g->dev = st->st_dev;
     g->ino = st->st_ino;
     g->type = st->st_mode & S_IFMT;
+    g->dirent_id = dent;
 }
 
 static void add_target(struct llp *L, const char *path, bool read)
@@ -407,18 +424,132 @@ static int target_rel(const struct llp *L, const char *path, bool read_only)
     return rel;
 }
 
+static void grant_minus_st(struct llp *L, const char *x, const struct stat *sp,
+                           bool dent, uint64_t access, bool read_kind,
+                           int depth);
+
 /* Grants `access` beneath X minus the targets: X itself gets nothing when
  * a target lies beneath it, and each of its entries is handled on its own. */
 static void grant_minus(struct llp *L, const char *x, uint64_t access,
                         bool read_kind, int depth)
 {
-    if (L->overflow)
-        return;
     struct stat st;
     if (lstat(x, &st) < 0) {
         ll_io_error(L, x);
         return;
     }
+    grant_minus_st(L, x, &st, false, access, read_kind, depth);
+}
+
+struct ll_dent {
+    char *name;
+    unsigned char type; /* DT_* */
+    ino_t ino;
+};
+
+static int ll_dent_cmp(const void *a, const void *b)
+{
+    return strcmp(((const struct ll_dent *)a)->name,
+                  ((const struct ll_dent *)b)->name);
+}
+
+/* The identity of entry `de` of the directory X (its device xdev) without
+ * a look at it, when that is enough: it is granted whole (no target at or
+ * beneath it) or skipped (a symlink), and the kernel says which mounts
+ * are mount roots (ll_entry_ok).  A crowded ancestor has one rule per
+ * entry: its names are then resolved once, when applied, not twice. */
+static bool ll_dent_stat(const struct llp *L, const char *child,
+                         const struct ll_dent *de, dev_t xdev, bool read_kind,
+                         struct stat *st)
+{
+    if (!L->pl->mount_root_attr || de->type == DT_UNKNOWN)
+        return false;
+    memset(st, 0, sizeof *st);
+    st->st_dev = xdev;
+    st->st_ino = de->ino;
+    st->st_mode = DTTOIF(de->type);
+    if (S_ISLNK(st->st_mode))
+        return true;
+    return !(read_kind && !strcmp(child, "/dev")) &&
+           target_rel(L, child, read_kind) == 0;
+}
+
+/* Does readdir's inode number of every entry of this directory (fd) equal
+ * what stat says, a mount point's aside?  On ext2/3/4, XFS and tmpfs it
+ * does; overlayfs (layers on several file systems), btrfs (a subvolume
+ * shows another device) and network or FUSE file systems may answer
+ * otherwise, and a launch would be refused as changed: there each entry
+ * is looked at. */
+static bool ll_dent_fs(int fd)
+{
+    struct statfs sf;
+    if (fstatfs(fd, &sf) < 0)
+        return false;
+    switch ((unsigned long)sf.f_type) {
+    case 0xEF53UL:     /* ext2, ext3, ext4 */
+    case 0x58465342UL: /* xfs */
+    case 0x01021994UL: /* tmpfs */
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* The entries of the directory X (open as d), in byte order, each handled
+ * on its own; looked at beneath X's descriptor (one name to resolve, not
+ * the whole path) where readdir's answer is not enough. */
+static void grant_minus_entries(struct llp *L, const char *x, DIR *d,
+                                uint64_t access, bool read_kind, int depth)
+{
+    struct ll_dent *v = NULL;
+    size_t n = 0, cap = 0;
+    struct dirent *de;
+    struct stat xst;
+    dev_t xdev = fstat(dirfd(d), &xst) == 0 && ll_dent_fs(dirfd(d)) ? xst.st_dev
+                                                                    : 0;
+    while ((de = readdir(d))) {
+        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+            continue;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 64;
+            v = cp_xrealloc(v, cap * sizeof *v);
+        }
+        v[n].name = cp_xstrdup(de->d_name);
+        v[n].type = xdev ? de->d_type : DT_UNKNOWN;
+        v[n].ino = de->d_ino;
+        n++;
+    }
+    /* Sorted: the plan does not depend on directory order. */
+    if (n > 1)
+        qsort(v, n, sizeof *v, ll_dent_cmp);
+    for (size_t i = 0; i < n; i++) {
+        char *child = cp_rt_path_child(x, v[i].name);
+        struct stat cst;
+        if (L->overflow) {
+            /* nothing more is granted */
+        } else if (ll_dent_stat(L, child, &v[i], xdev, read_kind, &cst)) {
+            grant_minus_st(L, child, &cst, true, access, read_kind, depth + 1);
+        } else if (fstatat(dirfd(d), v[i].name, &cst, AT_SYMLINK_NOFOLLOW) <
+                   0) {
+            ll_io_error(L, child);
+        } else {
+            grant_minus_st(L, child, &cst, false, access, read_kind, depth + 1);
+        }
+        free(child);
+        free(v[i].name);
+    }
+    free(v);
+}
+
+/* grant_minus of X as `sp` (its lstat, or with `dent` its directory
+ * entry) shows it. */
+static void grant_minus_st(struct llp *L, const char *x, const struct stat *sp,
+                           bool dent, uint64_t access, bool read_kind,
+                           int depth)
+{
+    if (L->overflow)
+        return;
+    struct stat st = *sp;
     if (S_ISLNK(st.st_mode))
         return; /* a link: access through it is checked at its target */
     if (read_kind && !strcmp(x, "/dev")) {
@@ -441,7 +572,8 @@ static void grant_minus(struct llp *L, const char *x, uint64_t access,
             return;
         }
     if (rel == 0) {
-        grant(L, x, &st, S_ISDIR(st.st_mode) ? access : access & ~LL_DIR_ONLY);
+        grant_id(L, x, &st,
+                 S_ISDIR(st.st_mode) ? access : access & ~LL_DIR_ONLY, dent);
         return;
     }
     cp_rt_strv_push(read_kind ? &L->rsplit : &L->wsplit, x);
@@ -450,21 +582,8 @@ static void grant_minus(struct llp *L, const char *x, uint64_t access,
         ll_io_error(L, x);
         return;
     }
-    struct cp_rt_strv names = {0};
-    struct dirent *de;
-    while ((de = readdir(d)))
-        if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
-            cp_rt_strv_push(&names, de->d_name);
+    grant_minus_entries(L, x, d, access, read_kind, depth);
     closedir(d);
-    /* Sorted: the plan does not depend on directory order. */
-    if (names.n > 1)
-        qsort(names.v, names.n, sizeof *names.v, cp_rt_cmp_str);
-    for (size_t i = 0; i < names.n; i++) {
-        char *child = cp_rt_path_child(x, names.v[i]);
-        grant_minus(L, child, access, read_kind, depth + 1);
-        free(child);
-    }
-    cp_rt_strv_free(&names);
 }
 
 /* The devices of bwrap's --dev that are not the user's: /dev/pts and
@@ -951,6 +1070,15 @@ static void ll_planner_free(struct llp *L)
     cp_rt_strv_free(&L->rsplit);
 }
 
+/* Does statx say which files are mount roots (Linux 5.8)?  Without it an
+ * entry's identity is taken by a look at it (ll_dent_stat). */
+static bool ll_mount_root_attr(void)
+{
+    struct statx sx;
+    return statx(AT_FDCWD, "/", AT_SYMLINK_NOFOLLOW, STATX_TYPE, &sx) == 0 &&
+           (sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT);
+}
+
 int cp_ll_plan_build(struct cp_ll_plan *pl, const struct cp_rt_artifact *a,
                      const struct cp_rt_params *p,
                      const struct cp_ll_features *f, const char *cmd,
@@ -965,6 +1093,7 @@ int cp_ll_plan_build(struct cp_ll_plan *pl, const struct cp_rt_artifact *a,
                     .e = e};
     int rc = ll_args(&L, a);
     pl->exec_on = a->has_exec;
+    pl->mount_root_attr = ll_mount_root_attr();
     bool net_noted = false;
     for (size_t i = 0; i < a->nrecs && !rc; i++)
         rc = ll_record(&L, &a->recs[i], &net_noted);
@@ -1078,15 +1207,81 @@ static int drop_caps(void)
     return syscall(SYS_capset, &h, d) < 0 ? -errno : 0;
 }
 
+/* The directory of the grants being applied, open without following a
+ * symlink at any component: the entries of a split directory follow each
+ * other in the plan, and each is then opened beneath it by its one name
+ * (O_NOFOLLOW) instead of by its whole path from "/". */
+struct ll_parent {
+    char path[PATH_MAX];
+    int fd; /* -1: not open (or it could not be opened: errno in err) */
+    int err;
+};
+
+static int ll_entry_mount(const struct ll_parent *pc, const char *name,
+                          const struct cp_ll_grant *g);
+
+/* g's path opened as cp_rt_reopen does, beneath the cached parent. */
+static int ll_reopen(struct ll_parent *pc, const struct cp_ll_grant *g,
+                     const struct stat *want)
+{
+    const char *path = g->path;
+    const char *slash = strrchr(path, '/');
+    size_t n = slash ? (size_t)(slash - path) : 0;
+    if (!slash || !slash[1] || n >= sizeof pc->path)
+        return cp_rt_reopen(path, want);
+    if (strncmp(pc->path, path, n) || pc->path[n] != '\0' ||
+        (pc->fd < 0 && !pc->err)) {
+        if (pc->fd >= 0)
+            close(pc->fd);
+        memcpy(pc->path, path, n);
+        pc->path[n] = '\0';
+        pc->fd = cp_rt_open_nofollow(n ? pc->path : "/", O_PATH | O_DIRECTORY);
+        pc->err = pc->fd < 0 ? errno : 0;
+    }
+    if (pc->fd < 0) {
+        errno = pc->err;
+        return -1;
+    }
+    int fd = cp_rt_reopen_at(pc->fd, slash + 1, want);
+    if (fd < 0 && errno == ESTALE && g->dirent_id)
+        fd = ll_entry_mount(pc, slash + 1, g);
+    return fd;
+}
+
+/* A grant planned from its directory entry (dirent_id) whose name now
+ * holds another file: still the planned one when it is a mount root of
+ * the planned type on another device than the directory's, which is what
+ * a mount point shows (a rename cannot move a file across devices, and
+ * statx tells a mount root from a btrfs subvolume, which can be renamed).
+ * The descriptor, or -1 with errno ESTALE. */
+static int ll_entry_mount(const struct ll_parent *pc, const char *name,
+                          const struct cp_ll_grant *g)
+{
+    int fd = openat(pc->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    struct statx sx;
+    if (fd < 0)
+        return -1;
+    if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_TYPE, &sx) ==
+            0 &&
+        (sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) &&
+        (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT) &&
+        (sx.stx_mode & S_IFMT) == g->type &&
+        makedev(sx.stx_dev_major, sx.stx_dev_minor) != g->dev)
+        return fd;
+    close(fd);
+    errno = ESTALE;
+    return -1;
+}
+
 /* The descriptor of a planned grant in *fd: the path opened without
  * following a symlink at any component (spec/runtime.md §5), and still the
  * file the plan saw.  0 with *fd -1 when it is gone (nothing is granted:
  * fail closed); CP_RT_EXIT_CHANGED in e when it was replaced. */
-static int ll_grant_fd(const struct cp_ll_grant *g, int *fd,
-                       struct cp_rt_err *e)
+static int ll_grant_fd(struct ll_parent *pc, const struct cp_ll_grant *g,
+                       int *fd, struct cp_rt_err *e)
 {
     struct stat want = {.st_dev = g->dev, .st_ino = g->ino, .st_mode = g->type};
-    *fd = cp_rt_reopen(g->path, &want);
+    *fd = ll_reopen(pc, g, &want);
     if (*fd >= 0 || errno == ENOENT || errno == ENOTDIR)
         return 0;
     return cp_rt_fail(e, CP_RT_EXIT_CHANGED,
@@ -1097,11 +1292,12 @@ static int ll_grant_fd(const struct cp_ll_grant *g, int *fd,
 
 /* One grant added to the ruleset: 0 (also when the path is gone),
  * CP_RT_EXIT_CHANGED (replaced) or CP_RT_EXIT_CANNOT with e. */
-static int ll_add_grant(int rs, const struct cp_ll_grant *g, uint64_t handled,
+static int ll_add_grant(int rs, struct ll_parent *pc,
+                        const struct cp_ll_grant *g, uint64_t handled,
                         struct cp_rt_err *e)
 {
     int fd;
-    int rc = ll_grant_fd(g, &fd, e);
+    int rc = ll_grant_fd(pc, g, &fd, e);
     if (rc || fd < 0)
         return rc;
     uint64_t acc = g->access & handled;
@@ -1139,13 +1335,18 @@ static int ll_apply(const struct cp_ll_plan *pl, bool log, struct cp_rt_err *e)
     if (rs < 0)
         return cp_rt_fail(e, CP_RT_EXIT_CANNOT, "landlock_create_ruleset: %s",
                           strerror(errno));
+    struct ll_parent pc = {.fd = -1};
     for (size_t i = 0; i < pl->ng; i++) {
-        int rc = ll_add_grant(rs, &pl->g[i], pl->handled_fs, e);
+        int rc = ll_add_grant(rs, &pc, &pl->g[i], pl->handled_fs, e);
         if (rc) {
+            if (pc.fd >= 0)
+                close(pc.fd);
             close(rs);
             return rc;
         }
     }
+    if (pc.fd >= 0)
+        close(pc.fd);
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
         close(rs);
         return cp_rt_fail(e, CP_RT_EXIT_CANNOT, "PR_SET_NO_NEW_PRIVS: %s",

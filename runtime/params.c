@@ -95,6 +95,17 @@ static int param_socket_check(const char *name, const char *value,
     return rc;
 }
 
+/* The checks after the canonical form: a directory. */
+static int param_dir_check(const char *name, const char *value,
+                           struct cp_rt_err *e)
+{
+    struct stat st;
+    if (stat(value, &st) < 0 || !S_ISDIR(st.st_mode))
+        return cp_rt_fail(e, CP_RT_EXIT_ERROR,
+                          "param %s: '%.400s' is not a directory", name, value);
+    return 0;
+}
+
 int cp_rt_param_check(const char *name, const char *value, struct cp_rt_err *e)
 {
     if (param_text_check(name, value, e))
@@ -113,11 +124,7 @@ int cp_rt_param_check(const char *name, const char *value, struct cp_rt_err *e)
         return CP_RT_EXIT_ERROR;
     }
     free(real);
-    struct stat st;
-    if (stat(value, &st) < 0 || !S_ISDIR(st.st_mode))
-        return cp_rt_fail(e, CP_RT_EXIT_ERROR,
-                          "param %s: '%.400s' is not a directory", name, value);
-    return 0;
+    return param_dir_check(name, value, e);
 }
 
 static void bind_add(struct cp_rt_params *p, const char *name,
@@ -145,7 +152,9 @@ char *cp_rt_param_canon(const char *name, const char *value, bool implicit,
                    strerror(errno));
         return NULL;
     }
-    if (cp_rt_param_check(name, real, e)) {
+    /* realpath's answer is canonical: checked as a value, but not
+     * resolved a second time. */
+    if (param_text_check(name, real, e) || param_dir_check(name, real, e)) {
         free(real);
         return NULL;
     }

@@ -218,6 +218,10 @@ bool cp_rt_same_file(const struct stat *a, const struct stat *b);
  * errno (ENOENT, ENOTDIR: gone; ELOOP: a symlink on the way; ESTALE:
  * another file is there). */
 int cp_rt_reopen(const char *path, const struct stat *want);
+/* cp_rt_reopen of the single name `name` beneath the directory dirfd
+ * (itself opened without following a symlink): O_NOFOLLOW, so a symlink
+ * there is ELOOP as openat2 says it, another file ESTALE. */
+int cp_rt_reopen_at(int dirfd, const char *name, const struct stat *want);
 /* The words for cp_rt_reopen's errno in a "changed since planning"
  * message. */
 const char *cp_rt_changed_why(int err);
@@ -551,6 +555,8 @@ struct cp_ll_grant {
     dev_t dev;       /* the identity seen when planning: applying opens */
     ino_t ino;       /* the path without following a symlink and refuses */
     mode_t type;     /* the launch unless it is still this file */
+    bool dirent_id;  /* dev and ino are its directory entry's (readdir):
+                        a mount point shows its mounted root */
 };
 
 struct cp_ll_plan {
@@ -564,6 +570,7 @@ struct cp_ll_plan {
     bool scope;       /* abstract Unix sockets and signals scoped */
     bool drop_caps;
     bool exec_on;
+    bool mount_root_attr;    /* statx says which files are mount roots */
     char *chdir;             /* --chdir of the artifact, or NULL */
     struct cp_rt_strv notes; /* stricter than written: printed (not with -q) */
     struct cp_rt_strv

@@ -31,6 +31,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -81,15 +82,23 @@ int cp_rt_verify_mount(const char *id, const char *path, char *why, size_t size)
                                 : strerror(errno));
         return -1;
     }
+    /* One statx gives the mount-root attribute and the identity: no
+     * fstat besides it. */
     struct statx sx;
     int r = statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW,
-                  STATX_BASIC_STATS, &sx);
-    int f = fstat(fd, &st);
+                  STATX_TYPE | STATX_INO, &sx);
     close(fd);
-    if (r < 0 || f < 0) {
+    if (r < 0) {
         snprintf(why, size, "%s", strerror(errno));
         return -1;
     }
+    if ((sx.stx_mask & (STATX_TYPE | STATX_INO)) != (STATX_TYPE | STATX_INO)) {
+        snprintf(why, size, "its identity cannot be read");
+        return -1;
+    }
+    st.st_dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
+    st.st_ino = sx.stx_ino;
+    st.st_mode = sx.stx_mode;
     if ((sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) &&
         !(sx.stx_attributes & STATX_ATTR_MOUNT_ROOT)) {
         snprintf(why, size, "no mount is there: it was placed elsewhere");

@@ -87,6 +87,18 @@ static int walk_dot(struct walker *k, const char *name, char *next)
     return k->fd < 0 ? errno : 0;
 }
 
+/* The walk goes on at `name` beneath k->cur, open as nfd.  0. */
+static int walk_enter(struct walker *k, const char *name, char *next, int nfd)
+{
+    char *c = cp_rt_path_child(k->cur, name);
+    free(k->cur);
+    k->cur = c;
+    close(k->fd);
+    k->fd = nfd;
+    k->p = next;
+    return 0;
+}
+
 /* One component `name` of the walk, `next` what follows it.  0 to go on
  * (k->p advanced), 1 when the walk ends here (w->rest or w->link set), or
  * an errno. */
@@ -95,8 +107,16 @@ static int walk_step(struct walker *k, const char *name, char *next,
 {
     if (!strcmp(name, ".") || !strcmp(name, ".."))
         return walk_dot(k, name, next);
-    int nfd = openat(k->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    /* A directory first (most components are): then no fstat is needed to
+     * tell it from a symlink or a file.  Anything else fails with ENOTDIR
+     * and is opened again as it is. */
     struct stat st;
+    int nfd = openat(k->fd, name,
+                     O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+    if (nfd >= 0)
+        return walk_enter(k, name, next, nfd);
+    if (errno == ENOTDIR)
+        nfd = openat(k->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
     if (nfd < 0 && (errno == ENOENT || errno == ENOTDIR)) {
         if (strstr(k->p, "/..") || !strncmp(k->p, "..", 2))
             return EINVAL; /* a missing part a link's '..' would leave */
@@ -114,12 +134,7 @@ static int walk_step(struct walker *k, const char *name, char *next,
         close(nfd);
         return err ? err : w->link ? 1 : 0;
     }
-    char *c = cp_rt_path_child(k->cur, name);
-    free(k->cur);
-    k->cur = c;
-    close(k->fd);
-    k->fd = nfd;
-    k->p = next;
+    walk_enter(k, name, next, nfd);
     if (!S_ISDIR(st.st_mode) && *next) { /* a file in the way */
         w->rest = cp_xstrdup(next + 1);
         return 1;

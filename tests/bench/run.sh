@@ -135,12 +135,14 @@ done
 echo
 
 echo "== 3. launch: confpol-run vs bare bwrap (same argv) vs direct true (interleaved)"
-L="$tmp/launch"
-# every mount target exists, so bare bwrap needs no placeholder; HOME is a
-# fixture too, and both builds run in PROJECT (the current directory)
-mkdir -p "$L/proj/out/keep" "$L/proj/.git" "$L/proj/secrets" "$L/scratch/ro" "$L/o" \
-    "$L/home/.ssh" "$L/home/.config/confpol"
-cat >"$L/launch.confpol" <<EOF
+# launch_fixture DIR: the launch policy's fixture under DIR, and its
+# artifact DIR/o/launch.bwrap.  Every mount target exists, so bare bwrap
+# needs no placeholder; HOME is a fixture too, and the builds run in
+# PROJECT (DIR/proj, the current directory).
+launch_fixture() {
+    mkdir -p "$1/proj/out/keep" "$1/proj/.git" "$1/proj/secrets" "$1/scratch/ro" "$1/o" \
+        "$1/home/.ssh" "$1/home/.config/confpol" || return 1
+    cat >"$1/launch.confpol" <<EOF
 confpol 1
 profile confined
 write \${PROJECT}/out
@@ -148,16 +150,48 @@ deny write \${PROJECT}/out/keep
 deny write \${PROJECT}/.git
 deny read ~/.ssh
 deny read \${PROJECT}/secrets
-write $L/scratch
-deny write $L/scratch/ro
+write $1/scratch
+deny write $1/scratch/ro
 EOF
-echo "launch.confpol: $(grep -c '^\(write\|deny\)' "$L/launch.confpol") rules"
-(
-cd "$L/proj" || exit 1
-export HOME="$L/home"
-if "$C" build --target bwrap -o "$L/o" "$L/launch.confpol" >/dev/null 2>"$tmp/err" &&
-    "$C" build --target bwrap --format shell "$L/launch.confpol" >"$L/shell" 2>/dev/null &&
-    python3 "$top/tests/bench/util.py" argv "$L/shell" "$HOME" "$L/proj" >"$L/argv"; then
+    (cd "$1/proj" && HOME="$1/home" "$C" build --target bwrap -o "$1/o" "$1/launch.confpol" >/dev/null 2>"$tmp/err")
+}
+# ll_vs_bwrap DIR WHERE: section 3b on the fixture under DIR.  The Landlock
+# planner's rules grow with the entries of every directory on the way to a
+# denied path (spec/runtime.md 12.9), so where the fixture lies matters:
+# /tmp on a shared machine holds hundreds of entries, a user's home and
+# /var/tmp a few dozen.  (--allow-unenforced: the launch policy has
+# deny-read targets, whose metadata Landlock cannot hide; 12.2.)
+ll_vs_bwrap() (
+    cd "$1/proj" || exit 1
+    export HOME="$1/home"
+    A="$1/o/launch.bwrap"
+    echo "-- the fixture under $2 ($(ls -A "$2" | wc -l) entries there)"
+    if ! "$R" --enforcer landlock --allow-unenforced -q "$A" -- /bin/true >/dev/null 2>"$tmp/err"; then
+        echo "the Landlock enforcer cannot launch here: $(head -c 300 "$tmp/err")"
+        exit 0
+    fi
+    res=$("$B" -n 51 -w 3 -- "$R" --enforcer landlock --allow-unenforced -q "$A" -- /bin/true \
+        :: "$R" --enforcer bwrap "$A" -- /bin/true :: /bin/true)
+    r1=$(echo "$res" | sed -n 1p) r2=$(echo "$res" | sed -n 2p) r3=$(echo "$res" | sed -n 3p)
+    echo "Landlock rules: $("$R" --enforcer landlock --allow-unenforced --dry-run "$A" | grep -c '^grant ')"
+    printf '%-32s %9s ms wall (min %s), %7s ms CPU, fails %s\n' "confpol-run --enforcer landlock" "$(field median_ms "$r1")" "$(field min_ms "$r1")" "$(field cpu_ms "$r1")" "$(field fails "$r1")"
+    printf '%-32s %9s ms wall (min %s), %7s ms CPU, fails %s\n' "confpol-run --enforcer bwrap" "$(field median_ms "$r2")" "$(field min_ms "$r2")" "$(field cpu_ms "$r2")" "$(field fails "$r2")"
+    printf '%-32s %9s ms wall (min %s), %7s ms CPU, fails %s\n' "true" "$(field median_ms "$r3")" "$(field min_ms "$r3")" "$(field cpu_ms "$r3")" "$(field fails "$r3")"
+    echo "ratio landlock / bwrap enforcer: $(ratio "$(field median_ms "$r1")" "$(field median_ms "$r2")")"
+    echo "ratio landlock enforcer / true:  $(ratio "$(field median_ms "$r1")" "$(field median_ms "$r3")")"
+)
+L="$tmp/launch"
+# BENCH_USER_DIR: where 3b's second fixture goes, a directory whose
+# ancestors hold as many entries as a user's home does (default /var/tmp).
+U_BASE=${BENCH_USER_DIR:-/var/tmp}
+U=$(mktemp -d "$U_BASE/confpol-bench.XXXXXX") || U=
+[ -n "$U" ] && trap 'rm -rf "$tmp" "$U"' EXIT INT TERM
+if launch_fixture "$L" && (cd "$L/proj" && HOME="$L/home" "$C" build --target bwrap --format shell "$L/launch.confpol" >"$L/shell" 2>/dev/null) &&
+    python3 "$top/tests/bench/util.py" argv "$L/shell" "$L/home" "$L/proj" >"$L/argv"; then
+    echo "launch.confpol: $(grep -c '^\(write\|deny\)' "$L/launch.confpol") rules"
+    (
+    cd "$L/proj" || exit 1
+    export HOME="$L/home"
     echo "bare bwrap argv: $(wc -l <"$L/argv") words, $(grep -c '^--\(bind\|ro-bind\|tmpfs\)$' "$L/argv") mounts"
     set --
     while IFS= read -r a; do set -- "$@" "$a"; done <"$L/argv"
@@ -173,28 +207,19 @@ if "$C" build --target bwrap -o "$L/o" "$L/launch.confpol" >/dev/null 2>"$tmp/er
         printf '%-22s %9s ms wall (min %s), %7s ms CPU, fails %s\n' "true" "$(field median_ms "$r3")" "$(field min_ms "$r3")" "$(field cpu_ms "$r3")" "$(field fails "$r3")"
         echo "ratio confpol-run / bare bwrap: $(ratio "$(field median_ms "$r1")" "$(field median_ms "$r2")")"
         echo "ratio bare bwrap / true:        $(ratio "$(field median_ms "$r2")" "$(field median_ms "$r3")")"
-        echo
-        echo "== 3b. launch: the Landlock enforcer vs the bwrap enforcer vs direct true (same artifact, interleaved)"
-        # (--allow-unenforced: the launch policy has deny-read targets, whose
-        # metadata Landlock cannot hide; spec/runtime.md 12.2.)
-        if "$R" --enforcer landlock --allow-unenforced -q "$L/o/launch.bwrap" -- /bin/true >/dev/null 2>"$tmp/err"; then
-            res=$("$B" -n 51 -w 3 -- "$R" --enforcer landlock --allow-unenforced -q "$L/o/launch.bwrap" -- /bin/true \
-                :: "$R" --enforcer bwrap "$L/o/launch.bwrap" -- /bin/true :: /bin/true)
-            r1=$(echo "$res" | sed -n 1p) r2=$(echo "$res" | sed -n 2p) r3=$(echo "$res" | sed -n 3p)
-            echo "Landlock rules: $("$R" --enforcer landlock --allow-unenforced --dry-run "$L/o/launch.bwrap" | grep -c '^grant ')"
-            printf '%-32s %9s ms wall (min %s), %7s ms CPU, fails %s\n' "confpol-run --enforcer landlock" "$(field median_ms "$r1")" "$(field min_ms "$r1")" "$(field cpu_ms "$r1")" "$(field fails "$r1")"
-            printf '%-32s %9s ms wall (min %s), %7s ms CPU, fails %s\n' "confpol-run --enforcer bwrap" "$(field median_ms "$r2")" "$(field min_ms "$r2")" "$(field cpu_ms "$r2")" "$(field fails "$r2")"
-            printf '%-32s %9s ms wall (min %s), %7s ms CPU, fails %s\n' "true" "$(field median_ms "$r3")" "$(field min_ms "$r3")" "$(field cpu_ms "$r3")" "$(field fails "$r3")"
-            echo "ratio landlock / bwrap enforcer: $(ratio "$(field median_ms "$r1")" "$(field median_ms "$r2")")"
-            echo "ratio landlock enforcer / true:  $(ratio "$(field median_ms "$r1")" "$(field median_ms "$r3")")"
-        else
-            echo "the Landlock enforcer cannot launch here: $(head -c 300 "$tmp/err")"
-        fi
+    fi
+    )
+    echo
+    echo "== 3b. launch: the Landlock enforcer vs the bwrap enforcer vs direct true (same artifact, interleaved)"
+    ll_vs_bwrap "$L" /tmp
+    if [ -n "$U" ] && launch_fixture "$U"; then
+        ll_vs_bwrap "$U" "$U_BASE"
+    else
+        echo "-- no fixture under $U_BASE: $(head -c 300 "$tmp/err")"
     fi
 else
     echo "cannot build the launch artifact: $(grep -m1 error "$tmp/err" | cut -c1-200)"
 fi
-)
 echo
 
 echo "== 5. confpol gate: one hook call, process start included (interleaved)"

@@ -256,6 +256,38 @@ START_TEST(same_file_and_reopen)
 }
 END_TEST
 
+/* The Landlock enforcer opens the entries of a split directory beneath the
+ * directory's descriptor: the same answers as cp_rt_reopen by the whole
+ * path. */
+START_TEST(reopen_at)
+{
+    char p[256], d[256];
+    snprintf(p, sizeof p, "%s/d/f", dir);
+    snprintf(d, sizeof d, "%s/d", dir);
+    struct stat a, b;
+    ck_assert_int_eq(lstat(p, &a), 0);
+    ck_assert_int_eq(lstat(d, &b), 0);
+    int dfd = cp_rt_open_nofollow(d, O_PATH | O_DIRECTORY);
+    ck_assert_int_ge(dfd, 0);
+    int fd = cp_rt_reopen_at(dfd, "f", &a);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    errno = 0;
+    ck_assert_int_eq(cp_rt_reopen_at(dfd, "f", &b), -1); /* another file */
+    ck_assert_int_eq(errno, ESTALE);
+    errno = 0;
+    ck_assert_int_eq(cp_rt_reopen_at(dfd, "gone", &a), -1);
+    ck_assert_int_eq(errno, ENOENT);
+    close(dfd);
+    int top = cp_rt_open_nofollow(dir, O_PATH | O_DIRECTORY);
+    ck_assert_int_ge(top, 0);
+    errno = 0; /* l is a symlink to d: never followed, said as openat2 does */
+    ck_assert_int_eq(cp_rt_reopen_at(top, "l", &b), -1);
+    ck_assert_int_eq(errno, ELOOP);
+    close(top);
+}
+END_TEST
+
 START_TEST(path_child)
 {
     char *s = cp_rt_path_child("/", "a");
@@ -608,6 +640,7 @@ Suite *cp_test_fdpath_suite(void)
     tcase_add_test(tc, nofollow_walk_no_fd);
     tcase_add_test(tc, close_inherited_fallback);
     tcase_add_test(tc, same_file_and_reopen);
+    tcase_add_test(tc, reopen_at);
     tcase_add_test(tc, path_child);
     tcase_add_test(tc, keep_fd);
     tcase_add_test(tc, close_inherited);
