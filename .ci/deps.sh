@@ -9,7 +9,7 @@
 set -eu
 pkgs_of() {
     case $1 in
-    build)    echo "build-essential flex bison pkg-config" ;;
+    build)    echo "build-essential flex bison pkg-config musl-tools" ;;
     demo)     pkgs_of build; echo "bubblewrap" ;;
     check)    pkgs_of build; echo "check bubblewrap python3 python3-jsonschema iproute2 strace procps openssl openssh-client jq curl git groff-base socat ripgrep util-linux psmisc zsh fish" ;;
     asan)     pkgs_of check; echo "clang libclang-rt-14-dev" ;;

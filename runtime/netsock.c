@@ -152,6 +152,15 @@ static void ns_close_passed(struct msghdr *m)
     }
 }
 
+/* A second control message after h.  (Through a variable: musl's
+ * CMSG_NXTHDR, used as a truth value, is pointer arithmetic that gcc's
+ * -Waddress calls always true.) */
+static bool ns_next_header(struct msghdr *m, struct cmsghdr *h)
+{
+    struct cmsghdr *next = CMSG_NXTHDR(m, h);
+    return next != NULL;
+}
+
 ssize_t cp_rt_sock_recv_msg(int sock, void *buf, size_t cap, int *fd)
 {
     struct iovec iov = {.iov_base = buf, .iov_len = cap};
@@ -173,8 +182,9 @@ ssize_t cp_rt_sock_recv_msg(int sock, void *buf, size_t cap, int *fd)
      * is refused, and whatever it brought is closed (never kept open). */
     struct cmsghdr *h = CMSG_FIRSTHDR(&m);
     if (r == 0 || (m.msg_flags & (MSG_CTRUNC | MSG_TRUNC)) ||
-        (h && (h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS ||
-               h->cmsg_len != CMSG_LEN(sizeof(int)) || CMSG_NXTHDR(&m, h)))) {
+        (h &&
+         (h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS ||
+          h->cmsg_len != CMSG_LEN(sizeof(int)) || ns_next_header(&m, h)))) {
         ns_close_passed(&m);
         return -1;
     }

@@ -35,6 +35,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "libc_compat.h"
+
 #ifndef STATX_ATTR_MOUNT_ROOT
 #define STATX_ATTR_MOUNT_ROOT 0x00002000
 #endif
