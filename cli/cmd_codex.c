@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "settings.h"
 
 static void cp_codex_usage(FILE *out)
 {
@@ -189,34 +190,47 @@ static int cp_codex_build(struct cp_codex_run *r)
 
 /* ---- the layers Codex merges ------------------------------------------- */
 
-/* Words a managed or system configuration file may not mention (outside
- * comments): each names settings that select, widen or bypass the
- * sandbox, the network, hooks or project trust. */
+/* Words no key of a managed or system configuration file may hold (as
+ * a part of its dotted path, in any TOML spelling): each names settings
+ * that select, widen or bypass the sandbox, the network, hooks or project
+ * trust. */
 static const char *const cp_codex_managed_words[] = {
     "sandbox", "permission", "network", "features", "hook", "project", "trust",
 };
 
-/* The first word of cp_codex_managed_words in TEXT outside '#' comments,
- * or NULL. */
-static const char *cp_codex_managed_word(const char *text)
+/* One managed file: 1 when a key names a word or it cannot be read (as a
+ * file or as TOML), reported; else 0. */
+static int cp_codex_managed_file(const char *cmd, const char *path)
 {
-    for (const char *line = text; line && *line;) {
-        const char *end = strchr(line, '\n');
-        size_t n = end ? (size_t)(end - line) : strlen(line);
-        const char *hash = memchr(line, '#', n);
-        size_t m = hash ? (size_t)(hash - line) : n;
-        for (size_t w = 0; w < sizeof cp_codex_managed_words /
-                                   sizeof cp_codex_managed_words[0];
-             w++) {
-            const char *word = cp_codex_managed_words[w];
-            size_t wl = strlen(word);
-            for (size_t i = 0; i + wl <= m; i++)
-                if (strncmp(line + i, word, wl) == 0)
-                    return word;
-        }
-        line = end ? end + 1 : NULL;
-    }
-    return NULL;
+    struct cp_buf t = {0}, key = {0};
+    const char *word = NULL;
+    int k = 0;
+    if (cp_cli_read_file(path, &t))
+        k = cp_codex_toml_key(t.data, t.len, cp_codex_managed_words,
+                              sizeof cp_codex_managed_words /
+                                  sizeof cp_codex_managed_words[0],
+                              &key, &word);
+    else if (errno != ENOENT)
+        k = -2;
+    if (k == 1)
+        fprintf(stderr,
+                "confpol %s: %s: Codex merges this file with the "
+                "policy's profile, and its key '%s' names '%s'\n",
+                cmd, path, key.data, word);
+    else if (k == -1)
+        fprintf(stderr,
+                "confpol %s: %s: Codex merges this file with the "
+                "policy's profile, and it cannot be read as TOML "
+                "(%s)\n",
+                cmd, path, key.data);
+    else if (k == -2)
+        fprintf(stderr,
+                "confpol %s: %s: Codex merges this file with the "
+                "policy's profile, and it names '(unreadable)'\n",
+                cmd, path);
+    cp_buf_free(&t);
+    cp_buf_free(&key);
+    return k != 0;
 }
 
 /* The managed directory Codex reads.  No variable or option names
@@ -225,30 +239,18 @@ static const char *cp_codex_managed_word(const char *text)
  * namespace of their own). */
 static const char *const cp_codex_managed_dir = "/etc/codex";
 
-/* Managed and system files that mention a sandbox word: the count, each
- * reported. */
+/* Managed and system files with a key that names a sandbox word, or that
+ * cannot be read: the count, each reported. */
 int cp_codex_managed(const char *cmd)
 {
     static const char *const names[] = {"managed_config.toml",
                                         "requirements.toml", "config.toml"};
     int bad = 0;
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        struct cp_buf p = {0}, t = {0};
+        struct cp_buf p = {0};
         cp_buf_printf(&p, "%s/%s", cp_codex_managed_dir, names[i]);
-        const char *w = NULL;
-        if (cp_cli_read_file(p.data, &t))
-            w = cp_codex_managed_word(t.data);
-        else if (errno != ENOENT)
-            w = "(unreadable)";
-        if (w) {
-            fprintf(stderr,
-                    "confpol %s: %s: Codex merges this file with the "
-                    "policy's profile, and it names '%s'\n",
-                    cmd, p.data, w);
-            bad++;
-        }
+        bad += cp_codex_managed_file(cmd, p.data);
         cp_buf_free(&p);
-        cp_buf_free(&t);
     }
     return bad;
 }
