@@ -106,3 +106,15 @@ bool cp_backend_plain_word(const char *w)
             return false;
     return true;
 }
+
+void *cp_backend_grow(struct cp_arena *a, void *v, size_t n, size_t *cap,
+                      size_t size)
+{
+    if (n < *cap)
+        return v;
+    *cap = *cap ? *cap * 2 : 16;
+    void *w = cp_arena_alloc(a, *cap * size);
+    if (n)
+        memcpy(w, v, n * size);
+    return w;
+}
