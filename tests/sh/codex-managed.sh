@@ -11,17 +11,12 @@
 # the tests run here and in CI): confpol reads no other place.
 set -u
 : "${CONFPOL:?}"
-if [ "${CP_MANAGED_NS:-}" != 1 ]; then
-    [ "$(id -u)" = 0 ] || { echo "needs root (a private mount namespace over /etc)"; exit 77; }
-    command -v unshare >/dev/null 2>&1 || { echo "no unshare"; exit 77; }
-    CP_MANAGED_NS=1 exec timeout -k 5 300 unshare -m --propagation private sh "$0"
-fi
+. "${TOP:?}/tests/lib/etc_overlay.sh"
+etc_overlay_ns 300
 tmp=$(mktemp -d) || exit 1
 ov=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp" "$ov"' EXIT INT TERM
-mkdir -p "$ov/upper" "$ov/work" || exit 1
-mount -t overlay overlay -o "lowerdir=/etc,upperdir=$ov/upper,workdir=$ov/work" /etc ||
-    { echo "cannot mount an overlay on /etc in a private namespace"; exit 77; }
+etc_overlay "$ov"
 rm -rf /etc/codex && mkdir -p /etc/codex || exit 1
 fail=0
 no() { echo "FAIL: $*"; fail=$((fail + 1)); }
