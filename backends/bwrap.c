@@ -1045,15 +1045,24 @@ static void sh_comments(const struct recs *rs, struct cp_buf *out)
     }
 }
 
+/* "[ -e P ] || [ -L P ]; then set -- "$@" ": the path exists (a dangling
+ * link too). */
+static void sh_exists(struct cp_buf *out, const struct rec *r)
+{
+    cp_buf_adds(out, "[ -e ");
+    sh_path(out, r);
+    cp_buf_adds(out, " ] || [ -L ");
+    sh_path(out, r);
+    cp_buf_adds(out, " ]; then set -- \"$@\" ");
+}
+
 /* A deny-write record: a read-only bind where the path exists. */
 static void sh_ro(const struct recs *rs, const struct rec *r,
                   struct cp_buf *out)
 {
-    cp_buf_adds(out, "\nif [ -e ");
-    sh_path(out, r);
-    cp_buf_adds(out, " ] || [ -L ");
-    sh_path(out, r);
-    cp_buf_adds(out, " ]; then set -- \"$@\" --ro-bind ");
+    cp_buf_adds(out, "\nif ");
+    sh_exists(out, r);
+    cp_buf_adds(out, "--ro-bind ");
     sh_path(out, r);
     cp_buf_addc(out, ' ');
     sh_path(out, r);
@@ -1071,11 +1080,9 @@ static void sh_mask(const struct recs *rs, const struct rec *r,
     sh_path(out, r);
     cp_buf_adds(out, " --remount-ro ");
     sh_path(out, r);
-    cp_buf_adds(out, "\nelif [ -e ");
-    sh_path(out, r);
-    cp_buf_adds(out, " ] || [ -L ");
-    sh_path(out, r);
-    cp_buf_adds(out, " ]; then set -- \"$@\" --ro-bind /dev/null ");
+    cp_buf_adds(out, "\nelif ");
+    sh_exists(out, r);
+    cp_buf_adds(out, "--ro-bind /dev/null ");
     sh_path(out, r);
     sh_missing(out, rs, r, false);
 }

@@ -513,6 +513,15 @@ static bool ck_upc(struct ck *c, const struct cp_rule *r,
     return false;
 }
 
+static void ck_push(struct ck *c, uint32_t nd)
+{
+    if (c->nstack == c->capstack) {
+        c->capstack = c->capstack ? c->capstack * 2 : 64;
+        c->stack = cp_xrealloc(c->stack, c->capstack * sizeof *c->stack);
+    }
+    c->stack[c->nstack++] = nd;
+}
+
 /* Calls fn for each rule of `kind` in the subtree below r's node (the node
  * itself excluded: ck_up covers it).  Below the absolute root lie, for this
  * purpose, the param roots. */
@@ -522,23 +531,12 @@ static bool ck_down(struct ck *c, const struct cp_rule *r,
     uint32_t start = c->rule_node[r->id];
     c->nstack = 0;
     for (uint32_t ch = c->nodes[start].first_child; ch != CK_NONE;
-         ch = c->nodes[ch].next_sibling) {
-        if (c->nstack == c->capstack) {
-            c->capstack = c->capstack ? c->capstack * 2 : 64;
-            c->stack = cp_xrealloc(c->stack, c->capstack * sizeof *c->stack);
-        }
-        c->stack[c->nstack++] = ch;
-    }
+         ch = c->nodes[ch].next_sibling)
+        ck_push(c, ch);
     if (start == c->abs_root) {
         for (size_t i = 0; i < c->nnodes; i++)
-            if (c->nodes[i].parent == CK_NONE && i != c->abs_root) {
-                if (c->nstack == c->capstack) {
-                    c->capstack = c->capstack ? c->capstack * 2 : 64;
-                    c->stack = cp_xrealloc(c->stack,
-                                           c->capstack * sizeof *c->stack);
-                }
-                c->stack[c->nstack++] = (uint32_t)i;
-            }
+            if (c->nodes[i].parent == CK_NONE && i != c->abs_root)
+                ck_push(c, (uint32_t)i);
     }
     while (c->nstack) {
         uint32_t nd = c->stack[--c->nstack];
@@ -549,14 +547,8 @@ static bool ck_down(struct ck *c, const struct cp_rule *r,
                 return true;
         }
         for (uint32_t ch = c->nodes[nd].first_child; ch != CK_NONE;
-             ch = c->nodes[ch].next_sibling) {
-            if (c->nstack == c->capstack) {
-                c->capstack = c->capstack ? c->capstack * 2 : 64;
-                c->stack = cp_xrealloc(c->stack,
-                                       c->capstack * sizeof *c->stack);
-            }
-            c->stack[c->nstack++] = ch;
-        }
+             ch = c->nodes[ch].next_sibling)
+            ck_push(c, ch);
     }
     return false;
 }
