@@ -15,10 +15,15 @@ etc_overlay_ns() {
     CP_MANAGED_NS=1 exec timeout -k 5 "$1" unshare -m --propagation private sh "$0"
 }
 
-# etc_overlay DIR: an overlay on /etc whose changes go to DIR/upper (DIR
-# exists); exits 77 when it cannot be mounted.
+# etc_overlay DIR [ETCDIR...]: an overlay on /etc whose changes go to
+# DIR/upper (DIR exists), and each ETCDIR (a directory of /etc) there and
+# empty; exits 77 when the overlay cannot be mounted.
 etc_overlay() {
     mkdir -p "$1/upper" "$1/work" || exit 1
     mount -t overlay overlay -o "lowerdir=/etc,upperdir=$1/upper,workdir=$1/work" /etc ||
         { echo "cannot mount an overlay on /etc in a private namespace"; exit 77; }
+    shift
+    for _ed in "$@"; do
+        rm -rf "$_ed" && mkdir -p "$_ed" || exit 1
+    done
 }

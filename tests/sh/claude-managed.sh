@@ -19,9 +19,7 @@ tmp=$(mktemp -d) || exit 2
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM
 mkdir -p "$tmp/home" "$tmp/proj" "$tmp/bin"
-etc_overlay "$tmp"
-rm -rf /etc/claude-code
-mkdir -p /etc/claude-code
+etc_overlay "$tmp" /etc/claude-code
 m=/etc/claude-code/managed-settings.json
 fails=0
 fail() {

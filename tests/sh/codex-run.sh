@@ -20,8 +20,7 @@ etc_overlay_ns 600
 tmp=$(mktemp -d "$TOP/${BUILD:-build}/tools/codex/run.XXXXXX") || exit 1
 ov=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp" "$ov"' EXIT INT TERM
-etc_overlay "$ov"
-rm -rf /etc/codex && mkdir -p /etc/codex || exit 1
+etc_overlay "$ov" /etc/codex
 fail=0
 no() { echo "FAIL: $*"; fail=$((fail + 1)); }
 mkdir -p "$tmp/home/.ssh" "$tmp/home/.codex" "$tmp/proj" || exit 1
