@@ -61,14 +61,7 @@ struct bw {
 static void push(struct cp_arena *a, struct bw_list *l, const struct cp_rule *r,
                  const struct cp_path *path)
 {
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 16;
-        struct bw_item *v = cp_arena_alloc(a, cap * sizeof *v);
-        if (l->n)
-            memcpy(v, l->v, l->n * sizeof *v);
-        l->v = v;
-        l->cap = cap;
-    }
+    l->v = cp_backend_grow(a, l->v, l->n, &l->cap, sizeof *l->v);
     l->v[l->n].r = r;
     l->v[l->n].path = path;
     l->n++;
@@ -1052,15 +1045,24 @@ static void sh_comments(const struct recs *rs, struct cp_buf *out)
     }
 }
 
+/* "[ -e P ] || [ -L P ]; then set -- "$@" ": the path exists (a dangling
+ * link too). */
+static void sh_exists(struct cp_buf *out, const struct rec *r)
+{
+    cp_buf_adds(out, "[ -e ");
+    sh_path(out, r);
+    cp_buf_adds(out, " ] || [ -L ");
+    sh_path(out, r);
+    cp_buf_adds(out, " ]; then set -- \"$@\" ");
+}
+
 /* A deny-write record: a read-only bind where the path exists. */
 static void sh_ro(const struct recs *rs, const struct rec *r,
                   struct cp_buf *out)
 {
-    cp_buf_adds(out, "\nif [ -e ");
-    sh_path(out, r);
-    cp_buf_adds(out, " ] || [ -L ");
-    sh_path(out, r);
-    cp_buf_adds(out, " ]; then set -- \"$@\" --ro-bind ");
+    cp_buf_adds(out, "\nif ");
+    sh_exists(out, r);
+    cp_buf_adds(out, "--ro-bind ");
     sh_path(out, r);
     cp_buf_addc(out, ' ');
     sh_path(out, r);
@@ -1078,11 +1080,9 @@ static void sh_mask(const struct recs *rs, const struct rec *r,
     sh_path(out, r);
     cp_buf_adds(out, " --remount-ro ");
     sh_path(out, r);
-    cp_buf_adds(out, "\nelif [ -e ");
-    sh_path(out, r);
-    cp_buf_adds(out, " ] || [ -L ");
-    sh_path(out, r);
-    cp_buf_adds(out, " ]; then set -- \"$@\" --ro-bind /dev/null ");
+    cp_buf_adds(out, "\nelif ");
+    sh_exists(out, r);
+    cp_buf_adds(out, "--ro-bind /dev/null ");
     sh_path(out, r);
     sh_missing(out, rs, r, false);
 }

@@ -775,18 +775,6 @@ static void cl_path_rule(struct cl *c, const struct cp_rule *r)
         cl_widened(c, r);
 }
 
-/* A word Claude's Bash rule syntax matches literally. */
-static bool cl_plain_word(const char *w)
-{
-    if (!*w)
-        return false;
-    for (const char *p = w; *p; p++)
-        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-              (*p >= '0' && *p <= '9') || strchr("_./=,@%+-:", *p)))
-            return false;
-    return true;
-}
-
 /* Where a gate was written, "FILE:LINE" (or "(implicit)"). */
 static const char *cl_gate_where(struct cl *c, const struct cp_rule *r)
 {
@@ -844,7 +832,7 @@ static bool cl_gate_plain(const struct cp_gate_pat *g)
 {
     bool plain = g->kind == CP_GATE_WORDS && g->nwords > 0;
     for (size_t i = 0; plain && i < g->nwords; i++)
-        plain = cl_plain_word(g->words[i]);
+        plain = cp_backend_plain_word(g->words[i]);
     if (plain &&
         g->words[g->nwords - 1][strlen(g->words[g->nwords - 1]) - 1] == ':')
         plain = false; /* "x:" before " *" would read as the legacy ":*" */

@@ -600,19 +600,6 @@ static void cx_rate_path(struct cx *c, const struct cp_rule *r)
 
 /* ---- gates -------------------------------------------------------------- */
 
-/* A word an exec-policy prefix matches literally, and Starlark and a TOML
- * literal string hold as it is. */
-static bool cx_plain_word(const char *w)
-{
-    if (!*w)
-        return false;
-    for (const char *p = w; *p; p++)
-        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-              (*p >= '0' && *p <= '9') || strchr("_./=,@%+-:", *p)))
-            return false;
-    return true;
-}
-
 /* TEXT for a justification: printable ASCII, quotes and backslashes as
  * '?' (the rules live in a TOML literal string). */
 static const char *cx_just(struct cx *c, const char *text)
@@ -639,7 +626,7 @@ static bool cx_one_command(struct cx *c, const char *line)
  * the first word names the program by its name (confpol reads a leading
  * option or assignment, `-x` or `A=b`, otherwise, a path such as
  * `./run.sh` by what it names, and what a wrapper such as `sudo` or `env`
- * runs: the matcher decides), every word of cx_plain_word.  NULL
+ * runs: the matcher decides), every word of cp_backend_plain_word.  NULL
  * otherwise. */
 static char **cx_gate_words(struct cx *c, const struct cp_gate_pat *g,
                             size_t *n)
@@ -660,7 +647,7 @@ static char **cx_gate_words(struct cx *c, const struct cp_gate_pat *g,
         e = strchr(p, ' ');
         if (e)
             *e = '\0';
-        if (!cx_plain_word(p))
+        if (!cp_backend_plain_word(p))
             return NULL;
         w[(*n)++] = p;
     }

@@ -95,3 +95,26 @@ struct cp_diag *cp_backend_vreport(struct cp_diags *d, enum cp_diag_code c,
         cp_diag_add_note(g, NULL, "implicit rule: %s", r->why);
     return g;
 }
+
+bool cp_backend_plain_word(const char *w)
+{
+    if (!*w)
+        return false;
+    for (const char *p = w; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+              (*p >= '0' && *p <= '9') || strchr("_./=,@%+-:", *p)))
+            return false;
+    return true;
+}
+
+void *cp_backend_grow(struct cp_arena *a, void *v, size_t n, size_t *cap,
+                      size_t size)
+{
+    if (n < *cap)
+        return v;
+    *cap = *cap ? *cap * 2 : 16;
+    void *w = cp_arena_alloc(a, *cap * size);
+    if (n)
+        memcpy(w, v, n * size);
+    return w;
+}

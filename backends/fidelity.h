@@ -53,6 +53,15 @@ const char *cp_backend_rule_text(struct cp_arena *a, const struct cp_rule *r);
 const char *cp_backend_rule_where(struct cp_arena *a, const struct cp_rule *r);
 /* The domain of a net rule as written: "*.github.com" for a wildcard. */
 const char *cp_backend_rule_domain(struct cp_arena *a, const struct cp_rule *r);
+/* An array of n items of `size` bytes in arena a with room for one more:
+ * v itself, or a copy of twice its capacity (*cap updated). */
+void *cp_backend_grow(struct cp_arena *a, void *v, size_t n, size_t *cap,
+                      size_t size);
+/* A word of a gate pattern that a target's literal prefix rules say as it
+ * is (Claude Code's Bash rules, Codex's exec-policy prefixes, held in a
+ * Starlark string and a TOML literal string): letters, digits and
+ * "_./=,@%+-:", at least one. */
+bool cp_backend_plain_word(const char *w);
 /* Reports at the rule (no location for implicit rules, with a note naming
  * why the profile added them).  d == NULL: nothing is reported. */
 struct cp_diag *cp_backend_vreport(struct cp_diags *d, enum cp_diag_code c,

@@ -424,10 +424,12 @@ static size_t literal_prefix(const struct cp_path *p)
     return k;
 }
 
-const struct cp_path *cp_pathset_ancestor_or_self(const struct cp_pathset *s,
-                                                  const struct cp_path *p)
+/* The outermost member of s that is p's literal prefix of k segments, for
+ * k from 0 to lp, or NULL. */
+static const struct cp_path *outermost_prefix(const struct cp_pathset *s,
+                                              const struct cp_path *p,
+                                              size_t lp)
 {
-    size_t lp = literal_prefix(p);
     uint64_t h = hash_root(p->root);
     for (size_t k = 0; k <= lp; k++) {
         if (k)
@@ -439,6 +441,12 @@ const struct cp_path *cp_pathset_ancestor_or_self(const struct cp_pathset *s,
     return NULL;
 }
 
+const struct cp_path *cp_pathset_ancestor_or_self(const struct cp_pathset *s,
+                                                  const struct cp_path *p)
+{
+    return outermost_prefix(s, p, literal_prefix(p));
+}
+
 const struct cp_path *cp_pathset_outermost_strict_ancestor(
     const struct cp_pathset *s, const struct cp_path *p)
 {
@@ -447,15 +455,7 @@ const struct cp_path *cp_pathset_outermost_strict_ancestor(
         lp--; /* strict: not p itself */
     else if (lp == p->nsegs)
         return NULL;
-    uint64_t h = hash_root(p->root);
-    for (size_t k = 0; k <= lp; k++) {
-        if (k)
-            h = hash_seg(h, &p->segs[k - 1]);
-        const struct cp_path *m = find_prefix(s, h, p, k);
-        if (m)
-            return m;
-    }
-    return NULL;
+    return outermost_prefix(s, p, lp);
 }
 
 bool cp_pathset_other_root(const struct cp_pathset *s, const char *root)

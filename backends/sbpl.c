@@ -67,14 +67,7 @@ struct sb {
 static void list_push(struct cp_arena *a, struct sb_list *l,
                       const struct cp_rule *r, struct cp_path path)
 {
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 16;
-        struct sb_item *v = cp_arena_alloc(a, cap * sizeof *v);
-        if (l->n)
-            memcpy(v, l->v, l->n * sizeof *v);
-        l->v = v;
-        l->cap = cap;
-    }
+    l->v = cp_backend_grow(a, l->v, l->n, &l->cap, sizeof *l->v);
     l->v[l->n].r = r;
     l->v[l->n].path = path;
     l->n++;

@@ -150,6 +150,38 @@ bool cp_cli_mkdirs(char *path, mode_t mode);
  * false when it cannot be opened or read. */
 bool cp_cli_read_file(const char *path, struct cp_buf *out);
 
+/* The command line of a command that builds the policy and starts a client
+ * in this project (confpol claude, confpol codex): [-q] [-D NAME=VALUE]...
+ * [-W...] [--diagnostics-format F] [FLAG] [POLICY] [-- ARGS...].  -D, -W
+ * and --diagnostics-format pass through to the build's arguments. */
+struct cp_cli_client {
+    const char *cmd;   /* "claude": messages start "confpol claude: " */
+    const char *whose; /* "Claude Code's": whose arguments follow '--' */
+    const char *flag;  /* one more option without a value, or NULL */
+    /* NULL-terminated "NAME=" prefixes of the params the command binds
+     * itself: a -D of one is refused with bound_why. */
+    const char *const *bound;
+    const char *bound_why;
+    void (*usage)(FILE *out);
+    const char **bargv; /* the build's arguments, room for argc more */
+    int bargc;
+    /* What was read: */
+    const char *policy; /* NULL when not given */
+    bool quiet, flag_set;
+    int rest; /* argv[rest..] are the client's arguments (set it to argc) */
+};
+/* Reads the command line into C.  Returns -1 to go on, else the exit
+ * status (--help: 0; a usage error: 2, the message printed). */
+int cp_cli_client_args(struct cp_cli_client *c, int argc, char **argv);
+/* The directory of confpol's own for CMD's client in PROJECT (heap),
+ * ROOT/confpol/CMD/NAME-HASH: NAME the project's last component ("root"
+ * for /), HASH the first 8 bytes of SHA-256 of its path in hex, so that a
+ * person can tell which project and two projects never share one.  ROOT is
+ * $XDG_CACHE_HOME (cache) or $XDG_CONFIG_HOME when absolute, else
+ * HOME/.cache or HOME/.config; NULL when neither is absolute. */
+char *cp_cli_client_dir(const char *cmd, bool cache, const char *home,
+                        const char *project);
+
 int cp_cmd_check(int argc, char **argv);   /* cli/cmd_check.c */
 int cp_cmd_fmt(int argc, char **argv);     /* cli/cmd_fmt.c */
 int cp_cmd_explain(int argc, char **argv); /* cli/cmd_explain.c */

@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "match.h"
 #include "runtime.h"
+#include "sha256.h"
 
 static const char *cp_cli_cmd(const struct cp_cli_common *c)
 {
@@ -609,4 +610,99 @@ bool cp_cli_read_file(const char *path, struct cp_buf *out)
     if (!out->data)
         cp_buf_adds(out, "");
     return ok;
+}
+
+/* A -D of a param the client command binds itself: refused (said). */
+static bool cp_cli_client_bound(const struct cp_cli_client *c, const char *def)
+{
+    for (const char *const *b = c->bound; b && *b; b++)
+        if (strncmp(def, *b, strlen(*b)) == 0) {
+            fprintf(stderr, "confpol %s: %s\n", c->cmd, c->bound_why);
+            return true;
+        }
+    return false;
+}
+
+/* One option at argv[*i] (not --help nor '--').  Returns -1 when taken,
+ * else the exit status (the message printed). */
+static int cp_cli_client_opt(struct cp_cli_client *c, int argc, char **argv,
+                             int *i)
+{
+    const char *s = argv[*i];
+    if (strcmp(s, "-q") == 0 || strcmp(s, "--quiet") == 0) {
+        c->quiet = true;
+    } else if (c->flag && strcmp(s, c->flag) == 0) {
+        c->flag_set = true;
+    } else if (strcmp(s, "-D") == 0 || strcmp(s, "--diagnostics-format") == 0) {
+        if (*i + 1 >= argc) {
+            fprintf(stderr, "confpol %s: %s expects a value\n", c->cmd, s);
+            return 2;
+        }
+        if (strcmp(s, "-D") == 0 && cp_cli_client_bound(c, argv[*i + 1]))
+            return 2;
+        c->bargv[c->bargc++] = s;
+        c->bargv[c->bargc++] = argv[++*i];
+    } else if (s[0] == '-' && (s[1] == 'D' || s[1] == 'W')) {
+        if (s[1] == 'D' && cp_cli_client_bound(c, s + 2))
+            return 2;
+        c->bargv[c->bargc++] = s;
+    } else {
+        fprintf(stderr,
+                "confpol %s: unknown option '%s'\n"
+                "see 'confpol %s --help'\n",
+                c->cmd, s, c->cmd);
+        return 2;
+    }
+    return -1;
+}
+
+int cp_cli_client_args(struct cp_cli_client *c, int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i];
+        int rc = -1;
+        if (strcmp(s, "--") == 0) {
+            c->rest = i + 1;
+            break;
+        } else if (strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0) {
+            c->usage(stdout);
+            return 0;
+        } else if (s[0] == '-' && s[1]) {
+            rc = cp_cli_client_opt(c, argc, argv, &i);
+        } else if (c->policy) {
+            fprintf(stderr,
+                    "confpol %s: one POLICY only (%s arguments go after "
+                    "'--')\n",
+                    c->cmd, c->whose);
+            rc = 2;
+        } else {
+            c->policy = s;
+        }
+        if (rc >= 0)
+            return rc;
+    }
+    return -1;
+}
+
+char *cp_cli_client_dir(const char *cmd, bool cache, const char *home,
+                        const char *project)
+{
+    const char *xdg = getenv(cache ? "XDG_CACHE_HOME" : "XDG_CONFIG_HOME");
+    struct cp_buf b = {0};
+    if (xdg && xdg[0] == '/')
+        cp_buf_printf(&b, "%s/confpol", xdg);
+    else if (home && home[0] == '/')
+        cp_buf_printf(&b, "%s/%s/confpol", home, cache ? ".cache" : ".config");
+    else
+        return NULL;
+    unsigned char md[CP_SHA256_LEN];
+    struct cp_sha256 h;
+    cp_sha256_init(&h);
+    cp_sha256_update(&h, project, strlen(project));
+    cp_sha256_final(&h, md);
+    const char *base = strrchr(project, '/');
+    cp_buf_printf(&b, "/%s/%s-", cmd, base && base[1] ? base + 1 : "root");
+    for (int i = 0; i < 8; i++)
+        cp_buf_printf(&b, "%02x", md[i]);
+    return b.data;
 }

@@ -21,7 +21,6 @@
 
 #include "cli.h"
 #include "settings.h"
-#include "sha256.h"
 
 static void cp_claude_usage(FILE *out)
 {
@@ -47,35 +46,6 @@ static void cp_claude_usage(FILE *out)
         "Exit status: that of claude; 1 the policy has errors or the settings\n"
         "are refused; 2 usage or I/O; 127 claude not found.\n",
         out);
-}
-
-/* $XDG_CONFIG_HOME/confpol/claude/NAME-HASH for the project (heap):
- * one directory per project, named so that a person can tell which.
- * --whole: $XDG_CACHE_HOME/confpol/claude/NAME-HASH instead, since the gate
- * hook then runs inside the confinement, where a confined policy denies
- * reading ~/.config/confpol. */
-static char *cp_claude_dir(const char *project, bool whole)
-{
-    const char *xdg = getenv(whole ? "XDG_CACHE_HOME" : "XDG_CONFIG_HOME");
-    const char *home = getenv("HOME");
-    struct cp_buf b = {0};
-    if (xdg && xdg[0] == '/')
-        cp_buf_printf(&b, "%s/confpol", xdg);
-    else if (home && home[0] == '/')
-        cp_buf_printf(&b, "%s/%s/confpol", home, whole ? ".cache" : ".config");
-    else
-        return NULL;
-    unsigned char md[CP_SHA256_LEN];
-    struct cp_sha256 h;
-    cp_sha256_init(&h);
-    cp_sha256_update(&h, project, strlen(project));
-    cp_sha256_final(&h, md);
-    const char *base = strrchr(project, '/');
-    base = base && base[1] ? base + 1 : "root";
-    cp_buf_printf(&b, "/claude/%s-", base);
-    for (int i = 0; i < 8; i++)
-        cp_buf_printf(&b, "%02x", md[i]);
-    return b.data;
 }
 
 static char *cp_claude_join(const char *dir, const char *name)
@@ -248,93 +218,18 @@ static int cp_claude_whole(const char *policy, const char *project,
 /* One run of confpol claude: the command line, the build's arguments and
  * the paths it made.  cp_claude_run_free releases it. */
 struct cp_claude_run {
-    const char *policy;
-    bool quiet, whole;
-    int rest;           /* argv[rest..] are Claude Code's arguments */
-    const char **bargv; /* confpol build's arguments */
-    int bargc;
+    struct cp_cli_client cl; /* the command line; cl.flag_set: --whole */
     char *project, *dir, *artifact, *settings, *projdef;
 };
 
 static void cp_claude_run_free(struct cp_claude_run *r)
 {
-    free(r->bargv);
+    free(r->cl.bargv);
     free(r->project);
     free(r->dir);
     free(r->artifact);
     free(r->settings);
     free(r->projdef);
-}
-
-/* PROJECT is always the current directory: -D PROJECT=... is refused. */
-static bool cp_claude_project_def(const char *def)
-{
-    if (strncmp(def, "PROJECT=", 8) != 0)
-        return false;
-    fputs("confpol claude: PROJECT is the current directory: "
-          "run confpol claude there\n",
-          stderr);
-    return true;
-}
-
-/* One option of confpol claude at argv[*i] (not --help nor '--').
- * Returns -1 when taken, else the exit status (the message printed). */
-static int cp_claude_option(struct cp_claude_run *r, int argc, char **argv,
-                            int *i)
-{
-    const char *s = argv[*i];
-    if (strcmp(s, "-q") == 0 || strcmp(s, "--quiet") == 0) {
-        r->quiet = true;
-    } else if (strcmp(s, "--whole") == 0) {
-        r->whole = true;
-    } else if (strcmp(s, "-D") == 0 || strcmp(s, "--diagnostics-format") == 0) {
-        if (*i + 1 >= argc) {
-            fprintf(stderr, "confpol claude: %s expects a value\n", s);
-            return 2;
-        }
-        if (strcmp(s, "-D") == 0 && cp_claude_project_def(argv[*i + 1]))
-            return 2;
-        r->bargv[r->bargc++] = s;
-        r->bargv[r->bargc++] = argv[++*i];
-    } else if (s[0] == '-' && (s[1] == 'D' || s[1] == 'W')) {
-        if (s[1] == 'D' && cp_claude_project_def(s + 2))
-            return 2;
-        r->bargv[r->bargc++] = s;
-    } else {
-        fprintf(stderr,
-                "confpol claude: unknown option '%s'\n"
-                "see 'confpol claude --help'\n",
-                s);
-        return 2;
-    }
-    return -1;
-}
-
-/* Reads the command line.  Returns -1 to go on, else the exit status. */
-static int cp_claude_args(struct cp_claude_run *r, int argc, char **argv)
-{
-    for (int i = 1; i < argc; i++) {
-        const char *s = argv[i];
-        int rc = -1;
-        if (strcmp(s, "--") == 0) {
-            r->rest = i + 1;
-            break;
-        } else if (strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0) {
-            cp_claude_usage(stdout);
-            return 0;
-        } else if (s[0] == '-' && s[1]) {
-            rc = cp_claude_option(r, argc, argv, &i);
-        } else if (r->policy) {
-            fprintf(stderr, "confpol claude: one POLICY only (Claude Code's "
-                            "arguments go after '--')\n");
-            rc = 2;
-        } else {
-            r->policy = s;
-        }
-        if (rc >= 0)
-            return rc;
-    }
-    return -1;
 }
 
 /* Builds the claude artifact of the policy into the settings directory of
@@ -346,7 +241,9 @@ static int cp_claude_build(struct cp_claude_run *r)
     char *rp = r->project ? realpath(r->project, NULL) : NULL;
     free(r->project);
     r->project = rp;
-    r->dir = r->project ? cp_claude_dir(r->project, r->whole) : NULL;
+    r->dir = r->project ? cp_cli_client_dir("claude", r->cl.flag_set,
+                                            getenv("HOME"), r->project)
+                        : NULL;
     if (!r->dir || !cp_cli_mkdirs(r->dir, 0700)) {
         fprintf(stderr,
                 "confpol claude: cannot make the directory for the "
@@ -356,23 +253,23 @@ static int cp_claude_build(struct cp_claude_run *r)
         return 2;
     }
     /* Started in / or above HOME, 'write ${PROJECT}' would open it all. */
-    if (!cp_cli_project_sane("claude", r->policy, r->project))
+    if (!cp_cli_project_sane("claude", r->cl.policy, r->project))
         return 1;
     struct cp_buf b = {0};
     cp_buf_printf(&b, "PROJECT=%s", r->project);
     r->projdef = b.data;
-    r->bargv[r->bargc++] = "-D";
-    r->bargv[r->bargc++] = r->projdef;
-    r->bargv[r->bargc++] = "-o";
-    r->bargv[r->bargc++] = r->dir;
-    r->bargv[r->bargc++] = r->policy;
-    r->bargv[r->bargc] = NULL;
-    int rc = cp_cmd_build(r->bargc, (char **)r->bargv);
+    r->cl.bargv[r->cl.bargc++] = "-D";
+    r->cl.bargv[r->cl.bargc++] = r->projdef;
+    r->cl.bargv[r->cl.bargc++] = "-o";
+    r->cl.bargv[r->cl.bargc++] = r->dir;
+    r->cl.bargv[r->cl.bargc++] = r->cl.policy;
+    r->cl.bargv[r->cl.bargc] = NULL;
+    int rc = cp_cmd_build(r->cl.bargc, (char **)r->cl.bargv);
     if (rc != 0)
         return rc;
     /* The artifact is STEM.claude.json, STEM the policy's file name. */
-    const char *base = strrchr(r->policy, '/');
-    base = base ? base + 1 : r->policy;
+    const char *base = strrchr(r->cl.policy, '/');
+    base = base ? base + 1 : r->cl.policy;
     size_t bl = strlen(base);
     if (bl > 8 && strcmp(base + bl - 8, ".confpol") == 0)
         bl -= 8;
@@ -443,20 +340,20 @@ static int cp_claude_exec(const struct cp_claude_run *r, int argc, char **argv)
     const char *bin = getenv("CONFPOL_CLAUDE");
     if (!bin || !*bin)
         bin = "claude";
-    const char **cargv = cp_xmalloc((size_t)(argc - r->rest + 4) *
+    const char **cargv = cp_xmalloc((size_t)(argc - r->cl.rest + 4) *
                                     sizeof *cargv);
     int n = 0;
     cargv[n++] = bin;
     cargv[n++] = "--settings";
     cargv[n++] = r->settings;
-    for (int i = r->rest; i < argc; i++)
+    for (int i = r->cl.rest; i < argc; i++)
         cargv[n++] = argv[i];
     cargv[n] = NULL;
-    if (!r->quiet)
+    if (!r->cl.quiet)
         fprintf(stderr,
                 "confpol claude: %s --settings %s (policy %s, "
                 "PROJECT=%s)\n",
-                bin, r->settings, r->policy, r->project);
+                bin, r->settings, r->cl.policy, r->project);
     fflush(NULL);
     execvp(bin, (char **)cargv);
     int e = errno;
@@ -488,42 +385,50 @@ static int cp_claude_settings_only(const struct cp_claude_run *r, int argc,
 int cp_cmd_claude(int argc, char **argv)
 {
     /* build's own options pass through: -D, -W..., --diagnostics-format */
+    static const char *const bound[] = {"PROJECT=", NULL};
     struct cp_claude_run r = {
-        .rest = argc,
-        .bargv = cp_xmalloc((size_t)(argc + 12) * sizeof *r.bargv),
+        .cl = {.cmd = "claude",
+               .whose = "Claude Code's",
+               .flag = "--whole",
+               .bound = bound,
+               .bound_why = "PROJECT is the current directory: run confpol "
+                            "claude there",
+               .usage = cp_claude_usage,
+               .rest = argc,
+               .bargv = cp_xmalloc((size_t)(argc + 12) * sizeof(char *))},
     };
-    r.bargv[r.bargc++] = "build";
-    r.bargv[r.bargc++] = "--target";
-    r.bargv[r.bargc++] = "claude";
+    r.cl.bargv[r.cl.bargc++] = "build";
+    r.cl.bargv[r.cl.bargc++] = "--target";
+    r.cl.bargv[r.cl.bargc++] = "claude";
     /* CP0759 is about project settings files; confpol claude writes a
      * --settings file, where strictAllowlist holds. */
-    r.bargv[r.bargc++] = "-Wno-claude-net-prompt";
-    int rc = cp_claude_args(&r, argc, argv);
+    r.cl.bargv[r.cl.bargc++] = "-Wno-claude-net-prompt";
+    int rc = cp_cli_client_args(&r.cl, argc, argv);
     if (rc >= 0) {
         cp_claude_run_free(&r);
         return rc;
     }
-    if (!r.policy)
-        r.policy = "policy.confpol";
-    if (r.whole) {
+    if (!r.cl.policy)
+        r.cl.policy = "policy.confpol";
+    if (r.cl.flag_set) {
         /* Facts about Claude Code's own sandbox and file tools: with
          * --whole both are inside the confinement, so they do not apply. */
-        r.bargv[r.bargc++] = "-Wno-claude-runtime-dirs";
-        r.bargv[r.bargc++] = "-Wno-claude-file-tools";
+        r.cl.bargv[r.cl.bargc++] = "-Wno-claude-runtime-dirs";
+        r.cl.bargv[r.cl.bargc++] = "-Wno-claude-file-tools";
     } else {
         /* Said at the start: without net rules the client asks per
          * domain, and a session under -p is refused each one. */
-        r.bargv[r.bargc++] = "-Wclaude-net-asks";
+        r.cl.bargv[r.cl.bargc++] = "-Wclaude-net-asks";
     }
     rc = cp_claude_build(&r);
     /* --whole: the gate hook is what the merged files can still turn off */
-    if (rc == 0 && r.whole &&
+    if (rc == 0 && r.cl.flag_set &&
         (rc = cp_claude_merged_ok(r.project, r.artifact, true)) < 0)
         rc = 0;
-    if (rc == 0 && r.whole)
-        rc = cp_claude_whole(r.policy, r.project, r.artifact, r.settings,
-                             r.bargv, r.bargc - 5, argc - r.rest, argv + r.rest,
-                             r.quiet);
+    if (rc == 0 && r.cl.flag_set)
+        rc = cp_claude_whole(r.cl.policy, r.project, r.artifact, r.settings,
+                             r.cl.bargv, r.cl.bargc - 5, argc - r.cl.rest,
+                             argv + r.cl.rest, r.cl.quiet);
     else if (rc == 0)
         rc = cp_claude_settings_only(&r, argc, argv);
     cp_claude_run_free(&r);

@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "sha256.h"
+#include "settings.h"
 
 static void cp_codex_usage(FILE *out)
 {
@@ -48,113 +48,19 @@ static void cp_codex_usage(FILE *out)
 }
 
 struct cp_codex_run {
-    const char *policy;
-    bool quiet;
-    int rest; /* index of the first of codex's arguments */
-    const char **bargv;
-    int bargc;
+    struct cp_cli_client cl; /* the command line */
     char *project, *home, *dir;
     char *defs[2]; /* PROJECT=..., HOME=... */
 };
 
 static void cp_codex_run_free(struct cp_codex_run *r)
 {
-    free(r->bargv);
+    free(r->cl.bargv);
     free(r->project);
     free(r->home);
     free(r->dir);
     free(r->defs[0]);
     free(r->defs[1]);
-}
-
-/* PROJECT and HOME are bound here: -D of either is refused. */
-static bool cp_codex_own_def(const char *def)
-{
-    if (strncmp(def, "PROJECT=", 8) != 0 && strncmp(def, "HOME=", 5) != 0)
-        return false;
-    fputs("confpol codex: PROJECT is the current directory and HOME is "
-          "$HOME: neither is bound with -D\n",
-          stderr);
-    return true;
-}
-
-/* One option at argv[*i].  Returns -1 when taken, else the exit status. */
-static int cp_codex_option(struct cp_codex_run *r, int argc, char **argv,
-                           int *i)
-{
-    const char *s = argv[*i];
-    if (strcmp(s, "-q") == 0 || strcmp(s, "--quiet") == 0) {
-        r->quiet = true;
-    } else if (strcmp(s, "-D") == 0 || strcmp(s, "--diagnostics-format") == 0) {
-        if (*i + 1 >= argc) {
-            fprintf(stderr, "confpol codex: %s expects a value\n", s);
-            return 2;
-        }
-        if (strcmp(s, "-D") == 0 && cp_codex_own_def(argv[*i + 1]))
-            return 2;
-        r->bargv[r->bargc++] = s;
-        r->bargv[r->bargc++] = argv[++*i];
-    } else if (s[0] == '-' && (s[1] == 'D' || s[1] == 'W')) {
-        if (s[1] == 'D' && cp_codex_own_def(s + 2))
-            return 2;
-        r->bargv[r->bargc++] = s;
-    } else {
-        fprintf(stderr,
-                "confpol codex: unknown option '%s'\n"
-                "see 'confpol codex --help'\n",
-                s);
-        return 2;
-    }
-    return -1;
-}
-
-static int cp_codex_args(struct cp_codex_run *r, int argc, char **argv)
-{
-    for (int i = 1; i < argc; i++) {
-        const char *s = argv[i];
-        int rc = -1;
-        if (strcmp(s, "--") == 0) {
-            r->rest = i + 1;
-            break;
-        } else if (strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0) {
-            cp_codex_usage(stdout);
-            return 0;
-        } else if (s[0] == '-' && s[1]) {
-            rc = cp_codex_option(r, argc, argv, &i);
-        } else if (r->policy) {
-            fprintf(stderr, "confpol codex: one POLICY only (Codex's "
-                            "arguments go after '--')\n");
-            rc = 2;
-        } else {
-            r->policy = s;
-        }
-        if (rc >= 0)
-            return rc;
-    }
-    return -1;
-}
-
-/* $XDG_CACHE_HOME/confpol/codex/NAME-HASH for the project (heap): not
- * under ~/.config/confpol, which a confined policy denies reading, since
- * the sandbox runs Codex's helper from CODEX_HOME/tmp. */
-static char *cp_codex_dir(const char *project, const char *home)
-{
-    const char *xdg = getenv("XDG_CACHE_HOME");
-    struct cp_buf b = {0};
-    if (xdg && xdg[0] == '/')
-        cp_buf_printf(&b, "%s/confpol/codex/", xdg);
-    else
-        cp_buf_printf(&b, "%s/.cache/confpol/codex/", home);
-    unsigned char md[CP_SHA256_LEN];
-    struct cp_sha256 h;
-    cp_sha256_init(&h);
-    cp_sha256_update(&h, project, strlen(project));
-    cp_sha256_final(&h, md);
-    const char *base = strrchr(project, '/');
-    cp_buf_printf(&b, "%s-", base && base[1] ? base + 1 : "root");
-    for (int i = 0; i < 8; i++)
-        cp_buf_printf(&b, "%02x", md[i]);
-    return b.data;
 }
 
 /* The canonical current directory and $HOME; the directory made. */
@@ -171,7 +77,9 @@ static int cp_codex_where(struct cp_codex_run *r)
                            : "cannot read the current directory");
         return 2;
     }
-    r->dir = cp_codex_dir(r->project, r->home);
+    /* Not under ~/.config/confpol, which a confined policy denies
+     * reading, since the sandbox runs Codex's helper from CODEX_HOME/tmp. */
+    r->dir = cp_cli_client_dir("codex", true, r->home, r->project);
     if (!cp_cli_mkdirs(r->dir, 0700)) {
         fprintf(stderr, "confpol codex: cannot make %s: %s\n", r->dir,
                 strerror(errno));
@@ -183,8 +91,8 @@ static int cp_codex_where(struct cp_codex_run *r)
 /* The artifact's path, DIR/STEM.codex.toml (heap). */
 static char *cp_codex_artifact(const struct cp_codex_run *r)
 {
-    const char *base = strrchr(r->policy, '/');
-    base = base ? base + 1 : r->policy;
+    const char *base = strrchr(r->cl.policy, '/');
+    base = base ? base + 1 : r->cl.policy;
     size_t bl = strlen(base);
     if (bl > 8 && strcmp(base + bl - 8, ".confpol") == 0)
         bl -= 8;
@@ -228,9 +136,9 @@ static int cp_codex_build_quiet(struct cp_codex_run *r)
             close(mem);
         if (saved >= 0)
             close(saved);
-        return cp_cmd_build(r->bargc, (char **)r->bargv);
+        return cp_cmd_build(r->cl.bargc, (char **)r->cl.bargv);
     }
-    int rc = cp_cmd_build(r->bargc, (char **)r->bargv);
+    int rc = cp_cmd_build(r->cl.bargc, (char **)r->cl.bargv);
     fflush(stderr);
     dup2(saved, 2);
     close(saved);
@@ -248,7 +156,7 @@ static int cp_codex_build_quiet(struct cp_codex_run *r)
                 "written ('confpol build --target codex %s %s %s %s "
                 "--fidelity %s' lists them)\n",
                 n, n == 1 ? "" : "s", n == 1 ? "a rule" : "rules", "-D",
-                r->defs[0], "-D", r->defs[1], r->policy);
+                r->defs[0], "-D", r->defs[1], r->cl.policy);
     cp_buf_free(&t);
     return rc;
 }
@@ -259,7 +167,7 @@ static int cp_codex_build(struct cp_codex_run *r)
     if (rc)
         return rc;
     /* Started in / or above HOME, 'write ${PROJECT}' would open it all. */
-    if (!cp_cli_project_sane("codex", r->policy, r->project))
+    if (!cp_cli_project_sane("codex", r->cl.policy, r->project))
         return 1;
     struct cp_buf b = {0};
     cp_buf_printf(&b, "PROJECT=%s", r->project);
@@ -267,49 +175,62 @@ static int cp_codex_build(struct cp_codex_run *r)
     struct cp_buf c = {0};
     cp_buf_printf(&c, "HOME=%s", r->home);
     r->defs[1] = c.data;
-    r->bargv[r->bargc++] = "-D";
-    r->bargv[r->bargc++] = r->defs[0];
-    r->bargv[r->bargc++] = "-D";
-    r->bargv[r->bargc++] = r->defs[1];
-    r->bargv[r->bargc++] = "-o";
-    r->bargv[r->bargc++] = r->dir;
-    r->bargv[r->bargc++] = r->policy;
-    r->bargv[r->bargc] = NULL;
-    if (r->quiet)
+    r->cl.bargv[r->cl.bargc++] = "-D";
+    r->cl.bargv[r->cl.bargc++] = r->defs[0];
+    r->cl.bargv[r->cl.bargc++] = "-D";
+    r->cl.bargv[r->cl.bargc++] = r->defs[1];
+    r->cl.bargv[r->cl.bargc++] = "-o";
+    r->cl.bargv[r->cl.bargc++] = r->dir;
+    r->cl.bargv[r->cl.bargc++] = r->cl.policy;
+    r->cl.bargv[r->cl.bargc] = NULL;
+    if (r->cl.quiet)
         return cp_codex_build_quiet(r);
-    return cp_cmd_build(r->bargc, (char **)r->bargv);
+    return cp_cmd_build(r->cl.bargc, (char **)r->cl.bargv);
 }
 
 /* ---- the layers Codex merges ------------------------------------------- */
 
-/* Words a managed or system configuration file may not mention (outside
- * comments): each names settings that select, widen or bypass the
- * sandbox, the network, hooks or project trust. */
+/* Words no key of a managed or system configuration file may hold (as
+ * a part of its dotted path, in any TOML spelling): each names settings
+ * that select, widen or bypass the sandbox, the network, hooks or project
+ * trust. */
 static const char *const cp_codex_managed_words[] = {
     "sandbox", "permission", "network", "features", "hook", "project", "trust",
 };
 
-/* The first word of cp_codex_managed_words in TEXT outside '#' comments,
- * or NULL. */
-static const char *cp_codex_managed_word(const char *text)
+/* One managed file: 1 when a key names a word or it cannot be read (as a
+ * file or as TOML), reported; else 0. */
+static int cp_codex_managed_file(const char *cmd, const char *path)
 {
-    for (const char *line = text; line && *line;) {
-        const char *end = strchr(line, '\n');
-        size_t n = end ? (size_t)(end - line) : strlen(line);
-        const char *hash = memchr(line, '#', n);
-        size_t m = hash ? (size_t)(hash - line) : n;
-        for (size_t w = 0; w < sizeof cp_codex_managed_words /
-                                   sizeof cp_codex_managed_words[0];
-             w++) {
-            const char *word = cp_codex_managed_words[w];
-            size_t wl = strlen(word);
-            for (size_t i = 0; i + wl <= m; i++)
-                if (strncmp(line + i, word, wl) == 0)
-                    return word;
-        }
-        line = end ? end + 1 : NULL;
-    }
-    return NULL;
+    struct cp_buf t = {0}, key = {0};
+    const char *word = NULL;
+    int k = 0;
+    if (cp_cli_read_file(path, &t))
+        k = cp_codex_toml_key(t.data, t.len, cp_codex_managed_words,
+                              sizeof cp_codex_managed_words /
+                                  sizeof cp_codex_managed_words[0],
+                              &key, &word);
+    else if (errno != ENOENT)
+        k = -2;
+    if (k == 1)
+        fprintf(stderr,
+                "confpol %s: %s: Codex merges this file with the "
+                "policy's profile, and its key '%s' names '%s'\n",
+                cmd, path, key.data, word);
+    else if (k == -1)
+        fprintf(stderr,
+                "confpol %s: %s: Codex merges this file with the "
+                "policy's profile, and it cannot be read as TOML "
+                "(%s)\n",
+                cmd, path, key.data);
+    else if (k == -2)
+        fprintf(stderr,
+                "confpol %s: %s: Codex merges this file with the "
+                "policy's profile, and it names '(unreadable)'\n",
+                cmd, path);
+    cp_buf_free(&t);
+    cp_buf_free(&key);
+    return k != 0;
 }
 
 /* The managed directory Codex reads.  No variable or option names
@@ -318,30 +239,18 @@ static const char *cp_codex_managed_word(const char *text)
  * namespace of their own). */
 static const char *const cp_codex_managed_dir = "/etc/codex";
 
-/* Managed and system files that mention a sandbox word: the count, each
- * reported. */
+/* Managed and system files with a key that names a sandbox word, or that
+ * cannot be read: the count, each reported. */
 int cp_codex_managed(const char *cmd)
 {
     static const char *const names[] = {"managed_config.toml",
                                         "requirements.toml", "config.toml"};
     int bad = 0;
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        struct cp_buf p = {0}, t = {0};
+        struct cp_buf p = {0};
         cp_buf_printf(&p, "%s/%s", cp_codex_managed_dir, names[i]);
-        const char *w = NULL;
-        if (cp_cli_read_file(p.data, &t))
-            w = cp_codex_managed_word(t.data);
-        else if (errno != ENOENT)
-            w = "(unreadable)";
-        if (w) {
-            fprintf(stderr,
-                    "confpol %s: %s: Codex merges this file with the "
-                    "policy's profile, and it names '%s'\n",
-                    cmd, p.data, w);
-            bad++;
-        }
+        bad += cp_codex_managed_file(cmd, p.data);
         cp_buf_free(&p);
-        cp_buf_free(&t);
     }
     return bad;
 }
@@ -522,15 +431,15 @@ static int cp_codex_exec(const struct cp_codex_run *r, int argc, char **argv)
     const char *bin = getenv("CONFPOL_CODEX");
     if (!bin || !*bin)
         bin = "codex";
-    const char **cargv = cp_xmalloc((size_t)(argc - r->rest + 4) *
+    const char **cargv = cp_xmalloc((size_t)(argc - r->cl.rest + 4) *
                                     sizeof *cargv);
     int n = 0;
     cargv[n++] = bin;
-    for (int i = r->rest; i < argc; i++) {
+    for (int i = r->cl.rest; i < argc; i++) {
         cargv[n++] = argv[i];
         /* codex sandbox needs the profile named; the agent reads
          * default_permissions. */
-        if (i == r->rest && strcmp(argv[i], "sandbox") == 0) {
+        if (i == r->cl.rest && strcmp(argv[i], "sandbox") == 0) {
             cargv[n++] = "-P";
             cargv[n++] = "confpol";
         }
@@ -541,11 +450,11 @@ static int cp_codex_exec(const struct cp_codex_run *r, int argc, char **argv)
         free(cargv);
         return 2;
     }
-    if (!r->quiet)
+    if (!r->cl.quiet)
         fprintf(stderr,
                 "confpol codex: CODEX_HOME=%s %s (policy %s, "
                 "PROJECT=%s)\n",
-                r->dir, bin, r->policy, r->project);
+                r->dir, bin, r->cl.policy, r->project);
     fflush(NULL);
     execvp(bin, (char **)cargv);
     int e = errno;
@@ -556,7 +465,7 @@ static int cp_codex_exec(const struct cp_codex_run *r, int argc, char **argv)
 
 static int cp_codex_start(struct cp_codex_run *r, int argc, char **argv)
 {
-    int bad = cp_codex_args_loosen(argc, argv, r->rest);
+    int bad = cp_codex_args_loosen(argc, argv, r->cl.rest);
     if (bad) {
         fputs("confpol codex: refused: remove these arguments\n", stderr);
         return 1;
@@ -581,17 +490,24 @@ static int cp_codex_start(struct cp_codex_run *r, int argc, char **argv)
 int cp_cmd_codex(int argc, char **argv)
 {
     /* build's own options pass through: -D, -W..., --diagnostics-format */
+    static const char *const bound[] = {"PROJECT=", "HOME=", NULL};
     struct cp_codex_run r = {
-        .rest = argc,
-        .bargv = cp_xmalloc((size_t)(argc + 12) * sizeof *r.bargv),
+        .cl = {.cmd = "codex",
+               .whose = "Codex's",
+               .bound = bound,
+               .bound_why = "PROJECT is the current directory and HOME is "
+                            "$HOME: neither is bound with -D",
+               .usage = cp_codex_usage,
+               .rest = argc,
+               .bargv = cp_xmalloc((size_t)(argc + 12) * sizeof(char *))},
     };
-    r.bargv[r.bargc++] = "build";
-    r.bargv[r.bargc++] = "--target";
-    r.bargv[r.bargc++] = "codex";
-    int rc = cp_codex_args(&r, argc, argv);
+    r.cl.bargv[r.cl.bargc++] = "build";
+    r.cl.bargv[r.cl.bargc++] = "--target";
+    r.cl.bargv[r.cl.bargc++] = "codex";
+    int rc = cp_cli_client_args(&r.cl, argc, argv);
     if (rc < 0) {
-        if (!r.policy)
-            r.policy = "policy.confpol";
+        if (!r.cl.policy)
+            r.cl.policy = "policy.confpol";
         rc = cp_codex_start(&r, argc, argv);
     }
     cp_codex_run_free(&r);

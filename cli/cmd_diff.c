@@ -29,7 +29,8 @@ static void cp_diff_usage(FILE *out)
           "                            declares it)\n"
           "  --target T                compare what target T enforces: the\n"
           "                            rules T rates not enforced left out\n"
-          "                            (sbpl, bwrap, claude)\n"
+          "                            (sbpl, bwrap, claude, codex; codex\n"
+          "                            rates under the -D bindings)\n"
           "  --no-bindings             compare with unbound params opaque\n"
           "                            only (default: also under the binding\n"
           "                            classes that can change a verdict)\n"
@@ -113,8 +114,8 @@ static int diff_option(struct diff_args *x, int argc, char **argv, int *i)
         x->target = cp_backend_find(v);
         if (!x->target || strcmp(v, "all") == 0)
             return cp_cli_usage_error("diff",
-                                      "--target expects sbpl, bwrap or "
-                                      "claude, got '%s'",
+                                      "--target expects sbpl, bwrap, claude "
+                                      "or codex, got '%s'",
                                       v);
         return -1;
     }

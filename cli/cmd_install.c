@@ -575,18 +575,26 @@ static int cp_inst_args(struct cp_inst *st, int argc, char **argv)
     return -1;
 }
 
+/* A client's file NAME in the directory the variable ENV names when set,
+ * else in ~/DOTDIR (heap; NULL when neither ENV nor HOME is set). */
+static char *cp_inst_client_file(const char *env, const char *dotdir,
+                                 const char *name)
+{
+    const char *dir = getenv(env), *h = getenv("HOME");
+    struct cp_buf p = {0};
+    if (dir && *dir)
+        cp_buf_printf(&p, "%s/%s", dir, name);
+    else if (h && *h)
+        cp_buf_printf(&p, "%s/%s/%s", h, dotdir, name);
+    return p.data;
+}
+
 /* --codex: [CONFIG.toml] ARTIFACT.codex.toml; CONFIG.toml defaults to
  * $CODEX_HOME/config.toml, else ~/.codex/config.toml. */
 static int cp_inst_codex_args(struct cp_inst *st)
 {
     if (st->npos == 1) {
-        const char *ch = getenv("CODEX_HOME"), *h = getenv("HOME");
-        struct cp_buf p = {0};
-        if (ch && *ch)
-            cp_buf_printf(&p, "%s/config.toml", ch);
-        else if (h && *h)
-            cp_buf_printf(&p, "%s/.codex/config.toml", h);
-        st->defcfg = p.data;
+        st->defcfg = cp_inst_client_file("CODEX_HOME", ".codex", "config.toml");
         st->pos[1] = st->pos[0];
         st->pos[0] = st->defcfg;
         st->npos = st->defcfg ? 2 : 1;
@@ -947,14 +955,10 @@ int cp_cli_claude_managed(const char *art, size_t alen, bool whole,
     int loose = 0;
     /* Server-managed settings, cached by the client; when present they
      * come before the files (the first tier that has settings wins). */
-    const char *home = getenv("HOME"), *cfg = getenv("CLAUDE_CONFIG_DIR");
-    struct cp_buf rs = {0};
-    if (cfg && *cfg)
-        cp_buf_printf(&rs, "%s/remote-settings.json", cfg);
-    else if (home && *home)
-        cp_buf_printf(&rs, "%s/.claude/remote-settings.json", home);
-    if (rs.data)
-        v[n++] = rs.data;
+    char *rs = cp_inst_client_file("CLAUDE_CONFIG_DIR", ".claude",
+                                   "remote-settings.json");
+    if (rs)
+        v[n++] = rs;
     for (size_t i = 0; i < sizeof cp_inst_managed_dirs / sizeof(char *); i++) {
         v = cp_xrealloc(v, (n + 2) * sizeof *v);
         v[n] = cp_xmalloc(strlen(cp_inst_managed_dirs[i]) + 24);

@@ -17,6 +17,14 @@
  * sit at the absolute root node, visited as an extra ancestor of every
  * param root); every other cross-root relation is "may".
  *
+ * Rules of one kind that name the same pattern (cp_path_cmp equal) form a
+ * class; only its leader, the member kept first, is indexed, so that n
+ * copies of a rule cost n queries and not n * n pairs.  What a query finds
+ * at a leader holds for every member; a finding whose partner is a whole
+ * class, or the members kept before the subject, is recorded once as that
+ * set (reported at the subject: redundant, shadowed), any other once per
+ * member.
+ *
  * Findings are collected as (code, subject, partner), sorted by the source
  * position of the rule they are reported at (the later of the two source
  * rules), and reported grouped, with capped note lists. */
@@ -57,11 +65,21 @@ enum ck_code {
     CK_EXPECT,
 };
 
+/* Which rules a finding's partner stands for. */
+enum ck_set {
+    CK_SET_ONE,    /* the partner itself */
+    CK_SET_ALL,    /* every member of the partner's class */
+    CK_SET_BEFORE, /* the members of the partner's class kept before the
+                      subject (ck_keep_before) */
+};
+
 struct ck_find {
     uint64_t key; /* order of the reporting position */
     uint32_t code;
     uint32_t subject; /* rule id (expect index for CK_EXPECT) */
-    uint32_t partner; /* rule id or CK_NONE */
+    uint32_t partner; /* rule id (a class leader unless CK_SET_ONE) or
+                         CK_NONE */
+    uint32_t set;     /* enum ck_set */
 };
 
 struct ck {
@@ -74,6 +92,10 @@ struct ck {
     struct ck_slot *ht; /* node ids */
     size_t htcap;
     uint32_t *rule_node, *rule_next;
+    /* Classes of identical path rules: per rule its leader; per leader
+     * the place and size of its members in cls_mem (ascending ids), and
+     * cls_impl[k] the implicit rules among cls_mem[0..k). */
+    uint32_t *lead, *cls_at, *cls_n, *cls_mem, *cls_impl;
     /* Containment buckets: (node, kind, key) where key is the rule's first
      * literal segment after its literal prefix, or "" when it has none. */
     struct ck_bucket {
@@ -255,6 +277,97 @@ static bool ck_is_path(const struct cp_rule *r)
     return r->kind <= CP_R_DENY_EXEC;
 }
 
+static bool ck_outdir_rule(const struct cp_rule *r);
+
+/* Links rule i, a class leader at node nd with literal prefix k, into its
+ * node's list and its containment bucket. */
+static void ck_index_rule(struct ck *c, uint32_t i, uint32_t nd, size_t k)
+{
+    const struct cp_rule *r = c->p->rules[i];
+    const struct cp_path *pa = &r->u.path;
+    const char *key = "";
+    size_t keylen = 0;
+    for (size_t j = k; j < pa->nsegs; j++)
+        if (pa->segs[j].kind == CP_SEG_LIT) {
+            key = pa->segs[j].s;
+            keylen = pa->segs[j].len;
+            break;
+        }
+    uint32_t b = ck_bucket_find(c, nd, r->kind, key, keylen, true);
+    c->rule_bnext[i] = c->buckets[b].head;
+    c->buckets[b].head = i;
+    /* every leader of this kind at this node */
+    c->rule_next[i] = c->nodes[nd].head[r->kind];
+    c->nodes[nd].head[r->kind] = i;
+}
+
+/* Path rules by kind, pattern and id: the members of a class are
+ * neighbours, in id order. */
+static int ck_class_cmp(const void *x, const void *y)
+{
+    const struct cp_rule *a = *(const struct cp_rule *const *)x;
+    const struct cp_rule *b = *(const struct cp_rule *const *)y;
+    if (a->kind != b->kind)
+        return a->kind < b->kind ? -1 : 1;
+    int k = cp_path_cmp(&a->u.path, &b->u.path);
+    if (k)
+        return k;
+    return a->id < b->id ? -1 : a->id > b->id;
+}
+
+/* One class: the members ms[0..n) (ascending ids) stored from *at.  The
+ * leader is the member kept first: the first implicit one, else the
+ * first. */
+static void ck_class_add(struct ck *c, const struct cp_rule **ms, size_t n,
+                         size_t *at)
+{
+    uint32_t lead = ms[0]->id;
+    for (size_t k = 0; k < n; k++)
+        if (ms[k]->origin != CP_ORIGIN_SOURCE) {
+            lead = ms[k]->id;
+            break;
+        }
+    c->cls_at[lead] = (uint32_t)*at;
+    c->cls_n[lead] = (uint32_t)n;
+    for (size_t k = 0; k < n; k++) {
+        c->lead[ms[k]->id] = lead;
+        c->cls_impl[*at + 1] = c->cls_impl[*at] +
+                               (ms[k]->origin != CP_ORIGIN_SOURCE);
+        c->cls_mem[(*at)++] = ms[k]->id;
+    }
+}
+
+/* Groups the path rules into classes of identical patterns (the build
+ * output directory's deny alone in its own: no finding names it). */
+static void ck_classes(struct ck *c)
+{
+    size_t n = c->p->nrules, m = 0, at = 0;
+    c->lead = cp_xmalloc((n + 1) * sizeof *c->lead);
+    c->cls_at = cp_xcalloc(n + 1, sizeof *c->cls_at);
+    c->cls_n = cp_xcalloc(n + 1, sizeof *c->cls_n);
+    c->cls_mem = cp_xmalloc((n + 1) * sizeof *c->cls_mem);
+    c->cls_impl = cp_xcalloc(n + 2, sizeof *c->cls_impl);
+    const struct cp_rule **v = cp_xmalloc((n + 1) * sizeof *v);
+    for (size_t i = 0; i < n; i++) {
+        const struct cp_rule *r = c->p->rules[i];
+        c->lead[i] = (uint32_t)i;
+        if (ck_is_path(r) && !ck_outdir_rule(r))
+            v[m++] = r;
+        else if (ck_is_path(r))
+            ck_class_add(c, &r, 1, &at);
+    }
+    if (m > 1)
+        qsort(v, m, sizeof *v, ck_class_cmp);
+    for (size_t i = 0, j; i < m; i = j) {
+        for (j = i + 1; j < m && v[j]->kind == v[i]->kind &&
+                        cp_path_cmp(&v[j]->u.path, &v[i]->u.path) == 0;
+             j++)
+            ;
+        ck_class_add(c, v + i, j - i, &at);
+    }
+    free(v);
+}
+
 static void ck_index(struct ck *c)
 {
     size_t n = c->p->nrules;
@@ -280,6 +393,7 @@ static void ck_index(struct ck *c)
     c->buckets = cp_xmalloc(maxbuckets * sizeof *c->buckets);
     c->last_root_node = CK_NONE;
     c->abs_root = ck_root(c, NULL);
+    ck_classes(c);
     /* Insert in reverse so that each node's list is in rule order. */
     for (size_t i = n; i-- > 0;) {
         const struct cp_rule *r = c->p->rules[i];
@@ -303,20 +417,8 @@ static void ck_index(struct ck *c)
         c->sig[i] = sig;
         c->minlen[i] = ml;
         c->rule_node[i] = nd;
-        const char *key = "";
-        size_t keylen = 0;
-        for (size_t j = k; j < pa->nsegs; j++)
-            if (pa->segs[j].kind == CP_SEG_LIT) {
-                key = pa->segs[j].s;
-                keylen = pa->segs[j].len;
-                break;
-            }
-        uint32_t b = ck_bucket_find(c, nd, r->kind, key, keylen, true);
-        c->rule_bnext[i] = c->buckets[b].head;
-        c->buckets[b].head = (uint32_t)i;
-        /* every rule of this kind at this node */
-        c->rule_next[i] = c->nodes[nd].head[r->kind];
-        c->nodes[nd].head[r->kind] = (uint32_t)i;
+        if (c->lead[i] == i)
+            ck_index_rule(c, (uint32_t)i, nd, k);
         if (r->kind != CP_R_WRITE && r->kind != CP_R_EXEC)
             continue;
         struct ck_rootcount *rc = ck_rootcount(c, pa->root);
@@ -411,6 +513,15 @@ static bool ck_upc(struct ck *c, const struct cp_rule *r,
     return false;
 }
 
+static void ck_push(struct ck *c, uint32_t nd)
+{
+    if (c->nstack == c->capstack) {
+        c->capstack = c->capstack ? c->capstack * 2 : 64;
+        c->stack = cp_xrealloc(c->stack, c->capstack * sizeof *c->stack);
+    }
+    c->stack[c->nstack++] = nd;
+}
+
 /* Calls fn for each rule of `kind` in the subtree below r's node (the node
  * itself excluded: ck_up covers it).  Below the absolute root lie, for this
  * purpose, the param roots. */
@@ -420,23 +531,12 @@ static bool ck_down(struct ck *c, const struct cp_rule *r,
     uint32_t start = c->rule_node[r->id];
     c->nstack = 0;
     for (uint32_t ch = c->nodes[start].first_child; ch != CK_NONE;
-         ch = c->nodes[ch].next_sibling) {
-        if (c->nstack == c->capstack) {
-            c->capstack = c->capstack ? c->capstack * 2 : 64;
-            c->stack = cp_xrealloc(c->stack, c->capstack * sizeof *c->stack);
-        }
-        c->stack[c->nstack++] = ch;
-    }
+         ch = c->nodes[ch].next_sibling)
+        ck_push(c, ch);
     if (start == c->abs_root) {
         for (size_t i = 0; i < c->nnodes; i++)
-            if (c->nodes[i].parent == CK_NONE && i != c->abs_root) {
-                if (c->nstack == c->capstack) {
-                    c->capstack = c->capstack ? c->capstack * 2 : 64;
-                    c->stack = cp_xrealloc(c->stack,
-                                           c->capstack * sizeof *c->stack);
-                }
-                c->stack[c->nstack++] = (uint32_t)i;
-            }
+            if (c->nodes[i].parent == CK_NONE && i != c->abs_root)
+                ck_push(c, (uint32_t)i);
     }
     while (c->nstack) {
         uint32_t nd = c->stack[--c->nstack];
@@ -447,14 +547,8 @@ static bool ck_down(struct ck *c, const struct cp_rule *r,
                 return true;
         }
         for (uint32_t ch = c->nodes[nd].first_child; ch != CK_NONE;
-             ch = c->nodes[ch].next_sibling) {
-            if (c->nstack == c->capstack) {
-                c->capstack = c->capstack ? c->capstack * 2 : 64;
-                c->stack = cp_xrealloc(c->stack,
-                                       c->capstack * sizeof *c->stack);
-            }
-            c->stack[c->nstack++] = ch;
-        }
+             ch = c->nodes[ch].next_sibling)
+            ck_push(c, ch);
     }
     return false;
 }
@@ -556,6 +650,74 @@ static void ck_add(struct ck *c, enum ck_code code, const struct cp_rule *subj,
     f->code = code;
     f->subject = subj->id;
     f->partner = partner ? partner->id : CK_NONE;
+    f->set = CK_SET_ONE;
+}
+
+/* The number of members of leader's class with ids below `id`. */
+static size_t ck_class_below(const struct ck *c, uint32_t lead, uint32_t id)
+{
+    const uint32_t *m = c->cls_mem + c->cls_at[lead];
+    size_t lo = 0, hi = c->cls_n[lead];
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (m[mid] < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* How many rules the partner of f stands for; up to `max` of the smallest
+ * of their ids go to ids[] (ascending), their number to *nids.  Kept
+ * before a source subject: every member with a lower id, and the implicit
+ * ones above it. */
+static size_t ck_set_ids(const struct ck *c, const struct ck_find *f,
+                         uint32_t *ids, size_t max, size_t *nids)
+{
+    *nids = 0;
+    if (f->set == CK_SET_ONE) {
+        if (f->partner != CK_NONE && max)
+            ids[(*nids)++] = f->partner;
+        return 1;
+    }
+    uint32_t at = c->cls_at[f->partner], n = c->cls_n[f->partner];
+    const uint32_t *m = c->cls_mem + at;
+    size_t below = f->set == CK_SET_ALL
+                       ? n
+                       : ck_class_below(c, f->partner, f->subject);
+    size_t above = f->set == CK_SET_ALL
+                       ? 0
+                       : c->cls_impl[at + n] - c->cls_impl[at + below];
+    for (size_t k = 0; k < below && *nids < max; k++)
+        ids[(*nids)++] = m[k];
+    for (size_t k = below; k < n && *nids < max && above; k++)
+        if (c->p->rules[m[k]]->origin != CP_ORIGIN_SOURCE)
+            ids[(*nids)++] = m[k];
+    return below + above;
+}
+
+/* A finding whose partner is a set of leader's class: once when it is
+ * reported at a source subject (the members only become notes), else
+ * once per member. */
+static void ck_add_set(struct ck *c, enum ck_code code,
+                       const struct cp_rule *subj, const struct cp_rule *lead,
+                       enum ck_set set)
+{
+    if (c->cls_n[lead->id] > 1 && ck_at_subject(code) && ck_src(subj) &&
+        !ck_outdir_rule(subj)) {
+        size_t before = c->nfinds;
+        ck_add(c, code, subj, lead);
+        if (c->nfinds > before)
+            c->finds[before].set = set;
+        return;
+    }
+    const uint32_t *m = c->cls_mem + c->cls_at[lead->id];
+    for (size_t k = 0; k < c->cls_n[lead->id]; k++) {
+        const struct cp_rule *q = c->p->rules[m[k]];
+        if (set == CK_SET_ALL || ck_keep_before(q, subj))
+            ck_add(c, code, subj, q);
+    }
 }
 
 /* ---- path analyses ------------------------------------------------------- */
@@ -577,7 +739,7 @@ static bool ck_contained_in(struct ck *c, const struct cp_rule *r,
         return false;
     }
     acc->any = true;
-    ck_add(c, acc->code, r, q);
+    ck_add_set(c, acc->code, r, q, CK_SET_ALL);
     return false;
 }
 
@@ -589,12 +751,27 @@ static bool ck_redundant_in(struct ck *c, const struct cp_rule *r,
     struct ck_acc *acc = arg;
     if (ck_contains(c, q, r) != CP_REL_YES)
         return false;
-    if (!ck_keep_before(q, r) && ck_contains(c, r, q) == CP_REL_YES)
-        return false; /* same paths, r is kept: q is the redundant one */
+    /* Same paths: only the members kept before r make it redundant (a
+     * member kept after it is the redundant one). */
+    enum ck_set set = ck_contains(c, r, q) == CP_REL_YES ? CK_SET_BEFORE
+                                                         : CK_SET_ALL;
+    struct ck_find probe = {.subject = r->id, .partner = q->id, .set = set};
+    size_t nids;
+    if (set == CK_SET_BEFORE && !ck_src(r)) {
+        /* an implicit r: kept after source members, before none */
+        bool any = false;
+        const uint32_t *m = c->cls_mem + c->cls_at[q->id];
+        for (size_t k = 0; k < c->cls_n[q->id] && !any; k++)
+            any = ck_keep_before(c->p->rules[m[k]], r);
+        if (!any)
+            return false;
+    } else if (ck_set_ids(c, &probe, NULL, 0, &nids) == 0) {
+        return false;
+    }
     acc->any = true;
     c->p->rules[r->id]->flags |= CP_RF_REDUNDANT;
     if (ck_src(r))
-        ck_add(c, CK_REDUNDANT, r, q);
+        ck_add_set(c, CK_REDUNDANT, r, q, set);
     return false;
 }
 
@@ -615,8 +792,11 @@ static bool ck_unreadable(struct ck *c, const struct cp_rule *r,
     /* r: deny read, q: write */
     if (c->shadowed[q->id])
         return false;
-    if (cp_path_overlaps(&q->u.path, &r->u.path, &param) == CP_REL_YES)
-        ck_add(c, CK_UNREADABLE, q, r);
+    if (cp_path_overlaps(&q->u.path, &r->u.path, &param) != CP_REL_YES)
+        return false;
+    const uint32_t *m = c->cls_mem + c->cls_at[q->id];
+    for (size_t k = 0; k < c->cls_n[q->id]; k++) /* q's class: its members */
+        ck_add(c, CK_UNREADABLE, c->p->rules[m[k]], r);
     return false;
 }
 
@@ -1154,6 +1334,8 @@ static int ck_find_cmp(const void *x, const void *y)
         return a->subject < b->subject ? -1 : 1;
     if (a->partner != b->partner)
         return a->partner < b->partner ? -1 : 1;
+    if (a->set != b->set)
+        return a->set < b->set ? -1 : 1;
     return 0;
 }
 
@@ -1239,18 +1421,48 @@ static bool ck_outdir_rule(const struct cp_rule *r)
            strcmp(r->why, "build output directory") == 0;
 }
 
-/* One diagnostic for a run of findings with the same place, code and
+/* The partners of a run of findings with the same place, code and
+ * subject: the CK_MAX_NOTES lowest ids (ascending) in ids[], their number
+ * in *nids; returns how many partners there are. */
+static size_t ck_partners(const struct ck *c, const struct ck_find *f,
+                          size_t nf, uint32_t *ids, size_t *nids)
+{
+    size_t n = 0;
+    *nids = 0;
+    for (size_t i = 0; i < nf; i++) {
+        uint32_t got[CK_MAX_NOTES];
+        size_t ngot;
+        n += ck_set_ids(c, &f[i], got, CK_MAX_NOTES, &ngot);
+        for (size_t k = 0; k < ngot; k++) { /* insert, keeping the lowest */
+            size_t at = *nids;
+            while (at > 0 && ids[at - 1] > got[k])
+                at--;
+            if (at >= CK_MAX_NOTES)
+                break;
+            size_t end = *nids < CK_MAX_NOTES ? *nids : CK_MAX_NOTES - 1;
+            memmove(ids + at + 1, ids + at, (end - at) * sizeof *ids);
+            ids[at] = got[k];
+            if (*nids < CK_MAX_NOTES)
+                (*nids)++;
+        }
+    }
+    return n;
+}
+
+/* One diagnostic for a run of nf findings with the same place, code and
  * subject; the partners become notes (capped). */
-static void ck_report(struct ck *c, const struct ck_find *f, size_t n)
+static void ck_report(struct ck *c, const struct ck_find *f, size_t nf)
 {
     const struct cp_policy *p = c->p;
     if (f->code == CK_EXPECT) {
         ck_report_expect(c, &p->expects[f->subject]);
         return;
     }
+    uint32_t ids[CK_MAX_NOTES];
+    size_t nids;
+    size_t n = ck_partners(c, f, nf, ids, &nids);
     const struct cp_rule *r = p->rules[f->subject];
-    const struct cp_rule *q = f->partner != CK_NONE ? p->rules[f->partner]
-                                                    : NULL;
+    const struct cp_rule *q = nids ? p->rules[ids[0]] : NULL;
     const struct cp_rule *at = p->rules[(f->key - 1) / 2];
     const char *rt = ck_rt(c, r), *qt = q ? ck_rt(c, q) : "";
     const char *more = n > 1 ? cp_arena_printf(c->a, " (and %zu more)", n - 1)
@@ -1372,12 +1584,8 @@ static void ck_report(struct ck *c, const struct ck_find *f, size_t n)
     if (!g)
         return;
     /* Notes: the other rule of each pair. */
-    for (size_t i = 0; i < n && i < CK_MAX_NOTES; i++) {
-        const struct cp_rule *pr = f[i].partner != CK_NONE
-                                       ? p->rules[f[i].partner]
-                                       : NULL;
-        if (!pr)
-            continue;
+    for (size_t i = 0; i < nids; i++) {
+        const struct cp_rule *pr = p->rules[ids[i]];
         ck_note_rule(c, g, pr == at ? r : pr);
     }
     if (n > CK_MAX_NOTES)
@@ -1421,6 +1629,11 @@ int cp_check(struct cp_ctx *cx)
     free(c.buckets);
     free(c.bht);
     free(c.minlen);
+    free(c.lead);
+    free(c.cls_at);
+    free(c.cls_n);
+    free(c.cls_mem);
+    free(c.cls_impl);
     free(c.shadowed);
     free(c.finds);
     free(c.stack);

@@ -890,7 +890,7 @@ void cp_diags_sort(struct cp_diags *d)
 #define CP_C_BOLD "\033[1m"
 #define CP_C_RESET "\033[0m"
 
-static const char *cp_sev_word(enum cp_severity s)
+const char *cp_diag_sev_word(enum cp_severity s)
 {
     switch (s) {
     case CP_SEV_NOTE:
@@ -1127,7 +1127,7 @@ static void cp_render_head(const struct cp_diags *d, const struct cp_loc *loc,
         cp_buf_adds_(CP_C_RESET, out);
         cp_buf_adds_(cp_sev_color(sev), out);
     }
-    cp_buf_adds_(cp_sev_word(sev), out);
+    cp_buf_adds_(cp_diag_sev_word(sev), out);
     cp_buf_addc_(':', out);
     if (d->color)
         cp_buf_adds_(CP_C_RESET, out);

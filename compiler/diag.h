@@ -79,6 +79,8 @@ struct cp_diags {
 const char *cp_diag_code_id(enum cp_diag_code c);   /* "CP0101" */
 const char *cp_diag_code_name(enum cp_diag_code c); /* "unknown-profile" */
 enum cp_severity cp_diag_code_default(enum cp_diag_code c);
+/* "note", "warning" or "error": the word of the text and SARIF renderers. */
+const char *cp_diag_sev_word(enum cp_severity s);
 const char *cp_diag_code_summary(enum cp_diag_code c);
 /* The option that controls a code ("claude-net-prompt"), or NULL for an
  * error, which no option can change. */

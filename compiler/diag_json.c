@@ -11,19 +11,6 @@
 #include "diag.h"
 #include "json.h"
 
-static const char *dj_level(enum cp_severity s)
-{
-    switch (s) {
-    case CP_SEV_NOTE:
-        return "note";
-    case CP_SEV_WARNING:
-        return "warning";
-    case CP_SEV_ERROR:
-        return "error";
-    }
-    return "error";
-}
-
 /* Prints the document in b, a newline, and frees b. */
 static void dj_print(struct cp_buf *b, FILE *out)
 {
@@ -47,7 +34,7 @@ static void dj_loc(struct cp_jw *w, const struct cp_loc *l)
 static void dj_item(struct cp_jw *w, const struct cp_diag *g)
 {
     cp_jw_open(w, '{');
-    cp_jw_kstr(w, "severity", dj_level(g->sev));
+    cp_jw_kstr(w, "severity", cp_diag_sev_word(g->sev));
     cp_jw_kstr(w, "code", cp_diag_code_id(g->code));
     cp_jw_kstr(w, "name", cp_diag_code_name(g->code));
     cp_jw_kstr(w, "message", g->msg);
@@ -105,8 +92,9 @@ static const char *cp_diag_code_help(enum cp_diag_code c, char *buf,
                  "%s (%s). Default severity %s; -Wno-%s or -Wno-%s disables "
                  "it, -Werror=%s makes it an error. 'confpol help %s' says "
                  "what it means offline; %s documents it.",
-                 cp_diag_code_summary(c), id, dj_level(cp_diag_code_default(c)),
-                 flag, id, flag, id, cp_diag_code_doc(c));
+                 cp_diag_code_summary(c), id,
+                 cp_diag_sev_word(cp_diag_code_default(c)), flag, id, flag, id,
+                 cp_diag_code_doc(c));
     else
         snprintf(buf, size,
                  "%s (%s). An error: the policy is rejected and no artifact "
@@ -224,7 +212,7 @@ static void dj_sarif_result(struct cp_jw *w, const struct cp_diag *g,
     cp_jw_open(w, '{');
     cp_jw_kstr(w, "ruleId", cp_diag_code_id(g->code));
     cp_jw_kint(w, "ruleIndex", index[g->code]);
-    cp_jw_kstr(w, "level", dj_level(g->sev));
+    cp_jw_kstr(w, "level", cp_diag_sev_word(g->sev));
     if (g->suggestion) {
         size_t len = strlen(g->msg) + strlen(g->suggestion) + 16;
         char *t = cp_xmalloc(len);
@@ -277,7 +265,7 @@ static void dj_sarif_rule(struct cp_jw *w, enum cp_diag_code c)
     dj_text(w, "help", help);
     cp_jw_key(w, "defaultConfiguration");
     cp_jw_open(w, '{');
-    cp_jw_kstr(w, "level", dj_level(cp_diag_code_default(c)));
+    cp_jw_kstr(w, "level", cp_diag_sev_word(cp_diag_code_default(c)));
     cp_jw_close(w, '}');
     const char *sev = dj_security_severity(c);
     if (sev) {

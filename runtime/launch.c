@@ -1840,8 +1840,9 @@ static bool superv_relays(const struct superv *s)
     return !s->l->fallback_why || s->ss.started;
 }
 
-/* The stage spoke: on its first 'S', say so, release held stderr, and
- * take a pidfd of the command for signal forwarding. */
+/* The stage spoke: on its first 'S', say so, release held stderr, let the
+ * stage go on ('G'), and take a pidfd of the command for signal
+ * forwarding. */
 static void superv_status(struct superv *s)
 {
     bool was = s->ss.started;
@@ -1853,6 +1854,11 @@ static void superv_status(struct superv *s)
     if (s->l->fallback_why && s->err.len &&
         write(2, s->err.text, s->err.len) < 0) {
     }
+    /* The stage executes the command only after this: what is said above
+     * comes before anything the command writes.  Unsent, the stage sees
+     * the end of the socket instead and refuses (125). */
+    if (send(s->st, "G", 1, MSG_NOSIGNAL) != 1 && shutdown(s->st, SHUT_WR) != 0)
+        kill(s->child, SIGKILL);
     if (s->ss.cmd_pid > 0) {
         s->cmd_pidfd = (int)syscall(SYS_pidfd_open, s->ss.cmd_pid, 0);
         s->cmd_gone = s->cmd_pidfd < 0 && errno == ESRCH;
@@ -1911,9 +1917,13 @@ static void supervise(struct superv *s)
         if (!reaped && waitpid(s->child, &s->wstatus, WNOHANG) == s->child)
             reaped = true;
     }
-    if (!reaped)
+    if (!reaped) {
+        /* Supervision ended early (poll failed): a stage still waiting for
+         * 'G' sees the end of the socket and refuses. */
+        shutdown(s->st, SHUT_WR);
         while (waitpid(s->child, &s->wstatus, 0) < 0 && errno == EINTR)
             ;
+    }
     status_read(s->st, &s->ss);
     /* What bwrap wrote last, without waiting for an end that a process
      * still holding the pipe would never give: nothing read when the

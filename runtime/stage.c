@@ -412,6 +412,18 @@ static void stage_unix_supervise(const struct stage_opts *o)
     cp_rt_unix_set_free(&set);
 }
 
+/* Waits for the launcher's 'G', sent once it has said which enforcer runs
+ * and relayed what bwrap wrote: the command's output comes after them. */
+static void stage_wait_go(void)
+{
+    char c = 0;
+    ssize_t n;
+    while ((n = recv(stage_status_fd, &c, 1, 0)) < 0 && errno == EINTR)
+        ;
+    if (n != 1 || c != 'G')
+        stage_report('E', CP_RT_EXIT_ERROR, "stage: the launcher is gone");
+}
+
 /* Runs the command; reports why when it cannot. */
 static _Noreturn void stage_exec(char **cmd, bool landlock)
 {
@@ -448,6 +460,7 @@ int cp_rt_stage_main(int sargc, char **sargv)
     if (o.landlock)
         apply_landlock(o.execs, o.nexec, cmd[0]);
     free(o.execs);
+    stage_wait_go();
     if (o.no_unix && o.nsock)
         stage_unix_supervise(&o);
     else if (o.no_unix && cp_rt_unix_close(&e))

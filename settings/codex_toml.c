@@ -6,9 +6,11 @@
  * `default_permissions`, one at its end holding the artifact's tables.
  * Uninstall removes exactly those bytes (and the newline install added
  * when the file did not end in one), so the file is back byte for byte.
- * The user's own text is read by a small TOML scanner that only needs to
- * know where lines, strings and table headers are: enough to find a
- * conflicting key, and to refuse what it cannot read. */
+ * The user's own text is read by a small TOML reader that sees every key
+ * as its dotted path (table headers, dotted keys, the keys of inline
+ * tables, in arrays too), so that no spelling hides a conflicting key,
+ * and refuses what it cannot read.  The same reader finds the keys of
+ * Codex's managed files (cp_codex_toml_key). */
 #include "settings_int.h"
 
 #include "utf8.h"
@@ -63,6 +65,15 @@ struct cx_scan {
     struct cp_buf *err;
     bool features; /* the artifact writes [features] */
     int conflicts;
+    /* Called with every key's dotted path (quotes dropped); header: a
+     * table header; top: a key of the root table. */
+    void (*on_key)(struct cx_scan *x, const char *path, bool header, bool top);
+    /* cp_codex_toml_key: the words, the first key naming one */
+    const char *const *words;
+    size_t nwords;
+    const char *word;
+    char found[1024];
+    char why[64]; /* cx_read: why the text cannot be read */
 };
 
 static bool cx_bare(char c)
@@ -198,35 +209,116 @@ static bool cx_string(struct cx_scan *x)
     return false;
 }
 
-/* Skips a value up to the end of its (last) line.  False on an
- * unterminated string or bracket. */
-static bool cx_value(struct cx_scan *x)
+/* Skips blanks; with nl also line ends and comments (inside an array). */
+static void cx_blank(struct cx_scan *x, bool nl)
 {
-    int depth = 0;
     while (x->i < x->n) {
         char c = x->s[x->i];
-        if (c == '"' || c == '\'') {
-            if (!cx_string(x))
-                return false;
-            continue;
-        }
-        if (c == '#') {
+        if (c == ' ' || c == '\t' || (nl && c == '\r')) {
+            x->i++;
+        } else if (nl && c == '\n') {
+            x->line++;
+            x->i++;
+        } else if (nl && c == '#') {
             while (x->i < x->n && x->s[x->i] != '\n')
                 x->i++;
-            continue;
+        } else {
+            break;
         }
-        if (c == '[' || c == '{')
-            depth++;
-        else if (c == ']' || c == '}')
-            depth--;
-        else if (c == '\n') {
-            if (depth <= 0)
-                return depth == 0;
-            x->line++;
-        }
-        x->i++;
     }
-    return depth == 0;
+}
+
+/* The end of a line: blanks, a comment, then a newline (not consumed) or
+ * the end of the text. */
+static bool cx_eol(struct cx_scan *x)
+{
+    cx_blank(x, false);
+    if (x->i < x->n && x->s[x->i] == '#')
+        while (x->i < x->n && x->s[x->i] != '\n')
+            x->i++;
+    if (x->i < x->n && x->s[x->i] == '\r')
+        x->i++;
+    return x->i >= x->n || x->s[x->i] == '\n';
+}
+
+/* Values nest at most this deep: deeper is refused, not recursed into. */
+#define CX_MAX_DEPTH 32
+
+static bool cx_val(struct cx_scan *x, const char *path, int depth);
+
+/* An inline table at '{': each of its keys is a key below path.  Read
+ * over several lines too (TOML 1.1), which can only show more keys. */
+static bool cx_inline(struct cx_scan *x, const char *path, int depth)
+{
+    x->i++;
+    cx_blank(x, true);
+    if (x->i < x->n && x->s[x->i] == '}') {
+        x->i++;
+        return true;
+    }
+    for (;;) {
+        char kp[1024];
+        snprintf(kp, sizeof kp, "%s.", path);
+        if (!cx_key(x, kp, sizeof kp) || x->i >= x->n || x->s[x->i] != '=')
+            return false;
+        x->i++;
+        x->on_key(x, kp, false, false);
+        cx_blank(x, false);
+        if (!cx_val(x, kp, depth + 1))
+            return false;
+        cx_blank(x, true);
+        if (x->i >= x->n)
+            return false;
+        char c = x->s[x->i++];
+        if (c == '}')
+            return true;
+        if (c != ',')
+            return false;
+        cx_blank(x, true);
+    }
+}
+
+/* An array at '[': its values may be inline tables, whose keys are keys
+ * below path. */
+static bool cx_array(struct cx_scan *x, const char *path, int depth)
+{
+    x->i++;
+    for (;;) {
+        cx_blank(x, true);
+        if (x->i < x->n && x->s[x->i] == ']') {
+            x->i++;
+            return true;
+        }
+        if (!cx_val(x, path, depth + 1))
+            return false;
+        cx_blank(x, true);
+        if (x->i >= x->n)
+            return false;
+        char c = x->s[x->i++];
+        if (c == ']')
+            return true;
+        if (c != ',')
+            return false;
+    }
+}
+
+/* One value at x->i: a string, an array, an inline table, or a scalar
+ * (number, boolean, date: up to the next ',', ']', '}', '#' or line end). */
+static bool cx_val(struct cx_scan *x, const char *path, int depth)
+{
+    if (depth > CX_MAX_DEPTH || x->i >= x->n)
+        return false;
+    char c = x->s[x->i];
+    if (c == '"' || c == '\'')
+        return cx_string(x);
+    if (c == '[')
+        return cx_array(x, path, depth);
+    if (c == '{')
+        return cx_inline(x, path, depth);
+    size_t from = x->i;
+    while (x->i < x->n && !memchr(",]}#\r\n", x->s[x->i], 6))
+        x->i++;
+    return x->i > from;
 }
 
 /* A table header line: '[' or '[[' already seen at x->i. */
@@ -241,8 +333,8 @@ static bool cx_header(struct cx_scan *x)
     x->i += arr ? 2 : 1;
     if (arr && x->s[x->i - 1] != ']')
         return false;
-    cx_check_path(x, x->table, true, false);
-    return cx_value(x); /* a comment may follow */
+    x->on_key(x, x->table, true, false);
+    return cx_eol(x); /* a comment may follow */
 }
 
 /* A key/value line. */
@@ -254,8 +346,41 @@ static bool cx_keyval(struct cx_scan *x)
     if (!cx_key(x, path, sizeof path) || x->i >= x->n || x->s[x->i] != '=')
         return false;
     x->i++;
-    cx_check_path(x, path, false, top);
-    return cx_value(x);
+    x->on_key(x, path, false, top);
+    cx_blank(x, false);
+    return cx_val(x, path, 0) && cx_eol(x);
+}
+
+/* Reads the whole text, calling x->on_key for every key.  Returns NULL,
+ * or why it cannot be read. */
+static const char *cx_read(struct cx_scan *x)
+{
+    const char *s = x->s, *why = NULL;
+    size_t n = x->n;
+    if (memchr(s, '\0', n))
+        why = "it holds a NUL byte";
+    else if (!cp_utf8_valid(s, n))
+        why = "it is not valid UTF-8";
+    else if (n >= 3 && memcmp(s, "\xef\xbb\xbf", 3) == 0)
+        why = "it starts with a byte order mark";
+    while (!why && x->i < n) {
+        cx_ws(x);
+        char c = x->i < n ? s[x->i] : '\n';
+        bool ok = c == '\n' || c == '\r' || c == '#' ? cx_eol(x)
+                  : c == '['                         ? cx_header(x)
+                                                     : cx_keyval(x);
+        if (!ok) {
+            snprintf(x->why, sizeof x->why, "line %zu cannot be read as TOML",
+                     x->line);
+            why = x->why;
+            break;
+        }
+        if (x->i < n) { /* the newline */
+            x->i++;
+            x->line++;
+        }
+    }
+    return why;
 }
 
 /* Scans the user's text: conflicts (err, counted) and what cannot be read
@@ -267,32 +392,9 @@ static bool cx_scan_text(const char *s, size_t n, bool features, int *conf,
                         .n = n,
                         .line = 1,
                         .err = err,
-                        .features = features};
-    const char *why = NULL;
-    if (memchr(s, '\0', n))
-        why = "it holds a NUL byte";
-    else if (!cp_utf8_valid(s, n))
-        why = "it is not valid UTF-8";
-    else if (n >= 3 && memcmp(s, "\xef\xbb\xbf", 3) == 0)
-        why = "it starts with a byte order mark";
-    while (!why && x.i < n) {
-        cx_ws(&x);
-        char c = x.i < n ? s[x.i] : '\n';
-        bool ok = c == '\n' || c == '\r' || c == '#' ? cx_value(&x)
-                  : c == '['                         ? cx_header(&x)
-                                                     : cx_keyval(&x);
-        if (!ok) {
-            static char buf[64];
-            snprintf(buf, sizeof buf, "line %zu cannot be read as TOML",
-                     x.line);
-            why = buf;
-            break;
-        }
-        if (x.i < n) { /* the newline */
-            x.i++;
-            x.line++;
-        }
-    }
+                        .features = features,
+                        .on_key = cx_check_path};
+    const char *why = cx_read(&x);
     if (why) {
         cp_buf_printf(err,
                       "the file cannot be edited safely: %s (install "
@@ -302,6 +404,40 @@ static bool cx_scan_text(const char *s, size_t n, bool features, int *conf,
     }
     *conf = x.conflicts;
     return true;
+}
+
+/* cp_codex_toml_key's check: the first key whose path holds a word. */
+static void cx_word_key(struct cx_scan *x, const char *path, bool header,
+                        bool top)
+{
+    (void)header;
+    (void)top;
+    for (size_t w = 0; w < x->nwords && !x->word; w++)
+        if (strstr(path, x->words[w])) {
+            x->word = x->words[w];
+            snprintf(x->found, sizeof x->found, "%s", path);
+        }
+}
+
+int cp_codex_toml_key(const char *s, size_t n, const char *const *words,
+                      size_t nwords, struct cp_buf *out, const char **word)
+{
+    struct cx_scan x = {.s = s,
+                        .n = n,
+                        .line = 1,
+                        .words = words,
+                        .nwords = nwords,
+                        .on_key = cx_word_key};
+    const char *why = cx_read(&x);
+    if (why) {
+        cp_buf_adds(out, why);
+        return -1;
+    }
+    if (!x.word)
+        return 0;
+    cp_buf_adds(out, x.found);
+    *word = x.word;
+    return 1;
 }
 
 /* ---- the blocks ---------------------------------------------------------- */

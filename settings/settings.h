@@ -125,6 +125,14 @@ int cp_codex_install(const char *artp, const char *live, size_t llen,
  * the file), 0 when there are none (out = live). */
 int cp_codex_uninstall(const char *artp, const char *live, size_t llen,
                        struct cp_buf *out, bool *created);
+/* Codex's managed files: the first key of TOML text s (its dotted path,
+ * quotes dropped; table headers, dotted keys, the keys of inline tables,
+ * also in arrays) that contains one of words[0..nwords).  1, its path
+ * appended to out and *word set; 0 when no key does; -1 and why appended
+ * to out when s cannot be read as TOML (among it a quoted key with an
+ * escape: it could spell a word another way). */
+int cp_codex_toml_key(const char *s, size_t n, const char *const *words,
+                      size_t nwords, struct cp_buf *out, const char **word);
 /* Gaps between the live file and the artifact (one line each in report),
  * -1 when art is not a codex artifact. */
 int cp_codex_verify(const char *artp, const char *live, size_t llen,

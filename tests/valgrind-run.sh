@@ -23,6 +23,8 @@ set -u
 BUILD=${BUILD:-build}
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 2
+TOP=$top
+. "$TOP/tests/lib/http.sh"
 CONFPOL="$top/$BUILD/confpol"
 RUN="$top/$BUILD/dynamic/confpol-run"
 [ -x "$RUN" ] || { echo "valgrind-run.sh: $RUN not built"; exit 2; }
@@ -51,16 +53,9 @@ VG="valgrind -q --error-exitcode=99 --leak-check=full --show-leak-kinds=definite
 mkdir -p "$T/www" "$T/proj/vg" "$T/proj/tmp" "$T/bin" "$T/proj/.git/hooks"
 VGD=$T/proj/vg
 echo hello >"$T/www/index.txt"
-(cd "$T/www" && exec python3 -c '
-import http.server
-class H(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *a): pass
-s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
-print(s.server_address[1], flush=True)
-s.serve_forever()' >"$T/port") &
-SPID=$!
-i=0
-while [ ! -s "$T/port" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+http_serve "$T/www" "$T/port"
+SPID=$HTTP_PID
+wait_nonempty "$T/port"
 P=$(cat "$T/port")
 [ -n "$P" ] || { echo "valgrind-run.sh: the test server did not start"; exit 2; }
 printf '127.0.0.1 allowed.test denied.test\n' >"$T/hosts"

@@ -22,7 +22,7 @@ _confpol_options()
 _confpol_values()
 {
     case $1 in
-    --target) [ "$2" = diff ] && echo "sbpl bwrap claude" || echo "sbpl bwrap claude all" ;;
+    --target) [ "$2" = diff ] && echo "sbpl bwrap claude codex" || echo "sbpl bwrap claude codex all" ;;
     --diagnostics-format) echo "text json sarif" ;;
     --format)
         case $2 in

@@ -20,9 +20,9 @@ function __confpol_values
     switch $words[-1]
         case --target
             if test "$cmd" = diff
-                printf '%s\n' sbpl bwrap claude
+                printf '%s\n' sbpl bwrap claude codex
             else
-                printf '%s\n' sbpl bwrap claude all
+                printf '%s\n' sbpl bwrap claude codex all
             end
         case --diagnostics-format
             printf '%s\n' text json sarif

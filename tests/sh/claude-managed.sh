@@ -12,20 +12,14 @@
 # root, as the tests have here and in CI).
 set -u
 : "${CONFPOL:?}"
-if [ "${CP_MANAGED_NS:-}" != 1 ]; then
-    [ "$(id -u)" = 0 ] || { echo "needs root (a private mount namespace over /etc)"; exit 77; }
-    command -v unshare >/dev/null 2>&1 || { echo "no unshare"; exit 77; }
-    CP_MANAGED_NS=1 exec timeout -k 5 300 unshare -m --propagation private sh "$0"
-fi
+. "${TOP:?}/tests/lib/etc_overlay.sh"
+etc_overlay_ns 300
 command -v jq >/dev/null 2>&1 || { echo "no jq"; exit 77; }
 tmp=$(mktemp -d) || exit 2
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM
-mkdir -p "$tmp/upper" "$tmp/work" "$tmp/home" "$tmp/proj" "$tmp/bin"
-mount -t overlay overlay -o "lowerdir=/etc,upperdir=$tmp/upper,workdir=$tmp/work" /etc ||
-    { echo "cannot mount an overlay on /etc in a private namespace"; exit 77; }
-rm -rf /etc/claude-code
-mkdir -p /etc/claude-code
+mkdir -p "$tmp/home" "$tmp/proj" "$tmp/bin"
+etc_overlay "$tmp" /etc/claude-code
 m=/etc/claude-code/managed-settings.json
 fails=0
 fail() {

@@ -13,20 +13,14 @@
 # tests have here and in CI): confpol reads no other place.
 set -u
 : "${CONFPOL:?}" "${TOP:?}"
-if [ "${CP_MANAGED_NS:-}" != 1 ]; then
-    [ "$(id -u)" = 0 ] || { echo "needs root (a private mount namespace over /etc)"; exit 77; }
-    command -v unshare >/dev/null 2>&1 || { echo "no unshare"; exit 77; }
-    CP_MANAGED_NS=1 exec timeout -k 5 600 unshare -m --propagation private sh "$0"
-fi
+. "$TOP/tests/lib/etc_overlay.sh"
+etc_overlay_ns 600
 . "$TOP/tests/lib/codex_cli.sh"
 # Not under /tmp: Codex makes no helper links in a CODEX_HOME there.
 tmp=$(mktemp -d "$TOP/${BUILD:-build}/tools/codex/run.XXXXXX") || exit 1
 ov=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp" "$ov"' EXIT INT TERM
-mkdir -p "$ov/upper" "$ov/work" || exit 1
-mount -t overlay overlay -o "lowerdir=/etc,upperdir=$ov/upper,workdir=$ov/work" /etc ||
-    { echo "cannot mount an overlay on /etc in a private namespace"; exit 77; }
-rm -rf /etc/codex && mkdir -p /etc/codex || exit 1
+etc_overlay "$ov" /etc/codex
 fail=0
 no() { echo "FAIL: $*"; fail=$((fail + 1)); }
 mkdir -p "$tmp/home/.ssh" "$tmp/home/.codex" "$tmp/proj" || exit 1

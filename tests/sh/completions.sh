@@ -42,7 +42,7 @@ t confpol help ex
 expect bash "confpol" "$(echo "$out" | sed -n 1p) " "$cmds"
 expect bash "confpol ch" "$(echo "$out" | sed -n 2p)" "check"
 expect bash "check --print-ef" "$(echo "$out" | sed -n 3p)" "--print-effective"
-expect bash "build --target" "$(echo "$out" | sed -n 4p)" "sbpl bwrap claude all"
+expect bash "build --target" "$(echo "$out" | sed -n 4p)" "sbpl bwrap claude codex all"
 expect bash "explain FILE" "$(echo "$out" | sed -n 5p)" "read write exec net gate content socket"
 expect bash "check" "$(echo "$out" | sed -n 6p)" "p.confpol bin"
 expect bash "help ex" "$(echo "$out" | sed -n 7p)" "explain"
@@ -56,7 +56,7 @@ for l in "confpol ch" "confpol check --print-ef" "confpol build --target " "conf
 end' "$c/confpol.fish")
     expect fish "confpol ch" "$(echo "$out" | sed -n 1p)" "check"
     expect fish "check --print-ef" "$(echo "$out" | sed -n 2p)" "--print-effective"
-    expect fish "build --target" "$(echo "$out" | sed -n 3p)" "all bwrap claude sbpl"
+    expect fish "build --target" "$(echo "$out" | sed -n 3p)" "all bwrap claude codex sbpl"
     expect fish "explain --format" "$(echo "$out" | sed -n 4p)" "json text"
     case $(echo "$out" | sed -n 5p) in *p.confpol*) ;; *) fail "fish: check offers no policy file" ;; esac
     got=$(fish -c 'source $argv[1]; complete -C"confpol " | string replace -r "\t.*" "" | sort | string join " "' "$c/confpol.fish")
@@ -80,7 +80,7 @@ t confpol check ""
 t confpol check --
 ' sh "$c/_confpol")
     expect zsh "confpol" "$(echo "$out" | sed -n 1p) " "$cmds"
-    expect zsh "build --target" "$(echo "$out" | sed -n 2p)" "sbpl bwrap claude all"
+    expect zsh "build --target" "$(echo "$out" | sed -n 2p)" "sbpl bwrap claude codex all"
     expect zsh "explain FILE" "$(echo "$out" | sed -n 3p)" "read write exec net gate content socket"
     expect zsh "check" "$(echo "$out" | sed -n 4p)" "files -g *.(confpol|json)(-.)"
     case $(echo "$out" | sed -n 5p) in *--print-effective*) ;; *) fail "zsh: check -- offers no options" ;; esac

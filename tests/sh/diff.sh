@@ -278,15 +278,54 @@ same x
 # literal one) that a target does not enforce is a widening on it
 printf 'confpol 1\nprofile confined\nwrite ${PROJECT}\ndeny write ${PROJECT}/.git\n' >t1.confpol
 printf 'confpol 1\nprofile confined\nwrite ${PROJECT}\ndeny write ${PROJECT}/.gi?\n' >t3.confpol
-for t in sbpl bwrap claude; do
+for t in sbpl bwrap claude codex; do
     echo "$t: $("$CONFPOL" diff --target $t t1.confpol t3.confpol | tail -n 1)"
 done >tg.out
 cat >tg.exp <<'E'
 sbpl: 0 widened, 1 narrowed
 bwrap: 1 widened, 0 narrowed
 claude: 1 widened, 0 narrowed
+codex: 0 widened, 1 narrowed
 E
 same tg
+# codex: a gate and an exec deny added narrow the policy and the claude
+# target (its hook) or bwrap (its exec list), and nothing on codex, which
+# runs neither confpol's gate nor an exec allow-list
+printf 'confpol 1\nprofile confined\nwrite /tmp/p\nexec /usr/bin/**\n' >x1.confpol
+printf 'confpol 1\nprofile confined\nwrite /tmp/p\nexec /usr/bin/**\ndeny exec /usr/bin/curl\ngate deny "git push *"\n' >x2.confpol
+for t in bwrap claude codex; do
+    echo "$t: $("$CONFPOL" diff --target $t x1.confpol x2.confpol | grep -v '^ ')"
+done >tx.out
+cat >tx.exp <<'E'
+bwrap: narrowed exec /usr/bin/curl
+0 widened, 1 narrowed
+claude: narrowed gate '"$CONFPOL_DIFF" x'
+narrowed gate 'git push'
+0 widened, 2 narrowed
+codex: 0 widened, 0 narrowed
+E
+same tx
+"$CONFPOL" diff --target codex -D PROJECT=/tmp/p -D HOME=/root t1.confpol t3.confpol >tc.out
+cat >tc.exp <<'E'
+narrowed write /tmp/p/.giz
+  old: allow
+    by 'write ${PROJECT}' at t1.confpol:3:7
+  new: deny
+    by 'deny write ${PROJECT}/.gi?' at t3.confpol:4:12
+  region: 'write ${PROJECT}'
+0 widened, 1 narrowed
+E
+same tc
+"$CONFPOL" diff --help | grep -A1 -e "--target T" | tail -n 1 >th.out
+"$CONFPOL" diff --help | grep -e "(sbpl, bwrap" >>th.out
+"$CONFPOL" diff --target nope t1.confpol t3.confpol 2>>th.out
+cat >th.exp <<'E'
+                            rules T rates not enforced left out
+                            (sbpl, bwrap, claude, codex; codex
+confpol diff: --target expects sbpl, bwrap, claude or codex, got 'nope'
+see 'confpol diff --help'
+E
+same th
 "$CONFPOL" diff --fail-on widen --target bwrap t1.confpol t3.confpol >/dev/null
 status target-fail 1 $?
 "$CONFPOL" diff --target nope t1.confpol t3.confpol 2>/dev/null

@@ -16,41 +16,13 @@ rm -rf "$w" && mkdir -p "$w/home" "$w/project" || exit 1
 trap 'rm -rf "$w"' EXIT
 cd "$w/project" || exit 1
 HOME=$w/home python3 - "$CONFPOL" "$TOP" "$w" <<'PY'
-import re, subprocess, sys, os, glob
+import subprocess, sys, os, glob
 confpol, top, w = sys.argv[1:4]
+sys.path.insert(0, os.path.join(top, 'tests', 'lib'))
+from expect_lines import expects  # noqa: E402
 home, project = w + '/home', w + '/project'
 files = sorted(glob.glob(top + '/examples/*.confpol')) + \
     sorted(glob.glob(top + '/examples/starter/*.confpol'))
-expect_re = re.compile(r'^\s*expect\s+(allow|deny|ask)\s+(read|write|exec|net|gate|socket)\s+(.*)$')
-include_re = re.compile(r'^\s*include\s+"([^"]*)"')
-
-def subject(text):
-    text = text.strip()
-    if text.startswith('"'):
-        out, i = [], 1
-        while i < len(text) and text[i] != '"':
-            if text[i] == '\\':
-                n = text[i + 1]
-                if n == 'x':
-                    out.append(chr(int(text[i + 2:i + 4], 16))); i += 4; continue
-                out.append(n); i += 2; continue
-            out.append(text[i]); i += 1
-        return ''.join(out)
-    return text.split('#')[0].split()[0]
-
-def expects(path, seen):
-    if path in seen:
-        return []
-    seen.add(path)
-    found = []
-    for line in open(path, encoding='utf-8', errors='replace'):
-        m = include_re.match(line)
-        if m and not m.group(1).startswith('<'):
-            found += expects(os.path.join(os.path.dirname(path), m.group(1)), seen)
-        m = expect_re.match(line)
-        if m:
-            found.append((m.group(1), m.group(2), subject(m.group(3))))
-    return found
 
 def shell(access, s):
     if access not in ('read', 'write', 'exec', 'socket'):
@@ -69,7 +41,7 @@ for f in files:
     if r.returncode != 0:
         print(f'FAIL: confpol run --dry-run {f} exited {r.returncode}\n{r.stderr}')
         failures += 1
-    for verdict, access, subj in expects(f, set()):
+    for verdict, access, subj in expects(f):
         for s in sorted({subj, shell(access, subj)}):
             total += 1
             rc, out = explain([f, access, s])

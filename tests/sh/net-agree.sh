@@ -20,6 +20,7 @@ set -u
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 CONFPOL=${CONFPOL:-$TOP/build/confpol}
 export CONFPOL TOP
+. "$TOP/tests/lib/http.sh"
 command -v python3 >/dev/null 2>&1 || { echo "python3 is not installed"; exit 77; }
 T=$(mktemp -d /var/tmp/confpol-agree.XXXXXX)
 PIDS=
@@ -52,17 +53,10 @@ echo hello > "$T/www/index.txt"
 # Two servers on every address of the host, so that a refused address is
 # the proxy's answer, not a missing listener.
 for n in 1 2; do
-    (cd "$T/www" && exec python3 -c '
-import http.server
-class H(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *a): pass
-s = http.server.ThreadingHTTPServer(("0.0.0.0", 0), H)
-print(s.server_address[1], flush=True)
-s.serve_forever()' > "$T/port$n") &
-    PIDS="$PIDS $!"
+    http_serve "$T/www" "$T/port$n" 0.0.0.0
+    PIDS="$PIDS $HTTP_PID"
 done
-i=0
-while { [ ! -s "$T/port1" ] || [ ! -s "$T/port2" ]; } && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+wait_nonempty "$T/port1" "$T/port2"
 P=$(cat "$T/port1") R=$(cat "$T/port2")
 [ -n "$P" ] && [ -n "$R" ] || { echo "the test servers did not start"; exit 1; }
 OWN=$(ip -4 -o addr show scope global 2>/dev/null | awk '{sub("/.*", "", $4); print $4; exit}')

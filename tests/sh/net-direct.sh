@@ -19,6 +19,7 @@
 set -u
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 CONFPOL=${CONFPOL:-$TOP/build/confpol}
+. "$TOP/tests/lib/http.sh"
 
 for c in bwrap curl git python3 node cc getent; do
     command -v $c >/dev/null 2>&1 || { echo "$c is not installed"; exit 77; }
@@ -43,18 +44,9 @@ cc -O2 -pthread -o "$T/probe" "$TOP/tests/lib/direct_probe.c" || { echo "cannot 
 # ---- servers outside the sandbox ------------------------------------------------
 mkdir -p "$T/www" "$T/src" "$T/proj"
 echo hello > "$T/www/index.txt"
-git -C "$T/src" init -q && echo repo-content > "$T/src/file" &&
-    git -C "$T/src" add file && git -C "$T/src" -c user.name=t -c user.email=t@t commit -qm init &&
-    git clone -q --bare "$T/src" "$T/www/repo.git" && git -C "$T/www/repo.git" update-server-info ||
-    { echo "cannot prepare the git repository"; exit 1; }
-(cd "$T/www" && exec python3 -c '
-import http.server
-class H(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *a): pass
-s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
-print(s.server_address[1], flush=True)
-s.serve_forever()' > "$T/port") &
-PIDS="$PIDS $!"
+http_git_repo "$T/www" "$T/src" || { echo "cannot prepare the git repository"; exit 1; }
+http_serve "$T/www" "$T/port"
+PIDS="$PIDS $HTTP_PID"
 # A host service no rule allows: counts the connections it gets.
 python3 -c '
 import socket, sys
@@ -64,8 +56,7 @@ n = 0
 while True:
     c, _ = s.accept(); n += 1; open(sys.argv[1], "w").write(str(n)); c.close()' "$T/hits" > "$T/qport" &
 PIDS="$PIDS $!"
-i=0
-while { [ ! -s "$T/port" ] || [ ! -s "$T/qport" ]; } && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+wait_nonempty "$T/port" "$T/qport"
 P=$(cat "$T/port") Q=$(cat "$T/qport")
 [ -n "$P" ] && [ -n "$Q" ] || { echo "the test servers did not start"; exit 1; }
 printf '127.0.0.1 allowed.test x.wild.test denied.test other.test\n' > "$T/hosts"

@@ -12,6 +12,7 @@ set -u
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 CONFPOL=${CONFPOL:-$TOP/build/confpol}
 PROBE="python3 $TOP/tests/lib/net_probe.py"
+. "$TOP/tests/lib/http.sh"
 
 for c in bwrap curl git python3; do
     command -v $c >/dev/null 2>&1 || { echo "$c is not installed"; exit 77; }
@@ -35,19 +36,9 @@ expect() { [ "$3" = "$2" ] || fail "$1: expected '$2', got '$3'"; }
 # ---- servers outside the sandbox --------------------------------------------
 mkdir -p "$T/www" "$T/proj" "$T/src"
 echo hello > "$T/www/index.txt"
-git -C "$T/src" init -q && echo repo-content > "$T/src/file" &&
-    git -C "$T/src" add file && git -C "$T/src" -c user.name=t -c user.email=t@t commit -qm init &&
-    git clone -q --bare "$T/src" "$T/www/repo.git" && git -C "$T/www/repo.git" update-server-info ||
-    { echo "cannot prepare the git repository"; exit 1; }
-# A free port, chosen by the kernel (port 0), reported on stdout.
-(cd "$T/www" && exec python3 -c '
-import http.server, sys
-class H(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *a): pass
-s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
-print(s.server_address[1], flush=True)
-s.serve_forever()' > "$T/port") &
-SPID=$!
+http_git_repo "$T/www" "$T/src" || { echo "cannot prepare the git repository"; exit 1; }
+http_serve "$T/www" "$T/port"
+SPID=$HTTP_PID
 python3 -c '
 import socket, sys
 s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(8)
@@ -60,8 +51,9 @@ import socket, sys, time
 s = socket.socket(socket.AF_UNIX); s.bind("\0" + sys.argv[1]); s.listen(8)
 time.sleep(600)' "$ABS" &
 APID=$!
+wait_nonempty "$T/port"
 i=0
-while { [ ! -s "$T/port" ] || [ ! -S "$T/agent.sock" ]; } && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+while [ ! -S "$T/agent.sock" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 P=$(cat "$T/port")
 [ -n "$P" ] || { echo "the test server did not start"; exit 1; }
 printf '127.0.0.1 allowed.test denied.test\n' > "$T/hosts"

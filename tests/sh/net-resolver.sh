@@ -17,6 +17,7 @@
 # to all of a name's addresses.  Exit 77 when namespaces are unavailable.
 set -u
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$TOP/tests/lib/http.sh"
 CONFPOL=${CONFPOL:-$TOP/build/confpol}
 
 if [ "${NET_RESOLVER_INNER:-}" != 1 ]; then
@@ -80,12 +81,8 @@ slow.allowed.test A 11.22.33.53
 EOF
 python3 "$TOP/tests/lib/dns_server.py" 127.0.0.1 53 "$T/zone" "$T/dns.log" "$T/dns.ready" &
 PIDS="$PIDS $!"
-(cd "$T/www" && exec python3 -c '
-import http.server, sys
-class H(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *a): pass
-http.server.ThreadingHTTPServer(("0.0.0.0", int(sys.argv[1])), H).serve_forever()' $P) &
-PIDS="$PIDS $!"
+http_serve "$T/www" /dev/null 0.0.0.0 $P
+PIDS="$PIDS $HTTP_PID"
 python3 "$TOP/tests/lib/net_recorder.py" $R "$T/rec.log" "$T/rec.ready" &
 PIDS="$PIDS $!"
 # A listener whose backlog is full: connecting to it hangs (SYNs dropped).

@@ -14,6 +14,7 @@
 # cannot run.
 set -u
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$TOP/tests/lib/http.sh"
 RUN=${CONFPOL_RUN:-$TOP/build/confpol-run}
 MK="python3 $TOP/tests/runtime/mkartifact.py"
 [ -x "$RUN" ] || { echo "confpol-run not built: $RUN"; exit 1; }
@@ -36,16 +37,9 @@ bad() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; }
 
 mkdir -p "$T/www" "$T/w"
 echo hello >"$T/www/index.txt"
-(cd "$T/www" && exec python3 -c '
-import http.server
-class H(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *a): pass
-s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
-print(s.server_address[1], flush=True)
-s.serve_forever()' >"$T/port") &
-SPID=$!
-i=0
-while [ ! -s "$T/port" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+http_serve "$T/www" "$T/port"
+SPID=$HTTP_PID
+wait_nonempty "$T/port"
 P=$(cat "$T/port")
 [ -n "$P" ] || { echo "the test server did not start"; exit 1; }
 printf '127.0.0.1 allowed.test\n' >"$T/hosts"

@@ -84,9 +84,11 @@ if pid == 0:
     os.execv(sys.argv[1], [sys.argv[1], str(st.fileno()), str(err), str(a)])
 os.close(w)
 st.close()
+started = peer.recv(64).decode()
+peer.send(b"G")  # as the launcher: the stage may execute the command
 print(os.read(r, 4096).decode().strip())
 os.waitpid(pid, 0)
-print("status:", peer.recv(64).decode())
+print("status:", started)
 PY
 )
 if [ "$out" = "0 1 2 6

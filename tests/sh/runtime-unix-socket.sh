@@ -13,6 +13,7 @@
 # cannot run.
 set -u
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$TOP/tests/lib/http.sh"
 CONFPOL=${CONFPOL:-$TOP/build/confpol}
 
 for c in bwrap curl python3 cc; do
@@ -88,14 +89,8 @@ EOF
 SPID=$!
 # An HTTP server on the host's loopback, reached through the proxy.
 echo hello-ip > "$T/www/index.txt"
-(cd "$T/www" && exec python3 -c '
-import http.server
-class H(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *a): pass
-s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
-print(s.server_address[1], flush=True)
-s.serve_forever()' > "$T/port") &
-WPID=$!
+http_serve "$T/www" "$T/port"
+WPID=$HTTP_PID
 for i in $(seq 100); do
     [ -f "$T/srv/ready" ] && [ -s "$T/port" ] && break
     sleep 0.1
