@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "claude_vocab.h"
 #include "json.h"
 #include "../compiler/match.h"
 #include "../compiler/shell_read.h"
@@ -358,11 +359,14 @@ static const char *cp_gate_content_rule(struct cp_arena *a,
                                         const struct cp_jnode *x,
                                         struct cp_gate_table *t)
 {
-    const char *id = cp_gate_str(x, "id"), *kind = cp_gate_str(x, "kind");
-    const char *pat = cp_gate_str(x, "pattern"),
-               *where = cp_gate_str(x, "where");
+    const char *id = cp_gate_str(x, CP_CV_ID),
+               *kind = cp_gate_str(x, CP_CV_KIND);
+    const char *pat = cp_gate_str(x, CP_CV_PATTERN),
+               *where = cp_gate_str(x, CP_CV_WHERE);
     if (x->type != CP_J_OBJ || !id || !kind || !pat || !where ||
-        (strcmp(kind, "regex") != 0 && strcmp(kind, "text") != 0) || !*pat)
+        (strcmp(kind, CP_CV_KIND_REGEX) != 0 &&
+         strcmp(kind, CP_CV_KIND_TEXT) != 0) ||
+        !*pat)
         return "gate table \"content\" has a rule that is not an object "
                "with string id, kind (\"regex\" or \"text\"), pattern "
                "and where";
@@ -400,11 +404,11 @@ static const char *cp_gate_table_content(struct cp_arena *a,
                                          struct cp_gate_table *t)
 {
     t->content_classes = CP_CC_ALL;
-    const struct cp_jnode *ct = cp_json_get(c, "content", NULL);
+    const struct cp_jnode *ct = cp_json_get(c, CP_CV_CONTENT, NULL);
     if (!ct)
         return NULL;
-    const struct cp_jnode *cls = cp_json_get(ct, "classes", NULL);
-    const struct cp_jnode *rules = cp_json_get(ct, "rules", NULL);
+    const struct cp_jnode *cls = cp_json_get(ct, CP_CV_CONTENT_CLASSES, NULL);
+    const struct cp_jnode *rules = cp_json_get(ct, CP_CV_CONTENT_RULES, NULL);
     if (!cp_gate_is(ct, CP_J_OBJ) || !cp_gate_is(cls, CP_J_ARR) ||
         !cp_gate_is(rules, CP_J_ARR))
         return "gate table \"content\" is not an object with \"classes\" "
@@ -419,67 +423,31 @@ static const char *cp_gate_table_content(struct cp_arena *a,
     return err;
 }
 
-/* The verdict and kind of row e from their texts. */
-static const char *cp_gate_entry_kind(struct cp_arena *a, const char *id,
-                                      const char *verdict, const char *kind,
-                                      struct cp_gate_entry *e, bool *is_re)
-{
-    if (strcmp(verdict, "ask") == 0)
-        e->verdict = CP_ASK;
-    else if (strcmp(verdict, "deny") == 0)
-        e->verdict = CP_DENY;
-    else
-        return cp_arena_printf(a, "%s: verdict is not \"ask\" or \"deny\"", id);
-    if (strcmp(kind, "regex") == 0)
-        *is_re = true;
-    else if (strcmp(kind, "words") == 0 || strcmp(kind, "unknown") == 0)
-        *is_re = false;
-    else
-        return cp_arena_printf(a,
-                               "%s: kind is not \"words\", \"regex\" "
-                               "or \"unknown\"",
-                               id);
-    return NULL;
-}
-
-/* Row i (0-based) of "gates" into e. */
+/* Row r of "gates" (read by cp_cv_gate_rows) into e.  The strings are
+ * the artifact's tree's, which lives in the table's arena. */
 static const char *cp_gate_table_entry(struct cp_arena *a,
-                                       const struct cp_jnode *g, size_t i,
+                                       const struct cp_cv_gate_row *r,
                                        struct cp_gate_entry *e)
 {
-    const char *id = cp_gate_str(g, "id"), *verdict = cp_gate_str(g, "verdict");
-    const char *kind = cp_gate_str(g, "kind"), *pat = cp_gate_str(g, "pattern");
-    const char *where = cp_gate_str(g, "where");
-    if (g->type != CP_J_OBJ || !id || !verdict || !kind || !pat || !where)
-        return cp_arena_printf(a,
-                               "gate table entry %zu is not an object "
-                               "with string id, verdict, kind, pattern "
-                               "and where",
-                               i + 1);
-    bool is_re = false;
-    const char *err = cp_gate_entry_kind(a, id, verdict, kind, e, &is_re);
-    if (err)
-        return err;
+    e->verdict = r->deny ? CP_DENY : CP_ASK;
+    e->id = r->id;
+    e->where = r->where;
+    if (r->kind == CP_CV_UNKNOWN) {
+        cp_gate_unknown(&e->pat);
+        return NULL;
+    }
     /* A regex in the scanner's subset is known to compile: its
      * regcomp waits until a command line meets its condition. */
-    e->req = is_re ? cp_gate_rx_scan(a, pat) : NULL;
-    const char *perr = NULL;
-    if (strcmp(kind, "unknown") == 0) {
-        if (strcmp(pat, "unknown") != 0)
-            perr = "the pattern of kind \"unknown\" is not \"unknown\"";
-        else
-            cp_gate_unknown(&e->pat);
-    } else if (e->req) {
+    e->req = r->kind == CP_CV_REGEX ? cp_gate_rx_scan(a, r->pattern) : NULL;
+    if (e->req) {
         e->pat.kind = CP_GATE_REGEX;
-        e->pat.text = cp_arena_strdup(a, pat);
-    } else {
-        perr = cp_gate_parse(a, pat, strlen(pat), is_re, &e->pat);
+        e->pat.text = r->pattern;
+        return NULL;
     }
-    if (perr)
-        return cp_arena_printf(a, "%s: invalid pattern: %s", id, perr);
-    e->id = cp_arena_strdup(a, id);
-    e->where = cp_arena_strdup(a, where);
-    return NULL;
+    const char *perr = cp_gate_parse(a, r->pattern, r->pattern_len,
+                                     r->kind == CP_CV_REGEX, &e->pat);
+    return perr ? cp_arena_printf(a, "%s: invalid pattern: %s", r->id, perr)
+                : NULL;
 }
 
 /* The reader's rules for an artifact: one meaning for every reader. */
@@ -499,7 +467,7 @@ static const char *cp_gate_table_root(struct cp_arena *a, const char *text,
                : k == CP_JSON_E_NUL
                    ? "artifact contains an escaped NUL character"
                    : "artifact is not JSON";
-    *c = cp_json_get(root, "confpol", NULL);
+    *c = cp_json_get(root, CP_CV_CONFPOL, NULL);
     if (!cp_gate_is(*c, CP_J_OBJ))
         return "artifact has no \"confpol\" gate table object";
     return NULL;
@@ -510,14 +478,14 @@ static const char *cp_gate_table_head(struct cp_arena *a,
                                       const struct cp_jnode *c,
                                       struct cp_gate_table *t)
 {
-    const struct cp_jnode *ver = cp_json_get(c, "version", NULL);
+    const struct cp_jnode *ver = cp_json_get(c, CP_CV_VERSION, NULL);
     if (!cp_gate_is(ver, CP_J_NUM) || strtod(ver->s, NULL) != 1)
         return "gate table version is not 1";
-    const char *stem = cp_gate_str(c, "stem");
+    const char *stem = cp_gate_str(c, CP_CV_STEM);
     if (!stem)
         return "gate table has no \"stem\" string";
     t->stem = cp_arena_strdup(a, stem);
-    const struct cp_jnode *fc = cp_json_get(c, "failClosed", NULL);
+    const struct cp_jnode *fc = cp_json_get(c, CP_CV_FAIL_CLOSED, NULL);
     if (!cp_gate_is(fc, CP_J_TRUE) && !cp_gate_is(fc, CP_J_FALSE))
         return "gate table has no \"failClosed\" boolean";
     t->fail_closed = fc->type == CP_J_TRUE;
@@ -535,15 +503,18 @@ const char *cp_gate_table_parse(struct cp_arena *a, const char *text,
     if (!err)
         err = cp_gate_table_content(a, c, t);
     if (!err)
-        err = cp_gate_paths_parse(a, cp_json_get(c, "paths", NULL), &t->paths);
+        err = cp_gate_paths_parse(a, cp_json_get(c, CP_CV_PATHS, NULL),
+                                  &t->paths);
     if (err)
         return err;
-    const struct cp_jnode *gates = cp_json_get(c, "gates", NULL);
-    if (!cp_gate_is(gates, CP_J_ARR))
-        return "gate table has no \"gates\" array";
-    t->gates = cp_arena_alloc(a, (gates->n ? gates->n : 1) * sizeof *t->gates);
-    for (size_t i = 0; i < gates->n; i++) {
-        err = cp_gate_table_entry(a, gates->items[i], i, &t->gates[i]);
+    struct cp_cv_gate_row *rows;
+    size_t n;
+    err = cp_cv_gate_rows(a, c, &rows, &n);
+    if (err)
+        return err;
+    t->gates = cp_arena_alloc(a, (n ? n : 1) * sizeof *t->gates);
+    for (size_t i = 0; i < n; i++) {
+        err = cp_gate_table_entry(a, &rows[i], &t->gates[i]);
         if (err)
             return err;
         t->ngates = i + 1; /* counts compiled rows, also on a later error */
