@@ -185,13 +185,42 @@ static bool jp_plain_string(struct jp *p, const char **s, size_t *n)
     return false;
 }
 
-/* At the opening quote; decodes into s and n (arena). */
+/* The closing quote of the string whose text starts at p->pos (a quote
+ * after an even run of backslashes), or p->len when there is none.  Each
+ * run of backslashes is read back once, so the search stays linear. */
+static size_t jp_string_end(const struct jp *p)
+{
+    size_t s = p->pos;
+    for (;;) {
+        const char *q = memchr(p->t + s, '"', p->len - s);
+        if (!q)
+            return p->len;
+        size_t e = (size_t)(q - p->t), b = e;
+        while (b > p->pos && p->t[b - 1] == '\\')
+            b--;
+        if ((e - b) % 2 == 0)
+            return e;
+        s = e + 1;
+    }
+}
+
+/* At the opening quote; decodes into s and n (arena).  A decoded string is
+ * never longer than its text (every escape is at least as long as what it
+ * stands for), so a string with escapes is decoded straight into one arena
+ * block of its text's size: a large Write's content ("\n" on every line)
+ * is written once, not into a growing buffer and then copied. */
 static bool jp_string(struct jp *p, const char **s, size_t *n)
 {
-    struct cp_buf b = {0};
     p->pos++; /* '"' */
     if (jp_plain_string(p, s, n))
         return true;
+    size_t end = jp_string_end(p);
+    struct cp_buf b = {0};
+    bool fixed = end < p->len; /* b is the arena block, never grown */
+    if (fixed) {
+        b.cap = end - p->pos + 1;
+        b.data = cp_arena_alloc(p->a, b.cap);
+    }
     for (;;) {
         if (p->pos >= p->len) {
             jp_fail(p, "unterminated string");
@@ -201,8 +230,10 @@ static bool jp_string(struct jp *p, const char **s, size_t *n)
         if (c == '"') {
             p->pos++;
             *n = b.len;
-            *s = cp_arena_strndup(p->a, b.data ? b.data : "", b.len);
-            cp_buf_free(&b);
+            *s = fixed ? b.data
+                       : cp_arena_strndup(p->a, b.data ? b.data : "", b.len);
+            if (!fixed)
+                cp_buf_free(&b);
             return true;
         }
         if (c < 0x20) {
@@ -225,7 +256,8 @@ static bool jp_string(struct jp *p, const char **s, size_t *n)
                 break;
         }
     }
-    cp_buf_free(&b);
+    if (!fixed)
+        cp_buf_free(&b);
     return false;
 }
 
