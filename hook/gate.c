@@ -102,7 +102,9 @@ enum cp_gate_rd cp_gate_read_input(int fd, size_t cap, int timeout_ms,
 {
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    static char chunk[65536];
+    /* read straight into out: a large input is written once (a chunk
+     * copied into a growing buffer touched every page twice) */
+    enum { CHUNK = 65536 };
     cp_buf_add(out, "", 0);
     for (;;) {
         long left = timeout_ms - cp_gate_ms_since(&t0);
@@ -121,7 +123,8 @@ enum cp_gate_rd cp_gate_read_input(int fd, size_t cap, int timeout_ms,
             errno = EBADF;
             return CP_GATE_RD_ERROR;
         }
-        ssize_t r = read(fd, chunk, sizeof chunk);
+        cp_buf_grow(out, CHUNK);
+        ssize_t r = read(fd, out->data + out->len, CHUNK);
         if (r < 0) {
             if (errno == EINTR || errno == EAGAIN)
                 continue;
@@ -129,9 +132,12 @@ enum cp_gate_rd cp_gate_read_input(int fd, size_t cap, int timeout_ms,
         }
         if (r == 0)
             return CP_GATE_RD_OK;
-        if (out->len + (size_t)r > cap)
+        if (out->len + (size_t)r > cap) {
+            out->data[out->len] = '\0'; /* out: what fitted, as before */
             return CP_GATE_RD_TOOBIG;
-        cp_buf_add(out, chunk, (size_t)r);
+        }
+        out->len += (size_t)r;
+        out->data[out->len] = '\0';
         /* A complete object or array ends with '}' or ']' and blanks: only
          * then is it worth parsing (a large input arrives in many reads,
          * and parsing each prefix would cost its square). */
