@@ -291,15 +291,18 @@ static bool cp_gate_is_file_tool(const char *tool)
            strcmp(tool, "MultiEdit") == 0 || strcmp(tool, "NotebookEdit") == 0;
 }
 
-const char *cp_gate_parse_input(struct cp_arena *a, const char *text,
-                                size_t len, struct cp_gate_input *in)
+/* Reads the input: in place when w (text itself, writable) is given. */
+static const char *cp_gate_input_read(struct cp_arena *a, const char *text,
+                                      char *w, size_t len,
+                                      struct cp_gate_input *in)
 {
     memset(in, 0, sizeof *in);
     if (memchr(text, 0, len))
         return "input contains a NUL byte";
     struct cp_jnode *root;
     enum cp_json_err k;
-    if (cp_json_read(a, text, len, &cp_gate_input_opts, &root, &k))
+    if (w ? cp_json_read_in_place(a, w, len, &cp_gate_input_opts, &root, &k)
+          : cp_json_read(a, text, len, &cp_gate_input_opts, &root, &k))
         return cp_gate_input_err(k);
     if (root->type != CP_J_OBJ)
         return "input is not a JSON object";
@@ -328,6 +331,18 @@ const char *cp_gate_parse_input(struct cp_arena *a, const char *text,
         err = cp_gate_file_texts(a, ti, in);
     }
     return err;
+}
+
+const char *cp_gate_parse_input(struct cp_arena *a, const char *text,
+                                size_t len, struct cp_gate_input *in)
+{
+    return cp_gate_input_read(a, text, NULL, len, in);
+}
+
+const char *cp_gate_parse_input_in_place(struct cp_arena *a, char *text,
+                                         size_t len, struct cp_gate_input *in)
+{
+    return cp_gate_input_read(a, text, text, len, in);
 }
 
 /* ---- the artifact's gate table --------------------------------------- */

@@ -15,19 +15,19 @@
 
 /* ---- the "confpol" object ------------------------------------------------ */
 
-#define CP_CV_CONFPOL "confpol"         /* the object, at the top level */
-#define CP_CV_VERSION "version"         /* 1 */
-#define CP_CV_STEM "stem"               /* the policy's stem */
-#define CP_CV_FAIL_CLOSED "failClosed"  /* boolean */
-#define CP_CV_PROFILE "profile"         /* the profile's name */
+#define CP_CV_CONFPOL "confpol"        /* the object, at the top level */
+#define CP_CV_VERSION "version"        /* 1 */
+#define CP_CV_STEM "stem"              /* the policy's stem */
+#define CP_CV_FAIL_CLOSED "failClosed" /* boolean */
+#define CP_CV_PROFILE "profile"        /* the profile's name */
 #define CP_CV_PROJECT_RELATIVE "projectRelative" /* boolean */
-#define CP_CV_GATES "gates"             /* the gate rows, in rule order */
-#define CP_CV_PATHS "paths"             /* the file tools' path rules */
-#define CP_CV_PATHS_WRITE "write"       /* paths: write roots */
+#define CP_CV_GATES "gates"                /* the gate rows, in rule order */
+#define CP_CV_PATHS "paths"                /* the file tools' path rules */
+#define CP_CV_PATHS_WRITE "write"          /* paths: write roots */
 #define CP_CV_PATHS_DENY_WRITE "denyWrite" /* paths: deny-write targets */
-#define CP_CV_CONTENT "content"         /* the content rules */
-#define CP_CV_CONTENT_CLASSES "classes" /* content: detector classes */
-#define CP_CV_CONTENT_RULES "rules"     /* content: `content deny` rules */
+#define CP_CV_CONTENT "content"            /* the content rules */
+#define CP_CV_CONTENT_CLASSES "classes"    /* content: detector classes */
+#define CP_CV_CONTENT_RULES "rules"        /* content: `content deny` rules */
 
 /* A gate row ({id, kind, pattern, verdict, where}) and a content rule
  * ({id, kind, pattern, where}). */
@@ -46,12 +46,12 @@
 
 /* ---- the hook entry ------------------------------------------------------ */
 
-#define CP_CV_HOOKS "hooks"             /* top level, and in a group */
-#define CP_CV_PRE_TOOL_USE "PreToolUse" /* hooks: the groups */
-#define CP_CV_MATCHER "matcher"         /* a group: the tools it covers */
-#define CP_CV_HOOK_COMMAND "command"    /* a hook: the command line */
-#define CP_CV_HOOK_TYPE "type"          /* a hook: "command" */
-#define CP_CV_ON_FAILURE "onFailure"    /* a hook: "block" */
+#define CP_CV_HOOKS "hooks"               /* top level, and in a group */
+#define CP_CV_PRE_TOOL_USE "PreToolUse"   /* hooks: the groups */
+#define CP_CV_MATCHER "matcher"           /* a group: the tools it covers */
+#define CP_CV_HOOK_COMMAND "command"      /* a hook: the command line */
+#define CP_CV_HOOK_TYPE "type"            /* a hook: "command" */
+#define CP_CV_ON_FAILURE "onFailure"      /* a hook: "block" */
 #define CP_CV_HOOK_TYPE_COMMAND "command" /* the hook type */
 #define CP_CV_ON_FAILURE_BLOCK "block"    /* a hook that fails blocks */
 

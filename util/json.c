@@ -21,6 +21,7 @@
 struct jp {
     struct cp_arena *a;
     const char *t;
+    char *w; /* the text itself, when strings are decoded in place */
     size_t len, pos;
     const char *err;
     enum cp_json_err kind;
@@ -81,28 +82,29 @@ static bool jp_hex4(struct jp *p, uint32_t *out)
     return true;
 }
 
-static void put_utf8(struct cp_buf *b, uint32_t cp)
+/* The UTF-8 bytes of cp at d; returns their number. */
+static size_t put_utf8(char *d, uint32_t cp)
 {
-    char s[4];
     if (cp < 0x80) {
-        s[0] = (char)cp;
-        cp_buf_add(b, s, 1);
-    } else if (cp < 0x800) {
-        s[0] = (char)(0xc0 | (cp >> 6));
-        s[1] = (char)(0x80 | (cp & 0x3f));
-        cp_buf_add(b, s, 2);
-    } else if (cp < 0x10000) {
-        s[0] = (char)(0xe0 | (cp >> 12));
-        s[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-        s[2] = (char)(0x80 | (cp & 0x3f));
-        cp_buf_add(b, s, 3);
-    } else {
-        s[0] = (char)(0xf0 | (cp >> 18));
-        s[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
-        s[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
-        s[3] = (char)(0x80 | (cp & 0x3f));
-        cp_buf_add(b, s, 4);
+        d[0] = (char)cp;
+        return 1;
     }
+    if (cp < 0x800) {
+        d[0] = (char)(0xc0 | (cp >> 6));
+        d[1] = (char)(0x80 | (cp & 0x3f));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        d[0] = (char)(0xe0 | (cp >> 12));
+        d[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+        d[2] = (char)(0x80 | (cp & 0x3f));
+        return 3;
+    }
+    d[0] = (char)(0xf0 | (cp >> 18));
+    d[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+    d[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+    d[3] = (char)(0x80 | (cp & 0x3f));
+    return 4;
 }
 
 /* After "\u": the code point of one escape or surrogate pair.  With
@@ -142,8 +144,10 @@ static bool jp_uescape(struct jp *p, uint32_t *out)
     return true;
 }
 
-/* At the byte after a backslash: decodes one escape into b. */
-static bool jp_escape(struct jp *p, struct cp_buf *b)
+/* At the byte after a backslash: decodes one escape to d[*n], adding its
+ * length to *n.  It is shorter than the escape read (bytes written stay
+ * behind the bytes still to read, as decoding in place needs). */
+static bool jp_escape(struct jp *p, char *d, size_t *n)
 {
     static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
     if (p->pos >= p->len) {
@@ -153,14 +157,14 @@ static bool jp_escape(struct jp *p, struct cp_buf *b)
     char e = p->t[p->pos++];
     const char *k = e ? strchr(from, e) : NULL;
     if (k) {
-        cp_buf_addc(b, to[k - from]);
+        d[(*n)++] = to[k - from];
         return true;
     }
     uint32_t cp;
     if (e == 'u') {
         if (!jp_uescape(p, &cp))
             return false;
-        put_utf8(b, cp);
+        *n += put_utf8(d + *n, cp);
         return true;
     }
     p->pos--;
@@ -177,7 +181,12 @@ static bool jp_plain_string(struct jp *p, const char **s, size_t *n)
             return false;
         if (c == '"') {
             *n = e - p->pos;
-            *s = cp_arena_strndup(p->a, p->t + p->pos, *n);
+            if (p->w) { /* the closing quote is read: it ends the string */
+                p->w[e] = '\0';
+                *s = p->w + p->pos;
+            } else {
+                *s = cp_arena_strndup(p->a, p->t + p->pos, *n);
+            }
             p->pos = e + 1;
             return true;
         }
@@ -204,61 +213,57 @@ static size_t jp_string_end(const struct jp *p)
     }
 }
 
-/* At the opening quote; decodes into s and n (arena).  A decoded string is
- * never longer than its text (every escape is at least as long as what it
- * stands for), so a string with escapes is decoded straight into one arena
- * block of its text's size: a large Write's content ("\n" on every line)
- * is written once, not into a growing buffer and then copied. */
+/* At the opening quote; decodes into s and n.  A decoded string is never
+ * longer than its text (every escape is at least as long as what it
+ * stands for), so a string with escapes is decoded straight into one
+ * arena block of its text's size, or in place (p->w: every byte is
+ * written at or behind the byte read): a large Write's content ("\n" on
+ * every line) is written once, not into a growing buffer and then copied.
+ * Without a closing quote the text to the end is decoded all the same,
+ * for the error it holds. */
 static bool jp_string(struct jp *p, const char **s, size_t *n)
 {
     p->pos++; /* '"' */
     if (jp_plain_string(p, s, n))
         return true;
     size_t end = jp_string_end(p);
-    struct cp_buf b = {0};
-    bool fixed = end < p->len; /* b is the arena block, never grown */
-    if (fixed) {
-        b.cap = end - p->pos + 1;
-        b.data = cp_arena_alloc(p->a, b.cap);
-    }
+    char *d = p->w ? p->w + p->pos : cp_arena_alloc(p->a, end - p->pos + 1);
+    size_t dn = 0;
     for (;;) {
         if (p->pos >= p->len) {
             jp_fail(p, "unterminated string");
-            break;
+            return false;
         }
         unsigned char c = (unsigned char)p->t[p->pos];
         if (c == '"') {
             p->pos++;
-            *n = b.len;
-            *s = fixed ? b.data
-                       : cp_arena_strndup(p->a, b.data ? b.data : "", b.len);
-            if (!fixed)
-                cp_buf_free(&b);
+            d[dn] = '\0'; /* in place: at or before the closing quote */
+            *s = d;
+            *n = dn;
             return true;
         }
         if (c < 0x20) {
             jp_fail(p, "control character in string");
-            break;
+            return false;
         }
         if (c != '\\') {
             /* the run of plain bytes up to the next quote, backslash or
              * control character, in one copy (a byte at a time was most of
-             * reading a large escaped string) */
+             * reading a large escaped string); memmove: in place, the run
+             * moves back over the escapes before it */
             size_t e = p->pos + 1;
             while (e < p->len && p->t[e] != '"' && p->t[e] != '\\' &&
                    (unsigned char)p->t[e] >= 0x20)
                 e++;
-            cp_buf_add(&b, p->t + p->pos, e - p->pos);
+            memmove(d + dn, p->t + p->pos, e - p->pos);
+            dn += e - p->pos;
             p->pos = e;
         } else {
             p->pos++;
-            if (!jp_escape(p, &b))
-                break;
+            if (!jp_escape(p, d, &dn))
+                return false;
         }
     }
-    if (!fixed)
-        cp_buf_free(&b);
-    return false;
 }
 
 static bool is_digit(char c)
@@ -492,9 +497,27 @@ static const char *jp_precheck(const char *text, size_t len,
     return NULL;
 }
 
+static const char *jp_read(struct cp_arena *a, const char *text, char *w,
+                           size_t len, const struct cp_json_opts *o,
+                           struct cp_jnode **out, enum cp_json_err *kind);
+
 const char *cp_json_read(struct cp_arena *a, const char *text, size_t len,
                          const struct cp_json_opts *o, struct cp_jnode **out,
                          enum cp_json_err *kind)
+{
+    return jp_read(a, text, NULL, len, o, out, kind);
+}
+
+const char *cp_json_read_in_place(struct cp_arena *a, char *text, size_t len,
+                                  const struct cp_json_opts *o,
+                                  struct cp_jnode **out, enum cp_json_err *kind)
+{
+    return jp_read(a, text, text, len, o, out, kind);
+}
+
+static const char *jp_read(struct cp_arena *a, const char *text, char *w,
+                           size_t len, const struct cp_json_opts *o,
+                           struct cp_jnode **out, enum cp_json_err *kind)
 {
     static const struct cp_json_opts plain = {0};
     enum cp_json_err k;
@@ -506,7 +529,7 @@ const char *cp_json_read(struct cp_arena *a, const char *text, size_t len,
     const char *err = jp_precheck(text, len, o, kind);
     if (err)
         return err;
-    struct jp p = {.a = a, .t = text, .len = len, .o = o};
+    struct jp p = {.a = a, .t = text, .w = w, .len = len, .o = o};
     struct cp_jnode *v = jp_value(&p);
     if (v) {
         jp_ws(&p);

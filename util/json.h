@@ -83,6 +83,15 @@ enum cp_json_err {
 const char *cp_json_read(struct cp_arena *a, const char *text, size_t len,
                          const struct cp_json_opts *o, struct cp_jnode **out,
                          enum cp_json_err *kind);
+/* The same, with the strings decoded in place: each points into text,
+ * which the reader writes (a NUL where a string ends, decoded escapes) and
+ * which must outlive the tree; only nodes go into the arena.  For a large
+ * input read once (the gate hook's), where copying every string would
+ * touch every page twice.  After a failure text is garbage. */
+const char *cp_json_read_in_place(struct cp_arena *a, char *text, size_t len,
+                                  const struct cp_json_opts *o,
+                                  struct cp_jnode **out,
+                                  enum cp_json_err *kind);
 
 /* Member `key` of object `o` (NULL if absent).  *dup is set when the key
  * occurs more than once (the caller refuses such documents). */
