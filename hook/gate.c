@@ -392,10 +392,11 @@ static const char *cp_gate_content_rule(struct cp_arena *a,
                "with string id, kind (\"regex\" or \"text\"), pattern "
                "and where";
     struct cp_content_rule *r = &t->content[t->ncontent];
-    *r = (struct cp_content_rule){.id = cp_arena_strdup(a, id),
-                                  .where = cp_arena_strdup(a, where),
+    /* the tree's strings: it lives in the table's arena */
+    *r = (struct cp_content_rule){.id = id,
+                                  .where = where,
                                   .regex = kind[0] == 'r',
-                                  .text = cp_arena_strdup(a, pat),
+                                  .text = pat,
                                   .len = strlen(pat)};
     const char *perr = NULL;
     /* Checked with the same bounds as the compiler's (cp_gate_parse);
@@ -475,15 +476,18 @@ static const char *cp_gate_table_entry(struct cp_arena *a,
 static const struct cp_json_opts cp_gate_artifact_opts = {
     .max_bytes = CP_GATE_MAX_ARTIFACT, .no_dup_keys = true, .no_nul = true};
 
-/* Reads the artifact and finds its "confpol" object. */
+/* Reads the artifact (in place when w, text itself, is given) and finds
+ * its "confpol" object. */
 static const char *cp_gate_table_root(struct cp_arena *a, const char *text,
-                                      size_t len, const struct cp_jnode **c)
+                                      char *w, size_t len,
+                                      const struct cp_jnode **c)
 {
     if (memchr(text, 0, len))
         return "artifact contains a NUL byte";
     struct cp_jnode *root;
     enum cp_json_err k;
-    if (cp_json_read(a, text, len, &cp_gate_artifact_opts, &root, &k))
+    if (w ? cp_json_read_in_place(a, w, len, &cp_gate_artifact_opts, &root, &k)
+          : cp_json_read(a, text, len, &cp_gate_artifact_opts, &root, &k))
         return k == CP_JSON_E_DUP ? "artifact has a duplicate key"
                : k == CP_JSON_E_NUL
                    ? "artifact contains an escaped NUL character"
@@ -495,8 +499,7 @@ static const char *cp_gate_table_root(struct cp_arena *a, const char *text,
 }
 
 /* version, stem and failClosed of the table c. */
-static const char *cp_gate_table_head(struct cp_arena *a,
-                                      const struct cp_jnode *c,
+static const char *cp_gate_table_head(const struct cp_jnode *c,
                                       struct cp_gate_table *t)
 {
     const struct cp_jnode *ver = cp_json_get(c, CP_CV_VERSION, NULL);
@@ -505,7 +508,7 @@ static const char *cp_gate_table_head(struct cp_arena *a,
     const char *stem = cp_gate_str(c, CP_CV_STEM);
     if (!stem)
         return "gate table has no \"stem\" string";
-    t->stem = cp_arena_strdup(a, stem);
+    t->stem = stem; /* the tree lives in the table's arena */
     const struct cp_jnode *fc = cp_json_get(c, CP_CV_FAIL_CLOSED, NULL);
     if (!cp_gate_is(fc, CP_J_TRUE) && !cp_gate_is(fc, CP_J_FALSE))
         return "gate table has no \"failClosed\" boolean";
@@ -513,14 +516,15 @@ static const char *cp_gate_table_head(struct cp_arena *a,
     return NULL;
 }
 
-const char *cp_gate_table_parse(struct cp_arena *a, const char *text,
-                                size_t len, struct cp_gate_table *t)
+static const char *cp_gate_table_read(struct cp_arena *a, const char *text,
+                                      char *w, size_t len,
+                                      struct cp_gate_table *t)
 {
     memset(t, 0, sizeof *t);
     const struct cp_jnode *c = NULL;
-    const char *err = cp_gate_table_root(a, text, len, &c);
+    const char *err = cp_gate_table_root(a, text, w, len, &c);
     if (!err)
-        err = cp_gate_table_head(a, c, t);
+        err = cp_gate_table_head(c, t);
     if (!err)
         err = cp_gate_table_content(a, c, t);
     if (!err)
@@ -541,6 +545,12 @@ const char *cp_gate_table_parse(struct cp_arena *a, const char *text,
         t->ngates = i + 1; /* counts compiled rows, also on a later error */
     }
     return NULL;
+}
+
+const char *cp_gate_table_parse(struct cp_arena *a, const char *text,
+                                size_t len, struct cp_gate_table *t)
+{
+    return cp_gate_table_read(a, text, NULL, len, t);
 }
 
 void cp_gate_table_free(struct cp_gate_table *t)
@@ -596,7 +606,8 @@ const char *cp_gate_table_load_pinned(struct cp_arena *a, const char *path,
     close(fd);
     if (digest)
         cp_gate_pin_digest(buf, size, digest);
-    const char *err = cp_gate_table_parse(a, buf, size, t);
+    /* in place: the buffer is the arena's, as the table is */
+    const char *err = cp_gate_table_read(a, buf, buf, size, t);
     if (err)
         return cp_arena_printf(a, "'%s': %s", path, err);
     return NULL;

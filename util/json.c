@@ -172,26 +172,43 @@ static bool jp_escape(struct jp *p, char *d, size_t *n)
     return false;
 }
 
+/* The first byte at or after i of t[0..len) that ends a run of plain
+ * string bytes ('"', '\\' or a control character), or len.  Eight bytes
+ * at a time: each test below is nonzero exactly when some byte of w is
+ * '"', '\\' or below 0x20 (a large Write's lines are runs of this). */
+static size_t jp_run_end(const char *t, size_t i, size_t len)
+{
+    const uint64_t one = 0x0101010101010101u, high = 0x8080808080808080u;
+    for (; len - i >= 8; i += 8) {
+        uint64_t w, q, b;
+        memcpy(&w, t + i, 8);
+        q = w ^ (one * '"');
+        b = w ^ (one * '\\');
+        if ((((q - one) & ~q) | ((b - one) & ~b) | ((w - one * 0x20) & ~w)) &
+            high)
+            break;
+    }
+    while (i < len && t[i] != '"' && t[i] != '\\' &&
+           (unsigned char)t[i] >= 0x20)
+        i++;
+    return i;
+}
+
 /* Fast path of jp_string: no escape before the closing quote. */
 static bool jp_plain_string(struct jp *p, const char **s, size_t *n)
 {
-    for (size_t e = p->pos; e < p->len; e++) {
-        unsigned char c = (unsigned char)p->t[e];
-        if (c == '\\' || c < 0x20)
-            return false;
-        if (c == '"') {
-            *n = e - p->pos;
-            if (p->w) { /* the closing quote is read: it ends the string */
-                p->w[e] = '\0';
-                *s = p->w + p->pos;
-            } else {
-                *s = cp_arena_strndup(p->a, p->t + p->pos, *n);
-            }
-            p->pos = e + 1;
-            return true;
-        }
+    size_t e = jp_run_end(p->t, p->pos, p->len);
+    if (e >= p->len || p->t[e] != '"')
+        return false;
+    *n = e - p->pos;
+    if (p->w) { /* the closing quote is read: it ends the string */
+        p->w[e] = '\0';
+        *s = p->w + p->pos;
+    } else {
+        *s = cp_arena_strndup(p->a, p->t + p->pos, *n);
     }
-    return false;
+    p->pos = e + 1;
+    return true;
 }
 
 /* The closing quote of the string whose text starts at p->pos (a quote
@@ -251,10 +268,7 @@ static bool jp_string(struct jp *p, const char **s, size_t *n)
              * control character, in one copy (a byte at a time was most of
              * reading a large escaped string); memmove: in place, the run
              * moves back over the escapes before it */
-            size_t e = p->pos + 1;
-            while (e < p->len && p->t[e] != '"' && p->t[e] != '\\' &&
-                   (unsigned char)p->t[e] >= 0x20)
-                e++;
+            size_t e = jp_run_end(p->t, p->pos + 1, p->len);
             memmove(d + dn, p->t + p->pos, e - p->pos);
             dn += e - p->pos;
             p->pos = e;
@@ -292,7 +306,10 @@ static bool jp_dup_key(struct jp *p, const struct cp_jnode *o)
     size_t cap = 16;
     while (cap < 2 * o->n)
         cap *= 2;
-    size_t *slot = cp_xcalloc(cap, sizeof *slot); /* index + 1; 0: free */
+    /* most objects have a few members: their table is on the stack */
+    size_t few[16] = {0};
+    size_t *slot = cap == 16 ? few : cp_xcalloc(cap, sizeof *slot);
+    /* index + 1; 0: free */
     bool dup = false;
     for (size_t i = 0; i < o->n && !dup; i++) {
         const struct cp_jmember *m = &o->members[i];
@@ -306,7 +323,8 @@ static bool jp_dup_key(struct jp *p, const struct cp_jnode *o)
         else
             slot[k] = i + 1;
     }
-    free(slot);
+    if (slot != few)
+        free(slot);
     if (dup)
         jp_fail_kind(p, CP_JSON_E_DUP, "duplicate key");
     return dup;
