@@ -330,8 +330,43 @@ static bool jp_dup_key(struct jp *p, const struct cp_jnode *o)
     return dup;
 }
 
-/* One "key": value member of the object n. */
-static bool jp_member(struct jp *p, struct cp_jnode *n)
+/* The members or items of a container while it is read: on the stack up
+ * to JP_FEW, on the heap beyond, so that only the finished array goes
+ * into the arena (grown there by doubling, each smaller copy stayed
+ * behind: a gate row of five members took 576 bytes for 160). */
+enum { JP_FEW = 8 };
+
+struct jp_list {
+    struct cp_jmember *m; /* objects: few.m until there are more */
+    struct cp_jnode **i;  /* arrays: few.i until there are more */
+    size_t n, cap;
+    union {
+        struct cp_jmember m[JP_FEW];
+        struct cp_jnode *i[JP_FEW];
+    } few;
+};
+
+/* Room for one more entry of l. */
+static void jp_list_grow(struct jp_list *l, bool obj)
+{
+    if (l->n < l->cap)
+        return;
+    size_t size = obj ? sizeof *l->m : sizeof *l->i;
+    void *old = obj ? (void *)l->m : (void *)l->i;
+    bool few = old == (void *)&l->few;
+    void *v = few ? cp_xmalloc(2 * l->cap * size)
+                  : cp_xrealloc(old, 2 * l->cap * size);
+    if (few)
+        memcpy(v, old, l->n * size);
+    l->cap *= 2;
+    if (obj)
+        l->m = v;
+    else
+        l->i = v;
+}
+
+/* One "key": value member into l. */
+static bool jp_member(struct jp *p, struct jp_list *l)
 {
     if (!jp_at(p, '"')) {
         jp_fail(p, "expected a string key");
@@ -351,19 +386,23 @@ static bool jp_member(struct jp *p, struct cp_jnode *n)
     struct cp_jnode *v = jp_value(p);
     if (!v)
         return false;
-    cp_json_set(p->a, n, k, v);
-    n->members[n->n - 1].klen = kl;
-    n->members[n->n - 1].kstart = kstart;
+    jp_list_grow(l, true);
+    l->m[l->n++] = (struct cp_jmember){.key = k,
+                                       .klen = kl,
+                                       .kstart = kstart,
+                                       .val = v};
     return true;
 }
 
-/* One element of the array n. */
-static bool jp_element(struct jp *p, struct cp_jnode *n)
+/* One element into l. */
+static bool jp_element(struct jp *p, struct jp_list *l)
 {
     struct cp_jnode *v = jp_value(p);
-    if (v)
-        cp_json_push(p->a, n, v);
-    return v != NULL;
+    if (!v)
+        return false;
+    jp_list_grow(l, false);
+    l->i[l->n++] = v;
+    return true;
 }
 
 /* At the closing bracket of n. */
@@ -375,6 +414,52 @@ static struct cp_jnode *jp_close(struct jp *p, struct cp_jnode *n)
     return n;
 }
 
+/* The entries of l into n, in an arena array whose capacity is the next
+ * power of two (cp_json_set and cp_json_push grow parsed nodes on that
+ * rule). */
+static void jp_list_keep(struct jp *p, const struct jp_list *l,
+                         struct cp_jnode *n, bool obj)
+{
+    size_t cap = 1;
+    while (cap < l->n)
+        cap *= 2;
+    size_t size = obj ? sizeof *l->m : sizeof *l->i;
+    void *v = cp_arena_alloc(p->a, cap * size);
+    memcpy(v, obj ? (const void *)l->m : (const void *)l->i, l->n * size);
+    if (obj)
+        n->members = v;
+    else
+        n->items = v;
+    n->n = l->n;
+}
+
+/* The entries of the container n, from after its opening bracket. */
+static struct cp_jnode *jp_entries(struct jp *p, struct cp_jnode *n,
+                                   struct jp_list *l, bool obj)
+{
+    char close = obj ? '}' : ']';
+    for (;;) {
+        jp_ws(p);
+        if (!(obj ? jp_member(p, l) : jp_element(p, l)))
+            return NULL;
+        jp_ws(p);
+        if (jp_at(p, ',')) {
+            p->pos++;
+            continue;
+        }
+        if (jp_at(p, close)) {
+            size_t at = p->pos;
+            jp_list_keep(p, l, n, obj);
+            if (obj && jp_dup_key(p, n))
+                return NULL;
+            p->pos = at;
+            return jp_close(p, n);
+        }
+        jp_fail(p, obj ? "expected ',' or '}'" : "expected ',' or ']'");
+        return NULL;
+    }
+}
+
 static struct cp_jnode *jp_container(struct jp *p, bool obj)
 {
     struct cp_jnode *n = jp_node(p, obj ? CP_J_OBJ : CP_J_ARR);
@@ -384,28 +469,15 @@ static struct cp_jnode *jp_container(struct jp *p, bool obj)
     }
     p->pos++;
     jp_ws(p);
-    char close = obj ? '}' : ']';
-    if (jp_at(p, close))
+    if (jp_at(p, obj ? '}' : ']'))
         return jp_close(p, n);
-    for (;;) {
-        jp_ws(p);
-        if (!(obj ? jp_member(p, n) : jp_element(p, n)))
-            return NULL;
-        jp_ws(p);
-        if (jp_at(p, ',')) {
-            p->pos++;
-            continue;
-        }
-        if (jp_at(p, close)) {
-            size_t at = p->pos;
-            if (obj && jp_dup_key(p, n))
-                return NULL;
-            p->pos = at;
-            return jp_close(p, n);
-        }
-        jp_fail(p, obj ? "expected ',' or '}'" : "expected ',' or ']'");
-        return NULL;
-    }
+    struct jp_list l = {.cap = JP_FEW};
+    l.m = l.few.m;
+    l.i = l.few.i;
+    struct cp_jnode *r = jp_entries(p, n, &l, obj);
+    if (obj ? l.m != l.few.m : l.i != l.few.i)
+        free(obj ? (void *)l.m : (void *)l.i);
+    return r;
 }
 
 /* true, false or null. */

@@ -34,13 +34,13 @@ struct cp_jmember {
 
 struct cp_jnode {
     enum cp_jtype type;
+    bool oneline;      /* printer: this value on one line (here: 64 bytes) */
     size_t start, end; /* [start, end) of the value in the text */
     const char *s;     /* STR: decoded bytes; NUM: the number text */
     size_t len;
     struct cp_jnode **items;    /* ARR */
     struct cp_jmember *members; /* OBJ, in document order */
     size_t n;                   /* number of items or members */
-    bool oneline;               /* printer: this value on one line */
 };
 
 /* Nesting limit of the reader (documents deeper than this are refused). */
