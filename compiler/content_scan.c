@@ -1814,9 +1814,16 @@ struct cc_chains {
     uint64_t pair2[65536 / 64];
 };
 
-static bool cc_pair_on(const uint64_t *set, unsigned p)
+/* Pair p's bit of set, as 0 or 1 (a number, so that two can be and-ed
+ * without a branch). */
+static uint64_t cc_pair_get(const uint64_t *set, unsigned p)
 {
     return (set[p >> 6] >> (p & 63)) & 1u;
+}
+
+static bool cc_pair_on(const uint64_t *set, unsigned p)
+{
+    return cc_pair_get(set, p) != 0;
 }
 
 static void cc_pair_bit(uint64_t *set, unsigned p)
@@ -1964,8 +1971,8 @@ static void cc_anchors(struct cc_ctx *c, long *slot, bool verbs)
     for (; i + 2 < len; i++) {
         /* both tests, then one branch: the first pair alone is common
          * enough that a branch on it is mispredicted often */
-        if (!(cc_pair_on(pair, (unsigned)u[i] << 8 | u[i + 1]) &
-              cc_pair_on(pair2, (unsigned)u[i + 1] << 8 | u[i + 2])))
+        if (!(cc_pair_get(pair, (unsigned)u[i] << 8 | u[i + 1]) &
+              cc_pair_get(pair2, (unsigned)u[i + 1] << 8 | u[i + 2])))
             continue;
         cc_anchors_at(c, slot, skip, i);
         if (verbs && i >= words)

@@ -386,8 +386,7 @@ END_TEST
  * errors met before and after escapes were decoded. */
 static const char *const in_place_docs[] = {
     "{\"a\": \"x\\ny\\tz\", \"b\\u00e9\": [\"\\\"q\\\\\", \"plain\", \"\"]}",
-    "[\"\\ud83d\\ude00 and \\u2028\", \"\\/\\b\\f\\r\", 1, true, null, "
-    "\"end\"]",
+    "[\"\\ud83d\\ude00 and \\u2028\", \"\\/\\b\\f\\r\", 1, null, \"e\"]",
     "{\"content\": \"line 1\\nline 2\\n\\u0041\\u00e9\\u20ac\\ud800\\udc00!\"}",
     "{\"k\": \"a\\\\\\\\\\\"b\", \"l\": \"\\\\\"}",
     "[\"ok\\n\", \"bad\\x\"]",
