@@ -1841,6 +1841,22 @@ static size_t cc_pair_slot(const struct cc_chains *ch, unsigned p)
     return h;
 }
 
+/* After an anchor of two bytes, the third bytes its check allows (NULL:
+ * any), so that the scan's filter can ask for three bytes of it too: each
+ * check below reads t[at + 2] from this set or fails. */
+static const char *cc_third(size_t k)
+{
+    cc_check ck = k < CC_NTAB ? cc_tab[k].check : NULL;
+    return ck == cc_gh             ? "posur"
+           : ck == cc_digitalocean ? "por"
+           : ck == cc_vault        ? "sbr"
+           : ck == cc_twilio       ? "0123456789abcdefABCDEF" /* hexany */
+           : ck == cc_azure_ad
+               ? "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                 "0123456789_~.-" /* cc_azure_byte */
+               : NULL;
+}
+
 /* Puts the enabled anchor k (AN) at the head of its chain. */
 static void cc_chain_on(struct cc_chains *ch, size_t k, const char *an)
 {
@@ -1853,7 +1869,10 @@ static void cc_chain_on(struct cc_chains *ch, size_t k, const char *an)
         ch->one[b0] = (short)k;
         return;
     }
-    if (!an[2])
+    if (!an[2] && cc_third(k))
+        for (const char *x = cc_third(k); *x; x++)
+            cc_pair_bit(ch->pair2, b1 << 8 | (unsigned char)*x);
+    else if (!an[2])
         for (unsigned x = 0; x < 256; x++)
             cc_pair_bit(ch->pair2, b1 << 8 | x);
     else
