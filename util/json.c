@@ -149,15 +149,18 @@ static bool jp_uescape(struct jp *p, uint32_t *out)
  * behind the bytes still to read, as decoding in place needs). */
 static bool jp_escape(struct jp *p, char *d, size_t *n)
 {
-    static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
+    /* the one-letter escapes by their letter ('\0': none; a table, not a
+     * search per escape: a large Write has one on every line) */
+    static const char to[128] = {
+        ['"'] = '"',  ['\\'] = '\\', ['/'] = '/',  ['b'] = '\b',
+        ['f'] = '\f', ['n'] = '\n',  ['r'] = '\r', ['t'] = '\t'};
     if (p->pos >= p->len) {
         jp_fail(p, "unterminated string");
         return false;
     }
     char e = p->t[p->pos++];
-    const char *k = e ? strchr(from, e) : NULL;
-    if (k) {
-        d[(*n)++] = to[k - from];
+    if ((unsigned char)e < 128 && to[(unsigned char)e]) {
+        d[(*n)++] = to[(unsigned char)e];
         return true;
     }
     uint32_t cp;
@@ -176,7 +179,7 @@ static bool jp_escape(struct jp *p, char *d, size_t *n)
  * string bytes ('"', '\\' or a control character), or len.  Eight bytes
  * at a time: each test below is nonzero exactly when some byte of w is
  * '"', '\\' or below 0x20 (a large Write's lines are runs of this). */
-static size_t jp_run_end(const char *t, size_t i, size_t len)
+static inline size_t jp_run_end(const char *t, size_t i, size_t len)
 {
     const uint64_t one = 0x0101010101010101u, high = 0x8080808080808080u;
     for (; len - i >= 8; i += 8) {
