@@ -445,9 +445,33 @@ static const char *cp_gate_table_content(struct cp_arena *a,
     return err;
 }
 
+/* A word pattern of the artifact: parsed in the scratch arena (an invalid
+ * one makes the table invalid, as ever), then only its key is kept; the
+ * scratch's pages serve the next row.  Most rows name programs a given
+ * line does not run, and are never parsed again (cp_gate_row_matches). */
+static const char *cp_gate_table_words(struct cp_arena *a,
+                                       struct cp_arena *scratch,
+                                       const struct cp_cv_gate_row *r,
+                                       struct cp_gate_entry *e)
+{
+    struct cp_gate_pat g;
+    const char *perr = cp_gate_parse(scratch, r->pattern, r->pattern_len, false,
+                                     &g);
+    if (!perr)
+        cp_gate_key_of(a, &g, &e->key);
+    cp_arena_reset(scratch);
+    if (perr)
+        return cp_arena_printf(a, "%s: invalid pattern: %s", r->id, perr);
+    e->pat.kind = CP_GATE_WORDS;
+    e->pat.text = r->pattern;
+    e->deferred = true;
+    return NULL;
+}
+
 /* Row r of "gates" (read by cp_cv_gate_rows) into e.  The strings are
  * the artifact's tree's, which lives in the table's arena. */
 static const char *cp_gate_table_entry(struct cp_arena *a,
+                                       struct cp_arena *scratch,
                                        const struct cp_cv_gate_row *r,
                                        struct cp_gate_entry *e)
 {
@@ -458,16 +482,18 @@ static const char *cp_gate_table_entry(struct cp_arena *a,
         cp_gate_unknown(&e->pat);
         return NULL;
     }
+    if (r->kind == CP_CV_WORDS)
+        return cp_gate_table_words(a, scratch, r, e);
     /* A regex in the scanner's subset is known to compile: its
      * regcomp waits until a command line meets its condition. */
-    e->req = r->kind == CP_CV_REGEX ? cp_gate_rx_scan(a, r->pattern) : NULL;
+    e->req = cp_gate_rx_scan(a, r->pattern);
     if (e->req) {
         e->pat.kind = CP_GATE_REGEX;
         e->pat.text = r->pattern;
         return NULL;
     }
-    const char *perr = cp_gate_parse(a, r->pattern, r->pattern_len,
-                                     r->kind == CP_CV_REGEX, &e->pat);
+    const char *perr = cp_gate_parse(a, r->pattern, r->pattern_len, true,
+                                     &e->pat);
     return perr ? cp_arena_printf(a, "%s: invalid pattern: %s", r->id, perr)
                 : NULL;
 }
@@ -538,13 +564,15 @@ static const char *cp_gate_table_read(struct cp_arena *a, const char *text,
     if (err)
         return err;
     t->gates = cp_arena_alloc(a, (n ? n : 1) * sizeof *t->gates);
-    for (size_t i = 0; i < n; i++) {
-        err = cp_gate_table_entry(a, &rows[i], &t->gates[i]);
-        if (err)
-            return err;
-        t->ngates = i + 1; /* counts compiled rows, also on a later error */
+    struct cp_arena *scratch = cp_arena_new();
+    for (size_t i = 0; i < n && !err; i++) {
+        err = cp_gate_table_entry(a, scratch, &rows[i], &t->gates[i]);
+        if (!err)
+            t->ngates = i + 1; /* counts compiled rows, also on a later
+                                  error */
     }
-    return NULL;
+    cp_arena_free(scratch);
+    return err;
 }
 
 const char *cp_gate_table_parse(struct cp_arena *a, const char *text,
@@ -678,6 +706,19 @@ static int cp_gate_row_matches(struct cp_gate_entry *e, const char *folded,
                                size_t len, struct cp_gate_subject *s,
                                struct cp_arena *a, const char **err)
 {
+    if (e->deferred) {
+        if (!cp_gate_subject_may(&e->key, s))
+            return 0;
+        struct cp_gate_pat p;
+        const char *perr = cp_gate_parse(a, e->pat.text, strlen(e->pat.text),
+                                         false, &p);
+        if (perr) { /* checked when the table was read: not expected */
+            *err = cp_arena_printf(a, "%s: invalid pattern: %s", e->id, perr);
+            return -1;
+        }
+        e->pat = p;
+        e->deferred = false;
+    }
     if (e->pat.kind == CP_GATE_REGEX) {
         if (e->req && !cp_gate_rx_may_match(e->req, folded, len))
             return 0;

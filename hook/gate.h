@@ -22,6 +22,7 @@
 #include "arena.h"
 #include "gate_pin.h"
 #include "../compiler/content.h"
+#include "../compiler/match.h"
 #include "../compiler/policy.h"
 #include "sha256.h"
 
@@ -158,6 +159,11 @@ struct cp_gate_entry {
                                 on first use: pat.regex NULL until then */
     const struct cp_gate_rx_req *req; /* regexes: NULL when not scanned */
     const char *where;                /* "FILE:LINE" */
+    /* An artifact's word pattern is checked when the table is read, then
+     * parsed again only for a line holding what its key asks for (pat then
+     * holds only its kind and text until it is) */
+    bool deferred;
+    struct cp_gate_key key;
 };
 
 struct cp_gate_table {
