@@ -1956,7 +1956,11 @@ static void cc_try_chain(struct cc_ctx *c, long *slot, size_t *skip, short k,
         /* an example is skipped whole, so that its inside is not
          * read again */
         skip[k] = i + n;
-        if (cls == CP_CC_PRIVATE_KEY || !cc_example(t, i, ch->alen[k], n))
+        /* the example rule counts the bytes after the anchor; an AWS key
+         * id's was "A" alone (its four anchors serve the scan's filter),
+         * so its "KIA" letters still count */
+        size_t plen = ck == cc_aws_id ? 1 : ch->alen[k];
+        if (cls == CP_CC_PRIVATE_KEY || !cc_example(t, i, plen, n))
             cc_hit_in(c, &slot[cls], cp_cc_names[cls], NULL, i);
     }
 }
