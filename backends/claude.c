@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "claude_vocab.h"
 #include "fidelity.h"
 #include "content.h"
 #include "gate_pin.h"
@@ -818,11 +819,11 @@ static void cl_gate_entry(struct cl *c, const struct cp_rule *r,
     }
     gs->v[gs->n++] = (struct cl_gate_out){
         .id = id,
-        .kind = g->kind == CP_GATE_REGEX     ? "regex"
-                : g->kind == CP_GATE_UNKNOWN ? "unknown"
-                                             : "words",
+        .kind = g->kind == CP_GATE_REGEX     ? CP_CV_KIND_REGEX
+                : g->kind == CP_GATE_UNKNOWN ? CP_CV_KIND_UNKNOWN
+                                             : CP_CV_KIND_WORDS,
         .pattern = g->text,
-        .verdict = deny ? "deny" : "ask",
+        .verdict = deny ? CP_CV_VERDICT_DENY : CP_CV_VERDICT_ASK,
         .where = where,
     };
 }
@@ -1760,9 +1761,9 @@ static void jw_list(struct cl_jw *w, const char *key, const struct cl_list *l)
  * patterns, which the gate applies to what file tools write. */
 static void cl_write_content(struct cl_jw *w, const struct cp_policy *p)
 {
-    jw_key(w, "content");
+    jw_key(w, CP_CV_CONTENT);
     jw_open(w, '{');
-    jw_key(w, "classes");
+    jw_key(w, CP_CV_CONTENT_CLASSES);
     if (!p->content_classes) {
         cp_ob_add(w->b, "[]", 2);
     } else {
@@ -1774,7 +1775,7 @@ static void cl_write_content(struct cl_jw *w, const struct cp_policy *p)
             }
         jw_close(w, ']');
     }
-    jw_key(w, "rules");
+    jw_key(w, CP_CV_CONTENT_RULES);
     if (!p->ncontent) {
         cp_ob_add(w->b, "[]", 2);
     } else {
@@ -1783,13 +1784,13 @@ static void cl_write_content(struct cl_jw *w, const struct cp_policy *p)
             const struct cp_content_rule *r = &p->content[i];
             jw_sep(w);
             jw_open(w, '{');
-            jw_key(w, "id");
+            jw_key(w, CP_CV_ID);
             jw_str(w, r->id);
-            jw_key(w, "kind");
-            jw_str(w, r->regex ? "regex" : "text");
-            jw_key(w, "pattern");
+            jw_key(w, CP_CV_KIND);
+            jw_str(w, r->regex ? CP_CV_KIND_REGEX : CP_CV_KIND_TEXT);
+            jw_key(w, CP_CV_PATTERN);
             jw_str(w, r->text);
-            jw_key(w, "where");
+            jw_key(w, CP_CV_WHERE);
             jw_str(w, r->where);
             jw_close(w, '}');
         }
@@ -1845,8 +1846,9 @@ static const char *cl_gate_path_text(const struct cl *c,
 static void cl_write_paths(struct cl_jw *w, const struct cl *c)
 {
     static const enum cp_rule_kind kinds[2] = {CP_R_DENY_WRITE, CP_R_WRITE};
-    static const char *const keys[2] = {"denyWrite", "write"};
-    jw_key(w, "paths");
+    static const char *const keys[2] = {CP_CV_PATHS_DENY_WRITE,
+                                        CP_CV_PATHS_WRITE};
+    jw_key(w, CP_CV_PATHS);
     jw_open(w, '{');
     for (size_t k = 0; k < 2; k++) {
         jw_key(w, keys[k]);
@@ -1877,11 +1879,11 @@ static void cl_write(const struct cl *c, struct cp_buf *out)
     struct cl_jw w = {.b = out, .depth = 0, .first = true};
     jw_open(&w, '{');
 
-    jw_key(&w, "confpol");
+    jw_key(&w, CP_CV_CONFPOL);
     jw_open(&w, '{');
     cl_write_content(&w, p);
-    jw_bool(&w, "failClosed", cl_fail_closed(p));
-    jw_key(&w, "gates");
+    jw_bool(&w, CP_CV_FAIL_CLOSED, cl_fail_closed(p));
+    jw_key(&w, CP_CV_GATES);
     if (!c->gates.n) {
         cp_ob_add(out, "[]", 2);
     } else {
@@ -1895,27 +1897,27 @@ static void cl_write(const struct cl *c, struct cp_buf *out)
             }
             jw_sep(&w);
             jw_open(&w, '{');
-            jw_key(&w, "id");
+            jw_key(&w, CP_CV_ID);
             jw_str(&w, g->id);
-            jw_key(&w, "kind");
+            jw_key(&w, CP_CV_KIND);
             jw_str(&w, g->kind);
-            jw_key(&w, "pattern");
+            jw_key(&w, CP_CV_PATTERN);
             jw_str(&w, g->pattern);
-            jw_key(&w, "verdict");
+            jw_key(&w, CP_CV_VERDICT);
             jw_str(&w, g->verdict);
-            jw_key(&w, "where");
+            jw_key(&w, CP_CV_WHERE);
             jw_str(&w, g->where);
             jw_close(&w, '}');
         }
         jw_close(&w, ']');
     }
     cl_write_paths(&w, c);
-    jw_key(&w, "profile");
+    jw_key(&w, CP_CV_PROFILE);
     jw_str(&w, cp_profile_text(p->profile));
-    jw_bool(&w, "projectRelative", c->project_relative);
-    jw_key(&w, "stem");
+    jw_bool(&w, CP_CV_PROJECT_RELATIVE, c->project_relative);
+    jw_key(&w, CP_CV_STEM);
     jw_str(&w, p->stem);
-    jw_key(&w, "version");
+    jw_key(&w, CP_CV_VERSION);
     cp_ob_addc(out, '1');
     jw_close(&w, '}');
 
@@ -1929,29 +1931,29 @@ static void cl_write(const struct cl *c, struct cp_buf *out)
         cp_ob_adds(&cmd, "00000000000000000000000000000000000000000000000000000"
                          "00000000000 ");
         cp_shell_quote(&cmd, cp_arena_printf(c->a, "%s.claude.json", p->stem));
-        jw_key(&w, "hooks");
+        jw_key(&w, CP_CV_HOOKS);
         jw_open(&w, '{');
-        jw_key(&w, "PreToolUse");
+        jw_key(&w, CP_CV_PRE_TOOL_USE);
         jw_open(&w, '[');
         jw_sep(&w);
         jw_open(&w, '{');
-        jw_key(&w, "hooks");
+        jw_key(&w, CP_CV_HOOKS);
         jw_open(&w, '[');
         jw_sep(&w);
         jw_open(&w, '{');
-        jw_key(&w, "command");
+        jw_key(&w, CP_CV_HOOK_COMMAND);
         pin_at = out->len + 1 + (sizeof pre - 1); /* after the quote */
         cp_json_quote(out, cmd.data, cmd.len);
         /* a hook that cannot start (confpol removed), crashes or times
          * out blocks the call instead of letting it through (client
          * 2.1.332; older clients ignore the key) */
-        jw_key(&w, "onFailure");
+        jw_key(&w, CP_CV_ON_FAILURE);
         jw_str(&w, "block");
-        jw_key(&w, "type");
+        jw_key(&w, CP_CV_HOOK_TYPE);
         jw_str(&w, "command");
         jw_close(&w, '}');
         jw_close(&w, ']');
-        jw_key(&w, "matcher");
+        jw_key(&w, CP_CV_MATCHER);
         jw_str(&w, CP_GATE_HOOK_MATCHER);
         jw_close(&w, '}');
         jw_close(&w, ']');

@@ -61,7 +61,8 @@ struct cp_gate_run {
     const char *input_hmac; /* keyed HMAC of the input, or NULL */
     const char *key;        /* the log key, or NULL */
     size_t keylen;
-    const char *pin; /* --sha256 HEX, or NULL */
+    const char *pin;     /* --sha256 HEX, or NULL */
+    struct cp_buf input; /* the hook input; its strings are read in place */
 };
 
 static void cp_gate_log(const struct cp_gate_run *g, enum cp_verdict v,
@@ -432,6 +433,7 @@ static const char *cp_gate_read_hook(struct cp_gate_run *g,
     struct cp_buf in = {0};
     enum cp_gate_rd rd = cp_gate_read_input(STDIN_FILENO, CP_GATE_MAX_INPUT,
                                             CP_GATE_READ_TIMEOUT_MS, &in);
+    g->input = in; /* freed with the call: hin's strings point into it */
     const char *input_err = NULL;
     if (g->key) { /* of the bytes read, whatever they are */
         char mac[CP_SHA256_HEX];
@@ -442,8 +444,8 @@ static const char *cp_gate_read_hook(struct cp_gate_run *g,
     if (rd != CP_GATE_RD_OK)
         input_err = cp_gate_rd_text(rd);
     else
-        input_err = cp_gate_parse_input(g->arena, in.data, in.len, hin);
-    cp_buf_free(&in);
+        input_err = cp_gate_parse_input_in_place(g->arena, in.data, in.len,
+                                                 hin);
     g->tool = hin->tool;
     g->command = hin->command;
     return input_err;
@@ -484,6 +486,7 @@ static int cp_gate_hook_call(struct cp_gate_args *ga, const char *key,
             rc = cp_gate_with_policy(&g, &ga->common, target, input_err);
     }
     cp_arena_free(g.arena);
+    cp_buf_free(&g.input);
     return rc;
 }
 

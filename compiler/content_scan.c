@@ -309,8 +309,7 @@ static size_t cc_der_fixed(const char *t, size_t len, size_t at)
 /* AKIA/ASIA/ABIA/ACCA + 16 upper-case letters or digits, a whole token. */
 static size_t cc_aws_id(const char *t, size_t len, size_t at)
 {
-    if (!cc_starts(t, at, cc_alnum) ||
-        len - at < 20) /* the anchor is "A" alone */
+    if (!cc_starts(t, at, cc_alnum) || len - at < 20)
         return 0;
     if (memcmp(t + at, "AKIA", 4) && memcmp(t + at, "ASIA", 4) &&
         memcmp(t + at, "ABIA", 4) && memcmp(t + at, "ACCA", 4))
@@ -1167,35 +1166,39 @@ static bool cc_verb_initial(unsigned char c)
     return cc_alpha(c) && ((1u << ((c | 0x20) - 'a')) & CC_VERB_INITIALS);
 }
 
+/* Could the letters at u[i..] start a verb of cc_verbs?  Every verb has
+ * six letters or more, and no two share their first four: the word is
+ * read only when its first four letters are a verb's (most words of a
+ * text starting with the verbs' initials, "if", "for", "int", are not). */
+static bool cc_verb_prefix(const unsigned char *u, size_t n, size_t i)
+{
+    static const char pre[][4] = {"igno", "disr", "forg", "over", "bypa"};
+    if (n - i < 6)
+        return false;
+    for (size_t k = 0; k < sizeof pre / sizeof pre[0]; k++)
+        if ((u[i] | 0x20) == pre[k][0] && (u[i + 1] | 0x20) == pre[k][1] &&
+            (u[i + 2] | 0x20) == pre[k][2] && (u[i + 3] | 0x20) == pre[k][3])
+            return true;
+    return false;
+}
+
 /* Without a byte of 0xc2 or more, no invisible character joins letters,
- * so a word is a run of letters and starts where a letter follows a
- * byte that is not one: only such starts with a verb's first letter are
- * read as words. */
-static void cc_override_ascii(struct cc_ctx *c)
+ * so a word is a run of letters and starts where a letter follows a byte
+ * that is not one: the override words of such a text are read in the
+ * anchors' pass (cc_anchors), which calls this where a word may start
+ * with a verb's first four letters.  Returns where the pass may look for
+ * the next word (past the words read). */
+static size_t cc_override_word(struct cc_ctx *c, size_t i)
 {
     const unsigned char *u = (const unsigned char *)c->text;
-    /* per byte: 1 a letter, 2 a verb's first letter; a table keeps the
-     * loop to one test per byte */
-    unsigned char cls[256];
-    for (unsigned b = 0; b < 256; b++)
-        cls[b] = (unsigned char)(cc_alpha((unsigned char)b) |
-                                 cc_verb_initial((unsigned char)b) << 1);
+    if ((i > 0 && cc_alpha(u[i - 1])) || !cc_verb_prefix(u, c->len, i))
+        return i + 1;
     struct cc_word w;
-    unsigned prev = 0;
-    for (size_t i = 0; i < c->len; i++) {
-        unsigned k = cls[u[i]];
-        if ((k & ~prev) != 3) {
-            prev = k & 1;
-            continue;
-        }
-        size_t e = i;
-        cc_next_word(c->text, c->len, &e, &w);
-        if (cc_in(w.w, cc_verbs))
-            cc_override_after(c, &e, &w);
-        /* e is past a letter: the byte before it is one */
-        i = e - 1;
-        prev = cls[u[i]] & 1;
-    }
+    size_t e = i;
+    cc_next_word(c->text, c->len, &e, &w);
+    if (cc_in(w.w, cc_verbs))
+        cc_override_after(c, &e, &w);
+    return e;
 }
 
 /* Does t[0..n) hold a byte of 0xc2 or more (one that may start an
@@ -1220,10 +1223,6 @@ static bool cc_has_high(const char *t, size_t n)
  * above/before/... */
 static void cc_override(struct cc_ctx *c)
 {
-    if (!cc_has_high(c->text, c->len)) {
-        cc_override_ascii(c);
-        return;
-    }
     size_t i = 0;
     struct cc_word w;
     const unsigned char *u = (const unsigned char *)c->text;
@@ -1714,7 +1713,12 @@ static const struct cc_anchor cc_tab[] = {
     {CP_CC_PRIVATE_KEY, "b3BlbnNzaC1rZXktdjE",
      cc_der_fixed},                                    /* openssh-key-v1 */
     {CP_CC_PRIVATE_KEY, "LS0tLS1CRUdJTi", cc_pem_b64}, /* base64 "-----BEGIN" */
-    {CP_CC_AWS_KEY, "A", cc_aws_id},
+    /* four anchors, not "A": no anchor of one byte, so that the scan's
+     * filter can ask for the next two bytes too (cc_anchors) */
+    {CP_CC_AWS_KEY, "AKIA", cc_aws_id},
+    {CP_CC_AWS_KEY, "ASIA", cc_aws_id},
+    {CP_CC_AWS_KEY, "ABIA", cc_aws_id},
+    {CP_CC_AWS_KEY, "ACCA", cc_aws_id},
     {CP_CC_AWS_KEY, "secret_access_key", cc_aws_secret},
     {CP_CC_AWS_KEY, "SECRET_ACCESS_KEY", cc_aws_secret},
     {CP_CC_GITHUB_TOKEN, "gh", cc_gh},
@@ -1803,16 +1807,28 @@ struct cc_chains {
      * one-byte anchor sets every pair it starts): most bytes of a text
      * start no anchor, and this rejects them with one load */
     uint64_t pair[65536 / 64];
+    /* their second and third bytes (an anchor of two bytes sets every pair
+     * its second byte starts, one of one byte every pair): a pair of the
+     * first set is common in prose and code ("se", "ke", "fo"), the two
+     * together seldom are */
+    uint64_t pair2[65536 / 64];
 };
 
-static bool cc_pair_on(const struct cc_chains *ch, unsigned p)
+/* Pair p's bit of set, as 0 or 1 (a number, so that two can be and-ed
+ * without a branch). */
+static uint64_t cc_pair_get(const uint64_t *set, unsigned p)
 {
-    return (ch->pair[p >> 6] >> (p & 63)) & 1u;
+    return (set[p >> 6] >> (p & 63)) & 1u;
 }
 
-static void cc_pair_bit(struct cc_chains *ch, unsigned p)
+static bool cc_pair_on(const uint64_t *set, unsigned p)
 {
-    ch->pair[p >> 6] |= (uint64_t)1 << (p & 63);
+    return cc_pair_get(set, p) != 0;
+}
+
+static void cc_pair_bit(uint64_t *set, unsigned p)
+{
+    set[p >> 6] |= (uint64_t)1 << (p & 63);
 }
 
 /* The slot of pair p in the table: its own, or the free one that ends its
@@ -1825,19 +1841,44 @@ static size_t cc_pair_slot(const struct cc_chains *ch, unsigned p)
     return h;
 }
 
+/* After an anchor of two bytes, the third bytes its check allows (NULL:
+ * any), so that the scan's filter can ask for three bytes of it too: each
+ * check below reads t[at + 2] from this set or fails. */
+static const char *cc_third(size_t k)
+{
+    cc_check ck = k < CC_NTAB ? cc_tab[k].check : NULL;
+    return ck == cc_gh             ? "posur"
+           : ck == cc_digitalocean ? "por"
+           : ck == cc_vault        ? "sbr"
+           : ck == cc_twilio       ? "0123456789abcdefABCDEF" /* hexany */
+           : ck == cc_azure_ad
+               ? "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                 "0123456789_~.-" /* cc_azure_byte */
+               : NULL;
+}
+
 /* Puts the enabled anchor k (AN) at the head of its chain. */
 static void cc_chain_on(struct cc_chains *ch, size_t k, const char *an)
 {
-    unsigned b0 = (unsigned char)an[0];
+    unsigned b0 = (unsigned char)an[0], b1 = (unsigned char)an[1];
     if (!an[1]) {
-        for (unsigned b1 = 0; b1 < 256; b1++)
-            cc_pair_bit(ch, b0 << 8 | b1);
+        for (unsigned x = 0; x < 256; x++)
+            cc_pair_bit(ch->pair, b0 << 8 | x);
+        memset(ch->pair2, 0xff, sizeof ch->pair2);
         ch->next_one[k] = ch->one[b0];
         ch->one[b0] = (short)k;
         return;
     }
-    unsigned p = b0 << 8 | (unsigned char)an[1];
-    cc_pair_bit(ch, p);
+    if (!an[2] && cc_third(k))
+        for (const char *x = cc_third(k); *x; x++)
+            cc_pair_bit(ch->pair2, b1 << 8 | (unsigned char)*x);
+    else if (!an[2])
+        for (unsigned x = 0; x < 256; x++)
+            cc_pair_bit(ch->pair2, b1 << 8 | x);
+    else
+        cc_pair_bit(ch->pair2, b1 << 8 | (unsigned char)an[2]);
+    unsigned p = b0 << 8 | b1;
+    cc_pair_bit(ch->pair, p);
     size_t h = cc_pair_slot(ch, p);
     ch->pkey[h] = (unsigned short)p;
     ch->next_pair[k] = ch->phead[h];
@@ -1855,12 +1896,30 @@ static bool cc_anchor_eq(const char *t, const char *an, size_t n)
     return true;
 }
 
-static void cc_chains_build(struct cc_chains *ch, unsigned classes)
+/* The pairs of the verbs' first four letters, in either case, for the
+ * override words read in the anchors' pass. */
+static void cc_chains_verbs(struct cc_chains *ch)
+{
+    static const char pre[][4] = {"igno", "disr", "forg", "over", "bypa"};
+    for (size_t k = 0; k < sizeof pre / sizeof pre[0]; k++)
+        for (unsigned x = 0; x < 4; x++) {
+            unsigned a = (unsigned char)pre[k][0] & ~(x & 1 ? 0x20u : 0u);
+            unsigned b = (unsigned char)pre[k][1] & ~(x & 2 ? 0x20u : 0u);
+            unsigned b2 = (unsigned char)pre[k][2] & ~(x & 1 ? 0x20u : 0u);
+            cc_pair_bit(ch->pair, a << 8 | b);
+            cc_pair_bit(ch->pair2, b << 8 | b2);
+            cc_pair_bit(ch->pair2,
+                        (b ^ 0x20u) << 8 | b2); /* the other case of b */
+        }
+}
+
+static void cc_chains_build(struct cc_chains *ch, unsigned classes, bool verbs)
 {
     memset(ch->all, -1, sizeof ch->all);
     memset(ch->one, -1, sizeof ch->one);
     memset(ch->phead, -1, sizeof ch->phead);
     memset(ch->pair, 0, sizeof ch->pair);
+    memset(ch->pair2, 0, sizeof ch->pair2);
     for (size_t k = CC_NANCH; k-- > 0;) {
         unsigned cls;
         const char *an;
@@ -1873,6 +1932,8 @@ static void cc_chains_build(struct cc_chains *ch, unsigned classes)
         if (classes & (1u << cls))
             cc_chain_on(ch, k, an);
     }
+    if (verbs)
+        cc_chains_verbs(ch);
 }
 
 /* Tries the enabled anchors of the chain from k at t[i]. */
@@ -1895,27 +1956,54 @@ static void cc_try_chain(struct cc_ctx *c, long *slot, size_t *skip, short k,
         /* an example is skipped whole, so that its inside is not
          * read again */
         skip[k] = i + n;
-        if (cls == CP_CC_PRIVATE_KEY || !cc_example(t, i, ch->alen[k], n))
+        /* the example rule counts the bytes after the anchor; an AWS key
+         * id's was "A" alone (its four anchors serve the scan's filter),
+         * so its "KIA" letters still count */
+        size_t plen = ck == cc_aws_id ? 1 : ch->alen[k];
+        if (cls == CP_CC_PRIVATE_KEY || !cc_example(t, i, plen, n))
             cc_hit_in(c, &slot[cls], cp_cc_names[cls], NULL, i);
     }
 }
 
-static void cc_anchors(struct cc_ctx *c, long *slot)
+/* The anchors that may start at u[i] (two bytes at least remain). */
+static void cc_anchors_at(struct cc_ctx *c, long *slot, size_t *skip, size_t i)
+{
+    const struct cc_chains *ch = c->ch;
+    const unsigned char *u = (const unsigned char *)c->text;
+    unsigned p = (unsigned)u[i] << 8 | u[i + 1];
+    if (ch->one[u[i]] >= 0)
+        cc_try_chain(c, slot, skip, ch->one[u[i]], i, ch->next_one);
+    short k = ch->phead[cc_pair_slot(ch, p)];
+    if (k >= 0)
+        cc_try_chain(c, slot, skip, k, i, ch->next_pair);
+}
+
+/* Every anchored detector, and with VERBS the override words of a text
+ * without bytes of 0xc2 or more (cc_override_word; its finding is
+ * c->cur), in one pass. */
+static void cc_anchors(struct cc_ctx *c, long *slot, bool verbs)
 {
     const struct cc_chains *ch = c->ch;
     size_t skip[CC_NANCH] = {0};
     const unsigned char *u = (const unsigned char *)c->text;
-    for (size_t i = 0; i + 1 < c->len; i++) {
-        /* a one-byte anchor sets the bits of every pair it starts */
-        unsigned p = (unsigned)u[i] << 8 | u[i + 1];
-        if (!cc_pair_on(ch, p))
+    const uint64_t *pair = ch->pair, *pair2 = ch->pair2;
+    size_t len = c->len, i = 0, words = 0;
+    /* an anchor or a verb starts only where its first two bytes and its
+     * second and third are pairs of the sets; the loop tests nothing
+     * else, and its steps do not depend on each other */
+    for (; i + 2 < len; i++) {
+        /* both tests, then one branch: the first pair alone is common
+         * enough that a branch on it is mispredicted often */
+        if (!(cc_pair_get(pair, (unsigned)u[i] << 8 | u[i + 1]) &
+              cc_pair_get(pair2, (unsigned)u[i + 1] << 8 | u[i + 2])))
             continue;
-        if (ch->one[u[i]] >= 0)
-            cc_try_chain(c, slot, skip, ch->one[u[i]], i, ch->next_one);
-        short k = ch->phead[cc_pair_slot(ch, p)];
-        if (k >= 0)
-            cc_try_chain(c, slot, skip, k, i, ch->next_pair);
+        cc_anchors_at(c, slot, skip, i);
+        if (verbs && i >= words)
+            words = cc_override_word(c, i);
     }
+    /* the last two bytes: an anchor of two bytes at most */
+    if (i + 1 < len && cc_pair_on(pair, (unsigned)u[i] << 8 | u[i + 1]))
+        cc_anchors_at(c, slot, skip, i);
     /* the last byte can start only a one-byte anchor */
     if (c->len && ch->one[u[c->len - 1]] >= 0)
         cc_try_chain(c, slot, skip, ch->one[u[c->len - 1]], c->len - 1,
@@ -1968,13 +2056,15 @@ void cp_content_scan(struct cp_arena *a, unsigned classes,
         slot[k] = -1;
     size_t n0 = out->n;
     struct cc_chains ch;
-    cc_chains_build(&ch, classes);
+    bool override = classes & (1u << CP_CC_OVERRIDE_TEXT);
+    bool ascii = override && !cc_has_high(text, len);
+    cc_chains_build(&ch, classes, ascii);
     c.ch = &ch;
     cc_begin(&c);
-    cc_anchors(&c, slot);
+    cc_anchors(&c, slot, ascii);
     cc_begin(&c);
     cc_assignments(&c, classes, slot);
-    if (classes & (1u << CP_CC_OVERRIDE_TEXT)) {
+    if (override && !ascii) {
         cc_begin(&c);
         cc_override(&c);
     }

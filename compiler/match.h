@@ -94,6 +94,29 @@ const struct cp_sh_read *cp_gate_subject_read(const struct cp_gate_subject *s);
  * first (an unreadable line is denied).  Allocates in `a`. */
 bool cp_gate_subject_matches(const struct cp_gate_pat *g,
                              struct cp_gate_subject *s, struct cp_arena *a);
+/* What a command line must hold for a word pattern to match it: the kind
+ * of reading cp_gate_subject_matches tries it on (every line, readings
+ * with redirections, any reading, or the readings of the programs named).
+ * A table keeps the key of a row it has checked but not kept parsed
+ * (hook/gate.c), and parses the row only for a line that has it. */
+enum cp_gate_key_kind {
+    CP_GATE_KEY_ALL,
+    CP_GATE_KEY_REDIR,
+    CP_GATE_KEY_READINGS,
+    CP_GATE_KEY_PROGRAMS,
+};
+struct cp_gate_key {
+    enum cp_gate_key_kind kind;
+    const char *const *names; /* PROGRAMS: the program's alternatives */
+    size_t n;
+};
+/* The key of the word pattern g (names copied into a). */
+void cp_gate_key_of(struct cp_arena *a, const struct cp_gate_pat *g,
+                    struct cp_gate_key *k);
+/* false: no reading of s is one cp_gate_subject_matches would try a
+ * pattern of key k on, so the pattern does not match s. */
+bool cp_gate_subject_may(const struct cp_gate_key *k,
+                         struct cp_gate_subject *s);
 /* The gate decision, the one combination that explain, expect, the gate on
  * a policy and the gate on an artifact share (spec/semantics.md): a line
  * the reader cannot read is deny (no row); else deny if a deny row

@@ -1151,6 +1151,80 @@ static bool try_list(const struct cp_gate_pat *g, const struct pos *ps,
     return false;
 }
 
+/* The readings a word pattern is tried on (its candidates): a pattern
+ * with a redirection element only sees readings with redirections
+ * (CP_GATE_KEY_REDIR); one whose program is a word, only the readings of
+ * the programs its alternatives name (a glob alternative is tried on each
+ * distinct name) and those of unknown programs (CP_GATE_KEY_PROGRAMS,
+ * *first that word); any other, every reading. */
+static enum cp_gate_key_kind gate_candidates(const struct cp_gate_pat *g,
+                                             const struct cp_gate_el **first)
+{
+    bool redir = false;
+    *first = NULL;
+    if (g->nwords == 0 && g->trailing_any)
+        return CP_GATE_KEY_ALL; /* "*": every command line, even empty */
+    for (size_t i = 0; i < g->nels; i++) {
+        if (el_pos(&g->els[i]) && !*first)
+            *first = &g->els[i];
+        redir |= g->els[i].kind == EL_REDIR;
+    }
+    if (redir)
+        return CP_GATE_KEY_REDIR;
+    if (!*first || (*first)->kind != EL_WORD)
+        return CP_GATE_KEY_READINGS;
+    return CP_GATE_KEY_PROGRAMS;
+}
+
+void cp_gate_key_of(struct cp_arena *a, const struct cp_gate_pat *g,
+                    struct cp_gate_key *k)
+{
+    const struct cp_gate_el *first;
+    memset(k, 0, sizeof *k);
+    k->kind = gate_candidates(g, &first);
+    if (k->kind != CP_GATE_KEY_PROGRAMS)
+        return;
+    const char **v = cp_arena_alloc(a, first->nalts * sizeof *v);
+    for (size_t i = 0; i < first->nalts; i++)
+        v[i] = cp_arena_strdup(a, first->alts[i]);
+    k->names = v;
+    k->n = first->nalts;
+}
+
+/* Has s a reading of a program named alt (a glob: of any name it
+ * matches)? */
+static bool subject_names(struct cp_gate_subject *s, const char *alt)
+{
+    if (!strchr(alt, '*')) {
+        const struct slot *sl = subject_slot(s, alt);
+        return sl->name && sl->idx.len;
+    }
+    for (size_t k = 0; k < s->cap; k++)
+        if (s->slots[k].name && word_glob(alt, s->slots[k].name))
+            return true;
+    return false;
+}
+
+bool cp_gate_subject_may(const struct cp_gate_key *k, struct cp_gate_subject *s)
+{
+    switch (k->kind) {
+    case CP_GATE_KEY_ALL:
+        return true;
+    case CP_GATE_KEY_REDIR:
+        return s->redirs.len > 0;
+    case CP_GATE_KEY_READINGS:
+        return s->all.len > 0;
+    case CP_GATE_KEY_PROGRAMS:
+        break;
+    }
+    if (s->other.len)
+        return true;
+    for (size_t i = 0; i < k->n; i++)
+        if (subject_names(s, k->names[i]))
+            return true;
+    return false;
+}
+
 bool cp_gate_subject_matches(const struct cp_gate_pat *g,
                              struct cp_gate_subject *s, struct cp_arena *a)
 {
@@ -1158,24 +1232,15 @@ bool cp_gate_subject_matches(const struct cp_gate_pat *g,
         return cp_rx_search(g->regex, s->line, strlen(s->line));
     if (g->kind == CP_GATE_UNKNOWN)
         return s->rd.unknown != NULL;
-    if (g->nwords == 0 && g->trailing_any)
-        return true; /* "*": every command line, even an empty one */
+    const struct cp_gate_el *first;
+    enum cp_gate_key_kind kind = gate_candidates(g, &first);
+    if (kind == CP_GATE_KEY_ALL)
+        return true;
     struct pos ps;
     pos_prepare(g, &ps, a);
-    /* Candidates: a pattern with a redirection element only sees readings
-     * with redirections; one whose program is a word, only the readings
-     * of the programs its alternatives name (a glob alternative is tried
-     * on each distinct name) and those of unknown programs. */
-    const struct cp_gate_el *first = NULL;
-    bool redir = false;
-    for (size_t i = 0; i < g->nels; i++) {
-        if (el_pos(&g->els[i]) && !first)
-            first = &g->els[i];
-        redir |= g->els[i].kind == EL_REDIR;
-    }
-    if (redir)
+    if (kind == CP_GATE_KEY_REDIR)
         return try_list(g, &ps, s, &s->redirs, a);
-    if (!first || first->kind != EL_WORD)
+    if (kind == CP_GATE_KEY_READINGS)
         return try_list(g, &ps, s, &s->all, a);
     for (size_t i = 0; i < first->nalts; i++) {
         const char *alt = first->alts[i];

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "claude_vocab.h"
 #include "json.h"
 #include "../compiler/match.h"
 #include "../compiler/shell_read.h"
@@ -101,7 +102,9 @@ enum cp_gate_rd cp_gate_read_input(int fd, size_t cap, int timeout_ms,
 {
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    static char chunk[65536];
+    /* read straight into out: a large input is written once (a chunk
+     * copied into a growing buffer touched every page twice) */
+    enum { CHUNK = 65536 };
     cp_buf_add(out, "", 0);
     for (;;) {
         long left = timeout_ms - cp_gate_ms_since(&t0);
@@ -120,7 +123,8 @@ enum cp_gate_rd cp_gate_read_input(int fd, size_t cap, int timeout_ms,
             errno = EBADF;
             return CP_GATE_RD_ERROR;
         }
-        ssize_t r = read(fd, chunk, sizeof chunk);
+        cp_buf_grow(out, CHUNK);
+        ssize_t r = read(fd, out->data + out->len, CHUNK);
         if (r < 0) {
             if (errno == EINTR || errno == EAGAIN)
                 continue;
@@ -128,9 +132,12 @@ enum cp_gate_rd cp_gate_read_input(int fd, size_t cap, int timeout_ms,
         }
         if (r == 0)
             return CP_GATE_RD_OK;
-        if (out->len + (size_t)r > cap)
+        if (out->len + (size_t)r > cap) {
+            out->data[out->len] = '\0'; /* out: what fitted, as before */
             return CP_GATE_RD_TOOBIG;
-        cp_buf_add(out, chunk, (size_t)r);
+        }
+        out->len += (size_t)r;
+        out->data[out->len] = '\0';
         /* A complete object or array ends with '}' or ']' and blanks: only
          * then is it worth parsing (a large input arrives in many reads,
          * and parsing each prefix would cost its square). */
@@ -284,15 +291,18 @@ static bool cp_gate_is_file_tool(const char *tool)
            strcmp(tool, "MultiEdit") == 0 || strcmp(tool, "NotebookEdit") == 0;
 }
 
-const char *cp_gate_parse_input(struct cp_arena *a, const char *text,
-                                size_t len, struct cp_gate_input *in)
+/* Reads the input: in place when w (text itself, writable) is given. */
+static const char *cp_gate_input_read(struct cp_arena *a, const char *text,
+                                      char *w, size_t len,
+                                      struct cp_gate_input *in)
 {
     memset(in, 0, sizeof *in);
     if (memchr(text, 0, len))
         return "input contains a NUL byte";
     struct cp_jnode *root;
     enum cp_json_err k;
-    if (cp_json_read(a, text, len, &cp_gate_input_opts, &root, &k))
+    if (w ? cp_json_read_in_place(a, w, len, &cp_gate_input_opts, &root, &k)
+          : cp_json_read(a, text, len, &cp_gate_input_opts, &root, &k))
         return cp_gate_input_err(k);
     if (root->type != CP_J_OBJ)
         return "input is not a JSON object";
@@ -321,6 +331,18 @@ const char *cp_gate_parse_input(struct cp_arena *a, const char *text,
         err = cp_gate_file_texts(a, ti, in);
     }
     return err;
+}
+
+const char *cp_gate_parse_input(struct cp_arena *a, const char *text,
+                                size_t len, struct cp_gate_input *in)
+{
+    return cp_gate_input_read(a, text, NULL, len, in);
+}
+
+const char *cp_gate_parse_input_in_place(struct cp_arena *a, char *text,
+                                         size_t len, struct cp_gate_input *in)
+{
+    return cp_gate_input_read(a, text, text, len, in);
 }
 
 /* ---- the artifact's gate table --------------------------------------- */
@@ -358,19 +380,23 @@ static const char *cp_gate_content_rule(struct cp_arena *a,
                                         const struct cp_jnode *x,
                                         struct cp_gate_table *t)
 {
-    const char *id = cp_gate_str(x, "id"), *kind = cp_gate_str(x, "kind");
-    const char *pat = cp_gate_str(x, "pattern"),
-               *where = cp_gate_str(x, "where");
+    const char *id = cp_gate_str(x, CP_CV_ID),
+               *kind = cp_gate_str(x, CP_CV_KIND);
+    const char *pat = cp_gate_str(x, CP_CV_PATTERN),
+               *where = cp_gate_str(x, CP_CV_WHERE);
     if (x->type != CP_J_OBJ || !id || !kind || !pat || !where ||
-        (strcmp(kind, "regex") != 0 && strcmp(kind, "text") != 0) || !*pat)
+        (strcmp(kind, CP_CV_KIND_REGEX) != 0 &&
+         strcmp(kind, CP_CV_KIND_TEXT) != 0) ||
+        !*pat)
         return "gate table \"content\" has a rule that is not an object "
                "with string id, kind (\"regex\" or \"text\"), pattern "
                "and where";
     struct cp_content_rule *r = &t->content[t->ncontent];
-    *r = (struct cp_content_rule){.id = cp_arena_strdup(a, id),
-                                  .where = cp_arena_strdup(a, where),
+    /* the tree's strings: it lives in the table's arena */
+    *r = (struct cp_content_rule){.id = id,
+                                  .where = where,
                                   .regex = kind[0] == 'r',
-                                  .text = cp_arena_strdup(a, pat),
+                                  .text = pat,
                                   .len = strlen(pat)};
     const char *perr = NULL;
     /* Checked with the same bounds as the compiler's (cp_gate_parse);
@@ -400,11 +426,11 @@ static const char *cp_gate_table_content(struct cp_arena *a,
                                          struct cp_gate_table *t)
 {
     t->content_classes = CP_CC_ALL;
-    const struct cp_jnode *ct = cp_json_get(c, "content", NULL);
+    const struct cp_jnode *ct = cp_json_get(c, CP_CV_CONTENT, NULL);
     if (!ct)
         return NULL;
-    const struct cp_jnode *cls = cp_json_get(ct, "classes", NULL);
-    const struct cp_jnode *rules = cp_json_get(ct, "rules", NULL);
+    const struct cp_jnode *cls = cp_json_get(ct, CP_CV_CONTENT_CLASSES, NULL);
+    const struct cp_jnode *rules = cp_json_get(ct, CP_CV_CONTENT_RULES, NULL);
     if (!cp_gate_is(ct, CP_J_OBJ) || !cp_gate_is(cls, CP_J_ARR) ||
         !cp_gate_is(rules, CP_J_ARR))
         return "gate table \"content\" is not an object with \"classes\" "
@@ -419,136 +445,140 @@ static const char *cp_gate_table_content(struct cp_arena *a,
     return err;
 }
 
-/* The verdict and kind of row e from their texts. */
-static const char *cp_gate_entry_kind(struct cp_arena *a, const char *id,
-                                      const char *verdict, const char *kind,
-                                      struct cp_gate_entry *e, bool *is_re)
+/* A word pattern of the artifact: parsed in the scratch arena (an invalid
+ * one makes the table invalid, as ever), then only its key is kept; the
+ * scratch's pages serve the next row.  Most rows name programs a given
+ * line does not run, and are never parsed again (cp_gate_row_matches). */
+static const char *cp_gate_table_words(struct cp_arena *a,
+                                       struct cp_arena *scratch,
+                                       const struct cp_cv_gate_row *r,
+                                       struct cp_gate_entry *e)
 {
-    if (strcmp(verdict, "ask") == 0)
-        e->verdict = CP_ASK;
-    else if (strcmp(verdict, "deny") == 0)
-        e->verdict = CP_DENY;
-    else
-        return cp_arena_printf(a, "%s: verdict is not \"ask\" or \"deny\"", id);
-    if (strcmp(kind, "regex") == 0)
-        *is_re = true;
-    else if (strcmp(kind, "words") == 0 || strcmp(kind, "unknown") == 0)
-        *is_re = false;
-    else
-        return cp_arena_printf(a,
-                               "%s: kind is not \"words\", \"regex\" "
-                               "or \"unknown\"",
-                               id);
+    struct cp_gate_pat g;
+    const char *perr = cp_gate_parse(scratch, r->pattern, r->pattern_len, false,
+                                     &g);
+    if (!perr)
+        cp_gate_key_of(a, &g, &e->key);
+    cp_arena_reset(scratch);
+    if (perr)
+        return cp_arena_printf(a, "%s: invalid pattern: %s", r->id, perr);
+    e->pat.kind = CP_GATE_WORDS;
+    e->pat.text = r->pattern;
+    e->deferred = true;
     return NULL;
 }
 
-/* Row i (0-based) of "gates" into e. */
+/* Row r of "gates" (read by cp_cv_gate_rows) into e.  The strings are
+ * the artifact's tree's, which lives in the table's arena. */
 static const char *cp_gate_table_entry(struct cp_arena *a,
-                                       const struct cp_jnode *g, size_t i,
+                                       struct cp_arena *scratch,
+                                       const struct cp_cv_gate_row *r,
                                        struct cp_gate_entry *e)
 {
-    const char *id = cp_gate_str(g, "id"), *verdict = cp_gate_str(g, "verdict");
-    const char *kind = cp_gate_str(g, "kind"), *pat = cp_gate_str(g, "pattern");
-    const char *where = cp_gate_str(g, "where");
-    if (g->type != CP_J_OBJ || !id || !verdict || !kind || !pat || !where)
-        return cp_arena_printf(a,
-                               "gate table entry %zu is not an object "
-                               "with string id, verdict, kind, pattern "
-                               "and where",
-                               i + 1);
-    bool is_re = false;
-    const char *err = cp_gate_entry_kind(a, id, verdict, kind, e, &is_re);
-    if (err)
-        return err;
+    e->verdict = r->deny ? CP_DENY : CP_ASK;
+    e->id = r->id;
+    e->where = r->where;
+    if (r->kind == CP_CV_UNKNOWN) {
+        cp_gate_unknown(&e->pat);
+        return NULL;
+    }
+    if (r->kind == CP_CV_WORDS)
+        return cp_gate_table_words(a, scratch, r, e);
     /* A regex in the scanner's subset is known to compile: its
      * regcomp waits until a command line meets its condition. */
-    e->req = is_re ? cp_gate_rx_scan(a, pat) : NULL;
-    const char *perr = NULL;
-    if (strcmp(kind, "unknown") == 0) {
-        if (strcmp(pat, "unknown") != 0)
-            perr = "the pattern of kind \"unknown\" is not \"unknown\"";
-        else
-            cp_gate_unknown(&e->pat);
-    } else if (e->req) {
+    e->req = cp_gate_rx_scan(a, r->pattern);
+    if (e->req) {
         e->pat.kind = CP_GATE_REGEX;
-        e->pat.text = cp_arena_strdup(a, pat);
-    } else {
-        perr = cp_gate_parse(a, pat, strlen(pat), is_re, &e->pat);
+        e->pat.text = r->pattern;
+        return NULL;
     }
-    if (perr)
-        return cp_arena_printf(a, "%s: invalid pattern: %s", id, perr);
-    e->id = cp_arena_strdup(a, id);
-    e->where = cp_arena_strdup(a, where);
-    return NULL;
+    const char *perr = cp_gate_parse(a, r->pattern, r->pattern_len, true,
+                                     &e->pat);
+    return perr ? cp_arena_printf(a, "%s: invalid pattern: %s", r->id, perr)
+                : NULL;
 }
 
 /* The reader's rules for an artifact: one meaning for every reader. */
 static const struct cp_json_opts cp_gate_artifact_opts = {
     .max_bytes = CP_GATE_MAX_ARTIFACT, .no_dup_keys = true, .no_nul = true};
 
-/* Reads the artifact and finds its "confpol" object. */
+/* Reads the artifact (in place when w, text itself, is given) and finds
+ * its "confpol" object. */
 static const char *cp_gate_table_root(struct cp_arena *a, const char *text,
-                                      size_t len, const struct cp_jnode **c)
+                                      char *w, size_t len,
+                                      const struct cp_jnode **c)
 {
     if (memchr(text, 0, len))
         return "artifact contains a NUL byte";
     struct cp_jnode *root;
     enum cp_json_err k;
-    if (cp_json_read(a, text, len, &cp_gate_artifact_opts, &root, &k))
+    if (w ? cp_json_read_in_place(a, w, len, &cp_gate_artifact_opts, &root, &k)
+          : cp_json_read(a, text, len, &cp_gate_artifact_opts, &root, &k))
         return k == CP_JSON_E_DUP ? "artifact has a duplicate key"
                : k == CP_JSON_E_NUL
                    ? "artifact contains an escaped NUL character"
                    : "artifact is not JSON";
-    *c = cp_json_get(root, "confpol", NULL);
+    *c = cp_json_get(root, CP_CV_CONFPOL, NULL);
     if (!cp_gate_is(*c, CP_J_OBJ))
         return "artifact has no \"confpol\" gate table object";
     return NULL;
 }
 
 /* version, stem and failClosed of the table c. */
-static const char *cp_gate_table_head(struct cp_arena *a,
-                                      const struct cp_jnode *c,
+static const char *cp_gate_table_head(const struct cp_jnode *c,
                                       struct cp_gate_table *t)
 {
-    const struct cp_jnode *ver = cp_json_get(c, "version", NULL);
+    const struct cp_jnode *ver = cp_json_get(c, CP_CV_VERSION, NULL);
     if (!cp_gate_is(ver, CP_J_NUM) || strtod(ver->s, NULL) != 1)
         return "gate table version is not 1";
-    const char *stem = cp_gate_str(c, "stem");
+    const char *stem = cp_gate_str(c, CP_CV_STEM);
     if (!stem)
         return "gate table has no \"stem\" string";
-    t->stem = cp_arena_strdup(a, stem);
-    const struct cp_jnode *fc = cp_json_get(c, "failClosed", NULL);
+    t->stem = stem; /* the tree lives in the table's arena */
+    const struct cp_jnode *fc = cp_json_get(c, CP_CV_FAIL_CLOSED, NULL);
     if (!cp_gate_is(fc, CP_J_TRUE) && !cp_gate_is(fc, CP_J_FALSE))
         return "gate table has no \"failClosed\" boolean";
     t->fail_closed = fc->type == CP_J_TRUE;
     return NULL;
 }
 
-const char *cp_gate_table_parse(struct cp_arena *a, const char *text,
-                                size_t len, struct cp_gate_table *t)
+static const char *cp_gate_table_read(struct cp_arena *a, const char *text,
+                                      char *w, size_t len,
+                                      struct cp_gate_table *t)
 {
     memset(t, 0, sizeof *t);
     const struct cp_jnode *c = NULL;
-    const char *err = cp_gate_table_root(a, text, len, &c);
+    const char *err = cp_gate_table_root(a, text, w, len, &c);
     if (!err)
-        err = cp_gate_table_head(a, c, t);
+        err = cp_gate_table_head(c, t);
     if (!err)
         err = cp_gate_table_content(a, c, t);
     if (!err)
-        err = cp_gate_paths_parse(a, cp_json_get(c, "paths", NULL), &t->paths);
+        err = cp_gate_paths_parse(a, cp_json_get(c, CP_CV_PATHS, NULL),
+                                  &t->paths);
     if (err)
         return err;
-    const struct cp_jnode *gates = cp_json_get(c, "gates", NULL);
-    if (!cp_gate_is(gates, CP_J_ARR))
-        return "gate table has no \"gates\" array";
-    t->gates = cp_arena_alloc(a, (gates->n ? gates->n : 1) * sizeof *t->gates);
-    for (size_t i = 0; i < gates->n; i++) {
-        err = cp_gate_table_entry(a, gates->items[i], i, &t->gates[i]);
-        if (err)
-            return err;
-        t->ngates = i + 1; /* counts compiled rows, also on a later error */
+    struct cp_cv_gate_row *rows;
+    size_t n;
+    err = cp_cv_gate_rows(a, c, &rows, &n);
+    if (err)
+        return err;
+    t->gates = cp_arena_alloc(a, (n ? n : 1) * sizeof *t->gates);
+    struct cp_arena *scratch = cp_arena_new();
+    for (size_t i = 0; i < n && !err; i++) {
+        err = cp_gate_table_entry(a, scratch, &rows[i], &t->gates[i]);
+        if (!err)
+            t->ngates = i + 1; /* counts compiled rows, also on a later
+                                  error */
     }
-    return NULL;
+    cp_arena_free(scratch);
+    return err;
+}
+
+const char *cp_gate_table_parse(struct cp_arena *a, const char *text,
+                                size_t len, struct cp_gate_table *t)
+{
+    return cp_gate_table_read(a, text, NULL, len, t);
 }
 
 void cp_gate_table_free(struct cp_gate_table *t)
@@ -604,7 +634,8 @@ const char *cp_gate_table_load_pinned(struct cp_arena *a, const char *path,
     close(fd);
     if (digest)
         cp_gate_pin_digest(buf, size, digest);
-    const char *err = cp_gate_table_parse(a, buf, size, t);
+    /* in place: the buffer is the arena's, as the table is */
+    const char *err = cp_gate_table_read(a, buf, buf, size, t);
     if (err)
         return cp_arena_printf(a, "'%s': %s", path, err);
     return NULL;
@@ -675,6 +706,19 @@ static int cp_gate_row_matches(struct cp_gate_entry *e, const char *folded,
                                size_t len, struct cp_gate_subject *s,
                                struct cp_arena *a, const char **err)
 {
+    if (e->deferred) {
+        if (!cp_gate_subject_may(&e->key, s))
+            return 0;
+        struct cp_gate_pat p;
+        const char *perr = cp_gate_parse(a, e->pat.text, strlen(e->pat.text),
+                                         false, &p);
+        if (perr) { /* checked when the table was read: not expected */
+            *err = cp_arena_printf(a, "%s: invalid pattern: %s", e->id, perr);
+            return -1;
+        }
+        e->pat = p;
+        e->deferred = false;
+    }
     if (e->pat.kind == CP_GATE_REGEX) {
         if (e->req && !cp_gate_rx_may_match(e->req, folded, len))
             return 0;

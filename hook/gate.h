@@ -22,6 +22,7 @@
 #include "arena.h"
 #include "gate_pin.h"
 #include "../compiler/content.h"
+#include "../compiler/match.h"
 #include "../compiler/policy.h"
 #include "sha256.h"
 
@@ -141,6 +142,11 @@ bool cp_gate_scan_texts(struct cp_arena *a, const struct cp_gate_input *in,
  * in->tool may still be set when tool_name was readable. */
 const char *cp_gate_parse_input(struct cp_arena *a, const char *text,
                                 size_t len, struct cp_gate_input *in);
+/* The same, reading the strings in place (cp_json_read_in_place): in's
+ * strings point into text, which must outlive them.  The hook's input of
+ * up to 1 MiB is then neither copied nor its pages touched twice. */
+const char *cp_gate_parse_input_in_place(struct cp_arena *a, char *text,
+                                         size_t len, struct cp_gate_input *in);
 
 /* A necessary condition for a regex to match (hook/gate_rx.c). */
 struct cp_gate_rx_req;
@@ -153,6 +159,11 @@ struct cp_gate_entry {
                                 on first use: pat.regex NULL until then */
     const struct cp_gate_rx_req *req; /* regexes: NULL when not scanned */
     const char *where;                /* "FILE:LINE" */
+    /* An artifact's word pattern is checked when the table is read, then
+     * parsed again only for a line holding what its key asks for (pat then
+     * holds only its kind and text until it is) */
+    bool deferred;
+    struct cp_gate_key key;
 };
 
 struct cp_gate_table {

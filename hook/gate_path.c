@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "claude_vocab.h"
 #include "gate.h"
 #include "json.h"
 #include "match.h"
@@ -76,8 +77,9 @@ const char *cp_gate_paths_parse(struct cp_arena *a,
     memset(out, 0, sizeof *out);
     if (!paths)
         return NULL; /* built before the path check: every path denied */
-    const struct cp_jnode *dw = cp_json_get(paths, "denyWrite", NULL);
-    const struct cp_jnode *wr = cp_json_get(paths, "write", NULL);
+    const struct cp_jnode *dw = cp_json_get(paths, CP_CV_PATHS_DENY_WRITE,
+                                            NULL);
+    const struct cp_jnode *wr = cp_json_get(paths, CP_CV_PATHS_WRITE, NULL);
     if (paths->type != CP_J_OBJ || !dw || dw->type != CP_J_ARR || !wr ||
         wr->type != CP_J_ARR)
         return "gate table \"paths\" is not an object with \"denyWrite\" "

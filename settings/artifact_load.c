@@ -5,6 +5,8 @@
 
 #include <string.h>
 
+#include "claude_vocab.h"
+
 /* ======================================================================
  * The artifact
  * ====================================================================== */
@@ -40,28 +42,24 @@ static bool is_bool(const struct cp_jnode *x)
 static const char *art_conf(struct art *t)
 {
     struct cp_jnode *v;
-    t->conf = cp_json_get(t->root, "confpol", NULL);
+    t->conf = cp_json_get(t->root, CP_CV_CONFPOL, NULL);
     if (!t->conf || t->conf->type != CP_J_OBJ)
         return "no \"confpol\" object (not built by confpol build --target "
                "claude)";
-    v = cp_json_get(t->conf, "version", NULL);
+    v = cp_json_get(t->conf, CP_CV_VERSION, NULL);
     if (!v || v->type != CP_J_NUM || strcmp(v->s, "1") != 0)
         return "\"confpol.version\" is not 1";
-    v = cp_json_get(t->conf, "failClosed", NULL);
+    v = cp_json_get(t->conf, CP_CV_FAIL_CLOSED, NULL);
     if (!is_bool(v))
         return "\"confpol.failClosed\" is not a boolean";
     t->fail_closed = v->type == CP_J_TRUE;
-    v = cp_json_get(t->conf, "projectRelative", NULL);
+    v = cp_json_get(t->conf, CP_CV_PROJECT_RELATIVE, NULL);
     if (v && !is_bool(v))
         return "\"confpol.projectRelative\" is not a boolean";
     t->project_relative = v && v->type == CP_J_TRUE;
-    t->gates = cp_json_get(t->conf, "gates", NULL);
-    if (!t->gates || t->gates->type != CP_J_ARR)
-        return "\"confpol.gates\" is not an array";
-    for (size_t i = 0; i < t->gates->n; i++)
-        if (t->gates->items[i]->type != CP_J_OBJ)
-            return "\"confpol.gates\" holds a non-object";
-    return NULL;
+    /* the gate hook's own reader of the rows: install and verify refuse
+     * the table the hook would refuse */
+    return cp_cv_gate_rows(t->a, t->conf, &t->gates, &t->ngates);
 }
 
 /* sandbox.network: an object whose allowedDomains and allowUnixSockets (if
@@ -123,9 +121,9 @@ static const char *art_perm(struct art *t)
 /* The optional "hooks" object, which must hold a PreToolUse entry. */
 static const char *art_hooks(struct art *t)
 {
-    t->hooks = cp_json_get(t->root, "hooks", NULL);
+    t->hooks = cp_json_get(t->root, CP_CV_HOOKS, NULL);
     if (t->hooks && (t->hooks->type != CP_J_OBJ ||
-                     !cp_json_get(t->hooks, "PreToolUse", NULL)))
+                     !cp_json_get(t->hooks, CP_CV_PRE_TOOL_USE, NULL)))
         return "\"hooks\" has no PreToolUse entry";
     return NULL;
 }
@@ -135,6 +133,7 @@ bool cp_art_load(struct cp_arena *a, const char *text, size_t len,
                  struct art *t, struct cp_buf *err)
 {
     memset(t, 0, sizeof *t);
+    t->a = a;
     const char *e = cp_json_parse(a, text, len, &t->root);
     if (e) {
         cp_buf_printf(err, "artifact is not valid JSON: %s\n", e);

@@ -105,8 +105,8 @@ static bool hook_present(const struct cp_jnode *pre, const char *cmd,
 {
     for (size_t i = 0; pre && pre->type == CP_J_ARR && i < pre->n; i++) {
         const struct cp_jnode *g = pre->items[i];
-        const struct cp_jnode *m = cp_json_get(g, "matcher", NULL);
-        const struct cp_jnode *hs = cp_json_get(g, "hooks", NULL);
+        const struct cp_jnode *m = cp_json_get(g, CP_CV_MATCHER, NULL);
+        const struct cp_jnode *hs = cp_json_get(g, CP_CV_HOOKS, NULL);
         /* the matcher install writes, or the Bash-only one of earlier
          * versions (so that uninstall finds what they installed) */
         if ((!cp_json_str_is(m, CP_GATE_HOOK_MATCHER,
@@ -116,8 +116,9 @@ static bool hook_present(const struct cp_jnode *pre, const char *cmd,
             continue;
         for (size_t j = 0; j < hs->n; j++) {
             const struct cp_jnode *h = hs->items[j];
-            const struct cp_jnode *c = cp_json_get(h, "command", NULL);
-            if (cp_json_str_is(cp_json_get(h, "type", NULL), "command", 7) &&
+            const struct cp_jnode *c = cp_json_get(h, CP_CV_HOOK_COMMAND, NULL);
+            if (cp_json_str_is(cp_json_get(h, CP_CV_HOOK_TYPE, NULL),
+                               CP_CV_HOOK_TYPE_COMMAND, 7) &&
                 cp_json_str_is(c, cmd, strlen(cmd))) {
                 if (index)
                     *index = i;
@@ -136,7 +137,7 @@ static struct cp_jnode *chg_node(struct cp_arena *a, const struct chg *c)
     for (size_t i = 0; i < c->np; i++)
         cp_json_push(a, p, cp_json_str(a, c->path[i], strlen(c->path[i])));
     if (c->command)
-        cp_json_set(a, o, "command",
+        cp_json_set(a, o, CP_CV_HOOK_COMMAND,
                     cp_json_str(a, c->command, strlen(c->command)));
     cp_json_set(
         a, o, "op",
@@ -229,8 +230,8 @@ static bool install_check(struct inst *in, const struct art *t)
         path[1] = cp_perm_lists[i];
         ok &= cp_doc_check_place(d, path, 2, W_STRARR, e);
     }
-    path[0] = "hooks";
-    path[1] = "PreToolUse";
+    path[0] = CP_CV_HOOKS;
+    path[1] = CP_CV_PRE_TOOL_USE;
     ok &= cp_doc_check_place(d, path, 1, W_OBJ, e);
     ok &= cp_doc_check_place(d, path, 2, W_OBJARR, e);
     path[0] = CP_SETTINGS_RECORD_KEY;
@@ -311,15 +312,17 @@ static bool install_perm(struct inst *in, const struct art *t)
 static struct cp_jnode *hook_group(struct cp_arena *a, const char *cmd)
 {
     struct cp_jnode *h = cp_json_new(a, CP_J_OBJ);
-    cp_json_set(a, h, "command", cp_json_str(a, cmd, strlen(cmd)));
-    cp_json_set(a, h, "onFailure", cp_json_str(a, "block", 5)); /* as built */
-    cp_json_set(a, h, "type", cp_json_str(a, "command", 7));
+    cp_json_set(a, h, CP_CV_HOOK_COMMAND, cp_json_str(a, cmd, strlen(cmd)));
+    cp_json_set(a, h, CP_CV_ON_FAILURE,
+                cp_json_str(a, CP_CV_ON_FAILURE_BLOCK, 5)); /* as built */
+    cp_json_set(a, h, CP_CV_HOOK_TYPE,
+                cp_json_str(a, CP_CV_HOOK_TYPE_COMMAND, 7));
     struct cp_jnode *hs = cp_json_new(a, CP_J_ARR);
     cp_json_push(a, hs, h);
     struct cp_jnode *g = cp_json_new(a, CP_J_OBJ);
-    cp_json_set(a, g, "hooks", hs);
+    cp_json_set(a, g, CP_CV_HOOKS, hs);
     cp_json_set(
-        a, g, "matcher",
+        a, g, CP_CV_MATCHER,
         cp_json_str(a, CP_GATE_HOOK_MATCHER, strlen(CP_GATE_HOOK_MATCHER)));
     return g;
 }
@@ -329,7 +332,7 @@ static bool install_hook(struct inst *in, const struct cp_settings_env *env,
                          const char *art, size_t alen)
 {
     struct cp_arena *a = in->d.a;
-    const char *path[MAXPATH] = {"hooks", "PreToolUse"};
+    const char *path[MAXPATH] = {CP_CV_HOOKS, CP_CV_PRE_TOOL_USE};
     const char *cmd = cp_settings_hook_command(a, env->confpol_path,
                                                env->artifact_path, art, alen);
     if (!ensure(in, path, 1, CP_J_OBJ))
@@ -502,7 +505,7 @@ static bool chg_parse(const struct cp_jnode *n, struct chg *c)
     c->value = cp_json_get(n, "value", NULL);
     c->values = cp_json_get(n, "values", NULL);
     c->prev = cp_json_get(n, "previous", NULL);
-    const struct cp_jnode *cmd = cp_json_get(n, "command", NULL);
+    const struct cp_jnode *cmd = cp_json_get(n, CP_CV_HOOK_COMMAND, NULL);
     if (cmd && cmd->type == CP_J_STR)
         c->command = cmd->s;
     return chg_complete(c);

@@ -224,7 +224,7 @@ static const char *this_platform(void)
 static void loose_managed(struct loose *l)
 {
     if (is_true(cp_json_get(l->root, "allowManagedHooksOnly", NULL)) &&
-        cp_json_get(l->art, "hooks", NULL))
+        cp_json_get(l->art, CP_CV_HOOKS, NULL))
         loose(l, "allowManagedHooksOnly is true (only managed hooks run: the "
                  "gate hook would never run)");
     if (is_true(cp_json_get(l->root, "allowManagedPermissionRulesOnly", NULL)))
@@ -256,7 +256,7 @@ static void loose_mode(struct loose *l)
     const struct cp_jnode *ask = at(
         l->art, (const char *const[]){"permissions", "ask", NULL});
     bool asks = (ask && ask->type == CP_J_ARR && ask->n) ||
-                cp_json_get(l->art, "hooks", NULL);
+                cp_json_get(l->art, CP_CV_HOOKS, NULL);
     if (asks && cp_json_str_is(m, "bypassPermissions", 17))
         loose(l, "permissions.defaultMode is \"bypassPermissions\" (ask rules "
                  "and the gate's questions would not be asked)");
@@ -273,7 +273,7 @@ static void loose_whole(struct loose *l)
     if (l->src != CP_SETTINGS_MANAGED)
         return;
     if (is_true(cp_json_get(l->root, "allowManagedHooksOnly", NULL)) &&
-        cp_json_get(l->art, "hooks", NULL))
+        cp_json_get(l->art, CP_CV_HOOKS, NULL))
         loose(l, "allowManagedHooksOnly is true (only managed hooks run: the "
                  "gate hook would never run)");
     if (cp_json_get(l->root, "policyHelper", NULL))

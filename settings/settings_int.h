@@ -22,6 +22,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "claude_vocab.h"
 #include "settings.h"
 
 /* ---- documents edited by splices (splice.c) ------------------------------ */
@@ -73,7 +74,10 @@ bool cp_doc_check_place(const struct doc *d, const char *const *path, size_t n,
 /* ---- the artifact (artifact_load.c) -------------------------------------- */
 
 struct art {
-    struct cp_jnode *root, *conf, *sandbox, *perm, *hooks, *gates;
+    struct cp_arena *a;
+    struct cp_jnode *root, *conf, *sandbox, *perm, *hooks;
+    struct cp_cv_gate_row *gates; /* read by cp_cv_gate_rows */
+    size_t ngates;
     bool project_relative, fail_closed;
 };
 

@@ -110,16 +110,17 @@ static bool matcher_covers(const struct cp_jnode *m, const char *tool)
 }
 
 /* The (verdict, kind, pattern) rows of two gate tables agree. */
-static bool gates_equal(const struct cp_jnode *x, const struct cp_jnode *y)
+static bool gates_equal(const struct art *x, const struct art *y)
 {
-    static const char *const keys[] = {"verdict", "kind", "pattern"};
-    if (!x || !y || x->type != CP_J_ARR || y->type != CP_J_ARR || x->n != y->n)
+    if (x->ngates != y->ngates)
         return false;
-    for (size_t i = 0; i < x->n; i++)
-        for (size_t k = 0; k < 3; k++)
-            if (!cp_json_equal(cp_json_get(x->items[i], keys[k], NULL),
-                               cp_json_get(y->items[i], keys[k], NULL)))
-                return false;
+    for (size_t i = 0; i < x->ngates; i++) {
+        const struct cp_cv_gate_row *a = &x->gates[i], *b = &y->gates[i];
+        if (a->deny != b->deny || a->kind != b->kind ||
+            a->pattern_len != b->pattern_len ||
+            memcmp(a->pattern, b->pattern, a->pattern_len) != 0)
+            return false;
+    }
     return true;
 }
 
@@ -288,9 +289,10 @@ static void verify_sandbox(struct vfy *v, const struct cp_jnode *root,
 static bool gate_hook_words(struct vfy *v, const struct cp_jnode *h,
                             const char **w, const char **pin)
 {
-    const struct cp_jnode *c = cp_json_get(h, "command", NULL);
-    if (!cp_json_str_is(cp_json_get(h, "type", NULL), "command", 7) || !c ||
-        c->type != CP_J_STR || strlen(c->s) != c->len ||
+    const struct cp_jnode *c = cp_json_get(h, CP_CV_HOOK_COMMAND, NULL);
+    if (!cp_json_str_is(cp_json_get(h, CP_CV_HOOK_TYPE, NULL),
+                        CP_CV_HOOK_TYPE_COMMAND, 7) ||
+        !c || c->type != CP_J_STR || strlen(c->s) != c->len ||
         cp_json_get(h, "args", NULL))
         return false;
     size_t nw = shell_split(v->a, c->s, w, 6);
@@ -350,7 +352,7 @@ static const char *gate_artifact_problem(struct vfy *v, const char *path,
                                "hook denies or asks every "
                                "call)",
                                path);
-    if (!gates_equal(ht.gates, t->gates) || ht.fail_closed != t->fail_closed)
+    if (!gates_equal(&ht, t) || ht.fail_closed != t->fail_closed)
         return cp_arena_printf(v->a,
                                "the gate hook reads '%s', "
                                "whose gate table differs "
@@ -381,9 +383,9 @@ static const char *gate_hook_problem(struct vfy *v,
 /* The hooks of a PreToolUse group that covers Bash, or NULL. */
 static const struct cp_jnode *bash_group_hooks(const struct cp_jnode *g)
 {
-    const struct cp_jnode *hs = cp_json_get(g, "hooks", NULL);
+    const struct cp_jnode *hs = cp_json_get(g, CP_CV_HOOKS, NULL);
     if (g->type != CP_J_OBJ ||
-        !matcher_covers(cp_json_get(g, "matcher", NULL), "Bash") || !hs ||
+        !matcher_covers(cp_json_get(g, CP_CV_MATCHER, NULL), "Bash") || !hs ||
         hs->type != CP_J_ARR)
         return NULL;
     return hs;
@@ -392,8 +394,8 @@ static const struct cp_jnode *bash_group_hooks(const struct cp_jnode *g)
 static void verify_hook(struct vfy *v, const struct cp_jnode *root,
                         const struct art *t)
 {
-    const struct cp_jnode *hooks = cp_json_get(root, "hooks", NULL);
-    const struct cp_jnode *pre = cp_json_get(hooks, "PreToolUse", NULL);
+    const struct cp_jnode *hooks = cp_json_get(root, CP_CV_HOOKS, NULL);
+    const struct cp_jnode *pre = cp_json_get(hooks, CP_CV_PRE_TOOL_USE, NULL);
     const char *problem = NULL; /* of the first 'confpol gate' hook seen */
     if (live_true(cp_json_get(root, "disableAllHooks", NULL)))
         gap(v, "disableAllHooks is true: the gate hook never runs");
@@ -405,7 +407,7 @@ static void verify_hook(struct vfy *v, const struct cp_jnode *root,
             if (!gate_hook_words(v, hs->items[j], w, &pin))
                 continue;
             const char *bad = gate_hook_problem(
-                v, cp_json_get(g, "matcher", NULL), w, pin, t);
+                v, cp_json_get(g, CP_CV_MATCHER, NULL), w, pin, t);
             if (!bad)
                 return; /* wired */
             if (!problem)
@@ -433,9 +435,8 @@ static bool is_edit_allow(const struct cp_jnode *r)
 static bool policy_asks(const struct art *t, const struct cp_jnode *aask)
 {
     bool asks = aask && aask->n;
-    for (size_t i = 0; !asks && i < t->gates->n; i++)
-        asks = cp_json_str_is(cp_json_get(t->gates->items[i], "verdict", NULL),
-                              "ask", 3);
+    for (size_t i = 0; !asks && i < t->ngates; i++)
+        asks = !t->gates[i].deny;
     return asks;
 }
 

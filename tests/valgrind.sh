@@ -16,7 +16,9 @@ set -u
 BUILD=${BUILD:-build}
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 2
-CONFPOL="$top/$BUILD/confpol"
+# linked dynamically: memcheck replaces malloc only in a program that gets
+# it from a shared libc ($(BUILD)/confpol is static-pie)
+CONFPOL="$top/$BUILD/dynamic/confpol"
 [ -x "$CONFPOL" ] || { echo "valgrind.sh: $CONFPOL not built"; exit 2; }
 command -v valgrind >/dev/null || { echo "valgrind.sh: valgrind not installed"; exit 2; }
 JOBS=${JOBS:-2}

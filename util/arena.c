@@ -93,6 +93,28 @@ void cp_arena_free(struct cp_arena *a)
     free(a);
 }
 
+void cp_arena_reset(struct cp_arena *a)
+{
+    struct cp_chunk *keep = NULL;
+    for (struct cp_chunk *c = a->head, *n; c; c = n) {
+        n = c->next;
+        if (!keep && !c->maplen && c->size == CP_ARENA_CHUNK) {
+            keep = c; /* a chunk of the first size: the one to reuse */
+            continue;
+        }
+        cp_chunk_free(c);
+    }
+    if (keep) { /* zeroed again: the arena hands out zeroed bytes */
+        memset(keep->data, 0, keep->used);
+        keep->used = 0;
+        keep->next = NULL;
+    }
+    a->head = keep;
+    a->used = 0;
+    free(a->strs.slots);
+    memset(&a->strs, 0, sizeof a->strs);
+}
+
 /* `n` bytes from a new chunk (the slow path of cp_arena_take, out of line
  * so that the fast path inlines into the allocators). */
 static __attribute__((noinline)) void *cp_arena_take_new(struct cp_arena *a,

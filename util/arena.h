@@ -23,6 +23,10 @@ char *cp_xstrndup(const char *s, size_t n) CP_NONNULL_RET;
 
 struct cp_arena *cp_arena_new(void);
 void cp_arena_free(struct cp_arena *a);
+/* Everything allocated from a is gone; its memory (one chunk of the first
+ * size) is kept for what comes next: a scratch arena used over and over
+ * touches the same pages, not new ones. */
+void cp_arena_reset(struct cp_arena *a);
 /* Zeroed, aligned for any type.  Lives until cp_arena_free. */
 void *cp_arena_alloc(struct cp_arena *a, size_t n) CP_NONNULL_RET;
 char *cp_arena_strndup(struct cp_arena *a, const char *s,

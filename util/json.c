@@ -21,6 +21,7 @@
 struct jp {
     struct cp_arena *a;
     const char *t;
+    char *w; /* the text itself, when strings are decoded in place */
     size_t len, pos;
     const char *err;
     enum cp_json_err kind;
@@ -81,28 +82,29 @@ static bool jp_hex4(struct jp *p, uint32_t *out)
     return true;
 }
 
-static void put_utf8(struct cp_buf *b, uint32_t cp)
+/* The UTF-8 bytes of cp at d; returns their number. */
+static size_t put_utf8(char *d, uint32_t cp)
 {
-    char s[4];
     if (cp < 0x80) {
-        s[0] = (char)cp;
-        cp_buf_add(b, s, 1);
-    } else if (cp < 0x800) {
-        s[0] = (char)(0xc0 | (cp >> 6));
-        s[1] = (char)(0x80 | (cp & 0x3f));
-        cp_buf_add(b, s, 2);
-    } else if (cp < 0x10000) {
-        s[0] = (char)(0xe0 | (cp >> 12));
-        s[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-        s[2] = (char)(0x80 | (cp & 0x3f));
-        cp_buf_add(b, s, 3);
-    } else {
-        s[0] = (char)(0xf0 | (cp >> 18));
-        s[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
-        s[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
-        s[3] = (char)(0x80 | (cp & 0x3f));
-        cp_buf_add(b, s, 4);
+        d[0] = (char)cp;
+        return 1;
     }
+    if (cp < 0x800) {
+        d[0] = (char)(0xc0 | (cp >> 6));
+        d[1] = (char)(0x80 | (cp & 0x3f));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        d[0] = (char)(0xe0 | (cp >> 12));
+        d[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+        d[2] = (char)(0x80 | (cp & 0x3f));
+        return 3;
+    }
+    d[0] = (char)(0xf0 | (cp >> 18));
+    d[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+    d[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+    d[3] = (char)(0x80 | (cp & 0x3f));
+    return 4;
 }
 
 /* After "\u": the code point of one escape or surrogate pair.  With
@@ -142,25 +144,30 @@ static bool jp_uescape(struct jp *p, uint32_t *out)
     return true;
 }
 
-/* At the byte after a backslash: decodes one escape into b. */
-static bool jp_escape(struct jp *p, struct cp_buf *b)
+/* At the byte after a backslash: decodes one escape to d[*n], adding its
+ * length to *n.  It is shorter than the escape read (bytes written stay
+ * behind the bytes still to read, as decoding in place needs). */
+static bool jp_escape(struct jp *p, char *d, size_t *n)
 {
-    static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
+    /* the one-letter escapes by their letter ('\0': none; a table, not a
+     * search per escape: a large Write has one on every line) */
+    static const char to[128] = {
+        ['"'] = '"',  ['\\'] = '\\', ['/'] = '/',  ['b'] = '\b',
+        ['f'] = '\f', ['n'] = '\n',  ['r'] = '\r', ['t'] = '\t'};
     if (p->pos >= p->len) {
         jp_fail(p, "unterminated string");
         return false;
     }
     char e = p->t[p->pos++];
-    const char *k = e ? strchr(from, e) : NULL;
-    if (k) {
-        cp_buf_addc(b, to[k - from]);
+    if ((unsigned char)e < 128 && to[(unsigned char)e]) {
+        d[(*n)++] = to[(unsigned char)e];
         return true;
     }
     uint32_t cp;
     if (e == 'u') {
         if (!jp_uescape(p, &cp))
             return false;
-        put_utf8(b, cp);
+        *n += put_utf8(d + *n, cp);
         return true;
     }
     p->pos--;
@@ -168,65 +175,112 @@ static bool jp_escape(struct jp *p, struct cp_buf *b)
     return false;
 }
 
+/* The first byte at or after i of t[0..len) that ends a run of plain
+ * string bytes ('"', '\\' or a control character), or len.  Eight bytes
+ * at a time: each test below is nonzero exactly when some byte of w is
+ * '"', '\\' or below 0x20 (a large Write's lines are runs of this). */
+static inline size_t jp_run_end(const char *t, size_t i, size_t len)
+{
+    const uint64_t one = 0x0101010101010101u, high = 0x8080808080808080u;
+    for (; len - i >= 8; i += 8) {
+        uint64_t w, q, b;
+        memcpy(&w, t + i, 8);
+        q = w ^ (one * '"');
+        b = w ^ (one * '\\');
+        if ((((q - one) & ~q) | ((b - one) & ~b) | ((w - one * 0x20) & ~w)) &
+            high)
+            break;
+    }
+    while (i < len && t[i] != '"' && t[i] != '\\' &&
+           (unsigned char)t[i] >= 0x20)
+        i++;
+    return i;
+}
+
 /* Fast path of jp_string: no escape before the closing quote. */
 static bool jp_plain_string(struct jp *p, const char **s, size_t *n)
 {
-    for (size_t e = p->pos; e < p->len; e++) {
-        unsigned char c = (unsigned char)p->t[e];
-        if (c == '\\' || c < 0x20)
-            return false;
-        if (c == '"') {
-            *n = e - p->pos;
-            *s = cp_arena_strndup(p->a, p->t + p->pos, *n);
-            p->pos = e + 1;
-            return true;
-        }
+    size_t e = jp_run_end(p->t, p->pos, p->len);
+    if (e >= p->len || p->t[e] != '"')
+        return false;
+    *n = e - p->pos;
+    if (p->w) { /* the closing quote is read: it ends the string */
+        p->w[e] = '\0';
+        *s = p->w + p->pos;
+    } else {
+        *s = cp_arena_strndup(p->a, p->t + p->pos, *n);
     }
-    return false;
+    p->pos = e + 1;
+    return true;
 }
 
-/* At the opening quote; decodes into s and n (arena). */
+/* The closing quote of the string whose text starts at p->pos (a quote
+ * after an even run of backslashes), or p->len when there is none.  Each
+ * run of backslashes is read back once, so the search stays linear. */
+static size_t jp_string_end(const struct jp *p)
+{
+    size_t s = p->pos;
+    for (;;) {
+        const char *q = memchr(p->t + s, '"', p->len - s);
+        if (!q)
+            return p->len;
+        size_t e = (size_t)(q - p->t), b = e;
+        while (b > p->pos && p->t[b - 1] == '\\')
+            b--;
+        if ((e - b) % 2 == 0)
+            return e;
+        s = e + 1;
+    }
+}
+
+/* At the opening quote; decodes into s and n.  A decoded string is never
+ * longer than its text (every escape is at least as long as what it
+ * stands for), so a string with escapes is decoded straight into one
+ * arena block of its text's size, or in place (p->w: every byte is
+ * written at or behind the byte read): a large Write's content ("\n" on
+ * every line) is written once, not into a growing buffer and then copied.
+ * Without a closing quote the text to the end is decoded all the same,
+ * for the error it holds. */
 static bool jp_string(struct jp *p, const char **s, size_t *n)
 {
-    struct cp_buf b = {0};
     p->pos++; /* '"' */
     if (jp_plain_string(p, s, n))
         return true;
+    size_t end = jp_string_end(p);
+    char *d = p->w ? p->w + p->pos : cp_arena_alloc(p->a, end - p->pos + 1);
+    size_t dn = 0;
     for (;;) {
         if (p->pos >= p->len) {
             jp_fail(p, "unterminated string");
-            break;
+            return false;
         }
         unsigned char c = (unsigned char)p->t[p->pos];
         if (c == '"') {
             p->pos++;
-            *n = b.len;
-            *s = cp_arena_strndup(p->a, b.data ? b.data : "", b.len);
-            cp_buf_free(&b);
+            d[dn] = '\0'; /* in place: at or before the closing quote */
+            *s = d;
+            *n = dn;
             return true;
         }
         if (c < 0x20) {
             jp_fail(p, "control character in string");
-            break;
+            return false;
         }
         if (c != '\\') {
             /* the run of plain bytes up to the next quote, backslash or
              * control character, in one copy (a byte at a time was most of
-             * reading a large escaped string) */
-            size_t e = p->pos + 1;
-            while (e < p->len && p->t[e] != '"' && p->t[e] != '\\' &&
-                   (unsigned char)p->t[e] >= 0x20)
-                e++;
-            cp_buf_add(&b, p->t + p->pos, e - p->pos);
+             * reading a large escaped string); memmove: in place, the run
+             * moves back over the escapes before it */
+            size_t e = jp_run_end(p->t, p->pos + 1, p->len);
+            memmove(d + dn, p->t + p->pos, e - p->pos);
+            dn += e - p->pos;
             p->pos = e;
         } else {
             p->pos++;
-            if (!jp_escape(p, &b))
-                break;
+            if (!jp_escape(p, d, &dn))
+                return false;
         }
     }
-    cp_buf_free(&b);
-    return false;
 }
 
 static bool is_digit(char c)
@@ -255,7 +309,10 @@ static bool jp_dup_key(struct jp *p, const struct cp_jnode *o)
     size_t cap = 16;
     while (cap < 2 * o->n)
         cap *= 2;
-    size_t *slot = cp_xcalloc(cap, sizeof *slot); /* index + 1; 0: free */
+    /* most objects have a few members: their table is on the stack */
+    size_t few[16] = {0};
+    size_t *slot = cap == 16 ? few : cp_xcalloc(cap, sizeof *slot);
+    /* index + 1; 0: free */
     bool dup = false;
     for (size_t i = 0; i < o->n && !dup; i++) {
         const struct cp_jmember *m = &o->members[i];
@@ -269,14 +326,50 @@ static bool jp_dup_key(struct jp *p, const struct cp_jnode *o)
         else
             slot[k] = i + 1;
     }
-    free(slot);
+    if (slot != few)
+        free(slot);
     if (dup)
         jp_fail_kind(p, CP_JSON_E_DUP, "duplicate key");
     return dup;
 }
 
-/* One "key": value member of the object n. */
-static bool jp_member(struct jp *p, struct cp_jnode *n)
+/* The members or items of a container while it is read: on the stack up
+ * to JP_FEW, on the heap beyond, so that only the finished array goes
+ * into the arena (grown there by doubling, each smaller copy stayed
+ * behind: a gate row of five members took 576 bytes for 160). */
+enum { JP_FEW = 8 };
+
+struct jp_list {
+    struct cp_jmember *m; /* objects: few.m until there are more */
+    struct cp_jnode **i;  /* arrays: few.i until there are more */
+    size_t n, cap;
+    union {
+        struct cp_jmember m[JP_FEW];
+        struct cp_jnode *i[JP_FEW];
+    } few;
+};
+
+/* Room for one more entry of l. */
+static void jp_list_grow(struct jp_list *l, bool obj)
+{
+    if (l->n < l->cap)
+        return;
+    size_t size = obj ? sizeof *l->m : sizeof *l->i;
+    void *old = obj ? (void *)l->m : (void *)l->i;
+    bool few = old == (void *)&l->few;
+    void *v = few ? cp_xmalloc(2 * l->cap * size)
+                  : cp_xrealloc(old, 2 * l->cap * size);
+    if (few)
+        memcpy(v, old, l->n * size);
+    l->cap *= 2;
+    if (obj)
+        l->m = v;
+    else
+        l->i = v;
+}
+
+/* One "key": value member into l. */
+static bool jp_member(struct jp *p, struct jp_list *l)
 {
     if (!jp_at(p, '"')) {
         jp_fail(p, "expected a string key");
@@ -296,19 +389,23 @@ static bool jp_member(struct jp *p, struct cp_jnode *n)
     struct cp_jnode *v = jp_value(p);
     if (!v)
         return false;
-    cp_json_set(p->a, n, k, v);
-    n->members[n->n - 1].klen = kl;
-    n->members[n->n - 1].kstart = kstart;
+    jp_list_grow(l, true);
+    l->m[l->n++] = (struct cp_jmember){.key = k,
+                                       .klen = kl,
+                                       .kstart = kstart,
+                                       .val = v};
     return true;
 }
 
-/* One element of the array n. */
-static bool jp_element(struct jp *p, struct cp_jnode *n)
+/* One element into l. */
+static bool jp_element(struct jp *p, struct jp_list *l)
 {
     struct cp_jnode *v = jp_value(p);
-    if (v)
-        cp_json_push(p->a, n, v);
-    return v != NULL;
+    if (!v)
+        return false;
+    jp_list_grow(l, false);
+    l->i[l->n++] = v;
+    return true;
 }
 
 /* At the closing bracket of n. */
@@ -320,6 +417,52 @@ static struct cp_jnode *jp_close(struct jp *p, struct cp_jnode *n)
     return n;
 }
 
+/* The entries of l into n, in an arena array whose capacity is the next
+ * power of two (cp_json_set and cp_json_push grow parsed nodes on that
+ * rule). */
+static void jp_list_keep(struct jp *p, const struct jp_list *l,
+                         struct cp_jnode *n, bool obj)
+{
+    size_t cap = 1;
+    while (cap < l->n)
+        cap *= 2;
+    size_t size = obj ? sizeof *l->m : sizeof *l->i;
+    void *v = cp_arena_alloc(p->a, cap * size);
+    memcpy(v, obj ? (const void *)l->m : (const void *)l->i, l->n * size);
+    if (obj)
+        n->members = v;
+    else
+        n->items = v;
+    n->n = l->n;
+}
+
+/* The entries of the container n, from after its opening bracket. */
+static struct cp_jnode *jp_entries(struct jp *p, struct cp_jnode *n,
+                                   struct jp_list *l, bool obj)
+{
+    char close = obj ? '}' : ']';
+    for (;;) {
+        jp_ws(p);
+        if (!(obj ? jp_member(p, l) : jp_element(p, l)))
+            return NULL;
+        jp_ws(p);
+        if (jp_at(p, ',')) {
+            p->pos++;
+            continue;
+        }
+        if (jp_at(p, close)) {
+            size_t at = p->pos;
+            jp_list_keep(p, l, n, obj);
+            if (obj && jp_dup_key(p, n))
+                return NULL;
+            p->pos = at;
+            return jp_close(p, n);
+        }
+        jp_fail(p, obj ? "expected ',' or '}'" : "expected ',' or ']'");
+        return NULL;
+    }
+}
+
 static struct cp_jnode *jp_container(struct jp *p, bool obj)
 {
     struct cp_jnode *n = jp_node(p, obj ? CP_J_OBJ : CP_J_ARR);
@@ -329,28 +472,15 @@ static struct cp_jnode *jp_container(struct jp *p, bool obj)
     }
     p->pos++;
     jp_ws(p);
-    char close = obj ? '}' : ']';
-    if (jp_at(p, close))
+    if (jp_at(p, obj ? '}' : ']'))
         return jp_close(p, n);
-    for (;;) {
-        jp_ws(p);
-        if (!(obj ? jp_member(p, n) : jp_element(p, n)))
-            return NULL;
-        jp_ws(p);
-        if (jp_at(p, ',')) {
-            p->pos++;
-            continue;
-        }
-        if (jp_at(p, close)) {
-            size_t at = p->pos;
-            if (obj && jp_dup_key(p, n))
-                return NULL;
-            p->pos = at;
-            return jp_close(p, n);
-        }
-        jp_fail(p, obj ? "expected ',' or '}'" : "expected ',' or ']'");
-        return NULL;
-    }
+    struct jp_list l = {.cap = JP_FEW};
+    l.m = l.few.m;
+    l.i = l.few.i;
+    struct cp_jnode *r = jp_entries(p, n, &l, obj);
+    if (obj ? l.m != l.few.m : l.i != l.few.i)
+        free(obj ? (void *)l.m : (void *)l.i);
+    return r;
 }
 
 /* true, false or null. */
@@ -460,9 +590,27 @@ static const char *jp_precheck(const char *text, size_t len,
     return NULL;
 }
 
+static const char *jp_read(struct cp_arena *a, const char *text, char *w,
+                           size_t len, const struct cp_json_opts *o,
+                           struct cp_jnode **out, enum cp_json_err *kind);
+
 const char *cp_json_read(struct cp_arena *a, const char *text, size_t len,
                          const struct cp_json_opts *o, struct cp_jnode **out,
                          enum cp_json_err *kind)
+{
+    return jp_read(a, text, NULL, len, o, out, kind);
+}
+
+const char *cp_json_read_in_place(struct cp_arena *a, char *text, size_t len,
+                                  const struct cp_json_opts *o,
+                                  struct cp_jnode **out, enum cp_json_err *kind)
+{
+    return jp_read(a, text, text, len, o, out, kind);
+}
+
+static const char *jp_read(struct cp_arena *a, const char *text, char *w,
+                           size_t len, const struct cp_json_opts *o,
+                           struct cp_jnode **out, enum cp_json_err *kind)
 {
     static const struct cp_json_opts plain = {0};
     enum cp_json_err k;
@@ -474,7 +622,7 @@ const char *cp_json_read(struct cp_arena *a, const char *text, size_t len,
     const char *err = jp_precheck(text, len, o, kind);
     if (err)
         return err;
-    struct jp p = {.a = a, .t = text, .len = len, .o = o};
+    struct jp p = {.a = a, .t = text, .w = w, .len = len, .o = o};
     struct cp_jnode *v = jp_value(&p);
     if (v) {
         jp_ws(&p);

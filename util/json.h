@@ -34,13 +34,13 @@ struct cp_jmember {
 
 struct cp_jnode {
     enum cp_jtype type;
+    bool oneline;      /* printer: this value on one line (here: 64 bytes) */
     size_t start, end; /* [start, end) of the value in the text */
     const char *s;     /* STR: decoded bytes; NUM: the number text */
     size_t len;
     struct cp_jnode **items;    /* ARR */
     struct cp_jmember *members; /* OBJ, in document order */
     size_t n;                   /* number of items or members */
-    bool oneline;               /* printer: this value on one line */
 };
 
 /* Nesting limit of the reader (documents deeper than this are refused). */
@@ -83,6 +83,15 @@ enum cp_json_err {
 const char *cp_json_read(struct cp_arena *a, const char *text, size_t len,
                          const struct cp_json_opts *o, struct cp_jnode **out,
                          enum cp_json_err *kind);
+/* The same, with the strings decoded in place: each points into text,
+ * which the reader writes (a NUL where a string ends, decoded escapes) and
+ * which must outlive the tree; only nodes go into the arena.  For a large
+ * input read once (the gate hook's), where copying every string would
+ * touch every page twice.  After a failure text is garbage. */
+const char *cp_json_read_in_place(struct cp_arena *a, char *text, size_t len,
+                                  const struct cp_json_opts *o,
+                                  struct cp_jnode **out,
+                                  enum cp_json_err *kind);
 
 /* Member `key` of object `o` (NULL if absent).  *dup is set when the key
  * occurs more than once (the caller refuses such documents). */

@@ -6,7 +6,8 @@
  * bytes are also read as a gate-table artifact (the hook's other input).
  *
  * Properties checked beyond "no crash, no leak": the reader returns the
- * bytes unchanged; an answer is empty for allow and otherwise parses as
+ * bytes unchanged; reading in place reads what reading with copies
+ * reads; an answer is empty for allow and otherwise parses as
  * JSON with the expected decision; the decision is deterministic. */
 #include <stdbool.h>
 #include <stdint.h>
@@ -146,6 +147,40 @@ static void cp_fuzz_reader(const uint8_t *data, size_t size)
     }
 }
 
+/* Reading in place (the hook's path) gives the answer reading with
+ * copies gives: the same refusal, or the same tool, command, path and
+ * texts.  On an exact-size copy (no NUL after it), so that a write or a
+ * read past the end is the sanitizer's to see. */
+static void cp_fuzz_in_place(const char *text, size_t size,
+                             const struct cp_gate_input *in, const char *err)
+{
+    char *w = malloc(size ? size : 1);
+    if (!w)
+        abort();
+    memcpy(w, text, size);
+    struct cp_arena *a = cp_arena_new();
+    struct cp_gate_input ip;
+    const char *e2 = cp_gate_parse_input_in_place(a, w, size, &ip);
+    bool same = !err == !e2 && (!err || strcmp(err, e2) == 0);
+    if (same && !err) {
+        same = !in->command == !ip.command &&
+               (!in->command || strcmp(in->command, ip.command) == 0) &&
+               strcmp(in->tool, ip.tool) == 0 && in->ntexts == ip.ntexts &&
+               !in->path == !ip.path &&
+               (!in->path || strcmp(in->path, ip.path) == 0);
+        for (size_t i = 0; same && i < in->ntexts; i++)
+            same = in->texts[i].len == ip.texts[i].len &&
+                   memcmp(in->texts[i].text, ip.texts[i].text,
+                          in->texts[i].len) == 0;
+    }
+    if (!same) {
+        fprintf(stderr, "fuzz_gate: the input read in place differs\n");
+        abort();
+    }
+    cp_arena_free(a);
+    free(w);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const char *text = (const char *)data;
@@ -154,6 +189,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct cp_arena *a = cp_arena_new();
     struct cp_gate_input in;
     const char *err = cp_gate_parse_input(a, text, size, &in);
+    cp_fuzz_in_place(text, size, &in, err);
     if (!err && in.command) {
         struct cp_gate_answer ans, again;
         cp_gate_table_decide(&cp_fuzz_table, in.command, a, &ans);

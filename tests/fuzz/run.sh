@@ -24,7 +24,7 @@ SAN="-fsanitize=address,undefined -fno-sanitize-recover=all"
 FLAGS="-O1 -g -fno-omit-frame-pointer $SAN"
 echo "== building the library with clang -fsanitize=fuzzer-no-link,address,undefined"
 make -s BUILD="$BUILD" CC=clang CFLAGS="$FLAGS -fsanitize=fuzzer-no-link" \
-    LDFLAGS="$SAN" "$BUILD/libconfpol.a" "$BUILD/confpol" || exit 2
+    LDFLAGS="$SAN" RUN_LDFLAGS= "$BUILD/libconfpol.a" "$BUILD/confpol" || exit 2
 
 # Artifacts of the examples seed the artifact, gate and settings harnesses.
 built="$out/examples-built"

@@ -71,6 +71,9 @@ static const struct {
      "MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE"},
     {"aws-key", "id = AKIAQ3EGRB5MZJ7XK2LP\n", "id = AKIAIOSFODNN7EXAMPL\n"},
     {"aws-key", "ASIAY34FZKBOKMUTVV7A", "AKIAQ3EGRB5MZJ7XK2LPX"},
+    /* the example rule (few distinct bytes) counts the id's "KIA" too: five
+     * distinct after "AKIA" is a key, one is a placeholder */
+    {"aws-key", "id AKIABBBBCDEFCDEFCDEF\n", "id AKIAXXXXXXXXXXXXXXXX\n"},
     {"aws-key",
      "aws_secret_access_key = Tq2vX8fL0kR7nWc4ZpJ9sH3mYb6DgE1aU5oNiK0w",
      /* 39 characters: no aws-key (generic-secret judges it by name) */

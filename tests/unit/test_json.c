@@ -380,6 +380,59 @@ START_TEST(quote_forms)
 }
 END_TEST
 
+/* Reading in place gives the tree and the refusal that reading with
+ * copies gives: escapes of every length, surrogate pairs, strings after
+ * strings (each NUL lands on a closing quote already read), keys, and
+ * errors met before and after escapes were decoded. */
+static const char *const in_place_docs[] = {
+    "{\"a\": \"x\\ny\\tz\", \"b\\u00e9\": [\"\\\"q\\\\\", \"plain\", \"\"]}",
+    "[\"\\ud83d\\ude00 and \\u2028\", \"\\/\\b\\f\\r\", 1, null, \"e\"]",
+    "{\"content\": \"line 1\\nline 2\\n\\u0041\\u00e9\\u20ac\\ud800\\udc00!\"}",
+    "{\"k\": \"a\\\\\\\\\\\"b\", \"l\": \"\\\\\"}",
+    "[\"ok\\n\", \"bad\\x\"]",
+    "[\"ok\", \"\\ud800 lone\"]",
+    "[\"unterminated\\n",
+    "[\"control\\n\001\"]",
+    "{\"a\": \"x\\n\", \"a\": \"y\"}",
+    "[\"nul \\u0000\"]",
+};
+
+/* Every string of v and every key ends with a NUL at its length. */
+static bool terminated(const struct cp_jnode *v)
+{
+    if (v->type == CP_J_STR && strlen(v->s) != v->len)
+        return false;
+    for (size_t i = 0; v->type == CP_J_ARR && i < v->n; i++)
+        if (!terminated(v->items[i]))
+            return false;
+    for (size_t i = 0; v->type == CP_J_OBJ && i < v->n; i++)
+        if (strlen(v->members[i].key) != v->members[i].klen ||
+            !terminated(v->members[i].val))
+            return false;
+    return true;
+}
+
+START_TEST(in_place_same_tree)
+{
+    const char *doc = in_place_docs[_i];
+    size_t len = strlen(doc);
+    char *w = malloc(len + 1);
+    memcpy(w, doc, len + 1);
+    struct cp_jnode *x, *y;
+    enum cp_json_err kx, ky;
+    const char *ex = cp_json_read(ar, doc, len, &strict, &x, &kx);
+    const char *ey = cp_json_read_in_place(ar, w, len, &strict, &y, &ky);
+    ck_assert_int_eq(kx, ky);
+    ck_assert_int_eq(ex == NULL, ey == NULL);
+    if (ex)
+        ck_assert_str_eq(ex, ey);
+    else
+        ck_assert_msg(cp_json_equal(x, y) && terminated(y),
+                      "trees differ for %s", doc);
+    free(w);
+}
+END_TEST
+
 Suite *cp_test_json_suite(void);
 Suite *cp_test_json_suite(void)
 {
@@ -399,6 +452,8 @@ Suite *cp_test_json_suite(void)
     tcase_add_test(tc, gate_input_values);
     tcase_add_test(tc, gate_table_strict);
     tcase_add_test(tc, read_stops_at_permanent_error);
+    tcase_add_loop_test(tc, in_place_same_tree, 0,
+                        sizeof in_place_docs / sizeof in_place_docs[0]);
     suite_add_tcase(s, tc);
     tc = tcase_create("writer");
     tcase_add_checked_fixture(tc, setup, teardown);

@@ -322,6 +322,27 @@ START_TEST(install_refuses)
     /* A bad artifact is refused too. */
     ck_assert_ptr_null(inst(&e, "{}", "{\"sandbox\": {}}", &err));
     ck_assert_ptr_nonnull(strstr(err, "no \"confpol\" object"));
+    /* An artifact whose gate table the hook refuses (it would deny every
+     * call) is refused by install: one reader of the rows for both. */
+    static const char *const rows[][3] = {
+        {"\"verdict\": \"ask\"", "\"verdict\": \"allow\"",
+         "artifact: gate#1: verdict is not \"ask\" or \"deny\"\n"},
+        {"\"kind\": \"regex\"", "\"kind\": \"glob\"",
+         "artifact: gate#1: kind is not \"words\", \"regex\" or "
+         "\"unknown\"\n"},
+        {"\"where\": \"p.confpol:3\"", "\"where\": 3",
+         "artifact: gate table entry 1 is not an object with string id, "
+         "verdict, kind, pattern and where\n"},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        const char *at = strstr(ART, rows[i][0]);
+        ck_assert_ptr_nonnull(at);
+        const char *art = cp_arena_printf(ar, "%.*s%s%s", (int)(at - ART), ART,
+                                          rows[i][1], at + strlen(rows[i][0]));
+        ck_assert_msg(inst(&e, "{}", art, &err) == NULL, "accepted %s",
+                      rows[i][1]);
+        ck_assert_str_eq(err, rows[i][2]);
+    }
 }
 END_TEST
 
