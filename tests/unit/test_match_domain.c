@@ -135,6 +135,9 @@ START_TEST(matching)
     ck_assert(!cp_domain_matches(&w, "badexample.com"));
     ck_assert(!cp_domain_matches(&w, ".example.com"));
     ck_assert(!cp_domain_matches(&w, "example.com.evil.net"));
+    /* the suffix compared letter by letter, not only its length and dot */
+    ck_assert(!cp_domain_matches(&w, "www.exbmple.com"));
+    ck_assert(!cp_domain_matches(&w, "a.b.elpmaxe.moc"));
 }
 END_TEST
 
