@@ -1231,8 +1231,7 @@ START_TEST(walk_resolution)
     /* a missing part that a link's '..' would leave: the rest cannot be
      * told without the missing directory, refused */
     ck_assert_int_eq(symlink("none/../../home", tp("/proj/dd")), 0);
-    ck_assert_int_eq(cp_rt_walk_path(tp("/proj/dd/x"), NULL, NULL, &w),
-                     EINVAL);
+    ck_assert_int_eq(cp_rt_walk_path(tp("/proj/dd/x"), NULL, NULL, &w), EINVAL);
     /* '.' or '..' in the path as given */
     ck_assert_int_eq(cp_rt_walk_path(tp("/proj/../home"), NULL, NULL, &w),
                      EINVAL);
