@@ -776,7 +776,12 @@ def reasoned():
     for ln in lines:
         if not ln.strip() or ln.startswith("#"):
             continue
-        head, _, why = ln.partition(" | ")
+        # the first " | " outside backquotes: a condition may hold one
+        # (`A | B`)
+        cut = next((i for i in range(len(ln))
+                    if ln.startswith(" | ", i) and ln.count("`", 0, i) % 2 == 0),
+                   len(ln))
+        head, why = ln[:cut], ln[cut + 3:]
         f, _, what = head.partition(": ")
         out[(f.strip(), what.strip())] = why.strip()
     return out
