@@ -10,7 +10,8 @@
 #   - the proxy's private directory that cannot be made (mkdir fails) is
 #     refused with 126 and named, before anything runs;
 #   - its listening socket that cannot be made (socket fails) or cannot
-#     listen (bind fails) is refused with 125, each named.
+#     listen (bind fails), and its process that cannot be made (clone
+#     fails), are refused with 125, each named.
 # The test name is mapped to 127.0.0.1 for the proxy alone by the
 # test-only CONFPOL_PROXY_HOSTS file.  Exit 77 when bwrap or strace
 # cannot run.
@@ -150,11 +151,13 @@ else
     bad "mkdir failing: exit $rc, '$out': $(head -c 300 "$T/err")"
 fi
 
-# The proxy's listening socket: the launcher's only socket() and bind() in
-# this launch (strace without -f: the launcher's own calls).  Refused,
-# each failure named: no socket, or one that cannot listen.
+# The proxy's listening socket and its process: the launcher's only
+# socket() and bind() in this launch, and its first clone() (strace
+# without -f: the launcher's own calls).  Refused, each failure named: no
+# socket, one that cannot listen, no process.
 for c in "socket:EMFILE:cannot create its socket" \
-    "bind:EADDRINUSE:cannot listen on .*: Address already in use"; do
+    "bind:EADDRINUSE:cannot listen on .*: Address already in use" \
+    "clone:EAGAIN:fork: Resource temporarily unavailable"; do
     call=${c%%:*} rest=${c#*:}
     err=${rest%%:*} why=${rest#*:}
     out=$(timeout -k 5 60 strace -qq -o /dev/null -e trace="$call" \
