@@ -136,20 +136,24 @@ static int pc_fail_call(long nr, long arg2)
     return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
 }
 
-/* A Landlock call that fails (other than "no Landlock in this kernel"):
- * the proxy refuses to run (126), naming the kernel's answer, rather than
- * go on with the system call filter alone or with fewer rights handled.
- * Each call made to fail in a child of its own: every create_ruleset, the
- * ABI probe alone, the ruleset alone, a rule, restrict_self. */
-START_TEST(landlock_failure_refused)
+/* A Landlock call that fails (other than "no Landlock in this kernel"),
+ * or the system call filter that cannot be installed: the proxy refuses
+ * to run (126), naming the kernel's answer, rather than go on with one
+ * confinement alone or with fewer rights handled.  Each call made to fail
+ * in a child of its own: every create_ruleset, the ABI probe alone, the
+ * ruleset alone, a rule, restrict_self, seccomp. */
+START_TEST(confine_failure_refused)
 {
     static const struct {
         long nr, arg2;
-    } fail[] = {{SYS_landlock_create_ruleset, -1},
-                {SYS_landlock_create_ruleset, 1 /* the ABI probe */},
-                {SYS_landlock_create_ruleset, 0},
-                {SYS_landlock_add_rule, -1},
-                {SYS_landlock_restrict_self, -1}};
+        const char *what;
+    } fail[] = {
+        {SYS_landlock_create_ruleset, -1, "landlock"},
+        {SYS_landlock_create_ruleset, 1 /* the ABI probe */, "landlock"},
+        {SYS_landlock_create_ruleset, 0, "landlock"},
+        {SYS_landlock_add_rule, -1, "landlock"},
+        {SYS_landlock_restrict_self, -1, "landlock"},
+        {SYS_seccomp, -1, "seccomp"}};
     for (size_t i = 0; i < sizeof fail / sizeof *fail; i++) {
         pid_t pid = fork();
         ck_assert_int_ge(pid, 0);
@@ -165,7 +169,7 @@ START_TEST(landlock_failure_refused)
                                           .dir = ""};
             struct cp_rt_err e = {0};
             int rc = cp_rt_proxy_confine(&pa, NULL, &e);
-            _exit(rc == CP_RT_EXIT_CANNOT && strstr(e.msg, "landlock") &&
+            _exit(rc == CP_RT_EXIT_CANNOT && strstr(e.msg, fail[i].what) &&
                           strstr(e.msg, strerror(EPERM))
                       ? 0
                       : 1);
@@ -173,8 +177,8 @@ START_TEST(landlock_failure_refused)
         int st = 0;
         ck_assert_int_eq(waitpid(pid, &st, 0), pid);
         ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
-                      "case %zu: Landlock failing was not refused (status %d)",
-                      i, st);
+                      "case %zu: %s failing was not refused (status %d)", i,
+                      fail[i].what, st);
     }
 }
 END_TEST
@@ -204,7 +208,7 @@ Suite *cp_test_proxy_confine_suite(void)
     }
     TCase *tc = tcase_create("confine");
     tcase_add_test(tc, confined_child);
-    tcase_add_test(tc, landlock_failure_refused);
+    tcase_add_test(tc, confine_failure_refused);
     suite_add_tcase(s, tc);
     return s;
 }
