@@ -10,6 +10,8 @@
 #     confpol-run), and stops when it cannot close every other descriptor
 #     it inherited (close_range missing and /proc/self/fd unreadable:
 #     strace fault injection), rather than hold the launcher's descriptors.
+#   - the launcher stops when it cannot find its own directory (where its
+#     helpers are), every readlink of /proc/self/exe failing.
 # The janitor is given one end of a socket pair whose other end is closed:
 # it sees its launcher gone and ends with 0.  Exit 77 when strace cannot
 # run.
@@ -101,6 +103,21 @@ if [ "$rc" -eq 125 ] && ! grep -q 'stage:' "$T/out"; then
     ok "stage: descriptor 0 closed and /dev/null not opened: it stops first"
 else
     bad "stage: descriptor 0 closed, every open failing: exit $rc: $(cat "$T/out")"
+fi
+
+# The launcher that cannot find its own directory (every readlink of
+# /proc/self/exe failing): refused (125) and named, before any helper is
+# looked for.
+printf '%s\n' 'profile confined' 'fail closed' 'arg --ro-bind' 'arg /' 'arg /' \
+    'arg --unshare-net' >"$T/a.txt"
+python3 "$TOP/tests/runtime/mkartifact.py" "$T/a.txt" "$T/a.bwrap" || exit 2
+out=$(timeout -k 5 30 strace -qq -o /dev/null -e trace=readlink -e inject=readlink:error=EIO \
+    "$RUN" -q "$T/a.bwrap" -- echo ran 2>"$T/out")
+rc=$?
+if [ "$rc" -eq 125 ] && [ -z "$out" ] && grep -q 'cannot find its own directory' "$T/out"; then
+    ok "launcher: its own directory unknown: refused"
+else
+    bad "launcher: every readlink failing: exit $rc, '$out': $(cat "$T/out")"
 fi
 
 echo "runtime-pin-programs: $((n - fails)) of $n passed"
