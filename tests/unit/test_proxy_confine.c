@@ -141,7 +141,8 @@ static int pc_fail_call(long nr, long arg2)
  * to run (126), naming the kernel's answer, rather than go on with one
  * confinement alone or with fewer rights handled.  Each call made to fail
  * in a child of its own: every create_ruleset, the ABI probe alone, the
- * ruleset alone, a rule, restrict_self, seccomp. */
+ * ruleset alone, a rule, restrict_self, seccomp, the no_new_privs prctl
+ * (the test's own filter set the flag already). */
 START_TEST(confine_failure_refused)
 {
     static const struct {
@@ -153,7 +154,8 @@ START_TEST(confine_failure_refused)
         {SYS_landlock_create_ruleset, 0, "landlock"},
         {SYS_landlock_add_rule, -1, "landlock"},
         {SYS_landlock_restrict_self, -1, "landlock"},
-        {SYS_seccomp, -1, "seccomp"}};
+        {SYS_seccomp, -1, "seccomp"},
+        {SYS_prctl, -1, "no_new_privs"}};
     for (size_t i = 0; i < sizeof fail / sizeof *fail; i++) {
         pid_t pid = fork();
         ck_assert_int_ge(pid, 0);
