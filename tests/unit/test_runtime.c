@@ -1232,6 +1232,11 @@ START_TEST(walk_resolution)
      * told without the missing directory, refused */
     ck_assert_int_eq(symlink("none/../../home", tp("/proj/dd")), 0);
     ck_assert_int_eq(cp_rt_walk_path(tp("/proj/dd/x"), NULL, NULL, &w), EINVAL);
+    /* a component the kernel refuses (longer than NAME_MAX) is a
+     * refusal, not a missing rest */
+    char longp[512];
+    snprintf(longp, sizeof longp, "%s/%0300d", tp("/proj"), 0);
+    ck_assert_int_eq(cp_rt_walk_path(longp, NULL, NULL, &w), ENAMETOOLONG);
     /* '.' or '..' in the path as given */
     ck_assert_int_eq(cp_rt_walk_path(tp("/proj/../home"), NULL, NULL, &w),
                      EINVAL);
