@@ -364,8 +364,9 @@ check-valgrind-run: all $(BUILD)/unit-tests $(DYN_PROGS) $(BUILD)/dynamic/confpo
 # $(BUILD)/mutate, never on these files.  Not part of `make check`.
 # A sample of MUTATE_SAMPLE mutants (default 60; the seed is printed,
 # MUTATE_SEED= repeats it); FULL=1 runs every mutant.  MUTATE_FILES=
-# (default runtime/*.c), MUTATE_LIMIT=, MUTATE_MATCH=, MUTATE_SURVIVORS=1,
-# MUTATE_ALLTESTS=1, MUTATE_JOBS= (default 2), MUTATE_MIN= (default 90).
+# (default runtime/*.c util/netaddr.c util/netmatch.c), MUTATE_LIMIT=,
+# MUTATE_MATCH=, MUTATE_NEW=1, MUTATE_SURVIVORS=1, MUTATE_ALLTESTS=1,
+# MUTATE_JOBS= (default 2), MUTATE_MIN= (default 90).
 # The whole run has a limit: MUTATE_TIMEOUT seconds (default 3 hours).
 MUTATE_SAMPLE ?= 60
 MUTATE_TIMEOUT ?= 10800

@@ -35,7 +35,8 @@ SHELL_MAP (every runtime shell test for a file without a row).  Only the
 binaries those tests run are relinked.
 
 Environment (or the options of the same name in lower case):
-  MUTATE_FILES   files to mutate (default runtime/*.c)
+  MUTATE_FILES   files to mutate (default runtime/*.c util/netaddr.c
+                 util/netmatch.c)
   MUTATE_SAMPLE  run a sample of this many mutants (0: all of them, the
                  default of this script; `make mutate` samples unless FULL=1)
   MUTATE_SEED    the sample's seed (default: the day of the year); printed
@@ -253,10 +254,61 @@ def squash(s):
     return " ".join(s.split())
 
 
+# Named mutants: checks that are not an `if` (a row of a table, an entry
+# of a list, a flag in a mask), each broken by replacing one exact text of
+# its file.  A text not found exactly once stops the run: a named mutant
+# never silently goes missing after an edit.
+NAMED = [
+    ("util/netaddr.c",
+     '{AF_INET, 8, V4(10, 0, 0, 0), "10.0.0.0/8", "private-use (RFC 1918)"},',
+     "", "remove the refusal of 10.0.0.0/8 (its row)"),
+    ("util/netaddr.c",
+     '{AF_INET, 16, V4(169, 254, 0, 0), "169.254.0.0/16",\n'
+     '     "link-local, cloud metadata 169.254.169.254 (RFC 3927)"},',
+     "",
+     "remove the refusal of 169.254.0.0/16 (its row)"),
+    ("util/netaddr.c",
+     "out->range = addr_lookup(&out->inner);",
+     "out->range = out->embed == CP_EMBED_MAPPED ? NULL "
+     ": addr_lookup(&out->inner);",
+     "remove the refusal of IPv4-mapped addresses (decided as public)"),
+    ("runtime/proxy.c",
+     '"keep-alive:", "proxy-authorization:"};',
+     '"keep-alive:"};',
+     "remove the stripping of Proxy-Authorization"),
+    ("runtime/proxy.c",
+     '{"proxy-connection:", "connection:",',
+     '{"proxy-connection:",',
+     "remove the stripping of Connection"),
+    ("runtime/netsock.c",
+     "(m.msg_flags & (MSG_CTRUNC | MSG_TRUNC))",
+     "(m.msg_flags & (MSG_TRUNC))",
+     "remove the MSG_CTRUNC check"),
+]
+
+
+def named_mutants(path, src):
+    out = []
+    for f, old, new, what in NAMED:
+        if f != path:
+            continue
+        if src.count(old) != 1:
+            sys.exit("mutate: the named mutant '%s' of %s: its text is "
+                     "not in the file exactly once: %s" % (what, f, old))
+        lo = src.find(old)
+        ln = src.count("\n", 0, lo) + 1
+        key = hashlib.sha1(("%s\0%s\0named\0%s" % (path, squash(old), what))
+                           .encode()).hexdigest()[:16]
+        out.append({"file": path, "line": ln, "if_line": ln, "kind": "named",
+                    "cond": squash(old), "what": what, "lo": lo,
+                    "hi": lo + len(old), "repl": new, "key": key})
+    return out
+
+
 def find_mutants(path, src):
     b = blank(src)
-    out = []
-    checks = 0
+    out = named_mutants(path, src)
+    checks = len(out)
     for m in re.finditer(r"\bif\s*\(", b):
         po = m.end() - 1
         pc = match_close(b, po, "(", ")")
@@ -303,6 +355,12 @@ def find_mutants(path, src):
     return checks, out
 
 
+# What `make mutate` breaks by default: the runtime and the address and
+# name decisions it shares with the compiler (util/), whose checks the
+# proxy and the direct path depend on.
+DEFAULT_FILES = "runtime/*.c util/netaddr.c util/netmatch.c"
+
+
 # ---- the tests -----------------------------------------------------------
 
 def unit_suites():
@@ -311,7 +369,8 @@ def unit_suites():
         if not f.endswith(".c"):
             continue
         t = open(os.path.join(TOP, "tests", "unit", f)).read()
-        if not re.search(r'#include "(runtime|netproxy)\.h"', t):
+        if not re.search(r'#include "(runtime|netproxy|netaddr|netmatch|match)\.h"',
+                         t):
             continue
         names += re.findall(r"^Suite \*cp_test_([a-z0-9_]+)_suite\(void\)$",
                             t, re.M)
@@ -417,6 +476,16 @@ SHELL_MAP = {
     "runtime/proxy.c": r"net allow|proxy|PROXY|confpol-net",
     "runtime/netsock.c": r"net allow|proxy|PROXY|confpol-net|unix|Unix",
     "runtime/netbridge.c": r"net allow|proxy|PROXY|confpol-net|unix|Unix",
+    # the proxy program, its start and its confinement; the bridge and
+    # the direct path in the sandbox (started for the same records)
+    "runtime/proxy_start.c": r"net allow|proxy|PROXY|confpol-net",
+    "runtime/proxy_main.c": r"net allow|proxy|PROXY|confpol-net",
+    "runtime/proxy_confine.c": r"net allow|proxy|PROXY|confpol-net",
+    "runtime/bridge.c": r"net allow|proxy|PROXY|confpol-net|unix|Unix",
+    "runtime/netdirect.c": r"net allow|proxy|PROXY|confpol-net|unix|Unix",
+    # the address and name decisions of the proxy and the direct path
+    "util/netaddr.c": r"net allow|proxy|PROXY|confpol-net",
+    "util/netmatch.c": r"net allow|proxy|PROXY|confpol-net",
     # the Landlock enforcer and its supervisor of the process lifetime
     "runtime/ll_enforce.c": r"landlock|ENFORCER|enforcer",
     "runtime/supervise.c": r"landlock|ENFORCER|enforcer",
@@ -427,7 +496,8 @@ SHELL_MAP = {
 }
 # The files built a second time for the macOS path (Makefile,
 # PORTABLE_SRCS): their mutants relink confpol-run-portable too.
-PORTABLE = ("runtime/proxy.c", "runtime/netsock.c", "runtime/seatbelt.c")
+PORTABLE = ("runtime/proxy.c", "runtime/netsock.c", "runtime/seatbelt.c",
+            "runtime/proxy_start.c", "runtime/proxy_main.c")
 
 
 def nm_symbols(obj):
@@ -706,7 +776,12 @@ def reasoned():
     for ln in lines:
         if not ln.strip() or ln.startswith("#"):
             continue
-        head, _, why = ln.partition(" | ")
+        # the first " | " outside backquotes: a condition may hold one
+        # (`A | B`)
+        cut = next((i for i in range(len(ln))
+                    if ln.startswith(" | ", i) and ln.count("`", 0, i) % 2 == 0),
+                   len(ln))
+        head, why = ln[:cut], ln[cut + 3:]
         f, _, what = head.partition(": ")
         out[(f.strip(), what.strip())] = why.strip()
     return out
@@ -737,7 +812,7 @@ def main():
     t_start = time.monotonic()
     for sg in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sg, stop)
-    files = expand_files(opt("FILES", "runtime/*.c"))
+    files = expand_files(opt("FILES", DEFAULT_FILES))
     srcs = {f: open(os.path.join(TOP, f)).read() for f in files}
     mutants, nchecks = [], 0
     for f in files:
@@ -763,7 +838,9 @@ def main():
                    if history.get(m["key"]) in ("survived", "stillborn")]
     # a fixed order that mixes the files and the checks: a slice
     # (MUTATE_LIMIT) samples all of them, and a run is repeatable
-    mutants.sort(key=lambda m: hashlib.sha1(m["key"].encode()).hexdigest())
+    # (the named mutants first: each is a check a test was written for)
+    mutants.sort(key=lambda m: (m["kind"] != "named",
+                                hashlib.sha1(m["key"].encode()).hexdigest()))
     limit = opt("LIMIT")
     if limit:
         mutants = mutants[:int(limit)]

@@ -69,17 +69,36 @@ wait "$RPID"
 RPID=
 
 # ---- no program beside the runtime: refused, never one from PATH ---------------------
+# A complete installation but for the proxy: the launcher, its stage and
+# its janitor beside confpol (a missing stage would be refused first).
+# The refusal must name the proxy's program ("cannot run '.../confpol-proxy'";
+# the temporary directory's name holds the word too).
 mkdir -p "$T/bin" "$T/path"
-cp "$CONFPOL" "$T/bin/confpol"
+B=$(dirname "$CONFPOL")
+cp "$CONFPOL" "$B/confpol-run" "$B/confpol-stage" "$B/confpol-janitor" "$T/bin/"
 printf '#!/bin/sh\ntouch %s/decoy-ran\nexec sleep 5\n' "$T" > "$T/path/confpol-proxy"
 chmod +x "$T/path/confpol-proxy"
-PATH="$T/path:$PATH" timeout 30 "$T/bin/confpol" run "$T/p.confpol" -- \
-    touch "$T/cmd-ran" 2>"$T/missing.err"
-expect "exit without the proxy program" 125 "$?"
-[ -e "$T/cmd-ran" ] && fail "the command ran without the proxy program"
-[ -e "$T/decoy-ran" ] && fail "a confpol-proxy from PATH was run"
-grep -q "confpol-proxy" "$T/missing.err" ||
-    fail "the refusal does not name the program: $(cat "$T/missing.err")"
+# no_proxy CASE: the launch is refused (125), the command does not run, no
+# proxy from PATH runs, and the refusal names the program beside it.
+no_proxy() {
+    rm -f "$T/decoy-ran"
+    out=$(PATH="$T/path:$PATH" timeout 30 "$T/bin/confpol" run "$T/p.confpol" -- \
+        echo cmd-ran 2>"$T/missing.err")
+    expect "exit, proxy program $1" 125 "$?"
+    [ -n "$out" ] && fail "the command ran, proxy program $1: $out"
+    [ -e "$T/decoy-ran" ] && fail "a confpol-proxy from PATH was run ($1)"
+    grep -q "proxy: cannot run '$T/bin/confpol-proxy'" "$T/missing.err" ||
+        fail "proxy program $1: the refusal does not name it: $(cat "$T/missing.err")"
+}
+no_proxy missing
+cp "$PROXY" "$T/bin/confpol-proxy" && chmod 644 "$T/bin/confpol-proxy"
+no_proxy "not executable"
+rm -f "$T/bin/confpol-proxy" && mkdir "$T/bin/confpol-proxy"
+no_proxy "a directory"
+rmdir "$T/bin/confpol-proxy" && cp "$PROXY" "$T/bin/confpol-proxy"
+out=$(PATH="$T/path:$PATH" timeout 30 "$T/bin/confpol" run "$T/p.confpol" -- \
+    echo cmd-ran 2>"$T/complete.err")
+expect "the complete copy runs the command" "cmd-ran" "$out"
 
 # ---- by hand -----------------------------------------------------------------------
 "$PROXY" >/dev/null 2>"$T/hand.err"

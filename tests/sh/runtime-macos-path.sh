@@ -163,6 +163,22 @@ CONFPOL_PROXY_LOG="$T" timeout 60 "$RUN" "$T/p.sb" -- touch "$T/ran" 2> "$T/err"
 expect "no proxy: exit" 125 "$?"
 [ -e "$T/ran" ] && fail "no proxy: the command ran"
 grep -q "refusing to run" "$T/err" || fail "no proxy: message: $(cat "$T/err")"
+# Its listening socket and its life pipe that cannot be made (socket()
+# and pipe() failing in the runtime; strace without -f: the runtime's own
+# calls): refused and named.
+if command -v strace >/dev/null 2>&1; then
+    for c in "socket:cannot listen on 127.0.0.1: Too many open files" \
+        "pipe,pipe2:pipe: Too many open files"; do
+        call=${c%%:*} why=${c#*:}
+        rm -f "$T/ran"
+        timeout 60 strace -qq -o /dev/null -e trace="$call" -e inject="$call":error=EMFILE \
+            "$RUN" "$T/p.sb" -- touch "$T/ran" 2> "$T/err"
+        expect "no $call: exit" 125 "$?"
+        [ -e "$T/ran" ] && fail "no $call: the command ran"
+        grep -q "proxy: $why" "$T/err" || fail "no $call: message: $(cat "$T/err")"
+    done
+    rm -f "$T/ran"
+fi
 
 # The port is the runtime's to bind: -D cannot name another proxy.
 timeout 60 "$RUN" -D confpol:proxy-port=3128 "$T/p.sb" -- touch "$T/ran" 2> "$T/err"

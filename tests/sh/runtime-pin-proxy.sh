@@ -8,7 +8,10 @@
 #     request is not served, and the launch still ends; a transient one
 #     (ECONNABORTED, EINTR) is retried: it is served;
 #   - the proxy's private directory that cannot be made (mkdir fails) is
-#     refused with 126 and named, before anything runs.
+#     refused with 126 and named, before anything runs;
+#   - its listening socket that cannot be made (socket fails) or cannot
+#     listen (bind fails), and its process that cannot be made (clone
+#     fails), are refused with 125, each named.
 # The test name is mapped to 127.0.0.1 for the proxy alone by the
 # test-only CONFPOL_PROXY_HOSTS file.  Exit 77 when bwrap or strace
 # cannot run.
@@ -141,6 +144,26 @@ if [ $rc != 0 ] && [ -z "$out" ] &&
 else
     bad "mkdir failing: exit $rc, '$out': $(head -c 300 "$T/err")"
 fi
+
+# The proxy's listening socket and its process: the launcher's only
+# socket() and bind() in this launch, and its first clone() (strace
+# without -f: the launcher's own calls).  Refused, each failure named: no
+# socket, one that cannot listen, no process.
+for c in "socket:EMFILE:cannot create its socket" \
+    "bind:EADDRINUSE:cannot listen on .*: Address already in use" \
+    "clone:EAGAIN:fork: Resource temporarily unavailable"; do
+    call=${c%%:*} rest=${c#*:}
+    err=${rest%%:*} why=${rest#*:}
+    out=$(timeout -k 5 60 strace -qq -o /dev/null -e trace="$call" \
+        -e inject="$call":error="$err" "$RUN" --enforcer bwrap "$T/net.bwrap" -- \
+        sh -c "echo ran" 2>"$T/err")
+    rc=$?
+    if [ $rc = 125 ] && [ -z "$out" ] && grep -q "proxy: $why" "$T/err"; then
+        ok "the proxy's $call failing: refused (125) and named"
+    else
+        bad "the proxy's $call failing: exit $rc, '$out': $(head -c 300 "$T/err")"
+    fi
+done
 
 echo "$n checks, $fails failed"
 [ "$fails" -eq 0 ]

@@ -128,6 +128,9 @@ START_TEST(matching)
     ck_assert(!cp_domain_matches(&d, "www.example.com"));
     ck_assert(!cp_domain_matches(&d, "example.co"));
     ck_assert(!cp_domain_matches(&d, "xexample.com"));
+    /* a longer host that starts with the name is another name */
+    ck_assert(!cp_domain_matches(&d, "example.comx"));
+    ck_assert(!cp_domain_matches(&d, "example.com.evil.net"));
     ck_assert(!cp_domain_matches(&d, ""));
     ck_assert(cp_domain_matches(&w, "www.example.com"));
     ck_assert(cp_domain_matches(&w, "a.b.Example.COM"));
@@ -135,6 +138,9 @@ START_TEST(matching)
     ck_assert(!cp_domain_matches(&w, "badexample.com"));
     ck_assert(!cp_domain_matches(&w, ".example.com"));
     ck_assert(!cp_domain_matches(&w, "example.com.evil.net"));
+    /* the suffix compared letter by letter, not only its length and dot */
+    ck_assert(!cp_domain_matches(&w, "www.exbmple.com"));
+    ck_assert(!cp_domain_matches(&w, "a.b.elpmaxe.moc"));
 }
 END_TEST
 

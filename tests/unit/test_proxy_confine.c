@@ -8,16 +8,19 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <netdb.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -108,6 +111,80 @@ START_TEST(confined_child)
 }
 END_TEST
 
+/* In the calling process: system call `nr` answers EPERM (only when its
+ * third argument is `arg2`, unless that is -1), every other call runs. */
+static int pc_fail_call(long nr, long arg2)
+{
+    struct sock_filter f[6];
+    unsigned short n = 0;
+    f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+                                          offsetof(struct seccomp_data, nr));
+    f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+                                          (unsigned)nr, 0, arg2 >= 0 ? 3 : 1);
+    if (arg2 >= 0) {
+        f[n++] = (struct sock_filter)BPF_STMT(
+            BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args) + 16);
+        f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+                                              (unsigned)arg2, 0, 1);
+    }
+    f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+                                          SECCOMP_RET_ERRNO | EPERM);
+    f[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+    struct sock_fprog prog = {.len = n, .filter = f};
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+        return -1;
+    return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
+}
+
+/* A Landlock call that fails (other than "no Landlock in this kernel"),
+ * or the system call filter that cannot be installed: the proxy refuses
+ * to run (126), naming the kernel's answer, rather than go on with one
+ * confinement alone or with fewer rights handled.  Each call made to fail
+ * in a child of its own: every create_ruleset, the ABI probe alone, the
+ * ruleset alone, a rule, restrict_self, seccomp, the no_new_privs prctl
+ * (the test's own filter set the flag already). */
+START_TEST(confine_failure_refused)
+{
+    static const struct {
+        long nr, arg2;
+        const char *what;
+    } fail[] = {
+        {SYS_landlock_create_ruleset, -1, "landlock"},
+        {SYS_landlock_create_ruleset, 1 /* the ABI probe */, "landlock"},
+        {SYS_landlock_create_ruleset, 0, "landlock"},
+        {SYS_landlock_add_rule, -1, "landlock"},
+        {SYS_landlock_restrict_self, -1, "landlock"},
+        {SYS_seccomp, -1, "seccomp"},
+        {SYS_prctl, -1, "no_new_privs"}};
+    for (size_t i = 0; i < sizeof fail / sizeof *fail; i++) {
+        pid_t pid = fork();
+        ck_assert_int_ge(pid, 0);
+        if (pid == 0) {
+            if (pc_fail_call(fail[i].nr, fail[i].arg2) < 0)
+                _exit(2);
+            struct cp_rt_proxy_args pa = {.prog = "t",
+                                          .listen_fd = -1,
+                                          .log_fd = 2,
+                                          .life_fd = -1,
+                                          .rules_fd = -1,
+                                          .sock = "",
+                                          .dir = ""};
+            struct cp_rt_err e = {0};
+            int rc = cp_rt_proxy_confine(&pa, NULL, &e);
+            _exit(rc == CP_RT_EXIT_CANNOT && strstr(e.msg, fail[i].what) &&
+                          strstr(e.msg, strerror(EPERM))
+                      ? 0
+                      : 1);
+        }
+        int st = 0;
+        ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+        ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+                      "case %zu: %s failing was not refused (status %d)", i,
+                      fail[i].what, st);
+    }
+}
+END_TEST
+
 /* Whether Landlock and seccomp(2) can be called.  valgrind (3.19) knows
  * neither and answers ENOSYS, so under `make check-valgrind` the proxy
  * cannot confine itself; `make check` and `make check-asan` run the case
@@ -133,6 +210,7 @@ Suite *cp_test_proxy_confine_suite(void)
     }
     TCase *tc = tcase_create("confine");
     tcase_add_test(tc, confined_child);
+    tcase_add_test(tc, confine_failure_refused);
     suite_add_tcase(s, tc);
     return s;
 }

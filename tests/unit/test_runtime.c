@@ -1228,6 +1228,15 @@ START_TEST(walk_resolution)
     ck_assert_str_eq(w.real, tp("/proj"));
     ck_assert_str_eq(w.rest, "none/x");
     cp_rt_walk_free(&w);
+    /* a missing part that a link's '..' would leave: the rest cannot be
+     * told without the missing directory, refused */
+    ck_assert_int_eq(symlink("none/../../home", tp("/proj/dd")), 0);
+    ck_assert_int_eq(cp_rt_walk_path(tp("/proj/dd/x"), NULL, NULL, &w), EINVAL);
+    /* a component the kernel refuses (longer than NAME_MAX) is a
+     * refusal, not a missing rest */
+    char longp[512];
+    snprintf(longp, sizeof longp, "%s/%0300d", tp("/proj"), 0);
+    ck_assert_int_eq(cp_rt_walk_path(longp, NULL, NULL, &w), ENAMETOOLONG);
     /* '.' or '..' in the path as given */
     ck_assert_int_eq(cp_rt_walk_path(tp("/proj/../home"), NULL, NULL, &w),
                      EINVAL);
