@@ -28,33 +28,7 @@ mkdir -p "$tmp/p" "$tmp/o"
     "$N" build --target claude -D "PROJECT=$tmp/p" -o "$tmp/o" policy.confpol >/dev/null 2>&1) ||
     { echo "cannot build the init policy"; exit 1; }
 art="$tmp/o/policy.claude.json"
-python3 - "$tmp" <<'PY'
-import json, os, random, sys
-d = sys.argv[1]
-def put(name, tool, inp):
-    with open(os.path.join(d, name), "w") as f:
-        json.dump({"session_id": "s", "hook_event_name": "PreToolUse",
-                   "cwd": os.path.join(d, "p"),
-                   "tool_name": tool, "tool_input": inp}, f)
-put("bash.json", "Bash", {"command": "cd src && make -j2 && ./run-tests --verbose 2>&1 | tee log.txt"})
-# the 1 MB of tests/bench/gate-corpus.sh: source-like text, no secret
-rnd = random.Random(7)
-words = ["static", "int", "return", "if", "else", "for", "while", "const",
-         "char", "size_t", "buffer", "length", "value", "key", "token",
-         "hash", "update", "0x1f", "42", "==", "{", "}", "(", ")", ";"]
-lines, n = [], 0
-while n < 1000000:
-    l = " ".join(rnd.choice(words) for _ in range(rnd.randint(4, 14)))
-    lines.append(l)
-    n += len(l) + 1
-text = "\n".join(lines)[:1000000]
-put("write.json", "Write", {"file_path": os.path.join(d, "p", "src", "big.c"),
-                            "content": text})
-put("small.json", "Write", {"file_path": "src/main.c",
-                            "content": "\n".join(lines[:20])})
-put("denied.json", "Write", {"file_path": "../../etc/cron.d/x",
-                             "content": "* * * * * root id\n"})
-PY
+python3 "$top/tests/bench/hook_inputs.py" "$tmp" || exit 1
 line() { # LABEL RESULT
     printf '  %-30s wall median %7s ms  p99 %7s ms   CPU median %7s ms  p99 %7s ms\n' \
         "$1" "$(field median_ms "$2")" "$(field p99_ms "$2")" \
