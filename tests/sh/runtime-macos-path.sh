@@ -165,8 +165,11 @@ expect "no proxy: exit" 125 "$?"
 grep -q "refusing to run" "$T/err" || fail "no proxy: message: $(cat "$T/err")"
 # Its listening socket and its life pipe that cannot be made (socket()
 # and pipe() failing in the runtime; strace without -f: the runtime's own
-# calls): refused and named.
-if command -v strace >/dev/null 2>&1; then
+# calls): refused and named.  (Not under a sanitizer, whose runtime's own
+# calls at start-up fail first; make check runs it on the static build.)
+if [ -n "${CONFPOL_SANITIZER:-}" ]; then
+    echo "# no socket, no pipe: no fault injection under $CONFPOL_SANITIZER"
+elif command -v strace >/dev/null 2>&1; then
     for c in "socket:cannot listen on 127.0.0.1: Too many open files" \
         "pipe,pipe2:pipe: Too many open files"; do
         call=${c%%:*} why=${c#*:}
