@@ -563,6 +563,7 @@ static const char *cp_gate_table_read(struct cp_arena *a, const char *text,
     err = cp_cv_gate_rows(a, c, &rows, &n);
     if (err)
         return err;
+    t->arena = a;
     t->gates = cp_arena_alloc(a, (n ? n : 1) * sizeof *t->gates);
     struct cp_arena *scratch = cp_arena_new();
     for (size_t i = 0; i < n && !err; i++) {
@@ -704,13 +705,16 @@ const char *cp_gate_reason(struct cp_arena *a, const char *id,
  * with *err set when a deferred regcomp fails. */
 static int cp_gate_row_matches(struct cp_gate_entry *e, const char *folded,
                                size_t len, struct cp_gate_subject *s,
-                               struct cp_arena *a, const char **err)
+                               struct cp_arena *ta, struct cp_arena *a,
+                               const char **err)
 {
     if (e->deferred) {
         if (!cp_gate_subject_may(&e->key, s))
             return 0;
+        /* Kept in the row: parsed in the table's arena (ta), which lives
+         * as long as the row, never in this decision's. */
         struct cp_gate_pat p;
-        const char *perr = cp_gate_parse(a, e->pat.text, strlen(e->pat.text),
+        const char *perr = cp_gate_parse(ta, e->pat.text, strlen(e->pat.text),
                                          false, &p);
         if (perr) { /* checked when the table was read: not expected */
             *err = cp_arena_printf(a, "%s: invalid pattern: %s", e->id, perr);
@@ -753,7 +757,8 @@ static int cp_gate_tmatch(void *ctx, size_t i, struct cp_gate_subject *s,
                           struct cp_arena *a, const char **err)
 {
     struct cp_gate_tctx *c = ctx;
-    return cp_gate_row_matches(&c->t->gates[i], c->folded, c->len, s, a, err);
+    return cp_gate_row_matches(&c->t->gates[i], c->folded, c->len, s,
+                               c->t->arena ? c->t->arena : a, a, err);
 }
 
 void cp_gate_table_decide(const struct cp_gate_table *t, const char *cmd,

@@ -176,6 +176,10 @@ struct cp_gate_table {
                                         by cp_gate_content_compile */
     size_t ncontent;
     struct cp_gate_paths paths; /* "paths" */
+    /* The arena the table was read into: a row parsed at its first use
+     * (cp_gate_entry.deferred) is parsed there, so that it lives as long
+     * as the table, not as one decision's arena. */
+    struct cp_arena *arena;
 };
 
 /* Reads the gate table from a `.claude.json` artifact's top-level

@@ -317,6 +317,42 @@ START_TEST(table_decide)
 }
 END_TEST
 
+/* A word row is parsed at its first use and kept in the table: in the
+ * table's arena, not in the arena of the decision that parsed it (a second
+ * decision after that arena is freed and its memory reused reads the row;
+ * AddressSanitizer sees the use after free). */
+static const char words_json[] =
+    "{\"sandbox\": {}, \"confpol\": {\"version\": 1, \"stem\": \"p\", "
+    "\"failClosed\": true, \"gates\": ["
+    "{\"id\": \"gate#1\", \"verdict\": \"ask\", \"kind\": \"words\", "
+    "\"pattern\": \"git push *\", \"where\": \"p.confpol:3\"}]}}";
+
+START_TEST(table_words_outlive_decision)
+{
+    struct cp_gate_table t;
+    ck_assert_ptr_null(
+        cp_gate_table_parse(ar, words_json, sizeof words_json - 1, &t));
+    for (int round = 0; round < 3; round++) {
+        struct cp_arena *d = cp_arena_new();
+        struct cp_gate_answer ans;
+        cp_gate_table_decide(&t, "git push origin main", d, &ans);
+        ck_assert_int_eq(ans.verdict, CP_ASK);
+        ck_assert_str_eq(ans.rule, "gate#1");
+        cp_gate_table_decide(&t, "git pull", d, &ans);
+        ck_assert_int_eq(ans.verdict, CP_ALLOW);
+        /* the freed arena's memory taken and overwritten */
+        for (int k = 0; k < 64; k++)
+            memset(cp_arena_alloc(d, 4096), 0xa5, 4096);
+        cp_arena_free(d);
+        struct cp_arena *junk = cp_arena_new();
+        for (int k = 0; k < 64; k++)
+            memset(cp_arena_alloc(junk, 4096), 0x5a, 4096);
+        cp_arena_free(junk);
+    }
+    cp_gate_table_free(&t);
+}
+END_TEST
+
 static const struct {
     const char *json;
     const char *err;
@@ -655,6 +691,7 @@ Suite *cp_test_gate_suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, answer_text);
     tcase_add_test(tc, table_decide);
+    tcase_add_test(tc, table_words_outlive_decision);
     tcase_add_loop_test(tc, table_invalid, 0,
                         sizeof bad_tables / sizeof bad_tables[0]);
     tcase_add_test(tc, table_bad_regex);
