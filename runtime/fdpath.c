@@ -225,25 +225,12 @@ char *cp_rt_path_child(const char *dir, const char *name)
     return s;
 }
 
-int cp_rt_reopen(const char *path, const struct stat *want)
+/* fd when it is the file `want` describes; else it is closed and -1
+ * returned with errno ELOOP (a symlink), ESTALE (another file) or
+ * fstat's. */
+static int fp_keep_same(int fd, const struct stat *want)
 {
-    int fd = cp_rt_open_nofollow(path, O_PATH);
     struct stat st;
-    if (fd < 0)
-        return -1;
-    if (fstat(fd, &st) == 0 && cp_rt_same_file(&st, want))
-        return fd;
-    close(fd);
-    errno = ESTALE;
-    return -1;
-}
-
-int cp_rt_reopen_at(int dirfd, const char *name, const struct stat *want)
-{
-    int fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0)
-        return -1;
     int f = fstat(fd, &st);
     if (f == 0 && cp_rt_same_file(&st, want))
         return fd;
@@ -251,6 +238,18 @@ int cp_rt_reopen_at(int dirfd, const char *name, const struct stat *want)
     close(fd);
     errno = err;
     return -1;
+}
+
+int cp_rt_reopen(const char *path, const struct stat *want)
+{
+    int fd = cp_rt_open_nofollow(path, O_PATH);
+    return fd < 0 ? -1 : fp_keep_same(fd, want);
+}
+
+int cp_rt_reopen_at(int dirfd, const char *name, const struct stat *want)
+{
+    int fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    return fd < 0 ? -1 : fp_keep_same(fd, want);
 }
 
 const char *cp_rt_changed_why(int err)
