@@ -366,7 +366,8 @@ check-valgrind-run: all $(BUILD)/unit-tests $(DYN_PROGS) $(BUILD)/dynamic/confpo
 # MUTATE_SEED= repeats it); FULL=1 runs every mutant.  MUTATE_FILES=
 # (default runtime/*.c util/netaddr.c util/netmatch.c), MUTATE_LIMIT=,
 # MUTATE_MATCH=, MUTATE_NEW=1, MUTATE_SURVIVORS=1, MUTATE_ALLTESTS=1,
-# MUTATE_JOBS= (default 2), MUTATE_MIN= (default 90).
+# MUTATE_JOBS= (default 2), MUTATE_MIN= (default 90), MUTATE_REPORT=1
+# (no run: the report of the results kept from earlier runs).
 # The whole run has a limit: MUTATE_TIMEOUT seconds (default 3 hours).
 MUTATE_SAMPLE ?= 60
 MUTATE_TIMEOUT ?= 10800

@@ -52,6 +52,8 @@ Environment (or the options of the same name in lower case):
                  in tests/mutate/survivors.txt with their reason left out) is
                  below this percentage (default 90; 0 only reports)
   MUTATE_LIST=1  print the checks and mutants, run nothing
+  MUTATE_REPORT=1  run nothing: the report of the selected mutants that
+                 have a result from earlier runs (a run stopped half-way)
   MUTATE_WORK    where the copies and results are (default BUILD/mutate)
   MUTATE_TESTS   the tests to run instead (unit:SUITE, tests/sh/NAME.sh)
 The report goes to stdout and to BUILD/mutate/report.txt.
@@ -849,7 +851,7 @@ def main():
         mutants = mutants[:int(limit)]
     nall = len(mutants)
     sample = int(opt("SAMPLE", "0"))
-    if 0 < sample < nall:
+    if 0 < sample < nall and opt("REPORT") != "1":
         seed = int(opt("SEED", time.strftime("%j", time.gmtime())))
         rng = random.Random(seed)
         pick = set(m["key"] for m in rng.sample(mutants, sample))
@@ -863,6 +865,14 @@ def main():
         for m in mutants:
             print("%s:%d: %s" % (m["file"], m["line"], m["what"]))
         return 0
+    if opt("REPORT") == "1":
+        # no run: what earlier runs found (one stopped half-way included)
+        mutants = [m for m in mutants if m["key"] in history]
+        results = [("killed", history[m["key"]], 0)
+                   if history[m["key"]] not in
+                   ("survived", "equivalent", "stillborn")
+                   else (history[m["key"]], "", 0) for m in mutants]
+        return report(mutants, results, files, srcs, history, nchecks, 0, 0)
 
     jobs = max(1, int(opt("JOBS", "2")))
     tests = Tests(opt("TESTS"))
@@ -954,18 +964,24 @@ def main():
     for t in th:
         t.join()
 
+    return report(mutants, results, files, srcs, history, nchecks,
+                  time.monotonic() - t_start, jobs)
+
+def report(mutants, results, files, srcs, history, nchecks, secs, jobs):
+    """Writes the report of results (one per mutant) to stdout and
+    WORK/report.txt; the exit status: 1 under MUTATE_MIN."""
     count = {}
     for r in results:
         count[r[0]] = count.get(r[0], 0) + 1
     k, s = count.get("killed", 0), count.get("survived", 0)
-    secs = time.monotonic() - t_start
     score = 100.0 * k / (k + s) if k + s else 100.0
     lines = ["mutate: %d checks in %d files; %d mutants: %d killed, "
              "%d survived, %d equivalent (same object code), %d stillborn"
              % (nchecks, len(files), len(mutants), k, s,
                 count.get("equivalent", 0), count.get("stillborn", 0)),
-             "mutate: score %d / %d = %.1f%% killed, in %.0f s (%d copies)"
-             % (k, k + s, score, secs, jobs)]
+             "mutate: score %d / %d = %.1f%% killed, %s"
+             % (k, k + s, score, "in %.0f s (%d copies)" % (secs, jobs)
+                if jobs else "from earlier runs (MUTATE_REPORT=1)")]
     per = {}
     for mu, r in zip(mutants, results):
         pf = per.setdefault(mu["file"], {})
