@@ -180,6 +180,24 @@ elif command -v strace >/dev/null 2>&1; then
         [ -e "$T/ran" ] && fail "no $call: the command ran"
         grep -q "proxy: $why" "$T/err" || fail "no $call: message: $(cat "$T/err")"
     done
+    # The portable build has no SOCK_CLOEXEC: the listening socket is made
+    # close-on-exec by fcntl at once, and a failure there is a failure to
+    # listen (else sandbox-exec and CMD inherit the proxy's socket).  The
+    # fcntl to fail is the first F_SETFD after the socket, by its ordinal.
+    timeout 60 strace -qq -o "$T/trace" -e trace=socket,fcntl "$RUN" "$T/p.sb" -- true 2>/dev/null
+    k=$(awk '/^fcntl/ { n++ } /^socket\(AF_INET/ { s = 1 }
+        s && /^fcntl\([0-9]+, F_SETFD, FD_CLOEXEC\)/ { print n; exit }' "$T/trace")
+    if [ -z "$k" ]; then
+        fail "no fcntl F_SETFD after the proxy's socket: $(head -c 600 "$T/trace")"
+    else
+        rm -f "$T/ran"
+        timeout 60 strace -qq -o /dev/null -e trace=fcntl -e inject=fcntl:error=EBADF:when="$k" \
+            "$RUN" "$T/p.sb" -- touch "$T/ran" 2> "$T/err"
+        expect "socket not close-on-exec: exit" 125 "$?"
+        [ -e "$T/ran" ] && fail "socket not close-on-exec: the command ran"
+        grep -q "proxy: cannot listen on 127.0.0.1: Bad file descriptor" "$T/err" ||
+            fail "socket not close-on-exec: message: $(cat "$T/err")"
+    fi
     rm -f "$T/ran"
 fi
 
