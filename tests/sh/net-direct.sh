@@ -13,7 +13,8 @@
 # flipping the address buffer between an allowed destination and a host
 # service (never reached), a forged DNS server inside (cannot bind port
 # 53), the 'D' hand-over replayed, a malformed DNS query (the resolver
-# keeps answering).  CONFPOL_NET_DIRECT=0: Node's fetch fails as before.
+# keeps answering), a question without its type and class (FORMERR, not
+# the type of the query before it).  CONFPOL_NET_DIRECT=0: Node's fetch fails as before.
 # The test names are mapped to 127.0.0.1 for the proxy alone by the
 # test-only CONFPOL_PROXY_HOSTS file.  Exit 77 when bwrap cannot run.
 set -u
@@ -168,10 +169,22 @@ while True:
     a = q.recv(600)
     if a[:2] == b"\x56\x78":
         print("dot in a label: rcode", a[3] & 15, "answers", a[7]); break
+# a question that ends after its name (no type, no class), sent after a
+# whole one of the same name: what the last query left in a buffer is
+# not its type and class
+full = b"\x9a\xbc\x01\x00\x00\x01\x00\x00\x00\x00\x00\x00\x07allowed\x04test\x00\x00\x01\x00\x01"
+for qid, qry in ((b"\x9a\xbc", full), (b"\x9a\xbd", b"\x9a\xbd" + full[2:-4])):
+    q.sendto(qry, ("127.0.0.1", 53))
+    while True:
+        a = q.recv(600)
+        if a[:2] == qid:
+            break
+print("truncated question: rcode", a[3] & 15, "answers", a[7])
 ' > "$T/dns"
 expect "no way to the proxy's socket" "unix PermissionError" "$(sed -n 1p "$T/dns")"
 expect "resolver after garbage" "answer 198.18.0.1" "$(sed -n 2p "$T/dns")"
 expect "a dot in a label" "dot in a label: rcode 1 answers 0" "$(sed -n 3p "$T/dns")"
+expect "a question without type and class" "truncated question: rcode 1 answers 0" "$(sed -n 4p "$T/dns")"
 
 # ---- without the direct path: as before ---------------------------------------------
 expect "CONFPOL_NET_DIRECT=0" "error EAI_AGAIN" "$(CONFPOL_NET_DIRECT=0 run node -e "$FETCH" "http://allowed.test:$P/index.txt")"
