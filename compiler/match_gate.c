@@ -512,8 +512,11 @@ static const char *gp_read_words(struct cp_arena *a,
     return NULL;
 }
 
-/* The elements of a word pattern (spec/patterns.md 2.1). */
-static const char *gp_elements(struct cp_arena *a, struct cp_gate_pat *out)
+/* The elements of a word pattern (spec/patterns.md 2.1); with `tables`,
+ * what matching refuses words by (el_first_bytes), which a pattern that
+ * is only checked does not need. */
+static const char *gp_elements(struct cp_arena *a, struct cp_gate_pat *out,
+                               bool tables)
 {
     struct gp_scratch sc;
     gp_scratch_init(&sc);
@@ -526,7 +529,7 @@ static const char *gp_elements(struct cp_arena *a, struct cp_gate_pat *out)
         for (size_t i = 0; i < sc.nels; i++) {
             if (arr[i].one)
                 arr[i].alts = &arr[i].one;
-            if (arr[i].kind != EL_OPT)
+            if (tables && arr[i].kind != EL_OPT)
                 el_first_bytes(a, &arr[i]);
         }
         out->els = arr;
@@ -598,8 +601,8 @@ static struct cp_vec gp_split(struct cp_arena *a, const char *text, size_t len)
     return words;
 }
 
-const char *cp_gate_parse(struct cp_arena *a, const char *text, size_t len,
-                          bool is_regex, struct cp_gate_pat *out)
+static const char *gp_parse(struct cp_arena *a, const char *text, size_t len,
+                            bool is_regex, bool tables, struct cp_gate_pat *out)
 {
     memset(out, 0, sizeof *out);
     if (memchr(text, '\0', len))
@@ -624,12 +627,18 @@ const char *cp_gate_parse(struct cp_arena *a, const char *text, size_t len,
     }
     out->words = (const char **)words.items;
     out->nwords = words.len;
-    why = gp_elements(a, out);
+    why = gp_elements(a, out, tables);
     if (why) {
         memset(out, 0, sizeof *out);
         return why;
     }
     return NULL;
+}
+
+const char *cp_gate_parse(struct cp_arena *a, const char *text, size_t len,
+                          bool is_regex, struct cp_gate_pat *out)
+{
+    return gp_parse(a, text, len, is_regex, true, out);
 }
 
 void cp_gate_unknown(struct cp_gate_pat *out)
@@ -1189,6 +1198,17 @@ void cp_gate_key_of(struct cp_arena *a, const struct cp_gate_pat *g,
         v[i] = cp_arena_strdup(a, first->alts[i]);
     k->names = v;
     k->n = first->nalts;
+}
+
+const char *cp_gate_check_words(struct cp_arena *a, struct cp_arena *ka,
+                                const char *text, size_t len,
+                                struct cp_gate_key *k)
+{
+    struct cp_gate_pat g;
+    const char *why = gp_parse(a, text, len, false, false, &g);
+    if (!why)
+        cp_gate_key_of(ka, &g, k);
+    return why;
 }
 
 /* Has s a reading of a program named alt (a glob: of any name it

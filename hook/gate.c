@@ -454,11 +454,8 @@ static const char *cp_gate_table_words(struct cp_arena *a,
                                        const struct cp_cv_gate_row *r,
                                        struct cp_gate_entry *e)
 {
-    struct cp_gate_pat g;
-    const char *perr = cp_gate_parse(scratch, r->pattern, r->pattern_len, false,
-                                     &g);
-    if (!perr)
-        cp_gate_key_of(a, &g, &e->key);
+    const char *perr = cp_gate_check_words(scratch, a, r->pattern,
+                                           r->pattern_len, &e->key);
     cp_arena_reset(scratch);
     if (perr)
         return cp_arena_printf(a, "%s: invalid pattern: %s", r->id, perr);
