@@ -10,9 +10,10 @@ Each line is built from the programs and words the gate library's rows
 name (file names its globs want, options, interpreter code), bytes the
 matcher's refusals look at (first and last bytes, adjacent pairs) and
 shell syntax (quotes, expansions, globs, redirections, pipes, lists,
-here-documents).  Both binaries answer each as a Bash hook call on
-ARTIFACT; any difference in stdout or exit status is printed and the exit
-status is 1.  N lines (3,000), SEED (1)."""
+here-documents); one in twenty is made longer than 4 KiB (the regexes'
+prefilter then reads the line's pairs).  Both binaries answer each as a
+Bash hook call on ARTIFACT; any difference in stdout or exit status is
+printed and the exit status is 1.  N lines (3,000), SEED (1)."""
 import json, random, subprocess, sys
 
 PROGS = ["curl", "wget", "tee", "cp", "mv", "ln", "install", "rsync", "dd",
@@ -60,6 +61,9 @@ def line(r):
     s = "".join(out[:-1])
     if r.random() < 0.05:
         s = "cat <<E\n" + s + "\nE\n" + r.choice(PROGS) + " " + word(r)
+    if r.random() < 0.05:  # 4 KiB or more: the regexes' prefilter reads pairs
+        pad = " ".join(word(r) for _ in range(8))
+        s = s + " " + " ".join([pad] * (4096 // len(pad) + 1)) + " " + line(r)
     return s
 
 
