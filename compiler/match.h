@@ -113,6 +113,12 @@ struct cp_gate_key {
 /* The key of the word pattern g (names copied into a). */
 void cp_gate_key_of(struct cp_arena *a, const struct cp_gate_pat *g,
                     struct cp_gate_key *k);
+/* Checks a word pattern exactly as cp_gate_parse does, without building
+ * what matching needs, and puts its key into k (names in ka); the parse
+ * itself goes into a, a scratch arena.  NULL, or why it is invalid. */
+const char *cp_gate_check_words(struct cp_arena *a, struct cp_arena *ka,
+                                const char *text, size_t len,
+                                struct cp_gate_key *k);
 /* false: no reading of s is one cp_gate_subject_matches would try a
  * pattern of key k on, so the pattern does not match s. */
 bool cp_gate_subject_may(const struct cp_gate_key *k,

@@ -953,11 +953,15 @@ static const char *const lead_words[] = {
     "!",  "{",     "}",     "if", "then", "else",   "elif",
     "do", "while", "until", "fi", "done", "coproc", NULL};
 
+/* python, python3, pypy3.10...: the interpreters named by a prefix. */
+static bool is_python(const char *name)
+{
+    return strncmp(name, "python", 6) == 0 || strncmp(name, "pypy", 4) == 0;
+}
+
 static bool is_interpreter(const char *name)
 {
-    if (strncmp(name, "python", 6) == 0 || strncmp(name, "pypy", 4) == 0)
-        return true;
-    return in_list(interpreters, name);
+    return is_python(name) || in_list(interpreters, name);
 }
 
 /* Options after which a shell or interpreter runs code given on its
@@ -966,7 +970,7 @@ static bool code_letter(const char *name, char l, bool shell)
 {
     if (shell)
         return l == 'c';
-    if (strncmp(name, "python", 6) == 0 || strncmp(name, "pypy", 4) == 0)
+    if (is_python(name))
         return l == 'c' || l == 'm';
     if (strcmp(name, "php") == 0)
         return l == 'r' || l == 'f';
@@ -1088,7 +1092,7 @@ static void push_raw(struct rd *rd, struct cp_sh_word *w, size_t n,
  * line. */
 static const char *code_option(const char *name)
 {
-    if (strncmp(name, "python", 6) == 0 || strncmp(name, "pypy", 4) == 0)
+    if (is_python(name))
         return "-c";
     if (strcmp(name, "php") == 0)
         return "-r";
@@ -1577,7 +1581,7 @@ static int name_cmp(const void *k, const void *e)
 
 static bool special(const char *name)
 {
-    if (strncmp(name, "python", 6) == 0 || strncmp(name, "pypy", 4) == 0)
+    if (is_python(name))
         return true;
     return bsearch(name, special_names,
                    sizeof special_names / sizeof special_names[0],
@@ -1663,7 +1667,8 @@ static bool word_runs_code(struct rd *rd, const char *t)
         built = true;
     }
     const char *name = prog_name(rd->a, t);
-    if (cp_nameset_get(&set, name) > 0 || is_interpreter(name))
+    /* the set holds the interpreters named in full */
+    if (cp_nameset_get(&set, name) > 0 || is_python(name))
         return true;
     return cp_cmd_wrapper(name) != NULL;
 }

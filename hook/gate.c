@@ -454,11 +454,8 @@ static const char *cp_gate_table_words(struct cp_arena *a,
                                        const struct cp_cv_gate_row *r,
                                        struct cp_gate_entry *e)
 {
-    struct cp_gate_pat g;
-    const char *perr = cp_gate_parse(scratch, r->pattern, r->pattern_len, false,
-                                     &g);
-    if (!perr)
-        cp_gate_key_of(a, &g, &e->key);
+    const char *perr = cp_gate_check_words(scratch, a, r->pattern,
+                                           r->pattern_len, &e->key);
     cp_arena_reset(scratch);
     if (perr)
         return cp_arena_printf(a, "%s: invalid pattern: %s", r->id, perr);
@@ -703,10 +700,10 @@ const char *cp_gate_reason(struct cp_arena *a, const char *id,
  * condition, then compiled if need be and run; the rest go to the one
  * matcher (compiler/match_gate.c) with the line read once.  Returns -1
  * with *err set when a deferred regcomp fails. */
-static int cp_gate_row_matches(struct cp_gate_entry *e, const char *folded,
-                               size_t len, struct cp_gate_subject *s,
-                               struct cp_arena *ta, struct cp_arena *a,
-                               const char **err)
+static int cp_gate_row_matches(struct cp_gate_entry *e,
+                               const struct cp_gate_rx_line *line,
+                               struct cp_gate_subject *s, struct cp_arena *ta,
+                               struct cp_arena *a, const char **err)
 {
     if (e->deferred) {
         if (!cp_gate_subject_may(&e->key, s))
@@ -724,7 +721,7 @@ static int cp_gate_row_matches(struct cp_gate_entry *e, const char *folded,
         e->deferred = false;
     }
     if (e->pat.kind == CP_GATE_REGEX) {
-        if (e->req && !cp_gate_rx_may_match(e->req, folded, len))
+        if (e->req && !cp_gate_rx_line_may_match(e->req, line))
             return 0;
         if (!e->pat.regex) {
             struct cp_gate_pat p;
@@ -744,8 +741,7 @@ static int cp_gate_row_matches(struct cp_gate_entry *e, const char *folded,
 /* The table's rows for cp_gate_decide. */
 struct cp_gate_tctx {
     const struct cp_gate_table *t;
-    const char *folded;
-    size_t len;
+    struct cp_gate_rx_line line;
 };
 
 static enum cp_verdict cp_gate_tverdict(void *ctx, size_t i)
@@ -757,15 +753,15 @@ static int cp_gate_tmatch(void *ctx, size_t i, struct cp_gate_subject *s,
                           struct cp_arena *a, const char **err)
 {
     struct cp_gate_tctx *c = ctx;
-    return cp_gate_row_matches(&c->t->gates[i], c->folded, c->len, s,
+    return cp_gate_row_matches(&c->t->gates[i], &c->line, s,
                                c->t->arena ? c->t->arena : a, a, err);
 }
 
 void cp_gate_table_decide(const struct cp_gate_table *t, const char *cmd,
                           struct cp_arena *a, struct cp_gate_answer *ans)
 {
-    struct cp_gate_tctx c = {.t = t, .folded = cp_gate_rx_fold_line(a, cmd)};
-    c.len = strlen(c.folded);
+    struct cp_gate_tctx c = {.t = t};
+    cp_gate_rx_line_of(a, cmd, strlen(cmd) >= CP_GATE_RX_PAIRS_MIN, &c.line);
     struct cp_gate_rows rows = {.n = t->ngates,
                                 .ctx = &c,
                                 .verdict = cp_gate_tverdict,

@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <time.h>
 
@@ -236,6 +237,24 @@ char *cp_gate_rx_fold_line(struct cp_arena *a, const char *line);
 /* false: the regex cannot match the line whose folded copy is given. */
 bool cp_gate_rx_may_match(const struct cp_gate_rx_req *r, const char *folded,
                           size_t len);
+/* A command line as the prefilter reads it: folded, and with `pairs` the
+ * pairs of adjacent bytes it holds (65,536 bits, the pair x, y at bit
+ * 256x + y; 8 KiB), so that a literal with a pair the line lacks is
+ * absent without a search of the line (a long line, searched once per
+ * literal of every regex, took 15% of a call). */
+struct cp_gate_rx_line {
+    const char *folded;
+    size_t len;
+    const uint64_t *pairs; /* NULL: not read */
+};
+/* Lines from this length on are read with their pairs by the table's
+ * decision (one more look at each byte, while it is folded). */
+#define CP_GATE_RX_PAIRS_MIN 4096
+void cp_gate_rx_line_of(struct cp_arena *a, const char *line, bool pairs,
+                        struct cp_gate_rx_line *out);
+/* cp_gate_rx_may_match on such a line. */
+bool cp_gate_rx_line_may_match(const struct cp_gate_rx_req *r,
+                               const struct cp_gate_rx_line *l);
 
 /* The id of a gate rule in answers, logs and the artifact: "gate#N", N the
  * 1-based position of the rule among the policy's gate rules (ask and deny

@@ -329,32 +329,73 @@ const struct cp_gate_rx_req *cp_gate_rx_scan(struct cp_arena *a, const char *re)
     return r;
 }
 
-char *cp_gate_rx_fold_line(struct cp_arena *a, const char *line)
+void cp_gate_rx_line_of(struct cp_arena *a, const char *line, bool pairs,
+                        struct cp_gate_rx_line *out)
 {
-    char *f = cp_arena_strdup(a, line);
-    for (char *s = f; *s; s++)
-        *s = cp_rx_fold(*s);
-    return f;
+    size_t n = strlen(line);
+    char *f = cp_arena_strndup(a, line, n);
+    uint64_t *bits = NULL;
+    if (pairs)
+        bits = cp_arena_alloc(a, 65536 / 8);
+    unsigned char prev = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)cp_rx_fold(f[i]);
+        f[i] = (char)c;
+        if (bits && i > 0) {
+            unsigned k = (unsigned)prev << 8 | c;
+            bits[k >> 6] |= (uint64_t)1 << (k & 63);
+        }
+        prev = c;
+    }
+    *out = (struct cp_gate_rx_line){.folded = f, .len = n, .pairs = bits};
 }
 
-bool cp_gate_rx_may_match(const struct cp_gate_rx_req *r, const char *folded,
-                          size_t len)
+char *cp_gate_rx_fold_line(struct cp_arena *a, const char *line)
+{
+    struct cp_gate_rx_line l;
+    cp_gate_rx_line_of(a, line, false, &l);
+    return (char *)l.folded;
+}
+
+/* Does the line hold the literal (already folded)?  A pair of it that the
+ * line's pairs lack answers no at once. */
+static bool cp_rx_line_has(const struct cp_gate_rx_line *l, const char *lit,
+                           size_t n)
+{
+    for (size_t i = 0; l->pairs && i + 1 < n; i++) {
+        unsigned k = (unsigned)(unsigned char)lit[i] << 8 |
+                     (unsigned char)lit[i + 1];
+        if (!(l->pairs[k >> 6] >> (k & 63) & 1))
+            return false;
+    }
+    return memmem(l->folded, l->len, lit, n) != NULL;
+}
+
+bool cp_gate_rx_line_may_match(const struct cp_gate_rx_req *r,
+                               const struct cp_gate_rx_line *l)
 {
     switch (r->kind) {
     case CP_RX_TRUE:
         return true;
     case CP_RX_LIT:
-        return memmem(folded, len, r->lit, r->len) != NULL;
+        return cp_rx_line_has(l, r->lit, r->len);
     case CP_RX_AND:
         for (size_t i = 0; i < r->nkids; i++)
-            if (!cp_gate_rx_may_match(r->kids[i], folded, len))
+            if (!cp_gate_rx_line_may_match(r->kids[i], l))
                 return false;
         return true;
     case CP_RX_OR:
         for (size_t i = 0; i < r->nkids; i++)
-            if (cp_gate_rx_may_match(r->kids[i], folded, len))
+            if (cp_gate_rx_line_may_match(r->kids[i], l))
                 return true;
         return false;
     }
     return true;
+}
+
+bool cp_gate_rx_may_match(const struct cp_gate_rx_req *r, const char *folded,
+                          size_t len)
+{
+    struct cp_gate_rx_line l = {.folded = folded, .len = len};
+    return cp_gate_rx_line_may_match(r, &l);
 }

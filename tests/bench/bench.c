@@ -11,6 +11,7 @@
  *
  * Output, one line per command in the order given:
  *   median_ms=M min_ms=M max_ms=M cpu_ms=M rss_kb=K fails=F p99_ms=M p99_cpu_ms=M
+ *   max_cpu_ms=M
  * cpu_ms is the median user+system CPU time of the child (rusage): unlike
  * wall time it does not grow when other processes compete for the CPU.
  * A run "fails" when the command exits non-zero or by a signal; timing is
@@ -159,10 +160,11 @@ int main(int argc, char **argv)
         /* the 99th percentile, nearest rank */
         int r99 = (99 * runs + 99) / 100 - 1;
         printf("median_ms=%.3f min_ms=%.3f max_ms=%.3f cpu_ms=%.3f rss_kb=%ld "
-               "fails=%d p99_ms=%.3f p99_cpu_ms=%.3f\n",
+               "fails=%d p99_ms=%.3f p99_cpu_ms=%.3f max_cpu_ms=%.3f\n",
                median(cmds[k].ms, runs), cmds[k].ms[0], cmds[k].ms[runs - 1],
                median(cmds[k].cpu, runs), cmds[k].rss_kb, cmds[k].fails,
-               cmds[k].ms[r99 < 0 ? 0 : r99], cmds[k].cpu[r99 < 0 ? 0 : r99]);
+               cmds[k].ms[r99 < 0 ? 0 : r99], cmds[k].cpu[r99 < 0 ? 0 : r99],
+               cmds[k].cpu[runs - 1]);
         free(cmds[k].ms);
         free(cmds[k].cpu);
     }

@@ -5,13 +5,17 @@
 # regexes, on the policy and on its artifact.  One hook call, process start
 # included: median and maximum over RUNS runs, and the largest of all (the
 # target: none above 100 ms on an idle machine; spec/gate.md,
-# "Performance").  Figures only, no time is asserted.
-#   sh tests/bench/gate-adversarial.sh [RUNS]   (part of make bench-gate)
+# "Performance").  Figures only, no time is asserted.  With OLD_BUILD (a
+# build directory of another tree holding a confpol), its calls run
+# interleaved with this tree's, run by run, on the same inputs.
+#   sh tests/bench/gate-adversarial.sh [RUNS [OLD_BUILD]]   (part of make bench-gate)
 set -u
 RUNS=${1:-11}
 BUILD=${BUILD:-build}
 top=$(cd "$(dirname "$0")/../.." && pwd)
 C="$top/$BUILD/confpol"
+O=
+[ $# -ge 2 ] && O=$(cd "$2" && pwd)/confpol
 tmp=$(mktemp -d /tmp/confpol-bench-adv.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 B="$tmp/bench"
@@ -50,15 +54,23 @@ head, _, rep = sys.argv[1].rpartition("^")
 head = head.replace("\\n", "\n")
 c = head + (rep * n)[:n - len(head)] + sys.argv[2]
 print(json.dumps({"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": c}}))' "$rep" "$tail" >"$tmp/in$n.json"
-    res=$("$B" -n "$RUNS" -w 1 -i "$tmp/in$n.json" -- "$C" gate "$tmp/adv.confpol" :: "$C" gate "$tmp/adv.claude.json")
+    if [ -n "$O" ]; then
+        res=$("$B" -n "$RUNS" -w 1 -i "$tmp/in$n.json" -- "$O" gate "$tmp/adv.confpol" :: "$O" gate "$tmp/adv.claude.json" :: "$C" gate "$tmp/adv.confpol" :: "$C" gate "$tmp/adv.claude.json")
+        labels="old-pol old-art policy artifact"
+    else
+        res=$("$B" -n "$RUNS" -w 1 -i "$tmp/in$n.json" -- "$C" gate "$tmp/adv.confpol" :: "$C" gate "$tmp/adv.claude.json")
+        labels="policy artifact"
+    fi
     i=0
-    for label in policy artifact; do
+    for label in $labels; do
         i=$((i + 1))
         r=$(echo "$res" | sed -n ${i}p)
         max=$(field max_ms "$r")
-        printf '  %-9s median %8s ms  max %8s ms  (CPU median %s ms)  "%s" repeated, then "%s"\n' \
-            "$label" "$(field median_ms "$r")" "$max" "$(field cpu_ms "$r")" "$rep" "$tail"
+        printf '  %-9s median %8s ms  max %8s ms  (CPU median %s ms, max %s ms)  "%s" repeated, then "%s"\n' \
+            "$label" "$(field median_ms "$r")" "$max" "$(field cpu_ms "$r")" \
+            "$(field max_cpu_ms "$r")" "$rep" "$tail"
+        case $label in old-*) continue ;; esac
         worst=$(python3 -c 'import sys; print(max(float(sys.argv[1]), float(sys.argv[2])))' "$worst" "$max")
     done
 done
-echo "  largest time of any call: $worst ms"
+echo "  largest time of any call${O:+ of this tree}: $worst ms"

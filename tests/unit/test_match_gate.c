@@ -754,6 +754,103 @@ START_TEST(word_overlaps_brute)
 }
 END_TEST
 
+/* Elements of several alternatives (globs of up to 7 bytes over "ab.*",
+ * runs of literals between stars) against every word of up to 7 bytes
+ * over {a, b, .}, each word read once: the matcher's refusals by length,
+ * first and last byte, bytes and adjacent pairs, and its glob by prefix,
+ * suffix and leftmost segments, answer as the brute recursion does.
+ * Globs whose prefix and suffix would overlap ("ab*ba" and "aba") and
+ * whose segments repeat ("*a*a*", "*ab*ab") are among them. */
+START_TEST(glob_alternatives_brute)
+{
+    enum { NP = 160, NA = 4, NW = 1 + 3 + 9 + 27 + 81 + 243 + 729 + 2187 };
+    static char words[NW][10];
+    size_t nw = 0;
+    for (int len = 0; len <= 7; len++) {
+        int tot = 1;
+        for (int k = 0; k < len; k++)
+            tot *= 3;
+        for (int v = 0; v < tot; v++, nw++) {
+            int x = v;
+            for (int k = 0; k < len; k++, x /= 3)
+                words[nw][k] = "ab."[x % 3];
+            words[nw][len] = '\0';
+        }
+    }
+    static char alts[NP][NA][10];
+    static struct cp_gate_pat g[NP];
+    uint32_t seed = 23;
+    for (int i = 0; i < NP; i++) {
+        char text[64] = "p {";
+        for (int j = 0; j < NA; j++) {
+            int len = 1 + (int)(rnd(&seed) % 7);
+            for (int k = 0; k < len; k++)
+                alts[i][j][k] = "aab.**"[rnd(&seed) % 6];
+            alts[i][j][len] = '\0';
+            strcat(text, alts[i][j]);
+            strcat(text, j + 1 < NA ? "|" : "}");
+        }
+        ck_assert_ptr_null(cp_gate_parse(ar, text, strlen(text), false, &g[i]));
+    }
+    for (size_t w = 0; w < nw; w++) {
+        char line[16];
+        snprintf(line, sizeof line, "p %.9s", words[w][0] ? words[w] : "''");
+        struct cp_gate_subject *s = cp_gate_subject_new(ar, line);
+        for (int i = 0; i < NP; i++) {
+            bool want = false;
+            for (int j = 0; j < NA && !want; j++)
+                want = ref_glob(alts[i][j], words[w]);
+            ck_assert_msg(cp_gate_subject_matches(&g[i], s, ar) == want,
+                          "{%s|%s|%s|%s} on '%s': want %d", alts[i][0],
+                          alts[i][1], alts[i][2], alts[i][3], words[w], want);
+        }
+    }
+}
+END_TEST
+
+/* Hand-picked globs where a shortcut could go wrong. */
+static const struct {
+    const char *glob, *word;
+    bool match;
+} glob_cases[] = {
+    {"ab*ba", "aba", false}, /* prefix and suffix would overlap */
+    {"ab*ba", "abba", true},
+    {"a*a", "a", false},
+    {"a*a", "aa", true},
+    {"*a*a*", "a", false},
+    {"*a*a*", "baab", true},
+    {"*ab*ab", "abab", true},
+    {"*ab*ab", "aab", false},
+    {"*abc*abd", "abcabdabd", true},
+    {"*abc*abd", "abdabc", false},
+    {"x*", "x", true},
+    {"*.bashrc", ".bashrc", true},
+    {"*.bashrc", "a.bashrcx", false},
+    {"*/systemd/*", "/etc/systemd/x", true},
+    {"*/systemd/*", "/etc/systemd", false},
+    {"*cron*", "crontab", true},
+    {"*cron*", "cr-on", false},
+    {"**a**", "a", true},
+    {"abc", "abcd", false},
+    {"abc", "ab", false},
+    {"a*b*c", "acb", false},
+    {"a*b*c", "abbc", true},
+};
+
+START_TEST(glob_hand_cases)
+{
+    char pat[64], line[64];
+    snprintf(pat, sizeof pat, "p {%s|zz}", glob_cases[_i].glob);
+    snprintf(line, sizeof line, "p %s", glob_cases[_i].word);
+    ck_assert_msg(ref_glob(glob_cases[_i].glob, glob_cases[_i].word) ==
+                      glob_cases[_i].match,
+                  "reference: %s on %s", glob_cases[_i].glob,
+                  glob_cases[_i].word);
+    ck_assert_msg(cp_gate_matches(G(pat), line, ar) == glob_cases[_i].match,
+                  "%s on %s", pat, line);
+}
+END_TEST
+
 START_TEST(brute_force_words)
 {
     enum { NP = 60, NW = 1 + 3 + 9 + 27 + 81 + 243 + 729 };
@@ -968,6 +1065,9 @@ Suite *cp_test_match_gate_suite(void)
     tcase_add_loop_test(tc, relations, 0,
                         sizeof rel_cases / sizeof rel_cases[0]);
     tcase_add_test(tc, word_overlaps_brute);
+    tcase_add_test(tc, glob_alternatives_brute);
+    tcase_add_loop_test(tc, glob_hand_cases, 0,
+                        sizeof glob_cases / sizeof glob_cases[0]);
     tcase_add_test(tc, brute_force_words);
     tcase_add_test(tc, brute_force_sequences);
     tcase_add_loop_test(tc, one_decision, 0,
