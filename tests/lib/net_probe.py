@@ -70,6 +70,17 @@ def main():
         s.sendall(b"\x05\x02\x00\x01\x7f\x00\x00\x01\x00\x50")  # BIND
         r = s.recv(10)
         print("socks-bind: reply", r[1] if len(r) > 1 else "none")
+    elif what == "socks-version":
+        # A CONNECT to an allowed name (arg "HOST:PORT") whose request
+        # says version 4: refused as malformed, never connected.
+        host, port = arg.rsplit(":", 1)
+        s = socket.create_connection(bridge(), timeout=10)
+        s.sendall(b"\x05\x01\x00")
+        s.recv(2)
+        s.sendall(b"\x04\x01\x00\x03" + bytes([len(host)]) + host.encode() +
+                  int(port).to_bytes(2, "big"))
+        r = s.recv(10)
+        print("socks-version: reply", r[1] if len(r) > 1 else "none")
     elif what == "toomany":
         # arg idle connections held open, then one more.
         n = int(arg)

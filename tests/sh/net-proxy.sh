@@ -166,6 +166,7 @@ expect "NUL byte" "nullbyte: HTTP/1.1 400 Bad Request" "$(run allow.confpol $PRO
 expect "https URI" "https-uri: HTTP/1.1 400 Bad Request" "$(run allow.confpol $PROBE https-uri)"
 expect "headers over the limit" "huge: HTTP/1.1 431 Request Header Fields Too Large" "$(run allow.confpol $PROBE huge)"
 expect "SOCKS5 BIND" "socks-bind: reply 7" "$(run allow.confpol $PROBE socks-bind)"
+expect "SOCKS5 request of another version" "socks-version: reply none" "$(run allow.confpol $PROBE socks-version "allowed.test:$P")"
 start=$(date +%s)
 expect "slow client" "slow: HTTP/1.1 408 Request Timeout" "$(CONFPOL_PROXY_HEADER_MS=500 run allow.confpol $PROBE slow)"
 [ $(( $(date +%s) - start )) -lt 20 ] || fail "slow client: took too long"
