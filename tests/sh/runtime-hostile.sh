@@ -10,7 +10,7 @@
 #     refused at once, never a hang;
 #   - hostile -D values (empty, relative, '..', trailing '/', '//', a file,
 #     missing, a symlink pointing outside, control characters, duplicates,
-#     a value that looks like an option): exit 125;
+#     a value that looks like an option), an unknown --enforcer: exit 125;
 #   - symlinks: a write root that is a symlink pointing outside and a deny
 #     target reached through a symlinked ancestor never let a write or read
 #     through; hard links to protected files cannot be made inside.
@@ -181,6 +181,11 @@ refused "-D with an empty name" "$RUN" -D "=$P" -D "HOME=$H" "$T/a.bwrap" -- sh 
 refused "-D of the same name twice" \
     "$RUN" -D "PROJECT=$P" -D "PROJECT=$O" -D "HOME=$H" "$T/a.bwrap" -- sh -c "touch '$MARK'"
 refused "-D with a bad name" "$RUN" -D "A-B=$P" -D "PROJECT=$P" -D "HOME=$H" "$T/a.bwrap" -- true
+# An enforcer that is none of the three is refused, not taken for auto.
+# shellcheck disable=SC2086
+refused "--enforcer with an unknown name" "$RUN" --enforcer bwrapp $D "$T/a.bwrap" -- sh -c "touch '$MARK'"
+# shellcheck disable=SC2086
+refused "--enforcer= with an empty name" "$RUN" --enforcer= $D "$T/a.bwrap" -- sh -c "touch '$MARK'"
 # A directory whose name looks like an option is an ordinary path.
 # shellcheck disable=SC2086
 "$RUN" -D "PROJECT=$T/--bind" -D "HOME=$H" "$T/a.bwrap" -- sh -c "echo x > '$T/--bind/f'" >"$T/out" 2>&1
