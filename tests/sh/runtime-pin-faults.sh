@@ -111,6 +111,38 @@ judge() {
     return 1
 }
 
+# The Landlock enforcer's child (a fork of the launcher: it confines
+# itself and execs the command) makes the calls that confine: each of its
+# calls up to the command's execve fails in turn (strace -f; the ordinal
+# counts per process, so a call the launcher makes as often fails there
+# too, and the launch is refused).
+child_faults() {
+    launch landlock strace -f -qq -o "$T/ftrace"
+    lp=$(awk 'NR == 1 { print $1 }' "$T/ftrace")
+    ccalls=$(awk -v lp="$lp" '$1 != lp && $2 ~ /^[a-z_0-9]+\(/ {
+            c = $2; sub(/\(.*/, "", c); if (c == "execve" && / = 0$/) exit; print c }' "$T/ftrace" |
+        grep -v -x -E 'execve|rt_sigreturn|exit_group' | sort | uniq -c | awk '{ print $2 ":" $1 }')
+    case $ccalls in *capset*) ;; *)
+        bad "landlock: the child's calls not found (no capset): $(echo $ccalls)"
+        head -5 "$T/ftrace" | sed "s/^/#   /"
+        return ;;
+    esac
+    runs=0 refused=0 held=0
+    for sc in $ccalls; do
+        name=${sc%:*} count=${sc#*:} i=1
+        while [ $i -le "$count" ]; do
+            launch landlock strace -f -qq -o /dev/null -e trace="$name" \
+                -e inject="$name:error=EIO:when=$i"
+            runs=$((runs + 1))
+            if judge "landlock/$art: the child's call $i of $name fails"; then
+                if [ $ran = 1 ]; then held=$((held + 1)); else refused=$((refused + 1)); fi
+            fi
+            i=$((i + 1))
+        done
+    done
+    ok "landlock/$art: the child: $runs launches with one failing call: $refused refused, $held ran confined, $(echo "$ccalls" | wc -w) system calls"
+}
+
 for v in $enforcers bwrap:net; do
     e=${v%:*} art=a
     case $v in *:net) art=net ;; esac
@@ -137,8 +169,8 @@ for v in $enforcers bwrap:net; do
         echo "# $e/$art: no fault injection under $CONFPOL_SANITIZER"
         continue
     fi
-    # The runtime's own calls, in order, up to the command's execve (the
-    # Landlock enforcer execs it in the same process).
+    # The launcher's own calls, in order (strace without -f: the Landlock
+    # enforcer's child, which execs the command, is child_faults').
     launch "$e" strace -qq -o "$T/trace"
     calls=$(awk '/^[a-z_0-9]+\(/ { sub(/\(.*/, ""); print }' "$T/trace" |
         awk '$0 == "execve" && ++x == 2 { exit } { print }' |
@@ -162,6 +194,7 @@ for v in $enforcers bwrap:net; do
         done
     done
     ok "$e/$art: $runs launches with one failing call: $refused refused, $held ran confined, $(echo "$calls" | wc -w) system calls"
+    [ "$e" = landlock ] && child_faults
 done
 echo "$n checks, $fails failed"
 [ "$fails" -eq 0 ]
