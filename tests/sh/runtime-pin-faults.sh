@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # The runtime fails closed when a system call fails.  For each system call
-# the runtime's own process makes on the way to the command (found by
+# the runtime's own process (and the Landlock enforcer's child) makes on the way to the command (found by
 # tracing a clean launch: no list kept here), each of its calls in turn is
 # made to fail (strace fault injection, error EIO or ENOMEM), under both
 # enforcers.  Whatever the runtime then does — refuse, or run the command
