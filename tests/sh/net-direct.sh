@@ -13,7 +13,8 @@
 # flipping the address buffer between an allowed destination and a host
 # service (never reached), a forged DNS server inside (cannot bind port
 # 53), the 'D' hand-over replayed, a malformed DNS query (the resolver
-# keeps answering), a question without its type and class (FORMERR, not
+# keeps answering), an allowed name whose address no rule allows (EACCES,
+# logged), a question without its type and class (FORMERR, not
 # the type of the query before it).  CONFPOL_NET_DIRECT=0: Node's fetch fails as before.
 # The test names are mapped to 127.0.0.1 for the proxy alone by the
 # test-only CONFPOL_PROXY_HOSTS file.  Exit 77 when bwrap cannot run.
@@ -60,7 +61,7 @@ PIDS="$PIDS $!"
 wait_nonempty "$T/port" "$T/qport"
 P=$(cat "$T/port") Q=$(cat "$T/qport")
 [ -n "$P" ] && [ -n "$Q" ] || { echo "the test servers did not start"; exit 1; }
-printf '127.0.0.1 allowed.test x.wild.test denied.test other.test\n' > "$T/hosts"
+printf '127.0.0.1 allowed.test x.wild.test denied.test other.test\n10.9.9.9 private.test\n' > "$T/hosts"
 export CONFPOL_PROXY_HOSTS="$T/hosts"
 expect "outside: http" hello "$(curl -sS --noproxy '*' "http://127.0.0.1:$P/index.txt")"
 
@@ -68,7 +69,7 @@ cat > "$T/proj/allow.confpol" <<EOF
 confpol 1
 profile confined
 write \${PROJECT}
-net allow allowed.test:$P *.wild.test:$P other.test:$Q 127.0.0.1:$P 127.0.0.1:$Q
+net allow allowed.test:$P *.wild.test:$P other.test:$Q 127.0.0.1:$P 127.0.0.1:$Q private.test:$P
 EOF
 cd "$T/proj" || exit 1
 # Every client below runs without the proxy variables.
@@ -94,6 +95,17 @@ for fam in (socket.AF_INET, socket.AF_INET6):
         print("gaierror")'
 expect "resolver: A, no AAAA" "['198.18.0.1'] gaierror" "$(run python3 -c "$RES" allowed.test | tr '\n' ' ' | sed 's/ $//')"
 expect "resolver: denied" 2 "$(run getent hosts denied.test >/dev/null; echo $?)"
+# An allowed name whose address no rule allows (private.test resolves to
+# 10.9.9.9 for the proxy): refused, and the log says why.
+expect "allowed name, private address" "error EACCES" "$(run python3 -c '
+import errno, socket, sys
+try:
+    socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=10); print("connected")
+except OSError as e:
+    print("error", errno.errorcode.get(e.errno, e))' private.test "$P")"
+grep -q "proxy: deny DIRECT private.test:$P (no rule): resolves to an address that no rule allows" "$T/err" ||
+    fail "private address: no log line"
+grep -q "proxy: deny DIRECT allowed.test" "$T/err" && fail "an allowed connect was logged as denied"
 
 # ---- the attacker's cases ----------------------------------------------------------------
 # In one run, so that the mapping is fixed: allowed.test first (.1), then
