@@ -314,5 +314,16 @@ grep -q "deny write .*${tab}landlock${tab}not enforced by this target${tab}parti
     ok "fidelity: deny write and exec are rated partial for landlock" || bad "fidelity: partial ratings: $(grep landlock "$T/fid" | head -5)"
 rm -f "$O"/*.bwrap
 
+# ---- a deny target behind a symlink loop: refused, and named as a loop ------------
+mkdir -p "$T/lw" && ln -s loop "$T/lw/loop"
+printf "arg --ro-bind\narg /\narg /\narg --dev\narg /dev\narg --proc\narg /proc\nbind '' %s\nmask '' %s\n" \
+    "$T/lw" "$T/lw/loop/secret" >"$T/loop.txt"
+$MK "$T/loop.txt" "$T/loop.bwrap" || exit 1
+"$RUN" --enforcer landlock "$T/loop.bwrap" -- true >"$T/out" 2>&1
+rc=$?
+[ $rc = 126 ] && grep -q "deny-read target '$T/lw/loop/secret': Too many levels of symbolic links" "$T/out" &&
+    ok "a deny target behind a symlink loop: refused (126), the loop named" ||
+    bad "a deny target behind a symlink loop: exit $rc: $(cat "$T/out")"
+
 echo "1..$n"
 [ $fails -eq 0 ]
