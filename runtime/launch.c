@@ -30,6 +30,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "libc_compat.h"
+
 #include "arena.h"
 #include "netproxy.h"
 
@@ -1089,7 +1091,7 @@ static int janitor_start(struct janitor *j, struct cp_rt_err *e)
         return cp_rt_fail(e, CP_RT_EXIT_ERROR, "socketpair: %s",
                           strerror(errno));
     int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-    pid_t pid = fork();
+    pid_t pid = cp_rt_fork();
     if (pid == 0)
         janitor_child(sv[1], j->exe, null);
     int err = errno;
@@ -1190,7 +1192,7 @@ static int vfail_msg(const char *prog, int status, const char *fmt, va_list ap)
 {
     char buf[4096];
     vsnprintf(buf, sizeof buf, fmt, ap);
-    fprintf(stderr, "%s: %s\n", prog, buf);
+    cp_rt_eprintf("%s: %s\n", prog, buf);
     return status;
 }
 
@@ -1562,7 +1564,7 @@ static _Noreturn void bwrap_child(const struct bwrap_spawn *s)
  * spec/runtime.md §11). */
 static pid_t spawn_bwrap(const struct bwrap_spawn *s)
 {
-    pid_t pid = fork();
+    pid_t pid = cp_rt_fork();
     if (pid == 0)
         bwrap_child(s);
     return pid;

@@ -55,6 +55,15 @@ struct cp_rt_err {
 /* Fills e (status and message) and returns status. */
 int cp_rt_fail(struct cp_rt_err *e, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* fork(2): the C library's under glibc, the system call alone under musl
+ * (runtime/rtutil.c says why). */
+pid_t cp_rt_fork(void);
+/* realpath(path, NULL), with one leading '/' under every C library. */
+char *cp_rt_realpath(const char *path);
+/* A message on stderr in one write(2), not through stdio: musl's
+ * unbuffered stderr writes a line in pieces, and a piece that fails loses
+ * the newline, so that what the command writes next joins the line. */
+void cp_rt_eprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* An entry point's warning: "PROG: warning: MESSAGE" on stderr (the one
  * copy for the launcher and the Landlock enforcer). */
 void cp_rt_warn(const char *prog, const char *fmt, ...)
