@@ -132,6 +132,16 @@ static int vw_enter(struct cp_rt_vwalk *vw, const char *dir, size_t dlen)
     return 0;
 }
 
+/* Whether vw holds the directories of `path`: its length and its depth
+ * within vw's bounds (else it is opened as from "/"). */
+static bool vw_fits(const char *path)
+{
+    size_t depth = 0, len = 0;
+    for (; path[len]; len++)
+        depth += path[len] == '/';
+    return len < PATH_MAX && depth < CP_RT_VWALK_DEPTH;
+}
+
 /* `path` opened O_PATH without following a symlink at any component:
  * through vw where the path is canonical (the plan's are), else as
  * cp_rt_open_nofollow opens it.  The descriptor, or -1 with errno. */
@@ -141,7 +151,7 @@ static int vw_open(struct cp_rt_vwalk *vw, const char *path)
     bool canonical = vw && *path == '/' && slash[1] && !strstr(path, "//") &&
                      !strstr(path, "/./") && !strstr(path, "/../") &&
                      strcmp(slash, "/.") && strcmp(slash, "/..");
-    if (!canonical)
+    if (!canonical || !vw_fits(path))
         return cp_rt_open_nofollow(path, O_PATH);
     if (vw_enter(vw, path, (size_t)(slash - path)) < 0) {
         int err = errno;

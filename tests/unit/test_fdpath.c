@@ -475,6 +475,25 @@ START_TEST(verify_mount_kept_dirs)
         ck_assert_int_eq(cp_rt_verify_mount("-", p, w2, sizeof w2), -1);
         ck_assert_str_eq(why, w2); /* as from "/" every time */
     }
+    /* a name longer than NAME_MAX on the way; a path deeper than the
+     * directories kept (opened as from "/"): the kernel's answers */
+    char w2[128], deep[PATH_MAX];
+    int k = snprintf(deep, sizeof deep, "%s/d/", dir);
+    memset(deep + k, 'x', 300);
+    snprintf(deep + k + 300, sizeof deep - (size_t)k - 300, "/sub");
+    ck_assert_int_eq(cp_rt_verify_mount_at(&vw, "-", deep, why, sizeof why),
+                     -1);
+    ck_assert_str_eq(why, strerror(ENAMETOOLONG));
+    k = snprintf(deep, sizeof deep, "%s/d/sub", dir);
+    for (int i = 0; i < CP_RT_VWALK_DEPTH; i++) {
+        k += snprintf(deep + k, sizeof deep - (size_t)k, "/a");
+        ck_assert_int_eq(mkdir(deep, 0755), 0);
+    }
+    ck_assert_int_eq(cp_rt_verify_mount_at(&vw, "-", deep, why, sizeof why),
+                     -1);
+    ck_assert_int_eq(cp_rt_verify_mount("-", deep, w2, sizeof w2), -1);
+    ck_assert_str_eq(why, w2);
+    ck_assert_str_eq(why, "no mount is there: it was placed elsewhere");
     ck_assert_int_eq(cp_rt_verify_mount_at(&vw, "-", "/", why, sizeof why), 0);
     cp_rt_vwalk_free(&vw);
     ck_assert_uint_eq(vw.n, 0);
