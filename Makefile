@@ -182,19 +182,22 @@ PROXY_OBJS := $(PROXY_SRCS:%.c=$(BUILD)/%.o)
 # runtime/ sees util/ and itself only: a compiler/ header included there
 # does not compile.
 $(BUILD)/runtime/%.o: CPPFLAGS := -D_GNU_SOURCE -Iutil -Iruntime
-# The stage starts inside the sandbox on every bwrap launch, so its C
-# library's start-up is on every launch's path: it is linked static-pie
+# The launcher and the stage start on every bwrap launch, so their C
+# library's start-up is on every launch's path: they are linked static-pie
 # against musl where musl-gcc is installed (.ci/deps.sh installs it) and the
 # link is the default one.  glibc's start-up probes the CPU
 # (init_cpu_features, cacheinfo) with cpuid instructions, which trap to the
 # hypervisor on a virtual machine: 0.3-0.4 ms per process measured here,
 # against about 0.1 ms for musl's (spec/runtime.md §11).  Sanitizer builds
-# (RUN_LDFLAGS=), another CC, and build/dynamic (valgrind) keep glibc.  The
-# launcher, the janitor and the proxy keep glibc: each failing system call
-# of theirs is injected by the tests (runtime-pin-faults.sh), and musl's
-# own unchecked calls (the signal mask around fork, stdio's writev) would
-# make those answers musl's, not the launcher's.  RT_LIBC=glibc chooses
-# glibc for the stage too.
+# (RUN_LDFLAGS=), another CC, and build/dynamic (valgrind) keep glibc, as
+# does confpol (confpol run links the same launcher code).  The launcher
+# does not go through musl's own unchecked calls, whose failure the tests
+# inject (runtime-pin-faults.sh): it forks with the system call alone
+# (cp_rt_fork; musl's fork restores the signal mask unchecked) and writes
+# its messages with one write(2) (cp_rt_eprintf; musl's unbuffered stderr
+# writes a line in pieces).  The janitor and the proxy keep glibc (the
+# proxy resolves names with glibc's resolver).  RT_LIBC=glibc chooses glibc
+# for both.
 MUSL_LIB ?= /usr/lib/$(shell $(CC) -dumpmachine 2>/dev/null | sed 's/-gnu$$/-musl/')
 MUSL_CC ?= musl-gcc
 RT_LIBC ?= $(if $(and $(filter -static-pie,$(RUN_LDFLAGS)),$(filter cc gcc,$(notdir $(CC))),$(wildcard $(MUSL_LIB)/rcrt1.o),$(shell command -v $(MUSL_CC) 2>/dev/null)),musl,glibc)
@@ -220,9 +223,9 @@ else
 RT_OBJ := $(BUILD)/%.o
 rt_link = $(CC) $(ALL_CFLAGS) $(LDFLAGS) $(RUN_LDFLAGS) -o $@ $(1)
 endif
-$(BUILD)/confpol-run: $(RUN_OBJS)
+$(BUILD)/confpol-run: $(RUN_SRCS:%.c=$(RT_OBJ))
 	$(say) LD $@
-	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) $(RUN_LDFLAGS) -o $@ $(RUN_OBJS)
+	$(Q)$(call rt_link,$^)
 $(BUILD)/confpol-stage: $(STAGE_SRCS:%.c=$(RT_OBJ))
 	$(say) LD $@
 	$(Q)$(call rt_link,$^)

@@ -85,7 +85,7 @@ static int parse_define(struct opts *o, int argc, char **argv, int *i)
         return CP_RT_EXIT_ERROR;
     }
     if (cp_rt_define_split(kv, &o->defs[o->ndefs], &e)) {
-        fprintf(stderr, "confpol-run: %s\n", e.msg);
+        cp_rt_eprintf("confpol-run: %s\n", e.msg);
         return e.status;
     }
     o->ndefs++;
@@ -117,7 +117,7 @@ static int parse_keep_fd(struct opts *o, int argc, char **argv, int *i)
         return CP_RT_EXIT_ERROR;
     }
     if (cp_rt_keep_fd_parse(argv[++*i], &o->keep[o->nkeep], &e)) {
-        fprintf(stderr, "confpol-run: %s\n", e.msg);
+        cp_rt_eprintf("confpol-run: %s\n", e.msg);
         return e.status;
     }
     o->nkeep++;
@@ -153,7 +153,7 @@ static int parse_word(struct opts *o, int argc, char **argv, int *i)
     else if (!strncmp(a, "-D", 2))
         return parse_define(o, argc, argv, i);
     else if (a[0] == '-' && a[1]) {
-        fprintf(stderr, "confpol-run: unknown option '%s'\n%s", a, usage);
+        cp_rt_eprintf("confpol-run: unknown option '%s'\n%s", a, usage);
         return CP_RT_EXIT_ERROR;
     } else if (!o->artifact)
         o->artifact = a;
@@ -171,7 +171,7 @@ static int run_bwrap_artifact(const struct opts *o, char **cmd, size_t ncmd)
     struct cp_rt_err e = {0};
     struct cp_rt_artifact art;
     if (cp_rt_artifact_load(&art, o->artifact, &e)) {
-        fprintf(stderr, "confpol-run: %s\n", e.msg);
+        cp_rt_eprintf("confpol-run: %s\n", e.msg);
         return e.status;
     }
     char cwd[PATH_MAX];
@@ -185,12 +185,12 @@ static int run_bwrap_artifact(const struct opts *o, char **cmd, size_t ncmd)
                                      .nsockets = art.nsockparams};
     if (cp_rt_params_bind_names(&params, &names, o->defs, o->ndefs,
                                 getenv("HOME"), cwdp, &e)) {
-        fprintf(stderr, "confpol-run: %s\n", e.msg);
+        cp_rt_eprintf("confpol-run: %s\n", e.msg);
         cp_rt_artifact_free(&art);
         return e.status;
     }
     if (cp_rt_params_sane(&art, &params, o->defs, o->ndefs, &e)) {
-        fprintf(stderr, "confpol-run: %s\n", e.msg);
+        cp_rt_eprintf("confpol-run: %s\n", e.msg);
         cp_rt_params_free(&params);
         cp_rt_artifact_free(&art);
         return e.status;
@@ -237,8 +237,9 @@ int main(int argc, char **argv)
         i++; /* past "--" */
     static char *no_cmd[] = {NULL};
     if (!o.artifact || (i >= argc && !o.dry_run)) {
-        fprintf(stderr, "confpol-run: %s\n%s",
-                !o.artifact ? "no artifact given" : "no command given", usage);
+        cp_rt_eprintf("confpol-run: %s\n%s",
+                      !o.artifact ? "no artifact given" : "no command given",
+                      usage);
         return CP_RT_EXIT_ERROR;
     }
     char **cmd = i < argc ? argv + i : no_cmd; /* --dry-run needs no command */

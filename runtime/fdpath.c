@@ -123,6 +123,11 @@ int cp_rt_openat_nofollow(int dirfd, const char *path, int flags)
     return fp_walk(dirfd, path, flags);
 }
 
+bool cp_rt_have_openat2(void)
+{
+    return fp_have_openat2 != 0;
+}
+
 int cp_rt_open_nofollow(const char *path, int flags)
 {
     if (*path != '/') {

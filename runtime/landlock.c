@@ -127,10 +127,10 @@ static bool find_in_path(const char *cmd, char *out, size_t size)
 
 static bool under_entry(char *const *execs, size_t nexec, const char *file)
 {
-    char *real = realpath(file, NULL);
+    char *real = cp_rt_realpath(file);
     bool allowed = false;
     for (size_t i = 0; real && i < nexec && !allowed; i++) {
-        char *er = realpath(execs[i], NULL);
+        char *er = cp_rt_realpath(execs[i]);
         if (er) {
             size_t n = strlen(er);
             allowed = !strncmp(er, real, n) &&

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
@@ -28,6 +29,8 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "libc_compat.h"
 
 #include "arena.h"
 #include "netproxy.h"
@@ -1005,6 +1008,10 @@ int cp_rt_args_stream(const struct cp_rt_plan *pl, char *const *cmd,
         cp_rt_strv_push(stage_words, "--prog");
         cp_rt_strv_push(stage_words, pl->prog ? pl->prog : "confpol-run");
     }
+    if (pl->say) {
+        cp_rt_strv_push(stage_words, "--say");
+        cp_rt_strv_push(stage_words, pl->say);
+    }
     for (size_t i = 0; pl->unix_closed && i + 1 < pl->sockets.n; i += 2) {
         cp_rt_strv_push(stage_words, "--socket");
         cp_rt_strv_push(stage_words, pl->sockets.v[i]);
@@ -1084,7 +1091,7 @@ static int janitor_start(struct janitor *j, struct cp_rt_err *e)
         return cp_rt_fail(e, CP_RT_EXIT_ERROR, "socketpair: %s",
                           strerror(errno));
     int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-    pid_t pid = fork();
+    pid_t pid = cp_rt_fork();
     if (pid == 0)
         janitor_child(sv[1], j->exe, null);
     int err = errno;
@@ -1185,7 +1192,7 @@ static int vfail_msg(const char *prog, int status, const char *fmt, va_list ap)
 {
     char buf[4096];
     vsnprintf(buf, sizeof buf, fmt, ap);
-    fprintf(stderr, "%s: %s\n", prog, buf);
+    cp_rt_eprintf("%s: %s\n", prog, buf);
     return status;
 }
 
@@ -1327,12 +1334,16 @@ int cp_rt_check(FILE *out)
 }
 
 /* Status messages from inside: 'S' (stage started; credentials carry its
- * pid), 'E' CODE ' ' MESSAGE (could not enforce), 'X' CODE ' ' MESSAGE (the
- * command could not be executed), 'B' ERRNO (the forked child could not
- * exec bwrap). */
+ * pid, and a pidfd of itself rides along where the kernel has pidfd_open),
+ * 'W' (the stage waits for 'G' before it executes the command: bwrap wrote
+ * on stderr before it started), 'E' CODE ' ' MESSAGE (could not enforce),
+ * 'X' CODE ' ' MESSAGE (the command could not be executed), 'B' ERRNO (the
+ * forked child could not exec bwrap). */
 struct status {
     bool started;
+    bool wants_go; /* 'W' came */
     pid_t cmd_pid;
+    int cmd_pidfd;   /* from 'S', -1 without */
     int code;        /* from 'E' or 'X' */
     bool cmd_failed; /* 'X' */
     char msg[1024];
@@ -1340,13 +1351,38 @@ struct status {
     bool eof;
 };
 
+/* The credentials of the first 'S' (its pid in our namespace) and the
+ * pidfd it carries; any other descriptor is closed. */
+static void status_cmsgs(struct msghdr *mh, bool first_s, struct status *s)
+{
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c)) {
+        if (c->cmsg_level != SOL_SOCKET)
+            continue;
+        if (c->cmsg_type == SCM_CREDENTIALS && first_s) {
+            struct ucred uc;
+            memcpy(&uc, CMSG_DATA(c), sizeof uc);
+            s->cmd_pid = uc.pid;
+        } else if (c->cmsg_type == SCM_RIGHTS) {
+            size_t nfd = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+            for (size_t i = 0; i < nfd; i++) {
+                int fd;
+                memcpy(&fd, CMSG_DATA(c) + i * sizeof fd, sizeof fd);
+                if (first_s && s->cmd_pidfd < 0)
+                    s->cmd_pidfd = fd;
+                else
+                    close(fd);
+            }
+        }
+    }
+}
+
 static void status_read(int fd, struct status *s)
 {
     for (;;) {
         char buf[1100];
         union {
             struct cmsghdr h;
-            char b[CMSG_SPACE(sizeof(struct ucred))];
+            char b[CMSG_SPACE(sizeof(struct ucred)) + CMSG_SPACE(sizeof(int))];
         } cm;
         struct iovec iov = {buf, sizeof buf - 1};
         struct msghdr mh = {.msg_iov = &iov,
@@ -1363,17 +1399,12 @@ static void status_read(int fd, struct status *s)
             return;
         }
         buf[n] = '\0';
-        if (buf[0] == 'S') {
+        status_cmsgs(&mh, buf[0] == 'S' && !s->started, s);
+        if (buf[0] == 'S')
             s->started = true;
-            for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c;
-                 c = CMSG_NXTHDR(&mh, c))
-                if (c->cmsg_level == SOL_SOCKET &&
-                    c->cmsg_type == SCM_CREDENTIALS) {
-                    struct ucred uc;
-                    memcpy(&uc, CMSG_DATA(c), sizeof uc);
-                    s->cmd_pid = uc.pid;
-                }
-        } else if (buf[0] == 'E' || buf[0] == 'X') {
+        else if (buf[0] == 'W')
+            s->wants_go = true;
+        else if (buf[0] == 'E' || buf[0] == 'X') {
             char *sp = strchr(buf, ' ');
             s->code = (int)strtol(buf + 1, NULL, 10);
             s->cmd_failed = buf[0] == 'X';
@@ -1533,22 +1564,23 @@ static _Noreturn void bwrap_child(const struct bwrap_spawn *s)
  * spec/runtime.md §11). */
 static pid_t spawn_bwrap(const struct bwrap_spawn *s)
 {
-    pid_t pid = fork();
+    pid_t pid = cp_rt_fork();
     if (pid == 0)
         bwrap_child(s);
     return pid;
 }
 
 /* --enforcer auto kept bwrap: said once, as the fall-back to Landlock is
- * (spec/runtime.md 12.1), when the command has started, so that a launch
- * that falls back says only the Landlock line. */
-static void auto_chose_bwrap(const struct cp_rt_launch *l)
+ * (spec/runtime.md 12.1), by the stage just before it executes the
+ * command, so that a launch that falls back says only the Landlock line
+ * and the line comes before anything the command writes. */
+static void auto_chose_bwrap(const struct cp_rt_launch *l, char *b, size_t n)
 {
-    fprintf(
-        stderr,
-        "%s: enforcer: bwrap (auto: bwrap can create its namespaces); "
-        "mounts and namespaces as build --fidelity rates the bwrap target\n",
-        l->prog);
+    snprintf(b, n,
+             "%s: enforcer: bwrap (auto: bwrap can create its namespaces); "
+             "mounts and namespaces as build --fidelity rates the bwrap "
+             "target\n",
+             l->prog);
 }
 
 /* ---- one bwrap launch: its resources, their one teardown ------------------ */
@@ -1571,6 +1603,7 @@ struct bw_run {
     sigset_t mask, oldmask;
     bool masked; /* mask is blocked, oldmask to restore */
     pid_t child;
+    char say[256]; /* the stage's line for --enforcer auto */
 };
 
 static void close_fd(int *fd)
@@ -1735,6 +1768,10 @@ static int run_open(struct bw_run *r)
     if (cp_rt_bind_fds(&r->pl, cp_rt_bwrap_has_bind_fd(r->bwrap), &r->binds,
                        &r->pl.verify_mount, &e))
         return run_fail(r, e.status, "%s; nothing was run", e.msg);
+    if (r->l->fallback_why && !r->l->quiet) {
+        auto_chose_bwrap(r->l, r->say, sizeof r->say);
+        r->pl.say = r->say;
+    }
     if (cp_rt_args_stream(&r->pl, r->l->cmd, r->l->ncmd, &r->words, &r->swords,
                           &e))
         return run_fail(r, e.status, "%s", e.msg);
@@ -1829,6 +1866,8 @@ struct superv {
     int sigfd, st, ep;
     struct status ss;
     struct errbuf err;
+    bool held_said; /* 'H' sent: bwrap wrote before the stage started */
+    bool go_sent;   /* 'G' sent */
     int wstatus;
     int got_signal; /* a signal that arrived before the command started */
     int cmd_pidfd;  /* the command, once started (-1: none or gone) */
@@ -1840,34 +1879,57 @@ static bool superv_relays(const struct superv *s)
     return !s->l->fallback_why || s->ss.started;
 }
 
-/* The stage spoke: on its first 'S', say so, release held stderr, let the
- * stage go on ('G'), and take a pidfd of the command for signal
- * forwarding. */
+/* One message to the stage ('H' or 'G').  Unsent, the stage sees the end
+ * of the socket instead and refuses (125); if not even that, bwrap is
+ * stopped. */
+static void superv_tell(struct superv *s, const char *m)
+{
+    if (send(s->st, m, 1, MSG_NOSIGNAL) != 1 && shutdown(s->st, SHUT_WR) != 0)
+        kill(s->child, SIGKILL);
+}
+
+static bool superv_stderr(struct superv *s);
+
+/* The stage spoke.  On its first 'S': release held stderr and keep the
+ * command's pidfd for signal forwarding (the stage's own, sent with 'S';
+ * opened here by pid on a kernel without pidfd_open).  On 'W': relay what
+ * bwrap wrote that is still in the pipe, then let the stage go on ('G'):
+ * what bwrap wrote before the stage's check comes before anything the
+ * command writes. */
 static void superv_status(struct superv *s)
 {
     bool was = s->ss.started;
     status_read(s->st, &s->ss);
-    if (was || !s->ss.started)
+    if (!was && s->ss.started) {
+        if (s->l->fallback_why && s->err.len &&
+            write(2, s->err.text, s->err.len) < 0) {
+        }
+        if (s->ss.cmd_pidfd >= 0) {
+            s->cmd_pidfd = s->ss.cmd_pidfd;
+            s->ss.cmd_pidfd = -1;
+        } else if (s->ss.cmd_pid > 0) {
+            s->cmd_pidfd = (int)syscall(SYS_pidfd_open, s->ss.cmd_pid, 0);
+            s->cmd_gone = s->cmd_pidfd < 0 && errno == ESRCH;
+        }
+    }
+    if (!s->ss.wants_go || s->go_sent)
         return;
-    if (s->l->fallback_why && !s->l->quiet)
-        auto_chose_bwrap(s->l);
-    if (s->l->fallback_why && s->err.len &&
-        write(2, s->err.text, s->err.len) < 0) {
-    }
-    /* The stage executes the command only after this: what is said above
-     * comes before anything the command writes.  Unsent, the stage sees
-     * the end of the socket instead and refuses (125). */
-    if (send(s->st, "G", 1, MSG_NOSIGNAL) != 1 && shutdown(s->st, SHUT_WR) != 0)
-        kill(s->child, SIGKILL);
-    if (s->ss.cmd_pid > 0) {
-        s->cmd_pidfd = (int)syscall(SYS_pidfd_open, s->ss.cmd_pid, 0);
-        s->cmd_gone = s->cmd_pidfd < 0 && errno == ESRCH;
-    }
+    int left = 0;
+    while (ioctl(s->ep, FIONREAD, &left) == 0 && left > 0 && superv_stderr(s))
+        ;
+    superv_tell(s, "G");
+    s->go_sent = true;
 }
-
-/* One read of bwrap's stderr; false when the pipe is done. */
+/* One read of bwrap's stderr; false when the pipe is done.  Under
+ * --enforcer auto, before the stage started, the stage is first told that
+ * something is held ('H'), then it is read: a stage that found the pipe
+ * empty finds the 'H' (spec/runtime.md §6, step 7). */
 static bool superv_stderr(struct superv *s)
 {
+    if (!superv_relays(s) && !s->held_said) {
+        superv_tell(s, "H");
+        s->held_said = true;
+    }
     char b[4096];
     ssize_t n = read(s->ep, b, sizeof b);
     if (n > 0) {
@@ -1936,6 +1998,8 @@ static void supervise(struct superv *s)
         errbuf_take(&s->err, b, (size_t)n, superv_relays(s));
     if (s->cmd_pidfd >= 0)
         close(s->cmd_pidfd);
+    if (s->ss.cmd_pidfd >= 0) /* an 'S' read only once bwrap had ended */
+        close(s->ss.cmd_pidfd);
 }
 
 /* What the end of bwrap means (spec/runtime.md §6): the status to return,
@@ -2030,6 +2094,7 @@ int cp_rt_run_bwrap(const struct cp_rt_artifact *a,
                        .sigfd = r.sigfd,
                        .st = r.st[0],
                        .ep = r.ep[0],
+                       .ss = {.cmd_pidfd = -1},
                        .cmd_pidfd = -1};
     supervise(&s);
     char reason[1400];

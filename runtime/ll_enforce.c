@@ -41,6 +41,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "libc_compat.h"
+
 #include "arena.h"
 #include "landlock_abi.h"
 
@@ -1394,7 +1396,7 @@ static int dry_run_bwrap(const struct cp_rt_artifact *a,
     struct cp_rt_err e = {0};
     if (cp_rt_plan_build(&pl, a, p, &host, a->fail_open || l->allow_unenforced,
                          &e)) {
-        fprintf(stderr, "%s: %s\n", l->prog, e.msg);
+        cp_rt_eprintf("%s: %s\n", l->prog, e.msg);
         return e.status;
     }
     int abi = cp_rt_landlock_abi();
@@ -1428,7 +1430,7 @@ static void ll_say_plan(const char *prog, const struct cp_ll_plan *pl,
 {
     if (!quiet)
         for (size_t i = 0; i < pl->notes.n; i++)
-            fprintf(stderr, "%s: note: landlock: %s\n", prog, pl->notes.v[i]);
+            cp_rt_eprintf("%s: note: landlock: %s\n", prog, pl->notes.v[i]);
     for (size_t i = 0; i < pl->partial.n; i++)
         cp_rt_warn(prog, "landlock: %s", pl->partial.v[i]);
     for (size_t i = 0; i < pl->warnings.n; i++)
@@ -1442,12 +1444,12 @@ static int ll_exec(const char *prog, char *const cmd[], bool exec_on)
     execvp(cmd[0], cmd);
     int err = errno;
     if (err == ENOENT) {
-        fprintf(stderr, "%s: %s: command not found\n", prog, cmd[0]);
+        cp_rt_eprintf("%s: %s: command not found\n", prog, cmd[0]);
         return CP_RT_EXIT_NOTFOUND;
     }
-    fprintf(stderr, "%s: cannot execute %s: %s%s\n", prog, cmd[0],
-            strerror(err),
-            err == EACCES && exec_on ? " (is it in the exec allow-list?)" : "");
+    cp_rt_eprintf("%s: cannot execute %s: %s%s\n", prog, cmd[0], strerror(err),
+                  err == EACCES && exec_on ? " (is it in the exec allow-list?)"
+                                           : "");
     return CP_RT_EXIT_CANNOT;
 }
 
@@ -1477,11 +1479,11 @@ static int cp_rt_run_landlock(const struct cp_rt_artifact *a,
         char ft[256];
         cp_ll_features_text(&f, ft, sizeof ft);
         if (!open_ok || l->dry_run) {
-            fprintf(stderr,
-                    "%s: cannot enforce the policy: Landlock is %s; refusing "
-                    "to run (use "
-                    "--allow-unenforced to run unconfined)\n",
-                    prog, ft);
+            cp_rt_eprintf(
+                "%s: cannot enforce the policy: Landlock is %s; refusing "
+                "to run (use "
+                "--allow-unenforced to run unconfined)\n",
+                prog, ft);
             return CP_RT_EXIT_CANNOT;
         }
         cp_rt_warn(prog,
@@ -1495,11 +1497,11 @@ static int cp_rt_run_landlock(const struct cp_rt_artifact *a,
     unsigned ok = (open_ok ? CP_LL_OK_UNENFORCED : 0) |
                   (l->allow_partial ? CP_LL_OK_PARTIAL : 0);
     if (cp_ll_plan_build(&pl, a, p, &f, l->cmd[0], ok, &e)) {
-        fprintf(stderr, "%s: %s%s\n", prog, e.msg,
-                e.status == CP_RT_EXIT_CANNOT
-                    ? "; refusing to run (use --allow-unenforced to "
-                      "run anyway)"
-                    : "");
+        cp_rt_eprintf("%s: %s%s\n", prog, e.msg,
+                      e.status == CP_RT_EXIT_CANNOT
+                          ? "; refusing to run (use --allow-unenforced to "
+                            "run anyway)"
+                          : "");
         return e.status;
     }
     if (l->dry_run) {
@@ -1528,10 +1530,10 @@ static int ll_start_child(void *ctx)
     struct cp_rt_err e = {0};
     if (ll_apply(plp, l->explain, &e)) {
         if (!st->open_ok || e.status != CP_RT_EXIT_CANNOT) {
-            fprintf(stderr,
-                    "%s: cannot enforce the policy: %s; refusing to run (use "
-                    "--allow-unenforced to run unconfined)\n",
-                    prog, e.msg);
+            cp_rt_eprintf(
+                "%s: cannot enforce the policy: %s; refusing to run (use "
+                "--allow-unenforced to run unconfined)\n",
+                prog, e.msg);
             return e.status;
         }
         /* Nothing was restricted unless restrict_self succeeded; a failed
@@ -1543,8 +1545,8 @@ static int ll_start_child(void *ctx)
         return cp_rt_exec_unconfined(prog, l->cmd);
     }
     if (plp->chdir && chdir(plp->chdir) < 0) {
-        fprintf(stderr, "%s: cannot change to '%s': %s\n", prog, plp->chdir,
-                strerror(errno));
+        cp_rt_eprintf("%s: cannot change to '%s': %s\n", prog, plp->chdir,
+                      strerror(errno));
         return CP_RT_EXIT_CANNOT;
     }
     return ll_exec(prog, l->cmd, plp->exec_on);
@@ -1573,7 +1575,7 @@ int cp_rt_bwrap_probe(const char *bwrap, char *why, size_t size)
         return -1;
     }
     fflush(NULL);
-    pid_t pid = fork();
+    pid_t pid = cp_rt_fork();
     if (pid == 0) {
         dup2(ep[1], 1);
         dup2(ep[1], 2);
@@ -1641,8 +1643,8 @@ int cp_rt_run(const struct cp_rt_artifact *a, const struct cp_rt_params *p,
      * none but 0-2 and --keep-fd reaches the sandbox, the proxy or the
      * janitor. */
     if (cp_rt_close_inherited(l->keep, l->nkeep) < 0) {
-        fprintf(stderr, "%s: cannot close the inherited descriptors: %s\n",
-                l->prog, strerror(errno));
+        cp_rt_eprintf("%s: cannot close the inherited descriptors: %s\n",
+                      l->prog, strerror(errno));
         return CP_RT_EXIT_CANNOT;
     }
     if (l->enforcer == CP_RT_ENF_LANDLOCK)
@@ -1657,7 +1659,7 @@ int cp_rt_run(const struct cp_rt_artifact *a, const struct cp_rt_params *p,
     if (rc != CP_RT_FALLBACK)
         return rc;
     if (!l->quiet)
-        fprintf(stderr, "%s: enforcer: landlock (auto: %s); %s\n", l->prog, why,
-                ll_changes);
+        cp_rt_eprintf("%s: enforcer: landlock (auto: %s); %s\n", l->prog, why,
+                      ll_changes);
     return cp_rt_run_landlock(a, p, l);
 }

@@ -68,12 +68,12 @@ static int param_socket_check(const char *name, const char *value,
 {
     if (param_text_check(name, value, e))
         return e->status;
-    char *real = realpath(value, NULL);
+    char *real = cp_rt_realpath(value);
     if (!real && errno == ENOENT && strcmp(value, "/")) {
         const char *slash = strrchr(value, '/');
         char *dir = cp_xstrdup(value);
         dir[slash == value ? 1 : slash - value] = '\0';
-        char *rdir = realpath(dir, NULL);
+        char *rdir = cp_rt_realpath(dir);
         free(dir);
         if (rdir) {
             size_t n = strlen(rdir) + strlen(slash) + 1;
@@ -110,7 +110,7 @@ int cp_rt_param_check(const char *name, const char *value, struct cp_rt_err *e)
 {
     if (param_text_check(name, value, e))
         return e->status;
-    char *real = realpath(value, NULL);
+    char *real = cp_rt_realpath(value);
     if (!real)
         return cp_rt_fail(e, CP_RT_EXIT_ERROR, "param %s: '%.400s': %s", name,
                           value, strerror(errno));
@@ -146,7 +146,7 @@ char *cp_rt_param_canon(const char *name, const char *value, bool implicit,
                    "param %s: '%.400s' is not an absolute path", name, value);
         return NULL;
     }
-    char *real = realpath(value, NULL);
+    char *real = cp_rt_realpath(value);
     if (!real) {
         cp_rt_fail(e, CP_RT_EXIT_ERROR, "param %s: '%.400s': %s", name, value,
                    strerror(errno));

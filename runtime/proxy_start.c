@@ -22,6 +22,8 @@
 #endif
 #include <unistd.h>
 
+#include "libc_compat.h"
+
 #include "netaddr.h"
 #include "netproxy.h"
 
@@ -303,7 +305,7 @@ int cp_rt_proxy_start(const struct cp_rt_artifact *a,
         struct cp_rt_strv argv;
         px_argv(&pa, &argv);
         fflush(NULL);
-        pid = fork();
+        pid = cp_rt_fork();
         if (pid == 0)
             px_exec(prog_fd, &pa, argv.v);
         if (pid < 0)

@@ -4,10 +4,14 @@
  * here knows of artifacts, plans or processes. */
 #include "runtime.h"
 
+#include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "arena.h"
 
@@ -39,6 +43,26 @@ void cp_rt_strv_free(struct cp_rt_strv *s)
     memset(s, 0, sizeof *s);
 }
 
+void cp_rt_eprintf(const char *fmt, ...)
+{
+    char buf[8192];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    size_t len = n < 0                    ? 0
+                 : (size_t)n < sizeof buf ? (size_t)n
+                                          : sizeof buf - 1;
+    for (size_t off = 0; off < len;) {
+        ssize_t w = write(2, buf + off, len - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return; /* stderr gone: nothing else to tell it with */
+        off += (size_t)w;
+    }
+}
+
 void cp_rt_warn(const char *prog, const char *fmt, ...)
 {
     char buf[4096];
@@ -46,5 +70,31 @@ void cp_rt_warn(const char *prog, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "%s: warning: %s\n", prog, buf);
+    cp_rt_eprintf("%s: warning: %s\n", prog, buf);
+}
+
+pid_t cp_rt_fork(void)
+{
+#ifdef __GLIBC__
+    return fork();
+#else
+    /* musl's fork blocks every signal around the clone and restores the
+     * mask without checking: a failing rt_sigprocmask leaves the parent
+     * or the child with every signal blocked, and the answer to that
+     * failure would be musl's, not ours (runtime-pin-faults.sh).  Each
+     * caller is one thread and sets the child's signal state itself, so
+     * the system call alone is fork here (no atfork handler is ours). */
+    return (pid_t)syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
+#endif
+}
+
+char *cp_rt_realpath(const char *path)
+{
+    char *r = realpath(path, NULL);
+    /* musl keeps exactly two leading slashes, as POSIX allows; glibc and
+     * the kernel's own resolution answer one: a param given as "//x" is
+     * not canonical under either C library. */
+    if (r && r[0] == '/' && r[1] == '/')
+        memmove(r, r + 1, strlen(r));
+    return r;
 }

@@ -24,6 +24,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
@@ -54,6 +55,15 @@ struct cp_rt_err {
 /* Fills e (status and message) and returns status. */
 int cp_rt_fail(struct cp_rt_err *e, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* fork(2): the C library's under glibc, the system call alone under musl
+ * (runtime/rtutil.c says why). */
+pid_t cp_rt_fork(void);
+/* realpath(path, NULL), with one leading '/' under every C library. */
+char *cp_rt_realpath(const char *path);
+/* A message on stderr in one write(2), not through stdio: musl's
+ * unbuffered stderr writes a line in pieces, and a piece that fails loses
+ * the newline, so that what the command writes next joins the line. */
+void cp_rt_eprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* An entry point's warning: "PROG: warning: MESSAGE" on stderr (the one
  * copy for the launcher and the Landlock enforcer). */
 void cp_rt_warn(const char *prog, const char *fmt, ...)
@@ -201,6 +211,10 @@ int cp_rt_params_sane(const struct cp_rt_artifact *a,
  * (openat2 RESOLVE_NO_SYMLINKS, else an O_NOFOLLOW walk): -1 with ELOOP
  * where one is met.  O_CLOEXEC is added to flags.  spec/runtime.md §5. */
 int cp_rt_open_nofollow(const char *path, int flags);
+/* Whether cp_rt_open_nofollow resolves in one openat2 (true until a call
+ * found it missing): then it costs one system call, not one per
+ * component. */
+bool cp_rt_have_openat2(void);
 /* The same beneath dirfd (path relative, or absolute from "/"). */
 int cp_rt_openat_nofollow(int dirfd, const char *path, int flags);
 /* DIR "/" NAME (heap; "/" NAME under the root). */
@@ -329,6 +343,9 @@ struct cp_rt_plan {
     bool unix_closed; /* the stage closes Unix sockets (seccomp) */
     struct cp_rt_strv sockets; /* named sockets: PATH WHERE pairs, bound */
     const char *prog;          /* the stage's message prefix (not owned) */
+    /* A line the stage writes on stderr, in one write, just before it
+     * executes the command (which enforcer auto kept; not owned). */
+    const char *say;
     const int *keep; /* --keep-fd: the stage keeps them open (not owned) */
     size_t nkeep;
 };
@@ -367,6 +384,24 @@ bool cp_rt_bwrap_has_bind_fd(const char *bwrap);
  * the reason in why. */
 int cp_rt_verify_mount(const char *id, const char *path, char *why,
                        size_t size);
+/* The directories on the way to the path verified last, open (O_PATH,
+ * each beneath the one before, never through a symlink): the stage
+ * verifies its mounts in the plan's order, which keeps the paths beneath
+ * one directory together, so that a directory shared by several paths is
+ * opened once, not once per path (inside the sandbox openat2 is refused,
+ * and a path costs a system call per component).  Zeroed to start;
+ * cp_rt_vwalk_free closes it. */
+#define CP_RT_VWALK_DEPTH 64
+struct cp_rt_vwalk {
+    int fd[CP_RT_VWALK_DEPTH];     /* fd[i]: the directory after i components */
+    size_t end[CP_RT_VWALK_DEPTH]; /* its path's length in `path` */
+    size_t n;                      /* descriptors open (0: none yet) */
+    char path[PATH_MAX];
+};
+/* cp_rt_verify_mount resolving through vw (NULL: from "/" every time). */
+int cp_rt_verify_mount_at(struct cp_rt_vwalk *vw, const char *id,
+                          const char *path, char *why, size_t size);
+void cp_rt_vwalk_free(struct cp_rt_vwalk *vw);
 
 /* Two NUL-separated streams, each passed in an inherited memfd: `bwrap`
  * gets the runtime's fixed words and the plan words through `--args FD`;

@@ -366,7 +366,7 @@ static int sb_spawn(const char *prog, const char *sandbox_exec,
     sigaction(SIGINT, &ign, &old_int);
     sigaction(SIGQUIT, &ign, &old_quit);
     fflush(NULL);
-    pid_t pid = fork();
+    pid_t pid = cp_rt_fork();
     if (pid == 0) {
         sigaction(SIGINT, &old_int, NULL);
         sigaction(SIGQUIT, &old_quit, NULL);

@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -69,7 +70,105 @@ static bool mid_parse(const char *s, struct stat *want)
     return true;
 }
 
+void cp_rt_vwalk_free(struct cp_rt_vwalk *vw)
+{
+    while (vw->n)
+        close(vw->fd[--vw->n]);
+}
+
+/* The component `name` beneath dirfd, a directory (dir) or anything, not
+ * followed if it is a symlink: its descriptor, or -1 with errno, ELOOP
+ * for a symlink on the way (as cp_rt_open_nofollow says it). */
+static int vw_step(int dirfd, const char *name, bool dir)
+{
+    int fd = openat(dirfd, name,
+                    O_PATH | O_NOFOLLOW | O_CLOEXEC | (dir ? O_DIRECTORY : 0));
+    int err = errno;
+    struct stat st;
+    if (fd < 0 && err == ENOTDIR && dir &&
+        fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+        S_ISLNK(st.st_mode))
+        err = ELOOP;
+    errno = err;
+    return fd;
+}
+
+/* Keeps the open directories of vw that `dir` (a canonical path, "" for
+ * "/") begins with, component by component, and opens the rest of it.
+ * 0, or -1 with errno. */
+static int vw_enter(struct cp_rt_vwalk *vw, const char *dir, size_t dlen)
+{
+    size_t keep = 0;
+    while (keep < vw->n && vw->end[keep] <= dlen &&
+           !memcmp(vw->path, dir, vw->end[keep]) &&
+           (dir[vw->end[keep]] == '/' || vw->end[keep] == dlen))
+        keep++;
+    while (vw->n > keep)
+        close(vw->fd[--vw->n]);
+    if (!vw->n) {
+        if ((vw->fd[0] = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+            return -1;
+        vw->end[0] = 0;
+        vw->n = 1;
+    }
+    memcpy(vw->path, dir, dlen);
+    vw->path[dlen] = '\0';
+    for (size_t at = vw->end[vw->n - 1]; at < dlen;) {
+        size_t len = strcspn(dir + at + 1, "/");
+        char name[NAME_MAX + 1];
+        if (vw->n == CP_RT_VWALK_DEPTH || len > NAME_MAX) {
+            errno = ENAMETOOLONG;
+            return -1;
+        }
+        memcpy(name, dir + at + 1, len);
+        name[len] = '\0';
+        int fd = vw_step(vw->fd[vw->n - 1], name, true);
+        if (fd < 0)
+            return -1;
+        at += 1 + len;
+        vw->fd[vw->n] = fd;
+        vw->end[vw->n++] = at;
+    }
+    return 0;
+}
+
+/* Whether vw holds the directories of `path`: its length and its depth
+ * within vw's bounds (else it is opened as from "/"). */
+static bool vw_fits(const char *path)
+{
+    size_t depth = 0, len = 0;
+    for (; path[len]; len++)
+        depth += path[len] == '/';
+    return len < PATH_MAX && depth < CP_RT_VWALK_DEPTH;
+}
+
+/* `path` opened O_PATH without following a symlink at any component:
+ * through vw where the path is canonical (the plan's are), else as
+ * cp_rt_open_nofollow opens it.  The descriptor, or -1 with errno. */
+static int vw_open(struct cp_rt_vwalk *vw, const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    bool canonical = vw && *path == '/' && slash[1] && !strstr(path, "//") &&
+                     !strstr(path, "/./") && !strstr(path, "/../") &&
+                     strcmp(slash, "/.") && strcmp(slash, "/..");
+    if (!canonical || !vw_fits(path))
+        return cp_rt_open_nofollow(path, O_PATH);
+    if (vw_enter(vw, path, (size_t)(slash - path)) < 0) {
+        int err = errno;
+        cp_rt_vwalk_free(vw); /* nothing half-entered is kept */
+        errno = err;
+        return -1;
+    }
+    return vw_step(vw->fd[vw->n - 1], slash + 1, false);
+}
+
 int cp_rt_verify_mount(const char *id, const char *path, char *why, size_t size)
+{
+    return cp_rt_verify_mount_at(NULL, id, path, why, size);
+}
+
+int cp_rt_verify_mount_at(struct cp_rt_vwalk *vw, const char *id,
+                          const char *path, char *why, size_t size)
 {
     struct stat want = {0}, st;
     bool has_id = strcmp(id, "-") != 0;
@@ -77,7 +176,7 @@ int cp_rt_verify_mount(const char *id, const char *path, char *why, size_t size)
         snprintf(why, size, "bad identity '%.40s'", id);
         return -1;
     }
-    int fd = cp_rt_open_nofollow(path, O_PATH);
+    int fd = vw_open(vw, path);
     if (fd < 0) {
         snprintf(why, size, "%s",
                  errno == ELOOP ? "a symlink lies on its way"
@@ -98,6 +197,11 @@ int cp_rt_verify_mount(const char *id, const char *path, char *why, size_t size)
         snprintf(why, size, "its identity cannot be read");
         return -1;
     }
+    /* O_PATH | O_NOFOLLOW opens a symlink itself. */
+    if (S_ISLNK(sx.stx_mode)) {
+        snprintf(why, size, "a symlink lies on its way");
+        return -1;
+    }
     st.st_dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
     st.st_ino = sx.stx_ino;
     st.st_mode = sx.stx_mode;
@@ -116,6 +220,9 @@ int cp_rt_verify_mount(const char *id, const char *path, char *why, size_t size)
 /* ---- the stage ------------------------------------------------------------- */
 
 static int stage_status_fd = -1;
+/* bwrap's stderr pipe (the launcher reads it): what bwrap wrote there and
+ * the launcher has not relayed yet is counted on it (FIONREAD). */
+static int stage_pipe_fd = -1;
 
 /* kind 'E': could not enforce or set up (the runtime may fall back to
  * running unconfined under fail open); 'X': the command itself could not
@@ -291,10 +398,11 @@ static void stage_verify_ro(const char *p)
 
 /* Verify after apply: the runtime's own mount at p is where it was meant
  * to be, and is what was planned (runtime/mountid.c). */
-static void stage_verify_mount(const char *id, const char *p)
+static void stage_verify_mount(struct cp_rt_vwalk *vw, const char *id,
+                               const char *p)
 {
     char why[256];
-    if (cp_rt_verify_mount(id, p, why, sizeof why) < 0)
+    if (cp_rt_verify_mount_at(vw, id, p, why, sizeof why) < 0)
         stage_report('E', CP_RT_EXIT_CHANGED,
                      "verification failed: '%s': %s (another process changed "
                      "the path while the sandbox was set up)",
@@ -304,32 +412,45 @@ static void stage_verify_mount(const char *id, const char *p)
 /* The stage's own options, read from its argument stream. */
 struct stage_opts {
     bool landlock, no_unix;
+    const char *say; /* the launcher's line, written just before exec */
     const char *proxy;
     const char *prog; /* prefix of the supervisor's lines */
     char **execs;
     size_t nexec;
     char **socks; /* named sockets: PATH WHERE pairs */
     size_t nsock;
+    struct cp_rt_vwalk vw; /* the mounts' directories, open while verified */
 };
 
 /* Reads the options up to "--"; returns the index of the command. */
+/* An option that takes one word, stored as it is: its slot, or NULL. */
+static const char **stage_word_opt(struct stage_opts *o, const char *a)
+{
+    if (!strcmp(a, "--say"))
+        return &o->say;
+    if (!strcmp(a, "--proxy"))
+        return &o->proxy;
+    if (!strcmp(a, "--prog"))
+        return &o->prog;
+    return NULL;
+}
+
 static int stage_args(int argc, char **argv, struct stage_opts *o)
 {
     int i = 0;
     for (; i < argc; i++) {
+        const char **slot = stage_word_opt(o, argv[i]);
         if (!strcmp(argv[i], "--")) {
             i++;
             break;
+        } else if (slot && i + 1 < argc) {
+            *slot = argv[++i];
         } else if (!strcmp(argv[i], "--landlock")) {
             o->landlock = true;
         } else if (!strcmp(argv[i], "--exec") && i + 1 < argc) {
             o->execs[o->nexec++] = argv[++i];
-        } else if (!strcmp(argv[i], "--proxy") && i + 1 < argc) {
-            o->proxy = argv[++i];
         } else if (!strcmp(argv[i], "--no-unix")) {
             o->no_unix = true;
-        } else if (!strcmp(argv[i], "--prog") && i + 1 < argc) {
-            o->prog = argv[++i];
         } else if (!strcmp(argv[i], "--socket") && i + 2 < argc) {
             o->socks[o->nsock++] = argv[++i];
             o->socks[o->nsock++] = argv[++i];
@@ -338,7 +459,7 @@ static int stage_args(int argc, char **argv, struct stage_opts *o)
         } else if (!strcmp(argv[i], "--verify-ro") && i + 1 < argc) {
             stage_verify_ro(argv[++i]);
         } else if (!strcmp(argv[i], "--verify-mount") && i + 2 < argc) {
-            stage_verify_mount(argv[i + 1], argv[i + 2]);
+            stage_verify_mount(&o->vw, argv[i + 1], argv[i + 2]);
             i += 2;
         } else {
             stage_report('E', CP_RT_EXIT_ERROR,
@@ -356,9 +477,10 @@ static int stage_args(int argc, char **argv, struct stage_opts *o)
  * left open are not the command's (spec/runtime.md §11.1). */
 static void stage_close_others(char **w, int sfd)
 {
-    int keep[65];
+    int keep[66];
     size_t n = 0;
     keep[n++] = sfd;
+    keep[n++] = stage_pipe_fd;
     for (size_t i = 0; w[i] && strcmp(w[i], "--"); i++) {
         if (strcmp(w[i], "--keep-fd") || !w[i + 1])
             continue;
@@ -372,6 +494,38 @@ static void stage_close_others(char **w, int sfd)
         stage_report('E', CP_RT_EXIT_ERROR, "stage: cannot close descriptors");
 }
 
+/* Started: the kernel attaches our credentials, translating our pid into
+ * the runtime's pid namespace (SO_PASSCRED on its end), and a pidfd of
+ * ourselves, the command's once we exec it, goes along: the launcher
+ * forwards signals through it without a pid that could be reused by then
+ * (without pidfd_open, kernel < 5.3, it opens one by pid). */
+static void stage_started(int sfd)
+{
+    int pfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+    union {
+        struct cmsghdr h;
+        char b[CMSG_SPACE(sizeof(int))];
+    } cm;
+    struct iovec iov = {.iov_base = "S", .iov_len = 1};
+    struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+    if (pfd >= 0) {
+        memset(&cm, 0, sizeof cm);
+        mh.msg_control = cm.b;
+        mh.msg_controllen = sizeof cm.b;
+        struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+        c->cmsg_level = SOL_SOCKET;
+        c->cmsg_type = SCM_RIGHTS;
+        c->cmsg_len = CMSG_LEN(sizeof(int));
+        memcpy(CMSG_DATA(c), &pfd, sizeof pfd);
+    }
+    ssize_t n = sendmsg(sfd, &mh, MSG_NOSIGNAL);
+    int err = errno;
+    if (pfd >= 0)
+        close(pfd);
+    if (n < 0)
+        stage_report('E', CP_RT_EXIT_ERROR, "stage: status: %s", strerror(err));
+}
+
 /* Takes over the descriptors bwrap passed (status, stderr, arguments),
  * reports the start and returns the argument words. */
 static char **stage_open(int sargc, char **sargv, size_t *nw)
@@ -383,15 +537,12 @@ static char **stage_open(int sargc, char **sargv, size_t *nw)
     if (sfd < 3 || efd < 3 || afd < 3 || fcntl(sfd, F_SETFD, FD_CLOEXEC) < 0)
         stage_report('E', CP_RT_EXIT_ERROR, "stage: bad status descriptor");
     stage_status_fd = sfd;
-    /* The command's stderr is the runtime's own, not bwrap's pipe. */
-    if (dup2(efd, 2) < 0)
+    /* The command's stderr is the runtime's own, not bwrap's pipe; the
+     * pipe is kept (close-on-exec) for the check before exec. */
+    if ((stage_pipe_fd = fcntl(2, F_DUPFD_CLOEXEC, 3)) < 0 || dup2(efd, 2) < 0)
         stage_report('E', CP_RT_EXIT_ERROR, "stage: dup2: %s", strerror(errno));
     close(efd);
-    /* Started: the kernel attaches our credentials, translating our pid
-     * into the runtime's pid namespace (SO_PASSCRED on its end). */
-    if (send(sfd, "S", 1, MSG_NOSIGNAL) < 0)
-        stage_report('E', CP_RT_EXIT_ERROR, "stage: status: %s",
-                     strerror(errno));
+    stage_started(sfd);
     char **argv = read_words(afd, nw);
     close(afd);
     if (!argv)
@@ -412,16 +563,50 @@ static void stage_unix_supervise(const struct stage_opts *o)
     cp_rt_unix_set_free(&set);
 }
 
-/* Waits for the launcher's 'G', sent once it has said which enforcer runs
- * and relayed what bwrap wrote: the command's output comes after them. */
-static void stage_wait_go(void)
+/* Whether the launcher holds or has yet to relay something bwrap wrote:
+ * bytes still in bwrap's stderr pipe (counted first), or an 'H' the
+ * launcher sends before it reads from the pipe ahead of our 'S'.  In that
+ * order nothing written before this check is missed: what the launcher
+ * read after the count was told by an 'H' sent before that read.  The end
+ * of the socket (the launcher is gone) refuses. */
+static bool stage_bwrap_spoke(void)
 {
+    int unread = 0;
+    bool spoke = ioctl(stage_pipe_fd, FIONREAD, &unread) < 0 || unread > 0;
     char c = 0;
     ssize_t n;
-    while ((n = recv(stage_status_fd, &c, 1, 0)) < 0 && errno == EINTR)
+    while ((n = recv(stage_status_fd, &c, 1, MSG_DONTWAIT)) < 0 &&
+           errno == EINTR)
         ;
-    if (n != 1 || c != 'G')
+    if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) ||
+        (n == 1 && c != 'H'))
         stage_report('E', CP_RT_EXIT_ERROR, "stage: the launcher is gone");
+    return spoke || n == 1;
+}
+
+/* Before exec: when bwrap has written on stderr, asks the launcher ('W')
+ * and waits for its 'G', sent once it has relayed that: what bwrap wrote
+ * comes before anything the command writes.  Then the launcher's line (one
+ * write) and no pipe of bwrap's left open.  Otherwise no round trip to the
+ * launcher: it has nothing to say before the command. */
+static void stage_go(const char *say)
+{
+    if (stage_bwrap_spoke()) {
+        char c = 0;
+        ssize_t n;
+        if (send(stage_status_fd, "W", 1, MSG_NOSIGNAL) != 1)
+            stage_report('E', CP_RT_EXIT_ERROR, "stage: the launcher is gone");
+        /* An 'H' may come first: the launcher read after our count. */
+        while (((n = recv(stage_status_fd, &c, 1, 0)) < 0 && errno == EINTR) ||
+               (n == 1 && c == 'H'))
+            ;
+        if (n != 1 || c != 'G')
+            stage_report('E', CP_RT_EXIT_ERROR, "stage: the launcher is gone");
+    }
+    close(stage_pipe_fd);
+    stage_pipe_fd = -1;
+    if (say && write(2, say, strlen(say)) < 0) { /* stderr gone: go on */
+    }
 }
 
 /* Runs the command; reports why when it cannot. */
@@ -452,6 +637,7 @@ int cp_rt_stage_main(int sargc, char **sargv)
     if (!o.execs || !o.socks)
         stage_report('E', CP_RT_EXIT_ERROR, "stage: out of memory");
     char **cmd = argv + stage_args(argc, argv, &o);
+    cp_rt_vwalk_free(&o.vw);
     if (!cmd[0]) /* the runtime always passes one */
         stage_report('E', CP_RT_EXIT_ERROR, "stage: no command");
     /* The bridge first: it needs a Unix socket, which --no-unix closes. */
@@ -460,7 +646,7 @@ int cp_rt_stage_main(int sargc, char **sargv)
     if (o.landlock)
         apply_landlock(o.execs, o.nexec, cmd[0]);
     free(o.execs);
-    stage_wait_go();
+    stage_go(o.say);
     if (o.no_unix && o.nsock)
         stage_unix_supervise(&o);
     else if (o.no_unix && cp_rt_unix_close(&e))

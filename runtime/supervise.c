@@ -79,10 +79,10 @@ static void sv_kill_rest(const char *prog)
             while (waitpid(kids[i], NULL, WNOHANG) == 0) {
                 clock_gettime(CLOCK_MONOTONIC, &now);
                 if (now.tv_sec - t0.tv_sec > 10) {
-                    fprintf(stderr,
-                            "%s: warning: processes of the session could not "
-                            "be stopped within 10 s\n",
-                            prog);
+                    cp_rt_eprintf(
+                        "%s: warning: processes of the session could not "
+                        "be stopped within 10 s\n",
+                        prog);
                     return;
                 }
                 nanosleep(&ms, NULL);
@@ -123,13 +123,13 @@ int cp_rt_supervise(int (*child_fn)(void *), void *ctx, const char *prog)
     if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0 ||
         sigprocmask(SIG_BLOCK, &mask, &old) < 0 ||
         (sfd = signalfd(-1, &mask, SFD_CLOEXEC)) < 0) {
-        fprintf(stderr, "%s: cannot supervise the command: %s\n", prog,
-                strerror(errno));
+        cp_rt_eprintf("%s: cannot supervise the command: %s\n", prog,
+                      strerror(errno));
         return CP_RT_EXIT_CANNOT;
     }
     pid_t parent = getpid();
     fflush(NULL);
-    pid_t child = fork();
+    pid_t child = cp_rt_fork();
     if (child == 0) {
         close(sfd);
         prctl(PR_SET_PDEATHSIG, SIGKILL); /* it dies with the runtime */
@@ -144,7 +144,7 @@ int cp_rt_supervise(int (*child_fn)(void *), void *ctx, const char *prog)
         _exit(child_fn(ctx) & 0xff);
     }
     if (child < 0) {
-        fprintf(stderr, "%s: fork: %s\n", prog, strerror(errno));
+        cp_rt_eprintf("%s: fork: %s\n", prog, strerror(errno));
         close(sfd);
         return CP_RT_EXIT_ERROR;
     }

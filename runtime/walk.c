@@ -142,11 +142,43 @@ static int walk_step(struct walker *k, const char *name, char *next,
     return 0;
 }
 
+/* An absolute path as realpath writes one: no empty, "." or ".."
+ * component, no trailing "/". */
+static bool walk_canonical(const char *p)
+{
+    if (*p != '/')
+        return false;
+    if (!p[1])
+        return true;
+    while (*p) { /* at a '/' */
+        size_t n = strcspn(p + 1, "/");
+        if (n == 0 || (n == 1 && p[1] == '.') ||
+            (n == 2 && p[1] == '.' && p[2] == '.'))
+            return false;
+        p += 1 + n;
+    }
+    return true;
+}
+
 int cp_rt_walk_path(const char *path,
                     bool (*may_follow)(void *ctx, const char *dir), void *ctx,
                     struct cp_rt_walk *w)
 {
     memset(w, 0, sizeof *w);
+    /* Most paths exist and hold no symlink: then one openat2 that follows
+     * none (RESOLVE_NO_SYMLINKS, one lookup: one consistent view too)
+     * finds what the walk would, the path itself with nothing missing.
+     * Anything else (a symlink, a missing part, a file on the way) is
+     * the walk's to tell. */
+    if (walk_canonical(path) && cp_rt_have_openat2()) {
+        int fd = cp_rt_open_nofollow(path, O_PATH);
+        if (fd >= 0) {
+            close(fd);
+            w->real = cp_xstrdup(path);
+            w->rest = cp_xstrdup("");
+            return 0;
+        }
+    }
     struct walker k = {.todo = cp_xstrdup(path),
                        .cur = NULL,
                        .fd = -1,

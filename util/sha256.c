@@ -196,10 +196,20 @@ bool cp_sha256_select(enum cp_sha256_engine e)
     return true;
 }
 
+/* Fewer blocks than this, before any engine is chosen, are hashed by the
+ * portable code without asking the CPU: a runtime program linked against
+ * musl has no copy of CPUID to read, and the three CPUIDs (15 us in a VM)
+ * cost more than the extensions gain on an artifact of a few KiB. */
+#define CP_SHA256_PROBE_BLOCKS 64
+
 /* The compression function of the engine in use. */
 static void cp_sha256_run(uint32_t h[8], const unsigned char *p, size_t n)
 {
     int e = __atomic_load_n(&cp_sha256_engine_now, __ATOMIC_RELAXED);
+    if (!e && n < CP_SHA256_PROBE_BLOCKS) {
+        cp_sha256_blocks(h, p, n);
+        return;
+    }
     if (!e) {
         cp_sha256_select(CP_SHA256_AUTO);
         e = __atomic_load_n(&cp_sha256_engine_now, __ATOMIC_RELAXED);

@@ -691,8 +691,9 @@ def make(w, targets=TARGETS, limit=900):
 
 def objects_of(path):
     """Every object built from path: the build's, the portable build's and
-    the musl build's of the stage (Makefile RT_LIBC): each is saved and put
-    back around a mutant, so that no mutated object outlives it."""
+    the musl build's of the launcher and the stage (Makefile RT_LIBC): each
+    is saved and put back around a mutant, so that no mutated object
+    outlives it."""
     base = os.path.splitext(path)[0] + ".o"
     return ["build/" + base, "build/portable/" + base, "build/musl/" + base]
 

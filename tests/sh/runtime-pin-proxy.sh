@@ -150,7 +150,7 @@ fi
 # without -f: the launcher's own calls).  Refused, each failure named: no
 # socket, one that cannot listen, no process.
 for c in "socket:EMFILE:cannot create its socket" \
-    "bind:EADDRINUSE:cannot listen on .*: Address already in use" \
+    "bind:EADDRINUSE:cannot listen on .*: Address .*in use" \
     "clone:EAGAIN:fork: Resource temporarily unavailable"; do
     call=${c%%:*} rest=${c#*:}
     err=${rest%%:*} why=${rest#*:}

@@ -66,7 +66,7 @@ else:
 END
 chmod 755 "$T/fdlist"
 out=$(timeout -k 5 30 python3 - "$STAGE" "$T/fdlist" <<'PY'
-import os, socket, sys
+import os, select, socket, sys
 null = os.open("/dev/null", os.O_RDONLY)
 for fd in (5, 6):  # first: what follows must not land there
     os.dup2(null, fd)
@@ -85,8 +85,24 @@ if pid == 0:
 os.close(w)
 st.close()
 started = peer.recv(64).decode()
-peer.send(b"G")  # as the launcher: the stage may execute the command
-print(os.read(r, 4096).decode().strip())
+# as the launcher: a stage that asks ('W') executes the command once told
+out, live = b"", [r, peer]
+while r in live:
+    ready = select.select(live, [], [], 20)[0]
+    if not ready:
+        break
+    if peer in ready:
+        m = peer.recv(64)
+        if m == b"W":
+            peer.send(b"G")
+        elif not m:  # closed on exec
+            live.remove(peer)
+    if r in ready:
+        b = os.read(r, 4096)
+        out += b
+        if not b:
+            live.remove(r)
+print(out.decode().strip())
 os.waitpid(pid, 0)
 print("status:", started)
 PY

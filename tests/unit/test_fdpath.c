@@ -441,6 +441,65 @@ START_TEST(verify_mount)
 }
 END_TEST
 
+/* The same answers through the directories kept open between paths
+ * (cp_rt_vwalk, the stage's), whatever the path before them left open:
+ * a shared directory is not a way around a symlink further on. */
+START_TEST(verify_mount_kept_dirs)
+{
+    struct cp_rt_vwalk vw = {0};
+    char why[128], p[256];
+    static const struct {
+        const char *rest, *why; /* NULL: verified */
+    } seq[] = {
+        {"/d/sub", "no mount is there: it was placed elsewhere"},
+        {"/l/sub", "a symlink lies on its way"},
+        {"/d/sub", "no mount is there: it was placed elsewhere"},
+        {"/d/lf", "a symlink lies on its way"},
+        {"/l", "a symlink lies on its way"},
+        {"/none/sub", NULL},
+        {"/d/f/x", NULL},
+        {"/d/./sub", "no mount is there: it was placed elsewhere"},
+        {"/d/sub", "no mount is there: it was placed elsewhere"},
+    };
+    for (size_t i = 0; i < sizeof seq / sizeof seq[0]; i++) {
+        snprintf(p, sizeof p, "%s%s", dir, seq[i].rest);
+        why[0] = '\0';
+        ck_assert_int_eq(cp_rt_verify_mount_at(&vw, "-", p, why, sizeof why),
+                         -1);
+        if (seq[i].why)
+            ck_assert_str_eq(why, seq[i].why);
+        else /* missing, or a file on the way */
+            ck_assert(!strcmp(why, strerror(ENOENT)) ||
+                      !strcmp(why, strerror(ENOTDIR)));
+        char w2[128];
+        ck_assert_int_eq(cp_rt_verify_mount("-", p, w2, sizeof w2), -1);
+        ck_assert_str_eq(why, w2); /* as from "/" every time */
+    }
+    /* a name longer than NAME_MAX on the way; a path deeper than the
+     * directories kept (opened as from "/"): the kernel's answers */
+    char w2[128], deep[PATH_MAX];
+    int k = snprintf(deep, sizeof deep, "%s/d/", dir);
+    memset(deep + k, 'x', 300);
+    snprintf(deep + k + 300, sizeof deep - (size_t)k - 300, "/sub");
+    ck_assert_int_eq(cp_rt_verify_mount_at(&vw, "-", deep, why, sizeof why),
+                     -1);
+    ck_assert_str_eq(why, strerror(ENAMETOOLONG));
+    k = snprintf(deep, sizeof deep, "%s/d/sub", dir);
+    for (int i = 0; i < CP_RT_VWALK_DEPTH; i++) {
+        k += snprintf(deep + k, sizeof deep - (size_t)k, "/a");
+        ck_assert_int_eq(mkdir(deep, 0755), 0);
+    }
+    ck_assert_int_eq(cp_rt_verify_mount_at(&vw, "-", deep, why, sizeof why),
+                     -1);
+    ck_assert_int_eq(cp_rt_verify_mount("-", deep, w2, sizeof w2), -1);
+    ck_assert_str_eq(why, w2);
+    ck_assert_str_eq(why, "no mount is there: it was placed elsewhere");
+    ck_assert_int_eq(cp_rt_verify_mount_at(&vw, "-", "/", why, sizeof why), 0);
+    cp_rt_vwalk_free(&vw);
+    ck_assert_uint_eq(vw.n, 0);
+}
+END_TEST
+
 /* Writes BYTES (LEN of them) to DIR/NAME; its path in out. */
 static void write_file(const char *name, const char *bytes, size_t len,
                        char *out, size_t size)
@@ -646,6 +705,7 @@ Suite *cp_test_fdpath_suite(void)
     tcase_add_test(tc, close_inherited);
     tcase_add_test(tc, proc_stat_field);
     tcase_add_test(tc, verify_mount);
+    tcase_add_test(tc, verify_mount_kept_dirs);
     tcase_add_test(tc, bwrap_has_bind_fd);
     tcase_add_test(tc, mount_identities);
     tcase_add_test(tc, mount_identity_changed);
