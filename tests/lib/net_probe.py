@@ -57,6 +57,16 @@ def main():
         # Half a request line, then silence: the proxy's head deadline
         # (CONFPOL_PROXY_HEADER_MS) answers 408 and closes.
         print("slow:", raw(b"GET http://allowed", wait=0.1))
+    elif what == "halfclose":
+        # Half a request line, then the client's end of writing: answered
+        # 400 at once (nothing more can come), not at the head deadline.
+        s = socket.create_connection(bridge(), timeout=10)
+        s.sendall(b"GET http://allowed")
+        s.shutdown(socket.SHUT_WR)
+        start = time.monotonic()
+        got = s.recv(4096)
+        print("halfclose:", got.split(b"\r\n", 1)[0].decode("latin-1") if got else "closed",
+              "in time" if time.monotonic() - start < 2 else "late")
     elif what == "silent":
         # Connected, not a byte sent: the first byte's deadline answers
         # 408 too (not only a head cut short).

@@ -171,6 +171,7 @@ start=$(date +%s)
 expect "slow client" "slow: HTTP/1.1 408 Request Timeout" "$(CONFPOL_PROXY_HEADER_MS=500 run allow.confpol $PROBE slow)"
 [ $(( $(date +%s) - start )) -lt 20 ] || fail "slow client: took too long"
 expect "silent client" "silent: HTTP/1.1 408 Request Timeout" "$(CONFPOL_PROXY_HEADER_MS=500 run allow.confpol $PROBE silent)"
+expect "client that stops writing" "halfclose: HTTP/1.1 400 Bad Request in time" "$(CONFPOL_PROXY_HEADER_MS=5000 run allow.confpol $PROBE halfclose)"
 expect "too many connections" "toomany: HTTP/1.1 503 Service Unavailable" "$(CONFPOL_PROXY_MAX_CONNS=3 CONFPOL_PROXY_HEADER_MS=5000 run allow.confpol $PROBE toomany 3)"
 
 # ---- the proxy dies: the sandbox keeps no network ----------------------------------
