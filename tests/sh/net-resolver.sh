@@ -196,6 +196,11 @@ grep -qi '^proxy-authorization' "$T/rec.txt" && fail "Proxy-Authorization passed
 grep -qi '^proxy-connection' "$T/rec.txt" && fail "Proxy-Connection passed on: $(cat "$T/rec.txt")"
 expect "Connection upstream" "Connection: close" "$(grep -i '^connection' "$T/rec.txt")"
 grep -qx 'X-Keep: 1' "$T/rec.txt" || fail "X-Keep not passed on: $(cat "$T/rec.txt")"
+# A method of token characters other than letters (RFC 9110 tchar) is
+# passed on as it is.
+: > "$T/rec.log"
+expect "method with a hyphen" "raw: HTTP/1.0 200 OK" "$(run allow.confpol $PROBE raw "b'M-SEARCH http://rec.allowed.test:$R/y HTTP/1.1\\r\\nHost: rec\\r\\n\\r\\n'")"
+expect "method with a hyphen upstream" "M-SEARCH /y HTTP/1.1" "$(head -n 1 "$T/rec.log" | tr -d '\r')"
 
 # ---- resources ---------------------------------------------------------------------------
 # Surplus connections are each answered at once (answered one at a time,
