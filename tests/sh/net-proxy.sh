@@ -172,6 +172,32 @@ expect "slow client" "slow: HTTP/1.1 408 Request Timeout" "$(CONFPOL_PROXY_HEADE
 [ $(( $(date +%s) - start )) -lt 20 ] || fail "slow client: took too long"
 expect "silent client" "silent: HTTP/1.1 408 Request Timeout" "$(CONFPOL_PROXY_HEADER_MS=500 run allow.confpol $PROBE silent)"
 expect "client that stops writing" "halfclose: HTTP/1.1 400 Bad Request in time" "$(CONFPOL_PROXY_HEADER_MS=5000 run allow.confpol $PROBE halfclose)"
+# The proxy's socket takes from the bridge a connected TCP stream only: a
+# Unix stream handed over instead (by a process of the user's, outside)
+# is closed, never served.
+mkdir -m 700 "$T/xdg-h"
+XDG_RUNTIME_DIR="$T/xdg-h" timeout 60 "$CONFPOL" run allow.confpol -- sleep 10 2>/dev/null &
+RUNPID=$!
+i=0
+while [ -z "$(ls "$T"/xdg-h/confpol-net.*/proxy.sock 2>/dev/null)" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+expect "a Unix stream handed over" "closed" "$(timeout 20 python3 - "$(ls "$T"/xdg-h/confpol-net.*/proxy.sock 2>/dev/null | head -n 1)" "$P" <<'PYEOF'
+import socket, sys
+u = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+u.connect(sys.argv[1])
+a, b = socket.socketpair()
+socket.send_fds(u, [b"F"], [a.fileno()])
+a.close()
+b.settimeout(5)
+try:
+    b.sendall(b"GET http://allowed.test:%s/index.txt HTTP/1.1\r\nHost: a\r\n\r\n" % sys.argv[2].encode())
+    print("answered" if b.recv(100) else "closed")
+except socket.timeout:
+    print("no answer")
+except (BrokenPipeError, ConnectionResetError):
+    print("closed")
+PYEOF
+)"
+kill "$RUNPID" 2>/dev/null; wait "$RUNPID" 2>/dev/null
 expect "too many connections" "toomany: HTTP/1.1 503 Service Unavailable" "$(CONFPOL_PROXY_MAX_CONNS=3 CONFPOL_PROXY_HEADER_MS=5000 run allow.confpol $PROBE toomany 3)"
 
 # ---- the proxy dies: the sandbox keeps no network ----------------------------------
