@@ -326,5 +326,21 @@ rc=$?
     ok "a deny target behind a symlink loop: refused (126), the loop named" ||
     bad "a deny target behind a symlink loop: exit $rc: $(cat "$T/out")"
 
+# ---- more grants than a plan holds: refused, never a plan cut short ---------------
+# (a plan cut short would grant less than the policy allows, silently)
+mkdir -p "$T/big/d"
+python3 -c 'import os, sys
+for i in range(20100):
+    open(os.path.join(sys.argv[1], "f%05d" % i), "w").close()' "$T/big/d"
+printf "arg --ro-bind\narg /\narg /\narg --dev\narg /dev\narg --proc\narg /proc\nbind '' %s\nro '' %s\n" \
+    "$T/big" "$T/big/d/f00000" >"$T/big.txt"
+$MK "$T/big.txt" "$T/big.bwrap" || exit 1
+timeout 60 "$RUN" --enforcer landlock "$T/big.bwrap" -- true >"$T/out" 2>&1
+rc=$?
+[ $rc = 126 ] && grep -q "needs more than [0-9]* Landlock rules" "$T/out" &&
+    ok "20,100 entries beside a deny target: refused (126), the rule count named" ||
+    bad "20,100 entries beside a deny target: exit $rc: $(head -c 300 "$T/out")"
+rm -rf "$T/big"
+
 echo "1..$n"
 [ $fails -eq 0 ]
