@@ -104,6 +104,17 @@ run() {
         timeout 60 "$RUN" "$T/p.sb" -- "$@" 2> "$T/err"
 }
 
+# ---- a profile without a net allow-list: no proxy, the caller's environment ----
+cat > "$T/proj/nonet.confpol" <<EOF
+confpol 1
+profile confined
+write \${PROJECT}
+EOF
+"$CONFPOL" build --target sbpl -o "$T" "$T/proj/nonet.confpol" 2>/dev/null || fail "build nonet"
+expect "no net: runs, environment kept" "ran FOO=bar" \
+    "$(FOO=bar timeout 60 "$RUN" "$T/nonet.sb" -- sh -c 'echo ran FOO=$FOO' 2>"$T/err")"
+grep -q '^confpol:proxy-port=' "$T/argv" && fail "no net: a proxy port passed: $(tr '\n' ' ' < "$T/argv")"
+
 # ---- argv, environment, allowed and denied names ------------------------------
 expect "curl allowed" hello "$(run sh -c "curl -sS http://allowed.test:$P/index.txt")"
 X=$(sed -n 's/^confpol:proxy-port=//p' "$T/argv")
