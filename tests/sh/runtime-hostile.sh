@@ -186,6 +186,14 @@ refused "-D with a bad name" "$RUN" -D "A-B=$P" -D "PROJECT=$P" -D "HOME=$H" "$T
 refused "--enforcer with an unknown name" "$RUN" --enforcer bwrapp $D "$T/a.bwrap" -- sh -c "touch '$MARK'"
 # shellcheck disable=SC2086
 refused "--enforcer= with an empty name" "$RUN" --enforcer= $D "$T/a.bwrap" -- sh -c "touch '$MARK'"
+# An unknown option is named as one (not taken for the artifact); a lone
+# '-' is an operand.
+# shellcheck disable=SC2086
+refused "an unknown option" "$RUN" --enforcerr bwrap $D "$T/a.bwrap" -- sh -c "touch '$MARK'"
+grep -q "^confpol-run: unknown option '--enforcerr'" "$T/out" || bad "an unknown option: $(head -c 300 "$T/out")"
+# shellcheck disable=SC2086
+refused "'-' as the artifact" "$RUN" $D - -- sh -c "touch '$MARK'"
+grep -q "unknown option" "$T/out" && bad "'-' as the artifact: taken for an option: $(head -c 300 "$T/out")"
 # A directory whose name looks like an option is an ordinary path.
 # shellcheck disable=SC2086
 "$RUN" -D "PROJECT=$T/--bind" -D "HOME=$H" "$T/a.bwrap" -- sh -c "echo x > '$T/--bind/f'" >"$T/out" 2>&1
