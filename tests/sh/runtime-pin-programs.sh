@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# The first checks of the janitor and the stage programs, which every
+# The first checks of the janitor, the stage and the launcher programs, which every
 # launch passes and so no launch tests (spec/runtime.md §8.1):
 #   - descriptors 0-2 that are closed are opened on /dev/null, so that no
 #     descriptor the program makes lands there, and when /dev/null cannot
@@ -96,6 +96,16 @@ if injecting "janitor"; then
     # shellcheck disable=SC2086
     with3 sock 0 strace -f -qq -o /dev/null $FAIL_CLOSE "$JAN"
     want 125 "janitor: inherited descriptors it cannot close (close_range and /proc/self/fd failing): it stops"
+fi
+
+# The launcher likewise: descriptor 0 closed and /dev/null that cannot be
+# opened there stops it before anything it opens could land on 0.
+with3 file 1 "$RUN" --version
+want 0 "confpol-run: descriptor 0 closed: opened on /dev/null, it runs"
+if injecting "confpol-run"; then
+    # shellcheck disable=SC2086
+    with3 file 1 strace -qq -o /dev/null $FAIL_OPEN "$RUN" --version
+    want 125 "confpol-run: descriptor 0 closed and /dev/null not opened: it stops"
 fi
 
 # The stage without its three descriptors: it refuses its arguments once
