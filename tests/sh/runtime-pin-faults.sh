@@ -4,8 +4,8 @@
 # the runtime's own process (and the Landlock enforcer's child) makes on the way to the command (found by
 # tracing a clean launch: no list kept here), each of its calls in turn is
 # made to fail (strace fault injection, error EIO or ENOMEM), under both
-# enforcers.  Whatever the runtime then does — refuse, or run the command
-# confined — the command never writes outside its write root and never
+# enforcers.  Whatever the runtime then does — refuse (never by dying of a
+# signal), or run the command confined — the command never writes outside its write root and never
 # opens a Unix socket under `net deny`; a run that exits 0 ran the
 # command; and a command that runs finds what a clean launch gives it: the
 # same working directory, no capabilities, no_new_privs and a seccomp
@@ -104,6 +104,10 @@ judge() {
         bad "$1: exit $rc: the command ran otherwise than in a clean launch: $(grep '^fp ' "$T/out")"
     elif [ $rc = 124 ] || [ $rc = 137 ]; then
         bad "$1: the launch hung"
+    elif [ $rc -gt 128 ] && [ $rc != 159 ] && [ $ran = 0 ]; then
+        # (159: SIGSYS, a call injected after the confinement filter is
+        # on is one the filter kills)
+        bad "$1: the runtime died of signal $((rc - 128)) instead of refusing"
     else
         return 0
     fi
