@@ -1866,7 +1866,7 @@ struct superv {
     int sigfd, st, ep;
     struct status ss;
     struct errbuf err;
-    bool held_said; /* 'H' sent: bwrap wrote before the stage started */
+    bool held_said; /* 'H' sent: bwrap's stderr was about to be read */
     bool go_sent;   /* 'G' sent */
     int wstatus;
     int got_signal; /* a signal that arrived before the command started */
@@ -1920,13 +1920,16 @@ static void superv_status(struct superv *s)
     superv_tell(s, "G");
     s->go_sent = true;
 }
-/* One read of bwrap's stderr; false when the pipe is done.  Under
- * --enforcer auto, before the stage started, the stage is first told that
- * something is held ('H'), then it is read: a stage that found the pipe
- * empty finds the 'H' (spec/runtime.md §6, step 7). */
+/* One read of bwrap's stderr; false when the pipe is done.  Before the
+ * first read the stage is told ('H'), whatever is done with the bytes:
+ * held (--enforcer auto before the stage started) or relayed, a read
+ * empties the pipe before its bytes reach our stderr, and a stage that
+ * counted an empty pipe in between would execute the command first.  A
+ * stage that found the pipe empty finds the 'H' and waits for the 'G'
+ * this loop sends only after the write (spec/runtime.md §6, step 7). */
 static bool superv_stderr(struct superv *s)
 {
-    if (!superv_relays(s) && !s->held_said) {
+    if (!s->held_said && !s->go_sent) {
         superv_tell(s, "H");
         s->held_said = true;
     }
