@@ -1543,7 +1543,16 @@ static _Noreturn void bwrap_child(const struct bwrap_spawn *s)
     for (int sig = 1; sig < NSIG; sig++)
         if (sig != SIGKILL && sig != SIGSTOP)
             signal(sig, SIG_DFL);
-    sigprocmask(SIG_SETMASK, s->oldmask, NULL);
+    /* Our mask blocks the signals we forward (signalfd): left on bwrap,
+     * the command would start with them blocked and never see a Ctrl-C
+     * or a SIGTERM forwarded to it.  A refusal, never a fall-back. */
+    if (sigprocmask(SIG_SETMASK, s->oldmask, NULL) < 0) {
+        _Static_assert(CP_RT_EXIT_ERROR == 125, "the code in the message");
+        static const char m[] = "E125 cannot unblock signals for bwrap; "
+                                "nothing was run";
+        send(s->status_fd, m, sizeof m - 1, MSG_NOSIGNAL);
+        _exit(CP_RT_EXIT_ERROR);
+    }
     bool ok = dup2(s->err_fd, 2) >= 0;
     for (int i = 0; ok && i < 4; i++)
         ok = fcntl(s->inherit[i], F_SETFD, 0) >= 0;
