@@ -1877,6 +1877,7 @@ struct superv {
     struct errbuf err;
     bool held_said; /* 'H' sent: bwrap's stderr was about to be read */
     bool go_sent;   /* 'G' sent */
+    bool stop_sent; /* 'K' sent: a signal came before the command started */
     int wstatus;
     int got_signal; /* a signal that arrived before the command started */
     int cmd_pidfd;  /* the command, once started (-1: none or gone) */
@@ -1951,6 +1952,28 @@ static bool superv_stderr(struct superv *s)
     return n < 0 && (errno == EINTR || errno == EAGAIN);
 }
 
+/* A signal before the stage's 'S' was read: the stage is told ('K' and
+ * the signal) before anything else, then its messages are read again.
+ * Without the 'S' the setup is killed (forward_signal), but bwrap's
+ * sandbox can outlive that kill (its parent-death signal is set after it
+ * starts): a stage that starts later, or is still before its check, finds
+ * the 'K' and dies by the signal instead of executing the command after
+ * we returned.  An 'S' read now was sent before the 'K': the command may
+ * run already, and the signal is forwarded to it as to any started one
+ * (spec/runtime.md §6, step 7). */
+static void superv_stop(struct superv *s, int sig)
+{
+    if (s->stop_sent)
+        return;
+    char m[16];
+    int n = snprintf(m, sizeof m, "K%d", sig);
+    s->stop_sent = true;
+    if (send(s->st, m, (size_t)n, MSG_NOSIGNAL) != n &&
+        shutdown(s->st, SHUT_WR) != 0)
+        kill(s->child, SIGKILL);
+    superv_status(s);
+}
+
 /* Pending signals: SIGCHLD reaps bwrap, the others are forwarded.  True
  * when bwrap was reaped. */
 static bool superv_signals(struct superv *s)
@@ -1964,6 +1987,8 @@ static bool superv_signals(struct superv *s)
                      waitpid(s->child, &s->wstatus, WNOHANG) == s->child;
             continue;
         }
+        if (!s->ss.started)
+            superv_stop(s, sig);
         if (!s->ss.started)
             s->got_signal = sig;
         forward_signal(sig, s->ss.cmd_pid, s->cmd_pidfd, s->cmd_gone, s->child);
@@ -2039,10 +2064,12 @@ static int launch_outcome(struct superv *s, const char *bwrap, char *reason,
         return 0;
     }
     *why = NULL;
-    if (s->ss.started)
-        return bwrap_status; /* the command's own status */
+    /* A signal before 'S' was read: the stage, if it ran, found the 'K'
+     * first and never executed the command (superv_stop). */
     if (s->got_signal)
         return 128 + s->got_signal;
+    if (s->ss.started)
+        return bwrap_status; /* the command's own status */
     if (l->fallback_why && cp_rt_bwrap_ns_failure(s->err.text)) {
         snprintf(l->fallback_why, l->fallback_why_size,
                  "bwrap cannot create its "
