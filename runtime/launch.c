@@ -1543,7 +1543,16 @@ static _Noreturn void bwrap_child(const struct bwrap_spawn *s)
     for (int sig = 1; sig < NSIG; sig++)
         if (sig != SIGKILL && sig != SIGSTOP)
             signal(sig, SIG_DFL);
-    sigprocmask(SIG_SETMASK, s->oldmask, NULL);
+    /* Our mask blocks the signals we forward (signalfd): left on bwrap,
+     * the command would start with them blocked and never see a Ctrl-C
+     * or a SIGTERM forwarded to it.  A refusal, never a fall-back. */
+    if (sigprocmask(SIG_SETMASK, s->oldmask, NULL) < 0) {
+        _Static_assert(CP_RT_EXIT_ERROR == 125, "the code in the message");
+        static const char m[] = "E125 cannot unblock signals for bwrap; "
+                                "nothing was run";
+        send(s->status_fd, m, sizeof m - 1, MSG_NOSIGNAL);
+        _exit(CP_RT_EXIT_ERROR);
+    }
     bool ok = dup2(s->err_fd, 2) >= 0;
     for (int i = 0; ok && i < 4; i++)
         ok = fcntl(s->inherit[i], F_SETFD, 0) >= 0;
@@ -1866,8 +1875,9 @@ struct superv {
     int sigfd, st, ep;
     struct status ss;
     struct errbuf err;
-    bool held_said; /* 'H' sent: bwrap wrote before the stage started */
+    bool held_said; /* 'H' sent: bwrap's stderr was about to be read */
     bool go_sent;   /* 'G' sent */
+    bool stop_sent; /* 'K' sent: a signal came before the command started */
     int wstatus;
     int got_signal; /* a signal that arrived before the command started */
     int cmd_pidfd;  /* the command, once started (-1: none or gone) */
@@ -1920,13 +1930,16 @@ static void superv_status(struct superv *s)
     superv_tell(s, "G");
     s->go_sent = true;
 }
-/* One read of bwrap's stderr; false when the pipe is done.  Under
- * --enforcer auto, before the stage started, the stage is first told that
- * something is held ('H'), then it is read: a stage that found the pipe
- * empty finds the 'H' (spec/runtime.md §6, step 7). */
+/* One read of bwrap's stderr; false when the pipe is done.  Before the
+ * first read the stage is told ('H'), whatever is done with the bytes:
+ * held (--enforcer auto before the stage started) or relayed, a read
+ * empties the pipe before its bytes reach our stderr, and a stage that
+ * counted an empty pipe in between would execute the command first.  A
+ * stage that found the pipe empty finds the 'H' and waits for the 'G'
+ * this loop sends only after the write (spec/runtime.md §6, step 7). */
 static bool superv_stderr(struct superv *s)
 {
-    if (!superv_relays(s) && !s->held_said) {
+    if (!s->held_said && !s->go_sent) {
         superv_tell(s, "H");
         s->held_said = true;
     }
@@ -1937,6 +1950,28 @@ static bool superv_stderr(struct superv *s)
         return true;
     }
     return n < 0 && (errno == EINTR || errno == EAGAIN);
+}
+
+/* A signal before the stage's 'S' was read: the stage is told ('K' and
+ * the signal) before anything else, then its messages are read again.
+ * Without the 'S' the setup is killed (forward_signal), but bwrap's
+ * sandbox can outlive that kill (its parent-death signal is set after it
+ * starts): a stage that starts later, or is still before its check, finds
+ * the 'K' and dies by the signal instead of executing the command after
+ * we returned.  An 'S' read now was sent before the 'K': the command may
+ * run already, and the signal is forwarded to it as to any started one
+ * (spec/runtime.md §6, step 7). */
+static void superv_stop(struct superv *s, int sig)
+{
+    if (s->stop_sent)
+        return;
+    char m[16];
+    int n = snprintf(m, sizeof m, "K%d", sig);
+    s->stop_sent = true;
+    if (send(s->st, m, (size_t)n, MSG_NOSIGNAL) != n &&
+        shutdown(s->st, SHUT_WR) != 0)
+        kill(s->child, SIGKILL);
+    superv_status(s);
 }
 
 /* Pending signals: SIGCHLD reaps bwrap, the others are forwarded.  True
@@ -1952,6 +1987,8 @@ static bool superv_signals(struct superv *s)
                      waitpid(s->child, &s->wstatus, WNOHANG) == s->child;
             continue;
         }
+        if (!s->ss.started)
+            superv_stop(s, sig);
         if (!s->ss.started)
             s->got_signal = sig;
         forward_signal(sig, s->ss.cmd_pid, s->cmd_pidfd, s->cmd_gone, s->child);
@@ -2027,10 +2064,12 @@ static int launch_outcome(struct superv *s, const char *bwrap, char *reason,
         return 0;
     }
     *why = NULL;
-    if (s->ss.started)
-        return bwrap_status; /* the command's own status */
+    /* A signal before 'S' was read: the stage, if it ran, found the 'K'
+     * first and never executed the command (superv_stop). */
     if (s->got_signal)
         return 128 + s->got_signal;
+    if (s->ss.started)
+        return bwrap_status; /* the command's own status */
     if (l->fallback_why && cp_rt_bwrap_ns_failure(s->err.text)) {
         snprintf(l->fallback_why, l->fallback_why_size,
                  "bwrap cannot create its "

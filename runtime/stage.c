@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -569,19 +570,50 @@ static void stage_unix_supervise(const struct stage_opts *o)
  * order nothing written before this check is missed: what the launcher
  * read after the count was told by an 'H' sent before that read.  The end
  * of the socket (the launcher is gone) refuses. */
+/* 'K' SIGNAL: a signal reached the launcher before it read our 'S' (it
+ * may have killed bwrap's setup, which does not always take this process
+ * with it): we die by that signal, as the command would have, and never
+ * execute it. */
+static void stage_stop_if_told(const char *m, ssize_t n)
+{
+    if (n < 2 || m[0] != 'K')
+        return;
+    long v = strtol(m + 1, NULL, 10);
+    int sig = v > 0 && v < NSIG ? (int)v : 0;
+    if (sig && sig != SIGKILL && sig != SIGSTOP) {
+        sigset_t u;
+        signal(sig, SIG_DFL);
+        sigemptyset(&u);
+        sigaddset(&u, sig);
+        sigprocmask(SIG_UNBLOCK, &u, NULL);
+        raise(sig);
+    }
+    _exit(CP_RT_EXIT_ERROR);
+}
+
+/* One message from the launcher ('H', 'G' or 'K' SIGNAL) into m (NUL
+ * ended), its length, or -1 with errno; 'K' ends the stage here. */
+static ssize_t stage_recv(char *m, size_t size, int flags)
+{
+    ssize_t n;
+    while ((n = recv(stage_status_fd, m, size - 1, flags)) < 0 &&
+           errno == EINTR)
+        ;
+    m[n > 0 ? n : 0] = '\0';
+    stage_stop_if_told(m, n);
+    return n;
+}
+
 static bool stage_bwrap_spoke(void)
 {
     int unread = 0;
     bool spoke = ioctl(stage_pipe_fd, FIONREAD, &unread) < 0 || unread > 0;
-    char c = 0;
-    ssize_t n;
-    while ((n = recv(stage_status_fd, &c, 1, MSG_DONTWAIT)) < 0 &&
-           errno == EINTR)
-        ;
+    char m[16];
+    ssize_t n = stage_recv(m, sizeof m, MSG_DONTWAIT);
     if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) ||
-        (n == 1 && c != 'H'))
+        (n > 0 && strcmp(m, "H")))
         stage_report('E', CP_RT_EXIT_ERROR, "stage: the launcher is gone");
-    return spoke || n == 1;
+    return spoke || n > 0;
 }
 
 /* Before exec: when bwrap has written on stderr, asks the launcher ('W')
@@ -592,15 +624,14 @@ static bool stage_bwrap_spoke(void)
 static void stage_go(const char *say)
 {
     if (stage_bwrap_spoke()) {
-        char c = 0;
+        char m[16];
         ssize_t n;
         if (send(stage_status_fd, "W", 1, MSG_NOSIGNAL) != 1)
             stage_report('E', CP_RT_EXIT_ERROR, "stage: the launcher is gone");
         /* An 'H' may come first: the launcher read after our count. */
-        while (((n = recv(stage_status_fd, &c, 1, 0)) < 0 && errno == EINTR) ||
-               (n == 1 && c == 'H'))
+        while ((n = stage_recv(m, sizeof m, 0)) > 0 && !strcmp(m, "H"))
             ;
-        if (n != 1 || c != 'G')
+        if (n <= 0 || strcmp(m, "G"))
             stage_report('E', CP_RT_EXIT_ERROR, "stage: the launcher is gone");
     }
     close(stage_pipe_fd);

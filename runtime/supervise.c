@@ -140,7 +140,14 @@ int cp_rt_supervise(int (*child_fn)(void *), void *ctx, const char *prog)
          * caller's shell), and the terminal's signals reach the runtime,
          * which forwards them to the command's group. */
         setsid();
-        sigprocmask(SIG_SETMASK, &old, NULL);
+        /* Left blocked, the command would never see a signal forwarded
+         * to it (a Ctrl-C, a SIGTERM). */
+        if (sigprocmask(SIG_SETMASK, &old, NULL) < 0) {
+            cp_rt_eprintf("%s: cannot unblock signals for the command: %s; "
+                          "nothing was run\n",
+                          prog, strerror(errno));
+            _exit(CP_RT_EXIT_ERROR);
+        }
         _exit(child_fn(ctx) & 0xff);
     }
     if (child < 0) {

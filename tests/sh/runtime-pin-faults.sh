@@ -51,7 +51,8 @@ int main(int argc, char **argv)
          * the bounding set cannot be gained back by exec */
         if ((!strncmp(line, "Cap", 3) && strncmp(line, "CapBnd", 6)) ||
             !strncmp(line, "NoNewPrivs", 10) ||
-            !strncmp(line, "Seccomp:", 8)) {
+            !strncmp(line, "Seccomp:", 8) || !strncmp(line, "SigBlk", 6) ||
+            !strncmp(line, "SigIgn", 6)) {
             line[strcspn(line, "\n")] = '\0';
             printf(" %s", line);
         }
@@ -79,6 +80,9 @@ $MK "$T/a.txt" "$T/a.bwrap" || exit 2
 $MK "$T/net.txt" "$T/net.bwrap" || exit 2
 
 fails=0 n=0
+# The caller's blocked signals, as the probe sees them outside.
+caller_blk=$("$T/probe" "$T/ro/x" "$T/ro/x" | sed -n 's/.* SigBlk:	\([0-9a-f]*\).*/\1/p')
+rm -f "$T/ro/x"
 bad() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; }
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 
@@ -116,18 +120,23 @@ judge() {
 }
 
 # The Landlock enforcer's child (a fork of the launcher: it confines
-# itself and execs the command) makes the calls that confine: each of its
-# calls up to the command's execve fails in turn (strace -f; the ordinal
-# counts per process, so a call the launcher makes as often fails there
-# too, and the launch is refused).
+# itself and execs the command) makes the calls that confine, and the
+# bwrap enforcer's child sets up bwrap's process (its signal mask, its
+# descriptors): each of its calls up to its execve fails in turn (strace
+# -f; the ordinal counts per process, so a call the launcher makes as
+# often fails there too, and the launch is refused).  The fingerprint
+# holds the command's blocked and ignored signals: a child that goes on
+# after a failed rt_sigprocmask starts the command with the signals the
+# launcher forwards blocked (a Ctrl-C never reaches it).
 child_faults() {
-    launch landlock strace -f -qq -o "$T/ftrace"
+    e=$1 mark=$2
+    launch "$e" strace -f -qq -o "$T/ftrace"
     lp=$(awk 'NR == 1 { print $1 }' "$T/ftrace")
     ccalls=$(awk -v lp="$lp" '$1 != lp && $2 ~ /^[a-z_0-9]+\(/ {
             c = $2; sub(/\(.*/, "", c); if (c == "execve" && / = 0$/) exit; print c }' "$T/ftrace" |
         grep -v -x -E 'execve|rt_sigreturn|exit_group' | sort | uniq -c | awk '{ print $2 ":" $1 }')
-    case $ccalls in *capset*) ;; *)
-        bad "landlock: the child's calls not found (no capset): $(echo $ccalls)"
+    case $ccalls in *$mark*) ;; *)
+        bad "$e: the child's calls not found (no $mark): $(echo $ccalls)"
         head -5 "$T/ftrace" | sed "s/^/#   /"
         return ;;
     esac
@@ -135,16 +144,16 @@ child_faults() {
     for sc in $ccalls; do
         name=${sc%:*} count=${sc#*:} i=1
         while [ $i -le "$count" ]; do
-            launch landlock strace -f -qq -o /dev/null -e trace="$name" \
+            launch "$e" strace -f -qq -o /dev/null -e trace="$name" \
                 -e inject="$name:error=EIO:when=$i"
             runs=$((runs + 1))
-            if judge "landlock/$art: the child's call $i of $name fails"; then
+            if judge "$e/$art: the child's call $i of $name fails"; then
                 if [ $ran = 1 ]; then held=$((held + 1)); else refused=$((refused + 1)); fi
             fi
             i=$((i + 1))
         done
     done
-    ok "landlock/$art: the child: $runs launches with one failing call: $refused refused, $held ran confined, $(echo "$ccalls" | wc -w) system calls"
+    ok "$e/$art: the child: $runs launches with one failing call: $refused refused, $held ran confined, $(echo "$ccalls" | wc -w) system calls"
 }
 
 for v in $enforcers bwrap:net; do
@@ -162,7 +171,10 @@ for v in $enforcers bwrap:net; do
     # --cap-drop ALL and --unshare-net: no capability in any set the
     # command can use, no_new_privs, a seccomp filter; in $T/w (--chdir).
     want="fp cwd=$T/w CapInh:	0000000000000000 CapPrm:	0000000000000000 CapEff:	0000000000000000 CapAmb:	0000000000000000 NoNewPrivs:	1 Seccomp:	2"
-    if [ "$clean_fp" = "$want" ]; then
+    # The signals blocked: the caller's (the launcher's own blocking
+    # undone); the ignored ones are compared with this launch only.
+    want="$want SigBlk:	$caller_blk"
+    if [ "$(echo "$clean_fp" | sed 's/ SigIgn:	[0-9a-f]*//; s/ \(SigBlk:	[0-9a-f]*\)\(.*\)/\2 \1/')" = "$want" ]; then
         ok "$e/$art: the command has no capabilities, no_new_privs, a seccomp filter, the --chdir directory"
     else
         bad "$e/$art: the command runs with: $clean_fp"
@@ -198,7 +210,10 @@ for v in $enforcers bwrap:net; do
         done
     done
     ok "$e/$art: $runs launches with one failing call: $refused refused, $held ran confined, $(echo "$calls" | wc -w) system calls"
-    [ "$e" = landlock ] && child_faults
+    case $e/$art in
+    landlock/a) child_faults landlock capset ;;
+    bwrap/a) child_faults bwrap setpgid ;;
+    esac
 done
 echo "$n checks, $fails failed"
 [ "$fails" -eq 0 ]

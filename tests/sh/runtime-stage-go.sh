@@ -11,7 +11,9 @@
 #   unread: the launcher stopped first, the warning stays in the pipe;
 #   held:   stopped 0.2 s after the warning, once the launcher has read it
 #           (and, under --enforcer auto, held it; --enforcer bwrap relays
-#           it at once).
+#           it at once);
+#   read:   the launcher has read the warning, its write is delayed
+#           (strace), so the pipe is empty when the stage counts.
 # The command writes on stderr at once; the warning must come first, then
 # the enforcer line (auto), then the command's line.  Without the wait the
 # command's line comes first in each launch (the launcher is stopped).
@@ -87,6 +89,40 @@ for where in unread held; do
             bad "$where, --enforcer $enf: out of order in $badn of 6 launches: $(cat "$T/bad")"
     done
 done
+
+# read: the launcher has read the warning but not yet written it (every
+# write of the launcher delayed 0.3 s by strace, the launcher alone
+# traced): the pipe is empty when the stage counts, so only an 'H' sent
+# before that read, under either enforcer, keeps the command waiting.
+# Without it the command's line came first under --enforcer bwrap in each
+# launch.
+if command -v strace >/dev/null 2>&1 && [ -z "${CONFPOL_SANITIZER:-}" ]; then
+    mkdir -p "$T/read"
+    stand_in "$T/read" "$warn" ":"
+    for enf in auto bwrap; do
+        badn=0
+        for i in 1 2 3 4 5 6; do
+            (cd "$T/proj" && PATH="$T/read:$PATH" timeout -k 5 60 strace -qq -e trace=write -e signal=none \
+                -e inject=write:delay_enter=300000 -o /dev/null "$RUN" --enforcer $enf "$T/a.bwrap" -- \
+                sh -c 'echo CMD >&2') 2>"$T/err" >/dev/null
+            rc=$?
+            if [ $enf = auto ]; then
+                printf 'bwrap: warning from the stand-in\n%s\nCMD\n' "$line" >"$T/want"
+            else
+                printf 'bwrap: warning from the stand-in\nCMD\n' >"$T/want"
+            fi
+            if [ $rc != 0 ] || ! cmp -s "$T/want" "$T/err"; then
+                badn=$((badn + 1))
+                cp "$T/err" "$T/bad"
+                echo "rc=$rc" >>"$T/bad"
+            fi
+        done
+        [ $badn = 0 ] && ok "read, not yet written, --enforcer $enf: bwrap's warning before the command's output in 6 launches" ||
+            bad "read, not yet written, --enforcer $enf: out of order in $badn of 6 launches: $(cat "$T/bad")"
+    done
+else
+    echo "ok - # SKIP strace is not installed (or a sanitizer build)"
+fi
 
 # Without anything from bwrap the stage does not ask: no 'W', no 'G'.
 if command -v strace >/dev/null 2>&1 && [ -z "${CONFPOL_SANITIZER:-}" ]; then
