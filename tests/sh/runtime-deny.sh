@@ -307,6 +307,13 @@ grep -q "bubblewrap (bwrap) is not installed" "$T/out" && ok "says bwrap is miss
 flush
 expect_rc "bwrap missing with --allow-unenforced runs unconfined" 0 env PATH=/nonexistent $RUNE --allow-unenforced -D PROJECT="$P" -D HOME="$H" "$T/a.bwrap" -- /bin/true
 grep -q "UNCONFINED" "$T/out" && ok "warns it runs unconfined" || bad "warns it runs unconfined"
+flush
+# Unconfined, a command that is not there is 127 and one that cannot be
+# executed 126 (spec/runtime.md §2), as confined.
+expect_rc "... a missing command unconfined: 127" 127 env PATH=/nonexistent $RUNE --allow-unenforced -D PROJECT="$P" -D HOME="$H" "$T/a.bwrap" -- "$T/no-such-command"
+grep -q "no-such-command: command not found" "$T/out" && ok "... says the command is not found" || bad "... says the command is not found: $(cat "$T/out")"
+flush
+expect_rc "... a command that cannot be executed unconfined: 126" 126 env PATH=/nonexistent $RUNE --allow-unenforced -D PROJECT="$P" -D HOME="$H" "$T/a.bwrap" -- "$T"
 fi
 # Landlock unavailable: valgrind answers ENOSYS to the landlock_* system
 # calls, as a kernel without Landlock or a filtering container does.
