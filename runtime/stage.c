@@ -503,27 +503,11 @@ static void stage_close_others(char **w, int sfd)
 static void stage_started(int sfd)
 {
     int pfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
-    union {
-        struct cmsghdr h;
-        char b[CMSG_SPACE(sizeof(int))];
-    } cm;
-    struct iovec iov = {.iov_base = "S", .iov_len = 1};
-    struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
-    if (pfd >= 0) {
-        memset(&cm, 0, sizeof cm);
-        mh.msg_control = cm.b;
-        mh.msg_controllen = sizeof cm.b;
-        struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
-        c->cmsg_level = SOL_SOCKET;
-        c->cmsg_type = SCM_RIGHTS;
-        c->cmsg_len = CMSG_LEN(sizeof(int));
-        memcpy(CMSG_DATA(c), &pfd, sizeof pfd);
-    }
-    ssize_t n = sendmsg(sfd, &mh, MSG_NOSIGNAL);
+    int rc = cp_rt_sock_send_msg(sfd, "S", 1, pfd);
     int err = errno;
     if (pfd >= 0)
         close(pfd);
-    if (n < 0)
+    if (rc < 0)
         stage_report('E', CP_RT_EXIT_ERROR, "stage: status: %s", strerror(err));
 }
 
