@@ -67,26 +67,35 @@ stand_in "$T/unread" "$stop" "$warn"
 stand_in "$T/held" "$warn" "sleep 0.2; $stop"
 
 line='confpol-run: enforcer: bwrap (auto: bwrap can create its namespaces); mounts and namespaces as build --fidelity rates the bwrap target'
+# in_order DESC ENF DIR LIMIT...: 6 launches with the stand-in of DIR
+# first on PATH, each started by LIMIT... (a timeout, and strace where
+# asked); bwrap's warning must come before the command's output in each.
+in_order() {
+    desc=$1 enf=$2 dir=$3
+    shift 3
+    if [ $enf = auto ]; then
+        printf 'bwrap: warning from the stand-in\n%s\nCMD\n' "$line" >"$T/want"
+    else
+        printf 'bwrap: warning from the stand-in\nCMD\n' >"$T/want"
+    fi
+    badn=0
+    for i in 1 2 3 4 5 6; do
+        (cd "$T/proj" && PATH="$dir:$PATH" "$@" "$RUN" --enforcer $enf "$T/a.bwrap" -- \
+            sh -c 'echo CMD >&2') 2>"$T/err" >/dev/null
+        rc=$?
+        if [ $rc != 0 ] || ! cmp -s "$T/want" "$T/err"; then
+            badn=$((badn + 1))
+            cp "$T/err" "$T/bad"
+            echo "rc=$rc" >>"$T/bad"
+        fi
+    done
+    [ $badn = 0 ] && ok "$desc, --enforcer $enf: bwrap's warning before the command's output in 6 launches" ||
+        bad "$desc, --enforcer $enf: out of order in $badn of 6 launches: $(cat "$T/bad")"
+}
+
 for where in unread held; do
     for enf in auto bwrap; do
-        badn=0
-        for i in 1 2 3 4 5 6; do
-            (cd "$T/proj" && PATH="$T/$where:$PATH" timeout -k 5 30 "$RUN" --enforcer $enf "$T/a.bwrap" -- \
-                sh -c 'echo CMD >&2') 2>"$T/err" >/dev/null
-            rc=$?
-            if [ $enf = auto ]; then
-                printf 'bwrap: warning from the stand-in\n%s\nCMD\n' "$line" >"$T/want"
-            else
-                printf 'bwrap: warning from the stand-in\nCMD\n' >"$T/want"
-            fi
-            if [ $rc != 0 ] || ! cmp -s "$T/want" "$T/err"; then
-                badn=$((badn + 1))
-                cp "$T/err" "$T/bad"
-                echo "rc=$rc" >>"$T/bad"
-            fi
-        done
-        [ $badn = 0 ] && ok "$where, --enforcer $enf: bwrap's warning before the command's output in 6 launches" ||
-            bad "$where, --enforcer $enf: out of order in $badn of 6 launches: $(cat "$T/bad")"
+        in_order "$where" $enf "$T/$where" timeout -k 5 30
     done
 done
 
@@ -100,25 +109,8 @@ if command -v strace >/dev/null 2>&1 && [ -z "${CONFPOL_SANITIZER:-}" ]; then
     mkdir -p "$T/read"
     stand_in "$T/read" "$warn" ":"
     for enf in auto bwrap; do
-        badn=0
-        for i in 1 2 3 4 5 6; do
-            (cd "$T/proj" && PATH="$T/read:$PATH" timeout -k 5 60 strace -qq -e trace=write -e signal=none \
-                -e inject=write:delay_enter=300000 -o /dev/null "$RUN" --enforcer $enf "$T/a.bwrap" -- \
-                sh -c 'echo CMD >&2') 2>"$T/err" >/dev/null
-            rc=$?
-            if [ $enf = auto ]; then
-                printf 'bwrap: warning from the stand-in\n%s\nCMD\n' "$line" >"$T/want"
-            else
-                printf 'bwrap: warning from the stand-in\nCMD\n' >"$T/want"
-            fi
-            if [ $rc != 0 ] || ! cmp -s "$T/want" "$T/err"; then
-                badn=$((badn + 1))
-                cp "$T/err" "$T/bad"
-                echo "rc=$rc" >>"$T/bad"
-            fi
-        done
-        [ $badn = 0 ] && ok "read, not yet written, --enforcer $enf: bwrap's warning before the command's output in 6 launches" ||
-            bad "read, not yet written, --enforcer $enf: out of order in $badn of 6 launches: $(cat "$T/bad")"
+        in_order "read, not yet written" $enf "$T/read" timeout -k 5 60 strace -qq -e trace=write \
+            -e signal=none -e inject=write:delay_enter=300000 -o /dev/null
     done
 else
     echo "ok - # SKIP strace is not installed (or a sanitizer build)"
