@@ -1,8 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* Bump allocator in zeroed chunks (large requests get their own chunk), a
- * string interning table, and the heap buffer used for emitted output. */
+/* Bump allocator in chunks (large requests get their own chunk), a string
+ * interning table, and the heap buffer used for emitted output.  A chunk
+ * from the heap is zeroed as it is handed out, not when it is taken from
+ * malloc: only the pages used are touched (a short-lived process, such as
+ * the gate hook, pays a page fault for each page it touches, and zeroing
+ * whole chunks was half of the hook's faults); a mapped chunk is zero
+ * already. */
 #include "arena.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,8 +57,10 @@ static struct cp_chunk *cp_chunk_new(size_t size)
             size = len - sizeof(*c);
         }
     }
-    if (!c)
-        c = cp_xcalloc(1, sizeof(*c) + size);
+    if (!c) {
+        c = cp_xmalloc(sizeof(*c) + size);
+        c->maplen = 0;
+    }
     c->size = size;
     return c;
 }
@@ -104,8 +112,7 @@ void cp_arena_reset(struct cp_arena *a)
         }
         cp_chunk_free(c);
     }
-    if (keep) { /* zeroed again: the arena hands out zeroed bytes */
-        memset(keep->data, 0, keep->used);
+    if (keep) { /* its bytes are zeroed again as they are handed out */
         keep->used = 0;
         keep->next = NULL;
     }
@@ -118,7 +125,7 @@ void cp_arena_reset(struct cp_arena *a)
 /* `n` bytes from a new chunk (the slow path of cp_arena_take, out of line
  * so that the fast path inlines into the allocators). */
 static __attribute__((noinline)) void *cp_arena_take_new(struct cp_arena *a,
-                                                         size_t n)
+                                                         size_t n, bool zero)
 {
     size_t chunk = CP_ARENA_CHUNK;
     while (chunk < CP_ARENA_CHUNK_MAX && chunk < a->used / 8)
@@ -135,35 +142,42 @@ static __attribute__((noinline)) void *cp_arena_take_new(struct cp_arena *a,
     }
     c->used = n;
     a->used += n;
+    if (zero && !c->maplen)
+        memset(c->data, 0, n);
     return c->data;
 }
 
-/* `n` bytes aligned to `align` (a power of two).  Chunks come zeroed
- * (calloc or mmap) and the arena never hands a byte out twice, so an
- * allocation needs no memset of its own: fresh pages from the system are
- * already zero and are not written twice. */
-static inline void *cp_arena_take(struct cp_arena *a, size_t n, size_t align)
+/* `n` bytes aligned to `align` (a power of two), zeroed when `zero` says
+ * so (a string's bytes are all written by its caller).  A mapped chunk's
+ * pages come zero from the system and the arena never hands a byte out
+ * twice, so they are not written here; a heap chunk's bytes are zeroed as
+ * they are handed out. */
+static inline void *cp_arena_take(struct cp_arena *a, size_t n, size_t align,
+                                  bool zero)
 {
     struct cp_chunk *c = a->head;
     if (!c)
-        return cp_arena_take_new(a, n);
+        return cp_arena_take_new(a, n, zero);
     size_t at = (c->used + align - 1) & ~(align - 1);
     if (at > c->size || c->size - at < n)
-        return cp_arena_take_new(a, n);
+        return cp_arena_take_new(a, n, zero);
     c->used = at + n;
     a->used += n;
-    return (char *)c->data + at;
+    char *p = (char *)c->data + at;
+    if (zero && !c->maplen)
+        memset(p, 0, n);
+    return p;
 }
 
 void *cp_arena_alloc(struct cp_arena *a, size_t n)
 {
-    return cp_arena_take(a, n ? n : 1, sizeof(max_align_t));
+    return cp_arena_take(a, n ? n : 1, sizeof(max_align_t), true);
 }
 
 /* Strings need no alignment: packing them saves a third of their space. */
 char *cp_arena_strndup(struct cp_arena *a, const char *s, size_t n)
 {
-    char *p = cp_arena_take(a, n + 1, 1);
+    char *p = cp_arena_take(a, n + 1, 1, false);
     memcpy(p, s, n);
     p[n] = '\0';
     return p;
@@ -208,7 +222,7 @@ char *cp_arena_cat(struct cp_arena *a, ...)
     va_start(ap, a);
     size_t n = cp_vcat_len(ap, len);
     va_end(ap);
-    char *t = cp_arena_take(a, n + 1, 1);
+    char *t = cp_arena_take(a, n + 1, 1, false);
     va_start(ap, a);
     cp_vcat_copy(t, n, ap, len);
     va_end(ap);
@@ -229,7 +243,7 @@ char *cp_arena_printf(struct cp_arena *a, const char *fmt, ...)
         cp_die_oom();
     if ((size_t)n < sizeof(tmp))
         return cp_arena_strndup(a, tmp, (size_t)n);
-    char *p = cp_arena_take(a, (size_t)n + 1, 1);
+    char *p = cp_arena_take(a, (size_t)n + 1, 1, false);
     va_start(ap, fmt);
     vsnprintf(p, (size_t)n + 1, fmt, ap);
     va_end(ap);
