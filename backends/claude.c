@@ -124,6 +124,7 @@ enum { CL_AHEAD = 8 };
 /* One entry of confpol.gates. */
 struct cl_gate_out {
     const char *id, *kind, *pattern, *verdict, *where;
+    struct cp_gate_key key; /* a words row's: "programs" when it has names */
 };
 
 struct cl_gates {
@@ -826,6 +827,10 @@ static void cl_gate_entry(struct cl *c, const struct cp_rule *r,
         .verdict = deny ? CP_CV_VERDICT_DENY : CP_CV_VERDICT_ASK,
         .where = where,
     };
+    /* The hook reads the key instead of parsing every row on every call
+     * (spec/gate.md, "Performance") */
+    if (g->kind == CP_GATE_WORDS)
+        cp_gate_key_of(c->a, g, &gs->v[gs->n - 1].key);
 }
 
 /* Does Claude's Bash rule syntax say exactly what the gate says? */
@@ -1757,6 +1762,19 @@ static void jw_list(struct cl_jw *w, const char *key, const struct cl_list *l)
     jw_close(w, ']');
 }
 
+/* A words row's "programs": the names its first word takes, the key the
+ * hook decides from whether a command line can reach the row. */
+static void cl_gate_programs(struct cl_jw *w, const struct cp_gate_key *k)
+{
+    jw_key(w, CP_CV_PROGRAMS);
+    jw_open(w, '[');
+    for (size_t i = 0; i < k->n; i++) {
+        jw_sep(w);
+        jw_str(w, k->names[i]);
+    }
+    jw_close(w, ']');
+}
+
 /* confpol.content: the detector classes in force and the content deny
  * patterns, which the gate applies to what file tools write. */
 static void cl_write_content(struct cl_jw *w, const struct cp_policy *p)
@@ -1903,6 +1921,8 @@ static void cl_write(const struct cl *c, struct cp_buf *out)
             jw_str(&w, g->kind);
             jw_key(&w, CP_CV_PATTERN);
             jw_str(&w, g->pattern);
+            if (g->key.kind == CP_GATE_KEY_PROGRAMS)
+                cl_gate_programs(&w, &g->key);
             jw_key(&w, CP_CV_VERDICT);
             jw_str(&w, g->verdict);
             jw_key(&w, CP_CV_WHERE);

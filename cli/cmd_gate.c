@@ -230,7 +230,7 @@ static int cp_gate_table_answer(struct cp_gate_run *g, struct cp_gate_table *t,
         return cp_gate_answer(g, CP_ALLOW, NULL, NULL);
     struct cp_gate_answer ans;
     cp_gate_table_decide(t, g->command, g->arena, &ans);
-    if (ans.error) { /* a deferred regcomp failed: as at load */
+    if (ans.error) { /* a deferred parse or regcomp failed: as at load */
         g->loaded = false;
         return cp_gate_fail(
             g, cp_arena_printf(g->arena, "'%s': %s", path, ans.error));

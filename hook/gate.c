@@ -454,15 +454,33 @@ static const char *cp_gate_table_words(struct cp_arena *a,
                                        const struct cp_cv_gate_row *r,
                                        struct cp_gate_entry *e)
 {
-    const char *perr = cp_gate_check_words(scratch, a, r->pattern,
-                                           r->pattern_len, &e->key);
-    cp_arena_reset(scratch);
-    if (perr)
-        return cp_arena_printf(a, "%s: invalid pattern: %s", r->id, perr);
     e->pat.kind = CP_GATE_WORDS;
     e->pat.text = r->pattern;
     e->deferred = true;
-    return NULL;
+    if (r->programs) { /* the compiler's key: checked where it is used */
+        e->key = (struct cp_gate_key){.kind = CP_GATE_KEY_PROGRAMS,
+                                      .names = r->programs,
+                                      .n = r->nprograms};
+        e->key_given = true;
+        return NULL;
+    }
+    const char *perr = cp_gate_check_words(scratch, a, r->pattern,
+                                           r->pattern_len, &e->key);
+    cp_arena_reset(scratch);
+    return perr ? cp_arena_printf(a, "%s: invalid pattern: %s", r->id, perr)
+                : NULL;
+}
+
+/* Does the key the parse of a row gives match the key the row carried? */
+static bool cp_gate_key_same(const struct cp_gate_key *x,
+                             const struct cp_gate_key *y)
+{
+    if (x->kind != y->kind || x->n != y->n)
+        return false;
+    for (size_t i = 0; i < x->n; i++)
+        if (strcmp(x->names[i], y->names[i]) != 0)
+            return false;
+    return true;
 }
 
 /* Row r of "gates" (read by cp_cv_gate_rows) into e.  The strings are
@@ -713,7 +731,13 @@ static int cp_gate_row_matches(struct cp_gate_entry *e,
         struct cp_gate_pat p;
         const char *perr = cp_gate_parse(ta, e->pat.text, strlen(e->pat.text),
                                          false, &p);
-        if (perr) { /* checked when the table was read: not expected */
+        struct cp_gate_key k;
+        if (!perr && e->key_given) {
+            cp_gate_key_of(a, &p, &k);
+            if (!cp_gate_key_same(&k, &e->key))
+                perr = "its programs are not the names its first word takes";
+        }
+        if (perr) { /* an invalid row is an invalid table, found late */
             *err = cp_arena_printf(a, "%s: invalid pattern: %s", e->id, perr);
             return -1;
         }

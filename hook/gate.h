@@ -162,8 +162,10 @@ struct cp_gate_entry {
     const char *where;                /* "FILE:LINE" */
     /* An artifact's word pattern is checked when the table is read, then
      * parsed again only for a line holding what its key asks for (pat then
-     * holds only its kind and text until it is) */
-    bool deferred;
+     * holds only its kind and text until it is); a row that carries its
+     * key ("programs") is not parsed before that, and its parse must then
+     * give the key it carries (key_given) */
+    bool deferred, key_given;
     struct cp_gate_key key;
 };
 

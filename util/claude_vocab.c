@@ -19,6 +19,30 @@ static const char *cv_str(const struct cp_jnode *o, const char *key,
     return v->s;
 }
 
+/* The optional "programs" of row r (a words row) into r. */
+static const char *cv_programs(struct cp_arena *a, const struct cp_jnode *g,
+                               struct cp_cv_gate_row *r)
+{
+    const struct cp_jnode *v = cp_json_get(g, CP_CV_PROGRAMS, NULL);
+    r->programs = NULL;
+    r->nprograms = 0;
+    if (!v)
+        return NULL;
+    bool ok = r->kind == CP_CV_WORDS && v->type == CP_J_ARR && v->n;
+    for (size_t i = 0; ok && i < v->n; i++)
+        ok = v->items[i]->type == CP_J_STR && v->items[i]->len;
+    if (!ok)
+        return cp_arena_printf(a,
+                               "%s: programs is not a non-empty array of "
+                               "names of a words row",
+                               r->id);
+    r->programs = cp_arena_alloc(a, v->n * sizeof *r->programs);
+    for (size_t i = 0; i < v->n; i++)
+        r->programs[i] = v->items[i]->s;
+    r->nprograms = v->n;
+    return NULL;
+}
+
 /* Row i (0-based) of "gates" into r. */
 static const char *cv_gate_row(struct cp_arena *a, const struct cp_jnode *g,
                                size_t i, struct cp_cv_gate_row *r)
@@ -58,7 +82,7 @@ static const char *cv_gate_row(struct cp_arena *a, const struct cp_jnode *g,
                                "%s: invalid pattern: the pattern of kind "
                                "\"unknown\" is not \"unknown\"",
                                r->id);
-    return NULL;
+    return cv_programs(a, g, r);
 }
 
 const char *cp_cv_gate_rows(struct cp_arena *a, const struct cp_jnode *conf,

@@ -34,6 +34,7 @@
 #define CP_CV_ID "id"
 #define CP_CV_KIND "kind"
 #define CP_CV_PATTERN "pattern"
+#define CP_CV_PROGRAMS "programs" /* a words row: its first word's names */
 #define CP_CV_VERDICT "verdict"
 #define CP_CV_WHERE "where"
 
@@ -65,6 +66,11 @@ struct cp_cv_gate_row {
     size_t pattern_len;
     bool deny; /* verdict "deny", else "ask" */
     enum cp_cv_kind kind;
+    /* "programs" of a words row: the names its first word can take (the
+     * pattern's key, cp_gate_key_of), written by the compiler so that the
+     * hook need not parse a row no command line reaches; NULL without */
+    const char **programs;
+    size_t nprograms;
 };
 
 struct cp_jnode;
@@ -72,7 +78,9 @@ struct cp_jnode;
  * (arena) and *n.  NULL, or why the table is invalid (arena): no array,
  * a row that is not an object with string id, verdict, kind, pattern and
  * where, a verdict other than ask or deny, a kind other than words, regex
- * or unknown, or an unknown row whose pattern is not "unknown".  *n counts
+ * or unknown, an unknown row whose pattern is not "unknown", or a
+ * "programs" that is not a non-empty array of non-empty strings of a
+ * words row.  *n counts
  * the rows read before an invalid one. */
 const char *cp_cv_gate_rows(struct cp_arena *a, const struct cp_jnode *conf,
                             struct cp_cv_gate_row **rows, size_t *n);

@@ -353,6 +353,51 @@ START_TEST(table_words_outlive_decision)
 }
 END_TEST
 
+/* A words row that carries its programs is not parsed when the table is
+ * read, only when a command line runs one of them; its parse must then
+ * succeed and give the same programs, else the call is denied as by a
+ * table that failed to load.  Row 1's pattern is invalid; row 2 names
+ * programs its pattern does not (a hand-made artifact: the compiler writes
+ * the pattern's own); row 3 is the compiler's. */
+static const char keyed_json[] =
+    "{\"confpol\": {\"version\": 1, \"stem\": \"p\", \"failClosed\": true, "
+    "\"gates\": ["
+    "{\"id\": \"gate#1\", \"verdict\": \"ask\", \"kind\": \"words\", "
+    "\"pattern\": \"make {a|\", \"programs\": [\"make\"], "
+    "\"where\": \"p:1\"},"
+    "{\"id\": \"gate#2\", \"verdict\": \"deny\", \"kind\": \"words\", "
+    "\"pattern\": \"{curl|wget} *\", \"programs\": [\"curl\", \"fetch\"], "
+    "\"where\": \"p:2\"},"
+    "{\"id\": \"gate#3\", \"verdict\": \"ask\", \"kind\": \"words\", "
+    "\"pattern\": \"{git|hub} push *\", \"programs\": [\"git\", \"hub\"], "
+    "\"where\": \"p:3\"}]}}";
+
+START_TEST(table_keyed_rows)
+{
+    struct cp_gate_table t;
+    ck_assert_ptr_null(
+        cp_gate_table_parse(ar, keyed_json, sizeof keyed_json - 1, &t));
+    ck_assert_uint_eq(t.ngates, 3);
+    struct cp_gate_answer ans;
+    cp_gate_table_decide(&t, "ls -l", ar, &ans);
+    ck_assert_int_eq(ans.verdict, CP_ALLOW);
+    ck_assert_ptr_null(ans.error);
+    cp_gate_table_decide(&t, "hub push origin", ar, &ans);
+    ck_assert_int_eq(ans.verdict, CP_ASK);
+    ck_assert_str_eq(ans.rule, "gate#3");
+    cp_gate_table_decide(&t, "make all", ar, &ans);
+    ck_assert_int_eq(ans.verdict, CP_DENY);
+    ck_assert_ptr_nonnull(ans.error);
+    ck_assert_msg(strncmp(ans.error, "gate#1: invalid pattern: ", 25) == 0,
+                  "%s", ans.error);
+    cp_gate_table_decide(&t, "curl -fsSL https://example.com", ar, &ans);
+    ck_assert_int_eq(ans.verdict, CP_DENY);
+    ck_assert_str_eq(ans.error, "gate#2: invalid pattern: its programs are "
+                                "not the names its first word takes");
+    cp_gate_table_free(&t);
+}
+END_TEST
+
 static const struct {
     const char *json;
     const char *err;
@@ -391,6 +436,33 @@ static const struct {
      "{\"id\": \"gate#2\", \"verdict\": \"ask\", \"kind\": \"regex\", "
      "\"pattern\": \"\", \"where\": \"p:2\"}]}}",
      "gate#2: invalid pattern: empty pattern"},
+    {"{\"confpol\": {\"version\": 1, \"stem\": \"p\", \"failClosed\": false, "
+     "\"gates\": ["
+     "{\"id\": \"gate#1\", \"verdict\": \"ask\", \"kind\": \"words\", "
+     "\"pattern\": \"git *\", \"programs\": \"git\", \"where\": \"p:1\"}]}}",
+     "gate#1: programs is not a non-empty array of names of a words row"},
+    {"{\"confpol\": {\"version\": 1, \"stem\": \"p\", \"failClosed\": false, "
+     "\"gates\": ["
+     "{\"id\": \"gate#1\", \"verdict\": \"ask\", \"kind\": \"words\", "
+     "\"pattern\": \"git *\", \"programs\": [], \"where\": \"p:1\"}]}}",
+     "gate#1: programs is not a non-empty array of names of a words row"},
+    {"{\"confpol\": {\"version\": 1, \"stem\": \"p\", \"failClosed\": false, "
+     "\"gates\": ["
+     "{\"id\": \"gate#1\", \"verdict\": \"ask\", \"kind\": \"words\", "
+     "\"pattern\": \"git *\", \"programs\": [\"git\", \"\"], "
+     "\"where\": \"p:1\"}]}}",
+     "gate#1: programs is not a non-empty array of names of a words row"},
+    {"{\"confpol\": {\"version\": 1, \"stem\": \"p\", \"failClosed\": false, "
+     "\"gates\": ["
+     "{\"id\": \"gate#1\", \"verdict\": \"ask\", \"kind\": \"words\", "
+     "\"pattern\": \"git *\", \"programs\": [\"git\", 7], "
+     "\"where\": \"p:1\"}]}}",
+     "gate#1: programs is not a non-empty array of names of a words row"},
+    {"{\"confpol\": {\"version\": 1, \"stem\": \"p\", \"failClosed\": false, "
+     "\"gates\": ["
+     "{\"id\": \"gate#1\", \"verdict\": \"ask\", \"kind\": \"regex\", "
+     "\"pattern\": \"git\", \"programs\": [\"git\"], \"where\": \"p:1\"}]}}",
+     "gate#1: programs is not a non-empty array of names of a words row"},
 };
 
 START_TEST(table_invalid)
@@ -692,6 +764,7 @@ Suite *cp_test_gate_suite(void)
     tcase_add_test(tc, answer_text);
     tcase_add_test(tc, table_decide);
     tcase_add_test(tc, table_words_outlive_decision);
+    tcase_add_test(tc, table_keyed_rows);
     tcase_add_loop_test(tc, table_invalid, 0,
                         sizeof bad_tables / sizeof bad_tables[0]);
     tcase_add_test(tc, table_bad_regex);
