@@ -1812,6 +1812,12 @@ struct cc_chains {
      * first set is common in prose and code ("se", "ke", "fo"), the two
      * together seldom are */
     uint64_t pair2[65536 / 64];
+    /* the union of the two: an anchor at i has its first pair in the
+     * first set and its second, at i + 1, in the second, so the pair at
+     * every even position of the text is in the union when an anchor
+     * starts there or one byte before; the scan looks at every other
+     * position first */
+    uint64_t either[65536 / 64];
 };
 
 /* Pair p's bit of set, as 0 or 1 (a number, so that two can be and-ed
@@ -1934,6 +1940,8 @@ static void cc_chains_build(struct cc_chains *ch, unsigned classes, bool verbs)
     }
     if (verbs)
         cc_chains_verbs(ch);
+    for (size_t w = 0; w < sizeof ch->either / sizeof ch->either[0]; w++)
+        ch->either[w] = ch->pair[w] | ch->pair2[w];
 }
 
 /* Tries the enabled anchors of the chain from k at t[i]. */
@@ -1986,21 +1994,26 @@ static void cc_anchors(struct cc_ctx *c, long *slot, bool verbs)
     const struct cc_chains *ch = c->ch;
     size_t skip[CC_NANCH] = {0};
     const unsigned char *u = (const unsigned char *)c->text;
-    const uint64_t *pair = ch->pair, *pair2 = ch->pair2;
-    size_t len = c->len, i = 0, words = 0;
-    /* an anchor or a verb starts only where its first two bytes and its
-     * second and third are pairs of the sets; the loop tests nothing
-     * else, and its steps do not depend on each other */
-    for (; i + 2 < len; i++) {
-        /* both tests, then one branch: the first pair alone is common
-         * enough that a branch on it is mispredicted often */
-        if (!(cc_pair_get(pair, (unsigned)u[i] << 8 | u[i + 1]) &
-              cc_pair_get(pair2, (unsigned)u[i + 1] << 8 | u[i + 2])))
+    const uint64_t *pair = ch->pair, *pair2 = ch->pair2, *either = ch->either;
+    size_t len = c->len, words = 0;
+    /* an anchor or a verb starts at i only where its first two bytes and
+     * its second and third are pairs of the sets; every even position j
+     * is looked at once (one load, one branch, for two positions), and
+     * only where its pair is in their union are i = j - 1 and i = j
+     * tested, in that order */
+    for (size_t j = 0; j + 1 < len; j += 2) {
+        if (!cc_pair_get(either, (unsigned)u[j] << 8 | u[j + 1]))
             continue;
-        cc_anchors_at(c, slot, skip, i);
-        if (verbs && i >= words)
-            words = cc_override_word(c, i);
+        for (size_t i = j ? j - 1 : 0; i <= j && i + 2 < len; i++) {
+            if (!(cc_pair_get(pair, (unsigned)u[i] << 8 | u[i + 1]) &
+                  cc_pair_get(pair2, (unsigned)u[i + 1] << 8 | u[i + 2])))
+                continue;
+            cc_anchors_at(c, slot, skip, i);
+            if (verbs && i >= words)
+                words = cc_override_word(c, i);
+        }
     }
+    size_t i = len >= 2 ? len - 2 : 0;
     /* the last two bytes: an anchor of two bytes at most */
     if (i + 1 < len && cc_pair_on(pair, (unsigned)u[i] << 8 | u[i + 1]))
         cc_anchors_at(c, slot, skip, i);
