@@ -91,6 +91,17 @@ def main():
                   int(port).to_bytes(2, "big"))
         r = s.recv(10)
         print("socks-version: reply", r[1] if len(r) > 1 else "none")
+    elif what == "socks-connect":
+        # A CONNECT to arg "HOST:PORT": the reply's code (0 connected, 2
+        # not allowed, 4 no such host, 5 refused).
+        host, port = arg.rsplit(":", 1)
+        s = socket.create_connection(bridge(), timeout=10)
+        s.sendall(b"\x05\x01\x00")
+        s.recv(2)
+        s.sendall(b"\x05\x01\x00\x03" + bytes([len(host)]) + host.encode() +
+                  int(port).to_bytes(2, "big"))
+        r = s.recv(10)
+        print("socks-connect: reply", r[1] if len(r) > 1 else "none")
     elif what == "toomany":
         # arg idle connections held open, then one more.
         n = int(arg)

@@ -167,6 +167,14 @@ expect "https URI" "https-uri: HTTP/1.1 400 Bad Request" "$(run allow.confpol $P
 expect "headers over the limit" "huge: HTTP/1.1 431 Request Header Fields Too Large" "$(run allow.confpol $PROBE huge)"
 expect "SOCKS5 BIND" "socks-bind: reply 7" "$(run allow.confpol $PROBE socks-bind)"
 expect "SOCKS5 request of another version" "socks-version: reply none" "$(run allow.confpol $PROBE socks-version "allowed.test:$P")"
+# A CONNECT the rules allow that cannot be made is answered with its
+# failure, never as connected: a closed port (5), a name that does not
+# resolve (4).
+Q=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+printf 'confpol 1\nprofile confined\nnet allow allowed.test:%s 127.0.0.1:%s nosuch.test:%s\n' "$Q" "$Q" "$P" >socks.confpol
+expect "SOCKS5 CONNECT allowed" "socks-connect: reply 0" "$(run allow.confpol $PROBE socks-connect "allowed.test:$P")"
+expect "SOCKS5 CONNECT to a closed port" "socks-connect: reply 5" "$(run socks.confpol $PROBE socks-connect "allowed.test:$Q")"
+expect "SOCKS5 CONNECT to a name that does not resolve" "socks-connect: reply 4" "$(run socks.confpol $PROBE socks-connect "nosuch.test:$P")"
 start=$(date +%s)
 expect "slow client" "slow: HTTP/1.1 408 Request Timeout" "$(CONFPOL_PROXY_HEADER_MS=500 run allow.confpol $PROBE slow)"
 [ $(( $(date +%s) - start )) -lt 20 ] || fail "slow client: took too long"
