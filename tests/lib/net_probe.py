@@ -18,6 +18,19 @@ def bridge():
     return host, int(port)
 
 
+def socks_connect(arg, version):
+    """A SOCKS5 CONNECT to arg "HOST:PORT" whose request says VERSION: the
+    reply's code, or "none"."""
+    host, port = arg.rsplit(":", 1)
+    s = socket.create_connection(bridge(), timeout=10)
+    s.sendall(b"\x05\x01\x00")
+    s.recv(2)
+    s.sendall(bytes([version]) + b"\x01\x00\x03" + bytes([len(host)]) +
+              host.encode() + int(port).to_bytes(2, "big"))
+    r = s.recv(10)
+    return r[1] if len(r) > 1 else "none"
+
+
 def raw(data, wait=0.0, read=True):
     """Sends data to the proxy (through the bridge); returns the first line
     of its answer, or what happened."""
@@ -83,25 +96,11 @@ def main():
     elif what == "socks-version":
         # A CONNECT to an allowed name (arg "HOST:PORT") whose request
         # says version 4: refused as malformed, never connected.
-        host, port = arg.rsplit(":", 1)
-        s = socket.create_connection(bridge(), timeout=10)
-        s.sendall(b"\x05\x01\x00")
-        s.recv(2)
-        s.sendall(b"\x04\x01\x00\x03" + bytes([len(host)]) + host.encode() +
-                  int(port).to_bytes(2, "big"))
-        r = s.recv(10)
-        print("socks-version: reply", r[1] if len(r) > 1 else "none")
+        print("socks-version: reply", socks_connect(arg, 4))
     elif what == "socks-connect":
         # A CONNECT to arg "HOST:PORT": the reply's code (0 connected, 2
         # not allowed, 4 no such host, 5 refused).
-        host, port = arg.rsplit(":", 1)
-        s = socket.create_connection(bridge(), timeout=10)
-        s.sendall(b"\x05\x01\x00")
-        s.recv(2)
-        s.sendall(b"\x05\x01\x00\x03" + bytes([len(host)]) + host.encode() +
-                  int(port).to_bytes(2, "big"))
-        r = s.recv(10)
-        print("socks-connect: reply", r[1] if len(r) > 1 else "none")
+        print("socks-connect: reply", socks_connect(arg, 5))
     elif what == "toomany":
         # arg idle connections held open, then one more.
         n = int(arg)
