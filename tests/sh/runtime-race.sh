@@ -67,6 +67,44 @@ race() {
     fi
 }
 
+# The class 2 swap made certain instead of raced: the launcher is held in
+# its first pipe2, after the plan looked at .git and before it opens .git
+# to bind it by descriptor (strace's delay injection), and .git is swapped
+# for a symlink out of the write roots while it waits.  The launcher's own
+# check refuses the launch (the path changed since it was planned), before
+# bwrap or the stage could look at what is mounted; nothing is written
+# anywhere.
+window_swap() {
+    command -v strace >/dev/null 2>&1 || { bad "window: strace is not installed"; return; }
+    nr=$(printf '#include <sys/syscall.h>\nSYS_pipe2\n' | cc -E -P - | tail -n 1)
+    rm -rf "$P" && mkdir -p "$P/.git" "$OUTSIDE"
+    timeout -k 5 30 strace -qq -o /dev/null -e trace=pipe2 \
+        -e inject=pipe2:delay_enter=3000000:when=1 \
+        "$RUN" --enforcer bwrap -q -D PROJECT="$P" "$T/bw.bwrap" -- \
+        sh -c "echo planted > $P/.git/planted" >"$T/out" 2>&1 &
+    spid=$! held= k=0 # timeout, its strace, the launcher
+    while [ -z "$held" ] && [ $k -lt 200 ]; do
+        for pid in $(pgrep -P "$(pgrep -P "$spid" | head -n 1)"); do
+            [ "$(cut -d' ' -f1 "/proc/$pid/syscall" 2>/dev/null)" = "$nr" ] && held=$pid
+        done
+        [ -n "$held" ] || sleep 0.05
+        k=$((k + 1))
+    done
+    mv "$P/.git" "$P/real.git" && ln -s "$OUTSIDE" "$P/.git"
+    wait "$spid"
+    rc=$?
+    if [ -z "$held" ]; then
+        bad "window: the launcher was never seen held in pipe2"
+    elif [ $rc != 125 ] || ! grep -q "'$P/.git' changed since the launch was planned" "$T/out" ||
+        [ -n "$(ls -A "$OUTSIDE")" ] || [ -e "$P/real.git/planted" ]; then
+        bad "window: .git swapped after the plan: exit $rc"
+        sed 's/^/#   /' "$T/out" | head -5
+        ls -lA "$OUTSIDE" "$P/real.git" | sed 's/^/#   /'
+    else
+        ok "window: .git swapped between the plan and its bind is refused by the launcher"
+    fi
+}
+
 P=$T/code OUTSIDE=$T/outside
 mkdir -p "$P/a/private" "$P/a/x" "$OUTSIDE"
 echo SECRET > "$P/a/private/key"
@@ -135,6 +173,7 @@ EOT
     else
         ok "bwrap: nothing was created outside the write roots"
     fi
+    window_swap
 else
     echo "# bwrap unusable: the bwrap case is not run"
 fi
