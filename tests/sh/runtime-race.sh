@@ -78,10 +78,13 @@ window_swap() {
     command -v strace >/dev/null 2>&1 || { bad "window: strace is not installed"; return; }
     nr=$(printf '#include <sys/syscall.h>\nSYS_pipe2\n' | cc -E -P - | tail -n 1)
     rm -rf "$P" && mkdir -p "$P/.git" "$OUTSIDE"
-    timeout -k 5 30 strace -qq -o /dev/null -e trace=pipe2 \
-        -e inject=pipe2:delay_enter=3000000:when=1 \
-        "$RUN" --enforcer bwrap -q -D PROJECT="$P" "$T/bw.bwrap" -- \
-        sh -c "echo planted > $P/.git/planted" >"$T/out" 2>&1 &
+    # (LeakSanitizer cannot run under ptrace: a sanitizer build's leak
+    # check is left to the other launches)
+    ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+        timeout -k 5 30 strace -qq -o /dev/null -e trace=pipe2 \
+            -e inject=pipe2:delay_enter=3000000:when=1 \
+            "$RUN" --enforcer bwrap -q -D PROJECT="$P" "$T/bw.bwrap" -- \
+            sh -c "echo planted > $P/.git/planted" >"$T/out" 2>&1 &
     spid=$! held= k=0 # timeout, its strace, the launcher
     while [ -z "$held" ] && [ $k -lt 200 ]; do
         for pid in $(pgrep -P "$(pgrep -P "$spid" | head -n 1)"); do
