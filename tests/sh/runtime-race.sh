@@ -67,24 +67,21 @@ race() {
     fi
 }
 
-# The class 2 swap made certain instead of raced: the launcher is held in
-# its first pipe2, after the plan looked at .git and before it opens .git
-# to bind it by descriptor (strace's delay injection), and .git is swapped
-# for a symlink out of the write roots while it waits.  The launcher's own
-# check refuses the launch (the path changed since it was planned), before
-# bwrap or the stage could look at what is mounted; nothing is written
-# anywhere.
-window_swap() {
-    command -v strace >/dev/null 2>&1 || { bad "window: strace is not installed"; return; }
-    nr=$(printf '#include <sys/syscall.h>\nSYS_pipe2\n' | cc -E -P - | tail -n 1)
-    rm -rf "$P" && mkdir -p "$P/.git" "$OUTSIDE"
+# A racer wins only when its swap falls in the window between the plan and
+# the use; these cases make it fall there for certain.  hold ENFORCER
+# ARTIFACT SYSCALL SWAP COMMAND: the launcher is held in its first SYSCALL
+# (strace's delay injection), which it makes after the plan looked at the
+# paths and before it uses them; SWAP (shell text) runs while it waits;
+# sets rc and held.
+hold() {
+    nr=$(printf '#include <sys/syscall.h>\nSYS_%s\n' "$3" | cc -E -P - | tail -n 1)
     # (LeakSanitizer cannot run under ptrace: a sanitizer build's leak
     # check is left to the other launches)
     ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-        timeout -k 5 30 strace -qq -o /dev/null -e trace=pipe2 \
-            -e inject=pipe2:delay_enter=3000000:when=1 \
-            "$RUN" --enforcer bwrap -q -D PROJECT="$P" "$T/bw.bwrap" -- \
-            sh -c "echo planted > $P/.git/planted" >"$T/out" 2>&1 &
+        timeout -k 5 30 strace -qq -o /dev/null -e trace="$3" \
+            -e inject="$3:delay_enter=3000000:when=1" \
+            "$RUN" --enforcer "$1" --allow-partial -q -D PROJECT="$P" "$2" -- \
+            sh -c "$5" >"$T/out" 2>&1 &
     spid=$! held= k=0 # timeout, its strace, the launcher
     while [ -z "$held" ] && [ $k -lt 200 ]; do
         for pid in $(pgrep -P "$(pgrep -P "$spid" | head -n 1)"); do
@@ -93,9 +90,22 @@ window_swap() {
         [ -n "$held" ] || sleep 0.05
         k=$((k + 1))
     done
-    mv "$P/.git" "$P/real.git" && ln -s "$OUTSIDE" "$P/.git"
+    eval "$4"
     wait "$spid"
     rc=$?
+}
+
+# Class 2 in the window: the launcher is held in its first pipe2, after
+# the plan looked at .git and before it opens .git to bind it by
+# descriptor, and .git is swapped for a symlink out of the write roots.
+# The launcher's own check refuses the launch (the path changed since it
+# was planned), before bwrap or the stage could look at what is mounted;
+# nothing is written anywhere.
+window_bwrap() {
+    command -v strace >/dev/null 2>&1 || { bad "window: strace is not installed"; return; }
+    rm -rf "$P" && mkdir -p "$P/.git" "$OUTSIDE"
+    hold bwrap "$T/bw.bwrap" pipe2 'mv "$P/.git" "$P/real.git" && ln -s "$OUTSIDE" "$P/.git"' \
+        "echo planted > $P/.git/planted"
     if [ -z "$held" ]; then
         bad "window: the launcher was never seen held in pipe2"
     elif [ $rc != 125 ] || ! grep -q "'$P/.git' changed since the launch was planned" "$T/out" ||
@@ -105,6 +115,28 @@ window_swap() {
         ls -lA "$OUTSIDE" "$P/real.git" | sed 's/^/#   /'
     else
         ok "window: .git swapped between the plan and its bind is refused by the launcher"
+    fi
+}
+
+# Class 1 in the window: the Landlock launcher is held in its signalfd4,
+# after the plan read the entries of a (split around the deny-read target
+# a/private) and before its child opens them to grant them, and a is
+# renamed away.  What vanished is granted nothing (an entry that is gone
+# is not a replacement: the launch goes on), and the target stays
+# unreadable under its new name.
+window_landlock() {
+    command -v strace >/dev/null 2>&1 || { bad "window: strace is not installed"; return; }
+    rm -rf "$P" && mkdir -p "$P/a/private" "$P/a/x"
+    echo SECRET > "$P/a/private/key"
+    hold landlock "$T/ll.bwrap" signalfd4 'mv "$P/a" "$P/gone"' \
+        "echo ran; cat $P/gone/private/key $P/gone/x/../private/key 2>&1; true"
+    if [ -z "$held" ]; then
+        bad "window: the Landlock launcher was never seen held in signalfd4"
+    elif [ $rc != 0 ] || ! grep -q -x ran "$T/out" || grep -q SECRET "$T/out"; then
+        bad "window: a split directory renamed after the plan: exit $rc"
+        sed 's/^/#   /' "$T/out" | tail -5
+    else
+        ok "window: a split directory renamed between the plan and its grants is granted nothing"
     fi
 }
 
@@ -137,6 +169,7 @@ EOT
     race "landlock: a split grant swapped for a symlink to a deny-read target" \
         landlock "$T/ll.bwrap" "$P/a" x y 0 \
         "cat $P/a/x/key $P/a/y/key $P/a/private/key 2>/dev/null; echo planted >>$P/a/x/key 2>/dev/null; true"
+    window_landlock
 else
     echo "# Landlock unavailable: the Landlock case is not run"
 fi
@@ -176,7 +209,7 @@ EOT
     else
         ok "bwrap: nothing was created outside the write roots"
     fi
-    window_swap
+    window_bwrap
 else
     echo "# bwrap unusable: the bwrap case is not run"
 fi
