@@ -1,9 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# The bwrap child dies with the runtime even when the runtime dies before
-# the child has asked for it: the child of a runtime killed between fork
-# and the child's parent-death signal must not start bwrap (it would run
-# the command unsupervised, its placeholders never removed).  strace holds
+# The enforcer's child dies with the runtime even when the runtime dies
+# before the child has asked for it: the child of a runtime killed between
+# fork and the child's parent-death signal must not start bwrap, nor
+# confine itself and run the command under Landlock (it would run the
+# command unsupervised, its placeholders never removed).  strace holds
 # the child's first prctl for two seconds; the runtime is killed in that
 # window; the command must never run.  A control run without the kill
 # shows the command runs under the same tracing.  And a runtime that
@@ -38,18 +39,19 @@ fails=0 n=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 bad() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; }
 
-# held KILL: a launch whose first prctl (the bwrap child's parent-death
-# signal) is held 2 s; with KILL=1 the runtime is killed meanwhile.
+# held ENFORCER KILL: a launch whose first prctl in each process (in the
+# enforcer's child: its parent-death signal) is held 2 s; with KILL=1 the
+# runtime is killed while its child is held.
 held() {
     rm -f "$T/w/ran"
     timeout -k 5 60 env ASAN_OPTIONS="$NOLEAK" strace -f -qq -o /dev/null -e trace=prctl \
         -e inject=prctl:delay_enter=2000000:when=1 \
-        "$RUN" --enforcer bwrap -q "$T/a.bwrap" -- sh -c "echo x > '$T/w/ran'" \
+        "$RUN" --enforcer "$1" -q "$T/a.bwrap" -- sh -c "echo x > '$T/w/ran'" \
         >"$T/out" 2>&1 &
     SPID=$!
-    if [ "$1" = 1 ]; then
-        # timeout, strace, the runtime, and its first child: the bwrap
-        # child, held in that prctl
+    if [ "$2" = 1 ]; then
+        # timeout, strace, the runtime, and its first child: the
+        # enforcer's child, held in that prctl
         r= i=0
         while [ $i -lt 100 ]; do
             s=$(pgrep -P "$SPID" -x strace | head -n 1)
@@ -59,19 +61,23 @@ held() {
             sleep 0.05
             i=$((i + 1))
         done
-        if [ -n "$r" ]; then kill -KILL "$r"; else bad "no bwrap child seen"; fi
+        if [ -n "$r" ]; then kill -KILL "$r"; else bad "$1: no child seen"; fi
     fi
     { wait "$SPID"; } 2>/dev/null
     SPID=
     sleep 3 # the held child goes on after 2 s: it must end, not run bwrap
 }
 
-held 0
-if [ -e "$T/w/ran" ]; then ok "control: the command runs under the held prctl"; else
-    bad "control: the command did not run: $(head -c 300 "$T/out")"; fi
-held 1
-if [ ! -e "$T/w/ran" ]; then ok "the runtime killed before its child's prctl: the command never runs"; else
-    bad "the runtime killed before its child's prctl: the command ran"; fi
+enforcers=bwrap
+"$RUN" --check 2>/dev/null | grep -q '^landlock: ABI [1-9]' && enforcers="bwrap landlock"
+for e in $enforcers; do
+    held "$e" 0
+    if [ -e "$T/w/ran" ]; then ok "$e: control: the command runs under the held prctl"; else
+        bad "$e: control: the command did not run: $(head -c 300 "$T/out")"; fi
+    held "$e" 1
+    if [ ! -e "$T/w/ran" ]; then ok "$e: the runtime killed before its child's prctl: the command never runs"; else
+        bad "$e: the runtime killed before its child's prctl: the command ran"; fi
+done
 # The runtime watches signals through a descriptor (signalfd) while they
 # are blocked: when it cannot make one it must refuse, not run the command
 # deaf to SIGTERM.  The first signalfd4 fails; SIGTERM 2 s later must end
