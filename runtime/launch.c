@@ -281,7 +281,7 @@ static int unenforceable(struct planner *P, const char *fmt, ...)
     char buf[1800];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
+    cp_rt_vfmt(buf, sizeof buf, fmt, ap);
     va_end(ap);
     if (P->unenforced_ok) {
         strv_pushf(&P->pl->warnings, "not enforced: %s", buf);

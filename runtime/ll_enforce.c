@@ -228,7 +228,7 @@ static int ll_unenforceable(struct llp *L, const char *fmt, ...)
     char buf[1800];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
+    cp_rt_vfmt(buf, sizeof buf, fmt, ap);
     va_end(ap);
     if (L->unenforced_ok) {
         plan_note(&L->pl->warnings, "not enforced: %s", buf);

@@ -15,11 +15,32 @@
 
 #include "arena.h"
 
+void cp_rt_vfmt(char *dst, size_t size, const char *fmt, va_list ap)
+{
+    va_list aq;
+    va_copy(aq, ap);
+    int n = vsnprintf(dst, size, fmt, aq);
+    va_end(aq);
+    static const char gap[] = " ... ";
+    size_t keep = size > 2 * sizeof gap ? (size - sizeof gap) / 2 : 0;
+    if (n < 0 || (size_t)n < size || !keep)
+        return;
+    char *whole = malloc((size_t)n + 1);
+    if (!whole)
+        return; /* the head alone, as vsnprintf left it */
+    vsnprintf(whole, (size_t)n + 1, fmt, ap);
+    memcpy(dst, whole, keep);
+    memcpy(dst + keep, gap, sizeof gap - 1);
+    memcpy(dst + keep + sizeof gap - 1, whole + (size_t)n - keep, keep);
+    dst[2 * keep + sizeof gap - 1] = '\0';
+    free(whole);
+}
+
 int cp_rt_fail(struct cp_rt_err *e, int status, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+    cp_rt_vfmt(e->msg, sizeof e->msg, fmt, ap);
     va_end(ap);
     e->status = status;
     return status;

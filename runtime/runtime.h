@@ -25,6 +25,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
@@ -55,6 +56,11 @@ struct cp_rt_err {
 /* Fills e (status and message) and returns status. */
 int cp_rt_fail(struct cp_rt_err *e, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* vsnprintf into dst, except that a text longer than size - 1 keeps its
+ * head and its tail with " ... " between them: a message that names a
+ * long path keeps its reason, which comes after the path. */
+void cp_rt_vfmt(char *dst, size_t size, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
 /* fork(2): the C library's under glibc, the system call alone under musl
  * (runtime/rtutil.c says why). */
 pid_t cp_rt_fork(void);

@@ -256,5 +256,23 @@ else
 fi
 rm -f "$P/leak" "$P/hard"
 
+# A refusal that names a path of over 2,000 bytes keeps its reason (the
+# message keeps its head and its tail, the middle of the path elided):
+# a deny target behind a symlink that a session could replace.
+long=$(python3 -c "print('/'.join(['d' * 200] * 12))")
+mkdir -p "$P/$long/real" && ln -s real "$P/$long/lnk"
+printf '%s\n' 'profile confined' 'fail closed' 'arg --ro-bind' 'arg /' 'arg /' \
+    'arg --dev' 'arg /dev' "bind '' $P" "ro '' $P/$long/lnk/x" >"$T/long.txt"
+$MK "$T/long.txt" "$T/long.bwrap"
+"$RUN" --enforcer bwrap "$T/long.bwrap" -- true >"$T/out" 2>&1
+rc=$?
+if [ $rc = 126 ] && grep -q "^confpol-run: cannot enforce: deny-write target '$P/ddd.* \.\.\. dd.*/lnk', which lies in a writable directory and could be replaced inside the sandbox" "$T/out" &&
+    [ "$(wc -l <"$T/out")" = 1 ]; then
+    ok
+else
+    bad "a refusal naming a long path: exit $rc: $(tail -c 300 "$T/out")"
+fi
+rm -rf "$P/${long%%/*}"
+
 echo "runtime-hostile: $n checks ($nbad corrupted artifacts), $fails failed"
 [ $fails -eq 0 ]
