@@ -23,12 +23,14 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* A gate table like the one the claude backend emits: word patterns and
- * regexes, ask and deny, including the seed's review triggers. */
+ * regexes, ask and deny, including the seed's review triggers; word rows
+ * with their programs (parsed when a line runs one) and one without. */
 static const char cp_fuzz_artifact[] =
     "{\"confpol\": {\"version\": 1, \"stem\": \"fuzz\", \"failClosed\": true,"
     " \"gates\": ["
     "{\"id\": \"gate#1\", \"verdict\": \"deny\", \"kind\": \"words\","
-    " \"pattern\": \"git push --force *\", \"where\": \"fuzz.confpol:3\"},"
+    " \"pattern\": \"git push --force *\", \"programs\": [\"git\"],"
+    " \"where\": \"fuzz.confpol:3\"},"
     "{\"id\": \"gate#2\", \"verdict\": \"ask\", \"kind\": \"words\","
     " \"pattern\": \"rm {-r|-R} {-f|--force} *\", \"where\": "
     "\"fuzz.confpol:4\"},"
@@ -36,9 +38,11 @@ static const char cp_fuzz_artifact[] =
     " \"pattern\": \"curl[^|]*[|][[:space:]]*(ba)?sh\", \"where\": "
     "\"fuzz.confpol:5\"},"
     "{\"id\": \"gate#4\", \"verdict\": \"deny\", \"kind\": \"words\","
-    " \"pattern\": \"sudo *\", \"where\": \"fuzz.confpol:6\"},"
+    " \"pattern\": \"sudo *\", \"programs\": [\"sudo\"], \"where\":"
+    " \"fuzz.confpol:6\"},"
     "{\"id\": \"gate#5\", \"verdict\": \"ask\", \"kind\": \"words\","
-    " \"pattern\": \"g?t re*t --hard\", \"where\": \"fuzz.confpol:7\"},"
+    " \"pattern\": \"g?t re*t --hard\", \"programs\": [\"g?t\"], \"where\":"
+    " \"fuzz.confpol:7\"},"
     "{\"id\": \"gate#6\", \"verdict\": \"deny\", \"kind\": \"regex\","
     " \"pattern\": \"(^|[;&|])[[:space:]]*:[[:space:]]*>\", \"where\": "
     "\"fuzz.confpol:8\"}"
