@@ -299,6 +299,36 @@ START_TEST(path_child)
 }
 END_TEST
 
+/* The parent of an absolute path, opened without following a symlink,
+ * and its last component; a path without a slash or ending in one has no
+ * last component (EINVAL), and nothing is opened for it. */
+START_TEST(parent_open)
+{
+    const char *name = NULL;
+    struct stat a, b;
+    int fd = cp_rt_parent_open("/etc/hostname", &name);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_str_eq(name, "hostname");
+    ck_assert_int_eq(fstat(fd, &a), 0);
+    ck_assert_int_eq(stat("/etc", &b), 0);
+    ck_assert(a.st_dev == b.st_dev && a.st_ino == b.st_ino);
+    close(fd);
+    fd = cp_rt_parent_open("/x", &name);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_str_eq(name, "x");
+    ck_assert_int_eq(fstat(fd, &a), 0);
+    ck_assert_int_eq(stat("/", &b), 0);
+    ck_assert(a.st_dev == b.st_dev && a.st_ino == b.st_ino);
+    close(fd);
+    static const char *const bad[] = {"etc", "/etc/", "/", ""};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        errno = 0;
+        ck_assert_int_eq(cp_rt_parent_open(bad[i], &name), -1);
+        ck_assert_int_eq(errno, EINVAL);
+    }
+}
+END_TEST
+
 START_TEST(keep_fd)
 {
     struct cp_rt_err e = {0};
@@ -709,6 +739,7 @@ Suite *cp_test_fdpath_suite(void)
     tcase_add_test(tc, bwrap_has_bind_fd);
     tcase_add_test(tc, mount_identities);
     tcase_add_test(tc, mount_identity_changed);
+    tcase_add_test(tc, parent_open);
     suite_add_tcase(s, tc);
     return s;
 }
