@@ -175,6 +175,10 @@ printf 'confpol 1\nprofile confined\nnet allow allowed.test:%s 127.0.0.1:%s nosu
 expect "SOCKS5 CONNECT allowed" "socks-connect: reply 0" "$(run allow.confpol $PROBE socks-connect "allowed.test:$P")"
 expect "SOCKS5 CONNECT to a closed port" "socks-connect: reply 5" "$(run socks.confpol $PROBE socks-connect "allowed.test:$Q")"
 expect "SOCKS5 CONNECT to a name that does not resolve" "socks-connect: reply 4" "$(run socks.confpol $PROBE socks-connect "nosuch.test:$P")"
+# The test resolver's file missing: names are looked up as without it
+# (allowed.test does not resolve here), and the proxy answers, never dies.
+got=$(CONFPOL_PROXY_HOSTS="$T/no-such-hosts" run allow.confpol curl -sS -o /dev/null -w '%{http_code}' "http://allowed.test:$P/index.txt" 2>/dev/null)
+case $got in 5??) ;; *) fail "no hosts file: expected a 5xx answer, got '$got'" ;; esac
 start=$(date +%s)
 expect "slow client" "slow: HTTP/1.1 408 Request Timeout" "$(CONFPOL_PROXY_HEADER_MS=500 run allow.confpol $PROBE slow)"
 [ $(( $(date +%s) - start )) -lt 20 ] || fail "slow client: took too long"
