@@ -210,6 +210,30 @@ elif command -v strace >/dev/null 2>&1; then
             fail "socket not close-on-exec: message: $(cat "$T/err")"
     fi
     rm -f "$T/ran"
+    # The portable proxy stops when its life pipe ends (the runtime killed),
+    # which a thread of its own watches: a proxy that cannot make that
+    # thread must not serve, or it outlives a killed runtime (strace -f,
+    # which waits for every process it traces, would then not return).
+    # The command may run: without its proxy it reaches nothing.
+    t0=$(date +%s)
+    timeout -k 2 20 strace -f -qq -o /dev/null -e trace=clone3 \
+        -e inject=clone3:error=EAGAIN:when=1 "$RUN" "$T/p.sb" -- sleep 3 2> "$T/err" &
+    spid=$!
+    sleep 1.5
+    s=$(pgrep -P "$spid" -x strace | head -n 1)
+    r=${s:+$(pgrep -P "$s" | head -n 1)}
+    kids=${r:+$(pgrep -P "$r")}
+    [ -n "$r" ] && kill -KILL "$r"
+    wait "$spid"
+    # (the runtime's SIGKILL is strace's status, 137: the time tells)
+    secs=$(($(date +%s) - t0))
+    # (a proxy left behind is this test's to end)
+    [ -n "$kids" ] && kill -KILL $kids 2>/dev/null
+    if [ -z "$r" ]; then
+        fail "no life watcher: the runtime was not found to kill"
+    elif [ "$secs" -ge 15 ]; then
+        fail "no life watcher: the proxy outlived the killed runtime (${secs}s)"
+    fi
 fi
 
 # The port is the runtime's to bind: -D cannot name another proxy.
