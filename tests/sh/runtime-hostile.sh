@@ -194,6 +194,23 @@ grep -q "^confpol-run: unknown option '--enforcerr'" "$T/out" || bad "an unknown
 # shellcheck disable=SC2086
 refused "'-' as the artifact" "$RUN" $D - -- sh -c "touch '$MARK'"
 grep -q "unknown option" "$T/out" && bad "'-' as the artifact: taken for an option: $(head -c 300 "$T/out")"
+# The option lists' bounds: 64 -D and 64 --keep-fd at most, each named
+# (past them a further one would be written beyond its array); --keep-fd
+# without its descriptor.
+many_d= many_k=
+for i in $(seq 0 64); do many_d="$many_d -D A$i=x" many_k="$many_k --keep-fd 3"; done
+# shellcheck disable=SC2086
+refused "65 -D options" "$RUN" $many_d "$T/a.bwrap" -- sh -c "touch '$MARK'"
+grep -q "^confpol-run: too many -D options$" "$T/out" || bad "65 -D options: $(head -c 300 "$T/out")"
+exec 3</dev/null
+# shellcheck disable=SC2086
+refused "65 --keep-fd options" "$RUN" $many_k $D "$T/a.bwrap" -- sh -c "touch '$MARK'"
+exec 3<&-
+grep -q "^confpol-run: --keep-fd needs a descriptor (at most 64)$" "$T/out" ||
+    bad "65 --keep-fd options: $(head -c 300 "$T/out")"
+refused "--keep-fd without its descriptor" "$RUN" --keep-fd
+grep -q "^confpol-run: --keep-fd needs a descriptor (at most 64)$" "$T/out" ||
+    bad "--keep-fd without its descriptor: $(head -c 300 "$T/out")"
 # A directory whose name looks like an option is an ordinary path.
 # shellcheck disable=SC2086
 "$RUN" -D "PROJECT=$T/--bind" -D "HOME=$H" "$T/a.bwrap" -- sh -c "echo x > '$T/--bind/f'" >"$T/out" 2>&1
