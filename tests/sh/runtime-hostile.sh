@@ -291,5 +291,38 @@ else
 fi
 rm -rf "$P/${long%%/*}"
 
+# A write root whose way runs through a file (ENOTDIR) is one that does not
+# exist: nothing is bound, writing there is denied, and the launch runs
+# with that said, not refused as unenforceable.
+echo f >"$T/plain"
+printf '%s\n' 'profile confined' 'fail closed' 'arg --ro-bind' 'arg /' 'arg /' \
+    'arg --dev' 'arg /dev' "bind '' $T/plain/sub" >"$T/notdir.txt"
+$MK "$T/notdir.txt" "$T/notdir.bwrap"
+"$RUN" --enforcer bwrap "$T/notdir.bwrap" -- true >"$T/out" 2>&1
+rc=$?
+if [ $rc = 0 ] && grep -q "write root '$T/plain/sub' does not exist: writing there is denied" "$T/out"; then
+    ok
+else
+    bad "a write root under a file: exit $rc: $(head -c 300 "$T/out")"
+fi
+# Landlock: a deny target whose way meets a dangling symlink is refused
+# (the sandbox could create the link's target and so place the target
+# where no rule protects it).
+if "$RUN" --check 2>/dev/null | grep -q '^landlock: ABI [1-9]'; then
+    mkdir -p "$T/dw"
+    ln -s "$T/nowhere" "$T/dw/dl"
+    printf '%s\n' 'profile confined' 'fail closed' 'arg --ro-bind' 'arg /' 'arg /' \
+        'arg --dev' 'arg /dev' "bind '' $T/dw" "ro '' $T/dw/dl/x" >"$T/dangle.txt"
+    $MK "$T/dangle.txt" "$T/dangle.bwrap"
+    "$RUN" --enforcer landlock "$T/dangle.bwrap" -- sh -c "touch '$MARK'" >"$T/out" 2>&1
+    rc=$?
+    if [ $rc = 126 ] && [ ! -e "$MARK" ] &&
+        grep -q "'$T/dw/dl' is a dangling symlink, which the sandbox could satisfy by creating its target" "$T/out"; then
+        ok
+    else
+        bad "Landlock: a deny target behind a dangling symlink: exit $rc: $(head -c 300 "$T/out")"
+    fi
+fi
+
 echo "runtime-hostile: $n checks ($nbad corrupted artifacts), $fails failed"
 [ $fails -eq 0 ]
