@@ -324,5 +324,21 @@ if "$RUN" --check 2>/dev/null | grep -q '^landlock: ABI [1-9]'; then
     fi
 fi
 
+# Landlock: the artifact's --chdir to a directory that is gone refuses;
+# the command never runs elsewhere.
+if "$RUN" --check 2>/dev/null | grep -q '^landlock: ABI [1-9]'; then
+    printf '%s\n' 'profile confined' 'fail closed' 'arg --ro-bind' 'arg /' 'arg /' \
+        'arg --dev' 'arg /dev' "bind '' $T/dw" 'arg --chdir' "arg $T/gone" >"$T/cd.txt"
+    $MK "$T/cd.txt" "$T/cd.bwrap"
+    "$RUN" --enforcer landlock "$T/cd.bwrap" -- sh -c "touch '$MARK'" >"$T/out" 2>&1
+    rc=$?
+    if [ $rc = 126 ] && [ ! -e "$MARK" ] &&
+        grep -q "cannot change to '$T/gone': No such file or directory" "$T/out"; then
+        ok
+    else
+        bad "Landlock: --chdir to a missing directory: exit $rc: $(head -c 300 "$T/out")"
+    fi
+fi
+
 echo "runtime-hostile: $n checks ($nbad corrupted artifacts), $fails failed"
 [ $fails -eq 0 ]
