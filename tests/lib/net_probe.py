@@ -97,6 +97,13 @@ def main():
         # A CONNECT to an allowed name (arg "HOST:PORT") whose request
         # says version 4: refused as malformed, never connected.
         print("socks-version: reply", socks_connect(arg, 4))
+    elif what == "socks-auth":
+        # A greeting that offers username/password alone: the proxy asks
+        # for no authentication, so it answers "no acceptable method".
+        s = socket.create_connection(bridge(), timeout=10)
+        s.sendall(b"\x05\x01\x02")
+        r = s.recv(2)
+        print("socks-auth: reply", r.hex() if r else "none")
     elif what == "socks-connect":
         # A CONNECT to arg "HOST:PORT": the reply's code (0 connected, 2
         # not allowed, 4 no such host, 5 refused).
