@@ -273,14 +273,35 @@ else
 fi
 rm -f "$P/leak" "$P/hard"
 
+# small NAME RECORD...: $T/NAME.bwrap, confined and failing closed, with /
+# read-only and /dev beneath the given records.
+small() {
+    name=$1
+    shift
+    printf '%s\n' 'profile confined' 'fail closed' 'arg --ro-bind' 'arg /' 'arg /' \
+        'arg --dev' 'arg /dev' "$@" >"$T/$name.txt"
+    $MK "$T/$name.txt" "$T/$name.bwrap"
+}
+# cannot DESC ENFORCER NAME PATTERN: $T/NAME.bwrap is refused with 126, the
+# command never runs, and the output holds PATTERN (grep).
+cannot() {
+    "$RUN" --enforcer "$2" "$T/$3.bwrap" -- sh -c "touch '$MARK'" >"$T/out" 2>&1
+    rc=$?
+    if [ $rc = 126 ] && [ ! -e "$MARK" ] && grep -q "$4" "$T/out"; then
+        ok
+    else
+        bad "$2: $1: exit $rc: $(head -c 300 "$T/out")"
+    fi
+}
+have_landlock=
+"$RUN" --check 2>/dev/null | grep -q '^landlock: ABI [1-9]' && have_landlock=1
+
 # A refusal that names a path of over 2,000 bytes keeps its reason (the
 # message keeps its head and its tail, the middle of the path elided):
 # a deny target behind a symlink that a session could replace.
 long=$(python3 -c "print('/'.join(['d' * 200] * 12))")
 mkdir -p "$P/$long/real" && ln -s real "$P/$long/lnk"
-printf '%s\n' 'profile confined' 'fail closed' 'arg --ro-bind' 'arg /' 'arg /' \
-    'arg --dev' 'arg /dev' "bind '' $P" "ro '' $P/$long/lnk/x" >"$T/long.txt"
-$MK "$T/long.txt" "$T/long.bwrap"
+small long "bind '' $P" "ro '' $P/$long/lnk/x"
 "$RUN" --enforcer bwrap "$T/long.bwrap" -- true >"$T/out" 2>&1
 rc=$?
 if [ $rc = 126 ] && grep -q "^confpol-run: cannot enforce: deny-write target '$P/ddd.* \.\.\. dd.*/lnk', which lies in a writable directory and could be replaced inside the sandbox" "$T/out" &&
@@ -295,9 +316,7 @@ rm -rf "$P/${long%%/*}"
 # exist: nothing is bound, writing there is denied, and the launch runs
 # with that said, not refused as unenforceable.
 echo f >"$T/plain"
-printf '%s\n' 'profile confined' 'fail closed' 'arg --ro-bind' 'arg /' 'arg /' \
-    'arg --dev' 'arg /dev' "bind '' $T/plain/sub" >"$T/notdir.txt"
-$MK "$T/notdir.txt" "$T/notdir.bwrap"
+small notdir "bind '' $T/plain/sub"
 "$RUN" --enforcer bwrap "$T/notdir.bwrap" -- true >"$T/out" 2>&1
 rc=$?
 if [ $rc = 0 ] && grep -q "write root '$T/plain/sub' does not exist: writing there is denied" "$T/out"; then
@@ -305,39 +324,20 @@ if [ $rc = 0 ] && grep -q "write root '$T/plain/sub' does not exist: writing the
 else
     bad "a write root under a file: exit $rc: $(head -c 300 "$T/out")"
 fi
-# Landlock: a deny target whose way meets a dangling symlink is refused
-# (the sandbox could create the link's target and so place the target
-# where no rule protects it).
-if "$RUN" --check 2>/dev/null | grep -q '^landlock: ABI [1-9]'; then
+if [ -n "$have_landlock" ]; then
+    # Landlock: a deny target whose way meets a dangling symlink is refused
+    # (the sandbox could create the link's target and so place the target
+    # where no rule protects it).
     mkdir -p "$T/dw"
     ln -s "$T/nowhere" "$T/dw/dl"
-    printf '%s\n' 'profile confined' 'fail closed' 'arg --ro-bind' 'arg /' 'arg /' \
-        'arg --dev' 'arg /dev' "bind '' $T/dw" "ro '' $T/dw/dl/x" >"$T/dangle.txt"
-    $MK "$T/dangle.txt" "$T/dangle.bwrap"
-    "$RUN" --enforcer landlock "$T/dangle.bwrap" -- sh -c "touch '$MARK'" >"$T/out" 2>&1
-    rc=$?
-    if [ $rc = 126 ] && [ ! -e "$MARK" ] &&
-        grep -q "'$T/dw/dl' is a dangling symlink, which the sandbox could satisfy by creating its target" "$T/out"; then
-        ok
-    else
-        bad "Landlock: a deny target behind a dangling symlink: exit $rc: $(head -c 300 "$T/out")"
-    fi
-fi
-
-# Landlock: the artifact's --chdir to a directory that is gone refuses;
-# the command never runs elsewhere.
-if "$RUN" --check 2>/dev/null | grep -q '^landlock: ABI [1-9]'; then
-    printf '%s\n' 'profile confined' 'fail closed' 'arg --ro-bind' 'arg /' 'arg /' \
-        'arg --dev' 'arg /dev' "bind '' $T/dw" 'arg --chdir' "arg $T/gone" >"$T/cd.txt"
-    $MK "$T/cd.txt" "$T/cd.bwrap"
-    "$RUN" --enforcer landlock "$T/cd.bwrap" -- sh -c "touch '$MARK'" >"$T/out" 2>&1
-    rc=$?
-    if [ $rc = 126 ] && [ ! -e "$MARK" ] &&
-        grep -q "cannot change to '$T/gone': No such file or directory" "$T/out"; then
-        ok
-    else
-        bad "Landlock: --chdir to a missing directory: exit $rc: $(head -c 300 "$T/out")"
-    fi
+    small dangle "bind '' $T/dw" "ro '' $T/dw/dl/x"
+    cannot "a deny target behind a dangling symlink" landlock dangle \
+        "'$T/dw/dl' is a dangling symlink, which the sandbox could satisfy by creating its target"
+    # Landlock: the artifact's --chdir to a directory that is gone refuses;
+    # the command never runs elsewhere.
+    small cd "bind '' $T/dw" 'arg --chdir' "arg $T/gone"
+    cannot "--chdir to a missing directory" landlock cd \
+        "cannot change to '$T/gone': No such file or directory"
 fi
 
 # A deny glob that matches more than 2,000 paths is refused under both
@@ -345,18 +345,9 @@ fi
 # matches, which would leave the rest writable.
 mkdir -p "$T/gw/many"
 (cd "$T/gw/many" && seq 1 2001 | sed 's/^/f/' | xargs touch)
-printf '%s\n' 'profile confined' 'fail closed' 'arg --ro-bind' 'arg /' 'arg /' \
-    'arg --dev' 'arg /dev' "bind '' $T/gw" "roglob '' $T/gw/many/f*" >"$T/glob.txt"
-$MK "$T/glob.txt" "$T/glob.bwrap"
-for e in bwrap landlock; do
-    [ $e = landlock ] && ! "$RUN" --check 2>/dev/null | grep -q '^landlock: ABI [1-9]' && continue
-    "$RUN" --enforcer $e "$T/glob.bwrap" -- sh -c "touch '$MARK'" >"$T/out" 2>&1
-    rc=$?
-    if [ $rc = 126 ] && [ ! -e "$MARK" ] && grep -q "the glob '$T/gw/many/f\*' under '/' matches" "$T/out"; then
-        ok
-    else
-        bad "$e: a deny glob of 2,001 matches: exit $rc: $(head -c 300 "$T/out")"
-    fi
+small glob "bind '' $T/gw" "roglob '' $T/gw/many/f*"
+for e in bwrap ${have_landlock:+landlock}; do
+    cannot "a deny glob of 2,001 matches" $e glob "the glob '$T/gw/many/f\*' under '/' matches"
 done
 rm -rf "$T/gw"
 
