@@ -304,22 +304,20 @@ END_TEST
  * last component (EINVAL), and nothing is opened for it. */
 START_TEST(parent_open)
 {
+    static const struct {
+        const char *path, *parent, *name;
+    } good[] = {{"/etc/hostname", "/etc", "hostname"}, {"/x", "/", "x"}};
     const char *name = NULL;
-    struct stat a, b;
-    int fd = cp_rt_parent_open("/etc/hostname", &name);
-    ck_assert_int_ge(fd, 0);
-    ck_assert_str_eq(name, "hostname");
-    ck_assert_int_eq(fstat(fd, &a), 0);
-    ck_assert_int_eq(stat("/etc", &b), 0);
-    ck_assert(a.st_dev == b.st_dev && a.st_ino == b.st_ino);
-    close(fd);
-    fd = cp_rt_parent_open("/x", &name);
-    ck_assert_int_ge(fd, 0);
-    ck_assert_str_eq(name, "x");
-    ck_assert_int_eq(fstat(fd, &a), 0);
-    ck_assert_int_eq(stat("/", &b), 0);
-    ck_assert(a.st_dev == b.st_dev && a.st_ino == b.st_ino);
-    close(fd);
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        struct stat a, b;
+        int fd = cp_rt_parent_open(good[i].path, &name);
+        ck_assert_int_ge(fd, 0);
+        ck_assert_str_eq(name, good[i].name);
+        ck_assert_int_eq(fstat(fd, &a), 0);
+        ck_assert_int_eq(stat(good[i].parent, &b), 0);
+        ck_assert(a.st_dev == b.st_dev && a.st_ino == b.st_ino);
+        close(fd);
+    }
     static const char *const bad[] = {"etc", "/etc/", "/", ""};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         errno = 0;
