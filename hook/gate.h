@@ -274,6 +274,51 @@ const char *cp_gate_reason(struct cp_arena *a, const char *id,
 void cp_gate_format_answer(struct cp_buf *out, enum cp_verdict v,
                            const char *reason);
 
+/* ---- one hook call (hook/gate_call.c) ------------------------------ */
+
+/* The command line of a hook program (`confpol gate`, confpol-gate). */
+struct cp_gate_args {
+    const char *prog;   /* "confpol gate", "confpol-gate": for "see PROG --help" */
+    const char *target; /* the artifact, or (confpol gate) a policy source */
+    const char *verify; /* --verify-log FILE */
+    const char *pin;    /* --sha256 HEX */
+    bool help;          /* --help or -h: the caller prints its usage */
+    bool others;        /* the caller's cp_gate_opt_fn took an option */
+    bool usage_err;     /* a usage error was printed (a hook call still
+                           answers: deny) */
+};
+/* An option cp_gate_parse_args does not know, at argv[*i] (*i advanced
+ * past its value): 1 taken, 0 not an option of the program, -1 a usage
+ * error printed. */
+typedef int (*cp_gate_opt_fn)(int argc, char **argv, int *i, void *ud);
+/* Reads the command line into ga (prog set by the caller); opt may be
+ * NULL (every other option is unknown). */
+void cp_gate_parse_args(struct cp_gate_args *ga, int argc, char **argv,
+                        cp_gate_opt_fn opt, void *ud);
+
+/* One hook call in progress. */
+struct cp_gate_run;
+/* Decides a hook call with the policy source at path (input_err: why the
+ * hook's input cannot be used, or NULL): compiles it, then answers with
+ * cp_gate_run_decide, or with cp_gate_run_fail when it does not load. */
+typedef int (*cp_gate_policy_fn)(struct cp_gate_run *g, const char *path,
+                                 const char *input_err, void *ud);
+/* The program after its command line: --verify-log, or one hook call on
+ * ga->target.  Without policy (confpol-gate, which links no compiler) a
+ * target that is not an artifact (.json) is a usage error, answered deny.
+ * Returns the exit status. */
+int cp_gate_main(const struct cp_gate_args *ga, cp_gate_policy_fn policy,
+                 void *ud);
+/* Answers the call with table t (the policy's fail mode given). */
+int cp_gate_run_decide(struct cp_gate_run *g, struct cp_gate_table *t,
+                       const char *path, bool fail_closed,
+                       const char *input_err);
+/* Answers the call as failed: deny, or allow when a loaded table fails
+ * open. */
+int cp_gate_run_fail(struct cp_gate_run *g, const char *why);
+/* The call's arena, for messages. */
+struct cp_arena *cp_gate_run_arena(struct cp_gate_run *g);
+
 /* ---- decision log (hook/gatelog.c) --------------------------------- */
 
 struct cp_gatelog_rec {
