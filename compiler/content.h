@@ -68,12 +68,12 @@ struct cp_content_rule {
     bool regex;        /* re"...": POSIX ERE, per line; else literal bytes */
     const char *text;  /* the pattern, unescaped */
     size_t len;
-    void *re; /* compiled regex_t * (not in the arena) or NULL */
+    void *re; /* compiled struct cp_rx * (not in the arena) or NULL */
     struct cp_loc loc;
 };
 
-/* Compiles a regex rule (REG_EXTENDED | REG_NEWLINE).  NULL, or a message
- * in the arena. */
+/* Compiles a regex rule with confpol's engine (compiler/rx.c, as
+ * REG_EXTENDED | REG_NEWLINE).  NULL, or a message in the arena. */
 const char *cp_content_rule_compile(struct cp_arena *a,
                                     struct cp_content_rule *r);
 void cp_content_rule_free(struct cp_content_rule *r);

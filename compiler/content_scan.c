@@ -7,9 +7,9 @@
  * tested with a firing case and a near miss.  Nothing here keeps or
  * returns the matched bytes: a finding is a class and line numbers. */
 #include "content.h"
+#include "rx.h"
 
 #include <stdint.h>
-#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1621,52 +1621,45 @@ static void cc_assignments(struct cc_ctx *c, unsigned classes, long *slot)
 
 /* ---- author rules ------------------------------------------------------- */
 
+/* Author regexes are compiled and searched by confpol's own engine, as
+ * gate regexes are (compiler/rx.c): time linear in the line, and the same
+ * answer whatever C library a program links (confpol-gate links musl). */
 const char *cp_content_rule_compile(struct cp_arena *a,
                                     struct cp_content_rule *r)
 {
     if (!r->regex || r->re)
         return NULL;
-    regex_t *re = cp_xmalloc(sizeof *re);
-    int e = regcomp(re, r->text, REG_EXTENDED | REG_NEWLINE | REG_NOSUB);
-    if (e) {
-        char msg[256];
-        regerror(e, re, msg, sizeof msg);
-        free(re);
-        return cp_arena_printf(a, "%s", msg);
-    }
-    r->re = re;
+    struct cp_rx *rx;
+    const char *e = cp_rx_compile(r->text, r->len, CP_RX_NEWLINE, &rx);
+    if (e)
+        return cp_arena_printf(a, "%s", e);
+    r->re = rx;
     return NULL;
 }
 
 void cp_content_rule_free(struct cp_content_rule *r)
 {
     if (r->re) {
-        regfree(r->re);
-        free(r->re);
+        cp_rx_free(r->re);
         r->re = NULL;
     }
 }
 
-/* A regex rule runs on each line; a NUL byte splits a line into pieces
- * (regexec reads C strings), each matched on its own. */
+/* A regex rule runs on each line; a NUL byte splits a line into pieces,
+ * each matched as a line of its own. */
 static void cc_regex_rule(struct cc_ctx *c, const struct cp_content_rule *r)
 {
-    struct cp_buf piece = {0};
     size_t i = 0;
     while (i <= c->len) {
         size_t e = i;
         while (e < c->len && c->text[e] != '\n' && c->text[e] != '\0')
             e++;
-        piece.len = 0;
-        cp_buf_add(&piece, c->text + i, e - i);
-        int flags = i > 0 && c->text[i - 1] == '\0' ? REG_NOTBOL : 0;
-        if (regexec(r->re, piece.data, 0, NULL, flags) == 0)
+        if (cp_rx_search(r->re, c->text + i, e - i))
             cc_hit(c, r->id, r, i);
         if (e >= c->len)
             break;
         i = e + 1;
     }
-    cp_buf_free(&piece);
 }
 
 static void cc_literal_rule(struct cc_ctx *c, const struct cp_content_rule *r)

@@ -486,7 +486,7 @@ END_TEST
 
 START_TEST(author_rules)
 {
-    struct cp_content_rule r[2] = {
+    struct cp_content_rule r[3] = {
         {.id = "content#1",
          .where = "p.confpol:4",
          .regex = true,
@@ -497,22 +497,32 @@ START_TEST(author_rules)
          .regex = false,
          .text = "corp\0x",
          .len = 6},
+        {.id = "content#3",
+         .where = "p.confpol:6",
+         .regex = true,
+         .text = "^tail$",
+         .len = 6},
     };
     ck_assert_ptr_null(cp_content_rule_compile(ar, &r[0]));
-    /* the regex is per line; a NUL splits a line; literal bytes may hold NUL */
+    ck_assert_ptr_null(cp_content_rule_compile(ar, &r[2]));
+    /* the regex is per line; a NUL splits a line, each part matched as a
+     * line of its own; literal bytes may hold NUL */
     const char
         t[] = "a\ninternal: 42\nx internal: 1\ninternal: 7\0tail\ncorp\0x\n";
     struct cp_content_scan s = {0};
-    cp_content_scan(ar, 0, r, 2, "content", t, sizeof t - 1, &s);
-    ck_assert_int_eq(s.n, 2);
+    cp_content_scan(ar, 0, r, 3, "content", t, sizeof t - 1, &s);
+    ck_assert_int_eq(s.n, 3);
     ck_assert_str_eq(s.v[0].what, "content#1");
     ck_assert_str_eq(cp_content_lines_text(ar, &s.v[0]), "lines 2, 4");
     ck_assert_str_eq(s.v[1].what, "content#2");
     ck_assert_str_eq(cp_content_lines_text(ar, &s.v[1]), "line 5");
+    ck_assert_str_eq(s.v[2].what, "content#3");
+    ck_assert_str_eq(cp_content_lines_text(ar, &s.v[2]), "line 4");
     const char *why = cp_content_reason(ar, &s);
     ck_assert_ptr_nonnull(
         strstr(why, "rule content#1 (p.confpol:4): re\"^internal: [0-9]+$\""));
     cp_content_rule_free(&r[0]);
+    cp_content_rule_free(&r[2]);
     struct cp_content_rule bad = {.id = "content#3",
                                   .regex = true,
                                   .text = "(",
