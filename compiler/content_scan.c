@@ -8,6 +8,7 @@
  * returns the matched bytes: a finding is a class and line numbers. */
 #include "content.h"
 #include "rx.h"
+#include "text.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -129,7 +130,7 @@ static unsigned cc_line_at(struct cc_lines *l, size_t at)
     }
     const char *p = l->text + l->pos, *e = l->text + at;
     while (p < e) {
-        const char *nl = memchr(p, '\n', (size_t)(e - p));
+        const char *nl = cp_find_byte(p, (size_t)(e - p), '\n');
         if (!nl)
             break;
         l->line++;
@@ -1580,14 +1581,14 @@ static bool cc_anchored_any(const struct cc_chains *ch, const char *v,
 static void cc_assignments(struct cc_ctx *c, unsigned classes, long *slot)
 {
     const char *t = c->text;
-    /* the next `=` and `:` at or after a position, each found by memchr
-     * (most bytes are neither) */
+    /* the next `=` and `:` at or after a position, each found by
+     * cp_find_byte (most bytes are neither) */
     const char *eq = t, *co = t, *end = t + c->len;
     for (size_t i = 1; i + 1 < c->len; i++) {
         if (eq && eq < t + i)
-            eq = memchr(t + i, '=', (size_t)(end - (t + i)));
+            eq = cp_find_byte(t + i, (size_t)(end - (t + i)), '=');
         if (co && co < t + i)
-            co = memchr(t + i, ':', (size_t)(end - (t + i)));
+            co = cp_find_byte(t + i, (size_t)(end - (t + i)), ':');
         const char *op = !eq ? co : !co ? eq : eq < co ? eq : co;
         if (!op || (size_t)(op - t) + 1 >= c->len)
             break;

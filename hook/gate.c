@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "claude_vocab.h"
+#include "text.h"
 #include "json.h"
 #include "../compiler/match.h"
 #include "../compiler/shell_read.h"
@@ -60,7 +61,7 @@ static bool cp_gate_json_balanced(const char *t, size_t n)
              * backslashes (each pair is one escaped backslash) */
             size_t s = i + 1;
             for (;;) {
-                const char *q = memchr(t + s, '"', n - s);
+                const char *q = cp_find_byte(t + s, n - s, '"');
                 if (!q)
                     return false;
                 size_t e = (size_t)(q - t), b = e;
@@ -297,7 +298,7 @@ static const char *cp_gate_input_read(struct cp_arena *a, const char *text,
                                       struct cp_gate_input *in)
 {
     memset(in, 0, sizeof *in);
-    if (memchr(text, 0, len))
+    if (cp_find_byte(text, len, '\0'))
         return "input contains a NUL byte";
     struct cp_jnode *root;
     enum cp_json_err k;
@@ -523,7 +524,7 @@ static const char *cp_gate_table_root(struct cp_arena *a, const char *text,
                                       char *w, size_t len,
                                       const struct cp_jnode **c)
 {
-    if (memchr(text, 0, len))
+    if (cp_find_byte(text, len, '\0'))
         return "artifact contains a NUL byte";
     struct cp_jnode *root;
     enum cp_json_err k;

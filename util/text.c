@@ -7,6 +7,10 @@
 #include "arena.h"
 #include "hash.h"
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 const char *cp_utoa(char *buf, unsigned long v)
 {
     char *p = buf + CP_UTOA_LEN - 1;
@@ -16,6 +20,30 @@ const char *cp_utoa(char *buf, unsigned long v)
         v /= 10;
     } while (v);
     return p;
+}
+
+const char *cp_find_byte(const char *p, size_t n, char c)
+{
+#ifdef __SSE2__
+    const __m128i want = _mm_set1_epi8(c);
+    size_t i = 0;
+    for (; n - i >= 32; i += 32) {
+        __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+        __m128i b =
+            _mm_loadu_si128((const __m128i *)(const void *)(p + i + 16));
+        unsigned ma = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(a, want));
+        unsigned mb = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(b, want));
+        if (ma | mb)
+            return p + i + (ma ? (size_t)__builtin_ctz(ma)
+                               : 16 + (size_t)__builtin_ctz(mb));
+    }
+    for (; i < n; i++)
+        if (p[i] == c)
+            return p + i;
+    return NULL;
+#else
+    return memchr(p, c, n);
+#endif
 }
 
 int cp_hex_digit(int c)

@@ -201,6 +201,32 @@ START_TEST(arena_cat)
 }
 END_TEST
 
+/* cp_find_byte answers as memchr at every length, alignment and position
+ * around its 32-byte steps, for bytes with the high bit set too, and never
+ * reads past n (the buffer ends at n; AddressSanitizer builds check). */
+START_TEST(find_byte)
+{
+    static const char wants[] = {'"', '\0', '\n', (char)0x80, (char)0xff};
+    for (size_t w = 0; w < sizeof wants; w++) {
+        for (size_t n = 0; n <= 80; n++) {
+            for (size_t at = 0; at <= n; at++) { /* at == n: absent */
+                char *b = malloc(n ? n : 1);
+                for (size_t k = 0; k < n; k++) /* never the byte sought */
+                    b[k] = (char)(wants[w] == 'a' ? 'b' : 'a');
+                if (at < n)
+                    b[at] = wants[w];
+                if (at + 7 < n) /* a second one after: the first is named */
+                    b[at + 7] = wants[w];
+                const char *r = cp_find_byte(b, n, wants[w]);
+                ck_assert_ptr_eq(r, memchr(b, wants[w], n));
+                ck_assert_ptr_eq(r, at < n ? b + at : NULL);
+                free(b);
+            }
+        }
+    }
+}
+END_TEST
+
 Suite *cp_test_primitives_suite(void); /* collected by the Makefile */
 Suite *cp_test_primitives_suite(void)
 {
@@ -211,6 +237,7 @@ Suite *cp_test_primitives_suite(void)
     tcase_add_test(tc, utf8_four_bytes);
     tcase_add_test(tc, utf8_valid_texts);
     tcase_add_test(tc, hex_digits);
+    tcase_add_test(tc, find_byte);
     tcase_add_loop_test(tc, unquote, 0,
                         (int)(sizeof unquote_cases / sizeof unquote_cases[0]));
     tcase_add_test(tc, fnv_vectors);
