@@ -29,7 +29,11 @@ LIB_SRCS := $(sort $(wildcard util/*.c compiler/*.c backends/*.c hook/*.c \
 # The mains of the runtime's programs (spec/runtime.md §11.1).
 RT_MAINS := runtime/confpol_run_main.c runtime/confpol_stage_main.c \
             runtime/confpol_janitor_main.c runtime/proxy_main.c
-LIB_SRCS := $(filter-out $(RT_MAINS),$(LIB_SRCS))
+# confpol-gate's main and its allocator (which replaces malloc in whatever
+# links it) are not in the library.
+GATE_ONLY := hook/confpol_gate_main.c
+GATE_HEAP := hook/gate_heap.c
+LIB_SRCS := $(filter-out $(RT_MAINS) $(GATE_ONLY) $(GATE_HEAP),$(LIB_SRCS))
 CLI_SRCS := $(sort $(wildcard cli/*.c))
 TEST_SRCS := $(sort $(wildcard tests/unit/*.c))
 
@@ -53,7 +57,7 @@ endif
 
 LIB  := $(BUILD)/libconfpol.a
 BINS := $(BUILD)/confpol $(BUILD)/confpol-run $(BUILD)/confpol-stage \
-        $(BUILD)/confpol-janitor $(BUILD)/confpol-proxy
+        $(BUILD)/confpol-janitor $(BUILD)/confpol-proxy $(BUILD)/confpol-gate
 
 .PHONY: all check check-run check-unit check-sh check-asan check-valgrind \
         check-valgrind-run demo deps \
@@ -205,10 +209,12 @@ ifeq ($(RT_LIBC),musl)
 RT_OBJ := $(BUILD)/musl/%.o
 # musl's headers hold no kernel headers: the kernel's, found after them.
 MUSL_KH := $(BUILD)/musl/include
+MUSL_INC := -Iutil -Iruntime
+$(BUILD)/musl/hook/%.o $(BUILD)/musl/compiler/%.o: MUSL_INC := -Iutil -Icompiler -Ihook
 $(BUILD)/musl/%.o: %.c $(MUSL_KH)/linux
 	@mkdir -p $(@D)
 	$(say) CC $@
-	$(Q)$(MUSL_CC) -D_GNU_SOURCE -Iutil -Iruntime -idirafter $(MUSL_KH) $(ALL_CFLAGS) \
+	$(Q)$(MUSL_CC) -D_GNU_SOURCE $(MUSL_INC) -idirafter $(MUSL_KH) $(ALL_CFLAGS) \
 	  -fPIE -MMD -MP -c -o $@ $<
 $(MUSL_KH)/linux:
 	@mkdir -p $(@D)
@@ -229,6 +235,28 @@ $(BUILD)/confpol-run: $(RUN_SRCS:%.c=$(RT_OBJ))
 $(BUILD)/confpol-stage: $(STAGE_SRCS:%.c=$(RT_OBJ))
 	$(say) LD $@
 	$(Q)$(call rt_link,$^)
+# confpol-gate, the hook program the installed settings run on every tool
+# call (spec/gate.md, "Latency"): the hook and what deciding with an
+# artifact needs, no compiler front end.  Linked like the launcher (musl
+# where RT_LIBC is musl), with its own allocator there: musl's unmapped and
+# mapped again every arena chunk of a call.  glibc builds (sanitizers,
+# another CC) keep glibc's malloc, so that the sanitizers see every block.
+GATE_SRCS := $(GATE_ONLY) hook/gate.c hook/gate_call.c hook/gate_deadline.c \
+             hook/gate_path.c hook/gate_rx.c hook/gatelog.c \
+             compiler/cmd_tables.c compiler/content_scan.c compiler/match_gate.c \
+             compiler/match_path.c compiler/match_rel.c compiler/policy.c \
+             compiler/rx.c compiler/shell_read.c util/arena.c util/claude_vocab.c \
+             util/gate_pin.c util/hmac.c util/json.c util/sha256.c util/text.c \
+             util/utf8.c util/xalloc.c
+ifeq ($(RT_LIBC),musl)
+$(BUILD)/confpol-gate: $(GATE_SRCS:%.c=$(RT_OBJ)) $(GATE_HEAP:%.c=$(RT_OBJ))
+	$(say) LD $@
+	$(Q)$(call rt_link,$^)
+else
+$(BUILD)/confpol-gate: $(GATE_SRCS:%.c=$(BUILD)/%.o)
+	$(say) LD $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) $(RUN_LDFLAGS) -o $@ $^
+endif
 $(BUILD)/confpol-janitor: $(JANITOR_OBJS)
 	$(say) LD $@
 	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) $(RUN_LDFLAGS) -o $@ $(JANITOR_OBJS)
@@ -245,6 +273,7 @@ sizes:
 	@echo "confpol-stage   $$($(call cloc_of,$(STAGE_SRCS)))"
 	@echo "confpol-janitor $$($(call cloc_of,$(JANITOR_SRCS)))"
 	@echo "confpol-proxy   $$($(call cloc_of,$(PROXY_SRCS)))"
+	@echo "confpol-gate    $$($(call cloc_of,$(GATE_SRCS) $(GATE_HEAP)))"
 # The same objects linked dynamically, for valgrind (which replaces malloc
 # only in a program that gets it from a shared libc): tests/valgrind-run.sh.
 # The four programs side by side in $(BUILD)/dynamic/, where the launcher
@@ -475,7 +504,8 @@ ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/site-functions
 FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 MANPAGES := confpol.1 confpol-run.1
 # The programs make install puts in PREFIX/bin (uninstall removes them).
-INSTALL_PROGS := confpol confpol-run confpol-stage confpol-janitor confpol-proxy
+INSTALL_PROGS := confpol confpol-run confpol-stage confpol-janitor confpol-proxy \
+                 confpol-gate
 
 install-files:
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1

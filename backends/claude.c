@@ -1945,7 +1945,7 @@ static void cl_write(const struct cl *c, struct cp_buf *out)
         /* Every policy gets the hook: it decides the file tools' paths
          * even without gate or content rules.  The pin is written as zeros, then patched with the digest of
          * the finished artifact (cp_gate_pin_digest reads it as zeros). */
-        static const char pre[] = "confpol gate --sha256 ";
+        static const char pre[] = "confpol-gate --sha256 ";
         struct cp_buf cmd = {0};
         cp_ob_adds(&cmd, pre);
         cp_ob_adds(&cmd, "00000000000000000000000000000000000000000000000000000"

@@ -149,6 +149,11 @@ bool cp_cli_mkdirs(char *path, mode_t mode);
 /* Appends the whole file to OUT (NUL-terminated, "" when empty).  Returns
  * false when it cannot be opened or read. */
 bool cp_cli_read_file(const char *path, struct cp_buf *out);
+/* The absolute path of confpol-gate, the hook program installed settings
+ * run, beside the running confpol (make install puts both in one
+ * directory): heap, or NULL when it is not an executable file there
+ * (printed, prefixed with "confpol CMD: "). */
+char *cp_cli_gate_program(const char *cmd);
 
 /* The command line of a command that builds the policy and starts a client
  * in this project (confpol claude, confpol codex): [-q] [-D NAME=VALUE]...

@@ -596,6 +596,38 @@ bool cp_cli_mkdirs(char *path, mode_t mode)
     return mkdir(path, mode) == 0 || errno == EEXIST;
 }
 
+char *cp_cli_gate_program(const char *cmd)
+{
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0) {
+        fprintf(stderr,
+                "confpol %s: cannot find the confpol binary "
+                "(/proc/self/exe): %s\n",
+                cmd, strerror(errno));
+        return NULL;
+    }
+    self[n] = '\0';
+    char *slash = strrchr(self, '/'); /* absolute: a slash is there */
+    static const char name[] = "/confpol-gate";
+    if (!slash || (size_t)(slash - self) + sizeof name > sizeof self)
+        slash = self; /* no room: the check below fails on "/confpol-gate" */
+    memcpy(slash, name, sizeof name);
+    char *gate = cp_xstrdup(self);
+    struct stat st;
+    if (stat(gate, &st) != 0 || !S_ISREG(st.st_mode) ||
+        access(gate, X_OK) != 0) {
+        fprintf(stderr,
+                "confpol %s: the hook program '%s' is missing or not "
+                "executable (it is installed beside confpol; the hook "
+                "would block every tool call)\n",
+                cmd, gate);
+        free(gate);
+        return NULL;
+    }
+    return gate;
+}
+
 bool cp_cli_read_file(const char *path, struct cp_buf *out)
 {
     FILE *f = fopen(path, "rb");

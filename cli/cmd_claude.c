@@ -66,12 +66,10 @@ static bool cp_claude_whole_settings(const char *artifact, const char *settings)
     struct cp_buf text = {0}, out = {0}, rep = {0};
     struct cp_jnode *art = NULL;
     bool ok = false;
-    char self[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0 || !cp_cli_read_file(artifact, &text) ||
+    char *gate = cp_cli_gate_program("claude");
+    if (!gate || !cp_cli_read_file(artifact, &text) ||
         cp_json_parse(a, text.data, text.len, &art) || art->type != CP_J_OBJ)
         goto out;
-    self[n] = '\0';
     struct cp_jnode *doc = cp_json_new(a, CP_J_OBJ);
     struct cp_jnode *sb = cp_json_new(a, CP_J_OBJ);
     cp_json_set(a, sb, "enabled", cp_json_bool(a, false));
@@ -81,7 +79,7 @@ static bool cp_claude_whole_settings(const char *artifact, const char *settings)
         cp_json_set(a, doc, "permissions", perm);
     struct cp_jnode *hooks = cp_json_get(art, "hooks", NULL);
     /* pinned to the artifact read here (spec/gate.md, "Integrity") */
-    const char *cmd = cp_settings_hook_command(a, self, artifact, text.data,
+    const char *cmd = cp_settings_hook_command(a, gate, artifact, text.data,
                                                text.len);
     for (size_t e = 0; hooks && hooks->type == CP_J_OBJ && e < hooks->n; e++) {
         struct cp_jnode *groups = hooks->members[e].val;
@@ -108,6 +106,7 @@ static bool cp_claude_whole_settings(const char *artifact, const char *settings)
     if (!ok)
         fprintf(stderr, "confpol claude: %s: %s\n", settings, strerror(errno));
 out:
+    free(gate);
     cp_buf_free(&text);
     cp_buf_free(&out);
     cp_buf_free(&rep);

@@ -486,7 +486,7 @@ struct cp_inst {
     char *defcfg; /* --codex with one argument: the config.toml of CODEX_HOME */
     char *settings; /* the file read and written (links resolved) */
     char *logical;  /* the path Claude Code reads it under (its scope) */
-    char *artpath, *self, *home, *cfgdir, *link;
+    char *artpath, *gate, *home, *cfgdir, *link;
     struct cp_buf live, art, out, msg;
     bool have_live;
     int lockfd; /* the directory of `settings`, locked (install, uninstall) */
@@ -504,7 +504,7 @@ static void cp_inst_free(struct cp_inst *st)
     if (st->lockfd > 0)
         close(st->lockfd); /* and so unlocked */
     free(st->artpath);
-    free(st->self);
+    free(st->gate);
     cp_buf_free(&st->live);
     cp_buf_free(&st->art);
     cp_buf_free(&st->out);
@@ -1025,22 +1025,6 @@ static int cp_inst_verify(struct cp_inst *st)
     return gaps ? 1 : 0;
 }
 
-/* The absolute path of the running confpol (heap), NULL on error (printed). */
-static char *cp_inst_self(void)
-{
-    char buf[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-    if (n <= 0) {
-        fprintf(stderr,
-                "confpol install: cannot find the confpol binary "
-                "(/proc/self/exe): %s\n",
-                strerror(errno));
-        return NULL;
-    }
-    buf[n] = '\0';
-    return cp_xstrdup(buf);
-}
-
 /* install: merge, then write (nothing when already installed). */
 static int cp_inst_install(struct cp_inst *st)
 {
@@ -1049,10 +1033,10 @@ static int cp_inst_install(struct cp_inst *st)
         fprintf(stderr, "confpol install: %s: %s\n", pos[1], cp_inst_err());
         return 2;
     }
-    st->self = cp_inst_self();
-    if (!st->self)
+    st->gate = cp_cli_gate_program("install");
+    if (!st->gate)
         return 2;
-    st->env.confpol_path = st->self;
+    st->env.gate_path = st->gate;
     if (!st->have_live)
         st->env.dangling_link = st->link = cp_inst_readlink(st->settings);
     if (cp_settings_install(&st->env, st->have_live ? st->live.data : NULL,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The hook command install writes and verify reads back: shell quoting
- * and the pinned 'confpol gate' command line. */
+ * and the pinned confpol-gate command line. */
 #include "settings_int.h"
 
 #include "gate_pin.h"
@@ -8,13 +8,13 @@
 
 #include <string.h>
 
-char *cp_settings_hook_command(struct cp_arena *a, const char *confpol_path,
+char *cp_settings_hook_command(struct cp_arena *a, const char *gate_path,
                                const char *artifact_path, const char *art,
                                size_t alen)
 {
     struct cp_buf b = {0};
-    cp_shell_quote(&b, confpol_path);
-    cp_buf_adds(&b, " gate ");
+    cp_shell_quote(&b, gate_path);
+    cp_buf_adds(&b, " ");
     if (art) {
         char pin[CP_SHA256_HEX];
         cp_gate_pin_digest(art, alen, pin);

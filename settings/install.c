@@ -275,9 +275,9 @@ static bool install_allowed(const struct cp_settings_env *env,
                             const struct art *t, struct cp_buf *err)
 {
     if (!cp_utf8_valid(env->artifact_path, strlen(env->artifact_path)) ||
-        !cp_utf8_valid(env->confpol_path, strlen(env->confpol_path))) {
-        cp_buf_adds(err, "the artifact's or confpol's path is not valid UTF-8: "
-                         "a settings file cannot name it\n");
+        !cp_utf8_valid(env->gate_path, strlen(env->gate_path))) {
+        cp_buf_adds(err, "the artifact's or confpol-gate's path is not valid "
+                         "UTF-8: a settings file cannot name it\n");
         return false;
     }
     if (t->project_relative && !cp_settings_is_project(env)) {
@@ -333,7 +333,7 @@ static bool install_hook(struct inst *in, const struct cp_settings_env *env,
 {
     struct cp_arena *a = in->d.a;
     const char *path[MAXPATH] = {CP_CV_HOOKS, CP_CV_PRE_TOOL_USE};
-    const char *cmd = cp_settings_hook_command(a, env->confpol_path,
+    const char *cmd = cp_settings_hook_command(a, env->gate_path,
                                                env->artifact_path, art, alen);
     if (!ensure(in, path, 1, CP_J_OBJ))
         return false;

@@ -26,7 +26,8 @@
 struct cp_settings_env {
     const char *settings_path; /* absolute path of the live settings file */
     const char *artifact_path; /* absolute canonical path of the artifact */
-    const char *confpol_path;  /* absolute path of the confpol binary */
+    const char *gate_path;     /* absolute path of confpol-gate, the hook
+                                  program (beside the confpol binary) */
     const char *home;          /* $HOME (absolute), or NULL */
     const char *config_dir;    /* $CLAUDE_CONFIG_DIR (absolute: it holds the
                                   user settings instead of ~/.claude), or NULL */
@@ -40,10 +41,11 @@ struct cp_settings_env {
     const char *dangling_link;
 };
 
-/* The hook command install writes: 'BIN' gate --sha256 PIN 'ARTIFACT'
- * (quoted), PIN the artifact's pin digest (cp_gate_pin_digest of the `alen`
- * bytes at `art`); without the pin when art is NULL. */
-char *cp_settings_hook_command(struct cp_arena *a, const char *confpol_path,
+/* The hook command install writes: 'GATE' --sha256 PIN 'ARTIFACT' (quoted),
+ * GATE the path of confpol-gate, PIN the artifact's pin digest
+ * (cp_gate_pin_digest of the `alen` bytes at `art`); without the pin when
+ * art is NULL. */
+char *cp_settings_hook_command(struct cp_arena *a, const char *gate_path,
                                const char *artifact_path, const char *art,
                                size_t alen);
 

@@ -283,9 +283,18 @@ static void verify_sandbox(struct vfy *v, const struct cp_jnode *root,
     verify_network(v, sb, t);
 }
 
-/* The words of hook h when it runs 'BIN gate [--sha256 PIN] ARTIFACT' as
- * a plain command: w[0] the binary, w[2] the artifact, *pin the pinned
- * digest or NULL.  False for any other hook. */
+/* Is the program at path (its last component) confpol-gate? */
+static bool is_gate_program(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    return strcmp(base ? base + 1 : path, "confpol-gate") == 0;
+}
+
+/* The words of hook h when it runs the gate as a plain command: 'GATE
+ * [--sha256 PIN] ARTIFACT', GATE a program named confpol-gate (what install
+ * writes), or 'BIN gate [--sha256 PIN] ARTIFACT' (confpol's own command, as
+ * settings wired by hand have it): w[0] the binary, w[2] the artifact,
+ * *pin the pinned digest or NULL.  False for any other hook. */
 static bool gate_hook_words(struct vfy *v, const struct cp_jnode *h,
                             const char **w, const char **pin)
 {
@@ -296,14 +305,23 @@ static bool gate_hook_words(struct vfy *v, const struct cp_jnode *h,
         cp_json_get(h, "args", NULL))
         return false;
     size_t nw = shell_split(v->a, c->s, w, 6);
+    size_t at; /* the first word after the program (and `gate`) */
+    if (nw >= 1 && is_gate_program(w[0]))
+        at = 1;
+    else if (nw >= 2 && strcmp(w[1], "gate") == 0)
+        at = 2;
+    else
+        return false;
     *pin = NULL;
-    if (nw == 5 && strcmp(w[2], "--sha256") == 0) {
-        *pin = w[3]; /* BIN gate --sha256 PIN ARTIFACT */
-        w[2] = w[4];
-    } else if (nw != 3) {
+    if (nw == at + 3 && strcmp(w[at], "--sha256") == 0) {
+        *pin = w[at + 1];
+        w[2] = w[at + 2];
+    } else if (nw == at + 1) {
+        w[2] = w[at];
+    } else {
         return false;
     }
-    return strcmp(w[1], "gate") == 0;
+    return true;
 }
 
 /* The first file tool the gate hook's matcher does not cover, as a
@@ -396,7 +414,7 @@ static void verify_hook(struct vfy *v, const struct cp_jnode *root,
 {
     const struct cp_jnode *hooks = cp_json_get(root, CP_CV_HOOKS, NULL);
     const struct cp_jnode *pre = cp_json_get(hooks, CP_CV_PRE_TOOL_USE, NULL);
-    const char *problem = NULL; /* of the first 'confpol gate' hook seen */
+    const char *problem = NULL; /* of the first gate hook seen */
     if (live_true(cp_json_get(root, "disableAllHooks", NULL)))
         gap(v, "disableAllHooks is true: the gate hook never runs");
     for (size_t i = 0; pre && pre->type == CP_J_ARR && i < pre->n; i++) {
@@ -417,8 +435,8 @@ static void verify_hook(struct vfy *v, const struct cp_jnode *root,
     if (problem)
         gap(v, "%s", problem);
     else
-        gap(v, "no PreToolUse hook for Bash runs 'confpol gate' on this "
-               "policy's artifact");
+        gap(v, "no PreToolUse hook for Bash runs the gate (confpol-gate) on "
+               "this policy's artifact");
 }
 
 /* An allow rule for the Edit or Write tool ("Edit", "Edit(...)", ...). */

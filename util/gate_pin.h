@@ -17,7 +17,8 @@
 
 /* The integrity pin of an artifact: the lower-case hex SHA-256 of its bytes
  * with the 64 hex digits after each "gate --sha256 " replaced by '0' (the
- * artifact holds its own hook command, which holds the pin). */
+ * artifact holds its own hook command, "confpol-gate --sha256 PIN ...",
+ * which holds the pin; "confpol gate --sha256 PIN" ends alike). */
 void cp_gate_pin_digest(const char *data, size_t len, char out[CP_SHA256_HEX]);
 
 #endif

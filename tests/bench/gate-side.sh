@@ -15,6 +15,11 @@ set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 O=$(cd "$1" && pwd)/confpol
 N=$(cd "$2" && pwd)/confpol
+# each build's hook as installed settings run it: confpol-gate where the
+# build has it, else `confpol gate`
+hook_of() { if [ -x "$(dirname "$1")/confpol-gate" ]; then echo "$(dirname "$1")/confpol-gate"; else echo "$1 gate"; fi; }
+OH=$(hook_of "$O")
+NH=$(hook_of "$N")
 RUNS=${3:-401}
 [ -x "$O" ] && [ -x "$N" ] || { echo "gate-side.sh: no confpol in $1 or $2" >&2; exit 2; }
 tmp=$(mktemp -d /tmp/confpol-bench-side.XXXXXX)
@@ -34,11 +39,12 @@ line() { # LABEL RESULT
         "$1" "$(field median_ms "$2")" "$(field p99_ms "$2")" \
         "$(field cpu_ms "$2")" "$(field p99_cpu_ms "$2")"
 }
-echo "== the gate hook, $1 (old) against $2 (new), interleaved; load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "== the gate hook, $1 (old: $(basename "$OH")) against $2 (new: $(basename "$NH")), interleaved; load $(cut -d' ' -f1-3 /proc/loadavg)"
 for w in bash:"Bash call" small:"Write of 20 lines" write:"Write of 1 MB" denied:"Write denied by its path"; do
     n=$RUNS
     [ "${w%%:*}" = write ] && n=$((RUNS / 2 + 1))
-    res=$("$B" -n "$n" -w 5 -i "$tmp/${w%%:*}.json" -- "$O" gate "$art" :: "$N" gate "$art")
+    # shellcheck disable=SC2086 # OH, NH: a program and maybe its `gate`
+    res=$("$B" -n "$n" -w 5 -i "$tmp/${w%%:*}.json" -- $OH "$art" :: $NH "$art")
     line "${w#*:}, old" "$(echo "$res" | sed -n 1p)"
     line "${w#*:}, new" "$(echo "$res" | sed -n 2p)"
 done

@@ -91,7 +91,7 @@ static bool cp_fuzz_is_exec(const char *path, void *ud)
 static const struct cp_settings_env cp_fuzz_env = {
     .settings_path = "/home/fuzz/project/.claude/settings.json",
     .artifact_path = "/etc/confpol/fuzz.claude.json",
-    .confpol_path = "/usr/local/bin/confpol",
+    .gate_path = "/usr/local/bin/confpol-gate",
     .home = "/home/fuzz",
     .read_file = cp_fuzz_read_file,
     .is_exec = cp_fuzz_is_exec,

@@ -1,7 +1,12 @@
 """What the gate corpus scripts share: running confpol and reading the
 answer of `explain` and of the gate hook for one command.  The caller sets
-CONFPOL (the binary) before the first call."""
+CONFPOL (the binary) before the first call.  On an artifact the hook is
+run twice, as `confpol gate` and as confpol-gate (beside CONFPOL: the
+program installed settings run, linked apart), and any difference in
+exit status, stdout or stderr is an answer of its own, which then
+disagrees with every other."""
 import json
+import os
 import subprocess
 
 CONFPOL = None
@@ -22,6 +27,11 @@ def hook(target, cmd):
     inp = json.dumps({"hook_event_name": "PreToolUse", "tool_name": "Bash",
                       "tool_input": {"command": cmd}})
     rc, out, err = run([CONFPOL, "gate", target], inp)
+    if target.endswith(".json"):
+        prog = os.path.join(os.path.dirname(CONFPOL), "confpol-gate")
+        got = run([prog, target], inp)
+        if got != (rc, out, err):
+            return "confpol-gate differs: %r against %r" % (got, (rc, out, err))
     if rc != 0 and not out:
         return "error: " + err.strip()
     if not out.strip():

@@ -254,11 +254,11 @@ def check_claude(weird, base, names, gates):
             r = subprocess.run(['sh', '-c', 'for a in ' + cmd + '; do printf "%s\\0" "$a"; done'],
                                capture_output=True)
             words = r.stdout.decode('utf-8', 'surrogateescape').split('\0')[:-1]
-            # confpol gate --sha256 PIN STEM.claude.json (spec/gate.md)
-            if r.returncode != 0 or len(words) != 5 or words[1] != 'gate' or \
-                    words[2] != '--sha256' or \
-                    not re.fullmatch('[0-9a-f]{64}', words[3]) or \
-                    not words[4].endswith('.claude.json'):
+            # confpol-gate --sha256 PIN STEM.claude.json (spec/gate.md)
+            if r.returncode != 0 or len(words) != 4 or \
+                    words[0] != 'confpol-gate' or words[1] != '--sha256' or \
+                    not re.fullmatch('[0-9a-f]{64}', words[2]) or \
+                    not words[3].endswith('.claude.json'):
                 err('claude: hook command %r splits into %r' % (cmd, words))
 
 

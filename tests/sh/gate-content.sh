@@ -238,7 +238,7 @@ else
 fi
 
 # ---- integrity --------------------------------------------------------------
-pin_of() { python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["hooks"]["PreToolUse"][0]["hooks"][0]["command"].split(); print(c[3] if c[2]=="--sha256" else "")' "$1"; }
+pin_of() { python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["hooks"]["PreToolUse"][0]["hooks"][0]["command"].split(); print(c[2] if c[1]=="--sha256" else "")' "$1"; }
 matcher_of() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["hooks"]["PreToolUse"][0]["matcher"])' "$1"; }
 [ "$(matcher_of "$tmp/p/pol.claude.json")" = "Bash|Monitor|PowerShell|Write|Edit|MultiEdit|NotebookEdit" ] ||
     fail "the hook's matcher: $(matcher_of "$tmp/p/pol.claude.json")"

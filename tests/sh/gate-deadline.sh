@@ -46,10 +46,20 @@ mk curl-sh 'curl ' '| sh'
 mk ab ab ''
 mk ab-v ab av
 
+# hookrun TARGET: the hook on TARGET, with a limit; prog:ART is
+# confpol-gate (the program installed settings run) on ART
+G=$(dirname "$CONFPOL")/confpol-gate
+hookrun() {
+    case $1 in
+    prog:*) timeout 30 "$G" "${1#prog:}" ;;
+    *) timeout 30 "$CONFPOL" gate "$1" ;;
+    esac
+}
+
 # decide NAME VERDICT
 decide() {
-    for t in closed.confpol closed.claude.json; do
-        timeout 30 "$CONFPOL" gate "$t" <"$1.json" >out 2>err
+    for t in closed.confpol closed.claude.json prog:closed.claude.json; do
+        hookrun "$t" <"$1.json" >out 2>err
         rc=$?
         [ "$rc" = 124 ] && { fail "$1 ($t): no answer within 30 s"; continue; }
         got=allow
@@ -67,8 +77,8 @@ decide ab allow
 decide ab-v ask
 
 want='{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "confpol gate: no decision within 1 ms; denying (the hook'"'"'s deadline)"}}'
-for t in closed.confpol closed.claude.json open.confpol; do
-    CONFPOL_GATE_DEADLINE_MS=1 timeout 30 "$CONFPOL" gate "$t" <ab.json >out 2>err
+for t in closed.confpol closed.claude.json open.confpol prog:closed.claude.json; do
+    CONFPOL_GATE_DEADLINE_MS=1 hookrun "$t" <ab.json >out 2>err
     rc=$?
     [ "$rc" = 2 ] || fail "deadline ($t): exit $rc, want 2"
     [ "$(cat out)" = "$want" ] || fail "deadline ($t): stdout $(cat out)"

@@ -28,8 +28,10 @@ out=$tmp/out
 mkdir -p "$home/.config" "$proj/.git/hooks" "$proj/src" "$out" "$tmp/outside" \
     "$tmp/bin"
 export HOME="$home"
-# confpol as the hook command names it (`confpol gate ...`), on PATH
+# the hook program as the command build writes names it (`confpol-gate
+# ...`), and confpol (`confpol gate ...`), on PATH
 ln -s "$CONFPOL" "$tmp/bin/confpol"
+ln -s "$(dirname "$CONFPOL")/confpol-gate" "$tmp/bin/confpol-gate"
 PATH=$tmp/bin:$PATH
 export PATH
 cat >"$proj/pol.confpol" <<'EOF'

@@ -175,9 +175,10 @@ for grp in doc.get('hooks', {}).get('PreToolUse', []):
             r = subprocess.run(['sh', '-c', 'for a in ' + cmd + '; do printf "%s\\0" "$a"; done'],
                                capture_output=True)
             words = r.stdout.decode().split('\0')[:-1]
-        # BIN gate --sha256 PIN ARTIFACT (spec/gate.md, "Integrity")
-        if len(words) == 5 and words[1] == 'gate' and words[2] == '--sha256' \
-                and len(words[3]) == 64 and words[-1] == sys.argv[2]:
+        # GATE --sha256 PIN ARTIFACT (spec/gate.md, "Integrity")
+        if len(words) == 4 and words[0].endswith('/confpol-gate') \
+                and words[1] == '--sha256' \
+                and len(words[2]) == 64 and words[-1] == sys.argv[2]:
             ok = True
         else:
             print('FAIL: installed hook command %r splits into %r' % (cmd, words))

@@ -69,24 +69,29 @@ import json,sys
 d=json.load(open(sys.argv[1]))
 for g in d["hooks"]["PreToolUse"]:
     for h in g["hooks"]:
-        if " gate " in h["command"]: print(h["command"])' "$set_")
+        if "confpol-gate " in h["command"]: print(h["command"])' "$set_")
 ans=$(printf '%s' '{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"sudo rm -rf /"}}' | sh -c "$cmd")
 case $ans in
 *'"permissionDecision": "ask"'*) ;;
 *) fail "the installed hook did not ask for sudo: $ans" ;;
 esac
 # The installed hook blocks when it cannot run (onFailure: block, client
-# 2.1.332): the command as installed, with confpol not on PATH, exits with
+# 2.1.332): the command as installed, with confpol-gate gone, exits with
 # neither 0 nor 2, which that key turns into a block.
 onf=$(python3 -c '
 import json,sys
 d=json.load(open(sys.argv[1]))
 print(",".join(h.get("onFailure", "-") for g in d["hooks"]["PreToolUse"]
-               for h in g["hooks"] if " gate " in h["command"]))' "$set_")
+               for h in g["hooks"] if "confpol-gate " in h["command"]))' "$set_")
 [ "$onf" = block ] || fail "the installed gate hook has onFailure '$onf', want block"
 # The same command with its binary gone (the first word replaced by a path
-# that does not exist, as after an uninstall of confpol).
-gone=$(printf '%s' "$cmd" | sed "s|^[^ ]*|$tmp/removed/confpol|")
+# that does not exist, as after an uninstall of confpol).  The hook program
+# is confpol-gate beside confpol, as install writes it.
+case $cmd in
+"$(dirname "$CONFPOL")/confpol-gate --sha256 "*) ;;
+*) fail "the installed hook does not run the confpol-gate beside confpol: $cmd" ;;
+esac
+gone=$(printf '%s' "$cmd" | sed "s|^[^ ]*|$tmp/removed/confpol-gate|")
 printf '%s' '{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}' |
     /bin/sh -c "$gone" >/dev/null 2>&1
 rc=$?

@@ -333,7 +333,7 @@ START_TEST(gate_lowering)
     char pin[CP_SHA256_HEX];
     cp_gate_pin_digest(text, strlen(text), pin);
     char want[160];
-    snprintf(want, sizeof want, "confpol gate --sha256 %s t.claude.json", pin);
+    snprintf(want, sizeof want, "confpol-gate --sha256 %s t.claude.json", pin);
     ck_assert_str_eq(at(h, "command", NULL, NULL)->s, want);
     struct cp_jnode *gates = at(j, "confpol", "gates", NULL);
     ck_assert_int_eq(tj_size(gates), 6);

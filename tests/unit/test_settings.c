@@ -64,7 +64,8 @@ static bool ex(const char *path, void *ud)
 {
     (void)ud;
     return strcmp(path, "/usr/local/bin/confpol") == 0 ||
-           strcmp(path, "/opt/my confpol/confpol") == 0;
+           strcmp(path, "/usr/local/bin/confpol-gate") == 0 ||
+           strcmp(path, "/opt/my confpol/confpol-gate") == 0;
 }
 
 static struct cp_settings_env env(void)
@@ -72,7 +73,7 @@ static struct cp_settings_env env(void)
     struct cp_settings_env e = {
         .settings_path = "/p/.claude/settings.json",
         .artifact_path = art_file,
-        .confpol_path = "/usr/local/bin/confpol",
+        .gate_path = "/usr/local/bin/confpol-gate",
         .home = "/home/u",
         .read_file = rd,
         .is_exec = ex,
@@ -227,7 +228,7 @@ START_TEST(install_keeps_bytes)
     /* The hook command is absolute and bound to this artifact. */
     ck_assert_ptr_nonnull(strstr(
         out, cp_arena_printf(ar,
-                             "\"command\": \"/usr/local/bin/confpol gate %s"
+                             "\"command\": \"/usr/local/bin/confpol-gate %s"
                              "/p/.claude/p.claude.json\"",
                              pin_of(ART))));
     ck_assert_ptr_nonnull(
@@ -374,7 +375,7 @@ END_TEST
 START_TEST(hook_quoting)
 {
     struct cp_settings_env e = env();
-    e.confpol_path = "/opt/my confpol/confpol";
+    e.gate_path = "/opt/my confpol/confpol-gate";
     e.artifact_path = art_file = "/p/it's/.claude/p.claude.json";
     e.settings_path = "/p/it's/.claude/settings.json";
     char *err;
@@ -383,7 +384,7 @@ START_TEST(hook_quoting)
     ck_assert_msg(out != NULL, "%s", err);
     ck_assert_ptr_nonnull(strstr(
         out, cp_arena_printf(ar,
-                             "\"command\": \"'/opt/my confpol/confpol' gate %s"
+                             "\"command\": \"'/opt/my confpol/confpol-gate' %s"
                              "'/p/it'\\\\''s/.claude/p.claude.json'\"",
                              pin_of(ART))));
     char *rep;
@@ -405,7 +406,7 @@ START_TEST(verify_gaps)
              "gap: permissions.deny lacks \"Edit(/.claude)\"\n"
              "gap: permissions.deny lacks \"Edit(/.claude/**)\"\n"
              "gap: permissions.ask lacks \"Bash(npm test)\"\n"
-             "gap: no PreToolUse hook for Bash runs 'confpol gate' on "
+             "gap: no PreToolUse hook for Bash runs the gate (confpol-gate) on "
              "this policy's artifact\n");
     ck_assert_int_eq(verify(&e, "[1", ART, &rep), -1);
 
@@ -440,11 +441,11 @@ START_TEST(verify_gaps)
         ck_assert_msg(strstr(rep, cases[i].gap), "%s", rep);
     }
     /* The hook must run an executable on an artifact with the same gates. */
-    e.confpol_path = "/nonexistent/confpol";
+    e.gate_path = "/nonexistent/confpol-gate";
     char *err;
     ck_assert_ptr_null(inst(&e, "{}", ART, &err));
     ck_assert_ptr_nonnull(strstr(err, "not an executable file"));
-    e.confpol_path = "/usr/local/bin/confpol";
+    e.gate_path = "/usr/local/bin/confpol-gate";
     char *other = cp_arena_strdup(ar, ART);
     memcpy(strstr(other, "\"sudo\""), "\"doas\"", 6);
     hook_art = other;
@@ -466,6 +467,28 @@ START_TEST(verify_gaps)
                                    s + strlen("|NotebookEdit"));
     ck_assert_int_eq(verify(&e, narrow, ART, &rep), 1);
     ck_assert_ptr_nonnull(strstr(rep, "does not cover the NotebookEdit tool"));
+    /* The gate is confpol-gate, or confpol's own `gate` command (settings
+     * wired by hand); another program, or confpol-gate given `gate` as its
+     * artifact, runs no gate. */
+    static const struct {
+        const char *to;
+        int gaps;
+    } forms[] = {
+        {"/usr/local/bin/confpol gate ", 0},
+        {"/usr/local/bin/confpol ", 1},
+        {"/usr/local/bin/confpol-gate gate ", 1},
+        {"/usr/local/bin/confpol-gates ", 1},
+    };
+    const char *from = "/usr/local/bin/confpol-gate ";
+    s = strstr(out, from);
+    ck_assert_ptr_nonnull(s);
+    for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
+        char *mod = cp_arena_printf(ar, "%.*s%s%s", (int)(s - out), out,
+                                    forms[i].to, s + strlen(from));
+        ck_assert_int_eq(verify(&e, mod, ART, &rep), forms[i].gaps);
+        if (forms[i].gaps)
+            ck_assert_ptr_nonnull(strstr(rep, "runs the gate (confpol-gate)"));
+    }
 }
 END_TEST
 
