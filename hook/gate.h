@@ -278,7 +278,8 @@ void cp_gate_format_answer(struct cp_buf *out, enum cp_verdict v,
 
 /* The command line of a hook program (`confpol gate`, confpol-gate). */
 struct cp_gate_args {
-    const char *prog;   /* "confpol gate", "confpol-gate": for "see PROG --help" */
+    const char
+        *prog; /* "confpol gate", "confpol-gate": for "see PROG --help" */
     const char *target; /* the artifact, or (confpol gate) a policy source */
     const char *verify; /* --verify-log FILE */
     const char *pin;    /* --sha256 HEX */

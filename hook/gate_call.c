@@ -272,7 +272,6 @@ static const char *cp_gate_log_key(struct cp_buf *b, size_t *len)
     return b->data;
 }
 
-
 /* --sha256 HEX at argv[*i]: false (printed) unless one pin of 64 lower-case
  * hex digits. */
 static bool cp_gate_pin_arg(struct cp_gate_args *ga, int argc, char **argv,
@@ -419,7 +418,8 @@ static int cp_gate_hook_call(const struct cp_gate_args *ga, const char *key,
         rc = cp_gate_fail(&g, "usage error in the hook command");
     } else {
         const char *input_err = cp_gate_read_hook(&g, &hin);
-        if (cp_gate_has_suffix(target, ".json"))
+        /* without a policy loader only an artifact gets here */
+        if (!policy || cp_gate_has_suffix(target, ".json"))
             rc = cp_gate_with_artifact(&g, target, input_err);
         else
             rc = policy(&g, target, input_err, ud);

@@ -36,12 +36,12 @@
 #endif
 
 #define CP_HEAP_HDR 16u
-#define CP_HEAP_MIN_SHIFT 4u                  /* 16 bytes */
-#define CP_HEAP_CLASSES 15u                   /* up to 256 KiB */
-#define CP_HEAP_REGION (1024u * 1024u)        /* what one mapping holds */
-#define CP_HEAP_LARGE ((uintptr_t)1 << 63)    /* a mapping of its own */
-#define CP_HEAP_FREED ((uintptr_t)1 << 62)    /* on a free list */
-#define CP_HEAP_CHECK 0x9e3779b97f4a7c15ull   /* header check word */
+#define CP_HEAP_MIN_SHIFT 4u                /* 16 bytes */
+#define CP_HEAP_CLASSES 15u                 /* up to 256 KiB */
+#define CP_HEAP_REGION (1024u * 1024u)      /* what one mapping holds */
+#define CP_HEAP_LARGE ((uintptr_t)1 << 63)  /* a mapping of its own */
+#define CP_HEAP_FREED ((uintptr_t)1 << 62)  /* on a free list */
+#define CP_HEAP_CHECK 0x9e3779b97f4a7c15ull /* header check word */
 
 struct cp_heap_free {
     struct cp_heap_free *next;

@@ -211,8 +211,7 @@ static inline size_t jp_run_end(const char *t, size_t i, size_t len)
  * it), and each word is stored after it is loaded, so no byte is written
  * before it is read.  (The C library's memmove of each short run was a
  * tenth of a 1 MiB Write's call under musl.) */
-static inline size_t jp_copy_run(const char *t, size_t i, size_t len,
-                                 char *d)
+static inline size_t jp_copy_run(const char *t, size_t i, size_t len, char *d)
 {
     size_t k = 0;
     for (; len - (i + k) >= 8; k += 8) {

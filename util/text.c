@@ -29,13 +29,14 @@ const char *cp_find_byte(const char *p, size_t n, char c)
     size_t i = 0;
     for (; n - i >= 32; i += 32) {
         __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
-        __m128i b =
-            _mm_loadu_si128((const __m128i *)(const void *)(p + i + 16));
+        __m128i b = _mm_loadu_si128(
+            (const __m128i *)(const void *)(p + i + 16));
         unsigned ma = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(a, want));
         unsigned mb = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(b, want));
         if (ma | mb)
-            return p + i + (ma ? (size_t)__builtin_ctz(ma)
-                               : 16 + (size_t)__builtin_ctz(mb));
+            return p + i +
+                   (ma ? (size_t)__builtin_ctz(ma)
+                       : 16 + (size_t)__builtin_ctz(mb));
     }
     for (; i < n; i++)
         if (p[i] == c)

@@ -72,8 +72,8 @@ END_TEST
  * block, between mapped sizes (mremap), and back to a small block. */
 START_TEST(heap_realloc)
 {
-    static const size_t steps[] = {10,        30,        1000,   300000,
-                                   3u << 20,  (1u << 20) + 5,    500, 7};
+    static const size_t steps[] = {
+        10, 30, 1000, 300000, 3u << 20, (1u << 20) + 5, 500, 7};
     unsigned char *p = cp_test_heap_realloc(NULL, 5);
     size_t had = 5;
     memset(p, 0x5a, had);
