@@ -149,6 +149,21 @@ mkfifo fifo-policy.confpol fifo-policy.claude.json
 expect "policy is a FIFO" 2 "$(ans deny "confpol gate: policy 'fifo-policy.confpol' is not a regular file; denying (no policy to decide with)")" -- fifo-policy.confpol <sudo.json
 expect "artifact is a FIFO" 2 "$(ans deny "confpol gate: 'fifo-policy.claude.json' is not a regular file; denying (no policy to decide with)")" -- fifo-policy.claude.json <sudo.json
 expect "no argument" 2 "$(ans deny "confpol gate: usage error in the hook command; denying (no policy to decide with)")" -- <sudo.json
+# confpol-gate, the installed hook program, decides with an artifact only:
+# a policy source, an option of confpol gate's, no argument: deny
+G=$(dirname "$CONFPOL")/confpol-gate
+for args in "closed-confined.confpol" "-D X=1 broken.claude.json" ""; do
+    # shellcheck disable=SC2086 # the arguments, split
+    timeout 10 "$G" $args <sudo.json >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    [ "$rc" = 2 ] && [ "$(cat "$tmp/out")" = "$(ans deny "confpol gate: usage error in the hook command; denying (no policy to decide with)")" ] ||
+        fail "confpol-gate $args: exit $rc, $(cat "$tmp/out" "$tmp/err")"
+done
+grep -q "see 'confpol-gate --help'" "$tmp/err" || fail "confpol-gate's usage error: $(cat "$tmp/err")"
+timeout 10 "$G" closed-confined.confpol <sudo.json 2>&1 | grep -q "confpol gate: confpol-gate decides with an artifact (.json) only" ||
+    fail "confpol-gate names why a policy source is refused"
+timeout 10 "$G" --help | grep -q "^usage: confpol-gate \[--sha256 HEX\] ARTIFACT.claude.json" ||
+    fail "confpol-gate --help"
 
 # ---- stdin left open ----------------------------------------------------------
 mkfifo fifo

@@ -44,6 +44,15 @@ cp "$set_" "$tmp/orig.json"
 grep -q 'gap: no "sandbox" object' "$tmp/v0.out" || fail "verify names the missing sandbox"
 grep -q 'gap: no PreToolUse hook' "$tmp/v0.out" || fail "verify names the missing hook"
 
+# A confpol without confpol-gate beside it refuses to wire a hook that
+# would block every call, and leaves the file as it was.
+mkdir "$tmp/alone" && cp "$CONFPOL" "$tmp/alone/confpol"
+"$tmp/alone/confpol" install --claude "$set_" "$art" >"$tmp/alone.out" 2>&1
+[ $? -eq 2 ] || fail "install without confpol-gate beside confpol should exit 2"
+grep -q "the hook program '$tmp/alone/confpol-gate' is missing or not executable" "$tmp/alone.out" ||
+    fail "install without confpol-gate: $(cat "$tmp/alone.out")"
+cmp -s "$set_" "$tmp/orig.json" || fail "a refused install changed the settings file"
+
 "$CONFPOL" install --claude "$set_" "$art" || fail "install"
 cmp -s "$set_.bak" "$tmp/orig.json" || fail "SETTINGS.bak is not the previous content"
 for key in '"model":"opus",' \
