@@ -164,7 +164,19 @@ for p in "$T/dir.bwrap" "$T/fifo.bwrap" "$T/link-to-fifo.bwrap" /dev/zero /dev/n
     "$T/missing.bwrap" /proc/self/environ; do
     # shellcheck disable=SC2086
     refused "artifact path $p" "$RUN" $D "$p" -- sh -c "touch '$MARK'"
+    # refused for what it is, before a byte is read (a device would be read
+    # up to the size limit, a FIFO as an empty artifact)
+    case $p in
+    */missing.bwrap | /proc/*) ;;
+    *) grep -q "^confpol-run: '$p' is not a regular file$" "$T/out" && ok ||
+        bad "artifact path $p: the reason: $(head -c 300 "$T/out")" ;;
+    esac
 done
+# A file that says it is empty and is not (procfs) is read to its end, not
+# refused as too large at its stated size: its bytes are judged.
+"$RUN" $D /proc/self/status -- true >"$T/out" 2>&1
+grep -q "^confpol-run: '/proc/self/status': invalid artifact: truncated" "$T/out" && ok ||
+    bad "an artifact whose size is stated 0: $(head -c 300 "$T/out")"
 
 # ---- hostile -D values -----------------------------------------------------------
 echo file >"$T/afile"
