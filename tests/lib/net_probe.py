@@ -104,6 +104,13 @@ def main():
         s.sendall(b"\x05\x01\x02")
         r = s.recv(2)
         print("socks-auth: reply", r.hex() if r else "none")
+    elif what == "socks-nomethods":
+        # A greeting that offers no method at all (NMETHODS 0): malformed,
+        # closed without an answer.
+        s = socket.create_connection(bridge(), timeout=10)
+        s.sendall(b"\x05\x00")
+        r = s.recv(2)
+        print("socks-nomethods: reply", r.hex() if r else "none")
     elif what == "socks-connect":
         # A CONNECT to arg "HOST:PORT": the reply's code (0 connected, 2
         # not allowed, 4 no such host, 5 refused).

@@ -173,6 +173,7 @@ expect "SOCKS5 request of another version" "socks-version: reply none" "$(run al
 Q=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 printf 'confpol 1\nprofile confined\nnet allow allowed.test:%s 127.0.0.1:%s nosuch.test:%s\n' "$Q" "$Q" "$P" >socks.confpol
 expect "SOCKS5 greeting without 'no authentication'" "socks-auth: reply 05ff" "$(run allow.confpol $PROBE socks-auth)"
+expect "SOCKS5 greeting without methods" "socks-nomethods: reply none" "$(run allow.confpol $PROBE socks-nomethods)"
 expect "SOCKS5 CONNECT allowed" "socks-connect: reply 0" "$(run allow.confpol $PROBE socks-connect "allowed.test:$P")"
 expect "SOCKS5 CONNECT to a closed port" "socks-connect: reply 5" "$(run socks.confpol $PROBE socks-connect "allowed.test:$Q")"
 expect "SOCKS5 CONNECT to a name that does not resolve" "socks-connect: reply 4" "$(run socks.confpol $PROBE socks-connect "nosuch.test:$P")"
