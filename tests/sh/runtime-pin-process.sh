@@ -9,7 +9,8 @@
 # window; the command must never run.  A control run without the kill
 # shows the command runs under the same tracing.  And a runtime that
 # cannot watch signals refuses instead of running the command deaf to
-# SIGTERM.
+# SIGTERM, and under Landlock one that cannot become the session's
+# subreaper refuses.
 set -u
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 RUN=${CONFPOL_RUN:-$TOP/build/confpol-run}
@@ -96,5 +97,23 @@ SPID=
 secs=$(($(date +%s) - t0))
 if [ "$secs" -lt 12 ]; then ok "no signalfd: the launch refuses or answers SIGTERM (${secs}s)"; else
     bad "no signalfd: the launch ignored SIGTERM for ${secs}s"; fi
+# Under Landlock the runtime is the session's subreaper: what the command
+# leaves behind is reparented to it and killed when the command ends
+# (spec/runtime.md, process lifetime).  When it cannot become one (its
+# first prctl fails) it must refuse, not run the command with detached
+# descendants free to outlive it.
+if "$RUN" --check 2>/dev/null | grep -q '^landlock: ABI [1-9]'; then
+    rm -f "$T/w/ran"
+    timeout -k 5 60 env ASAN_OPTIONS="$NOLEAK" strace -qq -o /dev/null -e trace=prctl \
+        -e inject=prctl:error=EPERM:when=1 \
+        "$RUN" --enforcer landlock -q "$T/a.bwrap" -- sh -c "touch '$T/w/ran'" >"$T/out" 2>&1
+    rc=$?
+    if [ "$rc" = 126 ] && [ ! -e "$T/w/ran" ] &&
+        grep -q 'cannot supervise the command: Operation not permitted' "$T/out"; then
+        ok "landlock: no subreaper: the launch refuses"
+    else
+        bad "landlock: no subreaper: exit $rc, ran: $([ -e "$T/w/ran" ] && echo yes || echo no): $(head -c 300 "$T/out")"
+    fi
+fi
 echo "$n checks, $fails failed"
 [ "$fails" -eq 0 ]
