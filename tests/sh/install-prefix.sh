@@ -19,7 +19,7 @@ mkdir "$w/build" && tar -C "$b" --exclude=./tools --exclude='./test-*' -cf - . |
 p=$w/prefix
 timeout 300 make -s -C "$TOP" BUILD="$w/build" PREFIX="$p" install >"$w/out" 2>&1 ||
     fail "make install PREFIX=$p: $(tail -5 "$w/out")"
-for f in bin/confpol bin/confpol-run share/man/man1/confpol.1 share/confpol/gates/all.confpol \
+for f in bin/confpol bin/confpol-run bin/confpol-gate share/man/man1/confpol.1 share/confpol/gates/all.confpol \
     share/confpol/starter/claude.confpol share/bash-completion/completions/confpol \
     share/zsh/site-functions/_confpol share/fish/vendor_completions.d/confpol.fish; do
     [ -f "$p/$f" ] || fail "make install did not install $f"
@@ -30,6 +30,13 @@ env -u CONFPOL_LIBRARY "$w/elsewhere/confpol" check "$w/p.confpol" >"$w/check.ou
     fail "the binary installed with PREFIX=$p does not find its gate library there: $(cat "$w/check.out")"
 env -u CONFPOL_LIBRARY "$p/bin/confpol" check "$w/p.confpol" >"$w/check.out" 2>&1 ||
     fail "the installed binary does not find its gate library: $(cat "$w/check.out")"
+# The installed confpol wires the installed hook program beside it.
+mkdir "$w/art" && printf '{}\n' >"$w/settings.json" &&
+    env -u CONFPOL_LIBRARY "$p/bin/confpol" build --target claude -D "PROJECT=$w" -o "$w/art" "$w/p.confpol" >/dev/null 2>&1 &&
+    "$p/bin/confpol" install --claude -q "$w/settings.json" "$w/art/p.claude.json" >"$w/inst.out" 2>&1 ||
+    fail "install with the installed confpol: $(cat "$w/inst.out")"
+grep -q "\"$p/bin/confpol-gate --sha256 " "$w/settings.json" ||
+    fail "the installed hook does not run $p/bin/confpol-gate: $(grep command "$w/settings.json")"
 timeout 60 make -s -C "$TOP" BUILD="$w/build" PREFIX="$p" uninstall >"$w/out" 2>&1 ||
     fail "make uninstall: $(cat "$w/out")"
 left=$(find "$p" -type f | head -5)
