@@ -163,6 +163,9 @@ done
 # ---- bad input --------------------------------------------------------------------------
 expect "malformed" "malformed: HTTP/1.1 400 Bad Request" "$(run allow.confpol $PROBE malformed)"
 expect "NUL byte" "nullbyte: HTTP/1.1 400 Bad Request" "$(run allow.confpol $PROBE nullbyte)"
+# A method is a token (RFC 9110): one with a '-' is passed on to the
+# server, which answers it (501 here), not refused by the proxy (400).
+expect "a method with a '-'" 501 "$(run allow.confpol curl -sS -o /dev/null -w '%{http_code}' -X M-SEARCH "http://allowed.test:$P/index.txt" 2>/dev/null)"
 expect "https URI" "https-uri: HTTP/1.1 400 Bad Request" "$(run allow.confpol $PROBE https-uri)"
 expect "headers over the limit" "huge: HTTP/1.1 431 Request Header Fields Too Large" "$(run allow.confpol $PROBE huge)"
 expect "SOCKS5 BIND" "socks-bind: reply 7" "$(run allow.confpol $PROBE socks-bind)"
