@@ -9,7 +9,8 @@
 #   - the janitor runs only with a socket as descriptor 3 (started by
 #     confpol-run), and stops when it cannot close every other descriptor
 #     it inherited (close_range missing and /proc/self/fd unreadable:
-#     strace fault injection), rather than hold the launcher's descriptors.
+#     strace fault injection), rather than hold the launcher's descriptors;
+#     and the launcher in the same case refuses to launch.
 #   - the launcher stops when it cannot find its own directory (where its
 #     helpers are), every readlink of /proc/self/exe failing.
 # The janitor is given one end of a socket pair whose other end is closed:
@@ -142,6 +143,31 @@ if injecting "launcher"; then
         ok "launcher: its own directory unknown: refused"
     else
         bad "launcher: every readlink failing: exit $rc, '$out': $(cat "$T/out")"
+    fi
+fi
+
+# The launcher that cannot close what it inherited (close_range missing and
+# /proc/self/fd not opened) refuses, rather than hand the caller's
+# descriptors to the sandbox, the proxy or the janitor (spec/runtime.md §6).
+# The open of /proc/self/fd is found in a trace (open under musl, openat
+# under glibc) and failed alone.
+if injecting "launcher's inherited descriptors"; then
+    strace -qq -o "$T/tr" -e trace=open,openat,close_range -e inject=close_range:error=ENOSYS \
+        "$RUN" -q "$T/a.bwrap" -- true >/dev/null 2>&1
+    sc=$(sed -n 's|^\(open[at]*\)(.*"/proc/self/fd".*|\1|p' "$T/tr" | head -n 1)
+    k=${sc:+$(grep "^$sc(" "$T/tr" | grep -n '"/proc/self/fd"' | head -n 1 | cut -d: -f1)}
+    if [ -z "$k" ]; then
+        bad "launcher: no open of /proc/self/fd once close_range failed: $(head -c 300 "$T/tr")"
+    else
+        out=$(timeout -k 5 30 strace -qq -o /dev/null -e trace=open,openat,close_range \
+            -e inject=close_range:error=ENOSYS -e "inject=$sc:error=EACCES:when=$k" \
+            "$RUN" -q "$T/a.bwrap" -- echo ran 2>"$T/out")
+        rc=$?
+        if [ "$rc" -eq 126 ] && [ -z "$out" ] && grep -q 'cannot close the inherited descriptors' "$T/out"; then
+            ok "launcher: inherited descriptors it cannot close: refused"
+        else
+            bad "launcher: close_range and /proc/self/fd failing: exit $rc, '$out': $(cat "$T/out")"
+        fi
     fi
 fi
 
