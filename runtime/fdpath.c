@@ -165,9 +165,9 @@ static int fp_close_span(unsigned lo, unsigned hi)
     DIR *d = opendir("/proc/self/fd");
     if (!d)
         return -1;
-    int self = dirfd(d);
+    int self = dirfd(d), err;
     struct dirent *de;
-    while ((de = readdir(d))) {
+    while ((de = cp_rt_readdir(d, &err))) {
         char *end;
         unsigned long v = strtoul(de->d_name, &end, 10);
         if (*end || end == de->d_name || (int)v == self)
@@ -176,6 +176,10 @@ static int fp_close_span(unsigned lo, unsigned hi)
             close((int)v);
     }
     closedir(d);
+    if (err) { /* some descriptors may be left open */
+        errno = err;
+        return -1;
+    }
     return 0;
 }
 
@@ -216,6 +220,14 @@ int cp_rt_keep_fd_parse(const char *s, int *out, struct cp_rt_err *e)
                           "--keep-fd %ld: no such open descriptor", v);
     *out = (int)v;
     return 0;
+}
+
+struct dirent *cp_rt_readdir(DIR *d, int *err)
+{
+    errno = 0;
+    struct dirent *de = readdir(d);
+    *err = de ? 0 : errno;
+    return de;
 }
 
 char *cp_rt_path_child(const char *dir, const char *name)

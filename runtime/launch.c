@@ -615,7 +615,20 @@ struct gwalk {
     struct cp_rt_strv out;
     size_t visits;
     bool overflow;
+    int err;        /* the first directory that could not be read */
+    char *err_path; /* (heap) */
 };
+
+/* A look at path failed while matching: gone is no match; anything else
+ * (a directory that cannot be listed, a read error) could hide a match,
+ * so the glob cannot be matched (cp_rt_glob_matches says where). */
+static void gwalk_error(struct gwalk *g, const char *path, int err)
+{
+    if (err == ENOENT || err == ENOTDIR || g->err)
+        return;
+    g->err = err;
+    g->err_path = cp_xstrdup(path);
+}
 
 static bool seg_is_glob(const char *s, size_t n)
 {
@@ -632,20 +645,25 @@ static bool seg_is_glob(const char *s, size_t n)
 
 static void gwalk_run(struct gwalk *g, const char *dir, size_t i);
 
-/* dir/name, heap ("/" does not double the slash). */
 /* The names in dir but "." and "..", sorted: the emitted mounts do not
  * depend on directory order. */
-static void gwalk_names(const char *dir, struct cp_rt_strv *names)
+static void gwalk_names(struct gwalk *g, const char *dir,
+                        struct cp_rt_strv *names)
 {
     memset(names, 0, sizeof *names);
     DIR *d = opendir(dir);
-    if (!d)
+    if (!d) {
+        gwalk_error(g, dir, errno);
         return;
+    }
     struct dirent *de;
-    while ((de = readdir(d)))
+    int err;
+    while ((de = cp_rt_readdir(d, &err)))
         if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
             cp_rt_strv_push(names, de->d_name);
     closedir(d);
+    if (err)
+        gwalk_error(g, dir, err);
     if (names->n > 1) /* names->v is NULL for an empty directory */
         qsort(names->v, names->n, sizeof *names->v, cp_rt_cmp_str);
 }
@@ -661,11 +679,14 @@ static void gwalk_pattern(struct gwalk *g, const char *dir, size_t i)
             return; /* dir covers everything beneath */
     }
     struct cp_rt_strv names;
-    gwalk_names(dir, &names);
+    gwalk_names(g, dir, &names);
     for (size_t k = 0; k < names.n && !g->overflow; k++) {
         char *child = cp_rt_path_child(dir, names.v[k]);
         struct stat st;
-        if (any && lstat(child, &st) == 0 && S_ISDIR(st.st_mode))
+        bool seen = !any || lstat(child, &st) == 0;
+        if (!seen)
+            gwalk_error(g, child, errno);
+        if (any && seen && S_ISDIR(st.st_mode))
             gwalk_run(g, child, i);
         else if (!any && fnmatch(seg, names.v[k], 0) == 0)
             gwalk_run(g, child, i + 1);
@@ -694,11 +715,13 @@ static void gwalk_run(struct gwalk *g, const char *dir, size_t i)
     struct stat st;
     if (lstat(child, &st) == 0)
         gwalk_run(g, child, i + 1);
+    else
+        gwalk_error(g, child, errno);
     free(child);
 }
 
 int cp_rt_glob_matches(const char *root, const char *pat,
-                       struct cp_rt_strv *out)
+                       struct cp_rt_strv *out, char **unread)
 {
     struct gwalk g = {0};
     size_t cap = 8;
@@ -750,20 +773,30 @@ int cp_rt_glob_matches(const char *root, const char *pat,
     free(g.segs);
     free(g.lit);
     cp_rt_strv_free(&g.out);
-    return g.overflow ? -1 : 0; /* out holds the matches found so far */
+    *unread = g.err_path;
+    if (g.overflow)
+        return -1; /* out holds the matches found so far */
+    return g.err;
 }
 
 static int expand_glob(struct planner *P, const char *root, const char *pat,
                        bool mask)
 {
     struct cp_rt_strv m;
-    int rc = 0;
-    if (cp_rt_glob_matches(root, pat, &m))
+    char *unread;
+    int rc = 0, g = cp_rt_glob_matches(root, pat, &m, &unread);
+    if (g < 0)
         rc = unenforceable(
             P,
             "the glob '%s' under '%s' matches more than %d paths or needs "
             "more than %d directory visits; use directory-level rules",
             pat, root, GLOB_MAX_MATCHES, GLOB_MAX_VISITS);
+    else if (g > 0)
+        rc = unenforceable(P,
+                           "the glob '%s' under '%s' cannot be matched: '%s' "
+                           "cannot be read (%s), and could hold a match",
+                           pat, root, unread, strerror(g));
+    free(unread);
     for (size_t i = 0; !rc && i < m.n; i++)
         rc = deny_target(P, m.v[i], mask, 0);
     cp_rt_strv_free(&m);

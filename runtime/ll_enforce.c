@@ -507,9 +507,10 @@ static void grant_minus_entries(struct llp *L, const char *x, DIR *d,
     size_t n = 0, cap = 0;
     struct dirent *de;
     struct stat xst;
+    int err;
     dev_t xdev = fstat(dirfd(d), &xst) == 0 && ll_dent_fs(dirfd(d)) ? xst.st_dev
                                                                     : 0;
-    while ((de = readdir(d))) {
+    while ((de = cp_rt_readdir(d, &err))) {
         if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
             continue;
         if (n == cap) {
@@ -520,6 +521,10 @@ static void grant_minus_entries(struct llp *L, const char *x, DIR *d,
         v[n].type = xdev ? de->d_type : DT_UNKNOWN;
         v[n].ino = de->d_ino;
         n++;
+    }
+    if (err) { /* the entries not read would go ungranted, silently */
+        errno = err;
+        ll_io_error(L, x);
     }
     /* Sorted: the plan does not depend on directory order. */
     if (n > 1)
@@ -789,13 +794,21 @@ static int ll_deny_glob(struct llp *L, const struct cp_rt_rec *r,
                         const char *root)
 {
     struct cp_rt_strv m;
-    int rc = 0;
-    if (cp_rt_glob_matches(root, r->f2, &m))
+    char *unread;
+    int rc = 0, g = cp_rt_glob_matches(root, r->f2, &m, &unread);
+    if (g < 0)
         rc = ll_unenforceable(
             L,
             "the glob '%s' under '%s' matches too many paths; use "
             "directory-level rules",
             r->f2, root);
+    else if (g > 0)
+        rc = ll_unenforceable(L,
+                              "the glob '%s' under '%s' cannot be matched: "
+                              "'%s' cannot be read (%s), and could hold a "
+                              "match",
+                              r->f2, root, unread, strerror(g));
+    free(unread);
     for (size_t k = 0; !rc && k < m.n; k++)
         rc = deny_target(L, m.v[k], r->tag == CP_RT_T_MASKGLOB);
     cp_rt_strv_free(&m);

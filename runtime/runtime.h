@@ -22,6 +22,7 @@
 #ifndef CP_RUNTIME_H
 #define CP_RUNTIME_H
 
+#include <dirent.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <limits.h>
@@ -212,6 +213,12 @@ int cp_rt_params_sane(const struct cp_rt_artifact *a,
                       struct cp_rt_err *e);
 
 /* ---- descriptors, not paths (runtime/fdpath.c) ------------------------ */
+
+/* readdir telling the end from a failure: NULL with *err 0 at the end,
+ * or with the error (EIO, ...).  A directory read that fails must never
+ * read as a shorter directory: a grant, a deny glob's match or an
+ * inherited descriptor would be dropped without a word. */
+struct dirent *cp_rt_readdir(DIR *d, int *err);
 
 /* Opens the absolute `path` without following a symlink at any component
  * (openat2 RESOLVE_NO_SYMLINKS, else an O_NOFOLLOW walk): -1 with ELOOP
@@ -514,10 +521,13 @@ bool cp_rt_bwrap_ns_failure(const char *bwrap_stderr);
 /* bwrap on PATH (absolute entries only), heap, or NULL. */
 char *cp_rt_find_bwrap(void);
 /* Matches of a glob record's pattern under root, in byte order, a match
- * beneath an earlier one dropped; -1 when over the limits (out holds the
- * matches found so far).  out is always initialised. */
+ * beneath an earlier one dropped: 0; -1 when over the limits (out holds
+ * the matches found so far); or the error of a look that failed otherwise
+ * than by a missing path (a directory that cannot be listed could hold a
+ * match), *unread then naming where (heap; NULL otherwise).  out is always
+ * initialised. */
 int cp_rt_glob_matches(const char *root, const char *pat,
-                       struct cp_rt_strv *out);
+                       struct cp_rt_strv *out, char **unread);
 
 /* ---- Landlock stage (runtime/landlock.c, runtime/stage.c) ------------------------------- */
 

@@ -29,7 +29,8 @@ static size_t sv_children_by_stat(pid_t *out, size_t max)
     DIR *d = opendir("/proc");
     struct dirent *de;
     size_t n = 0;
-    while (d && n < max && (de = readdir(d))) {
+    int err = 0;
+    while (d && n < max && (de = cp_rt_readdir(d, &err))) {
         char *end;
         long pid = strtol(de->d_name, &end, 10);
         if (!*end && pid > 0 && cp_rt_proc_stat_field(pid, 2) == (long)getpid())
@@ -37,6 +38,7 @@ static size_t sv_children_by_stat(pid_t *out, size_t max)
     }
     if (d)
         closedir(d);
+    (void)err; /* a read that failed shows fewer: sv_kill_rest says so */
     return n;
 }
 
@@ -65,7 +67,8 @@ static size_t sv_children(pid_t *out, size_t max)
 
 /* Kills and reaps every descendant left: each child found is killed and
  * reaped, its own children are reparented here (subreaper) and found on
- * the next round.  Bounded: 10 s, then the rest is left (said). */
+ * the next round.  Bounded: 10 s, then the rest is left (said).  A child
+ * left that /proc did not show (its read failed) is said too. */
 static void sv_kill_rest(const char *prog)
 {
     struct timespec t0, now, ms = {0, 1000000};
@@ -88,6 +91,10 @@ static void sv_kill_rest(const char *prog)
                 nanosleep(&ms, NULL);
             }
     }
+    if (waitpid(-1, NULL, WNOHANG) == 0) /* a child, not found above */
+        cp_rt_eprintf("%s: warning: processes of the session could not be "
+                      "found to stop them (/proc)\n",
+                      prog);
 }
 
 /* A signal for the command goes to its process group: `sh -c` and every
