@@ -82,7 +82,17 @@ FETCH='fetch(process.argv[1]).then(r => r.text()).then(t => console.log(t.trim()
 expect "node fetch" hello "$(run node -e "$FETCH" "http://allowed.test:$P/index.txt")"
 expect "node fetch, wildcard" hello "$(run node -e "$FETCH" "http://x.wild.test:$P/index.txt")"
 expect "node fetch, denied name" "error ENOTFOUND" "$(run node -e "$FETCH" "http://denied.test:$P/index.txt")"
-grep -q "proxy: deny DNS denied.test (no rule)" "$T/err" || fail "denied name: no log line"
+[ "$(grep -c "proxy: deny DNS denied.test (no rule)" "$T/err")" = 1 ] ||
+    fail "denied name: not one log line: $(grep -c "deny DNS denied.test" "$T/err")"
+# A resolver that asks for IPv4 alone has its denial logged as well (one
+# line per name: of the pair resolvers ask, the AAAA question is not).
+run python3 -c 'import socket, sys
+try:
+    socket.getaddrinfo(sys.argv[1], 80, socket.AF_INET)
+except OSError as e:
+    print("error", e.errno)' denied4.test >/dev/null
+grep -q "proxy: deny DNS denied4.test (no rule)" "$T/err" ||
+    fail "a denied name asked for IPv4 alone: no log line"
 expect "curl --noproxy" hello "$(run curl -sS --noproxy '*' "http://allowed.test:$P/index.txt")"
 expect "python urllib" hello "$(run python3 -c 'import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1], timeout=10).read().decode().strip())' "http://allowed.test:$P/index.txt")"
 run git clone -q "http://allowed.test:$P/repo.git" clone || fail "git clone: $(tail -3 "$T/err")"
