@@ -236,6 +236,20 @@ elif command -v strace >/dev/null 2>&1; then
     fi
 fi
 
+mkdir -p "$T/q"
+# A profile that cannot be read: refused and named (125), never a crash.
+timeout 60 "$RUN" "$T/q/missing.sb" -- touch "$T/ran" 2> "$T/err"
+expect "a missing profile: exit" 125 "$?"
+grep -q "cannot read '$T/q/missing.sb': No such file or directory" "$T/err" ||
+    fail "a missing profile: message: $(cat "$T/err")"
+# A profile param left unbound: refused, named.
+printf 'confpol 1\nprofile confined\nparam CACHE\nwrite ${PROJECT}\nwrite ${CACHE}\n' >"$T/proj/q.confpol"
+"$CONFPOL" build --target sbpl -o "$T/q" "$T/proj/q.confpol" 2>/dev/null || fail "build of q.confpol"
+timeout 60 "$RUN" "$T/q/q.sb" -- touch "$T/ran" 2> "$T/err"
+expect "an unbound param: exit" 125 "$?"
+[ -e "$T/ran" ] && fail "an unbound param: the command ran"
+grep -q "param CACHE is unbound; pass -D CACHE=DIR" "$T/err" || fail "an unbound param: message: $(cat "$T/err")"
+
 # The port is the runtime's to bind: -D cannot name another proxy.
 timeout 60 "$RUN" -D confpol:proxy-port=3128 "$T/p.sb" -- touch "$T/ran" 2> "$T/err"
 expect "-D confpol:proxy-port: exit" 125 "$?"
