@@ -7,6 +7,7 @@ set -u
 BUILD=${BUILD:-build}
 top=$(cd "$(dirname "$0")/../.." && pwd)
 C="$top/$BUILD/confpol"
+G="$top/$BUILD/confpol-gate" # the installed hook program
 tmp=$(mktemp -d /tmp/confpol-bench-gate.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 B=${1:-}
@@ -16,7 +17,7 @@ if [ -z "$B" ]; then
 fi
 field() { printf '%s\n' "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
 export CONFPOL_LIBRARY="$top/gates"
-echo "== 6. confpol gate with the gate library (<all>): one hook call, process start included"
+echo "== 6. confpol gate (and confpol-gate) with the gate library (<all>): one hook call, process start included"
 echo "   401 runs per input, interleaved; load $(cut -d' ' -f1-3 /proc/loadavg)"
 printf 'confpol 1\nprofile confined\ninclude "<all>"\n' >"$tmp/lib.confpol"
 mkdir -p "$tmp/o"
@@ -34,9 +35,9 @@ for cmd in "make -j2 && ./run-tests --verbose | tee log.txt" \
     "cd src && FOO=1 timeout 5 env nice -n 2 python3 -m pytest -q -k 'not slow' 2>&1 | tee log"; do
     n=$((n + 1))
     python3 -c 'import json, sys; print(json.dumps({"session_id": "s", "hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": sys.argv[1]}}))' "$cmd" >"$tmp/in$n.json"
-    res=$("$B" -n 401 -w 5 -i "$tmp/in$n.json" -- "$C" gate "$art" :: "$C" gate "$exart" :: "$C" --version)
+    res=$("$B" -n 401 -w 5 -i "$tmp/in$n.json" -- "$C" gate "$art" :: "$C" gate "$exart" :: "$G" "$art" :: "$C" --version)
     i=0
-    for label in "library artifact" "agentteams artifact" "confpol --version"; do
+    for label in "library artifact" "agentteams artifact" "library, confpol-gate" "confpol --version"; do
         i=$((i + 1))
         r=$(echo "$res" | sed -n ${i}p)
         printf '  %-22s median %7s ms  p99 %7s ms  (CPU median %s ms, p99 %s ms)  %s\n' \
