@@ -166,6 +166,10 @@ expect "NUL byte" "nullbyte: HTTP/1.1 400 Bad Request" "$(run allow.confpol $PRO
 # A method is a token (RFC 9110): one with a '-' is passed on to the
 # server, which answers it (501 here), not refused by the proxy (400).
 expect "a method with a '-'" 501 "$(run allow.confpol curl -sS -o /dev/null -w '%{http_code}' -X M-SEARCH "http://allowed.test:$P/index.txt" 2>/dev/null)"
+expect "a method with lower case and a digit" 501 "$(run allow.confpol curl -sS -o /dev/null -w '%{http_code}' -X m-search2 "http://allowed.test:$P/index.txt" 2>/dev/null)"
+for m in 'GE{T' 'GE@T' 'GE:T'; do # not token characters
+    expect "a method with a byte outside the token set ($m)" 400 "$(run allow.confpol curl -sS -o /dev/null -w '%{http_code}' -X "$m" "http://allowed.test:$P/index.txt" 2>/dev/null)"
+done
 expect "https URI" "https-uri: HTTP/1.1 400 Bad Request" "$(run allow.confpol $PROBE https-uri)"
 expect "headers over the limit" "huge: HTTP/1.1 431 Request Header Fields Too Large" "$(run allow.confpol $PROBE huge)"
 expect "SOCKS5 BIND" "socks-bind: reply 7" "$(run allow.confpol $PROBE socks-bind)"

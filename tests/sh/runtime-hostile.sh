@@ -189,6 +189,8 @@ for v in "" "proj" "$P/" "$P/." "$P/../proj" "/$P" "$T//proj" "$T/afile" "$T/non
         "$RUN" -D "PROJECT=$v" -D "HOME=$H" "$T/a.bwrap" -- sh -c "touch '$MARK'"
 done
 refused "-D without '='" "$RUN" -D PROJECT -D "HOME=$H" "$T/a.bwrap" -- sh -c "touch '$MARK'"
+refused "-D as the last word" "$RUN" -D
+grep -q '^confpol-run: -D needs NAME=VALUE$' "$T/out" && ok || bad "-D as the last word: $(head -c 200 "$T/out")"
 refused "-D with an empty name" "$RUN" -D "=$P" -D "HOME=$H" "$T/a.bwrap" -- sh -c "touch '$MARK'"
 refused "-D of the same name twice" \
     "$RUN" -D "PROJECT=$P" -D "PROJECT=$O" -D "HOME=$H" "$T/a.bwrap" -- sh -c "touch '$MARK'"
