@@ -610,8 +610,10 @@ char *cp_cli_gate_program(const char *cmd)
     self[n] = '\0';
     char *slash = strrchr(self, '/'); /* absolute: a slash is there */
     static const char name[] = "/confpol-gate";
-    if (!slash || (size_t)(slash - self) + sizeof name > sizeof self)
-        slash = self; /* no room: the check below fails on "/confpol-gate" */
+    if (!slash || (size_t)(slash - self) + sizeof name > sizeof self) {
+        fprintf(stderr, "confpol %s: the path of confpol is too long\n", cmd);
+        return NULL;
+    }
     memcpy(slash, name, sizeof name);
     char *gate = cp_xstrdup(self);
     struct stat st;
