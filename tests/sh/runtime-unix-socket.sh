@@ -182,6 +182,15 @@ expect "param socket missing" "err EACCES" \
     "$(timeout 60 "$CONFPOL" run -q -D SOCK="$S/later.sock" param.confpol -- $PROBE connect "$S/later.sock" 2> "$T/err")"
 grep -qx "confpol run: warning: socket '$S/later.sock' (param.confpol:5): No such file or directory; it stays closed (stricter)" "$T/err" ||
     fail "missing socket: no warning ($(cat "$T/err"))"
+# confpol-run given a socket param whose directory is missing too: it
+# cannot be made canonical, so it is refused and named (125)
+mkdir -p "$T/pb"
+"$CONFPOL" build --target bwrap -o "$T/pb" param.confpol 2>/dev/null || fail "build of param.confpol"
+timeout 60 "${CONFPOL_RUN:-$TOP/build/confpol-run}" -D SOCK="$S/nodir/x.sock" -D PROJECT="$T/proj" \
+    -D HOME="$HOME" "$T/pb/param.bwrap" -- true 2> "$T/err"
+expect "confpol-run: param socket in a missing directory: exit" 125 "$?"
+grep -q "param SOCK: '$S/nodir/x.sock': No such file or directory" "$T/err" ||
+    fail "confpol-run: param socket in a missing directory: $(cat "$T/err")"
 expect "param socket" "ok ok" \
     "$(timeout 60 "$CONFPOL" run -q -D SOCK="$S/ok.sock" param.confpol -- $PROBE connect "$S/ok.sock" 2> "$T/err")"
 # the host's abstract socket: another network namespace
