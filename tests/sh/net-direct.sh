@@ -202,11 +202,23 @@ for qid, qry in ((b"\x9a\xbc", full), (b"\x9a\xbd", b"\x9a\xbd" + full[2:-4])):
         if a[:2] == qid:
             break
 print("truncated question: rcode", a[3] & 15, "answers", a[7])
+# a label over 63 bytes, a name over 253: refused (FORMERR), never read
+for qid, what, name in ((b"\x11\x11", "label of 64", b"\x40" + b"a" * 64),
+                        (b"\x22\x22", "name of 319", (b"\x3f" + b"a" * 63) * 5)):
+    q.sendto(qid + b"\x01\x00\x00\x01\x00\x00\x00\x00\x00\x00" + name +
+             b"\x00\x00\x01\x00\x01", ("127.0.0.1", 53))
+    while True:
+        a = q.recv(600)
+        if a[:2] == qid:
+            break
+    print(what + ": rcode", a[3] & 15, "answers", a[7])
 ' > "$T/dns"
 expect "no way to the proxy's socket" "unix PermissionError" "$(sed -n 1p "$T/dns")"
 expect "resolver after garbage" "answer 198.18.0.1" "$(sed -n 2p "$T/dns")"
 expect "a dot in a label" "dot in a label: rcode 1 answers 0" "$(sed -n 3p "$T/dns")"
 expect "a question without type and class" "truncated question: rcode 1 answers 0" "$(sed -n 4p "$T/dns")"
+expect "a label of 64 bytes" "label of 64: rcode 1 answers 0" "$(sed -n 5p "$T/dns")"
+expect "a name of 319 bytes" "name of 319: rcode 1 answers 0" "$(sed -n 6p "$T/dns")"
 
 # ---- without the direct path: as before ---------------------------------------------
 expect "CONFPOL_NET_DIRECT=0" "error EAI_AGAIN" "$(CONFPOL_NET_DIRECT=0 run node -e "$FETCH" "http://allowed.test:$P/index.txt")"
