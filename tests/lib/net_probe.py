@@ -104,6 +104,10 @@ def main():
         s.sendall(b"\x05\x01\x02")
         r = s.recv(2)
         print("socks-auth: reply", r.hex() if r else "none")
+    elif what == "socks-slow":
+        # The version byte of a SOCKS5 greeting, then silence: closed at the
+        # head deadline (CONFPOL_PROXY_HEADER_MS), never held open.
+        print("socks-slow:", raw(b"\x05"))
     elif what == "socks-nomethods":
         # A greeting that offers no method at all (NMETHODS 0): malformed,
         # closed without an answer.

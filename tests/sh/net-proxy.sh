@@ -191,6 +191,7 @@ case $got in 5??) ;; *) fail "no hosts file: expected a 5xx answer, got '$got'" 
 start=$(date +%s)
 expect "slow client" "slow: HTTP/1.1 408 Request Timeout" "$(CONFPOL_PROXY_HEADER_MS=500 run allow.confpol $PROBE slow)"
 [ $(( $(date +%s) - start )) -lt 20 ] || fail "slow client: took too long"
+expect "slow SOCKS5 client" "socks-slow: closed" "$(CONFPOL_PROXY_HEADER_MS=500 run allow.confpol $PROBE socks-slow)"
 expect "silent client" "silent: HTTP/1.1 408 Request Timeout" "$(CONFPOL_PROXY_HEADER_MS=500 run allow.confpol $PROBE silent)"
 expect "client that stops writing" "halfclose: HTTP/1.1 400 Bad Request in time" "$(CONFPOL_PROXY_HEADER_MS=5000 run allow.confpol $PROBE halfclose)"
 # The proxy's socket takes from the bridge a connected TCP stream only: a
