@@ -165,5 +165,20 @@ for c in "socket:EMFILE:cannot create its socket" \
     fi
 done
 
+# The proxy's program is found beside the launcher: the launch's last
+# readlink of /proc/self/exe (found in a trace) failing is refused, named.
+k=$(strace -qq -o /dev/stdout -e trace=readlink,readlinkat "$RUN" --enforcer bwrap -q \
+    "$T/net.bwrap" -- true 2>/dev/null | grep -c '/proc/self/exe')
+out=$(timeout -k 5 60 strace -qq -o /dev/null -e trace=readlink,readlinkat \
+    -e "inject=readlink,readlinkat:error=EIO:when=$k" "$RUN" --enforcer bwrap "$T/net.bwrap" -- \
+    sh -c "echo ran" 2>"$T/err")
+rc=$?
+if [ "$k" -ge 1 ] && [ $rc = 125 ] && [ -z "$out" ] &&
+    grep -q "proxy: cannot find the runtime's own executable" "$T/err"; then
+    ok "the proxy's program not found (readlink $k failing): refused (125) and named"
+else
+    bad "readlink $k failing: exit $rc, '$out': $(head -c 300 "$T/err")"
+fi
+
 echo "$n checks, $fails failed"
 [ "$fails" -eq 0 ]
