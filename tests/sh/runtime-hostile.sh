@@ -338,6 +338,14 @@ if [ $rc = 0 ] && grep -q "write root '$T/plain/sub' does not exist: writing the
 else
     bad "a write root under a file: exit $rc: $(head -c 300 "$T/out")"
 fi
+# bwrap: a deny target whose way passes a symlink (in a directory the
+# sandbox cannot write) to a missing place in a write root is refused:
+# the sandbox could create that place and put the target there.
+mkdir -p "$T/dw" "$T/rodir"
+ln -s "$T/dw/nowhere" "$T/rodir/dl"
+small viadangle "bind '' $T/dw" "ro '' $T/rodir/dl/x"
+cannot "a deny target behind a symlink to a missing place" bwrap viadangle \
+    "deny-write target '$T/rodir/dl/x': a symlink on its way points to a missing place"
 if [ -n "$have_landlock" ]; then
     # Landlock: a deny target whose way meets a dangling symlink is refused
     # (the sandbox could create the link's target and so place the target
