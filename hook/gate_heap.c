@@ -145,10 +145,9 @@ static void *cp_heap_alloc(size_t n, bool *fresh)
     return p;
 }
 
-/* How many bytes the block of user pointer p holds. */
-static size_t cp_heap_capacity(void *p)
+/* How many bytes a block with this tag holds. */
+static size_t cp_heap_capacity(uintptr_t tag)
 {
-    uintptr_t tag = cp_heap_tag(p);
     if (tag & CP_HEAP_LARGE)
         return (size_t)(tag & ~CP_HEAP_LARGE) - CP_HEAP_HDR;
     return cp_heap_class_size((unsigned)tag);
@@ -208,8 +207,8 @@ void *CP_HEAP_NAME(realloc)(void *p, size_t n)
 {
     if (!p)
         return CP_HEAP_NAME(malloc)(n);
-    size_t cap = cp_heap_capacity(p);
     uintptr_t tag = cp_heap_tag(p);
+    size_t cap = cp_heap_capacity(tag);
     if (n <= cap && (!(tag & CP_HEAP_LARGE) || n > cap / 2))
         return p;
     if ((tag & CP_HEAP_LARGE) && cp_heap_class_of(n) == CP_HEAP_CLASSES)
